@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# One entry point for setting up, building and running xgpu.
+#   ./build.sh samples        install what is missing, build, run the samples
+#   ./build.sh test [--asan]  install what is missing, build, run every test
+#                             (--asan: also the ASan+UBSan build's tests)
+#   ./build.sh setup          only install the Debian packages
+set -euo pipefail
+cd "$(dirname "$0")"
+
+packages=(
+  clang-19 lld-19 llvm-19 libclang-rt-19-dev cmake ninja-build python3 pkg-config
+  libhsa-runtime-dev doctest-dev nlohmann-json3-dev libboost-context-dev
+)
+
+setup() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    echo "== installing: ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}
+
+build() {
+  local preset=$1
+  cmake --preset "$preset" >/dev/null
+  cmake --build --preset "$preset" -j "$(nproc)"
+}
+
+cmd=${1:-samples}
+case "$cmd" in
+  setup) setup ;;
+  samples)
+    setup
+    build default
+    ctest --test-dir build/default -L sample --output-on-failure
+    ;;
+  test)
+    setup
+    if [ "${2:-}" = "--asan" ]; then
+      build asan
+      ctest --preset asan -j "$(nproc)"
+    fi
+    build default
+    ctest --preset default -j "$(nproc)"
+    ;;
+  *) echo "usage: $0 samples | test [--asan] | setup" >&2; exit 2 ;;
+esac
