@@ -1,0 +1,58 @@
+// hsa-cpu: shared helpers for every translation unit of the runtime.
+//
+// Threading: everything here is thread-safe (free functions over atomics and
+// syscalls); nothing holds state except the log switch, read once.
+#ifndef HSA_CPU_COMMON_H_
+#define HSA_CPU_COMMON_H_
+
+#include <hsa/hsa.h>
+#include <hsa/hsa_ext_amd.h>
+
+#include <atomic>
+#include <cstdarg>
+#include <cstdint>
+#include <ctime>
+
+// Every exported entry point is declared by the HSA headers; defining it with
+// this attribute exports it (the library builds with -fvisibility=hidden and a
+// version script that assigns ROCR_1).
+#define HSA_CPU_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace hsa_cpu {
+
+// Bytes in one AQL packet slot (HSA: every packet is 64 bytes).
+inline constexpr uint32_t kAqlPacketBytes = 64;
+// Frequency of HSA_SYSTEM_INFO_TIMESTAMP: CLOCK_MONOTONIC nanoseconds.
+inline constexpr uint64_t kTimestampFrequencyHz = 1000000000ull;
+
+// Nanoseconds of CLOCK_MONOTONIC; the unit of HSA timestamps and timeouts.
+inline uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+// CPU relax hint inside spin loops.
+inline void cpu_relax() { __builtin_ia32_pause(); }
+
+// futex(FUTEX_WAIT_PRIVATE): sleeps while *word == expected, at most
+// timeout_ns (UINT64_MAX: no limit). Spurious returns are allowed.
+void futex_wait(std::atomic<uint32_t>* word, uint32_t expected,
+                uint64_t timeout_ns);
+// futex(FUTEX_WAKE_PRIVATE) for up to `count` sleepers.
+void futex_wake(std::atomic<uint32_t>* word, int count);
+
+// True when HSA_CPU_LOG is set to a non-empty value other than "0".
+bool log_enabled();
+// Prints "hsa-cpu: <message>\n" to stderr when HSA_CPU_LOG is set. HSA has no
+// per-call error message channel, so the reason behind an error code is
+// logged here.
+void log(const char* format, ...) __attribute__((format(printf, 1, 2)));
+
+// Reads an unsigned integer environment variable; `fallback` when unset or
+// malformed (a malformed value is logged).
+uint32_t env_u32(const char* name, uint32_t fallback);
+
+}  // namespace hsa_cpu
+
+#endif  // HSA_CPU_COMMON_H_

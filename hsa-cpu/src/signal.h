@@ -1,0 +1,187 @@
+// hsa-cpu signals: 64-bit HSA signals laid out as ROCR's amd_signal_t, with a
+// sleeping wait built on per-waiter futex words.
+//
+// A signal handle is the address of a Signal, whose first member is the
+// amd_signal_t that compiled code and tools read directly. Every operation
+// that changes the value through the API wakes the signal's registered
+// waiters; the waiter count keeps uncontended operations free of syscalls.
+// Writes that bypass the API (through hsa_amd_signal_value_pointer) are not
+// seen by sleeping waiters until the next API operation on the signal.
+//
+// Threading: all operations on a Signal are thread-safe. A WaitNode is owned
+// by one waiting thread; any thread may notify it.
+#ifndef HSA_CPU_SIGNAL_H_
+#define HSA_CPU_SIGNAL_H_
+
+#include <hsa/amd_hsa_signal.h>
+
+#include <functional>
+#include <mutex>
+#include <vector>
+
+#include "common.h"
+
+namespace hsa_cpu {
+
+// One waiting thread's wake-up word. A waiter arms it, re-checks what it
+// waits for, then sleeps; any notify() after arm() ends the sleep.
+struct WaitNode {
+  static constexpr uint32_t kArmed = 0;     // waiter is checking its condition
+  static constexpr uint32_t kNotified = 1;  // something changed since arm()
+  static constexpr uint32_t kSleeping = 2;  // waiter is (about to be) in futex
+
+  std::atomic<uint32_t> state{kArmed};  // one of the k* states above
+
+  void arm() { state.store(kArmed, std::memory_order_seq_cst); }
+  void notify() {
+    if (state.exchange(kNotified, std::memory_order_seq_cst) == kSleeping)
+      futex_wake(&state, 1);
+  }
+  // Sleeps until notify() or deadline_ns (CLOCK_MONOTONIC ns, UINT64_MAX for
+  // none); returns at once if notified since the last arm().
+  void sleep_until(uint64_t deadline_ns);
+};
+
+struct alignas(AMD_SIGNAL_ALIGN_BYTES) Signal {
+  amd_signal_t amd;                       // ROCR layout; handle points here
+  std::atomic<uint32_t> waiter_count{0};  // registered WaitNodes
+  std::mutex waiters_mutex;               // guards waiters
+  std::vector<WaitNode*> waiters;         // nodes to notify on change
+  uint64_t attributes = 0;                // hsa_amd_signal_attribute_t bits
+
+  explicit Signal(int64_t initial_value);
+
+  int64_t* value_ptr() { return const_cast<int64_t*>(&amd.value); }
+  int64_t load_relaxed() { return __atomic_load_n(value_ptr(), __ATOMIC_RELAXED); }
+  int64_t load_acquire() { return __atomic_load_n(value_ptr(), __ATOMIC_ACQUIRE); }
+  // Stores with release semantics and wakes waiters.
+  void store_release(int64_t v) {
+    __atomic_store_n(value_ptr(), v, __ATOMIC_RELEASE);
+    notify_waiters();
+  }
+  // Subtracts with release semantics and wakes waiters.
+  void subtract_release(int64_t v) {
+    __atomic_fetch_sub(value_ptr(), v, __ATOMIC_RELEASE);
+    notify_waiters();
+  }
+
+  // Wakes every registered waiter if there is one (one fence + one load when
+  // nobody waits).
+  void notify_waiters() {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (waiter_count.load(std::memory_order_relaxed) != 0) notify_slow();
+  }
+  void notify_slow();
+  void add_waiter(WaitNode* node);
+  void remove_waiter(WaitNode* node);
+};
+static_assert(offsetof(Signal, amd) == 0, "handle must point at amd_signal_t");
+
+inline Signal* to_signal(hsa_signal_t s) {
+  return reinterpret_cast<Signal*>(static_cast<uintptr_t>(s.handle));
+}
+inline hsa_signal_t to_handle(Signal* s) {
+  return hsa_signal_t{reinterpret_cast<uintptr_t>(s)};
+}
+
+// True when `value` satisfies `condition` against `compare`.
+inline bool condition_met(hsa_signal_condition_t condition, int64_t value,
+                          int64_t compare) {
+  switch (condition) {
+    case HSA_SIGNAL_CONDITION_EQ: return value == compare;
+    case HSA_SIGNAL_CONDITION_NE: return value != compare;
+    case HSA_SIGNAL_CONDITION_LT: return value < compare;
+    case HSA_SIGNAL_CONDITION_GTE: return value >= compare;
+  }
+  return false;
+}
+inline bool valid_condition(uint32_t condition) {
+  return condition <= HSA_SIGNAL_CONDITION_GTE;
+}
+
+// Nanoseconds a waiter polls before sleeping, per wait-state hint.
+inline constexpr uint64_t kActiveSpinNs = 50000;
+inline constexpr uint64_t kBlockedSpinNs = 2000;
+
+// Registers `node` on `signals` (null entries skipped) for its lifetime.
+class WaitRegistration {
+ public:
+  WaitRegistration(WaitNode* node, Signal* const* signals, size_t count);
+  ~WaitRegistration();
+  WaitRegistration(const WaitRegistration&) = delete;
+  WaitRegistration& operator=(const WaitRegistration&) = delete;
+
+ private:
+  WaitNode* node_;
+  Signal* const* signals_;
+  size_t count_;
+};
+
+// Waits until `ready()` is true or `deadline_ns` passes: polls for the hint's
+// spin window, then sleeps on `node` registered on `signals`. Returns ready().
+template <typename Ready>
+bool wait_until(Signal* const* signals, size_t count, uint64_t deadline_ns,
+                hsa_wait_state_t hint, Ready&& ready) {
+  if (ready()) return true;
+  const uint64_t start = now_ns();
+  const uint64_t spin_end =
+      start + (hint == HSA_WAIT_STATE_ACTIVE ? kActiveSpinNs : kBlockedSpinNs);
+  for (uint32_t i = 0;; ++i) {
+    cpu_relax();
+    if (ready()) return true;
+    if ((i & 15) == 15) {
+      const uint64_t now = now_ns();
+      if (now >= deadline_ns) return false;
+      if (now >= spin_end) break;
+    }
+  }
+  WaitNode node;
+  WaitRegistration registration(&node, signals, count);
+  for (;;) {
+    node.arm();
+    if (ready()) return true;
+    if (now_ns() >= deadline_ns) return false;
+    node.sleep_until(deadline_ns);
+  }
+}
+
+// Converts an HSA timeout hint (timestamp ticks = ns) into a deadline.
+inline uint64_t deadline_after(uint64_t timeout_ns) {
+  const uint64_t now = now_ns();
+  return timeout_ns >= UINT64_MAX - now ? UINT64_MAX : now + timeout_ns;
+}
+
+// Creates a signal not listed in the user registry (queue doorbells).
+Signal* create_internal_signal(int64_t initial_value);
+void destroy_internal_signal(Signal* signal);
+
+// The thread that runs hsa_amd_signal_async_handler handlers and
+// hsa_amd_async_function callbacks; also used internally to chain work on
+// signal conditions. Thread-safe.
+class AsyncHandlerThread {
+ public:
+  // Returns true to stay registered.
+  using Handler = std::function<bool(int64_t value)>;
+  AsyncHandlerThread();
+  ~AsyncHandlerThread();  // joins; pending handlers are dropped
+  void add(Signal* signal, hsa_signal_condition_t condition, int64_t value,
+           Handler handler);
+  void add_function(std::function<void()> function);
+
+ private:
+  struct Entry;
+  struct State;
+  State* state_;
+};
+
+// The runtime's handler thread (started on first use). Null before hsa_init.
+AsyncHandlerThread* async_handler_thread();
+void shut_down_async_handler_thread();
+
+// Live user signal registry (for hsa_signal_destroy validation and shutdown).
+bool signal_registry_contains(Signal* signal);
+void destroy_all_user_signals();
+
+}  // namespace hsa_cpu
+
+#endif  // HSA_CPU_SIGNAL_H_

@@ -1,0 +1,1 @@
+"""Generators for everything derived from spec/xgpu.json."""
