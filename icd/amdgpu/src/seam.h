@@ -1,0 +1,157 @@
+// The seam between the two halves of the AMDGPU ICD:
+//   runtime   - HSA access, devices, queues, memory, semaphores, executables,
+//               pipelines, submission scheduling (queue.cpp, device.cpp, ...)
+//   commands  - command-buffer recording into device-encoded command blocks,
+//               issue (blocks -> AQL packets + kernargs), the device library
+//               (command_buffer.cpp, issue.cpp, device_library.cpp, device/)
+// Each half includes this header for what it needs from the other. Nothing
+// else crosses between them.
+//
+// Thread-safety: stated per type.
+#pragma once
+
+#include <hsa/hsa.h>
+#include <hsa/hsa_ext_amd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "xgpu/xgpu.h"
+
+namespace xgpu::amdgpu {
+
+struct HsaApi;      // hsa_api.h (runtime): the dlsym'd hsa_* table
+struct Device;      // device.h (runtime)
+struct Queue;       // queue.h (runtime)
+struct CommandBuffer;  // command_buffer.h (commands)
+struct DeviceLibrary;  // device_library.h (commands)
+
+// Dispatch metadata of one kernel, kept on the host for recording and
+// validation. Immutable after creation; thread-safe.
+struct KernelInfo {
+  uint64_t kernel_object = 0;          // HSA kernel object (AQL kernel_object)
+  uint32_t kernarg_size = 0;           // bytes of the kernarg struct
+  uint32_t kernarg_alignment = 16;     // alignment of the kernarg struct, bytes
+  uint32_t group_segment_size = 0;     // static group memory, bytes
+  uint32_t private_segment_size = 0;   // private (scratch) memory per work item, bytes
+  uint32_t required_workgroup_size[3] = {0, 0, 0};  // 0,0,0 when not fixed
+  std::string name;                    // kernel name (without ".kd")
+};
+
+// What a pipeline is, to the command recorder. Owned by the runtime half
+// (xgpuCreatePipeline); immutable after creation; thread-safe.
+struct PipelineInfo {
+  KernelInfo kernel;                   // the kernel
+  uint32_t binding_count = 0;          // 8-byte pointers at the start of the kernargs
+  uint32_t constant_size = 0;          // bytes of constants after the bindings
+  uint32_t workgroup_size[3] = {1, 1, 1};  // work items per workgroup
+};
+
+// What a buffer is, to the command recorder and issue. Owned by the runtime
+// half. `device_address` is 0 for a queue-alloca buffer whose allocation has
+// not committed yet; issue reads it (acquire) when it resolves a reference.
+struct BufferInfo {
+  XgpuDeviceSize size = 0;                  // bytes
+  XgpuBufferUsageFlags usage = 0;           // usage flags from creation
+  bool is_alloca = false;                   // created by xgpuQueueAlloca
+  std::atomic<uint64_t> device_address{0};  // base address; 0 = not committed
+};
+
+// Runtime half -> commands half: what one submission of a command buffer
+// reserved on a queue. Filled by the queue; used by CommandBuffer issue.
+struct IssueTarget {
+  const HsaApi* hsa = nullptr;          // the HSA table
+  Device* device = nullptr;             // the device (for its device library, limits)
+  hsa_queue_t* aql_queue = nullptr;     // the AQL ring packets go into
+  uint64_t first_packet_id = 0;         // first reserved packet id (write index)
+  uint32_t packet_count = 0;            // reserved packets (== IssueSizes::packet_count)
+  uint8_t* kernarg_base = nullptr;      // reserved kernarg memory (device-visible),
+                                        // aligned to 64 bytes
+  uint64_t kernarg_capacity = 0;        // bytes reserved at kernarg_base
+  const XgpuBufferBinding* bindings = nullptr;  // the submission's binding table
+  uint32_t binding_count = 0;           // entries in bindings
+  hsa_signal_t completion_signal{0};    // attach to the LAST packet (decremented when
+                                        // the submission completes)
+  bool order_after_previous = true;     // first packet needs the barrier bit (the
+                                        // queue is in-order across submissions)
+  std::string* out_error = nullptr;     // filled with a message when issue fails
+};
+
+// Commands half -> runtime half: what a submission must reserve.
+struct IssueSizes {
+  uint32_t packet_count = 0;   // AQL packets (>= 1: an empty command buffer issues one barrier-AND)
+  uint64_t kernarg_bytes = 0;  // kernarg bytes, including alignment padding
+};
+
+// ---------------------------------------------------------------------------
+// Implemented by the runtime half, used by the commands half.
+// All are thread-safe.
+
+// Kinds of device-visible memory the commands half may ask for.
+enum class MemoryKind {
+  kKernarg,        // the agent's kernarg pool (fine-grained, host-writable)
+  kDeviceLocal,    // coarse-grained device memory (not host-visible on a GPU)
+  kHostCoherent,   // fine-grained memory the host and the device both access
+};
+
+const HsaApi& device_hsa(const Device* device);
+hsa_agent_t device_agent(const Device* device);
+const XgpuPhysicalDeviceLimits& device_limits(const Device* device);
+// The device's loaded device library (loaded by the runtime at device
+// creation with device_library_load below).
+const DeviceLibrary* device_library(const Device* device);
+
+// Allocates `size` bytes (aligned to at least 256) of the given kind; returns
+// the HSA error as an XgpuResult with a debug message on failure.
+XgpuResult device_allocate(Device* device, MemoryKind kind, uint64_t size, void** out_ptr);
+void device_free(Device* device, void* ptr);
+
+// Loads an xgpu executable (spec/executable-format.md) for the device's agent
+// and looks kernels up by name. Used for the embedded device library.
+struct LoadedExecutable;
+XgpuResult device_load_executable(Device* device, const void* data, size_t size,
+                                  LoadedExecutable** out_executable);
+void device_unload_executable(Device* device, LoadedExecutable* executable);
+// nullptr when the kernel does not exist.
+const KernelInfo* loaded_executable_kernel(const LoadedExecutable* executable, const char* name);
+
+// Handle -> object. nullptr for XGPU_NULL_HANDLE. Handles are not validated
+// (that is the validation layer's job) beyond null.
+BufferInfo* buffer_info(XgpuBuffer buffer);
+const PipelineInfo* pipeline_info(XgpuPipeline pipeline);
+Device* device_from_handle(XgpuDevice device);
+
+// Reports a message to the instance's debug messengers (and to stderr when
+// XGPU_DRIVER_DEBUG is set). `vuid` may be nullptr.
+void device_report(const Device* device, XgpuDebugMessageSeverityFlagBits severity,
+                   const char* vuid, const std::string& message);
+
+// ---------------------------------------------------------------------------
+// Implemented by the commands half, used by the runtime half.
+
+// The command-buffer entry points (xgpuCreateCommandBuffer,
+// xgpuDestroyCommandBuffer, xgpuBeginCommandBuffer, xgpuEndCommandBuffer and
+// every xgpuCmd*), by API name; nullptr for other names. The runtime's
+// xgpuGetDeviceProcAddr consults it.
+PFN_xgpuVoidFunction commands_get_proc_addr(const char* name);
+
+// The device a command buffer was created on.
+Device* command_buffer_device(const CommandBuffer* command_buffer);
+// Checks that the command buffer can be submitted now (executable state; a
+// one-shot one not submitted before) and marks it pending. Thread-safe.
+XgpuResult command_buffer_acquire_for_submit(CommandBuffer* command_buffer, std::string* out_error);
+// What one submission needs to reserve. Thread-safe (immutable after End).
+IssueSizes command_buffer_issue_sizes(const CommandBuffer* command_buffer);
+// Writes the submission's packets and kernargs into the reserved ranges and
+// publishes their headers (the queue rings the doorbell afterwards). May run
+// concurrently for several submissions of one reusable command buffer.
+XgpuResult command_buffer_issue(const CommandBuffer* command_buffer, IssueTarget& target);
+// Called once per submission when it completed (or failed).
+void command_buffer_release_after_submit(CommandBuffer* command_buffer);
+
+// The ICD's builtin kernels for one device.
+XgpuResult device_library_load(Device* device, DeviceLibrary** out_library);
+void device_library_destroy(Device* device, DeviceLibrary* library);
+
+}  // namespace xgpu::amdgpu
