@@ -15,3 +15,4 @@ endif()
 
 # Tests use doctest from Debian (doctest-dev).
 find_path(XGPU_DOCTEST_INCLUDE doctest/doctest.h)
+include(XgpuKernels)

@@ -1,0 +1,232 @@
+# xgpu kernels: one C17/C++ kernel source -> AMDGPU code objects for every
+# configured gfx target + host (x86-64) code objects for hsa-cpu, packed into
+# one xgpu executable file (spec/executable-format.md).
+#
+#   xgpu_add_kernels(<name>
+#     SOURCES <file>...                  kernel sources (.c: C17, .cpp: C++20)
+#     [TARGETS <gfx>...]                 default: XGPU_AMDGPU_TARGETS
+#     [HOST_LEVELS <x86-64 level>...]    default: XGPU_HOST_KERNEL_LEVELS
+#     [OUTPUT <file>]                    default: <binary dir>/<name>.xgpux
+#     [INCLUDE_DIRECTORIES <dir>...]     extra -I for the kernel compiles
+#     [DEFINITIONS <NAME[=VALUE]>...]    extra -D for the kernel compiles
+#     [COMPILE_OPTIONS <flag>...])       extra flags for every kernel compile
+#
+# Creates the custom target <name> (built by ALL) whose XGPU_EXECUTABLE_FILE
+# property is the output path. Every code object is checked by the packer (no
+# writable data, no TLS, no undefined symbols, right machine), and every
+# executable by `xgpu-kernels check` (same kernels with the same kernarg
+# size/alignment and group segment size on every target): a failure fails the
+# build.
+#
+#   xgpu_embed_executable(<target> <kernels-target> <symbol>)
+#
+# Embeds the executable into <target> (any C or C++ target): adds a generated
+# C source that .incbin's the file, 4096-byte aligned, read-only, hidden
+# visibility, and a generated header <symbol>.h (on <target>'s include path)
+# declaring
+#   extern const uint8_t <symbol>[];      // the file's bytes
+#   extern const size_t <symbol>_size;    // the file's size in bytes
+# <target> is rebuilt when the executable changes.
+
+set(XGPU_AMDGPU_TARGETS "gfx90a;gfx942;gfx1100;gfx1201" CACHE STRING
+    "AMDGPU processors every xgpu kernel executable is built for")
+set(XGPU_HOST_KERNEL_LEVELS "x86-64-v3;x86-64-v2" CACHE STRING
+    "x86-64 micro-architecture levels of the host code objects packed in every xgpu kernel executable")
+find_program(XGPU_KERNEL_CLANG NAMES clang-19 clang DOC "clang used to compile xgpu kernels")
+find_program(XGPU_KERNEL_LLD NAMES ld.lld-19 ld.lld DOC "ld.lld used to link xgpu kernel code objects")
+
+set(XGPU_KERNELS_MODULE_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+# Flags shared by every kernel compile: freestanding, no libc headers, no
+# hidden runtime calls, no implicit declarations.
+set(XGPU_KERNEL_COMMON_FLAGS
+  -O3 -ffreestanding -nostdlibinc -fno-math-errno -fno-stack-protector
+  -fno-exceptions -fvisibility=hidden -g0 -DXGPU_KERNEL_BUILD=1
+  -Wall -Wextra -Werror -Wno-unused-parameter)
+
+function(xgpu_kernel_language_flags_ source out_var)
+  get_filename_component(ext ${source} LAST_EXT)
+  if(ext STREQUAL ".cpp" OR ext STREQUAL ".cc" OR ext STREQUAL ".cxx")
+    set(${out_var} -x c++ -std=c++20 -fno-rtti PARENT_SCOPE)
+  else()
+    set(${out_var} -x c -std=c17 PARENT_SCOPE)
+  endif()
+endfunction()
+
+function(xgpu_add_kernels name)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG ""
+    "OUTPUT" "SOURCES;TARGETS;HOST_LEVELS;INCLUDE_DIRECTORIES;DEFINITIONS;COMPILE_OPTIONS")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "xgpu_add_kernels(${name}): unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT ARG_SOURCES)
+    message(FATAL_ERROR "xgpu_add_kernels(${name}): SOURCES is required")
+  endif()
+  if(NOT XGPU_KERNEL_CLANG OR NOT XGPU_KERNEL_LLD)
+    message(FATAL_ERROR "xgpu_add_kernels(${name}): clang-19 and ld.lld-19 are required (./build.sh setup)")
+  endif()
+  if(NOT DEFINED ARG_TARGETS)
+    set(ARG_TARGETS ${XGPU_AMDGPU_TARGETS})
+  endif()
+  if(NOT DEFINED ARG_HOST_LEVELS)
+    set(ARG_HOST_LEVELS ${XGPU_HOST_KERNEL_LEVELS})
+  endif()
+  if(NOT ARG_HOST_LEVELS)
+    message(FATAL_ERROR "xgpu_add_kernels(${name}): at least one host level is required (hsa-cpu runs the host code object)")
+  endif()
+  if(NOT ARG_OUTPUT)
+    set(ARG_OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/${name}.xgpux)
+  endif()
+  get_filename_component(ARG_OUTPUT ${ARG_OUTPUT} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_BINARY_DIR})
+
+  set(flags ${XGPU_KERNEL_COMMON_FLAGS} -I${PROJECT_SOURCE_DIR}/include)
+  foreach(dir ${ARG_INCLUDE_DIRECTORIES})
+    get_filename_component(dir ${dir} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+    list(APPEND flags -I${dir})
+  endforeach()
+  foreach(def ${ARG_DEFINITIONS})
+    list(APPEND flags -D${def})
+  endforeach()
+  list(APPEND flags ${ARG_COMPILE_OPTIONS})
+
+  set(work_dir ${CMAKE_CURRENT_BINARY_DIR}/${name}.xgpu-kernels)
+  file(MAKE_DIRECTORY ${work_dir})
+  set(pack_args)
+  set(code_objects)
+
+  # One configuration = one code object: AMDGPU processor or host level.
+  set(configs)
+  foreach(gfx ${ARG_TARGETS})
+    list(APPEND configs "amdgpu:${gfx}")
+  endforeach()
+  foreach(level ${ARG_HOST_LEVELS})
+    list(APPEND configs "host:${level}")
+  endforeach()
+
+  foreach(config ${configs})
+    string(REPLACE ":" ";" parts ${config})
+    list(GET parts 0 kind)
+    list(GET parts 1 cpu)
+    if(kind STREQUAL "amdgpu")
+      set(isa "amdgcn-amd-amdhsa--${cpu}")
+      # Bitcode objects linked with LTO: one module, so one code object with
+      # one NT_AMDGPU_METADATA note listing every kernel (loaders read one).
+      set(target_flags -target amdgcn-amd-amdhsa -mcpu=${cpu} -nogpulib -flto)
+      set(suffix "co")
+    else()
+      set(isa "x86_64-unknown-linux-gnu--${cpu}")
+      set(target_flags --target=x86_64-linux-gnu -march=${cpu} -fPIC)
+      set(suffix "so")
+    endif()
+    string(MAKE_C_IDENTIFIER ${cpu} cpu_id)
+    set(objects)
+    set(sources ${ARG_SOURCES})
+    if(kind STREQUAL "host")
+      list(APPEND sources ${XGPU_KERNELS_MODULE_DIR}/../tools/xgpu-kernels/host_code_object_info.c)
+    endif()
+    foreach(source ${sources})
+      get_filename_component(source ${source} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+      get_filename_component(stem ${source} NAME_WE)
+      set(object ${work_dir}/${stem}.${cpu_id}.o)
+      xgpu_kernel_language_flags_(${source} lang_flags)
+      set(extra)
+      if(kind STREQUAL "host")
+        list(APPEND extra "-DXGPU_HOST_ISA_NAME=\"${isa}\"")
+      endif()
+      file(RELATIVE_PATH object_rel ${CMAKE_BINARY_DIR} ${object})
+      add_custom_command(
+        OUTPUT ${object}
+        COMMAND ${XGPU_KERNEL_CLANG} ${target_flags} ${lang_flags} ${flags} ${extra}
+                -MD -MF ${object}.d -c ${source} -o ${object}
+        DEPENDS ${source}
+        DEPFILE ${object}.d
+        COMMENT "Compiling xgpu kernel ${object_rel}"
+        VERBATIM COMMAND_EXPAND_LISTS)
+      list(APPEND objects ${object})
+    endforeach()
+
+    set(code_object ${work_dir}/${name}.${cpu_id}.${suffix})
+    if(kind STREQUAL "amdgpu")
+      set(link_flags -shared -plugin-opt=mcpu=${cpu} -plugin-opt=O3)
+    else()
+      set(link_flags -shared --no-undefined -z relro -z now -z noexecstack
+                     --hash-style=gnu --build-id=none)
+    endif()
+    file(RELATIVE_PATH code_object_rel ${CMAKE_BINARY_DIR} ${code_object})
+    add_custom_command(
+      OUTPUT ${code_object}
+      COMMAND ${XGPU_KERNEL_LLD} ${link_flags} ${objects} -o ${code_object}
+      DEPENDS ${objects}
+      COMMENT "Linking xgpu code object ${code_object_rel}"
+      VERBATIM)
+    list(APPEND code_objects ${code_object})
+    list(APPEND pack_args --entry "${isa}=${code_object}")
+  endforeach()
+
+  file(RELATIVE_PATH output_rel ${CMAKE_BINARY_DIR} ${ARG_OUTPUT})
+  add_custom_command(
+    OUTPUT ${ARG_OUTPUT}
+    COMMAND $<TARGET_FILE:xgpu-kernels> pack -o ${ARG_OUTPUT} ${pack_args}
+    COMMAND $<TARGET_FILE:xgpu-kernels> check ${ARG_OUTPUT}
+    DEPENDS ${code_objects} xgpu-kernels
+    COMMENT "Packing and checking xgpu executable ${output_rel}"
+    VERBATIM)
+  add_custom_target(${name} ALL DEPENDS ${ARG_OUTPUT})
+  set_target_properties(${name} PROPERTIES
+    XGPU_EXECUTABLE_FILE ${ARG_OUTPUT}
+    XGPU_CODE_OBJECTS "${code_objects}")
+endfunction()
+
+function(xgpu_embed_executable target kernels_target symbol)
+  if(NOT TARGET ${kernels_target})
+    message(FATAL_ERROR "xgpu_embed_executable(${target}): ${kernels_target} is not a target (call xgpu_add_kernels first)")
+  endif()
+  if(NOT symbol MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    message(FATAL_ERROR "xgpu_embed_executable(${target}): '${symbol}' is not a C identifier")
+  endif()
+  get_target_property(file ${kernels_target} XGPU_EXECUTABLE_FILE)
+  set(dir ${CMAKE_CURRENT_BINARY_DIR}/${target}.xgpu-embed)
+  file(MAKE_DIRECTORY ${dir})
+  file(WRITE ${dir}/${symbol}.h.in
+"/* Embedded xgpu executable (see cmake/XgpuKernels.cmake). Immutable. */
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+#ifdef __cplusplus
+extern \"C\" {
+#endif
+extern const uint8_t ${symbol}[];  /* the executable file's bytes, 4096-byte aligned */
+extern const size_t ${symbol}_size; /* the executable file's size in bytes */
+#ifdef __cplusplus
+}
+#endif
+")
+  file(WRITE ${dir}/${symbol}.c.in
+"/* Embedded xgpu executable (see cmake/XgpuKernels.cmake). */
+#include <stddef.h>
+__asm__(
+    \"  .section .rodata.${symbol},\\\"a\\\",@progbits\\n\"
+    \"  .balign 4096\\n\"
+    \"  .globl ${symbol}\\n\"
+    \"  .hidden ${symbol}\\n\"
+    \"  .type ${symbol},@object\\n\"
+    \"${symbol}:\\n\"
+    \"  .incbin \\\"${file}\\\"\\n\"
+    \"${symbol}_end:\\n\"
+    \"  .size ${symbol}, ${symbol}_end - ${symbol}\\n\"
+    \"  .balign 8\\n\"
+    \"  .globl ${symbol}_size\\n\"
+    \"  .hidden ${symbol}_size\\n\"
+    \"  .type ${symbol}_size,@object\\n\"
+    \"${symbol}_size:\\n\"
+    \"  .quad ${symbol}_end - ${symbol}\\n\"
+    \"  .size ${symbol}_size, 8\\n\"
+    \"  .text\\n\");
+")
+  configure_file(${dir}/${symbol}.h.in ${dir}/${symbol}.h COPYONLY)
+  configure_file(${dir}/${symbol}.c.in ${dir}/${symbol}.c COPYONLY)
+  set_source_files_properties(${dir}/${symbol}.c PROPERTIES OBJECT_DEPENDS ${file})
+  target_sources(${target} PRIVATE ${dir}/${symbol}.c)
+  target_include_directories(${target} PRIVATE ${dir})
+  add_dependencies(${target} ${kernels_target})
+endfunction()

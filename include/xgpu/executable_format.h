@@ -1,0 +1,109 @@
+/*
+ * xgpu executable file format: one file holding the code objects of one set
+ * of kernels for every target, keyed by HSA ISA name. spec/executable-format.md
+ * is the reference; these structs are its layout.
+ *
+ *   offset 0                      xgpu_executable_header_t
+ *   entry_table_offset            entry_count x xgpu_executable_entry_t
+ *   code_object_offset (each)     code object bytes (ELF), aligned to
+ *                                 XGPU_EXECUTABLE_CODE_OBJECT_ALIGNMENT
+ *
+ * All integers are little-endian. Every reserved field is zero. Readers must
+ * bounds-check every offset and size (tools/executable does).
+ *
+ * Thread-safety: plain data definitions, no state.
+ *
+ * C99; included by the ICD, the tools and tests. Includes <stddef.h> and
+ * <stdint.h> only.
+ */
+#ifndef XGPU_EXECUTABLE_FORMAT_H_
+#define XGPU_EXECUTABLE_FORMAT_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* First 8 bytes of every file: "XGPUEXE" and a NUL. */
+#define XGPU_EXECUTABLE_MAGIC "XGPUEXE"
+#define XGPU_EXECUTABLE_MAGIC_SIZE 8u
+/* Bumped on any incompatible layout change. */
+#define XGPU_EXECUTABLE_FORMAT_VERSION 1u
+/* File offset alignment of every code object (bytes): lets a loader map
+ * code objects straight from the file. */
+#define XGPU_EXECUTABLE_CODE_OBJECT_ALIGNMENT 4096u
+/* Bytes of the ISA name field, including the terminating NUL. */
+#define XGPU_EXECUTABLE_ISA_NAME_SIZE 64u
+/* Upper bound on entries a reader accepts. */
+#define XGPU_EXECUTABLE_MAX_ENTRIES 256u
+
+/* What an entry's code object is. */
+typedef enum xgpu_executable_entry_kind {
+  /* AMDGPU code object: ELF64, EM_AMDGPU, ELFOSABI_AMDGPU_HSA, with an
+   * NT_AMDGPU_METADATA note; ISA name "amdgcn-amd-amdhsa--<target-id>". */
+  XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU = 1,
+  /* Host code object for hsa-cpu: ELF64 x86-64 shared object exporting
+   * <xgpu/host_kernel.h> descriptors; ISA name
+   * "x86_64-unknown-linux-gnu--<x86-64 level>". */
+  XGPU_EXECUTABLE_ENTRY_KIND_HOST = 2,
+} xgpu_executable_entry_kind_t;
+
+/* At offset 0 of the file. */
+typedef struct xgpu_executable_header {
+  uint8_t magic[8];            /* XGPU_EXECUTABLE_MAGIC including its NUL */
+  uint32_t version;            /* XGPU_EXECUTABLE_FORMAT_VERSION */
+  uint32_t header_size;        /* bytes of this header: 64 */
+  uint32_t entry_size;         /* bytes of one entry: 128 */
+  uint32_t entry_count;        /* entries in the table, 1..XGPU_EXECUTABLE_MAX_ENTRIES */
+  uint64_t entry_table_offset; /* bytes from the file start to the first
+                                  entry; 8-byte aligned */
+  uint64_t file_size;          /* bytes of the whole file */
+  uint32_t flags;              /* zero (no flags defined) */
+  uint32_t reserved[5];        /* zero */
+} xgpu_executable_header_t;
+
+/* One code object, keyed by the HSA ISA name of the agents it runs on. */
+typedef struct xgpu_executable_entry {
+  char isa_name[XGPU_EXECUTABLE_ISA_NAME_SIZE]; /* HSA ISA name, NUL-terminated,
+                                                   NUL-padded; unique in the file */
+  uint64_t code_object_offset; /* bytes from the file start; multiple of
+                                  XGPU_EXECUTABLE_CODE_OBJECT_ALIGNMENT */
+  uint64_t code_object_size;   /* bytes of the code object, > 0 */
+  uint32_t kind;               /* xgpu_executable_entry_kind_t */
+  uint32_t flags;              /* zero (no flags defined) */
+  uint32_t reserved[10];       /* zero */
+} xgpu_executable_entry_t;
+
+#if defined(__cplusplus)
+#define XGPU_EXECUTABLE_STATIC_ASSERT_(e, m) static_assert(e, m)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define XGPU_EXECUTABLE_STATIC_ASSERT_(e, m) _Static_assert(e, m)
+#else
+#define XGPU_EXECUTABLE_STATIC_ASSERT_CAT2_(a, b) a##b
+#define XGPU_EXECUTABLE_STATIC_ASSERT_CAT_(a, b) \
+  XGPU_EXECUTABLE_STATIC_ASSERT_CAT2_(a, b)
+#define XGPU_EXECUTABLE_STATIC_ASSERT_(e, m)                                 \
+  typedef char XGPU_EXECUTABLE_STATIC_ASSERT_CAT_(xgpu_executable_assert_, \
+                                                  __LINE__)[(e) ? 1 : -1]
+#endif
+
+XGPU_EXECUTABLE_STATIC_ASSERT_(sizeof(xgpu_executable_header_t) == 64,
+                               "xgpu executable header layout");
+XGPU_EXECUTABLE_STATIC_ASSERT_(sizeof(xgpu_executable_entry_t) == 128,
+                               "xgpu executable entry layout");
+XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_executable_header_t, entry_table_offset) == 24,
+                               "xgpu executable header layout");
+XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_executable_header_t, file_size) == 32,
+                               "xgpu executable header layout");
+XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_executable_entry_t, code_object_offset) == 64,
+                               "xgpu executable entry layout");
+XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_executable_entry_t, kind) == 80,
+                               "xgpu executable entry layout");
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* XGPU_EXECUTABLE_FORMAT_H_ */

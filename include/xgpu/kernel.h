@@ -1,0 +1,525 @@
+/*
+ * xgpu kernel language: write a kernel once in C17 (or C++), build it for every
+ * AMDGPU target and for the host CPU device (hsa-cpu).
+ *
+ * Kernels include this header and nothing but clang's freestanding headers
+ * (<stdint.h>, <stddef.h>, <stdbool.h>, <float.h>, <limits.h>): no libc, no
+ * globals, no thread-local storage. The build (cmake/XgpuKernels.cmake)
+ * compiles with -ffreestanding -nostdlibinc and rejects any code object with
+ * writable data or undefined symbols. spec/kernels.md is the reference.
+ *
+ *   typedef struct saxpy_args {
+ *     const float* x;   // binding: n floats
+ *     float* y;         // binding: n floats
+ *     float a;          // constant
+ *     uint32_t n;       // constant: element count
+ *   } saxpy_args_t;
+ *
+ *   XGPU_KERNEL(saxpy, saxpy_args_t, args) {
+ *     uint32_t i = xgpu_global_id(0);
+ *     if (i < args->n) args->y[i] = args->a * args->x[i] + args->y[i];
+ *   }
+ *
+ * ABI: a kernel takes one struct, binding pointers first (8 bytes each), then
+ * constants. The struct's bytes are the kernarg segment on every target: on
+ * amdgcn the struct is the kernel's only (by-value) argument, on the host the
+ * runtime passes a pointer to the same bytes. No hidden kernel arguments.
+ * Inside the body, `args` is a `const T*` on every target.
+ *
+ * Built-ins need per-work-item state on the host. Kernel bodies receive it as
+ * a hidden parameter; a helper function that calls built-ins declares
+ * XGPU_CTX_PARAM in its parameter list and is called with XGPU_CTX:
+ *
+ *   static inline uint32_t row(XGPU_CTX_PARAM, uint32_t width) {
+ *     return xgpu_global_id(1) * width;
+ *   }
+ *   ... row(XGPU_CTX, args->width) ...
+ *
+ * xgpu_barrier() is only available in kernels declared with a barrier variant
+ * (XGPU_KERNEL_BARRIERS, XGPU_KERNEL_GROUPSHARED, or XGPU_KERNEL_EX with
+ * XGPU_KERNEL_USES_BARRIERS); elsewhere it does not compile. Helpers that call
+ * it use XGPU_CTX_BARRIER_PARAM / XGPU_CTX_BARRIER instead.
+ *
+ * Thread-safety: not applicable (compile-time definitions only). Every
+ * built-in reads per-work-item state; the atomics are the only way work items
+ * communicate besides groupshared memory ordered by xgpu_barrier().
+ */
+#ifndef XGPU_KERNEL_H_
+#define XGPU_KERNEL_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------------------
+ * Target selection: the only place that looks at the compiler's target.
+ * ------------------------------------------------------------------------- */
+
+#if defined(__AMDGCN__)
+#define XGPU_KERNEL_TARGET_AMDGCN 1
+#elif defined(__x86_64__)
+#define XGPU_KERNEL_TARGET_HOST 1
+#include <xgpu/host_kernel.h>
+#else
+#error "xgpu kernels build for amdgcn-amd-amdhsa or x86_64 only"
+#endif
+
+#if defined(__cplusplus)
+#define XGPU_KERNEL_EXTERN_C_ extern "C"
+#define XGPU_KERNEL_RESTRICT_ __restrict
+#define XGPU_KERNEL_ALIGNOF_(type) alignof(type)
+#else
+#define XGPU_KERNEL_EXTERN_C_
+#define XGPU_KERNEL_RESTRICT_ restrict
+#define XGPU_KERNEL_ALIGNOF_(type) _Alignof(type)
+#endif
+
+_Static_assert(sizeof(void*) == 8, "xgpu bindings are 8-byte pointers");
+
+/* Kernel builds (xgpu_add_kernels defines XGPU_KERNEL_BUILD) reject
+ * thread-local storage at compile time on every target: amdgcn has none, and
+ * on the host it would be per worker thread, not per work item. */
+#if defined(XGPU_KERNEL_BUILD)
+#define _Thread_local \
+  _Pragma("GCC error \"xgpu kernels must not use thread-local storage (_Thread_local, thread_local, __thread)\"")
+#define __thread _Thread_local
+#define thread_local _Thread_local
+#endif
+
+#define XGPU_KERNEL_INLINE_ static inline __attribute__((always_inline))
+
+/* ---------------------------------------------------------------------------
+ * Memory orders and scopes for the atomics.
+ * ------------------------------------------------------------------------- */
+
+#define XGPU_ORDER_RELAXED __ATOMIC_RELAXED
+#define XGPU_ORDER_ACQUIRE __ATOMIC_ACQUIRE
+#define XGPU_ORDER_RELEASE __ATOMIC_RELEASE
+#define XGPU_ORDER_ACQ_REL __ATOMIC_ACQ_REL
+#define XGPU_ORDER_SEQ_CST __ATOMIC_SEQ_CST
+
+/* Visible to the issuing work item only. */
+#define XGPU_SCOPE_WORKITEM __MEMORY_SCOPE_SINGLE
+/* Visible to the work items of the same workgroup. */
+#define XGPU_SCOPE_WORKGROUP __MEMORY_SCOPE_WRKGRP
+/* Visible to every work item on the agent (device). */
+#define XGPU_SCOPE_AGENT __MEMORY_SCOPE_DEVICE
+/* Visible to other agents and the host. */
+#define XGPU_SCOPE_SYSTEM __MEMORY_SCOPE_SYSTEM
+
+/* Atomic read-modify-write on an integer (or, for add/sub, float) object in
+ * global or groupshared memory. `order` and `scope` must be constants. Each
+ * returns the previous value. */
+#define xgpu_atomic_load(ptr, order, scope) \
+  __scoped_atomic_load_n((ptr), (order), (scope))
+#define xgpu_atomic_store(ptr, value, order, scope) \
+  __scoped_atomic_store_n((ptr), (value), (order), (scope))
+#define xgpu_atomic_exchange(ptr, value, order, scope) \
+  __scoped_atomic_exchange_n((ptr), (value), (order), (scope))
+#define xgpu_atomic_fetch_add(ptr, value, order, scope) \
+  __scoped_atomic_fetch_add((ptr), (value), (order), (scope))
+#define xgpu_atomic_fetch_sub(ptr, value, order, scope) \
+  __scoped_atomic_fetch_sub((ptr), (value), (order), (scope))
+#define xgpu_atomic_fetch_and(ptr, value, order, scope) \
+  __scoped_atomic_fetch_and((ptr), (value), (order), (scope))
+#define xgpu_atomic_fetch_or(ptr, value, order, scope) \
+  __scoped_atomic_fetch_or((ptr), (value), (order), (scope))
+#define xgpu_atomic_fetch_xor(ptr, value, order, scope) \
+  __scoped_atomic_fetch_xor((ptr), (value), (order), (scope))
+#define xgpu_atomic_fetch_min(ptr, value, order, scope) \
+  __scoped_atomic_fetch_min((ptr), (value), (order), (scope))
+#define xgpu_atomic_fetch_max(ptr, value, order, scope) \
+  __scoped_atomic_fetch_max((ptr), (value), (order), (scope))
+/* Strong compare-exchange: returns true and stores `desired` when *ptr equals
+ * *expected, otherwise writes the current value to *expected. */
+#define xgpu_atomic_compare_exchange(ptr, expected, desired, success_order, \
+                                     failure_order, scope)                  \
+  __scoped_atomic_compare_exchange_n((ptr), (expected), (desired), false,   \
+                                     (success_order), (failure_order),      \
+                                     (scope))
+
+/* ---------------------------------------------------------------------------
+ * Kernel declaration flags.
+ * ------------------------------------------------------------------------- */
+
+/* The kernel calls xgpu_barrier(): on the host its work items run as fibers. */
+#define XGPU_KERNEL_USES_BARRIERS 0x1u
+
+#define XGPU_KERNEL_MAX4_(a) ((a) > 4u ? (a) : 4u)
+/* Kernarg alignment as AMDGPU reports it: the struct's alignment, at least 4. */
+#define XGPU_KERNEL_KERNARG_ALIGNMENT_(args_type) \
+  XGPU_KERNEL_MAX4_((uint32_t)XGPU_KERNEL_ALIGNOF_(args_type))
+
+/* Token that only barrier-enabled kernel bodies receive. */
+typedef struct xgpu_barrier_permit {
+  int unused; /* no state: only its presence matters */
+} xgpu_barrier_permit_t;
+
+#if defined(XGPU_KERNEL_TARGET_AMDGCN)
+/* ===========================================================================
+ * amdgcn
+ * ======================================================================== */
+
+#define XGPU_KERNEL_CONSTANT_AS_ __attribute__((address_space(4)))
+#define XGPU_KERNEL_GROUP_AS_ __attribute__((address_space(3)))
+
+/* hsa_kernel_dispatch_packet_t, as far as kernels read it (hsa.h layout). */
+typedef struct xgpu_dispatch_packet {
+  uint16_t header;             /* AQL packet header */
+  uint16_t setup;              /* dimensions in bits 0..1 */
+  uint16_t workgroup_size[3];  /* work items per workgroup, x y z */
+  uint16_t reserved0;          /* zero */
+  uint32_t grid_size[3];       /* work items in the grid, x y z */
+  uint32_t private_segment_size; /* bytes per work item */
+  uint32_t group_segment_size; /* bytes per workgroup (static + dynamic) */
+} xgpu_dispatch_packet_t;
+_Static_assert(offsetof(xgpu_dispatch_packet_t, workgroup_size) == 4,
+               "hsa_kernel_dispatch_packet_t.workgroup_size_x offset");
+_Static_assert(offsetof(xgpu_dispatch_packet_t, grid_size) == 12,
+               "hsa_kernel_dispatch_packet_t.grid_size_x offset");
+_Static_assert(offsetof(xgpu_dispatch_packet_t, group_segment_size) == 28,
+               "hsa_kernel_dispatch_packet_t.group_segment_size offset");
+
+/* Per-work-item state: none on amdgcn (the hardware holds it); the pointer
+ * exists so that code written for the host compiles unchanged. */
+typedef struct xgpu_context {
+  int unused; /* never read */
+} xgpu_context_t;
+
+XGPU_KERNEL_INLINE_ const XGPU_KERNEL_CONSTANT_AS_ xgpu_dispatch_packet_t*
+xgpu_dispatch_packet_(void) {
+  return (const XGPU_KERNEL_CONSTANT_AS_ xgpu_dispatch_packet_t*)
+      __builtin_amdgcn_dispatch_ptr();
+}
+
+XGPU_KERNEL_INLINE_ uint32_t xgpu_amdgcn_local_id_(uint32_t d) {
+  return d == 0 ? __builtin_amdgcn_workitem_id_x()
+       : d == 1 ? __builtin_amdgcn_workitem_id_y()
+                : __builtin_amdgcn_workitem_id_z();
+}
+XGPU_KERNEL_INLINE_ uint32_t xgpu_amdgcn_workgroup_id_(uint32_t d) {
+  return d == 0 ? __builtin_amdgcn_workgroup_id_x()
+       : d == 1 ? __builtin_amdgcn_workgroup_id_y()
+                : __builtin_amdgcn_workgroup_id_z();
+}
+XGPU_KERNEL_INLINE_ uint32_t xgpu_amdgcn_workgroup_size_(uint32_t d) {
+  return xgpu_dispatch_packet_()->workgroup_size[d];
+}
+XGPU_KERNEL_INLINE_ uint32_t xgpu_amdgcn_grid_size_(uint32_t d) {
+  return xgpu_dispatch_packet_()->grid_size[d];
+}
+
+#define XGPU_KERNEL_CTX_USE_(expr) ((void)xgpu_ctx_, (expr))
+#define xgpu_local_id(d) XGPU_KERNEL_CTX_USE_(xgpu_amdgcn_local_id_(d))
+#define xgpu_workgroup_id(d) XGPU_KERNEL_CTX_USE_(xgpu_amdgcn_workgroup_id_(d))
+#define xgpu_workgroup_size(d) \
+  XGPU_KERNEL_CTX_USE_(xgpu_amdgcn_workgroup_size_(d))
+#define xgpu_grid_size(d) XGPU_KERNEL_CTX_USE_(xgpu_amdgcn_grid_size_(d))
+
+XGPU_KERNEL_INLINE_ void xgpu_amdgcn_barrier_(void) {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+  __builtin_amdgcn_s_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
+#define xgpu_barrier() \
+  ((void)xgpu_ctx_, (void)xgpu_barrier_permit_, xgpu_amdgcn_barrier_())
+
+/* Dynamic group memory starts right after the static part. */
+#define xgpu_dynamic_groupshared()                                          \
+  XGPU_KERNEL_CTX_USE_((void*)(XGPU_KERNEL_GROUP_AS_ char*)(uintptr_t)     \
+                           __builtin_amdgcn_groupstaticsize())
+
+/* Memory fence; `order` and `scope` must be constants. */
+#define xgpu_atomic_fence(order, scope)                                 \
+  do {                                                                  \
+    if ((scope) == XGPU_SCOPE_WORKITEM)                                 \
+      __atomic_signal_fence(order);                                     \
+    else if ((scope) == XGPU_SCOPE_WORKGROUP)                           \
+      __builtin_amdgcn_fence((order), "workgroup");                     \
+    else if ((scope) == XGPU_SCOPE_AGENT)                               \
+      __builtin_amdgcn_fence((order), "agent");                         \
+    else                                                                \
+      __builtin_amdgcn_fence((order), "");                              \
+  } while (0)
+
+#define XGPU_KERNEL_AMDGCN_ENTRY_ \
+  XGPU_KERNEL_EXTERN_C_ __attribute__((amdgpu_kernel, visibility("protected")))
+
+/* Emits the body prototype, the amdgcn kernel entry, and opens the body. */
+#define XGPU_KERNEL_EX(name, args_type, args, flags, req_x, req_y, req_z)     \
+  XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
+      const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
+      const xgpu_context_t* const xgpu_ctx_,                                  \
+      const xgpu_barrier_permit_t* const xgpu_barrier_permit_);               \
+  XGPU_KERNEL_AMDGCN_ENTRY_ void name(args_type xgpu_kernarg_) {              \
+    _Static_assert(((flags) & ~XGPU_KERNEL_USES_BARRIERS) == 0,               \
+                   "unknown XGPU_KERNEL_EX flags");                          \
+    name##_xgpu_body_(&xgpu_kernarg_, (const xgpu_context_t*)0,               \
+                      (const xgpu_barrier_permit_t*)0);                       \
+  }                                                                           \
+  XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
+      const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
+      __attribute__((unused)) const xgpu_context_t* const xgpu_ctx_,          \
+      __attribute__((unused))                                                 \
+      const xgpu_barrier_permit_t* const xgpu_barrier_permit_)
+
+#define XGPU_KERNEL_GROUPSHARED_EX(name, args_type, args, shared_type, shared, \
+                                   req_x, req_y, req_z)                      \
+  XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
+      const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
+      const xgpu_context_t* const xgpu_ctx_,                                  \
+      const xgpu_barrier_permit_t* const xgpu_barrier_permit_,                \
+      shared_type* const shared);                                             \
+  XGPU_KERNEL_AMDGCN_ENTRY_ void name(args_type xgpu_kernarg_) {              \
+    static XGPU_KERNEL_GROUP_AS_ __attribute__((loader_uninitialized))        \
+    shared_type xgpu_groupshared_;                                            \
+    name##_xgpu_body_(&xgpu_kernarg_, (const xgpu_context_t*)0,               \
+                      (const xgpu_barrier_permit_t*)0,                        \
+                      (shared_type*)&xgpu_groupshared_);                      \
+  }                                                                           \
+  XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
+      const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
+      __attribute__((unused)) const xgpu_context_t* const xgpu_ctx_,          \
+      __attribute__((unused))                                                 \
+      const xgpu_barrier_permit_t* const xgpu_barrier_permit_,                \
+      shared_type* const shared)
+
+#else /* XGPU_KERNEL_TARGET_HOST */
+/* ===========================================================================
+ * host (x86-64 shared object loaded by hsa-cpu, <xgpu/host_kernel.h>)
+ * ======================================================================== */
+
+/* Per-work-item state the built-ins read. Copied from the runtime's
+ * xgpu_host_workgroup_t once per workgroup (loop mode) or work item (fiber
+ * mode) so that the optimizer sees plain local values in the item loop. */
+typedef struct xgpu_context {
+  uint32_t local_id[3];        /* this work item's id in its workgroup */
+  uint32_t workgroup_id[3];    /* this workgroup's id */
+  uint32_t workgroup_size[3];  /* dispatch workgroup size (work items) */
+  uint32_t grid_size[3];       /* dispatch grid size (work items) */
+  uint8_t* dynamic_group;      /* first byte after the static group memory */
+  xgpu_host_workgroup_t* wg;   /* the runtime's workgroup (barrier) */
+} xgpu_context_t;
+
+XGPU_KERNEL_INLINE_ void xgpu_host_context_init_(xgpu_context_t* c,
+                                                 xgpu_host_workgroup_t* wg,
+                                                 uint32_t static_group_size) {
+  for (int d = 0; d < 3; ++d) {
+    c->local_id[d] = 0;
+    c->workgroup_id[d] = wg->workgroup_id[d];
+    c->workgroup_size[d] = wg->workgroup_size[d];
+    c->grid_size[d] = wg->grid_size[d];
+  }
+  c->dynamic_group = (uint8_t*)wg->group_segment + static_group_size;
+  c->wg = wg;
+}
+
+#define xgpu_local_id(d) (xgpu_ctx_->local_id[d])
+#define xgpu_workgroup_id(d) (xgpu_ctx_->workgroup_id[d])
+#define xgpu_workgroup_size(d) (xgpu_ctx_->workgroup_size[d])
+#define xgpu_grid_size(d) (xgpu_ctx_->grid_size[d])
+
+XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  /* Loop mode (no runtime barrier) only runs barrier kernels for
+   * workgroups of a single work item, where a barrier is a no-op. */
+  if (c->wg->barrier) c->wg->barrier(c->wg);
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+}
+#define xgpu_barrier() ((void)xgpu_barrier_permit_, xgpu_host_barrier_(xgpu_ctx_))
+
+#define xgpu_dynamic_groupshared() ((void*)xgpu_ctx_->dynamic_group)
+
+/* Work items of one workgroup share a thread; wider scopes need a real fence. */
+#define xgpu_atomic_fence(order, scope)                               \
+  do {                                                                \
+    if ((scope) == XGPU_SCOPE_WORKITEM)                               \
+      __atomic_signal_fence(order);                                   \
+    else                                                              \
+      __atomic_thread_fence(order);                                   \
+  } while (0)
+
+#define XGPU_KERNEL_HOST_DESCRIPTOR_(name, args_type, flags, group_size,     \
+                                     workitem_fn, req_x, req_y, req_z)       \
+  XGPU_KERNEL_EXTERN_C_ __attribute__((visibility("default"), used))         \
+  const xgpu_host_kernel_descriptor_t name##_xgpu_kd_ __asm__(#name ".kd") = { \
+      XGPU_HOST_KERNEL_MAGIC,                                                \
+      XGPU_HOST_KERNEL_ABI_VERSION,                                          \
+      #name,                                                                 \
+      name##_xgpu_run_workgroup_,                                            \
+      workitem_fn,                                                           \
+      (uint32_t)sizeof(args_type),                                           \
+      XGPU_KERNEL_KERNARG_ALIGNMENT_(args_type),                             \
+      (uint32_t)(group_size),                                                \
+      0u,                                                                    \
+      {(req_x), (req_y), (req_z)},                                           \
+      ((flags) & XGPU_KERNEL_USES_BARRIERS) ? XGPU_HOST_KERNEL_FLAG_USES_BARRIERS \
+                                            : 0u,                            \
+  }
+
+/* The item loop of one workgroup (loop mode). `invoke` runs the body for the
+ * item whose id is in `c.local_id`. */
+#define XGPU_KERNEL_HOST_LOOP_(wg, invoke)                         \
+  const uint32_t xgpu_nx_ = (wg)->item_count[0];                   \
+  const uint32_t xgpu_ny_ = (wg)->item_count[1];                   \
+  const uint32_t xgpu_nz_ = (wg)->item_count[2];                   \
+  for (uint32_t xgpu_z_ = 0; xgpu_z_ < xgpu_nz_; ++xgpu_z_) {      \
+    for (uint32_t xgpu_y_ = 0; xgpu_y_ < xgpu_ny_; ++xgpu_y_) {    \
+      for (uint32_t xgpu_x_ = 0; xgpu_x_ < xgpu_nx_; ++xgpu_x_) {  \
+        xgpu_context_t xgpu_item_ = c;                             \
+        xgpu_item_.local_id[0] = xgpu_x_;                          \
+        xgpu_item_.local_id[1] = xgpu_y_;                          \
+        xgpu_item_.local_id[2] = xgpu_z_;                          \
+        invoke;                                                    \
+      }                                                            \
+    }                                                              \
+  }
+
+#define XGPU_KERNEL_EX(name, args_type, args, flags, req_x, req_y, req_z)     \
+  XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
+      const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
+      const xgpu_context_t* const xgpu_ctx_,                                  \
+      const xgpu_barrier_permit_t* const xgpu_barrier_permit_);               \
+  XGPU_KERNEL_INLINE_ void name##_xgpu_loop_(                                 \
+      const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
+      xgpu_host_workgroup_t* wg) {                                            \
+    xgpu_context_t c;                                                         \
+    xgpu_host_context_init_(&c, wg, 0);                                       \
+    XGPU_KERNEL_HOST_LOOP_(wg, name##_xgpu_body_(args, &xgpu_item_,           \
+                                                 (const xgpu_barrier_permit_t*)0)) \
+  }                                                                           \
+  static void name##_xgpu_run_workgroup_(const void* kernarg,                 \
+                                         xgpu_host_workgroup_t* wg) {         \
+    /* A local copy: its fields are known readable on every iteration, so  \
+     * loads in conditional code hoist out of the item loop. */               \
+    const args_type xgpu_args_ = *(const args_type*)kernarg;                  \
+    name##_xgpu_loop_(&xgpu_args_, wg);                                       \
+  }                                                                           \
+  static void name##_xgpu_run_workitem_(const void* kernarg,                  \
+                                        xgpu_host_workgroup_t* wg,            \
+                                        const uint32_t local_id[3]) {         \
+    xgpu_context_t c;                                                         \
+    xgpu_host_context_init_(&c, wg, 0);                                       \
+    c.local_id[0] = local_id[0];                                              \
+    c.local_id[1] = local_id[1];                                              \
+    c.local_id[2] = local_id[2];                                              \
+    name##_xgpu_body_((const args_type*)kernarg, &c,                          \
+                      (const xgpu_barrier_permit_t*)0);                       \
+  }                                                                           \
+  XGPU_KERNEL_HOST_DESCRIPTOR_(                                               \
+      name, args_type, flags, 0u,                                             \
+      ((flags) & XGPU_KERNEL_USES_BARRIERS) ? name##_xgpu_run_workitem_ : 0,  \
+      req_x, req_y, req_z);                                                   \
+  XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
+      const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
+      __attribute__((unused)) const xgpu_context_t* const xgpu_ctx_,          \
+      __attribute__((unused))                                                 \
+      const xgpu_barrier_permit_t* const xgpu_barrier_permit_)
+
+#define XGPU_KERNEL_GROUPSHARED_EX(name, args_type, args, shared_type, shared, \
+                                   req_x, req_y, req_z)                      \
+  XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
+      const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
+      const xgpu_context_t* const xgpu_ctx_,                                  \
+      const xgpu_barrier_permit_t* const xgpu_barrier_permit_,                \
+      shared_type* const shared);                                             \
+  static void name##_xgpu_run_workgroup_(const void* kernarg,                 \
+                                         xgpu_host_workgroup_t* wg) {         \
+    xgpu_context_t c;                                                         \
+    xgpu_host_context_init_(&c, wg, (uint32_t)sizeof(shared_type));           \
+    XGPU_KERNEL_HOST_LOOP_(wg, name##_xgpu_body_(                             \
+        (const args_type*)kernarg, &xgpu_item_,                               \
+        (const xgpu_barrier_permit_t*)0, (shared_type*)wg->group_segment))    \
+  }                                                                           \
+  static void name##_xgpu_run_workitem_(const void* kernarg,                  \
+                                        xgpu_host_workgroup_t* wg,            \
+                                        const uint32_t local_id[3]) {         \
+    xgpu_context_t c;                                                         \
+    xgpu_host_context_init_(&c, wg, (uint32_t)sizeof(shared_type));           \
+    c.local_id[0] = local_id[0];                                              \
+    c.local_id[1] = local_id[1];                                              \
+    c.local_id[2] = local_id[2];                                              \
+    name##_xgpu_body_((const args_type*)kernarg, &c,                          \
+                      (const xgpu_barrier_permit_t*)0,                        \
+                      (shared_type*)wg->group_segment);                       \
+  }                                                                           \
+  XGPU_KERNEL_HOST_DESCRIPTOR_(name, args_type, XGPU_KERNEL_USES_BARRIERS,    \
+                               sizeof(shared_type), name##_xgpu_run_workitem_, \
+                               req_x, req_y, req_z);                          \
+  XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
+      const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
+      __attribute__((unused)) const xgpu_context_t* const xgpu_ctx_,          \
+      __attribute__((unused))                                                 \
+      const xgpu_barrier_permit_t* const xgpu_barrier_permit_,                \
+      shared_type* const shared)
+
+#endif /* target */
+
+/* ---------------------------------------------------------------------------
+ * Target-independent part.
+ * ------------------------------------------------------------------------- */
+
+/* Declares a kernel without barriers: on the host, one loop over the
+ * workgroup's work items that clang can vectorize. */
+#define XGPU_KERNEL(name, args_type, args) \
+  XGPU_KERNEL_EX(name, args_type, args, 0u, 0u, 0u, 0u)
+
+/* Declares a kernel that calls xgpu_barrier(). */
+#define XGPU_KERNEL_BARRIERS(name, args_type, args) \
+  XGPU_KERNEL_EX(name, args_type, args, XGPU_KERNEL_USES_BARRIERS, 0u, 0u, 0u)
+
+/* Declares a kernel with static groupshared (LDS) memory: `shared` is a
+ * `shared_type*` to one workgroup-wide instance of the struct, uninitialized
+ * at workgroup start. The static group segment size is sizeof(shared_type)
+ * on every target. Implies barriers. */
+#define XGPU_KERNEL_GROUPSHARED(name, args_type, args, shared_type, shared)   \
+  XGPU_KERNEL_GROUPSHARED_EX(name, args_type, args, shared_type, shared, 0u, \
+                             0u, 0u)
+
+/* Parameter list entry / argument for helpers that call built-ins. */
+#define XGPU_CTX_PARAM \
+  __attribute__((unused)) const xgpu_context_t* const xgpu_ctx_
+#define XGPU_CTX xgpu_ctx_
+/* Same for helpers that also call xgpu_barrier(). */
+#define XGPU_CTX_BARRIER_PARAM                                     \
+  XGPU_CTX_PARAM, __attribute__((unused)) const xgpu_barrier_permit_t* const \
+                      xgpu_barrier_permit_
+#define XGPU_CTX_BARRIER xgpu_ctx_, xgpu_barrier_permit_
+
+/* Workgroup count per dimension: ceil(grid size / workgroup size). */
+#define xgpu_workgroup_count(d) \
+  ((xgpu_grid_size(d) + xgpu_workgroup_size(d) - 1u) / xgpu_workgroup_size(d))
+/* Work items in this workgroup (smaller than the workgroup size in a partial
+ * last workgroup). */
+#define xgpu_workgroup_item_count(d)                                       \
+  (xgpu_grid_size(d) - xgpu_workgroup_id(d) * xgpu_workgroup_size(d) <      \
+           xgpu_workgroup_size(d)                                          \
+       ? xgpu_grid_size(d) - xgpu_workgroup_id(d) * xgpu_workgroup_size(d)  \
+       : xgpu_workgroup_size(d))
+/* Global work-item id: workgroup id * workgroup size + local id. */
+#define xgpu_global_id(d) \
+  (xgpu_workgroup_id(d) * xgpu_workgroup_size(d) + xgpu_local_id(d))
+/* Row-major linear ids: x fastest. */
+#define xgpu_local_linear_id()                                   \
+  ((xgpu_local_id(2) * xgpu_workgroup_size(1) + xgpu_local_id(1)) * \
+       xgpu_workgroup_size(0) +                                  \
+   xgpu_local_id(0))
+#define xgpu_workgroup_linear_id()                                      \
+  ((xgpu_workgroup_id(2) * xgpu_workgroup_count(1) + xgpu_workgroup_id(1)) * \
+       xgpu_workgroup_count(0) +                                        \
+   xgpu_workgroup_id(0))
+#define xgpu_global_linear_id()                                   \
+  ((xgpu_global_id(2) * xgpu_grid_size(1) + xgpu_global_id(1)) *  \
+       xgpu_grid_size(0) +                                        \
+   xgpu_global_id(0))
+/* Work items per workgroup (dispatch size, all dimensions). */
+#define xgpu_workgroup_linear_size() \
+  (xgpu_workgroup_size(0) * xgpu_workgroup_size(1) * xgpu_workgroup_size(2))
+
+/* Math that maps to single instructions on every target (no libm). */
+#define xgpu_sqrtf(x) __builtin_sqrtf(x)
+#define xgpu_fabsf(x) __builtin_fabsf(x)
+#define xgpu_fminf(a, b) __builtin_fminf((a), (b))
+#define xgpu_fmaxf(a, b) __builtin_fmaxf((a), (b))
+
+#endif /* XGPU_KERNEL_H_ */

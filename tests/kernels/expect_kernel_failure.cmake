@@ -1,0 +1,63 @@
+# Runs the xgpu_add_kernels pipeline (compile, link, pack, check) on SOURCE
+# for one AMDGPU target and one host level, each on its own, and passes when
+# every configuration in FAIL_ON (default: both) fails with output matching
+# EXPECT. Invoked by ctest with -D CLANG, LLD, TOOL, FLAGS ('|'-separated),
+# INCLUDE, INFO_SOURCE, WORK_DIR, SOURCE, EXPECT [, FAIL_ON].
+cmake_minimum_required(VERSION 3.25)
+string(REPLACE "|" ";" FLAGS "${FLAGS}")
+if(NOT DEFINED FAIL_ON)
+  set(FAIL_ON "amdgpu;host")
+endif()
+get_filename_component(case ${SOURCE} NAME_WE)
+set(dir ${WORK_DIR}/${case})
+file(REMOVE_RECURSE ${dir})
+file(MAKE_DIRECTORY ${dir})
+
+# Runs one step; on failure records the log and stops the pipeline.
+macro(step)
+  if(NOT failed)
+    execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    string(APPEND log "${out}${err}")
+    if(NOT rc EQUAL 0)
+      set(failed TRUE)
+    endif()
+  endif()
+endmacro()
+
+function(run_pipeline kind out_failed out_log)
+  set(failed FALSE)
+  set(log "")
+  if(kind STREQUAL "amdgpu")
+    set(isa amdgcn-amd-amdhsa--gfx942)
+    step(${CLANG} -target amdgcn-amd-amdhsa -mcpu=gfx942 -nogpulib -flto -x c -std=c17 ${FLAGS}
+         -I${INCLUDE} -c ${SOURCE} -o ${dir}/${kind}.o)
+    step(${LLD} -shared -plugin-opt=mcpu=gfx942 ${dir}/${kind}.o -o ${dir}/${kind}.co)
+  else()
+    set(isa x86_64-unknown-linux-gnu--x86-64-v3)
+    set(target_flags --target=x86_64-linux-gnu -march=x86-64-v3 -fPIC)
+    step(${CLANG} ${target_flags} -x c -std=c17 ${FLAGS} -I${INCLUDE} -c ${SOURCE} -o ${dir}/${kind}.o)
+    step(${CLANG} ${target_flags} -x c -std=c17 ${FLAGS} -I${INCLUDE} "-DXGPU_HOST_ISA_NAME=\"${isa}\""
+         -c ${INFO_SOURCE} -o ${dir}/info.o)
+    step(${LLD} -shared --no-undefined -z relro -z now ${dir}/${kind}.o ${dir}/info.o -o ${dir}/${kind}.co)
+  endif()
+  step(${TOOL} pack -o ${dir}/${kind}.xgpux --entry ${isa}=${dir}/${kind}.co)
+  step(${TOOL} check ${dir}/${kind}.xgpux)
+  set(${out_failed} ${failed} PARENT_SCOPE)
+  set(${out_log} "${log}" PARENT_SCOPE)
+endfunction()
+
+set(problems "")
+foreach(kind amdgpu host)
+  run_pipeline(${kind} failed log)
+  message(STATUS "${case} on ${kind}: ${log}")
+  if(kind IN_LIST FAIL_ON)
+    if(NOT failed)
+      string(APPEND problems "${case} built for ${kind} but must fail\n")
+    elseif(NOT log MATCHES "${EXPECT}")
+      string(APPEND problems "${case} failed on ${kind} without the expected message '${EXPECT}'\n")
+    endif()
+  endif()
+endforeach()
+if(problems)
+  message(FATAL_ERROR "${problems}")
+endif()

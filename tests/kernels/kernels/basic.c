@@ -1,0 +1,34 @@
+/* Test kernels without barriers (host loop mode). */
+#include <xgpu/kernel.h>
+
+#include "test_kernels.h"
+
+XGPU_KERNEL(saxpy, saxpy_args_t, args) {
+  uint32_t i = xgpu_global_id(0);
+  if (i < args->n) args->y[i] = args->a * args->x[i] + args->y[i];
+}
+
+static inline uint32_t items_in_workgroup(XGPU_CTX_PARAM) {
+  return xgpu_workgroup_item_count(0) * xgpu_workgroup_item_count(1) * xgpu_workgroup_item_count(2);
+}
+
+XGPU_KERNEL(ids, ids_args_t, args) {
+  uint32_t* record = args->out + xgpu_global_linear_id() * XGPU_TEST_IDS_FIELDS;
+  record[0] = xgpu_global_id(0);
+  record[1] = xgpu_global_id(1);
+  record[2] = xgpu_global_id(2);
+  record[3] = xgpu_local_linear_id();
+  record[4] = xgpu_workgroup_linear_id();
+  record[5] = items_in_workgroup(XGPU_CTX);
+  record[6] = xgpu_workgroup_count(0) * xgpu_workgroup_count(1) * xgpu_workgroup_count(2);
+  record[7] = xgpu_workgroup_linear_size();
+}
+
+XGPU_KERNEL(histogram, histogram_args_t, args) {
+  uint32_t i = xgpu_global_id(0);
+  if (i >= args->n) return;
+  uint32_t value = args->values[i];
+  xgpu_atomic_fetch_add(&args->bins[value % args->bin_count], 1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
+  xgpu_atomic_fetch_add(&args->summary[0], value, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
+  xgpu_atomic_fetch_max(&args->summary[1], value, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
+}

@@ -1,0 +1,39 @@
+/* Test kernels with groupshared memory and barriers (host fiber mode). */
+#include <xgpu/kernel.h>
+
+#include "test_kernels.h"
+
+XGPU_KERNEL_GROUPSHARED(reduce, reduce_args_t, args, reduce_shared_t, shared) {
+  const uint32_t lid = xgpu_local_id(0);
+  const uint32_t i = xgpu_global_id(0);
+  shared->partial[lid] = i < args->n ? args->in[i] : 0.0f;
+  xgpu_barrier();
+  for (uint32_t stride = xgpu_workgroup_size(0) / 2; stride > 0; stride /= 2) {
+    if (lid < stride) shared->partial[lid] += shared->partial[lid + stride];
+    xgpu_barrier();
+  }
+  if (lid == 0) args->out[xgpu_workgroup_id(0)] = shared->partial[0];
+}
+
+XGPU_KERNEL_GROUPSHARED(scan, scan_args_t, args, scan_shared_t, shared) {
+  const uint32_t lid = xgpu_local_id(0);
+  const uint32_t i = xgpu_global_id(0);
+  const uint32_t value = i < args->n ? args->in[i] : 0u;
+  uint32_t* dynamic = (uint32_t*)xgpu_dynamic_groupshared();
+  dynamic[lid] = value;
+  shared->buffer[0][lid] = value;
+  xgpu_barrier();
+  uint32_t from = 0;
+  for (uint32_t offset = 1; offset < xgpu_workgroup_size(0); offset *= 2) {
+    uint32_t sum = shared->buffer[from][lid];
+    if (lid >= offset) sum += shared->buffer[from][lid - offset];
+    shared->buffer[1 - from][lid] = sum;
+    from = 1 - from;
+    xgpu_barrier();
+  }
+  if (i < args->n) {
+    args->out[i] = shared->buffer[from][lid];
+    args->echo[i] = dynamic[(lid + 1) % xgpu_workgroup_item_count(0)];
+  }
+  if (lid == xgpu_workgroup_item_count(0) - 1) args->totals[xgpu_workgroup_id(0)] = shared->buffer[from][lid];
+}

@@ -1,0 +1,63 @@
+/* Argument structs of the test kernels: shared by the kernels (C17) and the
+ * tests (C++20), so the layout is the one both sides compile. */
+#ifndef XGPU_TEST_KERNELS_H_
+#define XGPU_TEST_KERNELS_H_
+
+#include <stdint.h>
+
+/* y[i] = a * x[i] + y[i] for i < n. */
+typedef struct saxpy_args {
+  const float* x; /* binding: n floats */
+  float* y;       /* binding: n floats */
+  float a;        /* scale */
+  uint32_t n;     /* element count */
+} saxpy_args_t;
+
+/* Writes every work item's ids: out[global linear id] = {global id x, y, z,
+ * local linear id, workgroup linear id, workgroup item count x*y*z}. */
+typedef struct ids_args {
+  uint32_t* out;      /* binding: grid x*y*z records of XGPU_TEST_IDS_FIELDS uint32 */
+  uint32_t reserved;  /* zero */
+} ids_args_t;
+#define XGPU_TEST_IDS_FIELDS 8u
+
+/* Atomics across workgroups: counters[value % bins] += 1 for every value,
+ * and *total += value (agent scope), *maximum = max (agent scope). */
+typedef struct histogram_args {
+  const uint32_t* values; /* binding: n values */
+  uint32_t* bins;         /* binding: bin_count counters, zeroed by the caller */
+  uint32_t* summary;      /* binding: [0] = sum of values, [1] = max value */
+  uint32_t n;             /* value count */
+  uint32_t bin_count;     /* counters in bins */
+} histogram_args_t;
+
+/* Per-workgroup sum with groupshared memory and barriers: out[workgroup] =
+ * sum of in[] over the workgroup's items. Workgroup size <= 256, power of 2. */
+typedef struct reduce_args {
+  const float* in; /* binding: n floats */
+  float* out;      /* binding: one float per workgroup */
+  uint32_t n;      /* element count */
+} reduce_args_t;
+#define XGPU_TEST_REDUCE_MAX_WORKGROUP 256u
+typedef struct reduce_shared {
+  float partial[XGPU_TEST_REDUCE_MAX_WORKGROUP]; /* one value per work item */
+} reduce_shared_t;
+
+/* Inclusive prefix sum within each workgroup (Hillis-Steele, double
+ * buffered in groupshared memory); totals[workgroup] = the workgroup's sum.
+ * Dynamic group memory holds one uint32 per work item that records the
+ * item's input (checked by the test through `echo`). */
+typedef struct scan_args {
+  const uint32_t* in;  /* binding: n values */
+  uint32_t* out;       /* binding: n inclusive prefix sums (per workgroup) */
+  uint32_t* totals;    /* binding: one sum per workgroup */
+  uint32_t* echo;      /* binding: n values read back from dynamic group memory */
+  uint32_t n;          /* element count */
+  uint32_t reserved;   /* zero */
+} scan_args_t;
+#define XGPU_TEST_SCAN_MAX_WORKGROUP 256u
+typedef struct scan_shared {
+  uint32_t buffer[2][XGPU_TEST_SCAN_MAX_WORKGROUP]; /* ping-pong partial sums */
+} scan_shared_t;
+
+#endif /* XGPU_TEST_KERNELS_H_ */

@@ -1,0 +1,549 @@
+// Code objects: a bounds-checked ELF64 reader over untrusted bytes (plain
+// <elf.h> structs, copied out with memcpy so no alignment is assumed), the
+// AMDGPU metadata note (msgpack, via msgpack-cxx with size and depth limits)
+// and host kernel descriptors (<xgpu/host_kernel.h>).
+#include <elf.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+
+#define MSGPACK_NO_BOOST 1
+#include <msgpack.hpp>
+
+#include <xgpu/host_kernel.h>
+
+#include "format_util.h"
+#include "xgpu_executable.h"
+
+#ifndef EM_AMDGPU
+#define EM_AMDGPU 224
+#endif
+
+namespace xgpu::executable {
+namespace {
+
+// Facts from the AMDGPU ELF ABI (LLVM AMDGPUUsage, amd_hsa_elf.h).
+constexpr uint8_t kElfOsAbiAmdgpuHsa = 64;      // ELFOSABI_AMDGPU_HSA
+constexpr uint32_t kNtAmdgpuMetadata = 32;      // NT_AMDGPU_METADATA
+constexpr std::string_view kAmdgpuNoteName = "AMDGPU";
+// Limits on the metadata document: generous for real code objects, small
+// enough that a hostile note cannot make the parser allocate much.
+constexpr size_t kMaxMetadataBytes = 1u << 20;
+const msgpack::unpack_limit kMetadataLimits(/*array=*/4096, /*map=*/4096, /*str=*/4096,
+                                            /*bin=*/4096, /*ext=*/4096, /*depth=*/16);
+constexpr size_t kMaxKernels = 4096;
+constexpr size_t kMaxSymbols = 1u << 20;
+constexpr size_t kMaxStringLength = 4096;
+
+class Elf {
+ public:
+  Status open(std::span<const uint8_t> bytes) {
+    bytes_ = bytes;
+    if (bytes.size() < sizeof(Elf64_Ehdr)) {
+      return Status::error("truncated ELF: " + std::to_string(bytes.size()) + " bytes, the ELF header needs " +
+                           std::to_string(sizeof(Elf64_Ehdr)));
+    }
+    std::memcpy(&header_, bytes.data(), sizeof(header_));
+    if (std::memcmp(header_.e_ident, ELFMAG, SELFMAG) != 0) return Status::error("not an ELF file (bad magic)");
+    if (header_.e_ident[EI_CLASS] != ELFCLASS64) return Status::error("not a 64-bit ELF file");
+    if (header_.e_ident[EI_DATA] != ELFDATA2LSB) return Status::error("not a little-endian ELF file");
+    if (header_.e_type != ET_DYN) {
+      return Status::error("ELF type " + std::to_string(header_.e_type) + " is not ET_DYN (shared object)");
+    }
+    if (header_.e_shnum == 0 || header_.e_shoff == 0) return Status::error("ELF has no section headers");
+    if (header_.e_shentsize != sizeof(Elf64_Shdr)) {
+      return Status::error("ELF e_shentsize is " + std::to_string(header_.e_shentsize) + ", expected " +
+                           std::to_string(sizeof(Elf64_Shdr)));
+    }
+    if (!range_inside(header_.e_shoff, uint64_t{header_.e_shnum} * sizeof(Elf64_Shdr), bytes.size())) {
+      return Status::error("ELF section header table [" + std::to_string(header_.e_shoff) + ", +" +
+                           std::to_string(uint64_t{header_.e_shnum} * sizeof(Elf64_Shdr)) +
+                           ") extends past the end of the code object (" + std::to_string(bytes.size()) +
+                           " bytes)");
+    }
+    sections_.resize(header_.e_shnum);
+    std::memcpy(sections_.data(), bytes.data() + header_.e_shoff, sections_.size() * sizeof(Elf64_Shdr));
+    for (size_t i = 0; i < sections_.size(); ++i) {
+      const Elf64_Shdr& s = sections_[i];
+      if (s.sh_type != SHT_NOBITS && s.sh_type != SHT_NULL && !range_inside(s.sh_offset, s.sh_size, bytes.size())) {
+        return Status::error("ELF section " + std::to_string(i) + " [" + std::to_string(s.sh_offset) + ", +" +
+                             std::to_string(s.sh_size) + ") extends past the end of the code object (" +
+                             std::to_string(bytes.size()) + " bytes)");
+      }
+    }
+    if (header_.e_shstrndx == SHN_UNDEF || header_.e_shstrndx >= sections_.size()) {
+      return Status::error("ELF e_shstrndx " + std::to_string(header_.e_shstrndx) + " is not a section index");
+    }
+    if (header_.e_phnum != 0) {
+      if (header_.e_phentsize != sizeof(Elf64_Phdr)) {
+        return Status::error("ELF e_phentsize is " + std::to_string(header_.e_phentsize) + ", expected " +
+                             std::to_string(sizeof(Elf64_Phdr)));
+      }
+      if (!range_inside(header_.e_phoff, uint64_t{header_.e_phnum} * sizeof(Elf64_Phdr), bytes.size())) {
+        return Status::error("ELF program header table extends past the end of the code object");
+      }
+      segments_.resize(header_.e_phnum);
+      std::memcpy(segments_.data(), bytes.data() + header_.e_phoff, segments_.size() * sizeof(Elf64_Phdr));
+    }
+    return {};
+  }
+
+  const Elf64_Ehdr& header() const { return header_; }
+  const std::vector<Elf64_Shdr>& sections() const { return sections_; }
+  const std::vector<Elf64_Phdr>& segments() const { return segments_; }
+
+  std::span<const uint8_t> data(const Elf64_Shdr& s) const {
+    if (s.sh_type == SHT_NOBITS || s.sh_type == SHT_NULL) return {};
+    return bytes_.subspan(s.sh_offset, s.sh_size);  // checked in open()
+  }
+
+  // A NUL-terminated string at `offset` in string table section `index`.
+  Status string_at(uint32_t index, uint64_t offset, std::string_view* out) const {
+    if (index >= sections_.size() || sections_[index].sh_type != SHT_STRTAB) {
+      return Status::error("ELF string table index " + std::to_string(index) + " is not a string table");
+    }
+    std::span<const uint8_t> table = data(sections_[index]);
+    if (offset >= table.size()) {
+      return Status::error("ELF string offset " + std::to_string(offset) + " is outside its string table (" +
+                           std::to_string(table.size()) + " bytes)");
+    }
+    const auto* begin = reinterpret_cast<const char*>(table.data() + offset);
+    size_t limit = std::min<size_t>(table.size() - offset, kMaxStringLength);
+    const void* nul = std::memchr(begin, 0, limit);
+    if (!nul) return Status::error("ELF string at offset " + std::to_string(offset) + " is not NUL-terminated");
+    *out = std::string_view(begin, static_cast<const char*>(nul) - begin);
+    return {};
+  }
+
+  Status section_name(const Elf64_Shdr& s, std::string_view* out) const {
+    return string_at(header_.e_shstrndx, s.sh_name, out);
+  }
+
+  // The symbols of the first section of `type` (SHT_DYNSYM or SHT_SYMTAB);
+  // `out_strtab` is the index of its string table. Empty when absent.
+  Status symbols(uint32_t type, std::vector<Elf64_Sym>* out, uint32_t* out_strtab) const {
+    out->clear();
+    for (const Elf64_Shdr& s : sections_) {
+      if (s.sh_type != type) continue;
+      if (s.sh_entsize != sizeof(Elf64_Sym)) {
+        return Status::error("ELF symbol table entry size is " + std::to_string(s.sh_entsize) + ", expected " +
+                             std::to_string(sizeof(Elf64_Sym)));
+      }
+      std::span<const uint8_t> table = data(s);
+      size_t count = table.size() / sizeof(Elf64_Sym);
+      if (count > kMaxSymbols) return Status::error("ELF symbol table has " + std::to_string(count) + " symbols");
+      out->resize(count);
+      std::memcpy(out->data(), table.data(), count * sizeof(Elf64_Sym));
+      *out_strtab = s.sh_link;
+      return {};
+    }
+    return {};
+  }
+
+  // Bytes at virtual address [vaddr, vaddr + size) from the section that
+  // contains them in the file.
+  Status bytes_at(uint64_t vaddr, uint64_t size, std::span<const uint8_t>* out) const {
+    for (const Elf64_Shdr& s : sections_) {
+      if (!(s.sh_flags & SHF_ALLOC) || s.sh_type == SHT_NOBITS || s.sh_type == SHT_NULL) continue;
+      if (vaddr < s.sh_addr || !range_inside(vaddr - s.sh_addr, size, s.sh_size)) continue;
+      *out = data(s).subspan(vaddr - s.sh_addr, size);
+      return {};
+    }
+    return Status::error("ELF address 0x" + hex(vaddr) + " (+" + std::to_string(size) +
+                         " bytes) is not inside any section with file contents");
+  }
+
+  // What a pointer-sized field at `vaddr` holds once relocated: the addend of
+  // an R_X86_64_RELATIVE relocation, else the bytes in the file.
+  Status pointer_at(uint64_t vaddr, uint64_t* out) const {
+    for (const Elf64_Shdr& s : sections_) {
+      if (s.sh_type != SHT_RELA) continue;
+      if (s.sh_entsize != sizeof(Elf64_Rela)) return Status::error("ELF relocation entry size is wrong");
+      std::span<const uint8_t> table = data(s);
+      for (size_t i = 0; i + sizeof(Elf64_Rela) <= table.size(); i += sizeof(Elf64_Rela)) {
+        Elf64_Rela rela;
+        std::memcpy(&rela, table.data() + i, sizeof(rela));
+        if (rela.r_offset != vaddr) continue;
+        if (ELF64_R_TYPE(rela.r_info) != R_X86_64_RELATIVE) {
+          return Status::error("ELF pointer at 0x" + hex(vaddr) + " has a relocation of type " +
+                               std::to_string(ELF64_R_TYPE(rela.r_info)) + ", expected R_X86_64_RELATIVE");
+        }
+        *out = static_cast<uint64_t>(rela.r_addend);
+        return {};
+      }
+    }
+    std::span<const uint8_t> raw;
+    Status status = bytes_at(vaddr, sizeof(uint64_t), &raw);
+    if (!status.ok()) return status;
+    std::memcpy(out, raw.data(), sizeof(uint64_t));
+    return {};
+  }
+
+  // A NUL-terminated string at virtual address `vaddr`.
+  Status string_at_address(uint64_t vaddr, std::string* out) const {
+    for (const Elf64_Shdr& s : sections_) {
+      if (!(s.sh_flags & SHF_ALLOC) || s.sh_type == SHT_NOBITS || s.sh_type == SHT_NULL) continue;
+      if (vaddr < s.sh_addr || vaddr - s.sh_addr >= s.sh_size) continue;
+      std::span<const uint8_t> rest = data(s).subspan(vaddr - s.sh_addr);
+      size_t limit = std::min<size_t>(rest.size(), kMaxStringLength);
+      const void* nul = std::memchr(rest.data(), 0, limit);
+      if (!nul) return Status::error("ELF string at 0x" + hex(vaddr) + " is not NUL-terminated");
+      out->assign(reinterpret_cast<const char*>(rest.data()), static_cast<const uint8_t*>(nul) - rest.data());
+      return {};
+    }
+    return Status::error("ELF string address 0x" + hex(vaddr) + " is not inside any section with file contents");
+  }
+
+ private:
+  std::span<const uint8_t> bytes_;
+  Elf64_Ehdr header_{};
+  std::vector<Elf64_Shdr> sections_;
+  std::vector<Elf64_Phdr> segments_;
+};
+
+// --- AMDGPU metadata --------------------------------------------------------
+
+const msgpack::object* map_find(const msgpack::object& map, std::string_view key) {
+  if (map.type != msgpack::type::MAP) return nullptr;
+  for (uint32_t i = 0; i < map.via.map.size; ++i) {
+    const msgpack::object_kv& kv = map.via.map.ptr[i];
+    if (kv.key.type == msgpack::type::STR && std::string_view(kv.key.via.str.ptr, kv.key.via.str.size) == key) {
+      return &kv.val;
+    }
+  }
+  return nullptr;
+}
+
+Status get_u32(const msgpack::object& map, std::string_view key, bool required, uint32_t* out,
+               const std::string& who) {
+  const msgpack::object* value = map_find(map, key);
+  if (!value) {
+    if (required) return Status::error(who + ": metadata key " + std::string(key) + " is missing");
+    return {};
+  }
+  if (value->type != msgpack::type::POSITIVE_INTEGER || value->via.u64 > UINT32_MAX) {
+    return Status::error(who + ": metadata key " + std::string(key) + " is not a 32-bit unsigned integer");
+  }
+  *out = static_cast<uint32_t>(value->via.u64);
+  return {};
+}
+
+Status get_str(const msgpack::object& map, std::string_view key, std::string* out, const std::string& who) {
+  const msgpack::object* value = map_find(map, key);
+  if (!value) return Status::error(who + ": metadata key " + std::string(key) + " is missing");
+  if (value->type != msgpack::type::STR) {
+    return Status::error(who + ": metadata key " + std::string(key) + " is not a string");
+  }
+  out->assign(value->via.str.ptr, value->via.str.size);
+  return {};
+}
+
+Status parse_amdgpu_metadata(std::span<const uint8_t> note, CodeObjectInfo* info) {
+  if (note.size() > kMaxMetadataBytes) {
+    return Status::error("AMDGPU metadata note is " + std::to_string(note.size()) + " bytes, more than " +
+                         std::to_string(kMaxMetadataBytes));
+  }
+  msgpack::object_handle handle;
+  try {
+    handle = msgpack::unpack(reinterpret_cast<const char*>(note.data()), note.size(), nullptr, nullptr,
+                             kMetadataLimits);
+  } catch (const std::exception& e) {
+    return Status::error(std::string("AMDGPU metadata is not valid msgpack: ") + e.what());
+  }
+  const msgpack::object& root = handle.get();
+  if (root.type != msgpack::type::MAP) return Status::error("AMDGPU metadata is not a msgpack map");
+  Status status = get_str(root, "amdhsa.target", &info->isa_name, "AMDGPU metadata");
+  if (!status.ok()) return status;
+  if (const msgpack::object* version = map_find(root, "amdhsa.version")) {
+    if (version->type != msgpack::type::ARRAY || version->via.array.size != 2 ||
+        version->via.array.ptr[0].type != msgpack::type::POSITIVE_INTEGER ||
+        version->via.array.ptr[1].type != msgpack::type::POSITIVE_INTEGER) {
+      return Status::error("AMDGPU metadata: amdhsa.version is not [major, minor]");
+    }
+    info->amdhsa_version[0] = static_cast<uint32_t>(version->via.array.ptr[0].via.u64);
+    info->amdhsa_version[1] = static_cast<uint32_t>(version->via.array.ptr[1].via.u64);
+  }
+  const msgpack::object* kernels = map_find(root, "amdhsa.kernels");
+  if (!kernels) return {};  // a code object without kernels
+  if (kernels->type != msgpack::type::ARRAY) return Status::error("AMDGPU metadata: amdhsa.kernels is not an array");
+  if (kernels->via.array.size > kMaxKernels) {
+    return Status::error("AMDGPU metadata: " + std::to_string(kernels->via.array.size) + " kernels");
+  }
+  for (uint32_t k = 0; k < kernels->via.array.size; ++k) {
+    const msgpack::object& kernel = kernels->via.array.ptr[k];
+    std::string who = "AMDGPU metadata kernel " + std::to_string(k);
+    if (kernel.type != msgpack::type::MAP) return Status::error(who + " is not a map");
+    KernelInfo ki;
+    if (!(status = get_str(kernel, ".name", &ki.name, who)).ok()) return status;
+    who = "AMDGPU metadata kernel '" + ki.name + "'";
+    std::string symbol;
+    if (!(status = get_str(kernel, ".symbol", &symbol, who)).ok()) return status;
+    if (symbol != ki.name + XGPU_HOST_KERNEL_DESCRIPTOR_SUFFIX) {
+      return Status::error(who + ": descriptor symbol '" + symbol + "' is not '" + ki.name + ".kd'");
+    }
+    if (!(status = get_u32(kernel, ".kernarg_segment_size", true, &ki.kernarg_size, who)).ok()) return status;
+    if (!(status = get_u32(kernel, ".kernarg_segment_align", true, &ki.kernarg_alignment, who)).ok()) return status;
+    if (!(status = get_u32(kernel, ".group_segment_fixed_size", true, &ki.group_segment_size, who)).ok())
+      return status;
+    if (!(status = get_u32(kernel, ".private_segment_fixed_size", true, &ki.private_segment_size, who)).ok())
+      return status;
+    if (!(status = get_u32(kernel, ".max_flat_workgroup_size", false, &ki.max_flat_workgroup_size, who)).ok())
+      return status;
+    if (!(status = get_u32(kernel, ".wavefront_size", false, &ki.wavefront_size, who)).ok()) return status;
+    if (!(status = get_u32(kernel, ".sgpr_count", false, &ki.sgpr_count, who)).ok()) return status;
+    if (!(status = get_u32(kernel, ".vgpr_count", false, &ki.vgpr_count, who)).ok()) return status;
+    if (const msgpack::object* dyn = map_find(kernel, ".uses_dynamic_stack")) {
+      ki.uses_dynamic_stack = dyn->type == msgpack::type::BOOLEAN && dyn->via.boolean;
+    }
+    if (const msgpack::object* reqd = map_find(kernel, ".reqd_workgroup_size")) {
+      if (reqd->type != msgpack::type::ARRAY || reqd->via.array.size != 3) {
+        return Status::error(who + ": .reqd_workgroup_size is not an array of 3");
+      }
+      for (int d = 0; d < 3; ++d) {
+        const msgpack::object& v = reqd->via.array.ptr[d];
+        if (v.type != msgpack::type::POSITIVE_INTEGER || v.via.u64 > UINT32_MAX) {
+          return Status::error(who + ": .reqd_workgroup_size has a non-integer");
+        }
+        ki.required_workgroup_size[d] = static_cast<uint32_t>(v.via.u64);
+      }
+    }
+    if (const msgpack::object* args = map_find(kernel, ".args")) {
+      if (args->type != msgpack::type::ARRAY) return Status::error(who + ": .args is not an array");
+      for (uint32_t a = 0; a < args->via.array.size; ++a) {
+        std::string kind;
+        if (!(status = get_str(args->via.array.ptr[a], ".value_kind", &kind, who + " argument " + std::to_string(a)))
+                 .ok())
+          return status;
+        if (kind.starts_with("hidden_")) {
+          ki.hidden_args.push_back(kind);
+        } else {
+          ++ki.explicit_arg_count;
+        }
+      }
+    }
+    info->kernels.push_back(std::move(ki));
+  }
+  return {};
+}
+
+Status read_amdgpu(const Elf& elf, CodeObjectInfo* info) {
+  bool found = false;
+  for (const Elf64_Shdr& s : elf.sections()) {
+    if (s.sh_type != SHT_NOTE) continue;
+    std::span<const uint8_t> notes = elf.data(s);
+    size_t at = 0;
+    while (notes.size() - at >= sizeof(Elf64_Nhdr)) {
+      Elf64_Nhdr nhdr;
+      std::memcpy(&nhdr, notes.data() + at, sizeof(nhdr));
+      at += sizeof(nhdr);
+      const uint64_t name_padded = (uint64_t{nhdr.n_namesz} + 3) & ~uint64_t{3};
+      const uint64_t desc_padded = (uint64_t{nhdr.n_descsz} + 3) & ~uint64_t{3};
+      if (!range_inside(at, name_padded, notes.size()) || !range_inside(at + name_padded, nhdr.n_descsz, notes.size())) {
+        return Status::error("ELF note extends past the end of its section");
+      }
+      std::string_view name(reinterpret_cast<const char*>(notes.data() + at), nhdr.n_namesz);
+      if (!name.empty() && name.back() == '\0') name.remove_suffix(1);
+      std::span<const uint8_t> desc = notes.subspan(at + name_padded, nhdr.n_descsz);
+      if (name == kAmdgpuNoteName && nhdr.n_type == kNtAmdgpuMetadata) {
+        if (found) return Status::error("AMDGPU code object has more than one metadata note");
+        found = true;
+        Status status = parse_amdgpu_metadata(desc, info);
+        if (!status.ok()) return status;
+      }
+      at += name_padded;
+      at += std::min<uint64_t>(desc_padded, notes.size() - at);
+    }
+  }
+  if (!found) return Status::error("AMDGPU code object has no NT_AMDGPU_METADATA note (code object v3 or later)");
+  return {};
+}
+
+// --- host -------------------------------------------------------------------
+
+Status read_host(const Elf& elf, CodeObjectInfo* info) {
+  std::vector<Elf64_Sym> symbols;
+  uint32_t strtab = 0;
+  Status status = elf.symbols(SHT_DYNSYM, &symbols, &strtab);
+  if (!status.ok()) return status;
+  const std::string_view suffix = XGPU_HOST_KERNEL_DESCRIPTOR_SUFFIX;
+  bool found_info = false;
+  for (size_t i = 1; i < symbols.size(); ++i) {
+    const Elf64_Sym& sym = symbols[i];
+    if (sym.st_shndx == SHN_UNDEF) continue;
+    std::string_view name;
+    if (!(status = elf.string_at(strtab, sym.st_name, &name)).ok()) return status;
+    if (name == XGPU_HOST_CODE_OBJECT_SYMBOL) {
+      xgpu_host_code_object_info_t raw;
+      std::span<const uint8_t> bytes;
+      if (!(status = elf.bytes_at(sym.st_value, sizeof(raw), &bytes)).ok()) {
+        return Status::error(std::string(XGPU_HOST_CODE_OBJECT_SYMBOL) + ": " + status.message());
+      }
+      std::memcpy(&raw, bytes.data(), sizeof(raw));
+      if (raw.magic != XGPU_HOST_KERNEL_MAGIC || raw.abi_version != XGPU_HOST_KERNEL_ABI_VERSION) {
+        return Status::error(std::string(XGPU_HOST_CODE_OBJECT_SYMBOL) + ": magic 0x" + hex(raw.magic) +
+                             " / ABI version " + std::to_string(raw.abi_version) + ", expected 0x" +
+                             hex(XGPU_HOST_KERNEL_MAGIC) + " / " + std::to_string(XGPU_HOST_KERNEL_ABI_VERSION));
+      }
+      uint64_t name_address = 0;
+      if (!(status = elf.pointer_at(sym.st_value + offsetof(xgpu_host_code_object_info_t, isa_name), &name_address))
+               .ok())
+        return status;
+      if (!(status = elf.string_at_address(name_address, &info->isa_name)).ok()) {
+        return Status::error(std::string(XGPU_HOST_CODE_OBJECT_SYMBOL) + ".isa_name: " + status.message());
+      }
+      found_info = true;
+      continue;
+    }
+    if (name.size() <= suffix.size() || !name.ends_with(suffix)) continue;
+    KernelInfo ki;
+    ki.name = std::string(name.substr(0, name.size() - suffix.size()));
+    const std::string who = "host kernel descriptor '" + std::string(name) + "'";
+    if (sym.st_size != sizeof(xgpu_host_kernel_descriptor_t)) {
+      return Status::error(who + " is " + std::to_string(sym.st_size) + " bytes, expected " +
+                           std::to_string(sizeof(xgpu_host_kernel_descriptor_t)));
+    }
+    xgpu_host_kernel_descriptor_t raw;
+    std::span<const uint8_t> bytes;
+    if (!(status = elf.bytes_at(sym.st_value, sizeof(raw), &bytes)).ok()) {
+      return Status::error(who + ": " + status.message());
+    }
+    std::memcpy(&raw, bytes.data(), sizeof(raw));
+    if (raw.magic != XGPU_HOST_KERNEL_MAGIC || raw.abi_version != XGPU_HOST_KERNEL_ABI_VERSION) {
+      return Status::error(who + ": magic 0x" + hex(raw.magic) + " / ABI version " + std::to_string(raw.abi_version) +
+                           ", expected 0x" + hex(XGPU_HOST_KERNEL_MAGIC) + " / " +
+                           std::to_string(XGPU_HOST_KERNEL_ABI_VERSION));
+    }
+    uint64_t run_workgroup = 0, run_workitem = 0, name_address = 0;
+    if (!(status = elf.pointer_at(sym.st_value + offsetof(xgpu_host_kernel_descriptor_t, run_workgroup),
+                                  &run_workgroup))
+             .ok() ||
+        !(status = elf.pointer_at(sym.st_value + offsetof(xgpu_host_kernel_descriptor_t, run_workitem),
+                                  &run_workitem))
+             .ok() ||
+        !(status = elf.pointer_at(sym.st_value + offsetof(xgpu_host_kernel_descriptor_t, name), &name_address))
+             .ok()) {
+      return Status::error(who + ": " + status.message());
+    }
+    std::string descriptor_name;
+    if (!(status = elf.string_at_address(name_address, &descriptor_name)).ok()) {
+      return Status::error(who + ".name: " + status.message());
+    }
+    if (descriptor_name != ki.name) {
+      return Status::error(who + ": name field '" + descriptor_name + "' differs from the symbol");
+    }
+    if (run_workgroup == 0) return Status::error(who + ": run_workgroup is null");
+    ki.uses_barriers = (raw.flags & XGPU_HOST_KERNEL_FLAG_USES_BARRIERS) != 0;
+    if (ki.uses_barriers && run_workitem == 0) {
+      return Status::error(who + ": uses barriers but run_workitem is null");
+    }
+    if (raw.flags & ~XGPU_HOST_KERNEL_FLAG_USES_BARRIERS) {
+      return Status::error(who + ": unknown flags 0x" + hex(raw.flags));
+    }
+    ki.kernarg_size = raw.kernarg_size;
+    ki.kernarg_alignment = raw.kernarg_alignment;
+    ki.group_segment_size = raw.group_segment_size;
+    ki.private_segment_size = raw.private_segment_size;
+    std::copy(std::begin(raw.required_workgroup_size), std::end(raw.required_workgroup_size),
+              ki.required_workgroup_size);
+    if (info->kernels.size() >= kMaxKernels) return Status::error("host code object has too many kernels");
+    info->kernels.push_back(std::move(ki));
+  }
+  if (!found_info) {
+    return Status::error("host code object does not export " + std::string(XGPU_HOST_CODE_OBJECT_SYMBOL));
+  }
+  return {};
+}
+
+Status open_checked(xgpu_executable_entry_kind_t kind, std::span<const uint8_t> code_object, Elf* elf) {
+  Status status = elf->open(code_object);
+  if (!status.ok()) return status;
+  if (kind == XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU) {
+    if (elf->header().e_machine != EM_AMDGPU) {
+      return Status::error("ELF machine " + std::to_string(elf->header().e_machine) + " is not EM_AMDGPU (" +
+                           std::to_string(EM_AMDGPU) + ")");
+    }
+    if (elf->header().e_ident[EI_OSABI] != kElfOsAbiAmdgpuHsa) {
+      return Status::error("ELF OS ABI " + std::to_string(elf->header().e_ident[EI_OSABI]) +
+                           " is not ELFOSABI_AMDGPU_HSA (64)");
+    }
+  } else if (kind == XGPU_EXECUTABLE_ENTRY_KIND_HOST) {
+    if (elf->header().e_machine != EM_X86_64) {
+      return Status::error("ELF machine " + std::to_string(elf->header().e_machine) + " is not EM_X86_64 (" +
+                           std::to_string(EM_X86_64) + ")");
+    }
+  } else {
+    return Status::error("unknown code object kind " + std::to_string(kind));
+  }
+  return {};
+}
+
+}  // namespace
+
+Status read_code_object(xgpu_executable_entry_kind_t kind, std::span<const uint8_t> code_object,
+                        CodeObjectInfo* out_info) {
+  *out_info = CodeObjectInfo{};
+  Elf elf;
+  Status status = open_checked(kind, code_object, &elf);
+  if (!status.ok()) return status;
+  out_info->e_machine = elf.header().e_machine;
+  out_info->e_flags = elf.header().e_flags;
+  status = kind == XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU ? read_amdgpu(elf, out_info) : read_host(elf, out_info);
+  if (!status.ok()) return status;
+  std::sort(out_info->kernels.begin(), out_info->kernels.end(),
+            [](const KernelInfo& a, const KernelInfo& b) { return a.name < b.name; });
+  for (size_t i = 1; i < out_info->kernels.size(); ++i) {
+    if (out_info->kernels[i].name == out_info->kernels[i - 1].name) {
+      return Status::error("kernel '" + out_info->kernels[i].name + "' is defined twice");
+    }
+  }
+  return {};
+}
+
+Status check_code_object_rules(xgpu_executable_entry_kind_t kind, std::span<const uint8_t> code_object) {
+  Elf elf;
+  Status status = open_checked(kind, code_object, &elf);
+  if (!status.ok()) return status;
+  // Writable sections that hold no kernel state: dynamic linking structures
+  // and data that is only written by relocation and then made read-only.
+  static constexpr std::string_view kAllowedWritable[] = {".dynamic", ".got", ".data.rel.ro", ".relro_padding"};
+  for (const Elf64_Shdr& s : elf.sections()) {
+    std::string_view name;
+    if (!(status = elf.section_name(s, &name)).ok()) return status;
+    if (s.sh_flags & SHF_TLS) {
+      return Status::error("section " + std::string(name) +
+                           " holds thread-local storage: kernels must not use thread_local/_Thread_local");
+    }
+    if (!(s.sh_flags & SHF_WRITE) || !(s.sh_flags & SHF_ALLOC) || s.sh_size == 0) continue;
+    if (std::find(std::begin(kAllowedWritable), std::end(kAllowedWritable), name) != std::end(kAllowedWritable)) {
+      continue;
+    }
+    return Status::error("writable data section " + std::string(name) + " (" + std::to_string(s.sh_size) +
+                         " bytes): kernels must not have globals or static variables other than const "
+                         "data and groupshared memory");
+  }
+  for (const Elf64_Phdr& p : elf.segments()) {
+    if (p.p_type == PT_TLS) {
+      return Status::error("code object has a PT_TLS segment: kernels must not use thread-local storage");
+    }
+  }
+  for (uint32_t type : {uint32_t{SHT_DYNSYM}, uint32_t{SHT_SYMTAB}}) {
+    std::vector<Elf64_Sym> symbols;
+    uint32_t strtab = 0;
+    if (!(status = elf.symbols(type, &symbols, &strtab)).ok()) return status;
+    for (size_t i = 1; i < symbols.size(); ++i) {
+      if (symbols[i].st_shndx != SHN_UNDEF) continue;
+      std::string_view name;
+      if (!(status = elf.string_at(strtab, symbols[i].st_name, &name)).ok()) return status;
+      if (name.empty()) continue;
+      return Status::error("undefined symbol '" + std::string(name) +
+                           "': kernels must not call libc or other external functions");
+    }
+  }
+  return {};
+}
+
+}  // namespace xgpu::executable

@@ -1,0 +1,317 @@
+// The executable file container: parse, validate, select, write.
+#include "xgpu_executable.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <string>
+
+#include "format_util.h"
+
+namespace xgpu::executable {
+namespace {
+
+constexpr std::string_view kAmdgpuIsaPrefix = "amdgcn-amd-amdhsa--";
+constexpr std::string_view kHostIsaPrefix = "x86_64-";
+
+bool is_zero(const void* data, size_t size) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  return std::all_of(p, p + size, [](uint8_t b) { return b == 0; });
+}
+
+// Validates the NUL-terminated, NUL-padded ISA name field of entry `index`.
+Status read_isa_name(const xgpu_executable_entry_t& entry, uint32_t index,
+                     std::string_view* out_name) {
+  const char* begin = entry.isa_name;
+  const void* nul = std::memchr(begin, 0, sizeof(entry.isa_name));
+  if (!nul) {
+    return Status::error("entry " + std::to_string(index) + ": ISA name is not NUL-terminated within its " +
+                         std::to_string(sizeof(entry.isa_name)) + "-byte field");
+  }
+  size_t length = static_cast<const char*>(nul) - begin;
+  if (length == 0) return Status::error("entry " + std::to_string(index) + ": empty ISA name");
+  for (size_t i = 0; i < length; ++i) {
+    unsigned char c = static_cast<unsigned char>(begin[i]);
+    if (c < 0x21 || c > 0x7e) {
+      return Status::error("entry " + std::to_string(index) + ": ISA name has a non-printable byte 0x" +
+                           hex(c) + " at position " + std::to_string(i));
+    }
+  }
+  if (!is_zero(begin + length, sizeof(entry.isa_name) - length)) {
+    return Status::error("entry " + std::to_string(index) + ": ISA name field '" +
+                         std::string(begin, length) + "' is not NUL-padded");
+  }
+  *out_name = std::string_view(begin, length);
+  return {};
+}
+
+struct TargetId {
+  std::string_view processor;   // everything before the first ':'
+  std::vector<std::string_view> features;  // "xnack+", "sramecc-", ...
+};
+
+TargetId parse_target_id(std::string_view isa) {
+  TargetId id;
+  size_t colon = isa.find(':');
+  id.processor = isa.substr(0, colon);
+  while (colon != std::string_view::npos) {
+    size_t next = isa.find(':', colon + 1);
+    id.features.push_back(isa.substr(colon + 1, next == std::string_view::npos ? next : next - colon - 1));
+    colon = next;
+  }
+  return id;
+}
+
+}  // namespace
+
+Status kind_for_isa(std::string_view isa_name, xgpu_executable_entry_kind_t* out_kind) {
+  if (isa_name.starts_with(kAmdgpuIsaPrefix) && isa_name.size() > kAmdgpuIsaPrefix.size()) {
+    *out_kind = XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU;
+    return {};
+  }
+  if (isa_name.starts_with(kHostIsaPrefix)) {
+    *out_kind = XGPU_EXECUTABLE_ENTRY_KIND_HOST;
+    return {};
+  }
+  return Status::error("ISA name '" + std::string(isa_name) + "' is neither an AMDGPU ISA (" +
+                       std::string(kAmdgpuIsaPrefix) + "<target-id>) nor a host ISA (" +
+                       std::string(kHostIsaPrefix) + "...)");
+}
+
+bool isa_compatible(std::string_view entry_isa, std::string_view agent_isa) {
+  if (entry_isa == agent_isa) return true;
+  if (!entry_isa.starts_with(kAmdgpuIsaPrefix) || !agent_isa.starts_with(kAmdgpuIsaPrefix)) return false;
+  TargetId entry = parse_target_id(entry_isa);
+  TargetId agent = parse_target_id(agent_isa);
+  if (entry.processor != agent.processor) return false;
+  for (std::string_view feature : entry.features) {
+    if (std::find(agent.features.begin(), agent.features.end(), feature) == agent.features.end()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Status Executable::parse(std::span<const uint8_t> bytes, Executable* out_executable) {
+  Executable result;
+  xgpu_executable_header_t header;
+  if (bytes.size() < sizeof(header)) {
+    return Status::error("truncated executable: " + std::to_string(bytes.size()) +
+                         " bytes, the header alone needs " + std::to_string(sizeof(header)));
+  }
+  std::memcpy(&header, bytes.data(), sizeof(header));
+  if (std::memcmp(header.magic, XGPU_EXECUTABLE_MAGIC, XGPU_EXECUTABLE_MAGIC_SIZE) != 0) {
+    return Status::error("not an xgpu executable: bad magic (expected \"" XGPU_EXECUTABLE_MAGIC "\\0\")");
+  }
+  if (header.version != XGPU_EXECUTABLE_FORMAT_VERSION) {
+    return Status::error("unsupported executable format version " + std::to_string(header.version) +
+                         " (this reader supports " + std::to_string(XGPU_EXECUTABLE_FORMAT_VERSION) + ")");
+  }
+  if (header.header_size != sizeof(xgpu_executable_header_t)) {
+    return Status::error("header_size is " + std::to_string(header.header_size) + ", expected " +
+                         std::to_string(sizeof(xgpu_executable_header_t)));
+  }
+  if (header.entry_size != sizeof(xgpu_executable_entry_t)) {
+    return Status::error("entry_size is " + std::to_string(header.entry_size) + ", expected " +
+                         std::to_string(sizeof(xgpu_executable_entry_t)));
+  }
+  if (header.flags != 0) return Status::error("header flags are 0x" + hex(header.flags) + ", expected 0");
+  if (!is_zero(header.reserved, sizeof(header.reserved))) {
+    return Status::error("header reserved fields are not zero");
+  }
+  if (header.file_size > bytes.size()) {
+    return Status::error("truncated executable: header says " + std::to_string(header.file_size) +
+                         " bytes, the file has " + std::to_string(bytes.size()));
+  }
+  if (header.file_size < bytes.size()) {
+    return Status::error("oversized executable: header says " + std::to_string(header.file_size) +
+                         " bytes, the file has " + std::to_string(bytes.size()));
+  }
+  if (header.entry_count == 0 || header.entry_count > XGPU_EXECUTABLE_MAX_ENTRIES) {
+    return Status::error("entry_count is " + std::to_string(header.entry_count) + ", expected 1.." +
+                         std::to_string(XGPU_EXECUTABLE_MAX_ENTRIES));
+  }
+  const uint64_t table_offset = header.entry_table_offset;
+  const uint64_t table_size = uint64_t{header.entry_count} * sizeof(xgpu_executable_entry_t);
+  if (table_offset < sizeof(header) || table_offset % 8 != 0) {
+    return Status::error("entry_table_offset " + std::to_string(table_offset) +
+                         " overlaps the header or is not 8-byte aligned");
+  }
+  if (!range_inside(table_offset, table_size, bytes.size())) {
+    return Status::error("entry table [" + std::to_string(table_offset) + ", +" + std::to_string(table_size) +
+                         ") extends past the end of the file (" + std::to_string(bytes.size()) + " bytes)");
+  }
+
+  struct Range {
+    uint64_t begin, end;
+    uint32_t index;
+  };
+  std::vector<Range> ranges;
+  ranges.push_back({0, table_offset + table_size, UINT32_MAX});  // header + table
+  for (uint32_t i = 0; i < header.entry_count; ++i) {
+    xgpu_executable_entry_t raw;
+    std::memcpy(&raw, bytes.data() + table_offset + uint64_t{i} * sizeof(raw), sizeof(raw));
+    Entry entry;
+    Status status = read_isa_name(raw, i, &entry.isa_name);
+    if (!status.ok()) return status;
+    // View the name in the caller's bytes, not in the local copy.
+    entry.isa_name = std::string_view(reinterpret_cast<const char*>(bytes.data()) + table_offset +
+                                          uint64_t{i} * sizeof(raw) + offsetof(xgpu_executable_entry_t, isa_name),
+                                      entry.isa_name.size());
+    const std::string who = "entry " + std::to_string(i) + " (" + std::string(entry.isa_name) + ")";
+    if (raw.kind != XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU && raw.kind != XGPU_EXECUTABLE_ENTRY_KIND_HOST) {
+      return Status::error(who + ": unknown kind " + std::to_string(raw.kind));
+    }
+    entry.kind = static_cast<xgpu_executable_entry_kind_t>(raw.kind);
+    xgpu_executable_entry_kind_t implied;
+    status = kind_for_isa(entry.isa_name, &implied);
+    if (!status.ok()) return Status::error(who + ": " + status.message());
+    if (implied != entry.kind) {
+      return Status::error(who + ": kind " + std::to_string(raw.kind) + " does not match the ISA name");
+    }
+    if (raw.flags != 0) return Status::error(who + ": flags are 0x" + hex(raw.flags) + ", expected 0");
+    if (!is_zero(raw.reserved, sizeof(raw.reserved))) {
+      return Status::error(who + ": reserved fields are not zero");
+    }
+    if (raw.code_object_size == 0) return Status::error(who + ": empty code object");
+    if (raw.code_object_offset % XGPU_EXECUTABLE_CODE_OBJECT_ALIGNMENT != 0) {
+      return Status::error(who + ": code object offset " + std::to_string(raw.code_object_offset) +
+                           " is not a multiple of " + std::to_string(XGPU_EXECUTABLE_CODE_OBJECT_ALIGNMENT));
+    }
+    if (!range_inside(raw.code_object_offset, raw.code_object_size, bytes.size())) {
+      return Status::error(who + ": code object [" + std::to_string(raw.code_object_offset) + ", +" +
+                           std::to_string(raw.code_object_size) + ") extends past the end of the file (" +
+                           std::to_string(bytes.size()) + " bytes)");
+    }
+    for (const Entry& other : result.entries_) {
+      if (other.isa_name == entry.isa_name) {
+        return Status::error(who + ": duplicate ISA name (entry " +
+                             std::to_string(&other - result.entries_.data()) + " has it too)");
+      }
+    }
+    entry.offset = raw.code_object_offset;
+    entry.code_object = bytes.subspan(raw.code_object_offset, raw.code_object_size);
+    ranges.push_back({raw.code_object_offset, raw.code_object_offset + raw.code_object_size, i});
+    result.entries_.push_back(entry);
+  }
+  std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) { return a.begin < b.begin; });
+  for (size_t i = 1; i < ranges.size(); ++i) {
+    if (ranges[i].begin < ranges[i - 1].end) {
+      auto name = [&](const Range& r) {
+        return r.index == UINT32_MAX ? std::string("the header and entry table")
+                                     : "entry " + std::to_string(r.index);
+      };
+      return Status::error("overlapping ranges: " + name(ranges[i]) + " starts at " +
+                           std::to_string(ranges[i].begin) + " inside " + name(ranges[i - 1]) + " [" +
+                           std::to_string(ranges[i - 1].begin) + ", " + std::to_string(ranges[i - 1].end) + ")");
+    }
+  }
+  *out_executable = std::move(result);
+  return {};
+}
+
+const Entry* Executable::find(std::string_view isa_name) const {
+  for (const Entry& entry : entries_) {
+    if (entry.isa_name == isa_name) return &entry;
+  }
+  return nullptr;
+}
+
+Status Executable::select(std::span<const std::string> agent_isas, const Entry** out_entry) const {
+  *out_entry = nullptr;
+  for (const std::string& agent_isa : agent_isas) {
+    if (const Entry* exact = find(agent_isa)) {
+      *out_entry = exact;
+      return {};
+    }
+    // Among compatible entries prefer the most specific (most features).
+    const Entry* best = nullptr;
+    size_t best_features = 0;
+    for (const Entry& entry : entries_) {
+      if (!isa_compatible(entry.isa_name, agent_isa)) continue;
+      size_t features = parse_target_id(entry.isa_name).features.size();
+      if (!best || features > best_features) {
+        best = &entry;
+        best_features = features;
+      }
+    }
+    if (best) {
+      *out_entry = best;
+      return {};
+    }
+  }
+  std::string message = "no code object for the agent: agent ISA";
+  message += agent_isas.size() == 1 ? " " : "s ";
+  if (agent_isas.empty()) message += "(none reported)";
+  for (size_t i = 0; i < agent_isas.size(); ++i) {
+    message += (i ? ", " : "") + agent_isas[i];
+  }
+  message += "; the executable holds ";
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    message += (i ? ", " : "") + std::string(entries_[i].isa_name);
+  }
+  return Status::error(message);
+}
+
+Status write(std::span<const EntryInput> entries, std::vector<uint8_t>* out_bytes) {
+  out_bytes->clear();
+  if (entries.empty() || entries.size() > XGPU_EXECUTABLE_MAX_ENTRIES) {
+    return Status::error("an executable holds 1.." + std::to_string(XGPU_EXECUTABLE_MAX_ENTRIES) +
+                         " code objects, got " + std::to_string(entries.size()));
+  }
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const EntryInput& entry = entries[i];
+    if (entry.isa_name.empty() || entry.isa_name.size() >= XGPU_EXECUTABLE_ISA_NAME_SIZE) {
+      return Status::error("ISA name '" + entry.isa_name + "' must have 1.." +
+                           std::to_string(XGPU_EXECUTABLE_ISA_NAME_SIZE - 1) + " characters");
+    }
+    xgpu_executable_entry_kind_t implied;
+    Status status = kind_for_isa(entry.isa_name, &implied);
+    if (!status.ok()) return status;
+    if (implied != entry.kind) {
+      return Status::error("ISA name '" + entry.isa_name + "' does not match the entry kind " +
+                           std::to_string(entry.kind));
+    }
+    if (entry.code_object.empty()) return Status::error("empty code object for " + entry.isa_name);
+    for (size_t j = 0; j < i; ++j) {
+      if (entries[j].isa_name == entry.isa_name) {
+        return Status::error("duplicate ISA name '" + entry.isa_name + "'");
+      }
+    }
+  }
+  auto align_up = [](uint64_t v) {
+    return (v + XGPU_EXECUTABLE_CODE_OBJECT_ALIGNMENT - 1) / XGPU_EXECUTABLE_CODE_OBJECT_ALIGNMENT *
+           XGPU_EXECUTABLE_CODE_OBJECT_ALIGNMENT;
+  };
+  xgpu_executable_header_t header = {};
+  std::memcpy(header.magic, XGPU_EXECUTABLE_MAGIC, XGPU_EXECUTABLE_MAGIC_SIZE);
+  header.version = XGPU_EXECUTABLE_FORMAT_VERSION;
+  header.header_size = sizeof(xgpu_executable_header_t);
+  header.entry_size = sizeof(xgpu_executable_entry_t);
+  header.entry_count = static_cast<uint32_t>(entries.size());
+  header.entry_table_offset = sizeof(xgpu_executable_header_t);
+  uint64_t cursor = header.entry_table_offset + entries.size() * sizeof(xgpu_executable_entry_t);
+  std::vector<xgpu_executable_entry_t> table(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    xgpu_executable_entry_t& raw = table[i];
+    raw = {};
+    std::memcpy(raw.isa_name, entries[i].isa_name.data(), entries[i].isa_name.size());
+    cursor = align_up(cursor);
+    raw.code_object_offset = cursor;
+    raw.code_object_size = entries[i].code_object.size();
+    raw.kind = entries[i].kind;
+    cursor += raw.code_object_size;
+  }
+  header.file_size = cursor;
+  out_bytes->assign(cursor, 0);
+  std::memcpy(out_bytes->data(), &header, sizeof(header));
+  std::memcpy(out_bytes->data() + header.entry_table_offset, table.data(),
+              table.size() * sizeof(xgpu_executable_entry_t));
+  for (size_t i = 0; i < entries.size(); ++i) {
+    std::memcpy(out_bytes->data() + table[i].code_object_offset, entries[i].code_object.data(),
+                entries[i].code_object.size());
+  }
+  return {};
+}
+
+}  // namespace xgpu::executable

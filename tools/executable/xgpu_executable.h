@@ -1,0 +1,138 @@
+// xgpu_executable: reads, validates and writes xgpu executable files
+// (<xgpu/executable_format.h>, spec/executable-format.md) and reads the
+// kernel metadata of the code objects inside them: the `amdhsa.kernels`
+// msgpack note of AMDGPU code objects and the `K.kd` descriptors of host code
+// objects (<xgpu/host_kernel.h>), without loading either.
+//
+// Every function treats its input as untrusted: offsets and sizes are
+// bounds-checked (overflow-safe) and a malformed input yields a Status whose
+// message names the field, the value and the limit. Nothing here throws.
+//
+// Thread-safety: all functions are reentrant; an Executable is immutable after
+// parse() and may be shared between threads. Executable and Entry view the
+// caller's bytes, which must outlive them.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <xgpu/executable_format.h>
+
+namespace xgpu::executable {
+
+// Success, or an error with a message that says what was wrong.
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  static Status error(std::string message) { return Status(std::move(message), true); }
+  bool ok() const { return !failed_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  Status(std::string message, bool failed) : message_(std::move(message)), failed_(failed) {}
+  std::string message_;
+  bool failed_ = false;
+};
+
+// One code object of an executable (a view into the file's bytes).
+struct Entry {
+  std::string_view isa_name;                // HSA ISA name, e.g. "amdgcn-amd-amdhsa--gfx942"
+  xgpu_executable_entry_kind_t kind;        // AMDGPU or host code object
+  uint64_t offset;                          // file offset of the code object (bytes)
+  std::span<const uint8_t> code_object;     // the code object's bytes
+};
+
+// A parsed, validated executable file.
+class Executable {
+ public:
+  // Validates `bytes` as a whole executable file (header, entry table, entry
+  // ranges; not the code objects' contents) and records its entries.
+  static Status parse(std::span<const uint8_t> bytes, Executable* out_executable);
+
+  const std::vector<Entry>& entries() const { return entries_; }
+  // The entry with exactly this ISA name, or nullptr.
+  const Entry* find(std::string_view isa_name) const;
+
+  // Picks the entry for an agent whose ISAs are `agent_isas`, best first (as
+  // hsa_agent_iterate_isas reports them). For each agent ISA in order: an
+  // entry with the same name wins, else an AMDGPU entry whose target ID is
+  // compatible (same processor; every feature the entry states, e.g.
+  // `xnack-`, stated the same way by the agent). When none matches, the error
+  // names the agent's ISAs and the ISAs the file holds.
+  Status select(std::span<const std::string> agent_isas, const Entry** out_entry) const;
+
+ private:
+  std::vector<Entry> entries_;
+};
+
+// True when a code object built for `entry_isa` runs on an agent whose ISA is
+// `agent_isa` (the target ID rule select() uses).
+bool isa_compatible(std::string_view entry_isa, std::string_view agent_isa);
+
+// One code object to pack.
+struct EntryInput {
+  std::string isa_name;                     // HSA ISA name (< XGPU_EXECUTABLE_ISA_NAME_SIZE bytes)
+  xgpu_executable_entry_kind_t kind;        // AMDGPU or host
+  std::vector<uint8_t> code_object;         // the code object's bytes
+};
+
+// Serializes `entries` (in order) into an executable file.
+Status write(std::span<const EntryInput> entries, std::vector<uint8_t>* out_bytes);
+
+// The entry kind an ISA name implies: AMDGPU for "amdgcn-amd-amdhsa--*",
+// host for "x86_64-*"; error otherwise.
+Status kind_for_isa(std::string_view isa_name, xgpu_executable_entry_kind_t* out_kind);
+
+// ---------------------------------------------------------------------------
+// Code object metadata.
+// ---------------------------------------------------------------------------
+
+// What one code object says about one kernel.
+struct KernelInfo {
+  std::string name;                          // kernel name (symbol without ".kd")
+  uint32_t kernarg_size = 0;                 // bytes of the kernarg segment
+  uint32_t kernarg_alignment = 0;            // alignment of the kernarg segment (bytes)
+  uint32_t group_segment_size = 0;           // static group (LDS) bytes
+  uint32_t private_segment_size = 0;         // per-work-item private bytes (0 = default on host)
+  uint32_t required_workgroup_size[3] = {};  // 0,0,0 when not fixed
+  uint32_t max_flat_workgroup_size = 0;      // AMDGPU: work items per workgroup limit; host: 0
+  uint32_t wavefront_size = 0;               // AMDGPU: 32 or 64; host: 0
+  uint32_t sgpr_count = 0;                   // AMDGPU: scalar registers; host: 0
+  uint32_t vgpr_count = 0;                   // AMDGPU: vector registers; host: 0
+  bool uses_dynamic_stack = false;           // AMDGPU: stack size not known statically
+  bool uses_barriers = false;                // host: XGPU_HOST_KERNEL_FLAG_USES_BARRIERS
+  uint32_t explicit_arg_count = 0;           // AMDGPU: explicit kernel arguments
+  std::vector<std::string> hidden_args;      // AMDGPU: value kinds of hidden arguments
+                                             // (xgpu kernels have none)
+};
+
+// What one code object holds.
+struct CodeObjectInfo {
+  std::string isa_name;             // AMDGPU: amdhsa.target; host: the info symbol's ISA name
+  uint32_t e_machine = 0;           // ELF machine (EM_AMDGPU, EM_X86_64)
+  uint32_t e_flags = 0;             // ELF flags (AMDGPU: EF_AMDGPU_MACH_* in bits 0..7)
+  uint32_t amdhsa_version[2] = {};  // AMDGPU: amdhsa.version major, minor
+  std::vector<KernelInfo> kernels;  // sorted by name
+};
+
+// Reads the kernels of a code object of the given kind.
+Status read_code_object(xgpu_executable_entry_kind_t kind, std::span<const uint8_t> code_object,
+                        CodeObjectInfo* out_info);
+
+// Structural rules every packed code object obeys: right ELF machine for the
+// kind, no writable data (.data/.bss; relocation-only .data.rel.ro, .got and
+// .dynamic are allowed), no thread-local storage, no undefined symbols.
+Status check_code_object_rules(xgpu_executable_entry_kind_t kind,
+                               std::span<const uint8_t> code_object);
+
+// The whole executable: every code object obeys the rules, its metadata
+// names the entry's ISA, AMDGPU kernels have no hidden arguments, and every
+// entry holds the same kernels with the same kernarg size, kernarg alignment
+// and static group segment size. `out_infos` (optional) receives each entry's
+// metadata, in entry order; it is filled as far as reading succeeded.
+Status check(const Executable& executable, std::vector<CodeObjectInfo>* out_infos = nullptr);
+
+}  // namespace xgpu::executable

@@ -1,0 +1,287 @@
+// xgpu-kernels: packs code objects into an xgpu executable, prints what an
+// executable holds, and checks that its targets agree.
+//
+//   xgpu-kernels pack -o <out.xgpux> --entry <isa>=<code object> ...
+//   xgpu-kernels inspect [--json] <file.xgpux>
+//   xgpu-kernels check <file.xgpux>
+//
+// Exit status: 0 on success, 1 when the input is invalid or a check fails,
+// 2 on a usage error.
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "xgpu_executable.h"
+
+namespace xe = xgpu::executable;
+
+namespace {
+
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+int usage() {
+  std::fprintf(stderr,
+               "usage:\n"
+               "  xgpu-kernels pack -o <out.xgpux> --entry <isa>=<code object> [--entry ...]\n"
+               "  xgpu-kernels inspect [--json] <file.xgpux>\n"
+               "  xgpu-kernels check <file.xgpux>\n");
+  return kExitUsage;
+}
+
+bool read_file(const std::string& path, std::vector<uint8_t>* out, std::string* out_error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *out_error = "cannot open '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (in.bad()) {
+    *out_error = "cannot read '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
+bool write_file(const std::string& path, const std::vector<uint8_t>& bytes, std::string* out_error) {
+  // Write next to the target and rename, so a failed build never leaves a
+  // half-written executable that looks up to date.
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    if (!out) {
+      *out_error = "cannot write '" + temp + "': " + std::strerror(errno);
+      return false;
+    }
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    *out_error = "cannot rename '" + temp + "' to '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+int pack(int argc, char** argv) {
+  std::string output;
+  std::vector<xe::EntryInput> entries;
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    if ((arg == "-o" || arg == "--entry") && i + 1 >= argc) return usage();
+    if (arg == "-o") {
+      output = argv[++i];
+    } else if (arg == "--entry") {
+      std::string spec = argv[++i];
+      size_t eq = spec.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
+        std::fprintf(stderr, "xgpu-kernels pack: --entry '%s' is not <isa>=<file>\n", spec.c_str());
+        return kExitUsage;
+      }
+      xe::EntryInput entry;
+      entry.isa_name = spec.substr(0, eq);
+      const std::string path = spec.substr(eq + 1);
+      xe::Status status = xe::kind_for_isa(entry.isa_name, &entry.kind);
+      if (!status.ok()) {
+        std::fprintf(stderr, "xgpu-kernels pack: %s\n", status.message().c_str());
+        return kExitFailure;
+      }
+      std::string error;
+      if (!read_file(path, &entry.code_object, &error)) {
+        std::fprintf(stderr, "xgpu-kernels pack: %s\n", error.c_str());
+        return kExitFailure;
+      }
+      status = xe::check_code_object_rules(entry.kind, entry.code_object);
+      if (!status.ok()) {
+        std::fprintf(stderr, "xgpu-kernels pack: %s (%s): %s\n", path.c_str(), entry.isa_name.c_str(),
+                     status.message().c_str());
+        return kExitFailure;
+      }
+      entries.push_back(std::move(entry));
+    } else {
+      std::fprintf(stderr, "xgpu-kernels pack: unknown argument '%s'\n", arg.c_str());
+      return usage();
+    }
+  }
+  if (output.empty() || entries.empty()) return usage();
+  std::vector<uint8_t> bytes;
+  xe::Status status = xe::write(entries, &bytes);
+  if (!status.ok()) {
+    std::fprintf(stderr, "xgpu-kernels pack: %s\n", status.message().c_str());
+    return kExitFailure;
+  }
+  std::string error;
+  if (!write_file(output, bytes, &error)) {
+    std::fprintf(stderr, "xgpu-kernels pack: %s\n", error.c_str());
+    return kExitFailure;
+  }
+  return 0;
+}
+
+bool load(const std::string& path, std::vector<uint8_t>* bytes, xe::Executable* executable, const char* command) {
+  std::string error;
+  if (!read_file(path, bytes, &error)) {
+    std::fprintf(stderr, "xgpu-kernels %s: %s\n", command, error.c_str());
+    return false;
+  }
+  xe::Status status = xe::Executable::parse(*bytes, executable);
+  if (!status.ok()) {
+    std::fprintf(stderr, "xgpu-kernels %s: %s: %s\n", command, path.c_str(), status.message().c_str());
+    return false;
+  }
+  return true;
+}
+
+const char* kind_name(xgpu_executable_entry_kind_t kind) {
+  return kind == XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU ? "amdgpu" : "host";
+}
+
+std::string workgroup_text(const xe::KernelInfo& k) {
+  if (k.required_workgroup_size[0] != 0) {
+    return "required " + std::to_string(k.required_workgroup_size[0]) + "x" +
+           std::to_string(k.required_workgroup_size[1]) + "x" + std::to_string(k.required_workgroup_size[2]);
+  }
+  if (k.max_flat_workgroup_size != 0) return "max " + std::to_string(k.max_flat_workgroup_size);
+  return "any";
+}
+
+std::string mode_text(const xe::KernelInfo& k, xgpu_executable_entry_kind_t kind) {
+  if (kind == XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU) {
+    return "wave" + std::to_string(k.wavefront_size) + " sgpr " + std::to_string(k.sgpr_count) + " vgpr " +
+           std::to_string(k.vgpr_count);
+  }
+  return k.uses_barriers ? "fibers (barriers)" : "loop";
+}
+
+int inspect(int argc, char** argv) {
+  bool json = false;
+  std::string path;
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--json") {
+      json = true;
+    } else if (path.empty() && !arg.starts_with("-")) {
+      path = arg;
+    } else {
+      return usage();
+    }
+  }
+  if (path.empty()) return usage();
+  std::vector<uint8_t> bytes;
+  xe::Executable executable;
+  if (!load(path, &bytes, &executable, "inspect")) return kExitFailure;
+
+  const auto& entries = executable.entries();
+  std::vector<xe::CodeObjectInfo> infos(entries.size());
+  std::vector<std::string> errors(entries.size());
+  for (size_t e = 0; e < entries.size(); ++e) {
+    xe::Status status = xe::read_code_object(entries[e].kind, entries[e].code_object, &infos[e]);
+    if (!status.ok()) errors[e] = status.message();
+  }
+  xe::Status check_status = xe::check(executable);
+
+  if (json) {
+    nlohmann::ordered_json root;
+    root["file"] = path;
+    root["format_version"] = XGPU_EXECUTABLE_FORMAT_VERSION;
+    root["check"] = check_status.ok() ? "ok" : check_status.message();
+    auto& targets = root["targets"] = nlohmann::ordered_json::array();
+    for (size_t e = 0; e < entries.size(); ++e) {
+      nlohmann::ordered_json t;
+      t["isa"] = std::string(entries[e].isa_name);
+      t["kind"] = kind_name(entries[e].kind);
+      t["offset"] = entries[e].offset;
+      t["size"] = entries[e].code_object.size();
+      if (!errors[e].empty()) t["error"] = errors[e];
+      t["e_flags"] = infos[e].e_flags;
+      auto& kernels = t["kernels"] = nlohmann::ordered_json::array();
+      for (const xe::KernelInfo& k : infos[e].kernels) {
+        nlohmann::ordered_json j;
+        j["name"] = k.name;
+        j["kernarg_size"] = k.kernarg_size;
+        j["kernarg_alignment"] = k.kernarg_alignment;
+        j["group_segment_size"] = k.group_segment_size;
+        j["private_segment_size"] = k.private_segment_size;
+        j["required_workgroup_size"] = {k.required_workgroup_size[0], k.required_workgroup_size[1],
+                                        k.required_workgroup_size[2]};
+        if (entries[e].kind == XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU) {
+          j["max_flat_workgroup_size"] = k.max_flat_workgroup_size;
+          j["wavefront_size"] = k.wavefront_size;
+          j["sgpr_count"] = k.sgpr_count;
+          j["vgpr_count"] = k.vgpr_count;
+          j["uses_dynamic_stack"] = k.uses_dynamic_stack;
+          j["hidden_args"] = k.hidden_args;
+        } else {
+          j["uses_barriers"] = k.uses_barriers;
+        }
+        kernels.push_back(std::move(j));
+      }
+      targets.push_back(std::move(t));
+    }
+    std::printf("%s\n", root.dump(2).c_str());
+    return 0;
+  }
+
+  std::printf("%s: xgpu executable, format %u, %zu targets\n\n", path.c_str(), XGPU_EXECUTABLE_FORMAT_VERSION,
+              entries.size());
+  std::printf("  %-42s %-7s %9s %9s %s\n", "target", "kind", "offset", "bytes", "kernels");
+  for (size_t e = 0; e < entries.size(); ++e) {
+    std::printf("  %-42s %-7s %9llu %9zu %s\n", std::string(entries[e].isa_name).c_str(),
+                kind_name(entries[e].kind), static_cast<unsigned long long>(entries[e].offset),
+                entries[e].code_object.size(),
+                errors[e].empty() ? std::to_string(infos[e].kernels.size()).c_str()
+                                  : ("error: " + errors[e]).c_str());
+  }
+  // Kernels in name order, each with one row per target.
+  std::map<std::string, std::vector<std::pair<size_t, const xe::KernelInfo*>>> kernels;
+  for (size_t e = 0; e < entries.size(); ++e) {
+    for (const xe::KernelInfo& k : infos[e].kernels) kernels[k.name].push_back({e, &k});
+  }
+  for (const auto& [name, rows] : kernels) {
+    std::printf("\nkernel %s\n", name.c_str());
+    std::printf("  %-42s %8s %6s %8s %8s  %-18s %s\n", "target", "kernarg", "align", "group", "private",
+                "workgroup size", "mode");
+    for (const auto& [e, k] : rows) {
+      std::printf("  %-42s %8u %6u %8u %8u  %-18s %s\n", std::string(entries[e].isa_name).c_str(), k->kernarg_size,
+                  k->kernarg_alignment, k->group_segment_size, k->private_segment_size, workgroup_text(*k).c_str(),
+                  mode_text(*k, entries[e].kind).c_str());
+    }
+  }
+  std::printf("\ncheck: %s\n", check_status.ok() ? "ok" : check_status.message().c_str());
+  return 0;
+}
+
+int check(int argc, char** argv) {
+  if (argc != 1 || argv[0][0] == '-') return usage();
+  const std::string path = argv[0];
+  std::vector<uint8_t> bytes;
+  xe::Executable executable;
+  if (!load(path, &bytes, &executable, "check")) return kExitFailure;
+  std::vector<xe::CodeObjectInfo> infos;
+  xe::Status status = xe::check(executable, &infos);
+  if (!status.ok()) {
+    std::fprintf(stderr, "xgpu-kernels check: %s: %s\n", path.c_str(), status.message().c_str());
+    return kExitFailure;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage();
+  const std::string command = argv[1];
+  if (command == "pack") return pack(argc - 2, argv + 2);
+  if (command == "inspect") return inspect(argc - 2, argv + 2);
+  if (command == "check") return check(argc - 2, argv + 2);
+  if (command == "--help" || command == "-h") {
+    usage();
+    return 0;
+  }
+  std::fprintf(stderr, "xgpu-kernels: unknown command '%s'\n", command.c_str());
+  return usage();
+}
