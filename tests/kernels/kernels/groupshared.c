@@ -9,7 +9,11 @@ XGPU_KERNEL_GROUPSHARED(reduce, reduce_args_t, args, reduce_shared_t, shared) {
   shared->partial[lid] = i < args->n ? args->in[i] : 0.0f;
   xgpu_barrier();
   for (uint32_t stride = xgpu_workgroup_size(0) / 2; stride > 0; stride /= 2) {
-    if (lid < stride) shared->partial[lid] += shared->partial[lid + stride];
+    /* A partial last workgroup has no items (and no partial sums) past
+     * its item count. */
+    if (lid < stride && lid + stride < xgpu_workgroup_item_count(0)) {
+      shared->partial[lid] += shared->partial[lid + stride];
+    }
     xgpu_barrier();
   }
   if (lid == 0) args->out[xgpu_workgroup_id(0)] = shared->partial[0];

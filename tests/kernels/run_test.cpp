@@ -1,0 +1,414 @@
+// Runs the test kernels on hsa-cpu through the HSA API: the code object is
+// picked from the xgpu executable with the agent's ISAs, loaded with
+// hsa_executable_*, and dispatched with AQL packets on an HSA queue. Results
+// are compared with references computed here.
+#include <doctest/doctest.h>
+
+#include <hsa/hsa.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "test_kernels.h"
+#include "xgpu_executable.h"
+
+namespace xe = xgpu::executable;
+
+namespace {
+
+#define HSA_CHECK(call)                                              \
+  do {                                                               \
+    hsa_status_t status_ = (call);                                   \
+    if (status_ != HSA_STATUS_SUCCESS) {                             \
+      const char* text_ = nullptr;                                   \
+      hsa_status_string(status_, &text_);                            \
+      FAIL(#call " failed: " << (text_ ? text_ : "?"));              \
+    }                                                                \
+  } while (0)
+
+constexpr auto kDispatchTimeout = std::chrono::seconds(20);
+
+struct Dispatch {
+  const char* kernel;               // kernel name
+  const void* args;                 // argument struct
+  size_t args_size;                 // its size in bytes
+  uint32_t dimensions;              // 1..3
+  uint32_t grid[3];                 // work items per dimension
+  uint16_t workgroup[3];            // work items per workgroup
+  uint32_t dynamic_group_bytes = 0; // group bytes after the static part
+};
+
+// One HSA runtime, one CPU agent, the test executable loaded for it.
+class Device {
+ public:
+  // Loads the entry select() picks for the agent, or the entry for `isa`.
+  explicit Device(const std::string& isa = "") {
+    HSA_CHECK(hsa_init());
+    initialized_ = true;
+    HSA_CHECK(hsa_iterate_agents(
+        [](hsa_agent_t agent, void* data) {
+          hsa_device_type_t type;
+          uint32_t features = 0;
+          if (hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type) != HSA_STATUS_SUCCESS) return HSA_STATUS_ERROR;
+          if (hsa_agent_get_info(agent, HSA_AGENT_INFO_FEATURE, &features) != HSA_STATUS_SUCCESS)
+            return HSA_STATUS_ERROR;
+          auto* self = static_cast<Device*>(data);
+          if (type == HSA_DEVICE_TYPE_CPU && (features & HSA_AGENT_FEATURE_KERNEL_DISPATCH) && !self->agent_.handle) {
+            self->agent_ = agent;
+          }
+          return HSA_STATUS_SUCCESS;
+        },
+        this));
+    REQUIRE_MESSAGE(agent_.handle != 0, "no CPU agent with kernel dispatch");
+    HSA_CHECK(hsa_agent_iterate_isas(
+        agent_,
+        [](hsa_isa_t isa, void* data) {
+          uint32_t length = 0;
+          if (hsa_isa_get_info_alt(isa, HSA_ISA_INFO_NAME_LENGTH, &length) != HSA_STATUS_SUCCESS)
+            return HSA_STATUS_ERROR;
+          std::string name(length, '\0');
+          if (hsa_isa_get_info_alt(isa, HSA_ISA_INFO_NAME, name.data()) != HSA_STATUS_SUCCESS) return HSA_STATUS_ERROR;
+          while (!name.empty() && name.back() == '\0') name.pop_back();
+          static_cast<Device*>(data)->isas_.push_back(name);
+          return HSA_STATUS_SUCCESS;
+        },
+        this));
+    REQUIRE(!isas_.empty());
+    HSA_CHECK(hsa_agent_iterate_regions(
+        agent_,
+        [](hsa_region_t region, void* data) {
+          auto* self = static_cast<Device*>(data);
+          hsa_region_segment_t segment;
+          uint32_t flags = 0;
+          bool alloc = false;
+          hsa_region_get_info(region, HSA_REGION_INFO_SEGMENT, &segment);
+          if (segment != HSA_REGION_SEGMENT_GLOBAL) return HSA_STATUS_SUCCESS;
+          hsa_region_get_info(region, HSA_REGION_INFO_GLOBAL_FLAGS, &flags);
+          hsa_region_get_info(region, HSA_REGION_INFO_RUNTIME_ALLOC_ALLOWED, &alloc);
+          if (!alloc) return HSA_STATUS_SUCCESS;
+          if ((flags & HSA_REGION_GLOBAL_FLAG_KERNARG) && !self->kernarg_region_.handle) self->kernarg_region_ = region;
+          if ((flags & HSA_REGION_GLOBAL_FLAG_FINE_GRAINED) && !self->data_region_.handle) self->data_region_ = region;
+          return HSA_STATUS_SUCCESS;
+        },
+        this));
+    REQUIRE(kernarg_region_.handle != 0);
+    REQUIRE(data_region_.handle != 0);
+
+    std::ifstream in(XGPU_TEST_KERNELS_FILE, std::ios::binary);
+    REQUIRE(in.good());
+    file_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    xe::Status status = xe::Executable::parse(file_, &executable_);
+    REQUIRE_MESSAGE(status.ok(), status.message());
+    if (isa.empty()) {
+      status = executable_.select(isas_, &entry_);
+    } else {
+      std::vector<std::string> wanted = {isa};
+      status = executable_.select(wanted, &entry_);
+    }
+    REQUIRE_MESSAGE(status.ok(), status.message());
+
+    HSA_CHECK(hsa_code_object_reader_create_from_memory(entry_->code_object.data(), entry_->code_object.size(),
+                                                        &reader_));
+    HSA_CHECK(hsa_executable_create_alt(HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, nullptr,
+                                        &executable_handle_));
+    HSA_CHECK(hsa_executable_load_agent_code_object(executable_handle_, agent_, reader_, nullptr, nullptr));
+    HSA_CHECK(hsa_executable_freeze(executable_handle_, nullptr));
+    HSA_CHECK(hsa_queue_create(agent_, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &queue_));
+    HSA_CHECK(hsa_signal_create(1, 0, nullptr, &signal_));
+  }
+
+  ~Device() {
+    if (signal_.handle) hsa_signal_destroy(signal_);
+    if (queue_) hsa_queue_destroy(queue_);
+    if (executable_handle_.handle) hsa_executable_destroy(executable_handle_);
+    if (reader_.handle) hsa_code_object_reader_destroy(reader_);
+    for (void* p : allocations_) hsa_memory_free(p);
+    if (initialized_) hsa_shut_down();
+  }
+
+  const xe::Entry& entry() const { return *entry_; }
+  const std::vector<std::string>& isas() const { return isas_; }
+
+  template <typename T>
+  T* allocate(size_t count) {
+    void* p = nullptr;
+    HSA_CHECK(hsa_memory_allocate(data_region_, count * sizeof(T) + 1, &p));
+    allocations_.push_back(p);
+    return static_cast<T*>(p);
+  }
+
+  // Dispatches one kernel and waits (bounded) for it to complete.
+  void run(const Dispatch& d) {
+    hsa_executable_symbol_t symbol;
+    HSA_CHECK(hsa_executable_get_symbol_by_name(executable_handle_, (std::string(d.kernel) + ".kd").c_str(), &agent_,
+                                                &symbol));
+    uint64_t kernel_object = 0;
+    uint32_t kernarg_size = 0, group_size = 0, private_size = 0;
+    HSA_CHECK(hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &kernel_object));
+    HSA_CHECK(hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE,
+                                             &kernarg_size));
+    HSA_CHECK(hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE,
+                                             &group_size));
+    HSA_CHECK(hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE,
+                                             &private_size));
+    REQUIRE(kernarg_size == d.args_size);
+    void* kernarg = nullptr;
+    HSA_CHECK(hsa_memory_allocate(kernarg_region_, kernarg_size, &kernarg));
+    std::memcpy(kernarg, d.args, kernarg_size);
+
+    hsa_signal_store_screlease(signal_, 1);
+    const uint64_t index = hsa_queue_add_write_index_scacq_screl(queue_, 1);
+    REQUIRE(index < queue_->size + hsa_queue_load_read_index_scacquire(queue_));
+    auto* packet = static_cast<hsa_kernel_dispatch_packet_t*>(queue_->base_address) + (index % queue_->size);
+    std::memset(reinterpret_cast<uint8_t*>(packet) + 4, 0, sizeof(*packet) - 4);
+    packet->workgroup_size_x = d.workgroup[0];
+    packet->workgroup_size_y = d.workgroup[1];
+    packet->workgroup_size_z = d.workgroup[2];
+    packet->grid_size_x = d.grid[0];
+    packet->grid_size_y = d.grid[1];
+    packet->grid_size_z = d.grid[2];
+    packet->private_segment_size = private_size;
+    packet->group_segment_size = group_size + d.dynamic_group_bytes;
+    packet->kernel_object = kernel_object;
+    packet->kernarg_address = kernarg;
+    packet->completion_signal = signal_;
+    const uint16_t header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
+                            (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+                            (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+    const uint16_t setup = static_cast<uint16_t>(d.dimensions << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
+    std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(packet))
+        .store(header | (uint32_t{setup} << 16), std::memory_order_release);
+    hsa_signal_store_screlease(queue_->doorbell_signal, static_cast<hsa_signal_value_t>(index));
+
+    const auto deadline = std::chrono::steady_clock::now() + kDispatchTimeout;
+    hsa_signal_value_t value = 1;
+    while (value != 0 && std::chrono::steady_clock::now() < deadline) {
+      value = hsa_signal_wait_scacquire(signal_, HSA_SIGNAL_CONDITION_LT, 1, 100'000'000, HSA_WAIT_STATE_BLOCKED);
+    }
+    hsa_memory_free(kernarg);
+    REQUIRE_MESSAGE(value == 0, d.kernel << " did not complete within " << kDispatchTimeout.count() << " s");
+  }
+
+ private:
+  bool initialized_ = false;
+  hsa_agent_t agent_{};
+  std::vector<std::string> isas_;
+  hsa_region_t kernarg_region_{}, data_region_{};
+  std::vector<uint8_t> file_;
+  xe::Executable executable_;
+  const xe::Entry* entry_ = nullptr;
+  hsa_code_object_reader_t reader_{};
+  hsa_executable_t executable_handle_{};
+  hsa_queue_t* queue_ = nullptr;
+  hsa_signal_t signal_{};
+  std::vector<void*> allocations_;
+};
+
+}  // namespace
+
+TEST_CASE("the executable provides a code object for the CPU agent's ISA") {
+  Device device;
+  CHECK(device.entry().kind == XGPU_EXECUTABLE_ENTRY_KIND_HOST);
+  CHECK(device.entry().isa_name.starts_with("x86_64-unknown-linux-gnu--"));
+  bool listed = false;
+  for (const std::string& isa : device.isas()) listed |= isa == device.entry().isa_name;
+  CHECK(listed);
+
+  // A file without a host entry: the error names the agent's ISAs and the file's.
+  std::vector<xe::EntryInput> gpu_only = {{"amdgcn-amd-amdhsa--gfx942", XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU, {1, 2, 3}}};
+  std::vector<uint8_t> bytes;
+  REQUIRE(xe::write(gpu_only, &bytes).ok());
+  xe::Executable executable;
+  REQUIRE(xe::Executable::parse(bytes, &executable).ok());
+  const xe::Entry* entry = nullptr;
+  xe::Status status = executable.select(device.isas(), &entry);
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.message().find(device.isas()[0]) != std::string::npos);
+  CHECK(status.message().find("the executable holds amdgcn-amd-amdhsa--gfx942") != std::string::npos);
+}
+
+TEST_CASE("saxpy with a partial last workgroup") {
+  Device device;
+  constexpr uint32_t n = 1000;  // 15 full workgroups of 64 + one of 40
+  constexpr uint32_t sentinel_count = 64;
+  float* x = device.allocate<float>(n);
+  float* y = device.allocate<float>(n + sentinel_count);
+  for (uint32_t i = 0; i < n; ++i) {
+    x[i] = static_cast<float>(i);
+    y[i] = static_cast<float>(1000 - i);
+  }
+  for (uint32_t i = n; i < n + sentinel_count; ++i) y[i] = -1.0f;
+  saxpy_args_t args = {x, y, 2.0f, n};
+  device.run({"saxpy", &args, sizeof(args), 1, {n, 1, 1}, {64, 1, 1}});
+  for (uint32_t i = 0; i < n; ++i) {
+    INFO("i = " << i);
+    REQUIRE(y[i] == static_cast<float>(2 * i + 1000 - i));
+  }
+  for (uint32_t i = n; i < n + sentinel_count; ++i) CHECK(y[i] == -1.0f);
+}
+
+namespace {
+
+void check_ids(Device& device, uint32_t dimensions, const uint32_t grid[3], const uint16_t workgroup[3]) {
+  const uint32_t total = grid[0] * grid[1] * grid[2];
+  uint32_t* out = device.allocate<uint32_t>(size_t{total} * XGPU_TEST_IDS_FIELDS);
+  std::memset(out, 0xff, size_t{total} * XGPU_TEST_IDS_FIELDS * sizeof(uint32_t));
+  ids_args_t args = {out, 0};
+  device.run({"ids", &args, sizeof(args), dimensions, {grid[0], grid[1], grid[2]},
+              {workgroup[0], workgroup[1], workgroup[2]}});
+  uint32_t counts[3];
+  for (int d = 0; d < 3; ++d) counts[d] = (grid[d] + workgroup[d] - 1) / workgroup[d];
+  for (uint32_t z = 0; z < grid[2]; ++z) {
+    for (uint32_t y = 0; y < grid[1]; ++y) {
+      for (uint32_t x = 0; x < grid[0]; ++x) {
+        const uint32_t* r = out + ((size_t{z} * grid[1] + y) * grid[0] + x) * XGPU_TEST_IDS_FIELDS;
+        INFO("item " << x << "," << y << "," << z);
+        const uint32_t id[3] = {x, y, z};
+        uint32_t local[3], group[3], items[3];
+        for (int d = 0; d < 3; ++d) {
+          local[d] = id[d] % workgroup[d];
+          group[d] = id[d] / workgroup[d];
+          const uint32_t left = grid[d] - group[d] * workgroup[d];
+          items[d] = left < workgroup[d] ? left : workgroup[d];
+        }
+        REQUIRE(r[0] == x);
+        REQUIRE(r[1] == y);
+        REQUIRE(r[2] == z);
+        REQUIRE(r[3] == (local[2] * workgroup[1] + local[1]) * workgroup[0] + local[0]);
+        REQUIRE(r[4] == (group[2] * counts[1] + group[1]) * counts[0] + group[0]);
+        REQUIRE(r[5] == items[0] * items[1] * items[2]);
+        REQUIRE(r[6] == counts[0] * counts[1] * counts[2]);
+        REQUIRE(r[7] == uint32_t{workgroup[0]} * workgroup[1] * workgroup[2]);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("2D and 3D ids with partial workgroups in every dimension") {
+  Device device;
+  SUBCASE("2D") {
+    const uint32_t grid[3] = {37, 23, 1};
+    const uint16_t workgroup[3] = {8, 4, 1};
+    check_ids(device, 2, grid, workgroup);
+  }
+  SUBCASE("3D") {
+    const uint32_t grid[3] = {9, 7, 5};
+    const uint16_t workgroup[3] = {4, 2, 3};
+    check_ids(device, 3, grid, workgroup);
+  }
+}
+
+TEST_CASE("atomics across workgroups") {
+  Device device;
+  constexpr uint32_t n = 10000, bin_count = 17;
+  uint32_t* values = device.allocate<uint32_t>(n);
+  uint32_t* bins = device.allocate<uint32_t>(bin_count);
+  uint32_t* summary = device.allocate<uint32_t>(2);
+  std::vector<uint32_t> expected_bins(bin_count, 0);
+  uint32_t expected_sum = 0, expected_max = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    values[i] = (i * 7919u) % 1009u;
+    ++expected_bins[values[i] % bin_count];
+    expected_sum += values[i];
+    expected_max = values[i] > expected_max ? values[i] : expected_max;
+  }
+  std::memset(bins, 0, bin_count * sizeof(uint32_t));
+  summary[0] = summary[1] = 0;
+  histogram_args_t args = {values, bins, summary, n, bin_count};
+  device.run({"histogram", &args, sizeof(args), 1, {n, 1, 1}, {128, 1, 1}});
+  for (uint32_t b = 0; b < bin_count; ++b) CHECK(bins[b] == expected_bins[b]);
+  CHECK(summary[0] == expected_sum);
+  CHECK(summary[1] == expected_max);
+}
+
+TEST_CASE("workgroup reduction with groupshared memory and barriers matches the CPU reference") {
+  Device device;
+  constexpr uint32_t n = 5000, workgroup = 256;  // 19 full workgroups + one of 136
+  constexpr uint32_t groups = (n + workgroup - 1) / workgroup;
+  float* in = device.allocate<float>(n);
+  float* out = device.allocate<float>(groups);
+  std::vector<float> expected(groups, 0.0f);
+  for (uint32_t i = 0; i < n; ++i) {
+    in[i] = static_cast<float>((i * 37u) % 101u);  // integers: every sum is exact
+    expected[i / workgroup] += in[i];
+  }
+  reduce_args_t args = {in, out, n};
+  device.run({"reduce", &args, sizeof(args), 1, {n, 1, 1}, {workgroup, 1, 1}});
+  for (uint32_t g = 0; g < groups; ++g) {
+    INFO("workgroup " << g);
+    CHECK(out[g] == expected[g]);
+  }
+}
+
+TEST_CASE("workgroup inclusive scan with barriers and dynamic group memory") {
+  Device device;
+  constexpr uint32_t n = 1000, workgroup = 128;  // 7 full workgroups + one of 104
+  constexpr uint32_t groups = (n + workgroup - 1) / workgroup;
+  uint32_t* in = device.allocate<uint32_t>(n);
+  uint32_t* out = device.allocate<uint32_t>(n);
+  uint32_t* totals = device.allocate<uint32_t>(groups);
+  uint32_t* echo = device.allocate<uint32_t>(n);
+  for (uint32_t i = 0; i < n; ++i) in[i] = (i * 13u) % 29u + 1u;
+  scan_args_t args = {in, out, totals, echo, n, 0};
+  device.run({"scan", &args, sizeof(args), 1, {n, 1, 1}, {workgroup, 1, 1}, workgroup * sizeof(uint32_t)});
+  for (uint32_t g = 0; g < groups; ++g) {
+    const uint32_t first = g * workgroup;
+    const uint32_t items = n - first < workgroup ? n - first : workgroup;
+    uint32_t sum = 0;
+    for (uint32_t l = 0; l < items; ++l) {
+      sum += in[first + l];
+      INFO("workgroup " << g << " item " << l);
+      REQUIRE(out[first + l] == sum);
+      REQUIRE(echo[first + l] == in[first + (l + 1) % items]);
+    }
+    CHECK(totals[g] == sum);
+  }
+}
+
+TEST_CASE("every host level the agent supports runs a loop-mode and a fiber-mode kernel") {
+  std::vector<std::string> levels;
+  {
+    Device device;
+    for (const std::string& isa : device.isas()) levels.push_back(isa);
+  }
+  std::vector<uint8_t> bytes;
+  {
+    std::ifstream in(XGPU_TEST_KERNELS_FILE, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  xe::Executable executable;
+  REQUIRE(xe::Executable::parse(bytes, &executable).ok());
+  int ran = 0;
+  for (const std::string& isa : levels) {
+    if (!executable.find(isa)) continue;
+    INFO(isa);
+    Device device(isa);
+    REQUIRE(device.entry().isa_name == isa);
+    constexpr uint32_t n = 300;
+    float* x = device.allocate<float>(n);
+    float* y = device.allocate<float>(n);
+    float* sums = device.allocate<float>(2);
+    for (uint32_t i = 0; i < n; ++i) {
+      x[i] = static_cast<float>(i);
+      y[i] = 1.0f;
+    }
+    saxpy_args_t saxpy = {x, y, 3.0f, n};
+    device.run({"saxpy", &saxpy, sizeof(saxpy), 1, {n, 1, 1}, {256, 1, 1}});
+    for (uint32_t i = 0; i < n; ++i) REQUIRE(y[i] == static_cast<float>(3 * i + 1));
+    reduce_args_t reduce = {y, sums, n};
+    device.run({"reduce", &reduce, sizeof(reduce), 1, {n, 1, 1}, {256, 1, 1}});
+    float expected[2] = {0, 0};
+    for (uint32_t i = 0; i < n; ++i) expected[i / 256] += y[i];
+    CHECK(sums[0] == expected[0]);
+    CHECK(sums[1] == expected[1]);
+    ++ran;
+  }
+  CHECK(ran >= 1);
+}
