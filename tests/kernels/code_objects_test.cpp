@@ -57,6 +57,9 @@ const std::map<std::string, ExpectedKernel> kExpected = {
     {"histogram", {sizeof(histogram_args_t), alignof(histogram_args_t), 0, false}},
     {"reduce", {sizeof(reduce_args_t), alignof(reduce_args_t), sizeof(reduce_shared_t), true}},
     {"scan", {sizeof(scan_args_t), alignof(scan_args_t), sizeof(scan_shared_t), true}},
+    {"fill", {sizeof(fill_args_t), alignof(fill_args_t), 0, false}},
+    {"group_atomics",
+     {sizeof(group_atomics_args_t), alignof(group_atomics_args_t), sizeof(group_atomics_shared_t), true}},
 };
 
 struct Loaded {
@@ -134,7 +137,13 @@ TEST_CASE("every configured host level has a host code object whose descriptors 
     for (const xe::KernelInfo& k : info.kernels) {
       INFO(k.name);
       CHECK(k.uses_barriers == kExpected.at(k.name).uses_barriers);
-      CHECK(k.required_workgroup_size[0] == 0);
+      if (k.name == "fill") {
+        CHECK(k.required_workgroup_size[0] == XGPU_TEST_FILL_WORKGROUP);
+        CHECK(k.required_workgroup_size[1] == 1);
+        CHECK(k.required_workgroup_size[2] == 1);
+      } else {
+        CHECK(k.required_workgroup_size[0] == 0);
+      }
     }
     status = xe::check_code_object_rules(entry->kind, entry->code_object);
     CHECK_MESSAGE(status.ok(), status.message());
@@ -237,5 +246,5 @@ TEST_CASE("the check reports a kernel missing from one target") {
   xe::Status status = xe::check(executable);
   REQUIRE_FALSE(status.ok());
   CHECK(status.message().starts_with("kernel sets differ: "));
-  CHECK(status.message().find(host_isa + " has histogram, ids, reduce, saxpy, scam") != std::string::npos);
+  CHECK(status.message().find(host_isa + " has fill, group_atomics, histogram, ids, reduce, saxpy, scam") != std::string::npos);
 }

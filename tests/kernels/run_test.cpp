@@ -372,6 +372,42 @@ TEST_CASE("workgroup inclusive scan with barriers and dynamic group memory") {
   }
 }
 
+TEST_CASE("a kernel with a fixed workgroup size") {
+  Device device;
+  constexpr uint32_t n = 200;
+  uint32_t* out = device.allocate<uint32_t>(n);
+  fill_args_t args = {out, 1000, n};
+  device.run({"fill", &args, sizeof(args), 1, {n, 1, 1}, {XGPU_TEST_FILL_WORKGROUP, 1, 1}});
+  for (uint32_t i = 0; i < n; ++i) REQUIRE(out[i] == 1000 + i % XGPU_TEST_FILL_WORKGROUP);
+}
+
+TEST_CASE("workgroup-scope atomics on groupshared memory") {
+  Device device;
+  const uint32_t grid[3] = {20, 6, 1};
+  const uint16_t workgroup[3] = {8, 4, 1};  // 3x2 workgroups, partial in x and y
+  uint32_t* out = device.allocate<uint32_t>(3 * 6);
+  group_atomics_args_t args = {out, 0};
+  device.run({"group_atomics", &args, sizeof(args), 2, {grid[0], grid[1], 1}, {workgroup[0], workgroup[1], 1}});
+  for (uint32_t gy = 0; gy < 2; ++gy) {
+    for (uint32_t gx = 0; gx < 3; ++gx) {
+      const uint32_t nx = gx < 2 ? 8 : 4, ny = gy < 1 ? 4 : 2;
+      uint32_t max_plus_one = 0, bits = 0;
+      for (uint32_t y = 0; y < ny; ++y) {
+        for (uint32_t x = 0; x < nx; ++x) {
+          const uint32_t lid = y * workgroup[0] + x;
+          max_plus_one = lid + 1 > max_plus_one ? lid + 1 : max_plus_one;
+          bits ^= lid;
+        }
+      }
+      const uint32_t* r = out + 3 * (gy * 3 + gx);
+      INFO("workgroup " << gx << "," << gy);
+      CHECK(r[0] == nx * ny);
+      CHECK(r[1] == max_plus_one);
+      CHECK(r[2] == bits);
+    }
+  }
+}
+
 TEST_CASE("every host level the agent supports runs a loop-mode and a fiber-mode kernel") {
   std::vector<std::string> levels;
   {

@@ -41,3 +41,28 @@ XGPU_KERNEL_GROUPSHARED(scan, scan_args_t, args, scan_shared_t, shared) {
   }
   if (lid == xgpu_workgroup_item_count(0) - 1) args->totals[xgpu_workgroup_id(0)] = shared->buffer[from][lid];
 }
+
+XGPU_KERNEL_GROUPSHARED(group_atomics, group_atomics_args_t, args, group_atomics_shared_t, shared) {
+  const uint32_t lid = xgpu_local_linear_id();
+  if (lid == 0) {
+    xgpu_atomic_store(&shared->count, 0u, XGPU_ORDER_RELAXED, XGPU_SCOPE_WORKGROUP);
+    xgpu_atomic_store(&shared->maximum, 0u, XGPU_ORDER_RELAXED, XGPU_SCOPE_WORKGROUP);
+    xgpu_atomic_store(&shared->bits, 0u, XGPU_ORDER_RELAXED, XGPU_SCOPE_WORKGROUP);
+  }
+  xgpu_barrier();
+  xgpu_atomic_fetch_add(&shared->count, 1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_WORKGROUP);
+  xgpu_atomic_fetch_max(&shared->maximum, lid + 1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_WORKGROUP);
+  uint32_t expected = xgpu_atomic_load(&shared->bits, XGPU_ORDER_RELAXED, XGPU_SCOPE_WORKGROUP);
+  while (!xgpu_atomic_compare_exchange(&shared->bits, &expected, expected ^ lid, XGPU_ORDER_ACQ_REL,
+                                       XGPU_ORDER_RELAXED, XGPU_SCOPE_WORKGROUP)) {
+  }
+  xgpu_atomic_fence(XGPU_ORDER_RELEASE, XGPU_SCOPE_WORKITEM);
+  xgpu_barrier();
+  if (lid == 0) {
+    uint32_t* out = args->out + 3u * xgpu_workgroup_linear_id();
+    out[0] = xgpu_atomic_load(&shared->count, XGPU_ORDER_RELAXED, XGPU_SCOPE_WORKGROUP);
+    out[1] = xgpu_atomic_load(&shared->maximum, XGPU_ORDER_RELAXED, XGPU_SCOPE_WORKGROUP);
+    out[2] = xgpu_atomic_load(&shared->bits, XGPU_ORDER_RELAXED, XGPU_SCOPE_WORKGROUP);
+    xgpu_atomic_fence(XGPU_ORDER_RELEASE, XGPU_SCOPE_SYSTEM);
+  }
+}

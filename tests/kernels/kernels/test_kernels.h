@@ -60,4 +60,26 @@ typedef struct scan_shared {
   uint32_t buffer[2][XGPU_TEST_SCAN_MAX_WORKGROUP]; /* ping-pong partial sums */
 } scan_shared_t;
 
+/* Fixed workgroup size (64x1x1): out[i] = value + local id, for i < n. */
+typedef struct fill_args {
+  uint32_t* out;   /* binding: n values */
+  uint32_t value;  /* base value */
+  uint32_t n;      /* element count */
+} fill_args_t;
+#define XGPU_TEST_FILL_WORKGROUP 64u
+
+/* Workgroup-scope atomics on groupshared memory: per workgroup,
+ * out[3 * workgroup + 0] = items, + 1 = max local id + 1, + 2 = xor of
+ * local ids (each computed with atomics by every item). */
+typedef struct group_atomics_args {
+  uint32_t* out;      /* binding: 3 values per workgroup */
+  uint32_t reserved;  /* zero */
+} group_atomics_args_t;
+typedef struct group_atomics_shared {
+  uint32_t count;     /* items that arrived */
+  uint32_t maximum;   /* max local id + 1 */
+  uint32_t bits;      /* xor of local ids */
+  uint32_t reserved;  /* keeps the struct 16 bytes */
+} group_atomics_shared_t;
+
 #endif /* XGPU_TEST_KERNELS_H_ */
