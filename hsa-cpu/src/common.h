@@ -22,6 +22,10 @@ namespace hsa_cpu {
 
 // Bytes in one AQL packet slot (HSA: every packet is 64 bytes).
 inline constexpr uint32_t kAqlPacketBytes = 64;
+// hsa_ext_amd.h adds status codes in an unnamed enum; typed aliases.
+inline constexpr hsa_status_t kStatusInvalidMemoryPool =
+    static_cast<hsa_status_t>(HSA_STATUS_ERROR_INVALID_MEMORY_POOL);
+
 // Frequency of HSA_SYSTEM_INFO_TIMESTAMP: CLOCK_MONOTONIC nanoseconds.
 inline constexpr uint64_t kTimestampFrequencyHz = 1000000000ull;
 

@@ -1,0 +1,138 @@
+#include "fiber.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <boost/context/fiber.hpp>
+#include <cstdlib>
+
+#include "common.h"
+
+namespace hsa_cpu {
+namespace bctx = boost::context;
+
+namespace {
+
+size_t page_size() {
+  static const size_t size = size_t(sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+// Hands Boost.Context a stack the runner owns; nothing to free per fiber.
+struct PooledStackAllocator {
+  bctx::stack_context allocate() { std::abort(); }
+  void deallocate(bctx::stack_context&) noexcept {}
+};
+
+}  // namespace
+
+struct FiberRunner::Item {
+  bctx::fiber fiber;     // the suspended work item; empty once it returned
+  bctx::fiber sink;      // the scheduler's continuation while the item runs
+  uint32_t local_id[3];  // work-item id in the workgroup
+  bool done;             // run_workitem returned
+};
+
+struct FiberRunner::Stacks {
+  size_t stack_bytes = 0;     // usable bytes per stack (excludes the guard)
+  std::vector<char*> bases;   // mapping base (guard page first) per stack
+
+  ~Stacks() { release(); }
+  void release() {
+    for (char* base : bases) munmap(base, stack_bytes + page_size());
+    bases.clear();
+  }
+};
+
+FiberRunner::FiberRunner()
+    : stacks_(std::make_unique<Stacks>()), items_(new std::vector<Item>()) {}
+
+FiberRunner::~FiberRunner() { delete items_; }
+
+size_t FiberRunner::stack_bytes_for(size_t private_bytes) {
+  size_t bytes = private_bytes + kFiberStackOverheadBytes;
+  if (bytes < kDefaultFiberStackBytes) bytes = kDefaultFiberStackBytes;
+  const size_t page = page_size();
+  return (bytes + page - 1) / page * page;
+}
+
+void FiberRunner::ensure_stacks(size_t count, size_t stack_bytes) {
+  if (stacks_->stack_bytes < stack_bytes) {
+    stacks_->release();
+    stacks_->stack_bytes = stack_bytes;
+  }
+  while (stacks_->bases.size() < count) {
+    const size_t total = stacks_->stack_bytes + page_size();
+    void* base = mmap(nullptr, total, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED) {
+      log("fiber stack mmap of %zu bytes failed", total);
+      std::abort();
+    }
+    mprotect(base, page_size(), PROT_NONE);  // guard page below the stack
+    stacks_->bases.push_back(static_cast<char*>(base));
+  }
+}
+
+void FiberRunner::barrier(xgpu_host_workgroup_t* wg) {
+  auto* self = static_cast<FiberRunner*>(wg->runtime);
+  Item* item = self->current_;
+  item->sink = std::move(item->sink).resume();
+}
+
+void FiberRunner::run(const xgpu_host_kernel_descriptor_t* kernel,
+                      const void* kernarg, xgpu_host_workgroup_t* wg,
+                      size_t private_bytes) {
+  const uint32_t nx = wg->item_count[0], ny = wg->item_count[1],
+                 nz = wg->item_count[2];
+  const size_t count = size_t(nx) * ny * nz;
+  const size_t stack_bytes = stack_bytes_for(private_bytes);
+  ensure_stacks(count, stack_bytes);
+  std::vector<Item>& items = *items_;
+  if (items.size() < count) items.resize(count);
+
+  wg->barrier = &FiberRunner::barrier;
+  wg->runtime = this;
+  const xgpu_host_run_workitem_fn entry = kernel->run_workitem;
+
+  size_t i = 0;
+  for (uint32_t z = 0; z < nz; ++z)
+    for (uint32_t y = 0; y < ny; ++y)
+      for (uint32_t x = 0; x < nx; ++x, ++i) {
+        Item* item = &items[i];
+        item->local_id[0] = x;
+        item->local_id[1] = y;
+        item->local_id[2] = z;
+        item->done = false;
+        bctx::stack_context sctx;
+        sctx.size = stacks_->stack_bytes;
+        sctx.sp = stacks_->bases[i] + page_size() + stacks_->stack_bytes;
+        item->fiber = bctx::fiber(
+            std::allocator_arg, bctx::preallocated(sctx.sp, sctx.size, sctx),
+            PooledStackAllocator{},
+            [item, entry, kernarg, wg](bctx::fiber&& sink) {
+              item->sink = std::move(sink);
+              entry(kernarg, wg, item->local_id);
+              item->done = true;
+              return std::move(item->sink);
+            });
+      }
+
+  // Round-robin: each round runs every unfinished item to its next barrier
+  // (or its end), so no item passes barrier k before all reached it.
+  size_t remaining = count;
+  while (remaining != 0) {
+    for (size_t j = 0; j < count; ++j) {
+      Item* item = &items[j];
+      if (item->done) continue;
+      current_ = item;
+      item->fiber = std::move(item->fiber).resume();
+      if (item->done) --remaining;
+    }
+  }
+  current_ = nullptr;
+  wg->barrier = nullptr;
+  wg->runtime = nullptr;
+}
+
+}  // namespace hsa_cpu

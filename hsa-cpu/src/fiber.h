@@ -1,0 +1,54 @@
+// hsa-cpu fiber mode: runs the work items of one workgroup as Boost.Context
+// fibers so that a kernel's barrier (wg->barrier) can switch between them.
+//
+// Stacks are mmap'd once per thread with a guard page below each and reused
+// for every workgroup that thread runs; steady state allocates nothing.
+//
+// Threading: thread-compatible; each thread that runs workgroups owns one
+// FiberRunner (WorkerContext::fibers).
+#ifndef HSA_CPU_FIBER_H_
+#define HSA_CPU_FIBER_H_
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include <xgpu/host_kernel.h>
+
+namespace hsa_cpu {
+
+// Stack of one work item when the descriptor asks for no private memory.
+inline constexpr size_t kDefaultFiberStackBytes = 64 * 1024;
+// Stack the runtime's own frames need on top of the kernel's private size.
+inline constexpr size_t kFiberStackOverheadBytes = 16 * 1024;
+
+class FiberRunner {
+ public:
+  FiberRunner();
+  ~FiberRunner();
+  FiberRunner(const FiberRunner&) = delete;
+  FiberRunner& operator=(const FiberRunner&) = delete;
+
+  // Runs every work item of `wg` (wg->item_count) as a fiber with at least
+  // `private_bytes` of stack each. Items that finish while others still
+  // wait at a barrier count as arrived (divergent barriers do not hang).
+  void run(const xgpu_host_kernel_descriptor_t* kernel, const void* kernarg,
+           xgpu_host_workgroup_t* wg, size_t private_bytes);
+
+  // Stack bytes a fiber gets for a kernel needing `private_bytes`.
+  static size_t stack_bytes_for(size_t private_bytes);
+
+ private:
+  struct Item;
+  struct Stacks;
+  static void barrier(xgpu_host_workgroup_t* wg);
+  void ensure_stacks(size_t count, size_t stack_bytes);
+
+  std::unique_ptr<Stacks> stacks_;   // pooled stacks (mmap)
+  std::vector<Item>* items_;         // per work item state, reused
+  Item* current_ = nullptr;          // item whose fiber runs now
+};
+
+}  // namespace hsa_cpu
+
+#endif  // HSA_CPU_FIBER_H_

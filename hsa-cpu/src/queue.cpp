@@ -1,0 +1,657 @@
+#include "queue.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
+
+#include <cstring>
+
+#include "executable.h"
+#include "fiber.h"
+#include "worker_pool.h"
+
+namespace hsa_cpu {
+namespace {
+
+// ---------------------------------------------------------------------------
+// Header decoding (hsa_packet_header_t / hsa_packet_header_width_t)
+
+constexpr uint16_t header_field(uint16_t header, uint32_t shift, uint32_t width) {
+  return uint16_t((header >> shift) & ((1u << width) - 1u));
+}
+constexpr uint16_t packet_type(uint16_t header) {
+  return header_field(header, HSA_PACKET_HEADER_TYPE, HSA_PACKET_HEADER_WIDTH_TYPE);
+}
+constexpr bool barrier_bit(uint16_t header) {
+  return header_field(header, HSA_PACKET_HEADER_BARRIER, HSA_PACKET_HEADER_WIDTH_BARRIER) != 0;
+}
+constexpr uint16_t acquire_scope(uint16_t header) {
+  return header_field(header, HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE,
+                      HSA_PACKET_HEADER_WIDTH_SCACQUIRE_FENCE_SCOPE);
+}
+constexpr uint16_t release_scope(uint16_t header) {
+  return header_field(header, HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE,
+                      HSA_PACKET_HEADER_WIDTH_SCRELEASE_FENCE_SCOPE);
+}
+constexpr uint16_t kInvalidHeader = uint16_t(HSA_PACKET_TYPE_INVALID << HSA_PACKET_HEADER_TYPE);
+
+// Fence scopes: every agent shares the host's coherent memory, so an agent
+// or system scope fence is a thread fence; NONE orders nothing.
+void acquire_fence(uint16_t scope) {
+  if (scope != HSA_FENCE_SCOPE_NONE) std::atomic_thread_fence(std::memory_order_acquire);
+}
+void release_fence(uint16_t scope) {
+  if (scope != HSA_FENCE_SCOPE_NONE) std::atomic_thread_fence(std::memory_order_release);
+}
+bool valid_scope(uint16_t scope) { return scope <= HSA_FENCE_SCOPE_SYSTEM; }
+
+uint16_t load_header(const void* slot) {
+  return __atomic_load_n(static_cast<const uint16_t*>(slot), __ATOMIC_ACQUIRE);
+}
+
+// Decrements a completion signal after the packet's release fence, stamping
+// the profiling interval first when the queue profiles.
+void signal_completion(Queue* queue, hsa_signal_t completion, uint16_t header,
+                       uint64_t start_ns) {
+  release_fence(release_scope(header));
+  Signal* signal = to_signal(completion);
+  if (signal == nullptr) return;
+  if (queue->profiling()) {
+    signal->amd.start_ts = start_ns;
+    signal->amd.end_ts = now_ns();
+  }
+  signal->subtract_release(1);
+}
+
+// ---------------------------------------------------------------------------
+// Kernel dispatch
+
+class DispatchJob final : public Job {
+ public:
+  DispatchJob(Queue* queue, const hsa_kernel_dispatch_packet_t& packet,
+              const xgpu_host_kernel_descriptor_t& kernel, const uint32_t counts[3],
+              uint32_t item_count, uint32_t group_bytes, uint64_t start_ns, bool pooled)
+      : Job(item_count), queue_(queue), packet_(packet), kernel_(kernel),
+        group_bytes_(group_bytes), start_ns_(start_ns), pooled_(pooled) {
+    for (int d = 0; d < 3; ++d) counts_[d] = counts[d];
+    const uint32_t packet_private = packet.private_segment_size;
+    private_bytes_ = packet_private > kernel.private_segment_size ? packet_private
+                                                                  : kernel.private_segment_size;
+  }
+
+  void run_item(uint32_t index, WorkerContext& context) override {
+    xgpu_host_workgroup_t wg;
+    const uint32_t x = index % counts_[0];
+    const uint32_t yz = index / counts_[0];
+    const uint32_t y = yz % counts_[1];
+    const uint32_t z = yz / counts_[1];
+    wg.workgroup_id[0] = x;
+    wg.workgroup_id[1] = y;
+    wg.workgroup_id[2] = z;
+    wg.workgroup_size[0] = packet_.workgroup_size_x;
+    wg.workgroup_size[1] = packet_.workgroup_size_y;
+    wg.workgroup_size[2] = packet_.workgroup_size_z;
+    wg.grid_size[0] = packet_.grid_size_x;
+    wg.grid_size[1] = packet_.grid_size_y;
+    wg.grid_size[2] = packet_.grid_size_z;
+    for (int d = 0; d < 3; ++d) {
+      wg.workgroup_count[d] = counts_[d];
+      const uint64_t first = uint64_t(wg.workgroup_id[d]) * wg.workgroup_size[d];
+      const uint64_t left = wg.grid_size[d] - first;
+      wg.item_count[d] = uint32_t(left < wg.workgroup_size[d] ? left : wg.workgroup_size[d]);
+    }
+    wg.dimensions = header_field(packet_.setup, HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS,
+                                 HSA_KERNEL_DISPATCH_PACKET_SETUP_WIDTH_DIMENSIONS);
+    wg.group_segment = group_bytes_ != 0 ? context.group_segment : nullptr;
+    wg.group_segment_size = group_bytes_;
+    wg.reserved0 = 0;
+    wg.barrier = nullptr;
+    wg.runtime = nullptr;
+    if (kernel_.flags & XGPU_HOST_KERNEL_FLAG_USES_BARRIERS)
+      context.fibers->run(&kernel_, packet_.kernarg_address, &wg, private_bytes_);
+    else
+      kernel_.run_workgroup(packet_.kernarg_address, &wg);
+  }
+
+  // Pool jobs also retire the queue's in-flight count and wake a processor
+  // waiting on it (barrier bit, destroy); `finishers` keeps the queue alive
+  // until this thread is done touching it.
+  void finish() override {
+    Queue* queue = queue_;
+    if (!pooled_) {
+      signal_completion(queue, packet_.completion_signal, packet_.header, start_ns_);
+      return;
+    }
+    queue->finishers.fetch_add(1, std::memory_order_seq_cst);
+    signal_completion(queue, packet_.completion_signal, packet_.header, start_ns_);
+    queue->inflight.fetch_sub(1, std::memory_order_seq_cst);
+    queue->doorbell->notify_waiters();
+    queue->finishers.fetch_sub(1, std::memory_order_release);
+  }
+
+ private:
+  Queue* queue_;                              // issuing queue
+  hsa_kernel_dispatch_packet_t packet_;       // copy: the slot is reused
+  xgpu_host_kernel_descriptor_t kernel_;      // copy of the descriptor
+  uint32_t counts_[3];                        // workgroups per dimension
+  uint32_t group_bytes_;                      // group segment per workgroup
+  size_t private_bytes_;                      // per-item private bytes
+  uint64_t start_ns_;                         // launch time (profiling)
+  bool pooled_;                               // runs on the worker pool
+};
+
+enum class PacketStatus {
+  kDone,             // packet launched / completed; hand the slot back
+  kInvalid,          // malformed packet: error callback, queue stops
+  kDependencyError,  // a dependency signal was negative: queue stops
+  kStopped,          // destroy or inactivate while waiting
+};
+
+struct Processor {
+  Queue* queue;
+
+  bool stopping() const {
+    return queue->stop.load(std::memory_order_acquire) ||
+           queue->inactive.load(std::memory_order_acquire);
+  }
+
+  // Sleeps on the doorbell (plus `extra` signals) until ready() or stop.
+  template <typename Ready>
+  void wait(Signal* const* extra, size_t extra_count, Ready&& ready) {
+    Signal* signals[8];
+    size_t n = 0;
+    signals[n++] = queue->doorbell;
+    for (size_t i = 0; i < extra_count && n < 8; ++i) signals[n++] = extra[i];
+    wait_until(signals, n, UINT64_MAX, HSA_WAIT_STATE_BLOCKED,
+               [&] { return stopping() || ready(); });
+  }
+
+  void wait_idle() {
+    wait(nullptr, 0, [&] { return queue->inflight.load(std::memory_order_acquire) == 0; });
+  }
+
+  PacketStatus invalid(const char* what, unsigned long long value) {
+    log("queue %llu: invalid packet at index %llu: %s (%llu)",
+        static_cast<unsigned long long>(queue->amd.hsa_queue.id),
+        static_cast<unsigned long long>(*queue->read_index()), what, value);
+    return PacketStatus::kInvalid;
+  }
+
+  PacketStatus dispatch(const hsa_kernel_dispatch_packet_t& packet) {
+    const uint32_t dims = header_field(packet.setup, HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS,
+                                       HSA_KERNEL_DISPATCH_PACKET_SETUP_WIDTH_DIMENSIONS);
+    if (dims < 1 || dims > 3) return invalid("setup dimensions not in [1, 3]", dims);
+    const uint32_t wg_size[3] = {packet.workgroup_size_x, packet.workgroup_size_y,
+                                 packet.workgroup_size_z};
+    const uint32_t grid[3] = {packet.grid_size_x, packet.grid_size_y, packet.grid_size_z};
+    for (uint32_t d = 0; d < 3; ++d) {
+      if (wg_size[d] == 0) return invalid("workgroup size is 0 in a dimension", d);
+      if (grid[d] == 0) return invalid("grid size is 0 in a dimension", d);
+      if (d >= dims && (wg_size[d] != 1 || grid[d] != 1))
+        return invalid("unused dimension must have grid and workgroup size 1", d);
+    }
+    const uint64_t items_per_group = uint64_t(wg_size[0]) * wg_size[1] * wg_size[2];
+    if (items_per_group > kWorkgroupMaxSize)
+      return invalid("workgroup exceeds the maximum work items", items_per_group);
+    if (packet.kernel_object == 0) return invalid("null kernel object", 0);
+    xgpu_host_kernel_descriptor_t kernel;
+    if (!read_kernel_descriptor(packet.kernel_object, &kernel))
+      return invalid("kernel object is not readable memory", packet.kernel_object);
+    if (kernel.magic != XGPU_HOST_KERNEL_MAGIC)
+      return invalid("kernel object is not an xgpu host kernel descriptor (magic)", kernel.magic);
+    if (kernel.abi_version != XGPU_HOST_KERNEL_ABI_VERSION)
+      return invalid("unsupported host kernel ABI version", kernel.abi_version);
+    const bool fibers = (kernel.flags & XGPU_HOST_KERNEL_FLAG_USES_BARRIERS) != 0;
+    if (fibers ? kernel.run_workitem == nullptr : kernel.run_workgroup == nullptr)
+      return invalid("descriptor lacks the entry point its flags need", kernel.flags);
+    for (uint32_t d = 0; d < 3; ++d)
+      if (kernel.required_workgroup_size[d] != 0 && kernel.required_workgroup_size[d] != wg_size[d])
+        return invalid("workgroup size differs from the kernel's required size", wg_size[d]);
+    if (kernel.kernarg_size != 0 && packet.kernarg_address == nullptr)
+      return invalid("null kernarg address for a kernel with arguments", kernel.kernarg_size);
+    // AQL's group_segment_size is the dispatch's total (static + dynamic);
+    // a producer that passes only the dynamic part still gets the static.
+    const uint32_t group_bytes = packet.group_segment_size > kernel.group_segment_size
+                                     ? packet.group_segment_size
+                                     : kernel.group_segment_size;
+    if (group_bytes > kGroupSegmentMaxBytes)
+      return invalid("group segment exceeds the agent's maximum", group_bytes);
+    uint32_t counts[3];
+    uint64_t total = 1;
+    for (uint32_t d = 0; d < 3; ++d) {
+      counts[d] = uint32_t((uint64_t(grid[d]) + wg_size[d] - 1) / wg_size[d]);
+      total *= counts[d];
+    }
+    if (total > UINT32_MAX) return invalid("more than 2^32-1 workgroups", total);
+
+    const uint64_t start_ns = queue->profiling() ? now_ns() : 0;
+    if (total == 1) {
+      // One workgroup cannot use a second thread: run it right here.
+      DispatchJob job(queue, packet, kernel, counts, 1, group_bytes, start_ns, false);
+      job.run_item(0, WorkerContext::current());
+      job.finish();
+      return PacketStatus::kDone;
+    }
+    queue->inflight.fetch_add(1, std::memory_order_relaxed);
+    auto* job = new DispatchJob(queue, packet, kernel, counts, uint32_t(total), group_bytes,
+                                start_ns, true);
+    runtime()->workers->submit(job, /*help=*/true);
+    return PacketStatus::kDone;
+  }
+
+  // Barrier-AND (all non-null dependencies 0; null ones count as met) and
+  // barrier-OR (any non-null dependency 0; null ones never meet it). A
+  // negative dependency value is an error and wins over satisfaction.
+  PacketStatus barrier(const hsa_barrier_and_packet_t& packet, bool is_or, int64_t* out_error) {
+    Signal* deps[5];
+    size_t count = 0;
+    for (const hsa_signal_t& dep : packet.dep_signal)
+      if (dep.handle != 0) deps[count++] = to_signal(dep);
+    int64_t negative = 0;
+    auto ready = [&] {
+      bool all = true, any = false;
+      for (size_t i = 0; i < count; ++i) {
+        const int64_t v = deps[i]->load_acquire();
+        if (v < 0) {
+          negative = v;
+          return true;
+        }
+        if (v == 0) any = true; else all = false;
+      }
+      return is_or ? any : all;
+    };
+    if (!ready()) wait(deps, count, ready);
+    if (!ready() && stopping()) return PacketStatus::kStopped;
+    if (negative < 0) {
+      *out_error = negative;
+      return PacketStatus::kDependencyError;
+    }
+    return PacketStatus::kDone;
+  }
+
+  PacketStatus barrier_value(const hsa_amd_barrier_value_packet_t& packet) {
+    if (!valid_condition(packet.cond)) return invalid("barrier-value condition", packet.cond);
+    Signal* signal = to_signal(packet.signal);
+    if (signal == nullptr) return PacketStatus::kDone;
+    const auto condition = static_cast<hsa_signal_condition_t>(packet.cond);
+    auto ready = [&] {
+      return condition_met(condition, signal->load_acquire() & packet.mask, packet.value);
+    };
+    if (!ready()) wait(&signal, 1, ready);
+    if (!ready() && stopping()) return PacketStatus::kStopped;
+    return PacketStatus::kDone;
+  }
+
+  // Handles the packet in `slot` (header already observed valid).
+  PacketStatus process(const void* slot, uint16_t header, int64_t* out_error) {
+    alignas(64) unsigned char packet[kAqlPacketBytes];
+    memcpy(packet, slot, sizeof(packet));
+    memcpy(packet, &header, sizeof(header));
+    const uint16_t type = packet_type(header);
+    if (!valid_scope(acquire_scope(header)) || !valid_scope(release_scope(header)))
+      return invalid("reserved fence scope in header", header);
+    if (barrier_bit(header)) {
+      wait_idle();
+      if (stopping()) return PacketStatus::kStopped;
+    }
+    acquire_fence(acquire_scope(header));
+    switch (type) {
+      case HSA_PACKET_TYPE_KERNEL_DISPATCH:
+        return dispatch(*reinterpret_cast<const hsa_kernel_dispatch_packet_t*>(packet));
+      case HSA_PACKET_TYPE_BARRIER_AND:
+      case HSA_PACKET_TYPE_BARRIER_OR: {
+        const auto& p = *reinterpret_cast<const hsa_barrier_and_packet_t*>(packet);
+        const PacketStatus status = barrier(p, type == HSA_PACKET_TYPE_BARRIER_OR, out_error);
+        if (status == PacketStatus::kDone) signal_completion(queue, p.completion_signal, header, 0);
+        return status;
+      }
+      case HSA_PACKET_TYPE_VENDOR_SPECIFIC: {
+        const auto& p = *reinterpret_cast<const hsa_amd_barrier_value_packet_t*>(packet);
+        if (p.header.AmdFormat != HSA_AMD_PACKET_TYPE_BARRIER_VALUE)
+          return invalid("unknown AMD vendor packet format", p.header.AmdFormat);
+        const PacketStatus status = barrier_value(p);
+        if (status == PacketStatus::kDone) signal_completion(queue, p.completion_signal, header, 0);
+        return status;
+      }
+      case HSA_PACKET_TYPE_AGENT_DISPATCH:
+        return invalid("agent dispatch packets are not supported by this queue", type);
+      default:
+        return invalid("unknown packet type", type);
+    }
+  }
+
+  void report_error(hsa_status_t status) {
+    queue->inactive.store(true, std::memory_order_release);
+    if (queue->callback != nullptr) queue->callback(status, queue->hsa(), queue->callback_data);
+  }
+
+  void run() {
+    const uint64_t mask = queue->amd.hsa_queue.size - 1;
+    auto* ring = static_cast<unsigned char*>(queue->ring);
+    uint64_t read = __atomic_load_n(queue->read_index(), __ATOMIC_RELAXED);
+    while (!stopping()) {
+      unsigned char* slot = ring + (read & mask) * kAqlPacketBytes;
+      uint16_t header = load_header(slot);
+      if (packet_type(header) == HSA_PACKET_TYPE_INVALID) {
+        // Not published yet: never skip it, sleep until the doorbell rings.
+        wait(nullptr, 0, [&] {
+          header = load_header(slot);
+          return packet_type(header) != HSA_PACKET_TYPE_INVALID;
+        });
+        continue;
+      }
+      int64_t dependency_error = 0;
+      const PacketStatus status = process(slot, header, &dependency_error);
+      if (status == PacketStatus::kStopped) break;
+      if (status == PacketStatus::kInvalid) {
+        report_error(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+        break;
+      }
+      if (status == PacketStatus::kDependencyError) {
+        // Propagate the error value to whoever waits on this barrier, then
+        // stop: later packets were ordered after a failed dependency.
+        const auto* p = reinterpret_cast<const hsa_barrier_and_packet_t*>(slot);
+        if (Signal* completion = to_signal(p->completion_signal))
+          completion->store_release(dependency_error);
+        log("queue %llu: barrier at index %llu has a dependency with error value %lld",
+            static_cast<unsigned long long>(queue->amd.hsa_queue.id),
+            static_cast<unsigned long long>(read), static_cast<long long>(dependency_error));
+        report_error(HSA_STATUS_ERROR);
+        break;
+      }
+      __atomic_store_n(reinterpret_cast<uint16_t*>(slot), kInvalidHeader, __ATOMIC_RELEASE);
+      ++read;
+      __atomic_store_n(queue->read_index(), read, __ATOMIC_RELEASE);
+    }
+    // Launched dispatches still reference the queue: let them finish.
+    wait_until(&queue->doorbell, 1, UINT64_MAX, HSA_WAIT_STATE_BLOCKED,
+               [&] { return queue->inflight.load(std::memory_order_acquire) == 0; });
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Creation / destruction
+
+std::atomic<uint64_t> g_next_queue_id{0};
+
+bool is_power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+Queue* lookup_queue(const hsa_queue_t* handle) {
+  Runtime* rt = runtime();
+  if (rt == nullptr || handle == nullptr) return nullptr;
+  auto* queue = reinterpret_cast<Queue*>(const_cast<hsa_queue_t*>(handle));
+  std::lock_guard<std::mutex> lock(rt->queues_mutex);
+  return rt->queues.count(queue) ? queue : nullptr;
+}
+
+hsa_status_t make_queue(uint32_t size, hsa_queue_type32_t type, Signal* doorbell,
+                        bool owns_doorbell, Queue** out_queue) {
+  auto* queue = new (std::nothrow) Queue();
+  if (queue == nullptr) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  queue->ring_bytes = size_t(size) * kAqlPacketBytes;
+  void* ring = mmap(nullptr, queue->ring_bytes, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (ring == MAP_FAILED) {
+    delete queue;
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
+  queue->ring = ring;
+  for (uint32_t i = 0; i < size; ++i)
+    *reinterpret_cast<uint16_t*>(static_cast<unsigned char*>(ring) + size_t(i) * kAqlPacketBytes) =
+        kInvalidHeader;
+  queue->amd = amd_queue_t{};
+  hsa_queue_t& q = queue->amd.hsa_queue;
+  q.type = type;
+  q.features = HSA_QUEUE_FEATURE_KERNEL_DISPATCH;
+  q.base_address = ring;
+  q.doorbell_signal = to_handle(doorbell);
+  q.size = size;
+  q.id = g_next_queue_id.fetch_add(1, std::memory_order_relaxed);
+  queue->amd.queue_properties = AMD_QUEUE_PROPERTIES_IS_PTR64;
+  queue->amd.read_dispatch_id_field_base_byte_offset =
+      uint32_t(offsetof(amd_queue_t, read_dispatch_id) - offsetof(amd_queue_t, hsa_queue));
+  queue->amd.max_cu_id = runtime()->workers->worker_count() - 1;
+  queue->doorbell = doorbell;
+  queue->owns_doorbell = owns_doorbell;
+  *out_queue = queue;
+  return HSA_STATUS_SUCCESS;
+}
+
+void free_queue(Queue* queue) {
+  queue->stop.store(true, std::memory_order_seq_cst);
+  queue->doorbell->notify_waiters();
+  if (queue->processor.joinable()) queue->processor.join();
+  // A finishing dispatch may still be inside complete_dispatch.
+  while (queue->finishers.load(std::memory_order_acquire) != 0) sched_yield();
+  munmap(queue->ring, queue->ring_bytes);
+  if (queue->owns_doorbell) destroy_internal_signal(queue->doorbell);
+  delete queue;
+}
+
+}  // namespace
+
+void destroy_all_queues() {
+  Runtime* rt = runtime();
+  std::unordered_set<Queue*> queues;
+  {
+    std::lock_guard<std::mutex> lock(rt->queues_mutex);
+    queues.swap(rt->queues);
+  }
+  for (Queue* q : queues) free_queue(q);
+}
+
+}  // namespace hsa_cpu
+
+using namespace hsa_cpu;
+
+HSA_CPU_EXPORT hsa_status_t hsa_queue_create(hsa_agent_t agent, uint32_t size,
+                                             hsa_queue_type32_t type,
+                                             void (*callback)(hsa_status_t status,
+                                                              hsa_queue_t* source, void* data),
+                                             void* data, uint32_t private_segment_size,
+                                             uint32_t group_segment_size, hsa_queue_t** queue) {
+  HSA_CPU_REQUIRE_INIT();
+  Runtime* rt = runtime();
+  Agent* a = rt->agent(agent);
+  if (a == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (queue == nullptr || !is_power_of_two(size) || size > kQueueMaxSize) {
+    log("hsa_queue_create: size %u must be a power of two in [1, %u] and queue non-null", size,
+        kQueueMaxSize);
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  if (type != HSA_QUEUE_TYPE_MULTI && type != HSA_QUEUE_TYPE_SINGLE) {
+    log("hsa_queue_create: queue type %u is not supported (MULTI or SINGLE)", type);
+    return type == HSA_QUEUE_TYPE_COOPERATIVE ? HSA_STATUS_ERROR_INVALID_QUEUE_CREATION
+                                              : HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  if (group_segment_size != UINT32_MAX && group_segment_size > kGroupSegmentMaxBytes) {
+    log("hsa_queue_create: group segment size %u exceeds %u", group_segment_size,
+        kGroupSegmentMaxBytes);
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  {
+    std::lock_guard<std::mutex> lock(rt->queues_mutex);
+    if (rt->queues.size() >= size_t(kQueuesMax) * rt->agents.size())
+      return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
+  if (size < kQueueMinSize) size = kQueueMinSize;
+  Signal* doorbell = create_internal_signal(0);
+  Queue* q = nullptr;
+  hsa_status_t status = make_queue(size, type, doorbell, true, &q);
+  if (status != HSA_STATUS_SUCCESS) {
+    destroy_internal_signal(doorbell);
+    return status;
+  }
+  q->agent = a;
+  q->callback = callback;
+  q->callback_data = data;
+  q->processor = std::thread([q] { Processor{q}.run(); });
+  char name[16];
+  snprintf(name, sizeof(name), "hsa-cpu-q%llu", static_cast<unsigned long long>(q->amd.hsa_queue.id));
+  pthread_setname_np(q->processor.native_handle(), name);
+  {
+    std::lock_guard<std::mutex> lock(rt->queues_mutex);
+    rt->queues.insert(q);
+  }
+  *queue = q->hsa();
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_soft_queue_create(hsa_region_t region, uint32_t size,
+                                                  hsa_queue_type32_t type, uint32_t features,
+                                                  hsa_signal_t doorbell_signal,
+                                                  hsa_queue_t** queue) {
+  HSA_CPU_REQUIRE_INIT();
+  Runtime* rt = runtime();
+  Pool* pool = rt->pool(region.handle);
+  if (pool == nullptr || pool->segment != HSA_AMD_SEGMENT_GLOBAL) return HSA_STATUS_ERROR_INVALID_REGION;
+  if (queue == nullptr || !is_power_of_two(size) || size > kQueueMaxSize ||
+      doorbell_signal.handle == 0 || features == 0 ||
+      (features & ~uint32_t(HSA_QUEUE_FEATURE_KERNEL_DISPATCH | HSA_QUEUE_FEATURE_AGENT_DISPATCH)) ||
+      (type != HSA_QUEUE_TYPE_MULTI && type != HSA_QUEUE_TYPE_SINGLE))
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  Queue* q = nullptr;
+  hsa_status_t status = make_queue(size, type, to_signal(doorbell_signal), false, &q);
+  if (status != HSA_STATUS_SUCCESS) return status;
+  q->amd.hsa_queue.features = features;
+  {
+    std::lock_guard<std::mutex> lock(rt->queues_mutex);
+    rt->queues.insert(q);
+  }
+  *queue = q->hsa();
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_queue_destroy(hsa_queue_t* queue) {
+  HSA_CPU_REQUIRE_INIT();
+  Runtime* rt = runtime();
+  auto* q = reinterpret_cast<Queue*>(queue);
+  {
+    std::lock_guard<std::mutex> lock(rt->queues_mutex);
+    if (queue == nullptr || rt->queues.erase(q) == 0) return HSA_STATUS_ERROR_INVALID_QUEUE;
+  }
+  free_queue(q);
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_queue_inactivate(hsa_queue_t* queue) {
+  HSA_CPU_REQUIRE_INIT();
+  Queue* q = lookup_queue(queue);
+  if (q == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
+  q->inactive.store(true, std::memory_order_seq_cst);
+  q->doorbell->notify_waiters();
+  return HSA_STATUS_SUCCESS;
+}
+
+// Index operations: the hot path, no registry lookup (as in ROCR).
+#define HSA_CPU_QUEUE_PTR(queue, field) \
+  (const_cast<uint64_t*>(&reinterpret_cast<amd_queue_t*>(const_cast<hsa_queue_t*>(queue))->field))
+
+#define HSA_CPU_QUEUE_LOAD(which, field, suffix, order)                              \
+  HSA_CPU_EXPORT uint64_t hsa_queue_load_##which##_index_##suffix(const hsa_queue_t* queue) { \
+    return queue ? __atomic_load_n(HSA_CPU_QUEUE_PTR(queue, field), order) : 0;      \
+  }
+HSA_CPU_QUEUE_LOAD(read, read_dispatch_id, scacquire, __ATOMIC_ACQUIRE)
+HSA_CPU_QUEUE_LOAD(read, read_dispatch_id, acquire, __ATOMIC_ACQUIRE)
+HSA_CPU_QUEUE_LOAD(read, read_dispatch_id, relaxed, __ATOMIC_RELAXED)
+HSA_CPU_QUEUE_LOAD(write, write_dispatch_id, scacquire, __ATOMIC_ACQUIRE)
+HSA_CPU_QUEUE_LOAD(write, write_dispatch_id, acquire, __ATOMIC_ACQUIRE)
+HSA_CPU_QUEUE_LOAD(write, write_dispatch_id, relaxed, __ATOMIC_RELAXED)
+
+#define HSA_CPU_QUEUE_STORE(which, field, suffix, order)                             \
+  HSA_CPU_EXPORT void hsa_queue_store_##which##_index_##suffix(const hsa_queue_t* queue, \
+                                                               uint64_t value) {     \
+    if (queue) __atomic_store_n(HSA_CPU_QUEUE_PTR(queue, field), value, order);      \
+  }
+HSA_CPU_QUEUE_STORE(write, write_dispatch_id, relaxed, __ATOMIC_RELAXED)
+HSA_CPU_QUEUE_STORE(write, write_dispatch_id, screlease, __ATOMIC_RELEASE)
+HSA_CPU_QUEUE_STORE(write, write_dispatch_id, release, __ATOMIC_RELEASE)
+HSA_CPU_QUEUE_STORE(read, read_dispatch_id, relaxed, __ATOMIC_RELAXED)
+HSA_CPU_QUEUE_STORE(read, read_dispatch_id, screlease, __ATOMIC_RELEASE)
+HSA_CPU_QUEUE_STORE(read, read_dispatch_id, release, __ATOMIC_RELEASE)
+
+#define HSA_CPU_QUEUE_RMW_ORDERS(X)  \
+  X(scacq_screl, __ATOMIC_ACQ_REL)   \
+  X(acq_rel, __ATOMIC_ACQ_REL)       \
+  X(scacquire, __ATOMIC_ACQUIRE)     \
+  X(acquire, __ATOMIC_ACQUIRE)       \
+  X(relaxed, __ATOMIC_RELAXED)       \
+  X(screlease, __ATOMIC_RELEASE)     \
+  X(release, __ATOMIC_RELEASE)
+
+#define HSA_CPU_QUEUE_CAS(suffix, order)                                              \
+  HSA_CPU_EXPORT uint64_t hsa_queue_cas_write_index_##suffix(                         \
+      const hsa_queue_t* queue, uint64_t expected, uint64_t value) {                  \
+    if (!queue) return 0;                                                             \
+    uint64_t observed = expected;                                                     \
+    constexpr int failure = (order == __ATOMIC_RELEASE) ? __ATOMIC_RELAXED            \
+                            : (order == __ATOMIC_ACQ_REL) ? __ATOMIC_ACQUIRE          \
+                                                          : order;                    \
+    __atomic_compare_exchange_n(HSA_CPU_QUEUE_PTR(queue, write_dispatch_id), &observed, \
+                                value, false, order, failure);                        \
+    return observed;                                                                  \
+  }
+HSA_CPU_QUEUE_RMW_ORDERS(HSA_CPU_QUEUE_CAS)
+
+#define HSA_CPU_QUEUE_ADD(suffix, order)                                              \
+  HSA_CPU_EXPORT uint64_t hsa_queue_add_write_index_##suffix(const hsa_queue_t* queue, \
+                                                             uint64_t value) {        \
+    return queue ? __atomic_fetch_add(HSA_CPU_QUEUE_PTR(queue, write_dispatch_id), value, order) \
+                 : 0;                                                                 \
+  }
+HSA_CPU_QUEUE_RMW_ORDERS(HSA_CPU_QUEUE_ADD)
+
+HSA_CPU_EXPORT hsa_status_t hsa_amd_profiling_set_profiler_enabled(hsa_queue_t* queue, int enable) {
+  HSA_CPU_REQUIRE_INIT();
+  Queue* q = lookup_queue(queue);
+  if (q == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
+  if (enable)
+    __atomic_fetch_or(&q->amd.queue_properties, uint32_t(AMD_QUEUE_PROPERTIES_ENABLE_PROFILING),
+                      __ATOMIC_RELAXED);
+  else
+    __atomic_fetch_and(&q->amd.queue_properties, ~uint32_t(AMD_QUEUE_PROPERTIES_ENABLE_PROFILING),
+                       __ATOMIC_RELAXED);
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_amd_queue_cu_set_mask(const hsa_queue_t* queue,
+                                                      uint32_t num_cu_mask_count,
+                                                      const uint32_t* cu_mask) {
+  HSA_CPU_REQUIRE_INIT();
+  Queue* q = lookup_queue(queue);
+  if (q == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
+  if (num_cu_mask_count == 0 || num_cu_mask_count % 32 != 0 || cu_mask == nullptr)
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  // Workers are shared by all queues; the mask is recorded, not enforced.
+  const uint32_t words = num_cu_mask_count / 32 < 8 ? num_cu_mask_count / 32 : 8;
+  for (uint32_t i = 0; i < words; ++i) q->cu_mask[i] = cu_mask[i];
+  q->cu_mask_words = words;
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_amd_queue_cu_get_mask(const hsa_queue_t* queue,
+                                                      uint32_t num_cu_mask_count,
+                                                      uint32_t* cu_mask) {
+  HSA_CPU_REQUIRE_INIT();
+  Queue* q = lookup_queue(queue);
+  if (q == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
+  if (num_cu_mask_count == 0 || num_cu_mask_count % 32 != 0 || cu_mask == nullptr)
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  const uint32_t cus = runtime()->workers->worker_count();
+  for (uint32_t w = 0; w < num_cu_mask_count / 32; ++w) {
+    uint32_t bits = 0;
+    for (uint32_t b = 0; b < 32; ++b)
+      if (w * 32 + b < cus) bits |= 1u << b;
+    if (w < q->cu_mask_words) bits &= q->cu_mask[w];
+    cu_mask[w] = bits;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_amd_queue_set_priority(hsa_queue_t* queue,
+                                                       hsa_amd_queue_priority_t priority) {
+  HSA_CPU_REQUIRE_INIT();
+  if (lookup_queue(queue) == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
+  if (priority > HSA_AMD_QUEUE_PRIORITY_HIGH) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  return HSA_STATUS_SUCCESS;  // all queues share the workers equally
+}

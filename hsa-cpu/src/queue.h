@@ -1,0 +1,60 @@
+// hsa-cpu queues: AQL ring buffers laid out as ROCR's amd_queue_t, each with
+// a packet-processor thread.
+//
+// The processor owns the read index. It handles packets strictly in order:
+// an INVALID header stalls it (it sleeps on the doorbell until the header is
+// published), the barrier bit waits for all earlier packets to complete,
+// kernel dispatches are split into workgroups on the worker pool (a single
+// workgroup runs on the processor thread itself), barrier packets block the
+// queue until their dependencies resolve. After a packet is launched its
+// slot is handed back by writing an INVALID header, then the read index
+// advances. The processor sleeps on the doorbell whenever it has nothing to
+// do; it never spins while idle.
+//
+// Threading: the index entry points are lock-free and thread-safe; create,
+// destroy and inactivate are thread-safe. The error callback runs on the
+// processor thread and must not destroy its own queue.
+#ifndef HSA_CPU_QUEUE_H_
+#define HSA_CPU_QUEUE_H_
+
+#include <hsa/amd_hsa_queue.h>
+
+#include <thread>
+
+#include "runtime.h"
+#include "signal.h"
+
+namespace hsa_cpu {
+
+struct alignas(AMD_QUEUE_ALIGN_BYTES) Queue {
+  amd_queue_t amd;                    // ROCR layout; hsa_queue_t* points here
+  Agent* agent = nullptr;             // owning agent (null for soft queues)
+  Signal* doorbell = nullptr;         // processor wake-up (internal signal)
+  bool owns_doorbell = false;         // false for soft queues
+  void* ring = nullptr;               // size * 64 bytes of packets (mmap)
+  size_t ring_bytes = 0;              // bytes mapped at ring
+  void (*callback)(hsa_status_t, hsa_queue_t*, void*) = nullptr;  // errors
+  void* callback_data = nullptr;      // passed to callback
+  std::atomic<bool> stop{false};      // destroy requested
+  std::atomic<bool> inactive{false};  // inactivated or in error: no processing
+  std::atomic<uint32_t> inflight{0};  // pool dispatches launched, not complete
+  std::atomic<uint32_t> finishers{0}; // threads inside complete_dispatch
+  uint32_t cu_mask_words = 0;         // words last set by cu_set_mask
+  uint32_t cu_mask[8] = {};           // last CU mask (informational)
+  std::thread processor;              // the packet processor
+
+  hsa_queue_t* hsa() { return &amd.hsa_queue; }
+  uint64_t* read_index() { return const_cast<uint64_t*>(&amd.read_dispatch_id); }
+  uint64_t* write_index() { return const_cast<uint64_t*>(&amd.write_dispatch_id); }
+  bool profiling() const {
+    return (amd.queue_properties & AMD_QUEUE_PROPERTIES_ENABLE_PROFILING) != 0;
+  }
+};
+static_assert(offsetof(Queue, amd) == 0, "hsa_queue_t* must point at amd_queue_t");
+
+// Stops and frees every queue (hsa_shut_down).
+void destroy_all_queues();
+
+}  // namespace hsa_cpu
+
+#endif  // HSA_CPU_QUEUE_H_

@@ -1,0 +1,694 @@
+// Runtime lifetime (hsa_init / hsa_shut_down), agents, ISAs and the system,
+// agent, ISA, cache and extension queries.
+#include "runtime.h"
+
+#include <cpuid.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+#include "executable.h"
+#include "queue.h"
+#include "signal.h"
+#include "worker_pool.h"
+
+namespace hsa_cpu {
+
+void free_all_allocations();  // memory.cpp
+
+const Isa kIsas[kIsaLevelCount] = {
+    {"x86_64-unknown-linux-gnu--x86-64-v4", "x86-64-v4", 16},
+    {"x86_64-unknown-linux-gnu--x86-64-v3", "x86-64-v3", 8},
+    {"x86_64-unknown-linux-gnu--x86-64-v2", "x86-64-v2", 4},
+    {"x86_64-unknown-linux-gnu--x86-64", "x86-64", 4},
+};
+
+// One wavefront description per ISA; the handle is its address.
+struct Wavefront {
+  uint32_t size;  // work items per wavefront (== the ISA's SIMD lanes)
+};
+const Wavefront kWavefronts[kIsaLevelCount] = {{16}, {8}, {4}, {4}};
+
+const Isa* isa_from_handle(hsa_isa_t isa) {
+  for (const Isa& candidate : kIsas)
+    if (isa.handle == reinterpret_cast<uintptr_t>(&candidate)) return &candidate;
+  return nullptr;
+}
+
+namespace {
+
+std::mutex g_init_mutex;                 // serialises init / shut down
+uint32_t g_init_count = 0;               // hsa_init calls not yet shut down
+std::atomic<Runtime*> g_runtime{nullptr};
+
+constexpr uint32_t kInitCountMax = INT32_MAX;
+constexpr uint16_t kHsaVersionMajor = 1;
+constexpr uint16_t kHsaVersionMinor = 1;
+constexpr size_t kAgentNameBytes = 64;   // HSA_AGENT_INFO_NAME / VENDOR_NAME
+constexpr size_t kUuidBytes = 21;        // HSA_AMD_AGENT_INFO_UUID
+constexpr size_t kExtensionMaskBytes = 128;
+
+std::string trim(std::string s) {
+  const size_t first = s.find_first_not_of(" \t");
+  const size_t last = s.find_last_not_of(" \t\n");
+  return first == std::string::npos ? std::string() : s.substr(first, last - first + 1);
+}
+
+std::string cpu_brand() {
+  unsigned regs[12] = {};
+  unsigned max_ext = __get_cpuid_max(0x80000000u, nullptr);
+  if (max_ext >= 0x80000004u) {
+    for (unsigned i = 0; i < 3; ++i)
+      __get_cpuid(0x80000002u + i, &regs[i * 4], &regs[i * 4 + 1], &regs[i * 4 + 2], &regs[i * 4 + 3]);
+    char brand[49] = {};
+    memcpy(brand, regs, 48);
+    std::string s = trim(brand);
+    if (!s.empty()) return s;
+  }
+  return "x86-64 CPU";
+}
+
+std::string cpu_vendor() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  __get_cpuid(0, &a, &b, &c, &d);
+  char id[13] = {};
+  memcpy(id, &b, 4);
+  memcpy(id + 4, &d, 4);
+  memcpy(id + 8, &c, 4);
+  if (strcmp(id, "AuthenticAMD") == 0) return "AMD";
+  if (strcmp(id, "GenuineIntel") == 0) return "Intel";
+  return id;
+}
+
+uint32_t cpu_max_mhz() {
+  std::ifstream freq("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+  uint64_t khz = 0;
+  if (freq >> khz && khz != 0) return uint32_t(khz / 1000);
+  std::ifstream info("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(info, line)) {
+    if (line.rfind("cpu MHz", 0) == 0) {
+      const size_t colon = line.find(':');
+      if (colon != std::string::npos) return uint32_t(atof(line.c_str() + colon + 1));
+    }
+  }
+  return 0;
+}
+
+uint32_t online_cpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return uint32_t(n);
+  }
+  const long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? uint32_t(n) : 1;
+}
+
+std::vector<const Isa*> supported_isas() {
+  std::vector<const Isa*> isas;
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("x86-64-v4")) isas.push_back(&kIsas[kIsaLevelV4]);
+  if (__builtin_cpu_supports("x86-64-v3")) isas.push_back(&kIsas[kIsaLevelV3]);
+  if (__builtin_cpu_supports("x86-64-v2")) isas.push_back(&kIsas[kIsaLevelV2]);
+  isas.push_back(&kIsas[kIsaLevelBaseline]);
+  // HSA_CPU_ISA=<level> caps the agent at that level (to test how loaders
+  // pick among code objects, or to mimic an older CPU).
+  const char* cap = getenv("HSA_CPU_ISA");
+  if (cap != nullptr && cap[0] != '\0') {
+    size_t keep = isas.size();
+    for (size_t i = 0; i < isas.size(); ++i)
+      if (strcmp(isas[i]->march, cap) == 0 || strcmp(isas[i]->name, cap) == 0) keep = i;
+    if (keep == isas.size())
+      log("ignoring HSA_CPU_ISA=%s: not a level this CPU supports", cap);
+    else
+      isas.erase(isas.begin(), isas.begin() + ptrdiff_t(keep));
+  }
+  return isas;
+}
+
+std::vector<Cache> host_caches() {
+  std::vector<Cache> caches;
+  const int names[4] = {_SC_LEVEL1_DCACHE_SIZE, _SC_LEVEL2_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE,
+                        _SC_LEVEL4_CACHE_SIZE};
+  for (uint8_t level = 1; level <= 4; ++level) {
+    const long size = sysconf(names[level - 1]);
+    if (size <= 0) continue;
+    Cache c{};
+    snprintf(c.name, sizeof(c.name), "L%u", unsigned(level));
+    c.level = level;
+    c.size = uint32_t(size);
+    caches.push_back(c);
+  }
+  return caches;
+}
+
+}  // namespace
+
+Runtime* runtime() { return g_runtime.load(std::memory_order_acquire); }
+
+Runtime::Runtime() {
+  const uint32_t worker_count = env_u32("HSA_CPU_WORKERS", online_cpus());
+  const uint32_t agent_count = env_u32("HSA_CPU_AGENTS", 1);
+  workers = std::make_unique<WorkerPool>(worker_count);
+
+  const std::string brand = cpu_brand();
+  const std::string vendor = cpu_vendor();
+  const std::vector<const Isa*> isas = supported_isas();
+  const std::vector<Cache> caches = host_caches();
+  const long line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+  const uint32_t mhz = cpu_max_mhz();
+  for (uint32_t i = 0; i < agent_count; ++i) {
+    auto agent = std::make_unique<Agent>();
+    agent->index = i;
+    agent->name = ("hsa-cpu (" + brand + ")").substr(0, kAgentNameBytes - 1);
+    agent->product_name = brand.substr(0, kAgentNameBytes - 1);
+    agent->vendor_name = vendor.substr(0, kAgentNameBytes - 1);
+    agent->isas = isas;
+    agent->caches = caches;
+    agent->cacheline_size = line > 0 ? uint32_t(line) : 64;
+    agent->max_clock_mhz = mhz;
+    agent->compute_units = worker_count;
+    agents.push_back(std::move(agent));
+  }
+
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  const size_t memory = size_t(sysconf(_SC_PHYS_PAGES)) * page;
+  auto global = [&](uint32_t flags) {
+    return Pool{HSA_AMD_SEGMENT_GLOBAL, flags, true, memory, memory, page, page};
+  };
+  fine_pool = global(HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED);
+  coarse_pool = global(HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED);
+  kernarg_pool = global(HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT |
+                        HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED);
+  group_pool = Pool{HSA_AMD_SEGMENT_GROUP, 0, false, kGroupSegmentMaxBytes, 0, 0, 0};
+  log("runtime up: %u agent(s) '%s', %u worker thread(s), best ISA %s", agent_count,
+      agents[0]->name.c_str(), worker_count, isas[0]->name);
+}
+
+Runtime::~Runtime() = default;
+
+Agent* Runtime::agent(hsa_agent_t handle) const {
+  for (const auto& a : agents)
+    if (handle.handle == reinterpret_cast<uintptr_t>(a.get())) return a.get();
+  return nullptr;
+}
+
+const Pool* Runtime::pools_in_order(size_t i) const {
+  const Pool* order[kPoolCount] = {&fine_pool, &coarse_pool, &kernarg_pool, &group_pool};
+  return order[i];
+}
+
+Pool* Runtime::pool(uint64_t handle) {
+  Pool* all[kPoolCount] = {&fine_pool, &coarse_pool, &kernarg_pool, &group_pool};
+  for (Pool* p : all)
+    if (handle == reinterpret_cast<uintptr_t>(p)) return p;
+  return nullptr;
+}
+
+}  // namespace hsa_cpu
+
+using namespace hsa_cpu;
+
+// ---------------------------------------------------------------------------
+// Lifetime
+
+HSA_CPU_EXPORT hsa_status_t hsa_init() {
+  std::lock_guard<std::mutex> lock(g_init_mutex);
+  if (g_init_count == kInitCountMax) return HSA_STATUS_ERROR_REFCOUNT_OVERFLOW;
+  if (g_init_count == 0) {
+    Runtime* rt = new (std::nothrow) Runtime();
+    if (rt == nullptr) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    g_runtime.store(rt, std::memory_order_release);
+  }
+  ++g_init_count;
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_shut_down() {
+  std::lock_guard<std::mutex> lock(g_init_mutex);
+  if (g_init_count == 0) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+  if (--g_init_count != 0) return HSA_STATUS_SUCCESS;
+  Runtime* rt = runtime();
+  destroy_all_queues();
+  shut_down_async_handler_thread();
+  rt->workers.reset();  // joins the workers once every job finished
+  destroy_all_executables();
+  free_all_allocations();
+  destroy_all_user_signals();
+  g_runtime.store(nullptr, std::memory_order_release);
+  delete rt;
+  return HSA_STATUS_SUCCESS;
+}
+
+// ---------------------------------------------------------------------------
+// Status strings
+
+HSA_CPU_EXPORT hsa_status_t hsa_status_string(hsa_status_t status, const char** status_string) {
+  if (status_string == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  const char* s = nullptr;
+  switch (static_cast<uint32_t>(status)) {
+    case HSA_STATUS_SUCCESS: s = "HSA_STATUS_SUCCESS: the function succeeded."; break;
+    case HSA_STATUS_INFO_BREAK: s = "HSA_STATUS_INFO_BREAK: a callback stopped the iteration."; break;
+    case HSA_STATUS_ERROR: s = "HSA_STATUS_ERROR: a generic error occurred."; break;
+    case HSA_STATUS_ERROR_INVALID_ARGUMENT: s = "HSA_STATUS_ERROR_INVALID_ARGUMENT: an argument is invalid."; break;
+    case HSA_STATUS_ERROR_INVALID_QUEUE_CREATION: s = "HSA_STATUS_ERROR_INVALID_QUEUE_CREATION: the queue cannot be created with these parameters."; break;
+    case HSA_STATUS_ERROR_INVALID_ALLOCATION: s = "HSA_STATUS_ERROR_INVALID_ALLOCATION: the allocation request or pointer is invalid."; break;
+    case HSA_STATUS_ERROR_INVALID_AGENT: s = "HSA_STATUS_ERROR_INVALID_AGENT: the agent handle is invalid."; break;
+    case HSA_STATUS_ERROR_INVALID_REGION: s = "HSA_STATUS_ERROR_INVALID_REGION: the region handle is invalid."; break;
+    case HSA_STATUS_ERROR_INVALID_SIGNAL: s = "HSA_STATUS_ERROR_INVALID_SIGNAL: the signal handle is invalid."; break;
+    case HSA_STATUS_ERROR_INVALID_QUEUE: s = "HSA_STATUS_ERROR_INVALID_QUEUE: the queue is invalid."; break;
+    case HSA_STATUS_ERROR_OUT_OF_RESOURCES: s = "HSA_STATUS_ERROR_OUT_OF_RESOURCES: the runtime could not allocate the resources needed."; break;
+    case HSA_STATUS_ERROR_INVALID_PACKET_FORMAT: s = "HSA_STATUS_ERROR_INVALID_PACKET_FORMAT: the packet processor found a malformed AQL packet."; break;
+    case HSA_STATUS_ERROR_RESOURCE_FREE: s = "HSA_STATUS_ERROR_RESOURCE_FREE: a resource could not be released."; break;
+    case HSA_STATUS_ERROR_NOT_INITIALIZED: s = "HSA_STATUS_ERROR_NOT_INITIALIZED: the runtime is not initialized (call hsa_init)."; break;
+    case HSA_STATUS_ERROR_REFCOUNT_OVERFLOW: s = "HSA_STATUS_ERROR_REFCOUNT_OVERFLOW: the runtime reference count overflowed."; break;
+    case HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS: s = "HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS: arguments are incompatible with each other."; break;
+    case HSA_STATUS_ERROR_INVALID_INDEX: s = "HSA_STATUS_ERROR_INVALID_INDEX: the index is invalid."; break;
+    case HSA_STATUS_ERROR_INVALID_ISA: s = "HSA_STATUS_ERROR_INVALID_ISA: the ISA is invalid or not supported by the agent."; break;
+    case HSA_STATUS_ERROR_INVALID_ISA_NAME: s = "HSA_STATUS_ERROR_INVALID_ISA_NAME: the ISA name is invalid."; break;
+    case HSA_STATUS_ERROR_INVALID_CODE_OBJECT: s = "HSA_STATUS_ERROR_INVALID_CODE_OBJECT: the code object is invalid."; break;
+    case HSA_STATUS_ERROR_INVALID_EXECUTABLE: s = "HSA_STATUS_ERROR_INVALID_EXECUTABLE: the executable is invalid."; break;
+    case HSA_STATUS_ERROR_FROZEN_EXECUTABLE: s = "HSA_STATUS_ERROR_FROZEN_EXECUTABLE: the executable is frozen."; break;
+    case HSA_STATUS_ERROR_INVALID_SYMBOL_NAME: s = "HSA_STATUS_ERROR_INVALID_SYMBOL_NAME: no symbol has this name."; break;
+    case HSA_STATUS_ERROR_VARIABLE_ALREADY_DEFINED: s = "HSA_STATUS_ERROR_VARIABLE_ALREADY_DEFINED: the variable is already defined."; break;
+    case HSA_STATUS_ERROR_VARIABLE_UNDEFINED: s = "HSA_STATUS_ERROR_VARIABLE_UNDEFINED: the variable is undefined."; break;
+    case HSA_STATUS_ERROR_EXCEPTION: s = "HSA_STATUS_ERROR_EXCEPTION: an HSAIL operation raised an exception."; break;
+    case HSA_STATUS_ERROR_INVALID_CODE_SYMBOL: s = "HSA_STATUS_ERROR_INVALID_CODE_SYMBOL: the code symbol is invalid."; break;
+    case HSA_STATUS_ERROR_INVALID_EXECUTABLE_SYMBOL: s = "HSA_STATUS_ERROR_INVALID_EXECUTABLE_SYMBOL: the executable symbol is invalid."; break;
+    case HSA_STATUS_ERROR_INVALID_FILE: s = "HSA_STATUS_ERROR_INVALID_FILE: the file descriptor is invalid."; break;
+    case HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER: s = "HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER: the code object reader is invalid."; break;
+    case HSA_STATUS_ERROR_INVALID_CACHE: s = "HSA_STATUS_ERROR_INVALID_CACHE: the cache is invalid."; break;
+    case HSA_STATUS_ERROR_INVALID_WAVEFRONT: s = "HSA_STATUS_ERROR_INVALID_WAVEFRONT: the wavefront is invalid."; break;
+    case HSA_STATUS_ERROR_INVALID_SIGNAL_GROUP: s = "HSA_STATUS_ERROR_INVALID_SIGNAL_GROUP: the signal group is invalid."; break;
+    case HSA_STATUS_ERROR_INVALID_RUNTIME_STATE: s = "HSA_STATUS_ERROR_INVALID_RUNTIME_STATE: the runtime is in an invalid state."; break;
+    case HSA_STATUS_ERROR_FATAL: s = "HSA_STATUS_ERROR_FATAL: a fatal error occurred; the runtime is unusable."; break;
+    case HSA_STATUS_ERROR_INVALID_MEMORY_POOL: s = "HSA_STATUS_ERROR_INVALID_MEMORY_POOL: the memory pool is invalid."; break;
+    case HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: s = "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: a kernel accessed memory outside its aperture."; break;
+    case HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION: s = "HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION: a kernel executed an illegal instruction."; break;
+    case HSA_STATUS_ERROR_MEMORY_FAULT: s = "HSA_STATUS_ERROR_MEMORY_FAULT: a kernel caused a memory fault."; break;
+    case HSA_STATUS_CU_MASK_REDUCED: s = "HSA_STATUS_CU_MASK_REDUCED: the CU mask was reduced to the available units."; break;
+    default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  *status_string = s;
+  return HSA_STATUS_SUCCESS;
+}
+
+// ---------------------------------------------------------------------------
+// System
+
+HSA_CPU_EXPORT hsa_status_t hsa_system_get_info(hsa_system_info_t attribute, void* value) {
+  HSA_CPU_REQUIRE_INIT();
+  if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  switch (static_cast<uint32_t>(attribute)) {
+    case HSA_SYSTEM_INFO_VERSION_MAJOR: *static_cast<uint16_t*>(value) = kHsaVersionMajor; break;
+    case HSA_SYSTEM_INFO_VERSION_MINOR: *static_cast<uint16_t*>(value) = kHsaVersionMinor; break;
+    case HSA_SYSTEM_INFO_TIMESTAMP: *static_cast<uint64_t*>(value) = now_ns(); break;
+    case HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY: *static_cast<uint64_t*>(value) = kTimestampFrequencyHz; break;
+    case HSA_SYSTEM_INFO_SIGNAL_MAX_WAIT: *static_cast<uint64_t*>(value) = UINT64_MAX; break;
+    case HSA_SYSTEM_INFO_ENDIANNESS: *static_cast<hsa_endianness_t*>(value) = HSA_ENDIANNESS_LITTLE; break;
+    case HSA_SYSTEM_INFO_MACHINE_MODEL: *static_cast<hsa_machine_model_t*>(value) = HSA_MACHINE_MODEL_LARGE; break;
+    case HSA_SYSTEM_INFO_EXTENSIONS: memset(value, 0, kExtensionMaskBytes); break;
+    case HSA_AMD_SYSTEM_INFO_BUILD_VERSION: *static_cast<const char**>(value) = "hsa-cpu " HSA_CPU_VERSION; break;
+    case HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED: *static_cast<bool*>(value) = true; break;
+    case HSA_AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT: *static_cast<bool*>(value) = true; break;
+    default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+namespace {
+
+const char* extension_name(uint16_t extension) {
+  switch (extension) {
+    case HSA_EXTENSION_FINALIZER: return "HSA_EXTENSION_FINALIZER";
+    case HSA_EXTENSION_IMAGES: return "HSA_EXTENSION_IMAGES";
+    case HSA_EXTENSION_PERFORMANCE_COUNTERS: return "HSA_EXTENSION_PERFORMANCE_COUNTERS";
+    case HSA_EXTENSION_PROFILING_EVENTS: return "HSA_EXTENSION_PROFILING_EVENTS";
+    case HSA_EXTENSION_AMD_PROFILER: return "HSA_EXTENSION_AMD_PROFILER";
+    case HSA_EXTENSION_AMD_LOADER: return "HSA_EXTENSION_AMD_LOADER";
+    case HSA_EXTENSION_AMD_AQLPROFILE: return "HSA_EXTENSION_AMD_AQLPROFILE";
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+HSA_CPU_EXPORT hsa_status_t hsa_extension_get_name(uint16_t extension, const char** name) {
+  HSA_CPU_REQUIRE_INIT();
+  const char* n = extension_name(extension);
+  if (n == nullptr || name == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  *name = n;
+  return HSA_STATUS_SUCCESS;
+}
+
+// No HSA extension table is provided: every query answers "not supported".
+HSA_CPU_EXPORT hsa_status_t hsa_system_extension_supported(uint16_t extension, uint16_t version_major,
+                                                           uint16_t version_minor, bool* result) {
+  HSA_CPU_REQUIRE_INIT();
+  if (extension_name(extension) == nullptr || result == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  *result = false;
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_system_major_extension_supported(uint16_t extension,
+                                                                 uint16_t version_major,
+                                                                 uint16_t* version_minor,
+                                                                 bool* result) {
+  HSA_CPU_REQUIRE_INIT();
+  if (extension_name(extension) == nullptr || version_minor == nullptr || result == nullptr)
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  *result = false;
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_system_get_extension_table(uint16_t extension, uint16_t version_major,
+                                                           uint16_t version_minor, void* table) {
+  HSA_CPU_REQUIRE_INIT();
+  log("hsa_system_get_extension_table: extension %u is not supported", extension);
+  return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_system_get_major_extension_table(uint16_t extension,
+                                                                 uint16_t version_major,
+                                                                 size_t table_length, void* table) {
+  HSA_CPU_REQUIRE_INIT();
+  log("hsa_system_get_major_extension_table: extension %u is not supported", extension);
+  return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_agent_extension_supported(uint16_t extension, hsa_agent_t agent,
+                                                          uint16_t version_major,
+                                                          uint16_t version_minor, bool* result) {
+  HSA_CPU_REQUIRE_INIT();
+  if (runtime()->agent(agent) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (extension_name(extension) == nullptr || result == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  *result = false;
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_agent_major_extension_supported(uint16_t extension, hsa_agent_t agent,
+                                                                uint16_t version_major,
+                                                                uint16_t* version_minor,
+                                                                bool* result) {
+  HSA_CPU_REQUIRE_INIT();
+  if (runtime()->agent(agent) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (extension_name(extension) == nullptr || version_minor == nullptr || result == nullptr)
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  *result = false;
+  return HSA_STATUS_SUCCESS;
+}
+
+// ---------------------------------------------------------------------------
+// Agents
+
+HSA_CPU_EXPORT hsa_status_t hsa_iterate_agents(hsa_status_t (*callback)(hsa_agent_t agent, void* data),
+                                               void* data) {
+  HSA_CPU_REQUIRE_INIT();
+  if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  for (const auto& a : runtime()->agents) {
+    const hsa_status_t status = callback(to_handle(a.get()), data);
+    if (status != HSA_STATUS_SUCCESS) return status;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+namespace {
+
+void copy_name(void* value, const std::string& s, size_t bytes) {
+  memset(value, 0, bytes);
+  memcpy(value, s.data(), std::min(s.size(), bytes - 1));
+}
+
+}  // namespace
+
+HSA_CPU_EXPORT hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info_t attribute, void* value) {
+  HSA_CPU_REQUIRE_INIT();
+  const Agent* a = runtime()->agent(agent);
+  if (a == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  const Isa* best = a->isas[0];
+  switch (static_cast<uint32_t>(attribute)) {
+    case HSA_AGENT_INFO_NAME: copy_name(value, a->name, kAgentNameBytes); break;
+    case HSA_AGENT_INFO_VENDOR_NAME: copy_name(value, a->vendor_name, kAgentNameBytes); break;
+    case HSA_AGENT_INFO_FEATURE: *static_cast<hsa_agent_feature_t*>(value) = HSA_AGENT_FEATURE_KERNEL_DISPATCH; break;
+    case HSA_AGENT_INFO_MACHINE_MODEL: *static_cast<hsa_machine_model_t*>(value) = HSA_MACHINE_MODEL_LARGE; break;
+    case HSA_AGENT_INFO_PROFILE: *static_cast<hsa_profile_t*>(value) = HSA_PROFILE_FULL; break;
+    case HSA_AGENT_INFO_DEFAULT_FLOAT_ROUNDING_MODE:
+    case HSA_AGENT_INFO_BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES:
+      *static_cast<hsa_default_float_rounding_mode_t*>(value) = HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR;
+      break;
+    case HSA_AGENT_INFO_FAST_F16_OPERATION: *static_cast<bool*>(value) = false; break;
+    case HSA_AGENT_INFO_WAVEFRONT_SIZE: *static_cast<uint32_t*>(value) = best->wavefront_size; break;
+    case HSA_AGENT_INFO_WORKGROUP_MAX_DIM: {
+      uint16_t* dims = static_cast<uint16_t*>(value);
+      dims[0] = dims[1] = dims[2] = uint16_t(kWorkgroupMaxSize);
+      break;
+    }
+    case HSA_AGENT_INFO_WORKGROUP_MAX_SIZE: *static_cast<uint32_t*>(value) = kWorkgroupMaxSize; break;
+    case HSA_AGENT_INFO_GRID_MAX_DIM:
+      *static_cast<hsa_dim3_t*>(value) = hsa_dim3_t{UINT32_MAX, UINT32_MAX, UINT32_MAX};
+      break;
+    case HSA_AGENT_INFO_GRID_MAX_SIZE: *static_cast<uint32_t*>(value) = UINT32_MAX; break;
+    case HSA_AGENT_INFO_FBARRIER_MAX_SIZE: *static_cast<uint32_t*>(value) = 0; break;
+    case HSA_AGENT_INFO_QUEUES_MAX: *static_cast<uint32_t*>(value) = kQueuesMax; break;
+    case HSA_AGENT_INFO_QUEUE_MIN_SIZE: *static_cast<uint32_t*>(value) = kQueueMinSize; break;
+    case HSA_AGENT_INFO_QUEUE_MAX_SIZE: *static_cast<uint32_t*>(value) = kQueueMaxSize; break;
+    case HSA_AGENT_INFO_QUEUE_TYPE: *static_cast<hsa_queue_type32_t*>(value) = HSA_QUEUE_TYPE_MULTI; break;
+    case HSA_AGENT_INFO_NODE: *static_cast<uint32_t*>(value) = a->index; break;
+    case HSA_AGENT_INFO_DEVICE: *static_cast<hsa_device_type_t*>(value) = HSA_DEVICE_TYPE_CPU; break;
+    case HSA_AGENT_INFO_CACHE_SIZE: {
+      uint32_t* sizes = static_cast<uint32_t*>(value);
+      for (int i = 0; i < 4; ++i) sizes[i] = 0;
+      for (const Cache& c : a->caches) sizes[c.level - 1] = c.size;
+      break;
+    }
+    case HSA_AGENT_INFO_ISA: *static_cast<hsa_isa_t*>(value) = hsa_isa_t{reinterpret_cast<uintptr_t>(best)}; break;
+    case HSA_AGENT_INFO_EXTENSIONS: memset(value, 0, kExtensionMaskBytes); break;
+    case HSA_AGENT_INFO_VERSION_MAJOR: *static_cast<uint16_t*>(value) = kHsaVersionMajor; break;
+    case HSA_AGENT_INFO_VERSION_MINOR: *static_cast<uint16_t*>(value) = kHsaVersionMinor; break;
+    case HSA_AMD_AGENT_INFO_CACHELINE_SIZE: *static_cast<uint32_t*>(value) = a->cacheline_size; break;
+    case HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT: *static_cast<uint32_t*>(value) = a->compute_units; break;
+    case HSA_AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY: *static_cast<uint32_t*>(value) = a->max_clock_mhz; break;
+    case HSA_AMD_AGENT_INFO_DRIVER_NODE_ID: *static_cast<uint32_t*>(value) = a->index; break;
+    case HSA_AMD_AGENT_INFO_MAX_ADDRESS_WATCH_POINTS: *static_cast<uint32_t*>(value) = 0; break;
+    case HSA_AMD_AGENT_INFO_PRODUCT_NAME: copy_name(value, a->product_name, kAgentNameBytes); break;
+    case HSA_AMD_AGENT_INFO_MAX_WAVES_PER_CU:
+      // A worker runs one workgroup at a time: up to a full workgroup's waves.
+      *static_cast<uint32_t*>(value) = kWorkgroupMaxSize / best->wavefront_size;
+      break;
+    case HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU: *static_cast<uint32_t*>(value) = 1; break;
+    case HSA_AMD_AGENT_INFO_NUM_SHADER_ENGINES: *static_cast<uint32_t*>(value) = 1; break;
+    case HSA_AMD_AGENT_INFO_NUM_SHADER_ARRAYS_PER_SE: *static_cast<uint32_t*>(value) = 1; break;
+    case HSA_AMD_AGENT_INFO_COOPERATIVE_QUEUES: *static_cast<bool*>(value) = false; break;
+    case HSA_AMD_AGENT_INFO_UUID: copy_name(value, "CPU-XX", kUuidBytes); break;
+    case HSA_AMD_AGENT_INFO_SVM_DIRECT_HOST_ACCESS: *static_cast<bool*>(value) = true; break;
+    case HSA_AMD_AGENT_INFO_COOPERATIVE_COMPUTE_UNIT_COUNT: *static_cast<uint32_t*>(value) = a->compute_units; break;
+    default:
+      return HSA_STATUS_ERROR_INVALID_ARGUMENT;  // chip id, BDF, HDP, ...: no CPU meaning
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_agent_get_exception_policies(hsa_agent_t agent, hsa_profile_t profile,
+                                                             uint16_t* mask) {
+  HSA_CPU_REQUIRE_INIT();
+  if (runtime()->agent(agent) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (mask == nullptr || (profile != HSA_PROFILE_BASE && profile != HSA_PROFILE_FULL))
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  *mask = 0;
+  return HSA_STATUS_SUCCESS;
+}
+
+// ---------------------------------------------------------------------------
+// Caches
+
+HSA_CPU_EXPORT hsa_status_t hsa_agent_iterate_caches(hsa_agent_t agent,
+                                                     hsa_status_t (*callback)(hsa_cache_t cache, void* data),
+                                                     void* data) {
+  HSA_CPU_REQUIRE_INIT();
+  const Agent* a = runtime()->agent(agent);
+  if (a == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  for (const Cache& c : a->caches) {
+    const hsa_status_t status = callback(hsa_cache_t{reinterpret_cast<uintptr_t>(&c)}, data);
+    if (status != HSA_STATUS_SUCCESS) return status;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_cache_get_info(hsa_cache_t cache, hsa_cache_info_t attribute, void* value) {
+  HSA_CPU_REQUIRE_INIT();
+  const Cache* c = nullptr;
+  for (const auto& a : runtime()->agents)
+    for (const Cache& candidate : a->caches)
+      if (cache.handle == reinterpret_cast<uintptr_t>(&candidate)) c = &candidate;
+  if (c == nullptr) return HSA_STATUS_ERROR_INVALID_CACHE;
+  if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  switch (attribute) {
+    case HSA_CACHE_INFO_NAME_LENGTH: *static_cast<uint32_t*>(value) = uint32_t(strlen(c->name)); break;
+    case HSA_CACHE_INFO_NAME: memcpy(value, c->name, strlen(c->name) + 1); break;
+    case HSA_CACHE_INFO_LEVEL: *static_cast<uint8_t*>(value) = c->level; break;
+    case HSA_CACHE_INFO_SIZE: *static_cast<uint32_t*>(value) = c->size; break;
+    default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+// ---------------------------------------------------------------------------
+// ISAs and wavefronts
+
+HSA_CPU_EXPORT hsa_status_t hsa_isa_from_name(const char* name, hsa_isa_t* isa) {
+  HSA_CPU_REQUIRE_INIT();
+  if (name == nullptr || isa == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  for (const Isa& candidate : kIsas) {
+    if (strcmp(candidate.name, name) == 0) {
+      isa->handle = reinterpret_cast<uintptr_t>(&candidate);
+      return HSA_STATUS_SUCCESS;
+    }
+  }
+  log("hsa_isa_from_name: '%s' is not a host ISA name", name);
+  return HSA_STATUS_ERROR_INVALID_ISA_NAME;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_agent_iterate_isas(hsa_agent_t agent,
+                                                   hsa_status_t (*callback)(hsa_isa_t isa, void* data),
+                                                   void* data) {
+  HSA_CPU_REQUIRE_INIT();
+  const Agent* a = runtime()->agent(agent);
+  if (a == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  for (const Isa* isa : a->isas) {
+    const hsa_status_t status = callback(hsa_isa_t{reinterpret_cast<uintptr_t>(isa)}, data);
+    if (status != HSA_STATUS_SUCCESS) return status;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+namespace {
+
+hsa_status_t isa_info(const Isa* isa, hsa_isa_info_t attribute, uint32_t index, void* value) {
+  const uint32_t wavefront = isa->wavefront_size;
+  switch (attribute) {
+    case HSA_ISA_INFO_NAME_LENGTH: *static_cast<uint32_t*>(value) = uint32_t(strlen(isa->name) + 1); break;
+    case HSA_ISA_INFO_NAME: memcpy(value, isa->name, strlen(isa->name) + 1); break;
+    case HSA_ISA_INFO_CALL_CONVENTION_COUNT: *static_cast<uint32_t*>(value) = 1; break;
+    case HSA_ISA_INFO_CALL_CONVENTION_INFO_WAVEFRONT_SIZE:
+      if (index != 0) return HSA_STATUS_ERROR_INVALID_INDEX;
+      *static_cast<uint32_t*>(value) = wavefront;
+      break;
+    case HSA_ISA_INFO_CALL_CONVENTION_INFO_WAVEFRONTS_PER_COMPUTE_UNIT:
+      if (index != 0) return HSA_STATUS_ERROR_INVALID_INDEX;
+      *static_cast<uint32_t*>(value) = kWorkgroupMaxSize / wavefront;
+      break;
+    case HSA_ISA_INFO_MACHINE_MODELS: {
+      bool* models = static_cast<bool*>(value);
+      models[HSA_MACHINE_MODEL_SMALL] = false;
+      models[HSA_MACHINE_MODEL_LARGE] = true;
+      break;
+    }
+    case HSA_ISA_INFO_PROFILES: {
+      bool* profiles = static_cast<bool*>(value);
+      profiles[HSA_PROFILE_BASE] = true;
+      profiles[HSA_PROFILE_FULL] = true;
+      break;
+    }
+    case HSA_ISA_INFO_DEFAULT_FLOAT_ROUNDING_MODES:
+    case HSA_ISA_INFO_BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES: {
+      bool* modes = static_cast<bool*>(value);
+      modes[HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT] = false;
+      modes[HSA_DEFAULT_FLOAT_ROUNDING_MODE_ZERO] = false;
+      modes[HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR] = true;
+      break;
+    }
+    case HSA_ISA_INFO_FAST_F16_OPERATION: *static_cast<bool*>(value) = false; break;
+    case HSA_ISA_INFO_WORKGROUP_MAX_DIM: {
+      uint16_t* dims = static_cast<uint16_t*>(value);
+      dims[0] = dims[1] = dims[2] = uint16_t(kWorkgroupMaxSize);
+      break;
+    }
+    case HSA_ISA_INFO_WORKGROUP_MAX_SIZE: *static_cast<uint32_t*>(value) = kWorkgroupMaxSize; break;
+    case HSA_ISA_INFO_GRID_MAX_DIM:
+      *static_cast<hsa_dim3_t*>(value) = hsa_dim3_t{UINT32_MAX, UINT32_MAX, UINT32_MAX};
+      break;
+    case HSA_ISA_INFO_GRID_MAX_SIZE: *static_cast<uint64_t*>(value) = UINT64_MAX; break;
+    case HSA_ISA_INFO_FBARRIER_MAX_SIZE: *static_cast<uint32_t*>(value) = 0; break;
+    default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+HSA_CPU_EXPORT hsa_status_t hsa_isa_get_info(hsa_isa_t isa, hsa_isa_info_t attribute, uint32_t index,
+                                             void* value) {
+  HSA_CPU_REQUIRE_INIT();
+  const Isa* i = isa_from_handle(isa);
+  if (i == nullptr) return HSA_STATUS_ERROR_INVALID_ISA;
+  if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  return isa_info(i, attribute, index, value);
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_isa_get_info_alt(hsa_isa_t isa, hsa_isa_info_t attribute, void* value) {
+  HSA_CPU_REQUIRE_INIT();
+  const Isa* i = isa_from_handle(isa);
+  if (i == nullptr) return HSA_STATUS_ERROR_INVALID_ISA;
+  if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  return isa_info(i, attribute, 0, value);
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_isa_get_exception_policies(hsa_isa_t isa, hsa_profile_t profile,
+                                                           uint16_t* mask) {
+  HSA_CPU_REQUIRE_INIT();
+  if (isa_from_handle(isa) == nullptr) return HSA_STATUS_ERROR_INVALID_ISA;
+  if (mask == nullptr || (profile != HSA_PROFILE_BASE && profile != HSA_PROFILE_FULL))
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  *mask = 0;
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_isa_get_round_method(hsa_isa_t isa, hsa_fp_type_t fp_type,
+                                                     hsa_flush_mode_t flush_mode,
+                                                     hsa_round_method_t* round_method) {
+  HSA_CPU_REQUIRE_INIT();
+  if (isa_from_handle(isa) == nullptr) return HSA_STATUS_ERROR_INVALID_ISA;
+  if (round_method == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  *round_method = HSA_ROUND_METHOD_SINGLE;
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_isa_compatible(hsa_isa_t code_object_isa, hsa_isa_t agent_isa, bool* result) {
+  HSA_CPU_REQUIRE_INIT();
+  const Isa* code = isa_from_handle(code_object_isa);
+  const Isa* agent = isa_from_handle(agent_isa);
+  if (code == nullptr || agent == nullptr) return HSA_STATUS_ERROR_INVALID_ISA;
+  if (result == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  *result = code >= agent;  // kIsas is best-first: a level runs every lower one
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_isa_iterate_wavefronts(hsa_isa_t isa,
+                                                       hsa_status_t (*callback)(hsa_wavefront_t wavefront, void* data),
+                                                       void* data) {
+  HSA_CPU_REQUIRE_INIT();
+  const Isa* i = isa_from_handle(isa);
+  if (i == nullptr) return HSA_STATUS_ERROR_INVALID_ISA;
+  if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  return callback(hsa_wavefront_t{reinterpret_cast<uintptr_t>(&kWavefronts[i - kIsas])}, data);
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_wavefront_get_info(hsa_wavefront_t wavefront, hsa_wavefront_info_t attribute,
+                                                   void* value) {
+  HSA_CPU_REQUIRE_INIT();
+  const Wavefront* w = nullptr;
+  for (const Wavefront& candidate : kWavefronts)
+    if (wavefront.handle == reinterpret_cast<uintptr_t>(&candidate)) w = &candidate;
+  if (w == nullptr) return HSA_STATUS_ERROR_INVALID_WAVEFRONT;
+  if (value == nullptr || attribute != HSA_WAVEFRONT_INFO_SIZE) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  *static_cast<uint32_t*>(value) = w->size;
+  return HSA_STATUS_SUCCESS;
+}

@@ -1,0 +1,582 @@
+#include "signal.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <thread>
+#include <unordered_set>
+
+#include "runtime.h"
+
+namespace hsa_cpu {
+
+// ---------------------------------------------------------------------------
+// Wait machinery
+
+void WaitNode::sleep_until(uint64_t deadline_ns) {
+  uint32_t expected = kArmed;
+  if (!state.compare_exchange_strong(expected, kSleeping, std::memory_order_seq_cst))
+    return;  // notified since arm()
+  const uint64_t now = now_ns();
+  if (deadline_ns != UINT64_MAX && deadline_ns <= now) return;
+  futex_wait(&state, kSleeping, deadline_ns == UINT64_MAX ? UINT64_MAX : deadline_ns - now);
+}
+
+Signal::Signal(int64_t initial_value) {
+  amd = amd_signal_t{};
+  amd.kind = AMD_SIGNAL_KIND_USER;
+  amd.value = initial_value;
+}
+
+void Signal::notify_slow() {
+  std::lock_guard<std::mutex> lock(waiters_mutex);
+  for (WaitNode* node : waiters) node->notify();
+}
+
+void Signal::add_waiter(WaitNode* node) {
+  std::lock_guard<std::mutex> lock(waiters_mutex);
+  waiters.push_back(node);
+  waiter_count.fetch_add(1, std::memory_order_seq_cst);
+}
+
+void Signal::remove_waiter(WaitNode* node) {
+  std::lock_guard<std::mutex> lock(waiters_mutex);
+  auto it = std::find(waiters.begin(), waiters.end(), node);
+  if (it == waiters.end()) return;
+  *it = waiters.back();
+  waiters.pop_back();
+  waiter_count.fetch_sub(1, std::memory_order_relaxed);
+}
+
+WaitRegistration::WaitRegistration(WaitNode* node, Signal* const* signals, size_t count)
+    : node_(node), signals_(signals), count_(count) {
+  for (size_t i = 0; i < count_; ++i)
+    if (signals_[i] != nullptr) signals_[i]->add_waiter(node_);
+}
+
+WaitRegistration::~WaitRegistration() {
+  for (size_t i = 0; i < count_; ++i)
+    if (signals_[i] != nullptr) signals_[i]->remove_waiter(node_);
+}
+
+Signal* create_internal_signal(int64_t initial_value) { return new Signal(initial_value); }
+void destroy_internal_signal(Signal* signal) { delete signal; }
+
+// ---------------------------------------------------------------------------
+// Registries
+
+namespace {
+
+struct SignalRegistry {
+  std::mutex mutex;
+  std::unordered_set<Signal*> signals;
+};
+SignalRegistry& signal_registry() {
+  static SignalRegistry* registry = new SignalRegistry();  // outlives exit
+  return *registry;
+}
+
+struct SignalGroup {
+  std::vector<Signal*> signals;  // members, in creation order
+};
+struct GroupRegistry {
+  std::mutex mutex;
+  std::unordered_set<SignalGroup*> groups;
+};
+GroupRegistry& group_registry() {
+  static GroupRegistry* registry = new GroupRegistry();
+  return *registry;
+}
+
+bool valid_consumers(uint32_t num_consumers, const hsa_agent_t* consumers) {
+  if (num_consumers == 0) return true;
+  if (consumers == nullptr) return false;
+  for (uint32_t i = 0; i < num_consumers; ++i)
+    if (runtime()->agent(consumers[i]) == nullptr) return false;
+  return true;
+}
+
+hsa_status_t create_user_signal(int64_t initial_value, uint64_t attributes,
+                                hsa_signal_t* out_signal) {
+  Signal* signal = new (std::nothrow) Signal(initial_value);
+  if (signal == nullptr) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  signal->attributes = attributes;
+  {
+    SignalRegistry& r = signal_registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.signals.insert(signal);
+  }
+  *out_signal = to_handle(signal);
+  return HSA_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+bool signal_registry_contains(Signal* signal) {
+  SignalRegistry& r = signal_registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.signals.count(signal) != 0;
+}
+
+void destroy_all_user_signals() {
+  {
+    SignalRegistry& r = signal_registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    for (Signal* s : r.signals) delete s;
+    r.signals.clear();
+  }
+  GroupRegistry& g = group_registry();
+  std::lock_guard<std::mutex> lock(g.mutex);
+  for (SignalGroup* group : g.groups) delete group;
+  g.groups.clear();
+}
+
+// ---------------------------------------------------------------------------
+// Async handler thread
+
+struct AsyncHandlerThread::Entry {
+  Signal* signal;                    // watched signal
+  hsa_signal_condition_t condition;  // condition to meet
+  int64_t value;                     // compare value
+  Handler handler;                   // called when met; true = keep
+};
+
+struct AsyncHandlerThread::State {
+  std::mutex mutex;                                // guards the fields below
+  std::vector<Entry> pending;                      // added, not yet watched
+  std::vector<std::function<void()>> functions;    // to run once
+  bool stop = false;
+  WaitNode node;                                   // the thread's wake word
+  std::thread thread;
+};
+
+AsyncHandlerThread::AsyncHandlerThread() : state_(new State()) {
+  State* s = state_;
+  s->thread = std::thread([s] {
+    std::vector<Entry> active;
+    std::vector<Entry> added;
+    std::vector<std::function<void()>> functions;
+    for (;;) {
+      s->node.arm();
+      bool stop;
+      {
+        std::lock_guard<std::mutex> lock(s->mutex);
+        added.swap(s->pending);
+        functions.swap(s->functions);
+        stop = s->stop;
+      }
+      if (stop) break;
+      for (Entry& e : added) {
+        e.signal->add_waiter(&s->node);
+        active.push_back(std::move(e));
+      }
+      added.clear();
+      bool progressed = !functions.empty();
+      for (auto& f : functions) f();
+      functions.clear();
+      for (size_t i = 0; i < active.size();) {
+        const int64_t v = active[i].signal->load_acquire();
+        if (condition_met(active[i].condition, v, active[i].value)) {
+          progressed = true;
+          if (!active[i].handler(v)) {
+            active[i].signal->remove_waiter(&s->node);
+            active[i] = std::move(active.back());
+            active.pop_back();
+            continue;
+          }
+        }
+        ++i;
+      }
+      if (!progressed) s->node.sleep_until(UINT64_MAX);
+    }
+    for (Entry& e : active) e.signal->remove_waiter(&s->node);
+  });
+  pthread_setname_np(s->thread.native_handle(), "hsa-cpu-handler");
+}
+
+AsyncHandlerThread::~AsyncHandlerThread() {
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->stop = true;
+  }
+  state_->node.notify();
+  state_->thread.join();
+  delete state_;
+}
+
+void AsyncHandlerThread::add(Signal* signal, hsa_signal_condition_t condition,
+                             int64_t value, Handler handler) {
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->pending.push_back(Entry{signal, condition, value, std::move(handler)});
+  }
+  state_->node.notify();
+}
+
+void AsyncHandlerThread::add_function(std::function<void()> function) {
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->functions.push_back(std::move(function));
+  }
+  state_->node.notify();
+}
+
+namespace {
+std::mutex g_handler_mutex;
+AsyncHandlerThread* g_handler_thread = nullptr;
+}  // namespace
+
+AsyncHandlerThread* async_handler_thread() {
+  std::lock_guard<std::mutex> lock(g_handler_mutex);
+  if (g_handler_thread == nullptr) g_handler_thread = new AsyncHandlerThread();
+  return g_handler_thread;
+}
+
+void shut_down_async_handler_thread() {
+  AsyncHandlerThread* t;
+  {
+    std::lock_guard<std::mutex> lock(g_handler_mutex);
+    t = g_handler_thread;
+    g_handler_thread = nullptr;
+  }
+  delete t;
+}
+
+}  // namespace hsa_cpu
+
+// ---------------------------------------------------------------------------
+// Entry points
+
+using namespace hsa_cpu;
+
+HSA_CPU_EXPORT hsa_status_t hsa_signal_create(hsa_signal_value_t initial_value,
+                                              uint32_t num_consumers,
+                                              const hsa_agent_t* consumers,
+                                              hsa_signal_t* signal) {
+  HSA_CPU_REQUIRE_INIT();
+  if (signal == nullptr || !valid_consumers(num_consumers, consumers)) {
+    log("hsa_signal_create: null output or invalid consumer list");
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  return create_user_signal(initial_value, 0, signal);
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_amd_signal_create(hsa_signal_value_t initial_value,
+                                                  uint32_t num_consumers,
+                                                  const hsa_agent_t* consumers,
+                                                  uint64_t attributes,
+                                                  hsa_signal_t* signal) {
+  HSA_CPU_REQUIRE_INIT();
+  if (signal == nullptr || !valid_consumers(num_consumers, consumers)) {
+    log("hsa_amd_signal_create: null output or invalid consumer list");
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  if (attributes & HSA_AMD_SIGNAL_IPC) {
+    log("hsa_amd_signal_create: HSA_AMD_SIGNAL_IPC is not supported");
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  if (attributes & ~uint64_t(HSA_AMD_SIGNAL_AMD_GPU_ONLY)) {
+    log("hsa_amd_signal_create: unknown attributes 0x%llx",
+        static_cast<unsigned long long>(attributes));
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  return create_user_signal(initial_value, attributes, signal);
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_signal_destroy(hsa_signal_t signal) {
+  HSA_CPU_REQUIRE_INIT();
+  Signal* s = to_signal(signal);
+  {
+    SignalRegistry& r = signal_registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    if (s == nullptr || r.signals.erase(s) == 0) {
+      log("hsa_signal_destroy: 0x%llx is not a live signal",
+          static_cast<unsigned long long>(signal.handle));
+      return HSA_STATUS_ERROR_INVALID_SIGNAL;
+    }
+  }
+  delete s;
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_amd_signal_value_pointer(hsa_signal_t signal,
+                                                         volatile hsa_signal_value_t** value_ptr) {
+  HSA_CPU_REQUIRE_INIT();
+  Signal* s = to_signal(signal);
+  if (s == nullptr || value_ptr == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  *value_ptr = &s->amd.value;
+  return HSA_STATUS_SUCCESS;
+}
+
+// Loads.
+#define HSA_CPU_SIGNAL_LOAD(suffix, order)                                    \
+  HSA_CPU_EXPORT hsa_signal_value_t hsa_signal_load_##suffix(hsa_signal_t s) { \
+    Signal* sig = to_signal(s);                                               \
+    return sig ? __atomic_load_n(sig->value_ptr(), order) : 0;                \
+  }
+HSA_CPU_SIGNAL_LOAD(scacquire, __ATOMIC_ACQUIRE)
+HSA_CPU_SIGNAL_LOAD(acquire, __ATOMIC_ACQUIRE)
+HSA_CPU_SIGNAL_LOAD(relaxed, __ATOMIC_RELAXED)
+
+// Stores: a normal store wakes waiters, a silent store does not.
+#define HSA_CPU_SIGNAL_STORE(name, order, notify)                             \
+  HSA_CPU_EXPORT void name(hsa_signal_t s, hsa_signal_value_t value) {        \
+    Signal* sig = to_signal(s);                                               \
+    if (!sig) return;                                                         \
+    __atomic_store_n(sig->value_ptr(), value, order);                         \
+    if (notify) sig->notify_waiters();                                        \
+  }
+HSA_CPU_SIGNAL_STORE(hsa_signal_store_relaxed, __ATOMIC_RELAXED, true)
+HSA_CPU_SIGNAL_STORE(hsa_signal_store_screlease, __ATOMIC_RELEASE, true)
+HSA_CPU_SIGNAL_STORE(hsa_signal_store_release, __ATOMIC_RELEASE, true)
+HSA_CPU_SIGNAL_STORE(hsa_signal_silent_store_relaxed, __ATOMIC_RELAXED, false)
+HSA_CPU_SIGNAL_STORE(hsa_signal_silent_store_screlease, __ATOMIC_RELEASE, false)
+
+// Read-modify-write operations in all seven order spellings.
+#define HSA_CPU_SIGNAL_RMW_ORDERS(X)  \
+  X(scacq_screl, __ATOMIC_ACQ_REL)    \
+  X(acq_rel, __ATOMIC_ACQ_REL)        \
+  X(scacquire, __ATOMIC_ACQUIRE)      \
+  X(acquire, __ATOMIC_ACQUIRE)        \
+  X(relaxed, __ATOMIC_RELAXED)        \
+  X(screlease, __ATOMIC_RELEASE)      \
+  X(release, __ATOMIC_RELEASE)
+
+#define HSA_CPU_DEFINE_VOID_OP(op, builtin, suffix, order)                    \
+  HSA_CPU_EXPORT void hsa_signal_##op##_##suffix(hsa_signal_t s,              \
+                                                 hsa_signal_value_t value) {  \
+    Signal* sig = to_signal(s);                                               \
+    if (!sig) return;                                                         \
+    builtin(sig->value_ptr(), value, order);                                  \
+    sig->notify_waiters();                                                    \
+  }
+#define HSA_CPU_VOID_OP_ADD(suffix, order) HSA_CPU_DEFINE_VOID_OP(add, __atomic_fetch_add, suffix, order)
+#define HSA_CPU_VOID_OP_SUB(suffix, order) HSA_CPU_DEFINE_VOID_OP(subtract, __atomic_fetch_sub, suffix, order)
+#define HSA_CPU_VOID_OP_AND(suffix, order) HSA_CPU_DEFINE_VOID_OP(and, __atomic_fetch_and, suffix, order)
+#define HSA_CPU_VOID_OP_OR(suffix, order) HSA_CPU_DEFINE_VOID_OP(or, __atomic_fetch_or, suffix, order)
+#define HSA_CPU_VOID_OP_XOR(suffix, order) HSA_CPU_DEFINE_VOID_OP(xor, __atomic_fetch_xor, suffix, order)
+HSA_CPU_SIGNAL_RMW_ORDERS(HSA_CPU_VOID_OP_ADD)
+HSA_CPU_SIGNAL_RMW_ORDERS(HSA_CPU_VOID_OP_SUB)
+HSA_CPU_SIGNAL_RMW_ORDERS(HSA_CPU_VOID_OP_AND)
+HSA_CPU_SIGNAL_RMW_ORDERS(HSA_CPU_VOID_OP_OR)
+HSA_CPU_SIGNAL_RMW_ORDERS(HSA_CPU_VOID_OP_XOR)
+
+#define HSA_CPU_EXCHANGE(suffix, order)                                       \
+  HSA_CPU_EXPORT hsa_signal_value_t hsa_signal_exchange_##suffix(             \
+      hsa_signal_t s, hsa_signal_value_t value) {                             \
+    Signal* sig = to_signal(s);                                               \
+    if (!sig) return 0;                                                       \
+    const int64_t old = __atomic_exchange_n(sig->value_ptr(), value, order);  \
+    sig->notify_waiters();                                                    \
+    return old;                                                               \
+  }
+HSA_CPU_SIGNAL_RMW_ORDERS(HSA_CPU_EXCHANGE)
+
+// A failed CAS changes nothing and wakes nobody; its failure order may not be
+// stronger than an acquire (release-only orders fail relaxed).
+#define HSA_CPU_CAS(suffix, order)                                            \
+  HSA_CPU_EXPORT hsa_signal_value_t hsa_signal_cas_##suffix(                  \
+      hsa_signal_t s, hsa_signal_value_t expected, hsa_signal_value_t value) { \
+    Signal* sig = to_signal(s);                                               \
+    if (!sig) return 0;                                                       \
+    int64_t observed = expected;                                              \
+    constexpr int failure = (order == __ATOMIC_RELEASE) ? __ATOMIC_RELAXED    \
+                            : (order == __ATOMIC_ACQ_REL) ? __ATOMIC_ACQUIRE  \
+                                                          : order;            \
+    if (__atomic_compare_exchange_n(sig->value_ptr(), &observed, value,       \
+                                    false, order, failure))                   \
+      sig->notify_waiters();                                                  \
+    return observed;                                                          \
+  }
+HSA_CPU_SIGNAL_RMW_ORDERS(HSA_CPU_CAS)
+
+namespace {
+
+hsa_signal_value_t signal_wait(hsa_signal_t signal, hsa_signal_condition_t condition,
+                               hsa_signal_value_t compare_value, uint64_t timeout_hint,
+                               hsa_wait_state_t wait_state_hint, int order) {
+  Signal* sig = to_signal(signal);
+  if (sig == nullptr) return 0;
+  if (!valid_condition(condition)) return sig->load_acquire();
+  int64_t observed = 0;
+  auto ready = [&] {
+    observed = __atomic_load_n(sig->value_ptr(),
+                               order == __ATOMIC_ACQUIRE ? __ATOMIC_ACQUIRE : __ATOMIC_RELAXED);
+    return condition_met(condition, observed, compare_value);
+  };
+  Signal* const signals[1] = {sig};
+  wait_until(signals, 1, deadline_after(timeout_hint), wait_state_hint, ready);
+  return observed;
+}
+
+}  // namespace
+
+HSA_CPU_EXPORT hsa_signal_value_t hsa_signal_wait_scacquire(
+    hsa_signal_t signal, hsa_signal_condition_t condition, hsa_signal_value_t compare_value,
+    uint64_t timeout_hint, hsa_wait_state_t wait_state_hint) {
+  return signal_wait(signal, condition, compare_value, timeout_hint, wait_state_hint,
+                     __ATOMIC_ACQUIRE);
+}
+HSA_CPU_EXPORT hsa_signal_value_t hsa_signal_wait_acquire(
+    hsa_signal_t signal, hsa_signal_condition_t condition, hsa_signal_value_t compare_value,
+    uint64_t timeout_hint, hsa_wait_state_t wait_state_hint) {
+  return signal_wait(signal, condition, compare_value, timeout_hint, wait_state_hint,
+                     __ATOMIC_ACQUIRE);
+}
+HSA_CPU_EXPORT hsa_signal_value_t hsa_signal_wait_relaxed(
+    hsa_signal_t signal, hsa_signal_condition_t condition, hsa_signal_value_t compare_value,
+    uint64_t timeout_hint, hsa_wait_state_t wait_state_hint) {
+  return signal_wait(signal, condition, compare_value, timeout_hint, wait_state_hint,
+                     __ATOMIC_RELAXED);
+}
+
+namespace {
+
+// Waits until one of `count` conditions holds; returns its index or
+// UINT32_MAX when the deadline passed.
+uint32_t wait_any(uint32_t count, const hsa_signal_t* handles,
+                  const hsa_signal_condition_t* conditions, const hsa_signal_value_t* values,
+                  uint64_t deadline, hsa_wait_state_t hint, int64_t* out_value) {
+  std::vector<Signal*> signals(count);
+  for (uint32_t i = 0; i < count; ++i) signals[i] = to_signal(handles[i]);
+  uint32_t index = UINT32_MAX;
+  int64_t observed = 0;
+  auto ready = [&] {
+    for (uint32_t i = 0; i < count; ++i) {
+      if (signals[i] == nullptr) continue;
+      const int64_t v = signals[i]->load_acquire();
+      if (condition_met(conditions[i], v, values[i])) {
+        index = i;
+        observed = v;
+        return true;
+      }
+    }
+    return false;
+  };
+  if (wait_until(signals.data(), count, deadline, hint, ready) && out_value)
+    *out_value = observed;
+  return index;
+}
+
+}  // namespace
+
+HSA_CPU_EXPORT uint32_t hsa_amd_signal_wait_any(uint32_t signal_count, hsa_signal_t* signals,
+                                                hsa_signal_condition_t* conds,
+                                                hsa_signal_value_t* values,
+                                                uint64_t timeout_hint, hsa_wait_state_t wait_hint,
+                                                hsa_signal_value_t* satisfying_value) {
+  if (runtime() == nullptr || signal_count == 0 || signals == nullptr || conds == nullptr ||
+      values == nullptr)
+    return UINT32_MAX;
+  for (uint32_t i = 0; i < signal_count; ++i)
+    if (!valid_condition(conds[i])) return UINT32_MAX;
+  return wait_any(signal_count, signals, conds, values, deadline_after(timeout_hint), wait_hint,
+                  satisfying_value);
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_signal_group_create(uint32_t num_signals,
+                                                    const hsa_signal_t* signals,
+                                                    uint32_t num_consumers,
+                                                    const hsa_agent_t* consumers,
+                                                    hsa_signal_group_t* signal_group) {
+  HSA_CPU_REQUIRE_INIT();
+  if (num_signals == 0 || signals == nullptr || signal_group == nullptr ||
+      !valid_consumers(num_consumers, consumers)) {
+    log("hsa_signal_group_create: empty signal list, null pointer or invalid consumer");
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  auto* group = new SignalGroup();
+  for (uint32_t i = 0; i < num_signals; ++i) {
+    if (signals[i].handle == 0) {
+      delete group;
+      log("hsa_signal_group_create: signal %u is null", i);
+      return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    }
+    group->signals.push_back(to_signal(signals[i]));
+  }
+  GroupRegistry& r = group_registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.groups.insert(group);
+  signal_group->handle = reinterpret_cast<uintptr_t>(group);
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_signal_group_destroy(hsa_signal_group_t signal_group) {
+  HSA_CPU_REQUIRE_INIT();
+  auto* group = reinterpret_cast<SignalGroup*>(static_cast<uintptr_t>(signal_group.handle));
+  {
+    GroupRegistry& r = group_registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    if (group == nullptr || r.groups.erase(group) == 0) return HSA_STATUS_ERROR_INVALID_SIGNAL_GROUP;
+  }
+  delete group;
+  return HSA_STATUS_SUCCESS;
+}
+
+namespace {
+
+hsa_status_t group_wait_any(hsa_signal_group_t signal_group,
+                            const hsa_signal_condition_t* conditions,
+                            const hsa_signal_value_t* compare_values,
+                            hsa_wait_state_t wait_state_hint, hsa_signal_t* signal,
+                            hsa_signal_value_t* value) {
+  HSA_CPU_REQUIRE_INIT();
+  auto* group = reinterpret_cast<SignalGroup*>(static_cast<uintptr_t>(signal_group.handle));
+  {
+    GroupRegistry& r = group_registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    if (group == nullptr || r.groups.count(group) == 0) return HSA_STATUS_ERROR_INVALID_SIGNAL_GROUP;
+  }
+  if (conditions == nullptr || compare_values == nullptr || signal == nullptr || value == nullptr)
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  const uint32_t count = uint32_t(group->signals.size());
+  for (uint32_t i = 0; i < count; ++i)
+    if (!valid_condition(conditions[i])) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  std::vector<hsa_signal_t> handles(count);
+  for (uint32_t i = 0; i < count; ++i) handles[i] = to_handle(group->signals[i]);
+  int64_t observed = 0;
+  const uint32_t index = wait_any(count, handles.data(), conditions, compare_values, UINT64_MAX,
+                                  wait_state_hint, &observed);
+  if (index == UINT32_MAX) return HSA_STATUS_ERROR;
+  *signal = handles[index];
+  *value = observed;
+  return HSA_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+HSA_CPU_EXPORT hsa_status_t hsa_signal_group_wait_any_scacquire(
+    hsa_signal_group_t signal_group, const hsa_signal_condition_t* conditions,
+    const hsa_signal_value_t* compare_values, hsa_wait_state_t wait_state_hint,
+    hsa_signal_t* signal, hsa_signal_value_t* value) {
+  return group_wait_any(signal_group, conditions, compare_values, wait_state_hint, signal, value);
+}
+HSA_CPU_EXPORT hsa_status_t hsa_signal_group_wait_any_relaxed(
+    hsa_signal_group_t signal_group, const hsa_signal_condition_t* conditions,
+    const hsa_signal_value_t* compare_values, hsa_wait_state_t wait_state_hint,
+    hsa_signal_t* signal, hsa_signal_value_t* value) {
+  return group_wait_any(signal_group, conditions, compare_values, wait_state_hint, signal, value);
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_amd_signal_async_handler(hsa_signal_t signal,
+                                                         hsa_signal_condition_t cond,
+                                                         hsa_signal_value_t value,
+                                                         hsa_amd_signal_handler handler,
+                                                         void* arg) {
+  HSA_CPU_REQUIRE_INIT();
+  Signal* sig = to_signal(signal);
+  if (sig == nullptr || handler == nullptr || !valid_condition(cond)) {
+    log("hsa_amd_signal_async_handler: null signal/handler or invalid condition %d", int(cond));
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  async_handler_thread()->add(sig, cond, value,
+                              [handler, arg](int64_t v) { return handler(v, arg); });
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_amd_async_function(void (*callback)(void* arg), void* arg) {
+  HSA_CPU_REQUIRE_INIT();
+  if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  async_handler_thread()->add_function([callback, arg] { callback(arg); });
+  return HSA_STATUS_SUCCESS;
+}

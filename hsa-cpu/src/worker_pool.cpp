@@ -1,0 +1,170 @@
+#include "worker_pool.h"
+
+#include <pthread.h>
+
+#include <cstdlib>
+
+#include "fiber.h"
+#include "runtime.h"
+
+namespace hsa_cpu {
+
+WorkerContext& WorkerContext::current() {
+  struct Owner {
+    WorkerContext context;
+    Owner() {
+      context.group_segment =
+          std::aligned_alloc(XGPU_HOST_GROUP_SEGMENT_ALIGNMENT, kGroupSegmentMaxBytes);
+      context.fibers = new FiberRunner();
+    }
+    ~Owner() {
+      std::free(context.group_segment);
+      delete context.fibers;
+    }
+  };
+  static thread_local Owner owner;
+  return owner.context;
+}
+
+WorkerPool::WorkerPool(uint32_t worker_count) {
+  threads_.reserve(worker_count);
+  for (uint32_t i = 0; i < worker_count; ++i) {
+    threads_.emplace_back([this] { worker_main(); });
+    pthread_setname_np(threads_.back().native_handle(), "hsa-cpu-worker");
+  }
+}
+
+WorkerPool::~WorkerPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  epoch_.fetch_add(1, std::memory_order_seq_cst);
+  futex_wake(&epoch_, INT32_MAX);
+  for (std::thread& t : threads_) t.join();
+}
+
+void WorkerPool::release(Job* job) {
+  if (job->refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete job;
+}
+
+void WorkerPool::drain(Job* job, WorkerContext& context) {
+  const uint32_t count = job->item_count_;
+  const uint32_t batch = job->batch_;
+  for (;;) {
+    const uint32_t first = job->next_item_.fetch_add(batch, std::memory_order_relaxed);
+    if (first >= count) return;
+    const uint32_t last = first + batch < count ? first + batch : count;
+    for (uint32_t i = first; i < last; ++i) job->run_item(i, context);
+    const uint32_t ran = last - first;
+    if (job->items_done_.fetch_add(ran, std::memory_order_acq_rel) + ran == count) {
+      job->finish();
+      release(job);  // the completion's reference
+    }
+  }
+}
+
+void WorkerPool::run_inline(Job* job) {
+  drain(job, WorkerContext::current());
+}
+
+void WorkerPool::unlist(Job* job) {
+  if (!job->listed_) return;
+  job->listed_ = false;
+  if (job->prev_) job->prev_->next_ = job->next_; else head_ = job->next_;
+  if (job->next_) job->next_->prev_ = job->prev_; else tail_ = job->prev_;
+  job->prev_ = job->next_ = nullptr;
+  listed_jobs_.fetch_sub(1, std::memory_order_relaxed);
+  release(job);  // the list's reference
+}
+
+void WorkerPool::submit(Job* job, bool help) {
+  const uint32_t workers = worker_count();
+  const uint32_t count = job->item_count_;
+  // Enough batches for every thread to get several (load balance), few
+  // enough that tiny items do not all contend on one counter.
+  const uint32_t target_batches = (workers + 1) * 8;
+  job->batch_ = count / target_batches > 1 ? count / target_batches : 1;
+  if (workers == 0) {
+    run_inline(job);
+    return;
+  }
+  job->refs_.fetch_add(help ? 2 : 1, std::memory_order_relaxed);  // list (+ helper)
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    job->listed_ = true;
+    job->prev_ = tail_;
+    job->next_ = nullptr;
+    if (tail_) tail_->next_ = job; else head_ = job;
+    tail_ = job;
+    listed_jobs_.fetch_add(1, std::memory_order_relaxed);
+  }
+  epoch_.fetch_add(1, std::memory_order_seq_cst);
+  const uint32_t sleepers = sleepers_.load(std::memory_order_seq_cst);
+  if (sleepers != 0) {
+    uint32_t wanted = (count + job->batch_ - 1) / job->batch_;
+    if (help && wanted > 0) --wanted;
+    if (wanted > sleepers) wanted = sleepers;
+    if (wanted > 0) futex_wake(&epoch_, int(wanted));
+  }
+  if (help) {
+    drain(job, WorkerContext::current());
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      unlist(job);
+    }
+    release(job);  // the helper's reference
+  }
+}
+
+void WorkerPool::worker_main() {
+  WorkerContext& context = WorkerContext::current();
+  for (;;) {
+    // Poll briefly so back-to-back dispatches do not pay a futex round trip,
+    // then sleep until a submit bumps the epoch.
+    if (listed_jobs_.load(std::memory_order_acquire) == 0) {
+      const uint64_t spin_end = now_ns() + kWorkerSpinNs;
+      uint32_t i = 0;
+      while (listed_jobs_.load(std::memory_order_acquire) == 0) {
+        cpu_relax();
+        if ((++i & 63) == 0 && now_ns() >= spin_end) break;
+      }
+    }
+    Job* job = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (stop_) return;
+      // Skip jobs whose items are all claimed; drop them from the list.
+      while (head_ != nullptr &&
+             head_->next_item_.load(std::memory_order_relaxed) >= head_->item_count_)
+        unlist(head_);
+      if (head_ != nullptr) {
+        job = head_;
+        job->refs_.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+    if (job == nullptr) {
+      sleepers_.fetch_add(1, std::memory_order_seq_cst);
+      const uint32_t epoch = epoch_.load(std::memory_order_seq_cst);
+      if (listed_jobs_.load(std::memory_order_seq_cst) == 0) {
+        bool stopping;
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          stopping = stop_;
+        }
+        if (!stopping) futex_wait(&epoch_, epoch, UINT64_MAX);
+      }
+      sleepers_.fetch_sub(1, std::memory_order_relaxed);
+      continue;
+    }
+    drain(job, context);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      unlist(job);
+    }
+    release(job);
+  }
+}
+
+}  // namespace hsa_cpu
+

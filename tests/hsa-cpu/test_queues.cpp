@@ -1,0 +1,320 @@
+// hsa-cpu queues: creation, the amd_queue_t layout, index atomics, the
+// packet processor's ordering rules, barrier packets and error reporting.
+#include <hsa/amd_hsa_queue.h>
+#include <xgpu/host_kernel.h>
+
+#include <memory>
+
+#include "hsa_test_util.h"
+
+using namespace hsa_test;
+
+TEST_SUITE("queues") {
+
+TEST_CASE("creation arguments and the amd_queue_t layout") {
+  Runtime rt;
+  hsa_queue_t* q = nullptr;
+  CHECK(hsa_queue_create(rt.agent, 100, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &q) ==
+        HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  CHECK(hsa_queue_create(rt.agent, 0, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &q) ==
+        HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  uint32_t max_size = 0;
+  hsa_agent_get_info(rt.agent, HSA_AGENT_INFO_QUEUE_MAX_SIZE, &max_size);
+  CHECK(hsa_queue_create(rt.agent, max_size * 2, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, UINT32_MAX, UINT32_MAX,
+                         &q) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  CHECK(hsa_queue_create(hsa_agent_t{1}, 64, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &q) ==
+        HSA_STATUS_ERROR_INVALID_AGENT);
+  CHECK(hsa_queue_create(rt.agent, 64, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, UINT32_MAX, UINT32_MAX, nullptr) ==
+        HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  REQUIRE(hsa_queue_create(rt.agent, 128, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &q) ==
+          HSA_STATUS_SUCCESS);
+  CHECK(q->size == 128);
+  CHECK(q->type == HSA_QUEUE_TYPE_SINGLE);
+  CHECK((q->features & HSA_QUEUE_FEATURE_KERNEL_DISPATCH) != 0);
+  CHECK(q->doorbell_signal.handle != 0);
+  CHECK(reinterpret_cast<uintptr_t>(q->base_address) % 64 == 0);
+  for (uint32_t i = 0; i < q->size; ++i)
+    CHECK((slot<hsa_kernel_dispatch_packet_t>(q, i)->header & 0xff) == HSA_PACKET_TYPE_INVALID);
+  // hsa_queue_t sits at offset 0 of an amd_queue_t whose dispatch ids are
+  // the indices.
+  auto* amd = reinterpret_cast<amd_queue_t*>(q);
+  CHECK(&amd->hsa_queue == q);
+  hsa_queue_store_write_index_relaxed(q, 0);
+  CHECK(hsa_queue_add_write_index_relaxed(q, 3) == 0);
+  CHECK(amd->write_dispatch_id == 3);
+  CHECK(amd->read_dispatch_id == hsa_queue_load_read_index_relaxed(q));
+  CHECK(hsa_queue_destroy(q) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_queue_destroy(q) == HSA_STATUS_ERROR_INVALID_QUEUE);
+  CHECK(hsa_queue_destroy(nullptr) == HSA_STATUS_ERROR_INVALID_QUEUE);
+  CHECK(hsa_queue_inactivate(nullptr) == HSA_STATUS_ERROR_INVALID_QUEUE);
+}
+
+TEST_CASE("index operations in every order, under concurrent producers") {
+  Runtime rt;
+  Queue queue(rt.agent, 1024);
+  hsa_queue_t* q = queue.queue;
+  using Add = uint64_t (*)(const hsa_queue_t*, uint64_t);
+  using Cas = uint64_t (*)(const hsa_queue_t*, uint64_t, uint64_t);
+  using Load = uint64_t (*)(const hsa_queue_t*);
+  using Store = void (*)(const hsa_queue_t*, uint64_t);
+  const Add adds[] = {hsa_queue_add_write_index_scacq_screl, hsa_queue_add_write_index_acq_rel,
+                      hsa_queue_add_write_index_scacquire,   hsa_queue_add_write_index_acquire,
+                      hsa_queue_add_write_index_relaxed,     hsa_queue_add_write_index_screlease,
+                      hsa_queue_add_write_index_release};
+  const Cas cases[] = {hsa_queue_cas_write_index_scacq_screl, hsa_queue_cas_write_index_acq_rel,
+                       hsa_queue_cas_write_index_scacquire,   hsa_queue_cas_write_index_acquire,
+                       hsa_queue_cas_write_index_relaxed,     hsa_queue_cas_write_index_screlease,
+                       hsa_queue_cas_write_index_release};
+  const Load loads[] = {hsa_queue_load_write_index_scacquire, hsa_queue_load_write_index_relaxed,
+                        hsa_queue_load_write_index_acquire};
+  const Load read_loads[] = {hsa_queue_load_read_index_scacquire, hsa_queue_load_read_index_relaxed,
+                             hsa_queue_load_read_index_acquire};
+  const Store stores[] = {hsa_queue_store_write_index_relaxed, hsa_queue_store_write_index_screlease,
+                          hsa_queue_store_write_index_release};
+  for (Store store : stores) {
+    store(q, 11);
+    for (Load load : loads) CHECK(load(q) == 11);
+  }
+  for (Load load : read_loads) CHECK(load(q) == 0);  // nothing published, nothing consumed
+  hsa_queue_store_write_index_relaxed(q, 0);
+  constexpr int kThreads = 4, kPerThread = 7000;
+  std::vector<std::thread> producers;
+  for (int t = 0; t < kThreads; ++t)
+    producers.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        if (i % 2 == 0) {
+          adds[(i / 2 + t) % 7](q, 1);
+        } else {
+          const Cas cas = cases[(i + t) % 7];
+          uint64_t seen = hsa_queue_load_write_index_relaxed(q);
+          for (;;) {
+            const uint64_t previous = cas(q, seen, seen + 1);
+            if (previous == seen) break;
+            seen = previous;
+          }
+        }
+      }
+    });
+  for (auto& t : producers) t.join();
+  CHECK(hsa_queue_load_write_index_scacquire(q) == uint64_t(kThreads) * kPerThread);
+  // The read index is the processor's, but the API writes it too.
+  hsa_queue_inactivate(q);
+  hsa_queue_store_read_index_relaxed(q, 5);
+  CHECK(hsa_queue_load_read_index_relaxed(q) == 5);
+  hsa_queue_store_read_index_screlease(q, 6);
+  hsa_queue_store_read_index_release(q, 7);
+  CHECK(hsa_queue_load_read_index_scacquire(q) == 7);
+}
+
+TEST_CASE("a small queue wraps many times") {
+  Runtime rt;
+  Queue queue(rt.agent, 64);
+  constexpr int kPackets = 64 * 60;
+  hsa_signal_t done = make_signal(kPackets);
+  hsa_signal_t zero = make_signal(0);
+  for (int i = 0; i < kPackets; ++i)
+    barrier(queue.queue, i % 2 ? HSA_PACKET_TYPE_BARRIER_AND : HSA_PACKET_TYPE_BARRIER_OR,
+            {zero, hsa_signal_t{0}}, done);
+  CHECK(wait_eq(done, 0));
+  CHECK(hsa_queue_load_read_index_scacquire(queue.queue) == uint64_t(kPackets));
+  CHECK(hsa_queue_load_write_index_scacquire(queue.queue) == uint64_t(kPackets));
+  CHECK(queue.errors.load() == 0);
+  hsa_signal_destroy(zero);
+  hsa_signal_destroy(done);
+}
+
+TEST_CASE("an INVALID header stalls the queue until it is published") {
+  Runtime rt;
+  Queue queue(rt.agent, 64);
+  hsa_signal_t first = make_signal(1), second = make_signal(1);
+  const uint64_t i0 = barrier(queue.queue, HSA_PACKET_TYPE_BARRIER_AND, {}, first, false, /*publish=*/false);
+  barrier(queue.queue, HSA_PACKET_TYPE_BARRIER_AND, {}, second);  // published, rings the doorbell
+  CHECK_FALSE(wait_eq(second, 0, 50 * kMs));                     // never skipped over slot 0
+  CHECK(hsa_queue_load_read_index_scacquire(queue.queue) == 0);
+  CHECK(hsa_signal_load_relaxed(first) == 1);
+  publish(queue.queue, i0, header(HSA_PACKET_TYPE_BARRIER_AND));
+  CHECK(wait_eq(first, 0));
+  CHECK(wait_eq(second, 0));
+  CHECK(hsa_queue_load_read_index_scacquire(queue.queue) == 2);
+  // Consumed slots are handed back as INVALID.
+  CHECK((slot<hsa_barrier_and_packet_t>(queue.queue, 0)->header & 0xff) == HSA_PACKET_TYPE_INVALID);
+  hsa_signal_destroy(first);
+  hsa_signal_destroy(second);
+}
+
+TEST_CASE("the barrier bit waits for every earlier packet") {
+  Runtime rt;
+  Kernels kernels(rt.agent);
+  Queue queue(rt.agent);
+  struct Args { uint32_t* counter; uint32_t* tickets; uint32_t delay_us; };
+  uint32_t* counter = rt.alloc<uint32_t>(1);
+  uint32_t* tickets = rt.alloc<uint32_t>(16);
+  Args* slow = rt.alloc<Args>(1, rt.kernarg_pool);
+  Args* fast = rt.alloc<Args>(1, rt.kernarg_pool);
+  *slow = Args{counter, tickets, 20000};
+  *fast = Args{counter, tickets + 8, 0};
+  hsa_signal_t done = make_signal(2);
+  Dispatch d;
+  d.kernel_object = kernels.object("record_order");
+  d.kernarg = slow;
+  d.grid[0] = 6;  // six slow workgroups spread over the pool
+  d.completion = done;
+  dispatch(queue.queue, d);
+  d.kernarg = fast;
+  d.grid[0] = 1;
+  d.barrier = true;
+  dispatch(queue.queue, d);
+  CHECK(wait_eq(done, 0));
+  CHECK(tickets[8] == 6);  // ran after all six workgroups of the first packet
+  hsa_signal_destroy(done);
+}
+
+TEST_CASE("barrier-AND and barrier-OR across two queues") {
+  Runtime rt;
+  Queue a(rt.agent), b(rt.agent);
+  hsa_signal_t x = make_signal(1), y = make_signal(1), z = make_signal(1);
+  hsa_signal_t and_done = make_signal(1), or_done = make_signal(1), after = make_signal(1);
+  // Queue a: AND(x, y, null) -> and_done, then a packet that must wait for it.
+  barrier(a.queue, HSA_PACKET_TYPE_BARRIER_AND, {x, hsa_signal_t{0}, y}, and_done);
+  barrier(a.queue, HSA_PACKET_TYPE_BARRIER_AND, {}, after);
+  // Queue b: OR(null, and_done, z) -> or_done.
+  barrier(b.queue, HSA_PACKET_TYPE_BARRIER_OR, {hsa_signal_t{0}, and_done, z}, or_done);
+  CHECK_FALSE(wait_eq(and_done, 0, 30 * kMs));
+  CHECK(hsa_signal_load_relaxed(after) == 1);  // blocked behind the barrier
+  hsa_signal_store_screlease(x, 0);
+  CHECK_FALSE(wait_eq(and_done, 0, 30 * kMs));  // y still pending
+  CHECK(hsa_signal_load_relaxed(or_done) == 1);
+  hsa_signal_store_screlease(y, 0);
+  CHECK(wait_eq(and_done, 0));
+  CHECK(wait_eq(after, 0));
+  CHECK(wait_eq(or_done, 0));  // satisfied through queue a's completion
+  CHECK(hsa_signal_load_relaxed(z) == 1);
+  for (hsa_signal_t s : {x, y, z, and_done, or_done, after}) hsa_signal_destroy(s);
+}
+
+TEST_CASE("null dependencies: AND treats them as met, OR as never met") {
+  Runtime rt;
+  hsa_signal_t and_done = make_signal(1), or_done = make_signal(1);
+  {
+    Queue q(rt.agent);
+    barrier(q.queue, HSA_PACKET_TYPE_BARRIER_AND, {}, and_done);
+    CHECK(wait_eq(and_done, 0));
+    barrier(q.queue, HSA_PACKET_TYPE_BARRIER_OR, {}, or_done);
+    CHECK_FALSE(wait_eq(or_done, 0, 50 * kMs));
+  }  // destroying the queue stops the stalled processor
+  CHECK(hsa_signal_load_relaxed(or_done) == 1);
+  hsa_signal_destroy(and_done);
+  hsa_signal_destroy(or_done);
+}
+
+TEST_CASE("a negative dependency propagates its error and stops the queue") {
+  Runtime rt;
+  Queue q(rt.agent);
+  hsa_signal_t dep = make_signal(1), done = make_signal(1), later = make_signal(1);
+  barrier(q.queue, HSA_PACKET_TYPE_BARRIER_AND, {dep}, done);
+  barrier(q.queue, HSA_PACKET_TYPE_BARRIER_AND, {}, later);
+  hsa_signal_store_screlease(dep, -5);
+  CHECK(hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_LT, 0, kLongWait, HSA_WAIT_STATE_BLOCKED) == -5);
+  CHECK(q.wait_error());
+  CHECK(q.last_error.load() == HSA_STATUS_ERROR);
+  CHECK_FALSE(wait_eq(later, 0, 30 * kMs));
+  // barrier-OR: an error wins over another satisfied dependency.
+  Queue q2(rt.agent);
+  hsa_signal_t ok = make_signal(0), or_done = make_signal(1);
+  barrier(q2.queue, HSA_PACKET_TYPE_BARRIER_OR, {dep, ok}, or_done);
+  CHECK(hsa_signal_wait_scacquire(or_done, HSA_SIGNAL_CONDITION_LT, 0, kLongWait, HSA_WAIT_STATE_BLOCKED) == -5);
+  CHECK(q2.wait_error());
+  for (hsa_signal_t s : {dep, done, later, ok, or_done}) hsa_signal_destroy(s);
+}
+
+TEST_CASE("invalid packets reach the error callback and stop the queue") {
+  Runtime rt;
+  Kernels kernels(rt.agent);
+  static const xgpu_host_kernel_descriptor_t bad_magic = {0x1234, XGPU_HOST_KERNEL_ABI_VERSION, "bad", nullptr,
+                                                          nullptr, 0, 1, 0, 0, {0, 0, 0}, 0};
+  uint32_t* out = rt.alloc<uint32_t>(64);
+  void** kernarg = rt.alloc<void*>(1, rt.kernarg_pool);
+  kernarg[0] = out;
+  for (int variant = 0; variant < 7; ++variant) {
+    CAPTURE(variant);
+    Queue q(rt.agent);
+    hsa_signal_t done = make_signal(1), later = make_signal(1);
+    Dispatch d;
+    d.kernel_object = kernels.object("write_ids");
+    d.kernarg = kernarg;
+    d.grid[0] = 8;
+    d.workgroup[0] = 8;
+    d.completion = done;
+    switch (variant) {
+      case 0: d.kernel_object = 0; break;                                          // null kernel
+      case 1: d.kernel_object = reinterpret_cast<uint64_t>(&bad_magic); break;     // wrong magic
+      case 2: d.kernel_object = 0x10; break;                                       // unreadable
+      case 3: d.dims = 0; break;                                                   // bad dimensions
+      case 4: d.workgroup[0] = 0; break;                                           // empty workgroup
+      case 5: d.workgroup[0] = 1024; d.workgroup[1] = 2; d.dims = 2; break;         // > 1024 items
+      case 6: break;                                                               // bad type below
+    }
+    const uint64_t index = dispatch(q.queue, d, /*publish=*/variant != 6);
+    if (variant == 6) publish(q.queue, index, uint16_t(7));  // reserved packet type
+    CHECK(q.wait_error());
+    CHECK(q.last_error.load() == HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+    barrier(q.queue, HSA_PACKET_TYPE_BARRIER_AND, {}, later);
+    CHECK_FALSE(wait_eq(later, 0, 20 * kMs));
+    CHECK(hsa_signal_load_relaxed(done) == 1);
+    hsa_signal_destroy(done);
+    hsa_signal_destroy(later);
+  }
+}
+
+TEST_CASE("an inactivated queue processes nothing more") {
+  Runtime rt;
+  Queue q(rt.agent);
+  hsa_signal_t done = make_signal(1);
+  CHECK(hsa_queue_inactivate(q.queue) == HSA_STATUS_SUCCESS);
+  barrier(q.queue, HSA_PACKET_TYPE_BARRIER_AND, {}, done);
+  CHECK_FALSE(wait_eq(done, 0, 30 * kMs));
+  hsa_signal_destroy(done);
+}
+
+TEST_CASE("AMD barrier-value packets") {
+  Runtime rt;
+  Queue q(rt.agent);
+  hsa_signal_t watched = make_signal(0), done = make_signal(1);
+  const uint64_t index = reserve(q.queue);
+  auto* p = slot<hsa_amd_barrier_value_packet_t>(q.queue, index);
+  p->reserved0 = 0;
+  p->signal = watched;
+  p->value = 0x30;
+  p->mask = 0xf0;
+  p->cond = HSA_SIGNAL_CONDITION_EQ;
+  p->reserved1 = 0;
+  p->reserved2 = 0;
+  p->reserved3 = 0;
+  p->completion_signal = done;
+  const uint32_t word = uint32_t(header(HSA_PACKET_TYPE_VENDOR_SPECIFIC)) |
+                        (uint32_t(HSA_AMD_PACKET_TYPE_BARRIER_VALUE) << 16);
+  __atomic_store_n(reinterpret_cast<uint32_t*>(p), word, __ATOMIC_RELEASE);
+  hsa_signal_store_screlease(q.queue->doorbell_signal, hsa_signal_value_t(index));
+  hsa_signal_store_screlease(watched, 0x25);
+  CHECK_FALSE(wait_eq(done, 0, 30 * kMs));
+  hsa_signal_store_screlease(watched, 0x3c);  // (0x3c & 0xf0) == 0x30
+  CHECK(wait_eq(done, 0));
+  hsa_signal_destroy(watched);
+  hsa_signal_destroy(done);
+}
+
+TEST_CASE("idle queues use no CPU") {
+  Runtime rt;
+  std::vector<std::unique_ptr<Queue>> queues;
+  for (int i = 0; i < 4; ++i) queues.push_back(std::make_unique<Queue>(rt.agent));
+  hsa_signal_t done = make_signal(1);
+  barrier(queues[0]->queue, HSA_PACKET_TYPE_BARRIER_AND, {}, done);  // wake it once
+  CHECK(wait_eq(done, 0));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const double before = process_cpu_seconds();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(process_cpu_seconds() - before < 0.02);
+  hsa_signal_destroy(done);
+}
+
+}  // TEST_SUITE
