@@ -65,16 +65,18 @@
 #endif
 
 #if defined(__cplusplus)
+#define XGPU_KERNEL_STATIC_ASSERT_(e, m) static_assert(e, m)
 #define XGPU_KERNEL_EXTERN_C_ extern "C"
 #define XGPU_KERNEL_RESTRICT_ __restrict
 #define XGPU_KERNEL_ALIGNOF_(type) alignof(type)
 #else
+#define XGPU_KERNEL_STATIC_ASSERT_(e, m) _Static_assert(e, m)
 #define XGPU_KERNEL_EXTERN_C_
 #define XGPU_KERNEL_RESTRICT_ restrict
 #define XGPU_KERNEL_ALIGNOF_(type) _Alignof(type)
 #endif
 
-_Static_assert(sizeof(void*) == 8, "xgpu bindings are 8-byte pointers");
+XGPU_KERNEL_STATIC_ASSERT_(sizeof(void*) == 8, "xgpu bindings are 8-byte pointers");
 
 /* Kernel builds (xgpu_add_kernels defines XGPU_KERNEL_BUILD) reject
  * thread-local storage at compile time on every target: amdgcn has none, and
@@ -149,6 +151,16 @@ _Static_assert(sizeof(void*) == 8, "xgpu bindings are 8-byte pointers");
 /* Kernarg alignment as AMDGPU reports it: the struct's alignment, at least 4. */
 #define XGPU_KERNEL_KERNARG_ALIGNMENT_(args_type) \
   XGPU_KERNEL_MAX4_((uint32_t)XGPU_KERNEL_ALIGNOF_(args_type))
+
+/* Compile-time rules every kernel declaration checks. AMDGPU pads the
+ * kernarg segment to 4 bytes, so a struct of another size would differ
+ * between targets. */
+#define XGPU_KERNEL_DECLARATION_CHECKS_(args_type, flags)                     \
+  XGPU_KERNEL_STATIC_ASSERT_(sizeof(args_type) % 4u == 0,                    \
+                             "xgpu kernel argument structs are a multiple "  \
+                             "of 4 bytes: add a uint32_t reserved field");   \
+  XGPU_KERNEL_STATIC_ASSERT_(((flags) & ~XGPU_KERNEL_USES_BARRIERS) == 0,    \
+                             "unknown XGPU_KERNEL_EX flags")
 
 /* Token that only barrier-enabled kernel bodies receive. */
 typedef struct xgpu_barrier_permit {
@@ -247,13 +259,12 @@ XGPU_KERNEL_INLINE_ void xgpu_amdgcn_barrier_(void) {
 
 /* Emits the body prototype, the amdgcn kernel entry, and opens the body. */
 #define XGPU_KERNEL_EX(name, args_type, args, flags, req_x, req_y, req_z)     \
+  XGPU_KERNEL_DECLARATION_CHECKS_(args_type, flags);                          \
   XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
       const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
       const xgpu_context_t* const xgpu_ctx_,                                  \
       const xgpu_barrier_permit_t* const xgpu_barrier_permit_);               \
   XGPU_KERNEL_AMDGCN_ENTRY_ void name(args_type xgpu_kernarg_) {              \
-    _Static_assert(((flags) & ~XGPU_KERNEL_USES_BARRIERS) == 0,               \
-                   "unknown XGPU_KERNEL_EX flags");                          \
     name##_xgpu_body_(&xgpu_kernarg_, (const xgpu_context_t*)0,               \
                       (const xgpu_barrier_permit_t*)0);                       \
   }                                                                           \
@@ -265,6 +276,7 @@ XGPU_KERNEL_INLINE_ void xgpu_amdgcn_barrier_(void) {
 
 #define XGPU_KERNEL_GROUPSHARED_EX(name, args_type, args, shared_type, shared, \
                                    req_x, req_y, req_z)                      \
+  XGPU_KERNEL_DECLARATION_CHECKS_(args_type, 0u);                             \
   XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
       const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
       const xgpu_context_t* const xgpu_ctx_,                                  \
@@ -376,6 +388,7 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
   }
 
 #define XGPU_KERNEL_EX(name, args_type, args, flags, req_x, req_y, req_z)     \
+  XGPU_KERNEL_DECLARATION_CHECKS_(args_type, flags);                          \
   XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
       const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
       const xgpu_context_t* const xgpu_ctx_,                                  \
@@ -391,8 +404,10 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
   static void name##_xgpu_run_workgroup_(const void* kernarg,                 \
                                          xgpu_host_workgroup_t* wg) {         \
     /* A local copy: its fields are known readable on every iteration, so  \
-     * loads in conditional code hoist out of the item loop. */               \
-    const args_type xgpu_args_ = *(const args_type*)kernarg;                  \
+     * loads in conditional code hoist out of the item loop. Copied inline: \
+     * host code objects have no memcpy. */                                  \
+    args_type xgpu_args_;                                                     \
+    __builtin_memcpy_inline(&xgpu_args_, kernarg, sizeof(args_type));         \
     name##_xgpu_loop_(&xgpu_args_, wg);                                       \
   }                                                                           \
   static void name##_xgpu_run_workitem_(const void* kernarg,                  \
@@ -418,6 +433,7 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
 
 #define XGPU_KERNEL_GROUPSHARED_EX(name, args_type, args, shared_type, shared, \
                                    req_x, req_y, req_z)                      \
+  XGPU_KERNEL_DECLARATION_CHECKS_(args_type, 0u);                             \
   XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
       const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
       const xgpu_context_t* const xgpu_ctx_,                                  \

@@ -137,7 +137,7 @@ class Elf {
       size_t count = table.size() / sizeof(Elf64_Sym);
       if (count > kMaxSymbols) return Status::error("ELF symbol table has " + std::to_string(count) + " symbols");
       out->resize(count);
-      std::memcpy(out->data(), table.data(), count * sizeof(Elf64_Sym));
+      if (count != 0) std::memcpy(out->data(), table.data(), count * sizeof(Elf64_Sym));
       *out_strtab = s.sh_link;
       return {};
     }
