@@ -38,11 +38,12 @@ find_program(XGPU_KERNEL_LLD NAMES ld.lld-19 ld.lld DOC "ld.lld used to link xgp
 set(XGPU_KERNELS_MODULE_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 # Flags shared by every kernel compile: freestanding, no libc headers, no
-# hidden runtime calls, no implicit declarations.
+# hidden runtime calls, no implicit declarations, no variable-length arrays
+# (AMDGPU has no dynamic stack allocation).
 set(XGPU_KERNEL_COMMON_FLAGS
   -O3 -ffreestanding -nostdlibinc -fno-math-errno -fno-stack-protector
   -fno-exceptions -fvisibility=hidden -g0 -DXGPU_KERNEL_BUILD=1
-  -Wall -Wextra -Werror -Wno-unused-parameter)
+  -Wall -Wextra -Werror -Wno-unused-parameter -Werror=vla)
 
 function(xgpu_kernel_language_flags_ source out_var)
   get_filename_component(ext ${source} LAST_EXT)
