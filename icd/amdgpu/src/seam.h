@@ -82,6 +82,9 @@ struct IssueTarget {
 struct IssueSizes {
   uint32_t packet_count = 0;   // AQL packets (>= 1: an empty command buffer issues one barrier-AND)
   uint64_t kernarg_bytes = 0;  // kernarg bytes, including alignment padding
+  uint32_t binding_capacity = 0;  // binding-table slots the recording may reference
+                                  // (XgpuCommandBufferBeginInfo::bindingCapacity); the
+                                  // runtime checks each submission provides that many
 };
 
 // ---------------------------------------------------------------------------
