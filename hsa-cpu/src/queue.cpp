@@ -155,19 +155,27 @@ struct Processor {
            queue->inactive.load(std::memory_order_acquire);
   }
 
-  // Sleeps on the doorbell (plus `extra` signals) until ready() or stop.
+  // Sleeps on the doorbell (any change) plus `extra` signals (filtered)
+  // until ready() or stop.
   template <typename Ready>
-  void wait(Signal* const* extra, size_t extra_count, Ready&& ready) {
+  void wait(Signal* const* extra, const WaitFilter* extra_filters, size_t extra_count,
+            Ready&& ready) {
     Signal* signals[8];
+    WaitFilter filters[8];
     size_t n = 0;
-    signals[n++] = queue->doorbell;
-    for (size_t i = 0; i < extra_count && n < 8; ++i) signals[n++] = extra[i];
-    wait_until(signals, n, UINT64_MAX, HSA_WAIT_STATE_BLOCKED,
+    signals[n] = queue->doorbell;
+    filters[n++] = kAnyChange;
+    for (size_t i = 0; i < extra_count && n < 8; ++i, ++n) {
+      signals[n] = extra[i];
+      filters[n] = extra_filters[i];
+    }
+    wait_until(signals, n, filters, UINT64_MAX, HSA_WAIT_STATE_BLOCKED,
                [&] { return stopping() || ready(); });
   }
 
   void wait_idle() {
-    wait(nullptr, 0, [&] { return queue->inflight.load(std::memory_order_acquire) == 0; });
+    wait(nullptr, nullptr, 0,
+         [&] { return queue->inflight.load(std::memory_order_acquire) == 0; });
   }
 
   PacketStatus invalid(const char* what, unsigned long long value) {
@@ -260,7 +268,12 @@ struct Processor {
       }
       return is_or ? any : all;
     };
-    if (!ready()) wait(deps, count, ready);
+    // Dependencies matter once they reach 0 or below (met or failed).
+    const WaitFilter met_or_failed[5] = {
+        {false, HSA_SIGNAL_CONDITION_LT, 1}, {false, HSA_SIGNAL_CONDITION_LT, 1},
+        {false, HSA_SIGNAL_CONDITION_LT, 1}, {false, HSA_SIGNAL_CONDITION_LT, 1},
+        {false, HSA_SIGNAL_CONDITION_LT, 1}};
+    if (!ready()) wait(deps, met_or_failed, count, ready);
     if (!ready() && stopping()) return PacketStatus::kStopped;
     if (negative < 0) {
       *out_error = negative;
@@ -277,7 +290,7 @@ struct Processor {
     auto ready = [&] {
       return condition_met(condition, signal->load_acquire() & packet.mask, packet.value);
     };
-    if (!ready()) wait(&signal, 1, ready);
+    if (!ready()) wait(&signal, &kAnyChange, 1, ready);
     if (!ready() && stopping()) return PacketStatus::kStopped;
     return PacketStatus::kDone;
   }
@@ -334,7 +347,7 @@ struct Processor {
       uint16_t header = load_header(slot);
       if (packet_type(header) == HSA_PACKET_TYPE_INVALID) {
         // Not published yet: never skip it, sleep until the doorbell rings.
-        wait(nullptr, 0, [&] {
+        wait(nullptr, nullptr, 0, [&] {
           header = load_header(slot);
           return packet_type(header) != HSA_PACKET_TYPE_INVALID;
         });
@@ -364,7 +377,7 @@ struct Processor {
       __atomic_store_n(queue->read_index(), read, __ATOMIC_RELEASE);
     }
     // Launched dispatches still reference the queue: let them finish.
-    wait_until(&queue->doorbell, 1, UINT64_MAX, HSA_WAIT_STATE_BLOCKED,
+    wait_until(&queue->doorbell, 1, nullptr, UINT64_MAX, HSA_WAIT_STATE_BLOCKED,
                [&] { return queue->inflight.load(std::memory_order_acquire) == 0; });
   }
 };
@@ -419,7 +432,7 @@ hsa_status_t make_queue(uint32_t size, hsa_queue_type32_t type, Signal* doorbell
 
 void free_queue(Queue* queue) {
   queue->stop.store(true, std::memory_order_seq_cst);
-  queue->doorbell->notify_waiters();
+  queue->doorbell->notify_all_waiters();
   if (queue->processor.joinable()) queue->processor.join();
   // A finishing dispatch may still be inside complete_dispatch.
   while (queue->finishers.load(std::memory_order_acquire) != 0) sched_yield();
@@ -539,7 +552,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_queue_inactivate(hsa_queue_t* queue) {
   Queue* q = lookup_queue(queue);
   if (q == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
   q->inactive.store(true, std::memory_order_seq_cst);
-  q->doorbell->notify_waiters();
+  q->doorbell->notify_all_waiters();
   return HSA_STATUS_SUCCESS;
 }
 

@@ -30,28 +30,40 @@ Signal::Signal(int64_t initial_value) {
 
 void Signal::notify_slow() {
   std::lock_guard<std::mutex> lock(waiters_mutex);
-  for (WaitNode* node : waiters) node->notify();
+  const int64_t value = load_relaxed();  // at least as new as our change
+  for (const Waiter& w : waiters)
+    if (w.filter.any_change || condition_met(w.filter.condition, value, w.filter.compare))
+      w.node->notify();
 }
 
-void Signal::add_waiter(WaitNode* node) {
+void Signal::notify_all_waiters() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (waiter_count.load(std::memory_order_relaxed) == 0) return;
   std::lock_guard<std::mutex> lock(waiters_mutex);
-  waiters.push_back(node);
+  for (const Waiter& w : waiters) w.node->notify();
+}
+
+void Signal::add_waiter(WaitNode* node, const WaitFilter& filter) {
+  std::lock_guard<std::mutex> lock(waiters_mutex);
+  waiters.push_back(Waiter{node, filter});
   waiter_count.fetch_add(1, std::memory_order_seq_cst);
 }
 
 void Signal::remove_waiter(WaitNode* node) {
   std::lock_guard<std::mutex> lock(waiters_mutex);
-  auto it = std::find(waiters.begin(), waiters.end(), node);
+  auto it = std::find_if(waiters.begin(), waiters.end(),
+                         [node](const Waiter& w) { return w.node == node; });
   if (it == waiters.end()) return;
   *it = waiters.back();
   waiters.pop_back();
   waiter_count.fetch_sub(1, std::memory_order_relaxed);
 }
 
-WaitRegistration::WaitRegistration(WaitNode* node, Signal* const* signals, size_t count)
+WaitRegistration::WaitRegistration(WaitNode* node, Signal* const* signals, size_t count,
+                                   const WaitFilter* filters)
     : node_(node), signals_(signals), count_(count) {
   for (size_t i = 0; i < count_; ++i)
-    if (signals_[i] != nullptr) signals_[i]->add_waiter(node_);
+    if (signals_[i] != nullptr) signals_[i]->add_waiter(node_, filters ? filters[i] : kAnyChange);
 }
 
 WaitRegistration::~WaitRegistration() {
@@ -167,7 +179,7 @@ AsyncHandlerThread::AsyncHandlerThread() : state_(new State()) {
       }
       if (stop) break;
       for (Entry& e : added) {
-        e.signal->add_waiter(&s->node);
+        e.signal->add_waiter(&s->node, WaitFilter{false, e.condition, e.value});
         active.push_back(std::move(e));
       }
       added.clear();
@@ -405,7 +417,8 @@ hsa_signal_value_t signal_wait(hsa_signal_t signal, hsa_signal_condition_t condi
     return condition_met(condition, observed, compare_value);
   };
   Signal* const signals[1] = {sig};
-  wait_until(signals, 1, deadline_after(timeout_hint), wait_state_hint, ready);
+  const WaitFilter filters[1] = {WaitFilter{false, condition, compare_value}};
+  wait_until(signals, 1, filters, deadline_after(timeout_hint), wait_state_hint, ready);
   return observed;
 }
 
@@ -438,7 +451,11 @@ uint32_t wait_any(uint32_t count, const hsa_signal_t* handles,
                   const hsa_signal_condition_t* conditions, const hsa_signal_value_t* values,
                   uint64_t deadline, hsa_wait_state_t hint, int64_t* out_value) {
   std::vector<Signal*> signals(count);
-  for (uint32_t i = 0; i < count; ++i) signals[i] = to_signal(handles[i]);
+  std::vector<WaitFilter> filters(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    signals[i] = to_signal(handles[i]);
+    filters[i] = WaitFilter{false, conditions[i], values[i]};
+  }
   uint32_t index = UINT32_MAX;
   int64_t observed = 0;
   auto ready = [&] {
@@ -453,7 +470,7 @@ uint32_t wait_any(uint32_t count, const hsa_signal_t* handles,
     }
     return false;
   };
-  if (wait_until(signals.data(), count, deadline, hint, ready) && out_value)
+  if (wait_until(signals.data(), count, filters.data(), deadline, hint, ready) && out_value)
     *out_value = observed;
   return index;
 }

@@ -15,6 +15,8 @@
 
 #include <hsa/amd_hsa_signal.h>
 
+#include <sched.h>
+
 #include <functional>
 #include <mutex>
 #include <vector>
@@ -42,11 +44,26 @@ struct WaitNode {
   void sleep_until(uint64_t deadline_ns);
 };
 
+// What a registered waiter waits for: any change, or a condition on the
+// value. A filtered waiter is only woken by a change that meets it, so a
+// thread waiting for a counter to reach 0 is not woken by every decrement.
+// (Like any HSA wait, a value that holds only briefly may be missed.)
+struct WaitFilter {
+  bool any_change;                   // wake on every change
+  hsa_signal_condition_t condition;  // else: wake when value `condition` compare
+  int64_t compare;                   // compare value
+};
+inline constexpr WaitFilter kAnyChange{true, HSA_SIGNAL_CONDITION_EQ, 0};
+
 struct alignas(AMD_SIGNAL_ALIGN_BYTES) Signal {
+  struct Waiter {
+    WaitNode* node;     // woken on a matching change
+    WaitFilter filter;  // which changes match
+  };
   amd_signal_t amd;                       // ROCR layout; handle points here
   std::atomic<uint32_t> waiter_count{0};  // registered WaitNodes
   std::mutex waiters_mutex;               // guards waiters
-  std::vector<WaitNode*> waiters;         // nodes to notify on change
+  std::vector<Waiter> waiters;            // nodes to notify on change
   uint64_t attributes = 0;                // hsa_amd_signal_attribute_t bits
 
   explicit Signal(int64_t initial_value);
@@ -72,7 +89,9 @@ struct alignas(AMD_SIGNAL_ALIGN_BYTES) Signal {
     if (waiter_count.load(std::memory_order_relaxed) != 0) notify_slow();
   }
   void notify_slow();
-  void add_waiter(WaitNode* node);
+  // Wakes every registered waiter regardless of filters (queue shutdown).
+  void notify_all_waiters();
+  void add_waiter(WaitNode* node, const WaitFilter& filter = kAnyChange);
   void remove_waiter(WaitNode* node);
 };
 static_assert(offsetof(Signal, amd) == 0, "handle must point at amd_signal_t");
@@ -99,14 +118,20 @@ inline bool valid_condition(uint32_t condition) {
   return condition <= HSA_SIGNAL_CONDITION_GTE;
 }
 
-// Nanoseconds a waiter polls before sleeping, per wait-state hint.
-inline constexpr uint64_t kActiveSpinNs = 50000;
-inline constexpr uint64_t kBlockedSpinNs = 2000;
+// Nanoseconds a waiter polls before sleeping, per wait-state hint. A futex
+// round trip costs several microseconds (more in a VM); a short poll keeps
+// back-to-back handoffs off that path while an idle waiter still sleeps.
+inline constexpr uint64_t kActiveSpinNs = 200000;
+inline constexpr uint64_t kBlockedSpinNs = 20000;
+// Of the poll, nanoseconds spent in pause loops before yielding the CPU.
+inline constexpr uint64_t kPauseSpinNs = 2000;
 
-// Registers `node` on `signals` (null entries skipped) for its lifetime.
+// Registers `node` on `signals` (null entries skipped) for its lifetime,
+// with filters[i] for signals[i] (every change when `filters` is null).
 class WaitRegistration {
  public:
-  WaitRegistration(WaitNode* node, Signal* const* signals, size_t count);
+  WaitRegistration(WaitNode* node, Signal* const* signals, size_t count,
+                   const WaitFilter* filters = nullptr);
   ~WaitRegistration();
   WaitRegistration(const WaitRegistration&) = delete;
   WaitRegistration& operator=(const WaitRegistration&) = delete;
@@ -118,25 +143,31 @@ class WaitRegistration {
 };
 
 // Waits until `ready()` is true or `deadline_ns` passes: polls for the hint's
-// spin window, then sleeps on `node` registered on `signals`. Returns ready().
+// spin window, then sleeps on `node` registered on `signals` (with
+// `filters`, see WaitRegistration). Returns ready().
 template <typename Ready>
-bool wait_until(Signal* const* signals, size_t count, uint64_t deadline_ns,
-                hsa_wait_state_t hint, Ready&& ready) {
+bool wait_until(Signal* const* signals, size_t count, const WaitFilter* filters,
+                uint64_t deadline_ns, hsa_wait_state_t hint, Ready&& ready) {
   if (ready()) return true;
   const uint64_t start = now_ns();
+  const uint64_t pause_end = start + kPauseSpinNs;
   const uint64_t spin_end =
       start + (hint == HSA_WAIT_STATE_ACTIVE ? kActiveSpinNs : kBlockedSpinNs);
   for (uint32_t i = 0;; ++i) {
-    cpu_relax();
-    if (ready()) return true;
     if ((i & 15) == 15) {
       const uint64_t now = now_ns();
       if (now >= deadline_ns) return false;
       if (now >= spin_end) break;
+      // Past the first microseconds, yield instead of pausing: the thread we
+      // just woke is often queued on this very CPU.
+      if (now >= pause_end) sched_yield(); else cpu_relax();
+    } else {
+      cpu_relax();
     }
+    if (ready()) return true;
   }
   WaitNode node;
-  WaitRegistration registration(&node, signals, count);
+  WaitRegistration registration(&node, signals, count, filters);
   for (;;) {
     node.arm();
     if (ready()) return true;

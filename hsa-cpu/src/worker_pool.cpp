@@ -1,11 +1,13 @@
 #include "worker_pool.h"
 
 #include <pthread.h>
+#include <sched.h>
 
 #include <cstdlib>
 
 #include "fiber.h"
 #include "runtime.h"
+#include "signal.h"
 
 namespace hsa_cpu {
 
@@ -123,11 +125,17 @@ void WorkerPool::worker_main() {
     // Poll briefly so back-to-back dispatches do not pay a futex round trip,
     // then sleep until a submit bumps the epoch.
     if (listed_jobs_.load(std::memory_order_acquire) == 0) {
-      const uint64_t spin_end = now_ns() + kWorkerSpinNs;
+      const uint64_t start = now_ns();
+      const uint64_t spin_end = start + kWorkerSpinNs;
+      const uint64_t pause_end = start + kPauseSpinNs;
       uint32_t i = 0;
       while (listed_jobs_.load(std::memory_order_acquire) == 0) {
         cpu_relax();
-        if ((++i & 63) == 0 && now_ns() >= spin_end) break;
+        if ((++i & 15) == 0) {
+          const uint64_t now = now_ns();
+          if (now >= spin_end) break;
+          if (now >= pause_end) sched_yield();  // let a woken thread run here
+        }
       }
     }
     Job* job = nullptr;
