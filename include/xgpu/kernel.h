@@ -333,9 +333,15 @@ XGPU_KERNEL_INLINE_ void xgpu_host_context_init_(xgpu_context_t* c,
 
 XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
   __atomic_thread_fence(__ATOMIC_RELEASE);
-  /* Loop mode (no runtime barrier) only runs barrier kernels for
-   * workgroups of a single work item, where a barrier is a no-op. */
-  if (c->wg->barrier) c->wg->barrier(c->wg);
+  /* Loop mode (no runtime barrier) may only run barrier kernels for
+   * workgroups of a single work item, where a barrier is a no-op; anything
+   * else is a runtime bug that would silently give wrong results. */
+  xgpu_host_workgroup_t* wg = c->wg;
+  if (wg->barrier) {
+    wg->barrier(wg);
+  } else if (wg->item_count[0] * wg->item_count[1] * wg->item_count[2] > 1u) {
+    __builtin_trap();
+  }
   __atomic_thread_fence(__ATOMIC_ACQUIRE);
 }
 #define xgpu_barrier() ((void)xgpu_barrier_permit_, xgpu_host_barrier_(xgpu_ctx_))
