@@ -36,8 +36,8 @@
  *   ... row(XGPU_CTX, args->width) ...
  *
  * xgpu_barrier() is only available in kernels declared with a barrier variant
- * (XGPU_KERNEL_BARRIERS, XGPU_KERNEL_GROUPSHARED, or XGPU_KERNEL_EX with
- * XGPU_KERNEL_USES_BARRIERS); elsewhere it does not compile. Helpers that call
+ * (XGPU_KERNEL_BARRIERS*, XGPU_KERNEL_GROUPSHARED*); elsewhere it does not
+ * compile. Helpers that call
  * it use XGPU_CTX_BARRIER_PARAM / XGPU_CTX_BARRIER instead.
  *
  * Thread-safety: not applicable (compile-time definitions only). Every
@@ -155,17 +155,29 @@ XGPU_KERNEL_STATIC_ASSERT_(sizeof(void*) == 8, "xgpu bindings are 8-byte pointer
 /* Compile-time rules every kernel declaration checks. AMDGPU pads the
  * kernarg segment to 4 bytes, so a struct of another size would differ
  * between targets. */
-#define XGPU_KERNEL_DECLARATION_CHECKS_(args_type, flags)                     \
+#define XGPU_KERNEL_DECLARATION_CHECKS_(args_type)                            \
   XGPU_KERNEL_STATIC_ASSERT_(sizeof(args_type) % 4u == 0,                    \
                              "xgpu kernel argument structs are a multiple "  \
-                             "of 4 bytes: add a uint32_t reserved field");   \
-  XGPU_KERNEL_STATIC_ASSERT_(((flags) & ~XGPU_KERNEL_USES_BARRIERS) == 0,    \
-                             "unknown XGPU_KERNEL_EX flags")
+                             "of 4 bytes: add a uint32_t reserved field")
 
-/* Token that only barrier-enabled kernel bodies receive. */
+/* Token that only barrier-enabled kernel bodies receive: xgpu_barrier()
+ * names it, so it does not compile in a kernel declared without barriers. */
 typedef struct xgpu_barrier_permit {
   int unused; /* no state: only its presence matters */
 } xgpu_barrier_permit_t;
+
+/* The declaration macros take `barriers` = BARRIERS_ or NO_BARRIERS_ and
+ * paste it onto these to add (or not) the permit parameter. */
+#define XGPU_KERNEL_PERMIT_DECL_NO_BARRIERS_
+#define XGPU_KERNEL_PERMIT_DECL_BARRIERS_ \
+  , const xgpu_barrier_permit_t* const xgpu_barrier_permit_
+#define XGPU_KERNEL_PERMIT_DEF_NO_BARRIERS_
+#define XGPU_KERNEL_PERMIT_DEF_BARRIERS_ \
+  , __attribute__((unused)) const xgpu_barrier_permit_t* const xgpu_barrier_permit_
+#define XGPU_KERNEL_PERMIT_ARG_NO_BARRIERS_
+#define XGPU_KERNEL_PERMIT_ARG_BARRIERS_ , (const xgpu_barrier_permit_t*)0
+#define XGPU_KERNEL_FLAGS_NO_BARRIERS_ 0u
+#define XGPU_KERNEL_FLAGS_BARRIERS_ XGPU_KERNEL_USES_BARRIERS
 
 #if defined(XGPU_KERNEL_TARGET_AMDGCN)
 /* ===========================================================================
@@ -258,42 +270,41 @@ XGPU_KERNEL_INLINE_ void xgpu_amdgcn_barrier_(void) {
   XGPU_KERNEL_EXTERN_C_ __attribute__((amdgpu_kernel, visibility("protected")))
 
 /* Emits the body prototype, the amdgcn kernel entry, and opens the body. */
-#define XGPU_KERNEL_EX(name, args_type, args, flags, req_x, req_y, req_z)     \
-  XGPU_KERNEL_DECLARATION_CHECKS_(args_type, flags);                          \
+#define XGPU_KERNEL_DEFINE_(name, args_type, args, barriers, req_x, req_y,    \
+                            req_z)                                            \
+  XGPU_KERNEL_DECLARATION_CHECKS_(args_type);                                 \
   XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
       const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
-      const xgpu_context_t* const xgpu_ctx_,                                  \
-      const xgpu_barrier_permit_t* const xgpu_barrier_permit_);               \
+      const xgpu_context_t* const xgpu_ctx_                                   \
+          XGPU_KERNEL_PERMIT_DECL_##barriers);                                \
   XGPU_KERNEL_AMDGCN_ENTRY_ void name(args_type xgpu_kernarg_) {              \
-    name##_xgpu_body_(&xgpu_kernarg_, (const xgpu_context_t*)0,               \
-                      (const xgpu_barrier_permit_t*)0);                       \
+    name##_xgpu_body_(&xgpu_kernarg_,                                         \
+                      (const xgpu_context_t*)0 XGPU_KERNEL_PERMIT_ARG_##barriers); \
   }                                                                           \
   XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
       const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
-      __attribute__((unused)) const xgpu_context_t* const xgpu_ctx_,          \
-      __attribute__((unused))                                                 \
-      const xgpu_barrier_permit_t* const xgpu_barrier_permit_)
+      __attribute__((unused)) const xgpu_context_t* const xgpu_ctx_           \
+          XGPU_KERNEL_PERMIT_DEF_##barriers)
 
-#define XGPU_KERNEL_GROUPSHARED_EX(name, args_type, args, shared_type, shared, \
-                                   req_x, req_y, req_z)                      \
-  XGPU_KERNEL_DECLARATION_CHECKS_(args_type, 0u);                             \
+#define XGPU_KERNEL_GROUPSHARED_DEFINE_(name, args_type, args, shared_type,    \
+                                        shared, req_x, req_y, req_z)          \
+  XGPU_KERNEL_DECLARATION_CHECKS_(args_type);                                 \
   XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
       const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
-      const xgpu_context_t* const xgpu_ctx_,                                  \
-      const xgpu_barrier_permit_t* const xgpu_barrier_permit_,                \
+      const xgpu_context_t* const xgpu_ctx_                                   \
+          XGPU_KERNEL_PERMIT_DECL_BARRIERS_,                                  \
       shared_type* const shared);                                             \
   XGPU_KERNEL_AMDGCN_ENTRY_ void name(args_type xgpu_kernarg_) {              \
     static XGPU_KERNEL_GROUP_AS_ __attribute__((loader_uninitialized))        \
     shared_type xgpu_groupshared_;                                            \
-    name##_xgpu_body_(&xgpu_kernarg_, (const xgpu_context_t*)0,               \
-                      (const xgpu_barrier_permit_t*)0,                        \
+    name##_xgpu_body_(&xgpu_kernarg_,                                         \
+                      (const xgpu_context_t*)0 XGPU_KERNEL_PERMIT_ARG_BARRIERS_, \
                       (shared_type*)&xgpu_groupshared_);                      \
   }                                                                           \
   XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
       const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
-      __attribute__((unused)) const xgpu_context_t* const xgpu_ctx_,          \
-      __attribute__((unused))                                                 \
-      const xgpu_barrier_permit_t* const xgpu_barrier_permit_,                \
+      __attribute__((unused)) const xgpu_context_t* const xgpu_ctx_           \
+          XGPU_KERNEL_PERMIT_DEF_BARRIERS_,                                   \
       shared_type* const shared)
 
 #else /* XGPU_KERNEL_TARGET_HOST */
@@ -393,19 +404,20 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
     }                                                              \
   }
 
-#define XGPU_KERNEL_EX(name, args_type, args, flags, req_x, req_y, req_z)     \
-  XGPU_KERNEL_DECLARATION_CHECKS_(args_type, flags);                          \
+#define XGPU_KERNEL_DEFINE_(name, args_type, args, barriers, req_x, req_y,    \
+                            req_z)                                            \
+  XGPU_KERNEL_DECLARATION_CHECKS_(args_type);                                 \
   XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
       const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
-      const xgpu_context_t* const xgpu_ctx_,                                  \
-      const xgpu_barrier_permit_t* const xgpu_barrier_permit_);               \
+      const xgpu_context_t* const xgpu_ctx_                                   \
+          XGPU_KERNEL_PERMIT_DECL_##barriers);                                \
   XGPU_KERNEL_INLINE_ void name##_xgpu_loop_(                                 \
       const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
       xgpu_host_workgroup_t* wg) {                                            \
     xgpu_context_t c;                                                         \
     xgpu_host_context_init_(&c, wg, 0);                                       \
-    XGPU_KERNEL_HOST_LOOP_(wg, name##_xgpu_body_(args, &xgpu_item_,           \
-                                                 (const xgpu_barrier_permit_t*)0)) \
+    XGPU_KERNEL_HOST_LOOP_(wg, name##_xgpu_body_(args, &xgpu_item_            \
+                                   XGPU_KERNEL_PERMIT_ARG_##barriers))        \
   }                                                                           \
   static void name##_xgpu_run_workgroup_(const void* kernarg,                 \
                                          xgpu_host_workgroup_t* wg) {         \
@@ -424,34 +436,33 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
     c.local_id[0] = local_id[0];                                              \
     c.local_id[1] = local_id[1];                                              \
     c.local_id[2] = local_id[2];                                              \
-    name##_xgpu_body_((const args_type*)kernarg, &c,                          \
-                      (const xgpu_barrier_permit_t*)0);                       \
+    name##_xgpu_body_((const args_type*)kernarg,                              \
+                      &c XGPU_KERNEL_PERMIT_ARG_##barriers);                  \
   }                                                                           \
   XGPU_KERNEL_HOST_DESCRIPTOR_(                                               \
-      name, args_type, flags, 0u,                                             \
-      ((flags) & XGPU_KERNEL_USES_BARRIERS) ? name##_xgpu_run_workitem_ : 0,  \
+      name, args_type, XGPU_KERNEL_FLAGS_##barriers, 0u,                      \
+      (XGPU_KERNEL_FLAGS_##barriers) ? name##_xgpu_run_workitem_ : 0,         \
       req_x, req_y, req_z);                                                   \
   XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
       const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
-      __attribute__((unused)) const xgpu_context_t* const xgpu_ctx_,          \
-      __attribute__((unused))                                                 \
-      const xgpu_barrier_permit_t* const xgpu_barrier_permit_)
+      __attribute__((unused)) const xgpu_context_t* const xgpu_ctx_           \
+          XGPU_KERNEL_PERMIT_DEF_##barriers)
 
-#define XGPU_KERNEL_GROUPSHARED_EX(name, args_type, args, shared_type, shared, \
-                                   req_x, req_y, req_z)                      \
-  XGPU_KERNEL_DECLARATION_CHECKS_(args_type, 0u);                             \
+#define XGPU_KERNEL_GROUPSHARED_DEFINE_(name, args_type, args, shared_type,    \
+                                        shared, req_x, req_y, req_z)          \
+  XGPU_KERNEL_DECLARATION_CHECKS_(args_type);                                 \
   XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
       const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
-      const xgpu_context_t* const xgpu_ctx_,                                  \
-      const xgpu_barrier_permit_t* const xgpu_barrier_permit_,                \
+      const xgpu_context_t* const xgpu_ctx_                                   \
+          XGPU_KERNEL_PERMIT_DECL_BARRIERS_,                                  \
       shared_type* const shared);                                             \
   static void name##_xgpu_run_workgroup_(const void* kernarg,                 \
                                          xgpu_host_workgroup_t* wg) {         \
     xgpu_context_t c;                                                         \
     xgpu_host_context_init_(&c, wg, (uint32_t)sizeof(shared_type));           \
     XGPU_KERNEL_HOST_LOOP_(wg, name##_xgpu_body_(                             \
-        (const args_type*)kernarg, &xgpu_item_,                               \
-        (const xgpu_barrier_permit_t*)0, (shared_type*)wg->group_segment))    \
+        (const args_type*)kernarg, &xgpu_item_ XGPU_KERNEL_PERMIT_ARG_BARRIERS_, \
+        (shared_type*)wg->group_segment))                                     \
   }                                                                           \
   static void name##_xgpu_run_workitem_(const void* kernarg,                  \
                                         xgpu_host_workgroup_t* wg,            \
@@ -461,8 +472,8 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
     c.local_id[0] = local_id[0];                                              \
     c.local_id[1] = local_id[1];                                              \
     c.local_id[2] = local_id[2];                                              \
-    name##_xgpu_body_((const args_type*)kernarg, &c,                          \
-                      (const xgpu_barrier_permit_t*)0,                        \
+    name##_xgpu_body_((const args_type*)kernarg,                              \
+                      &c XGPU_KERNEL_PERMIT_ARG_BARRIERS_,                    \
                       (shared_type*)wg->group_segment);                       \
   }                                                                           \
   XGPU_KERNEL_HOST_DESCRIPTOR_(name, args_type, XGPU_KERNEL_USES_BARRIERS,    \
@@ -470,9 +481,8 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
                                req_x, req_y, req_z);                          \
   XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
       const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
-      __attribute__((unused)) const xgpu_context_t* const xgpu_ctx_,          \
-      __attribute__((unused))                                                 \
-      const xgpu_barrier_permit_t* const xgpu_barrier_permit_,                \
+      __attribute__((unused)) const xgpu_context_t* const xgpu_ctx_           \
+          XGPU_KERNEL_PERMIT_DEF_BARRIERS_,                                   \
       shared_type* const shared)
 
 #endif /* target */
@@ -484,19 +494,31 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
 /* Declares a kernel without barriers: on the host, one loop over the
  * workgroup's work items that clang can vectorize. */
 #define XGPU_KERNEL(name, args_type, args) \
-  XGPU_KERNEL_EX(name, args_type, args, 0u, 0u, 0u, 0u)
+  XGPU_KERNEL_DEFINE_(name, args_type, args, NO_BARRIERS_, 0u, 0u, 0u)
 
-/* Declares a kernel that calls xgpu_barrier(). */
+/* Declares a kernel that calls xgpu_barrier(): on the host each work item
+ * runs on its own fiber. */
 #define XGPU_KERNEL_BARRIERS(name, args_type, args) \
-  XGPU_KERNEL_EX(name, args_type, args, XGPU_KERNEL_USES_BARRIERS, 0u, 0u, 0u)
+  XGPU_KERNEL_DEFINE_(name, args_type, args, BARRIERS_, 0u, 0u, 0u)
 
 /* Declares a kernel with static groupshared (LDS) memory: `shared` is a
  * `shared_type*` to one workgroup-wide instance of the struct, uninitialized
  * at workgroup start. The static group segment size is sizeof(shared_type)
  * on every target. Implies barriers. */
-#define XGPU_KERNEL_GROUPSHARED(name, args_type, args, shared_type, shared)   \
-  XGPU_KERNEL_GROUPSHARED_EX(name, args_type, args, shared_type, shared, 0u, \
-                             0u, 0u)
+#define XGPU_KERNEL_GROUPSHARED(name, args_type, args, shared_type, shared)     \
+  XGPU_KERNEL_GROUPSHARED_DEFINE_(name, args_type, args, shared_type, shared, \
+                                  0u, 0u, 0u)
+
+/* The same with a required workgroup size x*y*z (recorded in the host
+ * descriptor; dispatches must use exactly this size). */
+#define XGPU_KERNEL_SIZED(name, args_type, args, x, y, z) \
+  XGPU_KERNEL_DEFINE_(name, args_type, args, NO_BARRIERS_, x, y, z)
+#define XGPU_KERNEL_BARRIERS_SIZED(name, args_type, args, x, y, z) \
+  XGPU_KERNEL_DEFINE_(name, args_type, args, BARRIERS_, x, y, z)
+#define XGPU_KERNEL_GROUPSHARED_SIZED(name, args_type, args, shared_type,       \
+                                      shared, x, y, z)                        \
+  XGPU_KERNEL_GROUPSHARED_DEFINE_(name, args_type, args, shared_type, shared, \
+                                  x, y, z)
 
 /* Parameter list entry / argument for helpers that call built-ins. */
 #define XGPU_CTX_PARAM \

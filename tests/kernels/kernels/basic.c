@@ -33,7 +33,7 @@ XGPU_KERNEL(histogram, histogram_args_t, args) {
   xgpu_atomic_fetch_max(&args->summary[1], value, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
 }
 
-XGPU_KERNEL_EX(fill, fill_args_t, args, 0u, XGPU_TEST_FILL_WORKGROUP, 1u, 1u) {
+XGPU_KERNEL_SIZED(fill, fill_args_t, args, XGPU_TEST_FILL_WORKGROUP, 1u, 1u) {
   uint32_t i = xgpu_global_id(0);
   if (i < args->n) args->out[i] = args->value + xgpu_local_id(0);
 }
