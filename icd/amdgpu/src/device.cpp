@@ -1,0 +1,340 @@
+#include "device.h"
+
+#include <algorithm>
+#include <future>
+
+#include "common.h"
+#include "executable.h"
+#include "memory_pool.h"
+#include "queue.h"
+
+namespace xgpu::amdgpu {
+
+// --- seam: runtime -> commands ---------------------------------------------
+
+const HsaApi& device_hsa(const Device* device) { return *device->hsa; }
+hsa_agent_t device_agent(const Device* device) { return device->agent; }
+const XgpuPhysicalDeviceLimits& device_limits(const Device* device) {
+  return device->physical->properties.limits;
+}
+const DeviceLibrary* device_library(const Device* device) { return device->library; }
+Device* device_from_handle(XgpuDevice device) { return reinterpret_cast<Device*>(device); }
+BufferInfo* buffer_info(XgpuBuffer buffer) { return from_handle<Buffer>(buffer); }
+
+void device_report(const Device* device, XgpuDebugMessageSeverityFlagBits severity, const char* vuid,
+                   const std::string& message) {
+  instance_report(device ? device->instance : nullptr, severity, vuid, message);
+}
+
+XgpuResult device_fail(const Device* device, XgpuResult result, const std::string& message) {
+  device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, nullptr,
+                message + " (" + result_name(result) + ")");
+  return result;
+}
+
+XgpuResult device_allocate_from_type(Device* device, uint32_t memory_type, uint64_t size,
+                                     void** out_ptr, std::string* out_error) {
+  const MemoryTypeInfo& type = device->physical->memory_types[memory_type];
+  const HsaApi& hsa = *device->hsa;
+  *out_ptr = nullptr;
+  XgpuResult result = hsa.hsa_amd_memory_pool_allocate_checked(out_error, type.pool, size, 0u, out_ptr);
+  if (result != XGPU_SUCCESS) {
+    if (out_error) *out_error += " (" + std::to_string(size) + " bytes from memory type " +
+                                 std::to_string(memory_type) + ")";
+    return result == XGPU_ERROR_INVALID_ARGUMENT ? XGPU_ERROR_OUT_OF_DEVICE_MEMORY : result;
+  }
+  if (type.needs_access_grant && hsa.hsa_amd_agents_allow_access) {
+    result = hsa.hsa_amd_agents_allow_access_checked(out_error, 1u, &device->agent, nullptr,
+                                                     static_cast<const void*>(*out_ptr));
+    if (result != XGPU_SUCCESS) {
+      hsa.hsa_amd_memory_pool_free(*out_ptr);
+      *out_ptr = nullptr;
+      return result;
+    }
+  }
+  return XGPU_SUCCESS;
+}
+
+XgpuResult device_allocate(Device* device, MemoryKind kind, uint64_t size, void** out_ptr) {
+  int type = -1;
+  switch (kind) {
+    case MemoryKind::kKernarg: type = device->physical->kernarg_type; break;
+    case MemoryKind::kDeviceLocal: type = device->physical->device_local_type; break;
+    case MemoryKind::kHostCoherent: type = device->physical->host_coherent_type; break;
+  }
+  if (type < 0) {
+    *out_ptr = nullptr;
+    return device_fail(device, XGPU_ERROR_OUT_OF_DEVICE_MEMORY,
+                       "device_allocate: the agent has no memory pool of the requested kind");
+  }
+  std::string error;
+  XgpuResult result = device_allocate_from_type(device, uint32_t(type), size, out_ptr, &error);
+  if (result != XGPU_SUCCESS) return device_fail(device, result, "device_allocate: " + error);
+  return XGPU_SUCCESS;
+}
+
+void device_free(Device* device, void* ptr) {
+  if (ptr) device->hsa->hsa_amd_memory_pool_free(ptr);
+}
+
+// --- completion signals --------------------------------------------------
+
+XgpuResult device_acquire_completion_signal(Device* device, CompletionSignal** out_signal,
+                                            std::string* out_error) {
+  CompletionSignal* signal = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(device->signal_mutex);
+    if (!device->free_signals.empty()) {
+      signal = device->free_signals.back();
+      device->free_signals.pop_back();
+    }
+  }
+  if (!signal) {
+    auto fresh = std::make_unique<CompletionSignal>();
+    XgpuResult result = device->hsa->hsa_signal_create_checked(out_error, hsa_signal_value_t(1), 0u,
+                                                               nullptr, &fresh->signal);
+    if (result != XGPU_SUCCESS) return result;
+    signal = fresh.release();
+    std::lock_guard<std::mutex> lock(device->signal_mutex);
+    device->all_signals.push_back(signal);
+  }
+  device->hsa->hsa_signal_store_relaxed(signal->signal, 1);
+  signal->refs.store(1, std::memory_order_relaxed);
+  *out_signal = signal;
+  return XGPU_SUCCESS;
+}
+
+void completion_signal_retain(CompletionSignal* signal) {
+  signal->refs.fetch_add(1, std::memory_order_relaxed);
+}
+
+void completion_signal_release(Device* device, CompletionSignal* signal) {
+  if (signal->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  // A lost device's packets may still decrement the signal later: never reuse it.
+  if (device->lost) return;
+  std::lock_guard<std::mutex> lock(device->signal_mutex);
+  device->free_signals.push_back(signal);
+}
+
+// --- lost ------------------------------------------------------------------
+
+void device_mark_lost(Device* device, const std::string& reason) {
+  bool expected = false;
+  if (!device->lost.compare_exchange_strong(expected, true)) return;
+  device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, nullptr,
+                "device lost: " + reason + " (every later call returns XGPU_ERROR_DEVICE_LOST)");
+  for (auto& queue : device->queues) queue_fail_all(queue.get(), XGPU_ERROR_DEVICE_LOST);
+  wake_held_submissions();
+}
+
+// --- device ----------------------------------------------------------------
+
+XgpuResult device_create(XgpuPhysicalDevice physical_handle, const XgpuDeviceCreateInfo* info,
+                         const XgpuAllocationCallbacks* allocator, XgpuDevice* out_device) {
+  auto* physical = reinterpret_cast<PhysicalDevice*>(physical_handle);
+  if (!physical || !info || !out_device) return XGPU_ERROR_INVALID_ARGUMENT;
+  auto device = std::make_unique<Device>();
+  xgpuSetLoaderMagicValue(device.get());
+  device->physical = physical;
+  device->instance = physical->instance;
+  device->runtime = physical->instance->runtime;
+  device->hsa = &device->runtime->hsa;
+  device->agent = physical->agent;
+
+  uint32_t queue_count = 0;
+  for (uint32_t i = 0; i < info->queueCreateInfoCount; ++i) {
+    const XgpuDeviceQueueCreateInfo& q = info->pQueueCreateInfos[i];
+    if (q.queueFamilyIndex >= kQueueFamilyCount)
+      return device_fail(device.get(), XGPU_ERROR_INVALID_ARGUMENT,
+                         "xgpuCreateDevice: pQueueCreateInfos[" + std::to_string(i) +
+                             "].queueFamilyIndex " + std::to_string(q.queueFamilyIndex) +
+                             " is not a family (the device has " + std::to_string(kQueueFamilyCount) + ")");
+    if (q.queueCount > kQueuesPerFamily)
+      return device_fail(device.get(), XGPU_ERROR_INVALID_ARGUMENT,
+                         "xgpuCreateDevice: pQueueCreateInfos[" + std::to_string(i) + "].queueCount " +
+                             std::to_string(q.queueCount) + " exceeds the family's " +
+                             std::to_string(kQueuesPerFamily));
+    queue_count = std::max(queue_count, q.queueCount);
+  }
+
+  for (uint32_t t = 0; t < physical->memory_types.size(); ++t) {
+    Device* d = device.get();
+    device->allocators.push_back(std::make_unique<BlockAllocator>(
+        [d, t](uint64_t size, void** out_ptr, std::string* out_error) {
+          return device_allocate_from_type(d, t, size, out_ptr, out_error);
+        },
+        [d](void* ptr) { device_free(d, ptr); }));
+  }
+
+  for (uint32_t i = 0; i < queue_count; ++i) {
+    Queue* queue = nullptr;
+    std::string error;
+    XgpuResult result = queue_create(device.get(), i, &queue, &error);
+    if (result != XGPU_SUCCESS) {
+      device_destroy(reinterpret_cast<XgpuDevice>(device.release()), nullptr);
+      instance_report(physical->instance, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, nullptr,
+                      "xgpuCreateDevice: queue " + std::to_string(i) + ": " + error);
+      return result;
+    }
+    device->queues.emplace_back(queue);
+  }
+
+  XgpuResult result = device_library_load(device.get(), &device->library);
+  if (result != XGPU_SUCCESS) {
+    device_report(device.get(), XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, nullptr,
+                  std::string("xgpuCreateDevice: loading the device library failed (") +
+                      result_name(result) + ")");
+    device->library = nullptr;
+    device_destroy(reinterpret_cast<XgpuDevice>(device.release()), nullptr);
+    return result;
+  }
+  *out_device = reinterpret_cast<XgpuDevice>(device.release());
+  return XGPU_SUCCESS;
+}
+
+void device_destroy(XgpuDevice handle, const XgpuAllocationCallbacks* allocator) {
+  Device* device = device_from_handle(handle);
+  if (!device) return;
+  // Finish (or, when lost, fail) everything; bounded so a broken queue cannot hang.
+  for (auto& queue : device->queues) {
+    if (queue_wait_idle_internal(queue.get(), 5'000'000'000ull) != XGPU_SUCCESS) {
+      queue_fail_all(queue.get(), XGPU_ERROR_DEVICE_LOST);
+      queue_wait_idle_internal(queue.get(), 5'000'000'000ull);
+    }
+  }
+  if (device->library) device_library_destroy(device, device->library);
+  device->library = nullptr;
+  for (auto& queue : device->queues) queue_destroy(queue.get());
+  device->queues.clear();
+  // The runtime's async-handler thread may still be returning from the last
+  // completion callbacks; let it finish before the signals go away.
+  if (device->hsa->hsa_amd_async_function) {
+    std::promise<void> flushed;
+    auto future = flushed.get_future();
+    if (device->hsa->hsa_amd_async_function(
+            [](void* arg) { static_cast<std::promise<void>*>(arg)->set_value(); }, &flushed) ==
+        HSA_STATUS_SUCCESS) {
+      future.wait_for(std::chrono::seconds(5));
+    }
+  }
+  for (CompletionSignal* signal : device->all_signals) {
+    device->hsa->hsa_signal_destroy(signal->signal);
+    delete signal;
+  }
+  device->all_signals.clear();
+  device->free_signals.clear();
+  device->allocators.clear();
+  delete device;
+}
+
+void device_get_queue(XgpuDevice handle, uint32_t family, uint32_t index, XgpuQueue* out_queue) {
+  Device* device = device_from_handle(handle);
+  if (!device || !out_queue) return;
+  if (family >= kQueueFamilyCount || index >= device->queues.size()) {
+    device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                "xgpuGetDeviceQueue: queue (family " + std::to_string(family) + ", index " +
+                    std::to_string(index) + ") was not created (the device has " +
+                    std::to_string(device->queues.size()) + " queues in family 0)");
+    *out_queue = nullptr;
+    return;
+  }
+  *out_queue = reinterpret_cast<XgpuQueue>(device->queues[index].get());
+}
+
+XgpuResult device_wait_idle(XgpuDevice handle) {
+  Device* device = device_from_handle(handle);
+  if (!device) return XGPU_ERROR_INVALID_ARGUMENT;
+  for (auto& queue : device->queues) {
+    XgpuResult result = queue_wait_idle_internal(queue.get(), UINT64_MAX);
+    if (result != XGPU_SUCCESS) return result;
+  }
+  return device->lost ? XGPU_ERROR_DEVICE_LOST : XGPU_SUCCESS;
+}
+
+XgpuResult device_set_object_name(XgpuDevice handle, const XgpuDebugObjectNameInfo* info) {
+  return device_from_handle(handle) && info ? XGPU_SUCCESS : XGPU_ERROR_INVALID_ARGUMENT;
+}
+
+// --- buffers -----------------------------------------------------------------
+
+XgpuResult buffer_create(XgpuDevice handle, const XgpuBufferCreateInfo* info,
+                         const XgpuAllocationCallbacks* allocator, XgpuBuffer* out_buffer) {
+  Device* device = device_from_handle(handle);
+  if (!device || !info || !out_buffer) return XGPU_ERROR_INVALID_ARGUMENT;
+  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuCreateBuffer: the device is lost");
+  const auto& types = device->physical->memory_types;
+  if (info->memoryTypeIndex >= types.size())
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                       "xgpuCreateBuffer: memoryTypeIndex " + std::to_string(info->memoryTypeIndex) +
+                           " is not a memory type (the device has " + std::to_string(types.size()) + ")");
+  if (info->size == 0)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "xgpuCreateBuffer: size is 0");
+  const uint64_t max_size = device->physical->properties.limits.maxBufferSize;
+  if (info->size > max_size)
+    return device_fail(device, XGPU_ERROR_OUT_OF_DEVICE_MEMORY,
+                       "xgpuCreateBuffer: size " + std::to_string(info->size) +
+                           " exceeds maxBufferSize " + std::to_string(max_size));
+  auto buffer = std::make_unique<Buffer>();
+  buffer->device = device;
+  buffer->size = info->size;
+  buffer->usage = info->usage;
+  buffer->memory_type = info->memoryTypeIndex;
+  buffer->host_visible = types[info->memoryTypeIndex].flags & XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+  std::string error;
+  XgpuResult result =
+      device->allocators[info->memoryTypeIndex]->allocate(info->size, &buffer->allocation, &error);
+  if (result != XGPU_SUCCESS) return device_fail(device, result, "xgpuCreateBuffer: " + error);
+  buffer->device_address.store(reinterpret_cast<uint64_t>(buffer->allocation.ptr), std::memory_order_release);
+  *out_buffer = to_handle<XgpuBuffer>(buffer.release());
+  return XGPU_SUCCESS;
+}
+
+void buffer_destroy(XgpuDevice handle, XgpuBuffer buffer_handle, const XgpuAllocationCallbacks* allocator) {
+  Device* device = device_from_handle(handle);
+  auto* buffer = from_handle<Buffer>(buffer_handle);
+  if (!device || !buffer) return;
+  if (buffer->is_alloca) {
+    // An alloca buffer is released by xgpuQueueDealloca; destroying the
+    // handle of one that was never deallocated returns its memory now.
+    memory_pool_release_alloca(buffer);
+  } else {
+    device->allocators[buffer->memory_type]->free(buffer->allocation);
+  }
+  delete buffer;
+}
+
+XgpuResult buffer_map(XgpuDevice handle, XgpuBuffer buffer_handle, XgpuDeviceSize offset,
+                      XgpuDeviceSize size, void** out_data) {
+  Device* device = device_from_handle(handle);
+  auto* buffer = from_handle<Buffer>(buffer_handle);
+  if (!device || !buffer || !out_data) return XGPU_ERROR_INVALID_ARGUMENT;
+  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuMapBuffer: the device is lost");
+  if (!buffer->host_visible)
+    return device_fail(device, XGPU_ERROR_MEMORY_MAP_FAILED,
+                       "xgpuMapBuffer: the buffer's memory type " + std::to_string(buffer->memory_type) +
+                           " is not HOST_VISIBLE");
+  const uint64_t address = buffer->device_address.load(std::memory_order_acquire);
+  if (address == 0)
+    return device_fail(device, XGPU_ERROR_MEMORY_MAP_FAILED,
+                       "xgpuMapBuffer: the alloca buffer's allocation has not committed yet");
+  if (offset > buffer->size || (size != XGPU_WHOLE_SIZE && size > buffer->size - offset))
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                       "xgpuMapBuffer: range (offset " + std::to_string(offset) + ", size " +
+                           std::to_string(size) + ") exceeds the buffer's " + std::to_string(buffer->size) +
+                           " bytes");
+  *out_data = reinterpret_cast<uint8_t*>(address) + offset;
+  return XGPU_SUCCESS;
+}
+
+void buffer_unmap(XgpuDevice, XgpuBuffer) {}
+
+XgpuDeviceAddress buffer_device_address(XgpuDevice handle, XgpuBuffer buffer_handle) {
+  auto* buffer = from_handle<Buffer>(buffer_handle);
+  return buffer ? buffer->device_address.load(std::memory_order_acquire) : 0;
+}
+
+BlockAllocator::Stats device_allocator_stats(Device* device, uint32_t memory_type) {
+  return device->allocators[memory_type]->stats();
+}
+
+}  // namespace xgpu::amdgpu

@@ -1,0 +1,96 @@
+// Device: the logical device on one HSA agent - its queues, memory
+// (sub-allocators per memory type), the pool of completion signals, the
+// device library, and the lost state.
+//
+// Thread-safety: thread-safe. Immutable after creation except: `lost`
+// (atomic), the signal pool (signal_mutex), the allocators (internally
+// locked).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "block_allocator.h"
+#include "hsa_api.h"
+#include "instance.h"
+#include "seam.h"
+
+namespace xgpu::amdgpu {
+
+struct Queue;
+struct Device;
+
+// A pooled HSA signal put on the last packet of a submission (initial value
+// 1, decremented by the packet processor when the submission completes).
+// Referenced by the submission and by barrier packets of other queues that
+// wait for it; back in the pool when the last reference goes.
+struct CompletionSignal {
+  hsa_signal_t signal{0};           // the HSA signal
+  std::atomic<uint32_t> refs{0};    // submission + dependants
+};
+
+// A buffer: what the commands half sees (BufferInfo) plus where its memory is.
+struct Buffer : BufferInfo {
+  Device* device = nullptr;                 // owner
+  uint32_t memory_type = 0;                 // index into the memory types
+  bool host_visible = false;                // xgpuMapBuffer allowed
+  BlockAllocator::Allocation allocation;    // its memory (not for an alloca)
+  struct MemoryPool* pool = nullptr;        // alloca: the pool it comes from
+  uint64_t pool_offset = 0;                 // alloca: offset of its range in the pool's arena
+  bool alloca_committed = false;            // alloca: memory reserved (guarded by the pool)
+};
+
+struct Device {
+  XgpuLoaderData loader_data;                        // loader's word (must be first)
+  PhysicalDevice* physical = nullptr;                // the agent
+  Instance* instance = nullptr;                      // owner of the physical device
+  const Runtime* runtime = nullptr;                  // HSA runtime
+  const HsaApi* hsa = nullptr;                       // == &runtime->hsa
+  hsa_agent_t agent{0};                              // == physical->agent
+  std::vector<std::unique_ptr<Queue>> queues;        // family 0, in index order
+  DeviceLibrary* library = nullptr;                  // builtin kernels (commands half)
+  std::vector<std::unique_ptr<BlockAllocator>> allocators;  // one per memory type
+  std::atomic<bool> lost{false};                     // a queue failed: no more work
+  std::mutex signal_mutex;                           // guards the signal pool
+  std::vector<CompletionSignal*> free_signals;       // ready for reuse
+  std::vector<CompletionSignal*> all_signals;        // every signal created (for destroy)
+};
+
+// Marks the device lost (first reason wins), fails everything pending and in
+// flight on its queues with XGPU_ERROR_DEVICE_LOST.
+void device_mark_lost(Device* device, const std::string& reason);
+// Reports `message` with `result` and returns `result` (for `return fail(...)`).
+XgpuResult device_fail(const Device* device, XgpuResult result, const std::string& message);
+
+// Completion signals (value reset to 1 on acquire).
+XgpuResult device_acquire_completion_signal(Device* device, CompletionSignal** out_signal,
+                                            std::string* out_error);
+void completion_signal_retain(CompletionSignal* signal);
+void completion_signal_release(Device* device, CompletionSignal* signal);
+
+// Raw HSA allocation from a memory type's pool (access granted to the agent).
+XgpuResult device_allocate_from_type(Device* device, uint32_t memory_type, uint64_t size,
+                                     void** out_ptr, std::string* out_error);
+
+// Entry points.
+XgpuResult device_create(XgpuPhysicalDevice physical_device, const XgpuDeviceCreateInfo* info,
+                         const XgpuAllocationCallbacks* allocator, XgpuDevice* out_device);
+void device_destroy(XgpuDevice device, const XgpuAllocationCallbacks* allocator);
+void device_get_queue(XgpuDevice device, uint32_t family, uint32_t index, XgpuQueue* out_queue);
+XgpuResult device_wait_idle(XgpuDevice device);
+XgpuResult device_set_object_name(XgpuDevice device, const XgpuDebugObjectNameInfo* info);
+
+XgpuResult buffer_create(XgpuDevice device, const XgpuBufferCreateInfo* info,
+                         const XgpuAllocationCallbacks* allocator, XgpuBuffer* out_buffer);
+void buffer_destroy(XgpuDevice device, XgpuBuffer buffer, const XgpuAllocationCallbacks* allocator);
+XgpuResult buffer_map(XgpuDevice device, XgpuBuffer buffer, XgpuDeviceSize offset, XgpuDeviceSize size,
+                      void** out_data);
+void buffer_unmap(XgpuDevice device, XgpuBuffer buffer);
+XgpuDeviceAddress buffer_device_address(XgpuDevice device, XgpuBuffer buffer);
+// Statistics of a memory type's sub-allocator (tests, xgpuinfo).
+BlockAllocator::Stats device_allocator_stats(Device* device, uint32_t memory_type);
+
+}  // namespace xgpu::amdgpu

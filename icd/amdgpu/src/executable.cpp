@@ -1,0 +1,265 @@
+#include "executable.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <span>
+
+#include "common.h"
+#include "xgpu_executable.h"
+
+namespace xgpu::amdgpu {
+namespace {
+
+constexpr std::string_view kKernelDescriptorSuffix = ".kd";  // AMDGPU/host kernel symbol suffix
+
+struct SymbolQuery {
+  const HsaApi* hsa;
+  std::vector<KernelInfo>* kernels;
+};
+
+hsa_status_t collect_kernel(hsa_executable_t, hsa_agent_t, hsa_executable_symbol_t symbol, void* data) {
+  auto* query = static_cast<SymbolQuery*>(data);
+  const HsaApi& hsa = *query->hsa;
+  hsa_symbol_kind_t kind{};
+  if (hsa.hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_TYPE, &kind) != HSA_STATUS_SUCCESS ||
+      kind != HSA_SYMBOL_KIND_KERNEL)
+    return HSA_STATUS_SUCCESS;
+  uint32_t length = 0;
+  hsa.hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_NAME_LENGTH, &length);
+  std::string name(length, '\0');
+  hsa.hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_NAME, name.data());
+  while (!name.empty() && name.back() == '\0') name.pop_back();
+  if (name.size() > kKernelDescriptorSuffix.size() && name.ends_with(kKernelDescriptorSuffix))
+    name.resize(name.size() - kKernelDescriptorSuffix.size());
+  KernelInfo kernel;
+  kernel.name = name;
+  hsa.hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &kernel.kernel_object);
+  hsa.hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE,
+                                     &kernel.kernarg_size);
+  hsa.hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_ALIGNMENT,
+                                     &kernel.kernarg_alignment);
+  hsa.hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE,
+                                     &kernel.group_segment_size);
+  hsa.hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE,
+                                     &kernel.private_segment_size);
+  if (kernel.kernarg_alignment == 0) kernel.kernarg_alignment = 16;
+  query->kernels->push_back(std::move(kernel));
+  return HSA_STATUS_SUCCESS;
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out.empty() ? "(none)" : out;
+}
+
+void unload(LoadedExecutable* executable) {
+  const HsaApi& hsa = *executable->device->hsa;
+  if (executable->executable.handle) hsa.hsa_executable_destroy(executable->executable);
+  if (executable->reader.handle) hsa.hsa_code_object_reader_destroy(executable->reader);
+  delete executable;
+}
+
+}  // namespace
+
+XgpuResult executable_load(Device* device, const char* function, const void* data, size_t size,
+                           LoadedExecutable** out_executable) {
+  *out_executable = nullptr;
+  const HsaApi& hsa = *device->hsa;
+  namespace xe = xgpu::executable;
+  xe::Executable file;
+  xe::Status status = xe::Executable::parse(std::span<const uint8_t>(static_cast<const uint8_t*>(data), size), &file);
+  if (!status.ok())
+    return device_fail(device, XGPU_ERROR_INVALID_EXECUTABLE, std::string(function) + ": " + status.message());
+  const xe::Entry* entry = nullptr;
+  status = file.select(device->physical->isa_names, &entry);
+  if (!status.ok())
+    return device_fail(device, XGPU_ERROR_INCOMPATIBLE_EXECUTABLE, std::string(function) + ": " + status.message());
+  xe::CodeObjectInfo metadata;
+  status = xe::read_code_object(entry->kind, entry->code_object, &metadata);
+  if (!status.ok())
+    return device_fail(device, XGPU_ERROR_INVALID_EXECUTABLE,
+                       std::string(function) + ": code object for " + std::string(entry->isa_name) + ": " +
+                           status.message());
+
+  auto executable = std::make_unique<LoadedExecutable>();
+  executable->device = device;
+  executable->isa_name = std::string(entry->isa_name);
+  executable->code_object.assign(entry->code_object.begin(), entry->code_object.end());
+  std::string error;
+  XgpuResult result = hsa.hsa_code_object_reader_create_from_memory_checked(
+      &error, static_cast<const void*>(executable->code_object.data()), executable->code_object.size(),
+      &executable->reader);
+  if (result == XGPU_SUCCESS)
+    result = hsa.hsa_executable_create_alt_checked(&error, device->physical->profile,
+                                                   HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT,
+                                                   static_cast<const char*>(nullptr), &executable->executable);
+  if (result == XGPU_SUCCESS)
+    result = hsa.hsa_executable_load_agent_code_object_checked(&error, executable->executable, device->agent,
+                                                               executable->reader, static_cast<const char*>(nullptr),
+                                                               static_cast<hsa_loaded_code_object_t*>(nullptr));
+  if (result == XGPU_SUCCESS)
+    result = hsa.hsa_executable_freeze_checked(&error, executable->executable, static_cast<const char*>(nullptr));
+  SymbolQuery query{&hsa, &executable->kernels};
+  if (result == XGPU_SUCCESS)
+    result = hsa.hsa_executable_iterate_agent_symbols_checked(&error, executable->executable, device->agent,
+                                                              collect_kernel, static_cast<void*>(&query));
+  if (result != XGPU_SUCCESS) {
+    unload(executable.release());
+    return device_fail(device, result,
+                       std::string(function) + ": loading the " + std::string(entry->isa_name) +
+                           " code object: " + error);
+  }
+  for (KernelInfo& kernel : executable->kernels) {
+    for (const xe::KernelInfo& meta : metadata.kernels) {
+      if (meta.name != kernel.name) continue;
+      std::copy(std::begin(meta.required_workgroup_size), std::end(meta.required_workgroup_size),
+                kernel.required_workgroup_size);
+      if (kernel.kernarg_size == 0) kernel.kernarg_size = meta.kernarg_size;
+      if (meta.kernarg_alignment) kernel.kernarg_alignment = std::max(kernel.kernarg_alignment, meta.kernarg_alignment);
+    }
+  }
+  std::sort(executable->kernels.begin(), executable->kernels.end(),
+            [](const KernelInfo& a, const KernelInfo& b) { return a.name < b.name; });
+  *out_executable = executable.release();
+  return XGPU_SUCCESS;
+}
+
+// --- seam ---------------------------------------------------------------------
+
+XgpuResult device_load_executable(Device* device, const void* data, size_t size, LoadedExecutable** out_executable) {
+  return executable_load(device, "device library", data, size, out_executable);
+}
+
+void device_unload_executable(Device* device, LoadedExecutable* executable) {
+  if (executable) unload(executable);
+}
+
+const KernelInfo* loaded_executable_kernel(const LoadedExecutable* executable, const char* name) {
+  if (!executable || !name) return nullptr;
+  auto it = std::lower_bound(executable->kernels.begin(), executable->kernels.end(), std::string_view(name),
+                             [](const KernelInfo& kernel, std::string_view n) { return kernel.name < n; });
+  return it != executable->kernels.end() && it->name == name ? &*it : nullptr;
+}
+
+const PipelineInfo* pipeline_info(XgpuPipeline pipeline) {
+  auto* p = from_handle<Pipeline>(pipeline);
+  return p ? &p->info : nullptr;
+}
+
+// --- entry points -------------------------------------------------------------
+
+XgpuResult executable_create(XgpuDevice handle, const XgpuExecutableCreateInfo* info,
+                             const XgpuAllocationCallbacks* allocator, XgpuExecutable* out_executable) {
+  Device* device = device_from_handle(handle);
+  if (!device || !info || !out_executable) return XGPU_ERROR_INVALID_ARGUMENT;
+  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuCreateExecutable: the device is lost");
+  std::vector<uint8_t> file;
+  const void* data = info->pCode;
+  size_t size = info->codeSize;
+  if (!data) {
+    if (!info->pFilePath)
+      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "xgpuCreateExecutable: neither pCode nor pFilePath is set");
+    std::ifstream stream(info->pFilePath, std::ios::binary);
+    if (!stream)
+      return device_fail(device, XGPU_ERROR_INVALID_EXECUTABLE,
+                         std::string("xgpuCreateExecutable: cannot open ") + info->pFilePath);
+    file.assign(std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>());
+    data = file.data();
+    size = file.size();
+  }
+  LoadedExecutable* executable = nullptr;
+  XgpuResult result = executable_load(device, "xgpuCreateExecutable", data, size, &executable);
+  if (result != XGPU_SUCCESS) {
+    *out_executable = nullptr;
+    return result;
+  }
+  *out_executable = to_handle<XgpuExecutable>(executable);
+  return XGPU_SUCCESS;
+}
+
+void executable_destroy(XgpuDevice, XgpuExecutable handle, const XgpuAllocationCallbacks*) {
+  if (auto* executable = from_handle<LoadedExecutable>(handle)) unload(executable);
+}
+
+XgpuResult pipeline_create(XgpuDevice handle, const XgpuPipelineCreateInfo* info,
+                           const XgpuAllocationCallbacks* allocator, XgpuPipeline* out_pipeline) {
+  Device* device = device_from_handle(handle);
+  if (!device || !info || !out_pipeline) return XGPU_ERROR_INVALID_ARGUMENT;
+  *out_pipeline = nullptr;
+  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuCreatePipeline: the device is lost");
+  auto* executable = from_handle<LoadedExecutable>(info->executable);
+  if (!executable) return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "xgpuCreatePipeline: executable is null");
+  if (!info->pEntryPoint)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "xgpuCreatePipeline: pEntryPoint is null");
+  const KernelInfo* kernel = loaded_executable_kernel(executable, info->pEntryPoint);
+  if (!kernel) {
+    std::vector<std::string> names;
+    for (const KernelInfo& k : executable->kernels) names.push_back(k.name);
+    return device_fail(device, XGPU_ERROR_NOT_FOUND,
+                       std::string("xgpuCreatePipeline: kernel \"") + info->pEntryPoint +
+                           "\" is not in the executable (its kernels: " + join(names) + ")");
+  }
+  const XgpuPhysicalDeviceLimits& limits = device->physical->properties.limits;
+  if (info->bindingCount > limits.maxBindings)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                       "xgpuCreatePipeline: bindingCount " + std::to_string(info->bindingCount) +
+                           " exceeds maxBindings " + std::to_string(limits.maxBindings));
+  if (info->constantSize % 4 != 0 || info->constantSize > limits.maxPushConstantsSize)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                       "xgpuCreatePipeline: constantSize " + std::to_string(info->constantSize) +
+                           " must be a multiple of 4 and at most " + std::to_string(limits.maxPushConstantsSize));
+  const uint64_t layout_size = uint64_t(info->bindingCount) * 8 + info->constantSize;
+  if (layout_size != kernel->kernarg_size)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                       "xgpuCreatePipeline: layout of \"" + kernel->name + "\" (bindingCount " +
+                           std::to_string(info->bindingCount) + " * 8 + constantSize " +
+                           std::to_string(info->constantSize) + " = " + std::to_string(layout_size) +
+                           " bytes) differs from the kernel's kernarg size " + std::to_string(kernel->kernarg_size) +
+                           " bytes");
+  uint32_t size[3] = {info->workgroupSize[0], info->workgroupSize[1], info->workgroupSize[2]};
+  const bool given = size[0] || size[1] || size[2];
+  const bool required = kernel->required_workgroup_size[0] != 0;
+  if (!given) {
+    if (!required)
+      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                         "xgpuCreatePipeline: workgroupSize is 0,0,0 but kernel \"" + kernel->name +
+                             "\" has no required workgroup size");
+    std::copy(kernel->required_workgroup_size, kernel->required_workgroup_size + 3, size);
+  }
+  auto dims = [](const uint32_t* s) {
+    return std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]);
+  };
+  if (given && required && !std::equal(size, size + 3, kernel->required_workgroup_size))
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                       "xgpuCreatePipeline: workgroupSize " + dims(size) + " differs from kernel \"" + kernel->name +
+                           "\"'s required size " + dims(kernel->required_workgroup_size));
+  uint64_t invocations = 1;
+  for (int i = 0; i < 3; ++i) {
+    if (size[i] == 0 || size[i] > limits.maxWorkgroupSize[i])
+      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                         "xgpuCreatePipeline: workgroupSize " + dims(size) + ": dimension " + std::to_string(i) +
+                             " must be in [1, " + std::to_string(limits.maxWorkgroupSize[i]) + "]");
+    invocations *= size[i];
+  }
+  if (invocations > limits.maxWorkgroupInvocations)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                       "xgpuCreatePipeline: workgroupSize " + dims(size) + " has " + std::to_string(invocations) +
+                           " work items, above maxWorkgroupInvocations " +
+                           std::to_string(limits.maxWorkgroupInvocations));
+  auto pipeline = std::make_unique<Pipeline>();
+  pipeline->device = device;
+  pipeline->info.kernel = *kernel;
+  pipeline->info.binding_count = info->bindingCount;
+  pipeline->info.constant_size = info->constantSize;
+  std::copy(size, size + 3, pipeline->info.workgroup_size);
+  *out_pipeline = to_handle<XgpuPipeline>(pipeline.release());
+  return XGPU_SUCCESS;
+}
+
+void pipeline_destroy(XgpuDevice, XgpuPipeline handle, const XgpuAllocationCallbacks*) {
+  delete from_handle<Pipeline>(handle);
+}
+
+}  // namespace xgpu::amdgpu

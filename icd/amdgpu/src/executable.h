@@ -1,0 +1,41 @@
+// Executables (xgpu executable files loaded through HSA for one agent) and
+// pipelines (one kernel of an executable with its layout).
+//
+// Thread-safety: immutable after creation; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "device.h"
+#include "seam.h"
+
+namespace xgpu::amdgpu {
+
+struct LoadedExecutable {
+  Device* device = nullptr;                      // owner
+  std::string isa_name;                          // ISA of the code object that was loaded
+  std::vector<uint8_t> code_object;              // the code object (kept for the reader)
+  hsa_code_object_reader_t reader{0};            // HSA reader over code_object
+  hsa_executable_t executable{0};                // frozen HSA executable
+  std::vector<KernelInfo> kernels;               // sorted by name
+};
+
+struct Pipeline {
+  PipelineInfo info;                             // what the recorder sees
+  Device* device = nullptr;                      // owner
+};
+
+// Loads from memory; messages name `function` (the API entry point).
+XgpuResult executable_load(Device* device, const char* function, const void* data, size_t size,
+                           LoadedExecutable** out_executable);
+
+XgpuResult executable_create(XgpuDevice device, const XgpuExecutableCreateInfo* info,
+                             const XgpuAllocationCallbacks* allocator, XgpuExecutable* out_executable);
+void executable_destroy(XgpuDevice device, XgpuExecutable executable, const XgpuAllocationCallbacks* allocator);
+XgpuResult pipeline_create(XgpuDevice device, const XgpuPipelineCreateInfo* info,
+                           const XgpuAllocationCallbacks* allocator, XgpuPipeline* out_pipeline);
+void pipeline_destroy(XgpuDevice device, XgpuPipeline pipeline, const XgpuAllocationCallbacks* allocator);
+
+}  // namespace xgpu::amdgpu

@@ -1,0 +1,668 @@
+#include "queue.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "common.h"
+#include "memory_pool.h"
+
+namespace xgpu::amdgpu {
+namespace {
+
+// --- queue registry (for waking held submissions) ---------------------------
+
+std::mutex g_registry_mutex;          // guards g_queues; held while pumping all queues
+std::vector<Queue*> g_queues;         // every live queue of every device
+thread_local bool t_waking = false;   // this thread is inside wake_held_submissions
+thread_local bool t_wake_again = false;  // a semaphore changed during the pass
+
+// --- AQL packets ----------------------------------------------------------
+
+uint16_t packet_header(hsa_packet_type_t type, bool barrier, hsa_fence_scope_t acquire,
+                       hsa_fence_scope_t release) {
+  return uint16_t((type << HSA_PACKET_HEADER_TYPE) | ((barrier ? 1u : 0u) << HSA_PACKET_HEADER_BARRIER) |
+                  (acquire << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+                  (release << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE));
+}
+
+uint8_t* packet_slot(const Queue* queue, uint64_t packet_id) {
+  return static_cast<uint8_t*>(queue->aql->base_address) +
+         (packet_id & (uint64_t(queue->aql_packets) - 1)) * kAqlPacketSize;
+}
+
+uint32_t packet_type(const Queue* queue, uint64_t packet_id) {
+  const uint16_t header =
+      __atomic_load_n(reinterpret_cast<const uint16_t*>(packet_slot(queue, packet_id)), __ATOMIC_ACQUIRE);
+  return (header >> HSA_PACKET_HEADER_TYPE) & ((1u << HSA_PACKET_HEADER_WIDTH_TYPE) - 1);
+}
+
+// Writes a barrier-AND packet and publishes its header last. The first packet
+// of a submission carries the barrier bit (the queue is in order across
+// submissions); system-scope fences make host and other-queue writes visible.
+void write_barrier_and(Queue* queue, uint64_t packet_id, const CompletionSignal* const* dependencies,
+                       uint32_t dependency_count, hsa_signal_t completion, bool barrier_bit) {
+  auto* packet = reinterpret_cast<hsa_barrier_and_packet_t*>(packet_slot(queue, packet_id));
+  packet->reserved1 = 0;
+  for (uint32_t i = 0; i < kBarrierAndDependencies; ++i)
+    packet->dep_signal[i] = i < dependency_count ? dependencies[i]->signal : hsa_signal_t{0};
+  packet->reserved2 = 0;
+  packet->completion_signal = completion;
+  const uint32_t header_and_reserved =
+      packet_header(HSA_PACKET_TYPE_BARRIER_AND, barrier_bit, HSA_FENCE_SCOPE_SYSTEM, HSA_FENCE_SCOPE_SYSTEM);
+  __atomic_store_n(reinterpret_cast<uint32_t*>(packet), header_and_reserved, __ATOMIC_RELEASE);
+}
+
+// --- finalization ------------------------------------------------------------
+
+// Sets or fails the submission's semaphores and frees it. No queue lock held.
+void finalize(Submission* s) {
+  Queue* queue = s->queue;
+  Device* device = queue->device;
+  XgpuResult status = s->status;
+  if (status == XGPU_SUCCESS && device->lost && s->completion) status = XGPU_ERROR_DEVICE_LOST;
+  if (s->kind == SubmissionKind::kDealloca && status == XGPU_SUCCESS) memory_pool_dealloca_complete(s->alloca_buffer);
+  if (status == XGPU_SUCCESS) {
+    // The submission ran, so every value it waited for was reached (this
+    // also orders payloads the host sees after device-side waits).
+    for (const SemaphoreValue& wait : s->waits) semaphore_advance(wait.semaphore, wait.value);
+    for (const SemaphoreValue& signal : s->signals) semaphore_advance(signal.semaphore, signal.value);
+  } else {
+    for (const SemaphoreValue& signal : s->signals) semaphore_fail(signal.semaphore, status);
+  }
+  if (s->completion) {
+    for (const SemaphoreValue& signal : s->signals) {
+      std::lock_guard<std::mutex> lock(signal.semaphore->mutex);
+      auto range = signal.semaphore->pending_signals.equal_range(signal.value);
+      for (auto it = range.first; it != range.second; ++it) {
+        if (it->second == s) {
+          signal.semaphore->pending_signals.erase(it);
+          break;
+        }
+      }
+    }
+  }
+  for (CompletionSignal* dependency : s->dependencies) completion_signal_release(device, dependency);
+  if (s->completion) completion_signal_release(device, s->completion);
+  if (s->dedicated_kernargs) device_free(device, s->dedicated_kernargs);
+  if (s->command_buffer) {
+    command_buffer_release_after_submit(s->command_buffer);
+    if (s->owns_command_buffer) {
+      auto destroy = reinterpret_cast<PFN_xgpuDestroyCommandBuffer>(commands_get_proc_addr("xgpuDestroyCommandBuffer"));
+      if (destroy) destroy(reinterpret_cast<XgpuDevice>(device), s->command_buffer_handle, nullptr);
+    }
+  }
+  delete s;
+}
+
+// Finalizes `failed` (popped from `queue` with `finishing` counted) and
+// wakes waiters.
+void finish_batch(Queue* queue, std::vector<Submission*>& batch) {
+  if (batch.empty()) return;
+  for (Submission* s : batch) finalize(s);
+  wake_held_submissions();
+  std::lock_guard<std::mutex> lock(queue->mutex);
+  queue->finishing -= uint32_t(batch.size());
+  queue->idle.notify_all();
+}
+
+void complete_submission(Submission* s) {
+  Queue* queue = s->queue;
+  std::vector<Submission*> done;
+  {
+    std::lock_guard<std::mutex> lock(queue->mutex);
+    s->done = true;
+    while (!queue->inflight.empty() && queue->inflight.front()->done) {
+      Submission* front = queue->inflight.front();
+      queue->inflight.pop_front();
+      if (front->kernarg_end) queue->kernarg_tail = std::max(queue->kernarg_tail, front->kernarg_end);
+      done.push_back(front);
+    }
+    queue->finishing += uint32_t(done.size());
+  }
+  finish_batch(queue, done);
+}
+
+bool on_completion(hsa_signal_value_t, void* arg) {
+  complete_submission(static_cast<Submission*>(arg));
+  return false;  // one shot
+}
+
+void on_queue_error(hsa_status_t status, hsa_queue_t* source, void* data) {
+  auto* queue = static_cast<Queue*>(data);
+  device_mark_lost(queue->device, "HSA queue " + std::to_string(queue->index) + " reported " +
+                                      queue->device->hsa->status_string(status));
+}
+
+enum class IssueOutcome { kIssued, kNoRoom, kFailed };
+
+// Issues the front submission. Called with queue->mutex held. On kFailed the
+// submission's status is set and it is NOT in inflight.
+IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& dependencies,
+                   bool* out_lost, std::string* out_lost_reason) {
+  Device* device = queue->device;
+  const HsaApi& hsa = *device->hsa;
+  const uint32_t dependency_packets =
+      uint32_t((dependencies.size() + kBarrierAndDependencies - 1) / kBarrierAndDependencies);
+  const uint32_t body_packets = s->kind == SubmissionKind::kCommands ? s->sizes.packet_count : 1;
+  const uint64_t packets = uint64_t(dependency_packets) + body_packets;
+  if (packets > queue->aql_packets || body_packets == 0) {
+    s->status = device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                            "xgpuQueueSubmit: the submission needs " + std::to_string(packets) +
+                                " AQL packets; queue " + std::to_string(queue->index) + " holds " +
+                                std::to_string(queue->aql_packets));
+    return IssueOutcome::kFailed;
+  }
+  const uint64_t write_index = hsa.hsa_queue_load_write_index_relaxed
+                                   ? hsa.hsa_queue_load_write_index_relaxed(queue->aql)
+                                   : 0;
+  const uint64_t read_index = hsa.hsa_queue_load_read_index_scacquire(queue->aql);
+  if (write_index - read_index + packets > queue->aql_packets) return IssueOutcome::kNoRoom;
+
+  // Kernargs: from the ring, or a dedicated allocation when larger than it.
+  uint8_t* kernargs = nullptr;
+  uint64_t kernarg_bytes = 0;
+  uint64_t kernarg_end = 0;
+  if (s->kind == SubmissionKind::kCommands && s->sizes.kernarg_bytes) {
+    kernarg_bytes = align_up(s->sizes.kernarg_bytes, kKernargAlignment);
+    if (kernarg_bytes > kKernargRingSize) {
+      void* ptr = nullptr;
+      XgpuResult result = device_allocate(device, MemoryKind::kKernarg, kernarg_bytes, &ptr);
+      if (result != XGPU_SUCCESS) {
+        s->status = result;
+        return IssueOutcome::kFailed;
+      }
+      s->dedicated_kernargs = ptr;
+      kernargs = static_cast<uint8_t*>(ptr);
+    } else {
+      const uint64_t position = queue->kernarg_head % kKernargRingSize;
+      const uint64_t waste = position + kernarg_bytes > kKernargRingSize ? kKernargRingSize - position : 0;
+      const uint64_t start = queue->kernarg_head + waste;
+      if (start + kernarg_bytes - queue->kernarg_tail > kKernargRingSize) return IssueOutcome::kNoRoom;
+      kernargs = queue->kernarg_ring + start % kKernargRingSize;
+      kernarg_end = start + kernarg_bytes;
+    }
+  }
+
+  CompletionSignal* completion = nullptr;
+  std::string error;
+  XgpuResult result = device_acquire_completion_signal(device, &completion, &error);
+  if (result != XGPU_SUCCESS) {
+    s->status = device_fail(device, result, "xgpuQueueSubmit: " + error);
+    if (s->dedicated_kernargs) {
+      device_free(device, s->dedicated_kernargs);
+      s->dedicated_kernargs = nullptr;
+    }
+    return IssueOutcome::kFailed;
+  }
+  if (kernarg_end) queue->kernarg_head = kernarg_end;
+  s->kernarg_end = kernarg_end;
+  s->completion = completion;
+  s->dependencies = std::move(dependencies);
+  dependencies.clear();
+
+  // Announce the signals before anything can complete, so waiters on other
+  // queues of this device can wait for this submission on the device.
+  for (const SemaphoreValue& signal : s->signals) {
+    std::lock_guard<std::mutex> lock(signal.semaphore->mutex);
+    signal.semaphore->pending_signals.emplace(signal.value, s);
+  }
+
+  // Alloca commits on the host at the point the queue reaches it: its
+  // address is published before any later submission on this queue issues.
+  if (s->kind == SubmissionKind::kAlloca) {
+    XgpuResult commit = memory_pool_alloca_commit(s->alloca_buffer);
+    if (commit != XGPU_SUCCESS) s->status = commit;
+  }
+
+  const uint64_t first = hsa.hsa_queue_add_write_index_scacq_screl(queue->aql, packets);
+  for (uint32_t i = 0; i < dependency_packets; ++i) {
+    const uint32_t begin = i * kBarrierAndDependencies;
+    const uint32_t count = std::min<uint32_t>(kBarrierAndDependencies, uint32_t(s->dependencies.size()) - begin);
+    write_barrier_and(queue, first + i, s->dependencies.data() + begin, count, hsa_signal_t{0},
+                      /*barrier_bit=*/i == 0);
+  }
+  const uint64_t body = first + dependency_packets;
+  if (s->kind == SubmissionKind::kCommands && s->status == XGPU_SUCCESS) {
+    IssueTarget target;
+    target.hsa = &hsa;
+    target.device = device;
+    target.aql_queue = queue->aql;
+    target.first_packet_id = body;
+    target.packet_count = body_packets;
+    target.kernarg_base = kernargs;
+    target.kernarg_capacity = kernarg_bytes;
+    target.bindings = s->bindings.data();
+    target.binding_count = uint32_t(s->bindings.size());
+    target.completion_signal = completion->signal;
+    target.order_after_previous = true;
+    std::string issue_error;
+    target.out_error = &issue_error;
+    XgpuResult issued = command_buffer_issue(s->command_buffer, target);
+    if (issued != XGPU_SUCCESS) {
+      s->status = device_fail(device, issued,
+                              "xgpuQueueSubmit: issuing the command buffer failed: " + issue_error);
+    }
+  }
+  if (s->kind != SubmissionKind::kCommands || s->status != XGPU_SUCCESS) {
+    // Barrier-only body; after a failed issue, the slots it left unpublished
+    // become no-op barriers so the ring stays consistent, the last one
+    // carrying the completion signal.
+    for (uint64_t id = body; id < first + packets; ++id) {
+      const bool last = id == first + packets - 1;
+      if (s->kind == SubmissionKind::kCommands && packet_type(queue, id) != HSA_PACKET_TYPE_INVALID) continue;
+      write_barrier_and(queue, id, nullptr, 0, last ? completion->signal : hsa_signal_t{0},
+                        /*barrier_bit=*/id == first);
+    }
+  }
+  hsa.hsa_signal_store_screlease(queue->aql->doorbell_signal, hsa_signal_value_t(first + packets - 1));
+  queue->pending.pop_front();
+  queue->inflight.push_back(s);
+  result = hsa.hsa_amd_signal_async_handler_checked(&error, completion->signal, HSA_SIGNAL_CONDITION_LT,
+                                                    hsa_signal_value_t(1), on_completion, static_cast<void*>(s));
+  if (result != XGPU_SUCCESS) {
+    *out_lost = true;
+    *out_lost_reason = "cannot observe submission completion: " + error;
+  }
+  return IssueOutcome::kIssued;
+}
+
+// Issues what can be issued from the front of `queue`; fails submissions
+// whose waits failed.
+void pump(Queue* queue) {
+  std::vector<Submission*> failed;
+  bool lost = false;
+  std::string lost_reason;
+  {
+    std::unique_lock<std::mutex> lock(queue->mutex);
+    uint32_t no_room_spins = 0;
+    while (!queue->pending.empty()) {
+      Submission* s = queue->pending.front();
+      if (queue->device->lost) {
+        s->status = XGPU_ERROR_DEVICE_LOST;
+        queue->pending.pop_front();
+        failed.push_back(s);
+        continue;
+      }
+      std::vector<CompletionSignal*> dependencies;
+      XgpuResult wait_status = XGPU_SUCCESS;
+      bool ready = true;
+      for (const SemaphoreValue& wait : s->waits) {
+        Semaphore* semaphore = wait.semaphore;
+        std::lock_guard<std::mutex> semaphore_lock(semaphore->mutex);
+        if (semaphore->failure != XGPU_SUCCESS) {
+          wait_status = semaphore->failure;
+          break;
+        }
+        if (semaphore->value >= wait.value) continue;
+        auto it = semaphore->pending_signals.lower_bound(wait.value);
+        if (it != semaphore->pending_signals.end()) {
+          Submission* signaller = it->second;
+          if (signaller->queue == queue) continue;  // in order on this queue
+          if (signaller->queue->device == queue->device) {
+            completion_signal_retain(signaller->completion);
+            dependencies.push_back(signaller->completion);
+            continue;
+          }
+        }
+        ready = false;  // wait-before-signal, another device, or a host signal: hold
+        break;
+      }
+      if (wait_status != XGPU_SUCCESS || !ready) {
+        for (CompletionSignal* dependency : dependencies) completion_signal_release(queue->device, dependency);
+        if (!ready) break;
+        s->status = wait_status;
+        queue->pending.pop_front();
+        failed.push_back(s);
+        continue;
+      }
+      IssueOutcome outcome = issue(queue, s, dependencies, &lost, &lost_reason);
+      if (outcome == IssueOutcome::kFailed) {
+        for (CompletionSignal* dependency : dependencies) completion_signal_release(queue->device, dependency);
+        queue->pending.pop_front();
+        failed.push_back(s);
+        continue;
+      }
+      if (outcome == IssueOutcome::kNoRoom) {
+        for (CompletionSignal* dependency : dependencies) completion_signal_release(queue->device, dependency);
+        if (!queue->inflight.empty() || queue->finishing) break;  // a completion pumps again
+        // Nothing in flight: the packet processor is only catching up on
+        // its read index. Back off briefly and retry.
+        if (++no_room_spins > 100000) {
+          lost = true;
+          lost_reason = "queue " + std::to_string(queue->index) + " ring does not drain";
+          break;
+        }
+        lock.unlock();
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+        lock.lock();
+        continue;
+      }
+    }
+    queue->finishing += uint32_t(failed.size());
+  }
+  finish_batch(queue, failed);
+  if (lost) device_mark_lost(queue->device, lost_reason);
+}
+
+}  // namespace
+
+// --- registry / wake ----------------------------------------------------------
+
+void wake_held_submissions() {
+  if (t_waking) {
+    t_wake_again = true;
+    return;
+  }
+  std::lock_guard<std::mutex> lock(g_registry_mutex);
+  t_waking = true;
+  do {
+    t_wake_again = false;
+    for (Queue* queue : g_queues) pump(queue);
+  } while (t_wake_again);
+  t_waking = false;
+}
+
+// --- queue lifetime ----------------------------------------------------------
+
+XgpuResult queue_create(Device* device, uint32_t index, Queue** out_queue, std::string* out_error) {
+  auto queue = std::make_unique<Queue>();
+  xgpuSetLoaderMagicValue(queue.get());
+  queue->device = device;
+  queue->index = index;
+  uint32_t packets = std::min<uint32_t>(kDefaultQueuePackets, device->physical->queue_max_packets
+                                                                  ? device->physical->queue_max_packets
+                                                                  : kDefaultQueuePackets);
+  while (packets & (packets - 1)) packets &= packets - 1;  // power of two
+  queue->aql_packets = packets;
+  void* ring = nullptr;
+  XgpuResult result = device_allocate(device, MemoryKind::kKernarg, kKernargRingSize, &ring);
+  if (result != XGPU_SUCCESS) {
+    *out_error = "allocating the kernarg ring failed";
+    return result;
+  }
+  queue->kernarg_ring = static_cast<uint8_t*>(ring);
+  result = device->hsa->hsa_queue_create_checked(out_error, device->agent, packets, HSA_QUEUE_TYPE_SINGLE,
+                                                 on_queue_error, static_cast<void*>(queue.get()), UINT32_MAX,
+                                                 UINT32_MAX, &queue->aql);
+  if (result != XGPU_SUCCESS) {
+    device_free(device, ring);
+    return result;
+  }
+  {
+    std::lock_guard<std::mutex> lock(g_registry_mutex);
+    g_queues.push_back(queue.get());
+  }
+  *out_queue = queue.release();
+  return XGPU_SUCCESS;
+}
+
+void queue_destroy(Queue* queue) {
+  {
+    std::lock_guard<std::mutex> lock(g_registry_mutex);
+    g_queues.erase(std::find(g_queues.begin(), g_queues.end(), queue));
+  }
+  // Whatever is still pending (waiting for a value nobody signals) is failed.
+  queue_fail_all(queue, XGPU_ERROR_DEVICE_LOST);
+  queue_wait_idle_internal(queue, 5'000'000'000ull);
+  queue->device->hsa->hsa_queue_destroy(queue->aql);
+  device_free(queue->device, queue->kernarg_ring);
+  // A queue is owned by device->queues (unique_ptr); the caller clears it.
+}
+
+void queue_fail_all(Queue* queue, XgpuResult status) {
+  std::vector<Submission*> failed;
+  {
+    std::lock_guard<std::mutex> lock(queue->mutex);
+    while (!queue->pending.empty()) {
+      Submission* s = queue->pending.front();
+      queue->pending.pop_front();
+      s->status = status;
+      failed.push_back(s);
+    }
+    // In-flight work will not complete on a failed queue: complete it here
+    // (the handler then fails its semaphores). Its signals are not recycled
+    // while the device is lost.
+    if (queue->device->lost) {
+      for (Submission* s : queue->inflight) {
+        s->status = status;
+        queue->device->hsa->hsa_signal_store_screlease(s->completion->signal, 0);
+      }
+    }
+    queue->finishing += uint32_t(failed.size());
+  }
+  finish_batch(queue, failed);
+}
+
+XgpuResult queue_wait_idle_internal(Queue* queue, uint64_t timeout_ns) {
+  std::unique_lock<std::mutex> lock(queue->mutex);
+  auto idle = [&] { return queue->pending.empty() && queue->inflight.empty() && queue->finishing == 0; };
+  if (timeout_ns == UINT64_MAX) {
+    queue->idle.wait(lock, idle);
+  } else if (!queue->idle.wait_for(lock, std::chrono::nanoseconds(timeout_ns), idle)) {
+    return XGPU_TIMEOUT;
+  }
+  return XGPU_SUCCESS;
+}
+
+void queue_accept(Queue* queue, Submission* submission) {
+  {
+    std::lock_guard<std::mutex> lock(queue->mutex);
+    queue->pending.push_back(submission);
+  }
+  pump(queue);
+}
+
+// --- entry points --------------------------------------------------------------
+
+XgpuResult copy_semaphore_list(const Device* device, const char* function, const char* which,
+                               const XgpuSemaphoreList* list, std::vector<SemaphoreValue>* out) {
+  out->clear();
+  if (!list || list->count == 0) return XGPU_SUCCESS;
+  if (!list->pSemaphores || !list->pValues)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                       std::string(function) + ": " + which + " has count " + std::to_string(list->count) +
+                           " but null pSemaphores or pValues");
+  for (uint32_t i = 0; i < list->count; ++i) {
+    auto* semaphore = from_handle<Semaphore>(list->pSemaphores[i]);
+    if (!semaphore)
+      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                         std::string(function) + ": " + which + ".pSemaphores[" + std::to_string(i) + "] is null");
+    if (list->pValues[i] > kMaxSemaphoreValue)
+      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                         std::string(function) + ": " + which + ".pValues[" + std::to_string(i) + "] " +
+                             std::to_string(list->pValues[i]) + " exceeds the largest payload " +
+                             std::to_string(kMaxSemaphoreValue));
+    out->push_back(SemaphoreValue{semaphore, list->pValues[i]});
+  }
+  return XGPU_SUCCESS;
+}
+
+namespace {
+
+XgpuResult validate_bindings(const Device* device, uint32_t submit_index, const XgpuSubmitInfo& submit,
+                             uint32_t capacity) {
+  const std::string where = "xgpuQueueSubmit: pSubmits[" + std::to_string(submit_index) + "]";
+  if (submit.bindingCount < capacity)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                       where + ".bindingCount " + std::to_string(submit.bindingCount) +
+                           " is less than the command buffer's bindingCapacity " + std::to_string(capacity));
+  if (submit.bindingCount && !submit.pBindings)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, where + ".pBindings is null");
+  for (uint32_t i = 0; i < submit.bindingCount; ++i) {
+    const XgpuBufferBinding& binding = submit.pBindings[i];
+    auto* buffer = from_handle<Buffer>(binding.buffer);
+    if (!buffer) {
+      if (i < capacity)
+        return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                           where + ".pBindings[" + std::to_string(i) + "].buffer is null");
+      continue;
+    }
+    if (binding.offset > buffer->size ||
+        (binding.size != XGPU_WHOLE_SIZE && binding.size > buffer->size - binding.offset))
+      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                         where + ".pBindings[" + std::to_string(i) + "]: range (offset " +
+                             std::to_string(binding.offset) + ", size " +
+                             (binding.size == XGPU_WHOLE_SIZE ? std::string("XGPU_WHOLE_SIZE")
+                                                              : std::to_string(binding.size)) +
+                             ") exceeds the buffer's " + std::to_string(buffer->size) + " bytes");
+  }
+  return XGPU_SUCCESS;
+}
+
+void discard(std::vector<Submission*>& submissions) {
+  for (Submission* s : submissions) {
+    if (s->command_buffer) command_buffer_release_after_submit(s->command_buffer);
+    delete s;
+  }
+  submissions.clear();
+}
+
+}  // namespace
+
+XgpuResult queue_submit(XgpuQueue handle, uint32_t count, const XgpuSubmitInfo* submits) {
+  auto* queue = reinterpret_cast<Queue*>(handle);
+  if (!queue) return XGPU_ERROR_INVALID_ARGUMENT;
+  Device* device = queue->device;
+  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuQueueSubmit: the device is lost");
+  if (count && !submits) return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "xgpuQueueSubmit: pSubmits is null");
+  std::vector<Submission*> accepted;
+  for (uint32_t i = 0; i < count; ++i) {
+    const XgpuSubmitInfo& info = submits[i];
+    auto s = std::make_unique<Submission>();
+    s->queue = queue;
+    XgpuResult result = copy_semaphore_list(device, "xgpuQueueSubmit", "waitSemaphores", &info.waitSemaphores, &s->waits);
+    if (result == XGPU_SUCCESS)
+      result = copy_semaphore_list(device, "xgpuQueueSubmit", "signalSemaphores", &info.signalSemaphores, &s->signals);
+    if (result != XGPU_SUCCESS) {
+      discard(accepted);
+      return result;
+    }
+    if (info.commandBuffer) {
+      auto* command_buffer = reinterpret_cast<CommandBuffer*>(info.commandBuffer);
+      if (command_buffer_device(command_buffer) != device) {
+        discard(accepted);
+        return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                           "xgpuQueueSubmit: pSubmits[" + std::to_string(i) +
+                               "].commandBuffer was created on another device");
+      }
+      std::string error;
+      result = command_buffer_acquire_for_submit(command_buffer, &error);
+      if (result != XGPU_SUCCESS) {
+        discard(accepted);
+        return device_fail(device, result, "xgpuQueueSubmit: pSubmits[" + std::to_string(i) + "].commandBuffer: " + error);
+      }
+      s->kind = SubmissionKind::kCommands;
+      s->command_buffer = command_buffer;
+      s->command_buffer_handle = info.commandBuffer;
+      s->sizes = command_buffer_issue_sizes(command_buffer);
+      result = validate_bindings(device, i, info, s->sizes.binding_capacity);
+      if (result != XGPU_SUCCESS) {
+        command_buffer_release_after_submit(command_buffer);
+        discard(accepted);
+        return result;
+      }
+      if (info.bindingCount) s->bindings.assign(info.pBindings, info.pBindings + info.bindingCount);
+    } else {
+      s->kind = SubmissionKind::kBarrier;
+    }
+    accepted.push_back(s.release());
+  }
+  for (Submission* s : accepted) {
+    std::lock_guard<std::mutex> lock(queue->mutex);
+    queue->pending.push_back(s);
+  }
+  pump(queue);
+  return XGPU_SUCCESS;
+}
+
+namespace {
+
+// Records a one-shot internal command buffer with `record` and submits it.
+template <typename Record>
+XgpuResult submit_internal(Queue* queue, const char* function, const XgpuSemaphoreList* waits,
+                           const XgpuSemaphoreList* signals, Record&& record) {
+  Device* device = queue->device;
+  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, std::string(function) + ": the device is lost");
+  auto create = reinterpret_cast<PFN_xgpuCreateCommandBuffer>(commands_get_proc_addr("xgpuCreateCommandBuffer"));
+  auto destroy = reinterpret_cast<PFN_xgpuDestroyCommandBuffer>(commands_get_proc_addr("xgpuDestroyCommandBuffer"));
+  auto begin = reinterpret_cast<PFN_xgpuBeginCommandBuffer>(commands_get_proc_addr("xgpuBeginCommandBuffer"));
+  auto end = reinterpret_cast<PFN_xgpuEndCommandBuffer>(commands_get_proc_addr("xgpuEndCommandBuffer"));
+  if (!create || !destroy || !begin || !end)
+    return device_fail(device, XGPU_ERROR_FEATURE_NOT_PRESENT,
+                       std::string(function) + ": command buffers are not available in this build");
+  auto s = std::make_unique<Submission>();
+  s->queue = queue;
+  XgpuResult result = copy_semaphore_list(device, function, "pWaitSemaphores", waits, &s->waits);
+  if (result == XGPU_SUCCESS) result = copy_semaphore_list(device, function, "pSignalSemaphores", signals, &s->signals);
+  if (result != XGPU_SUCCESS) return result;
+  XgpuCommandBufferCreateInfo create_info{};
+  create_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
+  XgpuCommandBuffer command_buffer = nullptr;
+  const auto device_handle = reinterpret_cast<XgpuDevice>(device);
+  result = create(device_handle, &create_info, nullptr, &command_buffer);
+  if (result != XGPU_SUCCESS) return result;
+  XgpuCommandBufferBeginInfo begin_info{};
+  begin_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin_info.mode = XGPU_COMMAND_BUFFER_MODE_ONE_SHOT;
+  result = begin(command_buffer, &begin_info);
+  if (result == XGPU_SUCCESS) {
+    record(command_buffer);
+    result = end(command_buffer);
+  }
+  auto* internal = reinterpret_cast<CommandBuffer*>(command_buffer);
+  std::string error;
+  if (result == XGPU_SUCCESS) result = command_buffer_acquire_for_submit(internal, &error);
+  if (result != XGPU_SUCCESS) {
+    destroy(device_handle, command_buffer, nullptr);
+    return device_fail(device, result, std::string(function) + ": recording failed " + error);
+  }
+  s->kind = SubmissionKind::kCommands;
+  s->command_buffer = internal;
+  s->command_buffer_handle = command_buffer;
+  s->owns_command_buffer = true;
+  s->sizes = command_buffer_issue_sizes(internal);
+  queue_accept(queue, s.release());
+  return XGPU_SUCCESS;
+}
+
+}  // namespace
+
+XgpuResult queue_fill_buffer(XgpuQueue handle, const XgpuSemaphoreList* waits, const XgpuSemaphoreList* signals,
+                             XgpuBuffer dst, XgpuDeviceSize offset, XgpuDeviceSize size, const void* pattern,
+                             uint32_t pattern_size) {
+  auto* queue = reinterpret_cast<Queue*>(handle);
+  if (!queue) return XGPU_ERROR_INVALID_ARGUMENT;
+  auto fill = reinterpret_cast<PFN_xgpuCmdFillBuffer>(commands_get_proc_addr("xgpuCmdFillBuffer"));
+  if (!fill)
+    return device_fail(queue->device, XGPU_ERROR_FEATURE_NOT_PRESENT, "xgpuQueueFillBuffer: xgpuCmdFillBuffer is not available");
+  return submit_internal(queue, "xgpuQueueFillBuffer", waits, signals, [&](XgpuCommandBuffer command_buffer) {
+    XgpuBufferRef ref{dst, XGPU_BINDING_SLOT_NONE, offset, size};
+    fill(command_buffer, &ref, pattern, pattern_size);
+  });
+}
+
+XgpuResult queue_copy_buffer(XgpuQueue handle, const XgpuSemaphoreList* waits, const XgpuSemaphoreList* signals,
+                             XgpuBuffer src, XgpuDeviceSize src_offset, XgpuBuffer dst, XgpuDeviceSize dst_offset,
+                             XgpuDeviceSize size) {
+  auto* queue = reinterpret_cast<Queue*>(handle);
+  if (!queue) return XGPU_ERROR_INVALID_ARGUMENT;
+  auto copy = reinterpret_cast<PFN_xgpuCmdCopyBuffer>(commands_get_proc_addr("xgpuCmdCopyBuffer"));
+  if (!copy)
+    return device_fail(queue->device, XGPU_ERROR_FEATURE_NOT_PRESENT, "xgpuQueueCopyBuffer: xgpuCmdCopyBuffer is not available");
+  return submit_internal(queue, "xgpuQueueCopyBuffer", waits, signals, [&](XgpuCommandBuffer command_buffer) {
+    XgpuBufferRef src_ref{src, XGPU_BINDING_SLOT_NONE, src_offset, size};
+    XgpuBufferRef dst_ref{dst, XGPU_BINDING_SLOT_NONE, dst_offset, size};
+    copy(command_buffer, &src_ref, &dst_ref, size);
+  });
+}
+
+XgpuResult queue_wait_idle(XgpuQueue handle) {
+  auto* queue = reinterpret_cast<Queue*>(handle);
+  if (!queue) return XGPU_ERROR_INVALID_ARGUMENT;
+  XgpuResult result = queue_wait_idle_internal(queue, UINT64_MAX);
+  if (result != XGPU_SUCCESS) return result;
+  return queue->device->lost ? XGPU_ERROR_DEVICE_LOST : XGPU_SUCCESS;
+}
+
+}  // namespace xgpu::amdgpu

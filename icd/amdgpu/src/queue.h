@@ -1,0 +1,113 @@
+// Queue: one HSA AQL queue plus a kernarg ring, and the in-order scheduler
+// of the xgpu submissions made to it.
+//
+// A submission is accepted at once (xgpuQueueSubmit never blocks) into
+// `pending`; the queue issues pending submissions from the front as soon as
+// each one's waits are satisfiable and the AQL ring and kernarg ring have
+// room. Issued submissions move to `inflight` until their completion signal
+// fires (HSA async handler), which sets the signal semaphores, recycles ring
+// space and pumps every queue again.
+//
+// Thread-safety: thread-safe; `mutex` guards the lists and ring counters.
+// Lock order: the queue registry, then Queue::mutex, then Semaphore::mutex.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "device.h"
+#include "seam.h"
+#include "timeline_semaphore.h"
+
+namespace xgpu::amdgpu {
+
+struct MemoryPool;
+
+// AQL packet constants mirroring the HSA definitions.
+inline constexpr uint32_t kAqlPacketSize = 64;               // bytes per AQL packet
+inline constexpr uint32_t kBarrierAndDependencies = 5;       // dep_signal slots of a barrier-AND packet
+inline constexpr uint32_t kDefaultQueuePackets = 4096;       // AQL ring size when the agent allows it
+inline constexpr uint64_t kKernargRingSize = 4ull << 20;     // bytes of each queue's kernarg ring
+inline constexpr uint64_t kKernargAlignment = 64;            // alignment of each submission's kernargs
+
+struct SemaphoreValue {
+  Semaphore* semaphore = nullptr;  // the semaphore
+  uint64_t value = 0;              // payload
+};
+
+enum class SubmissionKind {
+  kCommands,   // a command buffer
+  kBarrier,    // wait/signal only: one barrier-AND packet
+  kAlloca,     // commit an alloca, then a barrier-AND
+  kDealloca,   // release an alloca, then a barrier-AND
+};
+
+// One accepted submission. Owned by its queue from acceptance to completion.
+struct Submission {
+  Queue* queue = nullptr;                      // the queue it was submitted to
+  SubmissionKind kind = SubmissionKind::kBarrier;  // what it does
+  CommandBuffer* command_buffer = nullptr;     // kCommands: acquired for submit
+  XgpuCommandBuffer command_buffer_handle = nullptr;  // handle, for owned ones
+  bool owns_command_buffer = false;            // internal one-shot: destroyed at completion
+  std::vector<XgpuBufferBinding> bindings;     // the binding table (copied)
+  std::vector<SemaphoreValue> waits;           // payloads to reach first
+  std::vector<SemaphoreValue> signals;         // payloads to set on completion
+  IssueSizes sizes;                            // kCommands: what issue needs
+  Buffer* alloca_buffer = nullptr;             // kAlloca/kDealloca: the buffer
+  // Set at issue:
+  CompletionSignal* completion = nullptr;      // on the last packet
+  std::vector<CompletionSignal*> dependencies; // other queues' completion signals waited for
+  uint64_t kernarg_end = 0;                    // ring position after its kernargs (0: none)
+  void* dedicated_kernargs = nullptr;          // kernargs too large for the ring
+  bool done = false;                           // completion observed
+  XgpuResult status = XGPU_SUCCESS;            // negative: failed (signals get failed)
+};
+
+struct Queue {
+  XgpuLoaderData loader_data;                  // loader's word (must be first)
+  Device* device = nullptr;                    // owner
+  uint32_t index = 0;                          // index in family 0
+  hsa_queue_t* aql = nullptr;                  // the HSA queue
+  uint32_t aql_packets = 0;                    // ring size in packets
+  uint8_t* kernarg_ring = nullptr;             // kernarg memory (kernarg pool), kKernargRingSize bytes
+  std::mutex mutex;                            // guards the fields below
+  std::condition_variable idle;                // notified when pending+inflight+finishing drain
+  std::deque<Submission*> pending;             // accepted, not issued, in order
+  std::deque<Submission*> inflight;            // issued, not completed, in issue order
+  uint32_t finishing = 0;                      // completed, being finalized outside the lock
+  uint64_t kernarg_head = 0;                   // next free ring byte (monotonic)
+  uint64_t kernarg_tail = 0;                   // oldest live ring byte (monotonic)
+};
+
+// Creates / destroys a queue (destroy waits for nothing: callers idle first).
+XgpuResult queue_create(Device* device, uint32_t index, Queue** out_queue, std::string* out_error);
+void queue_destroy(Queue* queue);
+
+// Accepts a submission (takes ownership) and pumps the queue.
+void queue_accept(Queue* queue, Submission* submission);
+// Pumps every live queue (after a semaphore payload or failure changed).
+void wake_held_submissions();
+// Fails everything pending and in flight (device lost).
+void queue_fail_all(Queue* queue, XgpuResult status);
+// Waits until nothing is pending or in flight on the queue.
+XgpuResult queue_wait_idle_internal(Queue* queue, uint64_t timeout_ns);
+
+// Entry points.
+XgpuResult queue_submit(XgpuQueue queue, uint32_t count, const XgpuSubmitInfo* submits);
+XgpuResult queue_fill_buffer(XgpuQueue queue, const XgpuSemaphoreList* waits,
+                             const XgpuSemaphoreList* signals, XgpuBuffer dst, XgpuDeviceSize offset,
+                             XgpuDeviceSize size, const void* pattern, uint32_t pattern_size);
+XgpuResult queue_copy_buffer(XgpuQueue queue, const XgpuSemaphoreList* waits,
+                             const XgpuSemaphoreList* signals, XgpuBuffer src, XgpuDeviceSize src_offset,
+                             XgpuBuffer dst, XgpuDeviceSize dst_offset, XgpuDeviceSize size);
+XgpuResult queue_wait_idle(XgpuQueue queue);
+
+// Helpers shared with memory_pool.cpp.
+XgpuResult copy_semaphore_list(const Device* device, const char* function, const char* which,
+                               const XgpuSemaphoreList* list, std::vector<SemaphoreValue>* out);
+
+}  // namespace xgpu::amdgpu

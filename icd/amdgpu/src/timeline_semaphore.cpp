@@ -1,0 +1,175 @@
+#include "timeline_semaphore.h"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common.h"
+#include "device.h"
+#include "queue.h"
+
+namespace xgpu::amdgpu {
+
+void semaphore_advance(Semaphore* semaphore, uint64_t value) {
+  std::lock_guard<std::mutex> lock(semaphore->mutex);
+  if (semaphore->failure != XGPU_SUCCESS || value <= semaphore->value) return;
+  semaphore->value = value;
+  semaphore->device->hsa->hsa_signal_store_screlease(semaphore->mirror, hsa_signal_value_t(value));
+}
+
+void semaphore_fail(Semaphore* semaphore, XgpuResult status) {
+  std::lock_guard<std::mutex> lock(semaphore->mutex);
+  if (semaphore->failure != XGPU_SUCCESS) return;
+  semaphore->failure = status;
+  semaphore->device->hsa->hsa_signal_store_screlease(semaphore->mirror, kFailedMirrorValue);
+}
+
+XgpuResult semaphore_create(XgpuDevice handle, const XgpuSemaphoreCreateInfo* info,
+                            const XgpuAllocationCallbacks* allocator, XgpuSemaphore* out_semaphore) {
+  Device* device = device_from_handle(handle);
+  if (!device || !info || !out_semaphore) return XGPU_ERROR_INVALID_ARGUMENT;
+  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuCreateSemaphore: the device is lost");
+  if (info->initialValue > kMaxSemaphoreValue)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                       "xgpuCreateSemaphore: initialValue " + std::to_string(info->initialValue) +
+                           " exceeds the largest payload " + std::to_string(kMaxSemaphoreValue));
+  auto semaphore = std::make_unique<Semaphore>();
+  semaphore->device = device;
+  semaphore->value = info->initialValue;
+  std::string error;
+  XgpuResult result = device->hsa->hsa_signal_create_checked(
+      &error, hsa_signal_value_t(info->initialValue), 0u, nullptr, &semaphore->mirror);
+  if (result != XGPU_SUCCESS) return device_fail(device, result, "xgpuCreateSemaphore: " + error);
+  *out_semaphore = to_handle<XgpuSemaphore>(semaphore.release());
+  return XGPU_SUCCESS;
+}
+
+void semaphore_destroy(XgpuDevice handle, XgpuSemaphore semaphore_handle,
+                       const XgpuAllocationCallbacks* allocator) {
+  auto* semaphore = from_handle<Semaphore>(semaphore_handle);
+  if (!semaphore) return;
+  semaphore->device->hsa->hsa_signal_destroy(semaphore->mirror);
+  delete semaphore;
+}
+
+XgpuResult semaphore_signal(XgpuDevice handle, const XgpuSemaphoreSignalInfo* info) {
+  Device* device = device_from_handle(handle);
+  if (!device || !info || !info->semaphore) return XGPU_ERROR_INVALID_ARGUMENT;
+  auto* semaphore = from_handle<Semaphore>(info->semaphore);
+  if (info->value > kMaxSemaphoreValue)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                       "xgpuSignalSemaphore: value " + std::to_string(info->value) +
+                           " exceeds the largest payload " + std::to_string(kMaxSemaphoreValue));
+  {
+    std::lock_guard<std::mutex> lock(semaphore->mutex);
+    if (semaphore->failure != XGPU_SUCCESS) return semaphore->failure;
+    if (info->value <= semaphore->value)
+      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                         "xgpuSignalSemaphore: value " + std::to_string(info->value) +
+                             " is not greater than the current payload " + std::to_string(semaphore->value));
+  }
+  semaphore_advance(semaphore, info->value);
+  wake_held_submissions();
+  return XGPU_SUCCESS;
+}
+
+namespace {
+
+// 1: reached, 0: not yet, <0: failed with that status.
+int64_t check(Semaphore* semaphore, uint64_t value) {
+  std::lock_guard<std::mutex> lock(semaphore->mutex);
+  if (semaphore->failure != XGPU_SUCCESS) return semaphore->failure;
+  return semaphore->value >= value ? 1 : 0;
+}
+
+hsa_signal_value_t mirror_target(uint64_t value) {
+  return hsa_signal_value_t(std::min<uint64_t>(value, uint64_t(kFailedMirrorValue)));
+}
+
+}  // namespace
+
+XgpuResult semaphore_wait(XgpuDevice handle, const XgpuSemaphoreWaitInfo* info, uint64_t timeout_ns) {
+  Device* device = device_from_handle(handle);
+  if (!device || !info) return XGPU_ERROR_INVALID_ARGUMENT;
+  if (info->semaphoreCount == 0) return XGPU_SUCCESS;
+  const HsaApi& hsa = *device->hsa;
+  const uint64_t start = monotonic_ns();
+  const uint64_t deadline = timeout_ns == XGPU_INFINITE_TIMEOUT || timeout_ns > UINT64_MAX - start
+                                ? UINT64_MAX
+                                : start + timeout_ns;
+  auto remaining_ticks = [&]() -> uint64_t {
+    if (deadline == UINT64_MAX) return UINT64_MAX;
+    const uint64_t now = monotonic_ns();
+    return now >= deadline ? 0 : device->runtime->ns_to_ticks(deadline - now);
+  };
+  const uint32_t count = info->semaphoreCount;
+  auto semaphore_at = [&](uint32_t i) { return from_handle<Semaphore>(info->pSemaphores[i]); };
+
+  if (info->flags & XGPU_SEMAPHORE_WAIT_ANY_BIT) {
+    std::vector<hsa_signal_t> signals(count);
+    std::vector<hsa_signal_condition_t> conditions(count, HSA_SIGNAL_CONDITION_GTE);
+    std::vector<hsa_signal_value_t> values(count);
+    for (uint32_t i = 0; i < count; ++i) {
+      signals[i] = semaphore_at(i)->mirror;
+      values[i] = mirror_target(info->pValues[i]);
+    }
+    for (;;) {
+      for (uint32_t i = 0; i < count; ++i) {
+        int64_t state = check(semaphore_at(i), info->pValues[i]);
+        if (state < 0) return XgpuResult(state);
+        if (state == 1) return XGPU_SUCCESS;
+      }
+      if (device->lost) return XGPU_ERROR_DEVICE_LOST;
+      const uint64_t ticks = remaining_ticks();
+      if (ticks == 0) return XGPU_TIMEOUT;
+      if (hsa.hsa_amd_signal_wait_any) {
+        hsa_signal_value_t observed = 0;
+        hsa.hsa_amd_signal_wait_any(count, signals.data(), conditions.data(), values.data(), ticks,
+                                    HSA_WAIT_STATE_BLOCKED, &observed);
+      } else {
+        // No wait-any in this runtime: wait on the first in short slices.
+        hsa.hsa_signal_wait_scacquire(signals[0], HSA_SIGNAL_CONDITION_GTE, values[0],
+                                      std::min<uint64_t>(ticks, device->runtime->ns_to_ticks(1'000'000)),
+                                      HSA_WAIT_STATE_BLOCKED);
+      }
+    }
+  }
+
+  for (uint32_t i = 0; i < count; ++i) {
+    Semaphore* semaphore = semaphore_at(i);
+    for (;;) {
+      int64_t state = check(semaphore, info->pValues[i]);
+      if (state < 0) return XgpuResult(state);
+      if (state == 1) break;
+      if (device->lost) return XGPU_ERROR_DEVICE_LOST;
+      const uint64_t ticks = remaining_ticks();
+      if (ticks == 0) return XGPU_TIMEOUT;
+      hsa.hsa_signal_wait_scacquire(semaphore->mirror, HSA_SIGNAL_CONDITION_GTE,
+                                    mirror_target(info->pValues[i]), ticks, HSA_WAIT_STATE_BLOCKED);
+    }
+  }
+  return XGPU_SUCCESS;
+}
+
+XgpuResult semaphore_get_value(XgpuDevice handle, XgpuSemaphore semaphore_handle, uint64_t* out_value) {
+  auto* semaphore = from_handle<Semaphore>(semaphore_handle);
+  if (!semaphore || !out_value) return XGPU_ERROR_INVALID_ARGUMENT;
+  std::lock_guard<std::mutex> lock(semaphore->mutex);
+  *out_value = semaphore->value;
+  return semaphore->failure;
+}
+
+XgpuResult semaphore_fail_entry(XgpuDevice handle, XgpuSemaphore semaphore_handle, XgpuResult status) {
+  Device* device = device_from_handle(handle);
+  auto* semaphore = from_handle<Semaphore>(semaphore_handle);
+  if (!device || !semaphore) return XGPU_ERROR_INVALID_ARGUMENT;
+  if (status >= 0)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                       "xgpuFailSemaphore: status " + std::to_string(int(status)) + " is not an error (must be negative)");
+  semaphore_fail(semaphore, status);
+  wake_held_submissions();
+  return XGPU_SUCCESS;
+}
+
+}  // namespace xgpu::amdgpu

@@ -1,0 +1,54 @@
+// Timeline semaphores: a 64-bit monotonic payload, mirrored in an HSA signal
+// so host waits are HSA GTE waits; a failure status that wakes and fails
+// every waiter; the issued submissions that will signal each value (so a
+// waiter on another queue of the same device can wait for them on the
+// device instead of on the host).
+//
+// Thread-safety: thread-safe; every mutable field is guarded by `mutex`.
+// Lock order: Queue::mutex before Semaphore::mutex; the queue registry
+// (queue.cpp) before both.
+#pragma once
+
+#include <hsa/hsa.h>
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+
+#include "xgpu/xgpu.h"
+
+namespace xgpu::amdgpu {
+
+struct Device;
+struct Submission;
+
+// Value stored in the mirror signal of a failed semaphore: above every
+// payload, so every GTE wait returns and then sees the failure.
+inline constexpr int64_t kFailedMirrorValue = INT64_MAX;
+// Largest payload a semaphore can carry (the mirror is a signed 64-bit HSA signal).
+inline constexpr uint64_t kMaxSemaphoreValue = uint64_t(INT64_MAX) - 1;
+
+struct Semaphore {
+  Device* device = nullptr;                      // creating device (its HSA table)
+  hsa_signal_t mirror{0};                        // HSA signal holding the payload
+  std::mutex mutex;                              // guards the fields below
+  uint64_t value = 0;                            // current payload
+  XgpuResult failure = XGPU_SUCCESS;             // negative once failed
+  std::multimap<uint64_t, Submission*> pending_signals;  // issued, incomplete signallers by value
+};
+
+// Raises the payload to `value` (no-op when lower or failed). Does not wake
+// held submissions (call wake_held_submissions afterwards).
+void semaphore_advance(Semaphore* semaphore, uint64_t value);
+// Fails the semaphore (first failure wins). Does not wake held submissions.
+void semaphore_fail(Semaphore* semaphore, XgpuResult status);
+
+XgpuResult semaphore_create(XgpuDevice device, const XgpuSemaphoreCreateInfo* info,
+                            const XgpuAllocationCallbacks* allocator, XgpuSemaphore* out_semaphore);
+void semaphore_destroy(XgpuDevice device, XgpuSemaphore semaphore, const XgpuAllocationCallbacks* allocator);
+XgpuResult semaphore_signal(XgpuDevice device, const XgpuSemaphoreSignalInfo* info);
+XgpuResult semaphore_wait(XgpuDevice device, const XgpuSemaphoreWaitInfo* info, uint64_t timeout_ns);
+XgpuResult semaphore_get_value(XgpuDevice device, XgpuSemaphore semaphore, uint64_t* out_value);
+XgpuResult semaphore_fail_entry(XgpuDevice device, XgpuSemaphore semaphore, XgpuResult status);
+
+}  // namespace xgpu::amdgpu
