@@ -29,6 +29,17 @@ inline constexpr hsa_status_t kStatusInvalidMemoryPool =
 // Frequency of HSA_SYSTEM_INFO_TIMESTAMP: CLOCK_MONOTONIC nanoseconds.
 inline constexpr uint64_t kTimestampFrequencyHz = 1000000000ull;
 
+// The bits of an HSA enum argument without loading it as the enum type:
+// callers routinely pass values outside the C enum's range (AMD attributes
+// cast to hsa_agent_info_t, garbage), which UBSan rightly flags on a load.
+template <typename Enum>
+inline uint32_t enum_bits(const Enum& value) {
+  static_assert(sizeof(Enum) == sizeof(uint32_t), "HSA enums are 32-bit");
+  uint32_t bits;
+  __builtin_memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
 // Nanoseconds of CLOCK_MONOTONIC; the unit of HSA timestamps and timeouts.
 inline uint64_t now_ns() {
   timespec ts;

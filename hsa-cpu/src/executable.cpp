@@ -456,10 +456,9 @@ namespace {
 hsa_status_t create_executable(hsa_profile_t profile, hsa_default_float_rounding_mode_t rounding,
                                hsa_executable_state_t state, hsa_executable_t* executable) {
   if (executable == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  if (profile != HSA_PROFILE_BASE && profile != HSA_PROFILE_FULL) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  if (rounding > HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  if (state != HSA_EXECUTABLE_STATE_FROZEN && state != HSA_EXECUTABLE_STATE_UNFROZEN)
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (enum_bits(profile) > HSA_PROFILE_FULL) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (enum_bits(rounding) > HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (enum_bits(state) > HSA_EXECUTABLE_STATE_UNFROZEN) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   auto* exec = new (std::nothrow) Executable();
   if (exec == nullptr) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   exec->profile = profile;
@@ -525,6 +524,9 @@ HSA_CPU_EXPORT hsa_status_t hsa_executable_load_agent_code_object(
   std::vector<std::unique_ptr<Symbol>> symbols;
   for (const DynamicSymbol& ds : inspection.symbols) {
     if (!ds.is_object || ds.name == XGPU_HOST_CODE_OBJECT_SYMBOL) continue;
+    // Names starting with "__" belong to the implementation (e.g. the
+    // sanitizers' "__odr_asan_gen_K.kd" indicators), not to the program.
+    if (ds.name.compare(0, 2, "__") == 0) continue;
     void* address = dlsym(object->handle, ds.name.c_str());
     if (address == nullptr) continue;
     auto symbol = std::make_unique<Symbol>();
@@ -592,7 +594,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_executable_get_info(hsa_executable_t executable,
   Executable* exec = lookup_executable(executable);
   if (exec == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
   if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  switch (attribute) {
+  switch (enum_bits(attribute)) {
     case HSA_EXECUTABLE_INFO_PROFILE: *static_cast<hsa_profile_t*>(value) = exec->profile; break;
     case HSA_EXECUTABLE_INFO_STATE: *static_cast<hsa_executable_state_t*>(value) = exec->state; break;
     case HSA_EXECUTABLE_INFO_DEFAULT_FLOAT_ROUNDING_MODE:
@@ -668,7 +670,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_executable_symbol_get_info(hsa_executable_symbol
   if (s == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE_SYMBOL;
   if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   const xgpu_host_kernel_descriptor_t* kd = s->kernel;
-  switch (attribute) {
+  switch (enum_bits(attribute)) {
     case HSA_EXECUTABLE_SYMBOL_INFO_TYPE:
       *static_cast<hsa_symbol_kind_t*>(value) = s->is_kernel ? HSA_SYMBOL_KIND_KERNEL : HSA_SYMBOL_KIND_VARIABLE;
       return HSA_STATUS_SUCCESS;
@@ -695,7 +697,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_executable_symbol_get_info(hsa_executable_symbol
     default: break;
   }
   if (!s->is_kernel) {
-    switch (attribute) {
+    switch (enum_bits(attribute)) {
       case HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ADDRESS:
         *static_cast<uint64_t*>(value) = reinterpret_cast<uint64_t>(s->address);
         return HSA_STATUS_SUCCESS;
@@ -722,7 +724,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_executable_symbol_get_info(hsa_executable_symbol
         return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     }
   }
-  switch (attribute) {
+  switch (enum_bits(attribute)) {
     case HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT:
       *static_cast<uint64_t*>(value) = reinterpret_cast<uint64_t>(kd);
       return HSA_STATUS_SUCCESS;

@@ -187,7 +187,7 @@ void continue_copy(std::shared_ptr<PendingCopy> copy, size_t index) {
 
 Pool* lookup_region(hsa_region_t region) { return runtime()->pool(region.handle); }
 
-hsa_status_t pool_info(const Pool* pool, hsa_amd_memory_pool_info_t attribute, void* value) {
+hsa_status_t pool_info(const Pool* pool, uint32_t attribute, void* value) {
   switch (attribute) {
     case HSA_AMD_MEMORY_POOL_INFO_SEGMENT: *static_cast<hsa_amd_segment_t*>(value) = pool->segment; break;
     case HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS:
@@ -262,7 +262,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t m
   const Pool* pool = runtime()->pool(memory_pool.handle);
   if (pool == nullptr) return kStatusInvalidMemoryPool;
   if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  return pool_info(pool, attribute, value);
+  return pool_info(pool, enum_bits(attribute), value);
 }
 
 HSA_CPU_EXPORT hsa_status_t hsa_amd_agent_memory_pool_get_info(
@@ -273,7 +273,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_agent_memory_pool_get_info(
   if (rt->agent(agent) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
   if (rt->pool(memory_pool.handle) == nullptr) return kStatusInvalidMemoryPool;
   if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  switch (attribute) {
+  switch (enum_bits(attribute)) {
     case HSA_AMD_AGENT_MEMORY_POOL_INFO_ACCESS:
       *static_cast<hsa_amd_memory_pool_access_t*>(value) = HSA_AMD_MEMORY_POOL_ACCESS_ALLOWED_BY_DEFAULT;
       return HSA_STATUS_SUCCESS;
@@ -293,7 +293,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_region_get_info(hsa_region_t region, hsa_region_
   const Pool* pool = lookup_region(region);
   if (pool == nullptr) return HSA_STATUS_ERROR_INVALID_REGION;
   if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  switch (static_cast<uint32_t>(attribute)) {
+  switch (enum_bits(attribute)) {
     case HSA_REGION_INFO_SEGMENT:
       *static_cast<hsa_region_segment_t*>(value) =
           pool->segment == HSA_AMD_SEGMENT_GROUP ? HSA_REGION_SEGMENT_GROUP : HSA_REGION_SEGMENT_GLOBAL;
@@ -365,7 +365,8 @@ HSA_CPU_EXPORT hsa_status_t hsa_memory_assign_agent(void* ptr, hsa_agent_t agent
                                                     hsa_access_permission_t access) {
   HSA_CPU_REQUIRE_INIT();
   if (runtime()->agent(agent) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  if (ptr == nullptr || access < HSA_ACCESS_PERMISSION_RO || access > HSA_ACCESS_PERMISSION_RW)
+  if (ptr == nullptr || enum_bits(access) < HSA_ACCESS_PERMISSION_RO ||
+      enum_bits(access) > HSA_ACCESS_PERMISSION_RW)
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   return HSA_STATUS_SUCCESS;
 }
@@ -626,7 +627,8 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_coherency_set_type(hsa_agent_t agent,
                                                        hsa_amd_coherency_type_t type) {
   HSA_CPU_REQUIRE_INIT();
   if (runtime()->agent(agent) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  if (type != HSA_AMD_COHERENCY_TYPE_COHERENT && type != HSA_AMD_COHERENCY_TYPE_NONCOHERENT)
+  if (enum_bits(type) != HSA_AMD_COHERENCY_TYPE_COHERENT &&
+      enum_bits(type) != HSA_AMD_COHERENCY_TYPE_NONCOHERENT)
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   return HSA_STATUS_SUCCESS;  // host memory is always coherent
 }

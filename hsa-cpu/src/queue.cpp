@@ -665,6 +665,6 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_queue_set_priority(hsa_queue_t* queue,
                                                        hsa_amd_queue_priority_t priority) {
   HSA_CPU_REQUIRE_INIT();
   if (lookup_queue(queue) == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
-  if (priority > HSA_AMD_QUEUE_PRIORITY_HIGH) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (enum_bits(priority) > HSA_AMD_QUEUE_PRIORITY_HIGH) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   return HSA_STATUS_SUCCESS;  // all queues share the workers equally
 }

@@ -251,7 +251,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_shut_down() {
 HSA_CPU_EXPORT hsa_status_t hsa_status_string(hsa_status_t status, const char** status_string) {
   if (status_string == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   const char* s = nullptr;
-  switch (static_cast<uint32_t>(status)) {
+  switch (enum_bits(status)) {
     case HSA_STATUS_SUCCESS: s = "HSA_STATUS_SUCCESS: the function succeeded."; break;
     case HSA_STATUS_INFO_BREAK: s = "HSA_STATUS_INFO_BREAK: a callback stopped the iteration."; break;
     case HSA_STATUS_ERROR: s = "HSA_STATUS_ERROR: a generic error occurred."; break;
@@ -304,7 +304,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_status_string(hsa_status_t status, const char** 
 HSA_CPU_EXPORT hsa_status_t hsa_system_get_info(hsa_system_info_t attribute, void* value) {
   HSA_CPU_REQUIRE_INIT();
   if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  switch (static_cast<uint32_t>(attribute)) {
+  switch (enum_bits(attribute)) {
     case HSA_SYSTEM_INFO_VERSION_MAJOR: *static_cast<uint16_t*>(value) = kHsaVersionMajor; break;
     case HSA_SYSTEM_INFO_VERSION_MINOR: *static_cast<uint16_t*>(value) = kHsaVersionMinor; break;
     case HSA_SYSTEM_INFO_TIMESTAMP: *static_cast<uint64_t*>(value) = now_ns(); break;
@@ -432,7 +432,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info
   if (a == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
   if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   const Isa* best = a->isas[0];
-  switch (static_cast<uint32_t>(attribute)) {
+  switch (enum_bits(attribute)) {
     case HSA_AGENT_INFO_NAME: copy_name(value, a->name, kAgentNameBytes); break;
     case HSA_AGENT_INFO_VENDOR_NAME: copy_name(value, a->vendor_name, kAgentNameBytes); break;
     case HSA_AGENT_INFO_FEATURE: *static_cast<hsa_agent_feature_t*>(value) = HSA_AGENT_FEATURE_KERNEL_DISPATCH; break;
@@ -498,7 +498,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_agent_get_exception_policies(hsa_agent_t agent, 
                                                              uint16_t* mask) {
   HSA_CPU_REQUIRE_INIT();
   if (runtime()->agent(agent) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  if (mask == nullptr || (profile != HSA_PROFILE_BASE && profile != HSA_PROFILE_FULL))
+  if (mask == nullptr || enum_bits(profile) > HSA_PROFILE_FULL)
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   *mask = 0;
   return HSA_STATUS_SUCCESS;
@@ -529,7 +529,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_cache_get_info(hsa_cache_t cache, hsa_cache_info
       if (cache.handle == reinterpret_cast<uintptr_t>(&candidate)) c = &candidate;
   if (c == nullptr) return HSA_STATUS_ERROR_INVALID_CACHE;
   if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  switch (attribute) {
+  switch (enum_bits(attribute)) {
     case HSA_CACHE_INFO_NAME_LENGTH: *static_cast<uint32_t*>(value) = uint32_t(strlen(c->name)); break;
     case HSA_CACHE_INFO_NAME: memcpy(value, c->name, strlen(c->name) + 1); break;
     case HSA_CACHE_INFO_LEVEL: *static_cast<uint8_t*>(value) = c->level; break;
@@ -571,7 +571,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_agent_iterate_isas(hsa_agent_t agent,
 
 namespace {
 
-hsa_status_t isa_info(const Isa* isa, hsa_isa_info_t attribute, uint32_t index, void* value) {
+hsa_status_t isa_info(const Isa* isa, uint32_t attribute, uint32_t index, void* value) {
   const uint32_t wavefront = isa->wavefront_size;
   switch (attribute) {
     case HSA_ISA_INFO_NAME_LENGTH: *static_cast<uint32_t*>(value) = uint32_t(strlen(isa->name) + 1); break;
@@ -630,7 +630,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_isa_get_info(hsa_isa_t isa, hsa_isa_info_t attri
   const Isa* i = isa_from_handle(isa);
   if (i == nullptr) return HSA_STATUS_ERROR_INVALID_ISA;
   if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  return isa_info(i, attribute, index, value);
+  return isa_info(i, enum_bits(attribute), index, value);
 }
 
 HSA_CPU_EXPORT hsa_status_t hsa_isa_get_info_alt(hsa_isa_t isa, hsa_isa_info_t attribute, void* value) {
@@ -638,14 +638,14 @@ HSA_CPU_EXPORT hsa_status_t hsa_isa_get_info_alt(hsa_isa_t isa, hsa_isa_info_t a
   const Isa* i = isa_from_handle(isa);
   if (i == nullptr) return HSA_STATUS_ERROR_INVALID_ISA;
   if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  return isa_info(i, attribute, 0, value);
+  return isa_info(i, enum_bits(attribute), 0, value);
 }
 
 HSA_CPU_EXPORT hsa_status_t hsa_isa_get_exception_policies(hsa_isa_t isa, hsa_profile_t profile,
                                                            uint16_t* mask) {
   HSA_CPU_REQUIRE_INIT();
   if (isa_from_handle(isa) == nullptr) return HSA_STATUS_ERROR_INVALID_ISA;
-  if (mask == nullptr || (profile != HSA_PROFILE_BASE && profile != HSA_PROFILE_FULL))
+  if (mask == nullptr || enum_bits(profile) > HSA_PROFILE_FULL)
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   *mask = 0;
   return HSA_STATUS_SUCCESS;
@@ -688,7 +688,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_wavefront_get_info(hsa_wavefront_t wavefront, hs
   for (const Wavefront& candidate : kWavefronts)
     if (wavefront.handle == reinterpret_cast<uintptr_t>(&candidate)) w = &candidate;
   if (w == nullptr) return HSA_STATUS_ERROR_INVALID_WAVEFRONT;
-  if (value == nullptr || attribute != HSA_WAVEFRONT_INFO_SIZE) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (value == nullptr || enum_bits(attribute) != HSA_WAVEFRONT_INFO_SIZE) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   *static_cast<uint32_t*>(value) = w->size;
   return HSA_STATUS_SUCCESS;
 }

@@ -409,7 +409,7 @@ hsa_signal_value_t signal_wait(hsa_signal_t signal, hsa_signal_condition_t condi
                                hsa_wait_state_t wait_state_hint, int order) {
   Signal* sig = to_signal(signal);
   if (sig == nullptr) return 0;
-  if (!valid_condition(condition)) return sig->load_acquire();
+  if (!valid_condition(enum_bits(condition))) return sig->load_acquire();
   int64_t observed = 0;
   auto ready = [&] {
     observed = __atomic_load_n(sig->value_ptr(),
@@ -418,7 +418,7 @@ hsa_signal_value_t signal_wait(hsa_signal_t signal, hsa_signal_condition_t condi
   };
   Signal* const signals[1] = {sig};
   const WaitFilter filters[1] = {WaitFilter{false, condition, compare_value}};
-  wait_until(signals, 1, filters, deadline_after(timeout_hint), wait_state_hint, ready);
+  wait_until(signals, 1, filters, deadline_after(timeout_hint), sanitize_hint(wait_state_hint), ready);
   return observed;
 }
 
@@ -486,9 +486,9 @@ HSA_CPU_EXPORT uint32_t hsa_amd_signal_wait_any(uint32_t signal_count, hsa_signa
       values == nullptr)
     return UINT32_MAX;
   for (uint32_t i = 0; i < signal_count; ++i)
-    if (!valid_condition(conds[i])) return UINT32_MAX;
-  return wait_any(signal_count, signals, conds, values, deadline_after(timeout_hint), wait_hint,
-                  satisfying_value);
+    if (!valid_condition(enum_bits(conds[i]))) return UINT32_MAX;
+  return wait_any(signal_count, signals, conds, values, deadline_after(timeout_hint),
+                  sanitize_hint(wait_hint), satisfying_value);
 }
 
 HSA_CPU_EXPORT hsa_status_t hsa_signal_group_create(uint32_t num_signals,
@@ -548,12 +548,12 @@ hsa_status_t group_wait_any(hsa_signal_group_t signal_group,
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   const uint32_t count = uint32_t(group->signals.size());
   for (uint32_t i = 0; i < count; ++i)
-    if (!valid_condition(conditions[i])) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    if (!valid_condition(enum_bits(conditions[i]))) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   std::vector<hsa_signal_t> handles(count);
   for (uint32_t i = 0; i < count; ++i) handles[i] = to_handle(group->signals[i]);
   int64_t observed = 0;
   const uint32_t index = wait_any(count, handles.data(), conditions, compare_values, UINT64_MAX,
-                                  wait_state_hint, &observed);
+                                  sanitize_hint(wait_state_hint), &observed);
   if (index == UINT32_MAX) return HSA_STATUS_ERROR;
   *signal = handles[index];
   *value = observed;
@@ -582,8 +582,8 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_signal_async_handler(hsa_signal_t signal,
                                                          void* arg) {
   HSA_CPU_REQUIRE_INIT();
   Signal* sig = to_signal(signal);
-  if (sig == nullptr || handler == nullptr || !valid_condition(cond)) {
-    log("hsa_amd_signal_async_handler: null signal/handler or invalid condition %d", int(cond));
+  if (sig == nullptr || handler == nullptr || !valid_condition(enum_bits(cond))) {
+    log("hsa_amd_signal_async_handler: null signal/handler or invalid condition %u", enum_bits(cond));
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }
   async_handler_thread()->add(sig, cond, value,

@@ -117,6 +117,10 @@ inline bool condition_met(hsa_signal_condition_t condition, int64_t value,
 inline bool valid_condition(uint32_t condition) {
   return condition <= HSA_SIGNAL_CONDITION_GTE;
 }
+// An unknown wait-state hint is treated as BLOCKED.
+inline hsa_wait_state_t sanitize_hint(const hsa_wait_state_t& hint) {
+  return enum_bits(hint) == HSA_WAIT_STATE_ACTIVE ? HSA_WAIT_STATE_ACTIVE : HSA_WAIT_STATE_BLOCKED;
+}
 
 // Nanoseconds a waiter polls before sleeping, per wait-state hint. A futex
 // round trip costs several microseconds (more in a VM); a short poll keeps
