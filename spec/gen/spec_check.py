@@ -76,7 +76,7 @@ class Implicit:
 
     def add(self, rule: str, text: str, check: dict) -> None:
         vuid = f"XGPU-VUID-{self.cmd.name}-{rule}"
-        self.rules.append((vuid, text, dict(check, kind="implicit")))
+        self.rules.append((vuid, text, check))
 
     def parent_text(self, handle: registry.Handle) -> str | None:
         """Who must have created a handle of this type, or None."""
@@ -289,19 +289,89 @@ def regenerate_md(text: str, reg: registry.Registry, implicits: dict[str, Implic
     return GEN_RE.sub(repl, text)
 
 
-def regenerate_json(old: dict, implicits: dict[str, Implicit], reg: registry.Registry) -> dict:
-    """Explicit entries are kept as written; implicit ones are replaced, in command order."""
+DRIVER_MARK = re.compile(r"\s*\*Drivers check this rule\b[^*]*\*\s*(\([^)]*\))?")
+
+
+def explicit_rules(md: str, implicits: dict[str, Implicit]) -> list[tuple[str, str, bool]]:
+    """(vuid, plain description, drivers check it) of each hand-written rule of api.md."""
+    implicit_ids = {v for imp in implicits.values() for v, _, _ in imp.rules}
+    out = []
+    for line in md.splitlines():
+        b = BULLET_RE.match(line)
+        if not b or b.group(1) in implicit_ids:
+            continue
+        text = b.group(2)
+        driver = bool(DRIVER_MARK.search(text))
+        text = DRIVER_MARK.sub(" ", text)
+        text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # links -> their text
+        text = text.replace("`", "").replace("*", "").strip()
+        out.append((b.group(1), text, driver))
+    return out
+
+
+# Defaults for a new hand-written rule, from the last word of its rule name.
+# They are only a starting point: vuids.json is reviewed by hand and keeps
+# whatever check/error/when it says.
+_STATE_WORDS = {"recording", "pending", "state", "oneShot", "mapped", "committed", "inUse", "allocations",
+                "children", "idle", "devices", "messengers", "labels", "open", "queueAllocated", "ordered",
+                "created", "pipeline", "bindings", "constants", "written", "barrier", "queueFamily"}
+
+
+def seed_explicit(vuid: str) -> dict:
+    words = vuid.split("-")
+    last = words[-1]
+    is_cmd = words[2].startswith("xgpuCmd")
+    uses_ref = is_cmd and any(w in ("pDst", "pSrc", "pCounts", "pBuffers", "pBufferBarriers", "static", "dynamic",
+                                    "overlap") for w in words[3:])
+    if last in _STATE_WORDS:
+        check, error = "state", "XGPU_ERROR_INVALID_USAGE"
+    elif last == "usage" and ("Buffer" in vuid or is_cmd or "pBindings" in vuid) and "Alloca-usage" not in vuid \
+            and "pCreateInfo-usage" not in vuid:
+        check, error = "buffer_usage", "XGPU_ERROR_INVALID_USAGE"
+    elif last == "flags" and "queue" in words:
+        check, error = "queue_capability", "XGPU_ERROR_INVALID_USAGE"
+    elif last in ("range", "srcRange", "dstRange", "refRange"):
+        check, error = "range", "XGPU_ERROR_INVALID_ARGUMENT"
+    elif last == "offset" and (is_cmd or "pBindings" in vuid):
+        check, error = "alignment", "XGPU_ERROR_INVALID_ARGUMENT"
+    elif last == "compatible":
+        check, error = "allocator", "XGPU_ERROR_INVALID_ARGUMENT"
+    elif last == "device":
+        check, error = "parent", "XGPU_ERROR_INVALID_ARGUMENT"
+    elif last == "unique":
+        check, error = "unique", "XGPU_ERROR_INVALID_ARGUMENT"
+    elif last == "bindingSlot":
+        check, error = "buffer_ref", "XGPU_ERROR_INVALID_ARGUMENT"
+    elif last == "overlap":
+        check, error = "overlap", "XGPU_ERROR_INVALID_ARGUMENT"
+    else:
+        check, error = "value", "XGPU_ERROR_INVALID_ARGUMENT"
+    when = "call_or_submit" if uses_ref and last != "bindingSlot" else "call"
+    return {"check": check, "error": error, "when": when}
+
+
+def regenerate_json(old: dict, implicits: dict[str, Implicit], reg: registry.Registry, md: str) -> dict:
+    """Implicit entries from the registry; explicit ones from api.md's bullets, keeping the
+    hand-reviewed check/error/when of entries that exist already. Command order."""
     order = {c.name: i for i, c in enumerate(reg.commands)}
-    explicit = [v for v in old.get("vuids", []) if v.get("kind") != "implicit"]
+    known = {v.get("id"): v for v in old.get("vuids", []) if isinstance(v, dict) and v.get("kind") == "explicit"}
+    explicit = []
+    for vuid, text, driver in explicit_rules(md, implicits):
+        func = vuid[len("XGPU-VUID-"):].split("-", 1)[0]
+        prev = known.get(vuid) or seed_explicit(vuid)
+        explicit.append({"id": vuid, "function": func, "kind": "explicit", "check": prev.get("check"),
+                         "error": prev.get("error"), "when": prev.get("when"), "driver": driver,
+                         "description": text})
     implicit = []
     for name, imp in implicits.items():
-        for vuid, text, check in imp.rules:
-            entry = {"id": vuid, "function": name}
-            entry.update(check)
-            implicit.append(entry)
+        for vuid, _, check in imp.rules:
+            implicit.append(dict({"id": vuid, "function": name, "kind": "implicit"}, **check))
     everything = explicit + implicit
-    everything.sort(key=lambda v: (order.get(v.get("function"), 1 << 30), v.get("kind") == "implicit"))
+    everything.sort(key=lambda v: (order.get(v["function"], 1 << 30), v["kind"] == "implicit"))
     out = {k: v for k, v in old.items() if k != "vuids"}
+    out.setdefault("comment", "Generated and checked by spec/gen/spec_check.py from spec/api.md and the registry. "
+                   "Explicit entries: check, error and when are reviewed by hand; description and driver "
+                   "follow api.md. Implicit entries follow the registry.")
     out["vuids"] = everything
     return out
 
@@ -379,8 +449,9 @@ def check(reg: registry.Registry, md: str, vj: dict, implicits: dict[str, Implic
     for v in sorted({v for v in md_vuids if md_vuids.count(v) > 1}):
         errors.append(f"api.md: {v} is defined {md_vuids.count(v)} times")
     for lineno, line in enumerate(md.splitlines(), 1):
-        for ref in VUID_RE.findall(line):
-            if not BULLET_RE.match(line) and ref not in md_set:
+        b = BULLET_RE.match(line)
+        for ref in VUID_RE.findall(b.group(2) if b else line):
+            if ref not in md_set:
                 errors.append(f"api.md:{lineno}: reference to undefined {ref}")
 
     # 5. vuids.json: well formed, unique, same set as api.md, functions match.
@@ -404,6 +475,11 @@ def check(reg: registry.Registry, md: str, vj: dict, implicits: dict[str, Implic
             for key in ("check", "description", "error", "when"):
                 if not e.get(key):
                     errors.append(f"vuids.json: {vid} lacks '{key}'")
+            if e.get("error") not in ("XGPU_ERROR_INVALID_ARGUMENT", "XGPU_ERROR_INVALID_USAGE"):
+                errors.append(f"vuids.json: {vid} has error {e.get('error')!r}, expected "
+                              "XGPU_ERROR_INVALID_ARGUMENT or XGPU_ERROR_INVALID_USAGE")
+            if e.get("when") not in ("call", "call_or_submit"):
+                errors.append(f"vuids.json: {vid} has when {e.get('when')!r}, expected 'call' or 'call_or_submit'")
     for v in sorted({v for v in json_ids if json_ids.count(v) > 1}):
         errors.append(f"vuids.json: {v} appears {json_ids.count(v)} times")
     json_set = set(json_ids)
@@ -411,11 +487,16 @@ def check(reg: registry.Registry, md: str, vj: dict, implicits: dict[str, Implic
         errors.append(f"vuids.json: {v} (defined in api.md) is missing")
     for v in sorted(json_set - md_set):
         errors.append(f"api.md: {v} (listed in vuids.json) is not defined")
-    expected = regenerate_json(vj, implicits, reg)
-    imp_now = [e for e in entries if isinstance(e, dict) and e.get("kind") == "implicit"]
-    imp_exp = [e for e in expected["vuids"] if e.get("kind") == "implicit"]
-    if sorted(map(json.dumps, imp_now)) != sorted(map(json.dumps, imp_exp)):
-        errors.append("vuids.json: implicit entries differ from the registry (run spec/gen/spec_check.py --write)")
+    expected = regenerate_json(vj, implicits, reg, md)
+    if not errors and expected != vj:
+        exp = {e["id"]: e for e in expected["vuids"]}
+        for e in entries:
+            if isinstance(e, dict) and e.get("id") in exp and exp[e["id"]] != e:
+                errors.append(f"vuids.json: {e['id']} differs from what api.md and the registry give: "
+                              f"{json.dumps(e)} != {json.dumps(exp[e['id']])}")
+        if not errors:
+            errors.append("vuids.json: entries are out of order or the header differs "
+                          "(run spec/gen/spec_check.py --write)")
     return errors
 
 
@@ -454,7 +535,7 @@ def main() -> int:
     if args.write:
         md = regenerate_md(md, reg, implicits)
         args.api.write_text(md)
-        vj = regenerate_json(vj, implicits, reg)
+        vj = regenerate_json(vj, implicits, reg, md)
         args.vuids.write_text(dump_json(vj))
 
     errors = check(reg, md, vj, implicits)
