@@ -36,6 +36,8 @@ WorkerPool::WorkerPool(uint32_t worker_count) {
   }
 }
 
+// Workers finish every published job before they exit, so completion
+// signals of copies submitted just before hsa_shut_down still fire.
 WorkerPool::~WorkerPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -141,11 +143,11 @@ void WorkerPool::worker_main() {
     Job* job = nullptr;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      if (stop_) return;
       // Skip jobs whose items are all claimed; drop them from the list.
       while (head_ != nullptr &&
              head_->next_item_.load(std::memory_order_relaxed) >= head_->item_count_)
         unlist(head_);
+      if (stop_ && head_ == nullptr) return;  // published work still completes
       if (head_ != nullptr) {
         job = head_;
         job->refs_.fetch_add(1, std::memory_order_relaxed);
