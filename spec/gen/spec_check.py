@@ -5,6 +5,10 @@
     python3 spec/gen/spec_check.py          check; exit 1 with a message per problem
     python3 spec/gen/spec_check.py --write  regenerate the derived parts, then check
 
+A new command needs a `### <name>` section in api.md holding the two empty
+markers `<!-- gen:prototype <name> -->` / `<!-- /gen -->` and
+`<!-- gen:implicit <name> -->` / `<!-- /gen -->`; --write fills them.
+
 What is checked:
   - every command of the registry has a `### <name>` section in api.md, and
     every `### xgpu...` section names a command of the registry;
@@ -289,7 +293,8 @@ def regenerate_md(text: str, reg: registry.Registry, implicits: dict[str, Implic
     return GEN_RE.sub(repl, text)
 
 
-DRIVER_MARK = re.compile(r"\s*\*Drivers check this rule\b[^*]*\*\s*(\([^)]*\))?")
+# Ends a rule that drivers check too; whatever follows qualifies it.
+DRIVER_MARK = re.compile(r"\s*\*Drivers check this rule\b.*$")
 
 
 def explicit_rules(md: str, implicits: dict[str, Implicit]) -> list[tuple[str, str, bool]]:
