@@ -15,14 +15,14 @@ void semaphore_advance(Semaphore* semaphore, uint64_t value) {
   std::lock_guard<std::mutex> lock(semaphore->mutex);
   if (semaphore->failure != XGPU_SUCCESS || value <= semaphore->value) return;
   semaphore->value = value;
-  semaphore->device->hsa->hsa_signal_store_screlease(semaphore->mirror, hsa_signal_value_t(value));
+  semaphore->hsa->hsa_signal_store_screlease(semaphore->mirror, hsa_signal_value_t(value));
 }
 
 void semaphore_fail(Semaphore* semaphore, XgpuResult status) {
   std::lock_guard<std::mutex> lock(semaphore->mutex);
   if (semaphore->failure != XGPU_SUCCESS) return;
   semaphore->failure = status;
-  semaphore->device->hsa->hsa_signal_store_screlease(semaphore->mirror, kFailedMirrorValue);
+  semaphore->hsa->hsa_signal_store_screlease(semaphore->mirror, kFailedMirrorValue);
 }
 
 XgpuResult semaphore_create(XgpuDevice handle, const XgpuSemaphoreCreateInfo* info,
@@ -35,7 +35,7 @@ XgpuResult semaphore_create(XgpuDevice handle, const XgpuSemaphoreCreateInfo* in
                        "xgpuCreateSemaphore: initialValue " + std::to_string(info->initialValue) +
                            " exceeds the largest payload " + std::to_string(kMaxSemaphoreValue));
   auto semaphore = std::make_unique<Semaphore>();
-  semaphore->device = device;
+  semaphore->hsa = device->hsa;
   semaphore->value = info->initialValue;
   std::string error;
   XgpuResult result = device->hsa->hsa_signal_create_checked(
@@ -49,7 +49,7 @@ void semaphore_destroy(XgpuDevice handle, XgpuSemaphore semaphore_handle,
                        const XgpuAllocationCallbacks* allocator) {
   auto* semaphore = from_handle<Semaphore>(semaphore_handle);
   if (!semaphore) return;
-  semaphore->device->hsa->hsa_signal_destroy(semaphore->mirror);
+  semaphore->hsa->hsa_signal_destroy(semaphore->mirror);
   delete semaphore;
 }
 

@@ -20,6 +20,7 @@
 namespace xgpu::amdgpu {
 
 struct Device;
+struct HsaApi;
 struct Submission;
 
 // Value stored in the mirror signal of a failed semaphore: above every
@@ -29,7 +30,7 @@ inline constexpr int64_t kFailedMirrorValue = INT64_MAX;
 inline constexpr uint64_t kMaxSemaphoreValue = uint64_t(INT64_MAX) - 1;
 
 struct Semaphore {
-  Device* device = nullptr;                      // creating device (its HSA table)
+  const HsaApi* hsa = nullptr;                   // HSA table (outlives devices)
   hsa_signal_t mirror{0};                        // HSA signal holding the payload
   std::mutex mutex;                              // guards the fields below
   uint64_t value = 0;                            // current payload

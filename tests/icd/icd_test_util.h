@@ -1,0 +1,252 @@
+// Helpers of the ICD runtime tests: the xgpu entry points (through the
+// loader when it is linked, else through the driver's xgpu_icd* exports),
+// and an Env that creates an instance, devices and queues on hsa-cpu.
+//
+// Thread-safety: Env is thread-compatible; the API table is immutable after
+// the first Env is created.
+#pragma once
+
+#include <dlfcn.h>
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "xgpu/xgpu.h"
+#include "xgpu/xgpu_icd.h"
+
+namespace icdtest {
+
+constexpr uint64_t kTimeoutNs = 10'000'000'000ull;  // bound of every wait in the tests
+
+#define ICD_TEST_FUNCTIONS(X)                                                                     \
+  X(CreateInstance) X(DestroyInstance) X(EnumeratePhysicalDevices) X(GetPhysicalDeviceProperties) \
+  X(GetPhysicalDeviceMemoryProperties) X(GetPhysicalDeviceQueueFamilyProperties) X(CreateDevice)  \
+  X(CreateDebugMessenger) X(DestroyDebugMessenger) X(GetDeviceProcAddr)
+#define ICD_TEST_DEVICE_FUNCTIONS(X)                                                              \
+  X(DestroyDevice) X(GetDeviceQueue) X(DeviceWaitIdle) X(CreateBuffer) X(DestroyBuffer)           \
+  X(MapBuffer) X(UnmapBuffer) X(GetBufferDeviceAddress) X(CreateSemaphore) X(DestroySemaphore)    \
+  X(SignalSemaphore) X(WaitSemaphores) X(GetSemaphoreValue) X(FailSemaphore)                      \
+  X(CreateExecutable) X(DestroyExecutable) X(CreatePipeline) X(DestroyPipeline)                   \
+  X(CreateCommandBuffer) X(DestroyCommandBuffer) X(BeginCommandBuffer) X(EndCommandBuffer)        \
+  X(CmdBindPipeline) X(CmdPushConstants) X(CmdBindBuffers) X(CmdDispatch) X(QueueSubmit)          \
+  X(QueueFillBuffer) X(QueueCopyBuffer) X(QueueWaitIdle) X(QueueAlloca) X(QueueDealloca)          \
+  X(CreateMemoryPool) X(DestroyMemoryPool) X(GetMemoryPoolStatistics) X(TrimMemoryPool)
+
+struct Api {
+#define X(name) PFN_xgpu##name name = nullptr;
+  ICD_TEST_FUNCTIONS(X) ICD_TEST_DEVICE_FUNCTIONS(X)
+#undef X
+  PFN_xgpuGetInstanceProcAddr get_instance_proc_addr = nullptr;
+};
+
+inline Api& api() {
+  static Api table;
+  return table;
+}
+
+// Sets the environment defaults (manifest, hsa-cpu) and resolves the global
+// entry points.
+inline void init_api() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    setenv("XGPU_DRIVER_FILES", XGPU_ICD_TEST_MANIFEST, 0);
+    setenv("XGPU_HSA_LIBRARY", XGPU_ICD_TEST_HSA_LIBRARY, 0);
+#if defined(XGPU_ICD_TEST_WITH_LOADER)
+    api().get_instance_proc_addr = &xgpuGetInstanceProcAddr;
+#else
+    void* driver = dlopen(XGPU_ICD_TEST_DRIVER, RTLD_NOW | RTLD_LOCAL);
+    REQUIRE_MESSAGE(driver, dlerror());
+    auto negotiate = reinterpret_cast<PFN_xgpu_icdNegotiateLoaderICDInterfaceVersion>(
+        dlsym(driver, XGPU_ICD_NEGOTIATE_SYMBOL));
+    REQUIRE((negotiate != nullptr));
+    uint32_t version = XGPU_CURRENT_LOADER_ICD_INTERFACE_VERSION;
+    REQUIRE(negotiate(&version) == XGPU_SUCCESS);
+    api().get_instance_proc_addr =
+        reinterpret_cast<PFN_xgpuGetInstanceProcAddr>(dlsym(driver, XGPU_ICD_GET_INSTANCE_PROC_ADDR_SYMBOL));
+    REQUIRE((api().get_instance_proc_addr != nullptr));
+#endif
+    api().CreateInstance = reinterpret_cast<PFN_xgpuCreateInstance>(
+        api().get_instance_proc_addr(nullptr, "xgpuCreateInstance"));
+    REQUIRE((api().CreateInstance != nullptr));
+  });
+}
+
+inline void load_instance_functions(XgpuInstance instance) {
+#define X(name)                                                                                 \
+  api().name = reinterpret_cast<PFN_xgpu##name>(api().get_instance_proc_addr(instance, "xgpu" #name)); \
+  REQUIRE_MESSAGE((api().name != nullptr), "xgpu" #name);
+  ICD_TEST_FUNCTIONS(X)
+#undef X
+}
+
+inline void load_device_functions(XgpuDevice device) {
+#define X(name)                                                                                  \
+  api().name = reinterpret_cast<PFN_xgpu##name>(api().GetDeviceProcAddr(device, "xgpu" #name));  \
+  REQUIRE_MESSAGE((api().name != nullptr), "xgpu" #name);
+  ICD_TEST_DEVICE_FUNCTIONS(X)
+#undef X
+}
+
+// Collects debug messages of severity error/warning.
+struct MessageLog {
+  std::mutex mutex;
+  std::vector<std::string> messages;
+  static XgpuBool32 callback(XgpuDebugMessageSeverityFlagBits, XgpuDebugMessageTypeFlags,
+                             const XgpuDebugMessageData* data, void* user) {
+    auto* log = static_cast<MessageLog*>(user);
+    std::lock_guard<std::mutex> lock(log->mutex);
+    log->messages.push_back(data->pMessage ? data->pMessage : "");
+    return XGPU_FALSE;
+  }
+  bool contains(const std::string& needle) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const std::string& m : messages)
+      if (m.find(needle) != std::string::npos) return true;
+    return false;
+  }
+  std::string all() {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::string out;
+    for (const std::string& m : messages) out += m + "\n";
+    return out;
+  }
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex);
+    messages.clear();
+  }
+};
+
+// An instance with a messenger, every physical device, and `device_count`
+// devices with `queue_count` queues each.
+struct Env {
+  XgpuInstance instance = nullptr;
+  XgpuDebugMessenger messenger = nullptr;
+  MessageLog log;
+  std::vector<XgpuPhysicalDevice> physical_devices;
+  std::vector<XgpuDevice> devices;
+  std::vector<std::vector<XgpuQueue>> queues;  // per device
+
+  explicit Env(uint32_t device_count = 1, uint32_t queue_count = 2) {
+    init_api();
+    XgpuInstanceCreateInfo info{};
+    info.sType = XGPU_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+    REQUIRE(api().CreateInstance(&info, nullptr, &instance) == XGPU_SUCCESS);
+    load_instance_functions(instance);
+    XgpuDebugMessengerCreateInfo messenger_info{};
+    messenger_info.sType = XGPU_STRUCTURE_TYPE_DEBUG_MESSENGER_CREATE_INFO;
+    messenger_info.messageSeverity = XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT | XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT;
+    messenger_info.messageType = XGPU_DEBUG_MESSAGE_TYPE_GENERAL_BIT | XGPU_DEBUG_MESSAGE_TYPE_VALIDATION_BIT;
+    messenger_info.pfnUserCallback = &MessageLog::callback;
+    messenger_info.pUserData = &log;
+    REQUIRE(api().CreateDebugMessenger(instance, &messenger_info, nullptr, &messenger) == XGPU_SUCCESS);
+    uint32_t count = 0;
+    REQUIRE(api().EnumeratePhysicalDevices(instance, &count, nullptr) == XGPU_SUCCESS);
+    physical_devices.resize(count);
+    REQUIRE(api().EnumeratePhysicalDevices(instance, &count, physical_devices.data()) == XGPU_SUCCESS);
+    REQUIRE(count >= device_count);
+    for (uint32_t d = 0; d < device_count; ++d) {
+      XgpuDeviceQueueCreateInfo queue_info{};
+      queue_info.sType = XGPU_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+      queue_info.queueFamilyIndex = 0;
+      queue_info.queueCount = queue_count;
+      XgpuDeviceCreateInfo device_info{};
+      device_info.sType = XGPU_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+      device_info.queueCreateInfoCount = 1;
+      device_info.pQueueCreateInfos = &queue_info;
+      XgpuDevice device = nullptr;
+      REQUIRE(api().CreateDevice(physical_devices[d], &device_info, nullptr, &device) == XGPU_SUCCESS);
+      if (d == 0) load_device_functions(device);
+      devices.push_back(device);
+      queues.emplace_back();
+      for (uint32_t q = 0; q < queue_count; ++q) {
+        XgpuQueue queue = nullptr;
+        api().GetDeviceQueue(device, 0, q, &queue);
+        REQUIRE(queue);
+        queues.back().push_back(queue);
+      }
+    }
+  }
+  ~Env() {
+    for (XgpuDevice device : devices) api().DestroyDevice(device, nullptr);
+    if (messenger) api().DestroyDebugMessenger(instance, messenger, nullptr);
+    if (instance) api().DestroyInstance(instance, nullptr);
+  }
+  XgpuDevice device(uint32_t i = 0) const { return devices[i]; }
+  XgpuQueue queue(uint32_t q = 0, uint32_t d = 0) const { return queues[d][q]; }
+
+  // First memory type with all of `flags`, or -1.
+  int memory_type(XgpuMemoryPropertyFlags flags, uint32_t d = 0) const {
+    XgpuPhysicalDeviceMemoryProperties memory{};
+    api().GetPhysicalDeviceMemoryProperties(physical_devices[d], &memory);
+    for (uint32_t i = 0; i < memory.memoryTypeCount; ++i)
+      if ((memory.memoryTypes[i].propertyFlags & flags) == flags) return int(i);
+    return -1;
+  }
+  XgpuBuffer buffer(uint64_t size, uint32_t d = 0, XgpuMemoryPropertyFlags flags = XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+    XgpuBufferCreateInfo info{};
+    info.sType = XGPU_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+    info.size = size;
+    info.usage = XGPU_BUFFER_USAGE_STORAGE_BIT | XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT | XGPU_BUFFER_USAGE_TRANSFER_DST_BIT;
+    int type = memory_type(flags, d);
+    REQUIRE(type >= 0);
+    info.memoryTypeIndex = uint32_t(type);
+    XgpuBuffer buffer = nullptr;
+    REQUIRE(api().CreateBuffer(devices[d], &info, nullptr, &buffer) == XGPU_SUCCESS);
+    return buffer;
+  }
+  void* map(XgpuBuffer buffer, uint32_t d = 0) {
+    void* data = nullptr;
+    REQUIRE(api().MapBuffer(devices[d], buffer, 0, XGPU_WHOLE_SIZE, &data) == XGPU_SUCCESS);
+    return data;
+  }
+  XgpuSemaphore semaphore(uint64_t initial = 0, uint32_t d = 0) {
+    XgpuSemaphoreCreateInfo info{};
+    info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
+    info.initialValue = initial;
+    XgpuSemaphore semaphore = nullptr;
+    REQUIRE(api().CreateSemaphore(devices[d], &info, nullptr, &semaphore) == XGPU_SUCCESS);
+    return semaphore;
+  }
+  XgpuResult wait(XgpuSemaphore semaphore, uint64_t value, uint64_t timeout = kTimeoutNs, uint32_t d = 0) {
+    XgpuSemaphoreWaitInfo info{};
+    info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
+    info.semaphoreCount = 1;
+    info.pSemaphores = &semaphore;
+    info.pValues = &value;
+    return api().WaitSemaphores(devices[d], &info, timeout);
+  }
+  XgpuResult signal(XgpuSemaphore semaphore, uint64_t value, uint32_t d = 0) {
+    XgpuSemaphoreSignalInfo info{};
+    info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO;
+    info.semaphore = semaphore;
+    info.value = value;
+    return api().SignalSemaphore(devices[d], &info);
+  }
+  uint64_t value(XgpuSemaphore semaphore, XgpuResult* out_result = nullptr, uint32_t d = 0) {
+    uint64_t v = 0;
+    XgpuResult r = api().GetSemaphoreValue(devices[d], semaphore, &v);
+    if (out_result) *out_result = r;
+    return v;
+  }
+};
+
+// A wait/signal-only submission (null command buffer).
+inline XgpuResult submit_barrier(XgpuQueue queue, std::vector<XgpuSemaphore> wait_semaphores,
+                                 std::vector<uint64_t> wait_values, std::vector<XgpuSemaphore> signal_semaphores,
+                                 std::vector<uint64_t> signal_values, XgpuCommandBuffer command_buffer = nullptr,
+                                 const std::vector<XgpuBufferBinding>& bindings = {}) {
+  XgpuSubmitInfo submit{};
+  submit.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit.waitSemaphores = {uint32_t(wait_semaphores.size()), wait_semaphores.data(), wait_values.data()};
+  submit.signalSemaphores = {uint32_t(signal_semaphores.size()), signal_semaphores.data(), signal_values.data()};
+  submit.commandBuffer = command_buffer;
+  submit.bindingCount = uint32_t(bindings.size());
+  submit.pBindings = bindings.data();
+  return api().QueueSubmit(queue, 1, &submit);
+}
+
+}  // namespace icdtest

@@ -1,0 +1,24 @@
+/* Argument structs of the ICD runtime tests' kernels (shared by the kernel
+ * C17 source and the C++ tests). */
+#ifndef XGPU_ICD_TEST_KERNELS_H_
+#define XGPU_ICD_TEST_KERNELS_H_
+
+#include <stdint.h>
+
+/* y[i] = a * x[i] + y[i] for i < n. 2 bindings + 8 bytes of constants. */
+typedef struct icd_saxpy_args {
+  const float* x; /* binding 0: n floats */
+  float* y;       /* binding 1: n floats */
+  float a;        /* scale */
+  uint32_t n;     /* element count */
+} icd_saxpy_args_t;
+
+/* out[i] += 1 for i < n (a kernel with a fixed workgroup size). */
+#define ICD_TEST_INCREMENT_WORKGROUP 64u
+typedef struct icd_increment_args {
+  uint32_t* out; /* binding 0: n counters */
+  uint32_t n;    /* element count */
+  uint32_t pad;  /* zero */
+} icd_increment_args_t;
+
+#endif

@@ -1,0 +1,93 @@
+// Buffers: creation, map, device address, sub-allocation from blocks.
+#include <algorithm>
+#include <set>
+
+#include "icd_test_util.h"
+
+using namespace icdtest;
+
+namespace {
+constexpr uint64_t kBlock = 64ull << 20;  // the ICD's block size (icd/amdgpu/README.md)
+}
+
+TEST_CASE("buffer create, map, write/read, device address") {
+  Env env;
+  XgpuBuffer buffer = env.buffer(4096);
+  auto* data = static_cast<uint32_t*>(env.map(buffer));
+  for (uint32_t i = 0; i < 1024; ++i) data[i] = i * 3;
+  const XgpuDeviceAddress address = api().GetBufferDeviceAddress(env.device(), buffer);
+  CHECK(address != 0);
+  CHECK(address % 256 == 0);
+  // hsa-cpu: the device address is the host address.
+  CHECK(address == reinterpret_cast<uint64_t>(data));
+  void* offset = nullptr;
+  CHECK(api().MapBuffer(env.device(), buffer, 100, 16, &offset) == XGPU_SUCCESS);
+  CHECK(offset == reinterpret_cast<uint8_t*>(data) + 100);
+  CHECK(api().MapBuffer(env.device(), buffer, 4090, 16, &offset) == XGPU_ERROR_INVALID_ARGUMENT);
+  CHECK(env.log.contains("exceeds the buffer's 4096 bytes"));
+  api().UnmapBuffer(env.device(), buffer);
+  api().DestroyBuffer(env.device(), buffer, nullptr);
+}
+
+TEST_CASE("invalid buffer parameters") {
+  Env env;
+  XgpuBufferCreateInfo info{};
+  info.sType = XGPU_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  info.size = 16;
+  info.memoryTypeIndex = 31;
+  XgpuBuffer buffer = nullptr;
+  CHECK(api().CreateBuffer(env.device(), &info, nullptr, &buffer) == XGPU_ERROR_INVALID_ARGUMENT);
+  CHECK(env.log.contains("memoryTypeIndex 31 is not a memory type"));
+  info.memoryTypeIndex = 0;
+  info.size = 0;
+  CHECK(api().CreateBuffer(env.device(), &info, nullptr, &buffer) == XGPU_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("many small buffers share blocks; freed ranges are reused; large buffers stand alone") {
+  Env env;
+  constexpr int kCount = 1000;
+  std::vector<XgpuBuffer> buffers;
+  std::vector<uint64_t> addresses;
+  for (int i = 0; i < kCount; ++i) {
+    buffers.push_back(env.buffer(1000 + i));
+    addresses.push_back(api().GetBufferDeviceAddress(env.device(), buffers.back()));
+  }
+  // ~1.3 MB of small buffers fit in one block: every address within 64 MiB.
+  const auto [lo, hi] = std::minmax_element(addresses.begin(), addresses.end());
+  CHECK(*hi - *lo < kBlock);
+  CHECK(std::set<uint64_t>(addresses.begin(), addresses.end()).size() == size_t(kCount));
+  // Free one in the middle; a same-sized buffer takes its place (first fit).
+  const uint64_t freed = addresses[500];
+  api().DestroyBuffer(env.device(), buffers[500], nullptr);
+  buffers[500] = env.buffer(1000);
+  CHECK(api().GetBufferDeviceAddress(env.device(), buffers[500]) == freed);
+  // A large buffer gets its own allocation outside the block.
+  XgpuBuffer large = env.buffer(32ull << 20);
+  const uint64_t large_address = api().GetBufferDeviceAddress(env.device(), large);
+  CHECK((large_address + (32ull << 20) <= *lo || large_address >= *lo + kBlock));
+  api().DestroyBuffer(env.device(), large, nullptr);
+  for (XgpuBuffer b : buffers) api().DestroyBuffer(env.device(), b, nullptr);
+  // After everything was freed the (spare) block is reused: same base.
+  XgpuBuffer again = env.buffer(64);
+  CHECK(api().GetBufferDeviceAddress(env.device(), again) == *lo);
+  api().DestroyBuffer(env.device(), again, nullptr);
+}
+
+TEST_CASE("filling more than one block adds blocks and trims back to one spare") {
+  Env env;
+  std::vector<XgpuBuffer> buffers;
+  uint64_t lo = UINT64_MAX, hi = 0;
+  // 3 MiB buffers (sub-allocated): 21 per 64 MiB block; 50 need 3 blocks.
+  for (int i = 0; i < 50; ++i) {
+    buffers.push_back(env.buffer(3ull << 20));
+    const uint64_t address = api().GetBufferDeviceAddress(env.device(), buffers.back());
+    lo = std::min(lo, address);
+    hi = std::max(hi, address);
+  }
+  CHECK(hi - lo >= kBlock);
+  for (XgpuBuffer b : buffers) api().DestroyBuffer(env.device(), b, nullptr);
+  // Still usable (the spare block or a fresh one).
+  XgpuBuffer b = env.buffer(256);
+  CHECK(api().GetBufferDeviceAddress(env.device(), b) != 0);
+  api().DestroyBuffer(env.device(), b, nullptr);
+}

@@ -1,0 +1,117 @@
+// Executables and pipelines.
+#include <fstream>
+#include <iterator>
+
+#include "icd_test_kernels.h"
+#include "icd_test_util.h"
+#include "xgpu_executable.h"
+
+using namespace icdtest;
+
+namespace {
+
+std::vector<uint8_t> read_file(const char* path) {
+  std::ifstream stream(path, std::ios::binary);
+  REQUIRE(stream);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>());
+}
+
+XgpuExecutable load(Env& env, const void* code, size_t size, XgpuResult expect = XGPU_SUCCESS) {
+  XgpuExecutableCreateInfo info{};
+  info.sType = XGPU_STRUCTURE_TYPE_EXECUTABLE_CREATE_INFO;
+  info.pCode = code;
+  info.codeSize = size;
+  XgpuExecutable executable = nullptr;
+  CHECK(api().CreateExecutable(env.device(), &info, nullptr, &executable) == expect);
+  return executable;
+}
+
+XgpuResult make_pipeline(Env& env, XgpuExecutable executable, const char* entry, uint32_t bindings,
+                         uint32_t constants, uint32_t wx, XgpuPipeline* out) {
+  XgpuPipelineCreateInfo info{};
+  info.sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO;
+  info.executable = executable;
+  info.pEntryPoint = entry;
+  info.bindingCount = bindings;
+  info.constantSize = constants;
+  info.workgroupSize[0] = wx;
+  info.workgroupSize[1] = wx ? 1 : 0;
+  info.workgroupSize[2] = wx ? 1 : 0;
+  return api().CreatePipeline(env.device(), &info, nullptr, out);
+}
+
+}  // namespace
+
+TEST_CASE("executable from file and from memory; pipeline errors") {
+  Env env;
+  XgpuExecutableCreateInfo info{};
+  info.sType = XGPU_STRUCTURE_TYPE_EXECUTABLE_CREATE_INFO;
+  info.pFilePath = XGPU_ICD_TEST_KERNELS;
+  XgpuExecutable from_file = nullptr;
+  REQUIRE(api().CreateExecutable(env.device(), &info, nullptr, &from_file) == XGPU_SUCCESS);
+  api().DestroyExecutable(env.device(), from_file, nullptr);
+
+  std::vector<uint8_t> bytes = read_file(XGPU_ICD_TEST_KERNELS);
+  XgpuExecutable executable = load(env, bytes.data(), bytes.size());
+  REQUIRE(executable);
+
+  XgpuPipeline pipeline = nullptr;
+  CHECK(make_pipeline(env, executable, "icd_saxpy", 2, 8, 64, &pipeline) == XGPU_SUCCESS);
+  api().DestroyPipeline(env.device(), pipeline, nullptr);
+
+  SUBCASE("unknown kernel: NOT_FOUND naming the executable's kernels") {
+    CHECK(make_pipeline(env, executable, "nope", 2, 8, 64, &pipeline) == XGPU_ERROR_NOT_FOUND);
+    CHECK(env.log.contains("kernel \"nope\" is not in the executable (its kernels: icd_increment, icd_saxpy)"));
+  }
+  SUBCASE("layout that does not match the kernarg size") {
+    CHECK(make_pipeline(env, executable, "icd_saxpy", 1, 8, 64, &pipeline) == XGPU_ERROR_INVALID_ARGUMENT);
+    CHECK(env.log.contains("= 16 bytes) differs from the kernel's kernarg size 24 bytes"));
+  }
+  SUBCASE("workgroup size from the kernel's required size") {
+    CHECK(make_pipeline(env, executable, "icd_increment", 1, 8, 0, &pipeline) == XGPU_SUCCESS);
+    api().DestroyPipeline(env.device(), pipeline, nullptr);
+    CHECK(make_pipeline(env, executable, "icd_increment", 1, 8, 32, &pipeline) == XGPU_ERROR_INVALID_ARGUMENT);
+    CHECK(env.log.contains("differs from kernel \"icd_increment\"'s required size 64x1x1"));
+    CHECK(make_pipeline(env, executable, "icd_saxpy", 2, 8, 0, &pipeline) == XGPU_ERROR_INVALID_ARGUMENT);
+    CHECK(env.log.contains("has no required workgroup size"));
+  }
+  api().DestroyExecutable(env.device(), executable, nullptr);
+}
+
+TEST_CASE("executable with no code object for the agent: INCOMPATIBLE_EXECUTABLE naming both ISA lists") {
+  Env env;
+  std::vector<uint8_t> bytes = read_file(XGPU_ICD_TEST_KERNELS);
+  namespace xe = xgpu::executable;
+  xe::Executable file;
+  REQUIRE(xe::Executable::parse(bytes, &file).ok());
+  std::vector<xe::EntryInput> amdgpu_only;
+  for (const xe::Entry& entry : file.entries()) {
+    if (entry.kind != XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU) continue;
+    amdgpu_only.push_back(xe::EntryInput{std::string(entry.isa_name), entry.kind,
+                                         std::vector<uint8_t>(entry.code_object.begin(), entry.code_object.end())});
+  }
+  REQUIRE(!amdgpu_only.empty());
+  std::vector<uint8_t> packed;
+  REQUIRE(xe::write(amdgpu_only, &packed).ok());
+  XgpuExecutable executable = load(env, packed.data(), packed.size(), XGPU_ERROR_INCOMPATIBLE_EXECUTABLE);
+  CHECK(executable == nullptr);
+  XgpuPhysicalDeviceProperties p{};
+  api().GetPhysicalDeviceProperties(env.physical_devices[0], &p);
+  INFO(env.log.all());
+  CHECK(env.log.contains("xgpuCreateExecutable: "));
+  CHECK(env.log.contains(p.isaName));                           // the agent's ISA
+  CHECK(env.log.contains(amdgpu_only[0].isa_name));             // the file's ISAs
+}
+
+TEST_CASE("malformed executable: INVALID_EXECUTABLE") {
+  Env env;
+  const char garbage[] = "definitely not an xgpu executable file";
+  CHECK(load(env, garbage, sizeof(garbage), XGPU_ERROR_INVALID_EXECUTABLE) == nullptr);
+  std::vector<uint8_t> bytes = read_file(XGPU_ICD_TEST_KERNELS);
+  CHECK(load(env, bytes.data(), bytes.size() / 2, XGPU_ERROR_INVALID_EXECUTABLE) == nullptr);
+  XgpuExecutableCreateInfo info{};
+  info.sType = XGPU_STRUCTURE_TYPE_EXECUTABLE_CREATE_INFO;
+  info.pFilePath = "/nonexistent/file.xgpux";
+  XgpuExecutable executable = nullptr;
+  CHECK(api().CreateExecutable(env.device(), &info, nullptr, &executable) == XGPU_ERROR_INVALID_EXECUTABLE);
+}

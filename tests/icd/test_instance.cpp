@@ -1,0 +1,75 @@
+// Instance and physical devices on hsa-cpu.
+#include <cstring>
+
+#include "icd_test_util.h"
+
+using namespace icdtest;
+
+TEST_CASE("physical device properties of the hsa-cpu agent (one agent and two agents)") {
+  Env env(1, 1);
+  const char* agents_env = std::getenv("HSA_CPU_AGENTS");
+  const uint32_t expected = agents_env ? uint32_t(std::atoi(agents_env)) : 1u;
+  CHECK(env.physical_devices.size() == expected);
+  for (XgpuPhysicalDevice physical : env.physical_devices) {
+    XgpuPhysicalDeviceProperties p{};
+    api().GetPhysicalDeviceProperties(physical, &p);
+    CHECK(p.deviceType == XGPU_PHYSICAL_DEVICE_TYPE_CPU);
+    CHECK(p.vendorId == 0);
+    CHECK(std::strlen(p.deviceName) > 0);
+    CHECK(std::string(p.isaName).rfind("x86_64", 0) == 0);
+    CHECK(std::string(p.driverName) == "xgpu-amdgpu");
+    CHECK(std::string(p.runtimeName).find("libxgpu-hsa-cpu.so") != std::string::npos);
+    CHECK(std::string(p.runtimeName).find("(HSA 1.") != std::string::npos);
+    CHECK(p.limits.wavefrontSize >= 1);
+    CHECK(p.limits.computeUnitCount >= 1);
+    CHECK(p.limits.maxWorkgroupInvocations >= 256);
+    for (int i = 0; i < 3; ++i) {
+      CHECK(p.limits.maxWorkgroupSize[i] >= 1);
+      CHECK(p.limits.maxWorkgroupCount[i] >= 65535);
+    }
+    CHECK(p.limits.maxWorkgroupMemorySize >= 16384);
+    CHECK(p.limits.maxBufferSize > 0);
+    CHECK(p.limits.timestampPeriod > 0.0f);
+
+    XgpuPhysicalDeviceMemoryProperties memory{};
+    api().GetPhysicalDeviceMemoryProperties(physical, &memory);
+    REQUIRE(memory.memoryTypeCount >= 2);
+    bool device_local = false, coherent = false, kernarg = false;
+    for (uint32_t i = 0; i < memory.memoryTypeCount; ++i) {
+      const XgpuMemoryPropertyFlags f = memory.memoryTypes[i].propertyFlags;
+      CHECK(memory.memoryTypes[i].heapIndex < memory.memoryHeapCount);
+      // hsa-cpu memory is host memory: every type is host-visible.
+      CHECK((f & XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT) != 0);
+      device_local |= (f & XGPU_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0;
+      coherent |= (f & XGPU_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
+      kernarg |= (f & XGPU_MEMORY_PROPERTY_KERNARG_BIT) != 0;
+    }
+    CHECK(device_local);
+    CHECK(coherent);
+    CHECK(kernarg);
+
+    uint32_t families = 0;
+    api().GetPhysicalDeviceQueueFamilyProperties(physical, &families, nullptr);
+    REQUIRE(families == 1);
+    XgpuQueueFamilyProperties family{};
+    api().GetPhysicalDeviceQueueFamilyProperties(physical, &families, &family);
+    CHECK(family.queueFlags == (XGPU_QUEUE_COMPUTE_BIT | XGPU_QUEUE_TRANSFER_BIT));
+    CHECK(family.queueCount >= 2);
+  }
+}
+
+TEST_CASE("enumeration reports XGPU_INCOMPLETE when the array is short") {
+  Env env(1, 1);
+  if (env.physical_devices.size() < 2) return;
+  uint32_t count = 1;
+  XgpuPhysicalDevice one = nullptr;
+  CHECK(api().EnumeratePhysicalDevices(env.instance, &count, &one) == XGPU_INCOMPLETE);
+  CHECK(count == 1);
+  CHECK(one == env.physical_devices[0]);
+}
+
+TEST_CASE("two instances share the runtime; devices on both agents") {
+  Env a(1, 1);
+  Env b(uint32_t(a.physical_devices.size()), 1);
+  CHECK(b.devices.size() == a.physical_devices.size());
+}
