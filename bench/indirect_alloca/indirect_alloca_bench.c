@@ -223,13 +223,6 @@ static XgpuCommandBuffer record_dispatches(const bench_t* b, int kind, uint32_t 
       default: xgpuCmdDispatchIndirect(cb, &dynamic_counts, XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT); break;
     }
   }
-  XgpuMemoryBarrier to_host = {
-      .sType = XGPU_STRUCTURE_TYPE_MEMORY_BARRIER,
-      .srcAccessMask = XGPU_ACCESS_SHADER_WRITE_BIT,
-      .dstAccessMask = XGPU_ACCESS_HOST_READ_BIT,
-  };
-  xgpuCmdPipelineBarrier(cb, XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_PIPELINE_STAGE_HOST_BIT, 1,
-                         &to_host, 0, NULL);
   CHECK(xgpuEndCommandBuffer(cb));
   return cb;
 }
@@ -512,13 +505,6 @@ int main(int argc, char** argv) {
   const bench_accumulate_constants_t accumulate_constants = {o->scratch_elements, 0};
   xgpuCmdPushConstants(scratch_cb, 0, sizeof accumulate_constants, &accumulate_constants);
   xgpuCmdDispatch(scratch_cb, workgroups_for(o->scratch_elements), 1, 1);
-  XgpuMemoryBarrier to_host = {
-      .sType = XGPU_STRUCTURE_TYPE_MEMORY_BARRIER,
-      .srcAccessMask = XGPU_ACCESS_SHADER_WRITE_BIT,
-      .dstAccessMask = XGPU_ACCESS_HOST_READ_BIT,
-  };
-  xgpuCmdPipelineBarrier(scratch_cb, XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_PIPELINE_STAGE_HOST_BIT,
-                         1, &to_host, 0, NULL);
   CHECK(xgpuEndCommandBuffer(scratch_cb));
 
   double* per_iteration[2] = {samples + (size_t)o->repeats * (2 * KIND_COUNT),

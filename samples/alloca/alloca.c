@@ -29,6 +29,7 @@
 #define _POSIX_C_SOURCE 200809L /* readlink */
 
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,13 +81,13 @@ static const char* result_name(XgpuResult result) {
   } while (0)
 
 /* Errors and warnings from the driver and the layers arrive here. A failing
- * call's explanation is in these messages; a valid program receives none. */
+ * call's explanation is in these messages; a valid program receives none.
+ * The callback may run on any thread, so the count is atomic. */
 static XgpuBool32 on_debug_message(XgpuDebugMessageSeverityFlagBits severity,
                                    XgpuDebugMessageTypeFlags types,
                                    const XgpuDebugMessageData* data, void* user_data) {
   (void)types;
-  unsigned* message_count = user_data;
-  ++*message_count;
+  atomic_fetch_add((atomic_uint*)user_data, 1u);
   fprintf(stderr, "[xgpu %s] %s: %s\n",
           severity == XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT ? "error" : "warning",
           data->pMessageIdName ? data->pMessageIdName : "-", data->pMessage);
@@ -204,7 +205,7 @@ int main(int argc, char** argv) {
   XgpuInstance instance;
   CHECK(xgpuCreateInstance(&instance_info, NULL, &instance));
 
-  unsigned debug_message_count = 0;
+  atomic_uint debug_message_count = 0;
   XgpuDebugMessengerCreateInfo messenger_info = {
       .sType = XGPU_STRUCTURE_TYPE_DEBUG_MESSENGER_CREATE_INFO,
       .messageSeverity = XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT | XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
@@ -336,10 +337,8 @@ int main(int argc, char** argv) {
   xgpuCmdBindBuffers(cb, 0, 3, consume_bindings);
   xgpuCmdPushConstants(cb, 0, sizeof constants, &constants);
   xgpuCmdDispatch(cb, workgroups, 1, 1);
-
-  /* The host reads the sums after the last iteration. */
-  barrier(cb, XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_WRITE_BIT,
-          XGPU_PIPELINE_STAGE_HOST_BIT, XGPU_ACCESS_HOST_READ_BIT);
+  /* No barrier for the host: once the host has seen a submission's signal,
+   * its writes are visible through mapped memory. */
   CHECK(xgpuEndCommandBuffer(cb));
 
   /* 8. One timeline semaphore chains every step of every iteration. */
@@ -447,6 +446,7 @@ int main(int argc, char** argv) {
   xgpuDestroyDebugMessenger(instance, messenger, NULL);
   xgpuDestroyInstance(instance, NULL);
 
-  if (debug_message_count != 0) FAIL("%u debug messages were reported", debug_message_count);
+  if (atomic_load(&debug_message_count) != 0)
+    FAIL("%u debug messages were reported", atomic_load(&debug_message_count));
   return EXIT_SUCCESS;
 }

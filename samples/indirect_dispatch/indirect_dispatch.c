@@ -28,6 +28,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* readlink */
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -80,13 +81,13 @@ static const char* result_name(XgpuResult result) {
   } while (0)
 
 /* Errors and warnings from the driver and the layers arrive here. A failing
- * call's explanation is in these messages; a valid program receives none. */
+ * call's explanation is in these messages; a valid program receives none.
+ * The callback may run on any thread, so the count is atomic. */
 static XgpuBool32 on_debug_message(XgpuDebugMessageSeverityFlagBits severity,
                                    XgpuDebugMessageTypeFlags types,
                                    const XgpuDebugMessageData* data, void* user_data) {
   (void)types;
-  unsigned* message_count = user_data;
-  ++*message_count;
+  atomic_fetch_add((atomic_uint*)user_data, 1u);
   fprintf(stderr, "[xgpu %s] %s: %s\n",
           severity == XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT ? "error" : "warning",
           data->pMessageIdName ? data->pMessageIdName : "-", data->pMessage);
@@ -231,7 +232,8 @@ static void record_filter(const sample_t* s, XgpuCommandBuffer cb) {
 }
 
 /* Runs the process kernel with the workgroup counts at the start of the
- * state buffer, then makes its results visible to the host. */
+ * state buffer. (Its results need no barrier for the host: a submission's
+ * writes are visible to the host once it has signaled its semaphore.) */
 static void record_process(const sample_t* s, XgpuCommandBuffer cb,
                            XgpuDispatchIndirectFlags flags) {
   xgpuCmdBindPipeline(cb, s->process);
@@ -242,9 +244,6 @@ static void record_process(const sample_t* s, XgpuCommandBuffer cb,
    * (which was created with the INDIRECT usage). */
   const XgpuBufferRef counts = {s->state, XGPU_BINDING_SLOT_NONE, 0, 3 * sizeof(uint32_t)};
   xgpuCmdDispatchIndirect(cb, &counts, flags);
-
-  barrier(cb, XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_WRITE_BIT,
-          XGPU_PIPELINE_STAGE_HOST_BIT, XGPU_ACCESS_HOST_READ_BIT);
 }
 
 /* Submits a command buffer that waits for `wait_value` of the timeline (0:
@@ -275,10 +274,12 @@ static void host_wait(const sample_t* s, uint64_t value) {
 static void run_dynamic(sample_t* s) {
   XgpuCommandBuffer cb = begin_one_shot(s);
   record_filter(s, cb);
-  /* The filter's writes to the counts (and to survivors[]) must be visible
-   * to the indirect dispatch: INDIRECT_READ is what reads workgroup_count[],
-   * SHADER_READ is the process kernel reading survivors[]. */
-  barrier(cb, XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_WRITE_BIT,
+  /* The counts were written by the reset (a transfer) and by the filter's
+   * atomics (a dispatch); both must be visible to the indirect dispatch.
+   * INDIRECT_READ is what reads workgroup_count[], SHADER_READ is the
+   * process kernel reading survivors[] and survivor_count. */
+  barrier(cb, XGPU_PIPELINE_STAGE_TRANSFER_BIT | XGPU_PIPELINE_STAGE_DISPATCH_BIT,
+          XGPU_ACCESS_TRANSFER_WRITE_BIT | XGPU_ACCESS_SHADER_WRITE_BIT,
           XGPU_PIPELINE_STAGE_INDIRECT_BIT | XGPU_PIPELINE_STAGE_DISPATCH_BIT,
           XGPU_ACCESS_INDIRECT_READ_BIT | XGPU_ACCESS_SHADER_READ_BIT);
   record_process(s, cb, XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT);
@@ -358,7 +359,7 @@ int main(int argc, char** argv) {
   XgpuInstance instance;
   CHECK(xgpuCreateInstance(&instance_info, NULL, &instance));
 
-  unsigned debug_message_count = 0;
+  atomic_uint debug_message_count = 0;
   XgpuDebugMessengerCreateInfo messenger_info = {
       .sType = XGPU_STRUCTURE_TYPE_DEBUG_MESSENGER_CREATE_INFO,
       .messageSeverity = XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT | XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
@@ -480,6 +481,7 @@ int main(int argc, char** argv) {
   xgpuDestroyDebugMessenger(instance, messenger, NULL);
   xgpuDestroyInstance(instance, NULL);
 
-  if (debug_message_count != 0) FAIL("%u debug messages were reported", debug_message_count);
+  if (atomic_load(&debug_message_count) != 0)
+    FAIL("%u debug messages were reported", atomic_load(&debug_message_count));
   return EXIT_SUCCESS;
 }
