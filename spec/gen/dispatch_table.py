@@ -2,7 +2,7 @@
 dispatch tables shared by the loader, layers and the meta-loader."""
 from __future__ import annotations
 
-from .common import banner
+from .common import banner, gpa_init_function, lookup_function, pfn_struct
 from .registry import Registry
 
 
@@ -22,26 +22,13 @@ def generate(reg: Registry) -> str:
          "xgpuLookupDeviceDispatchTable"),
     ]
     for name, what, cmds, init, gpa_type, handle_type, handle_name, lookup in tables:
-        out.append(f"/* Entry points of the {what}. */")
-        out.append(f"typedef struct {name} {{")
-        for c in cmds:
-            out.append(f"    {c.pfn} {c.short_name};")
-        out.append(f"}} {name};")
+        out += pfn_struct(name, cmds, f"Entry points of the {what}.")
         out.append("")
-        out.append(f"/* Fills every entry of table with gpa({handle_name}, name); missing ones are NULL. */")
-        out.append(f"static inline void {init}({name}* table, {gpa_type} gpa, {handle_type} {handle_name}) {{")
-        for c in cmds:
-            out.append(f"    table->{c.short_name} = ({c.pfn})gpa({handle_name}, \"{c.name}\");")
-        out.append("}")
+        out += gpa_init_function(init, name, cmds, gpa_type, handle_type, handle_name,
+                                 f"Fills every entry of table with gpa({handle_name}, name); missing ones are NULL.")
         out.append("")
-        out.append(f"/* The entry of table named name (\"xgpuFoo\"), or NULL when name is not in the table. */")
-        out.append(f"static inline PFN_xgpuVoidFunction {lookup}(const {name}* table, const char* name) {{")
-        out.append("    if (!name || strncmp(name, \"xgpu\", 4) != 0) return NULL;")
-        out.append("    name += 4;")
-        for c in cmds:
-            out.append(f"    if (strcmp(name, \"{c.short_name}\") == 0) return (PFN_xgpuVoidFunction)table->{c.short_name};")
-        out.append("    return NULL;")
-        out.append("}")
+        out += lookup_function(lookup, name, cmds,
+                               "The entry of table named name (\"xgpuFoo\"), or NULL when name is not in the table.")
         out.append("")
     out += ["#ifdef __cplusplus", '} /* extern "C" */', "#endif", "", "#endif /* XGPU_DISPATCH_TABLE_H_ */", ""]
     return "\n".join(out)

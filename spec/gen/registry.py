@@ -157,6 +157,44 @@ class Command:
     def creates_dispatchable(self) -> bool:
         return self.creates in ("XgpuInstance", "XgpuDevice", "XgpuQueue", "XgpuCommandBuffer")
 
+    @property
+    def dispatch_param(self) -> Param | None:
+        """The dispatchable handle the command dispatches on (its first parameter); None for global commands."""
+        return None if self.level == "global" else self.params[0]
+
+    @property
+    def created_param(self) -> Param | None:
+        """The output parameter receiving the created handle (the last parameter), if the command creates one."""
+        return self.params[-1] if self.creates else None
+
+    def failure_return(self, result_code: str) -> str:
+        """The C expression to return when the command cannot run: result_code for XgpuResult, 0/NULL for
+        other return types, "" for void."""
+        if self.ret == "void":
+            return ""
+        if self.ret == "XgpuResult":
+            return result_code
+        return "NULL" if self.ret.startswith("PFN_") or "*" in self.ret else f"({self.ret})0"
+
+    def required_argument_checks(self) -> list[tuple[str, str]]:
+        """[(C condition true when an argument is invalid, message)] for what must not be NULL: the
+        dispatchable handle, every non-optional pointer, and non-optional arrays whose count is not 0.
+        Output arrays counted through a pointer (pFooCount) are optional by definition."""
+        checks = []
+        names = {p.base_name for p in self.params}
+        for i, p in enumerate(self.params):
+            if i == 0 and self.level in LEVEL_HANDLE:
+                if not p.optional:
+                    checks.append((f"{p.name} == NULL", f"{p.name} is NULL"))
+                continue
+            if p.optional or p.pointer_depth == 0 or p.array_len:
+                continue
+            if p.len and p.len in names:
+                checks.append((f"{p.name} == NULL && {p.len} != 0", f"{p.name} is NULL but {p.len} is not 0"))
+            elif not p.len:
+                checks.append((f"{p.name} == NULL", f"{p.name} is NULL"))
+        return checks
+
 
 @dataclass
 class Registry:
@@ -185,6 +223,18 @@ class Registry:
     @property
     def device_table_commands(self) -> list[Command]:
         return self.commands_at(DEVICE_TABLE_LEVELS)
+
+    @property
+    def global_commands(self) -> list[Command]:
+        return self.commands_at(("global",))
+
+    def table_of(self, cmd: Command) -> str | None:
+        """Which dispatch table holds cmd: "instance", "device", or None for global commands."""
+        if cmd.level in INSTANCE_TABLE_LEVELS:
+            return "instance"
+        if cmd.level in DEVICE_TABLE_LEVELS:
+            return "device"
+        return None
 
     def struct(self, name: str) -> Struct | None:
         for s in self.structs:

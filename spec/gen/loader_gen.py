@@ -1,0 +1,230 @@
+"""Generates the loader's dispatch plumbing (loader/generated/): the exported
+trampolines, the terminators that unwrap physical devices, the per-driver
+function table, the stubs for entry points a driver or layer does not provide,
+the name -> function tables behind xgpuGetInstanceProcAddr and
+xgpuGetDeviceProcAddr, and the version script exporting only the API.
+
+The hand-written side (loader/src/) provides, in namespace xgpu_loader:
+InstanceDispatch / DeviceDispatch (read a handle's first word),
+ReportInvalidArgument, ReportUnsupported, AdoptDeviceChild,
+UnwrapPhysicalDevice, NamedFunction, and a term_<Name> function for every
+instance-table command marked `loader: custom` plus term_CreateInstance,
+term_GetInstanceProcAddr and term_GetDeviceProcAddr.
+"""
+from __future__ import annotations
+
+from .common import banner, gpa_init_function, pfn_struct
+from .registry import Command, Registry, upper_snake
+
+GENERATED_BY = "\n *\n * Included by loader/src/ only; spec/loader.md describes the design."
+
+# Global commands the terminator (the element below the last layer) provides.
+TERMINATOR_GLOBALS = ("xgpuCreateInstance", "xgpuGetInstanceProcAddr")
+# The device-level command the terminator provides through its GetInstanceProcAddr.
+TERMINATOR_DEVICE = ("xgpuGetDeviceProcAddr",)
+
+
+def _object_type(reg: Registry, cmd: Command) -> str:
+    p = cmd.dispatch_param
+    return reg.handle(p.type).object_type if p else "XGPU_OBJECT_TYPE_UNKNOWN"
+
+
+def _return(expr: str) -> str:
+    return f"return {expr};" if expr else "return;"
+
+
+def _argument_checks(reg: Registry, cmd: Command, indent: str) -> list[str]:
+    """Early returns for NULL arguments, reported through the loader's log."""
+    out = []
+    handle = cmd.dispatch_param.name if cmd.dispatch_param else "NULL"
+    created = cmd.created_param
+    for cond, msg in cmd.required_argument_checks():
+        out.append(f"{indent}if ({cond}) {{")
+        if created and created.name != cond.split(" ")[0]:
+            out.append(f"{indent}    if ({created.name} != NULL) *{created.name} = XGPU_NULL_HANDLE;")
+        out.append(f"{indent}    xgpu_loader::ReportInvalidArgument({_object_type(reg, cmd)}, "
+                   f"{handle if not cond.startswith(handle + ' ') else 'NULL'}, \"{cmd.name}\", \"{msg}\");")
+        out.append(f"{indent}    {_return(cmd.failure_return('XGPU_ERROR_INVALID_ARGUMENT'))}")
+        out.append(f"{indent}}}")
+    return out
+
+
+def _trampoline(reg: Registry, cmd: Command) -> list[str]:
+    table = reg.table_of(cmd)
+    accessor = "InstanceDispatch" if table == "instance" else "DeviceDispatch"
+    handle = cmd.dispatch_param.name
+    out = [f"XGPU_LOADER_EXPORT {cmd.ret} XGPU_API_CALL {cmd.name}({cmd.param_list()}) {{"]
+    out += _argument_checks(reg, cmd, "    ")
+    call = f"xgpu_loader::{accessor}({handle})->{cmd.short_name}({cmd.arg_list()})"
+    if cmd.creates_dispatchable:
+        # The driver's new object gets the loader's device table in its first word.
+        created = cmd.created_param
+        htype = reg.handle(cmd.creates).object_type
+        adopt = (f"xgpu_loader::AdoptDeviceChild({cmd.params[0].name}, (void**){created.name}, "
+                 f"{htype}, \"{cmd.name}\")")
+        if cmd.ret == "XgpuResult":
+            out.append(f"    XgpuResult result = {call};")
+            out.append(f"    if (result >= 0 && !{adopt}) result = XGPU_ERROR_INCOMPATIBLE_DRIVER;")
+            out.append("    return result;")
+        elif cmd.ret == "void":
+            out.append(f"    {call};")
+            out.append(f"    (void){adopt};")
+        else:
+            raise ValueError(f"{cmd.name}: a non-custom command creating {cmd.creates} must return XgpuResult or void")
+    else:
+        out.append(f"    return {call};" if cmd.ret != "void" else f"    {call};")
+    out.append("}")
+    return out
+
+
+def generate_trampolines(reg: Registry) -> str:
+    out = [banner("loader/generated/trampolines.inc: the exported entry points of libxgpu for every\n"
+                  " * command the registry does not mark `loader: custom`. Each checks its\n"
+                  " * required arguments, then calls through the dispatch table in the first word\n"
+                  " * of its dispatchable handle." + GENERATED_BY), ""]
+    for cmd in reg.commands:
+        if cmd.loader_custom:
+            continue
+        if cmd.level == "global":
+            raise ValueError(f"{cmd.name}: global commands need `loader: custom`")
+        out += _trampoline(reg, cmd)
+        out.append("")
+    return "\n".join(out)
+
+
+def _terminator_name(cmd: Command) -> str:
+    return f"term_{cmd.short_name}"
+
+
+def _custom_terminators(reg: Registry) -> list[Command]:
+    return [c for c in reg.commands if c.name in TERMINATOR_GLOBALS + TERMINATOR_DEVICE
+            or (reg.table_of(c) == "instance" and c.loader_custom)]
+
+
+def generate_terminator_decls(reg: Registry) -> str:
+    out = [banner("loader/generated/terminator_decls.inc: the terminators written by hand\n"
+                  " * (loader/src/terminators.cpp): commands marked `loader: custom` in the\n"
+                  " * instance table, and the terminator's create and proc-addr functions." + GENERATED_BY), ""]
+    for cmd in _custom_terminators(reg):
+        out.append(f"{cmd.ret} XGPU_API_CALL {_terminator_name(cmd)}({cmd.param_list()});")
+    out.append("")
+    return "\n".join(out)
+
+
+def generate_terminators(reg: Registry) -> str:
+    out = [banner("loader/generated/terminators.inc: the loader's terminators, the element of\n"
+                  " * the instance chain below the last layer. Physical-device commands unwrap the\n"
+                  " * loader's physical device and call the owning driver; commands marked\n"
+                  " * `loader: custom` are written by hand (declared here)." + GENERATED_BY), ""]
+    for cmd in reg.instance_table_commands:
+        if cmd.loader_custom:
+            continue
+        if cmd.level != "physical_device":
+            raise ValueError(f"{cmd.name}: instance-level commands need `loader: custom` (the terminator "
+                             "cannot know which drivers to call)")
+        pd = cmd.params[0].name
+        args = ", ".join(["physical->handle"] + [p.base_name for p in cmd.params[1:]])
+        out.append(f"static {cmd.ret} XGPU_API_CALL {_terminator_name(cmd)}({cmd.param_list()}) {{")
+        out.append(f"    const PhysicalDevice* physical = UnwrapPhysicalDevice({pd});")
+        out.append(f"    if (physical->driver->table.{cmd.short_name} == NULL) {{")
+        out.append(f"        ReportUnsupported(XGPU_OBJECT_TYPE_PHYSICAL_DEVICE, {pd}, \"{cmd.name}\");")
+        out.append(f"        {_return(cmd.failure_return('XGPU_ERROR_FEATURE_NOT_PRESENT'))}")
+        out.append("    }")
+        call = f"physical->driver->table.{cmd.short_name}({args})"
+        out.append(f"    return {call};" if cmd.ret != "void" else f"    {call};")
+        out.append("}")
+        out.append("")
+    entries = sorted([c for c in reg.commands if c.name in TERMINATOR_GLOBALS + TERMINATOR_DEVICE]
+                     + reg.instance_table_commands, key=lambda c: c.name)
+    out.append("/* What the terminator's GetInstanceProcAddr returns, sorted by name. */")
+    out.append("static const NamedFunction kTerminatorFunctions[] = {")
+    for cmd in entries:
+        out.append(f"    {{\"{cmd.name}\", (PFN_xgpuVoidFunction){_terminator_name(cmd)}}},")
+    out.append("};")
+    out.append("")
+    out.append("PFN_xgpuVoidFunction TerminatorProcAddr(const char* name) { return Lookup(kTerminatorFunctions, name); }")
+    out.append("")
+    return "\n".join(out)
+
+
+def generate_table_types(reg: Registry) -> str:
+    out = [banner("loader/generated/tables_types.inc: the per-driver table of global functions." + GENERATED_BY), ""]
+    driver_globals = [c for c in reg.global_commands if c.name != "xgpuGetInstanceProcAddr"]
+    out += pfn_struct("DriverGlobalTable", driver_globals,
+                      "A driver's global functions, from xgpu_icdGetInstanceProcAddr(NULL, name).")
+    out.append("")
+    out += gpa_init_function("InitDriverGlobalTable", "DriverGlobalTable", driver_globals,
+                             "PFN_xgpu_icdGetInstanceProcAddr", "XgpuInstance", "instance",
+                             "Fills table from a driver's GetInstanceProcAddr (instance is NULL).",
+                             qualifiers="static inline")
+    out.append("")
+    return "\n".join(out)
+
+
+def generate_tables(reg: Registry) -> str:
+    out = [banner("loader/generated/tables.inc: stubs for entry points a driver or layer leaves\n"
+                  " * NULL, and the name -> function tables of libxgpu's exports." + GENERATED_BY), ""]
+    out.append("/* Stubs standing in for entry points the chain below does not provide: they")
+    out.append(" * report the call and fail (XGPU_ERROR_FEATURE_NOT_PRESENT, 0, NULL or nothing). */")
+    for table, cmds in (("Instance", reg.instance_table_commands), ("Device", reg.device_table_commands)):
+        for cmd in cmds:
+            handle = cmd.dispatch_param.name
+            out.append(f"static {cmd.ret} XGPU_API_CALL unsupported_{cmd.short_name}({cmd.param_list()}) {{")
+            for p in cmd.params[1:]:
+                out.append(f"    (void){p.base_name};")
+            out.append(f"    ReportUnsupported({_object_type(reg, cmd)}, {handle}, \"{cmd.name}\");")
+            ret = cmd.failure_return("XGPU_ERROR_FEATURE_NOT_PRESENT")
+            if ret:
+                out.append(f"    return {ret};")
+            out.append("}")
+        out.append("")
+        out.append(f"/* Replaces every NULL entry of table with its stub. */")
+        out.append(f"void FillUnsupported{table}Entries(Xgpu{table}DispatchTable* table) {{")
+        for cmd in cmds:
+            out.append(f"    if (table->{cmd.short_name} == NULL) table->{cmd.short_name} = unsupported_{cmd.short_name};")
+        out.append("}")
+        out.append("")
+    out.append("/* Every entry point libxgpu exports, sorted by name (xgpuGetInstanceProcAddr). */")
+    out.append("static const NamedFunction kExportedFunctions[] = {")
+    for cmd in sorted(reg.commands, key=lambda c: c.name):
+        out.append(f"    {{\"{cmd.name}\", (PFN_xgpuVoidFunction){cmd.name}}},")
+    out.append("};")
+    out.append("")
+    out.append("/* Global entry points, sorted by name (xgpuGetInstanceProcAddr with a NULL instance). */")
+    out.append("static const NamedFunction kGlobalFunctions[] = {")
+    for cmd in sorted(reg.global_commands, key=lambda c: c.name):
+        out.append(f"    {{\"{cmd.name}\", (PFN_xgpuVoidFunction){cmd.name}}},")
+    out.append("};")
+    out.append("")
+    out.append("/* Device-table entry points xgpuGetDeviceProcAddr answers with libxgpu's own")
+    out.append(" * export because the loader must see the call: commands written by hand and")
+    out.append(" * commands creating dispatchable objects. Sorted by name. */")
+    out.append("static const NamedFunction kDeviceLoaderFunctions[] = {")
+    for cmd in sorted(reg.device_table_commands, key=lambda c: c.name):
+        if cmd.loader_custom or cmd.creates_dispatchable:
+            out.append(f"    {{\"{cmd.name}\", (PFN_xgpuVoidFunction){cmd.name}}},")
+    out.append("};")
+    out.append("")
+    for fn, table in (("LookupExported", "kExportedFunctions"), ("LookupGlobal", "kGlobalFunctions"),
+                      ("LookupDeviceLoaderFunction", "kDeviceLoaderFunctions")):
+        out.append(f"PFN_xgpuVoidFunction {fn}(const char* name) {{ return Lookup({table}, name); }}")
+    out.append("")
+    return "\n".join(out)
+
+
+def generate_version_script(reg: Registry) -> str:
+    lines = ["/* libxgpu exports exactly the xgpu API (spec/xgpu.json). Generated by",
+             " * spec/generate.py; do not edit. */", "XGPU_1.0 {", "  global:"]
+    lines += [f"    {c.name};" for c in reg.commands]
+    lines += ["  local:", "    *;", "};", ""]
+    return "\n".join(lines)
+
+
+OUTPUTS = [
+    ("loader/generated/trampolines.inc", generate_trampolines),
+    ("loader/generated/terminator_decls.inc", generate_terminator_decls),
+    ("loader/generated/terminators.inc", generate_terminators),
+    ("loader/generated/tables_types.inc", generate_table_types),
+    ("loader/generated/tables.inc", generate_tables),
+    ("loader/generated/libxgpu.map", generate_version_script),
+]
