@@ -56,7 +56,9 @@ XgpuResult HsaApi::fail(const char* call, hsa_status_t status, std::string* out_
 
 bool hsa_api_load(const std::string& path, HsaApi* api, std::string* out_error) {
   *api = HsaApi{};
-  void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // RTLD_NODELETE: HSA runtimes keep process-wide state and threads that
+  // must not be unmapped under them; dlclose only drops our reference.
+  void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (!library) {
     const char* why = dlerror();
     if (out_error) *out_error = "dlopen(" + path + ") failed: " + (why ? why : "unknown error");

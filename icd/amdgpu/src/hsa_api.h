@@ -59,7 +59,8 @@ XgpuResult hsa_status_to_result(hsa_status_t status);
 // failure returns false with *out_error naming the path or missing symbol;
 // `api` is then left closed.
 bool hsa_api_load(const std::string& path, HsaApi* api, std::string* out_error);
-// Calls hsa_shut_down (when initialized) and dlcloses the library.
+// Calls hsa_shut_down (when initialized) and dlcloses the library (which
+// stays mapped: it is opened with RTLD_NODELETE).
 void hsa_api_unload(HsaApi* api);
 
 }  // namespace xgpu::amdgpu
