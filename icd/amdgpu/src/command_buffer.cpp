@@ -1,20 +1,1056 @@
-// Command-buffer recording and the commands half of the seam (stubs; the
-// recorder lands next).
-#include "seam.h"
+// Command-buffer recording into device-encoded command blocks, and the
+// commands side of the seam (see command_buffer.h, seam.h and
+// spec/command-buffer-format.md).
+#include "command_buffer.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include "device_library.h"
+#include "issue.h"
 
 namespace xgpu::amdgpu {
+namespace {
 
-PFN_xgpuVoidFunction commands_get_proc_addr(const char*) { return nullptr; }
-Device* command_buffer_device(const CommandBuffer*) { return nullptr; }
-XgpuResult command_buffer_acquire_for_submit(CommandBuffer*, std::string* out_error) {
-  if (out_error) *out_error = "command buffers are not implemented yet";
-  return XGPU_ERROR_FEATURE_NOT_PRESENT;
+// Bytes of one command block (commands never straddle blocks).
+constexpr uint64_t kBlockSize = 16 * 1024;
+// Alignment of commands in a block, bytes.
+constexpr uint64_t kCommandAlignment = 8;
+// Alignment of kernarg templates and update payloads in the read-only data.
+constexpr uint64_t kRodataAlignment = 16;
+// Largest kernarg alignment a submission's 64-byte aligned range satisfies.
+constexpr uint32_t kMaxKernargAlignment = 64;
+// Largest xgpuCmdUpdateBuffer payload, bytes.
+constexpr uint64_t kMaxUpdateSize = 65536;
+// Largest bytes of one command (header.size is 16 bits).
+constexpr uint64_t kMaxCommandSize = UINT16_MAX & ~(kCommandAlignment - 1);
+// Largest patch count of one dispatch: its bindings (a pipeline has at most
+// limits.maxBindings of them).
+constexpr uint32_t kMaxPatches = (kMaxCommandSize - sizeof(xgpu_amdgpu_command_dispatch_indirect_t)) /
+                                 sizeof(xgpu_amdgpu_kernarg_patch_t);
+
+constexpr uint64_t align_up(uint64_t value, uint64_t alignment) {
+  return (value + alignment - 1) & ~(alignment - 1);
 }
-IssueSizes command_buffer_issue_sizes(const CommandBuffer*) { return IssueSizes{1, 0, 0}; }
-XgpuResult command_buffer_issue(const CommandBuffer*, IssueTarget& target) {
-  if (target.out_error) *target.out_error = "command buffers are not implemented yet";
-  return XGPU_ERROR_FEATURE_NOT_PRESENT;
+
+}  // namespace
+
+// Staging of one recording (host memory), turned into a program at End.
+struct Recorder {
+  std::vector<uint8_t> commands;            // commands in recording order, no terminators
+  std::vector<uint64_t> command_offsets;    // offset of each command in `commands`
+  std::vector<uint8_t> rodata;              // read-only data
+  uint32_t packet_count = 0;                // packets of the commands recorded so far
+  uint64_t kernarg_bytes = 0;               // per-submission kernarg bytes so far
+  uint64_t prebuilt_kernarg_bytes = 0;      // kernarg bytes built at End so far
+  bool barrier_pending = false;             // a barrier precedes the next packet-producing command
+  bool last_packet_has_barrier = false;     // the last packet recorded so far has the barrier bit
+  int32_t label_depth = 0;                  // open debug labels
+  // Bound state.
+  const PipelineInfo* pipeline = nullptr;   // xgpuCmdBindPipeline
+  std::vector<uint8_t> pushed;              // xgpuCmdPushConstants bytes (limits.maxPushConstantsSize)
+  std::vector<xgpu_amdgpu_buffer_ref_t> bindings;  // xgpuCmdBindBuffers
+  std::vector<bool> bound;                  // bindings[i] was bound
+  uint32_t dynamic_group_size = 0;          // xgpuCmdSetWorkgroupMemorySize
+};
+
+namespace {
+
+CommandBuffer* from_handle(XgpuCommandBuffer handle) { return reinterpret_cast<CommandBuffer*>(handle); }
+
+std::string hex(uint64_t value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "0x%llx", static_cast<unsigned long long>(value));
+  return buffer;
 }
-void command_buffer_release_after_submit(CommandBuffer*) {}
+
+std::string size_string(XgpuDeviceSize size) {
+  return size == XGPU_WHOLE_SIZE ? std::string("XGPU_WHOLE_SIZE") : std::to_string(size);
+}
+
+// Records the first error and reports it.
+void record_error(CommandBuffer* cb, XgpuResult result, const char* vuid, const std::string& message) {
+  device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, vuid, message);
+  if (cb->first_error == XGPU_SUCCESS) cb->first_error = result;
+}
+
+// Common entry check of every xgpuCmd*: returns the recorder or nullptr.
+Recorder* recording(CommandBuffer* cb, const char* function) {
+  if (!cb) return nullptr;
+  if (cb->state != CommandBufferState::kRecording || !cb->recorder) {
+    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
+                  (std::string("XGPU-VUID-") + function + "-commandBuffer-recording").c_str(),
+                  std::string(function) + ": commandBuffer is not in the recording state (call xgpuBeginCommandBuffer)");
+    if (cb->first_error == XGPU_SUCCESS) cb->first_error = XGPU_ERROR_INVALID_USAGE;
+    return nullptr;
+  }
+  return cb->recorder;
+}
+
+uint32_t append_rodata(Recorder* r, const void* data, uint64_t size, uint64_t alignment) {
+  const uint64_t offset = align_up(r->rodata.size(), alignment);
+  r->rodata.resize(offset + size);
+  if (size) std::memcpy(r->rodata.data() + offset, data, size);
+  return uint32_t(offset);
+}
+
+uint32_t append_string(Recorder* r, const std::string& text) {
+  return append_rodata(r, text.c_str(), text.size() + 1, 1);
+}
+
+// Appends a zeroed command of `size` bytes; returns its offset in r->commands.
+uint64_t append_command(Recorder* r, uint8_t type, uint64_t size) {
+  size = align_up(size, kCommandAlignment);
+  const uint64_t offset = r->commands.size();
+  r->commands.resize(offset + size, 0);
+  auto* header = reinterpret_cast<xgpu_amdgpu_command_header_t*>(r->commands.data() + offset);
+  header->type = type;
+  header->size = uint16_t(size);
+  header->index = uint32_t(r->command_offsets.size());
+  r->command_offsets.push_back(offset);
+  return offset;
+}
+
+template <typename T>
+T* command_at(Recorder* r, uint64_t offset) {
+  return reinterpret_cast<T*>(r->commands.data() + offset);
+}
+
+// Converts an API reference to a fat reference, validating what is known at
+// record time. `required_usage` 0 = none. `alignment` applies to the offset
+// of a concrete buffer (slots are checked at issue). Returns false (after
+// reporting) when invalid.
+struct RefRules {
+  const char* function;          // API function, for messages
+  const char* parameter;         // parameter name, for messages and VUIDs
+  XgpuBufferUsageFlags usage;    // required usage bits
+  const char* usage_name;        // name of the usage bit
+  uint64_t alignment;            // required alignment of the offset, bytes
+  uint64_t min_size;             // required bytes in the range (0 = none)
+};
+
+bool make_ref(CommandBuffer* cb, const XgpuBufferRef* in, const RefRules& rules, xgpu_amdgpu_buffer_ref_t* out) {
+  const std::string where = std::string(rules.function) + ": " + rules.parameter;
+  const std::string vuid = std::string("XGPU-VUID-") + rules.function + "-" + rules.parameter;
+  if (!in) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid.c_str(), where + " is NULL");
+    return false;
+  }
+  *out = xgpu_amdgpu_buffer_ref_t{};
+  out->offset = in->offset;
+  out->length = in->size == XGPU_WHOLE_SIZE ? XGPU_AMDGPU_WHOLE_LENGTH : in->size;
+  if (in->offset % rules.alignment != 0) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, (vuid + "-offset").c_str(),
+                 where + "->offset (" + std::to_string(in->offset) + ") is not a multiple of " +
+                     std::to_string(rules.alignment));
+    return false;
+  }
+  if (in->size != XGPU_WHOLE_SIZE && (in->size == 0 || in->size < rules.min_size)) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, (vuid + "-size").c_str(),
+                 where + "->size (" + std::to_string(in->size) + ") must be at least " +
+                     std::to_string(std::max<uint64_t>(rules.min_size, 1)) + " bytes");
+    return false;
+  }
+  if (in->buffer == XGPU_NULL_HANDLE) {
+    if (in->bindingSlot >= cb->binding_capacity) {
+      record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, (vuid + "-bindingSlot").c_str(),
+                   where + "->bindingSlot (" + std::to_string(in->bindingSlot) +
+                       ") is not less than the command buffer's bindingCapacity (" +
+                       std::to_string(cb->binding_capacity) + ")");
+      return false;
+    }
+    out->kind = XGPU_AMDGPU_BUFFER_REF_KIND_SLOT;
+    out->slot = in->bindingSlot;
+    return true;
+  }
+  BufferInfo* buffer = buffer_info(in->buffer);
+  if (!buffer) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, (vuid + "-buffer").c_str(), where + "->buffer is not a buffer");
+    return false;
+  }
+  if (rules.usage && (buffer->usage & rules.usage) != rules.usage) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, (vuid + "-usage").c_str(),
+                 where + "->buffer was not created with " + rules.usage_name + " (usage " + hex(buffer->usage) + ")");
+    return false;
+  }
+  const uint64_t length = in->size == XGPU_WHOLE_SIZE ? buffer->size - std::min(in->offset, buffer->size) : in->size;
+  if (in->offset >= buffer->size || length > buffer->size - in->offset || length < rules.min_size) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, (vuid + "-range").c_str(),
+                 where + " (offset " + std::to_string(in->offset) + ", size " + size_string(in->size) +
+                     ") does not fit the buffer's " + std::to_string(buffer->size) + " bytes" +
+                     (rules.min_size ? " with at least " + std::to_string(rules.min_size) + " bytes" : ""));
+    return false;
+  }
+  out->slot = XGPU_BINDING_SLOT_NONE;
+  out->length = length;
+  if (buffer->is_alloca) {
+    out->kind = XGPU_AMDGPU_BUFFER_REF_KIND_ALLOCA;
+    out->value = uint64_t(reinterpret_cast<uintptr_t>(buffer));
+  } else {
+    out->kind = XGPU_AMDGPU_BUFFER_REF_KIND_CONCRETE;
+    out->value = buffer->device_address.load(std::memory_order_acquire);
+  }
+  return true;
+}
+
+bool ref_is_static(const xgpu_amdgpu_buffer_ref_t& ref) {
+  return ref.kind == XGPU_AMDGPU_BUFFER_REF_KIND_CONCRETE || ref.kind == XGPU_AMDGPU_BUFFER_REF_KIND_RODATA;
+}
+
+// What one kernel dispatch needs, before it becomes a command.
+struct DispatchSpec {
+  uint8_t type = XGPU_AMDGPU_COMMAND_DISPATCH;  // command type
+  const KernelInfo* kernel = nullptr;           // the kernel
+  uint32_t workgroup_size[3] = {1, 1, 1};       // work items per workgroup
+  uint32_t workgroup_count[3] = {1, 1, 1};      // workgroups (indirect: unused, 1)
+  uint32_t dynamic_group_size = 0;              // dynamic group bytes
+  const void* kernargs = nullptr;               // template bytes (kernel->kernarg_size)
+  std::vector<xgpu_amdgpu_kernarg_patch_t> patches;  // values from references
+  bool force_barrier = false;                   // the first packet needs the barrier bit
+};
+
+uint16_t dimensions_of(const uint32_t workgroup_size[3], const uint32_t workgroup_count[3]) {
+  if (workgroup_size[2] > 1 || workgroup_count[2] > 1) return 3;
+  if (workgroup_size[1] > 1 || workgroup_count[1] > 1) return 2;
+  return 1;
+}
+
+// Appends a dispatch-like command: `base_size` bytes of fixed fields (header
+// and xgpu_amdgpu_dispatch_t first), then the patches. Reserves `packets`
+// packets, the dispatch's kernargs (unless prebuilt) and `extra_kernarg_bytes`
+// per-submission bytes after them (their offset from header.kernarg_offset
+// goes to *out_extra_kernarg_offset). Returns the command's offset.
+uint64_t append_dispatch(Recorder* r, const DispatchSpec& spec, uint64_t base_size, uint32_t packets,
+                         uint64_t extra_kernarg_bytes, uint32_t extra_kernarg_alignment,
+                         uint32_t* out_extra_kernarg_offset) {
+  const KernelInfo& kernel = *spec.kernel;
+  const uint64_t offset =
+      append_command(r, spec.type, base_size + spec.patches.size() * sizeof(xgpu_amdgpu_kernarg_patch_t));
+  bool prebuilt = true;
+  for (const auto& patch : spec.patches) prebuilt = prebuilt && ref_is_static(patch.ref);
+  const uint32_t alignment = std::max<uint32_t>(kernel.kernarg_alignment, 1);
+  const uint32_t template_offset =
+      append_rodata(r, spec.kernargs, kernel.kernarg_size, std::max<uint64_t>(alignment, kRodataAlignment));
+  const uint32_t name_offset = append_string(r, kernel.name);
+
+  auto* command = command_at<xgpu_amdgpu_command_dispatch_t>(r, offset);
+  xgpu_amdgpu_command_header_t& header = command->header;
+  header.packet_offset = r->packet_count;
+  if (r->barrier_pending || spec.force_barrier) header.flags |= XGPU_AMDGPU_COMMAND_FLAG_BARRIER;
+  r->barrier_pending = false;
+  r->packet_count += packets;
+
+  uint64_t cursor = r->kernarg_bytes;
+  if (prebuilt) {
+    header.flags |= XGPU_AMDGPU_COMMAND_FLAG_PREBUILT_KERNARGS;
+    const uint64_t prebuilt_offset = align_up(r->prebuilt_kernarg_bytes, alignment);
+    r->prebuilt_kernarg_bytes = prebuilt_offset + kernel.kernarg_size;
+    // An offset into the prebuilt kernarg memory until End allocates it.
+    command->dispatch.prebuilt_kernarg_address = prebuilt_offset;
+  } else {
+    cursor = align_up(cursor, alignment);
+    header.kernarg_offset = uint32_t(cursor);
+    cursor += kernel.kernarg_size;
+  }
+  if (extra_kernarg_bytes) {
+    const uint64_t extra = align_up(cursor, extra_kernarg_alignment);
+    if (prebuilt) header.kernarg_offset = uint32_t(extra);
+    *out_extra_kernarg_offset = uint32_t(extra - header.kernarg_offset);
+    cursor = extra + extra_kernarg_bytes;
+  }
+  r->kernarg_bytes = cursor;
+
+  xgpu_amdgpu_dispatch_t& d = command->dispatch;
+  d.kernel_object = kernel.kernel_object;
+  d.kernarg_template = template_offset;  // a read-only data offset until End
+  for (int i = 0; i < 3; ++i) {
+    d.workgroup_size[i] = uint16_t(spec.workgroup_size[i]);
+    d.workgroup_count[i] = spec.workgroup_count[i];
+  }
+  d.dimensions = dimensions_of(spec.workgroup_size, spec.workgroup_count);
+  d.private_segment_size = kernel.private_segment_size;
+  d.group_segment_size = kernel.group_segment_size + spec.dynamic_group_size;
+  d.kernarg_size = kernel.kernarg_size;
+  d.kernarg_alignment = alignment;
+  d.patch_count = uint16_t(spec.patches.size());
+  d.debug_name = name_offset;
+  if (!spec.patches.empty())
+    std::memcpy(r->commands.data() + offset + base_size, spec.patches.data(),
+                spec.patches.size() * sizeof(xgpu_amdgpu_kernarg_patch_t));
+  return offset;
+}
+
+xgpu_amdgpu_kernarg_patch_t make_patch(uint32_t kernarg_offset, uint16_t kind, uint16_t alignment,
+                                       const xgpu_amdgpu_buffer_ref_t& ref) {
+  xgpu_amdgpu_kernarg_patch_t patch{};
+  patch.kernarg_offset = kernarg_offset;
+  patch.kind = kind;
+  patch.alignment = alignment;
+  patch.ref = ref;
+  return patch;
+}
+
+// Records a device-library kernel dispatch (fill, copy, update, timestamp).
+void record_builtin(CommandBuffer* cb, Recorder* r, uint8_t type, const KernelInfo* kernel, const char* function,
+                    const void* kernargs, uint32_t kernarg_size, uint32_t workgroup_size, uint32_t workgroups,
+                    std::vector<xgpu_amdgpu_kernarg_patch_t> patches, bool force_barrier) {
+  if (!kernel) {
+    record_error(cb, XGPU_ERROR_FEATURE_NOT_PRESENT, "XGPU-amdgpu-device-library",
+                 std::string(function) + ": the device library (builtin kernels) is not available for this device");
+    return;
+  }
+  if (kernel->kernarg_size != kernarg_size) {
+    record_error(cb, XGPU_ERROR_INITIALIZATION_FAILED, "XGPU-amdgpu-device-library",
+                 std::string(function) + ": device-library kernel " + kernel->name + " has " +
+                     std::to_string(kernel->kernarg_size) + " kernarg bytes; the ICD expects " +
+                     std::to_string(kernarg_size));
+    return;
+  }
+  DispatchSpec spec;
+  spec.type = type;
+  spec.kernel = kernel;
+  spec.workgroup_size[0] = workgroup_size;
+  spec.workgroup_count[0] = workgroups;
+  spec.kernargs = kernargs;
+  spec.patches = std::move(patches);
+  spec.force_barrier = force_barrier;
+  uint32_t unused = 0;
+  const uint64_t offset = append_dispatch(r, spec, sizeof(xgpu_amdgpu_command_dispatch_t), 1, 0, 1, &unused);
+  r->last_packet_has_barrier =
+      command_at<xgpu_amdgpu_command_header_t>(r, offset)->flags & XGPU_AMDGPU_COMMAND_FLAG_BARRIER;
+}
+
+// Workgroups of a fill/copy of `length` bytes (unknown: the maximum).
+uint32_t transfer_workgroups(uint64_t length) {
+  if (length == XGPU_AMDGPU_WHOLE_LENGTH) return XGPU_AMDGPU_TRANSFER_MAX_WORKGROUPS;
+  const uint64_t units = length / XGPU_AMDGPU_TRANSFER_UNIT + 1;
+  const uint64_t groups = (units + XGPU_AMDGPU_TRANSFER_WORKGROUP_SIZE - 1) / XGPU_AMDGPU_TRANSFER_WORKGROUP_SIZE;
+  return uint32_t(std::clamp<uint64_t>(groups, 1, XGPU_AMDGPU_TRANSFER_MAX_WORKGROUPS));
+}
+
+const DeviceLibrary* library_of(const CommandBuffer* cb) { return device_library(cb->device); }
+const KernelInfo* builtin(const CommandBuffer* cb, const KernelInfo* DeviceLibrary::*member) {
+  const DeviceLibrary* library = library_of(cb);
+  return library ? library->*member : nullptr;
+}
+
+// Checks the bound state a dispatch needs and fills `spec` (kernel,
+// workgroup size, template, binding patches). `template_bytes` holds the
+// kernarg template the spec points at.
+bool prepare_dispatch(CommandBuffer* cb, Recorder* r, const char* function, DispatchSpec* spec,
+                      std::vector<uint8_t>* template_bytes) {
+  const std::string f = function;
+  if (!r->pipeline) {
+    record_error(cb, XGPU_ERROR_INVALID_USAGE, ("XGPU-VUID-" + f + "-pipeline").c_str(),
+                 f + ": no pipeline is bound (xgpuCmdBindPipeline)");
+    return false;
+  }
+  const PipelineInfo& p = *r->pipeline;
+  const XgpuPhysicalDeviceLimits& limits = device_limits(cb->device);
+  for (uint32_t i = 0; i < p.binding_count; ++i) {
+    if (i >= r->bound.size() || !r->bound[i]) {
+      record_error(cb, XGPU_ERROR_INVALID_USAGE, ("XGPU-VUID-" + f + "-bindings").c_str(),
+                   f + ": binding " + std::to_string(i) + " of pipeline '" + p.kernel.name + "' (" +
+                       std::to_string(p.binding_count) + " bindings) is not bound (xgpuCmdBindBuffers)");
+      return false;
+    }
+  }
+  const uint64_t group = uint64_t(p.kernel.group_segment_size) + r->dynamic_group_size;
+  if (group > limits.maxWorkgroupMemorySize) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, ("XGPU-VUID-" + f + "-workgroupMemorySize").c_str(),
+                 f + ": static (" + std::to_string(p.kernel.group_segment_size) + ") + dynamic (" +
+                     std::to_string(r->dynamic_group_size) + ") workgroup memory of pipeline '" + p.kernel.name +
+                     "' exceeds limits.maxWorkgroupMemorySize (" + std::to_string(limits.maxWorkgroupMemorySize) +
+                     ")");
+    return false;
+  }
+  if (p.kernel.kernarg_alignment > kMaxKernargAlignment) {
+    record_error(cb, XGPU_ERROR_FEATURE_NOT_PRESENT, ("XGPU-VUID-" + f + "-pipeline").c_str(),
+                 f + ": pipeline '" + p.kernel.name + "' needs kernarg alignment " +
+                     std::to_string(p.kernel.kernarg_alignment) + "; at most 64 is supported");
+    return false;
+  }
+  if (p.binding_count > kMaxPatches) {
+    record_error(cb, XGPU_ERROR_FEATURE_NOT_PRESENT, ("XGPU-VUID-" + f + "-pipeline").c_str(),
+                 f + ": pipeline '" + p.kernel.name + "' has " + std::to_string(p.binding_count) +
+                     " bindings; a command holds at most " + std::to_string(kMaxPatches));
+    return false;
+  }
+  spec->kernel = &p.kernel;
+  for (int d = 0; d < 3; ++d) spec->workgroup_size[d] = p.workgroup_size[d];
+  spec->dynamic_group_size = r->dynamic_group_size;
+  // Template: binding pointers (patched) then the pushed constants.
+  constexpr uint32_t kBindingBytes = sizeof(uint64_t);
+  template_bytes->assign(std::max<uint32_t>(p.kernel.kernarg_size, 1), 0);
+  const size_t constants_offset = size_t(p.binding_count) * kBindingBytes;
+  if (template_bytes->size() > constants_offset) {
+    const size_t n = std::min({size_t(p.constant_size), template_bytes->size() - constants_offset, r->pushed.size()});
+    if (n) std::memcpy(template_bytes->data() + constants_offset, r->pushed.data(), n);
+  }
+  spec->kernargs = template_bytes->data();
+  for (uint32_t i = 0; i < p.binding_count; ++i)
+    spec->patches.push_back(make_patch(i * kBindingBytes, XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, r->bindings[i]));
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// End of recording: staging -> program.
+
+void free_program(Device* device, CommandProgram* program) {
+  for (uint8_t* block : program->blocks) device_free(device, block);
+  if (program->rodata) device_free(device, program->rodata);
+  if (program->prebuilt_kernargs) device_free(device, program->prebuilt_kernargs);
+  *program = CommandProgram{};
+}
+
+XgpuResult allocate(CommandBuffer* cb, MemoryKind kind, uint64_t size, const char* what, uint8_t** out) {
+  void* ptr = nullptr;
+  XgpuResult result = device_allocate(cb->device, kind, size, &ptr);
+  if (result != XGPU_SUCCESS) {
+    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, nullptr,
+                  std::string("xgpuEndCommandBuffer: allocating ") + std::to_string(size) + " bytes for the " + what +
+                      " failed");
+    return result;
+  }
+  *out = static_cast<uint8_t*>(ptr);
+  return XGPU_SUCCESS;
+}
+
+XgpuResult finalize(CommandBuffer* cb) {
+  Recorder* r = cb->recorder;
+  CommandProgram& program = cb->program;
+  // Read-only data and prebuilt kernargs.
+  const uint64_t rodata_size = std::max<uint64_t>(r->rodata.size(), kRodataAlignment);
+  XgpuResult result = allocate(cb, MemoryKind::kHostCoherent, rodata_size, "read-only data", &program.rodata);
+  if (result != XGPU_SUCCESS) return result;
+  program.rodata_size = rodata_size;
+  if (!r->rodata.empty()) std::memcpy(program.rodata, r->rodata.data(), r->rodata.size());
+  if (r->prebuilt_kernarg_bytes) {
+    result = allocate(cb, MemoryKind::kKernarg, r->prebuilt_kernarg_bytes, "prebuilt kernargs",
+                      &program.prebuilt_kernargs);
+    if (result != XGPU_SUCCESS) return result;
+    program.prebuilt_kernarg_size = r->prebuilt_kernarg_bytes;
+  }
+  const uint64_t rodata_base = uint64_t(reinterpret_cast<uintptr_t>(program.rodata));
+
+  // Rodata offsets -> addresses; prebuilt kernargs.
+  for (uint64_t offset : r->command_offsets) {
+    auto* header = command_at<xgpu_amdgpu_command_header_t>(r, offset);
+    if (header->type == XGPU_AMDGPU_COMMAND_BARRIER || header->type == XGPU_AMDGPU_COMMAND_DEBUG_LABEL) continue;
+    xgpu_amdgpu_dispatch_t& d = command_at<xgpu_amdgpu_command_dispatch_t>(r, offset)->dispatch;
+    const uint64_t base_size = header->type == XGPU_AMDGPU_COMMAND_DISPATCH_INDIRECT
+                                   ? sizeof(xgpu_amdgpu_command_dispatch_indirect_t)
+                                   : sizeof(xgpu_amdgpu_command_dispatch_t);
+    auto* patches = reinterpret_cast<xgpu_amdgpu_kernarg_patch_t*>(r->commands.data() + offset + base_size);
+    for (uint32_t i = 0; i < d.patch_count; ++i) {
+      if (patches[i].ref.kind != XGPU_AMDGPU_BUFFER_REF_KIND_RODATA) continue;
+      patches[i].ref.kind = XGPU_AMDGPU_BUFFER_REF_KIND_CONCRETE;
+      patches[i].ref.value += rodata_base;
+    }
+    d.kernarg_template += rodata_base;
+    if (!(header->flags & XGPU_AMDGPU_COMMAND_FLAG_PREBUILT_KERNARGS)) continue;
+    uint8_t* XGPU_AMDGPU_DEVICE_PTR kernargs = program.prebuilt_kernargs + d.prebuilt_kernarg_address;
+    std::memcpy(kernargs, reinterpret_cast<const void*>(uintptr_t(d.kernarg_template)), d.kernarg_size);
+    for (uint32_t i = 0; i < d.patch_count; ++i) {
+      uint64_t address = 0, length = 0;
+      std::string error;
+      resolve_buffer_ref(patches[i].ref, nullptr, 0, &address, &length, &error);
+      const uint64_t value = patches[i].kind == XGPU_AMDGPU_KERNARG_PATCH_LENGTH ? length : address;
+      std::memcpy(kernargs + patches[i].kernarg_offset, &value, sizeof(value));
+    }
+    d.prebuilt_kernarg_address = uint64_t(reinterpret_cast<uintptr_t>(kernargs));
+  }
+
+  // Split into blocks: [first command, end command) per block.
+  constexpr uint64_t kTerminatorSize = sizeof(xgpu_amdgpu_command_terminator_t);
+  std::vector<std::pair<size_t, size_t>> ranges;  // command index ranges
+  std::vector<uint64_t> block_bytes;
+  size_t first = 0;
+  uint64_t used = 0;
+  for (size_t i = 0; i < r->command_offsets.size(); ++i) {
+    const uint64_t size = command_at<xgpu_amdgpu_command_header_t>(r, r->command_offsets[i])->size;
+    if (used + size + kTerminatorSize > kBlockSize && i > first) {
+      ranges.emplace_back(first, i);
+      block_bytes.push_back(used + kTerminatorSize);
+      first = i;
+      used = 0;
+    }
+    used += size;
+  }
+  ranges.emplace_back(first, r->command_offsets.size());
+  block_bytes.push_back(used + kTerminatorSize);
+  program.blocks.resize(ranges.size(), nullptr);
+  for (size_t b = 0; b < ranges.size(); ++b) {
+    result = allocate(cb, MemoryKind::kHostCoherent, block_bytes[b], "command block", &program.blocks[b]);
+    if (result != XGPU_SUCCESS) return result;
+  }
+  for (size_t b = 0; b < ranges.size(); ++b) {
+    uint8_t* XGPU_AMDGPU_DEVICE_PTR out = program.blocks[b];
+    const auto [begin, end] = ranges[b];
+    if (end > begin) {
+      const uint64_t from = r->command_offsets[begin];
+      const uint64_t to = end < r->command_offsets.size() ? r->command_offsets[end] : r->commands.size();
+      std::memcpy(out, r->commands.data() + from, to - from);
+      out += to - from;
+    }
+    xgpu_amdgpu_command_terminator_t terminator{};
+    terminator.header.size = uint16_t(kTerminatorSize);
+    terminator.header.index = uint32_t(end);
+    if (b + 1 < ranges.size()) {
+      terminator.header.type = XGPU_AMDGPU_COMMAND_BRANCH;
+      terminator.next_block = uint64_t(reinterpret_cast<uintptr_t>(program.blocks[b + 1]));
+    } else {
+      terminator.header.type = XGPU_AMDGPU_COMMAND_RETURN;
+    }
+    std::memcpy(out, &terminator, sizeof(terminator));
+  }
+
+  program.command_count = uint32_t(r->command_offsets.size());
+  program.command_packet_count = r->packet_count;
+  program.trailing_barrier = r->packet_count > 1 && !r->last_packet_has_barrier;
+  program.sizes.packet_count = std::max<uint32_t>(r->packet_count, 1) + (program.trailing_barrier ? 1 : 0);
+  program.sizes.kernarg_bytes = r->kernarg_bytes;
+  program.sizes.binding_capacity = cb->binding_capacity;
+  return XGPU_SUCCESS;
+}
+
+// ---------------------------------------------------------------------------
+// Entry points.
+
+XgpuResult XGPU_API_CALL create_command_buffer(XgpuDevice device_handle, const XgpuCommandBufferCreateInfo* info,
+                                               const XgpuAllocationCallbacks*, XgpuCommandBuffer* out) {
+  Device* device = device_from_handle(device_handle);
+  if (!device || !out) return XGPU_ERROR_INVALID_ARGUMENT;
+  *out = XGPU_NULL_HANDLE;
+  if (!info || info->sType != XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO) {
+    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-VUID-xgpuCreateCommandBuffer-pCreateInfo-sType",
+                  "xgpuCreateCommandBuffer: pCreateInfo is NULL or its sType is not "
+                  "XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO");
+    return XGPU_ERROR_INVALID_ARGUMENT;
+  }
+  auto* cb = new (std::nothrow) CommandBuffer();
+  if (!cb) return XGPU_ERROR_OUT_OF_HOST_MEMORY;
+  xgpuSetLoaderMagicValue(cb);
+  cb->device = device;
+  cb->queue_family_index = info->queueFamilyIndex;
+  *out = reinterpret_cast<XgpuCommandBuffer>(cb);
+  return XGPU_SUCCESS;
+}
+
+void reset(CommandBuffer* cb) {
+  delete cb->recorder;
+  cb->recorder = nullptr;
+  free_program(cb->device, &cb->program);
+  cb->first_error = XGPU_SUCCESS;
+  cb->submitted_once = false;
+}
+
+void XGPU_API_CALL destroy_command_buffer(XgpuDevice, XgpuCommandBuffer handle, const XgpuAllocationCallbacks*) {
+  CommandBuffer* cb = from_handle(handle);
+  if (!cb) return;
+  reset(cb);
+  delete cb;
+}
+
+XgpuResult XGPU_API_CALL begin_command_buffer(XgpuCommandBuffer handle, const XgpuCommandBufferBeginInfo* info) {
+  CommandBuffer* cb = from_handle(handle);
+  if (!cb) return XGPU_ERROR_INVALID_ARGUMENT;
+  if (!info || info->sType != XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO) {
+    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-VUID-xgpuBeginCommandBuffer-pBeginInfo-sType",
+                  "xgpuBeginCommandBuffer: pBeginInfo is NULL or its sType is not "
+                  "XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO");
+    return XGPU_ERROR_INVALID_ARGUMENT;
+  }
+  if (cb->pending.load(std::memory_order_acquire) != 0) {
+    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-VUID-xgpuBeginCommandBuffer-commandBuffer-pending",
+                  "xgpuBeginCommandBuffer: commandBuffer has " + std::to_string(cb->pending.load()) +
+                      " submissions pending; wait for them before recording again");
+    return XGPU_ERROR_INVALID_USAGE;
+  }
+  if (info->mode != XGPU_COMMAND_BUFFER_MODE_ONE_SHOT && info->mode != XGPU_COMMAND_BUFFER_MODE_REUSABLE) {
+    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-VUID-xgpuBeginCommandBuffer-pBeginInfo-mode",
+                  "xgpuBeginCommandBuffer: pBeginInfo->mode (" + std::to_string(int(info->mode)) + ") is not a mode");
+    return XGPU_ERROR_INVALID_ARGUMENT;
+  }
+  const XgpuPhysicalDeviceLimits& limits = device_limits(cb->device);
+  if (info->bindingCapacity > limits.maxBindingCapacity) {
+    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
+                  "XGPU-VUID-xgpuBeginCommandBuffer-pBeginInfo-bindingCapacity",
+                  "xgpuBeginCommandBuffer: pBeginInfo->bindingCapacity (" + std::to_string(info->bindingCapacity) +
+                      ") exceeds limits.maxBindingCapacity (" + std::to_string(limits.maxBindingCapacity) + ")");
+    return XGPU_ERROR_INVALID_ARGUMENT;
+  }
+  reset(cb);
+  cb->recorder = new (std::nothrow) Recorder();
+  if (!cb->recorder) return XGPU_ERROR_OUT_OF_HOST_MEMORY;
+  cb->recorder->pushed.assign(limits.maxPushConstantsSize, 0);
+  cb->recorder->bindings.resize(limits.maxBindings);
+  cb->recorder->bound.assign(limits.maxBindings, false);
+  cb->mode = info->mode;
+  cb->binding_capacity = info->bindingCapacity;
+  cb->state = CommandBufferState::kRecording;
+  return XGPU_SUCCESS;
+}
+
+XgpuResult XGPU_API_CALL end_command_buffer(XgpuCommandBuffer handle) {
+  CommandBuffer* cb = from_handle(handle);
+  if (!cb) return XGPU_ERROR_INVALID_ARGUMENT;
+  if (cb->state != CommandBufferState::kRecording || !cb->recorder) {
+    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-VUID-xgpuEndCommandBuffer-commandBuffer-recording",
+                  "xgpuEndCommandBuffer: commandBuffer is not in the recording state");
+    return XGPU_ERROR_INVALID_USAGE;
+  }
+  XgpuResult result = cb->first_error;
+  if (result == XGPU_SUCCESS) result = finalize(cb);
+  delete cb->recorder;
+  cb->recorder = nullptr;
+  if (result != XGPU_SUCCESS) {
+    free_program(cb->device, &cb->program);
+    cb->state = CommandBufferState::kInvalid;
+    return result;
+  }
+  cb->state = CommandBufferState::kExecutable;
+  return XGPU_SUCCESS;
+}
+
+void XGPU_API_CALL cmd_bind_pipeline(XgpuCommandBuffer handle, XgpuPipeline pipeline) {
+  CommandBuffer* cb = from_handle(handle);
+  Recorder* r = recording(cb, "xgpuCmdBindPipeline");
+  if (!r) return;
+  const PipelineInfo* info = pipeline_info(pipeline);
+  if (!info) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdBindPipeline-pipeline",
+                 "xgpuCmdBindPipeline: pipeline is XGPU_NULL_HANDLE");
+    return;
+  }
+  r->pipeline = info;
+}
+
+void XGPU_API_CALL cmd_push_constants(XgpuCommandBuffer handle, uint32_t offset, uint32_t size, const void* values) {
+  CommandBuffer* cb = from_handle(handle);
+  Recorder* r = recording(cb, "xgpuCmdPushConstants");
+  if (!r) return;
+  if (offset % 4 != 0 || size % 4 != 0 || uint64_t(offset) + size > r->pushed.size() || (size && !values)) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdPushConstants-range",
+                 "xgpuCmdPushConstants: offset (" + std::to_string(offset) + ") and size (" + std::to_string(size) +
+                     ") must be multiples of 4 within limits.maxPushConstantsSize (" +
+                     std::to_string(r->pushed.size()) + "), with pValues not NULL");
+    return;
+  }
+  if (size) std::memcpy(r->pushed.data() + offset, values, size);
+}
+
+void XGPU_API_CALL cmd_bind_buffers(XgpuCommandBuffer handle, uint32_t first, uint32_t count,
+                                    const XgpuBufferRef* buffers) {
+  CommandBuffer* cb = from_handle(handle);
+  Recorder* r = recording(cb, "xgpuCmdBindBuffers");
+  if (!r) return;
+  if (uint64_t(first) + count > r->bindings.size() || (count && !buffers)) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdBindBuffers-firstBinding",
+                 "xgpuCmdBindBuffers: firstBinding (" + std::to_string(first) + ") + bindingCount (" +
+                     std::to_string(count) + ") exceeds limits.maxBindings (" + std::to_string(r->bindings.size()) +
+                     ")");
+    return;
+  }
+  const uint64_t alignment = std::max<uint64_t>(device_limits(cb->device).minBufferOffsetAlignment, 1);
+  for (uint32_t i = 0; i < count; ++i) {
+    const std::string parameter = "pBuffers[" + std::to_string(i) + "]";
+    RefRules rules{"xgpuCmdBindBuffers", "pBuffers", XGPU_BUFFER_USAGE_STORAGE_BIT,
+                   "XGPU_BUFFER_USAGE_STORAGE_BIT", alignment, 0};
+    xgpu_amdgpu_buffer_ref_t ref;
+    if (!make_ref(cb, &buffers[i], rules, &ref)) return;
+    r->bindings[first + i] = ref;
+    r->bound[first + i] = true;
+  }
+}
+
+void XGPU_API_CALL cmd_set_workgroup_memory_size(XgpuCommandBuffer handle, uint32_t dynamic_size) {
+  CommandBuffer* cb = from_handle(handle);
+  Recorder* r = recording(cb, "xgpuCmdSetWorkgroupMemorySize");
+  if (!r) return;
+  const uint32_t limit = device_limits(cb->device).maxWorkgroupMemorySize;
+  if (dynamic_size > limit) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdSetWorkgroupMemorySize-dynamicSize",
+                 "xgpuCmdSetWorkgroupMemorySize: dynamicSize (" + std::to_string(dynamic_size) +
+                     ") exceeds limits.maxWorkgroupMemorySize (" + std::to_string(limit) + ")");
+    return;
+  }
+  r->dynamic_group_size = dynamic_size;
+}
+
+void XGPU_API_CALL cmd_dispatch(XgpuCommandBuffer handle, uint32_t x, uint32_t y, uint32_t z) {
+  CommandBuffer* cb = from_handle(handle);
+  Recorder* r = recording(cb, "xgpuCmdDispatch");
+  if (!r) return;
+  DispatchSpec spec;
+  std::vector<uint8_t> template_bytes;
+  if (!prepare_dispatch(cb, r, "xgpuCmdDispatch", &spec, &template_bytes)) return;
+  const XgpuPhysicalDeviceLimits& limits = device_limits(cb->device);
+  const uint32_t counts[3] = {x, y, z};
+  static const char* const kNames[3] = {"groupCountX", "groupCountY", "groupCountZ"};
+  for (int d = 0; d < 3; ++d) {
+    const uint64_t grid = uint64_t(counts[d]) * spec.workgroup_size[d];
+    if (counts[d] > limits.maxWorkgroupCount[d] || grid > UINT32_MAX) {
+      record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, (std::string("XGPU-VUID-xgpuCmdDispatch-") + kNames[d]).c_str(),
+                   std::string("xgpuCmdDispatch: ") + kNames[d] + " (" + std::to_string(counts[d]) +
+                       ") exceeds limits.maxWorkgroupCount[" + std::to_string(d) + "] (" +
+                       std::to_string(limits.maxWorkgroupCount[d]) + ") or a 32-bit grid size");
+      return;
+    }
+  }
+  if (x == 0 || y == 0 || z == 0) return;  // an empty dispatch does nothing
+  for (int d = 0; d < 3; ++d) spec.workgroup_count[d] = counts[d];
+  uint32_t unused = 0;
+  const uint64_t offset = append_dispatch(r, spec, sizeof(xgpu_amdgpu_command_dispatch_t), 1, 0, 1, &unused);
+  r->last_packet_has_barrier =
+      command_at<xgpu_amdgpu_command_header_t>(r, offset)->flags & XGPU_AMDGPU_COMMAND_FLAG_BARRIER;
+}
+
+void XGPU_API_CALL cmd_dispatch_indirect(XgpuCommandBuffer handle, const XgpuBufferRef* counts,
+                                         XgpuDispatchIndirectFlags flags) {
+  CommandBuffer* cb = from_handle(handle);
+  Recorder* r = recording(cb, "xgpuCmdDispatchIndirect");
+  if (!r) return;
+  const XgpuDispatchIndirectFlags mode =
+      flags & (XGPU_DISPATCH_INDIRECT_STATIC_BIT | XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT);
+  if (mode != XGPU_DISPATCH_INDIRECT_STATIC_BIT && mode != XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdDispatchIndirect-flags",
+                 "xgpuCmdDispatchIndirect: flags (" + hex(flags) +
+                     ") must hold exactly one of XGPU_DISPATCH_INDIRECT_STATIC_BIT and "
+                     "XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT");
+    return;
+  }
+  if (flags & ~mode) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdDispatchIndirect-flags",
+                 "xgpuCmdDispatchIndirect: flags (" + hex(flags) + ") holds unknown bits");
+    return;
+  }
+  const bool dynamic = mode == XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT;
+  constexpr uint64_t kCountsBytes = 3 * sizeof(uint32_t);
+  RefRules rules{"xgpuCmdDispatchIndirect", "pCounts", XGPU_BUFFER_USAGE_INDIRECT_BIT,
+                 "XGPU_BUFFER_USAGE_INDIRECT_BIT", sizeof(uint32_t), kCountsBytes};
+  xgpu_amdgpu_buffer_ref_t counts_ref;
+  if (!make_ref(cb, counts, rules, &counts_ref)) return;
+  DispatchSpec spec;
+  std::vector<uint8_t> template_bytes;
+  if (!prepare_dispatch(cb, r, "xgpuCmdDispatchIndirect", &spec, &template_bytes)) return;
+  spec.type = XGPU_AMDGPU_COMMAND_DISPATCH_INDIRECT;
+  const KernelInfo* patch_kernel = nullptr;
+  if (dynamic) {
+    patch_kernel = builtin(cb, &DeviceLibrary::indirect_patch);
+    if (!patch_kernel) {
+      record_error(cb, XGPU_ERROR_FEATURE_NOT_PRESENT, "XGPU-amdgpu-device-library",
+                   "xgpuCmdDispatchIndirect: XGPU_DISPATCH_INDIRECT_DYNAMIC needs the device library's patch "
+                   "kernel, which is not available for this device");
+      return;
+    }
+  }
+  const XgpuPhysicalDeviceLimits& limits = device_limits(cb->device);
+  uint32_t extra_offset = 0;
+  const uint64_t offset =
+      append_dispatch(r, spec, sizeof(xgpu_amdgpu_command_dispatch_indirect_t), dynamic ? 2 : 1,
+                      dynamic ? sizeof(xgpu_amdgpu_indirect_patch_args_t) : 0,
+                      dynamic ? std::max<uint32_t>(patch_kernel->kernarg_alignment, 8) : 1, &extra_offset);
+  auto* cmd = command_at<xgpu_amdgpu_command_dispatch_indirect_t>(r, offset);
+  cmd->header.flags |= dynamic ? XGPU_AMDGPU_COMMAND_FLAG_INDIRECT_DYNAMIC : XGPU_AMDGPU_COMMAND_FLAG_INDIRECT_STATIC;
+  cmd->counts = counts_ref;
+  for (int d = 0; d < 3; ++d) {
+    const uint32_t grid_limit = UINT32_MAX / std::max<uint32_t>(spec.workgroup_size[d], 1);
+    cmd->max_workgroup_count[d] = std::min(limits.maxWorkgroupCount[d], grid_limit);
+  }
+  if (dynamic) {
+    cmd->header.flags |= XGPU_AMDGPU_COMMAND_FLAG_BARRIER;  // the patch kernel waits for the counts' producer
+    cmd->patch_kernel_object = patch_kernel->kernel_object;
+    cmd->patch_kernarg_offset = extra_offset;
+    cmd->patch_private_segment_size = patch_kernel->private_segment_size;
+    cmd->patch_group_segment_size = patch_kernel->group_segment_size;
+    r->last_packet_has_barrier = true;  // the dispatch packet waits for the patch kernel
+  } else {
+    r->last_packet_has_barrier = cmd->header.flags & XGPU_AMDGPU_COMMAND_FLAG_BARRIER;
+  }
+}
+
+void XGPU_API_CALL cmd_fill_buffer(XgpuCommandBuffer handle, const XgpuBufferRef* dst, const void* pattern,
+                                   uint32_t pattern_size) {
+  CommandBuffer* cb = from_handle(handle);
+  Recorder* r = recording(cb, "xgpuCmdFillBuffer");
+  if (!r) return;
+  if ((pattern_size != 1 && pattern_size != 2 && pattern_size != 4) || !pattern) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdFillBuffer-patternSize",
+                 "xgpuCmdFillBuffer: patternSize (" + std::to_string(pattern_size) +
+                     ") must be 1, 2 or 4 with pPattern not NULL");
+    return;
+  }
+  RefRules rules{"xgpuCmdFillBuffer", "pDst", XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
+                 "XGPU_BUFFER_USAGE_TRANSFER_DST_BIT", pattern_size, 0};
+  xgpu_amdgpu_buffer_ref_t ref;
+  if (!make_ref(cb, dst, rules, &ref)) return;
+  if (ref.length != XGPU_AMDGPU_WHOLE_LENGTH && ref.length % pattern_size != 0) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdFillBuffer-pDst-size",
+                 "xgpuCmdFillBuffer: the range's size (" + std::to_string(ref.length) +
+                     ") is not a multiple of patternSize (" + std::to_string(pattern_size) + ")");
+    return;
+  }
+  xgpu_amdgpu_fill_args_t args{};
+  uint8_t bytes[4];
+  std::memcpy(bytes, pattern, pattern_size);
+  for (uint32_t i = pattern_size; i < 4; ++i) bytes[i] = bytes[i % pattern_size];
+  std::memcpy(&args.pattern, bytes, sizeof(args.pattern));
+  args.pattern_size = pattern_size;
+  args.length = ref.length == XGPU_AMDGPU_WHOLE_LENGTH ? 0 : ref.length;
+  std::vector<xgpu_amdgpu_kernarg_patch_t> patches;
+  patches.push_back(make_patch(offsetof(xgpu_amdgpu_fill_args_t, dst), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS,
+                               uint16_t(pattern_size), ref));
+  if (ref.length == XGPU_AMDGPU_WHOLE_LENGTH)
+    patches.push_back(make_patch(offsetof(xgpu_amdgpu_fill_args_t, length), XGPU_AMDGPU_KERNARG_PATCH_LENGTH,
+                                 uint16_t(pattern_size), ref));
+  record_builtin(cb, r, XGPU_AMDGPU_COMMAND_FILL, builtin(cb, &DeviceLibrary::fill), "xgpuCmdFillBuffer", &args,
+                 sizeof(args), XGPU_AMDGPU_TRANSFER_WORKGROUP_SIZE, transfer_workgroups(ref.length),
+                 std::move(patches), false);
+}
+
+// Whether two resolved-at-record ranges of one buffer overlap.
+bool overlapping(const xgpu_amdgpu_buffer_ref_t& a, const xgpu_amdgpu_buffer_ref_t& b, uint64_t size) {
+  if (a.kind == XGPU_AMDGPU_BUFFER_REF_KIND_SLOT || a.kind != b.kind || a.value != b.value) return false;
+  return a.offset < b.offset + size && b.offset < a.offset + size;
+}
+
+void XGPU_API_CALL cmd_copy_buffer(XgpuCommandBuffer handle, const XgpuBufferRef* src, const XgpuBufferRef* dst,
+                                   XgpuDeviceSize size) {
+  CommandBuffer* cb = from_handle(handle);
+  Recorder* r = recording(cb, "xgpuCmdCopyBuffer");
+  if (!r) return;
+  if (size == 0 || size == XGPU_WHOLE_SIZE) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdCopyBuffer-size",
+                 "xgpuCmdCopyBuffer: size (" + size_string(size) + ") must be a byte count greater than 0");
+    return;
+  }
+  RefRules src_rules{"xgpuCmdCopyBuffer", "pSrc", XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                     "XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT", 1, size};
+  RefRules dst_rules{"xgpuCmdCopyBuffer", "pDst", XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
+                     "XGPU_BUFFER_USAGE_TRANSFER_DST_BIT", 1, size};
+  xgpu_amdgpu_buffer_ref_t src_ref, dst_ref;
+  if (!make_ref(cb, src, src_rules, &src_ref) || !make_ref(cb, dst, dst_rules, &dst_ref)) return;
+  // The copy moves exactly `size` bytes from the start of each range.
+  src_ref.length = dst_ref.length = size;
+  if (overlapping(src_ref, dst_ref, size)) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdCopyBuffer-overlap",
+                 "xgpuCmdCopyBuffer: the source (offset " + std::to_string(src_ref.offset) + ") and destination (offset " +
+                     std::to_string(dst_ref.offset) + ") ranges of " + std::to_string(size) +
+                     " bytes in the same buffer overlap");
+    return;
+  }
+  xgpu_amdgpu_copy_args_t args{};
+  args.length = size;
+  std::vector<xgpu_amdgpu_kernarg_patch_t> patches;
+  patches.push_back(make_patch(offsetof(xgpu_amdgpu_copy_args_t, src), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, src_ref));
+  patches.push_back(make_patch(offsetof(xgpu_amdgpu_copy_args_t, dst), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, dst_ref));
+  record_builtin(cb, r, XGPU_AMDGPU_COMMAND_COPY, builtin(cb, &DeviceLibrary::copy), "xgpuCmdCopyBuffer", &args,
+                 sizeof(args), XGPU_AMDGPU_TRANSFER_WORKGROUP_SIZE, transfer_workgroups(size), std::move(patches),
+                 false);
+}
+
+void XGPU_API_CALL cmd_update_buffer(XgpuCommandBuffer handle, const XgpuBufferRef* dst, XgpuDeviceSize data_size,
+                                     const void* data) {
+  CommandBuffer* cb = from_handle(handle);
+  Recorder* r = recording(cb, "xgpuCmdUpdateBuffer");
+  if (!r) return;
+  if (data_size == 0 || data_size > kMaxUpdateSize || !data) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdUpdateBuffer-dataSize",
+                 "xgpuCmdUpdateBuffer: dataSize (" + std::to_string(data_size) + ") must be 1.." +
+                     std::to_string(kMaxUpdateSize) + " bytes with pData not NULL");
+    return;
+  }
+  RefRules rules{"xgpuCmdUpdateBuffer", "pDst", XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
+                 "XGPU_BUFFER_USAGE_TRANSFER_DST_BIT", 1, data_size};
+  xgpu_amdgpu_buffer_ref_t dst_ref;
+  if (!make_ref(cb, dst, rules, &dst_ref)) return;
+  dst_ref.length = data_size;
+  xgpu_amdgpu_buffer_ref_t src_ref{};
+  src_ref.kind = XGPU_AMDGPU_BUFFER_REF_KIND_RODATA;
+  src_ref.slot = XGPU_BINDING_SLOT_NONE;
+  src_ref.value = append_rodata(r, data, data_size, kRodataAlignment);
+  src_ref.length = data_size;
+  xgpu_amdgpu_copy_args_t args{};
+  args.length = data_size;
+  std::vector<xgpu_amdgpu_kernarg_patch_t> patches;
+  patches.push_back(make_patch(offsetof(xgpu_amdgpu_copy_args_t, src), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, src_ref));
+  patches.push_back(make_patch(offsetof(xgpu_amdgpu_copy_args_t, dst), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, dst_ref));
+  record_builtin(cb, r, XGPU_AMDGPU_COMMAND_UPDATE, builtin(cb, &DeviceLibrary::copy), "xgpuCmdUpdateBuffer", &args,
+                 sizeof(args), XGPU_AMDGPU_TRANSFER_WORKGROUP_SIZE, transfer_workgroups(data_size),
+                 std::move(patches), false);
+}
+
+void XGPU_API_CALL cmd_pipeline_barrier(XgpuCommandBuffer handle, XgpuPipelineStageFlags src_stages,
+                                        XgpuPipelineStageFlags dst_stages, uint32_t, const XgpuMemoryBarrier*,
+                                        uint32_t, const XgpuBufferMemoryBarrier*) {
+  CommandBuffer* cb = from_handle(handle);
+  Recorder* r = recording(cb, "xgpuCmdPipelineBarrier");
+  if (!r) return;
+  // AQL orders whole packets: every barrier becomes the next packet's
+  // barrier bit with agent-scope fences, whatever its stages and ranges.
+  const uint64_t offset = append_command(r, XGPU_AMDGPU_COMMAND_BARRIER, sizeof(xgpu_amdgpu_command_barrier_t));
+  auto* cmd = command_at<xgpu_amdgpu_command_barrier_t>(r, offset);
+  cmd->header.packet_offset = r->packet_count;
+  cmd->header.kernarg_offset = uint32_t(r->kernarg_bytes);
+  cmd->src_stage_mask = src_stages;
+  cmd->dst_stage_mask = dst_stages;
+  r->barrier_pending = true;
+}
+
+void record_label(CommandBuffer* cb, Recorder* r, uint32_t op, const XgpuDebugLabel* label) {
+  const uint64_t offset = append_command(r, XGPU_AMDGPU_COMMAND_DEBUG_LABEL, sizeof(xgpu_amdgpu_command_debug_label_t));
+  const uint32_t name = label && label->pLabelName ? append_string(r, label->pLabelName) : 0;
+  auto* cmd = command_at<xgpu_amdgpu_command_debug_label_t>(r, offset);
+  cmd->header.packet_offset = r->packet_count;
+  cmd->header.kernarg_offset = uint32_t(r->kernarg_bytes);
+  cmd->op = op;
+  cmd->name = name;
+  if (label) std::memcpy(cmd->color, label->color, sizeof(cmd->color));
+  (void)cb;
+}
+
+void XGPU_API_CALL cmd_begin_debug_label(XgpuCommandBuffer handle, const XgpuDebugLabel* label) {
+  CommandBuffer* cb = from_handle(handle);
+  Recorder* r = recording(cb, "xgpuCmdBeginDebugLabel");
+  if (!r) return;
+  ++r->label_depth;
+  record_label(cb, r, XGPU_AMDGPU_DEBUG_LABEL_BEGIN, label);
+}
+
+void XGPU_API_CALL cmd_end_debug_label(XgpuCommandBuffer handle) {
+  CommandBuffer* cb = from_handle(handle);
+  Recorder* r = recording(cb, "xgpuCmdEndDebugLabel");
+  if (!r) return;
+  if (r->label_depth == 0) {
+    record_error(cb, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuCmdEndDebugLabel-commandBuffer-label",
+                 "xgpuCmdEndDebugLabel: no debug label is open (xgpuCmdBeginDebugLabel)");
+    return;
+  }
+  --r->label_depth;
+  record_label(cb, r, XGPU_AMDGPU_DEBUG_LABEL_END, nullptr);
+}
+
+void XGPU_API_CALL cmd_insert_debug_label(XgpuCommandBuffer handle, const XgpuDebugLabel* label) {
+  CommandBuffer* cb = from_handle(handle);
+  Recorder* r = recording(cb, "xgpuCmdInsertDebugLabel");
+  if (!r) return;
+  record_label(cb, r, XGPU_AMDGPU_DEBUG_LABEL_INSERT, label);
+}
+
+void XGPU_API_CALL cmd_write_timestamp(XgpuCommandBuffer handle, XgpuPipelineStageFlags, const XgpuBufferRef* dst) {
+  CommandBuffer* cb = from_handle(handle);
+  Recorder* r = recording(cb, "xgpuCmdWriteTimestamp");
+  if (!r) return;
+  constexpr uint64_t kTimestampBytes = sizeof(uint64_t);
+  RefRules rules{"xgpuCmdWriteTimestamp", "pDst", XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
+                 "XGPU_BUFFER_USAGE_TRANSFER_DST_BIT", kTimestampBytes, kTimestampBytes};
+  xgpu_amdgpu_buffer_ref_t ref;
+  if (!make_ref(cb, dst, rules, &ref)) return;
+  xgpu_amdgpu_timestamp_args_t args{};
+  std::vector<xgpu_amdgpu_kernarg_patch_t> patches;
+  patches.push_back(make_patch(offsetof(xgpu_amdgpu_timestamp_args_t, dst), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS,
+                               uint16_t(kTimestampBytes), ref));
+  // Written when every earlier command completed (barrier bit), whatever
+  // the stage: AQL has no finer point to sample.
+  record_builtin(cb, r, XGPU_AMDGPU_COMMAND_TIMESTAMP, builtin(cb, &DeviceLibrary::timestamp), "xgpuCmdWriteTimestamp",
+                 &args, sizeof(args), 1, 1, std::move(patches), true);
+}
+
+struct NamedFunction {
+  const char* name;               // API name
+  PFN_xgpuVoidFunction function;  // implementation
+};
+
+#define XGPU_AMDGPU_ENTRY(name, function) {name, reinterpret_cast<PFN_xgpuVoidFunction>(&function)}
+const NamedFunction kEntryPoints[] = {
+    XGPU_AMDGPU_ENTRY("xgpuCreateCommandBuffer", create_command_buffer),
+    XGPU_AMDGPU_ENTRY("xgpuDestroyCommandBuffer", destroy_command_buffer),
+    XGPU_AMDGPU_ENTRY("xgpuBeginCommandBuffer", begin_command_buffer),
+    XGPU_AMDGPU_ENTRY("xgpuEndCommandBuffer", end_command_buffer),
+    XGPU_AMDGPU_ENTRY("xgpuCmdBindPipeline", cmd_bind_pipeline),
+    XGPU_AMDGPU_ENTRY("xgpuCmdPushConstants", cmd_push_constants),
+    XGPU_AMDGPU_ENTRY("xgpuCmdBindBuffers", cmd_bind_buffers),
+    XGPU_AMDGPU_ENTRY("xgpuCmdSetWorkgroupMemorySize", cmd_set_workgroup_memory_size),
+    XGPU_AMDGPU_ENTRY("xgpuCmdDispatch", cmd_dispatch),
+    XGPU_AMDGPU_ENTRY("xgpuCmdDispatchIndirect", cmd_dispatch_indirect),
+    XGPU_AMDGPU_ENTRY("xgpuCmdFillBuffer", cmd_fill_buffer),
+    XGPU_AMDGPU_ENTRY("xgpuCmdCopyBuffer", cmd_copy_buffer),
+    XGPU_AMDGPU_ENTRY("xgpuCmdUpdateBuffer", cmd_update_buffer),
+    XGPU_AMDGPU_ENTRY("xgpuCmdPipelineBarrier", cmd_pipeline_barrier),
+    XGPU_AMDGPU_ENTRY("xgpuCmdBeginDebugLabel", cmd_begin_debug_label),
+    XGPU_AMDGPU_ENTRY("xgpuCmdEndDebugLabel", cmd_end_debug_label),
+    XGPU_AMDGPU_ENTRY("xgpuCmdInsertDebugLabel", cmd_insert_debug_label),
+    XGPU_AMDGPU_ENTRY("xgpuCmdWriteTimestamp", cmd_write_timestamp),
+};
+#undef XGPU_AMDGPU_ENTRY
+
+// Compile-time check that each entry matches its PFN type.
+[[maybe_unused]] constexpr PFN_xgpuCreateCommandBuffer kCheckCreate = &create_command_buffer;
+[[maybe_unused]] constexpr PFN_xgpuDestroyCommandBuffer kCheckDestroy = &destroy_command_buffer;
+[[maybe_unused]] constexpr PFN_xgpuBeginCommandBuffer kCheckBegin = &begin_command_buffer;
+[[maybe_unused]] constexpr PFN_xgpuEndCommandBuffer kCheckEnd = &end_command_buffer;
+[[maybe_unused]] constexpr PFN_xgpuCmdBindPipeline kCheckBindPipeline = &cmd_bind_pipeline;
+[[maybe_unused]] constexpr PFN_xgpuCmdPushConstants kCheckPush = &cmd_push_constants;
+[[maybe_unused]] constexpr PFN_xgpuCmdBindBuffers kCheckBind = &cmd_bind_buffers;
+[[maybe_unused]] constexpr PFN_xgpuCmdSetWorkgroupMemorySize kCheckWgMem = &cmd_set_workgroup_memory_size;
+[[maybe_unused]] constexpr PFN_xgpuCmdDispatch kCheckDispatch = &cmd_dispatch;
+[[maybe_unused]] constexpr PFN_xgpuCmdDispatchIndirect kCheckIndirect = &cmd_dispatch_indirect;
+[[maybe_unused]] constexpr PFN_xgpuCmdFillBuffer kCheckFill = &cmd_fill_buffer;
+[[maybe_unused]] constexpr PFN_xgpuCmdCopyBuffer kCheckCopy = &cmd_copy_buffer;
+[[maybe_unused]] constexpr PFN_xgpuCmdUpdateBuffer kCheckUpdate = &cmd_update_buffer;
+[[maybe_unused]] constexpr PFN_xgpuCmdPipelineBarrier kCheckBarrier = &cmd_pipeline_barrier;
+[[maybe_unused]] constexpr PFN_xgpuCmdBeginDebugLabel kCheckBeginLabel = &cmd_begin_debug_label;
+[[maybe_unused]] constexpr PFN_xgpuCmdEndDebugLabel kCheckEndLabel = &cmd_end_debug_label;
+[[maybe_unused]] constexpr PFN_xgpuCmdInsertDebugLabel kCheckInsertLabel = &cmd_insert_debug_label;
+[[maybe_unused]] constexpr PFN_xgpuCmdWriteTimestamp kCheckTimestamp = &cmd_write_timestamp;
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Seam: commands half.
+
+PFN_xgpuVoidFunction commands_get_proc_addr(const char* name) {
+  if (!name) return nullptr;
+  for (const NamedFunction& entry : kEntryPoints)
+    if (std::strcmp(entry.name, name) == 0) return entry.function;
+  return nullptr;
+}
+
+Device* command_buffer_device(const CommandBuffer* command_buffer) {
+  return command_buffer ? command_buffer->device : nullptr;
+}
+
+XgpuResult command_buffer_acquire_for_submit(CommandBuffer* cb, std::string* out_error) {
+  std::lock_guard<std::mutex> lock(cb->submit_mutex);
+  if (cb->state != CommandBufferState::kExecutable) {
+    if (out_error)
+      *out_error = cb->state == CommandBufferState::kRecording
+                       ? "the command buffer is still recording (call xgpuEndCommandBuffer) "
+                         "[XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-state]"
+                       : "the command buffer is not executable (never ended, or its recording failed) "
+                         "[XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-state]";
+    return XGPU_ERROR_INVALID_USAGE;
+  }
+  if (cb->mode == XGPU_COMMAND_BUFFER_MODE_ONE_SHOT && cb->submitted_once) {
+    if (out_error)
+      *out_error = "the one-shot command buffer was already submitted since it was begun "
+                   "[XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-oneShot]";
+    return XGPU_ERROR_INVALID_USAGE;
+  }
+  cb->submitted_once = true;
+  cb->pending.fetch_add(1, std::memory_order_acq_rel);
+  return XGPU_SUCCESS;
+}
+
+IssueSizes command_buffer_issue_sizes(const CommandBuffer* cb) { return cb->program.sizes; }
+
+XgpuResult command_buffer_issue(const CommandBuffer* cb, IssueTarget& target) { return issue_program(*cb, target); }
+
+void command_buffer_release_after_submit(CommandBuffer* cb) {
+  if (cb) cb->pending.fetch_sub(1, std::memory_order_acq_rel);
+}
 
 }  // namespace xgpu::amdgpu

@@ -157,4 +157,13 @@ void command_buffer_release_after_submit(CommandBuffer* command_buffer);
 XgpuResult device_library_load(Device* device, DeviceLibrary** out_library);
 void device_library_destroy(Device* device, DeviceLibrary* library);
 
+// Packet log (packet_log.h; enabled with XGPU_PACKET_LOG=1). Issue logs the
+// packets it writes; the runtime calls these for the packets it writes itself
+// (dependency barriers, fillers) and when it rings a doorbell.
+bool packet_log_enabled();
+void packet_log_packet(const hsa_queue_t* queue, uint64_t packet_id, const void* packet,
+                       const char* kernel_name, const char* note);
+void packet_log_doorbell(const hsa_queue_t* queue, uint64_t doorbell_value, uint64_t read_index,
+                         uint64_t write_index);
+
 }  // namespace xgpu::amdgpu

@@ -66,6 +66,9 @@ typedef enum xgpu_amdgpu_buffer_ref_kind_e {
    * BufferInfo, whose device_address is read (acquire) when the submission
    * is issued. Only host-side issue resolves this kind. */
   XGPU_AMDGPU_BUFFER_REF_KIND_ALLOCA = 2,
+  /* Recording only: `value` is an offset into the command buffer's read-only
+   * data; rewritten to CONCRETE at end of recording (never in a program). */
+  XGPU_AMDGPU_BUFFER_REF_KIND_RODATA = 3,
 } xgpu_amdgpu_buffer_ref_kind_t;
 
 /* `length` value: up to the end of the buffer or binding range, resolved
@@ -149,7 +152,9 @@ typedef enum xgpu_amdgpu_kernarg_patch_kind_e {
 /* One value of a kernarg struct that comes from a buffer reference. */
 typedef struct xgpu_amdgpu_kernarg_patch {
   uint32_t kernarg_offset;        /* byte offset of the uint64_t in the kernarg struct */
-  uint32_t kind;                  /* xgpu_amdgpu_kernarg_patch_kind_t */
+  uint16_t kind;                  /* xgpu_amdgpu_kernarg_patch_kind_t */
+  uint16_t alignment;             /* required alignment of the resolved address (ADDRESS) or
+                                     length (LENGTH), bytes; 1 = none */
   xgpu_amdgpu_buffer_ref_t ref;   /* the reference to resolve */
 } xgpu_amdgpu_kernarg_patch_t;
 XGPU_AMDGPU_STATIC_ASSERT(sizeof(xgpu_amdgpu_kernarg_patch_t) == 40, "kernarg patch size");

@@ -1,0 +1,91 @@
+// Command buffers: recording into device-encoded command blocks
+// (spec/command-buffer-format.md; structs in
+// icd/amdgpu/device/include/xgpu_amdgpu/commands.h).
+//
+// Thread-safety: recording (Begin, Cmd*, End, Destroy) is externally
+// synchronized, as the API requires. After End the program is immutable:
+// command_buffer_issue may run concurrently for several submissions;
+// acquire/release for submit are thread-safe.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "seam.h"
+#include "xgpu/xgpu_icd.h"
+#include "xgpu_amdgpu/commands.h"
+
+namespace xgpu::amdgpu {
+
+// Recording state of a command buffer.
+enum class CommandBufferState : uint32_t {
+  kInitial,     // created, or begun and never ended
+  kRecording,   // between Begin and End
+  kExecutable,  // ended without error: may be submitted
+  kInvalid,     // ended with an error: may only be begun again or destroyed
+};
+
+// The immutable program of one recording, in device-visible memory.
+struct CommandProgram {
+  // Device-visible command blocks (kHostCoherent), in order; the first is the
+  // entry block, each ends with BRANCH to the next or RETURN.
+  std::vector<uint8_t* XGPU_AMDGPU_DEVICE_PTR> blocks;
+  // Read-only data (kHostCoherent): kernarg templates, update payloads,
+  // kernel and label names.
+  uint8_t* XGPU_AMDGPU_DEVICE_PTR rodata = nullptr;
+  uint64_t rodata_size = 0;                // bytes at rodata
+  // Kernargs built once at End for dispatches whose references are all
+  // static (kKernarg memory), nullptr when none.
+  uint8_t* XGPU_AMDGPU_DEVICE_PTR prebuilt_kernargs = nullptr;
+  uint64_t prebuilt_kernarg_size = 0;      // bytes at prebuilt_kernargs
+  uint32_t command_count = 0;              // commands recorded (terminators excluded)
+  uint32_t command_packet_count = 0;       // packets the commands produce
+  bool trailing_barrier = false;           // a barrier-AND after the commands carries the completion signal
+  IssueSizes sizes;                        // what each submission reserves
+};
+
+struct Recorder;  // command_buffer.cpp: staging while recording
+
+struct CommandBuffer {
+  XgpuLoaderData loader_data;              // dispatchable object: first member
+  Device* device = nullptr;                // creating device
+  uint32_t queue_family_index = 0;         // family it is submitted to
+
+  // Recording state (externally synchronized).
+  CommandBufferState state = CommandBufferState::kInitial;
+  XgpuCommandBufferMode mode = XGPU_COMMAND_BUFFER_MODE_ONE_SHOT;  // from Begin
+  uint32_t binding_capacity = 0;           // from Begin
+  XgpuResult first_error = XGPU_SUCCESS;   // first recording error, returned by End
+  Recorder* recorder = nullptr;            // staging while recording, nullptr otherwise
+
+  CommandProgram program;                  // valid in kExecutable
+
+  // Submission state (thread-safe).
+  std::mutex submit_mutex;                 // guards submitted_once against acquire races
+  bool submitted_once = false;             // a one-shot buffer was submitted since Begin
+  std::atomic<uint32_t> pending{0};        // submissions acquired and not released
+};
+
+// Walks the program's commands in order (following BRANCH), calling
+// `visit(const xgpu_amdgpu_command_header_t*)` for each non-terminator.
+template <typename Visit>
+void command_program_for_each(const CommandProgram& program, Visit&& visit) {
+  if (program.blocks.empty()) return;
+  const uint8_t* cursor = program.blocks.front();
+  for (;;) {
+    const auto* header = reinterpret_cast<const xgpu_amdgpu_command_header_t*>(cursor);
+    if (header->type == XGPU_AMDGPU_COMMAND_RETURN) return;
+    if (header->type == XGPU_AMDGPU_COMMAND_BRANCH) {
+      const auto* branch = reinterpret_cast<const xgpu_amdgpu_command_terminator_t*>(cursor);
+      cursor = reinterpret_cast<const uint8_t*>(uintptr_t(branch->next_block));
+      continue;
+    }
+    visit(header);
+    cursor += header->size;
+  }
+}
+
+}  // namespace xgpu::amdgpu

@@ -1,0 +1,434 @@
+// Issue of a recorded program into an AQL ring (see issue.h).
+#include "issue.h"
+
+#include <cstddef>
+#include <cstring>
+#include <vector>
+
+#include "device_library.h"
+#include "packet_log.h"
+
+namespace xgpu::amdgpu {
+
+// The shared header mirrors hsa.h for device code; keep them equal.
+static_assert(XGPU_AMDGPU_AQL_PACKET_SIZE == sizeof(hsa_kernel_dispatch_packet_t));
+static_assert(XGPU_AMDGPU_AQL_PACKET_SIZE == sizeof(hsa_barrier_and_packet_t));
+static_assert(XGPU_AMDGPU_AQL_PACKET_TYPE_INVALID == HSA_PACKET_TYPE_INVALID);
+static_assert(XGPU_AMDGPU_AQL_PACKET_TYPE_KERNEL_DISPATCH == HSA_PACKET_TYPE_KERNEL_DISPATCH);
+static_assert(XGPU_AMDGPU_AQL_PACKET_TYPE_BARRIER_AND == HSA_PACKET_TYPE_BARRIER_AND);
+static_assert(XGPU_AMDGPU_AQL_DISPATCH_GRID_SIZE_OFFSET == offsetof(hsa_kernel_dispatch_packet_t, grid_size_x));
+static_assert(XGPU_AMDGPU_AQL_BARRIER_DEP_SIGNAL_OFFSET == offsetof(hsa_barrier_and_packet_t, dep_signal));
+static_assert(XGPU_AMDGPU_AQL_BARRIER_DEP_SIGNAL_COUNT ==
+              sizeof(hsa_barrier_and_packet_t::dep_signal) / sizeof(hsa_signal_t));
+static_assert(offsetof(hsa_kernel_dispatch_packet_t, completion_signal) ==
+              offsetof(hsa_barrier_and_packet_t, completion_signal),
+              "the patch kernel turns a dispatch into a barrier-AND keeping the completion signal");
+static_assert((XGPU_AMDGPU_AQL_PACKET_TYPE_LIMIT_ERROR >> HSA_PACKET_HEADER_WIDTH_TYPE) == 0 &&
+                  XGPU_AMDGPU_AQL_PACKET_TYPE_LIMIT_ERROR > HSA_PACKET_TYPE_BARRIER_OR,
+              "the limit-error packet type must be a valid 8-bit type no processor accepts");
+
+namespace {
+
+// Bytes of an AQL packet header + setup word, published together.
+constexpr size_t kHeaderWordBytes = sizeof(uint32_t);
+// Marks a packet slot that issue leaves unpublished (DYNAMIC dispatch).
+constexpr uint32_t kUnpublished = UINT32_MAX;
+// Setup dimensions field value for a barrier-AND (no setup).
+constexpr uint32_t kNoSetup = 0;
+
+uint32_t make_setup(uint32_t dimensions) {
+  return dimensions << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS;
+}
+
+uint32_t make_word(uint16_t header, uint32_t setup) { return uint32_t(header) | (setup << 16); }
+
+// Per-issue scratch: header words (and packet images for the log) by
+// packet offset. Reused per thread to keep issue allocation-free.
+struct IssueScratch {
+  std::vector<uint32_t> words;                         // header | setup << 16, or kUnpublished
+  std::vector<hsa_kernel_dispatch_packet_t> images;    // packet images for the log
+  std::vector<const char*> names;                      // kernel names for the log
+};
+thread_local IssueScratch t_scratch;
+
+class Issuer {
+ public:
+  Issuer(const CommandBuffer& command_buffer, IssueTarget& target)
+      : cb_(command_buffer), program_(command_buffer.program), target_(target) {}
+
+  XgpuResult run();
+
+ private:
+  uint8_t* slot(uint32_t packet_offset) const {
+    const uint64_t id = target_.first_packet_id + packet_offset;
+    const uint64_t mask = uint64_t(target_.aql_queue->size) - 1;
+    return static_cast<uint8_t*>(target_.aql_queue->base_address) + (id & mask) * XGPU_AMDGPU_AQL_PACKET_SIZE;
+  }
+  bool is_last(uint32_t packet_offset) const { return packet_offset + 1 == program_.sizes.packet_count; }
+  uint16_t header(uint32_t type, uint32_t packet_offset, bool barrier) const {
+    const bool first = packet_offset == 0;
+    return make_packet_header(type, barrier || (first && target_.order_after_previous),
+                              first ? HSA_FENCE_SCOPE_SYSTEM : HSA_FENCE_SCOPE_AGENT,
+                              is_last(packet_offset) ? HSA_FENCE_SCOPE_SYSTEM : HSA_FENCE_SCOPE_AGENT);
+  }
+  hsa_signal_t completion_for(uint32_t packet_offset) const {
+    return is_last(packet_offset) ? target_.completion_signal : hsa_signal_t{0};
+  }
+  const char* rodata_string(uint32_t offset) const {
+    return reinterpret_cast<const char*>(program_.rodata + offset);
+  }
+  XgpuResult fail(const xgpu_amdgpu_command_header_t* command, const std::string& message) {
+    if (target_.out_error)
+      *target_.out_error = "command " + std::to_string(command ? command->index : 0) + ": " + message;
+    return XGPU_ERROR_INVALID_ARGUMENT;
+  }
+
+  // Writes bytes 4..63 of a packet (everything but header and setup).
+  void write_body(uint32_t packet_offset, const void* packet, uint32_t word, const char* name) {
+    std::memcpy(slot(packet_offset) + kHeaderWordBytes, static_cast<const uint8_t*>(packet) + kHeaderWordBytes,
+                XGPU_AMDGPU_AQL_PACKET_SIZE - kHeaderWordBytes);
+    t_scratch.words[packet_offset] = word;
+    if (logging_) {
+      std::memcpy(&t_scratch.images[packet_offset], packet, XGPU_AMDGPU_AQL_PACKET_SIZE);
+      std::memcpy(&t_scratch.images[packet_offset], &word, sizeof(word));
+      t_scratch.names[packet_offset] = name;
+    }
+  }
+
+  void write_no_op(uint32_t packet_offset, bool barrier) {
+    hsa_barrier_and_packet_t packet{};
+    packet.completion_signal = completion_for(packet_offset);
+    write_body(packet_offset, &packet,
+               make_word(header(HSA_PACKET_TYPE_BARRIER_AND, packet_offset, barrier), kNoSetup), nullptr);
+  }
+
+  // Kernarg address of a dispatch: the prebuilt copy, or the submission's
+  // range filled from the template and patched.
+  XgpuResult build_kernargs(const xgpu_amdgpu_command_header_t* command, const xgpu_amdgpu_dispatch_t& dispatch,
+                            const xgpu_amdgpu_kernarg_patch_t* patches, void** out_kernargs);
+  XgpuResult resolve(const xgpu_amdgpu_command_header_t* command, const xgpu_amdgpu_buffer_ref_t& ref,
+                     uint32_t alignment, uint64_t* out_address, uint64_t* out_length);
+  void fill_dispatch_packet(const xgpu_amdgpu_dispatch_t& dispatch, void* kernargs, uint32_t packet_offset,
+                            const uint32_t grid[3], hsa_kernel_dispatch_packet_t* out_packet) const;
+  XgpuResult issue_dispatch(const xgpu_amdgpu_command_header_t* command);
+  XgpuResult issue_indirect(const xgpu_amdgpu_command_header_t* command);
+
+  const CommandBuffer& cb_;
+  const CommandProgram& program_;
+  IssueTarget& target_;
+  bool logging_ = false;
+};
+
+XgpuResult Issuer::resolve(const xgpu_amdgpu_command_header_t* command, const xgpu_amdgpu_buffer_ref_t& ref,
+                           uint32_t alignment, uint64_t* out_address, uint64_t* out_length) {
+  std::string error;
+  if (!resolve_buffer_ref(ref, target_.bindings, target_.binding_count, out_address, out_length, &error))
+    return fail(command, error);
+  if (alignment > 1 && *out_address % alignment != 0)
+    return fail(command, "resolved address 0x" + [&] {
+      char buffer[32];
+      std::snprintf(buffer, sizeof(buffer), "%llx", static_cast<unsigned long long>(*out_address));
+      return std::string(buffer);
+    }() + " is not a multiple of the required " + std::to_string(alignment) + " bytes");
+  return XGPU_SUCCESS;
+}
+
+XgpuResult Issuer::build_kernargs(const xgpu_amdgpu_command_header_t* command,
+                                  const xgpu_amdgpu_dispatch_t& dispatch,
+                                  const xgpu_amdgpu_kernarg_patch_t* patches, void** out_kernargs) {
+  if (command->flags & XGPU_AMDGPU_COMMAND_FLAG_PREBUILT_KERNARGS) {
+    *out_kernargs = reinterpret_cast<void*>(uintptr_t(dispatch.prebuilt_kernarg_address));
+    return XGPU_SUCCESS;
+  }
+  uint8_t* XGPU_AMDGPU_DEVICE_PTR kernargs = target_.kernarg_base + command->kernarg_offset;
+  std::memcpy(kernargs, reinterpret_cast<const void*>(uintptr_t(dispatch.kernarg_template)), dispatch.kernarg_size);
+  for (uint32_t i = 0; i < dispatch.patch_count; ++i) {
+    const xgpu_amdgpu_kernarg_patch_t& patch = patches[i];
+    uint64_t address = 0, length = 0;
+    const uint32_t address_alignment = patch.kind == XGPU_AMDGPU_KERNARG_PATCH_ADDRESS ? patch.alignment : 1;
+    if (XgpuResult r = resolve(command, patch.ref, address_alignment, &address, &length); r != XGPU_SUCCESS) return r;
+    uint64_t value = address;
+    if (patch.kind == XGPU_AMDGPU_KERNARG_PATCH_LENGTH) {
+      if (length == 0 || (patch.alignment > 1 && length % patch.alignment != 0))
+        return fail(command, "resolved length " + std::to_string(length) + " is not a non-zero multiple of " +
+                                 std::to_string(patch.alignment) + " bytes");
+      value = length;
+    }
+    std::memcpy(kernargs + patch.kernarg_offset, &value, sizeof(value));
+  }
+  *out_kernargs = kernargs;
+  return XGPU_SUCCESS;
+}
+
+void Issuer::fill_dispatch_packet(const xgpu_amdgpu_dispatch_t& dispatch, void* kernargs, uint32_t packet_offset,
+                                  const uint32_t grid[3], hsa_kernel_dispatch_packet_t* out_packet) const {
+  hsa_kernel_dispatch_packet_t& p = *out_packet;
+  p = hsa_kernel_dispatch_packet_t{};
+  p.setup = uint16_t(make_setup(dispatch.dimensions));
+  p.workgroup_size_x = dispatch.workgroup_size[0];
+  p.workgroup_size_y = dispatch.workgroup_size[1];
+  p.workgroup_size_z = dispatch.workgroup_size[2];
+  p.grid_size_x = grid[0];
+  p.grid_size_y = grid[1];
+  p.grid_size_z = grid[2];
+  p.private_segment_size = dispatch.private_segment_size;
+  p.group_segment_size = dispatch.group_segment_size;
+  p.kernel_object = dispatch.kernel_object;
+  p.kernarg_address = kernargs;
+  p.completion_signal = completion_for(packet_offset);
+}
+
+XgpuResult Issuer::issue_dispatch(const xgpu_amdgpu_command_header_t* command) {
+  const auto* cmd = reinterpret_cast<const xgpu_amdgpu_command_dispatch_t*>(command);
+  const auto* patches = reinterpret_cast<const xgpu_amdgpu_kernarg_patch_t*>(cmd + 1);
+  void* kernargs = nullptr;
+  if (XgpuResult r = build_kernargs(command, cmd->dispatch, patches, &kernargs); r != XGPU_SUCCESS) return r;
+  uint32_t grid[3];
+  for (int d = 0; d < 3; ++d) grid[d] = cmd->dispatch.workgroup_count[d] * cmd->dispatch.workgroup_size[d];
+  hsa_kernel_dispatch_packet_t packet;
+  fill_dispatch_packet(cmd->dispatch, kernargs, command->packet_offset, grid, &packet);
+  const bool barrier = command->flags & XGPU_AMDGPU_COMMAND_FLAG_BARRIER;
+  write_body(command->packet_offset, &packet,
+             make_word(header(HSA_PACKET_TYPE_KERNEL_DISPATCH, command->packet_offset, barrier), packet.setup),
+             rodata_string(cmd->dispatch.debug_name));
+  return XGPU_SUCCESS;
+}
+
+XgpuResult Issuer::issue_indirect(const xgpu_amdgpu_command_header_t* command) {
+  const auto* cmd = reinterpret_cast<const xgpu_amdgpu_command_dispatch_indirect_t*>(command);
+  const auto* patches = reinterpret_cast<const xgpu_amdgpu_kernarg_patch_t*>(cmd + 1);
+  const xgpu_amdgpu_dispatch_t& dispatch = cmd->dispatch;
+  const char* name = rodata_string(dispatch.debug_name);
+  const bool barrier = command->flags & XGPU_AMDGPU_COMMAND_FLAG_BARRIER;
+  constexpr uint32_t kCountsAlignment = sizeof(uint32_t);
+  constexpr uint64_t kCountsBytes = 3 * sizeof(uint32_t);
+  uint64_t counts_address = 0, counts_length = 0;
+  if (XgpuResult r = resolve(command, cmd->counts, kCountsAlignment, &counts_address, &counts_length);
+      r != XGPU_SUCCESS)
+    return r;
+  if (counts_length < kCountsBytes)
+    return fail(command, "the indirect counts range holds " + std::to_string(counts_length) +
+                             " bytes; 12 (uint32_t workgroup_count[3]) are required");
+  void* kernargs = nullptr;
+  if (XgpuResult r = build_kernargs(command, dispatch, patches, &kernargs); r != XGPU_SUCCESS) return r;
+
+  if (command->flags & XGPU_AMDGPU_COMMAND_FLAG_INDIRECT_STATIC) {
+    // The counts are final: read them now (host-visible memory).
+    uint32_t counts[3];
+    std::memcpy(counts, reinterpret_cast<const void*>(uintptr_t(counts_address)), sizeof(counts));
+    if (counts[0] == 0 || counts[1] == 0 || counts[2] == 0) {
+      write_no_op(command->packet_offset, barrier);
+      return XGPU_SUCCESS;
+    }
+    static const char* const kAxis[3] = {"x", "y", "z"};
+    for (int d = 0; d < 3; ++d) {
+      if (counts[d] > cmd->max_workgroup_count[d])
+        return fail(command, std::string("xgpuCmdDispatchIndirect (STATIC, kernel ") + name + "): workgroup count " +
+                                 kAxis[d] + " = " + std::to_string(counts[d]) + " read from the counts buffer exceeds " +
+                                 std::to_string(cmd->max_workgroup_count[d]) +
+                                 " (limits.maxWorkgroupCount and the 32-bit grid size)");
+    }
+    uint32_t grid[3];
+    for (int d = 0; d < 3; ++d) grid[d] = counts[d] * dispatch.workgroup_size[d];
+    hsa_kernel_dispatch_packet_t packet;
+    fill_dispatch_packet(dispatch, kernargs, command->packet_offset, grid, &packet);
+    write_body(command->packet_offset, &packet,
+               make_word(header(HSA_PACKET_TYPE_KERNEL_DISPATCH, command->packet_offset, barrier), packet.setup),
+               name);
+    return XGPU_SUCCESS;
+  }
+
+  // DYNAMIC: packet 0 = patch kernel (barrier bit: after the counts'
+  // producer), packet 1 = the dispatch, left INVALID for the patch kernel.
+  const uint32_t patch_offset = command->packet_offset;
+  const uint32_t dispatch_offset = command->packet_offset + 1;
+  uint8_t* const dispatch_slot = slot(dispatch_offset);
+
+  const uint32_t zero_grid[3] = {0, 0, 0};
+  hsa_kernel_dispatch_packet_t packet;
+  fill_dispatch_packet(dispatch, kernargs, dispatch_offset, zero_grid, &packet);
+  const uint16_t dispatch_header = header(HSA_PACKET_TYPE_KERNEL_DISPATCH, dispatch_offset, /*barrier=*/true);
+  const uint32_t setup = packet.setup;
+  __atomic_store_n(reinterpret_cast<uint32_t*>(dispatch_slot),
+                   make_word(make_packet_header(HSA_PACKET_TYPE_INVALID, false, HSA_FENCE_SCOPE_NONE,
+                                                HSA_FENCE_SCOPE_NONE), kNoSetup),
+                   __ATOMIC_RELAXED);
+  write_body(dispatch_offset, &packet, make_word(dispatch_header, setup), name);
+  t_scratch.words[dispatch_offset] = kUnpublished;
+
+  xgpu_amdgpu_indirect_patch_args_t args{};
+  args.counts = reinterpret_cast<const uint32_t*>(uintptr_t(counts_address));
+  args.packet = dispatch_slot;
+  for (int d = 0; d < 3; ++d) {
+    args.workgroup_size[d] = dispatch.workgroup_size[d];
+    args.max_workgroup_count[d] = cmd->max_workgroup_count[d];
+  }
+  args.dispatch_word = make_word(dispatch_header, setup);
+  args.no_op_word = make_word(header(HSA_PACKET_TYPE_BARRIER_AND, dispatch_offset, /*barrier=*/true), kNoSetup);
+  args.limit_error_word =
+      make_word(header(XGPU_AMDGPU_AQL_PACKET_TYPE_LIMIT_ERROR, dispatch_offset, /*barrier=*/true), kNoSetup);
+  uint8_t* XGPU_AMDGPU_DEVICE_PTR patch_kernargs =
+      target_.kernarg_base + command->kernarg_offset + cmd->patch_kernarg_offset;
+  std::memcpy(patch_kernargs, &args, sizeof(args));
+
+  hsa_kernel_dispatch_packet_t patch{};
+  patch.setup = uint16_t(make_setup(1));
+  patch.workgroup_size_x = patch.workgroup_size_y = patch.workgroup_size_z = 1;
+  patch.grid_size_x = patch.grid_size_y = patch.grid_size_z = 1;
+  patch.private_segment_size = cmd->patch_private_segment_size;
+  patch.group_segment_size = cmd->patch_group_segment_size;
+  patch.kernel_object = cmd->patch_kernel_object;
+  patch.kernarg_address = patch_kernargs;
+  patch.completion_signal = hsa_signal_t{0};
+  write_body(patch_offset, &patch,
+             make_word(header(HSA_PACKET_TYPE_KERNEL_DISPATCH, patch_offset, /*barrier=*/true), patch.setup),
+             XGPU_AMDGPU_KERNEL_INDIRECT_PATCH);
+  return XGPU_SUCCESS;
+}
+
+XgpuResult Issuer::run() {
+  const IssueSizes& sizes = program_.sizes;
+  if (target_.packet_count != sizes.packet_count) {
+    if (target_.out_error)
+      *target_.out_error = "the submission reserved " + std::to_string(target_.packet_count) +
+                           " AQL packets; the command buffer needs " + std::to_string(sizes.packet_count);
+    return XGPU_ERROR_INVALID_ARGUMENT;
+  }
+  if (target_.kernarg_capacity < sizes.kernarg_bytes || (sizes.kernarg_bytes && !target_.kernarg_base)) {
+    if (target_.out_error)
+      *target_.out_error = "the submission reserved " + std::to_string(target_.kernarg_capacity) +
+                           " kernarg bytes; the command buffer needs " + std::to_string(sizes.kernarg_bytes);
+    return XGPU_ERROR_INVALID_ARGUMENT;
+  }
+  if (target_.binding_count < cb_.binding_capacity) {
+    if (target_.out_error)
+      *target_.out_error = "the binding table has " + std::to_string(target_.binding_count) +
+                           " entries; the command buffer was begun with bindingCapacity " +
+                           std::to_string(cb_.binding_capacity);
+    return XGPU_ERROR_INVALID_ARGUMENT;
+  }
+  logging_ = packet_log_active();
+  t_scratch.words.assign(sizes.packet_count, kUnpublished);
+  if (logging_) {
+    t_scratch.images.assign(sizes.packet_count, hsa_kernel_dispatch_packet_t{});
+    t_scratch.names.assign(sizes.packet_count, nullptr);
+  }
+
+  // Pass 1: every body, headers untouched (the slots stay INVALID).
+  XgpuResult result = XGPU_SUCCESS;
+  command_program_for_each(program_, [&](const xgpu_amdgpu_command_header_t* command) {
+    if (result != XGPU_SUCCESS) return;
+    switch (command->type) {
+      case XGPU_AMDGPU_COMMAND_DISPATCH:
+      case XGPU_AMDGPU_COMMAND_FILL:
+      case XGPU_AMDGPU_COMMAND_COPY:
+      case XGPU_AMDGPU_COMMAND_UPDATE:
+      case XGPU_AMDGPU_COMMAND_TIMESTAMP:
+        result = issue_dispatch(command);
+        break;
+      case XGPU_AMDGPU_COMMAND_DISPATCH_INDIRECT:
+        result = issue_indirect(command);
+        break;
+      default:  // BARRIER, DEBUG_LABEL: no packets
+        break;
+    }
+  });
+  if (result != XGPU_SUCCESS) return result;
+  if (program_.command_packet_count == 0) write_no_op(0, false);
+  if (program_.trailing_barrier) write_no_op(sizes.packet_count - 1, /*barrier=*/true);
+
+  // Pass 2: publish header|setup in packet order; each packet is complete
+  // when its header is stored, so the processor may start at once.
+  for (uint32_t i = 0; i < sizes.packet_count; ++i) {
+    const uint32_t word = t_scratch.words[i];
+    if (word == kUnpublished) continue;
+    __atomic_store_n(reinterpret_cast<uint32_t*>(slot(i)), word, __ATOMIC_RELEASE);
+  }
+  if (logging_) {
+    for (uint32_t i = 0; i < sizes.packet_count; ++i) {
+      const bool unpublished = t_scratch.words[i] == kUnpublished;
+      packet_log_packet(target_.aql_queue, target_.first_packet_id + i, &t_scratch.images[i], t_scratch.names[i],
+                        unpublished ? "header INVALID until the indirect patch kernel publishes it" : nullptr);
+    }
+  }
+  return XGPU_SUCCESS;
+}
+
+}  // namespace
+
+uint16_t make_packet_header(uint32_t type, bool barrier, uint32_t acquire_scope, uint32_t release_scope) {
+  return uint16_t((type << HSA_PACKET_HEADER_TYPE) | (uint32_t(barrier) << HSA_PACKET_HEADER_BARRIER) |
+                  (acquire_scope << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+                  (release_scope << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE));
+}
+
+bool resolve_buffer_ref(const xgpu_amdgpu_buffer_ref_t& ref, const XgpuBufferBinding* bindings,
+                        uint32_t binding_count, uint64_t* out_address, uint64_t* out_length,
+                        std::string* out_error) {
+  switch (ref.kind) {
+    case XGPU_AMDGPU_BUFFER_REF_KIND_CONCRETE:
+      *out_address = ref.value + ref.offset;
+      *out_length = ref.length;
+      return true;
+    case XGPU_AMDGPU_BUFFER_REF_KIND_ALLOCA: {
+      const auto* buffer = reinterpret_cast<const BufferInfo*>(uintptr_t(ref.value));
+      const uint64_t base = buffer->device_address.load(std::memory_order_acquire);
+      if (base == 0) {
+        *out_error = "a queue-allocated buffer it references has not committed (its xgpuQueueAlloca must come "
+                     "earlier on this queue or be waited for)";
+        return false;
+      }
+      *out_address = base + ref.offset;
+      *out_length = ref.length == XGPU_AMDGPU_WHOLE_LENGTH ? buffer->size - ref.offset : ref.length;
+      return true;
+    }
+    case XGPU_AMDGPU_BUFFER_REF_KIND_SLOT: {
+      if (ref.slot >= binding_count || !bindings) {
+        *out_error = "binding-table slot " + std::to_string(ref.slot) + " is beyond the table's " +
+                     std::to_string(binding_count) + " entries";
+        return false;
+      }
+      const XgpuBufferBinding& binding = bindings[ref.slot];
+      const BufferInfo* buffer = buffer_info(binding.buffer);
+      if (!buffer) {
+        *out_error = "binding-table slot " + std::to_string(ref.slot) + " holds no buffer";
+        return false;
+      }
+      const uint64_t base = buffer->device_address.load(std::memory_order_acquire);
+      if (base == 0) {
+        *out_error = "the queue-allocated buffer in binding-table slot " + std::to_string(ref.slot) +
+                     " has not committed";
+        return false;
+      }
+      if (binding.offset > buffer->size) {
+        *out_error = "binding-table slot " + std::to_string(ref.slot) + ": offset " + std::to_string(binding.offset) +
+                     " is beyond the buffer's " + std::to_string(buffer->size) + " bytes";
+        return false;
+      }
+      const uint64_t range = binding.size == XGPU_WHOLE_SIZE ? buffer->size - binding.offset : binding.size;
+      const uint64_t length = ref.length == XGPU_AMDGPU_WHOLE_LENGTH
+                                  ? (ref.offset <= range ? range - ref.offset : 0)
+                                  : ref.length;
+      if (ref.offset > range || length > range - ref.offset) {
+        *out_error = "the reference (offset " + std::to_string(ref.offset) + ", " +
+                     (ref.length == XGPU_AMDGPU_WHOLE_LENGTH ? std::string("whole size")
+                                                             : "size " + std::to_string(ref.length)) +
+                     ") does not fit binding-table slot " + std::to_string(ref.slot) + " (" +
+                     std::to_string(range) + " bytes)";
+        return false;
+      }
+      *out_address = base + binding.offset + ref.offset;
+      *out_length = length;
+      return true;
+    }
+    default:
+      *out_error = "unknown buffer reference kind " + std::to_string(ref.kind);
+      return false;
+  }
+}
+
+XgpuResult issue_program(const CommandBuffer& command_buffer, IssueTarget& target) {
+  return Issuer(command_buffer, target).run();
+}
+
+}  // namespace xgpu::amdgpu
