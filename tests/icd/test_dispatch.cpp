@@ -1,0 +1,123 @@
+// End to end through both halves: saxpy with a binding table, replayed from
+// two queues; the internal one-shot fill/copy path (xgpuQueueFillBuffer /
+// xgpuQueueCopyBuffer).
+#include <cmath>
+#include <cstring>
+
+#include "icd_test_kernels.h"
+#include "icd_test_util.h"
+
+using namespace icdtest;
+
+namespace {
+
+bool have_command_buffers() {
+  return api().CreateCommandBuffer && api().BeginCommandBuffer && api().EndCommandBuffer && api().CmdDispatch;
+}
+
+}  // namespace
+
+TEST_CASE("saxpy end to end, reusable command buffer replayed on two queues with different binding tables") {
+  Env env(1, 2);
+  if (!have_command_buffers()) return;
+  XgpuExecutableCreateInfo exe_info{};
+  exe_info.sType = XGPU_STRUCTURE_TYPE_EXECUTABLE_CREATE_INFO;
+  exe_info.pFilePath = XGPU_ICD_TEST_KERNELS;
+  XgpuExecutable executable = nullptr;
+  REQUIRE(api().CreateExecutable(env.device(), &exe_info, nullptr, &executable) == XGPU_SUCCESS);
+  XgpuPipelineCreateInfo pipe_info{};
+  pipe_info.sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO;
+  pipe_info.executable = executable;
+  pipe_info.pEntryPoint = "icd_saxpy";
+  pipe_info.bindingCount = 2;
+  pipe_info.constantSize = 8;
+  pipe_info.workgroupSize[0] = 64;
+  pipe_info.workgroupSize[1] = 1;
+  pipe_info.workgroupSize[2] = 1;
+  XgpuPipeline pipeline = nullptr;
+  REQUIRE(api().CreatePipeline(env.device(), &pipe_info, nullptr, &pipeline) == XGPU_SUCCESS);
+
+  constexpr uint32_t n = 1000;
+  constexpr int kRuns = 4;
+  XgpuBuffer x = env.buffer(n * 4);
+  std::vector<XgpuBuffer> ys;
+  auto* xs = static_cast<float*>(env.map(x));
+  for (uint32_t i = 0; i < n; ++i) xs[i] = float(i);
+  for (int r = 0; r < kRuns; ++r) {
+    ys.push_back(env.buffer(n * 4));
+    auto* y = static_cast<float*>(env.map(ys.back()));
+    for (uint32_t i = 0; i < n; ++i) y[i] = float(r);
+  }
+
+  XgpuCommandBufferCreateInfo cb_info{};
+  cb_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
+  XgpuCommandBuffer cb = nullptr;
+  REQUIRE(api().CreateCommandBuffer(env.device(), &cb_info, nullptr, &cb) == XGPU_SUCCESS);
+  XgpuCommandBufferBeginInfo begin{};
+  begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin.mode = XGPU_COMMAND_BUFFER_MODE_REUSABLE;
+  begin.bindingCapacity = 2;
+  REQUIRE(api().BeginCommandBuffer(cb, &begin) == XGPU_SUCCESS);
+  api().CmdBindPipeline(cb, pipeline);
+  XgpuBufferRef refs[2] = {{nullptr, 0, 0, XGPU_WHOLE_SIZE}, {nullptr, 1, 0, XGPU_WHOLE_SIZE}};
+  api().CmdBindBuffers(cb, 0, 2, refs);
+  struct { float a; uint32_t n; } constants = {2.0f, n};
+  api().CmdPushConstants(cb, 0, sizeof(constants), &constants);
+  api().CmdDispatch(cb, (n + 63) / 64, 1, 1);
+  REQUIRE(api().EndCommandBuffer(cb) == XGPU_SUCCESS);
+
+  // Too small a binding table is rejected with a message.
+  CHECK(submit_barrier(env.queue(0), {}, {}, {}, {}, cb, {{x, 0, XGPU_WHOLE_SIZE}}) == XGPU_ERROR_INVALID_ARGUMENT);
+  CHECK(env.log.contains("bindingCount 1 is less than the command buffer's bindingCapacity 2"));
+
+  XgpuSemaphore done = env.semaphore(0);
+  std::vector<XgpuSemaphore> per_run;
+  for (int r = 0; r < kRuns; ++r) {
+    per_run.push_back(env.semaphore(0));
+    REQUIRE(submit_barrier(env.queue(uint32_t(r % 2)), {}, {}, {per_run.back()}, {1}, cb,
+                           {{x, 0, XGPU_WHOLE_SIZE}, {ys[r], 0, XGPU_WHOLE_SIZE}}) == XGPU_SUCCESS);
+  }
+  for (XgpuSemaphore s : per_run) CHECK(env.wait(s, 1) == XGPU_SUCCESS);
+  for (XgpuSemaphore s : per_run) api().DestroySemaphore(env.device(), s, nullptr);
+  CHECK(api().DeviceWaitIdle(env.device()) == XGPU_SUCCESS);
+  for (int r = 0; r < kRuns; ++r) {
+    auto* y = static_cast<float*>(env.map(ys[r]));
+    bool all = true;
+    for (uint32_t i = 0; i < n; ++i) all &= y[i] == 2.0f * float(i) + float(r);
+    CHECK_MESSAGE(all, "run " << r);
+  }
+  api().DestroyCommandBuffer(env.device(), cb, nullptr);
+  api().DestroySemaphore(env.device(), done, nullptr);
+  for (XgpuBuffer y : ys) api().DestroyBuffer(env.device(), y, nullptr);
+  api().DestroyBuffer(env.device(), x, nullptr);
+  api().DestroyPipeline(env.device(), pipeline, nullptr);
+  api().DestroyExecutable(env.device(), executable, nullptr);
+}
+
+TEST_CASE("xgpuQueueFillBuffer and xgpuQueueCopyBuffer chained by a semaphore") {
+  Env env(1, 2);
+  if (!have_command_buffers()) return;
+  XgpuBuffer a = env.buffer(4096), b = env.buffer(4096);
+  std::memset(env.map(b), 0, 4096);
+  XgpuSemaphore s = env.semaphore(0);
+  const uint32_t pattern = 0xA5A5F00Du;
+  XgpuSemaphoreList none{0, nullptr, nullptr};
+  uint64_t one = 1;
+  XgpuSemaphoreList signal_one{1, &s, &one};
+  XgpuSemaphoreList wait_one{1, &s, &one};
+  uint64_t two = 2;
+  XgpuSemaphoreList signal_two{1, &s, &two};
+  REQUIRE(api().QueueFillBuffer(env.queue(0), &none, &signal_one, a, 0, 4096, &pattern, 4) == XGPU_SUCCESS);
+  REQUIRE(api().QueueCopyBuffer(env.queue(1), &wait_one, &signal_two, a, 16, b, 32, 1024) == XGPU_SUCCESS);
+  INFO(env.log.all());
+  REQUIRE(env.wait(s, 2) == XGPU_SUCCESS);
+  auto* out = static_cast<uint32_t*>(env.map(b));
+  CHECK(out[0] == 0);
+  CHECK(out[8] == pattern);
+  CHECK(out[8 + 255] == pattern);
+  CHECK(out[8 + 256] == 0);
+  CHECK(api().DeviceWaitIdle(env.device()) == XGPU_SUCCESS);
+  api().DestroySemaphore(env.device(), s, nullptr);
+  api().DestroyBuffer(env.device(), a, nullptr);
+  api().DestroyBuffer(env.device(), b, nullptr);
+}
