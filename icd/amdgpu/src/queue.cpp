@@ -51,6 +51,9 @@ void write_barrier_and(Queue* queue, uint64_t packet_id, const CompletionSignal*
   const uint32_t header_and_reserved =
       packet_header(HSA_PACKET_TYPE_BARRIER_AND, barrier_bit, HSA_FENCE_SCOPE_SYSTEM, HSA_FENCE_SCOPE_SYSTEM);
   __atomic_store_n(reinterpret_cast<uint32_t*>(packet), header_and_reserved, __ATOMIC_RELEASE);
+  if (packet_log_enabled())
+    packet_log_packet(queue->aql, packet_id, packet, nullptr,
+                      dependency_count ? "cross-queue wait" : (completion.handle ? "submission end" : "filler"));
 }
 
 // --- finalization ------------------------------------------------------------
@@ -255,6 +258,9 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
                         /*barrier_bit=*/id == first);
     }
   }
+  if (packet_log_enabled())
+    packet_log_doorbell(queue->aql, first + packets - 1, hsa.hsa_queue_load_read_index_scacquire(queue->aql),
+                        first + packets);
   hsa.hsa_signal_store_screlease(queue->aql->doorbell_signal, hsa_signal_value_t(first + packets - 1));
   queue->pending.pop_front();
   queue->inflight.push_back(s);
