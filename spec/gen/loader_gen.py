@@ -49,6 +49,15 @@ def _argument_checks(reg: Registry, cmd: Command, indent: str) -> list[str]:
     return out
 
 
+def _destroyer(reg: Registry, cmd: Command) -> Command | None:
+    """The command destroying what cmd creates, when it takes (parent, object, pAllocator)."""
+    for c in reg.commands:
+        if (c.destroys == cmd.creates and len(c.params) == 3 and c.params[0].type == cmd.params[0].type
+                and c.params[1].type == cmd.creates and c.params[2].name == "pAllocator"):
+            return c
+    return None
+
+
 def _trampoline(reg: Registry, cmd: Command) -> list[str]:
     table = reg.table_of(cmd)
     accessor = "InstanceDispatch" if table == "instance" else "DeviceDispatch"
@@ -64,7 +73,20 @@ def _trampoline(reg: Registry, cmd: Command) -> list[str]:
                  f"{htype}, \"{cmd.name}\")")
         if cmd.ret == "XgpuResult":
             out.append(f"    XgpuResult result = {call};")
-            out.append(f"    if (result >= 0 && !{adopt}) result = XGPU_ERROR_INCOMPATIBLE_DRIVER;")
+            destroyer = _destroyer(reg, cmd)
+            out.append(f"    if (result >= 0) {{")
+            out.append(f"        {reg.handle(cmd.creates).name} created = *{created.name};")
+            out.append(f"        if (!{adopt}) {{")
+            if destroyer:
+                # The driver's object is unusable: give it back before failing.
+                allocator = "pAllocator" if any(p.name == "pAllocator" for p in cmd.params) else "NULL"
+                out.append(f"            xgpu_loader::{accessor}({handle})->{destroyer.short_name}"
+                           f"({cmd.params[0].name}, created, {allocator});")
+            else:
+                out.append("            (void)created;")
+            out.append("            result = XGPU_ERROR_INCOMPATIBLE_DRIVER;")
+            out.append("        }")
+            out.append("    }")
             out.append("    return result;")
         elif cmd.ret == "void":
             out.append(f"    {call};")

@@ -70,11 +70,12 @@ XgpuResult XGPU_API_CALL CreateInstance(const XgpuInstanceCreateInfo* info, cons
 
 void XGPU_API_CALL DestroyInstance(XgpuInstance instance, const XgpuAllocationCallbacks* allocator) {
   g_control.destroyInstanceCalls++;
+  void* key = Key(instance);  // the object is gone after the call down
   XgpuInstanceDispatchTable next = NextInstance(instance);
   next.DestroyInstance(instance, allocator);
   std::lock_guard<std::mutex> lock(g_mutex);
-  g_instances.erase(Key(instance));
-  g_instance_gipa.erase(Key(instance));
+  g_instances.erase(key);
+  g_instance_gipa.erase(key);
 }
 
 void XGPU_API_CALL GetPhysicalDeviceProperties(XgpuPhysicalDevice physical, XgpuPhysicalDeviceProperties* out) {
@@ -110,10 +111,11 @@ XgpuResult XGPU_API_CALL CreateDevice(XgpuPhysicalDevice physical, const XgpuDev
 
 void XGPU_API_CALL DestroyDevice(XgpuDevice device, const XgpuAllocationCallbacks* allocator) {
   g_control.destroyDeviceCalls++;
+  void* key = Key(device);  // the object is gone after the call down
   XgpuDeviceDispatchTable next = NextDevice(device);
   next.DestroyDevice(device, allocator);
   std::lock_guard<std::mutex> lock(g_mutex);
-  g_devices.erase(Key(device));
+  g_devices.erase(key);
 }
 
 XgpuResult XGPU_API_CALL CreateBuffer(XgpuDevice device, const XgpuBufferCreateInfo* info,
