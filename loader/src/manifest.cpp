@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -102,8 +103,11 @@ std::vector<std::pair<std::string, std::string>> StandardFolders(const Instance*
   roots.push_back({"/etc", "system configuration"});
   add_single("XDG_DATA_HOME", home.empty() ? "" : home + "/.local/share");
   add_list("XDG_DATA_DIRS", "/usr/local/share:/usr/share");
+  // libdir is a real path, so removing ".." lexically is exact.
   std::string libdir = LoaderLibraryDir();
-  if (!libdir.empty()) roots.push_back({libdir + "/../share", "next to libxgpu"});
+  if (!libdir.empty()) {
+    roots.push_back({std::filesystem::path(libdir + "/../share").lexically_normal().string(), "next to libxgpu"});
+  }
   for (auto& root : roots) root.first += suffix;
   return roots;
 }
@@ -453,8 +457,11 @@ bool Library::Open(const std::string& name, std::string* out_error) {
     *out_error = e ? e : "dlopen failed";
     return false;
   }
+  // The file actually loaded, without symlinks or "..", for messages.
   link_map* map = nullptr;
   path = (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && map->l_name[0]) ? map->l_name : name;
+  char resolved[PATH_MAX];
+  if (realpath(path.c_str(), resolved)) path = resolved;
   return true;
 }
 

@@ -516,7 +516,7 @@ TEST_CASE("search order: XGPU_ADD_DRIVER_FILES, XDG config, /etc, XDG data, next
         root + "/xdg/data_home/xgpu/icd.d (XDG_DATA_HOME)",
         root + "/data1/xgpu/icd.d (XDG_DATA_DIRS)",
         root + "/data2/xgpu/icd.d (XDG_DATA_DIRS)",
-        real_root + "/prefix/lib/../share/xgpu/icd.d (next to libxgpu)"};
+        real_root + "/prefix/share/xgpu/icd.d (next to libxgpu)"};
     size_t last = 0;
     for (const std::string& folder : folders) {
       CAPTURE(folder);
