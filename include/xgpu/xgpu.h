@@ -1,10 +1,8 @@
 /*
  * xgpu.h: the xgpu C API (C99).
  *
- * Thread-safety follows Vulkan: objects may be used from any thread; a call
- * that modifies an object (a command buffer being recorded, an object being
- * destroyed) needs external synchronization of that object. spec/api.md states
- * the rule per command.
+ * Thread-safety: spec/api.md, section 1 ("Thread safety"), states the rules
+ * and each command's section names what must be externally synchronized.
  *
  * Generated from spec/xgpu.json by spec/generate.py. Do not edit: change the
  * registry (or the generator) and run `python3 spec/generate.py`.
@@ -42,7 +40,8 @@ extern "C" {
 #define XGPU_API_VERSION_PATCH(version) ((uint32_t)(version) & 0xFFFU)
 
 /* Handles. Dispatchable handles point at objects whose first word is the
- * loader's dispatch table; non-dispatchable handles are opaque 64-bit values. */
+ * loader's dispatch table; non-dispatchable handles are opaque pointers
+ * (xgpu targets 64-bit platforms only). */
 #define XGPU_DEFINE_HANDLE(object) typedef struct object##_T* object;
 #define XGPU_DEFINE_NON_DISPATCHABLE_HANDLE(object) typedef struct object##_T* object;
 #define XGPU_NULL_HANDLE 0
@@ -65,6 +64,7 @@ extern "C" {
 #define XGPU_MAX_MEMORY_TYPES 32U  /* memory types a physical device can report */
 #define XGPU_MAX_MEMORY_HEAPS 16U  /* memory heaps a physical device can report */
 #define XGPU_BINDING_SLOT_NONE (~0U)  /* XgpuBufferRef::bindingSlot value for a concrete buffer */
+#define XGPU_MAX_UPDATE_BUFFER_SIZE 65536U  /* largest dataSize of xgpuCmdUpdateBuffer, bytes */
 
 /* Base types. */
 typedef uint32_t XgpuBool32;  /* XGPU_TRUE or XGPU_FALSE */
@@ -488,6 +488,14 @@ typedef struct XgpuPipelineCreateInfo {
     uint32_t workgroupSize[3];      /* work items per workgroup per dimension; all 0 to use the kernel's required size */
 } XgpuPipelineCreateInfo;
 
+/* What a pipeline resolved to: its workgroup size and the kernel's resource needs. */
+typedef struct XgpuPipelineProperties {
+    uint32_t workgroupSize[3];           /* work items per workgroup per dimension */
+    uint32_t kernargSize;                /* bytes of the kernarg struct (8 * bindingCount + constantSize) */
+    uint32_t staticWorkgroupMemorySize;  /* workgroup memory the kernel declares, bytes; dynamic memory adds to it */
+    uint32_t privateMemorySize;          /* private (scratch) memory per work item, bytes */
+} XgpuPipelineProperties;
+
 /* Parameters of xgpuCreateCommandBuffer. */
 typedef struct XgpuCommandBufferCreateInfo {
     XgpuStructureType sType;             /* type of this structure: XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO */
@@ -630,6 +638,7 @@ typedef XgpuResult (XGPU_API_PTR *PFN_xgpuFailSemaphore)(XgpuDevice device, Xgpu
 typedef XgpuResult (XGPU_API_PTR *PFN_xgpuCreateExecutable)(XgpuDevice device, const XgpuExecutableCreateInfo* pCreateInfo, const XgpuAllocationCallbacks* pAllocator, XgpuExecutable* pExecutable);
 typedef void (XGPU_API_PTR *PFN_xgpuDestroyExecutable)(XgpuDevice device, XgpuExecutable executable, const XgpuAllocationCallbacks* pAllocator);
 typedef XgpuResult (XGPU_API_PTR *PFN_xgpuCreatePipeline)(XgpuDevice device, const XgpuPipelineCreateInfo* pCreateInfo, const XgpuAllocationCallbacks* pAllocator, XgpuPipeline* pPipeline);
+typedef void (XGPU_API_PTR *PFN_xgpuGetPipelineProperties)(XgpuDevice device, XgpuPipeline pipeline, XgpuPipelineProperties* pProperties);
 typedef void (XGPU_API_PTR *PFN_xgpuDestroyPipeline)(XgpuDevice device, XgpuPipeline pipeline, const XgpuAllocationCallbacks* pAllocator);
 typedef XgpuResult (XGPU_API_PTR *PFN_xgpuCreateCommandBuffer)(XgpuDevice device, const XgpuCommandBufferCreateInfo* pCreateInfo, const XgpuAllocationCallbacks* pAllocator, XgpuCommandBuffer* pCommandBuffer);
 typedef void (XGPU_API_PTR *PFN_xgpuDestroyCommandBuffer)(XgpuDevice device, XgpuCommandBuffer commandBuffer, const XgpuAllocationCallbacks* pAllocator);
@@ -654,7 +663,7 @@ typedef void (XGPU_API_PTR *PFN_xgpuCmdPipelineBarrier)(XgpuCommandBuffer comman
 typedef void (XGPU_API_PTR *PFN_xgpuCmdBeginDebugLabel)(XgpuCommandBuffer commandBuffer, const XgpuDebugLabel* pLabel);
 typedef void (XGPU_API_PTR *PFN_xgpuCmdEndDebugLabel)(XgpuCommandBuffer commandBuffer);
 typedef void (XGPU_API_PTR *PFN_xgpuCmdInsertDebugLabel)(XgpuCommandBuffer commandBuffer, const XgpuDebugLabel* pLabel);
-typedef void (XGPU_API_PTR *PFN_xgpuCmdWriteTimestamp)(XgpuCommandBuffer commandBuffer, XgpuPipelineStageFlags stage, const XgpuBufferRef* pDst);
+typedef void (XGPU_API_PTR *PFN_xgpuCmdWriteTimestamp)(XgpuCommandBuffer commandBuffer, XgpuPipelineStageFlagBits stage, const XgpuBufferRef* pDst);
 
 #ifndef XGPU_NO_PROTOTYPES
 
@@ -701,6 +710,7 @@ XGPU_API_ATTR XgpuResult XGPU_API_CALL xgpuFailSemaphore(XgpuDevice device, Xgpu
 XGPU_API_ATTR XgpuResult XGPU_API_CALL xgpuCreateExecutable(XgpuDevice device, const XgpuExecutableCreateInfo* pCreateInfo, const XgpuAllocationCallbacks* pAllocator, XgpuExecutable* pExecutable);
 XGPU_API_ATTR void XGPU_API_CALL xgpuDestroyExecutable(XgpuDevice device, XgpuExecutable executable, const XgpuAllocationCallbacks* pAllocator);
 XGPU_API_ATTR XgpuResult XGPU_API_CALL xgpuCreatePipeline(XgpuDevice device, const XgpuPipelineCreateInfo* pCreateInfo, const XgpuAllocationCallbacks* pAllocator, XgpuPipeline* pPipeline);
+XGPU_API_ATTR void XGPU_API_CALL xgpuGetPipelineProperties(XgpuDevice device, XgpuPipeline pipeline, XgpuPipelineProperties* pProperties);
 XGPU_API_ATTR void XGPU_API_CALL xgpuDestroyPipeline(XgpuDevice device, XgpuPipeline pipeline, const XgpuAllocationCallbacks* pAllocator);
 XGPU_API_ATTR XgpuResult XGPU_API_CALL xgpuCreateCommandBuffer(XgpuDevice device, const XgpuCommandBufferCreateInfo* pCreateInfo, const XgpuAllocationCallbacks* pAllocator, XgpuCommandBuffer* pCommandBuffer);
 XGPU_API_ATTR void XGPU_API_CALL xgpuDestroyCommandBuffer(XgpuDevice device, XgpuCommandBuffer commandBuffer, const XgpuAllocationCallbacks* pAllocator);
@@ -729,7 +739,7 @@ XGPU_API_ATTR void XGPU_API_CALL xgpuCmdPipelineBarrier(XgpuCommandBuffer comman
 XGPU_API_ATTR void XGPU_API_CALL xgpuCmdBeginDebugLabel(XgpuCommandBuffer commandBuffer, const XgpuDebugLabel* pLabel);
 XGPU_API_ATTR void XGPU_API_CALL xgpuCmdEndDebugLabel(XgpuCommandBuffer commandBuffer);
 XGPU_API_ATTR void XGPU_API_CALL xgpuCmdInsertDebugLabel(XgpuCommandBuffer commandBuffer, const XgpuDebugLabel* pLabel);
-XGPU_API_ATTR void XGPU_API_CALL xgpuCmdWriteTimestamp(XgpuCommandBuffer commandBuffer, XgpuPipelineStageFlags stage, const XgpuBufferRef* pDst);
+XGPU_API_ATTR void XGPU_API_CALL xgpuCmdWriteTimestamp(XgpuCommandBuffer commandBuffer, XgpuPipelineStageFlagBits stage, const XgpuBufferRef* pDst);
 #endif /* XGPU_NO_PROTOTYPES */
 
 #ifdef __cplusplus

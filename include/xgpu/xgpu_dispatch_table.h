@@ -86,6 +86,7 @@ typedef struct XgpuDeviceDispatchTable {
     PFN_xgpuCreateExecutable CreateExecutable;
     PFN_xgpuDestroyExecutable DestroyExecutable;
     PFN_xgpuCreatePipeline CreatePipeline;
+    PFN_xgpuGetPipelineProperties GetPipelineProperties;
     PFN_xgpuDestroyPipeline DestroyPipeline;
     PFN_xgpuCreateCommandBuffer CreateCommandBuffer;
     PFN_xgpuDestroyCommandBuffer DestroyCommandBuffer;
@@ -138,6 +139,7 @@ static inline void xgpuInitDeviceDispatchTable(XgpuDeviceDispatchTable* table, P
     table->CreateExecutable = (PFN_xgpuCreateExecutable)gpa(device, "xgpuCreateExecutable");
     table->DestroyExecutable = (PFN_xgpuDestroyExecutable)gpa(device, "xgpuDestroyExecutable");
     table->CreatePipeline = (PFN_xgpuCreatePipeline)gpa(device, "xgpuCreatePipeline");
+    table->GetPipelineProperties = (PFN_xgpuGetPipelineProperties)gpa(device, "xgpuGetPipelineProperties");
     table->DestroyPipeline = (PFN_xgpuDestroyPipeline)gpa(device, "xgpuDestroyPipeline");
     table->CreateCommandBuffer = (PFN_xgpuCreateCommandBuffer)gpa(device, "xgpuCreateCommandBuffer");
     table->DestroyCommandBuffer = (PFN_xgpuDestroyCommandBuffer)gpa(device, "xgpuDestroyCommandBuffer");
@@ -192,6 +194,7 @@ static inline PFN_xgpuVoidFunction xgpuLookupDeviceDispatchTable(const XgpuDevic
     if (strcmp(name, "CreateExecutable") == 0) return (PFN_xgpuVoidFunction)table->CreateExecutable;
     if (strcmp(name, "DestroyExecutable") == 0) return (PFN_xgpuVoidFunction)table->DestroyExecutable;
     if (strcmp(name, "CreatePipeline") == 0) return (PFN_xgpuVoidFunction)table->CreatePipeline;
+    if (strcmp(name, "GetPipelineProperties") == 0) return (PFN_xgpuVoidFunction)table->GetPipelineProperties;
     if (strcmp(name, "DestroyPipeline") == 0) return (PFN_xgpuVoidFunction)table->DestroyPipeline;
     if (strcmp(name, "CreateCommandBuffer") == 0) return (PFN_xgpuVoidFunction)table->CreateCommandBuffer;
     if (strcmp(name, "DestroyCommandBuffer") == 0) return (PFN_xgpuVoidFunction)table->DestroyCommandBuffer;

@@ -49,6 +49,7 @@ PFN_xgpuFailSemaphore xgpumeta_xgpuFailSemaphore;
 PFN_xgpuCreateExecutable xgpumeta_xgpuCreateExecutable;
 PFN_xgpuDestroyExecutable xgpumeta_xgpuDestroyExecutable;
 PFN_xgpuCreatePipeline xgpumeta_xgpuCreatePipeline;
+PFN_xgpuGetPipelineProperties xgpumeta_xgpuGetPipelineProperties;
 PFN_xgpuDestroyPipeline xgpumeta_xgpuDestroyPipeline;
 PFN_xgpuCreateCommandBuffer xgpumeta_xgpuCreateCommandBuffer;
 PFN_xgpuDestroyCommandBuffer xgpumeta_xgpuDestroyCommandBuffer;
@@ -128,6 +129,7 @@ static void ResetAll(void) {
   xgpumeta_xgpuCreateExecutable = NULL;
   xgpumeta_xgpuDestroyExecutable = NULL;
   xgpumeta_xgpuCreatePipeline = NULL;
+  xgpumeta_xgpuGetPipelineProperties = NULL;
   xgpumeta_xgpuDestroyPipeline = NULL;
   xgpumeta_xgpuCreateCommandBuffer = NULL;
   xgpumeta_xgpuDestroyCommandBuffer = NULL;
@@ -240,6 +242,7 @@ void xgpumetaLoadInstance(XgpuInstance instance) {
   xgpumeta_xgpuCreateExecutable = (PFN_xgpuCreateExecutable)load(instance, "xgpuCreateExecutable");
   xgpumeta_xgpuDestroyExecutable = (PFN_xgpuDestroyExecutable)load(instance, "xgpuDestroyExecutable");
   xgpumeta_xgpuCreatePipeline = (PFN_xgpuCreatePipeline)load(instance, "xgpuCreatePipeline");
+  xgpumeta_xgpuGetPipelineProperties = (PFN_xgpuGetPipelineProperties)load(instance, "xgpuGetPipelineProperties");
   xgpumeta_xgpuDestroyPipeline = (PFN_xgpuDestroyPipeline)load(instance, "xgpuDestroyPipeline");
   xgpumeta_xgpuCreateCommandBuffer = (PFN_xgpuCreateCommandBuffer)load(instance, "xgpuCreateCommandBuffer");
   xgpumeta_xgpuDestroyCommandBuffer = (PFN_xgpuDestroyCommandBuffer)load(instance, "xgpuDestroyCommandBuffer");
@@ -306,6 +309,7 @@ void xgpumetaLoadDevice(XgpuDevice device) {
   xgpumeta_xgpuCreateExecutable = table.CreateExecutable;
   xgpumeta_xgpuDestroyExecutable = table.DestroyExecutable;
   xgpumeta_xgpuCreatePipeline = table.CreatePipeline;
+  xgpumeta_xgpuGetPipelineProperties = table.GetPipelineProperties;
   xgpumeta_xgpuDestroyPipeline = table.DestroyPipeline;
   xgpumeta_xgpuCreateCommandBuffer = table.CreateCommandBuffer;
   xgpumeta_xgpuDestroyCommandBuffer = table.DestroyCommandBuffer;

@@ -36,7 +36,8 @@ extern "C" {
 #define XGPU_API_VERSION_PATCH(version) ((uint32_t)(version) & 0xFFFU)
 
 /* Handles. Dispatchable handles point at objects whose first word is the
- * loader's dispatch table; non-dispatchable handles are opaque 64-bit values. */
+ * loader's dispatch table; non-dispatchable handles are opaque pointers
+ * (xgpu targets 64-bit platforms only). */
 #define XGPU_DEFINE_HANDLE(object) typedef struct object##_T* object;
 #define XGPU_DEFINE_NON_DISPATCHABLE_HANDLE(object) typedef struct object##_T* object;
 #define XGPU_NULL_HANDLE 0
@@ -53,10 +54,8 @@ POSTAMBLE = r"""
 
 def generate(reg: Registry) -> str:
     out: list[str] = [banner("xgpu.h: the xgpu C API (C99).\n *\n"
-                             " * Thread-safety follows Vulkan: objects may be used from any thread; a call\n"
-                             " * that modifies an object (a command buffer being recorded, an object being\n"
-                             " * destroyed) needs external synchronization of that object. spec/api.md states\n"
-                             " * the rule per command."), PREAMBLE]
+                             " * Thread-safety: spec/api.md, section 1 (\"Thread safety\"), states the rules\n"
+                             " * and each command's section names what must be externally synchronized."), PREAMBLE]
     major, minor, patch = reg.api_version
     out.append(f"#define XGPU_API_VERSION_1_0 XGPU_MAKE_API_VERSION(0, {major}, {minor}, 0)")
     out.append(f"#define XGPU_HEADER_VERSION {reg.header_version}")

@@ -30,7 +30,7 @@ constexpr uint64_t kTimeoutNs = 10'000'000'000ull;  // bound of every wait in th
   X(DestroyDevice) X(GetDeviceQueue) X(DeviceWaitIdle) X(CreateBuffer) X(DestroyBuffer)           \
   X(MapBuffer) X(UnmapBuffer) X(GetBufferDeviceAddress) X(CreateSemaphore) X(DestroySemaphore)    \
   X(SignalSemaphore) X(WaitSemaphores) X(GetSemaphoreValue) X(FailSemaphore)                      \
-  X(CreateExecutable) X(DestroyExecutable) X(CreatePipeline) X(DestroyPipeline) X(QueueSubmit)   \
+  X(CreateExecutable) X(DestroyExecutable) X(CreatePipeline) X(DestroyPipeline) X(GetPipelineProperties) X(QueueSubmit)   \
   X(QueueFillBuffer) X(QueueCopyBuffer) X(QueueWaitIdle) X(QueueAlloca) X(QueueDealloca)          \
   X(CreateMemoryPool) X(DestroyMemoryPool) X(GetMemoryPoolStatistics) X(TrimMemoryPool)
 // Command-buffer functions (the commands half): may be missing in a build

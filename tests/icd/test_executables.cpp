@@ -69,6 +69,13 @@ TEST_CASE("executable from file and from memory; pipeline errors") {
   }
   SUBCASE("workgroup size from the kernel's required size") {
     CHECK(make_pipeline(env, executable, "icd_increment", 1, 8, 0, &pipeline) == XGPU_SUCCESS);
+    XgpuPipelineProperties props{};
+    api().GetPipelineProperties(env.device(), pipeline, &props);
+    CHECK(props.workgroupSize[0] == 64);
+    CHECK(props.workgroupSize[1] == 1);
+    CHECK(props.workgroupSize[2] == 1);
+    CHECK(props.kernargSize == 16);
+    CHECK(props.staticWorkgroupMemorySize == 0);
     api().DestroyPipeline(env.device(), pipeline, nullptr);
     CHECK(make_pipeline(env, executable, "icd_increment", 1, 8, 32, &pipeline) == XGPU_ERROR_INVALID_ARGUMENT);
     CHECK(env.log.contains("differs from kernel \"icd_increment\"'s required size 64x1x1"));

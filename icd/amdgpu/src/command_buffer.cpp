@@ -940,7 +940,7 @@ void XGPU_API_CALL cmd_insert_debug_label(XgpuCommandBuffer handle, const XgpuDe
   record_label(cb, r, XGPU_AMDGPU_DEBUG_LABEL_INSERT, label);
 }
 
-void XGPU_API_CALL cmd_write_timestamp(XgpuCommandBuffer handle, XgpuPipelineStageFlags, const XgpuBufferRef* dst) {
+void XGPU_API_CALL cmd_write_timestamp(XgpuCommandBuffer handle, XgpuPipelineStageFlagBits, const XgpuBufferRef* dst) {
   CommandBuffer* cb = from_handle(handle);
   Recorder* r = recording(cb, "xgpuCmdWriteTimestamp");
   if (!r) return;

@@ -75,6 +75,7 @@ const NamedFunction kDeviceFunctions[] = {
     XGPU_ENTRY("xgpuDestroyExecutable", executable_destroy),
     XGPU_ENTRY("xgpuCreatePipeline", pipeline_create),
     XGPU_ENTRY("xgpuDestroyPipeline", pipeline_destroy),
+    XGPU_ENTRY("xgpuGetPipelineProperties", pipeline_get_properties),
     XGPU_ENTRY("xgpuQueueSubmit", queue_submit),
     XGPU_ENTRY("xgpuQueueFillBuffer", queue_fill_buffer),
     XGPU_ENTRY("xgpuQueueCopyBuffer", queue_copy_buffer),

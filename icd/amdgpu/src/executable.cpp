@@ -262,4 +262,15 @@ void pipeline_destroy(XgpuDevice, XgpuPipeline handle, const XgpuAllocationCallb
   delete from_handle<Pipeline>(handle);
 }
 
+void pipeline_get_properties(XgpuDevice, XgpuPipeline handle, XgpuPipelineProperties* out_properties) {
+  if (!out_properties) return;
+  *out_properties = {};
+  const auto* pipeline = from_handle<Pipeline>(handle);
+  if (!pipeline) return;
+  std::copy(pipeline->info.workgroup_size, pipeline->info.workgroup_size + 3, out_properties->workgroupSize);
+  out_properties->kernargSize = pipeline->info.kernel.kernarg_size;
+  out_properties->staticWorkgroupMemorySize = pipeline->info.kernel.group_segment_size;
+  out_properties->privateMemorySize = pipeline->info.kernel.private_segment_size;
+}
+
 }  // namespace xgpu::amdgpu

@@ -37,5 +37,6 @@ void executable_destroy(XgpuDevice device, XgpuExecutable executable, const Xgpu
 XgpuResult pipeline_create(XgpuDevice device, const XgpuPipelineCreateInfo* info,
                            const XgpuAllocationCallbacks* allocator, XgpuPipeline* out_pipeline);
 void pipeline_destroy(XgpuDevice device, XgpuPipeline pipeline, const XgpuAllocationCallbacks* allocator);
+void pipeline_get_properties(XgpuDevice device, XgpuPipeline pipeline, XgpuPipelineProperties* out_properties);
 
 }  // namespace xgpu::amdgpu
