@@ -295,11 +295,12 @@ void buffer_destroy(XgpuDevice handle, XgpuBuffer buffer_handle, const XgpuAlloc
   if (!device || !buffer) return;
   if (buffer->is_alloca) {
     // An alloca buffer is released by xgpuQueueDealloca; destroying the
-    // handle of one that was never deallocated returns its memory now.
+    // handle (invalid usage, reported) returns its memory now and drops the
+    // handle's reference.
     memory_pool_release_alloca(buffer);
-  } else {
-    device->allocators[buffer->memory_type]->free(buffer->allocation);
+    return;
   }
+  device->allocators[buffer->memory_type]->free(buffer->allocation);
   delete buffer;
 }
 

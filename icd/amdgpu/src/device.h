@@ -38,9 +38,17 @@ struct Buffer : BufferInfo {
   uint32_t memory_type = 0;                 // index into the memory types
   bool host_visible = false;                // xgpuMapBuffer allowed
   BlockAllocator::Allocation allocation;    // its memory (not for an alloca)
-  struct MemoryPool* pool = nullptr;        // alloca: the pool it comes from
-  uint64_t pool_offset = 0;                 // alloca: offset of its range in the pool's arena
-  bool alloca_committed = false;            // alloca: memory reserved (guarded by the pool)
+  // Alloca buffers only (is_alloca); guarded by the pool's mutex.
+  struct MemoryPool* pool = nullptr;        // pool it comes from; nullptr once the pool was destroyed
+  struct PoolBlock* pool_block = nullptr;   // block holding its range while committed
+  uint64_t pool_offset = 0;                 // offset of its range in pool_block, bytes
+  uint64_t pool_size = 0;                   // bytes of its range (size aligned up)
+  bool alloca_committed = false;            // range taken and not yet returned
+  bool dealloca_issued = false;             // its dealloca was issued (range returned or never taken)
+  const Queue* release_queue = nullptr;     // queue whose dealloca returned the range (tagged)
+  uint64_t release_ticket = 0;              // that dealloca's release ticket; 0 = none
+  std::atomic<uint32_t> refs{0};            // alloca submission + handle; deleted at 0 (atomic)
+  std::atomic<bool> dealloca_submitted{false};  // xgpuQueueDealloca was called (atomic)
 };
 
 struct Device {

@@ -3,6 +3,7 @@
 // Everything else has hidden visibility.
 #include <cstring>
 
+#include "common.h"
 #include "device.h"
 #include "executable.h"
 #include "instance.h"
@@ -96,6 +97,10 @@ PFN_xgpuVoidFunction lookup(const NamedFunction (&table)[N], const char* name) {
 PFN_xgpuVoidFunction get_device_proc_addr(XgpuDevice device, const char* name) {
   if (!name) return nullptr;
   if (PFN_xgpuVoidFunction function = lookup(kDeviceFunctions, name)) return function;
+  // Test hooks, only on request (never part of the API).
+  if (std::strcmp(name, "xgpuAmdgpuTestInjectQueueFault") == 0)
+    return env_flag("XGPU_AMDGPU_TEST_HOOKS") ? reinterpret_cast<PFN_xgpuVoidFunction>(&queue_test_inject_fault)
+                                              : nullptr;
   return commands_get_proc_addr(name);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 #include "common.h"
@@ -56,6 +57,20 @@ void write_barrier_and(Queue* queue, uint64_t packet_id, const CompletionSignal*
                       dependency_count ? "cross-queue wait" : (completion.handle ? "submission end" : "filler"));
 }
 
+// Test hook body: an agent-dispatch packet, which a kernel-dispatch queue
+// rejects (hsa-cpu reports HSA_STATUS_ERROR_INVALID_PACKET_FORMAT through the
+// queue error callback), so the device is lost the way a real queue fault
+// loses it.
+void write_test_fault(Queue* queue, uint64_t packet_id, hsa_signal_t completion, bool barrier_bit) {
+  auto* packet = reinterpret_cast<hsa_agent_dispatch_packet_t*>(packet_slot(queue, packet_id));
+  std::memset(reinterpret_cast<uint8_t*>(packet) + sizeof(uint32_t), 0, kAqlPacketSize - sizeof(uint32_t));
+  packet->completion_signal = completion;
+  const uint32_t header_and_type =
+      packet_header(HSA_PACKET_TYPE_AGENT_DISPATCH, barrier_bit, HSA_FENCE_SCOPE_SYSTEM, HSA_FENCE_SCOPE_SYSTEM);
+  __atomic_store_n(reinterpret_cast<uint32_t*>(packet), header_and_type, __ATOMIC_RELEASE);
+  if (packet_log_enabled()) packet_log_packet(queue->aql, packet_id, packet, nullptr, "injected fault (test hook)");
+}
+
 // --- finalization ------------------------------------------------------------
 
 // Sets or fails the submission's semaphores and frees it. No queue lock held.
@@ -64,7 +79,10 @@ void finalize(Submission* s) {
   Device* device = queue->device;
   XgpuResult status = s->status;
   if (status == XGPU_SUCCESS && device->lost && s->completion) status = XGPU_ERROR_DEVICE_LOST;
-  if (s->kind == SubmissionKind::kDealloca && status == XGPU_SUCCESS) memory_pool_dealloca_complete(s->alloca_buffer);
+  // The memory of a dealloca goes back whatever its status (a failed wait
+  // still returns it); an alloca drops its reference to the buffer.
+  if (s->kind == SubmissionKind::kDealloca) memory_pool_dealloca_complete(s->alloca_buffer);
+  if (s->kind == SubmissionKind::kAlloca) memory_pool_alloca_finished(s->alloca_buffer);
   if (status == XGPU_SUCCESS) {
     // The submission ran, so every value it waited for was reached (this
     // also orders payloads the host sees after device-side waits).
@@ -204,18 +222,29 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
   s->dependencies = std::move(dependencies);
   dependencies.clear();
 
-  // Announce the signals before anything can complete, so waiters on other
-  // queues of this device can wait for this submission on the device.
-  for (const SemaphoreValue& signal : s->signals) {
-    std::lock_guard<std::mutex> lock(signal.semaphore->mutex);
-    signal.semaphore->pending_signals.emplace(signal.value, s);
+  // Alloca commits on the host at the point the queue reaches it: its
+  // address is published (release) before any later submission on this
+  // queue issues, and before its signals are announced below (a waiter on
+  // another queue may issue as soon as it sees them and resolve the address).
+  // Dealloca returns the range here: later allocas on this queue may reuse it
+  // at once, their work being ordered after this point by the barrier bit.
+  if (s->kind == SubmissionKind::kAlloca) {
+    XgpuResult commit = memory_pool_alloca_commit(s->alloca_buffer, queue);
+    if (commit != XGPU_SUCCESS) s->status = commit;
+  } else if (s->kind == SubmissionKind::kDealloca) {
+    memory_pool_dealloca_issue(s->alloca_buffer, queue);
   }
 
-  // Alloca commits on the host at the point the queue reaches it: its
-  // address is published before any later submission on this queue issues.
-  if (s->kind == SubmissionKind::kAlloca) {
-    XgpuResult commit = memory_pool_alloca_commit(s->alloca_buffer);
-    if (commit != XGPU_SUCCESS) s->status = commit;
+  // Announce the signals before anything can complete, so waiters on other
+  // queues of this device can wait for this submission on the device. A
+  // submission that already failed (an alloca that could not be satisfied, a
+  // dealloca whose wait failed) is not announced: its waiters stay held until
+  // the completion handler fails the semaphores, and fail in turn.
+  if (s->status == XGPU_SUCCESS) {
+    for (const SemaphoreValue& signal : s->signals) {
+      std::lock_guard<std::mutex> lock(signal.semaphore->mutex);
+      signal.semaphore->pending_signals.emplace(signal.value, s);
+    }
   }
 
   const uint64_t first = hsa.hsa_queue_add_write_index_scacq_screl(queue->aql, packets);
@@ -247,7 +276,9 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
                               "xgpuQueueSubmit: issuing the command buffer failed: " + issue_error);
     }
   }
-  if (s->kind != SubmissionKind::kCommands || s->status != XGPU_SUCCESS) {
+  if (s->kind == SubmissionKind::kTestFault && s->status == XGPU_SUCCESS) {
+    write_test_fault(queue, body, completion->signal, /*barrier_bit=*/body == first);
+  } else if (s->kind != SubmissionKind::kCommands || s->status != XGPU_SUCCESS) {
     // Barrier-only body; after a failed issue, the slots it left unpublished
     // become no-op barriers so the ring stays consistent, the last one
     // carrying the completion signal.
@@ -297,7 +328,10 @@ void pump(Queue* queue) {
         Semaphore* semaphore = wait.semaphore;
         std::lock_guard<std::mutex> semaphore_lock(semaphore->mutex);
         if (semaphore->failure != XGPU_SUCCESS) {
-          wait_status = semaphore->failure;
+          if (wait_status == XGPU_SUCCESS) wait_status = semaphore->failure;
+          // A dealloca still returns its memory once every other wait is
+          // reached or failed: keep looking at the rest.
+          if (s->kind == SubmissionKind::kDealloca) continue;
           break;
         }
         if (semaphore->value >= wait.value) continue;
@@ -314,7 +348,9 @@ void pump(Queue* queue) {
         ready = false;  // wait-before-signal, another device, or a host signal: hold
         break;
       }
-      if (wait_status != XGPU_SUCCESS || !ready) {
+      if (ready && wait_status != XGPU_SUCCESS && s->kind == SubmissionKind::kDealloca) {
+        s->status = wait_status;  // issued (returns the memory in queue order), then its signals fail
+      } else if (wait_status != XGPU_SUCCESS || !ready) {
         for (CompletionSignal* dependency : dependencies) completion_signal_release(queue->device, dependency);
         if (!ready) break;
         s->status = wait_status;
@@ -661,6 +697,20 @@ XgpuResult queue_copy_buffer(XgpuQueue handle, const XgpuSemaphoreList* waits, c
     XgpuBufferRef dst_ref{dst, XGPU_BINDING_SLOT_NONE, dst_offset, size};
     copy(command_buffer, &src_ref, &dst_ref, size);
   });
+}
+
+XgpuResult queue_test_inject_fault(XgpuQueue handle, const XgpuSemaphoreList* signals) {
+  auto* queue = reinterpret_cast<Queue*>(handle);
+  if (!queue) return XGPU_ERROR_INVALID_ARGUMENT;
+  Device* device = queue->device;
+  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuAmdgpuTestInjectQueueFault: the device is lost");
+  auto s = std::make_unique<Submission>();
+  s->queue = queue;
+  s->kind = SubmissionKind::kTestFault;
+  XgpuResult result = copy_semaphore_list(device, "xgpuAmdgpuTestInjectQueueFault", "pSignalSemaphores", signals, &s->signals);
+  if (result != XGPU_SUCCESS) return result;
+  queue_accept(queue, s.release());
+  return XGPU_SUCCESS;
 }
 
 XgpuResult queue_wait_idle(XgpuQueue handle) {

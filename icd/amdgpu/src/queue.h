@@ -44,6 +44,7 @@ enum class SubmissionKind {
   kBarrier,    // wait/signal only: one barrier-AND packet
   kAlloca,     // commit an alloca, then a barrier-AND
   kDealloca,   // release an alloca, then a barrier-AND
+  kTestFault,  // test hook: one packet the queue rejects (loses the device)
 };
 
 // One accepted submission. Owned by its queue from acceptance to completion.
@@ -57,7 +58,7 @@ struct Submission {
   std::vector<SemaphoreValue> waits;           // payloads to reach first
   std::vector<SemaphoreValue> signals;         // payloads to set on completion
   IssueSizes sizes;                            // kCommands: what issue needs
-  Buffer* alloca_buffer = nullptr;             // kAlloca/kDealloca: the buffer
+  Buffer* alloca_buffer = nullptr;             // kAlloca/kDealloca: the buffer (alloca holds a reference)
   // Set at issue:
   CompletionSignal* completion = nullptr;      // on the last packet
   std::vector<CompletionSignal*> dependencies; // other queues' completion signals waited for
@@ -105,6 +106,12 @@ XgpuResult queue_copy_buffer(XgpuQueue queue, const XgpuSemaphoreList* waits,
                              const XgpuSemaphoreList* signals, XgpuBuffer src, XgpuDeviceSize src_offset,
                              XgpuBuffer dst, XgpuDeviceSize dst_offset, XgpuDeviceSize size);
 XgpuResult queue_wait_idle(XgpuQueue queue);
+// Test hook (xgpuAmdgpuTestInjectQueueFault, reachable through
+// xgpuGetDeviceProcAddr only when XGPU_AMDGPU_TEST_HOOKS=1): enters the queue
+// in order like a submission and, when issued, writes one packet the HSA
+// queue rejects, so the queue error callback loses the device.
+using PFN_xgpuAmdgpuTestInjectQueueFault = XgpuResult (*)(XgpuQueue queue, const XgpuSemaphoreList* signals);
+XgpuResult queue_test_inject_fault(XgpuQueue queue, const XgpuSemaphoreList* signals);
 
 // Helpers shared with memory_pool.cpp.
 XgpuResult copy_semaphore_list(const Device* device, const char* function, const char* which,
