@@ -345,8 +345,14 @@ XgpuResult queue_dealloca(XgpuQueue handle, const XgpuSemaphoreList* waits, cons
   auto* queue = reinterpret_cast<Queue*>(handle);
   if (!queue) return XGPU_ERROR_INVALID_ARGUMENT;
   Device* device = queue->device;
-  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuQueueDealloca: the device is lost");
   auto* buffer = from_handle<Buffer>(buffer_handle);
+  if (device->lost) {
+    // Nothing runs any more: the handle (and any memory) is released now so
+    // that a lost device leaks nothing.
+    if (buffer && buffer->is_alloca && !buffer->dealloca_submitted.exchange(true, std::memory_order_acq_rel))
+      memory_pool_dealloca_complete(buffer);
+    return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuQueueDealloca: the device is lost");
+  }
   if (!buffer || !buffer->is_alloca)
     return device_fail(device, XGPU_ERROR_INVALID_USAGE,
                        std::string("xgpuQueueDealloca: buffer ") + (buffer ? "was created by xgpuCreateBuffer, not xgpuQueueAlloca"

@@ -1,0 +1,426 @@
+// Memory pools and queue-ordered allocation: statistics and trim, allocas
+// held by out-of-order waits, alloca -> use -> dealloca chains across two
+// queues, a long alloca/fill/dealloca loop with flat peaks, exhaustion
+// failing semaphores instead of hanging, destroying a pool with live
+// allocations, binding-table slots holding alloca'd buffers. Also device
+// loss through the driver's fault-injection test hook.
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "icd_test_kernels.h"
+#include "icd_test_util.h"
+
+using namespace icdtest;
+
+namespace {
+
+constexpr XgpuBufferUsageFlags kAllocaUsage =
+    XGPU_BUFFER_USAGE_STORAGE_BIT | XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT | XGPU_BUFFER_USAGE_TRANSFER_DST_BIT;
+
+bool have_command_buffers() {
+  return api().CreateCommandBuffer && api().BeginCommandBuffer && api().EndCommandBuffer && api().CmdDispatch;
+}
+
+// A (semaphore, value) list that keeps its storage.
+struct List {
+  std::vector<XgpuSemaphore> semaphores;
+  std::vector<uint64_t> values;
+  XgpuSemaphoreList list{0, nullptr, nullptr};
+  List() = default;
+  List(std::initializer_list<std::pair<XgpuSemaphore, uint64_t>> entries) {
+    for (const auto& [semaphore, value] : entries) {
+      semaphores.push_back(semaphore);
+      values.push_back(value);
+    }
+    list = {uint32_t(semaphores.size()), semaphores.data(), values.data()};
+  }
+  List(const List&) = delete;
+  const XgpuSemaphoreList* operator&() const { return &list; }
+};
+
+XgpuMemoryPool create_pool(Env& env, uint64_t block_size, uint64_t max_size = 0, uint64_t retain_size = 0) {
+  XgpuMemoryPoolCreateInfo info{};
+  info.sType = XGPU_STRUCTURE_TYPE_MEMORY_POOL_CREATE_INFO;
+  int type = env.memory_type(XGPU_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  info.memoryTypeIndex = uint32_t(type >= 0 ? type : 0);
+  info.blockSize = block_size;
+  info.maxSize = max_size;
+  info.retainSize = retain_size;
+  XgpuMemoryPool pool = nullptr;
+  REQUIRE(api().CreateMemoryPool(env.device(), &info, nullptr, &pool) == XGPU_SUCCESS);
+  return pool;
+}
+
+XgpuMemoryPoolStatistics stats(Env& env, XgpuMemoryPool pool) {
+  XgpuMemoryPoolStatistics s{};
+  api().GetMemoryPoolStatistics(env.device(), pool, &s);
+  return s;
+}
+
+XgpuBuffer alloca_buffer(XgpuQueue queue, const List& waits, const List& signals, XgpuMemoryPool pool, uint64_t size) {
+  XgpuBuffer buffer = nullptr;
+  REQUIRE(api().QueueAlloca(queue, &waits, &signals, pool, size, kAllocaUsage, &buffer) == XGPU_SUCCESS);
+  REQUIRE(buffer);
+  return buffer;
+}
+
+}  // namespace
+
+TEST_CASE("memory pool: creation rules, statistics, large allocations, trim") {
+  Env env(1, 1);
+  XgpuMemoryPoolCreateInfo bad{};
+  bad.sType = XGPU_STRUCTURE_TYPE_MEMORY_POOL_CREATE_INFO;
+  bad.memoryTypeIndex = 1000;
+  XgpuMemoryPool pool = nullptr;
+  CHECK(api().CreateMemoryPool(env.device(), &bad, nullptr, &pool) == XGPU_ERROR_INVALID_ARGUMENT);
+  CHECK(env.log.contains("memoryTypeIndex 1000 is not a memory type"));
+
+  constexpr uint64_t kBlock = 1 << 20;
+  pool = create_pool(env, kBlock, 0, /*retain_size=*/kBlock);
+  XgpuMemoryPoolStatistics s = stats(env, pool);
+  CHECK(s.reservedSize == 0);  // nothing reserved before the first alloca
+  CHECK(s.blockCount == 0);
+
+  XgpuSemaphore t = env.semaphore(0);
+  XgpuBuffer small = alloca_buffer(env.queue(), {}, {{t, 1}}, pool, 1000);
+  // Larger than a block: a block of its own.
+  XgpuBuffer large = alloca_buffer(env.queue(), {}, {{t, 2}}, pool, 3 * kBlock);
+  REQUIRE(env.wait(t, 2) == XGPU_SUCCESS);
+  CHECK(api().GetBufferDeviceAddress(env.device(), small) % 256 == 0);
+  CHECK(api().GetBufferDeviceAddress(env.device(), large) != 0);
+  s = stats(env, pool);
+  CHECK(s.reservedSize == 4 * kBlock);
+  CHECK(s.blockCount == 2);
+  CHECK(s.inUseSize == 1024 + 3 * kBlock);  // sizes include alignment padding
+  CHECK(s.allocationCount == 2);
+
+  REQUIRE(api().QueueDealloca(env.queue(), nullptr, nullptr, small) == XGPU_SUCCESS);
+  List done{{t, 3}};
+  REQUIRE(api().QueueDealloca(env.queue(), nullptr, &done, large) == XGPU_SUCCESS);
+  REQUIRE(env.wait(t, 3) == XGPU_SUCCESS);
+  s = stats(env, pool);
+  CHECK(s.inUseSize == 0);
+  CHECK(s.reservedSize == 4 * kBlock);  // released only by trim
+  CHECK(s.peakInUseSize == 1024 + 3 * kBlock);
+  CHECK(s.peakReservedSize == 4 * kBlock);
+  // Trim keeps retainSize (1 block): the largest empty block goes first.
+  api().TrimMemoryPool(env.device(), pool);
+  s = stats(env, pool);
+  CHECK(s.reservedSize == kBlock);
+  CHECK(s.blockCount == 1);
+  CHECK(s.peakReservedSize == 4 * kBlock);
+  CHECK(s.allocationCount == 2);
+  CHECK(api().QueueWaitIdle(env.queue()) == XGPU_SUCCESS);
+  api().DestroyMemoryPool(env.device(), pool, nullptr);
+  api().DestroySemaphore(env.device(), t, nullptr);
+  CHECK_MESSAGE(!env.log.contains("xgpuDestroyMemoryPool"), env.log.all());
+}
+
+TEST_CASE("alloca held by a wait signalled later by the host; work after it on the queue holds too") {
+  Env env(1, 1);
+  if (!have_command_buffers()) return;
+  XgpuMemoryPool pool = create_pool(env, 1 << 20);
+  XgpuSemaphore gate = env.semaphore(0), t = env.semaphore(0);
+  XgpuBuffer host = env.buffer(4096);
+  std::memset(env.map(host), 0, 4096);
+  XgpuBuffer scratch = alloca_buffer(env.queue(), {{gate, 1}}, {{t, 1}}, pool, 4096);
+  const uint32_t pattern = 0x600DF00Du;
+  List after_alloca{{t, 2}}, after_fill{{t, 3}}, after_copy{{t, 4}};
+  REQUIRE(api().QueueFillBuffer(env.queue(), nullptr, &after_alloca, scratch, 0, 4096, &pattern, 4) == XGPU_SUCCESS);
+  REQUIRE(api().QueueCopyBuffer(env.queue(), nullptr, &after_fill, scratch, 0, host, 0, 4096) == XGPU_SUCCESS);
+  REQUIRE(api().QueueDealloca(env.queue(), nullptr, &after_copy, scratch) == XGPU_SUCCESS);
+  CHECK(env.wait(t, 1, 30'000'000) == XGPU_TIMEOUT);
+  CHECK(env.value(t) == 0);
+  CHECK(api().GetBufferDeviceAddress(env.device(), scratch) == 0);  // not committed yet
+  CHECK(stats(env, pool).allocationCount == 0);
+  REQUIRE(env.signal(gate, 1) == XGPU_SUCCESS);
+  INFO(env.log.all());
+  REQUIRE(env.wait(t, 4) == XGPU_SUCCESS);
+  auto* out = static_cast<uint32_t*>(env.map(host));
+  bool all = true;
+  for (uint32_t i = 0; i < 1024; ++i) all &= out[i] == pattern;
+  CHECK(all);
+  XgpuMemoryPoolStatistics s = stats(env, pool);
+  CHECK(s.allocationCount == 1);
+  CHECK(s.inUseSize == 0);
+  CHECK(api().QueueWaitIdle(env.queue()) == XGPU_SUCCESS);
+  api().DestroyMemoryPool(env.device(), pool, nullptr);
+  api().DestroyBuffer(env.device(), host, nullptr);
+  api().DestroySemaphore(env.device(), gate, nullptr);
+  api().DestroySemaphore(env.device(), t, nullptr);
+}
+
+TEST_CASE("alloca -> fill -> copy -> dealloca chained across two queues; other queues reuse after completion") {
+  Env env(1, 2);
+  if (!have_command_buffers()) return;
+  constexpr uint64_t kBlock = 1 << 20;
+  constexpr uint64_t kSize = 64 << 10;
+  XgpuMemoryPool pool = create_pool(env, kBlock);
+  XgpuSemaphore t = env.semaphore(0);
+  XgpuBuffer host = env.buffer(kSize);
+  constexpr int kRounds = 8;
+  for (int round = 0; round < kRounds; ++round) {
+    const uint64_t base = uint64_t(round) * 4;
+    const uint32_t pattern = 0x1000u + uint32_t(round);
+    std::memset(env.map(host), 0, kSize);
+    // Alternate which queue allocates, so the range a dealloca returned on
+    // one queue is taken by an alloca on the other.
+    XgpuQueue qa = env.queue(uint32_t(round % 2)), qb = env.queue(uint32_t((round + 1) % 2));
+    XgpuBuffer scratch = alloca_buffer(qa, {{t, base}}, {{t, base + 1}}, pool, kSize);
+    List fill_wait{{t, base + 1}}, fill_signal{{t, base + 2}};
+    REQUIRE(api().QueueFillBuffer(qb, &fill_wait, &fill_signal, scratch, 0, kSize, &pattern, 4) == XGPU_SUCCESS);
+    List copy_wait{{t, base + 2}}, copy_signal{{t, base + 3}};
+    REQUIRE(api().QueueCopyBuffer(qa, &copy_wait, &copy_signal, scratch, 0, host, 0, kSize) == XGPU_SUCCESS);
+    List dealloca_wait{{t, base + 3}}, dealloca_signal{{t, base + 4}};
+    REQUIRE(api().QueueDealloca(qb, &dealloca_wait, &dealloca_signal, scratch) == XGPU_SUCCESS);
+    INFO("round " << round << "\n" << env.log.all());
+    REQUIRE(env.wait(t, base + 4) == XGPU_SUCCESS);
+    auto* out = static_cast<uint32_t*>(env.map(host));
+    bool all = true;
+    for (uint64_t i = 0; i < kSize / 4; ++i) all &= out[i] == pattern;
+    CHECK_MESSAGE(all, "round " << round);
+  }
+  XgpuMemoryPoolStatistics s = stats(env, pool);
+  CHECK(s.allocationCount == kRounds);
+  CHECK(s.peakInUseSize == kSize);
+  CHECK(s.peakReservedSize == kBlock);
+  CHECK(s.blockCount == 1);
+  CHECK(s.inUseSize == 0);
+  CHECK(api().DeviceWaitIdle(env.device()) == XGPU_SUCCESS);
+  api().DestroyMemoryPool(env.device(), pool, nullptr);
+  api().DestroyBuffer(env.device(), host, nullptr);
+  api().DestroySemaphore(env.device(), t, nullptr);
+}
+
+TEST_CASE("10,000 alloca/fill/dealloca iterations on one queue without host waits keep the peaks flat") {
+  Env env(1, 1);
+  if (!have_command_buffers()) return;
+  constexpr uint64_t kBlock = 1 << 20;
+  constexpr uint64_t kSize = 64 << 10;
+  constexpr uint32_t kIterations = 10000;
+  XgpuMemoryPool pool = create_pool(env, kBlock);
+  XgpuSemaphore done = env.semaphore(0);
+  XgpuBuffer host = env.buffer(kSize);
+  std::memset(env.map(host), 0, kSize);
+  const auto start = std::chrono::steady_clock::now();
+  for (uint32_t i = 0; i < kIterations; ++i) {
+    XgpuBuffer scratch = nullptr;
+    REQUIRE(api().QueueAlloca(env.queue(), nullptr, nullptr, pool, kSize, kAllocaUsage, &scratch) == XGPU_SUCCESS);
+    REQUIRE(api().QueueFillBuffer(env.queue(), nullptr, nullptr, scratch, 0, kSize, &i, 4) == XGPU_SUCCESS);
+    if (i + 1 == kIterations)
+      REQUIRE(api().QueueCopyBuffer(env.queue(), nullptr, nullptr, scratch, 0, host, 0, kSize) == XGPU_SUCCESS);
+    List last{{done, 1}};
+    REQUIRE(api().QueueDealloca(env.queue(), nullptr, i + 1 == kIterations ? &last : nullptr, scratch) ==
+            XGPU_SUCCESS);
+  }
+  INFO(env.log.all());
+  REQUIRE(env.wait(done, 1, 60'000'000'000ull) == XGPU_SUCCESS);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  MESSAGE(kIterations << " iterations in " << seconds << " s");
+  CHECK(seconds < 5.0);
+  auto* out = static_cast<uint32_t*>(env.map(host));
+  CHECK(out[0] == kIterations - 1);
+  CHECK(out[kSize / 4 - 1] == kIterations - 1);
+  XgpuMemoryPoolStatistics s = stats(env, pool);
+  CHECK(s.allocationCount == kIterations);
+  CHECK(s.peakInUseSize == kSize);
+  CHECK(s.peakReservedSize == kBlock);
+  CHECK(s.reservedSize == kBlock);
+  CHECK(s.blockCount == 1);
+  CHECK(api().QueueWaitIdle(env.queue()) == XGPU_SUCCESS);
+  CHECK(stats(env, pool).inUseSize == 0);
+  api().DestroyMemoryPool(env.device(), pool, nullptr);
+  api().DestroyBuffer(env.device(), host, nullptr);
+  api().DestroySemaphore(env.device(), done, nullptr);
+  CHECK_MESSAGE(!env.log.contains("xgpu"), env.log.all());
+}
+
+TEST_CASE("exhaustion: an alloca over maxSize fails its semaphores and its dependants, nothing hangs") {
+  Env env(1, 2);
+  constexpr uint64_t kMax = 64 << 10;
+  XgpuMemoryPool pool = create_pool(env, 0, kMax);  // blockSize 0: one block of maxSize
+  XgpuSemaphore a = env.semaphore(0), b = env.semaphore(0), c = env.semaphore(0), d = env.semaphore(0);
+  XgpuBuffer first = alloca_buffer(env.queue(0), {}, {{a, 1}}, pool, 48 << 10);
+  XgpuBuffer second = alloca_buffer(env.queue(0), {}, {{b, 1}}, pool, 48 << 10);
+  // Work on the other queue that depends on the failed alloca fails too.
+  CHECK(submit_barrier(env.queue(1), {b}, {1}, {c}, {1}) == XGPU_SUCCESS);
+  CHECK(env.wait(a, 1) == XGPU_SUCCESS);
+  CHECK(env.wait(b, 1) == XGPU_ERROR_OUT_OF_DEVICE_MEMORY);
+  CHECK(env.wait(c, 1) == XGPU_ERROR_OUT_OF_DEVICE_MEMORY);
+  CHECK_MESSAGE(env.log.contains("cannot allocate 49152 bytes"), env.log.all());
+  CHECK(env.log.contains("maxSize 65536"));
+  CHECK(api().GetBufferDeviceAddress(env.device(), second) == 0);
+  XgpuMemoryPoolStatistics s = stats(env, pool);
+  CHECK(s.reservedSize == kMax);
+  CHECK(s.allocationCount == 1);
+  // Both handles are deallocated (the failed one too); the memory comes back
+  // and the next alloca fits.
+  REQUIRE(api().QueueDealloca(env.queue(0), nullptr, nullptr, second) == XGPU_SUCCESS);
+  List freed{{d, 1}};
+  REQUIRE(api().QueueDealloca(env.queue(0), nullptr, &freed, first) == XGPU_SUCCESS);
+  REQUIRE(env.wait(d, 1) == XGPU_SUCCESS);
+  XgpuBuffer third = alloca_buffer(env.queue(1), {}, {{d, 2}}, pool, 48 << 10);
+  CHECK(env.wait(d, 2) == XGPU_SUCCESS);
+  List freed_again{{d, 3}};
+  REQUIRE(api().QueueDealloca(env.queue(1), nullptr, &freed_again, third) == XGPU_SUCCESS);
+  CHECK(env.wait(d, 3) == XGPU_SUCCESS);
+  CHECK(stats(env, pool).peakReservedSize == kMax);
+  CHECK(api().DeviceWaitIdle(env.device()) == XGPU_SUCCESS);
+  api().DestroyMemoryPool(env.device(), pool, nullptr);
+  for (XgpuSemaphore sem : {a, b, c, d}) api().DestroySemaphore(env.device(), sem, nullptr);
+}
+
+TEST_CASE("a dealloca whose wait failed still returns its memory and fails its signals") {
+  Env env(1, 1);
+  XgpuMemoryPool pool = create_pool(env, 64 << 10, 64 << 10);
+  XgpuSemaphore t = env.semaphore(0), broken = env.semaphore(0);
+  XgpuBuffer scratch = alloca_buffer(env.queue(), {}, {{t, 1}}, pool, 64 << 10);
+  REQUIRE(env.wait(t, 1) == XGPU_SUCCESS);
+  REQUIRE(api().FailSemaphore(env.device(), broken, XGPU_ERROR_UNKNOWN) == XGPU_SUCCESS);
+  List wait{{broken, 1}}, signal{{t, 2}};
+  REQUIRE(api().QueueDealloca(env.queue(), &wait, &signal, scratch) == XGPU_SUCCESS);
+  CHECK(env.wait(t, 2) == XGPU_ERROR_UNKNOWN);
+  CHECK(api().QueueWaitIdle(env.queue()) == XGPU_SUCCESS);
+  CHECK(stats(env, pool).inUseSize == 0);
+  // The whole pool is free again: a full-size alloca fits.
+  XgpuSemaphore u = env.semaphore(0);
+  XgpuBuffer again = alloca_buffer(env.queue(), {}, {{u, 1}}, pool, 64 << 10);
+  CHECK(env.wait(u, 1) == XGPU_SUCCESS);
+  List done{{u, 2}};
+  REQUIRE(api().QueueDealloca(env.queue(), nullptr, &done, again) == XGPU_SUCCESS);
+  CHECK(env.wait(u, 2) == XGPU_SUCCESS);
+  api().DestroyMemoryPool(env.device(), pool, nullptr);
+  for (XgpuSemaphore sem : {t, broken, u}) api().DestroySemaphore(env.device(), sem, nullptr);
+}
+
+TEST_CASE("destroying a pool with a live allocation reports invalid usage and does not crash") {
+  Env env(1, 1);
+  XgpuMemoryPool pool = create_pool(env, 1 << 20);
+  XgpuSemaphore t = env.semaphore(0);
+  XgpuBuffer scratch = alloca_buffer(env.queue(), {}, {{t, 1}}, pool, 4096);
+  REQUIRE(env.wait(t, 1) == XGPU_SUCCESS);
+  api().DestroyMemoryPool(env.device(), pool, nullptr);
+  CHECK_MESSAGE(env.log.contains("still has 1 allocations whose dealloca has not completed"), env.log.all());
+  CHECK(env.log.contains("4096 bytes committed"));
+  // The handle must still be deallocated; that is harmless now.
+  List done{{t, 2}};
+  REQUIRE(api().QueueDealloca(env.queue(), nullptr, &done, scratch) == XGPU_SUCCESS);
+  CHECK(env.wait(t, 2) == XGPU_SUCCESS);
+  CHECK(api().QueueWaitIdle(env.queue()) == XGPU_SUCCESS);
+  api().DestroySemaphore(env.device(), t, nullptr);
+}
+
+TEST_CASE("binding-table slot holding an alloca'd buffer, submitted before the alloca commits") {
+  Env env(1, 2);
+  if (!have_command_buffers()) return;
+  XgpuExecutableCreateInfo exe_info{};
+  exe_info.sType = XGPU_STRUCTURE_TYPE_EXECUTABLE_CREATE_INFO;
+  exe_info.pFilePath = XGPU_ICD_TEST_KERNELS;
+  XgpuExecutable executable = nullptr;
+  REQUIRE(api().CreateExecutable(env.device(), &exe_info, nullptr, &executable) == XGPU_SUCCESS);
+  XgpuPipelineCreateInfo pipe_info{};
+  pipe_info.sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO;
+  pipe_info.executable = executable;
+  pipe_info.pEntryPoint = "icd_saxpy";
+  pipe_info.bindingCount = 2;
+  pipe_info.constantSize = 8;
+  pipe_info.workgroupSize[0] = 64;
+  pipe_info.workgroupSize[1] = 1;
+  pipe_info.workgroupSize[2] = 1;
+  XgpuPipeline pipeline = nullptr;
+  REQUIRE(api().CreatePipeline(env.device(), &pipe_info, nullptr, &pipeline) == XGPU_SUCCESS);
+
+  constexpr uint32_t n = 1000;
+  XgpuBuffer x = env.buffer(n * 4), host = env.buffer(n * 4);
+  auto* xs = static_cast<float*>(env.map(x));
+  for (uint32_t i = 0; i < n; ++i) xs[i] = float(i);
+
+  // Recorded once, before any alloca exists: y is slot 1.
+  XgpuCommandBufferCreateInfo cb_info{};
+  cb_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
+  XgpuCommandBuffer cb = nullptr;
+  REQUIRE(api().CreateCommandBuffer(env.device(), &cb_info, nullptr, &cb) == XGPU_SUCCESS);
+  XgpuCommandBufferBeginInfo begin{};
+  begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin.mode = XGPU_COMMAND_BUFFER_MODE_REUSABLE;
+  begin.bindingCapacity = 2;
+  REQUIRE(api().BeginCommandBuffer(cb, &begin) == XGPU_SUCCESS);
+  api().CmdBindPipeline(cb, pipeline);
+  XgpuBufferRef refs[2] = {{nullptr, 0, 0, XGPU_WHOLE_SIZE}, {nullptr, 1, 0, XGPU_WHOLE_SIZE}};
+  api().CmdBindBuffers(cb, 0, 2, refs);
+  struct { float a; uint32_t n; } constants = {2.0f, n};
+  api().CmdPushConstants(cb, 0, sizeof(constants), &constants);
+  api().CmdDispatch(cb, (n + 63) / 64, 1, 1);
+  REQUIRE(api().EndCommandBuffer(cb) == XGPU_SUCCESS);
+
+  XgpuMemoryPool pool = create_pool(env, 1 << 20);
+  XgpuSemaphore gate = env.semaphore(0), t = env.semaphore(0);
+  constexpr int kRounds = 3;
+  for (int round = 0; round < kRounds; ++round) {
+    const uint64_t base = uint64_t(round) * 5;
+    XgpuQueue q = env.queue(uint32_t(round % 2));
+    // The alloca waits for the host, so the submissions below are accepted
+    // (binding table validated) while the buffer has no address yet.
+    XgpuBuffer y = alloca_buffer(q, {{gate, uint64_t(round) + 1}}, {{t, base + 1}}, pool, n * 4);
+    const float one = float(round + 1);
+    List fill_signal{{t, base + 2}};
+    REQUIRE(api().QueueFillBuffer(q, nullptr, &fill_signal, y, 0, n * 4, &one, 4) == XGPU_SUCCESS);
+    REQUIRE(submit_barrier(q, {}, {}, {t}, {base + 3}, cb, {{x, 0, XGPU_WHOLE_SIZE}, {y, 0, XGPU_WHOLE_SIZE}}) ==
+            XGPU_SUCCESS);
+    List copy_signal{{t, base + 4}};
+    REQUIRE(api().QueueCopyBuffer(q, nullptr, &copy_signal, y, 0, host, 0, n * 4) == XGPU_SUCCESS);
+    List dealloca_signal{{t, base + 5}};
+    REQUIRE(api().QueueDealloca(q, nullptr, &dealloca_signal, y) == XGPU_SUCCESS);
+    CHECK(env.wait(t, base + 1, 20'000'000) == XGPU_TIMEOUT);
+    REQUIRE(env.signal(gate, uint64_t(round) + 1) == XGPU_SUCCESS);
+    INFO("round " << round << "\n" << env.log.all());
+    REQUIRE(env.wait(t, base + 5) == XGPU_SUCCESS);
+    auto* out = static_cast<float*>(env.map(host));
+    bool all = true;
+    for (uint32_t i = 0; i < n; ++i) all &= out[i] == 2.0f * float(i) + one;
+    CHECK_MESSAGE(all, "round " << round);
+  }
+  CHECK(stats(env, pool).peakInUseSize == uint64_t(4096) /* 4000 bytes aligned to 256 */);
+  CHECK(api().DeviceWaitIdle(env.device()) == XGPU_SUCCESS);
+  api().DestroyMemoryPool(env.device(), pool, nullptr);
+  api().DestroyCommandBuffer(env.device(), cb, nullptr);
+  for (XgpuBuffer b : {x, host}) api().DestroyBuffer(env.device(), b, nullptr);
+  for (XgpuSemaphore sem : {gate, t}) api().DestroySemaphore(env.device(), sem, nullptr);
+  api().DestroyPipeline(env.device(), pipeline, nullptr);
+  api().DestroyExecutable(env.device(), executable, nullptr);
+}
+
+TEST_CASE("device lost: a packet the queue rejects fails pending and in-flight work; later calls return DEVICE_LOST") {
+  setenv("XGPU_AMDGPU_TEST_HOOKS", "1", 1);
+  Env env(1, 2);
+  using InjectFault = XgpuResult (*)(XgpuQueue, const XgpuSemaphoreList*);
+  auto inject = reinterpret_cast<InjectFault>(api().GetDeviceProcAddr(env.device(), "xgpuAmdgpuTestInjectQueueFault"));
+  REQUIRE((inject != nullptr));
+  XgpuMemoryPool pool = create_pool(env, 1 << 20);
+  XgpuSemaphore gate = env.semaphore(0), held = env.semaphore(0), fault = env.semaphore(0), after = env.semaphore(0);
+  // Held on the host (waits for a gate nobody signals).
+  CHECK(submit_barrier(env.queue(1), {gate}, {1}, {held}, {1}) == XGPU_SUCCESS);
+  XgpuBuffer scratch = alloca_buffer(env.queue(1), {}, {{held, 2}}, pool, 4096);
+  // Queue 0: held until `release`, then the rejected packet, then work behind it.
+  XgpuSemaphore release = env.semaphore(0);
+  CHECK(submit_barrier(env.queue(0), {release}, {1}, {}, {}) == XGPU_SUCCESS);
+  List fault_signal{{fault, 1}};
+  REQUIRE(inject(env.queue(0), &fault_signal) == XGPU_SUCCESS);
+  CHECK(submit_barrier(env.queue(0), {}, {}, {after}, {1}) == XGPU_SUCCESS);
+  CHECK(env.signal(release, 1) == XGPU_SUCCESS);
+  CHECK(env.wait(fault, 1) == XGPU_ERROR_DEVICE_LOST);
+  CHECK(env.wait(after, 1) == XGPU_ERROR_DEVICE_LOST);
+  CHECK(env.wait(held, 1) == XGPU_ERROR_DEVICE_LOST);
+  CHECK(env.log.contains("device lost"));
+  CHECK(env.log.contains("HSA queue 0 reported"));
+  CHECK(submit_barrier(env.queue(0), {}, {}, {}, {}) == XGPU_ERROR_DEVICE_LOST);
+  XgpuBuffer other = nullptr;
+  CHECK(api().QueueAlloca(env.queue(1), nullptr, nullptr, pool, 4096, kAllocaUsage, &other) == XGPU_ERROR_DEVICE_LOST);
+  CHECK(api().QueueDealloca(env.queue(1), nullptr, nullptr, scratch) == XGPU_ERROR_DEVICE_LOST);
+  CHECK(api().DeviceWaitIdle(env.device()) == XGPU_ERROR_DEVICE_LOST);
+  // The alloca never ran; the pool goes with its handle reported live.
+  api().DestroyMemoryPool(env.device(), pool, nullptr);
+  for (XgpuSemaphore sem : {gate, held, fault, after, release}) api().DestroySemaphore(env.device(), sem, nullptr);
+  unsetenv("XGPU_AMDGPU_TEST_HOOKS");
+}
