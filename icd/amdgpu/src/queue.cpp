@@ -83,14 +83,8 @@ void finalize(Submission* s) {
   // still returns it); an alloca drops its reference to the buffer.
   if (s->kind == SubmissionKind::kDealloca) memory_pool_dealloca_complete(s->alloca_buffer);
   if (s->kind == SubmissionKind::kAlloca) memory_pool_alloca_finished(s->alloca_buffer);
-  if (status == XGPU_SUCCESS) {
-    // The submission ran, so every value it waited for was reached (this
-    // also orders payloads the host sees after device-side waits).
-    for (const SemaphoreValue& wait : s->waits) semaphore_advance(wait.semaphore, wait.value);
-    for (const SemaphoreValue& signal : s->signals) semaphore_advance(signal.semaphore, signal.value);
-  } else {
-    for (const SemaphoreValue& signal : s->signals) semaphore_fail(signal.semaphore, status);
-  }
+  // Withdraw the announced signals first: once a payload is set the host may
+  // observe it and destroy the semaphore, so it is not touched afterwards.
   if (s->completion) {
     for (const SemaphoreValue& signal : s->signals) {
       std::lock_guard<std::mutex> lock(signal.semaphore->mutex);
@@ -102,6 +96,14 @@ void finalize(Submission* s) {
         }
       }
     }
+  }
+  if (status == XGPU_SUCCESS) {
+    // The submission ran, so every value it waited for was reached (this
+    // also orders payloads the host sees after device-side waits).
+    for (const SemaphoreValue& wait : s->waits) semaphore_advance(wait.semaphore, wait.value);
+    for (const SemaphoreValue& signal : s->signals) semaphore_advance(signal.semaphore, signal.value);
+  } else {
+    for (const SemaphoreValue& signal : s->signals) semaphore_fail(signal.semaphore, status);
   }
   for (CompletionSignal* dependency : s->dependencies) completion_signal_release(device, dependency);
   if (s->completion) completion_signal_release(device, s->completion);
