@@ -347,6 +347,92 @@ static uint32_t find_memory_type(const XgpuPhysicalDeviceMemoryProperties* memor
   FAIL("no memory type with properties 0x%x", required);
 }
 
+/* Part 2: the scratch chains. Returns false when the driver has no memory
+ * pools. */
+typedef struct scratch_result {
+  summary_t per_iteration[2];      /* [0]: preallocated, [1]: alloca + dealloca */
+  XgpuMemoryPoolStatistics pool;   /* after every run */
+  XgpuDeviceSize scratch_size;     /* bytes per iteration */
+} scratch_result_t;
+
+static bool measure_scratch(bench_t* b, const uint32_t* input, scratch_result_t* out) {
+  XgpuMemoryPoolCreateInfo pool_info = {
+      .sType = XGPU_STRUCTURE_TYPE_MEMORY_POOL_CREATE_INFO,
+      .memoryTypeIndex = b->scratch_memory,
+  };
+  XgpuMemoryPool pool;
+  XgpuResult pool_result = xgpuCreateMemoryPool(b->device, &pool_info, NULL, &pool);
+  if (pool_result == XGPU_ERROR_FEATURE_NOT_PRESENT) {
+    fprintf(stderr, "note: the driver has no memory pools (%s): scratch figures skipped\n",
+            result_name(pool_result));
+    return false;
+  }
+  CHECK(pool_result);
+  const XgpuDeviceSize scratch_size = (XgpuDeviceSize)b->o.scratch_elements * 4;
+  XgpuBufferCreateInfo scratch_info = {
+      .sType = XGPU_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+      .size = scratch_size,
+      .usage = XGPU_BUFFER_USAGE_STORAGE_BIT,
+      .memoryTypeIndex = b->scratch_memory,
+  };
+  XgpuBuffer preallocated;
+  CHECK(xgpuCreateBuffer(b->device, &scratch_info, NULL, &preallocated));
+  XgpuBuffer sums[2]; /* [0]: preallocated, [1]: alloca */
+  uint32_t* sums_data[2];
+  for (int v = 0; v < 2; ++v) {
+    sums[v] = create_buffer(b, scratch_size, XGPU_BUFFER_USAGE_STORAGE_BIT);
+    sums_data[v] = map(b, sums[v]);
+    memset(sums_data[v], 0, scratch_size);
+  }
+  /* One command buffer for both: slot 0 is the scratch, slot 1 the sums. */
+  XgpuCommandBuffer scratch_cb = begin_reusable(b, 2);
+  xgpuCmdBindPipeline(scratch_cb, b->accumulate);
+  const XgpuBufferRef scratch_bindings[3] = {
+      whole(b->input),
+      {XGPU_NULL_HANDLE, 0, 0, XGPU_WHOLE_SIZE},
+      {XGPU_NULL_HANDLE, 1, 0, XGPU_WHOLE_SIZE},
+  };
+  xgpuCmdBindBuffers(scratch_cb, 0, 3, scratch_bindings);
+  const bench_accumulate_constants_t accumulate_constants = {b->o.scratch_elements, 0};
+  xgpuCmdPushConstants(scratch_cb, 0, sizeof accumulate_constants, &accumulate_constants);
+  xgpuCmdDispatch(scratch_cb, workgroups_for(b->o.scratch_elements), 1, 1);
+  CHECK(xgpuEndCommandBuffer(scratch_cb));
+
+  double* samples = calloc((size_t)b->o.repeats * 2, sizeof(double));
+  if (!samples) FAIL("out of host memory");
+  double* per_iteration[2] = {samples, samples + b->o.repeats};
+  scratch_run(b, scratch_cb, NULL, preallocated, sums[0]); /* warm-up */
+  scratch_run(b, scratch_cb, pool, XGPU_NULL_HANDLE, sums[1]);
+  for (uint32_t r = 0; r < b->o.repeats; ++r) {
+    per_iteration[0][r] = scratch_run(b, scratch_cb, NULL, preallocated, sums[0]);
+    per_iteration[1][r] = scratch_run(b, scratch_cb, pool, XGPU_NULL_HANDLE, sums[1]);
+  }
+  xgpuGetMemoryPoolStatistics(b->device, pool, &out->pool);
+
+  const uint32_t runs = (b->o.repeats + 1) * b->o.iterations; /* warm-up included */
+  for (uint32_t i = 0; i < b->o.scratch_elements; ++i) {
+    uint32_t expected = (input[i] + 1u) * runs;
+    for (int v = 0; v < 2; ++v)
+      if (sums_data[v][i] != expected)
+        FAIL("%s: element %u is %u, expected %u", v ? "alloca" : "preallocated", i,
+             sums_data[v][i], expected);
+  }
+  for (int v = 0; v < 2; ++v) out->per_iteration[v] = summarize(per_iteration[v], b->o.repeats);
+  out->scratch_size = scratch_size;
+
+  CHECK(xgpuQueueWaitIdle(b->queue));
+  xgpuDestroyCommandBuffer(b->device, scratch_cb, NULL);
+  for (int v = 0; v < 2; ++v) {
+    xgpuUnmapBuffer(b->device, sums[v]);
+    xgpuDestroyBuffer(b->device, sums[v], NULL);
+  }
+  xgpuDestroyBuffer(b->device, preallocated, NULL);
+  xgpuDestroyMemoryPool(b->device, pool, NULL);
+  free(samples);
+  return true;
+
+}
+
 static void print_row(const char* name, summary_t s, summary_t base, int decimals) {
   printf("  %-24s %9.*f  [%9.*f, %9.*f]  %5.2fx  %+9.*f\n", name, decimals, s.median, decimals,
          s.min, decimals, s.max, s.median / base.median, decimals, s.median - base.median);
@@ -442,7 +528,7 @@ int main(int argc, char** argv) {
     single[k] = record_dispatches(&b, k, 1);
     batch[k] = record_dispatches(&b, k, o->dispatches);
   }
-  double* samples = calloc((size_t)o->repeats * (KIND_COUNT * 2 + 2), sizeof(double));
+  double* samples = calloc((size_t)o->repeats * KIND_COUNT * 2, sizeof(double));
   if (!samples) FAIL("out of host memory");
   double* latency[KIND_COUNT];
   double* throughput[KIND_COUNT];
@@ -471,69 +557,15 @@ int main(int argc, char** argv) {
     }
 
   /* --- 2. Scratch: alloca + dealloca vs a preallocated buffer --------------- */
-  XgpuMemoryPoolCreateInfo pool_info = {
-      .sType = XGPU_STRUCTURE_TYPE_MEMORY_POOL_CREATE_INFO,
-      .memoryTypeIndex = b.scratch_memory,
-  };
-  XgpuMemoryPool pool;
-  CHECK(xgpuCreateMemoryPool(b.device, &pool_info, NULL, &pool));
-  const XgpuDeviceSize scratch_size = (XgpuDeviceSize)o->scratch_elements * 4;
-  XgpuBufferCreateInfo scratch_info = {
-      .sType = XGPU_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-      .size = scratch_size,
-      .usage = XGPU_BUFFER_USAGE_STORAGE_BIT,
-      .memoryTypeIndex = b.scratch_memory,
-  };
-  XgpuBuffer preallocated;
-  CHECK(xgpuCreateBuffer(b.device, &scratch_info, NULL, &preallocated));
-  XgpuBuffer sums[2]; /* [0]: preallocated, [1]: alloca */
-  uint32_t* sums_data[2];
-  for (int v = 0; v < 2; ++v) {
-    sums[v] = create_buffer(&b, scratch_size, XGPU_BUFFER_USAGE_STORAGE_BIT);
-    sums_data[v] = map(&b, sums[v]);
-    memset(sums_data[v], 0, scratch_size);
-  }
-  /* One command buffer for both: slot 0 is the scratch, slot 1 the sums. */
-  XgpuCommandBuffer scratch_cb = begin_reusable(&b, 2);
-  xgpuCmdBindPipeline(scratch_cb, b.accumulate);
-  const XgpuBufferRef scratch_bindings[3] = {
-      whole(b.input),
-      {XGPU_NULL_HANDLE, 0, 0, XGPU_WHOLE_SIZE},
-      {XGPU_NULL_HANDLE, 1, 0, XGPU_WHOLE_SIZE},
-  };
-  xgpuCmdBindBuffers(scratch_cb, 0, 3, scratch_bindings);
-  const bench_accumulate_constants_t accumulate_constants = {o->scratch_elements, 0};
-  xgpuCmdPushConstants(scratch_cb, 0, sizeof accumulate_constants, &accumulate_constants);
-  xgpuCmdDispatch(scratch_cb, workgroups_for(o->scratch_elements), 1, 1);
-  CHECK(xgpuEndCommandBuffer(scratch_cb));
-
-  double* per_iteration[2] = {samples + (size_t)o->repeats * (2 * KIND_COUNT),
-                              samples + (size_t)o->repeats * (2 * KIND_COUNT + 1)};
-  scratch_run(&b, scratch_cb, NULL, preallocated, sums[0]); /* warm-up */
-  scratch_run(&b, scratch_cb, pool, XGPU_NULL_HANDLE, sums[1]);
-  for (uint32_t r = 0; r < o->repeats; ++r) {
-    per_iteration[0][r] = scratch_run(&b, scratch_cb, NULL, preallocated, sums[0]);
-    per_iteration[1][r] = scratch_run(&b, scratch_cb, pool, XGPU_NULL_HANDLE, sums[1]);
-  }
-  XgpuMemoryPoolStatistics pool_statistics;
-  xgpuGetMemoryPoolStatistics(b.device, pool, &pool_statistics);
-
-  const uint32_t runs = (o->repeats + 1) * o->iterations; /* warm-up included */
-  for (uint32_t i = 0; i < o->scratch_elements; ++i) {
-    uint32_t expected = (input[i] + 1u) * runs;
-    for (int v = 0; v < 2; ++v)
-      if (sums_data[v][i] != expected)
-        FAIL("%s: element %u is %u, expected %u", v ? "alloca" : "preallocated", i,
-             sums_data[v][i], expected);
-  }
+  scratch_result_t scratch = {0};
+  bool have_scratch = measure_scratch(&b, input, &scratch);
 
   /* --- Report ---------------------------------------------------------------- */
-  summary_t lat[KIND_COUNT], thr[KIND_COUNT], it[2];
+  summary_t lat[KIND_COUNT], thr[KIND_COUNT];
   for (int k = 0; k < KIND_COUNT; ++k) {
     lat[k] = summarize(latency[k], o->repeats);
     thr[k] = summarize(throughput[k], o->repeats);
   }
-  for (int v = 0; v < 2; ++v) it[v] = summarize(per_iteration[v], o->repeats);
 
   printf("device: %s (%s)\n", properties.deviceName, properties.isaName);
   printf("median [min, max] of %u runs; ratio and difference against the baseline of the same run\n\n",
@@ -548,32 +580,29 @@ int main(int argc, char** argv) {
          o->dispatches);
   printf("  %-24s %9s  %-23s %6s  %9s\n", "kind", "median", "[min, max]", "ratio", "diff");
   for (int k = 0; k < KIND_COUNT; ++k) print_row(kind_names[k], thr[k], thr[KIND_DIRECT], 3);
-  printf("\nscratch: %u chained iterations of one dispatch over %" PRIu64
-         " B of scratch (us per iteration)\n", o->iterations, scratch_size);
-  printf("  %-24s %9s  %-23s %6s  %9s\n", "scratch from", "median", "[min, max]", "ratio", "diff");
-  print_row("preallocated buffer", it[0], it[0], 2);
-  print_row("alloca + dealloca", it[1], it[0], 2);
-  printf("  => alloca + dealloca: %.2f us per iteration\n", it[1].median - it[0].median);
-  printf("  pool: peak in use %" PRIu64 " B, reserved %" PRIu64 " B (peak %" PRIu64
-         " B), %" PRIu64 " allocations\n",
-         pool_statistics.peakInUseSize, pool_statistics.reservedSize,
-         pool_statistics.peakReservedSize, pool_statistics.allocationCount);
-  printf("\nresults: direct == STATIC == DYNAMIC, alloca == preallocated: OK\n");
+  if (have_scratch) {
+    const summary_t* it = scratch.per_iteration;
+    printf("\nscratch: %u chained iterations of one dispatch over %" PRIu64
+           " B of scratch (us per iteration)\n", o->iterations, scratch.scratch_size);
+    printf("  %-24s %9s  %-23s %6s  %9s\n", "scratch from", "median", "[min, max]", "ratio", "diff");
+    print_row("preallocated buffer", it[0], it[0], 2);
+    print_row("alloca + dealloca", it[1], it[0], 2);
+    printf("  => alloca + dealloca: %.2f us per iteration\n", it[1].median - it[0].median);
+    printf("  pool: peak in use %" PRIu64 " B, reserved %" PRIu64 " B (peak %" PRIu64
+           " B), %" PRIu64 " allocations\n",
+           scratch.pool.peakInUseSize, scratch.pool.reservedSize, scratch.pool.peakReservedSize,
+           scratch.pool.allocationCount);
+  }
+  printf("\nresults: direct == STATIC == DYNAMIC%s: OK\n",
+         have_scratch ? ", alloca == preallocated" : "");
 
   /* Clean up. */
   free(samples);
   CHECK(xgpuDeviceWaitIdle(b.device));
-  xgpuDestroyCommandBuffer(b.device, scratch_cb, NULL);
   for (int k = 0; k < KIND_COUNT; ++k) {
     xgpuDestroyCommandBuffer(b.device, batch[k], NULL);
     xgpuDestroyCommandBuffer(b.device, single[k], NULL);
   }
-  for (int v = 0; v < 2; ++v) {
-    xgpuUnmapBuffer(b.device, sums[v]);
-    xgpuDestroyBuffer(b.device, sums[v], NULL);
-  }
-  xgpuDestroyBuffer(b.device, preallocated, NULL);
-  xgpuDestroyMemoryPool(b.device, pool, NULL);
   for (int k = 0; k < KIND_COUNT; ++k) {
     xgpuUnmapBuffer(b.device, b.outputs[k]);
     xgpuDestroyBuffer(b.device, b.outputs[k], NULL);
