@@ -120,9 +120,12 @@ void completion_signal_release(Device* device, CompletionSignal* signal) {
 
 void device_mark_lost(Device* device, const std::string& reason) {
   bool expected = false;
-  if (!device->lost.compare_exchange_strong(expected, true)) return;
+  if (!device->lost_claimed.compare_exchange_strong(expected, true)) return;
+  // Report before anything can observe the loss (a failed semaphore, a call
+  // returning XGPU_ERROR_DEVICE_LOST), so the message is there when it is seen.
   device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, nullptr,
                 "device lost: " + reason + " (every later call returns XGPU_ERROR_DEVICE_LOST)");
+  device->lost.store(true);
   for (auto& queue : device->queues) queue_fail_all(queue.get(), XGPU_ERROR_DEVICE_LOST);
   wake_held_submissions();
 }

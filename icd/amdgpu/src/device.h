@@ -61,7 +61,8 @@ struct Device {
   std::vector<std::unique_ptr<Queue>> queues;        // family 0, in index order
   DeviceLibrary* library = nullptr;                  // builtin kernels (commands half)
   std::vector<std::unique_ptr<BlockAllocator>> allocators;  // one per memory type
-  std::atomic<bool> lost{false};                     // a queue failed: no more work
+  std::atomic<bool> lost_claimed{false};             // the first device_mark_lost call won (reports)
+  std::atomic<bool> lost{false};                     // a queue failed: no more work (set after the report)
   std::mutex signal_mutex;                           // guards the signal pool
   std::vector<CompletionSignal*> free_signals;       // ready for reuse
   std::vector<CompletionSignal*> all_signals;        // every signal created (for destroy)
