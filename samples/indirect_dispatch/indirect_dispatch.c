@@ -100,7 +100,10 @@ static XgpuBool32 on_debug_message(XgpuDebugMessageSeverityFlagBits severity,
 
 enum {
   ELEMENT_COUNT = 1000000, /* input elements; not a multiple of the workgroup size */
-  KEEP_PERCENT = 30,       /* about this many percent survive the filter */
+  DYNAMIC_KEEP_PERCENT = 30, /* about this many percent survive in the DYNAMIC run */
+  STATIC_KEEP_PERCENT = 60,  /* ... and in the STATIC run: a different count, so that
+                                counts left over from the first run cannot pass for
+                                the second run's */
 };
 static const uint64_t WAIT_TIMEOUT_NS = 60ull * 1000 * 1000 * 1000; /* fail instead of hanging */
 
@@ -208,7 +211,7 @@ static void barrier(XgpuCommandBuffer cb, XgpuPipelineStageFlags src_stages,
 }
 
 /* Resets the counts and the output, then runs the filter over every element. */
-static void record_filter(const sample_t* s, XgpuCommandBuffer cb) {
+static void record_filter(const sample_t* s, XgpuCommandBuffer cb, uint32_t keep_percent) {
   /* workgroup_count starts at {0, 1, 1}: the filter only ever adds to x. */
   const indirect_state_t reset = {.workgroup_count = {0, 1, 1}};
   XgpuBufferRef state = whole(s->state);
@@ -226,7 +229,7 @@ static void record_filter(const sample_t* s, XgpuCommandBuffer cb) {
   xgpuCmdBindPipeline(cb, s->filter);
   const XgpuBufferRef bindings[3] = {whole(s->input), whole(s->survivors), whole(s->state)};
   xgpuCmdBindBuffers(cb, 0, 3, bindings);
-  const filter_constants_t constants = {ELEMENT_COUNT, KEEP_PERCENT};
+  const filter_constants_t constants = {ELEMENT_COUNT, keep_percent};
   xgpuCmdPushConstants(cb, 0, sizeof constants, &constants);
   xgpuCmdDispatch(cb, (ELEMENT_COUNT + FILTER_WORKGROUP_SIZE - 1) / FILTER_WORKGROUP_SIZE, 1, 1);
 }
@@ -271,9 +274,9 @@ static void host_wait(const sample_t* s, uint64_t value) {
 }
 
 /* DYNAMIC: filter and process in one submission. */
-static void run_dynamic(sample_t* s) {
+static void run_dynamic(sample_t* s, uint32_t keep_percent) {
   XgpuCommandBuffer cb = begin_one_shot(s);
-  record_filter(s, cb);
+  record_filter(s, cb, keep_percent);
   /* The counts were written by the reset (a transfer) and by the filter's
    * atomics (a dispatch); both must be visible to the indirect dispatch.
    * INDIRECT_READ is what reads workgroup_count[], SHADER_READ is the
@@ -292,9 +295,9 @@ static void run_dynamic(sample_t* s) {
 /* STATIC: the filter in one submission, the process dispatch in a second one
  * that waits for the first through the timeline semaphore. Both are queued
  * before the host waits for anything. */
-static void run_static(sample_t* s) {
+static void run_static(sample_t* s, uint32_t keep_percent) {
   XgpuCommandBuffer filter_cb = begin_one_shot(s);
-  record_filter(s, filter_cb);
+  record_filter(s, filter_cb, keep_percent);
   CHECK(xgpuEndCommandBuffer(filter_cb));
 
   XgpuCommandBuffer process_cb = begin_one_shot(s);
@@ -311,11 +314,11 @@ static void run_static(sample_t* s) {
  * Verification against the CPU.
  * ------------------------------------------------------------------------- */
 
-static void verify(const char* mode, const uint32_t* input, const indirect_state_t* state,
-                   const uint32_t* output) {
+static void verify(const char* mode, uint32_t keep_percent, const uint32_t* input,
+                   const indirect_state_t* state, const uint32_t* output) {
   uint32_t survivors = 0;
   for (uint32_t i = 0; i < ELEMENT_COUNT; ++i) {
-    bool keep = filter_keep(input[i], KEEP_PERCENT);
+    bool keep = filter_keep(input[i], keep_percent);
     uint32_t expected = keep ? process_transform(input[i]) : OUTPUT_NOT_PROCESSED;
     if (output[i] != expected)
       FAIL("%s: output[%u] = %u, expected %u (input %u, %s)", mode, i, output[i], expected,
@@ -333,8 +336,8 @@ static void verify(const char* mode, const uint32_t* input, const indirect_state
   if (state->workgroups_run != workgroups)
     FAIL("%s: the indirect dispatch ran %u workgroups, expected %u", mode,
          state->workgroups_run, workgroups);
-  printf("%-7s %u elements, %u survivors, %u workgroups dispatched: OK\n", mode, ELEMENT_COUNT,
-         survivors, workgroups);
+  printf("%-7s %u elements, %u survivors (keep %u%%), %u workgroups dispatched: OK\n", mode,
+         ELEMENT_COUNT, survivors, keep_percent, workgroups);
 }
 
 int main(int argc, char** argv) {
@@ -460,10 +463,10 @@ int main(int argc, char** argv) {
   CHECK(xgpuCreateSemaphore(s.device, &semaphore_info, NULL, &s.timeline));
 
   /* 7. Run and check both kinds. */
-  run_dynamic(&s);
-  verify("DYNAMIC", input, state, output);
-  run_static(&s);
-  verify("STATIC", input, state, output);
+  run_dynamic(&s, DYNAMIC_KEEP_PERCENT);
+  verify("DYNAMIC", DYNAMIC_KEEP_PERCENT, input, state, output);
+  run_static(&s, STATIC_KEEP_PERCENT);
+  verify("STATIC", STATIC_KEEP_PERCENT, input, state, output);
 
   /* 8. Clean up, children before parents. */
   xgpuDestroySemaphore(s.device, s.timeline, NULL);
