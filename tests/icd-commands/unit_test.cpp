@@ -1,0 +1,509 @@
+// Unit tests of the commands half against a fake runtime: recording, the
+// program's blocks, and issue into a plain memory AQL ring, asserted against
+// the HSA packet definitions in /usr/include/hsa. Also runs the device
+// library's indirect-patch kernel (host build) on the issued ring.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "command_buffer.h"
+#include "fake_runtime.h"
+#include "issue.h"
+#include "packet_log.h"
+#include "xgpu/host_kernel.h"
+#include "xgpu_amdgpu/commands.h"
+
+using namespace xgpu::amdgpu;
+
+// The device library's patch kernel, compiled for the host into this test.
+extern "C" const xgpu_host_kernel_descriptor_t kPatchKernel __asm__("xgpu_amdgpu_indirect_patch.kd");
+
+namespace {
+
+template <typename T>
+T entry(const char* name) {
+  auto f = reinterpret_cast<T>(commands_get_proc_addr(name));
+  REQUIRE_MESSAGE((f != nullptr), name);
+  return f;
+}
+
+uint32_t field(uint16_t header, uint32_t shift, uint32_t width) { return (header >> shift) & ((1u << width) - 1u); }
+uint32_t type_of(uint16_t h) { return field(h, HSA_PACKET_HEADER_TYPE, HSA_PACKET_HEADER_WIDTH_TYPE); }
+uint32_t barrier_of(uint16_t h) { return field(h, HSA_PACKET_HEADER_BARRIER, HSA_PACKET_HEADER_WIDTH_BARRIER); }
+uint32_t acquire_of(uint16_t h) {
+  return field(h, HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE, HSA_PACKET_HEADER_WIDTH_SCACQUIRE_FENCE_SCOPE);
+}
+uint32_t release_of(uint16_t h) {
+  return field(h, HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE, HSA_PACKET_HEADER_WIDTH_SCRELEASE_FENCE_SCOPE);
+}
+uint32_t dims_of(uint16_t setup) {
+  return field(setup, HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS, HSA_KERNEL_DISPATCH_PACKET_SETUP_WIDTH_DIMENSIONS);
+}
+
+// A memory AQL ring with every slot INVALID, and a kernarg range.
+struct Ring {
+  static constexpr uint32_t kSize = 64;
+  alignas(64) hsa_kernel_dispatch_packet_t packets[kSize];
+  hsa_queue_t queue{};
+  alignas(64) uint8_t kernargs[16384];
+  Ring() {
+    std::memset(packets, 0, sizeof(packets));
+    for (auto& p : packets) p.header = HSA_PACKET_TYPE_INVALID << HSA_PACKET_HEADER_TYPE;
+    queue.base_address = packets;
+    queue.size = kSize;
+    queue.id = 7;
+  }
+  const hsa_kernel_dispatch_packet_t& at(uint64_t id) const { return packets[id % kSize]; }
+};
+
+struct Fixture {
+  std::unique_ptr<Device> device = fake::make_device();
+  XgpuDevice handle = reinterpret_cast<XgpuDevice>(device.get());
+  PFN_xgpuCreateCommandBuffer create = entry<PFN_xgpuCreateCommandBuffer>("xgpuCreateCommandBuffer");
+  PFN_xgpuDestroyCommandBuffer destroy = entry<PFN_xgpuDestroyCommandBuffer>("xgpuDestroyCommandBuffer");
+  PFN_xgpuBeginCommandBuffer begin = entry<PFN_xgpuBeginCommandBuffer>("xgpuBeginCommandBuffer");
+  PFN_xgpuEndCommandBuffer end = entry<PFN_xgpuEndCommandBuffer>("xgpuEndCommandBuffer");
+  PFN_xgpuCmdBindPipeline bind_pipeline = entry<PFN_xgpuCmdBindPipeline>("xgpuCmdBindPipeline");
+  PFN_xgpuCmdPushConstants push = entry<PFN_xgpuCmdPushConstants>("xgpuCmdPushConstants");
+  PFN_xgpuCmdBindBuffers bind_buffers = entry<PFN_xgpuCmdBindBuffers>("xgpuCmdBindBuffers");
+  PFN_xgpuCmdDispatch dispatch = entry<PFN_xgpuCmdDispatch>("xgpuCmdDispatch");
+  PFN_xgpuCmdDispatchIndirect dispatch_indirect = entry<PFN_xgpuCmdDispatchIndirect>("xgpuCmdDispatchIndirect");
+  PFN_xgpuCmdPipelineBarrier barrier = entry<PFN_xgpuCmdPipelineBarrier>("xgpuCmdPipelineBarrier");
+  PFN_xgpuCmdFillBuffer fill = entry<PFN_xgpuCmdFillBuffer>("xgpuCmdFillBuffer");
+  PFN_xgpuCmdCopyBuffer copy = entry<PFN_xgpuCmdCopyBuffer>("xgpuCmdCopyBuffer");
+  PFN_xgpuCmdUpdateBuffer update = entry<PFN_xgpuCmdUpdateBuffer>("xgpuCmdUpdateBuffer");
+  PFN_xgpuCmdInsertDebugLabel label = entry<PFN_xgpuCmdInsertDebugLabel>("xgpuCmdInsertDebugLabel");
+  PFN_xgpuCmdWriteTimestamp timestamp = entry<PFN_xgpuCmdWriteTimestamp>("xgpuCmdWriteTimestamp");
+  XgpuCommandBuffer cb = nullptr;
+
+  Fixture() { REQUIRE(device); }
+  ~Fixture() {
+    if (cb) destroy(handle, cb, nullptr);
+    fake::destroy_device(device.get());
+  }
+  void start(uint32_t binding_capacity = 4, XgpuCommandBufferMode mode = XGPU_COMMAND_BUFFER_MODE_REUSABLE) {
+    XgpuCommandBufferCreateInfo create_info{};
+    create_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
+    REQUIRE(create(handle, &create_info, nullptr, &cb) == XGPU_SUCCESS);
+    CHECK(reinterpret_cast<XgpuLoaderData*>(cb)->loaderMagic == XGPU_ICD_LOADER_MAGIC);
+    XgpuCommandBufferBeginInfo begin_info{};
+    begin_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    begin_info.mode = mode;
+    begin_info.bindingCapacity = binding_capacity;
+    REQUIRE(begin(cb, &begin_info) == XGPU_SUCCESS);
+  }
+  CommandBuffer* internal() const { return reinterpret_cast<CommandBuffer*>(cb); }
+  IssueSizes sizes() const { return command_buffer_issue_sizes(internal()); }
+  XgpuResult issue(Ring& ring, uint64_t first, const std::vector<XgpuBufferBinding>& bindings, std::string* error,
+                   hsa_signal_t completion = hsa_signal_t{0xC0});
+};
+
+XgpuResult Fixture::issue(Ring& ring, uint64_t first, const std::vector<XgpuBufferBinding>& bindings,
+                          std::string* error, hsa_signal_t completion) {
+  IssueTarget target;
+  target.aql_queue = &ring.queue;
+  target.first_packet_id = first;
+  target.packet_count = sizes().packet_count;
+  target.kernarg_base = ring.kernargs;
+  target.kernarg_capacity = sizeof(ring.kernargs);
+  target.bindings = bindings.data();
+  target.binding_count = uint32_t(bindings.size());
+  target.completion_signal = completion;
+  target.out_error = error;
+  return command_buffer_issue(internal(), target);
+}
+
+XgpuBufferRef ref_of(XgpuBuffer buffer, uint64_t offset = 0, uint64_t size = XGPU_WHOLE_SIZE) {
+  return XgpuBufferRef{buffer, XGPU_BINDING_SLOT_NONE, offset, size};
+}
+XgpuBufferRef slot_ref(uint32_t slot, uint64_t offset = 0, uint64_t size = XGPU_WHOLE_SIZE) {
+  return XgpuBufferRef{XGPU_NULL_HANDLE, slot, offset, size};
+}
+uint64_t address(const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); }
+
+constexpr XgpuBufferUsageFlags kAllUsage = XGPU_BUFFER_USAGE_STORAGE_BIT | XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                           XGPU_BUFFER_USAGE_TRANSFER_DST_BIT | XGPU_BUFFER_USAGE_INDIRECT_BIT;
+
+// Runs the host build of the patch kernel for the DYNAMIC packet pair at
+// `patch_id` (what the packet processor would do).
+void run_patch_kernel(const Ring& ring, uint64_t patch_id) {
+  const hsa_kernel_dispatch_packet_t& patch = ring.at(patch_id);
+  REQUIRE(patch.kernel_object == fake::kPatchObject);
+  xgpu_host_workgroup_t wg{};
+  for (int d = 0; d < 3; ++d) {
+    wg.workgroup_size[d] = wg.grid_size[d] = wg.workgroup_count[d] = wg.item_count[d] = 1;
+  }
+  wg.dimensions = 1;
+  kPatchKernel.run_workgroup(patch.kernarg_address, &wg);
+}
+
+}  // namespace
+
+TEST_CASE("dispatch: one AQL kernel-dispatch packet laid out per hsa.h, prebuilt kernargs") {
+  Fixture f;
+  uint8_t *x = nullptr, *y = nullptr;
+  XgpuBuffer bx = fake::make_buffer(f.device.get(), 4096, kAllUsage, &x);
+  XgpuBuffer by = fake::make_buffer(f.device.get(), 4096, kAllUsage, &y);
+  XgpuPipeline saxpy = fake::make_pipeline(f.device.get(), "saxpy", 2, 8, 64);
+  f.start();
+  f.bind_pipeline(f.cb, saxpy);
+  const XgpuBufferRef refs[2] = {ref_of(bx), ref_of(by, 256)};
+  f.bind_buffers(f.cb, 0, 2, refs);
+  const uint32_t constants[2] = {0x40000000u, 1000};
+  f.push(f.cb, 0, sizeof(constants), constants);
+  f.dispatch(f.cb, 16, 1, 1);
+  REQUIRE(f.end(f.cb) == XGPU_SUCCESS);
+  CHECK(f.sizes().packet_count == 1);
+  CHECK(f.sizes().kernarg_bytes == 0);  // every binding static: built at End
+  CHECK(f.sizes().binding_capacity == 4);
+
+  Ring ring;
+  std::string error;
+  const uint64_t first = Ring::kSize - 1;  // the last slot: ids wrap
+  REQUIRE_MESSAGE(f.issue(ring, first, {{bx, 0, XGPU_WHOLE_SIZE}, {bx, 0, XGPU_WHOLE_SIZE}, {bx, 0, XGPU_WHOLE_SIZE}, {bx, 0, XGPU_WHOLE_SIZE}}, &error) == XGPU_SUCCESS, error);
+  const hsa_kernel_dispatch_packet_t& p = ring.at(first);
+  CHECK(type_of(p.header) == HSA_PACKET_TYPE_KERNEL_DISPATCH);
+  CHECK(barrier_of(p.header) == 1);  // ordered after the previous submission
+  CHECK(acquire_of(p.header) == HSA_FENCE_SCOPE_SYSTEM);
+  CHECK(release_of(p.header) == HSA_FENCE_SCOPE_SYSTEM);
+  CHECK(dims_of(p.setup) == 1);
+  CHECK(p.workgroup_size_x == 64);
+  CHECK(p.workgroup_size_y == 1);
+  CHECK(p.workgroup_size_z == 1);
+  CHECK(p.grid_size_x == 16 * 64);
+  CHECK(p.grid_size_y == 1);
+  CHECK(p.grid_size_z == 1);
+  CHECK(p.private_segment_size == 0);
+  CHECK(p.group_segment_size == 0);
+  CHECK(p.kernel_object == 0x4B000);
+  CHECK(p.completion_signal.handle == 0xC0);
+  REQUIRE(p.kernarg_address != nullptr);
+  CHECK(address(p.kernarg_address) % 8 == 0);
+  uint64_t pointers[2];
+  uint32_t copied[2];
+  std::memcpy(pointers, p.kernarg_address, sizeof(pointers));
+  std::memcpy(copied, static_cast<const uint8_t*>(p.kernarg_address) + 16, sizeof(copied));
+  CHECK(pointers[0] == address(x));
+  CHECK(pointers[1] == address(y) + 256);
+  CHECK(copied[0] == constants[0]);
+  CHECK(copied[1] == constants[1]);
+  CHECK(type_of(ring.at(first + 1).header) == HSA_PACKET_TYPE_INVALID);  // nothing beyond the reservation
+}
+
+TEST_CASE("binding-table slots: kernargs per submission, patched from each table") {
+  Fixture f;
+  uint8_t *a = nullptr, *b = nullptr;
+  XgpuBuffer ba = fake::make_buffer(f.device.get(), 1024, kAllUsage, &a);
+  XgpuBuffer bb = fake::make_buffer(f.device.get(), 1024, kAllUsage, &b);
+  XgpuPipeline k = fake::make_pipeline(f.device.get(), "k", 2, 0, 8, 8, 1);
+  f.start(2);
+  f.bind_pipeline(f.cb, k);
+  const XgpuBufferRef refs[2] = {slot_ref(0), slot_ref(1, 32)};
+  f.bind_buffers(f.cb, 0, 2, refs);
+  f.dispatch(f.cb, 3, 5, 1);
+  REQUIRE(f.end(f.cb) == XGPU_SUCCESS);
+  CHECK(f.sizes().kernarg_bytes == 16);
+  Ring ring1, ring2;
+  std::string error;
+  REQUIRE(f.issue(ring1, 0, {{ba, 0, XGPU_WHOLE_SIZE}, {bb, 64, XGPU_WHOLE_SIZE}}, &error) == XGPU_SUCCESS);
+  REQUIRE(f.issue(ring2, 0, {{bb, 0, XGPU_WHOLE_SIZE}, {ba, 16, 512}}, &error) == XGPU_SUCCESS);
+  uint64_t p1[2], p2[2];
+  std::memcpy(p1, ring1.at(0).kernarg_address, sizeof(p1));
+  std::memcpy(p2, ring2.at(0).kernarg_address, sizeof(p2));
+  CHECK(ring1.at(0).kernarg_address == ring1.kernargs);
+  CHECK(p1[0] == address(a));
+  CHECK(p1[1] == address(b) + 64 + 32);
+  CHECK(p2[0] == address(b));
+  CHECK(p2[1] == address(a) + 16 + 32);
+  CHECK(dims_of(ring1.at(0).setup) == 2);
+  CHECK(ring1.at(0).grid_size_x == 24);
+  CHECK(ring1.at(0).grid_size_y == 40);
+  CHECK(ring1.at(0).grid_size_z == 1);
+  // A table too small for a slot reference fails issue, publishing nothing.
+  Ring ring3;
+  CHECK(f.issue(ring3, 0, {{ba, 0, XGPU_WHOLE_SIZE}, {bb, 1000, XGPU_WHOLE_SIZE}}, &error) != XGPU_SUCCESS);
+  CHECK(error.find("slot 1") != std::string::npos);
+  CHECK(type_of(ring3.at(0).header) == HSA_PACKET_TYPE_INVALID);
+}
+
+TEST_CASE("barriers: barrier bit and agent-scope fences inside, trailing barrier when the end is concurrent") {
+  Fixture f;
+  uint8_t* a = nullptr;
+  XgpuBuffer ba = fake::make_buffer(f.device.get(), 1024, kAllUsage, &a);
+  XgpuPipeline k = fake::make_pipeline(f.device.get(), "k", 1, 0, 64);
+  const XgpuBufferRef ref = ref_of(ba);
+  SUBCASE("with a barrier") {
+    f.start(0);
+    f.bind_pipeline(f.cb, k);
+    f.bind_buffers(f.cb, 0, 1, &ref);
+    f.dispatch(f.cb, 1, 1, 1);
+    f.barrier(f.cb, XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_PIPELINE_STAGE_DISPATCH_BIT, 0, nullptr, 0, nullptr);
+    f.dispatch(f.cb, 2, 1, 1);
+    REQUIRE(f.end(f.cb) == XGPU_SUCCESS);
+    REQUIRE(f.sizes().packet_count == 2);
+    Ring ring;
+    std::string error;
+    REQUIRE(f.issue(ring, 10, {}, &error) == XGPU_SUCCESS);
+    CHECK(barrier_of(ring.at(10).header) == 1);
+    CHECK(release_of(ring.at(10).header) == HSA_FENCE_SCOPE_AGENT);
+    CHECK(ring.at(10).completion_signal.handle == 0);
+    CHECK(barrier_of(ring.at(11).header) == 1);
+    CHECK(acquire_of(ring.at(11).header) == HSA_FENCE_SCOPE_AGENT);
+    CHECK(release_of(ring.at(11).header) == HSA_FENCE_SCOPE_SYSTEM);
+    CHECK(ring.at(11).completion_signal.handle == 0xC0);
+  }
+  SUBCASE("without a barrier") {
+    f.start(0);
+    f.bind_pipeline(f.cb, k);
+    f.bind_buffers(f.cb, 0, 1, &ref);
+    f.dispatch(f.cb, 1, 1, 1);
+    f.dispatch(f.cb, 2, 1, 1);
+    REQUIRE(f.end(f.cb) == XGPU_SUCCESS);
+    REQUIRE(f.sizes().packet_count == 3);
+    Ring ring;
+    std::string error;
+    REQUIRE(f.issue(ring, 0, {}, &error) == XGPU_SUCCESS);
+    CHECK(barrier_of(ring.at(1).header) == 0);  // may run concurrently with packet 0
+    CHECK(acquire_of(ring.at(1).header) == HSA_FENCE_SCOPE_AGENT);
+    CHECK(ring.at(1).completion_signal.handle == 0);
+    const auto& last = reinterpret_cast<const hsa_barrier_and_packet_t&>(ring.at(2));
+    CHECK(type_of(last.header) == HSA_PACKET_TYPE_BARRIER_AND);
+    CHECK(barrier_of(last.header) == 1);
+    CHECK(release_of(last.header) == HSA_FENCE_SCOPE_SYSTEM);
+    CHECK(last.completion_signal.handle == 0xC0);
+    for (const hsa_signal_t& dep : last.dep_signal) CHECK(dep.handle == 0);
+  }
+  SUBCASE("empty command buffer: one barrier-AND with the completion signal") {
+    f.start(0);
+    f.label(f.cb, nullptr);
+    REQUIRE(f.end(f.cb) == XGPU_SUCCESS);
+    REQUIRE(f.sizes().packet_count == 1);
+    Ring ring;
+    std::string error;
+    REQUIRE(f.issue(ring, 0, {}, &error) == XGPU_SUCCESS);
+    CHECK(type_of(ring.at(0).header) == HSA_PACKET_TYPE_BARRIER_AND);
+    CHECK(reinterpret_cast<const hsa_barrier_and_packet_t&>(ring.at(0)).completion_signal.handle == 0xC0);
+  }
+}
+
+TEST_CASE("indirect dispatch: STATIC is one packet, DYNAMIC two; patch kernel completes the second") {
+  Fixture f;
+  uint8_t *a = nullptr, *c = nullptr;
+  XgpuBuffer ba = fake::make_buffer(f.device.get(), 1024, kAllUsage, &a);
+  XgpuBuffer counts = fake::make_buffer(f.device.get(), 64, kAllUsage, &c);
+  XgpuPipeline k = fake::make_pipeline(f.device.get(), "k", 1, 0, 4, 2, 2);
+  const XgpuBufferRef ref = ref_of(ba);
+  const XgpuBufferRef counts_ref = ref_of(counts, 16, 12);
+  auto set_counts = [&](uint32_t x, uint32_t y, uint32_t z) {
+    const uint32_t v[3] = {x, y, z};
+    std::memcpy(c + 16, v, sizeof(v));
+  };
+  auto record = [&](XgpuDispatchIndirectFlags flags) {
+    f.start(0);
+    f.bind_pipeline(f.cb, k);
+    f.bind_buffers(f.cb, 0, 1, &ref);
+    f.dispatch_indirect(f.cb, &counts_ref, flags);
+    return f.end(f.cb);
+  };
+  Ring ring;
+  std::string error;
+  SUBCASE("STATIC") {
+    REQUIRE(record(XGPU_DISPATCH_INDIRECT_STATIC_BIT) == XGPU_SUCCESS);
+    CHECK(f.sizes().packet_count == 1);
+    set_counts(3, 2, 5);
+    REQUIRE(f.issue(ring, 5, {}, &error) == XGPU_SUCCESS);
+    CHECK(type_of(ring.at(5).header) == HSA_PACKET_TYPE_KERNEL_DISPATCH);
+    CHECK(dims_of(ring.at(5).setup) == 3);
+    CHECK(ring.at(5).grid_size_x == 12);
+    CHECK(ring.at(5).grid_size_y == 4);
+    CHECK(ring.at(5).grid_size_z == 10);
+    CHECK(ring.at(5).completion_signal.handle == 0xC0);
+    set_counts(0, 2, 5);
+    Ring zero;
+    REQUIRE(f.issue(zero, 5, {}, &error) == XGPU_SUCCESS);
+    CHECK(type_of(zero.at(5).header) == HSA_PACKET_TYPE_BARRIER_AND);  // a no-op, same packet count
+    CHECK(reinterpret_cast<const hsa_barrier_and_packet_t&>(zero.at(5)).completion_signal.handle == 0xC0);
+    set_counts(70000, 1, 1);
+    Ring over;
+    CHECK(f.issue(over, 5, {}, &error) != XGPU_SUCCESS);
+    CHECK(error.find("70000") != std::string::npos);
+    CHECK(type_of(over.at(5).header) == HSA_PACKET_TYPE_INVALID);
+  }
+  SUBCASE("DYNAMIC") {
+    REQUIRE(record(XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT) == XGPU_SUCCESS);
+    CHECK(f.sizes().packet_count == 2);
+    REQUIRE(f.issue(ring, Ring::kSize - 1, {}, &error) == XGPU_SUCCESS);  // the pair wraps the ring
+    const uint64_t patch = Ring::kSize - 1, dispatch = Ring::kSize;
+    CHECK(type_of(ring.at(patch).header) == HSA_PACKET_TYPE_KERNEL_DISPATCH);
+    CHECK(barrier_of(ring.at(patch).header) == 1);
+    CHECK(ring.at(patch).grid_size_x == 1);
+    CHECK(ring.at(patch).kernel_object == fake::kPatchObject);
+    CHECK(type_of(ring.at(dispatch).header) == HSA_PACKET_TYPE_INVALID);  // the patch kernel publishes it
+    CHECK(ring.at(dispatch).kernel_object == 0x4B000);
+    CHECK(ring.at(dispatch).completion_signal.handle == 0xC0);
+    const auto* args = static_cast<const xgpu_amdgpu_indirect_patch_args_t*>(ring.at(patch).kernarg_address);
+    CHECK(args->packet == reinterpret_cast<const uint8_t*>(&ring.at(dispatch)));
+    CHECK(args->counts == reinterpret_cast<const uint32_t*>(c + 16));
+
+    set_counts(3, 2, 5);
+    hsa_kernel_dispatch_packet_t saved = ring.at(dispatch);
+    run_patch_kernel(ring, patch);
+    const hsa_kernel_dispatch_packet_t& p = ring.at(dispatch);
+    CHECK(type_of(p.header) == HSA_PACKET_TYPE_KERNEL_DISPATCH);
+    CHECK(barrier_of(p.header) == 1);
+    CHECK(release_of(p.header) == HSA_FENCE_SCOPE_SYSTEM);
+    CHECK(dims_of(p.setup) == 3);
+    CHECK(p.grid_size_x == 12);
+    CHECK(p.grid_size_y == 4);
+    CHECK(p.grid_size_z == 10);
+    CHECK(p.workgroup_size_x == 4);
+    CHECK(p.workgroup_size_y == 2);
+    CHECK(p.workgroup_size_z == 2);
+
+    set_counts(1, 0, 1);
+    ring.packets[dispatch % Ring::kSize] = saved;
+    run_patch_kernel(ring, patch);
+    const auto& noop = reinterpret_cast<const hsa_barrier_and_packet_t&>(ring.at(dispatch));
+    CHECK(type_of(noop.header) == HSA_PACKET_TYPE_BARRIER_AND);
+    for (const hsa_signal_t& dep : noop.dep_signal) CHECK(dep.handle == 0);
+    CHECK(noop.completion_signal.handle == 0xC0);
+
+    set_counts(1, 70000, 1);
+    ring.packets[dispatch % Ring::kSize] = saved;
+    run_patch_kernel(ring, patch);
+    CHECK(type_of(ring.at(dispatch).header) == XGPU_AMDGPU_AQL_PACKET_TYPE_LIMIT_ERROR);
+    CHECK(ring.at(dispatch).grid_size_y == 70000);
+  }
+}
+
+TEST_CASE("indirect dispatch flags: neither or both is a record-time error with the VUID") {
+  Fixture f;
+  uint8_t* c = nullptr;
+  XgpuBuffer counts = fake::make_buffer(f.device.get(), 64, kAllUsage, &c);
+  XgpuBuffer no_indirect = fake::make_buffer(f.device.get(), 64, XGPU_BUFFER_USAGE_STORAGE_BIT, nullptr);
+  XgpuPipeline k = fake::make_pipeline(f.device.get(), "k", 0, 0, 1);
+  for (XgpuDispatchIndirectFlags flags : {XgpuDispatchIndirectFlags(0),
+                                          XgpuDispatchIndirectFlags(XGPU_DISPATCH_INDIRECT_STATIC_BIT |
+                                                                    XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT)}) {
+    f.device->messages.clear();
+    f.start();
+    f.bind_pipeline(f.cb, k);
+    const XgpuBufferRef ref = ref_of(counts);
+    f.dispatch_indirect(f.cb, &ref, flags);
+    CHECK(f.end(f.cb) == XGPU_ERROR_INVALID_ARGUMENT);
+    REQUIRE(!f.device->messages.empty());
+    CHECK(f.device->messages[0].find("XGPU-VUID-xgpuCmdDispatchIndirect-flags") == 0);
+    std::string error;
+    CHECK(command_buffer_acquire_for_submit(f.internal(), &error) == XGPU_ERROR_INVALID_USAGE);
+    f.destroy(f.handle, f.cb, nullptr);
+    f.cb = nullptr;
+  }
+  f.device->messages.clear();
+  f.start();
+  f.bind_pipeline(f.cb, k);
+  const XgpuBufferRef misaligned = ref_of(counts, 2, 12);
+  f.dispatch_indirect(f.cb, &misaligned, XGPU_DISPATCH_INDIRECT_STATIC_BIT);
+  const XgpuBufferRef wrong_usage = ref_of(no_indirect);
+  f.dispatch_indirect(f.cb, &wrong_usage, XGPU_DISPATCH_INDIRECT_STATIC_BIT);
+  CHECK(f.end(f.cb) == XGPU_ERROR_INVALID_ARGUMENT);
+  REQUIRE(f.device->messages.size() == 2);
+  CHECK(f.device->messages[0].find("XGPU-VUID-xgpuCmdDispatchIndirect-pCounts-offset") == 0);
+  CHECK(f.device->messages[1].find("XGPU-VUID-xgpuCmdDispatchIndirect-pCounts-usage") == 0);
+}
+
+TEST_CASE("fill, copy, update, timestamp: device-library dispatches; many commands span blocks") {
+  Fixture f;
+  uint8_t *a = nullptr, *b = nullptr;
+  XgpuBuffer ba = fake::make_buffer(f.device.get(), 4096, kAllUsage, &a);
+  XgpuBuffer bb = fake::make_buffer(f.device.get(), 4096, kAllUsage, &b);
+  f.start(1);
+  const uint16_t pattern = 0xBEEF;
+  const XgpuBufferRef fill_ref = ref_of(ba, 2, 1002);
+  f.fill(f.cb, &fill_ref, &pattern, 2);
+  const XgpuBufferRef src = ref_of(ba, 3), dst = slot_ref(0, 5);
+  f.copy(f.cb, &src, &dst, 333);
+  const char payload[] = "update payload";
+  const XgpuBufferRef update_ref = ref_of(bb, 1, sizeof(payload));
+  f.update(f.cb, &update_ref, sizeof(payload), payload);
+  const XgpuBufferRef ts = ref_of(bb, 64, 8);
+  f.timestamp(f.cb, XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT, &ts);
+  for (int i = 0; i < 400; ++i) f.fill(f.cb, &fill_ref, &pattern, 2);  // > one 16 KiB block
+  REQUIRE(f.end(f.cb) == XGPU_SUCCESS);
+  CHECK(f.internal()->program.blocks.size() >= 3);
+  CHECK(f.sizes().packet_count == 4 + 400 + 1);
+  CHECK(f.sizes().kernarg_bytes == sizeof(xgpu_amdgpu_copy_args_t));  // only the slot copy is per submission
+
+  uint32_t commands = 0;
+  command_program_for_each(f.internal()->program, [&](const xgpu_amdgpu_command_header_t* h) {
+    CHECK(h->index == commands);
+    ++commands;
+  });
+  CHECK(commands == 404);
+
+  struct Capture {
+    std::vector<hsa_kernel_dispatch_packet_t> packets;
+  } capture;
+  packet_log_set_sink(
+      [](void* user, const hsa_queue_t*, uint64_t, const void* packet, const char*) {
+        hsa_kernel_dispatch_packet_t p;
+        std::memcpy(&p, packet, sizeof(p));
+        static_cast<Capture*>(user)->packets.push_back(p);
+      },
+      &capture);
+  static Ring ring;
+  ring = Ring();
+  ring.queue.base_address = ring.packets;
+  std::string error;
+  // The ring holds 64 packets: issue only checks the reservation, so use a
+  // fresh target per 64 packets is not needed here; wrap is fine for a check.
+  REQUIRE_MESSAGE(f.issue(ring, 0, {{bb, 0, XGPU_WHOLE_SIZE}}, &error) == XGPU_SUCCESS, error);
+  packet_log_set_sink(nullptr, nullptr);
+  REQUIRE(capture.packets.size() == 405);
+  const hsa_kernel_dispatch_packet_t& fill = capture.packets[0];
+  CHECK(fill.kernel_object == fake::kFillObject);
+  xgpu_amdgpu_fill_args_t fill_args;
+  std::memcpy(&fill_args, fill.kernarg_address, sizeof(fill_args));
+  CHECK(fill_args.dst == a + 2);
+  CHECK(fill_args.length == 1002);
+  CHECK(fill_args.pattern == 0xBEEFBEEFu);
+  CHECK(fill_args.pattern_size == 2);
+  CHECK(fill.workgroup_size_x == XGPU_AMDGPU_TRANSFER_WORKGROUP_SIZE);
+  CHECK(fill.grid_size_x % XGPU_AMDGPU_TRANSFER_WORKGROUP_SIZE == 0);
+  const hsa_kernel_dispatch_packet_t& copy = capture.packets[1];
+  xgpu_amdgpu_copy_args_t copy_args;
+  std::memcpy(&copy_args, copy.kernarg_address, sizeof(copy_args));
+  CHECK(copy.kernel_object == fake::kCopyObject);
+  CHECK(copy_args.src == a + 3);
+  CHECK(copy_args.dst == b + 5);
+  CHECK(copy_args.length == 333);
+  const hsa_kernel_dispatch_packet_t& update = capture.packets[2];
+  xgpu_amdgpu_copy_args_t update_args;
+  std::memcpy(&update_args, update.kernarg_address, sizeof(update_args));
+  CHECK(update_args.dst == b + 1);
+  CHECK(std::memcmp(update_args.src, payload, sizeof(payload)) == 0);  // from the read-only data
+  const hsa_kernel_dispatch_packet_t& stamp = capture.packets[3];
+  CHECK(stamp.kernel_object == fake::kTimestampObject);
+  CHECK(barrier_of(stamp.header) == 1);
+  CHECK(stamp.grid_size_x == 1);
+  CHECK(type_of(capture.packets[404].header) == HSA_PACKET_TYPE_BARRIER_AND);
+}
+
+TEST_CASE("one-shot buffers submit once; reusable ones many times; Begin refuses while pending") {
+  Fixture f;
+  f.start(0, XGPU_COMMAND_BUFFER_MODE_ONE_SHOT);
+  REQUIRE(f.end(f.cb) == XGPU_SUCCESS);
+  std::string error;
+  CHECK(command_buffer_acquire_for_submit(f.internal(), &error) == XGPU_SUCCESS);
+  CHECK(command_buffer_acquire_for_submit(f.internal(), &error) == XGPU_ERROR_INVALID_USAGE);
+  CHECK(error.find("oneShot") != std::string::npos);
+  XgpuCommandBufferBeginInfo begin_info{};
+  begin_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin_info.mode = XGPU_COMMAND_BUFFER_MODE_REUSABLE;
+  CHECK(f.begin(f.cb, &begin_info) == XGPU_ERROR_INVALID_USAGE);
+  command_buffer_release_after_submit(f.internal());
+  REQUIRE(f.begin(f.cb, &begin_info) == XGPU_SUCCESS);
+  REQUIRE(f.end(f.cb) == XGPU_SUCCESS);
+  for (int i = 0; i < 3; ++i) CHECK(command_buffer_acquire_for_submit(f.internal(), &error) == XGPU_SUCCESS);
+  for (int i = 0; i < 3; ++i) command_buffer_release_after_submit(f.internal());
+}
