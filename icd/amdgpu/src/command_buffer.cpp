@@ -45,6 +45,7 @@ struct Recorder {
   uint32_t packet_count = 0;                // packets of the commands recorded so far
   uint64_t kernarg_bytes = 0;               // per-submission kernarg bytes so far
   uint64_t prebuilt_kernarg_bytes = 0;      // kernarg bytes built at End so far
+  bool reads_memory_at_issue = false;       // a STATIC indirect dispatch was recorded
   bool barrier_pending = false;             // a barrier precedes the next packet-producing command
   bool last_packet_has_barrier = false;     // the last packet recorded so far has the barrier bit
   int32_t label_depth = 0;                  // open debug labels
@@ -513,6 +514,7 @@ XgpuResult finalize(CommandBuffer* cb) {
   program.sizes.packet_count = std::max<uint32_t>(r->packet_count, 1) + (program.trailing_barrier ? 1 : 0);
   program.sizes.kernarg_bytes = r->kernarg_bytes;
   program.sizes.binding_capacity = cb->binding_capacity;
+  program.sizes.reads_memory_at_issue = r->reads_memory_at_issue;
   return XGPU_SUCCESS;
 }
 
@@ -755,6 +757,7 @@ void XGPU_API_CALL cmd_dispatch_indirect(XgpuCommandBuffer handle, const XgpuBuf
                       dynamic ? std::max<uint32_t>(patch_kernel->kernarg_alignment, 8) : 1, &extra_offset);
   auto* cmd = command_at<xgpu_amdgpu_command_dispatch_indirect_t>(r, offset);
   cmd->header.flags |= dynamic ? XGPU_AMDGPU_COMMAND_FLAG_INDIRECT_DYNAMIC : XGPU_AMDGPU_COMMAND_FLAG_INDIRECT_STATIC;
+  if (!dynamic) r->reads_memory_at_issue = true;
   cmd->counts = counts_ref;
   for (int d = 0; d < 3; ++d) {
     const uint32_t grid_limit = UINT32_MAX / std::max<uint32_t>(spec.workgroup_size[d], 1);

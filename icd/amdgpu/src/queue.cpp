@@ -323,6 +323,11 @@ void pump(Queue* queue) {
         failed.push_back(s);
         continue;
       }
+      // STATIC indirect counts are read on the host at issue: such a
+      // submission waits (on the host) until everything before it on this
+      // queue completed and its waits are reached, not merely scheduled.
+      const bool reads_memory = s->kind == SubmissionKind::kCommands && s->sizes.reads_memory_at_issue;
+      if (reads_memory && !queue->inflight.empty()) break;  // a completion pumps again
       std::vector<CompletionSignal*> dependencies;
       XgpuResult wait_status = XGPU_SUCCESS;
       bool ready = true;
@@ -338,7 +343,7 @@ void pump(Queue* queue) {
         }
         if (semaphore->value >= wait.value) continue;
         auto it = semaphore->pending_signals.lower_bound(wait.value);
-        if (it != semaphore->pending_signals.end()) {
+        if (!reads_memory && it != semaphore->pending_signals.end()) {
           Submission* signaller = it->second;
           if (signaller->queue == queue) continue;  // in order on this queue
           if (signaller->queue->device == queue->device) {

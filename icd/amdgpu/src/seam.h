@@ -85,6 +85,10 @@ struct IssueSizes {
   uint32_t binding_capacity = 0;  // binding-table slots the recording may reference
                                   // (XgpuCommandBufferBeginInfo::bindingCapacity); the
                                   // runtime checks each submission provides that many
+  bool reads_memory_at_issue = false;  // issue reads buffer contents on the host (STATIC
+                                       // indirect counts): the runtime issues the submission
+                                       // only once its waits are REACHED and every earlier
+                                       // submission on the queue completed
 };
 
 // ---------------------------------------------------------------------------
