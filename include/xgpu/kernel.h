@@ -333,7 +333,10 @@ XGPU_KERNEL_INLINE_ void xgpu_host_context_init_(xgpu_context_t* c,
     c->workgroup_size[d] = wg->workgroup_size[d];
     c->grid_size[d] = wg->grid_size[d];
   }
-  c->dynamic_group = (uint8_t*)wg->group_segment + static_group_size;
+  /* A dispatch without group memory may get no group segment at all. */
+  c->dynamic_group = wg->group_segment
+                         ? (uint8_t*)wg->group_segment + static_group_size
+                         : (uint8_t*)0;
   c->wg = wg;
 }
 
