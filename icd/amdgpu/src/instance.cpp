@@ -211,7 +211,8 @@ void add_pools(const Runtime& runtime, PhysicalDevice* device, hsa_agent_t owner
     if (kernarg) type.flags |= XGPU_MEMORY_PROPERTY_KERNARG_BIT;
     const uint32_t heap = device->memory.memoryHeapCount++;
     device->memory.memoryHeaps[heap].size = size;
-    device->memory.memoryHeaps[heap].flags = local ? XGPU_MEMORY_HEAP_DEVICE_LOCAL_BIT : 0;
+    device->memory.memoryHeaps[heap].flags =
+        (type.flags & XGPU_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) ? XGPU_MEMORY_HEAP_DEVICE_LOCAL_BIT : 0;
     type.heap_index = heap;
     const uint32_t index = device->memory.memoryTypeCount++;
     device->memory.memoryTypes[index].propertyFlags = type.flags;
