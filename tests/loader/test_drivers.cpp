@@ -289,20 +289,20 @@ TEST_CASE("bad driver manifests are skipped with a specific message; the good on
   }
 }
 
-TEST_CASE("a library that is not a driver, or a driver refusing negotiation, is skipped") {
+TEST_CASE("a library that is not a driver is skipped") {
+  LoaderEnv env;
+  TestDriver nosym(XGPU_TEST_DRIVER_NOSYM);
+  WriteFile(env.dir.path() + "/drivers/a.json", DriverManifest(nosym.path()));
+  StderrCapture err;
+  Instance instance;
+  CHECK(err.Stop().find("does not export xgpu_icdNegotiateLoaderICDInterfaceVersion") != std::string::npos);
+  CHECK(PhysicalDevices(instance.handle).empty());
+}
+
+TEST_CASE("a driver refusing negotiation or instance creation is skipped") {
   LoaderEnv env;
   TestDriver a(XGPU_TEST_DRIVER_A);
   std::string expected;
-  SUBCASE("no ICD entry points") {
-    TestDriver nosym(XGPU_TEST_DRIVER_NOSYM);
-    WriteFile(env.dir.path() + "/drivers/a.json", DriverManifest(nosym.path()));
-    expected = "does not export xgpu_icdNegotiateLoaderICDInterfaceVersion";
-    StderrCapture err;
-    Instance instance;
-    CHECK(err.Stop().find(expected) != std::string::npos);
-    CHECK(PhysicalDevices(instance.handle).empty());
-    return;
-  }
   WriteFile(env.dir.path() + "/drivers/a.json", DriverManifest(a.path()));
   SUBCASE("negotiation returns an error") {
     a->negotiateResult = XGPU_ERROR_INCOMPATIBLE_DRIVER;
