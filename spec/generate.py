@@ -25,21 +25,16 @@ OUTPUTS = [
     ("include/xgpu/xgpu.h", "c_header"),
     ("include/xgpu/xgpu_dispatch_table.h", "dispatch_table"),
 ]
-# Generators added by components register here (module must define OUTPUTS:
-# a list of (path, callable(reg) -> str)).
+# Generators of components' files (each module defines OUTPUTS: a list of
+# (path, callable(reg) -> str)). All are required: a missing one is an error,
+# so --check can never pass by skipping it.
 EXTRA_MODULES = ["loader_gen", "meta_gen"]
 
 
 def collect(reg):
     outputs = [(path, importlib.import_module(f"gen.{mod}").generate) for path, mod in OUTPUTS]
     for mod in EXTRA_MODULES:
-        try:
-            m = importlib.import_module(f"gen.{mod}")
-        except ModuleNotFoundError as e:
-            if e.name == f"gen.{mod}":
-                continue
-            raise
-        outputs += m.OUTPUTS
+        outputs += importlib.import_module(f"gen.{mod}").OUTPUTS
     return outputs
 
 

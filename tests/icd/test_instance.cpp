@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "icd_test_util.h"
+#include "xgpu/xgpu_dispatch_table.h"
 
 using namespace icdtest;
 
@@ -76,4 +77,29 @@ TEST_CASE("two instances share the runtime; devices on both agents") {
   Env a(1, 1);
   Env b(uint32_t(a.physical_devices.size()), 1);
   CHECK(b.devices.size() == a.physical_devices.size());
+}
+
+// Every slot of a generated dispatch table (all function pointers) is set.
+template <typename Table>
+void check_every_entry_set(const Table& table, const char* level) {
+  constexpr size_t kCount = sizeof(Table) / sizeof(PFN_xgpuVoidFunction);
+  static_assert(kCount * sizeof(PFN_xgpuVoidFunction) == sizeof(Table));
+  for (size_t i = 0; i < kCount; ++i) {
+    PFN_xgpuVoidFunction entry = nullptr;
+    std::memcpy(&entry, reinterpret_cast<const char*>(&table) + i * sizeof(entry), sizeof(entry));
+    CHECK_MESSAGE((entry != nullptr), level << " dispatch table entry " << i << " is not provided");
+  }
+}
+
+TEST_CASE("the driver provides every entry point of the registry") {
+  icdtest::Env env(1, 1);
+  XgpuInstanceDispatchTable instance_table{};
+  xgpuInitInstanceDispatchTable(&instance_table, api().get_instance_proc_addr, env.instance);
+  check_every_entry_set(instance_table, "instance");
+  XgpuDeviceDispatchTable device_table{};
+  xgpuInitDeviceDispatchTable(&device_table, api().GetDeviceProcAddr, env.devices[0]);
+  check_every_entry_set(device_table, "device");
+  // Names outside the API are not answered.
+  CHECK((api().GetDeviceProcAddr(env.devices[0], "xgpuNoSuchFunction") == nullptr));
+  CHECK((api().get_instance_proc_addr(env.instance, "xgpuNoSuchFunction") == nullptr));
 }

@@ -967,48 +967,31 @@ struct NamedFunction {
   PFN_xgpuVoidFunction function;  // implementation
 };
 
-#define XGPU_AMDGPU_ENTRY(name, function) {name, reinterpret_cast<PFN_xgpuVoidFunction>(&function)}
+// The static_cast checks each implementation against the registry's PFN type.
+#define XGPU_AMDGPU_ENTRY(name, function) \
+  {"xgpu" #name, reinterpret_cast<PFN_xgpuVoidFunction>(static_cast<PFN_xgpu##name>(&function))}
 const NamedFunction kEntryPoints[] = {
-    XGPU_AMDGPU_ENTRY("xgpuCreateCommandBuffer", create_command_buffer),
-    XGPU_AMDGPU_ENTRY("xgpuDestroyCommandBuffer", destroy_command_buffer),
-    XGPU_AMDGPU_ENTRY("xgpuBeginCommandBuffer", begin_command_buffer),
-    XGPU_AMDGPU_ENTRY("xgpuEndCommandBuffer", end_command_buffer),
-    XGPU_AMDGPU_ENTRY("xgpuCmdBindPipeline", cmd_bind_pipeline),
-    XGPU_AMDGPU_ENTRY("xgpuCmdPushConstants", cmd_push_constants),
-    XGPU_AMDGPU_ENTRY("xgpuCmdBindBuffers", cmd_bind_buffers),
-    XGPU_AMDGPU_ENTRY("xgpuCmdSetWorkgroupMemorySize", cmd_set_workgroup_memory_size),
-    XGPU_AMDGPU_ENTRY("xgpuCmdDispatch", cmd_dispatch),
-    XGPU_AMDGPU_ENTRY("xgpuCmdDispatchIndirect", cmd_dispatch_indirect),
-    XGPU_AMDGPU_ENTRY("xgpuCmdFillBuffer", cmd_fill_buffer),
-    XGPU_AMDGPU_ENTRY("xgpuCmdCopyBuffer", cmd_copy_buffer),
-    XGPU_AMDGPU_ENTRY("xgpuCmdUpdateBuffer", cmd_update_buffer),
-    XGPU_AMDGPU_ENTRY("xgpuCmdPipelineBarrier", cmd_pipeline_barrier),
-    XGPU_AMDGPU_ENTRY("xgpuCmdBeginDebugLabel", cmd_begin_debug_label),
-    XGPU_AMDGPU_ENTRY("xgpuCmdEndDebugLabel", cmd_end_debug_label),
-    XGPU_AMDGPU_ENTRY("xgpuCmdInsertDebugLabel", cmd_insert_debug_label),
-    XGPU_AMDGPU_ENTRY("xgpuCmdWriteTimestamp", cmd_write_timestamp),
+    XGPU_AMDGPU_ENTRY(CreateCommandBuffer, create_command_buffer),
+    XGPU_AMDGPU_ENTRY(DestroyCommandBuffer, destroy_command_buffer),
+    XGPU_AMDGPU_ENTRY(BeginCommandBuffer, begin_command_buffer),
+    XGPU_AMDGPU_ENTRY(EndCommandBuffer, end_command_buffer),
+    XGPU_AMDGPU_ENTRY(CmdBindPipeline, cmd_bind_pipeline),
+    XGPU_AMDGPU_ENTRY(CmdPushConstants, cmd_push_constants),
+    XGPU_AMDGPU_ENTRY(CmdBindBuffers, cmd_bind_buffers),
+    XGPU_AMDGPU_ENTRY(CmdSetWorkgroupMemorySize, cmd_set_workgroup_memory_size),
+    XGPU_AMDGPU_ENTRY(CmdDispatch, cmd_dispatch),
+    XGPU_AMDGPU_ENTRY(CmdDispatchIndirect, cmd_dispatch_indirect),
+    XGPU_AMDGPU_ENTRY(CmdFillBuffer, cmd_fill_buffer),
+    XGPU_AMDGPU_ENTRY(CmdCopyBuffer, cmd_copy_buffer),
+    XGPU_AMDGPU_ENTRY(CmdUpdateBuffer, cmd_update_buffer),
+    XGPU_AMDGPU_ENTRY(CmdPipelineBarrier, cmd_pipeline_barrier),
+    XGPU_AMDGPU_ENTRY(CmdBeginDebugLabel, cmd_begin_debug_label),
+    XGPU_AMDGPU_ENTRY(CmdEndDebugLabel, cmd_end_debug_label),
+    XGPU_AMDGPU_ENTRY(CmdInsertDebugLabel, cmd_insert_debug_label),
+    XGPU_AMDGPU_ENTRY(CmdWriteTimestamp, cmd_write_timestamp),
 };
 #undef XGPU_AMDGPU_ENTRY
 
-// Compile-time check that each entry matches its PFN type.
-[[maybe_unused]] constexpr PFN_xgpuCreateCommandBuffer kCheckCreate = &create_command_buffer;
-[[maybe_unused]] constexpr PFN_xgpuDestroyCommandBuffer kCheckDestroy = &destroy_command_buffer;
-[[maybe_unused]] constexpr PFN_xgpuBeginCommandBuffer kCheckBegin = &begin_command_buffer;
-[[maybe_unused]] constexpr PFN_xgpuEndCommandBuffer kCheckEnd = &end_command_buffer;
-[[maybe_unused]] constexpr PFN_xgpuCmdBindPipeline kCheckBindPipeline = &cmd_bind_pipeline;
-[[maybe_unused]] constexpr PFN_xgpuCmdPushConstants kCheckPush = &cmd_push_constants;
-[[maybe_unused]] constexpr PFN_xgpuCmdBindBuffers kCheckBind = &cmd_bind_buffers;
-[[maybe_unused]] constexpr PFN_xgpuCmdSetWorkgroupMemorySize kCheckWgMem = &cmd_set_workgroup_memory_size;
-[[maybe_unused]] constexpr PFN_xgpuCmdDispatch kCheckDispatch = &cmd_dispatch;
-[[maybe_unused]] constexpr PFN_xgpuCmdDispatchIndirect kCheckIndirect = &cmd_dispatch_indirect;
-[[maybe_unused]] constexpr PFN_xgpuCmdFillBuffer kCheckFill = &cmd_fill_buffer;
-[[maybe_unused]] constexpr PFN_xgpuCmdCopyBuffer kCheckCopy = &cmd_copy_buffer;
-[[maybe_unused]] constexpr PFN_xgpuCmdUpdateBuffer kCheckUpdate = &cmd_update_buffer;
-[[maybe_unused]] constexpr PFN_xgpuCmdPipelineBarrier kCheckBarrier = &cmd_pipeline_barrier;
-[[maybe_unused]] constexpr PFN_xgpuCmdBeginDebugLabel kCheckBeginLabel = &cmd_begin_debug_label;
-[[maybe_unused]] constexpr PFN_xgpuCmdEndDebugLabel kCheckEndLabel = &cmd_end_debug_label;
-[[maybe_unused]] constexpr PFN_xgpuCmdInsertDebugLabel kCheckInsertLabel = &cmd_insert_debug_label;
-[[maybe_unused]] constexpr PFN_xgpuCmdWriteTimestamp kCheckTimestamp = &cmd_write_timestamp;
 
 }  // namespace
 

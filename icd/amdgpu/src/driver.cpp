@@ -23,7 +23,9 @@ struct NamedFunction {
   PFN_xgpuVoidFunction function;  // the driver's implementation
 };
 
-#define XGPU_ENTRY(name, impl) {name, reinterpret_cast<PFN_xgpuVoidFunction>(&impl)}
+// The static_cast checks each implementation against the registry's PFN type.
+#define XGPU_ENTRY(name, impl) \
+  {"xgpu" #name, reinterpret_cast<PFN_xgpuVoidFunction>(static_cast<PFN_xgpu##name>(&impl))}
 
 XgpuResult enumerate_instance_version(uint32_t* out_version) {
   if (!out_version) return XGPU_ERROR_INVALID_ARGUMENT;
@@ -35,54 +37,54 @@ PFN_xgpuVoidFunction get_device_proc_addr(XgpuDevice device, const char* name);
 
 // Global, instance- and physical-device-level functions.
 const NamedFunction kInstanceFunctions[] = {
-    XGPU_ENTRY("xgpuCreateInstance", instance_create),
-    XGPU_ENTRY("xgpuEnumerateInstanceVersion", enumerate_instance_version),
-    XGPU_ENTRY("xgpuDestroyInstance", instance_destroy),
-    XGPU_ENTRY("xgpuEnumeratePhysicalDevices", instance_enumerate_physical_devices),
-    XGPU_ENTRY("xgpuCreateDebugMessenger", debug_messenger_create),
-    XGPU_ENTRY("xgpuDestroyDebugMessenger", debug_messenger_destroy),
-    XGPU_ENTRY("xgpuSubmitDebugMessage", debug_message_submit),
-    XGPU_ENTRY("xgpuGetPhysicalDeviceProperties", physical_device_get_properties),
-    XGPU_ENTRY("xgpuGetPhysicalDeviceMemoryProperties", physical_device_get_memory_properties),
-    XGPU_ENTRY("xgpuGetPhysicalDeviceQueueFamilyProperties", physical_device_get_queue_family_properties),
-    XGPU_ENTRY("xgpuCreateDevice", device_create),
-    XGPU_ENTRY("xgpuGetDeviceProcAddr", get_device_proc_addr),
+    XGPU_ENTRY(CreateInstance, instance_create),
+    XGPU_ENTRY(EnumerateInstanceVersion, enumerate_instance_version),
+    XGPU_ENTRY(DestroyInstance, instance_destroy),
+    XGPU_ENTRY(EnumeratePhysicalDevices, instance_enumerate_physical_devices),
+    XGPU_ENTRY(CreateDebugMessenger, debug_messenger_create),
+    XGPU_ENTRY(DestroyDebugMessenger, debug_messenger_destroy),
+    XGPU_ENTRY(SubmitDebugMessage, debug_message_submit),
+    XGPU_ENTRY(GetPhysicalDeviceProperties, physical_device_get_properties),
+    XGPU_ENTRY(GetPhysicalDeviceMemoryProperties, physical_device_get_memory_properties),
+    XGPU_ENTRY(GetPhysicalDeviceQueueFamilyProperties, physical_device_get_queue_family_properties),
+    XGPU_ENTRY(CreateDevice, device_create),
+    XGPU_ENTRY(GetDeviceProcAddr, get_device_proc_addr),
 };
 
 // Device-, queue-level functions of the runtime half (the command-buffer
 // functions come from commands_get_proc_addr).
 const NamedFunction kDeviceFunctions[] = {
-    XGPU_ENTRY("xgpuGetDeviceProcAddr", get_device_proc_addr),
-    XGPU_ENTRY("xgpuDestroyDevice", device_destroy),
-    XGPU_ENTRY("xgpuGetDeviceQueue", device_get_queue),
-    XGPU_ENTRY("xgpuDeviceWaitIdle", device_wait_idle),
-    XGPU_ENTRY("xgpuSetObjectName", device_set_object_name),
-    XGPU_ENTRY("xgpuCreateBuffer", buffer_create),
-    XGPU_ENTRY("xgpuDestroyBuffer", buffer_destroy),
-    XGPU_ENTRY("xgpuMapBuffer", buffer_map),
-    XGPU_ENTRY("xgpuUnmapBuffer", buffer_unmap),
-    XGPU_ENTRY("xgpuGetBufferDeviceAddress", buffer_device_address),
-    XGPU_ENTRY("xgpuCreateMemoryPool", memory_pool_create),
-    XGPU_ENTRY("xgpuDestroyMemoryPool", memory_pool_destroy),
-    XGPU_ENTRY("xgpuTrimMemoryPool", memory_pool_trim),
-    XGPU_ENTRY("xgpuGetMemoryPoolStatistics", memory_pool_get_statistics),
-    XGPU_ENTRY("xgpuCreateSemaphore", semaphore_create),
-    XGPU_ENTRY("xgpuDestroySemaphore", semaphore_destroy),
-    XGPU_ENTRY("xgpuSignalSemaphore", semaphore_signal),
-    XGPU_ENTRY("xgpuWaitSemaphores", semaphore_wait),
-    XGPU_ENTRY("xgpuGetSemaphoreValue", semaphore_get_value),
-    XGPU_ENTRY("xgpuFailSemaphore", semaphore_fail_entry),
-    XGPU_ENTRY("xgpuCreateExecutable", executable_create),
-    XGPU_ENTRY("xgpuDestroyExecutable", executable_destroy),
-    XGPU_ENTRY("xgpuCreatePipeline", pipeline_create),
-    XGPU_ENTRY("xgpuDestroyPipeline", pipeline_destroy),
-    XGPU_ENTRY("xgpuGetPipelineProperties", pipeline_get_properties),
-    XGPU_ENTRY("xgpuQueueSubmit", queue_submit),
-    XGPU_ENTRY("xgpuQueueFillBuffer", queue_fill_buffer),
-    XGPU_ENTRY("xgpuQueueCopyBuffer", queue_copy_buffer),
-    XGPU_ENTRY("xgpuQueueAlloca", queue_alloca),
-    XGPU_ENTRY("xgpuQueueDealloca", queue_dealloca),
-    XGPU_ENTRY("xgpuQueueWaitIdle", queue_wait_idle),
+    XGPU_ENTRY(GetDeviceProcAddr, get_device_proc_addr),
+    XGPU_ENTRY(DestroyDevice, device_destroy),
+    XGPU_ENTRY(GetDeviceQueue, device_get_queue),
+    XGPU_ENTRY(DeviceWaitIdle, device_wait_idle),
+    XGPU_ENTRY(SetObjectName, device_set_object_name),
+    XGPU_ENTRY(CreateBuffer, buffer_create),
+    XGPU_ENTRY(DestroyBuffer, buffer_destroy),
+    XGPU_ENTRY(MapBuffer, buffer_map),
+    XGPU_ENTRY(UnmapBuffer, buffer_unmap),
+    XGPU_ENTRY(GetBufferDeviceAddress, buffer_device_address),
+    XGPU_ENTRY(CreateMemoryPool, memory_pool_create),
+    XGPU_ENTRY(DestroyMemoryPool, memory_pool_destroy),
+    XGPU_ENTRY(TrimMemoryPool, memory_pool_trim),
+    XGPU_ENTRY(GetMemoryPoolStatistics, memory_pool_get_statistics),
+    XGPU_ENTRY(CreateSemaphore, semaphore_create),
+    XGPU_ENTRY(DestroySemaphore, semaphore_destroy),
+    XGPU_ENTRY(SignalSemaphore, semaphore_signal),
+    XGPU_ENTRY(WaitSemaphores, semaphore_wait),
+    XGPU_ENTRY(GetSemaphoreValue, semaphore_get_value),
+    XGPU_ENTRY(FailSemaphore, semaphore_fail_entry),
+    XGPU_ENTRY(CreateExecutable, executable_create),
+    XGPU_ENTRY(DestroyExecutable, executable_destroy),
+    XGPU_ENTRY(CreatePipeline, pipeline_create),
+    XGPU_ENTRY(DestroyPipeline, pipeline_destroy),
+    XGPU_ENTRY(GetPipelineProperties, pipeline_get_properties),
+    XGPU_ENTRY(QueueSubmit, queue_submit),
+    XGPU_ENTRY(QueueFillBuffer, queue_fill_buffer),
+    XGPU_ENTRY(QueueCopyBuffer, queue_copy_buffer),
+    XGPU_ENTRY(QueueAlloca, queue_alloca),
+    XGPU_ENTRY(QueueDealloca, queue_dealloca),
+    XGPU_ENTRY(QueueWaitIdle, queue_wait_idle),
 };
 
 #undef XGPU_ENTRY
