@@ -19,3 +19,15 @@ endif()
 # Tests use doctest from Debian (doctest-dev).
 find_path(XGPU_DOCTEST_INCLUDE doctest/doctest.h)
 include(XgpuKernels)
+
+# xgpu_add_output_test(NAME <test> PROGRAM <target> [ARGS "<args>"] EXPECT <regex> [ENVIRONMENT <var=value>...])
+# A ctest entry that passes when the program exits 0 and its stdout matches.
+function(xgpu_add_output_test)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;PROGRAM;ARGS;EXPECT" "ENVIRONMENT")
+  add_test(NAME ${arg_NAME} COMMAND ${CMAKE_COMMAND}
+    "-DPROGRAM=$<TARGET_FILE:${arg_PROGRAM}>" "-DARGS=${arg_ARGS}" "-DEXPECT=${arg_EXPECT}"
+    -P ${PROJECT_SOURCE_DIR}/cmake/XgpuExpectOutput.cmake)
+  if(arg_ENVIRONMENT)
+    set_tests_properties(${arg_NAME} PROPERTIES ENVIRONMENT "${arg_ENVIRONMENT}")
+  endif()
+endfunction()
