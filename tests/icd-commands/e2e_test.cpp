@@ -452,10 +452,10 @@ TEST_CASE("submissions of one reusable command buffer from 8 threads") {
 namespace {
 
 // Checks what the mark kernel recorded for a dispatch of `counts` workgroups
-// of 4x2x2 work items.
-void check_marks(const Buffer& out, uint32_t limit, const uint32_t counts[3]) {
+// of `size` work items.
+void check_marks(const Buffer& out, uint32_t limit, const uint32_t counts[3], const uint32_t size[3]) {
   const uint32_t* o = out.as<uint32_t>();
-  const uint32_t grid[3] = {counts[0] * 4, counts[1] * 2, counts[2] * 2};
+  const uint32_t grid[3] = {counts[0] * size[0], counts[1] * size[1], counts[2] * size[2]};
   const uint32_t items = grid[0] * grid[1] * grid[2];
   REQUIRE(o[0] == items);
   if (items == 0) return;
@@ -470,43 +470,51 @@ void check_marks(const Buffer& out, uint32_t limit, const uint32_t counts[3]) {
 TEST_CASE("indirect dispatch STATIC and DYNAMIC in 1D/2D/3D, zero counts, counts from a slot or the previous dispatch") {
   Env env;
   constexpr uint32_t kLimit = 4096;
-  XgpuPipeline mark = env.pipeline("mark", 1, 8, 4, 2, 2);
+  // Workgroups of 1, 2 and 3 dimensions: the counts may use more dimensions
+  // than the workgroup does.
+  const uint32_t shapes[][3] = {{4, 2, 2}, {8, 1, 1}, {4, 2, 1}};
   XgpuPipeline make_counts = env.pipeline("make_counts", 1, 16, 1);
   Buffer out = env.buffer((kLimit + 8) * 4);
   Buffer counts = env.buffer(64);
   const uint32_t mark_constants[2] = {kLimit, 0};
   const uint32_t cases[][3] = {{5, 1, 1}, {3, 4, 1}, {2, 3, 4}, {0, 1, 1}, {2, 0, 3}, {1, 1, 0}};
-  for (const auto& c : cases) {
-    for (int mode = 0; mode < 4; ++mode) {
-      // 0: STATIC, counts written by the host; 1: STATIC, counts in slot 1;
-      // 2: DYNAMIC, counts from the host; 3: DYNAMIC, counts produced by the previous dispatch.
-      CAPTURE(mode);
-      CAPTURE(c[0]);
-      CAPTURE(c[1]);
-      CAPTURE(c[2]);
-      std::memset(out.data, 0, out.size);
-      std::memset(counts.data, 0xFF, counts.size);
-      if (mode != 3) std::memcpy(counts.data + 16, c, 12);
-      XgpuCommandBuffer cb = env.begin(2);
-      if (mode == 3) {
-        xgpuCmdBindPipeline(cb, make_counts);
-        const XgpuBufferRef r = ref(counts, 16, 16);
+  for (const auto& shape : shapes) {
+    XgpuPipeline mark = env.pipeline("mark", 1, 8, shape[0], shape[1], shape[2]);
+    for (const auto& c : cases) {
+      for (int mode = 0; mode < 4; ++mode) {
+        // 0: STATIC, counts written by the host; 1: STATIC, counts in slot 1;
+        // 2: DYNAMIC, counts from the host; 3: DYNAMIC, counts produced by the previous dispatch.
+        CAPTURE(shape[0]);
+        CAPTURE(shape[1]);
+        CAPTURE(shape[2]);
+        CAPTURE(mode);
+        CAPTURE(c[0]);
+        CAPTURE(c[1]);
+        CAPTURE(c[2]);
+        std::memset(out.data, 0, out.size);
+        std::memset(counts.data, 0xFF, counts.size);
+        if (mode != 3) std::memcpy(counts.data + 16, c, 12);
+        XgpuCommandBuffer cb = env.begin(2);
+        if (mode == 3) {
+          xgpuCmdBindPipeline(cb, make_counts);
+          const XgpuBufferRef r = ref(counts, 16, 16);
+          xgpuCmdBindBuffers(cb, 0, 1, &r);
+          const uint32_t k[4] = {c[0], c[1], c[2], 0};
+          xgpuCmdPushConstants(cb, 0, sizeof(k), k);
+          xgpuCmdDispatch(cb, 1, 1, 1);
+          barrier(cb);
+        }
+        xgpuCmdBindPipeline(cb, mark);
+        const XgpuBufferRef r = slot(0);
         xgpuCmdBindBuffers(cb, 0, 1, &r);
-        const uint32_t k[4] = {c[0], c[1], c[2], 0};
-        xgpuCmdPushConstants(cb, 0, sizeof(k), k);
-        xgpuCmdDispatch(cb, 1, 1, 1);
-        barrier(cb);
+        xgpuCmdPushConstants(cb, 0, sizeof(mark_constants), mark_constants);
+        const XgpuBufferRef counts_ref = mode == 1 ? slot(1, 0, 12) : ref(counts, 16, 12);
+        xgpuCmdDispatchIndirect(cb, &counts_ref,
+                                mode < 2 ? XGPU_DISPATCH_INDIRECT_STATIC_BIT : XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT);
+        REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+        env.run(cb, {bind(out), bind(counts, 16)});
+        check_marks(out, kLimit, c, shape);
       }
-      xgpuCmdBindPipeline(cb, mark);
-      const XgpuBufferRef r = slot(0);
-      xgpuCmdBindBuffers(cb, 0, 1, &r);
-      xgpuCmdPushConstants(cb, 0, sizeof(mark_constants), mark_constants);
-      const XgpuBufferRef counts_ref = mode == 1 ? slot(1, 0, 12) : ref(counts, 16, 12);
-      xgpuCmdDispatchIndirect(cb, &counts_ref,
-                              mode < 2 ? XGPU_DISPATCH_INDIRECT_STATIC_BIT : XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT);
-      REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
-      env.run(cb, {bind(out), bind(counts, 16)});
-      check_marks(out, kLimit, c);
     }
   }
 }

@@ -270,7 +270,11 @@ uint64_t append_dispatch(Recorder* r, const DispatchSpec& spec, uint64_t base_si
     d.workgroup_size[i] = uint16_t(spec.workgroup_size[i]);
     d.workgroup_count[i] = spec.workgroup_count[i];
   }
-  d.dimensions = dimensions_of(spec.workgroup_size, spec.workgroup_count);
+  // Indirect counts are unknown until issue (or until the device patches the
+  // packet), so an indirect dispatch always sets up three dimensions.
+  d.dimensions = spec.type == XGPU_AMDGPU_COMMAND_DISPATCH_INDIRECT
+                     ? uint16_t(3)
+                     : dimensions_of(spec.workgroup_size, spec.workgroup_count);
   d.private_segment_size = kernel.private_segment_size;
   d.group_segment_size = kernel.group_segment_size + spec.dynamic_group_size;
   d.kernarg_size = kernel.kernarg_size;
