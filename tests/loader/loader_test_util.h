@@ -9,6 +9,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -231,6 +232,54 @@ class TestLayer : public TestLibrary {
     return Symbol<PFN_xgpu_test_layer_function>("xgpu_test_layer_function")(name);
   }
 };
+
+// What a child process printed and how it ended.
+struct ProcessResult {
+  int exit_code = -1;  // the exit status, or -1 when it did not exit normally
+  std::string out;     // its stdout
+  std::string err;     // its stderr
+};
+
+// Runs program with args in a child process that inherits the environment
+// (so ScopedEnv settings apply, LD_LIBRARY_PATH included: the child's dynamic
+// linker reads it at start-up) and waits for it.
+inline ProcessResult RunProcess(const std::string& program, const std::vector<std::string>& args = {}) {
+  auto temp_file = [] {
+    char name[] = "/tmp/xgpu-loader-child-XXXXXX";
+    int fd = mkstemp(name);
+    unlink(name);
+    return fd;
+  };
+  auto read_all = [](int fd) {
+    std::string text;
+    lseek(fd, 0, SEEK_SET);
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof(buf))) > 0) text.append(buf, static_cast<size_t>(n));
+    close(fd);
+    return text;
+  };
+  int out_fd = temp_file();
+  int err_fd = temp_file();
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(program.c_str()));
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::fflush(nullptr);
+  ProcessResult result;
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out_fd, 1);
+    dup2(err_fd, 2);
+    execv(program.c_str(), argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  result.out = read_all(out_fd);
+  result.err = read_all(err_fd);
+  return result;
+}
 
 inline XgpuInstanceCreateInfo InstanceInfo(const std::vector<const char*>* layers = nullptr,
                                            const void* next = nullptr) {

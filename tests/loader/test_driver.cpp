@@ -269,18 +269,21 @@ struct ResetAtLoad {
 
 }  // namespace
 
-#if TEST_DRIVER_EXPORT_ICD
+#if TEST_DRIVER_EXPORT_NEGOTIATE
 TEST_EXPORT XgpuResult xgpu_icdNegotiateLoaderICDInterfaceVersion(uint32_t* pSupportedVersion) {
   g_control.negotiateCalls++;
   if (g_control.negotiateResult != XGPU_SUCCESS) return g_control.negotiateResult;
   if (g_control.negotiateVersion) *pSupportedVersion = g_control.negotiateVersion;
   return XGPU_SUCCESS;
 }
+#endif
 
+#if TEST_DRIVER_EXPORT_GET_INSTANCE_PROC_ADDR
 TEST_EXPORT PFN_xgpuVoidFunction xgpu_icdGetInstanceProcAddr(XgpuInstance instance, const char* pName) {
   if (!instance) {
-    return std::strcmp(pName, "xgpuCreateInstance") == 0 ? reinterpret_cast<PFN_xgpuVoidFunction>(CreateInstance)
-                                                          : nullptr;
+    return std::strcmp(pName, "xgpuCreateInstance") == 0 && !g_control.hideGlobalCreateInstance
+               ? reinterpret_cast<PFN_xgpuVoidFunction>(CreateInstance)
+               : nullptr;
   }
   return Find(kInstanceEntries, pName);
 }

@@ -3,8 +3,9 @@
  * the tests. A test dlopens the driver library itself, configures it through
  * xgpu_test_driver_control() before creating an instance, and reads the
  * counters afterwards. The same source builds drivers "A", "B" and "C" (three
- * libraries, so several can be loaded at once) and "nosym" (exports only this
- * control interface, not the ICD entry points).
+ * libraries, so several can be loaded at once), "nosym" (exports only this
+ * control interface, not the ICD entry points) and "nogipa" (exports the
+ * negotiate function but not xgpu_icdGetInstanceProcAddr).
  *
  * Thread-compatible: tests configure and read it from one thread.
  */
@@ -32,6 +33,7 @@ typedef struct XgpuTestDriverControl {
   uint32_t skipMagic;               /* XGPU_TEST_SKIP_MAGIC_* bits [0] */
   XgpuResult createInstanceResult;  /* what xgpuCreateInstance returns [XGPU_SUCCESS] */
   int emitMessageOnCreateDevice;    /* xgpuCreateDevice calls the app's messengers [0] */
+  int hideGlobalCreateInstance;     /* xgpu_icdGetInstanceProcAddr(NULL, "xgpuCreateInstance") is NULL [0] */
   /* Observations. */
   uint32_t negotiateCalls;           /* xgpu_icdNegotiateLoaderICDInterfaceVersion calls */
   uint32_t createInstanceCalls;      /* xgpuCreateInstance calls */
