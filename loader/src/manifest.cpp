@@ -5,10 +5,13 @@
 #include <fnmatch.h>
 #include <link.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -49,6 +52,28 @@ bool IsRegularFile(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+// Why path is not a regular file that can be opened, for messages: a dangling
+// symbolic link, a link loop, a folder, another kind of file, or stat's error.
+std::string NotAFileReason(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return "is a folder, not a file (folders are not searched recursively)";
+    return "is not a regular file (a device, FIFO or socket)";
+  }
+  const int error = errno;
+  struct stat link;
+  const bool is_link = lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
+  if (error == ELOOP) return "is a symbolic link loop (" + std::string(std::strerror(error)) + ")";
+  if (is_link && error == ENOENT) {
+    char target[PATH_MAX];
+    ssize_t n = readlink(path.c_str(), target, sizeof(target) - 1);
+    std::string to = n >= 0 ? std::string(target, static_cast<size_t>(n)) : "?";
+    return "is a dangling symbolic link (its target " + to + " does not exist)";
+  }
+  if (error == ENOENT) return "does not exist";
+  return "cannot be examined: " + std::string(std::strerror(error));
+}
+
 std::string DirName(const std::string& path) {
   size_t slash = path.rfind('/');
   if (slash == std::string::npos) return ".";
@@ -69,34 +94,38 @@ std::string LoaderLibraryDir() {
 std::vector<std::pair<std::string, std::string>> StandardFolders(const Instance* instance, const char* suffix) {
   std::vector<std::pair<std::string, std::string>> roots;
   std::string home = Env("HOME");
+  // A relative path in an XDG variable is invalid and ignored (XDG base-directory
+  // specification); a variable left with no valid path is treated as unset, so
+  // its default applies.
   auto add_single = [&](const char* var, const std::string& fallback) {
     std::string v = Env(var);
+    if (!v.empty() && v[0] != '/') {
+      Log(instance, Level::kDebug, "XGPU-LOADER-search-path",
+          std::string(var) + "=" + v + " ignored: XDG paths must be absolute; its default is used");
+      v.clear();
+    }
     if (v.empty()) {
       if (!fallback.empty()) roots.push_back({fallback, std::string(var) + " default"});
-      return;
-    }
-    if (v[0] != '/') {
-      Log(instance, Level::kDebug, "XGPU-LOADER-search-path",
-          std::string(var) + "=" + v + " ignored: XDG paths must be absolute");
       return;
     }
     roots.push_back({v, var});
   };
   auto add_list = [&](const char* var, const char* fallback) {
-    std::string v = Env(var);
-    std::string origin = var;
-    if (v.empty()) {
-      v = fallback;
-      origin += " default";
-    }
-    for (const std::string& entry : Split(v, ':')) {
+    std::vector<std::string> entries;
+    for (const std::string& entry : Split(Env(var), ':')) {
       if (entry[0] != '/') {
         Log(instance, Level::kDebug, "XGPU-LOADER-search-path",
             std::string(var) + " entry " + entry + " ignored: XDG paths must be absolute");
         continue;
       }
-      roots.push_back({entry, origin});
+      entries.push_back(entry);
     }
+    std::string origin = var;
+    if (entries.empty()) {
+      entries = Split(fallback, ':');
+      origin += " default";
+    }
+    for (const std::string& entry : entries) roots.push_back({entry, origin});
   };
   add_single("XDG_CONFIG_HOME", home.empty() ? "" : home + "/.config");
   add_list("XDG_CONFIG_DIRS", "/etc/xdg");
@@ -118,19 +147,31 @@ void ExpandEntry(const Instance* instance, const std::string& entry, const std::
                  std::vector<std::string>* out_files) {
   if (IsDirectory(entry)) {
     std::vector<std::string> names;
-    if (DIR* dir = opendir(entry.c_str())) {
-      while (dirent* e = readdir(dir)) {
-        std::string name = e->d_name;
-        if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) names.push_back(name);
-      }
-      closedir(dir);
+    DIR* dir = opendir(entry.c_str());
+    if (!dir) {
+      const int error = errno;
+      Log(instance, Level::kError, "XGPU-LOADER-search-path",
+          "searching " + entry + " (" + origin + "): the folder cannot be read: " + std::strerror(error) +
+              "; its manifests are skipped");
+      return;
     }
+    while (dirent* e = readdir(dir)) {
+      std::string name = e->d_name;
+      if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) names.push_back(name);
+    }
+    closedir(dir);
     std::sort(names.begin(), names.end());
     Log(instance, Level::kDebug, "XGPU-LOADER-search-path",
         "searching " + entry + " (" + origin + "): " + std::to_string(names.size()) + " manifest(s)");
     for (const std::string& name : names) {
       std::string path = entry + "/" + name;
-      if (IsRegularFile(path)) out_files->push_back(path);
+      if (IsRegularFile(path)) {
+        out_files->push_back(path);
+      } else {
+        // Named like a manifest but cannot be read as one: never dropped silently.
+        Log(instance, Level::kError, "XGPU-LOADER-manifest-invalid",
+            "manifest " + path + " (" + origin + ") " + NotAFileReason(path) + "; skipped");
+      }
     }
     return;
   }
@@ -141,7 +182,8 @@ void ExpandEntry(const Instance* instance, const std::string& entry, const std::
   }
   if (explicit_entry) {
     Log(instance, Level::kError, "XGPU-LOADER-search-path",
-        origin + ": " + entry + " is neither a manifest file nor a folder; ignored");
+        origin + ": " + entry + " is neither a manifest file nor a folder (it " + NotAFileReason(entry) +
+            "); ignored");
   } else {
     Log(instance, Level::kDebug, "XGPU-LOADER-search-path", "searching " + entry + " (" + origin + "): not present");
   }

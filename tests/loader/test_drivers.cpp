@@ -2,7 +2,12 @@
 // libxgpu and the test drivers.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "loader_test_util.h"
@@ -299,6 +304,153 @@ TEST_CASE("a library that is not a driver is skipped") {
   CHECK(PhysicalDevices(instance.handle).empty());
 }
 
+TEST_CASE("a driver that negotiates but gives no xgpuCreateInstance is skipped") {
+  LoaderEnv env;
+  std::string expected;
+  SUBCASE("xgpu_icdGetInstanceProcAddr not exported") {
+    TestDriver nogipa(XGPU_TEST_DRIVER_NOGIPA);
+    WriteFile(env.dir.path() + "/drivers/g.json", DriverManifest(nogipa.path()));
+    StderrCapture err;
+    Instance instance;
+    std::string out = err.Stop();
+    CHECK(nogipa->negotiateCalls == 1);
+    CHECK(nogipa->createInstanceCalls == 0);
+    CHECK(out.find("xgpu loader: error: driver " + nogipa.path() + " (manifest " + env.dir.path() +
+                   "/drivers/g.json) skipped: " + fs::canonical(nogipa.path()).string() +
+                   " does not export xgpu_icdGetInstanceProcAddr") != std::string::npos);
+    CHECK(PhysicalDevices(instance.handle).empty());
+  }
+  SUBCASE("xgpu_icdGetInstanceProcAddr(NULL, \"xgpuCreateInstance\") is NULL") {
+    TestDriver a(XGPU_TEST_DRIVER_A);
+    a->hideGlobalCreateInstance = 1;
+    WriteFile(env.dir.path() + "/drivers/a.json", DriverManifest(a.path()));
+    StderrCapture err;
+    Instance instance;
+    CHECK(err.Stop().find("xgpu_icdGetInstanceProcAddr(NULL, \"xgpuCreateInstance\") returned NULL") !=
+          std::string::npos);
+    CHECK(a->createInstanceCalls == 0);
+    CHECK(PhysicalDevices(instance.handle).empty());
+  }
+}
+
+TEST_CASE("library_path bare name: found through LD_LIBRARY_PATH by a fresh process") {
+  LoaderEnv env;
+  // A name no process has loaded: only the dynamic linker's search finds it.
+  const std::string libdir = env.dir.Dir("ld_library_path");
+  const std::string library = libdir + "/libxgpu_test_fresh_driver.so";
+  fs::copy_file(XGPU_TEST_DRIVER_B, library);
+  WriteFile(env.dir.path() + "/drivers/fresh.json", DriverManifest("libxgpu_test_fresh_driver.so"));
+  env.env.Set("XGPU_LOADER_DEBUG", "info");
+  const char* inherited = std::getenv("LD_LIBRARY_PATH");
+  SUBCASE("in LD_LIBRARY_PATH: loaded from there") {
+    env.env.Set("LD_LIBRARY_PATH", libdir + (inherited && *inherited ? std::string(":") + inherited : ""));
+    ProcessResult child = RunProcess(XGPU_LOADER_PROBE);
+    CHECK(child.exit_code == 0);
+    CHECK(child.out == "test device B0\n");
+    CHECK(child.err.find("library: " + fs::canonical(library).string() + " (interface version 1") != std::string::npos);
+  }
+  SUBCASE("not in the search: the driver is skipped with dlopen's error") {
+    ProcessResult child = RunProcess(XGPU_LOADER_PROBE);
+    CHECK(child.exit_code == 0);
+    CHECK(child.out == "");
+    CHECK(child.err.find("xgpu loader: error: driver libxgpu_test_fresh_driver.so (manifest " + env.dir.path() +
+                         "/drivers/fresh.json) skipped: its library libxgpu_test_fresh_driver.so could not be "
+                         "loaded") != std::string::npos);
+  }
+}
+
+TEST_CASE("a *.json name in a searched folder that is not a readable file is an error, never dropped silently") {
+  LoaderEnv env;
+  TestDriver a(XGPU_TEST_DRIVER_A);
+  const std::string drivers = env.dir.path() + "/drivers";
+  WriteFile(drivers + "/0_good.json", DriverManifest(a.path()));
+  std::string name;
+  std::string expected;
+  SUBCASE("dangling symbolic link") {
+    name = "dangling.json";
+    fs::create_symlink(env.dir.path() + "/gone.json", drivers + "/" + name);
+    expected = "is a dangling symbolic link (its target " + env.dir.path() + "/gone.json does not exist)";
+  }
+  SUBCASE("symbolic link loop") {
+    name = "loop.json";
+    fs::create_symlink("loop.json", drivers + "/" + name);
+    expected = "is a symbolic link loop (";
+  }
+  SUBCASE("folder named *.json") {
+    name = "folder.json";
+    fs::create_directories(drivers + "/" + name);
+    // Folders are not searched recursively: a manifest inside is not read.
+    TestDriver b(XGPU_TEST_DRIVER_B);
+    WriteFile(drivers + "/" + name + "/b.json", DriverManifest(b.path()));
+    expected = "is a folder, not a file (folders are not searched recursively)";
+  }
+  SUBCASE("FIFO") {
+    name = "fifo.json";
+    REQUIRE(mkfifo((drivers + "/" + name).c_str(), 0600) == 0);
+    expected = "is not a regular file";
+  }
+  StderrCapture err;
+  Instance instance;
+  std::string out = err.Stop();
+  CHECK(out.find("xgpu loader: error: manifest " + drivers + "/" + name + " (XGPU_DRIVER_FILES) " + expected) !=
+        std::string::npos);
+  CHECK(DeviceNames(instance.handle) == std::vector<std::string>{"test device A0"});
+}
+
+TEST_CASE("a symbolic link to a manifest in a searched folder is the manifest") {
+  LoaderEnv env;
+  TestDriver a(XGPU_TEST_DRIVER_A);
+  WriteFile(env.dir.path() + "/elsewhere/a.json", DriverManifest(a.path()));
+  fs::create_symlink(env.dir.path() + "/elsewhere/a.json", env.dir.path() + "/drivers/link.json");
+  StderrCapture err;
+  Instance instance;
+  CHECK(err.Stop().find("error") == std::string::npos);
+  CHECK(DeviceNames(instance.handle) == std::vector<std::string>{"test device A0"});
+}
+
+TEST_CASE("an explicit entry that is a dangling symbolic link says so") {
+  LoaderEnv env;
+  fs::create_symlink(env.dir.path() + "/gone.json", env.dir.path() + "/link.json");
+  env.env.Set("XGPU_DRIVER_FILES", env.dir.path() + "/link.json");
+  StderrCapture err;
+  Instance instance;
+  CHECK(err.Stop().find("xgpu loader: error: XGPU_DRIVER_FILES: " + env.dir.path() +
+                        "/link.json is neither a manifest file nor a folder (it is a dangling symbolic link (its "
+                        "target " + env.dir.path() + "/gone.json does not exist)); ignored") != std::string::npos);
+  CHECK(PhysicalDevices(instance.handle).empty());
+}
+
+TEST_CASE("a searched folder that cannot be listed is an error message") {
+  LoaderEnv env;
+  TestDriver a(XGPU_TEST_DRIVER_A);
+  WriteFile(env.dir.path() + "/drivers/a.json", DriverManifest(a.path()));
+  StderrCapture err;
+  XgpuInstance instance = nullptr;
+  {
+    // opendir fails with EMFILE (also for root, whom permissions do not stop):
+    // every descriptor below the lowest free one is in use, and the limit
+    // forbids a higher one.
+    int lowest_free = open("/dev/null", O_RDONLY);
+    REQUIRE(lowest_free >= 0);
+    close(lowest_free);
+    rlimit saved;
+    REQUIRE(getrlimit(RLIMIT_NOFILE, &saved) == 0);
+    rlimit tight = saved;
+    tight.rlim_cur = static_cast<rlim_t>(lowest_free);
+    REQUIRE(setrlimit(RLIMIT_NOFILE, &tight) == 0);
+    XgpuInstanceCreateInfo info = InstanceInfo();
+    XgpuResult result = xgpuCreateInstance(&info, nullptr, &instance);
+    setrlimit(RLIMIT_NOFILE, &saved);
+    REQUIRE(result == XGPU_SUCCESS);
+  }
+  std::string out = err.Stop();
+  CHECK(out.find("xgpu loader: error: searching " + env.dir.path() + "/drivers (XGPU_DRIVER_FILES): the folder cannot "
+                 "be read: " + std::strerror(EMFILE) + "; its manifests are skipped") != std::string::npos);
+  CHECK(PhysicalDevices(instance).empty());
+  CHECK(a->negotiateCalls == 0);
+  xgpuDestroyInstance(instance, nullptr);
+}
+
 TEST_CASE("a driver refusing negotiation or instance creation is skipped") {
   LoaderEnv env;
   TestDriver a(XGPU_TEST_DRIVER_A);
@@ -532,6 +684,20 @@ TEST_CASE("search order: XGPU_ADD_DRIVER_FILES, XDG config, /etc, XDG data, next
     env.env.Set("XGPU_ADD_DRIVER_FILES", root + "/added/b.json");
     CHECK(loader.TestDeviceNames() == std::vector<std::string>{"test device B0", "test device A0"});
   }
+  SUBCASE("XGPU_ADD_DRIVER_FILES with a folder: its manifests in name order, before the standard folders") {
+    WriteFile(root + "/xdg/config_home/xgpu/icd.d/c.json", DriverManifest(c.path()));
+    WriteFile(root + "/added/2_a.json", DriverManifest(a.path()));
+    WriteFile(root + "/added/1_b.json", DriverManifest(b.path()));
+    env.env.Set("XGPU_ADD_DRIVER_FILES", root + "/added");
+    CHECK(loader.TestDeviceNames() == std::vector<std::string>{"test device B0", "test device A0", "test device C0"});
+  }
+  SUBCASE("XGPU_ADD_DRIVER_FILES with several entries: in the variable's order") {
+    WriteFile(root + "/x/c.json", DriverManifest(c.path()));
+    WriteFile(root + "/y/a.json", DriverManifest(a.path()));
+    WriteFile(root + "/z/b.json", DriverManifest(b.path()));
+    env.env.Set("XGPU_ADD_DRIVER_FILES", root + "/x/c.json:" + root + "/y::" + root + "/z/b.json");
+    CHECK(loader.TestDeviceNames() == std::vector<std::string>{"test device C0", "test device A0", "test device B0"});
+  }
   SUBCASE("XGPU_DRIVER_FILES replaces the search and wins over XGPU_ADD_DRIVER_FILES") {
     WriteFile(root + "/xdg/config_home/xgpu/icd.d/a.json", DriverManifest(a.path()));
     WriteFile(root + "/added/b.json", DriverManifest(b.path()));
@@ -544,13 +710,39 @@ TEST_CASE("search order: XGPU_ADD_DRIVER_FILES, XDG config, /etc, XDG data, next
     CHECK(err.Stop().find("XGPU_ADD_DRIVER_FILES is ignored because XGPU_DRIVER_FILES replaces the search") !=
           std::string::npos);
   }
-  SUBCASE("defaults: $HOME/.config and $HOME/.local/share when XDG_*_HOME are unset; relative XDG paths ignored") {
+  SUBCASE("defaults: $HOME/.config when unset, $HOME/.local/share when relative (a relative XDG path is ignored)") {
     env.env.Set("XDG_CONFIG_HOME", std::nullopt);
-    env.env.Set("XDG_DATA_HOME", "relative/path");
+    // A relative path that does name a folder (from the working directory):
+    // ignored all the same.
+    const std::string relative = fs::relative(root + "/relative", fs::current_path()).string();
+    REQUIRE(relative[0] != '/');
+    env.env.Set("XDG_DATA_HOME", relative);
     WriteFile(root + "/home/.config/xgpu/icd.d/a.json", DriverManifest(a.path()));
     WriteFile(root + "/home/.local/share/xgpu/icd.d/b.json", DriverManifest(b.path()));
-    WriteFile(root + "/relative/path/xgpu/icd.d/c.json", DriverManifest(c.path()));
+    WriteFile(root + "/relative/xgpu/icd.d/c.json", DriverManifest(c.path()));
+    REQUIRE(fs::exists(relative + "/xgpu/icd.d/c.json"));
+    CHECK(loader.TestDeviceNames() == std::vector<std::string>{"test device A0", "test device B0"});
+  }
+  SUBCASE("XDG_CONFIG_DIRS with only relative entries: its default /etc/xdg") {
+    env.env.Set("XDG_CONFIG_DIRS", "relative:also/relative");
+    env.env.Set("XGPU_LOADER_DEBUG", "debug");
+    StderrCapture err;
+    loader.TestDeviceNames();
+    std::string out = err.Stop();
+    CHECK(out.find("XDG_CONFIG_DIRS entry also/relative ignored: XDG paths must be absolute") != std::string::npos);
+    CHECK(out.find("searching /etc/xdg/xgpu/icd.d (XDG_CONFIG_DIRS default)") != std::string::npos);
+  }
+  SUBCASE("HOME and XDG_*_HOME unset: those folders are skipped") {
+    env.env.Set("HOME", std::nullopt);
+    env.env.Set("XDG_CONFIG_HOME", std::nullopt);
+    env.env.Set("XDG_DATA_HOME", std::nullopt);
+    WriteFile(root + "/data1/xgpu/icd.d/a.json", DriverManifest(a.path()));
+    env.env.Set("XGPU_LOADER_DEBUG", "debug");
+    StderrCapture err;
     CHECK(loader.TestDeviceNames() == std::vector<std::string>{"test device A0"});
+    std::string out = err.Stop();
+    CHECK(out.find("XDG_CONFIG_HOME") == std::string::npos);
+    CHECK(out.find("XDG_DATA_HOME") == std::string::npos);
   }
   SUBCASE("the same manifest reached twice, or the same library twice, loads once") {
     WriteFile(root + "/cfg1/xgpu/icd.d/a.json", DriverManifest(a.path()));

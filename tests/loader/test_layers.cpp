@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <vector>
 
 #include "loader_test_util.h"
 
@@ -52,6 +53,18 @@ XgpuDevice CreateDevice(XgpuInstance instance) {
   XgpuDevice device = nullptr;
   REQUIRE(xgpuCreateDevice(FirstDevice(instance), &info, nullptr, &device) == XGPU_SUCCESS);
   return device;
+}
+
+// The description of the layer the loader lists under name; "" when none.
+std::string ListedDescription(const char* name) {
+  uint32_t count = 0;
+  REQUIRE(xgpuEnumerateInstanceLayerProperties(&count, nullptr) == XGPU_SUCCESS);
+  std::vector<XgpuLayerProperties> props(count);
+  if (count) REQUIRE(xgpuEnumerateInstanceLayerProperties(&count, props.data()) == XGPU_SUCCESS);
+  for (const XgpuLayerProperties& p : props) {
+    if (std::strcmp(p.layerName, name) == 0) return p.description;
+  }
+  return "";
 }
 
 XgpuResult CreateBuffer(XgpuDevice device) {
@@ -229,6 +242,91 @@ TEST_CASE("XGPU_LOADER_LAYERS_DISABLE and disable_environment skip even requeste
   CHECK(count == (reason.find("~all~") != std::string::npos ? 0u : 1u));
 }
 
+TEST_CASE("XGPU_LOADER_LAYERS_DISABLE also skips layers enabled through XGPU_INSTANCE_LAYERS") {
+  LayerEnv t;
+  t.env.env.Set("XGPU_INSTANCE_LAYERS", std::string(kLayerA) + ":" + kLayerB);
+  t.env.env.Set("XGPU_LOADER_DEBUG", "warn");
+  std::string device_name;
+  std::vector<std::string> disabled;
+  SUBCASE("one of them, by glob") {
+    t.env.env.Set("XGPU_LOADER_LAYERS_DISABLE", "*test_a");
+    device_name = "test device A0+B";
+    disabled = {"layer XGPU_LAYER_test_a requested by XGPU_INSTANCE_LAYERS is disabled: "
+                "XGPU_LOADER_LAYERS_DISABLE=*test_a matches it; skipped"};
+  }
+  SUBCASE("~all~") {
+    t.env.env.Set("XGPU_LOADER_LAYERS_DISABLE", "~all~");
+    device_name = "test device A0";
+    disabled = {"layer XGPU_LAYER_test_a requested by XGPU_INSTANCE_LAYERS is disabled: "
+                "XGPU_LOADER_LAYERS_DISABLE=~all~ matches it; skipped",
+                "layer XGPU_LAYER_test_b requested by XGPU_INSTANCE_LAYERS is disabled: "
+                "XGPU_LOADER_LAYERS_DISABLE=~all~ matches it; skipped"};
+  }
+  XgpuInstance instance;
+  StderrCapture err;
+  REQUIRE(Create({}, &instance) == XGPU_SUCCESS);
+  std::string out = err.Stop();
+  for (const std::string& message : disabled) CHECK(out.find("xgpu loader: warn: " + message) != std::string::npos);
+  CHECK(t.layer_a->createInstanceCalls == 0);
+  CHECK(t.layer_b->createInstanceCalls == (device_name == "test device A0" ? 0u : 1u));
+  CHECK(FirstDeviceName(instance) == device_name);
+  xgpuDestroyInstance(instance, nullptr);
+}
+
+TEST_CASE("layer library_path: relative to the manifest's folder, absolute, or a bare name") {
+  LayerEnv t;
+  SUBCASE("relative") {
+    fs::create_directories(t.env.dir.path() + "/layers/sub");
+    fs::create_symlink(t.layer_a.path(), t.env.dir.path() + "/layers/sub/liblayer.so");
+    WriteFile(t.LayerPath("a.json"), LayerManifest(kLayerA, "sub/liblayer.so"));
+  }
+  SUBCASE("relative, through ..") {
+    fs::create_directories(t.env.dir.path() + "/libs");
+    fs::create_symlink(t.layer_a.path(), t.env.dir.path() + "/libs/liblayer.so");
+    WriteFile(t.LayerPath("a.json"), LayerManifest(kLayerA, "../libs/liblayer.so"));
+  }
+  SUBCASE("absolute") { WriteFile(t.LayerPath("a.json"), LayerManifest(kLayerA, t.layer_a.path())); }
+  SUBCASE("bare name (dlopen's search finds the already-loaded library by its soname)") {
+    WriteFile(t.LayerPath("a.json"), LayerManifest(kLayerA, fs::path(t.layer_a.path()).filename().string()));
+  }
+  t.env.env.Set("XGPU_LOADER_DEBUG", "info");
+  XgpuInstance instance;
+  StderrCapture err;
+  REQUIRE(Create({kLayerA}, &instance) == XGPU_SUCCESS);
+  // The test's own copy of the library: the same one the loader loaded.
+  CHECK(t.layer_a->createInstanceCalls == 1);
+  CHECK(err.Stop().find("library: " + fs::canonical(t.layer_a.path()).string() + " (interface version 1)") !=
+        std::string::npos);
+  CHECK(FirstDeviceName(instance) == "test device A0+A");
+  xgpuDestroyInstance(instance, nullptr);
+}
+
+TEST_CASE("layer library_path bare name: found through LD_LIBRARY_PATH by a fresh process") {
+  LayerEnv t;
+  // A name no process has loaded: only the dynamic linker's search finds it.
+  const std::string libdir = t.env.dir.Dir("ld_library_path");
+  const std::string library = libdir + "/libxgpu_test_fresh_layer.so";
+  fs::copy_file(XGPU_TEST_LAYER_B, library);
+  WriteFile(t.LayerPath("b.json"), LayerManifest(kLayerB, "libxgpu_test_fresh_layer.so"));
+  t.env.env.Set("XGPU_LOADER_DEBUG", "info");
+  const char* inherited = std::getenv("LD_LIBRARY_PATH");
+  SUBCASE("in LD_LIBRARY_PATH: loaded from there") {
+    t.env.env.Set("LD_LIBRARY_PATH", libdir + (inherited && *inherited ? std::string(":") + inherited : ""));
+    ProcessResult child = RunProcess(XGPU_LOADER_PROBE, {kLayerB});
+    CHECK(child.exit_code == 0);
+    CHECK(child.out == "test device A0+B\n");
+    CHECK(child.err.find("library: " + fs::canonical(library).string() + " (interface version 1)") !=
+          std::string::npos);
+  }
+  SUBCASE("not in the search: the requested layer is not present") {
+    ProcessResult child = RunProcess(XGPU_LOADER_PROBE, {kLayerB});
+    CHECK(child.exit_code == 1);
+    CHECK(child.err.find("xgpuCreateInstance returned " + std::to_string(XGPU_ERROR_LAYER_NOT_PRESENT)) !=
+          std::string::npos);
+    CHECK(child.err.find("its library libxgpu_test_fresh_layer.so could not be loaded") != std::string::npos);
+  }
+}
+
 TEST_CASE("xgpuEnumerateInstanceLayerProperties lists the layer manifests") {
   LayerEnv t;
   uint32_t count = 0;
@@ -269,6 +367,88 @@ TEST_CASE("layer search without XGPU_LAYER_PATH: the XDG explicit_layer.d folder
   REQUIRE(Create({kLayerB}, &instance) == XGPU_SUCCESS);
   CHECK(FirstDeviceName(instance) == "test device A0+B");
   xgpuDestroyInstance(instance, nullptr);
+}
+
+TEST_CASE("layer search without XGPU_LAYER_PATH: config home, config dirs, data home, data dirs, in that order") {
+  LayerEnv t;
+  t.env.env.Set("XGPU_LAYER_PATH", std::nullopt);
+  const std::string root = t.env.dir.path();
+  // The same layer name in each folder: the first one found is listed.
+  const std::pair<std::string, std::string> folders[] = {
+      {root + "/xdg/config_home", "from XDG_CONFIG_HOME"},
+      {root + "/xdg/config_dir", "from XDG_CONFIG_DIRS"},
+      {root + "/xdg/data_home", "from XDG_DATA_HOME"},
+      {root + "/xdg/data_dir", "from XDG_DATA_DIRS"},
+  };
+  for (const auto& [folder, description] : folders) {
+    WriteFile(folder + "/xgpu/explicit_layer.d/a.json", LayerManifest(kLayerA, t.layer_a.path(), "", description));
+  }
+  for (const auto& [folder, description] : folders) {
+    CHECK(ListedDescription(kLayerA) == description);
+    fs::remove(folder + "/xgpu/explicit_layer.d/a.json");
+  }
+  CHECK(ListedDescription(kLayerA) == "");
+}
+
+TEST_CASE("layer search defaults: $HOME/.config and $HOME/.local/share") {
+  LayerEnv t;
+  t.env.env.Set("XGPU_LAYER_PATH", std::nullopt);
+  const std::string root = t.env.dir.path();
+  WriteFile(root + "/home/.local/share/xgpu/explicit_layer.d/a.json",
+            LayerManifest(kLayerA, t.layer_a.path(), "", "from $HOME/.local/share"));
+  SUBCASE("XDG_DATA_HOME unset") {
+    t.env.env.Set("XDG_DATA_HOME", std::nullopt);
+    CHECK(ListedDescription(kLayerA) == "from $HOME/.local/share");
+  }
+  SUBCASE("XDG_DATA_HOME empty") {
+    t.env.env.Set("XDG_DATA_HOME", "");
+    CHECK(ListedDescription(kLayerA) == "from $HOME/.local/share");
+  }
+  SUBCASE("XDG_DATA_HOME relative: ignored, as if unset") {
+    // A relative path that does name a folder with a manifest (from the
+    // working directory): ignored all the same.
+    const std::string relative = fs::relative(root + "/relative", fs::current_path()).string();
+    REQUIRE(relative[0] != '/');
+    t.env.env.Set("XDG_DATA_HOME", relative);
+    WriteFile(root + "/relative/xgpu/explicit_layer.d/a.json",
+              LayerManifest(kLayerA, t.layer_a.path(), "", "from the relative XDG_DATA_HOME"));
+    REQUIRE(fs::exists(relative + "/xgpu/explicit_layer.d/a.json"));
+    t.env.env.Set("XGPU_LOADER_DEBUG", "debug");
+    StderrCapture err;
+    CHECK(ListedDescription(kLayerA) == "from $HOME/.local/share");
+    CHECK(err.Stop().find("XDG_DATA_HOME=" + relative + " ignored: XDG paths must be absolute; its default is used") !=
+          std::string::npos);
+  }
+  SUBCASE("XDG_CONFIG_HOME unset: $HOME/.config, before $HOME/.local/share") {
+    t.env.env.Set("XDG_CONFIG_HOME", std::nullopt);
+    t.env.env.Set("XDG_DATA_HOME", std::nullopt);
+    WriteFile(root + "/home/.config/xgpu/explicit_layer.d/a.json",
+              LayerManifest(kLayerA, t.layer_a.path(), "", "from $HOME/.config"));
+    CHECK(ListedDescription(kLayerA) == "from $HOME/.config");
+  }
+  SUBCASE("XDG_DATA_HOME set: $HOME/.local/share is not searched") {
+    CHECK(ListedDescription(kLayerA) == "");
+  }
+  // The layer found is usable, not only listed.
+  if (!ListedDescription(kLayerA).empty()) {
+    XgpuInstance instance;
+    REQUIRE(Create({kLayerA}, &instance) == XGPU_SUCCESS);
+    CHECK(FirstDeviceName(instance) == "test device A0+A");
+    xgpuDestroyInstance(instance, nullptr);
+  }
+}
+
+TEST_CASE("a *.json name in a standard layer folder that is not a file is an error message") {
+  LayerEnv t;
+  t.env.env.Set("XGPU_LAYER_PATH", std::nullopt);
+  const std::string folder = t.env.dir.path() + "/xdg/data_dir/xgpu/explicit_layer.d";
+  WriteFile(folder + "/b.json", LayerManifest(kLayerB, t.layer_b.path()));
+  fs::create_symlink(t.env.dir.path() + "/gone.json", folder + "/a.json");
+  StderrCapture err;
+  CHECK(ListedDescription(kLayerB) == "test layer");
+  CHECK(err.Stop().find("xgpu loader: error: manifest " + folder + "/a.json (XDG_DATA_DIRS) is a dangling symbolic "
+                        "link (its target " + t.env.dir.path() + "/gone.json does not exist); skipped") !=
+        std::string::npos);
 }
 
 TEST_CASE("bad layer manifests are skipped with a specific message") {
