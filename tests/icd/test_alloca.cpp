@@ -65,6 +65,55 @@ XgpuBuffer alloca_buffer(XgpuQueue queue, const List& waits, const List& signals
   return buffer;
 }
 
+// Keeps a queue busy: a dispatch of icd_spin_until that runs until
+// release() (so work behind it on that queue is issued but not complete).
+struct Spinner {
+  Env& env;
+  XgpuExecutable executable = nullptr;
+  XgpuPipeline pipeline = nullptr;
+  XgpuCommandBuffer cb = nullptr;
+  XgpuBuffer gate = nullptr;
+  uint32_t* gate_word = nullptr;
+  explicit Spinner(Env& e) : env(e) {
+    XgpuExecutableCreateInfo exe_info{};
+    exe_info.sType = XGPU_STRUCTURE_TYPE_EXECUTABLE_CREATE_INFO;
+    exe_info.pFilePath = XGPU_ICD_TEST_KERNELS;
+    REQUIRE(api().CreateExecutable(env.device(), &exe_info, nullptr, &executable) == XGPU_SUCCESS);
+    XgpuPipelineCreateInfo pipe_info{};
+    pipe_info.sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO;
+    pipe_info.executable = executable;
+    pipe_info.pEntryPoint = "icd_spin_until";
+    pipe_info.bindingCount = 1;
+    pipe_info.workgroupSize[0] = pipe_info.workgroupSize[1] = pipe_info.workgroupSize[2] = 1;
+    REQUIRE(api().CreatePipeline(env.device(), &pipe_info, nullptr, &pipeline) == XGPU_SUCCESS);
+    gate = env.buffer(64);
+    gate_word = static_cast<uint32_t*>(env.map(gate));
+    __atomic_store_n(gate_word, 0u, __ATOMIC_RELEASE);
+    XgpuCommandBufferCreateInfo cb_info{};
+    cb_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
+    REQUIRE(api().CreateCommandBuffer(env.device(), &cb_info, nullptr, &cb) == XGPU_SUCCESS);
+    XgpuCommandBufferBeginInfo begin{};
+    begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    begin.mode = XGPU_COMMAND_BUFFER_MODE_ONE_SHOT;
+    REQUIRE(api().BeginCommandBuffer(cb, &begin) == XGPU_SUCCESS);
+    api().CmdBindPipeline(cb, pipeline);
+    const XgpuBufferRef ref{gate, 0, 0, XGPU_WHOLE_SIZE};
+    api().CmdBindBuffers(cb, 0, 1, &ref);
+    api().CmdDispatch(cb, 1, 1, 1);
+    REQUIRE(api().EndCommandBuffer(cb) == XGPU_SUCCESS);
+  }
+  void submit(XgpuQueue queue) { REQUIRE(submit_barrier(queue, {}, {}, {}, {}, cb) == XGPU_SUCCESS); }
+  void release() { __atomic_store_n(gate_word, 1u, __ATOMIC_RELEASE); }
+  ~Spinner() {
+    release();
+    api().DeviceWaitIdle(env.device());
+    api().DestroyCommandBuffer(env.device(), cb, nullptr);
+    api().DestroyBuffer(env.device(), gate, nullptr);
+    api().DestroyPipeline(env.device(), pipeline, nullptr);
+    api().DestroyExecutable(env.device(), executable, nullptr);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("memory pool: creation rules, statistics, large allocations, trim") {
@@ -119,7 +168,7 @@ TEST_CASE("memory pool: creation rules, statistics, large allocations, trim") {
 
 TEST_CASE("alloca held by a wait signalled later by the host; work after it on the queue holds too") {
   Env env(1, 1);
-  if (!have_command_buffers()) return;
+  REQUIRE(have_command_buffers());
   XgpuMemoryPool pool = create_pool(env, 1 << 20);
   XgpuSemaphore gate = env.semaphore(0), t = env.semaphore(0);
   XgpuBuffer host = env.buffer(4096);
@@ -153,7 +202,7 @@ TEST_CASE("alloca held by a wait signalled later by the host; work after it on t
 
 TEST_CASE("alloca -> fill -> copy -> dealloca chained across two queues; other queues reuse after completion") {
   Env env(1, 2);
-  if (!have_command_buffers()) return;
+  REQUIRE(have_command_buffers());
   constexpr uint64_t kBlock = 1 << 20;
   constexpr uint64_t kSize = 64 << 10;
   XgpuMemoryPool pool = create_pool(env, kBlock);
@@ -193,9 +242,85 @@ TEST_CASE("alloca -> fill -> copy -> dealloca chained across two queues; other q
   api().DestroySemaphore(env.device(), t, nullptr);
 }
 
+TEST_CASE("an alloca waiting for a dealloca on another queue reuses its memory: no growth, no failure") {
+  Env env(1, 2);
+  REQUIRE(have_command_buffers());
+  constexpr uint64_t kBlock = 64 << 10, kSize = 48 << 10;
+  // With maxSize one block, growing would fail the alloca; without, it would
+  // reserve a second block. Either way the alloca must wait for the memory.
+  for (uint64_t max_size : {kBlock, uint64_t(0)}) {
+    CAPTURE(max_size);
+    XgpuMemoryPool pool = create_pool(env, kBlock, max_size);
+    XgpuSemaphore t = env.semaphore(0), d = env.semaphore(0), u = env.semaphore(0);
+    {
+      Spinner spin(env);
+      // Queue 0: alloca A, a dispatch that runs until released, dealloca A.
+      XgpuBuffer a = alloca_buffer(env.queue(0), {}, {{t, 1}}, pool, kSize);
+      spin.submit(env.queue(0));
+      List dealloca_signal{{d, 1}};
+      REQUIRE(api().QueueDealloca(env.queue(0), nullptr, &dealloca_signal, a) == XGPU_SUCCESS);
+      // Queue 1: alloca B ordered after the dealloca (issued, not complete).
+      XgpuBuffer b = alloca_buffer(env.queue(1), {{d, 1}}, {{u, 1}}, pool, kSize);
+      CHECK(env.wait(u, 1, 20'000'000) == XGPU_TIMEOUT);
+      spin.release();
+      INFO(env.log.all());
+      REQUIRE(env.wait(u, 1) == XGPU_SUCCESS);
+      CHECK(api().GetBufferDeviceAddress(env.device(), b) != 0);
+      const XgpuMemoryPoolStatistics s = stats(env, pool);
+      CHECK(s.blockCount == 1);
+      CHECK(s.reservedSize == kBlock);
+      CHECK(s.peakReservedSize == kBlock);
+      CHECK(s.peakInUseSize == kSize);
+      CHECK(s.allocationCount == 2);
+      List done{{u, 2}};
+      REQUIRE(api().QueueDealloca(env.queue(1), nullptr, &done, b) == XGPU_SUCCESS);
+      REQUIRE(env.wait(u, 2) == XGPU_SUCCESS);
+    }
+    CHECK(!env.log.contains("cannot allocate"));
+    api().DestroyMemoryPool(env.device(), pool, nullptr);
+    for (XgpuSemaphore sem : {t, d, u}) api().DestroySemaphore(env.device(), sem, nullptr);
+  }
+}
+
+TEST_CASE("allocas on two queues whose waits are reached in the reverse of submission order") {
+  Env env(1, 2);
+  XgpuMemoryPool pool = create_pool(env, 1 << 20);
+  XgpuSemaphore g0 = env.semaphore(0), g1 = env.semaphore(0), t0 = env.semaphore(0), t1 = env.semaphore(0);
+  XgpuBuffer a = alloca_buffer(env.queue(0), {{g0, 1}}, {{t0, 1}}, pool, 4096);
+  XgpuBuffer b = alloca_buffer(env.queue(1), {{g1, 1}}, {{t1, 1}}, pool, 4096);
+  const uint32_t pattern_a = 0xA0A0A0A0u, pattern_b = 0xB1B1B1B1u;
+  List fill_a{{t0, 2}}, fill_b{{t1, 2}};
+  REQUIRE(api().QueueFillBuffer(env.queue(0), nullptr, &fill_a, a, 0, 4096, &pattern_a, 4) == XGPU_SUCCESS);
+  REQUIRE(api().QueueFillBuffer(env.queue(1), nullptr, &fill_b, b, 0, 4096, &pattern_b, 4) == XGPU_SUCCESS);
+  XgpuBuffer host = env.buffer(8192);
+  List copy_a{{t0, 3}}, copy_b{{t1, 3}};
+  REQUIRE(api().QueueCopyBuffer(env.queue(0), nullptr, &copy_a, a, 0, host, 0, 4096) == XGPU_SUCCESS);
+  REQUIRE(api().QueueCopyBuffer(env.queue(1), nullptr, &copy_b, b, 0, host, 4096, 4096) == XGPU_SUCCESS);
+  // Queue 1's wait is reached first: it runs while queue 0 is still held.
+  REQUIRE(env.signal(g1, 1) == XGPU_SUCCESS);
+  REQUIRE(env.wait(t1, 3) == XGPU_SUCCESS);
+  CHECK(env.wait(t0, 1, 20'000'000) == XGPU_TIMEOUT);
+  REQUIRE(env.signal(g0, 1) == XGPU_SUCCESS);
+  REQUIRE(env.wait(t0, 3) == XGPU_SUCCESS);
+  CHECK(api().GetBufferDeviceAddress(env.device(), a) != api().GetBufferDeviceAddress(env.device(), b));
+  auto* words = static_cast<const uint32_t*>(env.map(host));
+  bool all = true;
+  for (uint32_t i = 0; i < 1024; ++i) all &= words[i] == pattern_a && words[1024 + i] == pattern_b;
+  CHECK(all);
+  List end_a{{t0, 4}}, end_b{{t1, 4}};
+  REQUIRE(api().QueueDealloca(env.queue(0), nullptr, &end_a, a) == XGPU_SUCCESS);
+  REQUIRE(api().QueueDealloca(env.queue(1), nullptr, &end_b, b) == XGPU_SUCCESS);
+  REQUIRE(env.wait(t0, 4) == XGPU_SUCCESS);
+  REQUIRE(env.wait(t1, 4) == XGPU_SUCCESS);
+  CHECK(stats(env, pool).inUseSize == 0);
+  api().DestroyMemoryPool(env.device(), pool, nullptr);
+  api().DestroyBuffer(env.device(), host, nullptr);
+  for (XgpuSemaphore sem : {g0, g1, t0, t1}) api().DestroySemaphore(env.device(), sem, nullptr);
+}
+
 TEST_CASE("10,000 alloca/fill/dealloca iterations on one queue without host waits keep the peaks flat") {
   Env env(1, 1);
-  if (!have_command_buffers()) return;
+  REQUIRE(have_command_buffers());
   constexpr uint64_t kBlock = 1 << 20;
   constexpr uint64_t kSize = 64 << 10;
   constexpr uint32_t kIterations = 10000;
@@ -217,8 +342,7 @@ TEST_CASE("10,000 alloca/fill/dealloca iterations on one queue without host wait
   INFO(env.log.all());
   REQUIRE(env.wait(done, 1, 60'000'000'000ull) == XGPU_SUCCESS);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  MESSAGE(kIterations << " iterations in " << seconds << " s");
-  CHECK(seconds < 5.0);
+  MESSAGE(kIterations << " iterations in " << seconds << " s");  // speed is measured in bench/
   auto* out = static_cast<uint32_t*>(env.map(host));
   CHECK(out[0] == kIterations - 1);
   CHECK(out[kSize / 4 - 1] == kIterations - 1);
@@ -313,7 +437,7 @@ TEST_CASE("destroying a pool with a live allocation reports invalid usage and do
 
 TEST_CASE("binding-table slot holding an alloca'd buffer, submitted before the alloca commits") {
   Env env(1, 2);
-  if (!have_command_buffers()) return;
+  REQUIRE(have_command_buffers());
   XgpuExecutableCreateInfo exe_info{};
   exe_info.sType = XGPU_STRUCTURE_TYPE_EXECUTABLE_CREATE_INFO;
   exe_info.pFilePath = XGPU_ICD_TEST_KERNELS;
@@ -419,6 +543,19 @@ TEST_CASE("device lost: a packet the queue rejects fails pending and in-flight w
   CHECK(api().QueueAlloca(env.queue(1), nullptr, nullptr, pool, 4096, kAllocaUsage, &other) == XGPU_ERROR_DEVICE_LOST);
   CHECK(api().QueueDealloca(env.queue(1), nullptr, nullptr, scratch) == XGPU_ERROR_DEVICE_LOST);
   CHECK(api().DeviceWaitIdle(env.device()) == XGPU_ERROR_DEVICE_LOST);
+  // Semaphores: signal and fail are refused; a query reports a semaphore's
+  // own failure, or the loss for one that never failed.
+  XgpuSemaphoreCreateInfo semaphore_info{};
+  semaphore_info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
+  XgpuSemaphore unrelated = nullptr;
+  CHECK(api().CreateSemaphore(env.device(), &semaphore_info, nullptr, &unrelated) == XGPU_ERROR_DEVICE_LOST);
+  CHECK(env.signal(release, 2) == XGPU_ERROR_DEVICE_LOST);
+  CHECK(api().FailSemaphore(env.device(), release, XGPU_ERROR_UNKNOWN) == XGPU_ERROR_DEVICE_LOST);
+  XgpuResult query = XGPU_SUCCESS;
+  CHECK(env.value(release, &query) == 1);
+  CHECK(query == XGPU_ERROR_DEVICE_LOST);
+  CHECK(env.value(fault, &query) == 0);
+  CHECK(query == XGPU_ERROR_DEVICE_LOST);
   // The alloca never ran; the pool goes with its handle reported live.
   api().DestroyMemoryPool(env.device(), pool, nullptr);
   for (XgpuSemaphore sem : {gate, held, fault, after, release}) api().DestroySemaphore(env.device(), sem, nullptr);

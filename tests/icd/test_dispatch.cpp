@@ -121,3 +121,80 @@ TEST_CASE("xgpuQueueFillBuffer and xgpuQueueCopyBuffer chained by a semaphore") 
   api().DestroyBuffer(env.device(), a, nullptr);
   api().DestroyBuffer(env.device(), b, nullptr);
 }
+
+TEST_CASE("what a submission used may be destroyed or re-begun as soon as one of its signals is observed") {
+  Env env(1, 2);
+  REQUIRE(have_command_buffers());
+  XgpuExecutableCreateInfo exe_info{};
+  exe_info.sType = XGPU_STRUCTURE_TYPE_EXECUTABLE_CREATE_INFO;
+  exe_info.pFilePath = XGPU_ICD_TEST_KERNELS;
+  XgpuExecutable executable = nullptr;
+  REQUIRE(api().CreateExecutable(env.device(), &exe_info, nullptr, &executable) == XGPU_SUCCESS);
+  XgpuPipelineCreateInfo pipe_info{};
+  pipe_info.sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO;
+  pipe_info.executable = executable;
+  pipe_info.pEntryPoint = "icd_increment";
+  pipe_info.bindingCount = 1;
+  pipe_info.constantSize = 8;
+  pipe_info.workgroupSize[0] = ICD_TEST_INCREMENT_WORKGROUP;
+  pipe_info.workgroupSize[1] = pipe_info.workgroupSize[2] = 1;
+  XgpuPipeline pipeline = nullptr;
+  REQUIRE(api().CreatePipeline(env.device(), &pipe_info, nullptr, &pipeline) == XGPU_SUCCESS);
+  constexpr uint32_t n = ICD_TEST_INCREMENT_WORKGROUP;
+  XgpuBuffer counters = env.buffer(n * 4);
+  std::memset(env.map(counters), 0, n * 4);
+
+  XgpuCommandBufferCreateInfo cb_info{};
+  cb_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
+  auto record = [&](XgpuCommandBuffer cb, XgpuCommandBufferMode mode) {
+    XgpuCommandBufferBeginInfo begin{};
+    begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    begin.mode = mode;
+    REQUIRE(api().BeginCommandBuffer(cb, &begin) == XGPU_SUCCESS);
+    api().CmdBindPipeline(cb, pipeline);
+    const XgpuBufferRef ref{counters, 0, 0, XGPU_WHOLE_SIZE};
+    api().CmdBindBuffers(cb, 0, 1, &ref);
+    const uint32_t constants[2] = {n, 0};
+    api().CmdPushConstants(cb, 0, sizeof(constants), constants);
+    api().CmdDispatch(cb, 1, 1, 1);
+    REQUIRE(api().EndCommandBuffer(cb) == XGPU_SUCCESS);
+  };
+
+  // One-shot command buffers and both signalled semaphores destroyed right
+  // after the first signal is seen (LeakSanitizer/ASan check the rest).
+  constexpr uint64_t kRounds = 300;
+  for (uint64_t r = 0; r < kRounds; ++r) {
+    XgpuCommandBuffer cb = nullptr;
+    REQUIRE(api().CreateCommandBuffer(env.device(), &cb_info, nullptr, &cb) == XGPU_SUCCESS);
+    record(cb, XGPU_COMMAND_BUFFER_MODE_ONE_SHOT);
+    XgpuSemaphore first = env.semaphore(0), second = env.semaphore(0);
+    REQUIRE(submit_barrier(env.queue(uint32_t(r % 2)), {}, {}, {first, second}, {1, 1}, cb) == XGPU_SUCCESS);
+    REQUIRE(env.wait(first, 1) == XGPU_SUCCESS);
+    api().DestroyCommandBuffer(env.device(), cb, nullptr);
+    api().DestroySemaphore(env.device(), first, nullptr);
+    api().DestroySemaphore(env.device(), second, nullptr);
+  }
+  // A reusable command buffer re-begun as soon as its submission's signal is
+  // seen: it is no longer pending then.
+  XgpuCommandBuffer reusable = nullptr;
+  REQUIRE(api().CreateCommandBuffer(env.device(), &cb_info, nullptr, &reusable) == XGPU_SUCCESS);
+  record(reusable, XGPU_COMMAND_BUFFER_MODE_REUSABLE);
+  XgpuSemaphore timeline = env.semaphore(0);
+  for (uint64_t r = 1; r <= kRounds; ++r) {
+    REQUIRE(submit_barrier(env.queue(uint32_t(r % 2)), {}, {}, {timeline}, {r}, reusable) == XGPU_SUCCESS);
+    REQUIRE(env.wait(timeline, r) == XGPU_SUCCESS);
+    INFO("round " << r << "\n" << env.log.all());
+    record(reusable, XGPU_COMMAND_BUFFER_MODE_REUSABLE);
+  }
+  CHECK(api().DeviceWaitIdle(env.device()) == XGPU_SUCCESS);
+  auto* out = static_cast<const uint32_t*>(env.map(counters));
+  bool all = true;
+  for (uint32_t i = 0; i < n; ++i) all &= out[i] == 2 * kRounds;
+  CHECK(all);
+  CHECK_MESSAGE(!env.log.contains("pending"), env.log.all());
+  api().DestroyCommandBuffer(env.device(), reusable, nullptr);
+  api().DestroySemaphore(env.device(), timeline, nullptr);
+  api().DestroyBuffer(env.device(), counters, nullptr);
+  api().DestroyPipeline(env.device(), pipeline, nullptr);
+  api().DestroyExecutable(env.device(), executable, nullptr);
+}

@@ -92,6 +92,17 @@ void buffer_unref(Buffer* buffer) {
 
 }  // namespace
 
+bool memory_pool_alloca_fits(Buffer* buffer, const Queue* queue) {
+  MemoryPool* pool = buffer->pool;
+  if (!pool) return true;  // commit reports the destroyed pool
+  std::lock_guard<std::mutex> lock(pool->mutex);
+  const uint64_t size = align_up(buffer->size, kPoolAllocationAlignment);
+  for (const auto& block : pool->blocks)
+    for (const auto& [offset, range] : block->free_ranges)
+      if (range.size >= size && range_usable(pool, range, queue)) return true;
+  return false;
+}
+
 XgpuResult memory_pool_alloca_commit(Buffer* buffer, const Queue* queue) {
   MemoryPool* pool = buffer->pool;
   Device* device = buffer->device;

@@ -80,6 +80,10 @@ struct MemoryPool {
 // naming the pool, the size and the limit and returns the status the alloca's
 // signal semaphores fail with.
 XgpuResult memory_pool_alloca_commit(Buffer* buffer, const Queue* queue);
+// True when the alloca could take a range issued on `queue` now, without
+// growing the pool (under the queue lock; a hint: the pool may change before
+// the commit).
+bool memory_pool_alloca_fits(Buffer* buffer, const Queue* queue);
 // Called by the queue when it issues a dealloca (under the queue lock): the
 // range becomes reusable by later allocas on `queue`.
 void memory_pool_dealloca_issue(Buffer* buffer, const Queue* queue);

@@ -74,17 +74,19 @@ void write_test_fault(Queue* queue, uint64_t packet_id, hsa_signal_t completion,
 // --- finalization ------------------------------------------------------------
 
 // Sets or fails the submission's semaphores and frees it. No queue lock held.
+// Once a payload is set the host may observe it and destroy what the
+// submission used (its command buffer, the semaphores it signals), so
+// everything else is done first, and the semaphores are kept alive by the
+// submission's references until it is deleted.
 void finalize(Submission* s) {
   Queue* queue = s->queue;
   Device* device = queue->device;
   XgpuResult status = s->status;
   if (status == XGPU_SUCCESS && device->lost && s->completion) status = XGPU_ERROR_DEVICE_LOST;
-  // The memory of a dealloca goes back whatever its status (a failed wait
-  // still returns it); an alloca drops its reference to the buffer.
-  if (s->kind == SubmissionKind::kDealloca) memory_pool_dealloca_complete(s->alloca_buffer);
-  if (s->kind == SubmissionKind::kAlloca) memory_pool_alloca_finished(s->alloca_buffer);
-  // Withdraw the announced signals first: once a payload is set the host may
-  // observe it and destroy the semaphore, so it is not touched afterwards.
+  // Withdraw the announced signals first: a waiter that found this
+  // submission there retains its completion signal, which must not be
+  // recycled while it is still announced. Until the payloads are set below,
+  // such a waiter is held and woken by finish_batch.
   if (s->completion) {
     for (const SemaphoreValue& signal : s->signals) {
       std::lock_guard<std::mutex> lock(signal.semaphore->mutex);
@@ -97,14 +99,10 @@ void finalize(Submission* s) {
       }
     }
   }
-  if (status == XGPU_SUCCESS) {
-    // The submission ran, so every value it waited for was reached (this
-    // also orders payloads the host sees after device-side waits).
-    for (const SemaphoreValue& wait : s->waits) semaphore_advance(wait.semaphore, wait.value);
-    for (const SemaphoreValue& signal : s->signals) semaphore_advance(signal.semaphore, signal.value);
-  } else {
-    for (const SemaphoreValue& signal : s->signals) semaphore_fail(signal.semaphore, status);
-  }
+  // The memory of a dealloca goes back whatever its status (a failed wait
+  // still returns it); an alloca drops its reference to the buffer.
+  if (s->kind == SubmissionKind::kDealloca) memory_pool_dealloca_complete(s->alloca_buffer);
+  if (s->kind == SubmissionKind::kAlloca) memory_pool_alloca_finished(s->alloca_buffer);
   for (CompletionSignal* dependency : s->dependencies) completion_signal_release(device, dependency);
   if (s->completion) completion_signal_release(device, s->completion);
   if (s->dedicated_kernargs) device_free(device, s->dedicated_kernargs);
@@ -115,7 +113,15 @@ void finalize(Submission* s) {
       if (destroy) destroy(reinterpret_cast<XgpuDevice>(device), s->command_buffer_handle, nullptr);
     }
   }
-  delete s;
+  if (status == XGPU_SUCCESS) {
+    // The submission ran, so every value it waited for was reached (this
+    // also orders payloads the host sees after device-side waits).
+    for (const SemaphoreValue& wait : s->waits) semaphore_advance(wait.semaphore, wait.value);
+    for (const SemaphoreValue& signal : s->signals) semaphore_advance(signal.semaphore, signal.value);
+  } else {
+    for (const SemaphoreValue& signal : s->signals) semaphore_fail(signal.semaphore, status);
+  }
+  delete s;  // releases the semaphores
 }
 
 // Finalizes `failed` (popped from `queue` with `finishing` counted) and
@@ -237,18 +243,6 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
     memory_pool_dealloca_issue(s->alloca_buffer, queue);
   }
 
-  // Announce the signals before anything can complete, so waiters on other
-  // queues of this device can wait for this submission on the device. A
-  // submission that already failed (an alloca that could not be satisfied, a
-  // dealloca whose wait failed) is not announced: its waiters stay held until
-  // the completion handler fails the semaphores, and fail in turn.
-  if (s->status == XGPU_SUCCESS) {
-    for (const SemaphoreValue& signal : s->signals) {
-      std::lock_guard<std::mutex> lock(signal.semaphore->mutex);
-      signal.semaphore->pending_signals.emplace(signal.value, s);
-    }
-  }
-
   const uint64_t first = hsa.hsa_queue_add_write_index_scacq_screl(queue->aql, packets);
   for (uint32_t i = 0; i < dependency_packets; ++i) {
     const uint32_t begin = i * kBarrierAndDependencies;
@@ -274,8 +268,27 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
     target.out_error = &issue_error;
     XgpuResult issued = command_buffer_issue(s->command_buffer, target);
     if (issued != XGPU_SUCCESS) {
-      s->status = device_fail(device, issued,
-                              "xgpuQueueSubmit: issuing the command buffer failed: " + issue_error);
+      // The driver could not issue a queue operation: the device is lost
+      // (spec §6.1); the message names the operation and the reason.
+      s->status = issued;
+      *out_lost = true;
+      *out_lost_reason = "queue " + std::to_string(queue->index) +
+                         ": xgpuQueueSubmit: issuing the command buffer failed: " + issue_error;
+    }
+  }
+
+  // Announce the signals, so waiters on other queues of this device can wait
+  // for this submission on the device. Only now, once its body is known to
+  // run: a waiter that saw the announcement of a submission whose issue then
+  // failed would run after it as if it had succeeded. The completion handler
+  // (registered below) is what withdraws them. A submission that failed (an
+  // alloca that could not be satisfied, a dealloca whose wait failed, a
+  // failed issue) is not announced: its waiters stay held until the
+  // completion handler fails the semaphores, and fail in turn.
+  if (s->status == XGPU_SUCCESS) {
+    for (const SemaphoreValue& signal : s->signals) {
+      std::lock_guard<std::mutex> lock(signal.semaphore->mutex);
+      signal.semaphore->pending_signals.emplace(signal.value, s);
     }
   }
   if (s->kind == SubmissionKind::kTestFault && s->status == XGPU_SUCCESS) {
@@ -364,6 +377,16 @@ void pump(Queue* queue) {
         queue->pending.pop_front();
         failed.push_back(s);
         continue;
+      }
+      // An alloca ordered after work on other queues by device-side waits
+      // commits when it issues, before that work completes, so memory a
+      // dealloca it waits for is about to release is not free yet. When the
+      // pool cannot place it without growing, hold it until its waits are
+      // reached: it then reuses that memory instead of growing or failing.
+      if (s->kind == SubmissionKind::kAlloca && s->status == XGPU_SUCCESS && !dependencies.empty() &&
+          !memory_pool_alloca_fits(s->alloca_buffer, queue)) {
+        for (CompletionSignal* dependency : dependencies) completion_signal_release(queue->device, dependency);
+        break;  // the completion of what it waits for pumps again
       }
       IssueOutcome outcome = issue(queue, s, dependencies, &lost, &lost_reason);
       if (outcome == IssueOutcome::kFailed) {
@@ -504,6 +527,11 @@ void queue_accept(Queue* queue, Submission* submission) {
 
 // --- entry points --------------------------------------------------------------
 
+Submission::~Submission() {
+  for (const SemaphoreValue& wait : waits) semaphore_release(wait.semaphore);
+  for (const SemaphoreValue& signal : signals) semaphore_release(signal.semaphore);
+}
+
 XgpuResult copy_semaphore_list(const Device* device, const char* function, const char* which,
                                const XgpuSemaphoreList* list, std::vector<SemaphoreValue>* out) {
   out->clear();
@@ -522,6 +550,7 @@ XgpuResult copy_semaphore_list(const Device* device, const char* function, const
                          std::string(function) + ": " + which + ".pValues[" + std::to_string(i) + "] " +
                              std::to_string(list->pValues[i]) + " exceeds the largest payload " +
                              std::to_string(kMaxSemaphoreValue));
+    semaphore_retain(semaphore);  // released by ~Submission
     out->push_back(SemaphoreValue{semaphore, list->pValues[i]});
   }
   return XGPU_SUCCESS;

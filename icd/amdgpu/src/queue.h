@@ -49,14 +49,19 @@ enum class SubmissionKind {
 
 // One accepted submission. Owned by its queue from acceptance to completion.
 struct Submission {
+  Submission() = default;
+  Submission(const Submission&) = delete;
+  Submission& operator=(const Submission&) = delete;
+  ~Submission();                               // releases the semaphores of waits and signals
+
   Queue* queue = nullptr;                      // the queue it was submitted to
   SubmissionKind kind = SubmissionKind::kBarrier;  // what it does
   CommandBuffer* command_buffer = nullptr;     // kCommands: acquired for submit
   XgpuCommandBuffer command_buffer_handle = nullptr;  // handle, for owned ones
   bool owns_command_buffer = false;            // internal one-shot: destroyed at completion
   std::vector<XgpuBufferBinding> bindings;     // the binding table (copied)
-  std::vector<SemaphoreValue> waits;           // payloads to reach first
-  std::vector<SemaphoreValue> signals;         // payloads to set on completion
+  std::vector<SemaphoreValue> waits;           // payloads to reach first (semaphores retained)
+  std::vector<SemaphoreValue> signals;         // payloads to set on completion (semaphores retained)
   IssueSizes sizes;                            // kCommands: what issue needs
   Buffer* alloca_buffer = nullptr;             // kAlloca/kDealloca: the buffer (alloca holds a reference)
   // Set at issue:

@@ -11,6 +11,14 @@
 
 namespace xgpu::amdgpu {
 
+void semaphore_retain(Semaphore* semaphore) { semaphore->references.fetch_add(1, std::memory_order_relaxed); }
+
+void semaphore_release(Semaphore* semaphore) {
+  if (semaphore->references.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  semaphore->hsa->hsa_signal_destroy(semaphore->mirror);
+  delete semaphore;
+}
+
 void semaphore_advance(Semaphore* semaphore, uint64_t value) {
   std::lock_guard<std::mutex> lock(semaphore->mutex);
   if (semaphore->failure != XGPU_SUCCESS || value <= semaphore->value) return;
@@ -49,14 +57,14 @@ void semaphore_destroy(XgpuDevice handle, XgpuSemaphore semaphore_handle,
                        const XgpuAllocationCallbacks* allocator) {
   auto* semaphore = from_handle<Semaphore>(semaphore_handle);
   if (!semaphore) return;
-  semaphore->hsa->hsa_signal_destroy(semaphore->mirror);
-  delete semaphore;
+  semaphore_release(semaphore);
 }
 
 XgpuResult semaphore_signal(XgpuDevice handle, const XgpuSemaphoreSignalInfo* info) {
   Device* device = device_from_handle(handle);
   if (!device || !info || !info->semaphore) return XGPU_ERROR_INVALID_ARGUMENT;
   auto* semaphore = from_handle<Semaphore>(info->semaphore);
+  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuSignalSemaphore: the device is lost");
   if (info->value > kMaxSemaphoreValue)
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
                        "xgpuSignalSemaphore: value " + std::to_string(info->value) +
@@ -153,17 +161,22 @@ XgpuResult semaphore_wait(XgpuDevice handle, const XgpuSemaphoreWaitInfo* info, 
 }
 
 XgpuResult semaphore_get_value(XgpuDevice handle, XgpuSemaphore semaphore_handle, uint64_t* out_value) {
+  Device* device = device_from_handle(handle);
   auto* semaphore = from_handle<Semaphore>(semaphore_handle);
-  if (!semaphore || !out_value) return XGPU_ERROR_INVALID_ARGUMENT;
+  if (!device || !semaphore || !out_value) return XGPU_ERROR_INVALID_ARGUMENT;
   std::lock_guard<std::mutex> lock(semaphore->mutex);
   *out_value = semaphore->value;
-  return semaphore->failure;
+  // A semaphore failed earlier reports its own status; otherwise a lost
+  // device reports the loss (spec §6.1).
+  if (semaphore->failure != XGPU_SUCCESS) return semaphore->failure;
+  return device->lost ? XGPU_ERROR_DEVICE_LOST : XGPU_SUCCESS;
 }
 
 XgpuResult semaphore_fail_entry(XgpuDevice handle, XgpuSemaphore semaphore_handle, XgpuResult status) {
   Device* device = device_from_handle(handle);
   auto* semaphore = from_handle<Semaphore>(semaphore_handle);
   if (!device || !semaphore) return XGPU_ERROR_INVALID_ARGUMENT;
+  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuFailSemaphore: the device is lost");
   if (status >= 0)
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
                        "xgpuFailSemaphore: status " + std::to_string(int(status)) + " is not an error (must be negative)");

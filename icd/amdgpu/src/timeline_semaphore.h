@@ -11,6 +11,7 @@
 
 #include <hsa/hsa.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -31,12 +32,21 @@ inline constexpr uint64_t kMaxSemaphoreValue = uint64_t(INT64_MAX) - 1;
 
 struct Semaphore {
   const HsaApi* hsa = nullptr;                   // HSA table (outlives devices)
+  std::atomic<uint32_t> references{1};           // the handle's, plus one per live submission
+                                                 // listing it (it outlives xgpuDestroySemaphore
+                                                 // until they finish with it)
   hsa_signal_t mirror{0};                        // HSA signal holding the payload
   std::mutex mutex;                              // guards the fields below
   uint64_t value = 0;                            // current payload
   XgpuResult failure = XGPU_SUCCESS;             // negative once failed
   std::multimap<uint64_t, Submission*> pending_signals;  // issued, incomplete signallers by value
 };
+
+// References: a submission retains every semaphore of its wait and signal
+// lists until it is finalized, so the host may destroy a semaphore as soon as
+// it observed any signal of that submission.
+void semaphore_retain(Semaphore* semaphore);
+void semaphore_release(Semaphore* semaphore);
 
 // Raises the payload to `value` (no-op when lower or failed). Does not wake
 // held submissions (call wake_held_submissions afterwards).

@@ -12,3 +12,11 @@ XGPU_KERNEL_SIZED(icd_increment, icd_increment_args_t, args, ICD_TEST_INCREMENT_
   uint32_t i = xgpu_global_id(0);
   if (i < args->n) args->out[i] += 1u;
 }
+
+/* Work item 0 spins until the host stores a non-zero value at *gate (so a
+ * test can keep work in flight on a queue for as long as it needs). */
+XGPU_KERNEL(icd_spin_until, icd_spin_until_args_t, args) {
+  if (xgpu_global_id(0) != 0) return;
+  while (xgpu_atomic_load(args->gate, XGPU_ORDER_ACQUIRE, XGPU_SCOPE_SYSTEM) == 0u) {
+  }
+}

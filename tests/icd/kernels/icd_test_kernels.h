@@ -21,4 +21,9 @@ typedef struct icd_increment_args {
   uint32_t pad;  /* zero */
 } icd_increment_args_t;
 
+/* Spins until *gate != 0 (the host releases it). */
+typedef struct icd_spin_until_args {
+  uint32_t* gate; /* binding 0: one word the host sets */
+} icd_spin_until_args_t;
+
 #endif
