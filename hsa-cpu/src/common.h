@@ -1,7 +1,8 @@
 // hsa-cpu: shared helpers for every translation unit of the runtime.
 //
 // Threading: everything here is thread-safe (free functions over atomics and
-// syscalls); nothing holds state except the log switch, read once.
+// syscalls); the only state is the log switch (re-read by each runtime
+// creation) and the TSC frequency (measured once).
 #ifndef HSA_CPU_COMMON_H_
 #define HSA_CPU_COMMON_H_
 
@@ -28,6 +29,22 @@ inline constexpr hsa_status_t kStatusInvalidMemoryPool =
 
 // Frequency of HSA_SYSTEM_INFO_TIMESTAMP: CLOCK_MONOTONIC nanoseconds.
 inline constexpr uint64_t kTimestampFrequencyHz = 1000000000ull;
+
+// HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY (uint64_t, Hz): added to
+// hsa_amd_agent_info_t after ROCR 5.2, so the installed headers lack it.
+inline constexpr uint32_t kAgentInfoTimestampFrequency = 0xA016;
+
+// The agents' timestamp counter: the x86 TSC, which kernels read as the
+// device timestamp (__builtin_readcyclecounter).
+inline uint64_t read_tsc() { return __builtin_ia32_rdtsc(); }
+// TSC ticks per second: CPUID leaf 0x15 when it names the crystal,
+// otherwise measured once per process against CLOCK_MONOTONIC_RAW over
+// kTscCalibrationNs (the first call, made by the first hsa_init, pays it).
+uint64_t tsc_frequency_hz();
+inline constexpr uint64_t kTscCalibrationNs = 5000000;
+// Converts a TSC reading into the HSA system timestamp domain
+// (CLOCK_MONOTONIC ns), anchored at the current time.
+uint64_t tsc_to_system_ns(uint64_t tsc);
 
 // The bits of an HSA enum argument without loading it as the enum type:
 // callers routinely pass values outside the C enum's range (AMD attributes
@@ -57,8 +74,10 @@ void futex_wait(std::atomic<uint32_t>* word, uint32_t expected,
 // futex(FUTEX_WAKE_PRIVATE) for up to `count` sleepers.
 void futex_wake(std::atomic<uint32_t>* word, int count);
 
-// True when HSA_CPU_LOG is set to a non-empty value other than "0".
+// True when HSA_CPU_LOG is set to a non-empty value other than "0" (as
+// read by the last read_log_switch(), i.e. the last runtime creation).
 bool log_enabled();
+void read_log_switch();
 // Prints "hsa-cpu: <message>\n" to stderr when HSA_CPU_LOG is set. HSA has no
 // per-call error message channel, so the reason behind an error code is
 // logged here.

@@ -190,8 +190,7 @@ Pool* lookup_region(hsa_region_t region) { return runtime()->pool(region.handle)
 hsa_status_t pool_info(const Pool* pool, uint32_t attribute, void* value) {
   switch (attribute) {
     case HSA_AMD_MEMORY_POOL_INFO_SEGMENT: *static_cast<hsa_amd_segment_t*>(value) = pool->segment; break;
-    case HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS:
-      if (pool->segment != HSA_AMD_SEGMENT_GLOBAL) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    case HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS:  // 0 for the group pool (as ROCR)
       *static_cast<uint32_t*>(value) = pool->global_flags;
       break;
     case HSA_AMD_MEMORY_POOL_INFO_SIZE: *static_cast<size_t*>(value) = pool->size; break;
@@ -228,12 +227,12 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_agent_iterate_memory_pools(
     hsa_agent_t agent, hsa_status_t (*callback)(hsa_amd_memory_pool_t memory_pool, void* data),
     void* data) {
   HSA_CPU_REQUIRE_INIT();
-  Runtime* rt = runtime();
-  if (rt->agent(agent) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
+  const Agent* a = runtime()->agent(agent);
+  if (a == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
   if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  for (size_t i = 0; i < Runtime::kPoolCount; ++i) {
+  for (size_t i = 0; i < Agent::kPoolCount; ++i) {
     const hsa_status_t status =
-        callback(hsa_amd_memory_pool_t{reinterpret_cast<uintptr_t>(rt->pools_in_order(i))}, data);
+        callback(hsa_amd_memory_pool_t{reinterpret_cast<uintptr_t>(a->pool_in_order(i))}, data);
     if (status != HSA_STATUS_SUCCESS) return status;
   }
   return HSA_STATUS_SUCCESS;
@@ -244,12 +243,12 @@ HSA_CPU_EXPORT hsa_status_t hsa_agent_iterate_regions(hsa_agent_t agent,
                                                                                void* data),
                                                       void* data) {
   HSA_CPU_REQUIRE_INIT();
-  Runtime* rt = runtime();
-  if (rt->agent(agent) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
+  const Agent* a = runtime()->agent(agent);
+  if (a == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
   if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  for (size_t i = 0; i < Runtime::kPoolCount; ++i) {
+  for (size_t i = 0; i < Agent::kPoolCount; ++i) {
     const hsa_status_t status =
-        callback(hsa_region_t{reinterpret_cast<uintptr_t>(rt->pools_in_order(i))}, data);
+        callback(hsa_region_t{reinterpret_cast<uintptr_t>(a->pool_in_order(i))}, data);
     if (status != HSA_STATUS_SUCCESS) return status;
   }
   return HSA_STATUS_SUCCESS;
@@ -278,7 +277,9 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_agent_memory_pool_get_info(
       *static_cast<hsa_amd_memory_pool_access_t*>(value) = HSA_AMD_MEMORY_POOL_ACCESS_ALLOWED_BY_DEFAULT;
       return HSA_STATUS_SUCCESS;
     case HSA_AMD_AGENT_MEMORY_POOL_INFO_NUM_LINK_HOPS:
-      *static_cast<uint32_t*>(value) = 0;  // the agent's own memory
+      // Every pool is the host memory the agent's cores use directly,
+      // whichever agent owns it: no link in between.
+      *static_cast<uint32_t*>(value) = 0;
       return HSA_STATUS_SUCCESS;
     case HSA_AMD_AGENT_MEMORY_POOL_INFO_LINK_INFO:
       return HSA_STATUS_SUCCESS;  // zero hops: nothing to write
@@ -298,8 +299,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_region_get_info(hsa_region_t region, hsa_region_
       *static_cast<hsa_region_segment_t*>(value) =
           pool->segment == HSA_AMD_SEGMENT_GROUP ? HSA_REGION_SEGMENT_GROUP : HSA_REGION_SEGMENT_GLOBAL;
       return HSA_STATUS_SUCCESS;
-    case HSA_REGION_INFO_GLOBAL_FLAGS:
-      if (pool->segment != HSA_AMD_SEGMENT_GLOBAL) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    case HSA_REGION_INFO_GLOBAL_FLAGS:  // 0 for the group region (as ROCR)
       // The pool flags use the same bit values as hsa_region_global_flag_t.
       static_assert(uint32_t(HSA_REGION_GLOBAL_FLAG_KERNARG) == uint32_t(HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT));
       static_assert(uint32_t(HSA_REGION_GLOBAL_FLAG_FINE_GRAINED) == uint32_t(HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED));
@@ -318,6 +318,12 @@ HSA_CPU_EXPORT hsa_status_t hsa_region_get_info(hsa_region_t region, hsa_region_
       *static_cast<bool*>(value) = pool->segment == HSA_AMD_SEGMENT_GLOBAL;
       return HSA_STATUS_SUCCESS;
     case HSA_AMD_REGION_INFO_BASE: *static_cast<void**>(value) = nullptr; return HSA_STATUS_SUCCESS;
+    // Host memory: its bus width and clock are not known (0, as ROCR
+    // answers for system memory).
+    case HSA_AMD_REGION_INFO_BUS_WIDTH:
+    case HSA_AMD_REGION_INFO_MAX_CLOCK_FREQUENCY:
+      *static_cast<uint32_t*>(value) = 0;
+      return HSA_STATUS_SUCCESS;
     default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }
 }
@@ -467,7 +473,9 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_pointer_info(const void* ptr, hsa_amd_pointe
       result.hostBaseAddress = reinterpret_cast<void*>(it->first);
       result.sizeInBytes = it->second.size;
       result.userData = it->second.user_data;
-      result.agentOwner = to_handle(rt->agents[0].get());
+      // A pool allocation belongs to the pool's agent; locked host memory
+      // to the first agent (there is no separate host agent).
+      result.agentOwner = to_handle(it->second.pool ? it->second.pool->owner : rt->agents[0].get());
       result.global_flags = it->second.pool ? it->second.pool->global_flags
                                             : uint32_t(HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED);
     }
@@ -610,7 +618,9 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_profiling_convert_tick_to_system_domain(hsa_
   HSA_CPU_REQUIRE_INIT();
   if (runtime()->agent(agent) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
   if (system_tick == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  *system_tick = agent_tick;  // agents time with the system clock
+  // Agent ticks are TSC ticks (HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY);
+  // the system domain is CLOCK_MONOTONIC ns.
+  *system_tick = tsc_to_system_ns(agent_tick);
   return HSA_STATUS_SUCCESS;
 }
 

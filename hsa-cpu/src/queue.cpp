@@ -483,9 +483,13 @@ HSA_CPU_EXPORT hsa_status_t hsa_queue_create(hsa_agent_t agent, uint32_t size,
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }
   {
+    // Reserve one of the agent's HSA_AGENT_INFO_QUEUES_MAX queues.
     std::lock_guard<std::mutex> lock(rt->queues_mutex);
-    if (rt->queues.size() >= size_t(kQueuesMax) * rt->agents.size())
+    if (a->queue_count >= kQueuesMax) {
+      log("hsa_queue_create: agent %u already has its maximum of %u queues", a->index, kQueuesMax);
       return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
+    ++a->queue_count;
   }
   if (size < kQueueMinSize) size = kQueueMinSize;
   Signal* doorbell = create_internal_signal(0);
@@ -493,6 +497,8 @@ HSA_CPU_EXPORT hsa_status_t hsa_queue_create(hsa_agent_t agent, uint32_t size,
   hsa_status_t status = make_queue(size, type, doorbell, true, &q);
   if (status != HSA_STATUS_SUCCESS) {
     destroy_internal_signal(doorbell);
+    std::lock_guard<std::mutex> lock(rt->queues_mutex);
+    --a->queue_count;
     return status;
   }
   q->agent = a;
@@ -542,6 +548,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_queue_destroy(hsa_queue_t* queue) {
   {
     std::lock_guard<std::mutex> lock(rt->queues_mutex);
     if (queue == nullptr || rt->queues.erase(q) == 0) return HSA_STATUS_ERROR_INVALID_QUEUE;
+    if (q->agent != nullptr) --q->agent->queue_count;
   }
   free_queue(q);
   return HSA_STATUS_SUCCESS;

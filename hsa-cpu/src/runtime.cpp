@@ -3,6 +3,7 @@
 #include "runtime.h"
 
 #include <cpuid.h>
+#include <hsa/hsa_ext_image.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -84,10 +85,29 @@ std::string cpu_vendor() {
   return id;
 }
 
+// The highest maximum clock of the CPUs this process may run on: cpufreq's
+// cpuinfo_max_freq; without cpufreq (VMs), CPUID leaf 0x16's maximum
+// frequency; the current "cpu MHz" of /proc/cpuinfo as a last resort.
 uint32_t cpu_max_mhz() {
-  std::ifstream freq("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
-  uint64_t khz = 0;
-  if (freq >> khz && khz != 0) return uint32_t(khz / 1000);
+  uint64_t max_khz = 0;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) CPU_SET(0, &set);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &set)) continue;
+    char path[96];
+    snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/cpuinfo_max_freq", cpu);
+    std::ifstream freq(path);
+    uint64_t khz = 0;
+    if (freq >> khz && khz > max_khz) max_khz = khz;
+  }
+  if (max_khz != 0) return uint32_t(max_khz / 1000);
+  constexpr unsigned kFrequencyLeaf = 0x16;
+  if (__get_cpuid_max(0, nullptr) >= kFrequencyLeaf) {
+    unsigned base_mhz = 0, max_mhz = 0, bus_mhz = 0, unused = 0;
+    __cpuid(kFrequencyLeaf, base_mhz, max_mhz, bus_mhz, unused);
+    if ((max_mhz & 0xffff) != 0) return max_mhz & 0xffff;
+  }
   std::ifstream info("/proc/cpuinfo");
   std::string line;
   while (std::getline(info, line)) {
@@ -152,6 +172,8 @@ std::vector<Cache> host_caches() {
 Runtime* runtime() { return g_runtime.load(std::memory_order_acquire); }
 
 Runtime::Runtime() {
+  read_log_switch();
+  tsc_frequency_hz();  // measured once per process, here rather than mid-run
   const uint32_t worker_count = env_u32("HSA_CPU_WORKERS", online_cpus());
   const uint32_t agent_count = env_u32("HSA_CPU_AGENTS", 1);
   workers = std::make_unique<WorkerPool>(worker_count);
@@ -162,6 +184,8 @@ Runtime::Runtime() {
   const std::vector<Cache> caches = host_caches();
   const long line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
   const uint32_t mhz = cpu_max_mhz();
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  const size_t memory = size_t(sysconf(_SC_PHYS_PAGES)) * page;
   for (uint32_t i = 0; i < agent_count; ++i) {
     auto agent = std::make_unique<Agent>();
     agent->index = i;
@@ -173,19 +197,22 @@ Runtime::Runtime() {
     agent->cacheline_size = line > 0 ? uint32_t(line) : 64;
     agent->max_clock_mhz = mhz;
     agent->compute_units = worker_count;
+    Agent* owner = agent.get();
+    auto global = [&](uint32_t flags) {
+      return Pool{owner, HSA_AMD_SEGMENT_GLOBAL, flags, true, memory, memory, page, page};
+    };
+    agent->fine_pool = global(HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED);
+    agent->coarse_pool = global(HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED);
+    agent->kernarg_pool = global(HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT |
+                                 HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED);
+    agent->group_pool = Pool{owner, HSA_AMD_SEGMENT_GROUP, 0, false, kGroupSegmentMaxBytes, 0, 0, 0};
+    agents_by_handle_[to_handle(owner).handle] = owner;
+    for (size_t p = 0; p < Agent::kPoolCount; ++p) {
+      Pool* pool = const_cast<Pool*>(owner->pool_in_order(p));
+      pools_by_handle_[reinterpret_cast<uintptr_t>(pool)] = pool;
+    }
     agents.push_back(std::move(agent));
   }
-
-  const size_t page = size_t(sysconf(_SC_PAGESIZE));
-  const size_t memory = size_t(sysconf(_SC_PHYS_PAGES)) * page;
-  auto global = [&](uint32_t flags) {
-    return Pool{HSA_AMD_SEGMENT_GLOBAL, flags, true, memory, memory, page, page};
-  };
-  fine_pool = global(HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED);
-  coarse_pool = global(HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED);
-  kernarg_pool = global(HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT |
-                        HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED);
-  group_pool = Pool{HSA_AMD_SEGMENT_GROUP, 0, false, kGroupSegmentMaxBytes, 0, 0, 0};
   log("runtime up: %u agent(s) '%s', %u worker thread(s), best ISA %s", agent_count,
       agents[0]->name.c_str(), worker_count, isas[0]->name);
 }
@@ -193,21 +220,20 @@ Runtime::Runtime() {
 Runtime::~Runtime() = default;
 
 Agent* Runtime::agent(hsa_agent_t handle) const {
-  for (const auto& a : agents)
-    if (handle.handle == reinterpret_cast<uintptr_t>(a.get())) return a.get();
-  return nullptr;
+  if (agents.size() == 1)  // the common case: no hashing
+    return handle.handle == reinterpret_cast<uintptr_t>(agents[0].get()) ? agents[0].get() : nullptr;
+  const auto it = agents_by_handle_.find(handle.handle);
+  return it == agents_by_handle_.end() ? nullptr : it->second;
 }
 
-const Pool* Runtime::pools_in_order(size_t i) const {
+const Pool* Agent::pool_in_order(size_t i) const {
   const Pool* order[kPoolCount] = {&fine_pool, &coarse_pool, &kernarg_pool, &group_pool};
   return order[i];
 }
 
-Pool* Runtime::pool(uint64_t handle) {
-  Pool* all[kPoolCount] = {&fine_pool, &coarse_pool, &kernarg_pool, &group_pool};
-  for (Pool* p : all)
-    if (handle == reinterpret_cast<uintptr_t>(p)) return p;
-  return nullptr;
+Pool* Runtime::pool(uint64_t handle) const {
+  const auto it = pools_by_handle_.find(handle);
+  return it == pools_by_handle_.end() ? nullptr : it->second;
 }
 
 }  // namespace hsa_cpu
@@ -488,8 +514,39 @@ HSA_CPU_EXPORT hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info
     case HSA_AMD_AGENT_INFO_UUID: copy_name(value, "CPU-XX", kUuidBytes); break;
     case HSA_AMD_AGENT_INFO_SVM_DIRECT_HOST_ACCESS: *static_cast<bool*>(value) = true; break;
     case HSA_AMD_AGENT_INFO_COOPERATIVE_COMPUTE_UNIT_COUNT: *static_cast<uint32_t*>(value) = a->compute_units; break;
+    // No PCI device, no device memory, no chip revision: 0, as ROCR answers
+    // for its CPU agents (and nullptrs for the HDP flush registers).
+    case HSA_AMD_AGENT_INFO_CHIP_ID:
+    case HSA_AMD_AGENT_INFO_BDFID:
+    case HSA_AMD_AGENT_INFO_DOMAIN:
+    case HSA_AMD_AGENT_INFO_ASIC_REVISION:
+    case HSA_AMD_AGENT_INFO_MEMORY_WIDTH:
+    case HSA_AMD_AGENT_INFO_MEMORY_MAX_FREQUENCY:
+      *static_cast<uint32_t*>(value) = 0;
+      break;
+    case HSA_AMD_AGENT_INFO_HDP_FLUSH: *static_cast<hsa_amd_hdp_flush_t*>(value) = hsa_amd_hdp_flush_t{nullptr, nullptr}; break;
+    case kAgentInfoTimestampFrequency: *static_cast<uint64_t*>(value) = tsc_frequency_hz(); break;
+    // hsa_ext_image.h: no image support, so no image may have an element.
+    case HSA_EXT_AGENT_INFO_IMAGE_1D_MAX_ELEMENTS:
+    case HSA_EXT_AGENT_INFO_IMAGE_1DA_MAX_ELEMENTS:
+    case HSA_EXT_AGENT_INFO_IMAGE_1DB_MAX_ELEMENTS:
+    case HSA_EXT_AGENT_INFO_IMAGE_ARRAY_MAX_LAYERS:
+    case HSA_EXT_AGENT_INFO_MAX_IMAGE_RD_HANDLES:
+    case HSA_EXT_AGENT_INFO_MAX_IMAGE_RORW_HANDLES:
+    case HSA_EXT_AGENT_INFO_MAX_SAMPLER_HANDLERS:
+      *static_cast<uint32_t*>(value) = 0;
+      break;
+    case HSA_EXT_AGENT_INFO_IMAGE_2D_MAX_ELEMENTS:
+    case HSA_EXT_AGENT_INFO_IMAGE_2DA_MAX_ELEMENTS:
+    case HSA_EXT_AGENT_INFO_IMAGE_2DDEPTH_MAX_ELEMENTS:
+    case HSA_EXT_AGENT_INFO_IMAGE_2DADEPTH_MAX_ELEMENTS:
+      memset(value, 0, 2 * sizeof(uint32_t));
+      break;
+    case HSA_EXT_AGENT_INFO_IMAGE_3D_MAX_ELEMENTS: memset(value, 0, 3 * sizeof(uint32_t)); break;
     default:
-      return HSA_STATUS_ERROR_INVALID_ARGUMENT;  // chip id, BDF, HDP, ...: no CPU meaning
+      // Includes HSA_EXT_AGENT_INFO_IMAGE_LINEAR_ROW_PITCH_ALIGNMENT, which
+      // ROCR refuses for CPU agents too.
+      return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }
   return HSA_STATUS_SUCCESS;
 }

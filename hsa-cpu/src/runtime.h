@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -47,8 +48,12 @@ struct Cache {
   uint32_t size;   // bytes
 };
 
+struct Agent;
+
 // hsa_amd_memory_pool_t / hsa_region_t: the handle is the Pool's address.
+// Each agent has its own four pools; all of them are the host's memory.
 struct Pool {
+  Agent* owner;                // the agent whose pool this is
   hsa_amd_segment_t segment;   // GLOBAL or GROUP
   uint32_t global_flags;       // HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_* (GLOBAL only)
   bool alloc_allowed;          // runtime allocation allowed
@@ -63,7 +68,8 @@ inline constexpr uint32_t kWorkgroupMaxSize = 1024;
 inline constexpr uint32_t kGroupSegmentMaxBytes = 64 * 1024;
 inline constexpr uint32_t kQueueMinSize = 64;           // packets
 inline constexpr uint32_t kQueueMaxSize = 128 * 1024;   // packets
-inline constexpr uint32_t kQueuesMax = 1024;            // per agent
+inline constexpr uint32_t kQueuesMax = 128;             // per agent (each
+                                                        // queue is a thread)
 
 // A kernel-dispatch agent backed by the shared worker pool.
 struct Agent {
@@ -76,6 +82,16 @@ struct Agent {
   uint32_t cacheline_size;           // bytes
   uint32_t max_clock_mhz;            // MHz, 0 when unknown
   uint32_t compute_units;            // worker threads of the pool
+  Pool fine_pool;                    // global, fine-grained
+  Pool coarse_pool;                  // global, coarse-grained
+  Pool kernarg_pool;                 // global, fine-grained + kernarg
+  Pool group_pool;                   // group segment (not allocatable)
+  uint32_t queue_count = 0;          // live hsa_queue_create queues
+                                     // (Runtime::queues_mutex)
+
+  static constexpr size_t kPoolCount = 4;
+  // The pools in iteration order: fine, coarse, kernarg, group.
+  const Pool* pool_in_order(size_t i) const;
 };
 
 class Runtime {
@@ -84,20 +100,19 @@ class Runtime {
   ~Runtime();
 
   std::vector<std::unique_ptr<Agent>> agents;  // HSA_CPU_AGENTS of them
-  Pool fine_pool;       // global, fine-grained
-  Pool coarse_pool;     // global, coarse-grained
-  Pool kernarg_pool;    // global, fine-grained + kernarg
-  Pool group_pool;      // group segment (not allocatable)
   std::unique_ptr<WorkerPool> workers;
 
   Agent* agent(hsa_agent_t handle) const;  // null when unknown
-  Pool* pool(uint64_t handle);             // null when unknown
-  const Pool* pools_in_order(size_t i) const;
-  static constexpr size_t kPoolCount = 4;
+  Pool* pool(uint64_t handle) const;       // null when unknown
 
-  // Live queues (validated by handle-taking entry points).
+  // Live queues (validated by handle-taking entry points) and the agents'
+  // queue counts.
   std::mutex queues_mutex;
   std::unordered_set<Queue*> queues;
+
+ private:
+  std::unordered_map<uint64_t, Agent*> agents_by_handle_;  // immutable
+  std::unordered_map<uint64_t, Pool*> pools_by_handle_;    // immutable
 };
 
 // The live runtime, or null outside hsa_init/hsa_shut_down.

@@ -1,5 +1,7 @@
 // hsa-cpu memory: pools, regions, allocation tracking, pointer info, copies
 // (synchronous and asynchronous with dependencies) and fills.
+#include <algorithm>
+
 #include "hsa_test_util.h"
 
 using namespace hsa_test;
@@ -189,6 +191,73 @@ TEST_CASE("async copy waits for its dependencies, never blocks the caller") {
   CHECK(hsa_amd_memory_async_copy(dst, hsa_agent_t{5}, src, rt.agent, 16, 0, nullptr, done) ==
         HSA_STATUS_ERROR_INVALID_AGENT);
   for (hsa_signal_t s : {deps[0], deps[1], done}) hsa_signal_destroy(s);
+}
+
+TEST_CASE("each agent has its own pools; pointer info names the owning agent") {
+  ScopedEnv agents_env("HSA_CPU_AGENTS", "3");
+  Runtime rt;
+  std::vector<hsa_agent_t> agents;
+  hsa_iterate_agents(
+      [](hsa_agent_t a, void* data) {
+        static_cast<std::vector<hsa_agent_t>*>(data)->push_back(a);
+        return HSA_STATUS_SUCCESS;
+      },
+      &agents);
+  REQUIRE(agents.size() == 3);
+  auto pools_of = [](hsa_agent_t agent) {
+    std::vector<hsa_amd_memory_pool_t> pools;
+    REQUIRE(hsa_amd_agent_iterate_memory_pools(
+                agent,
+                [](hsa_amd_memory_pool_t pool, void* data) {
+                  static_cast<std::vector<hsa_amd_memory_pool_t>*>(data)->push_back(pool);
+                  return HSA_STATUS_SUCCESS;
+                },
+                &pools) == HSA_STATUS_SUCCESS);
+    REQUIRE(pools.size() == 4);
+    return pools;
+  };
+  std::vector<uint64_t> handles;
+  for (hsa_agent_t agent : agents)
+    for (hsa_amd_memory_pool_t pool : pools_of(agent)) handles.push_back(pool.handle);
+  std::sort(handles.begin(), handles.end());
+  CHECK(std::unique(handles.begin(), handles.end()) == handles.end());  // 12 distinct pools
+  // Regions are the same objects as the pools, per agent too.
+  std::vector<uint64_t> regions;
+  REQUIRE(hsa_agent_iterate_regions(
+              agents[2],
+              [](hsa_region_t region, void* data) {
+                static_cast<std::vector<uint64_t>*>(data)->push_back(region.handle);
+                return HSA_STATUS_SUCCESS;
+              },
+              &regions) == HSA_STATUS_SUCCESS);
+  std::vector<uint64_t> expected;
+  for (hsa_amd_memory_pool_t pool : pools_of(agents[2])) expected.push_back(pool.handle);
+  CHECK(regions == expected);
+
+  for (size_t i = 0; i < agents.size(); ++i) {
+    CAPTURE(i);
+    const hsa_amd_memory_pool_t pool = pools_of(agents[i])[1];  // coarse-grained
+    void* p = nullptr;
+    REQUIRE(hsa_amd_memory_pool_allocate(pool, 5000, 0, &p) == HSA_STATUS_SUCCESS);
+    hsa_amd_pointer_info_t info{};
+    info.size = sizeof(info);
+    hsa_agent_t* accessible = nullptr;
+    uint32_t count = 0;
+    REQUIRE(hsa_amd_pointer_info(static_cast<char*>(p) + 100, &info, malloc, &count, &accessible) ==
+            HSA_STATUS_SUCCESS);
+    CHECK(info.type == HSA_EXT_POINTER_TYPE_HSA);
+    CHECK(info.agentOwner.handle == agents[i].handle);
+    CHECK(info.global_flags == HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED);
+    CHECK(count == 3);  // every agent reaches host memory
+    free(accessible);
+    // Another agent may use it, without a grant and with one.
+    hsa_amd_memory_pool_access_t access{};
+    REQUIRE(hsa_amd_agent_memory_pool_get_info(agents[(i + 1) % 3], pool, HSA_AMD_AGENT_MEMORY_POOL_INFO_ACCESS,
+                                               &access) == HSA_STATUS_SUCCESS);
+    CHECK(access == HSA_AMD_MEMORY_POOL_ACCESS_ALLOWED_BY_DEFAULT);
+    CHECK(hsa_amd_agents_allow_access(3, agents.data(), nullptr, p) == HSA_STATUS_SUCCESS);
+    CHECK(hsa_amd_memory_pool_free(p) == HSA_STATUS_SUCCESS);
+  }
 }
 
 }  // TEST_SUITE

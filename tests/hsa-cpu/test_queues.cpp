@@ -317,4 +317,43 @@ TEST_CASE("idle queues use no CPU") {
   hsa_signal_destroy(done);
 }
 
+TEST_CASE("each agent creates up to HSA_AGENT_INFO_QUEUES_MAX queues") {
+  ScopedEnv agents_env("HSA_CPU_AGENTS", "2");
+  Runtime rt;
+  std::vector<hsa_agent_t> agents;
+  hsa_iterate_agents(
+      [](hsa_agent_t a, void* data) {
+        static_cast<std::vector<hsa_agent_t>*>(data)->push_back(a);
+        return HSA_STATUS_SUCCESS;
+      },
+      &agents);
+  REQUIRE(agents.size() == 2);
+  uint32_t max_queues = 0;
+  REQUIRE(hsa_agent_get_info(agents[0], HSA_AGENT_INFO_QUEUES_MAX, &max_queues) == HSA_STATUS_SUCCESS);
+  REQUIRE(max_queues >= 1);
+  REQUIRE(max_queues <= 1024);
+  std::vector<hsa_queue_t*> queues(max_queues);
+  for (uint32_t i = 0; i < max_queues; ++i) {
+    CAPTURE(i);
+    REQUIRE(hsa_queue_create(agents[0], 64, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, UINT32_MAX, UINT32_MAX,
+                             &queues[i]) == HSA_STATUS_SUCCESS);
+  }
+  hsa_queue_t* extra = nullptr;
+  CHECK(hsa_queue_create(agents[0], 64, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &extra) ==
+        HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+  // The limit is per agent: the other agent still creates queues.
+  REQUIRE(hsa_queue_create(agents[1], 64, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &extra) ==
+          HSA_STATUS_SUCCESS);
+  CHECK(hsa_queue_destroy(extra) == HSA_STATUS_SUCCESS);
+  // Destroying one frees its place; the queues still work.
+  CHECK(hsa_queue_destroy(queues.back()) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_queue_create(agents[0], 64, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, UINT32_MAX, UINT32_MAX,
+                           &queues.back()) == HSA_STATUS_SUCCESS);
+  hsa_signal_t done = make_signal(1);
+  barrier(queues.back(), HSA_PACKET_TYPE_BARRIER_AND, {}, done);
+  CHECK(wait_eq(done, 0));
+  hsa_signal_destroy(done);
+  for (hsa_queue_t* q : queues) CHECK(hsa_queue_destroy(q) == HSA_STATUS_SUCCESS);
+}
+
 }  // TEST_SUITE
