@@ -1,5 +1,7 @@
 // Cross-target consistency of an executable's code objects.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "xgpu_executable.h"
 
@@ -78,23 +80,39 @@ Status check(const Executable& executable, std::vector<CodeObjectInfo>* out_info
       }
     }
   }
-  // A required workgroup size (host descriptor) must fit every AMDGPU
-  // target's flat workgroup size limit.
+  // From here on every entry holds the same kernels sorted by name, so
+  // kernel k is the same kernel in every entry.
+  const size_t kernel_count = first.kernels.size();
+
+  // A required workgroup size must fit every AMDGPU target's flat workgroup
+  // size limit. The error names the first target (in entry order) whose
+  // limit it exceeds: the first point where the running minimum of the
+  // limits drops below it. Per kernel, those points are kept in entry order
+  // (limits strictly falling), so each requirement is one binary search.
+  struct Limit {
+    size_t entry;   // entry index
+    uint32_t size;  // .max_flat_workgroup_size (work items)
+  };
+  std::vector<std::vector<Limit>> falling_limits(kernel_count);
+  for (size_t k = 0; k < kernel_count; ++k) {
+    for (size_t o = 0; o < infos.size(); ++o) {
+      const uint32_t limit = infos[o].kernels[k].max_flat_workgroup_size;
+      if (limit == 0) continue;  // host: no limit
+      if (falling_limits[k].empty() || limit < falling_limits[k].back().size) falling_limits[k].push_back({o, limit});
+    }
+  }
   for (size_t e = 0; e < infos.size(); ++e) {
-    for (const KernelInfo& k : infos[e].kernels) {
-      uint64_t required = uint64_t{k.required_workgroup_size[0]} * k.required_workgroup_size[1] *
-                          k.required_workgroup_size[2];
-      if (required == 0) continue;
-      for (size_t o = 0; o < infos.size(); ++o) {
-        for (const KernelInfo& ok : infos[o].kernels) {
-          if (ok.name != k.name || ok.max_flat_workgroup_size == 0) continue;
-          if (required > ok.max_flat_workgroup_size) {
-            return Status::error("kernel '" + k.name + "': required workgroup size " + std::to_string(required) +
-                                 " work items exceeds the limit " + std::to_string(ok.max_flat_workgroup_size) +
-                                 " on " + std::string(entries[o].isa_name));
-          }
-        }
-      }
+    for (size_t k = 0; k < kernel_count; ++k) {
+      const KernelInfo& ki = infos[e].kernels[k];
+      const uint64_t required = uint64_t{ki.required_workgroup_size[0]} * ki.required_workgroup_size[1] *
+                                ki.required_workgroup_size[2];
+      const std::vector<Limit>& limits = falling_limits[k];
+      if (required == 0 || limits.empty() || required <= limits.back().size) continue;
+      auto exceeded = std::partition_point(limits.begin(), limits.end(),
+                                           [&](const Limit& l) { return required <= l.size; });
+      return Status::error("kernel '" + ki.name + "': required workgroup size " + std::to_string(required) +
+                           " work items exceeds the limit " + std::to_string(exceeded->size) + " on " +
+                           std::string(entries[exceeded->entry].isa_name));
     }
   }
   return {};

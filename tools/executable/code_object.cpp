@@ -89,6 +89,7 @@ class Elf {
       segments_.resize(header_.e_phnum);
       std::memcpy(segments_.data(), bytes.data() + header_.e_phoff, segments_.size() * sizeof(Elf64_Phdr));
     }
+    index_relocations();
     return {};
   }
 
@@ -160,22 +161,18 @@ class Elf {
   // What a pointer-sized field at `vaddr` holds once relocated: the addend of
   // an R_X86_64_RELATIVE relocation, else the bytes in the file.
   Status pointer_at(uint64_t vaddr, uint64_t* out) const {
-    for (const Elf64_Shdr& s : sections_) {
-      if (s.sh_type != SHT_RELA) continue;
-      if (s.sh_entsize != sizeof(Elf64_Rela)) return Status::error("ELF relocation entry size is wrong");
-      std::span<const uint8_t> table = data(s);
-      for (size_t i = 0; i + sizeof(Elf64_Rela) <= table.size(); i += sizeof(Elf64_Rela)) {
-        Elf64_Rela rela;
-        std::memcpy(&rela, table.data() + i, sizeof(rela));
-        if (rela.r_offset != vaddr) continue;
-        if (ELF64_R_TYPE(rela.r_info) != R_X86_64_RELATIVE) {
-          return Status::error("ELF pointer at 0x" + hex(vaddr) + " has a relocation of type " +
-                               std::to_string(ELF64_R_TYPE(rela.r_info)) + ", expected R_X86_64_RELATIVE");
-        }
-        *out = static_cast<uint64_t>(rela.r_addend);
-        return {};
+    auto it = std::lower_bound(relocation_order_.begin(), relocation_order_.end(), vaddr,
+                               [&](size_t i, uint64_t offset) { return relocations_[i].r_offset < offset; });
+    if (it != relocation_order_.end() && relocations_[*it].r_offset == vaddr) {
+      const Elf64_Rela& rela = relocations_[*it];
+      if (ELF64_R_TYPE(rela.r_info) != R_X86_64_RELATIVE) {
+        return Status::error("ELF pointer at 0x" + hex(vaddr) + " has a relocation of type " +
+                             std::to_string(ELF64_R_TYPE(rela.r_info)) + ", expected R_X86_64_RELATIVE");
       }
+      *out = static_cast<uint64_t>(rela.r_addend);
+      return {};
     }
+    if (bad_relocation_section_) return Status::error("ELF relocation entry size is wrong");
     std::span<const uint8_t> raw;
     Status status = bytes_at(vaddr, sizeof(uint64_t), &raw);
     if (!status.ok()) return status;
@@ -203,6 +200,37 @@ class Elf {
   Elf64_Ehdr header_{};
   std::vector<Elf64_Shdr> sections_;
   std::vector<Elf64_Phdr> segments_;
+  // Entries of the SHT_RELA sections in section order, and their indices
+  // sorted by (r_offset, index): for each offset the relocation a scan in
+  // section order would meet first comes first.
+  std::vector<Elf64_Rela> relocations_;
+  std::vector<size_t> relocation_order_;
+  // An SHT_RELA section with a wrong entry size; relocations_ holds only the
+  // sections before it (what a scan in section order reads before failing).
+  bool bad_relocation_section_ = false;
+
+  // Reads the relocations once so that pointer_at() is a binary search, not
+  // a scan of every relocation per pointer.
+  void index_relocations() {
+    for (const Elf64_Shdr& s : sections_) {
+      if (s.sh_type != SHT_RELA) continue;
+      if (s.sh_entsize != sizeof(Elf64_Rela)) {
+        bad_relocation_section_ = true;
+        break;
+      }
+      std::span<const uint8_t> table = data(s);
+      const size_t count = table.size() / sizeof(Elf64_Rela);
+      const size_t first = relocations_.size();
+      relocations_.resize(first + count);
+      if (count != 0) std::memcpy(relocations_.data() + first, table.data(), count * sizeof(Elf64_Rela));
+    }
+    relocation_order_.resize(relocations_.size());
+    for (size_t i = 0; i < relocation_order_.size(); ++i) relocation_order_[i] = i;
+    std::sort(relocation_order_.begin(), relocation_order_.end(), [&](size_t a, size_t b) {
+      return relocations_[a].r_offset != relocations_[b].r_offset ? relocations_[a].r_offset < relocations_[b].r_offset
+                                                                  : a < b;
+    });
+  }
 };
 
 // --- AMDGPU metadata --------------------------------------------------------

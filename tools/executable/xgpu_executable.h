@@ -27,12 +27,31 @@ namespace xgpu::executable {
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  static Status error(std::string message) { return Status(std::move(message), true); }
+  // Bytes outside printable ASCII (names quoted from a corrupt file) are
+  // written as \xNN, so a message is always one readable line.
+  static Status error(std::string message) { return Status(printable(std::move(message)), true); }
   bool ok() const { return !failed_; }
   const std::string& message() const { return message_; }
 
  private:
   Status(std::string message, bool failed) : message_(std::move(message)), failed_(failed) {}
+  static std::string printable(std::string text) {
+    auto plain = [](char c) { return c >= 0x20 && c <= 0x7e; };
+    bool all_plain = true;
+    for (char c : text) all_plain = all_plain && plain(c);
+    if (all_plain) return text;
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string out;
+    for (char c : text) {
+      if (plain(c)) {
+        out += c;
+      } else {
+        const auto byte = static_cast<unsigned char>(c);
+        out += {'\\', 'x', kDigits[byte >> 4], kDigits[byte & 0xf]};
+      }
+    }
+    return out;
+  }
   std::string message_;
   bool failed_ = false;
 };
