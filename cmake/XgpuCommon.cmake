@@ -21,7 +21,8 @@ find_path(XGPU_DOCTEST_INCLUDE doctest/doctest.h)
 include(XgpuKernels)
 
 # xgpu_add_output_test(NAME <test> PROGRAM <target> [ARGS "<args>"] EXPECT <regex> [ENVIRONMENT <var=value>...])
-# A ctest entry that passes when the program exits 0 and its stdout matches.
+# A ctest entry that passes when the program exits 0 and its output (stdout,
+# then stderr) matches.
 function(xgpu_add_output_test)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;PROGRAM;ARGS;EXPECT" "ENVIRONMENT")
   add_test(NAME ${arg_NAME} COMMAND ${CMAKE_COMMAND}
