@@ -55,6 +55,16 @@ extern "C" {
 /* Alignment of the group segment base handed to a workgroup (bytes). */
 #define XGPU_HOST_GROUP_SEGMENT_ALIGNMENT 64u
 
+/* Fiber mode stack of one work item (bytes): the runtime gives each fiber
+ * max(XGPU_HOST_FIBER_STACK_MIN_BYTES,
+ *     private_segment_size + XGPU_HOST_FIBER_STACK_RUNTIME_BYTES),
+ * of which the runtime's own frames (entry, barrier, fiber switch) use at
+ * most XGPU_HOST_FIBER_STACK_RUNTIME_BYTES. Kernel code therefore has at
+ * least max(MIN - RUNTIME, private_segment_size) bytes; more overflows into
+ * a guard page. The stack is fixed for the whole workgroup. */
+#define XGPU_HOST_FIBER_STACK_MIN_BYTES 65536u
+#define XGPU_HOST_FIBER_STACK_RUNTIME_BYTES 16384u
+
 typedef struct xgpu_host_workgroup xgpu_host_workgroup_t;
 
 /* Runs all work items of one workgroup (loop mode). */
@@ -100,7 +110,8 @@ typedef struct xgpu_host_kernel_descriptor {
   uint32_t kernarg_alignment;           /* alignment of the kernarg struct */
   uint32_t group_segment_size;          /* static group memory bytes */
   uint32_t private_segment_size;        /* per-work-item stack bytes the
-                                           fiber mode needs (0 = default) */
+                                           fiber mode needs (0 = default;
+                                           see XGPU_HOST_FIBER_STACK_*) */
   uint32_t required_workgroup_size[3];  /* 0,0,0 when not fixed */
   uint32_t flags;                       /* XGPU_HOST_KERNEL_FLAG_* */
 } xgpu_host_kernel_descriptor_t;

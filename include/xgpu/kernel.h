@@ -383,6 +383,9 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
       (uint32_t)sizeof(args_type),                                           \
       XGPU_KERNEL_KERNARG_ALIGNMENT_(args_type),                             \
       (uint32_t)(group_size),                                                \
+      /* private_segment_size: 0 = the runtime's default fiber stack, 48  \
+       * KiB for kernel code (XGPU_HOST_FIBER_STACK_*); xgpu-kernels check \
+       * compares it with the AMDGPU private segment size. */              \
       0u,                                                                    \
       {(req_x), (req_y), (req_z)},                                           \
       ((flags) & XGPU_KERNEL_USES_BARRIERS) ? XGPU_HOST_KERNEL_FLAG_USES_BARRIERS \

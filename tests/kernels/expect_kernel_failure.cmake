@@ -1,6 +1,8 @@
 # Runs the xgpu_add_kernels pipeline (compile, link, pack, check) on SOURCE
-# for one AMDGPU target and one host level, each on its own, and passes when
-# every configuration in FAIL_ON (default: both) fails with output matching
+# for one AMDGPU target and one host level, each on its own ("amdgpu",
+# "host") and both packed into one executable ("combined", run only when
+# listed in FAIL_ON: rules that compare targets), and passes when every
+# configuration in FAIL_ON (default: amdgpu;host) fails with output matching
 # EXPECT. Invoked by ctest with -D CLANG, LLD, TOOL, FLAGS ('|'-separated),
 # INCLUDE, INFO_SOURCE, WORK_DIR, SOURCE, EXPECT [, FAIL_ON].
 cmake_minimum_required(VERSION 3.25)
@@ -24,30 +26,46 @@ macro(step)
   endif()
 endmacro()
 
+set(amdgpu_isa amdgcn-amd-amdhsa--gfx942)
+set(host_isa x86_64-unknown-linux-gnu--x86-64-v3)
+
+# Compiles and links SOURCE for `kind` (amdgpu or host) into ${dir}/${kind}.co.
+macro(build_code_object kind)
+  if(${kind} STREQUAL "amdgpu")
+    step(${CLANG} -target amdgcn-amd-amdhsa -mcpu=gfx942 -nogpulib -flto -x c -std=c17 ${FLAGS}
+         -I${INCLUDE} -c ${SOURCE} -o ${dir}/amdgpu.o)
+    step(${LLD} -shared -plugin-opt=mcpu=gfx942 ${dir}/amdgpu.o -o ${dir}/amdgpu.co)
+  else()
+    set(target_flags --target=x86_64-linux-gnu -march=x86-64-v3 -fPIC)
+    step(${CLANG} ${target_flags} -x c -std=c17 ${FLAGS} -I${INCLUDE} -c ${SOURCE} -o ${dir}/host.o)
+    step(${CLANG} ${target_flags} -x c -std=c17 ${FLAGS} -I${INCLUDE} "-DXGPU_HOST_ISA_NAME=\"${host_isa}\""
+         -c ${INFO_SOURCE} -o ${dir}/info.o)
+    step(${LLD} -shared --no-undefined -z relro -z now ${dir}/host.o ${dir}/info.o -o ${dir}/host.co)
+  endif()
+endmacro()
+
 function(run_pipeline kind out_failed out_log)
   set(failed FALSE)
   set(log "")
-  if(kind STREQUAL "amdgpu")
-    set(isa amdgcn-amd-amdhsa--gfx942)
-    step(${CLANG} -target amdgcn-amd-amdhsa -mcpu=gfx942 -nogpulib -flto -x c -std=c17 ${FLAGS}
-         -I${INCLUDE} -c ${SOURCE} -o ${dir}/${kind}.o)
-    step(${LLD} -shared -plugin-opt=mcpu=gfx942 ${dir}/${kind}.o -o ${dir}/${kind}.co)
+  if(kind STREQUAL "combined")
+    build_code_object(amdgpu)
+    build_code_object(host)
+    step(${TOOL} pack -o ${dir}/${kind}.xgpux --entry ${amdgpu_isa}=${dir}/amdgpu.co --entry ${host_isa}=${dir}/host.co)
   else()
-    set(isa x86_64-unknown-linux-gnu--x86-64-v3)
-    set(target_flags --target=x86_64-linux-gnu -march=x86-64-v3 -fPIC)
-    step(${CLANG} ${target_flags} -x c -std=c17 ${FLAGS} -I${INCLUDE} -c ${SOURCE} -o ${dir}/${kind}.o)
-    step(${CLANG} ${target_flags} -x c -std=c17 ${FLAGS} -I${INCLUDE} "-DXGPU_HOST_ISA_NAME=\"${isa}\""
-         -c ${INFO_SOURCE} -o ${dir}/info.o)
-    step(${LLD} -shared --no-undefined -z relro -z now ${dir}/${kind}.o ${dir}/info.o -o ${dir}/${kind}.co)
+    build_code_object(${kind})
+    step(${TOOL} pack -o ${dir}/${kind}.xgpux --entry ${${kind}_isa}=${dir}/${kind}.co)
   endif()
-  step(${TOOL} pack -o ${dir}/${kind}.xgpux --entry ${isa}=${dir}/${kind}.co)
   step(${TOOL} check ${dir}/${kind}.xgpux)
   set(${out_failed} ${failed} PARENT_SCOPE)
   set(${out_log} "${log}" PARENT_SCOPE)
 endfunction()
 
 set(problems "")
-foreach(kind amdgpu host)
+set(kinds amdgpu host)
+if("combined" IN_LIST FAIL_ON)
+  list(APPEND kinds combined)
+endif()
+foreach(kind ${kinds})
   run_pipeline(${kind} failed log)
   message(STATUS "${case} on ${kind}: ${log}")
   if(kind IN_LIST FAIL_ON)

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include <xgpu/host_kernel.h>
+
 #include "xgpu_executable.h"
 
 namespace xgpu::executable {
@@ -15,6 +17,11 @@ std::string list_kernels(const CodeObjectInfo& info) {
 }
 
 }  // namespace
+
+uint64_t host_fiber_kernel_stack_bytes(uint32_t private_segment_size) {
+  const uint64_t minimum = XGPU_HOST_FIBER_STACK_MIN_BYTES - XGPU_HOST_FIBER_STACK_RUNTIME_BYTES;
+  return std::max<uint64_t>(minimum, private_segment_size);
+}
 
 Status check(const Executable& executable, std::vector<CodeObjectInfo>* out_infos) {
   std::vector<CodeObjectInfo> local;
@@ -113,6 +120,39 @@ Status check(const Executable& executable, std::vector<CodeObjectInfo>* out_info
       return Status::error("kernel '" + ki.name + "': required workgroup size " + std::to_string(required) +
                            " work items exceeds the limit " + std::to_string(exceeded->size) + " on " +
                            std::string(entries[exceeded->entry].isa_name));
+    }
+  }
+
+  // A kernel with barriers runs each host work item on a fiber whose stack
+  // is fixed when the workgroup starts (<xgpu/host_kernel.h>). The AMDGPU
+  // private segment size is the compiler's measure of the same per-item
+  // frame (stack arrays, spills): a kernel needing more than the fiber gives
+  // kernel code would overflow the fiber's stack on the host.
+  struct PrivateNeed {
+    size_t entry = 0;    // AMDGPU entry that needs the most
+    uint32_t bytes = 0;  // .private_segment_fixed_size there
+  };
+  std::vector<PrivateNeed> private_needs(kernel_count);
+  for (size_t o = 0; o < infos.size(); ++o) {
+    if (entries[o].kind != XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU) continue;
+    for (size_t k = 0; k < kernel_count; ++k) {
+      const uint32_t bytes = infos[o].kernels[k].private_segment_size;
+      if (bytes > private_needs[k].bytes) private_needs[k] = {o, bytes};
+    }
+  }
+  for (size_t e = 0; e < infos.size(); ++e) {
+    if (entries[e].kind != XGPU_EXECUTABLE_ENTRY_KIND_HOST) continue;
+    for (size_t k = 0; k < kernel_count; ++k) {
+      const KernelInfo& host = infos[e].kernels[k];
+      if (!host.uses_barriers) continue;
+      const uint64_t stack = host_fiber_kernel_stack_bytes(host.private_segment_size);
+      if (private_needs[k].bytes <= stack) continue;
+      return Status::error("kernel '" + host.name + "' uses barriers and needs " +
+                           std::to_string(private_needs[k].bytes) + " bytes of private memory per work item on " +
+                           std::string(entries[private_needs[k].entry].isa_name) +
+                           " (.private_segment_fixed_size), more than the " + std::to_string(stack) +
+                           " bytes of fiber stack kernel code gets per work item on " + std::string(entries[e].isa_name) +
+                           ": keep large arrays in groupshared or global memory");
     }
   }
   return {};

@@ -148,10 +148,18 @@ Status check_code_object_rules(xgpu_executable_entry_kind_t kind,
                                std::span<const uint8_t> code_object);
 
 // The whole executable: every code object obeys the rules, its metadata
-// names the entry's ISA, AMDGPU kernels have no hidden arguments, and every
+// names the entry's ISA, AMDGPU kernels have no hidden arguments, every
 // entry holds the same kernels with the same kernarg size, kernarg alignment
-// and static group segment size. `out_infos` (optional) receives each entry's
-// metadata, in entry order; it is filled as far as reading succeeded.
+// and static group segment size, a required workgroup size fits every
+// AMDGPU target's limit, and no kernel with barriers needs more private
+// memory on an AMDGPU target than a host fiber's stack gives kernel code.
+// `out_infos` (optional) receives each entry's metadata, in entry order; it
+// is filled as far as reading succeeded.
 Status check(const Executable& executable, std::vector<CodeObjectInfo>* out_infos = nullptr);
+
+// Stack bytes (at least) that kernel code of one work item gets on a host
+// fiber when the descriptor's private_segment_size is `private_segment_size`
+// (<xgpu/host_kernel.h>, XGPU_HOST_FIBER_STACK_*).
+uint64_t host_fiber_kernel_stack_bytes(uint32_t private_segment_size);
 
 }  // namespace xgpu::executable
