@@ -5,8 +5,9 @@
 //   xgpu-kernels inspect [--json] <file.xgpux>
 //   xgpu-kernels check <file.xgpux>
 //
-// Exit status: 0 on success, 1 when the input is invalid or a check fails,
-// 2 on a usage error.
+// Exit status: 0 on success, 1 when the input is invalid, a code object
+// cannot be read or the check fails (`inspect` still prints what it could
+// read), 2 on a usage error.
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -183,6 +184,11 @@ int inspect(int argc, char** argv) {
     if (!status.ok()) errors[e] = status.message();
   }
   xe::Status check_status = xe::check(executable);
+  // The table is printed either way; the exit status says whether the file
+  // is usable (same rule as `check`).
+  bool failed = !check_status.ok();
+  for (const std::string& error : errors) failed |= !error.empty();
+  const int exit_code = failed ? kExitFailure : 0;
 
   if (json) {
     nlohmann::ordered_json root;
@@ -223,7 +229,7 @@ int inspect(int argc, char** argv) {
       targets.push_back(std::move(t));
     }
     std::printf("%s\n", root.dump(2).c_str());
-    return 0;
+    return exit_code;
   }
 
   std::printf("%s: xgpu executable, format %u, %zu targets\n\n", path.c_str(), XGPU_EXECUTABLE_FORMAT_VERSION,
@@ -252,7 +258,7 @@ int inspect(int argc, char** argv) {
     }
   }
   std::printf("\ncheck: %s\n", check_status.ok() ? "ok" : check_status.message().c_str());
-  return 0;
+  return exit_code;
 }
 
 int check(int argc, char** argv) {
