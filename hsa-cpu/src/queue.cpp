@@ -156,7 +156,10 @@ struct Processor {
   }
 
   // Sleeps on the doorbell (any change) plus `extra` signals (filtered)
-  // until ready() or stop.
+  // until ready() or stop. Only the runtime writes the doorbell and the
+  // in-flight count (through the API), so a doorbell-only wait sleeps until
+  // notified; `extra` signals may be written behind the API (value pointer,
+  // kernel code), so waits on them re-check every kSleepRecheckNs.
   template <typename Ready>
   void wait(Signal* const* extra, const WaitFilter* extra_filters, size_t extra_count,
             Ready&& ready) {
@@ -170,6 +173,7 @@ struct Processor {
       filters[n] = extra_filters[i];
     }
     wait_until(signals, n, filters, UINT64_MAX, HSA_WAIT_STATE_BLOCKED,
+               extra_count == 0 ? UINT64_MAX : kSleepRecheckNs,
                [&] { return stopping() || ready(); });
   }
 
@@ -377,7 +381,7 @@ struct Processor {
       __atomic_store_n(queue->read_index(), read, __ATOMIC_RELEASE);
     }
     // Launched dispatches still reference the queue: let them finish.
-    wait_until(&queue->doorbell, 1, nullptr, UINT64_MAX, HSA_WAIT_STATE_BLOCKED,
+    wait_until(&queue->doorbell, 1, nullptr, UINT64_MAX, HSA_WAIT_STATE_BLOCKED, UINT64_MAX,
                [&] { return queue->inflight.load(std::memory_order_acquire) == 0; });
   }
 };
@@ -492,7 +496,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_queue_create(hsa_agent_t agent, uint32_t size,
     ++a->queue_count;
   }
   if (size < kQueueMinSize) size = kQueueMinSize;
-  Signal* doorbell = create_internal_signal(0);
+  Signal* doorbell = create_doorbell_signal();
   Queue* q = nullptr;
   hsa_status_t status = make_queue(size, type, doorbell, true, &q);
   if (status != HSA_STATUS_SUCCESS) {
@@ -501,6 +505,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_queue_create(hsa_agent_t agent, uint32_t size,
     --a->queue_count;
     return status;
   }
+  doorbell->amd.queue_ptr = &q->amd;
   q->agent = a;
   q->callback = callback;
   q->callback_data = data;

@@ -71,7 +71,12 @@ WaitRegistration::~WaitRegistration() {
     if (signals_[i] != nullptr) signals_[i]->remove_waiter(node_);
 }
 
-Signal* create_internal_signal(int64_t initial_value) { return new Signal(initial_value); }
+Signal* create_doorbell_signal() {
+  Signal* signal = new Signal(0);
+  signal->amd.kind = AMD_SIGNAL_KIND_DOORBELL;
+  signal->amd.hardware_doorbell_ptr = reinterpret_cast<volatile uint64_t*>(&signal->doorbell_value);
+  return signal;
+}
 void destroy_internal_signal(Signal* signal) { delete signal; }
 
 // ---------------------------------------------------------------------------
@@ -199,7 +204,10 @@ AsyncHandlerThread::AsyncHandlerThread() : state_(new State()) {
         }
         ++i;
       }
-      if (!progressed) s->node.sleep_until(UINT64_MAX);
+      // Watched signals may change behind the API (value pointer, kernel
+      // code): re-check them periodically; with nothing to watch, sleep.
+      if (!progressed)
+        s->node.sleep_until(active.empty() ? UINT64_MAX : now_ns() + kSleepRecheckNs);
     }
     for (Entry& e : active) e.signal->remove_waiter(&s->node);
   });
@@ -316,7 +324,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_signal_value_pointer(hsa_signal_t signal,
   HSA_CPU_REQUIRE_INIT();
   Signal* s = to_signal(signal);
   if (s == nullptr || value_ptr == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  *value_ptr = &s->amd.value;
+  *value_ptr = s->value_ptr();
   return HSA_STATUS_SUCCESS;
 }
 
@@ -418,7 +426,8 @@ hsa_signal_value_t signal_wait(hsa_signal_t signal, hsa_signal_condition_t condi
   };
   Signal* const signals[1] = {sig};
   const WaitFilter filters[1] = {WaitFilter{false, condition, compare_value}};
-  wait_until(signals, 1, filters, deadline_after(timeout_hint), sanitize_hint(wait_state_hint), ready);
+  wait_until(signals, 1, filters, deadline_after(timeout_hint), sanitize_hint(wait_state_hint),
+             kSleepRecheckNs, ready);
   return observed;
 }
 
@@ -470,7 +479,8 @@ uint32_t wait_any(uint32_t count, const hsa_signal_t* handles,
     }
     return false;
   };
-  if (wait_until(signals.data(), count, filters.data(), deadline, hint, ready) && out_value)
+  if (wait_until(signals.data(), count, filters.data(), deadline, hint, kSleepRecheckNs, ready) &&
+      out_value)
     *out_value = observed;
   return index;
 }

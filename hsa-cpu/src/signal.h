@@ -5,8 +5,13 @@
 // amd_signal_t that compiled code and tools read directly. Every operation
 // that changes the value through the API wakes the signal's registered
 // waiters; the waiter count keeps uncontended operations free of syscalls.
-// Writes that bypass the API (through hsa_amd_signal_value_pointer) are not
-// seen by sleeping waiters until the next API operation on the signal.
+// Writes that bypass the API (through hsa_amd_signal_value_pointer, or
+// kernels storing to amd_signal_t.value) wake nobody: a sleeping waiter
+// re-checks the value every kSleepRecheckNs instead.
+//
+// Queue doorbells are AMD_SIGNAL_KIND_DOORBELL signals, as in ROCR: their
+// value lives in a word of their own that amd.hardware_doorbell_ptr points
+// at (the union member code checks by kind), not in amd.value.
 //
 // Threading: all operations on a Signal are thread-safe. A WaitNode is owned
 // by one waiting thread; any thread may notify it.
@@ -65,10 +70,17 @@ struct alignas(AMD_SIGNAL_ALIGN_BYTES) Signal {
   std::mutex waiters_mutex;               // guards waiters
   std::vector<Waiter> waiters;            // nodes to notify on change
   uint64_t attributes = 0;                // hsa_amd_signal_attribute_t bits
+  int64_t doorbell_value = 0;             // the value of a DOORBELL signal
+                                          // (amd.hardware_doorbell_ptr)
 
   explicit Signal(int64_t initial_value);
 
-  int64_t* value_ptr() { return const_cast<int64_t*>(&amd.value); }
+  // Where the value lives: amd.value, or the doorbell word for doorbells.
+  int64_t* value_ptr() {
+    if (amd.kind == AMD_SIGNAL_KIND_DOORBELL)
+      return reinterpret_cast<int64_t*>(const_cast<uint64_t*>(amd.hardware_doorbell_ptr));
+    return const_cast<int64_t*>(&amd.value);
+  }
   int64_t load_relaxed() { return __atomic_load_n(value_ptr(), __ATOMIC_RELAXED); }
   int64_t load_acquire() { return __atomic_load_n(value_ptr(), __ATOMIC_ACQUIRE); }
   // Stores with release semantics and wakes waiters.
@@ -129,6 +141,12 @@ inline constexpr uint64_t kActiveSpinNs = 200000;
 inline constexpr uint64_t kBlockedSpinNs = 20000;
 // Of the poll, nanoseconds spent in pause loops before yielding the CPU.
 inline constexpr uint64_t kPauseSpinNs = 2000;
+// Longest sleep of a waiter between two checks of the values it waits for:
+// bounds how late it sees a store that bypassed the API (value pointer,
+// kernel code), at ~1000/4 wake-ups per second while it waits. Waits on
+// signals only the runtime writes (doorbells, in-flight counts) sleep
+// unbounded: nothing that waits on them costs CPU while idle.
+inline constexpr uint64_t kSleepRecheckNs = 4000000;
 
 // Registers `node` on `signals` (null entries skipped) for its lifetime,
 // with filters[i] for signals[i] (every change when `filters` is null).
@@ -148,10 +166,12 @@ class WaitRegistration {
 
 // Waits until `ready()` is true or `deadline_ns` passes: polls for the hint's
 // spin window, then sleeps on `node` registered on `signals` (with
-// `filters`, see WaitRegistration). Returns ready().
+// `filters`, see WaitRegistration), re-checking ready() at least every
+// `recheck_ns` (UINT64_MAX: only when notified). Returns ready().
 template <typename Ready>
 bool wait_until(Signal* const* signals, size_t count, const WaitFilter* filters,
-                uint64_t deadline_ns, hsa_wait_state_t hint, Ready&& ready) {
+                uint64_t deadline_ns, hsa_wait_state_t hint, uint64_t recheck_ns,
+                Ready&& ready) {
   if (ready()) return true;
   const uint64_t start = now_ns();
   const uint64_t pause_end = start + kPauseSpinNs;
@@ -175,8 +195,10 @@ bool wait_until(Signal* const* signals, size_t count, const WaitFilter* filters,
   for (;;) {
     node.arm();
     if (ready()) return true;
-    if (now_ns() >= deadline_ns) return false;
-    node.sleep_until(deadline_ns);
+    const uint64_t now = now_ns();
+    if (now >= deadline_ns) return false;
+    const uint64_t wake = recheck_ns >= deadline_ns - now ? deadline_ns : now + recheck_ns;
+    node.sleep_until(wake);
   }
 }
 
@@ -186,8 +208,9 @@ inline uint64_t deadline_after(uint64_t timeout_ns) {
   return timeout_ns >= UINT64_MAX - now ? UINT64_MAX : now + timeout_ns;
 }
 
-// Creates a signal not listed in the user registry (queue doorbells).
-Signal* create_internal_signal(int64_t initial_value);
+// Creates a queue doorbell: an AMD_SIGNAL_KIND_DOORBELL signal (value 0)
+// not listed in the user registry. The queue sets amd.queue_ptr.
+Signal* create_doorbell_signal();
 void destroy_internal_signal(Signal* signal);
 
 // The thread that runs hsa_amd_signal_async_handler handlers and

@@ -1,6 +1,7 @@
 // hsa-cpu queues: creation, the amd_queue_t layout, index atomics, the
 // packet processor's ordering rules, barrier packets and error reporting.
 #include <hsa/amd_hsa_queue.h>
+#include <hsa/amd_hsa_signal.h>
 #include <xgpu/host_kernel.h>
 
 #include <memory>
@@ -43,6 +44,15 @@ TEST_CASE("creation arguments and the amd_queue_t layout") {
   CHECK(hsa_queue_add_write_index_relaxed(q, 3) == 0);
   CHECK(amd->write_dispatch_id == 3);
   CHECK(amd->read_dispatch_id == hsa_queue_load_read_index_relaxed(q));
+  // The doorbell is a doorbell signal, as in ROCR: its value lives where
+  // hardware_doorbell_ptr points, and it names its queue.
+  auto* doorbell = reinterpret_cast<amd_signal_t*>(q->doorbell_signal.handle);
+  CHECK(doorbell->kind == AMD_SIGNAL_KIND_DOORBELL);
+  CHECK(doorbell->queue_ptr == amd);
+  REQUIRE((doorbell->hardware_doorbell_ptr != nullptr));
+  hsa_signal_store_screlease(q->doorbell_signal, 41);
+  CHECK(*doorbell->hardware_doorbell_ptr == 41);
+  CHECK(hsa_signal_load_relaxed(q->doorbell_signal) == 41);
   CHECK(hsa_queue_destroy(q) == HSA_STATUS_SUCCESS);
   CHECK(hsa_queue_destroy(q) == HSA_STATUS_ERROR_INVALID_QUEUE);
   CHECK(hsa_queue_destroy(nullptr) == HSA_STATUS_ERROR_INVALID_QUEUE);

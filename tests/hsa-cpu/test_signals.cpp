@@ -277,4 +277,112 @@ TEST_CASE("async handlers run on a handler thread and re-arm on true") {
   hsa_signal_destroy(s);
 }
 
+namespace {
+
+// Milliseconds from a store that bypasses the API (through
+// hsa_amd_signal_value_pointer, as kernel code stores to
+// amd_signal_t.value) until `finished()` holds, for a waiter started by
+// `start()` and asleep for 50 ms before the store; -1 when it did not see
+// the store within 2 s (the watchdog then wakes it through the API, so a
+// regression fails instead of hanging).
+template <typename Start, typename Finished>
+double behind_api_wake_ms(hsa_signal_t signal, hsa_signal_value_t new_value, Start&& start,
+                          Finished&& finished) {
+  start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // well past any polling
+  REQUIRE_FALSE(finished());
+  volatile hsa_signal_value_t* value = nullptr;
+  REQUIRE(hsa_amd_signal_value_pointer(signal, &value) == HSA_STATUS_SUCCESS);
+  const auto written = std::chrono::steady_clock::now();
+  *value = new_value;
+  while (!finished()) {
+    if (std::chrono::steady_clock::now() - written > std::chrono::seconds(2)) {
+      hsa_signal_store_screlease(signal, new_value);  // unstick the waiter
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - written).count();
+}
+
+}  // namespace
+
+TEST_CASE("sleeping waiters see a store made behind the API within milliseconds") {
+  Runtime rt;
+  SUBCASE("hsa_signal_wait_scacquire with an infinite timeout, both hints")
+  for (hsa_wait_state_t hint : {HSA_WAIT_STATE_BLOCKED, HSA_WAIT_STATE_ACTIVE}) {
+    CAPTURE(hint);
+    hsa_signal_t s = make_signal(1);
+    std::atomic<bool> done{false};
+    std::atomic<hsa_signal_value_t> observed{99};
+    std::thread waiter;
+    const double ms = behind_api_wake_ms(
+        s, 0,
+        [&] {
+          waiter = std::thread([&] {
+            observed = hsa_signal_wait_scacquire(s, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, hint);
+            done = true;
+          });
+        },
+        [&] { return done.load(); });
+    waiter.join();
+    CHECK(ms >= 0);
+    CHECK(ms < 100);
+    CHECK(observed.load() == 0);
+    hsa_signal_destroy(s);
+  }
+  SUBCASE("hsa_amd_signal_wait_any") {
+    hsa_signal_t signals[2] = {make_signal(1), make_signal(1)};
+    hsa_signal_condition_t conds[2] = {HSA_SIGNAL_CONDITION_EQ, HSA_SIGNAL_CONDITION_LT};
+    hsa_signal_value_t values[2] = {0, 0};
+    std::atomic<uint32_t> index{UINT32_MAX};
+    std::thread waiter;
+    const double ms = behind_api_wake_ms(
+        signals[1], -2,
+        [&] {
+          waiter = std::thread([&] {
+            index = hsa_amd_signal_wait_any(2, signals, conds, values, UINT64_MAX, HSA_WAIT_STATE_BLOCKED, nullptr);
+          });
+        },
+        [&] { return index.load() != UINT32_MAX; });
+    waiter.join();
+    CHECK(ms >= 0);
+    CHECK(ms < 100);
+    CHECK(index.load() == 1);
+    for (hsa_signal_t each : signals) hsa_signal_destroy(each);
+  }
+  SUBCASE("an async handler") {
+    hsa_signal_t s = make_signal(0);
+    static std::atomic<hsa_signal_value_t> handled{0};
+    handled = 0;
+    const double ms = behind_api_wake_ms(
+        s, 7,
+        [&] {
+          REQUIRE(hsa_amd_signal_async_handler(
+                      s, HSA_SIGNAL_CONDITION_GTE, 5,
+                      [](hsa_signal_value_t value, void*) {
+                        handled = value;
+                        return false;
+                      },
+                      nullptr) == HSA_STATUS_SUCCESS);
+        },
+        [&] { return handled.load() != 0; });
+    CHECK(ms >= 0);
+    CHECK(ms < 100);
+    CHECK(handled.load() == 7);
+    hsa_signal_destroy(s);
+  }
+  SUBCASE("a barrier-AND packet's dependency") {
+    Queue queue(rt.agent);
+    hsa_signal_t dep = make_signal(1), done = make_signal(1);
+    const double ms = behind_api_wake_ms(
+        dep, 0, [&] { barrier(queue.queue, HSA_PACKET_TYPE_BARRIER_AND, {dep}, done); },
+        [&] { return hsa_signal_load_scacquire(done) == 0; });
+    CHECK(ms >= 0);
+    CHECK(ms < 100);
+    hsa_signal_destroy(dep);
+    hsa_signal_destroy(done);
+  }
+}
+
 }  // TEST_SUITE
