@@ -5,9 +5,11 @@
 #include <doctest/doctest.h>
 
 #include <hsa/hsa.h>
+#include <hsa/hsa_ext_amd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -33,6 +35,12 @@ namespace {
 
 constexpr auto kDispatchTimeout = std::chrono::seconds(20);
 
+// hsa-cpu's worker pool size (hsa-cpu/README.md), read by hsa_init. The
+// tests need workgroups to run concurrently (atomics across workgroups), so
+// they ask for more than one worker unless the caller chose a count.
+constexpr const char* kWorkersVariable = "HSA_CPU_WORKERS";
+constexpr const char* kTestWorkers = "4";
+
 struct Dispatch {
   const char* kernel;               // kernel name
   const void* args;                 // argument struct
@@ -48,6 +56,7 @@ class Device {
  public:
   // Loads the entry select() picks for the agent, or the entry for `isa`.
   explicit Device(const std::string& isa = "") {
+    setenv(kWorkersVariable, kTestWorkers, /*overwrite=*/0);
     HSA_CHECK(hsa_init());
     initialized_ = true;
     HSA_CHECK(hsa_iterate_agents(
@@ -132,6 +141,13 @@ class Device {
   }
 
   const xe::Entry& entry() const { return *entry_; }
+  // Workgroups the agent can run at once (hsa-cpu: worker threads).
+  uint32_t compute_units() const {
+    uint32_t count = 0;
+    REQUIRE(hsa_agent_get_info(agent_, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT), &count) ==
+            HSA_STATUS_SUCCESS);
+    return count;
+  }
   const std::vector<std::string>& isas() const { return isas_; }
 
   template <typename T>
@@ -307,7 +323,9 @@ TEST_CASE("2D and 3D ids with partial workgroups in every dimension") {
 
 TEST_CASE("atomics across workgroups") {
   Device device;
-  constexpr uint32_t n = 10000, bin_count = 17;
+  // Workgroups only contend when they run on different threads at once.
+  REQUIRE(device.compute_units() >= 2);
+  constexpr uint32_t n = 1u << 18, bin_count = 17;  // 2048 workgroups
   uint32_t* values = device.allocate<uint32_t>(n);
   uint32_t* bins = device.allocate<uint32_t>(bin_count);
   uint32_t* summary = device.allocate<uint32_t>(2);
@@ -448,3 +466,4 @@ TEST_CASE("every host level the agent supports runs a loop-mode and a fiber-mode
   }
   CHECK(ran >= 1);
 }
+
