@@ -6,6 +6,7 @@
 #include <elf.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -50,6 +51,7 @@ struct ExpectedKernel {
   uint32_t kernarg_alignment;
   uint32_t group_segment_size;
   bool uses_barriers;
+  std::array<uint32_t, 3> required_workgroup_size = {0, 0, 0};
 };
 const std::map<std::string, ExpectedKernel> kExpected = {
     {"saxpy", {sizeof(saxpy_args_t), alignof(saxpy_args_t), 0, false}},
@@ -57,9 +59,14 @@ const std::map<std::string, ExpectedKernel> kExpected = {
     {"histogram", {sizeof(histogram_args_t), alignof(histogram_args_t), 0, false}},
     {"reduce", {sizeof(reduce_args_t), alignof(reduce_args_t), sizeof(reduce_shared_t), true}},
     {"scan", {sizeof(scan_args_t), alignof(scan_args_t), sizeof(scan_shared_t), true}},
-    {"fill", {sizeof(fill_args_t), alignof(fill_args_t), 0, false}},
+    {"fill", {sizeof(fill_args_t), alignof(fill_args_t), 0, false, {XGPU_TEST_FILL_WORKGROUP, 1, 1}}},
     {"group_atomics",
      {sizeof(group_atomics_args_t), alignof(group_atomics_args_t), sizeof(group_atomics_shared_t), true}},
+    {"reverse", {sizeof(reverse_args_t), alignof(reverse_args_t), 0, true, {XGPU_TEST_REVERSE_WORKGROUP, 1, 1}}},
+    {"poly_clamp", {sizeof(poly_clamp_args_t), alignof(poly_clamp_args_t), 0, false}},
+    {"tile_max",
+     {sizeof(tile_max_args_t), alignof(tile_max_args_t), sizeof(tile_max_shared_t), true,
+      {XGPU_TEST_TILE, XGPU_TEST_TILE, 1}}},
 };
 
 struct Loaded {
@@ -136,14 +143,10 @@ TEST_CASE("every configured host level has a host code object whose descriptors 
     check_kernels(info, isa);
     for (const xe::KernelInfo& k : info.kernels) {
       INFO(k.name);
-      CHECK(k.uses_barriers == kExpected.at(k.name).uses_barriers);
-      if (k.name == "fill") {
-        CHECK(k.required_workgroup_size[0] == XGPU_TEST_FILL_WORKGROUP);
-        CHECK(k.required_workgroup_size[1] == 1);
-        CHECK(k.required_workgroup_size[2] == 1);
-      } else {
-        CHECK(k.required_workgroup_size[0] == 0);
-      }
+      const ExpectedKernel& expected = kExpected.at(k.name);
+      CHECK(k.uses_barriers == expected.uses_barriers);
+      for (int d = 0; d < 3; ++d) CHECK(k.required_workgroup_size[d] == expected.required_workgroup_size[d]);
+      CHECK(k.private_segment_size == 0);
     }
     status = xe::check_code_object_rules(entry->kind, entry->code_object);
     CHECK_MESSAGE(status.ok(), status.message());
@@ -246,5 +249,7 @@ TEST_CASE("the check reports a kernel missing from one target") {
   xe::Status status = xe::check(executable);
   REQUIRE_FALSE(status.ok());
   CHECK(status.message().starts_with("kernel sets differ: "));
-  CHECK(status.message().find(host_isa + " has fill, group_atomics, histogram, ids, reduce, saxpy, scam") != std::string::npos);
+  CHECK(status.message().find(host_isa +
+                              " has fill, group_atomics, histogram, ids, poly_clamp, reduce, reverse, saxpy, scam, "
+                              "tile_max") != std::string::npos);
 }

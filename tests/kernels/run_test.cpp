@@ -7,6 +7,7 @@
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -467,3 +468,60 @@ TEST_CASE("every host level the agent supports runs a loop-mode and a fiber-mode
   CHECK(ran >= 1);
 }
 
+TEST_CASE("a kernel with barriers and a fixed workgroup size reverses each workgroup through dynamic group memory") {
+  Device device;
+  constexpr uint32_t n = 300, workgroup = XGPU_TEST_REVERSE_WORKGROUP;  // 4 full workgroups + one of 44
+  uint32_t* in = device.allocate<uint32_t>(n);
+  uint32_t* out = device.allocate<uint32_t>(n);
+  for (uint32_t i = 0; i < n; ++i) in[i] = i * 3u + 7u;
+  reverse_args_t args = {in, out, n, 0};
+  device.run({"reverse", &args, sizeof(args), 1, {n, 1, 1}, {workgroup, 1, 1}, workgroup * sizeof(uint32_t)});
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t first = i / workgroup * workgroup;
+    const uint32_t items = std::min(workgroup, n - first);
+    INFO("i = " << i);
+    REQUIRE(out[i] == in[first + items - 1 - (i - first)]);
+  }
+}
+
+TEST_CASE("a C++ kernel (templates, constexpr) matches the CPU reference") {
+  Device device;
+  constexpr uint32_t n = 777;
+  float* in = device.allocate<float>(n);
+  float* out = device.allocate<float>(n);
+  for (uint32_t i = 0; i < n; ++i) in[i] = static_cast<float>(static_cast<int32_t>(i) - 400) / 16.0f;
+  poly_clamp_args_t args = {in, out, 0.5f, -2.0f, 1.0f, -3.0f, 100.0f, n};
+  device.run({"poly_clamp", &args, sizeof(args), 1, {n, 1, 1}, {128, 1, 1}});
+  for (uint32_t i = 0; i < n; ++i) {
+    // Exact: x is a multiple of 1/16 in [-25, 24.25], so every product and
+    // sum is representable (no rounding, no contraction differences).
+    const float x = in[i];
+    const float expected = std::clamp((0.5f * x + -2.0f) * x + 1.0f, -3.0f, 100.0f);
+    INFO("i = " << i << ", x = " << x);
+    REQUIRE(out[i] == expected);
+  }
+}
+
+TEST_CASE("a C++ kernel with groupshared memory, barriers and a fixed 2D workgroup size matches the CPU reference") {
+  Device device;
+  constexpr uint32_t width = 45, height = 21, tile = XGPU_TEST_TILE;  // partial tiles in x and y
+  constexpr uint32_t tiles_x = (width + tile - 1) / tile, tiles_y = (height + tile - 1) / tile;
+  uint32_t* in = device.allocate<uint32_t>(width * height);
+  uint32_t* out = device.allocate<uint32_t>(tiles_x * tiles_y);
+  for (uint32_t i = 0; i < width * height; ++i) in[i] = (i * 2654435761u) >> 8;
+  std::memset(out, 0, tiles_x * tiles_y * sizeof(uint32_t));
+  tile_max_args_t args = {in, out, width, height};
+  device.run({"tile_max", &args, sizeof(args), 2, {width, height, 1}, {tile, tile, 1}});
+  for (uint32_t ty = 0; ty < tiles_y; ++ty) {
+    for (uint32_t tx = 0; tx < tiles_x; ++tx) {
+      uint32_t expected = 0;
+      for (uint32_t y = ty * tile; y < std::min(height, ty * tile + tile); ++y) {
+        for (uint32_t x = tx * tile; x < std::min(width, tx * tile + tile); ++x) {
+          expected = std::max(expected, in[y * width + x]);
+        }
+      }
+      INFO("tile " << tx << "," << ty);
+      CHECK(out[ty * tiles_x + tx] == expected);
+    }
+  }
+}

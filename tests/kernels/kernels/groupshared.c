@@ -66,3 +66,13 @@ XGPU_KERNEL_GROUPSHARED(group_atomics, group_atomics_args_t, args, group_atomics
     xgpu_atomic_fence(XGPU_ORDER_RELEASE, XGPU_SCOPE_SYSTEM);
   }
 }
+
+XGPU_KERNEL_BARRIERS_SIZED(reverse, reverse_args_t, args, XGPU_TEST_REVERSE_WORKGROUP, 1u, 1u) {
+  const uint32_t lid = xgpu_local_id(0);
+  const uint32_t i = xgpu_global_id(0);
+  const uint32_t items = xgpu_workgroup_item_count(0);
+  uint32_t* staged = (uint32_t*)xgpu_dynamic_groupshared();
+  if (i < args->n) staged[lid] = args->in[i];
+  xgpu_barrier();
+  if (i < args->n) args->out[i] = staged[items - 1u - lid];
+}

@@ -82,4 +82,42 @@ typedef struct group_atomics_shared {
   uint32_t reserved;  /* keeps the struct 16 bytes */
 } group_atomics_shared_t;
 
+/* Fixed workgroup size (64x1x1), barriers, no static group memory: each
+ * workgroup reverses its items through dynamic group memory (one uint32 per
+ * work item): out[first + l] = in[first + items - 1 - l]. */
+typedef struct reverse_args {
+  const uint32_t* in; /* binding: n values */
+  uint32_t* out;      /* binding: n values */
+  uint32_t n;         /* element count */
+  uint32_t reserved;  /* zero */
+} reverse_args_t;
+#define XGPU_TEST_REVERSE_WORKGROUP 64u
+
+/* C++ source, loop mode: out[i] = clamp(a * in[i]^2 + b * in[i] + c, lo, hi)
+ * for i < n. */
+typedef struct poly_clamp_args {
+  const float* in; /* binding: n floats */
+  float* out;      /* binding: n floats */
+  float a;         /* x^2 coefficient */
+  float b;         /* x coefficient */
+  float c;         /* constant term */
+  float lo;        /* lower clamp bound */
+  float hi;        /* upper clamp bound */
+  uint32_t n;      /* element count */
+} poly_clamp_args_t;
+
+/* C++ source, fixed workgroup size 8x8x1, groupshared memory and barriers:
+ * out[ty * tiles_x + tx] = max of in over the 8x8 tile (tx, ty) of a
+ * width x height image (row-major); edge tiles are partial. */
+typedef struct tile_max_args {
+  const uint32_t* in; /* binding: width * height values */
+  uint32_t* out;      /* binding: one value per tile */
+  uint32_t width;     /* image width (items) */
+  uint32_t height;    /* image height (items) */
+} tile_max_args_t;
+#define XGPU_TEST_TILE 8u
+typedef struct tile_max_shared {
+  uint32_t values[XGPU_TEST_TILE][XGPU_TEST_TILE]; /* [y][x] partial maxima */
+} tile_max_shared_t;
+
 #endif /* XGPU_TEST_KERNELS_H_ */
