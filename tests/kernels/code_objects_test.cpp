@@ -4,12 +4,13 @@
 #include <doctest/doctest.h>
 
 #include <elf.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -18,17 +19,15 @@
 #include <xgpu/host_kernel.h>
 
 #include "kernels/test_kernels.h"
+#include "test_files.h"
 #include "xgpu_executable.h"
 
 namespace xe = xgpu::executable;
+using xgpu_test::edit_host_descriptor;
+using xgpu_test::pack;
+using xgpu_test::TestExecutable;
 
 namespace {
-
-std::vector<uint8_t> read_file(const char* path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "cannot open " << path);
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 std::vector<std::string> split(const std::string& list) {
   std::vector<std::string> items;
@@ -69,14 +68,7 @@ const std::map<std::string, ExpectedKernel> kExpected = {
       {XGPU_TEST_TILE, XGPU_TEST_TILE, 1}}},
 };
 
-struct Loaded {
-  std::vector<uint8_t> bytes = read_file(XGPU_TEST_KERNELS_FILE);
-  xe::Executable executable;
-  Loaded() {
-    xe::Status status = xe::Executable::parse(bytes, &executable);
-    REQUIRE_MESSAGE(status.ok(), status.message());
-  }
-};
+using Loaded = TestExecutable;
 
 void check_kernels(const xe::CodeObjectInfo& info, const std::string& isa) {
   REQUIRE(info.kernels.size() == kExpected.size());
@@ -183,42 +175,134 @@ TEST_CASE("select picks the best host level for a CPU agent") {
   CHECK(status.message().find("x86_64-unknown-linux-gnu--" + levels[0]) != std::string::npos);
 }
 
-TEST_CASE("the check reports a kernarg size that differs between targets") {
+namespace {
+
+// The test executable with the first host entry's descriptor of `kernel`
+// edited; `out_host_isa` receives that entry's ISA name.
+std::vector<uint8_t> with_host_descriptor(const std::string& kernel,
+                                          const std::function<void(xgpu_host_kernel_descriptor_t&)>& edit,
+                                          std::string* out_host_isa) {
   Loaded file;
-  // Rebuild the executable with one host descriptor's kernarg size patched.
-  std::vector<xe::EntryInput> inputs;
-  const xe::Entry* host = nullptr;
-  for (const xe::Entry& e : file.executable.entries()) {
-    inputs.push_back({std::string(e.isa_name), e.kind, std::vector<uint8_t>(e.code_object.begin(), e.code_object.end())});
-    if (e.kind == XGPU_EXECUTABLE_ENTRY_KIND_HOST && !host) host = &e;
-  }
-  REQUIRE(host != nullptr);
-  xe::EntryInput& patched = inputs[static_cast<size_t>(host - file.executable.entries().data())];
-  xe::CodeObjectInfo before;
-  REQUIRE(xe::read_code_object(patched.kind, patched.code_object, &before).ok());
-  // Find the descriptor whose kernarg_size we change: the first XGHK record
-  // that is a kernel descriptor (abi_version follows the magic).
-  size_t patched_count = 0;
-  for (size_t at = 0; at + sizeof(xgpu_host_kernel_descriptor_t) <= patched.code_object.size(); at += 8) {
-    xgpu_host_kernel_descriptor_t d;
-    std::memcpy(&d, patched.code_object.data() + at, sizeof(d));
-    if (d.magic != XGPU_HOST_KERNEL_MAGIC || d.abi_version != XGPU_HOST_KERNEL_ABI_VERSION) continue;
-    if (d.kernarg_size != sizeof(saxpy_args_t) || d.group_segment_size != 0) continue;
-    d.kernarg_size += 8;
-    std::memcpy(patched.code_object.data() + at, &d, sizeof(d));
-    ++patched_count;
+  std::vector<xe::EntryInput> inputs = file.inputs();
+  for (xe::EntryInput& input : inputs) {
+    if (input.kind != XGPU_EXECUTABLE_ENTRY_KIND_HOST) continue;
+    edit_host_descriptor(input.code_object, kernel, edit);
+    *out_host_isa = input.isa_name;
     break;
   }
-  REQUIRE(patched_count == 1);
-  std::vector<uint8_t> bytes;
-  REQUIRE(xe::write(inputs, &bytes).ok());
+  REQUIRE(!out_host_isa->empty());
+  return pack(inputs);
+}
+
+std::string check_message(const std::vector<uint8_t>& bytes) {
   xe::Executable executable;
-  REQUIRE(xe::Executable::parse(bytes, &executable).ok());
-  xe::Status status = xe::check(executable);
-  REQUIRE_FALSE(status.ok());
-  CHECK(status.message().find("kernarg size differs: ") != std::string::npos);
-  CHECK(status.message().find(std::to_string(sizeof(saxpy_args_t) + 8) + " bytes on " + std::string(host->isa_name)) !=
-        std::string::npos);
+  xe::Status status = xe::Executable::parse(bytes, &executable);
+  REQUIRE_MESSAGE(status.ok(), status.message());
+  status = xe::check(executable);
+  return status.ok() ? std::string("(ok)") : status.message();
+}
+
+}  // namespace
+
+TEST_CASE("the check reports a kernarg size that differs between targets") {
+  Loaded file;
+  const std::string first_isa(file.executable.entries()[0].isa_name);
+  std::string host_isa;
+  auto bytes = with_host_descriptor("saxpy", [](auto& d) { d.kernarg_size += 8; }, &host_isa);
+  CHECK(check_message(bytes) == "kernel 'saxpy': kernarg size differs: " + std::to_string(sizeof(saxpy_args_t)) +
+                                    " bytes on " + first_isa + ", " + std::to_string(sizeof(saxpy_args_t) + 8) +
+                                    " bytes on " + host_isa);
+}
+
+TEST_CASE("the check reports a kernarg alignment that differs between targets") {
+  Loaded file;
+  const std::string first_isa(file.executable.entries()[0].isa_name);
+  std::string host_isa;
+  // Same size, stricter alignment: a runtime placing the kernarg for one
+  // target would misalign it for the other.
+  auto bytes = with_host_descriptor("scan", [](auto& d) { d.kernarg_alignment = 16; }, &host_isa);
+  CHECK(check_message(bytes) == "kernel 'scan': kernarg alignment differs: " +
+                                    std::to_string(alignof(scan_args_t)) + " bytes on " + first_isa +
+                                    ", 16 bytes on " + host_isa);
+}
+
+TEST_CASE("the check reports a static group segment size that differs between targets") {
+  Loaded file;
+  const std::string first_isa(file.executable.entries()[0].isa_name);
+  std::string host_isa;
+  SUBCASE("a groupshared kernel") {
+    auto bytes = with_host_descriptor("reduce", [](auto& d) { d.group_segment_size -= 4; }, &host_isa);
+    CHECK(check_message(bytes) == "kernel 'reduce': static group segment size differs: " +
+                                      std::to_string(sizeof(reduce_shared_t)) + " bytes on " + first_isa + ", " +
+                                      std::to_string(sizeof(reduce_shared_t) - 4) + " bytes on " + host_isa);
+  }
+  SUBCASE("a kernel without static group memory") {
+    auto bytes = with_host_descriptor("reverse", [](auto& d) { d.group_segment_size = 64; }, &host_isa);
+    CHECK(check_message(bytes) == "kernel 'reverse': static group segment size differs: 0 bytes on " + first_isa +
+                                      ", 64 bytes on " + host_isa);
+  }
+}
+
+TEST_CASE("the check reports a required workgroup size above an AMDGPU target's limit") {
+  Loaded file;
+  SUBCASE("every target's limit") {
+    std::string host_isa;
+    auto bytes = with_host_descriptor("fill", [](auto& d) { d.required_workgroup_size[0] = 2048; }, &host_isa);
+    CHECK(check_message(bytes) == "kernel 'fill': required workgroup size 2048 work items exceeds the limit 1024 on " +
+                                      std::string(file.executable.entries()[0].isa_name));
+  }
+  SUBCASE("the first target in entry order whose limit is exceeded") {
+    // Lower the metadata's .max_flat_workgroup_size (1024, msgpack uint16)
+    // to 512 on the second AMDGPU entry and to 256 on the third.
+    std::vector<xe::EntryInput> inputs = file.inputs();
+    REQUIRE(inputs.size() >= 4);
+    REQUIRE(inputs[2].kind == XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU);
+    // fixstr key (0xa0 | 24), then uint16 (0xcd) 0x0400 big-endian.
+    std::vector<uint8_t> key = {0xb8};
+    for (char c : std::string_view(".max_flat_workgroup_size")) key.push_back(static_cast<uint8_t>(c));
+    key.insert(key.end(), {0xcd, 0x04, 0x00});
+    auto set_limit = [&](std::vector<uint8_t>& code, uint8_t high_byte) {
+      size_t count = 0;
+      for (auto it = code.begin(); (it = std::search(it, code.end(), key.begin(), key.end())) != code.end(); ++count) {
+        it += static_cast<ptrdiff_t>(key.size());
+        *(it - 2) = high_byte;
+      }
+      CHECK(count == kExpected.size());
+    };
+    set_limit(inputs[1].code_object, 0x02);
+    set_limit(inputs[2].code_object, 0x01);
+    for (xe::EntryInput& input : inputs) {
+      if (input.kind != XGPU_EXECUTABLE_ENTRY_KIND_HOST) continue;
+      edit_host_descriptor(input.code_object, "fill", [](auto& d) { d.required_workgroup_size[0] = 600; });
+      edit_host_descriptor(input.code_object, "reverse", [](auto& d) { d.required_workgroup_size[0] = 300; });
+    }
+    // fill comes first by name: 600 > 512 on the second entry (the third's
+    // 256 is smaller, but the second comes first).
+    CHECK(check_message(pack(inputs)) == "kernel 'fill': required workgroup size 600 work items exceeds the limit 512 on " +
+                                             inputs[1].isa_name);
+    for (xe::EntryInput& input : inputs) {
+      if (input.kind != XGPU_EXECUTABLE_ENTRY_KIND_HOST) continue;
+      edit_host_descriptor(input.code_object, "fill", [](auto& d) { d.required_workgroup_size[0] = 64; });
+    }
+    CHECK(check_message(pack(inputs)) ==
+          "kernel 'reverse': required workgroup size 300 work items exceeds the limit 256 on " + inputs[2].isa_name);
+  }
+}
+
+TEST_CASE("the fiber stack check: the test kernels fit, and the host stack grows with the descriptor") {
+  Loaded file;
+  std::vector<xe::CodeObjectInfo> infos;
+  xe::Status status = xe::check(file.executable, &infos);
+  REQUIRE_MESSAGE(status.ok(), status.message());
+  const uint64_t default_stack = xe::host_fiber_kernel_stack_bytes(0);
+  CHECK(default_stack == XGPU_HOST_FIBER_STACK_MIN_BYTES - XGPU_HOST_FIBER_STACK_RUNTIME_BYTES);
+  CHECK(xe::host_fiber_kernel_stack_bytes(1u << 20) == (1u << 20));
+  for (size_t e = 0; e < infos.size(); ++e) {
+    if (file.executable.entries()[e].kind != XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU) continue;
+    for (const xe::KernelInfo& k : infos[e].kernels) CHECK(k.private_segment_size <= default_stack);
+  }
+  // (The failing side, a barrier kernel with a 64 KiB stack array, is the
+  // kernels.must_fail.private_stack build test.)
 }
 
 TEST_CASE("the check reports a kernel missing from one target") {
@@ -252,4 +336,84 @@ TEST_CASE("the check reports a kernel missing from one target") {
   CHECK(status.message().find(host_isa +
                               " has fill, group_atomics, histogram, ids, poly_clamp, reduce, reverse, saxpy, scam, "
                               "tile_max") != std::string::npos);
+}
+
+namespace {
+
+struct ToolRun {
+  int exit_code = -1;  // the tool's exit status
+  std::string out;     // what it printed on stdout
+};
+
+// Runs `xgpu-kernels <command> <path>` (stderr discarded).
+ToolRun run_tool(const std::string& command, const std::string& path) {
+  const std::string line = std::string("'") + XGPU_KERNELS_TOOL + "' " + command + " '" + path + "' 2>/dev/null";
+  FILE* pipe = popen(line.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  ToolRun run;
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0;) run.out.append(buffer, n);
+  const int status = pclose(pipe);
+  REQUIRE_MESSAGE(WIFEXITED(status), line << " did not exit normally (status " << status << ")");
+  run.exit_code = WEXITSTATUS(status);
+  return run;
+}
+
+std::string work_file(const std::string& name) {
+  return std::string(XGPU_TEST_WORK_DIR) + "/" + name + "." + std::to_string(getpid()) + ".xgpux";
+}
+
+bool has(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("xgpu-kernels inspect prints the table and exits 0 only when the check passes") {
+  SUBCASE("the built executable") {
+    ToolRun run = run_tool("inspect", XGPU_TEST_KERNELS_FILE);
+    CHECK(run.exit_code == 0);
+    CHECK(has(run.out, "\ncheck: ok\n"));
+    CHECK(run_tool("inspect --json", XGPU_TEST_KERNELS_FILE).exit_code == 0);
+  }
+  SUBCASE("targets that disagree") {
+    std::string host_isa;
+    const std::string path = work_file("inspect-mismatch");
+    xgpu_test::write_file(path, with_host_descriptor("saxpy", [](auto& d) { d.kernarg_size += 8; }, &host_isa));
+    ToolRun run = run_tool("inspect", path);
+    CHECK(run.exit_code == 1);
+    CHECK(has(run.out, "\nkernel saxpy\n"));
+    CHECK(has(run.out, "\nkernel tile_max\n"));
+    CHECK(has(run.out, "\ncheck: kernel 'saxpy': kernarg size differs: "));
+    ToolRun json = run_tool("inspect --json", path);
+    CHECK(json.exit_code == 1);
+    CHECK(has(json.out, "\"check\": \"kernel 'saxpy': kernarg size differs: "));
+    CHECK(has(json.out, "\"name\": \"tile_max\""));
+    CHECK(run_tool("check", path).exit_code == 1);
+    std::remove(path.c_str());
+  }
+  SUBCASE("a code object that cannot be read") {
+    Loaded file;
+    std::vector<xe::EntryInput> inputs = file.inputs();
+    xe::EntryInput& broken = inputs.back();
+    broken.code_object[1] = 'X';  // ELF magic
+    const std::string path = work_file("inspect-corrupt");
+    xgpu_test::write_file(path, pack(inputs));
+    ToolRun run = run_tool("inspect", path);
+    CHECK(run.exit_code == 1);
+    CHECK(has(run.out, broken.isa_name));
+    CHECK(has(run.out, "error: not an ELF file (bad magic)"));
+    CHECK(has(run.out, "\nkernel saxpy\n"));  // the readable targets are still listed
+    CHECK(has(run.out, "\ncheck: " + broken.isa_name + ": not an ELF file (bad magic)\n"));
+    ToolRun json = run_tool("inspect --json", path);
+    CHECK(json.exit_code == 1);
+    CHECK(has(json.out, "\"error\": \"not an ELF file (bad magic)\""));
+    std::remove(path.c_str());
+  }
+  SUBCASE("a file that is not an executable") {
+    const std::string path = work_file("inspect-truncated");
+    std::vector<uint8_t> bytes = Loaded().bytes;
+    bytes.resize(bytes.size() / 2);
+    xgpu_test::write_file(path, bytes);
+    CHECK(run_tool("inspect", path).exit_code == 1);
+    std::remove(path.c_str());
+  }
 }
