@@ -102,6 +102,39 @@ TEST_CASE("group memory: max(packet total, static) bytes, aligned, per workgroup
   hsa_signal_destroy(done);
 }
 
+TEST_CASE("group memory: concurrent workgroups each get their own") {
+  ScopedEnv workers("HSA_CPU_WORKERS", "3");
+  Runtime rt;
+  Kernels kernels(rt.agent);
+  Queue queue(rt.agent);
+  struct Args { uint32_t* out; uint32_t* running; uint32_t* max_running; uint32_t concurrent; };
+  constexpr uint32_t kGroups = 24;
+  constexpr uint32_t kConcurrent = 3;  // of the 4 threads (3 workers + the processor)
+  for (uint32_t group_bytes : {256u, 65536u}) {
+    CAPTURE(group_bytes);
+    uint32_t* out = rt.alloc<uint32_t>(kGroups);
+    uint32_t* counters = rt.alloc<uint32_t>(2);
+    auto* args = rt.alloc<Args>(1, rt.kernarg_pool);
+    *args = Args{out, &counters[0], &counters[1], kConcurrent};
+    hsa_signal_t done = make_signal(1);
+    Dispatch d;
+    d.kernel_object = kernels.object("group_owner");
+    d.kernarg = args;
+    d.grid[0] = kGroups;
+    d.group_bytes = group_bytes;
+    d.completion = done;
+    dispatch(queue.queue, d);
+    REQUIRE(wait_eq(done, 0));
+    CHECK(counters[1] >= kConcurrent);  // the workgroups did overlap
+    for (uint32_t g = 0; g < kGroups; ++g) {
+      CAPTURE(g);
+      CHECK(out[g] == 1);  // its segment held only its own id throughout
+    }
+    hsa_signal_destroy(done);
+  }
+  CHECK(queue.errors.load() == 0);
+}
+
 TEST_CASE("fiber mode: a workgroup reduction with barriers") {
   Runtime rt;
   Kernels kernels(rt.agent);

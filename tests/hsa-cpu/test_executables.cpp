@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <set>
 
 #include <xgpu/host_kernel.h>
@@ -30,6 +31,29 @@ hsa_status_t load(hsa_agent_t agent, const std::vector<char>& bytes, hsa_executa
   REQUIRE(hsa_executable_create_alt(HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, nullptr,
                                     out_exec) == HSA_STATUS_SUCCESS);
   return hsa_executable_load_agent_code_object(*out_exec, agent, *out_reader, nullptr, nullptr);
+}
+
+// Runs `fn` with stderr redirected to a temporary file; returns what was
+// written to it.
+template <typename Fn>
+std::string capture_stderr(Fn&& fn) {
+  fflush(stderr);
+  FILE* file = tmpfile();
+  REQUIRE(file != nullptr);
+  const int saved = dup(STDERR_FILENO);
+  REQUIRE(saved >= 0);
+  REQUIRE(dup2(fileno(file), STDERR_FILENO) == STDERR_FILENO);
+  fn();
+  fflush(stderr);
+  dup2(saved, STDERR_FILENO);
+  close(saved);
+  std::string text;
+  rewind(file);
+  char buffer[512];
+  size_t n = 0;
+  while ((n = fread(buffer, 1, sizeof(buffer), file)) > 0) text.append(buffer, n);
+  fclose(file);
+  return text;
 }
 
 std::string symbol_name(hsa_executable_symbol_t symbol) {
@@ -59,7 +83,8 @@ TEST_CASE("load from memory: symbols and their info") {
             },
             &names) == HSA_STATUS_SUCCESS);
   CHECK(names == std::set<std::string>{"empty.kd", "write_ids.kd", "wg_reduce.kd", "group_probe.kd",
-                                       "record_order.kd", "test_variable"});
+                                       "thread_id.kd", "gate.kd", "snapshot.kd", "group_owner.kd",
+                                       "test_variable"});
   int count = 0;
   CHECK(hsa_executable_iterate_symbols(
             kernels.executable,
@@ -198,6 +223,50 @@ TEST_CASE("a host object for a level the agent lacks is refused") {
   CHECK(hsa_code_object_reader_destroy(reader) == HSA_STATUS_SUCCESS);
   // The baseline object is accepted by the same agent.
   Kernels kernels(rt.agent);
+}
+
+TEST_CASE("the reason a code object is refused is logged (HSA_CPU_LOG)") {
+  ScopedEnv cap("HSA_CPU_ISA", "x86-64-v3");
+  ScopedEnv log("HSA_CPU_LOG", "1");
+  Runtime rt;  // reads HSA_CPU_LOG
+  hsa_executable_t exec;
+  hsa_code_object_reader_t reader;
+  hsa_status_t status = HSA_STATUS_SUCCESS;
+  const std::string amdgcn = capture_stderr([&] {
+    status = load(rt.agent, read_file(HSA_CPU_TEST_AMDGCN), &exec, &reader);
+  });
+  CHECK(status == HSA_STATUS_ERROR_INVALID_ISA);
+  INFO("stderr: " << amdgcn);
+  CHECK(amdgcn.find("hsa-cpu: code object refused: it is an amdgcn code object (EM_AMDGPU") != std::string::npos);
+  CHECK(amdgcn.find("this agent runs host ISA x86_64-unknown-linux-gnu--x86-64") != std::string::npos);
+  CHECK(hsa_executable_destroy(exec) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_code_object_reader_destroy(reader) == HSA_STATUS_SUCCESS);
+  if (__builtin_cpu_supports("x86-64-v3")) {  // the cap needs a v3 host
+    const std::string v4 = capture_stderr([&] {
+      status = load(rt.agent, read_file(HSA_CPU_TEST_KERNELS_V4), &exec, &reader);
+    });
+    CHECK(status == HSA_STATUS_ERROR_INVALID_ISA);
+    INFO("stderr: " << v4);
+    CHECK(v4.find("hsa-cpu: code object refused: built for ISA 'x86_64-unknown-linux-gnu--x86-64-v4'; "
+                  "agent 0 runs: x86_64-unknown-linux-gnu--x86-64-v3, ") != std::string::npos);
+    CHECK(hsa_executable_destroy(exec) == HSA_STATUS_SUCCESS);
+    CHECK(hsa_code_object_reader_destroy(reader) == HSA_STATUS_SUCCESS);
+  }
+}
+
+TEST_CASE("nothing is logged without HSA_CPU_LOG") {
+  ScopedEnv quiet("HSA_CPU_LOG", nullptr);
+  Runtime rt;
+  hsa_executable_t exec;
+  hsa_code_object_reader_t reader;
+  hsa_status_t status = HSA_STATUS_SUCCESS;
+  const std::string text = capture_stderr([&] {
+    status = load(rt.agent, read_file(HSA_CPU_TEST_AMDGCN), &exec, &reader);
+  });
+  CHECK(status == HSA_STATUS_ERROR_INVALID_ISA);
+  CHECK(text.empty());
+  CHECK(hsa_executable_destroy(exec) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_code_object_reader_destroy(reader) == HSA_STATUS_SUCCESS);
 }
 
 TEST_CASE("bad handles and arguments") {

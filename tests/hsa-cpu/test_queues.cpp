@@ -116,21 +116,51 @@ TEST_CASE("index operations in every order, under concurrent producers") {
   CHECK(hsa_queue_load_read_index_scacquire(q) == 7);
 }
 
-TEST_CASE("a small queue wraps many times") {
+TEST_CASE("a full queue makes the producer wait; a small queue wraps many times") {
   Runtime rt;
   Queue queue(rt.agent, 64);
+  hsa_queue_t* q = queue.queue;
   constexpr int kPackets = 64 * 60;
   hsa_signal_t done = make_signal(kPackets);
   hsa_signal_t zero = make_signal(0);
-  for (int i = 0; i < kPackets; ++i)
-    barrier(queue.queue, i % 2 ? HSA_PACKET_TYPE_BARRIER_AND : HSA_PACKET_TYPE_BARRIER_OR,
-            {zero, hsa_signal_t{0}}, done);
+  hsa_signal_t gate = make_signal(1);
+  // The first packet waits for `gate`, so the next 63 fill the queue.
+  barrier(q, HSA_PACKET_TYPE_BARRIER_AND, {gate}, done);
+  for (int i = 1; i < 64; ++i) barrier(q, HSA_PACKET_TYPE_BARRIER_AND, {zero}, done);
+  CHECK(hsa_queue_load_write_index_scacquire(q) - hsa_queue_load_read_index_scacquire(q) == q->size);
+  // A producer for the rest: it counts the slots it found the queue full for.
+  std::atomic<int> waited_for_space{0};
+  std::atomic<int> produced{64};
+  std::thread producer([&] {
+    for (int i = 64; i < kPackets; ++i) {
+      const uint64_t index = hsa_queue_add_write_index_relaxed(q, 1);
+      if (index - hsa_queue_load_read_index_scacquire(q) >= q->size) waited_for_space.fetch_add(1);
+      auto* p = slot<hsa_barrier_and_packet_t>(q, index);
+      while (index - hsa_queue_load_read_index_scacquire(q) >= q->size) std::this_thread::yield();
+      p->reserved0 = 0;
+      p->reserved1 = 0;
+      for (int d = 0; d < 5; ++d) p->dep_signal[d] = hsa_signal_t{0};
+      p->dep_signal[0] = zero;  // met, for AND and OR alike
+      p->reserved2 = 0;
+      p->completion_signal = done;
+      publish(q, index, header(i % 2 ? HSA_PACKET_TYPE_BARRIER_AND : HSA_PACKET_TYPE_BARRIER_OR));
+      produced.fetch_add(1);
+    }
+  });
+  // The producer's first packet finds the queue full and waits.
+  for (int i = 0; i < 5000 && waited_for_space.load() == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  CHECK(waited_for_space.load() >= 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK(produced.load() == 64);  // nothing written while full
+  CHECK(hsa_queue_load_read_index_scacquire(q) == 0);
+  hsa_signal_store_screlease(gate, 0);  // drain: the producer wraps the ring ~60 times
+  producer.join();
   CHECK(wait_eq(done, 0));
-  CHECK(hsa_queue_load_read_index_scacquire(queue.queue) == uint64_t(kPackets));
-  CHECK(hsa_queue_load_write_index_scacquire(queue.queue) == uint64_t(kPackets));
+  CHECK(hsa_queue_load_read_index_scacquire(q) == uint64_t(kPackets));
+  CHECK(hsa_queue_load_write_index_scacquire(q) == uint64_t(kPackets));
   CHECK(queue.errors.load() == 0);
-  hsa_signal_destroy(zero);
-  hsa_signal_destroy(done);
+  for (hsa_signal_t s : {zero, gate, done}) hsa_signal_destroy(s);
 }
 
 TEST_CASE("an INVALID header stalls the queue until it is published") {
@@ -152,31 +182,69 @@ TEST_CASE("an INVALID header stalls the queue until it is published") {
   hsa_signal_destroy(second);
 }
 
+// The processor thread's id: a single-workgroup dispatch runs on it.
+int32_t processor_thread_id(Runtime& rt, Kernels& kernels, hsa_queue_t* queue) {
+  int32_t* tid = rt.alloc<int32_t>(1);
+  auto* args = rt.alloc<int32_t*>(1, rt.kernarg_pool);
+  *args = tid;
+  hsa_signal_t done = make_signal(1);
+  Dispatch d;
+  d.kernel_object = kernels.object("thread_id");
+  d.kernarg = args;
+  d.completion = done;
+  dispatch(queue, d);
+  REQUIRE(wait_eq(done, 0));
+  hsa_signal_destroy(done);
+  REQUIRE(*tid > 0);
+  return *tid;
+}
+
 TEST_CASE("the barrier bit waits for every earlier packet") {
+  // Packet 0 (gate) stays in flight on the workers after the processor
+  // moved on: its workgroups on workers block until the test releases them.
+  // Packet 1 has the barrier bit, so it must not start until packet 0
+  // completed. Without the bit it would start at once, so this fails every
+  // time the bit is ignored.
+  ScopedEnv workers("HSA_CPU_WORKERS", "2");
   Runtime rt;
   Kernels kernels(rt.agent);
   Queue queue(rt.agent);
-  struct Args { uint32_t* counter; uint32_t* tickets; uint32_t delay_us; };
-  uint32_t* counter = rt.alloc<uint32_t>(1);
-  uint32_t* tickets = rt.alloc<uint32_t>(16);
-  Args* slow = rt.alloc<Args>(1, rt.kernarg_pool);
-  Args* fast = rt.alloc<Args>(1, rt.kernarg_pool);
-  *slow = Args{counter, tickets, 20000};
-  *fast = Args{counter, tickets + 8, 0};
-  hsa_signal_t done = make_signal(2);
+  struct GateArgs { uint32_t* held; const uint32_t* release; uint32_t* finished; int32_t processor_tid; };
+  struct SnapshotArgs { const uint32_t* counter; uint32_t* out; };
+  constexpr uint32_t kGateGroups = 8;
+  uint32_t* state = rt.alloc<uint32_t>(4);  // held, release, finished, snapshot
+  auto* gate = rt.alloc<GateArgs>(1, rt.kernarg_pool);
+  auto* snapshot = rt.alloc<SnapshotArgs>(1, rt.kernarg_pool);
+  *gate = GateArgs{&state[0], &state[1], &state[2], processor_thread_id(rt, kernels, queue.queue)};
+  *snapshot = SnapshotArgs{&state[2], &state[3]};
+  hsa_signal_t gate_done = make_signal(1), after_done = make_signal(1);
   Dispatch d;
-  d.kernel_object = kernels.object("record_order");
-  d.kernarg = slow;
-  d.grid[0] = 6;  // six slow workgroups spread over the pool
-  d.completion = done;
+  d.kernel_object = kernels.object("gate");
+  d.kernarg = gate;
+  d.grid[0] = kGateGroups;
+  d.completion = gate_done;
   dispatch(queue.queue, d);
-  d.kernarg = fast;
+  d.kernel_object = kernels.object("snapshot");
+  d.kernarg = snapshot;
   d.grid[0] = 1;
+  d.completion = after_done;
   d.barrier = true;
   dispatch(queue.queue, d);
-  CHECK(wait_eq(done, 0));
-  CHECK(tickets[8] == 6);  // ran after all six workgroups of the first packet
-  hsa_signal_destroy(done);
+  // The gate is in flight: a worker holds one of its workgroups.
+  for (int i = 0; i < 5000 && __atomic_load_n(&state[0], __ATOMIC_ACQUIRE) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  REQUIRE(__atomic_load_n(&state[0], __ATOMIC_ACQUIRE) >= 1);
+  // Give the processor ample time to reach packet 1; it must hold it back.
+  CHECK_FALSE(wait_eq(after_done, 0, 100 * kMs));
+  CHECK(__atomic_load_n(&state[3], __ATOMIC_ACQUIRE) == 0);  // packet 1 never started
+  CHECK(hsa_signal_load_scacquire(gate_done) == 1);
+  __atomic_store_n(&state[1], 1u, __ATOMIC_RELEASE);  // release the gate
+  CHECK(wait_eq(gate_done, 0));
+  CHECK(wait_eq(after_done, 0));
+  CHECK(state[3] == kGateGroups + 1);  // it started after all eight workgroups ended
+  CHECK(queue.errors.load() == 0);
+  hsa_signal_destroy(gate_done);
+  hsa_signal_destroy(after_done);
 }
 
 TEST_CASE("barrier-AND and barrier-OR across two queues") {
@@ -273,6 +341,45 @@ TEST_CASE("invalid packets reach the error callback and stop the queue") {
     CHECK(hsa_signal_load_relaxed(done) == 1);
     hsa_signal_destroy(done);
     hsa_signal_destroy(later);
+  }
+}
+
+TEST_CASE("a reserved fence scope is an invalid packet") {
+  Runtime rt;
+  Kernels kernels(rt.agent);
+  constexpr auto kReservedScope = static_cast<hsa_fence_scope_t>(3);  // 2-bit field, 0..2 defined
+  uint32_t* out = rt.alloc<uint32_t>(8);
+  void** kernarg = rt.alloc<void*>(1, rt.kernarg_pool);
+  kernarg[0] = out;
+  for (int variant = 0; variant < 4; ++variant) {
+    CAPTURE(variant);
+    const bool acquire = variant % 2 == 0;  // which scope is reserved
+    const bool kernel = variant < 2;        // kernel dispatch or barrier-AND
+    const hsa_fence_scope_t acquire_scope = acquire ? kReservedScope : HSA_FENCE_SCOPE_SYSTEM;
+    const hsa_fence_scope_t release_scope = acquire ? HSA_FENCE_SCOPE_SYSTEM : kReservedScope;
+    Queue q(rt.agent);
+    hsa_signal_t done = make_signal(1);
+    if (kernel) {
+      Dispatch d;
+      d.kernel_object = kernels.object("write_ids");
+      d.kernarg = kernarg;
+      d.grid[0] = 8;
+      d.workgroup[0] = 8;
+      d.completion = done;
+      const uint64_t index = dispatch(q.queue, d, /*publish=*/false);
+      publish(q.queue, index, header(HSA_PACKET_TYPE_KERNEL_DISPATCH, false, acquire_scope, release_scope),
+              uint16_t(1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS));
+    } else {
+      const uint64_t index = barrier(q.queue, HSA_PACKET_TYPE_BARRIER_AND, {}, done, false, /*publish=*/false);
+      publish(q.queue, index, header(HSA_PACKET_TYPE_BARRIER_AND, false, acquire_scope, release_scope));
+    }
+    CHECK(q.wait_error());
+    CHECK(q.errors.load() == 1);
+    CHECK(q.last_error.load() == HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+    CHECK(hsa_signal_load_scacquire(done) == 1);  // not processed
+    CHECK(hsa_queue_load_read_index_scacquire(q.queue) == 0);
+    for (int i = 0; i < 8; ++i) CHECK(out[i] == 0);  // the kernel never ran
+    hsa_signal_destroy(done);
   }
 }
 

@@ -1,8 +1,10 @@
 /* Hand-written host code object for the hsa-cpu tests: kernels written
  * directly against include/xgpu/host_kernel.h (no kernel toolchain).
  * TEST_ISA_NAME selects the ISA the object claims to be built for. */
+#define _GNU_SOURCE /* gettid */
 #include <stdint.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <xgpu/host_kernel.h>
 
@@ -84,15 +86,90 @@ static void group_probe_workgroup(const void* kernarg, xgpu_host_workgroup_t* wg
 }
 KERNEL_DESCRIPTOR(group_probe, 256, 0, group_probe_workgroup, 0, group_probe_args_t);
 
-/* record_order: every workgroup sleeps delay_us, then takes a ticket:
- * tickets[wg] = (*counter)++. */
-typedef struct { uint32_t* counter; uint32_t* tickets; uint32_t delay_us; } record_order_args_t;
-static void record_order_workgroup(const void* kernarg, xgpu_host_workgroup_t* wg) {
-  const record_order_args_t* args = (const record_order_args_t*)kernarg;
-  if (args->delay_us != 0) {
-    struct timespec ts = {0, (long)args->delay_us * 1000};
-    nanosleep(&ts, 0);
+/* Waits (sleeping 50 us at a time) until *word is at least `target`, for at
+ * most 10 s, so a failing test cannot hang. Returns 1 when reached. */
+static int wait_at_least(const uint32_t* word, uint32_t target) {
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    if (__atomic_load_n(word, __ATOMIC_ACQUIRE) >= target) return 1;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec - start.tv_sec >= 10) return 0;
+    struct timespec pause = {0, 50000};
+    nanosleep(&pause, 0);
   }
-  args->tickets[wg->workgroup_id[0]] = __atomic_fetch_add(args->counter, 1, __ATOMIC_SEQ_CST);
 }
-KERNEL_DESCRIPTOR(record_order, 0, 0, record_order_workgroup, 0, record_order_args_t);
+
+/* thread_id: out[0] = the id of the thread running the workgroup (a
+ * single-workgroup dispatch runs on its queue's packet processor). */
+typedef struct { int32_t* out; } thread_id_args_t;
+static void thread_id_workgroup(const void* kernarg, xgpu_host_workgroup_t* wg) {
+  (void)wg;
+  ((const thread_id_args_t*)kernarg)->out[0] = (int32_t)gettid();
+}
+KERNEL_DESCRIPTOR(thread_id, 0, 0, thread_id_workgroup, 0, thread_id_args_t);
+
+/* gate: keeps a dispatch in flight after its queue's processor moved on.
+ * A workgroup on the processor thread (processor_tid) does not block: it
+ * waits until a worker holds another workgroup of the dispatch, then
+ * returns. Workgroups on workers count themselves in *held and block until
+ * *release is non-zero. Every workgroup adds 1 to *finished at its end. */
+typedef struct {
+  uint32_t* held;
+  const uint32_t* release;
+  uint32_t* finished;
+  int32_t processor_tid;
+} gate_args_t;
+static void gate_workgroup(const void* kernarg, xgpu_host_workgroup_t* wg) {
+  (void)wg;
+  const gate_args_t* args = (const gate_args_t*)kernarg;
+  if ((int32_t)gettid() == args->processor_tid) {
+    wait_at_least(args->held, 1);
+  } else {
+    __atomic_fetch_add(args->held, 1, __ATOMIC_SEQ_CST);
+    wait_at_least(args->release, 1);
+  }
+  __atomic_fetch_add(args->finished, 1, __ATOMIC_SEQ_CST);
+}
+KERNEL_DESCRIPTOR(gate, 0, 0, gate_workgroup, 0, gate_args_t);
+
+/* snapshot: out[0] = *counter + 1 when the workgroup runs (0: not run). */
+typedef struct { const uint32_t* counter; uint32_t* out; } snapshot_args_t;
+static void snapshot_workgroup(const void* kernarg, xgpu_host_workgroup_t* wg) {
+  (void)wg;
+  const snapshot_args_t* args = (const snapshot_args_t*)kernarg;
+  args->out[0] = __atomic_load_n(args->counter, __ATOMIC_SEQ_CST) + 1;
+}
+KERNEL_DESCRIPTOR(snapshot, 0, 0, snapshot_workgroup, 0, snapshot_args_t);
+
+/* group_owner: each workgroup fills its whole group segment with its id,
+ * waits until `concurrent` workgroups have filled theirs (at most 10 s),
+ * holds on 1 ms more, then checks its segment still holds only its id.
+ * out[wg] = 1 when intact, 2 when another workgroup wrote into it;
+ * *max_running = the most workgroups seen holding their segment at once. */
+typedef struct {
+  uint32_t* out;
+  uint32_t* running;
+  uint32_t* max_running;
+  uint32_t concurrent;
+} group_owner_args_t;
+static void group_owner_workgroup(const void* kernarg, xgpu_host_workgroup_t* wg) {
+  const group_owner_args_t* args = (const group_owner_args_t*)kernarg;
+  const uint32_t id = wg->workgroup_id[0] + 1;
+  uint32_t* group = (uint32_t*)wg->group_segment;
+  const uint32_t words = wg->group_segment_size / 4;
+  for (uint32_t i = 0; i < words; ++i) __atomic_store_n(&group[i], id, __ATOMIC_RELAXED);
+  const uint32_t running = __atomic_add_fetch(args->running, 1, __ATOMIC_SEQ_CST);
+  uint32_t seen = __atomic_load_n(args->max_running, __ATOMIC_RELAXED);
+  while (running > seen &&
+         !__atomic_compare_exchange_n(args->max_running, &seen, running, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+  }
+  wait_at_least(args->max_running, args->concurrent);
+  struct timespec hold = {0, 1000000};
+  nanosleep(&hold, 0);
+  uint32_t intact = 1;
+  for (uint32_t i = 0; i < words; ++i) intact &= __atomic_load_n(&group[i], __ATOMIC_RELAXED) == id;
+  __atomic_sub_fetch(args->running, 1, __ATOMIC_SEQ_CST);
+  args->out[wg->workgroup_id[0]] = intact ? 1 : 2;
+}
+KERNEL_DESCRIPTOR(group_owner, 0, 0, group_owner_workgroup, 0, group_owner_args_t);
