@@ -1,15 +1,19 @@
 // The ROCR ABI check. This program is linked against Debian's ROCR
 // (-lhsa-runtime64) and run with LD_LIBRARY_PATH pointing at hsa-cpu's
 // private libhsa-runtime64.so.1 folder: it must find the CPU agent, see
-// ROCR's queue and signal layouts, and every entry point hsa-cpu defines
-// must be exported with ROCR's version tag.
+// ROCR's queue and signal layouts (checked at compile time and on live
+// objects), and every entry point ROCR exports and the ICD imports must be
+// exported with ROCR's version tag.
 #include <dlfcn.h>
 #include <hsa/amd_hsa_queue.h>
 #include <hsa/amd_hsa_signal.h>
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 
+#include <chrono>
 #include <cstddef>
+#include <cstring>
+#include <iterator>
 #include <string>
 #include <thread>
 
@@ -265,7 +269,133 @@ const char* const kRocrExports[] = {
     "hsa_wavefront_get_info",
 };
 
+// Every entry point the AMDGPU ICD imports, from its import list (read at
+// build time): each must be exported too.
+const char* const kIcdImports[] = {
+#define XGPU_HSA_STATUS(name, requirement) #name,
+#define XGPU_HSA_VALUE(name, requirement) #name,
+#include HSA_CPU_ICD_IMPORTS
+#undef XGPU_HSA_STATUS
+#undef XGPU_HSA_VALUE
+};
+
+// The field of type T at byte `offset` of `object`, read as raw memory: what
+// compiled code and tools that know ROCR's layout see.
+template <typename T>
+T field_at(const void* object, size_t offset) {
+  T value;
+  memcpy(&value, static_cast<const char*>(object) + offset, sizeof(T));
+  return value;
+}
+
+hsa_agent_t first_agent() {
+  hsa_agent_t agent{};
+  REQUIRE(hsa_iterate_agents(
+              [](hsa_agent_t a, void* data) {
+                *static_cast<hsa_agent_t*>(data) = a;
+                return HSA_STATUS_INFO_BREAK;
+              },
+              &agent) == HSA_STATUS_INFO_BREAK);
+  return agent;
+}
+
+// Publishes a barrier-AND packet without dependencies at the next slot and
+// rings the doorbell; returns its index.
+uint64_t submit_barrier(hsa_queue_t* queue, hsa_signal_t completion) {
+  const uint64_t index = hsa_queue_add_write_index_screlease(queue, 1);
+  auto* packet = reinterpret_cast<hsa_barrier_and_packet_t*>(queue->base_address) + (index & (queue->size - 1));
+  *packet = hsa_barrier_and_packet_t{};
+  packet->completion_signal = completion;
+  __atomic_store_n(&packet->header, uint16_t(HSA_PACKET_TYPE_BARRIER_AND << HSA_PACKET_HEADER_TYPE),
+                   __ATOMIC_RELEASE);
+  hsa_signal_store_screlease(queue->doorbell_signal, hsa_signal_value_t(index));
+  return index;
+}
+
 }  // namespace
+
+TEST_CASE("queue and signal objects hold their fields at ROCR's offsets") {
+  REQUIRE(hsa_init() == HSA_STATUS_SUCCESS);
+  const hsa_agent_t agent = first_agent();
+  uint32_t compute_units = 0;
+  REQUIRE(hsa_agent_get_info(agent, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT),
+                             &compute_units) == HSA_STATUS_SUCCESS);
+  hsa_queue_t* queue = nullptr;
+  REQUIRE(hsa_queue_create(agent, 128, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &queue) ==
+          HSA_STATUS_SUCCESS);
+  // amd_queue_t.hsa_queue (offset 0): the hsa_queue_t fields.
+  CHECK(field_at<uint32_t>(queue, 0) == HSA_QUEUE_TYPE_MULTI);                            // type
+  CHECK((field_at<uint32_t>(queue, 4) & HSA_QUEUE_FEATURE_KERNEL_DISPATCH) != 0);          // features
+  void* const ring = field_at<void*>(queue, 8);                                              // base_address
+  CHECK(ring == queue->base_address);
+  CHECK(reinterpret_cast<uintptr_t>(ring) % 64 == 0);
+  const uint64_t doorbell_handle = field_at<uint64_t>(queue, 16);                           // doorbell_signal
+  CHECK(doorbell_handle == queue->doorbell_signal.handle);
+  CHECK(field_at<uint32_t>(queue, 24) == 128);                                               // size
+  CHECK(field_at<uint64_t>(queue, 32) == queue->id);                                         // id
+  // The dispatch ids are the indices.
+  CHECK(field_at<uint64_t>(queue, 56) == 0);                                                 // write_dispatch_id
+  CHECK(field_at<uint64_t>(queue, 128) == 0);                                                // read_dispatch_id
+  CHECK(field_at<uint32_t>(queue, 136) == 128);  // read_dispatch_id_field_base_byte_offset
+  CHECK(field_at<uint32_t>(queue, 72) == compute_units - 1);                                 // max_cu_id
+  uint32_t properties = field_at<uint32_t>(queue, 180);                                      // queue_properties
+  CHECK((properties & AMD_QUEUE_PROPERTIES_IS_PTR64) != 0);
+  CHECK((properties & AMD_QUEUE_PROPERTIES_ENABLE_PROFILING) == 0);
+  REQUIRE(hsa_amd_profiling_set_profiler_enabled(queue, 1) == HSA_STATUS_SUCCESS);
+  properties = field_at<uint32_t>(queue, 180);
+  CHECK((properties & AMD_QUEUE_PROPERTIES_ENABLE_PROFILING) != 0);
+  CHECK(field_at<uint64_t>(queue, 192) == 0);  // queue_inactive_signal: none
+
+  // A user signal: kind, value and (unused) event fields.
+  hsa_signal_t signal{};
+  REQUIRE(hsa_signal_create(2, 0, nullptr, &signal) == HSA_STATUS_SUCCESS);
+  const void* amd_signal = reinterpret_cast<const void*>(signal.handle);
+  CHECK(field_at<int64_t>(amd_signal, 0) == AMD_SIGNAL_KIND_USER);                            // kind
+  CHECK(field_at<int64_t>(amd_signal, 8) == 2);                                               // value
+  CHECK(field_at<uint64_t>(amd_signal, 16) == 0);  // event_mailbox_ptr: no interrupt event
+  CHECK(field_at<uint32_t>(amd_signal, 24) == 0);  // event_id
+  CHECK(field_at<uint64_t>(amd_signal, 48) == 0);  // queue_ptr: not a queue's signal
+  hsa_signal_subtract_screlease(signal, 1);
+  CHECK(field_at<int64_t>(amd_signal, 8) == 1);
+  volatile hsa_signal_value_t* value = nullptr;
+  REQUIRE(hsa_amd_signal_value_pointer(signal, &value) == HSA_STATUS_SUCCESS);
+  CHECK(reinterpret_cast<uintptr_t>(value) == signal.handle + 8);
+
+  // Two packets through the queue: the ids advance, the profiled completion
+  // carries its timestamps at start_ts/end_ts.
+  const uint64_t first = submit_barrier(queue, signal);
+  submit_barrier(queue, signal);
+  CHECK(first == 0);
+  CHECK(field_at<uint64_t>(queue, 56) == 2);
+  CHECK(hsa_signal_wait_scacquire(signal, HSA_SIGNAL_CONDITION_EQ, -1, 10000000000ull, HSA_WAIT_STATE_BLOCKED) ==
+        -1);
+  for (int i = 0; i < 1000 && __atomic_load_n(reinterpret_cast<uint64_t*>(reinterpret_cast<char*>(queue) + 128),
+                                              __ATOMIC_ACQUIRE) != 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  CHECK(field_at<uint64_t>(queue, 128) == 2);
+  CHECK(hsa_queue_load_read_index_scacquire(queue) == 2);
+  const uint64_t start_ts = field_at<uint64_t>(amd_signal, 32);
+  const uint64_t end_ts = field_at<uint64_t>(amd_signal, 40);
+  CHECK(end_ts != 0);
+  CHECK(start_ts <= end_ts);
+  hsa_amd_profiling_dispatch_time_t time{};
+  REQUIRE(hsa_amd_profiling_get_dispatch_time(agent, signal, &time) == HSA_STATUS_SUCCESS);
+  CHECK(time.end == end_ts);
+
+  // The doorbell: a doorbell signal whose hardware_doorbell_ptr (the value
+  // slot's union member) points at the word the last ring wrote, and whose
+  // queue_ptr is the queue.
+  const void* doorbell = reinterpret_cast<const void*>(doorbell_handle);
+  CHECK(field_at<int64_t>(doorbell, 0) == AMD_SIGNAL_KIND_DOORBELL);
+  const auto* word = field_at<const volatile uint64_t*>(doorbell, 8);
+  REQUIRE((word != nullptr));
+  CHECK(*word == 1);  // the index of the last packet rung
+  CHECK(field_at<const void*>(doorbell, 48) == queue);
+
+  CHECK(hsa_queue_destroy(queue) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_signal_destroy(signal) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_shut_down() == HSA_STATUS_SUCCESS);
+}
 
 TEST_CASE("the program linked against ROCR runs on hsa-cpu") {
   Dl_info info{};
@@ -328,6 +458,12 @@ TEST_CASE("every entry point is exported with version ROCR_1") {
     }
   }
   CHECK(missing == 0);
+  // The ICD's import list is covered.
+  REQUIRE(std::size(kIcdImports) > 30);
+  for (const char* name : kIcdImports) {
+    CAPTURE(name);
+    CHECK(dlvsym(library, name, "ROCR_1") != nullptr);
+  }
   // Nothing else leaks out of the library.
   CHECK(dlsym(library, "_ZN7hsa_cpu7runtimeEv") == nullptr);
   dlclose(library);
