@@ -4,8 +4,9 @@
 //     (one workgroup: runs on the packet processor; 64 workgroups: the
 //     worker pool), beside the peer "direct call" (the kernel function
 //     called in a loop, no runtime: the upper bound),
-//   - host-to-host signal wake latency (ping-pong), beside a raw futex
-//     ping-pong,
+//   - host-to-host signal wake latency: ping-pong (met while the waiter
+//     still polls) and wake from sleep (stored 1 ms after the wait began),
+//     each beside a raw futex peer measured the same way,
 //   - dispatch latency: doorbell rung -> completion signal observed,
 //   - CPU time used by idle queues.
 // ROCR is this runtime's real peer; it needs an AMD GPU, so its line says
@@ -16,6 +17,8 @@
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 #include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -243,6 +246,96 @@ double futex_latency_us(int round_trips) {
   return seconds * 1e6 / (2.0 * round_trips);
 }
 
+// Wake from sleep: a waiter blocks on a value (HSA signal or raw futex
+// word); `sleep_us` later, well past any polling window, the other thread
+// stores it. Microseconds from just before the store to the waiter's return;
+// the median of `samples`.
+// With `pinned`, the storing thread runs on the first CPU of the process's
+// affinity mask and the waiter on the second (a wake across cores; without
+// it the scheduler may run both on one core, which is cheaper).
+void pin_to_cpu(int nth) {
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return;
+  for (int cpu = 0, seen = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &allowed) || seen++ != nth) continue;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+    return;
+  }
+}
+
+int allowed_cpus() {
+  cpu_set_t allowed;
+  return sched_getaffinity(0, sizeof(allowed), &allowed) == 0 ? CPU_COUNT(&allowed) : 1;
+}
+
+template <typename Wait, typename Store>
+double wake_from_sleep_us(int samples, int sleep_us, bool pinned, Wait&& wait, Store&& store) {
+  cpu_set_t original;
+  const bool restore = pinned && sched_getaffinity(0, sizeof(original), &original) == 0;
+  if (pinned) pin_to_cpu(0);
+  std::atomic<int64_t> stored_at_ns{0};
+  std::atomic<int> acknowledged{0};
+  std::vector<double> us(size_t(samples), 0.0);
+  auto now_ns = [] { return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count(); };
+  std::thread waiter([&] {
+    if (pinned) pin_to_cpu(1);
+    for (int i = 1; i <= samples; ++i) {
+      wait(i);
+      us[size_t(i - 1)] = double(now_ns() - stored_at_ns.load(std::memory_order_acquire)) / 1e3;
+      acknowledged.store(i, std::memory_order_release);
+    }
+  });
+  for (int i = 1; i <= samples; ++i) {
+    std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
+    while (acknowledged.load(std::memory_order_acquire) != i - 1)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    stored_at_ns.store(now_ns(), std::memory_order_release);
+    store(i);
+  }
+  waiter.join();
+  if (restore) pthread_setaffinity_np(pthread_self(), sizeof(original), &original);
+  return stats(us).median;
+}
+
+double signal_wake_from_sleep_us(int samples, int sleep_us, bool pinned) {
+  hsa_signal_t s;
+  CHECK_HSA(hsa_signal_create(0, 0, nullptr, &s));
+  const double us = wake_from_sleep_us(
+      samples, sleep_us, pinned,
+      [&](int i) {
+        while (hsa_signal_wait_scacquire(s, HSA_SIGNAL_CONDITION_GTE, i, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) < i) {
+        }
+      },
+      [&](int i) { hsa_signal_store_screlease(s, i); });
+  hsa_signal_destroy(s);
+  return us;
+}
+
+// Peer: the same on a raw futex word. With `poll_us`, the waiter first
+// polls that long (as hsa-cpu's BLOCKED waits do) before it sleeps.
+double futex_wake_from_sleep_us(int samples, int sleep_us, bool pinned, int poll_us = 0) {
+  std::atomic<uint32_t> word{0};
+  return wake_from_sleep_us(
+      samples, sleep_us, pinned,
+      [&](int i) {
+        const auto poll_end = Clock::now() + std::chrono::microseconds(poll_us);
+        while (poll_us != 0 && word.load(std::memory_order_acquire) < uint32_t(i) && Clock::now() < poll_end)
+          __builtin_ia32_pause();
+        for (;;) {
+          const uint32_t v = word.load(std::memory_order_acquire);
+          if (v >= uint32_t(i)) return;
+          syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAIT_PRIVATE, v, nullptr, nullptr, 0);
+        }
+      },
+      [&](int i) {
+        word.store(uint32_t(i), std::memory_order_release);
+        syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+      });
+}
+
 // Microseconds from ringing the doorbell to observing the completion
 // signal, one dispatch at a time; `gap_us` of idle time before each.
 double dispatch_latency_us(Bench& b, int samples, int gap_us, uint32_t groups) {
@@ -335,6 +428,7 @@ int main(int argc, char** argv) {
   const int dispatches = g_smoke ? 2000 : 200000;
   const int round_trips = g_smoke ? 200 : 20000;
   const int latency_samples = g_smoke ? 50 : 2000;
+  const int wake_samples = g_smoke ? 20 : 500;
 
   const std::string rocr = rocr_peer_line();  // before our threads exist
   Bench b;
@@ -365,11 +459,25 @@ int main(int argc, char** argv) {
         "");
 
   printf("signal wake latency (one way, host thread -> host thread)\n");
-  print("hsa signal, HSA_WAIT_STATE_BLOCKED [us]",
+  printf("  ping-pong: each wait is met inside its polling window (no sleep)\n");
+  print("hsa signal, BLOCKED hint (polls 20 us) [us]",
         run([&] { return signal_latency_us(round_trips, HSA_WAIT_STATE_BLOCKED); }), "");
-  print("hsa signal, HSA_WAIT_STATE_ACTIVE [us]",
+  print("hsa signal, ACTIVE hint (polls 200 us) [us]",
         run([&] { return signal_latency_us(round_trips, HSA_WAIT_STATE_ACTIVE); }), "");
   print("peer: raw futex ping-pong [us]", run([&] { return futex_latency_us(round_trips); }), "");
+  printf("  wake from sleep: the store comes 1 ms after the wait began (median of %d)\n", wake_samples);
+  print("hsa signal, BLOCKED hint, asleep [us]",
+        run([&] { return signal_wake_from_sleep_us(wake_samples, 1000, false); }), "");
+  print("peer: raw futex, asleep [us]",
+        run([&] { return futex_wake_from_sleep_us(wake_samples, 1000, false); }), "");
+  print("peer: raw futex, polls 20 us, then asleep [us]",
+        run([&] { return futex_wake_from_sleep_us(wake_samples, 1000, false, 20); }), "");
+  if (allowed_cpus() >= 2) {
+    print("hsa signal, asleep, waker on another core [us]",
+          run([&] { return signal_wake_from_sleep_us(wake_samples, 1000, true); }), "");
+    print("peer: raw futex, asleep, waker on another core [us]",
+          run([&] { return futex_wake_from_sleep_us(wake_samples, 1000, true); }), "");
+  }
 
   printf("dispatch latency (doorbell -> completion signal observed)\n");
   print("back to back, 1 workgroup [us]", run([&] { return dispatch_latency_us(b, latency_samples, 0, 1); }), "");
