@@ -18,9 +18,9 @@
 namespace hsa_cpu {
 
 // Stack of one work item when the descriptor asks for no private memory.
-inline constexpr size_t kDefaultFiberStackBytes = 64 * 1024;
+inline constexpr size_t kDefaultFiberStackBytes = XGPU_HOST_FIBER_STACK_MIN_BYTES;
 // Stack the runtime's own frames need on top of the kernel's private size.
-inline constexpr size_t kFiberStackOverheadBytes = 16 * 1024;
+inline constexpr size_t kFiberStackOverheadBytes = XGPU_HOST_FIBER_STACK_RUNTIME_BYTES;
 
 class FiberRunner {
  public:
