@@ -1,9 +1,11 @@
 // End-to-end tests of command buffers through the loader on hsa-cpu:
 // dispatches, transfers, barriers, reuse with binding tables, concurrency,
-// indirect dispatch, timestamps, record-time errors.
+// indirect dispatch (also with counts in queue-allocated buffers, and counts
+// beyond the limits, which lose the device), timestamps, record-time errors.
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -18,12 +20,14 @@ constexpr uint64_t kTimeoutNs = 20'000'000'000ull;  // bound of every wait
 
 struct Messages {
   std::mutex mutex;
-  std::vector<std::string> ids;  // pMessageIdName of errors
+  std::vector<std::string> ids;    // pMessageIdName of errors
+  std::vector<std::string> texts;  // pMessage of errors
   static XgpuBool32 XGPU_API_PTR callback(XgpuDebugMessageSeverityFlagBits, XgpuDebugMessageTypeFlags,
                                           const XgpuDebugMessageData* data, void* user) {
     auto* self = static_cast<Messages*>(user);
     std::lock_guard<std::mutex> lock(self->mutex);
     self->ids.push_back(data->pMessageIdName ? data->pMessageIdName : "");
+    self->texts.push_back(data->pMessage ? data->pMessage : "");
     return XGPU_FALSE;
   }
   bool has(const std::string& id) {
@@ -31,6 +35,22 @@ struct Messages {
     for (const auto& m : ids)
       if (m == id) return true;
     return false;
+  }
+  // The first message containing every one of `parts`, or "".
+  std::string find(std::initializer_list<std::string> parts) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const auto& text : texts) {
+      bool all = true;
+      for (const auto& part : parts) all = all && text.find(part) != std::string::npos;
+      if (all) return text;
+    }
+    return "";
+  }
+  std::string all() {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::string out;
+    for (const auto& text : texts) out += text + "\n";
+    return out;
   }
 };
 
@@ -557,4 +577,282 @@ TEST_CASE("timestamps around a dispatch are ordered and non-zero") {
   const uint64_t* t = stamps.as<uint64_t>();
   CHECK(t[0] != 0);
   CHECK(t[1] > t[0]);
+}
+
+namespace {
+
+// Largest workgroup count a dispatch with workgroups of `size` work items
+// accepts in dimension `d`: the device limit and a 32-bit grid.
+uint32_t count_limit(XgpuPhysicalDevice physical, int d, uint32_t size) {
+  XgpuPhysicalDeviceProperties properties{};
+  xgpuGetPhysicalDeviceProperties(physical, &properties);
+  return std::min<uint32_t>(properties.limits.maxWorkgroupCount[d], UINT32_MAX / size);
+}
+
+XgpuSemaphoreList list_of(const XgpuSemaphore* semaphore, const uint64_t* value) {
+  return XgpuSemaphoreList{1, semaphore, value};
+}
+
+XgpuResult host_signal(Env& env, XgpuSemaphore semaphore, uint64_t value) {
+  XgpuSemaphoreSignalInfo info{};
+  info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO;
+  info.semaphore = semaphore;
+  info.value = value;
+  return xgpuSignalSemaphore(env.device, &info);
+}
+
+XgpuMemoryPool make_pool(Env& env) {
+  XgpuMemoryPoolCreateInfo info{};
+  info.sType = XGPU_STRUCTURE_TYPE_MEMORY_POOL_CREATE_INFO;
+  info.memoryTypeIndex = env.host_type;
+  XgpuMemoryPool pool = XGPU_NULL_HANDLE;
+  REQUIRE(xgpuCreateMemoryPool(env.device, &info, nullptr, &pool) == XGPU_SUCCESS);
+  return pool;
+}
+
+// Every call that returns an XgpuResult on the command-buffer path reports
+// the loss (api.md 6.1). `recording` was begun before the device was lost,
+// `ended` ended before.
+void check_command_buffers_report_loss(Env& env, XgpuCommandBuffer recording, XgpuCommandBuffer ended) {
+  CHECK(xgpuEndCommandBuffer(recording) == XGPU_ERROR_DEVICE_LOST);
+  XgpuCommandBufferBeginInfo begin_info{};
+  begin_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin_info.mode = XGPU_COMMAND_BUFFER_MODE_ONE_SHOT;
+  CHECK(xgpuBeginCommandBuffer(ended, &begin_info) == XGPU_ERROR_DEVICE_LOST);
+  CHECK(xgpuBeginCommandBuffer(recording, &begin_info) == XGPU_ERROR_DEVICE_LOST);
+  XgpuCommandBufferCreateInfo create_info{};
+  create_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
+  XgpuCommandBuffer created = nullptr;
+  CHECK(xgpuCreateCommandBuffer(env.device, &create_info, nullptr, &created) == XGPU_ERROR_DEVICE_LOST);
+  CHECK(created == XGPU_NULL_HANDLE);
+  CHECK(env.submit(env.queues[0], ended) == XGPU_ERROR_DEVICE_LOST);
+  CHECK_FALSE(env.messages.find({"xgpuCreateCommandBuffer: the device is lost"}).empty());
+  CHECK_FALSE(env.messages.find({"xgpuBeginCommandBuffer: the device is lost"}).empty());
+  CHECK_FALSE(env.messages.find({"xgpuEndCommandBuffer: the device is lost"}).empty());
+}
+
+}  // namespace
+
+TEST_CASE("indirect counts above the limits lose the device, STATIC and DYNAMIC, naming the command, counts and limits") {
+  const uint32_t shape[3] = {4, 2, 2};
+  struct Case {
+    bool dynamic;  // DYNAMIC (counts produced by the previous dispatch) or STATIC (written by the host)
+    int dim;       // the dimension over the limit
+    bool grid;     // UINT32_MAX: above the 32-bit grid whatever limits.maxWorkgroupCount is
+  };
+  const Case cases[] = {{false, 0, false}, {false, 2, true}, {true, 1, false}, {true, 0, true}};
+  for (const Case& c : cases) {
+    CAPTURE(c.dynamic);
+    CAPTURE(c.dim);
+    Env env;  // a fresh device per case: each one is lost
+    const uint32_t limit = count_limit(env.physical, c.dim, shape[c.dim]);
+    REQUIRE(limit < UINT32_MAX);
+    uint32_t counts[3] = {1, 1, 1};
+    counts[c.dim] = c.grid ? UINT32_MAX : limit + 1;
+    XgpuPipeline mark = env.pipeline("mark", 1, 8, shape[0], shape[1], shape[2]);
+    XgpuPipeline make_counts = env.pipeline("make_counts", 1, 16, 1);
+    Buffer out = env.buffer(64), counts_buffer = env.buffer(64);
+    XgpuCommandBuffer recording = env.begin();  // still recording when the device is lost
+    XgpuCommandBuffer ended = env.begin(0, XGPU_COMMAND_BUFFER_MODE_REUSABLE);
+    REQUIRE(xgpuEndCommandBuffer(ended) == XGPU_SUCCESS);
+
+    XgpuCommandBuffer cb = env.begin();
+    XgpuDebugLabel label{};
+    label.sType = XGPU_STRUCTURE_TYPE_DEBUG_LABEL;
+    label.pLabelName = "cull pass";
+    xgpuCmdBeginDebugLabel(cb, &label);
+    if (c.dynamic) {
+      xgpuCmdBindPipeline(cb, make_counts);
+      const XgpuBufferRef r = ref(counts_buffer, 16, 16);
+      xgpuCmdBindBuffers(cb, 0, 1, &r);
+      const uint32_t k[4] = {counts[0], counts[1], counts[2], 0};
+      xgpuCmdPushConstants(cb, 0, sizeof(k), k);
+      xgpuCmdDispatch(cb, 1, 1, 1);
+      barrier(cb);
+    } else {
+      std::memcpy(counts_buffer.data + 16, counts, sizeof(counts));
+    }
+    xgpuCmdBindPipeline(cb, mark);
+    const XgpuBufferRef r = ref(out);
+    xgpuCmdBindBuffers(cb, 0, 1, &r);
+    const uint32_t mark_constants[2] = {8, 0};
+    xgpuCmdPushConstants(cb, 0, sizeof(mark_constants), mark_constants);
+    const XgpuBufferRef counts_ref = ref(counts_buffer, 16, 12);
+    xgpuCmdDispatchIndirect(cb, &counts_ref,
+                            c.dynamic ? XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT : XGPU_DISPATCH_INDIRECT_STATIC_BIT);
+    xgpuCmdEndDebugLabel(cb);
+    REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+    XgpuSemaphore s = env.semaphore();
+    REQUIRE(env.submit(env.queues[0], cb, {}, s, 1) == XGPU_SUCCESS);
+    CHECK(env.wait(s, 1) == XGPU_ERROR_DEVICE_LOST);
+
+    const std::string message = env.messages.find(
+        {"device lost", std::string("xgpuCmdDispatchIndirect (") + (c.dynamic ? "DYNAMIC" : "STATIC") +
+                            ", kernel 'mark', command " + (c.dynamic ? "3" : "1") +
+                            ", inside debug labels 'cull pass')",
+         std::string("xyz").substr(size_t(c.dim), 1) + " " + std::to_string(counts[c.dim]) + " > " +
+             std::to_string(limit)});
+    CHECK_MESSAGE(!message.empty(), env.messages.all());
+    MESSAGE(message);
+    CHECK(out.as<uint32_t>()[0] == 0);  // the dispatch never ran
+    check_command_buffers_report_loss(env, recording, ended);
+  }
+}
+
+TEST_CASE("device lost by a queue fault: command-buffer calls return XGPU_ERROR_DEVICE_LOST") {
+  setenv("XGPU_AMDGPU_TEST_HOOKS", "1", 1);
+  {
+    Env env;
+    using InjectFault = XgpuResult (*)(XgpuQueue, const XgpuSemaphoreList*);
+    auto inject = reinterpret_cast<InjectFault>(xgpuGetDeviceProcAddr(env.device, "xgpuAmdgpuTestInjectQueueFault"));
+    REQUIRE((inject != nullptr));
+    XgpuCommandBuffer recording = env.begin();
+    XgpuCommandBuffer ended = env.begin();
+    REQUIRE(xgpuEndCommandBuffer(ended) == XGPU_SUCCESS);
+    XgpuSemaphore fault = env.semaphore();
+    const uint64_t value = 1;
+    const XgpuSemaphoreList signals = list_of(&fault, &value);
+    REQUIRE(inject(env.queues[0], &signals) == XGPU_SUCCESS);
+    CHECK(env.wait(fault, 1) == XGPU_ERROR_DEVICE_LOST);
+    check_command_buffers_report_loss(env, recording, ended);
+  }
+  unsetenv("XGPU_AMDGPU_TEST_HOOKS");
+}
+
+TEST_CASE("indirect counts in a queue-allocated buffer recorded before the alloca commits: STATIC and DYNAMIC, by handle and by slot") {
+  Env env;
+  const uint32_t shape[3] = {4, 2, 1};
+  XgpuPipeline mark = env.pipeline("mark", 1, 8, shape[0], shape[1], shape[2]);
+  XgpuPipeline make_counts = env.pipeline("make_counts", 1, 16, 1);
+  XgpuMemoryPool pool = make_pool(env);
+  Buffer out = env.buffer(4096), host_counts = env.buffer(64);
+  constexpr uint32_t kLimit = 1000;
+  constexpr uint64_t kCountsOffset = 64;  // of the counts in the scratch buffer
+  const uint32_t mark_constants[2] = {kLimit, 0};
+  const uint32_t counts[][3] = {{3, 2, 1}, {2, 3, 4}, {5, 1, 2}, {1, 4, 3}};
+  int variant = 0;
+  for (bool dynamic : {false, true}) {
+    for (bool by_slot : {false, true}) {
+      CAPTURE(dynamic);
+      CAPTURE(by_slot);
+      const uint32_t* c = counts[variant++];
+      std::memset(out.data, 0, out.size);
+      XgpuSemaphore gate = env.semaphore(), t = env.semaphore();
+      // The alloca waits for the host, so it has not committed while the
+      // command buffer below is recorded and submitted.
+      const uint64_t one = 1, two = 2, three = 3;
+      const XgpuSemaphoreList alloca_waits = list_of(&gate, &one), alloca_signals = list_of(&t, &one);
+      XgpuBuffer scratch = XGPU_NULL_HANDLE;
+      REQUIRE(xgpuQueueAlloca(env.queues[0], &alloca_waits, &alloca_signals, pool, 256, kUsage, &scratch) ==
+              XGPU_SUCCESS);
+      const Buffer scratch_buffer{scratch, nullptr, 256};
+
+      XgpuCommandBuffer cb = env.begin(2);
+      if (dynamic) {
+        // Counts written into the scratch by the previous dispatch.
+        xgpuCmdBindPipeline(cb, make_counts);
+        const XgpuBufferRef r = by_slot ? slot(1, 0, 16) : ref(scratch_buffer, kCountsOffset, 16);
+        xgpuCmdBindBuffers(cb, 0, 1, &r);
+        const uint32_t k[4] = {c[0], c[1], c[2], 0};
+        xgpuCmdPushConstants(cb, 0, sizeof(k), k);
+        xgpuCmdDispatch(cb, 1, 1, 1);
+        barrier(cb);
+      }
+      xgpuCmdBindPipeline(cb, mark);
+      const XgpuBufferRef r = slot(0);
+      xgpuCmdBindBuffers(cb, 0, 1, &r);
+      xgpuCmdPushConstants(cb, 0, sizeof(mark_constants), mark_constants);
+      const XgpuBufferRef counts_ref = by_slot ? slot(1, 0, 12) : ref(scratch_buffer, kCountsOffset, 12);
+      xgpuCmdDispatchIndirect(cb, &counts_ref,
+                              dynamic ? XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT : XGPU_DISPATCH_INDIRECT_STATIC_BIT);
+      REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+
+      if (!dynamic) {
+        // STATIC: the counts are final before the submission, written by an
+        // earlier operation on the queue (after the alloca).
+        std::memcpy(host_counts.data, c, 12);
+        REQUIRE(xgpuQueueCopyBuffer(env.queues[0], nullptr, nullptr, host_counts.handle, 0, scratch, kCountsOffset,
+                                    12) == XGPU_SUCCESS);
+      }
+      REQUIRE(env.submit(env.queues[0], cb, {bind(out), bind(scratch_buffer, kCountsOffset)}, t, 2) ==
+              XGPU_SUCCESS);
+      const XgpuSemaphoreList dealloca_signals = list_of(&t, &three);
+      REQUIRE(xgpuQueueDealloca(env.queues[0], nullptr, &dealloca_signals, scratch) == XGPU_SUCCESS);
+      uint64_t value = 99;
+      REQUIRE(xgpuGetSemaphoreValue(env.device, t, &value) == XGPU_SUCCESS);
+      CHECK(value == 0);  // nothing ran: the alloca waits for the gate
+      CHECK(out.as<uint32_t>()[0] == 0);
+      REQUIRE(host_signal(env, gate, 1) == XGPU_SUCCESS);
+      REQUIRE(env.wait(t, two) == XGPU_SUCCESS);
+      REQUIRE(env.wait(t, three) == XGPU_SUCCESS);
+      check_marks(out, kLimit, c, shape);
+    }
+  }
+  REQUIRE(xgpuDeviceWaitIdle(env.device) == XGPU_SUCCESS);
+  xgpuDestroyMemoryPool(env.device, pool, nullptr);
+}
+
+TEST_CASE("indirect DYNAMIC with counts produced into and read from a binding-table slot") {
+  Env env;
+  const uint32_t shape[3] = {2, 2, 2};
+  XgpuPipeline mark = env.pipeline("mark", 1, 8, shape[0], shape[1], shape[2]);
+  XgpuPipeline make_counts = env.pipeline("make_counts", 1, 16, 1);
+  constexpr uint32_t kLimit = 1000;
+  Buffer out = env.buffer(4096), counts_a = env.buffer(64), counts_b = env.buffer(64);
+  XgpuCommandBuffer cb = env.begin(2, XGPU_COMMAND_BUFFER_MODE_REUSABLE);
+  xgpuCmdBindPipeline(cb, make_counts);
+  const XgpuBufferRef counts_slot = slot(1, 0, 16);
+  xgpuCmdBindBuffers(cb, 0, 1, &counts_slot);
+  const uint32_t c[3] = {3, 2, 5};
+  const uint32_t k[4] = {c[0], c[1], c[2], 0};
+  xgpuCmdPushConstants(cb, 0, sizeof(k), k);
+  xgpuCmdDispatch(cb, 1, 1, 1);
+  barrier(cb);
+  xgpuCmdBindPipeline(cb, mark);
+  const XgpuBufferRef r = slot(0);
+  xgpuCmdBindBuffers(cb, 0, 1, &r);
+  const uint32_t mark_constants[2] = {kLimit, 0};
+  xgpuCmdPushConstants(cb, 0, sizeof(mark_constants), mark_constants);
+  const XgpuBufferRef counts_ref = slot(1, 0, 12);
+  xgpuCmdDispatchIndirect(cb, &counts_ref, XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT);
+  REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+  // Two tables: the counts land in (and are read from) each one's slot 1.
+  for (const Buffer* counts : {&counts_a, &counts_b}) {
+    std::memset(out.data, 0, out.size);
+    env.run(cb, {bind(out), bind(*counts, 32)});
+    check_marks(out, kLimit, c, shape);
+    CHECK(std::memcmp(counts->data + 32, c, sizeof(c)) == 0);
+  }
+}
+
+TEST_CASE("a misaligned counts offset through a slot names the function, parameter, slot and offset") {
+  Env env;
+  XgpuPipeline mark = env.pipeline("mark", 1, 8, 4, 1, 1);
+  Buffer out = env.buffer(256), counts = env.buffer(64);
+  const uint32_t c[3] = {1, 1, 1};
+  std::memcpy(counts.data + 2, c, sizeof(c));
+  XgpuCommandBuffer cb = env.begin(2);
+  xgpuCmdBindPipeline(cb, mark);
+  const XgpuBufferRef r = slot(0);
+  xgpuCmdBindBuffers(cb, 0, 1, &r);
+  const uint32_t mark_constants[2] = {8, 0};
+  xgpuCmdPushConstants(cb, 0, sizeof(mark_constants), mark_constants);
+  const XgpuBufferRef counts_ref = slot(1, 0, 12);
+  xgpuCmdDispatchIndirect(cb, &counts_ref, XGPU_DISPATCH_INDIRECT_STATIC_BIT);
+  REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+  XgpuSemaphore s = env.semaphore();
+  // pBindings[1].offset 2 breaks limits.minBufferOffsetAlignment too, a
+  // rule drivers need not check at submit: if the submit refuses it, the
+  // message names the binding; otherwise issue refuses the counts address.
+  const XgpuResult submitted = env.submit(env.queues[0], cb, {bind(out), bind(counts, 2)}, s, 1);
+  if (submitted == XGPU_SUCCESS) {
+    CHECK(env.wait(s, 1) != XGPU_SUCCESS);  // the submission failed (and with it, the queue)
+    const std::string message = env.messages.find(
+        {"(xgpuCmdDispatchIndirect): pCounts resolves through binding-table slot 1 (pBindings[1].offset 2 + offset 0)",
+         "not a multiple of 4", "XGPU-VUID-xgpuCmdDispatchIndirect-pCounts-offset"});
+    CHECK_MESSAGE(!message.empty(), env.messages.all());
+    CHECK(out.as<uint32_t>()[0] == 0);
+  } else {
+    CHECK_FALSE(env.messages.find({"pBindings[1]", "offset"}).empty());
+  }
 }

@@ -58,6 +58,12 @@ Device* device_from_handle(XgpuDevice device) { return reinterpret_cast<Device*>
 void device_report(const Device* device, XgpuDebugMessageSeverityFlagBits, const char* vuid, const std::string& message) {
   const_cast<Device*>(device)->messages.push_back(std::string(vuid ? vuid : "-") + ": " + message);
 }
+bool device_is_lost(const Device* device) { return device->lost; }
+XgpuMemoryPropertyFlags buffer_memory_properties(const BufferInfo* buffer, uint32_t* out_memory_type) {
+  const auto* fake = static_cast<const FakeBuffer*>(buffer);
+  *out_memory_type = fake->memory_type;
+  return fake->memory_properties;
+}
 
 }  // namespace xgpu::amdgpu
 
@@ -86,17 +92,23 @@ std::unique_ptr<Device> make_device() {
 
 void destroy_device(Device* device) { device_library_destroy(device, device->library); }
 
-XgpuBuffer make_buffer(Device* device, uint64_t size, XgpuBufferUsageFlags usage, uint8_t** out_data, bool is_alloca) {
+XgpuBuffer make_buffer(Device* device, uint64_t size, XgpuBufferUsageFlags usage, uint8_t** out_data, bool is_alloca,
+                       uint32_t memory_type) {
   device->memory.emplace_back(size + 64, uint8_t(0));
   uint8_t* data = device->memory.back().data();
-  auto info = std::make_unique<BufferInfo>();
+  auto info = std::make_unique<FakeBuffer>();
+  info->memory_type = memory_type;
+  info->memory_properties = memory_type == kDeviceLocalType
+                                ? XgpuMemoryPropertyFlags(XGPU_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)
+                                : XgpuMemoryPropertyFlags(XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                                          XGPU_MEMORY_PROPERTY_HOST_COHERENT_BIT);
   info->size = size;
   info->usage = usage;
   info->is_alloca = is_alloca;
   info->device_address.store(is_alloca ? 0 : uint64_t(reinterpret_cast<uintptr_t>(data)));
   if (out_data) *out_data = data;
   device->buffers.push_back(std::move(info));
-  return reinterpret_cast<XgpuBuffer>(device->buffers.back().get());
+  return reinterpret_cast<XgpuBuffer>(static_cast<BufferInfo*>(device->buffers.back().get()));
 }
 
 XgpuPipeline make_pipeline(Device* device, const char* name, uint32_t bindings, uint32_t constant_size, uint32_t wx,

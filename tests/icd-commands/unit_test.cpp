@@ -74,6 +74,8 @@ struct Fixture {
   PFN_xgpuCmdCopyBuffer copy = entry<PFN_xgpuCmdCopyBuffer>("xgpuCmdCopyBuffer");
   PFN_xgpuCmdUpdateBuffer update = entry<PFN_xgpuCmdUpdateBuffer>("xgpuCmdUpdateBuffer");
   PFN_xgpuCmdInsertDebugLabel label = entry<PFN_xgpuCmdInsertDebugLabel>("xgpuCmdInsertDebugLabel");
+  PFN_xgpuCmdBeginDebugLabel begin_label = entry<PFN_xgpuCmdBeginDebugLabel>("xgpuCmdBeginDebugLabel");
+  PFN_xgpuCmdEndDebugLabel end_label = entry<PFN_xgpuCmdEndDebugLabel>("xgpuCmdEndDebugLabel");
   PFN_xgpuCmdWriteTimestamp timestamp = entry<PFN_xgpuCmdWriteTimestamp>("xgpuCmdWriteTimestamp");
   XgpuCommandBuffer cb = nullptr;
 
@@ -324,11 +326,32 @@ TEST_CASE("indirect dispatch: STATIC is one packet, DYNAMIC two; patch kernel co
     REQUIRE(f.issue(zero, 5, {}, &error) == XGPU_SUCCESS);
     CHECK(type_of(zero.at(5).header) == HSA_PACKET_TYPE_BARRIER_AND);  // a no-op, same packet count
     CHECK(reinterpret_cast<const hsa_barrier_and_packet_t&>(zero.at(5)).completion_signal.handle == 0xC0);
+    // Counts above the limits fail the queue where the dispatch would run:
+    // a LIMIT_ERROR packet pointing at the submission's error record.
+    std::string message;
+    CHECK_FALSE(commands_describe_queue_error(&ring.queue, &message));
     set_counts(70000, 1, 1);
     Ring over;
-    CHECK(f.issue(over, 5, {}, &error) != XGPU_SUCCESS);
-    CHECK(error.find("70000") != std::string::npos);
-    CHECK(type_of(over.at(5).header) == HSA_PACKET_TYPE_INVALID);
+    REQUIRE_MESSAGE(f.issue(over, 5, {}, &error) == XGPU_SUCCESS, error);
+    const hsa_kernel_dispatch_packet_t& p = over.at(5);
+    CHECK(type_of(p.header) == XGPU_AMDGPU_AQL_PACKET_TYPE_LIMIT_ERROR);
+    CHECK(barrier_of(p.header) == 1);
+    CHECK(p.grid_size_x == 70000);  // the raw counts, for the packet log
+    CHECK(p.completion_signal.handle == 0xC0);
+    REQUIRE(p.kernarg_address != nullptr);
+    const auto* record = static_cast<const xgpu_amdgpu_indirect_error_t*>(p.kernarg_address);
+    CHECK(reinterpret_cast<const uint8_t*>(record) >= over.kernargs);  // in the submission's kernargs
+    CHECK(reinterpret_cast<const uint8_t*>(record) + sizeof(*record) <= over.kernargs + f.sizes().kernarg_bytes);
+    CHECK(record->magic == XGPU_AMDGPU_INDIRECT_ERROR_MAGIC);
+    CHECK(record->counts[0] == 70000);
+    CHECK(record->max_workgroup_count[0] == 65535);
+    CHECK(record->command_index == 0);
+    CHECK((record->command_flags & XGPU_AMDGPU_COMMAND_FLAG_INDIRECT_STATIC) != 0);
+    REQUIRE(commands_describe_queue_error(&over.queue, &message));
+    CHECK(message.find("xgpuCmdDispatchIndirect (STATIC, kernel 'k', command 0)") != std::string::npos);
+    CHECK(message.find("(70000, 1, 1)") != std::string::npos);
+    CHECK(message.find("(65535, 65535, 65535)") != std::string::npos);
+    CHECK(message.find("x 70000 > 65535") != std::string::npos);
   }
   SUBCASE("DYNAMIC") {
     REQUIRE(record(XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT) == XGPU_SUCCESS);
@@ -345,6 +368,12 @@ TEST_CASE("indirect dispatch: STATIC is one packet, DYNAMIC two; patch kernel co
     const auto* args = static_cast<const xgpu_amdgpu_indirect_patch_args_t*>(ring.at(patch).kernarg_address);
     CHECK(args->packet == reinterpret_cast<const uint8_t*>(&ring.at(dispatch)));
     CHECK(args->counts == reinterpret_cast<const uint32_t*>(c + 16));
+    // The error record follows the arguments, filled but for the counts.
+    REQUIRE(reinterpret_cast<const uint8_t*>(args->error) == reinterpret_cast<const uint8_t*>(args + 1));
+    CHECK(reinterpret_cast<const uint8_t*>(args->error + 1) <= ring.kernargs + f.sizes().kernarg_bytes);
+    CHECK(args->error->magic == 0);
+    CHECK(args->error->max_workgroup_count[1] == 65535);
+    CHECK(std::strcmp(reinterpret_cast<const char*>(uintptr_t(args->error->kernel_name)), "k") == 0);
 
     set_counts(3, 2, 5);
     hsa_kernel_dispatch_packet_t saved = ring.at(dispatch);
@@ -369,11 +398,20 @@ TEST_CASE("indirect dispatch: STATIC is one packet, DYNAMIC two; patch kernel co
     for (const hsa_signal_t& dep : noop.dep_signal) CHECK(dep.handle == 0);
     CHECK(noop.completion_signal.handle == 0xC0);
 
+    std::string message;
+    CHECK_FALSE(commands_describe_queue_error(&ring.queue, &message));
     set_counts(1, 70000, 1);
     ring.packets[dispatch % Ring::kSize] = saved;
     run_patch_kernel(ring, patch);
     CHECK(type_of(ring.at(dispatch).header) == XGPU_AMDGPU_AQL_PACKET_TYPE_LIMIT_ERROR);
     CHECK(ring.at(dispatch).grid_size_y == 70000);
+    CHECK(ring.at(dispatch).kernarg_address == args->error);
+    CHECK(args->error->magic == XGPU_AMDGPU_INDIRECT_ERROR_MAGIC);
+    CHECK(args->error->counts[1] == 70000);
+    REQUIRE(commands_describe_queue_error(&ring.queue, &message));
+    CHECK(message.find("xgpuCmdDispatchIndirect (DYNAMIC, kernel 'k', command 0)") != std::string::npos);
+    CHECK(message.find("(1, 70000, 1)") != std::string::npos);
+    CHECK(message.find("y 70000 > 65535") != std::string::npos);
   }
 }
 
@@ -506,4 +544,201 @@ TEST_CASE("one-shot buffers submit once; reusable ones many times; Begin refuses
   REQUIRE(f.end(f.cb) == XGPU_SUCCESS);
   for (int i = 0; i < 3; ++i) CHECK(command_buffer_acquire_for_submit(f.internal(), &error) == XGPU_SUCCESS);
   for (int i = 0; i < 3; ++i) command_buffer_release_after_submit(f.internal());
+}
+
+TEST_CASE("indirect limit errors name the debug labels around the command") {
+  Fixture f;
+  uint8_t *a = nullptr, *c = nullptr;
+  XgpuBuffer ba = fake::make_buffer(f.device.get(), 1024, kAllUsage, &a);
+  XgpuBuffer counts = fake::make_buffer(f.device.get(), 64, kAllUsage, &c);
+  XgpuPipeline k = fake::make_pipeline(f.device.get(), "filter", 1, 0, 64);
+  const XgpuBufferRef ref = ref_of(ba), counts_ref = ref_of(counts, 0, 12);
+  f.start(0);
+  XgpuDebugLabel outer{}, inner{}, closed{};
+  outer.sType = inner.sType = closed.sType = XGPU_STRUCTURE_TYPE_DEBUG_LABEL;
+  outer.pLabelName = "frame";
+  inner.pLabelName = "cull";
+  closed.pLabelName = "done";
+  f.begin_label(f.cb, &closed);
+  f.end_label(f.cb);
+  f.begin_label(f.cb, &outer);
+  f.begin_label(f.cb, &inner);
+  f.bind_pipeline(f.cb, k);
+  f.bind_buffers(f.cb, 0, 1, &ref);
+  f.dispatch_indirect(f.cb, &counts_ref, XGPU_DISPATCH_INDIRECT_STATIC_BIT);
+  f.end_label(f.cb);
+  f.end_label(f.cb);
+  REQUIRE(f.end(f.cb) == XGPU_SUCCESS);
+  const uint32_t v[3] = {1, 1, 70000};
+  std::memcpy(c, v, sizeof(v));
+  Ring ring;
+  std::string error, message;
+  REQUIRE_MESSAGE(f.issue(ring, 0, {}, &error) == XGPU_SUCCESS, error);
+  REQUIRE(commands_describe_queue_error(&ring.queue, &message));
+  CHECK(message.find("kernel 'filter', command 4, inside debug labels 'frame' > 'cull'") != std::string::npos);
+  CHECK(message.find("z 70000 > 65535") != std::string::npos);
+}
+
+TEST_CASE("slot usage: the union each slot needs is kept with the recording and checked against a table") {
+  Fixture f;
+  XgpuBuffer all = fake::make_buffer(f.device.get(), 1024, kAllUsage, nullptr);
+  XgpuBuffer storage = fake::make_buffer(f.device.get(), 1024, XGPU_BUFFER_USAGE_STORAGE_BIT, nullptr);
+  XgpuBuffer src_only = fake::make_buffer(f.device.get(), 1024, XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT, nullptr);
+  XgpuBuffer device_local = fake::make_buffer(f.device.get(), 1024, kAllUsage, nullptr, false, fake::kDeviceLocalType);
+  XgpuPipeline k = fake::make_pipeline(f.device.get(), "k", 1, 0, 64);
+  f.start(5);
+  f.bind_pipeline(f.cb, k);
+  const XgpuBufferRef binding = slot_ref(0);
+  f.bind_buffers(f.cb, 0, 1, &binding);
+  f.dispatch(f.cb, 1, 1, 1);                        // command 0: slot 0 STORAGE
+  const XgpuBufferRef counts = slot_ref(1, 0, 12);
+  f.dispatch_indirect(f.cb, &counts, XGPU_DISPATCH_INDIRECT_STATIC_BIT);  // command 1: slot 0 STORAGE, slot 1 INDIRECT + host-visible
+  const XgpuBufferRef src = slot_ref(2), dst = slot_ref(3);
+  f.copy(f.cb, &src, &dst, 16);                     // command 2: slot 2 TRANSFER_SRC, slot 3 TRANSFER_DST
+  const uint32_t pattern = 0;
+  f.fill(f.cb, &src, &pattern, 4);                  // command 3: slot 2 TRANSFER_DST
+  REQUIRE(f.end(f.cb) == XGPU_SUCCESS);
+  const auto& slots = f.internal()->program.slots;
+  REQUIRE(slots.size() == 4);  // up to the highest slot referenced
+  CHECK(slots[0].usage == XGPU_BUFFER_USAGE_STORAGE_BIT);
+  CHECK(slots[1].usage == XGPU_BUFFER_USAGE_INDIRECT_BIT);
+  CHECK(slots[1].host_visible);
+  CHECK(slots[2].usage == (XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT | XGPU_BUFFER_USAGE_TRANSFER_DST_BIT));
+  CHECK(slots[3].usage == XGPU_BUFFER_USAGE_TRANSFER_DST_BIT);  // slot 4: never referenced, anything goes
+
+  std::string error;
+  auto check = [&](std::vector<XgpuBufferBinding> table) {
+    error.clear();
+    return command_buffer_check_binding_usage(f.internal(), table.data(), uint32_t(table.size()), &error);
+  };
+  const XgpuBufferBinding b_all{all, 0, XGPU_WHOLE_SIZE}, b_storage{storage, 0, XGPU_WHOLE_SIZE},
+      b_src{src_only, 0, XGPU_WHOLE_SIZE}, b_local{device_local, 0, XGPU_WHOLE_SIZE};
+  CHECK(check({b_all, b_all, b_all, b_all, b_src}) == XGPU_SUCCESS);
+  CHECK(check({b_storage, b_all, b_all, b_all, b_storage}) == XGPU_SUCCESS);
+  // Counts in a buffer without INDIRECT.
+  CHECK(check({b_all, b_storage, b_all, b_all, b_all}) == XGPU_ERROR_INVALID_USAGE);
+  CHECK(error.find("pBindings[1] (binding-table slot 1)") == 0);
+  CHECK(error.find("requires usage XGPU_BUFFER_USAGE_INDIRECT_BIT (0x8)") != std::string::npos);
+  CHECK(error.find("created with usage XGPU_BUFFER_USAGE_STORAGE_BIT (0x4)") != std::string::npos);
+  CHECK(error.find("command 1 (xgpuCmdDispatchIndirect pCounts)") != std::string::npos);
+  CHECK(error.find("XGPU-VUID-xgpuCmdDispatchIndirect-pCounts-usage") != std::string::npos);
+  CHECK(error.find("XGPU-VUID-xgpuQueueSubmit-pSubmits-pBindings-usage") != std::string::npos);
+  // A dispatch binding without STORAGE (the first command that needs it).
+  CHECK(check({b_src, b_all, b_all, b_all, b_all}) == XGPU_ERROR_INVALID_USAGE);
+  CHECK(error.find("without XGPU_BUFFER_USAGE_STORAGE_BIT, which command 0 (xgpuCmdDispatch binding 0") !=
+        std::string::npos);
+  // Copy source and fill destination in one slot: both bits needed.
+  CHECK(check({b_all, b_all, b_src, b_all, b_all}) == XGPU_ERROR_INVALID_USAGE);
+  CHECK(error.find("XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT | XGPU_BUFFER_USAGE_TRANSFER_DST_BIT (0x3)") !=
+        std::string::npos);
+  CHECK(error.find("command 3 (xgpuCmdFillBuffer pDst)") != std::string::npos);
+  CHECK(check({b_all, b_all, b_all, b_src, b_all}) == XGPU_ERROR_INVALID_USAGE);
+  CHECK(error.find("command 2 (xgpuCmdCopyBuffer pDst)") != std::string::npos);
+  // STATIC counts in memory the host cannot read.
+  CHECK(check({b_all, b_local, b_all, b_all, b_all}) == XGPU_ERROR_INVALID_USAGE);
+  CHECK(error.find("memory type 1 (XGPU_MEMORY_PROPERTY_DEVICE_LOCAL_BIT (0x1))") != std::string::npos);
+  CHECK(error.find("XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible") != std::string::npos);
+  // Null entries are the caller's to report.
+  CHECK(check({b_all, {XGPU_NULL_HANDLE, 0, 0}, b_all, b_all, b_all}) == XGPU_SUCCESS);
+
+  // A new recording starts with no requirements.
+  XgpuCommandBufferBeginInfo begin_info{};
+  begin_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin_info.mode = XGPU_COMMAND_BUFFER_MODE_REUSABLE;
+  begin_info.bindingCapacity = 1;
+  REQUIRE(f.begin(f.cb, &begin_info) == XGPU_SUCCESS);
+  REQUIRE(f.end(f.cb) == XGPU_SUCCESS);
+  CHECK(f.internal()->program.slots.empty());
+  CHECK(check({b_src}) == XGPU_SUCCESS);
+}
+
+TEST_CASE("STATIC counts must be host-visible: at record time for buffers, at issue for slots") {
+  Fixture f;
+  uint8_t* c = nullptr;
+  XgpuBuffer local = fake::make_buffer(f.device.get(), 64, kAllUsage, &c, false, fake::kDeviceLocalType);
+  XgpuBuffer local_alloca = fake::make_buffer(f.device.get(), 64, kAllUsage, nullptr, true, fake::kDeviceLocalType);
+  XgpuPipeline k = fake::make_pipeline(f.device.get(), "k", 0, 0, 1);
+  for (XgpuBuffer buffer : {local, local_alloca}) {
+    f.device->messages.clear();
+    f.start(0);
+    f.bind_pipeline(f.cb, k);
+    const XgpuBufferRef ref = ref_of(buffer, 0, 12);
+    f.dispatch_indirect(f.cb, &ref, XGPU_DISPATCH_INDIRECT_STATIC_BIT);
+    CHECK(f.end(f.cb) == XGPU_ERROR_INVALID_USAGE);
+    REQUIRE(f.device->messages.size() == 1);
+    const std::string& m = f.device->messages[0];
+    CHECK(m.find("XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible: xgpuCmdDispatchIndirect: pCounts->buffer "
+                 "has memory type 1 (XGPU_MEMORY_PROPERTY_DEVICE_LOCAL_BIT (0x1))") == 0);
+    f.destroy(f.handle, f.cb, nullptr);
+    f.cb = nullptr;
+  }
+  // DYNAMIC reads them on the device: fine.
+  f.device->messages.clear();
+  f.start(0);
+  f.bind_pipeline(f.cb, k);
+  const XgpuBufferRef ref = ref_of(local, 0, 12);
+  f.dispatch_indirect(f.cb, &ref, XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT);
+  CHECK(f.end(f.cb) == XGPU_SUCCESS);
+  CHECK(f.device->messages.empty());
+  f.destroy(f.handle, f.cb, nullptr);
+  f.cb = nullptr;
+  // Through a slot: refused when the submission is issued.
+  f.start(1);
+  f.bind_pipeline(f.cb, k);
+  const XgpuBufferRef counts = slot_ref(0, 0, 12);
+  f.dispatch_indirect(f.cb, &counts, XGPU_DISPATCH_INDIRECT_STATIC_BIT);
+  REQUIRE(f.end(f.cb) == XGPU_SUCCESS);
+  Ring ring;
+  std::string error;
+  CHECK(f.issue(ring, 0, {{local, 16, XGPU_WHOLE_SIZE}}, &error) == XGPU_ERROR_INVALID_USAGE);
+  CHECK(error.find("command 0 (xgpuCmdDispatchIndirect): STATIC pCounts resolves through binding-table slot 0 "
+                   "(pBindings[0].offset 16 + offset 0) to memory type 1") == 0);
+  CHECK(error.find("XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible") != std::string::npos);
+  CHECK(type_of(ring.at(0).header) == HSA_PACKET_TYPE_INVALID);  // nothing published
+}
+
+TEST_CASE("a misaligned slot offset fails issue naming the function, parameter, slot and offset") {
+  Fixture f;
+  uint8_t* c = nullptr;
+  XgpuBuffer counts = fake::make_buffer(f.device.get(), 64, kAllUsage, &c);
+  XgpuPipeline k = fake::make_pipeline(f.device.get(), "k", 0, 0, 1);
+  for (XgpuDispatchIndirectFlags flags : {XGPU_DISPATCH_INDIRECT_STATIC_BIT, XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT}) {
+    f.start(2);
+    f.bind_pipeline(f.cb, k);
+    const XgpuBufferRef ref = slot_ref(1, 4, 12);
+    f.dispatch_indirect(f.cb, &ref, flags);
+    REQUIRE(f.end(f.cb) == XGPU_SUCCESS);
+    Ring ring;
+    std::string error;
+    CHECK(f.issue(ring, 0, {{counts, 0, XGPU_WHOLE_SIZE}, {counts, 2, XGPU_WHOLE_SIZE}}, &error) ==
+          XGPU_ERROR_INVALID_ARGUMENT);
+    CHECK(error.find("command 0 (xgpuCmdDispatchIndirect): pCounts resolves through binding-table slot 1 "
+                     "(pBindings[1].offset 2 + offset 4) to address 0x") == 0);
+    CHECK(error.find("which is not a multiple of 4 [XGPU-VUID-xgpuCmdDispatchIndirect-pCounts-offset]") !=
+          std::string::npos);
+    f.destroy(f.handle, f.cb, nullptr);
+    f.cb = nullptr;
+  }
+}
+
+TEST_CASE("device lost: create, begin and end return XGPU_ERROR_DEVICE_LOST") {
+  Fixture f;
+  f.start(0);  // recording when the device is lost
+  f.device->lost = true;
+  CHECK(f.end(f.cb) == XGPU_ERROR_DEVICE_LOST);
+  std::string error;
+  CHECK(command_buffer_acquire_for_submit(f.internal(), &error) == XGPU_ERROR_INVALID_USAGE);
+  XgpuCommandBufferBeginInfo begin_info{};
+  begin_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin_info.mode = XGPU_COMMAND_BUFFER_MODE_ONE_SHOT;
+  CHECK(f.begin(f.cb, &begin_info) == XGPU_ERROR_DEVICE_LOST);
+  XgpuCommandBufferCreateInfo create_info{};
+  create_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
+  XgpuCommandBuffer other = reinterpret_cast<XgpuCommandBuffer>(uintptr_t(1));
+  CHECK(f.create(f.handle, &create_info, nullptr, &other) == XGPU_ERROR_DEVICE_LOST);
+  CHECK(other == XGPU_NULL_HANDLE);
+  REQUIRE(f.device->messages.size() == 3);
+  CHECK(f.device->messages[0] == "-: xgpuEndCommandBuffer: the device is lost (XGPU_ERROR_DEVICE_LOST)");
+  CHECK(f.device->messages[1].find("xgpuBeginCommandBuffer: the device is lost") != std::string::npos);
+  CHECK(f.device->messages[2].find("xgpuCreateCommandBuffer: the device is lost") != std::string::npos);
 }

@@ -55,6 +55,7 @@ struct Recorder {
   std::vector<xgpu_amdgpu_buffer_ref_t> bindings;  // xgpuCmdBindBuffers
   std::vector<bool> bound;                  // bindings[i] was bound
   uint32_t dynamic_group_size = 0;          // xgpuCmdSetWorkgroupMemorySize
+  std::vector<SlotRequirement> slots;       // per binding-table slot: what the commands need of it
 };
 
 namespace {
@@ -71,10 +72,60 @@ std::string size_string(XgpuDeviceSize size) {
   return size == XGPU_WHOLE_SIZE ? std::string("XGPU_WHOLE_SIZE") : std::to_string(size);
 }
 
+struct FlagName {
+  uint32_t bit;      // the flag bit
+  const char* name;  // its API name
+};
+constexpr FlagName kUsageNames[kBufferUsageBitCount] = {
+    {XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT, "XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT"},
+    {XGPU_BUFFER_USAGE_TRANSFER_DST_BIT, "XGPU_BUFFER_USAGE_TRANSFER_DST_BIT"},
+    {XGPU_BUFFER_USAGE_STORAGE_BIT, "XGPU_BUFFER_USAGE_STORAGE_BIT"},
+    {XGPU_BUFFER_USAGE_INDIRECT_BIT, "XGPU_BUFFER_USAGE_INDIRECT_BIT"},
+};
+constexpr FlagName kMemoryPropertyNames[] = {
+    {XGPU_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "XGPU_MEMORY_PROPERTY_DEVICE_LOCAL_BIT"},
+    {XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT, "XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT"},
+    {XGPU_MEMORY_PROPERTY_HOST_COHERENT_BIT, "XGPU_MEMORY_PROPERTY_HOST_COHERENT_BIT"},
+    {XGPU_MEMORY_PROPERTY_HOST_CACHED_BIT, "XGPU_MEMORY_PROPERTY_HOST_CACHED_BIT"},
+    {XGPU_MEMORY_PROPERTY_KERNARG_BIT, "XGPU_MEMORY_PROPERTY_KERNARG_BIT"},
+};
+
+// "A_BIT | B_BIT (0x3)", or "0" without bits.
+template <size_t N>
+std::string flags_string(uint32_t flags, const FlagName (&names)[N]) {
+  std::string out;
+  for (const FlagName& f : names) {
+    if (!(flags & f.bit)) continue;
+    out += (out.empty() ? "" : " | ") + std::string(f.name);
+  }
+  return out.empty() ? std::string("0") : out + " (" + hex(flags) + ")";
+}
+
+// Bit position of a single usage bit (index into SlotRequirement arrays).
+uint32_t usage_index(XgpuBufferUsageFlags bit) {
+  uint32_t index = 0;
+  while (index + 1 < kBufferUsageBitCount && (bit >> index) != 1u) ++index;
+  return index;
+}
+
+// "memory type 2 (XGPU_MEMORY_PROPERTY_DEVICE_LOCAL_BIT (0x1))"
+std::string memory_type_string(uint32_t memory_type, XgpuMemoryPropertyFlags properties) {
+  return "memory type " + std::to_string(memory_type) + " (" + flags_string(properties, kMemoryPropertyNames) + ")";
+}
+
 // Records the first error and reports it.
 void record_error(CommandBuffer* cb, XgpuResult result, const char* vuid, const std::string& message) {
   device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, vuid, message);
   if (cb->first_error == XGPU_SUCCESS) cb->first_error = result;
+}
+
+// After a device loss (api.md 6.1) every command returning an XgpuResult
+// returns XGPU_ERROR_DEVICE_LOST, with a message.
+bool report_if_lost(const Device* device, const char* function) {
+  if (!device_is_lost(device)) return false;
+  device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, nullptr,
+                std::string(function) + ": the device is lost (XGPU_ERROR_DEVICE_LOST)");
+  return true;
 }
 
 // Common entry check of every xgpuCmd*: returns the recorder or nullptr.
@@ -200,6 +251,30 @@ bool ref_is_static(const xgpu_amdgpu_buffer_ref_t& ref) {
   return ref.kind == XGPU_AMDGPU_BUFFER_REF_KIND_CONCRETE || ref.kind == XGPU_AMDGPU_BUFFER_REF_KIND_RODATA;
 }
 
+// Notes that command `index` (`function`, its `parameter`) needs `usage` of
+// the buffer in the slot `ref` names, checked at submit. Concrete buffers
+// were checked by make_ref.
+// The requirements of the slot `ref` names (nullptr for other kinds); the
+// table grows to the highest slot referenced, not to bindingCapacity.
+SlotRequirement* slot_requirement(Recorder* r, const xgpu_amdgpu_buffer_ref_t& ref) {
+  if (ref.kind != XGPU_AMDGPU_BUFFER_REF_KIND_SLOT) return nullptr;
+  if (ref.slot >= r->slots.size()) r->slots.resize(size_t(ref.slot) + 1);
+  return &r->slots[ref.slot];
+}
+
+void require_slot(Recorder* r, const xgpu_amdgpu_buffer_ref_t& ref, uint32_t index, XgpuBufferUsageFlags usage,
+                  const char* function, const std::string& parameter, const std::string& vuid) {
+  SlotRequirement* requirement = slot_requirement(r, ref);
+  if (!requirement) return;
+  SlotRequirement& slot = *requirement;
+  const uint32_t bit = usage_index(usage);
+  if (!(slot.usage & usage)) {
+    slot.use[bit] = "command " + std::to_string(index) + " (" + function + " " + parameter + ")";
+    slot.vuid[bit] = vuid;
+  }
+  slot.usage |= usage;
+}
+
 // What one kernel dispatch needs, before it becomes a command.
 struct DispatchSpec {
   uint8_t type = XGPU_AMDGPU_COMMAND_DISPATCH;  // command type
@@ -211,6 +286,16 @@ struct DispatchSpec {
   std::vector<xgpu_amdgpu_kernarg_patch_t> patches;  // values from references
   bool force_barrier = false;                   // the first packet needs the barrier bit
 };
+
+// Slot requirements of the pipeline bindings of a recorded dispatch
+// (command `index`): STORAGE.
+void require_bindings(Recorder* r, const DispatchSpec& spec, uint32_t index, const char* function) {
+  constexpr uint32_t kBindingBytes = sizeof(uint64_t);
+  for (const xgpu_amdgpu_kernarg_patch_t& patch : spec.patches)
+    require_slot(r, patch.ref, index, XGPU_BUFFER_USAGE_STORAGE_BIT, function,
+                 "binding " + std::to_string(patch.kernarg_offset / kBindingBytes) + " (xgpuCmdBindBuffers)",
+                 "XGPU-VUID-xgpuCmdBindBuffers-pBuffers-usage");
+}
 
 uint16_t dimensions_of(const uint32_t workgroup_size[3], const uint32_t workgroup_count[3]) {
   if (workgroup_size[2] > 1 || workgroup_count[2] > 1) return 3;
@@ -457,7 +542,8 @@ XgpuResult finalize(CommandBuffer* cb) {
     d.kernarg_template += rodata_base;
     if (!(header->flags & XGPU_AMDGPU_COMMAND_FLAG_PREBUILT_KERNARGS)) continue;
     uint8_t* XGPU_AMDGPU_DEVICE_PTR kernargs = program.prebuilt_kernargs + d.prebuilt_kernarg_address;
-    std::memcpy(kernargs, reinterpret_cast<const void*>(uintptr_t(d.kernarg_template)), d.kernarg_size);
+    if (d.kernarg_size)  // a kernel without arguments may have no prebuilt memory at all
+      std::memcpy(kernargs, reinterpret_cast<const void*>(uintptr_t(d.kernarg_template)), d.kernarg_size);
     for (uint32_t i = 0; i < d.patch_count; ++i) {
       uint64_t address = 0, length = 0;
       std::string error;
@@ -519,6 +605,7 @@ XgpuResult finalize(CommandBuffer* cb) {
   program.sizes.kernarg_bytes = r->kernarg_bytes;
   program.sizes.binding_capacity = cb->binding_capacity;
   program.sizes.reads_memory_at_issue = r->reads_memory_at_issue;
+  program.slots = std::move(r->slots);
   return XGPU_SUCCESS;
 }
 
@@ -530,6 +617,7 @@ XgpuResult XGPU_API_CALL create_command_buffer(XgpuDevice device_handle, const X
   Device* device = device_from_handle(device_handle);
   if (!device || !out) return XGPU_ERROR_INVALID_ARGUMENT;
   *out = XGPU_NULL_HANDLE;
+  if (report_if_lost(device, "xgpuCreateCommandBuffer")) return XGPU_ERROR_DEVICE_LOST;
   if (!info || info->sType != XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO) {
     device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-VUID-xgpuCreateCommandBuffer-pCreateInfo-sType",
                   "xgpuCreateCommandBuffer: pCreateInfo is NULL or its sType is not "
@@ -563,6 +651,7 @@ void XGPU_API_CALL destroy_command_buffer(XgpuDevice, XgpuCommandBuffer handle, 
 XgpuResult XGPU_API_CALL begin_command_buffer(XgpuCommandBuffer handle, const XgpuCommandBufferBeginInfo* info) {
   CommandBuffer* cb = from_handle(handle);
   if (!cb) return XGPU_ERROR_INVALID_ARGUMENT;
+  if (report_if_lost(cb->device, "xgpuBeginCommandBuffer")) return XGPU_ERROR_DEVICE_LOST;
   if (!info || info->sType != XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO) {
     device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-VUID-xgpuBeginCommandBuffer-pBeginInfo-sType",
                   "xgpuBeginCommandBuffer: pBeginInfo is NULL or its sType is not "
@@ -603,6 +692,16 @@ XgpuResult XGPU_API_CALL begin_command_buffer(XgpuCommandBuffer handle, const Xg
 XgpuResult XGPU_API_CALL end_command_buffer(XgpuCommandBuffer handle) {
   CommandBuffer* cb = from_handle(handle);
   if (!cb) return XGPU_ERROR_INVALID_ARGUMENT;
+  if (report_if_lost(cb->device, "xgpuEndCommandBuffer")) {
+    // The recording is discarded: the command buffer can only be begun
+    // again (which also reports the loss) or destroyed.
+    if (cb->state == CommandBufferState::kRecording) {
+      delete cb->recorder;
+      cb->recorder = nullptr;
+      cb->state = CommandBufferState::kInvalid;
+    }
+    return XGPU_ERROR_DEVICE_LOST;
+  }
   if (cb->state != CommandBufferState::kRecording || !cb->recorder) {
     device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-VUID-xgpuEndCommandBuffer-commandBuffer-recording",
                   "xgpuEndCommandBuffer: commandBuffer is not in the recording state");
@@ -710,8 +809,9 @@ void XGPU_API_CALL cmd_dispatch(XgpuCommandBuffer handle, uint32_t x, uint32_t y
   for (int d = 0; d < 3; ++d) spec.workgroup_count[d] = counts[d];
   uint32_t unused = 0;
   const uint64_t offset = append_dispatch(r, spec, sizeof(xgpu_amdgpu_command_dispatch_t), 1, 0, 1, &unused);
-  r->last_packet_has_barrier =
-      command_at<xgpu_amdgpu_command_header_t>(r, offset)->flags & XGPU_AMDGPU_COMMAND_FLAG_BARRIER;
+  const auto* header = command_at<xgpu_amdgpu_command_header_t>(r, offset);
+  r->last_packet_has_barrier = header->flags & XGPU_AMDGPU_COMMAND_FLAG_BARRIER;
+  require_bindings(r, spec, header->index, "xgpuCmdDispatch");
 }
 
 void XGPU_API_CALL cmd_dispatch_indirect(XgpuCommandBuffer handle, const XgpuBufferRef* counts,
@@ -739,6 +839,20 @@ void XGPU_API_CALL cmd_dispatch_indirect(XgpuCommandBuffer handle, const XgpuBuf
                  "XGPU_BUFFER_USAGE_INDIRECT_BIT", sizeof(uint32_t), kCountsBytes};
   xgpu_amdgpu_buffer_ref_t counts_ref;
   if (!make_ref(cb, counts, rules, &counts_ref)) return;
+  if (!dynamic && counts_ref.kind != XGPU_AMDGPU_BUFFER_REF_KIND_SLOT) {
+    // STATIC counts are read on the host at issue (a slot's buffer is
+    // checked at submit and at issue).
+    uint32_t memory_type = 0;
+    const XgpuMemoryPropertyFlags properties = buffer_memory_properties(buffer_info(counts->buffer), &memory_type);
+    if (!(properties & XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT)) {
+      record_error(cb, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible",
+                   "xgpuCmdDispatchIndirect: pCounts->buffer has " + memory_type_string(memory_type, properties) +
+                       ", which is not XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT; XGPU_DISPATCH_INDIRECT_STATIC_BIT "
+                       "reads the counts on the host at issue (use XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT, or "
+                       "host-visible memory)");
+      return;
+    }
+  }
   DispatchSpec spec;
   std::vector<uint8_t> template_bytes;
   if (!prepare_dispatch(cb, r, "xgpuCmdDispatchIndirect", &spec, &template_bytes)) return;
@@ -752,17 +866,39 @@ void XGPU_API_CALL cmd_dispatch_indirect(XgpuCommandBuffer handle, const XgpuBuf
                    "kernel, which is not available for this device");
       return;
     }
+    if (patch_kernel->kernarg_size != sizeof(xgpu_amdgpu_indirect_patch_args_t)) {
+      record_error(cb, XGPU_ERROR_INITIALIZATION_FAILED, "XGPU-amdgpu-device-library",
+                   "xgpuCmdDispatchIndirect: device-library kernel " + patch_kernel->name + " has " +
+                       std::to_string(patch_kernel->kernarg_size) + " kernarg bytes; the ICD expects " +
+                       std::to_string(sizeof(xgpu_amdgpu_indirect_patch_args_t)));
+      return;
+    }
   }
   const XgpuPhysicalDeviceLimits& limits = device_limits(cb->device);
+  // Per submission after the dispatch's kernargs: DYNAMIC: the patch
+  // kernel's arguments, then the error record; STATIC: the error record.
+  constexpr uint64_t kRecordBytes = sizeof(xgpu_amdgpu_indirect_error_t);
+  constexpr uint32_t kRecordAlignment = alignof(xgpu_amdgpu_indirect_error_t);
   uint32_t extra_offset = 0;
-  const uint64_t offset =
-      append_dispatch(r, spec, sizeof(xgpu_amdgpu_command_dispatch_indirect_t), dynamic ? 2 : 1,
-                      dynamic ? sizeof(xgpu_amdgpu_indirect_patch_args_t) : 0,
-                      dynamic ? std::max<uint32_t>(patch_kernel->kernarg_alignment, 8) : 1, &extra_offset);
+  const uint64_t offset = append_dispatch(
+      r, spec, sizeof(xgpu_amdgpu_command_dispatch_indirect_t), dynamic ? 2 : 1,
+      dynamic ? sizeof(xgpu_amdgpu_indirect_patch_args_t) + kRecordBytes : kRecordBytes,
+      dynamic ? std::max<uint32_t>(patch_kernel->kernarg_alignment, kRecordAlignment) : kRecordAlignment,
+      &extra_offset);
   auto* cmd = command_at<xgpu_amdgpu_command_dispatch_indirect_t>(r, offset);
   cmd->header.flags |= dynamic ? XGPU_AMDGPU_COMMAND_FLAG_INDIRECT_DYNAMIC : XGPU_AMDGPU_COMMAND_FLAG_INDIRECT_STATIC;
   if (!dynamic) r->reads_memory_at_issue = true;
   cmd->counts = counts_ref;
+  cmd->extra_kernarg_offset = extra_offset;
+  const uint32_t index = cmd->header.index;
+  require_bindings(r, spec, index, "xgpuCmdDispatchIndirect");
+  require_slot(r, counts_ref, index, XGPU_BUFFER_USAGE_INDIRECT_BIT, "xgpuCmdDispatchIndirect", "pCounts",
+               "XGPU-VUID-xgpuCmdDispatchIndirect-pCounts-usage");
+  if (SlotRequirement* slot = dynamic ? nullptr : slot_requirement(r, counts_ref)) {
+    if (!slot->host_visible)
+      slot->host_visible_use = "command " + std::to_string(index) + " (xgpuCmdDispatchIndirect STATIC pCounts)";
+    slot->host_visible = true;
+  }
   for (int d = 0; d < 3; ++d) {
     const uint32_t grid_limit = UINT32_MAX / std::max<uint32_t>(spec.workgroup_size[d], 1);
     cmd->max_workgroup_count[d] = std::min(limits.maxWorkgroupCount[d], grid_limit);
@@ -770,7 +906,6 @@ void XGPU_API_CALL cmd_dispatch_indirect(XgpuCommandBuffer handle, const XgpuBuf
   if (dynamic) {
     cmd->header.flags |= XGPU_AMDGPU_COMMAND_FLAG_BARRIER;  // the patch kernel waits for the counts' producer
     cmd->patch_kernel_object = patch_kernel->kernel_object;
-    cmd->patch_kernarg_offset = extra_offset;
     cmd->patch_private_segment_size = patch_kernel->private_segment_size;
     cmd->patch_group_segment_size = patch_kernel->group_segment_size;
     r->last_packet_has_barrier = true;  // the dispatch packet waits for the patch kernel
@@ -813,6 +948,8 @@ void XGPU_API_CALL cmd_fill_buffer(XgpuCommandBuffer handle, const XgpuBufferRef
   if (ref.length == XGPU_AMDGPU_WHOLE_LENGTH)
     patches.push_back(make_patch(offsetof(xgpu_amdgpu_fill_args_t, length), XGPU_AMDGPU_KERNARG_PATCH_LENGTH,
                                  uint16_t(pattern_size), ref));
+  require_slot(r, ref, uint32_t(r->command_offsets.size()), XGPU_BUFFER_USAGE_TRANSFER_DST_BIT, "xgpuCmdFillBuffer",
+               "pDst", "XGPU-VUID-xgpuCmdFillBuffer-pDst-usage");
   record_builtin(cb, r, XGPU_AMDGPU_COMMAND_FILL, builtin(cb, &DeviceLibrary::fill), "xgpuCmdFillBuffer", &args,
                  sizeof(args), XGPU_AMDGPU_TRANSFER_WORKGROUP_SIZE, transfer_workgroups(ref.length),
                  std::move(patches), false);
@@ -854,6 +991,11 @@ void XGPU_API_CALL cmd_copy_buffer(XgpuCommandBuffer handle, const XgpuBufferRef
   std::vector<xgpu_amdgpu_kernarg_patch_t> patches;
   patches.push_back(make_patch(offsetof(xgpu_amdgpu_copy_args_t, src), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, src_ref));
   patches.push_back(make_patch(offsetof(xgpu_amdgpu_copy_args_t, dst), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, dst_ref));
+  const uint32_t index = uint32_t(r->command_offsets.size());
+  require_slot(r, src_ref, index, XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT, "xgpuCmdCopyBuffer", "pSrc",
+               "XGPU-VUID-xgpuCmdCopyBuffer-pSrc-usage");
+  require_slot(r, dst_ref, index, XGPU_BUFFER_USAGE_TRANSFER_DST_BIT, "xgpuCmdCopyBuffer", "pDst",
+               "XGPU-VUID-xgpuCmdCopyBuffer-pDst-usage");
   record_builtin(cb, r, XGPU_AMDGPU_COMMAND_COPY, builtin(cb, &DeviceLibrary::copy), "xgpuCmdCopyBuffer", &args,
                  sizeof(args), XGPU_AMDGPU_TRANSFER_WORKGROUP_SIZE, transfer_workgroups(size), std::move(patches),
                  false);
@@ -885,6 +1027,8 @@ void XGPU_API_CALL cmd_update_buffer(XgpuCommandBuffer handle, const XgpuBufferR
   std::vector<xgpu_amdgpu_kernarg_patch_t> patches;
   patches.push_back(make_patch(offsetof(xgpu_amdgpu_copy_args_t, src), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, src_ref));
   patches.push_back(make_patch(offsetof(xgpu_amdgpu_copy_args_t, dst), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, dst_ref));
+  require_slot(r, dst_ref, uint32_t(r->command_offsets.size()), XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
+               "xgpuCmdUpdateBuffer", "pDst", "XGPU-VUID-xgpuCmdUpdateBuffer-pDst-usage");
   record_builtin(cb, r, XGPU_AMDGPU_COMMAND_UPDATE, builtin(cb, &DeviceLibrary::copy), "xgpuCmdUpdateBuffer", &args,
                  sizeof(args), XGPU_AMDGPU_TRANSFER_WORKGROUP_SIZE, transfer_workgroups(data_size),
                  std::move(patches), false);
@@ -960,6 +1104,8 @@ void XGPU_API_CALL cmd_write_timestamp(XgpuCommandBuffer handle, XgpuPipelineSta
   std::vector<xgpu_amdgpu_kernarg_patch_t> patches;
   patches.push_back(make_patch(offsetof(xgpu_amdgpu_timestamp_args_t, dst), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS,
                                uint16_t(kTimestampBytes), ref));
+  require_slot(r, ref, uint32_t(r->command_offsets.size()), XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
+               "xgpuCmdWriteTimestamp", "pDst", "XGPU-VUID-xgpuCmdWriteTimestamp-pDst-usage");
   // Written when every earlier command completed (barrier bit), whatever
   // the stage: AQL has no finer point to sample.
   record_builtin(cb, r, XGPU_AMDGPU_COMMAND_TIMESTAMP, builtin(cb, &DeviceLibrary::timestamp), "xgpuCmdWriteTimestamp",
@@ -1041,6 +1187,41 @@ XgpuResult command_buffer_issue(const CommandBuffer* cb, IssueTarget& target) { 
 
 void command_buffer_release_after_submit(CommandBuffer* cb) {
   if (cb) cb->pending.fetch_sub(1, std::memory_order_acq_rel);
+}
+
+XgpuResult command_buffer_check_binding_usage(const CommandBuffer* cb, const XgpuBufferBinding* bindings,
+                                              uint32_t count, std::string* out_error) {
+  const std::vector<SlotRequirement>& slots = cb->program.slots;
+  const uint32_t checked = std::min<uint32_t>(count, uint32_t(slots.size()));
+  for (uint32_t j = 0; j < checked && bindings; ++j) {
+    const SlotRequirement& slot = slots[j];
+    const BufferInfo* buffer = buffer_info(bindings[j].buffer);
+    if (!buffer || (slot.usage == 0 && !slot.host_visible)) continue;
+    const std::string where = "pBindings[" + std::to_string(j) + "] (binding-table slot " + std::to_string(j) + ")";
+    const XgpuBufferUsageFlags missing = slot.usage & ~buffer->usage;
+    if (missing) {
+      const uint32_t bit = usage_index(missing & (~missing + 1));  // the lowest missing bit
+      if (out_error)
+        *out_error = where + ": the command buffer requires usage " + flags_string(slot.usage, kUsageNames) +
+                     " of the slot; the buffer was created with usage " + flags_string(buffer->usage, kUsageNames) +
+                     ", without " + kUsageNames[bit].name + ", which " + slot.use[bit] +
+                     " needs [XGPU-VUID-xgpuQueueSubmit-pSubmits-pBindings-usage, " + slot.vuid[bit] + "]";
+      return XGPU_ERROR_INVALID_USAGE;
+    }
+    if (slot.host_visible) {
+      uint32_t memory_type = 0;
+      const XgpuMemoryPropertyFlags properties = buffer_memory_properties(buffer, &memory_type);
+      if (!(properties & XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT)) {
+        if (out_error)
+          *out_error = where + ": the buffer has " + memory_type_string(memory_type, properties) +
+                       ", which is not XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT, and " + slot.host_visible_use +
+                       " reads its counts on the host at issue "
+                       "[XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible]";
+        return XGPU_ERROR_INVALID_USAGE;
+      }
+    }
+  }
+  return XGPU_SUCCESS;
 }
 
 }  // namespace xgpu::amdgpu

@@ -28,6 +28,23 @@ enum class CommandBufferState : uint32_t {
   kInvalid,     // ended with an error: may only be begun again or destroyed
 };
 
+// Usage bits a recording can require of a buffer (XgpuBufferUsageFlagBits
+// 0x1..0x8), indexed by bit position.
+inline constexpr uint32_t kBufferUsageBitCount = 4;
+
+// What one recording requires of the buffer a submission binds to one
+// binding-table slot (checked at submit by
+// command_buffer_check_binding_usage).
+struct SlotRequirement {
+  XgpuBufferUsageFlags usage = 0;  // union of the usage bits the recording's commands need
+  bool host_visible = false;       // a STATIC indirect dispatch reads counts from it on the host
+  // Per usage bit (by bit position): the first command that needs it, e.g.
+  // "command 2 (xgpuCmdDispatchIndirect pCounts)", and that rule's VUID.
+  std::string use[kBufferUsageBitCount];
+  std::string vuid[kBufferUsageBitCount];
+  std::string host_visible_use;    // the first STATIC indirect dispatch reading counts from it
+};
+
 // The immutable program of one recording, in device-visible memory.
 struct CommandProgram {
   // Device-visible command blocks (kHostCoherent), in order; the first is the
@@ -45,6 +62,7 @@ struct CommandProgram {
   uint32_t command_packet_count = 0;       // packets the commands produce
   bool trailing_barrier = false;           // a barrier-AND after the commands carries the completion signal
   IssueSizes sizes;                        // what each submission reserves
+  std::vector<SlotRequirement> slots;      // per binding-table slot, up to the highest one referenced
 };
 
 struct Recorder;  // command_buffer.cpp: staging while recording

@@ -25,6 +25,12 @@ void device_report(const Device* device, XgpuDebugMessageSeverityFlagBits severi
                    const std::string& message) {
   instance_report(device ? device->instance : nullptr, severity, vuid, message);
 }
+bool device_is_lost(const Device* device) { return device && device->lost.load(); }
+XgpuMemoryPropertyFlags buffer_memory_properties(const BufferInfo* info, uint32_t* out_memory_type) {
+  const auto* buffer = static_cast<const Buffer*>(info);
+  *out_memory_type = buffer->memory_type;
+  return buffer->device->physical->memory_types[buffer->memory_type].flags;
+}
 
 XgpuResult device_fail(const Device* device, XgpuResult result, const std::string& message) {
   device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, nullptr,

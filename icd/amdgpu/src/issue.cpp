@@ -17,6 +17,8 @@ static_assert(XGPU_AMDGPU_AQL_PACKET_TYPE_INVALID == HSA_PACKET_TYPE_INVALID);
 static_assert(XGPU_AMDGPU_AQL_PACKET_TYPE_KERNEL_DISPATCH == HSA_PACKET_TYPE_KERNEL_DISPATCH);
 static_assert(XGPU_AMDGPU_AQL_PACKET_TYPE_BARRIER_AND == HSA_PACKET_TYPE_BARRIER_AND);
 static_assert(XGPU_AMDGPU_AQL_DISPATCH_GRID_SIZE_OFFSET == offsetof(hsa_kernel_dispatch_packet_t, grid_size_x));
+static_assert(XGPU_AMDGPU_AQL_DISPATCH_KERNARG_ADDRESS_OFFSET ==
+              offsetof(hsa_kernel_dispatch_packet_t, kernarg_address));
 static_assert(XGPU_AMDGPU_AQL_BARRIER_DEP_SIGNAL_OFFSET == offsetof(hsa_barrier_and_packet_t, dep_signal));
 static_assert(XGPU_AMDGPU_AQL_BARRIER_DEP_SIGNAL_COUNT ==
               sizeof(hsa_barrier_and_packet_t::dep_signal) / sizeof(hsa_signal_t));
@@ -41,6 +43,93 @@ uint32_t make_setup(uint32_t dimensions) {
 }
 
 uint32_t make_word(uint16_t header, uint32_t setup) { return uint32_t(header) | (setup << 16); }
+
+std::string hex(uint64_t value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "0x%llx", static_cast<unsigned long long>(value));
+  return buffer;
+}
+
+// The API function that recorded a command of `type`.
+const char* function_of(uint32_t type) {
+  switch (type) {
+    case XGPU_AMDGPU_COMMAND_DISPATCH: return "xgpuCmdDispatch";
+    case XGPU_AMDGPU_COMMAND_DISPATCH_INDIRECT: return "xgpuCmdDispatchIndirect";
+    case XGPU_AMDGPU_COMMAND_FILL: return "xgpuCmdFillBuffer";
+    case XGPU_AMDGPU_COMMAND_COPY: return "xgpuCmdCopyBuffer";
+    case XGPU_AMDGPU_COMMAND_UPDATE: return "xgpuCmdUpdateBuffer";
+    case XGPU_AMDGPU_COMMAND_TIMESTAMP: return "xgpuCmdWriteTimestamp";
+    case XGPU_AMDGPU_COMMAND_BARRIER: return "xgpuCmdPipelineBarrier";
+    case XGPU_AMDGPU_COMMAND_DEBUG_LABEL: return "a debug label command";
+    default: return "an unknown command";
+  }
+}
+
+// Which API parameter a reference of a command came from, and the VUID
+// stem of its rules ("XGPU-VUID-<function>-<parameter>").
+struct RefOrigin {
+  std::string parameter;  // e.g. "pCounts", "pDst", "binding 1 (xgpuCmdBindBuffers pBuffers)"
+  std::string vuid_stem;  // e.g. "XGPU-VUID-xgpuCmdDispatchIndirect-pCounts"
+};
+
+// Origin of kernarg patch `patch` (by its kernarg offset) of `command`.
+RefOrigin patch_origin(const xgpu_amdgpu_command_header_t* command, const xgpu_amdgpu_kernarg_patch_t& patch) {
+  const std::string function = function_of(command->type);
+  auto named = [&](const char* parameter) {
+    return RefOrigin{parameter, "XGPU-VUID-" + function + "-" + parameter};
+  };
+  switch (command->type) {
+    case XGPU_AMDGPU_COMMAND_FILL:
+    case XGPU_AMDGPU_COMMAND_UPDATE:
+    case XGPU_AMDGPU_COMMAND_TIMESTAMP:
+      return named("pDst");
+    case XGPU_AMDGPU_COMMAND_COPY:
+      return named(patch.kernarg_offset == offsetof(xgpu_amdgpu_copy_args_t, src) ? "pSrc" : "pDst");
+    default:  // pipeline bindings: 8-byte pointers at the start of the kernargs
+      return RefOrigin{"binding " + std::to_string(patch.kernarg_offset / sizeof(uint64_t)) +
+                           " (xgpuCmdBindBuffers pBuffers)",
+                       "XGPU-VUID-xgpuCmdBindBuffers-pBuffers"};
+  }
+}
+
+// Where a reference points, for messages: "binding-table slot 1
+// (pBindings[1].offset 2 + offset 0)", "a queue-allocated buffer (offset 16)".
+std::string ref_location(const xgpu_amdgpu_buffer_ref_t& ref, const XgpuBufferBinding* bindings,
+                         uint32_t binding_count) {
+  switch (ref.kind) {
+    case XGPU_AMDGPU_BUFFER_REF_KIND_SLOT: {
+      std::string out = "binding-table slot " + std::to_string(ref.slot) + " (";
+      if (bindings && ref.slot < binding_count)
+        out += "pBindings[" + std::to_string(ref.slot) + "].offset " + std::to_string(bindings[ref.slot].offset) + " + ";
+      return out + "offset " + std::to_string(ref.offset) + ")";
+    }
+    case XGPU_AMDGPU_BUFFER_REF_KIND_ALLOCA:
+      return "a queue-allocated buffer (offset " + std::to_string(ref.offset) + ")";
+    default:
+      return "a buffer (offset " + std::to_string(ref.offset) + ")";
+  }
+}
+
+// Labels open around command `index` of `program`: "'outer' > 'inner'", or
+// empty.
+std::string labels_around(const CommandProgram& program, uint32_t index) {
+  std::vector<std::string> open;
+  command_program_for_each(program, [&](const xgpu_amdgpu_command_header_t* header) {
+    if (header->index >= index || header->type != XGPU_AMDGPU_COMMAND_DEBUG_LABEL) return;
+    const auto* label = reinterpret_cast<const xgpu_amdgpu_command_debug_label_t*>(header);
+    if (label->op == XGPU_AMDGPU_DEBUG_LABEL_BEGIN)
+      open.push_back(reinterpret_cast<const char*>(program.rodata + label->name));
+    if (label->op == XGPU_AMDGPU_DEBUG_LABEL_END && !open.empty()) open.pop_back();
+  });
+  std::string out;
+  for (const std::string& name : open) out += (out.empty() ? "'" : " > '") + name + "'";
+  return out;
+}
+
+// "(70000, 1, 1)"
+std::string triple(const uint32_t v[3]) {
+  return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + ")";
+}
 
 // Per-issue scratch: header words (and packet images for the log) by
 // packet offset. Reused per thread to keep issue allocation-free.
@@ -77,10 +166,12 @@ class Issuer {
   const char* rodata_string(uint32_t offset) const {
     return reinterpret_cast<const char*>(program_.rodata + offset);
   }
-  XgpuResult fail(const xgpu_amdgpu_command_header_t* command, const std::string& message) {
+  XgpuResult fail(const xgpu_amdgpu_command_header_t* command, const std::string& message,
+                  XgpuResult result = XGPU_ERROR_INVALID_ARGUMENT) {
     if (target_.out_error)
-      *target_.out_error = "command " + std::to_string(command ? command->index : 0) + ": " + message;
-    return XGPU_ERROR_INVALID_ARGUMENT;
+      *target_.out_error = "command " + std::to_string(command->index) + " (" + function_of(command->type) +
+                           "): " + message;
+    return result;
   }
 
   // Writes bytes 4..63 of a packet (everything but header and setup).
@@ -106,8 +197,13 @@ class Issuer {
   // range filled from the template and patched.
   XgpuResult build_kernargs(const xgpu_amdgpu_command_header_t* command, const xgpu_amdgpu_dispatch_t& dispatch,
                             const xgpu_amdgpu_kernarg_patch_t* patches, void** out_kernargs);
-  XgpuResult resolve(const xgpu_amdgpu_command_header_t* command, const xgpu_amdgpu_buffer_ref_t& ref,
-                     uint32_t alignment, uint64_t* out_address, uint64_t* out_length);
+  XgpuResult resolve(const xgpu_amdgpu_command_header_t* command, const RefOrigin& origin,
+                     const xgpu_amdgpu_buffer_ref_t& ref, uint32_t alignment, uint64_t* out_address,
+                     uint64_t* out_length);
+  XgpuResult check_static_counts_memory(const xgpu_amdgpu_command_header_t* command,
+                                        const xgpu_amdgpu_buffer_ref_t& counts);
+  xgpu_amdgpu_indirect_error_t* error_record(const xgpu_amdgpu_command_dispatch_indirect_t* cmd,
+                                             uint64_t record_offset) const;
   void fill_dispatch_packet(const xgpu_amdgpu_dispatch_t& dispatch, void* kernargs, uint32_t packet_offset,
                             const uint32_t grid[3], hsa_kernel_dispatch_packet_t* out_packet) const;
   XgpuResult issue_dispatch(const xgpu_amdgpu_command_header_t* command);
@@ -119,17 +215,17 @@ class Issuer {
   bool logging_ = false;
 };
 
-XgpuResult Issuer::resolve(const xgpu_amdgpu_command_header_t* command, const xgpu_amdgpu_buffer_ref_t& ref,
-                           uint32_t alignment, uint64_t* out_address, uint64_t* out_length) {
+XgpuResult Issuer::resolve(const xgpu_amdgpu_command_header_t* command, const RefOrigin& origin,
+                           const xgpu_amdgpu_buffer_ref_t& ref, uint32_t alignment, uint64_t* out_address,
+                           uint64_t* out_length) {
   std::string error;
   if (!resolve_buffer_ref(ref, target_.bindings, target_.binding_count, out_address, out_length, &error))
-    return fail(command, error);
+    return fail(command, origin.parameter + ": " + error);
   if (alignment > 1 && *out_address % alignment != 0)
-    return fail(command, "resolved address 0x" + [&] {
-      char buffer[32];
-      std::snprintf(buffer, sizeof(buffer), "%llx", static_cast<unsigned long long>(*out_address));
-      return std::string(buffer);
-    }() + " is not a multiple of the required " + std::to_string(alignment) + " bytes");
+    return fail(command, origin.parameter + " resolves through " +
+                             ref_location(ref, target_.bindings, target_.binding_count) + " to address " +
+                             hex(*out_address) + ", which is not a multiple of " + std::to_string(alignment) +
+                             " [" + origin.vuid_stem + "-offset]");
   return XGPU_SUCCESS;
 }
 
@@ -146,12 +242,16 @@ XgpuResult Issuer::build_kernargs(const xgpu_amdgpu_command_header_t* command,
     const xgpu_amdgpu_kernarg_patch_t& patch = patches[i];
     uint64_t address = 0, length = 0;
     const uint32_t address_alignment = patch.kind == XGPU_AMDGPU_KERNARG_PATCH_ADDRESS ? patch.alignment : 1;
-    if (XgpuResult r = resolve(command, patch.ref, address_alignment, &address, &length); r != XGPU_SUCCESS) return r;
+    const RefOrigin origin = patch_origin(command, patch);
+    if (XgpuResult r = resolve(command, origin, patch.ref, address_alignment, &address, &length); r != XGPU_SUCCESS)
+      return r;
     uint64_t value = address;
     if (patch.kind == XGPU_AMDGPU_KERNARG_PATCH_LENGTH) {
       if (length == 0 || (patch.alignment > 1 && length % patch.alignment != 0))
-        return fail(command, "resolved length " + std::to_string(length) + " is not a non-zero multiple of " +
-                                 std::to_string(patch.alignment) + " bytes");
+        return fail(command, origin.parameter + " resolves through " +
+                                 ref_location(patch.ref, target_.bindings, target_.binding_count) + " to " +
+                                 std::to_string(length) + " bytes, not a non-zero multiple of " +
+                                 std::to_string(patch.alignment) + " [" + origin.vuid_stem + "-size]");
       value = length;
     }
     std::memcpy(kernargs + patch.kernarg_offset, &value, sizeof(value));
@@ -194,6 +294,40 @@ XgpuResult Issuer::issue_dispatch(const xgpu_amdgpu_command_header_t* command) {
   return XGPU_SUCCESS;
 }
 
+xgpu_amdgpu_indirect_error_t* Issuer::error_record(const xgpu_amdgpu_command_dispatch_indirect_t* cmd,
+                                                   uint64_t record_offset) const {
+  uint8_t* XGPU_AMDGPU_DEVICE_PTR extra = target_.kernarg_base + cmd->header.kernarg_offset + cmd->extra_kernarg_offset;
+  auto* record = reinterpret_cast<xgpu_amdgpu_indirect_error_t*>(extra + record_offset);
+  xgpu_amdgpu_indirect_error_t values{};
+  values.command_index = cmd->header.index;
+  values.command_flags = cmd->header.flags;
+  for (int d = 0; d < 3; ++d) values.max_workgroup_count[d] = cmd->max_workgroup_count[d];
+  values.kernel_name = uint64_t(reinterpret_cast<uintptr_t>(rodata_string(cmd->dispatch.debug_name)));
+  values.command_buffer = uint64_t(reinterpret_cast<uintptr_t>(&cb_));
+  std::memcpy(record, &values, sizeof(values));
+  return record;
+}
+
+XgpuResult Issuer::check_static_counts_memory(const xgpu_amdgpu_command_header_t* command,
+                                              const xgpu_amdgpu_buffer_ref_t& counts) {
+  // Concrete buffers were checked at record time.
+  const BufferInfo* buffer = nullptr;
+  if (counts.kind == XGPU_AMDGPU_BUFFER_REF_KIND_ALLOCA)
+    buffer = reinterpret_cast<const BufferInfo*>(uintptr_t(counts.value));
+  else if (counts.kind == XGPU_AMDGPU_BUFFER_REF_KIND_SLOT && counts.slot < target_.binding_count)
+    buffer = buffer_info(target_.bindings[counts.slot].buffer);
+  if (!buffer) return XGPU_SUCCESS;
+  uint32_t memory_type = 0;
+  const XgpuMemoryPropertyFlags properties = buffer_memory_properties(buffer, &memory_type);
+  if (properties & XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT) return XGPU_SUCCESS;
+  return fail(command,
+              "STATIC pCounts resolves through " + ref_location(counts, target_.bindings, target_.binding_count) +
+                  " to memory type " + std::to_string(memory_type) + " (property flags " + hex(properties) +
+                  "), which is not XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT; STATIC counts are read on the host at "
+                  "issue [XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible]",
+              XGPU_ERROR_INVALID_USAGE);
+}
+
 XgpuResult Issuer::issue_indirect(const xgpu_amdgpu_command_header_t* command) {
   const auto* cmd = reinterpret_cast<const xgpu_amdgpu_command_dispatch_indirect_t*>(command);
   const auto* patches = reinterpret_cast<const xgpu_amdgpu_kernarg_patch_t*>(cmd + 1);
@@ -202,39 +336,48 @@ XgpuResult Issuer::issue_indirect(const xgpu_amdgpu_command_header_t* command) {
   const bool barrier = command->flags & XGPU_AMDGPU_COMMAND_FLAG_BARRIER;
   constexpr uint32_t kCountsAlignment = sizeof(uint32_t);
   constexpr uint64_t kCountsBytes = 3 * sizeof(uint32_t);
+  static const RefOrigin kCounts{"pCounts", "XGPU-VUID-xgpuCmdDispatchIndirect-pCounts"};
   uint64_t counts_address = 0, counts_length = 0;
-  if (XgpuResult r = resolve(command, cmd->counts, kCountsAlignment, &counts_address, &counts_length);
+  if (XgpuResult r = resolve(command, kCounts, cmd->counts, kCountsAlignment, &counts_address, &counts_length);
       r != XGPU_SUCCESS)
     return r;
   if (counts_length < kCountsBytes)
-    return fail(command, "the indirect counts range holds " + std::to_string(counts_length) +
-                             " bytes; 12 (uint32_t workgroup_count[3]) are required");
+    return fail(command, "pCounts resolves through " +
+                             ref_location(cmd->counts, target_.bindings, target_.binding_count) + " to " +
+                             std::to_string(counts_length) +
+                             " bytes; 12 (uint32_t workgroup_count[3]) are required "
+                             "[XGPU-VUID-xgpuCmdDispatchIndirect-pCounts-range]");
   void* kernargs = nullptr;
   if (XgpuResult r = build_kernargs(command, dispatch, patches, &kernargs); r != XGPU_SUCCESS) return r;
 
   if (command->flags & XGPU_AMDGPU_COMMAND_FLAG_INDIRECT_STATIC) {
     // The counts are final: read them now (host-visible memory).
+    if (XgpuResult r = check_static_counts_memory(command, cmd->counts); r != XGPU_SUCCESS) return r;
     uint32_t counts[3];
     std::memcpy(counts, reinterpret_cast<const void*>(uintptr_t(counts_address)), sizeof(counts));
     if (counts[0] == 0 || counts[1] == 0 || counts[2] == 0) {
       write_no_op(command->packet_offset, barrier);
       return XGPU_SUCCESS;
     }
-    static const char* const kAxis[3] = {"x", "y", "z"};
-    for (int d = 0; d < 3; ++d) {
-      if (counts[d] > cmd->max_workgroup_count[d])
-        return fail(command, std::string("xgpuCmdDispatchIndirect (STATIC, kernel ") + name + "): workgroup count " +
-                                 kAxis[d] + " = " + std::to_string(counts[d]) + " read from the counts buffer exceeds " +
-                                 std::to_string(cmd->max_workgroup_count[d]) +
-                                 " (limits.maxWorkgroupCount and the 32-bit grid size)");
-    }
+    bool over_limit = false;
+    for (int d = 0; d < 3; ++d) over_limit = over_limit || counts[d] > cmd->max_workgroup_count[d];
     uint32_t grid[3];
-    for (int d = 0; d < 3; ++d) grid[d] = counts[d] * dispatch.workgroup_size[d];
+    for (int d = 0; d < 3; ++d) grid[d] = over_limit ? counts[d] : counts[d] * dispatch.workgroup_size[d];
     hsa_kernel_dispatch_packet_t packet;
     fill_dispatch_packet(dispatch, kernargs, command->packet_offset, grid, &packet);
+    uint32_t type = HSA_PACKET_TYPE_KERNEL_DISPATCH;
+    if (over_limit) {
+      // Fail the queue where the dispatch would run, as the DYNAMIC patch
+      // kernel does: a packet the processor rejects, pointing at the record
+      // the queue-error callback turns into the message.
+      xgpu_amdgpu_indirect_error_t* record = error_record(cmd, 0);
+      std::memcpy(record->counts, counts, sizeof(counts));
+      record->magic = XGPU_AMDGPU_INDIRECT_ERROR_MAGIC;
+      packet.kernarg_address = record;
+      type = XGPU_AMDGPU_AQL_PACKET_TYPE_LIMIT_ERROR;
+    }
     write_body(command->packet_offset, &packet,
-               make_word(header(HSA_PACKET_TYPE_KERNEL_DISPATCH, command->packet_offset, barrier), packet.setup),
-               name);
+               make_word(header(type, command->packet_offset, barrier), packet.setup), name);
     return XGPU_SUCCESS;
   }
 
@@ -267,8 +410,11 @@ XgpuResult Issuer::issue_indirect(const xgpu_amdgpu_command_header_t* command) {
   args.no_op_word = make_word(header(HSA_PACKET_TYPE_BARRIER_AND, dispatch_offset, /*barrier=*/true), kNoSetup);
   args.limit_error_word =
       make_word(header(XGPU_AMDGPU_AQL_PACKET_TYPE_LIMIT_ERROR, dispatch_offset, /*barrier=*/true), kNoSetup);
+  // The record after the arguments: everything but the counts, which only
+  // the patch kernel knows.
+  args.error = error_record(cmd, sizeof(xgpu_amdgpu_indirect_patch_args_t));
   uint8_t* XGPU_AMDGPU_DEVICE_PTR patch_kernargs =
-      target_.kernarg_base + command->kernarg_offset + cmd->patch_kernarg_offset;
+      target_.kernarg_base + command->kernarg_offset + cmd->extra_kernarg_offset;
   std::memcpy(patch_kernargs, &args, sizeof(args));
 
   hsa_kernel_dispatch_packet_t patch{};
@@ -429,6 +575,48 @@ bool resolve_buffer_ref(const xgpu_amdgpu_buffer_ref_t& ref, const XgpuBufferBin
 
 XgpuResult issue_program(const CommandBuffer& command_buffer, IssueTarget& target) {
   return Issuer(command_buffer, target).run();
+}
+
+bool commands_describe_queue_error(const hsa_queue_t* queue, std::string* out_message) {
+  if (!queue || !queue->base_address || queue->size == 0) return false;
+  // The processor stops at the packet it rejects. At most one LIMIT_ERROR
+  // packet is ever in a ring: publishing one fails the queue, and the
+  // patch kernel of a later DYNAMIC dispatch cannot run past it.
+  const auto* ring = static_cast<const uint8_t*>(queue->base_address);
+  for (uint32_t i = 0; i < queue->size; ++i) {
+    const uint8_t* slot = ring + uint64_t(i) * XGPU_AMDGPU_AQL_PACKET_SIZE;
+    const uint16_t header = __atomic_load_n(reinterpret_cast<const uint16_t*>(slot), __ATOMIC_ACQUIRE);
+    const uint32_t type = (header >> HSA_PACKET_HEADER_TYPE) & ((1u << HSA_PACKET_HEADER_WIDTH_TYPE) - 1u);
+    if (type != XGPU_AMDGPU_AQL_PACKET_TYPE_LIMIT_ERROR) continue;
+    uint64_t address = 0;
+    std::memcpy(&address, slot + XGPU_AMDGPU_AQL_DISPATCH_KERNARG_ADDRESS_OFFSET, sizeof(address));
+    if (address == 0) continue;
+    xgpu_amdgpu_indirect_error_t record;
+    std::memcpy(&record, reinterpret_cast<const void*>(uintptr_t(address)), sizeof(record));
+    if (record.magic != XGPU_AMDGPU_INDIRECT_ERROR_MAGIC) continue;
+    const bool dynamic = record.command_flags & XGPU_AMDGPU_COMMAND_FLAG_INDIRECT_DYNAMIC;
+    const char* kernel = record.kernel_name ? reinterpret_cast<const char*>(uintptr_t(record.kernel_name)) : "?";
+    std::string where = "command " + std::to_string(record.command_index);
+    const auto* command_buffer = reinterpret_cast<const CommandBuffer*>(uintptr_t(record.command_buffer));
+    if (command_buffer) {
+      const std::string labels = labels_around(command_buffer->program, record.command_index);
+      if (!labels.empty()) where += ", inside debug labels " + labels;
+    }
+    static const char* const kAxis[3] = {"x", "y", "z"};
+    std::string over;
+    for (int d = 0; d < 3; ++d) {
+      if (record.counts[d] <= record.max_workgroup_count[d]) continue;
+      over += std::string(over.empty() ? "" : ", ") + kAxis[d] + " " + std::to_string(record.counts[d]) + " > " +
+              std::to_string(record.max_workgroup_count[d]);
+    }
+    *out_message = std::string("xgpuCmdDispatchIndirect (") + (dynamic ? "DYNAMIC" : "STATIC") + ", kernel '" +
+                   kernel + "', " + where + "): the workgroup counts " + triple(record.counts) +
+                   " read from pCounts exceed the limits " + triple(record.max_workgroup_count) + " (" + over +
+                   "; limits.maxWorkgroupCount and the 32-bit grid size): the dispatch did not run and the queue "
+                   "failed";
+    return true;
+  }
+  return false;
 }
 
 }  // namespace xgpu::amdgpu

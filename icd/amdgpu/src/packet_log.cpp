@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "xgpu_amdgpu/commands.h"
+
 namespace xgpu::amdgpu {
 namespace {
 
@@ -25,6 +27,7 @@ const char* packet_type_name(uint32_t type) {
     case HSA_PACKET_TYPE_BARRIER_AND: return "BARRIER_AND";
     case HSA_PACKET_TYPE_AGENT_DISPATCH: return "AGENT_DISPATCH";
     case HSA_PACKET_TYPE_BARRIER_OR: return "BARRIER_OR";
+    case XGPU_AMDGPU_AQL_PACKET_TYPE_LIMIT_ERROR: return "LIMIT_ERROR";
     default: return "UNKNOWN";
   }
 }
@@ -71,7 +74,16 @@ void packet_log_packet(const hsa_queue_t* queue, uint64_t packet_id, const void*
   char line[512];
   int n = std::snprintf(line, sizeof(line), "xgpu packet: queue %" PRIu64 " id %" PRIu64 " %s barrier=%u acquire=%s release=%s",
                         queue ? queue->id : 0, packet_id, packet_type_name(type), barrier, acquire, release);
-  if (type == HSA_PACKET_TYPE_KERNEL_DISPATCH || (type == HSA_PACKET_TYPE_INVALID && kernel_name)) {
+  if (type == XGPU_AMDGPU_AQL_PACKET_TYPE_LIMIT_ERROR) {
+    // An indirect dispatch whose counts exceed the limits: the grid fields
+    // hold the raw counts, kernarg_address the error record.
+    hsa_kernel_dispatch_packet_t p;
+    std::memcpy(&p, packet, sizeof(p));
+    n += std::snprintf(line + n, sizeof(line) - size_t(n),
+                       " counts=%ux%ux%u kernel=%s error_record=0x%" PRIx64 " completion=0x%" PRIx64, p.grid_size_x,
+                       p.grid_size_y, p.grid_size_z, kernel_name ? kernel_name : "?",
+                       uint64_t(reinterpret_cast<uintptr_t>(p.kernarg_address)), p.completion_signal.handle);
+  } else if (type == HSA_PACKET_TYPE_KERNEL_DISPATCH || (type == HSA_PACKET_TYPE_INVALID && kernel_name)) {
     hsa_kernel_dispatch_packet_t p;
     std::memcpy(&p, packet, sizeof(p));
     const uint32_t dims = header_field(p.setup, HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS,

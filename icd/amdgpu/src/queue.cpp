@@ -159,8 +159,14 @@ bool on_completion(hsa_signal_value_t, void* arg) {
 
 void on_queue_error(hsa_status_t status, hsa_queue_t* source, void* data) {
   auto* queue = static_cast<Queue*>(data);
-  device_mark_lost(queue->device, "HSA queue " + std::to_string(queue->index) + " reported " +
-                                      queue->device->hsa->status_string(status));
+  std::string reason =
+      "HSA queue " + std::to_string(queue->index) + " reported " + queue->device->hsa->status_string(status);
+  // A packet the commands half wrote on purpose (an indirect dispatch whose
+  // counts exceed the limits) says which command failed; read it before the
+  // loss completes the submission and recycles its kernargs.
+  std::string command;
+  if (commands_describe_queue_error(source ? source : queue->aql, &command)) reason = command + "; " + reason;
+  device_mark_lost(queue->device, reason);
 }
 
 enum class IssueOutcome { kIssued, kNoRoom, kFailed };

@@ -134,6 +134,14 @@ Device* device_from_handle(XgpuDevice device);
 void device_report(const Device* device, XgpuDebugMessageSeverityFlagBits severity,
                    const char* vuid, const std::string& message);
 
+// True once the device is lost (api.md 6.1): commands that return an
+// XgpuResult then return XGPU_ERROR_DEVICE_LOST.
+bool device_is_lost(const Device* device);
+// The memory type of a buffer's memory (for a queue-allocated buffer: its
+// pool's, known from xgpuQueueAlloca on): returns its property flags
+// (XGPU_MEMORY_PROPERTY_*) and stores its index in *out_memory_type.
+XgpuMemoryPropertyFlags buffer_memory_properties(const BufferInfo* buffer, uint32_t* out_memory_type);
+
 // ---------------------------------------------------------------------------
 // Implemented by the commands half, used by the runtime half.
 
@@ -156,6 +164,28 @@ IssueSizes command_buffer_issue_sizes(const CommandBuffer* command_buffer);
 XgpuResult command_buffer_issue(const CommandBuffer* command_buffer, IssueTarget& target);
 // Called once per submission when it completed (or failed).
 void command_buffer_release_after_submit(CommandBuffer* command_buffer);
+// Checks a submission's binding table against what the recording requires
+// of each slot it references: the usage bits (STORAGE for bindings of
+// dispatches, INDIRECT for indirect counts, TRANSFER_SRC/DST for copies,
+// fills, updates and timestamps) and, for the counts of a STATIC indirect
+// dispatch, a HOST_VISIBLE memory type. Entries with a null buffer are
+// skipped (the caller checks those). On a violation returns
+// XGPU_ERROR_INVALID_USAGE and sets *out_error to a message that starts with
+// "pBindings[j]" (prefix it with "xgpuQueueSubmit: pSubmits[i].") and names
+// the slot, the usage required, the buffer's usage or memory type, the first
+// command that requires it and the VUIDs. Thread-safe (immutable after End).
+XgpuResult command_buffer_check_binding_usage(const CommandBuffer* command_buffer,
+                                              const XgpuBufferBinding* bindings, uint32_t count,
+                                              std::string* out_error);
+// Called by the runtime's HSA queue-error callback before it marks the
+// device lost: when the packet the queue rejected is one the commands half
+// wrote on purpose (an indirect dispatch whose counts exceed the device
+// limits, XGPU_AMDGPU_AQL_PACKET_TYPE_LIMIT_ERROR), stores a description of
+// the command (function, STATIC/DYNAMIC, kernel, debug labels, counts and
+// limits) in *out_message and returns true; otherwise returns false. Reads
+// the ring of `queue` and the error record its submission reserved, so call
+// it while that submission is still in flight. Thread-safe.
+bool commands_describe_queue_error(const hsa_queue_t* queue, std::string* out_message);
 
 // The ICD's builtin kernels for one device.
 XgpuResult device_library_load(Device* device, DeviceLibrary** out_library);

@@ -10,9 +10,12 @@
  *
  *   a count of 0         -> BARRIER_AND with no dependencies (a no-op that
  *                           keeps the completion signal and the fences)
- *   a count above limits -> a packet of type XGPU_AMDGPU_AQL_PACKET_TYPE_LIMIT_ERROR
- *                           (the queue fails: HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
- *                           the grid sizes hold the raw counts for diagnosis
+ *   a count above limits -> the error record (args->error) gets the counts, then
+ *                           the packet becomes type XGPU_AMDGPU_AQL_PACKET_TYPE_LIMIT_ERROR
+ *                           with kernarg_address = the record (the queue fails:
+ *                           HSA_STATUS_ERROR_INVALID_PACKET_FORMAT, and the ICD's
+ *                           queue-error callback names the command from the record);
+ *                           the grid sizes hold the raw counts too
  *   otherwise            -> the dispatch with grid = count * workgroup size
  */
 #include "device_common.h"
@@ -40,7 +43,14 @@ XGPU_KERNEL(xgpu_amdgpu_indirect_patch, xgpu_amdgpu_indirect_patch_args_t, args)
     }
     word = args->no_op_word;
   } else if (over_limit) {
+    /* The record first; the release store of the header below publishes it
+     * together with the packet. */
+    xgpu_amdgpu_indirect_error_t* const error = args->error;
+    for (int d = 0; d < 3; ++d) error->counts[d] = counts[d];
+    error->magic = XGPU_AMDGPU_INDIRECT_ERROR_MAGIC;
+    const uint64_t record = (uint64_t)(uintptr_t)error;
     __builtin_memcpy_inline(packet + XGPU_AMDGPU_AQL_DISPATCH_GRID_SIZE_OFFSET, counts, sizeof(counts));
+    __builtin_memcpy_inline(packet + XGPU_AMDGPU_AQL_DISPATCH_KERNARG_ADDRESS_OFFSET, &record, sizeof(record));
     word = args->limit_error_word;
   } else {
     uint32_t grid[3];

@@ -49,8 +49,10 @@
 #define XGPU_AMDGPU_AQL_PACKET_TYPE_KERNEL_DISPATCH 2u /* HSA_PACKET_TYPE_KERNEL_DISPATCH */
 #define XGPU_AMDGPU_AQL_PACKET_TYPE_BARRIER_AND 3u /* HSA_PACKET_TYPE_BARRIER_AND */
 /* A packet type no HSA packet processor accepts: publishing it makes the
- * queue fail with HSA_STATUS_ERROR_INVALID_PACKET_FORMAT. Used by the
- * indirect-dispatch patch kernel for counts beyond the device limits. */
+ * queue fail with HSA_STATUS_ERROR_INVALID_PACKET_FORMAT. Written for an
+ * indirect dispatch whose counts exceed the device limits (by issue for
+ * STATIC, by the patch kernel for DYNAMIC); its kernarg_address field holds
+ * the address of an xgpu_amdgpu_indirect_error_t that says why. */
 #define XGPU_AMDGPU_AQL_PACKET_TYPE_LIMIT_ERROR 0xFFu
 
 /* ---------------------------------------------------------------------------
@@ -195,15 +197,19 @@ XGPU_AMDGPU_STATIC_ASSERT(offsetof(xgpu_amdgpu_command_dispatch_t, dispatch) == 
 
 /* DISPATCH_INDIRECT. STATIC: one packet at header.packet_offset, counts read
  * on the host at issue. DYNAMIC: the patch kernel's packet at packet_offset
- * (kernargs at header.kernarg_offset + patch_kernarg_offset), the dispatch
+ * (kernargs at header.kernarg_offset + extra_kernarg_offset), the dispatch
  * packet at packet_offset + 1 written with an INVALID header that the patch
- * kernel publishes. Followed by dispatch.patch_count kernarg patches. */
+ * kernel publishes. Both reserve an xgpu_amdgpu_indirect_error_t per
+ * submission for counts above the limits. Followed by dispatch.patch_count
+ * kernarg patches. */
 typedef struct xgpu_amdgpu_command_dispatch_indirect {
   xgpu_amdgpu_command_header_t header;  /* type DISPATCH_INDIRECT */
   xgpu_amdgpu_dispatch_t dispatch;      /* the dispatch (workgroup_count unused) */
   xgpu_amdgpu_buffer_ref_t counts;      /* uint32_t workgroup_count[3] */
   uint64_t patch_kernel_object;         /* DYNAMIC: the device library's patch kernel */
-  uint32_t patch_kernarg_offset;        /* DYNAMIC: patch kernargs, bytes after header.kernarg_offset */
+  uint32_t extra_kernarg_offset;        /* bytes after header.kernarg_offset of the per-submission
+                                           extra: DYNAMIC: the patch kernargs, then the error
+                                           record; STATIC: the error record */
   uint32_t patch_private_segment_size;  /* DYNAMIC: patch kernel scratch bytes per work item */
   uint32_t patch_group_segment_size;    /* DYNAMIC: patch kernel group bytes */
   uint32_t max_workgroup_count[3];      /* largest count per dimension (device limit and 32-bit grid) */
@@ -214,6 +220,8 @@ XGPU_AMDGPU_STATIC_ASSERT(offsetof(xgpu_amdgpu_command_dispatch_indirect_t, coun
                           "dispatch indirect counts");
 XGPU_AMDGPU_STATIC_ASSERT(offsetof(xgpu_amdgpu_command_dispatch_indirect_t, patch_kernel_object) == 120,
                           "dispatch indirect patch kernel");
+XGPU_AMDGPU_STATIC_ASSERT(offsetof(xgpu_amdgpu_command_dispatch_indirect_t, extra_kernarg_offset) == 128,
+                          "dispatch indirect extra kernargs");
 
 /* BARRIER: no packet; documents the dependency. The next packet-producing
  * command carries XGPU_AMDGPU_COMMAND_FLAG_BARRIER. */
@@ -269,13 +277,42 @@ typedef struct xgpu_amdgpu_timestamp_args {
 } xgpu_amdgpu_timestamp_args_t;
 XGPU_AMDGPU_STATIC_ASSERT(sizeof(xgpu_amdgpu_timestamp_args_t) == 8, "timestamp args size");
 
+/* xgpu_amdgpu_indirect_error_t::magic of a complete record. */
+#define XGPU_AMDGPU_INDIRECT_ERROR_MAGIC 0x4C494D58u /* "XMIL" */
+
+/* Why an indirect dispatch failed the queue: counts above the limits. Lives
+ * in the kernargs the submission reserves (the command's extra kernarg
+ * bytes), so it is device-visible and survives until the submission ends.
+ * Issue writes every field but `counts` and `magic` (STATIC: all of them,
+ * only when it finds the counts over the limits). Whoever reads the counts
+ * (the patch kernel for DYNAMIC) writes `counts`, then `magic`, then the
+ * packet's kernarg_address = this record, and publishes the packet with type
+ * XGPU_AMDGPU_AQL_PACKET_TYPE_LIMIT_ERROR. When HSA reports the queue error,
+ * the ICD finds that packet in the ring and names the command from here. */
+typedef struct xgpu_amdgpu_indirect_error {
+  uint32_t magic;                   /* XGPU_AMDGPU_INDIRECT_ERROR_MAGIC once complete, else 0 */
+  uint32_t command_index;           /* the command's recording index */
+  uint32_t counts[3];               /* the workgroup counts read, x y z */
+  uint32_t max_workgroup_count[3];  /* the largest accepted count per dimension */
+  uint32_t command_flags;           /* the command's header flags (INDIRECT_STATIC or INDIRECT_DYNAMIC) */
+  uint32_t reserved;                /* 0 */
+  uint64_t XGPU_AMDGPU_DEVICE_PTR kernel_name; /* address of the kernel's NUL-terminated name
+                                                  (the program's read-only data) */
+  uint64_t command_buffer;          /* host address of the ICD's command buffer (messages only;
+                                       never dereferenced by the device) */
+} xgpu_amdgpu_indirect_error_t;
+XGPU_AMDGPU_STATIC_ASSERT(sizeof(xgpu_amdgpu_indirect_error_t) == 56, "indirect error size");
+XGPU_AMDGPU_STATIC_ASSERT(offsetof(xgpu_amdgpu_indirect_error_t, counts) == 8, "indirect error counts");
+XGPU_AMDGPU_STATIC_ASSERT(offsetof(xgpu_amdgpu_indirect_error_t, kernel_name) == 40, "indirect error name");
+
 /* xgpu_amdgpu_indirect_patch (one work item): reads the counts, completes
  * the dispatch packet at `packet` (its body already written by issue, grid
  * sizes excepted) and publishes its first 32 bits last, with a system-scope
  * release store:
  *   any count 0          -> no_op_word (a BARRIER_AND packet, no dependencies)
- *   any count > max      -> limit_error_word (an invalid packet type: the
- *                           queue fails with INVALID_PACKET_FORMAT)
+ *   any count > max      -> fills `error`, then limit_error_word (an invalid
+ *                           packet type: the queue fails with
+ *                           INVALID_PACKET_FORMAT) with kernarg_address = error
  *   otherwise            -> dispatch_word with grid = count * workgroup size */
 typedef struct xgpu_amdgpu_indirect_patch_args {
   const uint32_t* counts;        /* binding: uint32_t workgroup_count[3] */
@@ -286,17 +323,22 @@ typedef struct xgpu_amdgpu_indirect_patch_args {
   uint32_t no_op_word;           /* header | 0 << 16 of a BARRIER_AND packet */
   uint32_t limit_error_word;     /* header with XGPU_AMDGPU_AQL_PACKET_TYPE_LIMIT_ERROR */
   uint32_t reserved;             /* 0 */
+  xgpu_amdgpu_indirect_error_t* error; /* the command's error record (after these arguments) */
 } xgpu_amdgpu_indirect_patch_args_t;
-XGPU_AMDGPU_STATIC_ASSERT(sizeof(xgpu_amdgpu_indirect_patch_args_t) == 56, "patch args size");
+XGPU_AMDGPU_STATIC_ASSERT(sizeof(xgpu_amdgpu_indirect_patch_args_t) == 64, "patch args size");
 XGPU_AMDGPU_STATIC_ASSERT(offsetof(xgpu_amdgpu_indirect_patch_args_t, workgroup_size) == 16,
                           "patch args workgroup_size");
 XGPU_AMDGPU_STATIC_ASSERT(offsetof(xgpu_amdgpu_indirect_patch_args_t, dispatch_word) == 40,
                           "patch args dispatch_word");
+XGPU_AMDGPU_STATIC_ASSERT(offsetof(xgpu_amdgpu_indirect_patch_args_t, error) == 56, "patch args error");
+XGPU_AMDGPU_STATIC_ASSERT(sizeof(xgpu_amdgpu_indirect_patch_args_t) % 8 == 0,
+                          "the error record follows the patch args 8-byte aligned");
 
 /* Offsets inside an AQL packet that the patch kernel writes (hsa.h layout of
  * hsa_kernel_dispatch_packet_t / hsa_barrier_and_packet_t; issue.cpp checks
  * them against hsa.h). */
 #define XGPU_AMDGPU_AQL_DISPATCH_GRID_SIZE_OFFSET 12u   /* uint32_t grid_size_x, y, z */
+#define XGPU_AMDGPU_AQL_DISPATCH_KERNARG_ADDRESS_OFFSET 40u /* uint64_t kernarg_address */
 #define XGPU_AMDGPU_AQL_BARRIER_DEP_SIGNAL_OFFSET 8u    /* uint64_t dep_signal[5] */
 #define XGPU_AMDGPU_AQL_BARRIER_DEP_SIGNAL_COUNT 5u     /* dep_signal entries */
 
