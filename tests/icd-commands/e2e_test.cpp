@@ -52,6 +52,11 @@ struct Messages {
     for (const auto& text : texts) out += text + "\n";
     return out;
   }
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex);
+    ids.clear();
+    texts.clear();
+  }
 };
 
 struct Buffer {
@@ -854,5 +859,39 @@ TEST_CASE("a misaligned counts offset through a slot names the function, paramet
     CHECK(out.as<uint32_t>()[0] == 0);
   } else {
     CHECK_FALSE(env.messages.find({"pBindings[1]", "offset"}).empty());
+  }
+}
+
+TEST_CASE("a buffer bound to a slot without the usage the recording needs is refused at submit") {
+  Env env;
+  XgpuPipeline mark = env.pipeline("mark", 1, 8, 4, 1, 1);
+  Buffer out = env.buffer(256);
+  Buffer storage_only = env.buffer(64, XGPU_BUFFER_USAGE_STORAGE_BIT);
+  Buffer indirect = env.buffer(64, XGPU_BUFFER_USAGE_STORAGE_BIT | XGPU_BUFFER_USAGE_INDIRECT_BIT);
+  const uint32_t c[3] = {1, 1, 1};
+  std::memcpy(storage_only.data, c, sizeof(c));
+  std::memcpy(indirect.data, c, sizeof(c));
+  for (XgpuDispatchIndirectFlags mode : {XGPU_DISPATCH_INDIRECT_STATIC_BIT, XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT}) {
+    CAPTURE(mode);
+    env.messages.clear();
+    XgpuCommandBuffer cb = env.begin(2);
+    xgpuCmdBindPipeline(cb, mark);
+    const XgpuBufferRef r = slot(0);
+    xgpuCmdBindBuffers(cb, 0, 1, &r);
+    const uint32_t mark_constants[2] = {8, 0};
+    xgpuCmdPushConstants(cb, 0, sizeof(mark_constants), mark_constants);
+    const XgpuBufferRef counts_ref = slot(1, 0, 12);
+    xgpuCmdDispatchIndirect(cb, &counts_ref, mode);
+    REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+    // Slot 1 holds a buffer without XGPU_BUFFER_USAGE_INDIRECT_BIT.
+    CHECK(env.submit(env.queues[0], cb, {bind(out), bind(storage_only)}) == XGPU_ERROR_INVALID_USAGE);
+    const std::string message = env.messages.find({"xgpuQueueSubmit: pSubmits[0].pBindings[1]", "slot 1",
+                                                    "XGPU_BUFFER_USAGE_INDIRECT_BIT", "xgpuCmdDispatchIndirect"});
+    CHECK_MESSAGE(!message.empty(), env.messages.all());
+    CHECK(out.as<uint32_t>()[0] == 0);
+    // With the usage, the same recording runs.
+    env.run(cb, {bind(out), bind(indirect)});
+    CHECK(out.as<uint32_t>()[0] == 4);
+    std::memset(out.data, 0, out.size);
   }
 }

@@ -1189,6 +1189,12 @@ void command_buffer_release_after_submit(CommandBuffer* cb) {
   if (cb) cb->pending.fetch_sub(1, std::memory_order_acq_rel);
 }
 
+void command_buffer_cancel_submit(CommandBuffer* cb) {
+  if (!cb) return;
+  std::lock_guard<std::mutex> lock(cb->submit_mutex);
+  if (cb->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) cb->submitted_once = false;
+}
+
 XgpuResult command_buffer_check_binding_usage(const CommandBuffer* cb, const XgpuBufferBinding* bindings,
                                               uint32_t count, std::string* out_error) {
   const std::vector<SlotRequirement>& slots = cb->program.slots;

@@ -565,7 +565,7 @@ XgpuResult copy_semaphore_list(const Device* device, const char* function, const
 namespace {
 
 XgpuResult validate_bindings(const Device* device, uint32_t submit_index, const XgpuSubmitInfo& submit,
-                             uint32_t capacity) {
+                             const CommandBuffer* command_buffer, uint32_t capacity) {
   const std::string where = "xgpuQueueSubmit: pSubmits[" + std::to_string(submit_index) + "]";
   if (submit.bindingCount < capacity)
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
@@ -591,12 +591,17 @@ XgpuResult validate_bindings(const Device* device, uint32_t submit_index, const 
                                                               : std::to_string(binding.size)) +
                              ") exceeds the buffer's " + std::to_string(buffer->size) + " bytes");
   }
+  // What the recording does through each slot needs the buffer's usage bits
+  // (and, for STATIC indirect counts, host-visible memory).
+  std::string error;
+  const XgpuResult usage = command_buffer_check_binding_usage(command_buffer, submit.pBindings, submit.bindingCount, &error);
+  if (usage != XGPU_SUCCESS) return device_fail(device, usage, where + "." + error);
   return XGPU_SUCCESS;
 }
 
 void discard(std::vector<Submission*>& submissions) {
   for (Submission* s : submissions) {
-    if (s->command_buffer) command_buffer_release_after_submit(s->command_buffer);
+    if (s->command_buffer) command_buffer_cancel_submit(s->command_buffer);
     delete s;
   }
   submissions.clear();
@@ -640,9 +645,9 @@ XgpuResult queue_submit(XgpuQueue handle, uint32_t count, const XgpuSubmitInfo* 
       s->command_buffer = command_buffer;
       s->command_buffer_handle = info.commandBuffer;
       s->sizes = command_buffer_issue_sizes(command_buffer);
-      result = validate_bindings(device, i, info, s->sizes.binding_capacity);
+      result = validate_bindings(device, i, info, command_buffer, s->sizes.binding_capacity);
       if (result != XGPU_SUCCESS) {
-        command_buffer_release_after_submit(command_buffer);
+        command_buffer_cancel_submit(command_buffer);
         discard(accepted);
         return result;
       }

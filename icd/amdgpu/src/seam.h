@@ -164,6 +164,10 @@ IssueSizes command_buffer_issue_sizes(const CommandBuffer* command_buffer);
 XgpuResult command_buffer_issue(const CommandBuffer* command_buffer, IssueTarget& target);
 // Called once per submission when it completed (or failed).
 void command_buffer_release_after_submit(CommandBuffer* command_buffer);
+// Undoes command_buffer_acquire_for_submit for a submission that
+// xgpuQueueSubmit refused (nothing ran): a one-shot command buffer may be
+// submitted again.
+void command_buffer_cancel_submit(CommandBuffer* command_buffer);
 // Checks a submission's binding table against what the recording requires
 // of each slot it references: the usage bits (STORAGE for bindings of
 // dispatches, INDIRECT for indirect counts, TRANSFER_SRC/DST for copies,
