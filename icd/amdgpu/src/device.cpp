@@ -104,7 +104,11 @@ XgpuResult device_acquire_completion_signal(Device* device, CompletionSignal** o
     std::lock_guard<std::mutex> lock(device->signal_mutex);
     device->all_signals.push_back(signal);
   }
-  device->hsa->hsa_signal_store_relaxed(signal->signal, 1);
+  // Optional entry point: a release store is as good (only slower).
+  if (device->hsa->hsa_signal_store_relaxed)
+    device->hsa->hsa_signal_store_relaxed(signal->signal, 1);
+  else
+    device->hsa->hsa_signal_store_screlease(signal->signal, 1);
   signal->refs.store(1, std::memory_order_relaxed);
   *out_signal = signal;
   return XGPU_SUCCESS;

@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
+
 namespace xgpu::amdgpu {
 
 std::string HsaApi::status_string(hsa_status_t status) const {
@@ -54,6 +56,15 @@ XgpuResult HsaApi::fail(const char* call, hsa_status_t status, std::string* out_
   return hsa_status_to_result(status);
 }
 
+XgpuResult HsaApi::check(const char* call, const char* detail, hsa_status_t status,
+                         std::string* out_error) const {
+  if (status == HSA_STATUS_SUCCESS) return XGPU_SUCCESS;
+  if (out_error) *out_error = std::string(call) + "(" + detail + ") failed: " + status_string(status);
+  const XgpuResult result = hsa_status_to_result(status);
+  // A failure never reads as success (HSA_STATUS_INFO_BREAK is not one here).
+  return result == XGPU_SUCCESS ? XGPU_ERROR_UNKNOWN : result;
+}
+
 bool hsa_api_load(const std::string& path, HsaApi* api, std::string* out_error) {
   *api = HsaApi{};
   // RTLD_NODELETE: HSA runtimes keep process-wide state and threads that
@@ -85,20 +96,27 @@ bool hsa_api_load(const std::string& path, HsaApi* api, std::string* out_error) 
     *api = HsaApi{};
     return false;
   }
-  // Resolve the file name dlopen actually picked (for runtimeName).
+  // The file dlopen actually picked (for runtimeName), canonical: symbolic
+  // links, "." and ".." resolved, so equal runtimes compare equal.
   if (api->hsa_init) {
     Dl_info info{};
     if (dladdr(reinterpret_cast<void*>(api->hsa_init), &info) && info.dli_fname) {
       api->library_path = info.dli_fname;
     }
   }
+  if (char* real = realpath(api->library_path.c_str(), nullptr)) {
+    api->library_path = real;
+    std::free(real);
+  }
   return true;
 }
 
-void hsa_api_unload(HsaApi* api) {
-  if (api->initialized && api->hsa_shut_down) api->hsa_shut_down();
+bool hsa_api_unload(HsaApi* api, std::string* out_error) {
+  bool ok = true;
+  if (api->initialized && api->hsa_shut_down) ok = api->hsa_shut_down_checked(out_error) == XGPU_SUCCESS;
   if (api->library) dlclose(api->library);
   *api = HsaApi{};
+  return ok;
 }
 
 }  // namespace xgpu::amdgpu

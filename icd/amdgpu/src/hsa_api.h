@@ -22,7 +22,7 @@ struct HsaApi {
 #undef XGPU_HSA_VALUE
 
   void* library = nullptr;   // dlopen handle (owned)
-  std::string library_path;  // resolved path of the library that was opened
+  std::string library_path;  // canonical path (realpath) of the library that was opened
   bool initialized = false;  // hsa_init succeeded (hsa_shut_down pending)
 
   // The HSA status as text ("HSA_STATUS_ERROR_OUT_OF_RESOURCES: ..."), also
@@ -47,6 +47,10 @@ struct HsaApi {
 
   // Maps a failing status of `call` to an XgpuResult and a message.
   XgpuResult fail(const char* call, hsa_status_t status, std::string* out_error) const;
+  // For a status already obtained from `call` about `detail` (an attribute
+  // name): XGPU_SUCCESS, or the matching XgpuResult with *out_error set to
+  // "<call>(<detail>) failed: <status string>". out_error may be nullptr.
+  XgpuResult check(const char* call, const char* detail, hsa_status_t status, std::string* out_error) const;
 };
 
 // The XgpuResult for an HSA status (out of resources -> OUT_OF_DEVICE_MEMORY,
@@ -60,7 +64,9 @@ XgpuResult hsa_status_to_result(hsa_status_t status);
 // `api` is then left closed.
 bool hsa_api_load(const std::string& path, HsaApi* api, std::string* out_error);
 // Calls hsa_shut_down (when initialized) and dlcloses the library (which
-// stays mapped: it is opened with RTLD_NODELETE).
-void hsa_api_unload(HsaApi* api);
+// stays mapped: it is opened with RTLD_NODELETE). Returns false with
+// *out_error naming the call and status when hsa_shut_down failed (the
+// library is unloaded anyway); out_error may be nullptr.
+bool hsa_api_unload(HsaApi* api, std::string* out_error = nullptr);
 
 }  // namespace xgpu::amdgpu
