@@ -1,4 +1,5 @@
 // Executables and pipelines.
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 
@@ -121,4 +122,97 @@ TEST_CASE("malformed executable: INVALID_EXECUTABLE") {
   info.pFilePath = "/nonexistent/file.xgpux";
   XgpuExecutable executable = nullptr;
   CHECK(api().CreateExecutable(env.device(), &info, nullptr, &executable) == XGPU_ERROR_INVALID_EXECUTABLE);
+}
+
+namespace {
+
+// Records y = a * x + y over n floats with `pipeline` (icd_saxpy) on
+// concrete buffers, submits it and waits; true when every element is right.
+bool run_saxpy(Env& env, XgpuPipeline pipeline, float a, uint32_t n) {
+  XgpuBuffer x = env.buffer(n * sizeof(float)), y = env.buffer(n * sizeof(float));
+  auto* xs = static_cast<float*>(env.map(x));
+  auto* ys = static_cast<float*>(env.map(y));
+  for (uint32_t i = 0; i < n; ++i) {
+    xs[i] = float(i);
+    ys[i] = 1.0f;
+  }
+  XgpuCommandBufferCreateInfo cb_info{};
+  cb_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
+  XgpuCommandBuffer cb = nullptr;
+  REQUIRE(api().CreateCommandBuffer(env.device(), &cb_info, nullptr, &cb) == XGPU_SUCCESS);
+  XgpuCommandBufferBeginInfo begin{};
+  begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin.mode = XGPU_COMMAND_BUFFER_MODE_ONE_SHOT;
+  REQUIRE(api().BeginCommandBuffer(cb, &begin) == XGPU_SUCCESS);
+  api().CmdBindPipeline(cb, pipeline);
+  const XgpuBufferRef refs[2] = {{x, XGPU_BINDING_SLOT_NONE, 0, XGPU_WHOLE_SIZE},
+                                 {y, XGPU_BINDING_SLOT_NONE, 0, XGPU_WHOLE_SIZE}};
+  api().CmdBindBuffers(cb, 0, 2, refs);
+  struct {
+    float a;     // scale
+    uint32_t n;  // element count
+  } constants = {a, n};
+  api().CmdPushConstants(cb, 0, sizeof(constants), &constants);
+  api().CmdDispatch(cb, (n + 63) / 64, 1, 1);
+  REQUIRE(api().EndCommandBuffer(cb) == XGPU_SUCCESS);
+  XgpuSemaphore done = env.semaphore(0);
+  REQUIRE(submit_barrier(env.queue(0), {}, {}, {done}, {1}, cb) == XGPU_SUCCESS);
+  INFO(env.log.all());
+  REQUIRE(env.wait(done, 1) == XGPU_SUCCESS);
+  bool all = true;
+  for (uint32_t i = 0; i < n; ++i) all &= ys[i] == a * float(i) + 1.0f;
+  api().DestroySemaphore(env.device(), done, nullptr);
+  api().DestroyCommandBuffer(env.device(), cb, nullptr);
+  api().DestroyBuffer(env.device(), x, nullptr);
+  api().DestroyBuffer(env.device(), y, nullptr);
+  return all;
+}
+
+}  // namespace
+
+// spec/api.md 1.8: an executable may be destroyed while pipelines created
+// from it live. Each order runs under LeakSanitizer in the sanitizer build.
+TEST_CASE("a pipeline outlives its executable: dispatch after xgpuDestroyExecutable; every destroy order") {
+  Env env;
+  REQUIRE((api().CreateCommandBuffer != nullptr));
+  std::vector<uint8_t> bytes = read_file(XGPU_ICD_TEST_KERNELS);
+  XgpuExecutable executable = load(env, bytes.data(), bytes.size());
+  REQUIRE(executable);
+  XgpuPipeline first = nullptr, second = nullptr;
+  REQUIRE(make_pipeline(env, executable, "icd_saxpy", 2, 8, 64, &first) == XGPU_SUCCESS);
+  REQUIRE(make_pipeline(env, executable, "icd_saxpy", 2, 8, 64, &second) == XGPU_SUCCESS);
+
+  SUBCASE("executable destroyed first: its pipelines still dispatch, also after one of them is gone") {
+    api().DestroyExecutable(env.device(), executable, nullptr);
+    // The caller's copy of the file is gone too: only the pipelines hold the code.
+    std::fill(bytes.begin(), bytes.end(), uint8_t(0));
+    CHECK(run_saxpy(env, first, 2.0f, 1000));
+    api().DestroyPipeline(env.device(), first, nullptr);
+    CHECK(run_saxpy(env, second, 3.0f, 333));
+    api().DestroyPipeline(env.device(), second, nullptr);
+  }
+  SUBCASE("pipelines destroyed first") {
+    CHECK(run_saxpy(env, first, 2.0f, 1000));
+    api().DestroyPipeline(env.device(), first, nullptr);
+    api().DestroyPipeline(env.device(), second, nullptr);
+    api().DestroyExecutable(env.device(), executable, nullptr);
+  }
+  SUBCASE("executable destroyed between its pipelines") {
+    api().DestroyPipeline(env.device(), first, nullptr);
+    api().DestroyExecutable(env.device(), executable, nullptr);
+    CHECK(run_saxpy(env, second, 0.5f, 64));
+    api().DestroyPipeline(env.device(), second, nullptr);
+  }
+  // Loading again after the last release works (the HSA executable was
+  // destroyed, nothing stale is found).
+  std::vector<uint8_t> fresh = read_file(XGPU_ICD_TEST_KERNELS);
+  XgpuExecutable again = load(env, fresh.data(), fresh.size());
+  REQUIRE(again);
+  XgpuPipeline third = nullptr;
+  REQUIRE(make_pipeline(env, again, "icd_saxpy", 2, 8, 64, &third) == XGPU_SUCCESS);
+  api().DestroyExecutable(env.device(), again, nullptr);
+  CHECK(run_saxpy(env, third, 4.0f, 100));
+  api().DestroyPipeline(env.device(), third, nullptr);
+  INFO(env.log.all());
+  CHECK(env.log.all().empty());
 }

@@ -14,36 +14,53 @@ namespace {
 constexpr std::string_view kKernelDescriptorSuffix = ".kd";  // AMDGPU/host kernel symbol suffix
 
 struct SymbolQuery {
-  const HsaApi* hsa;
-  std::vector<KernelInfo>* kernels;
+  const HsaApi* hsa;                // the table
+  std::vector<KernelInfo>* kernels; // kernels found
+  std::string error;                // first failure, naming the call and attribute
 };
+
+#define XGPU_ATTRIBUTE(attribute) attribute, #attribute
+
+// Queries one symbol attribute; on failure records the message and returns false.
+bool symbol_info(SymbolQuery* query, hsa_executable_symbol_t symbol, hsa_executable_symbol_info_t attribute,
+                 const char* name, void* value, hsa_status_t* out_status) {
+  *out_status = query->hsa->hsa_executable_symbol_get_info(symbol, attribute, value);
+  if (*out_status == HSA_STATUS_SUCCESS) return true;
+  query->hsa->check("hsa_executable_symbol_get_info", name, *out_status, &query->error);
+  return false;
+}
 
 hsa_status_t collect_kernel(hsa_executable_t, hsa_agent_t, hsa_executable_symbol_t symbol, void* data) {
   auto* query = static_cast<SymbolQuery*>(data);
-  const HsaApi& hsa = *query->hsa;
+  hsa_status_t status = HSA_STATUS_SUCCESS;
   hsa_symbol_kind_t kind{};
-  if (hsa.hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_TYPE, &kind) != HSA_STATUS_SUCCESS ||
-      kind != HSA_SYMBOL_KIND_KERNEL)
-    return HSA_STATUS_SUCCESS;
+  if (!symbol_info(query, symbol, XGPU_ATTRIBUTE(HSA_EXECUTABLE_SYMBOL_INFO_TYPE), &kind, &status)) return status;
+  if (kind != HSA_SYMBOL_KIND_KERNEL) return HSA_STATUS_SUCCESS;
   uint32_t length = 0;
-  hsa.hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_NAME_LENGTH, &length);
+  if (!symbol_info(query, symbol, XGPU_ATTRIBUTE(HSA_EXECUTABLE_SYMBOL_INFO_NAME_LENGTH), &length, &status))
+    return status;
   std::string name(length, '\0');
-  hsa.hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_NAME, name.data());
+  if (!symbol_info(query, symbol, XGPU_ATTRIBUTE(HSA_EXECUTABLE_SYMBOL_INFO_NAME), name.data(), &status))
+    return status;
   while (!name.empty() && name.back() == '\0') name.pop_back();
   if (name.size() > kKernelDescriptorSuffix.size() && name.ends_with(kKernelDescriptorSuffix))
     name.resize(name.size() - kKernelDescriptorSuffix.size());
   KernelInfo kernel;
   kernel.name = name;
-  hsa.hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &kernel.kernel_object);
-  hsa.hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE,
-                                     &kernel.kernarg_size);
-  hsa.hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_ALIGNMENT,
-                                     &kernel.kernarg_alignment);
-  hsa.hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE,
-                                     &kernel.group_segment_size);
-  hsa.hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE,
-                                     &kernel.private_segment_size);
-  if (kernel.kernarg_alignment == 0) kernel.kernarg_alignment = 16;
+  uint32_t reported_alignment = 0;
+  if (!symbol_info(query, symbol, XGPU_ATTRIBUTE(HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT), &kernel.kernel_object,
+                   &status) ||
+      !symbol_info(query, symbol, XGPU_ATTRIBUTE(HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE),
+                   &kernel.kernarg_size, &status) ||
+      !symbol_info(query, symbol, XGPU_ATTRIBUTE(HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_ALIGNMENT),
+                   &reported_alignment, &status) ||
+      !symbol_info(query, symbol, XGPU_ATTRIBUTE(HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE),
+                   &kernel.group_segment_size, &status) ||
+      !symbol_info(query, symbol, XGPU_ATTRIBUTE(HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE),
+                   &kernel.private_segment_size, &status))
+    return status;
+  // Every kernarg address the ICD writes into a packet is aligned to this.
+  kernel.kernarg_alignment = std::max(reported_alignment, kMinKernargSegmentAlignment);
   query->kernels->push_back(std::move(kernel));
   return HSA_STATUS_SUCCESS;
 }
@@ -54,10 +71,19 @@ std::string join(const std::vector<std::string>& names) {
   return out.empty() ? "(none)" : out;
 }
 
+// Destroys the HSA objects (reporting failures) and the LoadedExecutable.
 void unload(LoadedExecutable* executable) {
-  const HsaApi& hsa = *executable->device->hsa;
-  if (executable->executable.handle) hsa.hsa_executable_destroy(executable->executable);
-  if (executable->reader.handle) hsa.hsa_code_object_reader_destroy(executable->reader);
+  Device* device = executable->device;
+  const HsaApi& hsa = *device->hsa;
+  std::string error;
+  if (executable->executable.handle &&
+      hsa.hsa_executable_destroy_checked(&error, executable->executable) != XGPU_SUCCESS)
+    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, nullptr,
+                  "unloading the " + executable->isa_name + " code object: " + error);
+  if (executable->reader.handle &&
+      hsa.hsa_code_object_reader_destroy_checked(&error, executable->reader) != XGPU_SUCCESS)
+    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, nullptr,
+                  "unloading the " + executable->isa_name + " code object: " + error);
   delete executable;
 }
 
@@ -101,10 +127,15 @@ XgpuResult executable_load(Device* device, const char* function, const void* dat
                                                                static_cast<hsa_loaded_code_object_t*>(nullptr));
   if (result == XGPU_SUCCESS)
     result = hsa.hsa_executable_freeze_checked(&error, executable->executable, static_cast<const char*>(nullptr));
-  SymbolQuery query{&hsa, &executable->kernels};
-  if (result == XGPU_SUCCESS)
+  SymbolQuery query{&hsa, &executable->kernels, {}};
+  if (result == XGPU_SUCCESS) {
     result = hsa.hsa_executable_iterate_agent_symbols_checked(&error, executable->executable, device->agent,
                                                               collect_kernel, static_cast<void*>(&query));
+    if (!query.error.empty()) {
+      error = query.error;  // the symbol query that failed, not the iteration
+      if (result == XGPU_SUCCESS) result = XGPU_ERROR_INVALID_EXECUTABLE;
+    }
+  }
   if (result != XGPU_SUCCESS) {
     unload(executable.release());
     return device_fail(device, result,
@@ -132,8 +163,16 @@ XgpuResult device_load_executable(Device* device, const void* data, size_t size,
   return executable_load(device, "device library", data, size, out_executable);
 }
 
-void device_unload_executable(Device* device, LoadedExecutable* executable) {
-  if (executable) unload(executable);
+void device_unload_executable(Device*, LoadedExecutable* executable) {
+  if (executable) loaded_executable_release(executable);
+}
+
+void loaded_executable_retain(LoadedExecutable* executable) {
+  executable->refs.fetch_add(1, std::memory_order_relaxed);
+}
+
+void loaded_executable_release(LoadedExecutable* executable) {
+  if (executable->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) unload(executable);
 }
 
 const KernelInfo* loaded_executable_kernel(const LoadedExecutable* executable, const char* name) {
@@ -180,7 +219,8 @@ XgpuResult executable_create(XgpuDevice handle, const XgpuExecutableCreateInfo* 
 }
 
 void executable_destroy(XgpuDevice, XgpuExecutable handle, const XgpuAllocationCallbacks*) {
-  if (auto* executable = from_handle<LoadedExecutable>(handle)) unload(executable);
+  // Pipelines created from it keep it loaded until they are destroyed.
+  if (auto* executable = from_handle<LoadedExecutable>(handle)) loaded_executable_release(executable);
 }
 
 XgpuResult pipeline_create(XgpuDevice handle, const XgpuPipelineCreateInfo* info,
@@ -250,6 +290,8 @@ XgpuResult pipeline_create(XgpuDevice handle, const XgpuPipelineCreateInfo* info
                            std::to_string(limits.maxWorkgroupInvocations));
   auto pipeline = std::make_unique<Pipeline>();
   pipeline->device = device;
+  loaded_executable_retain(executable);
+  pipeline->executable = executable;
   pipeline->info.kernel = *kernel;
   pipeline->info.binding_count = info->bindingCount;
   pipeline->info.constant_size = info->constantSize;
@@ -259,7 +301,10 @@ XgpuResult pipeline_create(XgpuDevice handle, const XgpuPipelineCreateInfo* info
 }
 
 void pipeline_destroy(XgpuDevice, XgpuPipeline handle, const XgpuAllocationCallbacks*) {
-  delete from_handle<Pipeline>(handle);
+  auto* pipeline = from_handle<Pipeline>(handle);
+  if (!pipeline) return;
+  loaded_executable_release(pipeline->executable);
+  delete pipeline;
 }
 
 void pipeline_get_properties(XgpuDevice, XgpuPipeline handle, XgpuPipelineProperties* out_properties) {

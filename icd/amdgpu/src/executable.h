@@ -1,9 +1,11 @@
 // Executables (xgpu executable files loaded through HSA for one agent) and
 // pipelines (one kernel of an executable with its layout).
 //
-// Thread-safety: immutable after creation; thread-safe.
+// Thread-safety: immutable after creation (but for the reference count,
+// which is atomic); thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,6 +15,15 @@
 
 namespace xgpu::amdgpu {
 
+// The smallest kernarg segment alignment: hsa.h documents
+// HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_ALIGNMENT as at least 16,
+// whatever a runtime reports.
+inline constexpr uint32_t kMinKernargSegmentAlignment = 16;  // bytes
+
+// A code object loaded into a frozen HSA executable. Shared: the
+// XgpuExecutable handle (or the device library) holds one reference and every
+// pipeline created from it another, so xgpuDestroyExecutable may come before
+// the pipelines are destroyed; the last release destroys the HSA executable.
 struct LoadedExecutable {
   Device* device = nullptr;                      // owner
   std::string isa_name;                          // ISA of the code object that was loaded
@@ -20,11 +31,18 @@ struct LoadedExecutable {
   hsa_code_object_reader_t reader{0};            // HSA reader over code_object
   hsa_executable_t executable{0};                // frozen HSA executable
   std::vector<KernelInfo> kernels;               // sorted by name
+  std::atomic<uint32_t> refs{1};                 // handle + pipelines (atomic)
 };
+
+// Adds / drops a reference; the last release unloads (HSA failures are
+// reported, naming the call and status).
+void loaded_executable_retain(LoadedExecutable* executable);
+void loaded_executable_release(LoadedExecutable* executable);
 
 struct Pipeline {
   PipelineInfo info;                             // what the recorder sees
   Device* device = nullptr;                      // owner
+  LoadedExecutable* executable = nullptr;        // keeps info.kernel loaded (one reference)
 };
 
 // Loads from memory; messages name `function` (the API entry point).
