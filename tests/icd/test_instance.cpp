@@ -1,4 +1,9 @@
 // Instance and physical devices on hsa-cpu.
+#include <dlfcn.h>
+#include <hsa/hsa.h>
+
+#include <climits>
+#include <cmath>
 #include <cstring>
 
 #include "icd_test_util.h"
@@ -102,4 +107,45 @@ TEST_CASE("the driver provides every entry point of the registry") {
   // Names outside the API are not answered.
   CHECK((api().GetDeviceProcAddr(env.devices[0], "xgpuNoSuchFunction") == nullptr));
   CHECK((api().get_instance_proc_addr(env.instance, "xgpuNoSuchFunction") == nullptr));
+}
+
+// What the driver derives from the runtime, checked against hsa-cpu itself
+// (opened directly; its hsa_init is reference-counted with the driver's).
+TEST_CASE("timestampPeriod is the agent's timestamp counter period; runtimeName is the canonical path") {
+  Env env(1, 1);
+  constexpr uint32_t kAmdAgentInfoTimestampFrequency = 0xA016;  // HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY
+  void* library = dlopen(XGPU_ICD_TEST_HSA_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  REQUIRE_MESSAGE(library, dlerror());
+  auto init = reinterpret_cast<decltype(&hsa_init)>(dlsym(library, "hsa_init"));
+  auto shut_down = reinterpret_cast<decltype(&hsa_shut_down)>(dlsym(library, "hsa_shut_down"));
+  auto system_info = reinterpret_cast<decltype(&hsa_system_get_info)>(dlsym(library, "hsa_system_get_info"));
+  auto iterate = reinterpret_cast<decltype(&hsa_iterate_agents)>(dlsym(library, "hsa_iterate_agents"));
+  auto agent_info = reinterpret_cast<decltype(&hsa_agent_get_info)>(dlsym(library, "hsa_agent_get_info"));
+  REQUIRE((init && shut_down && system_info && iterate && agent_info));
+  REQUIRE(init() == HSA_STATUS_SUCCESS);
+  uint64_t system_frequency = 0, agent_frequency = 0;
+  CHECK(system_info(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, &system_frequency) == HSA_STATUS_SUCCESS);
+  hsa_agent_t first{0};
+  iterate(
+      [](hsa_agent_t agent, void* data) {
+        *static_cast<hsa_agent_t*>(data) = agent;
+        return HSA_STATUS_INFO_BREAK;
+      },
+      &first);
+  const bool answered =
+      agent_info(first, hsa_agent_info_t(kAmdAgentInfoTimestampFrequency), &agent_frequency) == HSA_STATUS_SUCCESS &&
+      agent_frequency != 0;
+  CHECK(shut_down() == HSA_STATUS_SUCCESS);
+  dlclose(library);
+
+  XgpuPhysicalDeviceProperties p{};
+  api().GetPhysicalDeviceProperties(env.physical_devices[0], &p);
+  const double expected = 1e9 / double(answered ? agent_frequency : system_frequency);
+  INFO("agent frequency " << agent_frequency << " Hz (answered: " << answered << "), system " << system_frequency
+                          << " Hz, timestampPeriod " << p.limits.timestampPeriod);
+  CHECK(std::fabs(p.limits.timestampPeriod - expected) <= expected * 1e-6);
+
+  char canonical[PATH_MAX];
+  REQUIRE(realpath(XGPU_ICD_TEST_HSA_LIBRARY, canonical) != nullptr);
+  CHECK(std::string(p.runtimeName).rfind(std::string(canonical) + " (HSA 1.", 0) == 0);
 }

@@ -22,6 +22,10 @@ constexpr uint32_t kMaxPushConstantsSize = 2048;        // bytes of constants pe
 constexpr uint32_t kMaxBindingCapacity = 4096;          // binding-table slots per command buffer
 constexpr uint64_t kMinBufferOffsetAlignment = 16;      // bytes
 constexpr uint64_t kNanosecondsPerSecond = 1000000000ull;
+constexpr uint32_t kFallbackComputeUnitCount = 1;        // when HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT is not answered
+// HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY (ROCR's hsa_ext_amd.h; newer than
+// the installed header): the rate of the agent's timestamp counter, Hz.
+constexpr uint32_t kAmdAgentInfoTimestampFrequency = 0xA016;
 
 // Process-wide runtime, shared by instances.
 std::mutex g_runtime_mutex;
@@ -45,44 +49,100 @@ hsa_status_t collect_agent(hsa_agent_t agent, void* data) {
   return HSA_STATUS_SUCCESS;
 }
 
-// Tries one library: load, hsa_init, find kernel-dispatch agents. On failure
-// the library is unloaded and *out_why says why.
-bool try_runtime(const std::string& path, Runtime* runtime, std::string* out_why) {
+// An attribute and its name, for messages.
+#define XGPU_ATTRIBUTE(attribute) attribute, #attribute
+
+// Runs HSA attribute queries and keeps the first failure of a required one
+// (later queries are then skipped), so a failing call never leaves a value
+// silently 0. Optional queries report whether they were answered and leave
+// the state alone. Thread-compatible.
+class InfoQueries {
+ public:
+  explicit InfoQueries(const HsaApi& hsa) : hsa_(hsa) {}
+
+  void agent(hsa_agent_t agent, hsa_agent_info_t attribute, const char* name, void* value) {
+    if (ok()) record("hsa_agent_get_info", name, hsa_.hsa_agent_get_info(agent, attribute, value));
+  }
+  void pool(hsa_amd_memory_pool_t pool, hsa_amd_memory_pool_info_t attribute, const char* name, void* value) {
+    if (ok()) record("hsa_amd_memory_pool_get_info", name, hsa_.hsa_amd_memory_pool_get_info(pool, attribute, value));
+  }
+  void system(hsa_system_info_t attribute, const char* name, void* value) {
+    if (ok()) record("hsa_system_get_info", name, hsa_.hsa_system_get_info(attribute, value));
+  }
+  // Optional attributes: true when the runtime answered.
+  bool optional_agent(hsa_agent_t agent, uint32_t attribute, void* value) const {
+    return hsa_.hsa_agent_get_info(agent, hsa_agent_info_t(attribute), value) == HSA_STATUS_SUCCESS;
+  }
+  bool optional_pool(hsa_amd_memory_pool_t pool, hsa_amd_memory_pool_info_t attribute, void* value) const {
+    return hsa_.hsa_amd_memory_pool_get_info(pool, attribute, value) == HSA_STATUS_SUCCESS;
+  }
+  // Records a failure found elsewhere (an iteration, a callback).
+  void fail(XgpuResult result, const std::string& error) {
+    if (!ok()) return;
+    result_ = result;
+    error_ = error;
+  }
+
+  bool ok() const { return result_ == XGPU_SUCCESS; }
+  XgpuResult result() const { return result_; }
+  const std::string& error() const { return error_; }  // "<call>(<attribute>) failed: <status>"
+
+ private:
+  void record(const char* call, const char* name, hsa_status_t status) {
+    result_ = hsa_.check(call, name, status, &error_);
+  }
+
+  const HsaApi& hsa_;
+  XgpuResult result_ = XGPU_SUCCESS;  // first failure
+  std::string error_;                 // its message
+};
+
+// Tries one library: load, hsa_init, find kernel-dispatch agents, system
+// info. On failure the library is unloaded and *out_why says why. An agent
+// whose type cannot be queried is skipped with a warning to `instance`.
+bool try_runtime(const Instance* instance, const std::string& path, Runtime* runtime, std::string* out_why) {
   if (!hsa_api_load(path, &runtime->hsa, out_why)) return false;
   HsaApi& hsa = runtime->hsa;
-  std::string error;
-  if (hsa.hsa_init_checked(&error) != XGPU_SUCCESS) {
-    *out_why = runtime->hsa.library_path + ": " + error;
-    hsa_api_unload(&hsa);
-    return false;
-  }
-  hsa.initialized = true;
-  std::vector<hsa_agent_t> agents;
-  if (hsa.hsa_iterate_agents_checked(&error, collect_agent, &agents) != XGPU_SUCCESS) {
-    *out_why = hsa.library_path + ": " + error;
-    hsa_api_unload(&hsa);
-    return false;
-  }
-  for (hsa_agent_t agent : agents) {
-    hsa_agent_feature_t features{};
-    hsa_device_type_t type{};
-    hsa.hsa_agent_get_info(agent, HSA_AGENT_INFO_FEATURE, &features);
-    hsa.hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type);
-    if (features & HSA_AGENT_FEATURE_KERNEL_DISPATCH) runtime->gpu_agents.push_back(agent);
-    if (type == HSA_DEVICE_TYPE_CPU && runtime->host_agent.handle == 0) runtime->host_agent = agent;
-  }
-  if (runtime->gpu_agents.empty()) {
-    *out_why = hsa.library_path + ": hsa_init succeeded but the runtime has no kernel-dispatch agent (" +
-               std::to_string(agents.size()) + " agents)";
-    hsa_api_unload(&hsa);
+  auto give_up = [&](const std::string& why) {
+    *out_why = hsa.library_path + ": " + why;
+    std::string shut_down_error;
+    if (!hsa_api_unload(&hsa, &shut_down_error)) *out_why += "; then " + shut_down_error;
+    runtime->gpu_agents.clear();
     runtime->host_agent = hsa_agent_t{0};
     return false;
+  };
+  std::string error;
+  if (hsa.hsa_init_checked(&error) != XGPU_SUCCESS) return give_up(error);
+  hsa.initialized = true;
+  std::vector<hsa_agent_t> agents;
+  if (hsa.hsa_iterate_agents_checked(&error, collect_agent, static_cast<void*>(&agents)) != XGPU_SUCCESS)
+    return give_up(error);
+  for (size_t i = 0; i < agents.size(); ++i) {
+    InfoQueries queries(hsa);
+    uint32_t features = 0;  // hsa_agent_feature_t bits
+    hsa_device_type_t type{};
+    queries.agent(agents[i], XGPU_ATTRIBUTE(HSA_AGENT_INFO_FEATURE), &features);
+    queries.agent(agents[i], XGPU_ATTRIBUTE(HSA_AGENT_INFO_DEVICE), &type);
+    if (!queries.ok()) {
+      instance_report(instance, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, nullptr,
+                      "xgpu-amdgpu: " + hsa.library_path + ": skipping HSA agent " + std::to_string(i) + ": " +
+                          queries.error());
+      continue;
+    }
+    if (features & HSA_AGENT_FEATURE_KERNEL_DISPATCH) runtime->gpu_agents.push_back(agents[i]);
+    if (type == HSA_DEVICE_TYPE_CPU && runtime->host_agent.handle == 0) runtime->host_agent = agents[i];
   }
+  if (runtime->gpu_agents.empty())
+    return give_up("hsa_init succeeded but the runtime has no kernel-dispatch agent (" +
+                   std::to_string(agents.size()) + " agents)");
   uint16_t major = 0, minor = 0;
-  hsa.hsa_system_get_info(HSA_SYSTEM_INFO_VERSION_MAJOR, &major);
-  hsa.hsa_system_get_info(HSA_SYSTEM_INFO_VERSION_MINOR, &minor);
-  hsa.hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, &runtime->timestamp_frequency);
-  if (runtime->timestamp_frequency == 0) runtime->timestamp_frequency = kNanosecondsPerSecond;
+  InfoQueries queries(hsa);
+  queries.system(XGPU_ATTRIBUTE(HSA_SYSTEM_INFO_VERSION_MAJOR), &major);
+  queries.system(XGPU_ATTRIBUTE(HSA_SYSTEM_INFO_VERSION_MINOR), &minor);
+  queries.system(XGPU_ATTRIBUTE(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY), &runtime->timestamp_frequency);
+  if (!queries.ok()) return give_up(queries.error());
+  if (runtime->timestamp_frequency == 0)
+    return give_up("hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY) answered 0");
   runtime->description =
       hsa.library_path + " (HSA " + std::to_string(major) + "." + std::to_string(minor) + ")";
   runtime->is_hsa_cpu = hsa.library_path.find("xgpu-hsa-cpu") != std::string::npos;
@@ -105,7 +165,7 @@ XgpuResult acquire_runtime(const Instance* instance, Runtime** out_runtime) {
   for (const std::string& candidate : candidates) {
     auto runtime = std::make_unique<Runtime>();
     std::string why;
-    if (try_runtime(candidate, runtime.get(), &why)) {
+    if (try_runtime(instance, candidate, runtime.get(), &why)) {
       instance_report(instance, XGPU_DEBUG_MESSAGE_SEVERITY_INFO_BIT, nullptr,
                       "xgpu-amdgpu: using HSA runtime " + runtime->description);
       g_runtime = runtime.release();
@@ -122,10 +182,15 @@ XgpuResult acquire_runtime(const Instance* instance, Runtime** out_runtime) {
   return XGPU_ERROR_INITIALIZATION_FAILED;
 }
 
-void release_runtime() {
+// Drops a reference; the last one shuts the runtime down (a failure is
+// reported to `instance`).
+void release_runtime(const Instance* instance) {
   std::lock_guard<std::mutex> lock(g_runtime_mutex);
   if (g_runtime && --g_runtime_refs == 0) {
-    hsa_api_unload(&g_runtime->hsa);
+    std::string error;
+    if (!hsa_api_unload(&g_runtime->hsa, &error))
+      instance_report(instance, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, nullptr,
+                      "xgpu-amdgpu: shutting down HSA runtime " + g_runtime->description + ": " + error);
     delete g_runtime;
     g_runtime = nullptr;
   }
@@ -137,57 +202,76 @@ void copy_string(char* dst, size_t capacity, const std::string& src) {
   dst[n] = '\0';
 }
 
-struct PoolQuery {
-  const HsaApi* hsa;
-  std::vector<hsa_amd_memory_pool_t> pools;
-};
-
 hsa_status_t collect_pool(hsa_amd_memory_pool_t pool, void* data) {
-  static_cast<PoolQuery*>(data)->pools.push_back(pool);
+  static_cast<std::vector<hsa_amd_memory_pool_t>*>(data)->push_back(pool);
   return HSA_STATUS_SUCCESS;
 }
 
+struct IsaQuery {
+  const HsaApi* hsa;                 // the table
+  std::vector<std::string>* names;   // ISA names found, in HSA order
+  std::string error;                 // first failure, naming the call
+};
+
 hsa_status_t collect_isa(hsa_isa_t isa, void* data) {
-  auto* query = static_cast<std::pair<const HsaApi*, std::vector<std::string>*>*>(data);
+  auto* query = static_cast<IsaQuery*>(data);
+  const HsaApi& hsa = *query->hsa;
   uint32_t length = 0;
-  if (query->first->hsa_isa_get_info_alt(isa, HSA_ISA_INFO_NAME_LENGTH, &length) != HSA_STATUS_SUCCESS)
-    return HSA_STATUS_SUCCESS;
+  hsa_status_t status = hsa.hsa_isa_get_info_alt(isa, HSA_ISA_INFO_NAME_LENGTH, &length);
+  if (status != HSA_STATUS_SUCCESS) {
+    hsa.check("hsa_isa_get_info_alt", "HSA_ISA_INFO_NAME_LENGTH", status, &query->error);
+    return status;
+  }
   std::string name(length, '\0');
-  if (query->first->hsa_isa_get_info_alt(isa, HSA_ISA_INFO_NAME, name.data()) != HSA_STATUS_SUCCESS)
-    return HSA_STATUS_SUCCESS;
+  status = hsa.hsa_isa_get_info_alt(isa, HSA_ISA_INFO_NAME, name.data());
+  if (status != HSA_STATUS_SUCCESS) {
+    hsa.check("hsa_isa_get_info_alt", "HSA_ISA_INFO_NAME", status, &query->error);
+    return status;
+  }
   while (!name.empty() && name.back() == '\0') name.pop_back();
-  query->second->push_back(name);
+  query->names->push_back(name);
   return HSA_STATUS_SUCCESS;
 }
 
 // Adds the memory types of `owner`'s pools to `device`. `local` says whether
-// the pools are the agent's own memory.
-void add_pools(const Runtime& runtime, PhysicalDevice* device, hsa_agent_t owner, bool local,
-               bool host_only) {
+// the pools are the agent's own memory. A failing required query stops with
+// the failure in `queries`.
+void add_pools(const Runtime& runtime, PhysicalDevice* device, hsa_agent_t owner, bool local, bool host_only,
+               InfoQueries* queries) {
   const HsaApi& hsa = runtime.hsa;
-  PoolQuery query{&hsa, {}};
-  hsa.hsa_amd_agent_iterate_memory_pools(owner, collect_pool, &query);
+  std::vector<hsa_amd_memory_pool_t> pools;
+  std::string error;
+  const XgpuResult result =
+      hsa.hsa_amd_agent_iterate_memory_pools_checked(&error, owner, collect_pool, static_cast<void*>(&pools));
+  if (result != XGPU_SUCCESS) return queries->fail(result, error);
   hsa_device_type_t owner_type{};
-  hsa.hsa_agent_get_info(owner, HSA_AGENT_INFO_DEVICE, &owner_type);
-  for (hsa_amd_memory_pool_t pool : query.pools) {
+  queries->agent(owner, XGPU_ATTRIBUTE(HSA_AGENT_INFO_DEVICE), &owner_type);
+  for (hsa_amd_memory_pool_t pool : pools) {
+    if (!queries->ok()) return;
     hsa_amd_segment_t segment{};
-    bool alloc_allowed = false;
-    uint32_t global_flags = 0;
-    size_t size = 0;
-    bool accessible_by_all = false;
-    hsa.hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &segment);
+    queries->pool(pool, XGPU_ATTRIBUTE(HSA_AMD_MEMORY_POOL_INFO_SEGMENT), &segment);
+    if (!queries->ok()) return;
     if (segment == HSA_AMD_SEGMENT_GROUP && local) {
       size_t group_size = 0;
-      hsa.hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SIZE, &group_size);
+      queries->pool(pool, XGPU_ATTRIBUTE(HSA_AMD_MEMORY_POOL_INFO_SIZE), &group_size);
       device->properties.limits.maxWorkgroupMemorySize = uint32_t(std::min<size_t>(group_size, UINT32_MAX));
       continue;
     }
     if (segment != HSA_AMD_SEGMENT_GLOBAL) continue;
-    hsa.hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED, &alloc_allowed);
+    bool alloc_allowed = false;
+    queries->pool(pool, XGPU_ATTRIBUTE(HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED), &alloc_allowed);
+    if (!queries->ok()) return;
     if (!alloc_allowed) continue;
-    hsa.hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &global_flags);
-    hsa.hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SIZE, &size);
-    hsa.hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL, &accessible_by_all);
+    uint32_t global_flags = 0;
+    size_t size = 0;
+    queries->pool(pool, XGPU_ATTRIBUTE(HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS), &global_flags);
+    queries->pool(pool, XGPU_ATTRIBUTE(HSA_AMD_MEMORY_POOL_INFO_SIZE), &size);
+    if (!queries->ok()) return;
+    // Optional (newer ROCR attributes): not accessible by all, no granule
+    // known, at most the pool's size per allocation.
+    bool accessible_by_all = false;
+    if (!queries->optional_pool(pool, HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL, &accessible_by_all))
+      accessible_by_all = false;
     const bool fine = global_flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED;
     const bool kernarg = global_flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT;
     if (host_only && !fine && !kernarg) continue;
@@ -201,9 +285,11 @@ void add_pools(const Runtime& runtime, PhysicalDevice* device, hsa_agent_t owner
     type.pool = pool;
     type.owner = owner;
     type.needs_access_grant = owner.handle != device->agent.handle;
-    hsa.hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE, &type.alloc_granule);
-    hsa.hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE, &type.alloc_max_size);
-    if (type.alloc_max_size == 0) type.alloc_max_size = size;
+    if (!queries->optional_pool(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE, &type.alloc_granule))
+      type.alloc_granule = 0;
+    if (!queries->optional_pool(pool, HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE, &type.alloc_max_size) ||
+        type.alloc_max_size == 0)
+      type.alloc_max_size = size;
     if (local && !kernarg) type.flags |= XGPU_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
     if (host_visible) type.flags |= XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
     if (host_visible && fine) type.flags |= XGPU_MEMORY_PROPERTY_HOST_COHERENT_BIT;
@@ -227,7 +313,11 @@ void add_pools(const Runtime& runtime, PhysicalDevice* device, hsa_agent_t owner
   }
 }
 
-std::unique_ptr<PhysicalDevice> make_physical_device(Instance* instance, hsa_agent_t agent) {
+// Builds the physical device of `agent`. A failing required HSA query fails
+// it with *out_error naming the call, the attribute and the status; optional
+// AMD attributes fall back (icd/amdgpu/README.md, "Physical devices").
+XgpuResult make_physical_device(Instance* instance, hsa_agent_t agent, std::unique_ptr<PhysicalDevice>* out_device,
+                                std::string* out_error) {
   const Runtime& runtime = *instance->runtime;
   const HsaApi& hsa = runtime.hsa;
   auto device = std::make_unique<PhysicalDevice>();
@@ -236,32 +326,67 @@ std::unique_ptr<PhysicalDevice> make_physical_device(Instance* instance, hsa_age
   device->agent = agent;
   XgpuPhysicalDeviceProperties& p = device->properties;
   XgpuPhysicalDeviceLimits& l = p.limits;
+  InfoQueries queries(hsa);
+  auto failed = [&] {
+    *out_error = queries.error();
+    return queries.result();
+  };
 
   char name[64] = {};
-  hsa.hsa_agent_get_info(agent, HSA_AGENT_INFO_NAME, name);
-  char product[64] = {};
-  if (hsa.hsa_agent_get_info(agent, hsa_agent_info_t(HSA_AMD_AGENT_INFO_PRODUCT_NAME), product) !=
-          HSA_STATUS_SUCCESS ||
-      product[0] == '\0')
-    std::memcpy(product, name, sizeof(name));
-  hsa.hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &device->hsa_device_type);
-  hsa.hsa_agent_get_info(agent, HSA_AGENT_INFO_PROFILE, &device->profile);
-  hsa.hsa_agent_get_info(agent, HSA_AGENT_INFO_QUEUE_MAX_SIZE, &device->queue_max_packets);
+  queries.agent(agent, XGPU_ATTRIBUTE(HSA_AGENT_INFO_NAME), name);
+  queries.agent(agent, XGPU_ATTRIBUTE(HSA_AGENT_INFO_DEVICE), &device->hsa_device_type);
+  queries.agent(agent, XGPU_ATTRIBUTE(HSA_AGENT_INFO_PROFILE), &device->profile);
+  queries.agent(agent, XGPU_ATTRIBUTE(HSA_AGENT_INFO_QUEUE_MAX_SIZE), &device->queue_max_packets);
+  uint16_t max_dims[3] = {};
+  uint32_t max_size = 0;
+  hsa_dim3_t grid_max{};
+  queries.agent(agent, XGPU_ATTRIBUTE(HSA_AGENT_INFO_WORKGROUP_MAX_DIM), max_dims);
+  queries.agent(agent, XGPU_ATTRIBUTE(HSA_AGENT_INFO_WORKGROUP_MAX_SIZE), &max_size);
+  queries.agent(agent, XGPU_ATTRIBUTE(HSA_AGENT_INFO_GRID_MAX_DIM), &grid_max);
+  queries.agent(agent, XGPU_ATTRIBUTE(HSA_AGENT_INFO_WAVEFRONT_SIZE), &l.wavefrontSize);
+  if (!queries.ok()) return failed();
+  name[sizeof(name) - 1] = '\0';
 
-  std::pair<const HsaApi*, std::vector<std::string>*> isa_query{&hsa, &device->isa_names};
-  hsa.hsa_agent_iterate_isas(agent, collect_isa, &isa_query);
+  IsaQuery isa_query{&hsa, &device->isa_names, {}};
+  std::string error;
+  XgpuResult result = hsa.hsa_agent_iterate_isas_checked(&error, agent, collect_isa, static_cast<void*>(&isa_query));
+  if (result != XGPU_SUCCESS) {
+    *out_error = isa_query.error.empty() ? error : isa_query.error;
+    return result;
+  }
   if (device->isa_names.empty()) {
     hsa_isa_t isa{};
-    if (hsa.hsa_agent_get_info(agent, HSA_AGENT_INFO_ISA, &isa) == HSA_STATUS_SUCCESS)
-      collect_isa(isa, &isa_query);
+    queries.agent(agent, XGPU_ATTRIBUTE(HSA_AGENT_INFO_ISA), &isa);
+    if (!queries.ok()) return failed();
+    if (collect_isa(isa, &isa_query) != HSA_STATUS_SUCCESS) {
+      *out_error = isa_query.error;
+      return XGPU_ERROR_INITIALIZATION_FAILED;
+    }
   }
+
+  // Optional AMD attributes, with their fallbacks.
+  char product[64] = {};
+  if (!queries.optional_agent(agent, HSA_AMD_AGENT_INFO_PRODUCT_NAME, product) || product[0] == '\0')
+    std::memcpy(product, name, sizeof(name));
+  product[sizeof(product) - 1] = '\0';
+  uint32_t chip_id = 0;
+  if (!queries.optional_agent(agent, HSA_AMD_AGENT_INFO_CHIP_ID, &chip_id)) chip_id = 0;
+  if (!queries.optional_agent(agent, HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT, &l.computeUnitCount) ||
+      l.computeUnitCount == 0)
+    l.computeUnitCount = kFallbackComputeUnitCount;
+  // The device's timestamp counter (what the device library's timestamp
+  // kernel reads) runs at the agent's frequency; without that attribute the
+  // HSA system timestamp frequency is the best estimate.
+  uint64_t timestamp_frequency = 0;
+  if (!queries.optional_agent(agent, kAmdAgentInfoTimestampFrequency, &timestamp_frequency) ||
+      timestamp_frequency == 0)
+    timestamp_frequency = runtime.timestamp_frequency;
+  device->timestamp_frequency = timestamp_frequency;
 
   const bool cpu = device->hsa_device_type == HSA_DEVICE_TYPE_CPU || runtime.is_hsa_cpu;
   p.apiVersion = XGPU_API_VERSION_1_0;
   p.driverVersion = kDriverVersion;
   p.vendorId = cpu ? 0 : kAmdVendorId;
-  uint32_t chip_id = 0;
-  hsa.hsa_agent_get_info(agent, hsa_agent_info_t(HSA_AMD_AGENT_INFO_CHIP_ID), &chip_id);
   p.deviceId = chip_id;
   p.deviceType = cpu ? XGPU_PHYSICAL_DEVICE_TYPE_CPU : XGPU_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
   copy_string(p.deviceName, sizeof(p.deviceName), product);
@@ -269,12 +394,6 @@ std::unique_ptr<PhysicalDevice> make_physical_device(Instance* instance, hsa_age
   copy_string(p.driverName, sizeof(p.driverName), kDriverName);
   copy_string(p.runtimeName, sizeof(p.runtimeName), runtime.description);
 
-  uint16_t max_dims[3] = {};
-  hsa.hsa_agent_get_info(agent, HSA_AGENT_INFO_WORKGROUP_MAX_DIM, max_dims);
-  uint32_t max_size = 0;
-  hsa.hsa_agent_get_info(agent, HSA_AGENT_INFO_WORKGROUP_MAX_SIZE, &max_size);
-  hsa_dim3_t grid_max{};
-  hsa.hsa_agent_get_info(agent, HSA_AGENT_INFO_GRID_MAX_DIM, &grid_max);
   const uint32_t grid[3] = {grid_max.x, grid_max.y, grid_max.z};
   for (int i = 0; i < 3; ++i) {
     l.maxWorkgroupSize[i] = max_dims[i];
@@ -284,21 +403,21 @@ std::unique_ptr<PhysicalDevice> make_physical_device(Instance* instance, hsa_age
   l.maxPushConstantsSize = kMaxPushConstantsSize;
   l.maxBindings = kMaxBindings;
   l.maxBindingCapacity = kMaxBindingCapacity;
-  hsa.hsa_agent_get_info(agent, HSA_AGENT_INFO_WAVEFRONT_SIZE, &l.wavefrontSize);
-  hsa.hsa_agent_get_info(agent, hsa_agent_info_t(HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT), &l.computeUnitCount);
   l.timestampValidBits = kTimestampValidBits;
-  l.timestampPeriod = float(double(kNanosecondsPerSecond) / double(runtime.timestamp_frequency));
+  l.timestampPeriod = float(double(kNanosecondsPerSecond) / double(timestamp_frequency));
   l.minBufferOffsetAlignment = kMinBufferOffsetAlignment;
 
-  add_pools(runtime, device.get(), agent, /*local=*/true, /*host_only=*/false);
+  add_pools(runtime, device.get(), agent, /*local=*/true, /*host_only=*/false, &queries);
   // A GPU reaches host memory through the CPU agent's fine-grained pools.
-  if (device->hsa_device_type != HSA_DEVICE_TYPE_CPU && runtime.host_agent.handle != 0 &&
+  if (queries.ok() && device->hsa_device_type != HSA_DEVICE_TYPE_CPU && runtime.host_agent.handle != 0 &&
       runtime.host_agent.handle != agent.handle) {
-    add_pools(runtime, device.get(), runtime.host_agent, /*local=*/false, /*host_only=*/true);
+    add_pools(runtime, device.get(), runtime.host_agent, /*local=*/false, /*host_only=*/true, &queries);
   }
+  if (!queries.ok()) return failed();
   if (device->device_local_type < 0) device->device_local_type = device->host_coherent_type;
   if (device->host_coherent_type < 0) device->host_coherent_type = device->kernarg_type;
-  return device;
+  *out_device = std::move(device);
+  return XGPU_SUCCESS;
 }
 
 }  // namespace
@@ -363,8 +482,25 @@ XgpuResult instance_create(const XgpuInstanceCreateInfo* create_info,
   }
   XgpuResult result = acquire_runtime(instance.get(), &instance->runtime);
   if (result != XGPU_SUCCESS) return result;
-  for (hsa_agent_t agent : instance->runtime->gpu_agents)
-    instance->physical_devices.push_back(make_physical_device(instance.get(), agent));
+  const std::vector<hsa_agent_t>& agents = instance->runtime->gpu_agents;
+  for (size_t i = 0; i < agents.size(); ++i) {
+    std::unique_ptr<PhysicalDevice> device;
+    std::string error;
+    if (make_physical_device(instance.get(), agents[i], &device, &error) != XGPU_SUCCESS) {
+      instance_report(instance.get(), XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, nullptr,
+                      "xgpu-amdgpu: skipping kernel-dispatch agent " + std::to_string(i) + " of " +
+                          instance->runtime->description + ": " + error);
+      continue;
+    }
+    instance->physical_devices.push_back(std::move(device));
+  }
+  if (instance->physical_devices.empty()) {
+    instance_report(instance.get(), XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, nullptr,
+                    "xgpu-amdgpu: every kernel-dispatch agent of " + instance->runtime->description +
+                        " was skipped (see the warnings above)");
+    release_runtime(instance.get());
+    return XGPU_ERROR_INITIALIZATION_FAILED;
+  }
   *out_instance = reinterpret_cast<XgpuInstance>(instance.release());
   return XGPU_SUCCESS;
 }
@@ -378,7 +514,7 @@ void instance_destroy(XgpuInstance handle, const XgpuAllocationCallbacks* alloca
     instance->messengers.clear();
   }
   instance->physical_devices.clear();
-  if (instance->runtime) release_runtime();
+  if (instance->runtime) release_runtime(instance);
   delete instance;
 }
 

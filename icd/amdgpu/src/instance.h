@@ -24,7 +24,7 @@ struct Runtime {
   HsaApi hsa;                          // the dlsym'd table
   std::string description;             // "<library path> (HSA <major>.<minor>)"
   bool is_hsa_cpu = false;             // the runtime is xgpu's CPU runtime
-  uint64_t timestamp_frequency = 0;    // HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, ticks per second
+  uint64_t timestamp_frequency = 0;    // HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY (HSA wait ticks), ticks per second
   std::vector<hsa_agent_t> gpu_agents; // kernel-dispatch agents, in HSA order
   hsa_agent_t host_agent{0};           // first CPU agent (for host-visible pools), or 0
   // Converts a duration in nanoseconds to HSA wait ticks (saturating).
@@ -51,6 +51,8 @@ struct PhysicalDevice {
   hsa_profile_t profile = HSA_PROFILE_BASE;     // HSA_AGENT_INFO_PROFILE
   std::vector<std::string> isa_names;           // the agent's ISAs, best first
   uint32_t queue_max_packets = 0;               // HSA_AGENT_INFO_QUEUE_MAX_SIZE
+  uint64_t timestamp_frequency = 0;             // device timestamp counter, ticks per second
+                                                // (HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY, else the system's)
   XgpuPhysicalDeviceProperties properties{};    // reported properties
   XgpuPhysicalDeviceMemoryProperties memory{};  // reported heaps and types
   std::vector<MemoryTypeInfo> memory_types;     // one per memory.memoryTypes entry
