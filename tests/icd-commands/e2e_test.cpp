@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -573,15 +574,36 @@ TEST_CASE("timestamps around a dispatch are ordered and non-zero") {
   xgpuCmdBindPipeline(cb, slow);
   const XgpuBufferRef ra = ref(a);
   xgpuCmdBindBuffers(cb, 0, 1, &ra);
-  const uint32_t constants[4] = {1, 256, 1000, 0};
+  // 256 work items spinning 200,000 iterations each: milliseconds on any host.
+  constexpr uint32_t kSpin = 200000;
+  const uint32_t constants[4] = {1, 256, kSpin, 0};
   xgpuCmdPushConstants(cb, 0, sizeof(constants), constants);
   xgpuCmdDispatch(cb, 4, 1, 1);
   xgpuCmdWriteTimestamp(cb, XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT, &t1);
   REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+  XgpuPhysicalDeviceProperties properties{};
+  xgpuGetPhysicalDeviceProperties(env.physical, &properties);
+  const double period_ns = properties.limits.timestampPeriod;
+  REQUIRE(period_ns > 0.0);
+
+  const auto submitted = std::chrono::steady_clock::now();
   env.run(cb);
+  const double wall_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - submitted).count();
   const uint64_t* t = stamps.as<uint64_t>();
   CHECK(t[0] != 0);
-  CHECK(t[1] > t[0]);
+  REQUIRE(t[1] > t[0]);
+  const double between_ns = double(t[1] - t[0]) * period_ns;
+  INFO("timestampPeriod " << period_ns << " ns; " << (t[1] - t[0]) << " ticks = " << between_ns / 1e6
+                          << " ms between the stamps; " << wall_ns / 1e6 << " ms submit to wait on the host");
+  // The stamps are taken inside the host's submit..wait window, so at the
+  // device's period their distance is at most that window (slack: 1% for the
+  // frequency's rounding, 0.1 ms for reading the two clocks).
+  CHECK(between_ns > 0.0);
+  CHECK(between_ns <= wall_ns * 1.01 + 100e3);
+  // The kernel dominates the window: at least a millisecond, at least a
+  // quarter of the window (a period off by a large factor fails one bound).
+  CHECK(between_ns >= 1e6);
+  CHECK(between_ns >= wall_ns / 4);
 }
 
 namespace {
