@@ -43,6 +43,7 @@ XgpuResult BlockAllocator::allocate(uint64_t size, Allocation* out_allocation, s
     if (result != XGPU_SUCCESS) return result;
     std::lock_guard<std::mutex> lock(mutex_);
     ++dedicated_count_;
+    dedicated_bytes_ += aligned;
     *out_allocation = Allocation{ptr, nullptr, 0, aligned};
     return XGPU_SUCCESS;
   }
@@ -70,9 +71,10 @@ void BlockAllocator::free(const Allocation& allocation) {
     free_(allocation.ptr);
     std::lock_guard<std::mutex> lock(mutex_);
     --dedicated_count_;
+    dedicated_bytes_ -= allocation.size;
     return;
   }
-  void* release = nullptr;
+  std::vector<void*> release;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     Block* block = allocation.block;
@@ -94,41 +96,33 @@ void BlockAllocator::free(const Allocation& allocation) {
     block->free_ranges.emplace(offset, size);
     block->used -= allocation.size;
     sub_allocated_bytes_ -= allocation.size;
-    if (block->used == 0) {
-      // Keep one empty block as the spare; release this one if another
-      // empty block exists already.
-      size_t empty = 0;
-      for (auto& other : blocks_) empty += other->used == 0;
-      if (empty > 1) {
-        auto it = std::find_if(blocks_.begin(), blocks_.end(),
-                               [&](const std::unique_ptr<Block>& b) { return b.get() == block; });
-        release = block->base;
-        blocks_.erase(it);
-      }
-    }
-  }
-  if (release) free_(release);
-}
-
-void BlockAllocator::trim() {
-  std::vector<void*> release;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (auto it = blocks_.begin(); it != blocks_.end();) {
-      if ((*it)->used == 0) {
-        release.push_back((*it)->base);
-        it = blocks_.erase(it);
-      } else {
-        ++it;
-      }
-    }
+    if (block->used == 0) trim_locked(kSpareBlocks, &release);
   }
   for (void* ptr : release) free_(ptr);
 }
 
+void BlockAllocator::trim_locked(size_t keep, std::vector<void*>* out_release) {
+  size_t empty = 0;
+  for (auto it = blocks_.begin(); it != blocks_.end();) {
+    if ((*it)->used == 0 && ++empty > keep) {
+      out_release->push_back((*it)->base);
+      it = blocks_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
 BlockAllocator::Stats BlockAllocator::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return Stats{uint32_t(blocks_.size()), dedicated_count_, sub_allocated_bytes_};
+  Stats stats;
+  stats.block_count = uint32_t(blocks_.size());
+  for (const auto& block : blocks_) stats.empty_block_count += block->used == 0;
+  stats.block_bytes = uint64_t(blocks_.size()) * block_size_;
+  stats.dedicated_count = dedicated_count_;
+  stats.dedicated_bytes = dedicated_bytes_;
+  stats.sub_allocated_bytes = sub_allocated_bytes_;
+  return stats;
 }
 
 }  // namespace xgpu::amdgpu

@@ -5,8 +5,9 @@
 // Scheme: each block is a range of kBlockSize bytes; free space inside a
 // block is kept as an offset-ordered map of free ranges (first fit, ranges
 // coalesced on free). Requests above kMaxSubAllocationSize get their own
-// HSA allocation. A block that becomes empty is kept as the one spare for
-// reuse; any further empty block is returned to HSA at once.
+// HSA allocation. Trimming happens on free: a block that becomes empty is
+// kept as the one spare for reuse (kSpareBlocks); any further empty block is
+// returned to HSA at once. The destructor returns the rest.
 //
 // Thread-safety: thread-safe (one internal mutex).
 #pragma once
@@ -26,6 +27,7 @@ namespace xgpu::amdgpu {
 inline constexpr uint64_t kBlockSize = 64ull << 20;             // bytes per block
 inline constexpr uint64_t kMaxSubAllocationSize = 4ull << 20;   // larger requests get their own allocation
 inline constexpr uint64_t kSubAllocationAlignment = 256;        // alignment of every sub-allocation, bytes
+inline constexpr size_t kSpareBlocks = 1;                        // empty blocks kept for reuse
 
 class BlockAllocator {
  public:
@@ -44,8 +46,11 @@ class BlockAllocator {
   // Counters for tests and statistics.
   struct Stats {
     uint32_t block_count = 0;         // blocks held (including the spare)
+    uint32_t empty_block_count = 0;   // blocks with nothing handed out (at most kSpareBlocks)
+    uint64_t block_bytes = 0;         // bytes of HSA memory held in blocks
     uint64_t dedicated_count = 0;     // live dedicated allocations
-    uint64_t sub_allocated_bytes = 0; // bytes handed out from blocks
+    uint64_t dedicated_bytes = 0;     // bytes of live dedicated allocations
+    uint64_t sub_allocated_bytes = 0; // bytes handed out from blocks (aligned sizes)
   };
 
   BlockAllocator(AllocateFn allocate, FreeFn free, uint64_t block_size = kBlockSize,
@@ -55,9 +60,8 @@ class BlockAllocator {
   BlockAllocator& operator=(const BlockAllocator&) = delete;
 
   XgpuResult allocate(uint64_t size, Allocation* out_allocation, std::string* out_error);
+  // Returns the range; then trims: empty blocks beyond kSpareBlocks go back to HSA.
   void free(const Allocation& allocation);
-  // Returns every empty block (including the spare) to HSA.
-  void trim();
   Stats stats() const;
 
   struct Block {
@@ -68,6 +72,9 @@ class BlockAllocator {
 
  private:
   bool allocate_in_block(Block* block, uint64_t size, Allocation* out_allocation);
+  // Unlinks empty blocks beyond `keep`; their memory goes to *out_release
+  // (freed by the caller outside the lock). Needs mutex_.
+  void trim_locked(size_t keep, std::vector<void*>* out_release);
 
   AllocateFn allocate_;
   FreeFn free_;
@@ -76,6 +83,7 @@ class BlockAllocator {
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<Block>> blocks_;  // guarded by mutex_
   uint64_t dedicated_count_ = 0;                // guarded by mutex_
+  uint64_t dedicated_bytes_ = 0;                // guarded by mutex_
   uint64_t sub_allocated_bytes_ = 0;            // guarded by mutex_
 };
 

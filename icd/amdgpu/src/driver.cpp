@@ -35,6 +35,30 @@ XgpuResult enumerate_instance_version(uint32_t* out_version) {
 
 PFN_xgpuVoidFunction get_device_proc_addr(XgpuDevice device, const char* name);
 
+// Test hook xgpuAmdgpuTestGetAllocatorStats (README, "Test hooks"): the
+// buffer sub-allocator's counters of one memory type. A plain C struct; the
+// tests declare the same layout.
+struct XgpuAmdgpuTestAllocatorStats {
+  uint64_t blockCount;         // blocks held (including the spare)
+  uint64_t emptyBlockCount;    // blocks with nothing handed out
+  uint64_t blockBytes;         // bytes of HSA memory held in blocks
+  uint64_t dedicatedCount;     // live dedicated (own HSA allocation) buffers
+  uint64_t dedicatedBytes;     // bytes of those
+  uint64_t subAllocatedBytes;  // bytes handed out from blocks (aligned sizes)
+};
+static_assert(sizeof(XgpuAmdgpuTestAllocatorStats) == 6 * sizeof(uint64_t));
+
+XgpuResult XGPU_API_CALL test_get_allocator_stats(XgpuDevice handle, uint32_t memory_type_index,
+                                                  XgpuAmdgpuTestAllocatorStats* out_stats) {
+  Device* device = device_from_handle(handle);
+  if (!device || !out_stats || memory_type_index >= device->allocators.size()) return XGPU_ERROR_INVALID_ARGUMENT;
+  const BlockAllocator::Stats stats = device_allocator_stats(device, memory_type_index);
+  *out_stats = XgpuAmdgpuTestAllocatorStats{stats.block_count,     stats.empty_block_count,
+                                            stats.block_bytes,     stats.dedicated_count,
+                                            stats.dedicated_bytes, stats.sub_allocated_bytes};
+  return XGPU_SUCCESS;
+}
+
 // Global, instance- and physical-device-level functions.
 const NamedFunction kInstanceFunctions[] = {
     XGPU_ENTRY(CreateInstance, instance_create),
@@ -102,6 +126,9 @@ PFN_xgpuVoidFunction get_device_proc_addr(XgpuDevice device, const char* name) {
   // Test hooks, only on request (never part of the API).
   if (std::strcmp(name, "xgpuAmdgpuTestInjectQueueFault") == 0)
     return env_flag("XGPU_AMDGPU_TEST_HOOKS") ? reinterpret_cast<PFN_xgpuVoidFunction>(&queue_test_inject_fault)
+                                              : nullptr;
+  if (std::strcmp(name, "xgpuAmdgpuTestGetAllocatorStats") == 0)
+    return env_flag("XGPU_AMDGPU_TEST_HOOKS") ? reinterpret_cast<PFN_xgpuVoidFunction>(&test_get_allocator_stats)
                                               : nullptr;
   return commands_get_proc_addr(name);
 }
