@@ -1,6 +1,7 @@
-// xgpuinfo: what the xgpu loader sees — instance version, layers, physical
-// devices with their properties, limits, memory heaps and types, and queue
-// families. `--json` prints the same as one JSON document.
+// xgpuinfo: what the xgpu loader sees — instance version, layers, the
+// drivers behind the physical devices (with the HSA runtime each drives),
+// physical devices with their properties, limits, memory heaps and types, and
+// queue families. `--json` prints the same as one JSON document.
 #include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -117,6 +118,33 @@ ordered_json DeviceJson(XgpuPhysicalDevice pd) {
   return d;
 }
 
+// The drivers as the API shows them: one entry per distinct driver name,
+// version and HSA runtime among the physical devices (the API has no call
+// that lists drivers; one without devices is seen with XGPU_LOADER_DEBUG).
+ordered_json DriversJson(const ordered_json& devices) {
+  ordered_json drivers = ordered_json::array();
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const ordered_json& d = devices[i];
+    ordered_json* found = nullptr;
+    for (ordered_json& driver : drivers) {
+      if (driver["driverName"] == d["driverName"] && driver["driverVersion"] == d["driverVersion"] &&
+          driver["runtimeName"] == d["runtimeName"]) {
+        found = &driver;
+        break;
+      }
+    }
+    if (!found) {
+      drivers.push_back({{"driverName", d["driverName"]},
+                         {"driverVersion", d["driverVersion"]},
+                         {"runtimeName", d["runtimeName"]},
+                         {"physicalDevices", ordered_json::array()}});
+      found = &drivers.back();
+    }
+    (*found)["physicalDevices"].push_back(i);
+  }
+  return drivers;
+}
+
 void PrintText(const ordered_json& info) {
   std::printf("xgpu instance version: %s\n\n", info["instanceVersion"].get<std::string>().c_str());
   std::printf("Layers: %zu\n", info["layers"].size());
@@ -131,6 +159,16 @@ void PrintText(const ordered_json& info) {
     std::printf("no physical devices: no driver found (set XGPU_LOADER_DEBUG=all to see why)\n");
     return;
   }
+  std::printf("Drivers: %zu\n", info["drivers"].size());
+  for (const auto& driver : info["drivers"]) {
+    std::string indices;
+    for (const auto& index : driver["physicalDevices"]) indices += (indices.empty() ? "" : ", ") + index.dump();
+    std::printf("  %s (version 0x%x), HSA runtime %s: physical device%s %s\n",
+                driver["driverName"].get<std::string>().c_str(), driver["driverVersion"].get<uint32_t>(),
+                driver["runtimeName"].get<std::string>().c_str(), driver["physicalDevices"].size() == 1 ? "" : "s",
+                indices.c_str());
+  }
+  std::printf("\n");
   std::printf("Physical devices: %zu\n", devices.size());
   for (size_t i = 0; i < devices.size(); ++i) {
     const auto& d = devices[i];
@@ -166,8 +204,9 @@ void PrintText(const ordered_json& info) {
 int Usage(const char* argv0, FILE* out, int code) {
   std::fprintf(out,
                "usage: %s [--json]\n"
-               "Prints the xgpu instance version, layers and physical devices.\n"
-               "Drivers are shown by the loader itself: XGPU_LOADER_DEBUG=all %s\n",
+               "Prints the xgpu instance version, layers, the drivers behind the physical\n"
+               "devices (with their HSA runtimes) and the physical devices.\n"
+               "Drivers without devices are shown by the loader itself: XGPU_LOADER_DEBUG=all %s\n",
                argv0, argv0);
   return code;
 }
@@ -225,6 +264,13 @@ int main(int argc, char** argv) {
   info["physicalDevices"] = ordered_json::array();
   for (XgpuPhysicalDevice pd : devices) info["physicalDevices"].push_back(DeviceJson(pd));
   xgpuDestroyInstance(instance, nullptr);
+  // Before the devices in the document, as in the text.
+  ordered_json ordered;
+  for (const auto& [key, value] : info.items()) {
+    if (key == "physicalDevices") ordered["drivers"] = DriversJson(value);
+    ordered[key] = value;
+  }
+  info = std::move(ordered);
 
   if (json) {
     std::printf("%s\n", info.dump(2).c_str());
