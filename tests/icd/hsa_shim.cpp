@@ -69,6 +69,16 @@ bool should_fail(const char* call, uint64_t attribute) {
   return g_failures++ < std::strtoull(count, nullptr, 0);
 }
 
+// An HSA enum argument as its bits, without loading it as the enum (AMD
+// extension values lie outside the core enum's range; UBSan flags such loads).
+template <typename Enum>
+uint32_t bits(const Enum& value) {
+  static_assert(sizeof(Enum) == sizeof(uint32_t), "HSA enums are 32-bit");
+  uint32_t out;
+  std::memcpy(&out, &value, sizeof(out));
+  return out;
+}
+
 hsa_status_t failure_status() {
   const char* status = std::getenv("XGPU_HSA_SHIM_FAIL_STATUS");
   return status && *status ? hsa_status_t(std::strtoul(status, nullptr, 0)) : HSA_STATUS_ERROR;
@@ -82,15 +92,16 @@ SHIM_EXPORT hsa_status_t hsa_init() {
 }
 
 SHIM_EXPORT hsa_status_t hsa_system_get_info(hsa_system_info_t attribute, void* value) {
-  if (should_fail("hsa_system_get_info", uint64_t(attribute))) return failure_status();
-  return SHIM_REAL(hsa_system_get_info)(attribute, value);
+  if (should_fail("hsa_system_get_info", bits(attribute))) return failure_status();
+  return SHIM_REAL(hsa_system_get_info)(hsa_system_info_t(bits(attribute)), value);
 }
 
 SHIM_EXPORT hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info_t attribute, void* value) {
-  if (should_fail("hsa_agent_get_info", uint64_t(attribute))) return failure_status();
-  const hsa_status_t status = SHIM_REAL(hsa_agent_get_info)(agent, attribute, value);
+  const uint32_t attribute_bits = bits(attribute);
+  if (should_fail("hsa_agent_get_info", attribute_bits)) return failure_status();
+  const hsa_status_t status = SHIM_REAL(hsa_agent_get_info)(agent, hsa_agent_info_t(attribute_bits), value);
   const char* no_dispatch = std::getenv("XGPU_HSA_SHIM_NO_KERNEL_DISPATCH");
-  if (status == HSA_STATUS_SUCCESS && attribute == HSA_AGENT_INFO_FEATURE && no_dispatch && *no_dispatch &&
+  if (status == HSA_STATUS_SUCCESS && attribute_bits == uint32_t(HSA_AGENT_INFO_FEATURE) && no_dispatch && *no_dispatch &&
       std::strcmp(no_dispatch, "0") != 0) {
     uint32_t features = 0;
     std::memcpy(&features, value, sizeof(features));
@@ -101,20 +112,20 @@ SHIM_EXPORT hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info_t 
 }
 
 SHIM_EXPORT hsa_status_t hsa_isa_get_info_alt(hsa_isa_t isa, hsa_isa_info_t attribute, void* value) {
-  if (should_fail("hsa_isa_get_info_alt", uint64_t(attribute))) return failure_status();
-  return SHIM_REAL(hsa_isa_get_info_alt)(isa, attribute, value);
+  if (should_fail("hsa_isa_get_info_alt", bits(attribute))) return failure_status();
+  return SHIM_REAL(hsa_isa_get_info_alt)(isa, hsa_isa_info_t(bits(attribute)), value);
 }
 
 SHIM_EXPORT hsa_status_t hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t pool,
                                                       hsa_amd_memory_pool_info_t attribute, void* value) {
-  if (should_fail("hsa_amd_memory_pool_get_info", uint64_t(attribute))) return failure_status();
-  return SHIM_REAL(hsa_amd_memory_pool_get_info)(pool, attribute, value);
+  if (should_fail("hsa_amd_memory_pool_get_info", bits(attribute))) return failure_status();
+  return SHIM_REAL(hsa_amd_memory_pool_get_info)(pool, hsa_amd_memory_pool_info_t(bits(attribute)), value);
 }
 
 SHIM_EXPORT hsa_status_t hsa_executable_symbol_get_info(hsa_executable_symbol_t symbol,
                                                         hsa_executable_symbol_info_t attribute, void* value) {
-  if (should_fail("hsa_executable_symbol_get_info", uint64_t(attribute))) return failure_status();
-  return SHIM_REAL(hsa_executable_symbol_get_info)(symbol, attribute, value);
+  if (should_fail("hsa_executable_symbol_get_info", bits(attribute))) return failure_status();
+  return SHIM_REAL(hsa_executable_symbol_get_info)(symbol, hsa_executable_symbol_info_t(bits(attribute)), value);
 }
 
 SHIM_EXPORT hsa_status_t hsa_executable_destroy(hsa_executable_t executable) {

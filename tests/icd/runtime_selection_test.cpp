@@ -119,7 +119,8 @@ struct HsaCpuFrequencies {
 };
 
 HsaCpuFrequencies read_hsa_cpu_frequencies() {
-  void* library = dlopen(XGPU_ICD_TEST_HSA_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  // RTLD_NODELETE as the driver does: the runtime keeps state that must stay mapped.
+  void* library = dlopen(XGPU_ICD_TEST_HSA_LIBRARY, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   REQUIRE_MESSAGE(library, dlerror());
   auto init = reinterpret_cast<decltype(&hsa_init)>(dlsym(library, "hsa_init"));
   auto shut_down = reinterpret_cast<decltype(&hsa_shut_down)>(dlsym(library, "hsa_shut_down"));

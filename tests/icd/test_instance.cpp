@@ -114,7 +114,8 @@ TEST_CASE("the driver provides every entry point of the registry") {
 TEST_CASE("timestampPeriod is the agent's timestamp counter period; runtimeName is the canonical path") {
   Env env(1, 1);
   constexpr uint32_t kAmdAgentInfoTimestampFrequency = 0xA016;  // HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY
-  void* library = dlopen(XGPU_ICD_TEST_HSA_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  // RTLD_NODELETE as the driver does: the runtime keeps state that must stay mapped.
+  void* library = dlopen(XGPU_ICD_TEST_HSA_LIBRARY, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   REQUIRE_MESSAGE(library, dlerror());
   auto init = reinterpret_cast<decltype(&hsa_init)>(dlsym(library, "hsa_init"));
   auto shut_down = reinterpret_cast<decltype(&hsa_shut_down)>(dlsym(library, "hsa_shut_down"));
