@@ -7,13 +7,10 @@
 
 using namespace icdtest;
 
-namespace {
-constexpr uint64_t kBlock = 64ull << 20;  // the ICD's block size (icd/amdgpu/README.md)
-constexpr uint64_t kMiB = 1ull << 20;
-
 // The counters of xgpuAmdgpuTestGetAllocatorStats (icd/amdgpu/README.md,
-// "Test hooks"; same layout as the driver's struct).
-struct AllocatorStats {
+// "Test hooks"): the driver's struct, same name at global scope so the
+// function types match.
+struct XgpuAmdgpuTestAllocatorStats {
   uint64_t blockCount;         // blocks held (including the spare)
   uint64_t emptyBlockCount;    // blocks with nothing handed out
   uint64_t blockBytes;         // bytes of HSA memory held in blocks
@@ -21,6 +18,12 @@ struct AllocatorStats {
   uint64_t dedicatedBytes;     // bytes of those
   uint64_t subAllocatedBytes;  // bytes handed out from blocks (aligned sizes)
 };
+
+namespace {
+constexpr uint64_t kBlock = 64ull << 20;  // the ICD's block size (icd/amdgpu/README.md)
+constexpr uint64_t kMiB = 1ull << 20;
+
+using AllocatorStats = XgpuAmdgpuTestAllocatorStats;
 using GetAllocatorStats = XgpuResult (*)(XgpuDevice, uint32_t, AllocatorStats*);
 
 // The real sub-allocator statistics of the memory type env.buffer() uses.

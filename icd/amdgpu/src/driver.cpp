@@ -15,6 +15,20 @@
 
 #define XGPU_ICD_EXPORT extern "C" __attribute__((visibility("default")))
 
+// Test hook xgpuAmdgpuTestGetAllocatorStats (README, "Test hooks"): the
+// buffer sub-allocator's counters of one memory type. A plain C struct at
+// global scope: the tests declare the same one, so the hook's function type
+// is the same on both sides (UBSan checks calls through function pointers).
+struct XgpuAmdgpuTestAllocatorStats {
+  uint64_t blockCount;         // blocks held (including the spare)
+  uint64_t emptyBlockCount;    // blocks with nothing handed out
+  uint64_t blockBytes;         // bytes of HSA memory held in blocks
+  uint64_t dedicatedCount;     // live dedicated (own HSA allocation) buffers
+  uint64_t dedicatedBytes;     // bytes of those
+  uint64_t subAllocatedBytes;  // bytes handed out from blocks (aligned sizes)
+};
+static_assert(sizeof(XgpuAmdgpuTestAllocatorStats) == 6 * sizeof(uint64_t));
+
 namespace xgpu::amdgpu {
 namespace {
 
@@ -34,19 +48,6 @@ XgpuResult enumerate_instance_version(uint32_t* out_version) {
 }
 
 PFN_xgpuVoidFunction get_device_proc_addr(XgpuDevice device, const char* name);
-
-// Test hook xgpuAmdgpuTestGetAllocatorStats (README, "Test hooks"): the
-// buffer sub-allocator's counters of one memory type. A plain C struct; the
-// tests declare the same layout.
-struct XgpuAmdgpuTestAllocatorStats {
-  uint64_t blockCount;         // blocks held (including the spare)
-  uint64_t emptyBlockCount;    // blocks with nothing handed out
-  uint64_t blockBytes;         // bytes of HSA memory held in blocks
-  uint64_t dedicatedCount;     // live dedicated (own HSA allocation) buffers
-  uint64_t dedicatedBytes;     // bytes of those
-  uint64_t subAllocatedBytes;  // bytes handed out from blocks (aligned sizes)
-};
-static_assert(sizeof(XgpuAmdgpuTestAllocatorStats) == 6 * sizeof(uint64_t));
 
 XgpuResult XGPU_API_CALL test_get_allocator_stats(XgpuDevice handle, uint32_t memory_type_index,
                                                   XgpuAmdgpuTestAllocatorStats* out_stats) {
