@@ -193,6 +193,48 @@ TEST_CASE("dispatch: one AQL kernel-dispatch packet laid out per hsa.h, prebuilt
   CHECK(type_of(ring.at(first + 1).header) == HSA_PACKET_TYPE_INVALID);  // nothing beyond the reservation
 }
 
+TEST_CASE("kernarg addresses are 16-byte aligned even when the runtime reports 8 (prebuilt and per submission)") {
+  Fixture f;
+  uint8_t* a = nullptr;
+  XgpuBuffer ba = fake::make_buffer(f.device.get(), 1024, kAllUsage, &a);
+  // 1 binding + 16 bytes of constants: 24-byte kernargs; the fake runtime
+  // reports an alignment of 8, as hsa-cpu does.
+  XgpuPipeline pipeline = fake::make_pipeline(f.device.get(), "k24", 1, 16, 64);
+  f.start();
+  f.bind_pipeline(f.cb, pipeline);
+  const uint32_t constants[4] = {1, 2, 3, 4};
+  f.push(f.cb, 0, sizeof(constants), constants);
+  for (int i = 0; i < 3; ++i) {  // static binding: kernargs built at End
+    const XgpuBufferRef r = ref_of(ba, uint64_t(i) * 16);
+    f.bind_buffers(f.cb, 0, 1, &r);
+    f.dispatch(f.cb, 1, 1, 1);
+  }
+  for (int i = 0; i < 3; ++i) {  // slot binding: kernargs built at issue
+    const XgpuBufferRef r = slot_ref(0, uint64_t(i) * 16);
+    f.bind_buffers(f.cb, 0, 1, &r);
+    f.dispatch(f.cb, 1, 1, 1);
+  }
+  REQUIRE(f.end(f.cb) == XGPU_SUCCESS);
+  const uint32_t packets = f.sizes().packet_count;  // 6 dispatches (+ the end-of-submission packet)
+  REQUIRE(packets >= 6);
+  Ring ring;
+  std::string error;
+  REQUIRE_MESSAGE(f.issue(ring, 0, {{ba, 0, XGPU_WHOLE_SIZE}, {ba, 0, XGPU_WHOLE_SIZE}, {ba, 0, XGPU_WHOLE_SIZE},
+                                   {ba, 0, XGPU_WHOLE_SIZE}}, &error) == XGPU_SUCCESS, error);
+  uint64_t dispatches = 0;
+  for (uint64_t id = 0; id < packets; ++id) {
+    CAPTURE(id);
+    const hsa_kernel_dispatch_packet_t& p = ring.at(id);
+    if (type_of(p.header) != HSA_PACKET_TYPE_KERNEL_DISPATCH) continue;
+    CHECK(address(p.kernarg_address) % 16 == 0);
+    uint64_t pointer = 0;
+    std::memcpy(&pointer, p.kernarg_address, sizeof(pointer));
+    CHECK(pointer == address(a) + (dispatches % 3) * 16);
+    ++dispatches;
+  }
+  CHECK(dispatches == 6);
+}
+
 TEST_CASE("binding-table slots: kernargs per submission, patched from each table") {
   Fixture f;
   uint8_t *a = nullptr, *b = nullptr;

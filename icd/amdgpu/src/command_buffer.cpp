@@ -316,7 +316,7 @@ uint64_t append_dispatch(Recorder* r, const DispatchSpec& spec, uint64_t base_si
       append_command(r, spec.type, base_size + spec.patches.size() * sizeof(xgpu_amdgpu_kernarg_patch_t));
   bool prebuilt = true;
   for (const auto& patch : spec.patches) prebuilt = prebuilt && ref_is_static(patch.ref);
-  const uint32_t alignment = std::max<uint32_t>(kernel.kernarg_alignment, 1);
+  const uint32_t alignment = std::max<uint32_t>(kernel.kernarg_alignment, kMinKernargSegmentAlignment);
   const uint32_t template_offset =
       append_rodata(r, spec.kernargs, kernel.kernarg_size, std::max<uint64_t>(alignment, kRodataAlignment));
   const uint32_t name_offset = append_string(r, kernel.name);

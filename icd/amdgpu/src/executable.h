@@ -15,11 +15,6 @@
 
 namespace xgpu::amdgpu {
 
-// The smallest kernarg segment alignment: hsa.h documents
-// HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_ALIGNMENT as at least 16,
-// whatever a runtime reports.
-inline constexpr uint32_t kMinKernargSegmentAlignment = 16;  // bytes
-
 // A code object loaded into a frozen HSA executable. Shared: the
 // XgpuExecutable handle (or the device library) holds one reference and every
 // pipeline created from it another, so xgpuDestroyExecutable may come before

@@ -27,6 +27,12 @@ struct Queue;       // queue.h (runtime)
 struct CommandBuffer;  // command_buffer.h (commands)
 struct DeviceLibrary;  // device_library.h (commands)
 
+// The smallest kernarg segment alignment: hsa.h documents
+// HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_ALIGNMENT as at least 16,
+// whatever a runtime reports. Both halves apply it (kernel metadata and
+// recording).
+inline constexpr uint32_t kMinKernargSegmentAlignment = 16;  // bytes
+
 // Dispatch metadata of one kernel, kept on the host for recording and
 // validation. Immutable after creation; thread-safe.
 struct KernelInfo {
