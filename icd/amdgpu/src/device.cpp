@@ -80,7 +80,11 @@ XgpuResult device_allocate(Device* device, MemoryKind kind, uint64_t size, void*
 }
 
 void device_free(Device* device, void* ptr) {
-  if (ptr) device->hsa->hsa_amd_memory_pool_free(ptr);
+  if (!ptr) return;
+  std::string error;
+  if (device->hsa->hsa_amd_memory_pool_free_checked(&error, ptr) != XGPU_SUCCESS)
+    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, nullptr,
+                  "freeing device memory failed (the memory may stay reserved): " + error);
 }
 
 // --- completion signals --------------------------------------------------
@@ -231,7 +235,10 @@ void device_destroy(XgpuDevice handle, const XgpuAllocationCallbacks* allocator)
     }
   }
   for (CompletionSignal* signal : device->all_signals) {
-    device->hsa->hsa_signal_destroy(signal->signal);
+    std::string error;
+    if (device->hsa->hsa_signal_destroy_checked(&error, signal->signal) != XGPU_SUCCESS)
+      device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, nullptr,
+                    "xgpuDestroyDevice: destroying a completion signal failed: " + error);
     delete signal;
   }
   device->all_signals.clear();

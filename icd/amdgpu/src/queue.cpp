@@ -483,7 +483,10 @@ void queue_destroy(Queue* queue) {
   // Whatever is still pending (waiting for a value nobody signals) is failed.
   queue_fail_all(queue, XGPU_ERROR_DEVICE_LOST);
   queue_wait_idle_internal(queue, 5'000'000'000ull);
-  queue->device->hsa->hsa_queue_destroy(queue->aql);
+  std::string error;
+  if (queue->device->hsa->hsa_queue_destroy_checked(&error, queue->aql) != XGPU_SUCCESS)
+    device_report(queue->device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, nullptr,
+                  "xgpuDestroyDevice: destroying HSA queue " + std::to_string(queue->index) + " failed: " + error);
   device_free(queue->device, queue->kernarg_ring);
   // A queue is owned by device->queues (unique_ptr); the caller clears it.
 }
