@@ -49,11 +49,15 @@ TEST_CASE("physical device properties of the hsa-cpu agent (one agent and two ag
       device_local |= (f & XGPU_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0;
       coherent |= (f & XGPU_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
       kernarg |= (f & XGPU_MEMORY_PROPERTY_KERNARG_BIT) != 0;
-      // A heap is device-local exactly when the type drawn from it is.
+      // A device-local type lives on a device-local heap.
       const bool heap_local =
           (memory.memoryHeaps[memory.memoryTypes[i].heapIndex].flags & XGPU_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0;
-      CHECK(heap_local == ((f & XGPU_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0));
+      if (f & XGPU_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) CHECK(heap_local);
     }
+    // hsa-cpu's pools are all the agent's system memory: one heap, not one
+    // per pool (which would count the same memory several times).
+    CHECK(memory.memoryHeapCount == 1);
+    CHECK((memory.memoryHeaps[0].flags & XGPU_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0);
     CHECK(device_local);
     CHECK(coherent);
     CHECK(kernarg);

@@ -275,9 +275,7 @@ void add_pools(const Runtime& runtime, PhysicalDevice* device, hsa_agent_t owner
     const bool fine = global_flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED;
     const bool kernarg = global_flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT;
     if (host_only && !fine && !kernarg) continue;
-    if (device->memory.memoryTypeCount >= XGPU_MAX_MEMORY_TYPES ||
-        device->memory.memoryHeapCount >= XGPU_MAX_MEMORY_HEAPS)
-      break;
+    if (device->memory.memoryTypeCount >= XGPU_MAX_MEMORY_TYPES) break;
     // Host memory when the pool belongs to a CPU agent or every agent
     // (the host included) may access it.
     const bool host_visible = owner_type == HSA_DEVICE_TYPE_CPU || accessible_by_all;
@@ -295,10 +293,21 @@ void add_pools(const Runtime& runtime, PhysicalDevice* device, hsa_agent_t owner
     if (host_visible && fine) type.flags |= XGPU_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     if (host_visible && owner_type == HSA_DEVICE_TYPE_CPU) type.flags |= XGPU_MEMORY_PROPERTY_HOST_CACHED_BIT;
     if (kernarg) type.flags |= XGPU_MEMORY_PROPERTY_KERNARG_BIT;
-    const uint32_t heap = device->memory.memoryHeapCount++;
-    device->memory.memoryHeaps[heap].size = size;
-    device->memory.memoryHeaps[heap].flags =
-        (type.flags & XGPU_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) ? XGPU_MEMORY_HEAP_DEVICE_LOCAL_BIT : 0;
+    // Pools of one agent with the same size are views of the same memory
+    // (fine- and coarse-grained, kernarg): one heap, as Vulkan reports an
+    // integrated GPU's memory. A heap is device-local when a type on it is.
+    uint32_t heap = device->memory.memoryHeapCount;
+    for (const MemoryTypeInfo& other : device->memory_types)
+      if (other.owner.handle == owner.handle && device->memory.memoryHeaps[other.heap_index].size == size)
+        heap = other.heap_index;
+    if (heap == device->memory.memoryHeapCount) {
+      if (heap >= XGPU_MAX_MEMORY_HEAPS) break;
+      ++device->memory.memoryHeapCount;
+      device->memory.memoryHeaps[heap].size = size;
+      device->memory.memoryHeaps[heap].flags = 0;
+    }
+    if (type.flags & XGPU_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)
+      device->memory.memoryHeaps[heap].flags |= XGPU_MEMORY_HEAP_DEVICE_LOCAL_BIT;
     type.heap_index = heap;
     const uint32_t index = device->memory.memoryTypeCount++;
     device->memory.memoryTypes[index].propertyFlags = type.flags;
