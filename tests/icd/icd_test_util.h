@@ -209,6 +209,32 @@ struct Env {
     REQUIRE(api().MapBuffer(devices[d], buffer, 0, XGPU_WHOLE_SIZE, &data) == XGPU_SUCCESS);
     return data;
   }
+  // The test kernels' executable (tests/icd/kernels) on device d.
+  XgpuExecutable test_executable(uint32_t d = 0) {
+    XgpuExecutableCreateInfo info{};
+    info.sType = XGPU_STRUCTURE_TYPE_EXECUTABLE_CREATE_INFO;
+    info.pFilePath = XGPU_ICD_TEST_KERNELS;
+    XgpuExecutable executable = nullptr;
+    REQUIRE(api().CreateExecutable(devices[d], &info, nullptr, &executable) == XGPU_SUCCESS);
+    return executable;
+  }
+  // A pipeline of `executable`'s kernel `entry`: `bindings` buffers,
+  // `constants` bytes, workgroups of wx x 1 x 1 (wx 0: the kernel's own size).
+  XgpuPipeline pipeline(XgpuExecutable executable, const char* entry, uint32_t bindings, uint32_t constants,
+                        uint32_t wx, uint32_t d = 0) {
+    XgpuPipelineCreateInfo info{};
+    info.sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO;
+    info.executable = executable;
+    info.pEntryPoint = entry;
+    info.bindingCount = bindings;
+    info.constantSize = constants;
+    info.workgroupSize[0] = wx;
+    info.workgroupSize[1] = wx ? 1 : 0;
+    info.workgroupSize[2] = wx ? 1 : 0;
+    XgpuPipeline pipeline = nullptr;
+    REQUIRE(api().CreatePipeline(devices[d], &info, nullptr, &pipeline) == XGPU_SUCCESS);
+    return pipeline;
+  }
   XgpuSemaphore semaphore(uint64_t initial = 0, uint32_t d = 0) {
     XgpuSemaphoreCreateInfo info{};
     info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;

@@ -75,17 +75,8 @@ struct Spinner {
   XgpuBuffer gate = nullptr;
   uint32_t* gate_word = nullptr;
   explicit Spinner(Env& e) : env(e) {
-    XgpuExecutableCreateInfo exe_info{};
-    exe_info.sType = XGPU_STRUCTURE_TYPE_EXECUTABLE_CREATE_INFO;
-    exe_info.pFilePath = XGPU_ICD_TEST_KERNELS;
-    REQUIRE(api().CreateExecutable(env.device(), &exe_info, nullptr, &executable) == XGPU_SUCCESS);
-    XgpuPipelineCreateInfo pipe_info{};
-    pipe_info.sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO;
-    pipe_info.executable = executable;
-    pipe_info.pEntryPoint = "icd_spin_until";
-    pipe_info.bindingCount = 1;
-    pipe_info.workgroupSize[0] = pipe_info.workgroupSize[1] = pipe_info.workgroupSize[2] = 1;
-    REQUIRE(api().CreatePipeline(env.device(), &pipe_info, nullptr, &pipeline) == XGPU_SUCCESS);
+    executable = env.test_executable();
+    pipeline = env.pipeline(executable, "icd_spin_until", 1, 0, 1);
     gate = env.buffer(64);
     gate_word = static_cast<uint32_t*>(env.map(gate));
     __atomic_store_n(gate_word, 0u, __ATOMIC_RELEASE);
@@ -438,22 +429,8 @@ TEST_CASE("destroying a pool with a live allocation reports invalid usage and do
 TEST_CASE("binding-table slot holding an alloca'd buffer, submitted before the alloca commits") {
   Env env(1, 2);
   REQUIRE(have_command_buffers());
-  XgpuExecutableCreateInfo exe_info{};
-  exe_info.sType = XGPU_STRUCTURE_TYPE_EXECUTABLE_CREATE_INFO;
-  exe_info.pFilePath = XGPU_ICD_TEST_KERNELS;
-  XgpuExecutable executable = nullptr;
-  REQUIRE(api().CreateExecutable(env.device(), &exe_info, nullptr, &executable) == XGPU_SUCCESS);
-  XgpuPipelineCreateInfo pipe_info{};
-  pipe_info.sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO;
-  pipe_info.executable = executable;
-  pipe_info.pEntryPoint = "icd_saxpy";
-  pipe_info.bindingCount = 2;
-  pipe_info.constantSize = 8;
-  pipe_info.workgroupSize[0] = 64;
-  pipe_info.workgroupSize[1] = 1;
-  pipe_info.workgroupSize[2] = 1;
-  XgpuPipeline pipeline = nullptr;
-  REQUIRE(api().CreatePipeline(env.device(), &pipe_info, nullptr, &pipeline) == XGPU_SUCCESS);
+  XgpuExecutable executable = env.test_executable();
+  XgpuPipeline pipeline = env.pipeline(executable, "icd_saxpy", 2, 8, 64);
 
   constexpr uint32_t n = 1000;
   XgpuBuffer x = env.buffer(n * 4), host = env.buffer(n * 4);

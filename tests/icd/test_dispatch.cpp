@@ -20,22 +20,8 @@ bool have_command_buffers() {
 TEST_CASE("saxpy end to end, reusable command buffer replayed on two queues with different binding tables") {
   Env env(1, 2);
   if (!have_command_buffers()) return;
-  XgpuExecutableCreateInfo exe_info{};
-  exe_info.sType = XGPU_STRUCTURE_TYPE_EXECUTABLE_CREATE_INFO;
-  exe_info.pFilePath = XGPU_ICD_TEST_KERNELS;
-  XgpuExecutable executable = nullptr;
-  REQUIRE(api().CreateExecutable(env.device(), &exe_info, nullptr, &executable) == XGPU_SUCCESS);
-  XgpuPipelineCreateInfo pipe_info{};
-  pipe_info.sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO;
-  pipe_info.executable = executable;
-  pipe_info.pEntryPoint = "icd_saxpy";
-  pipe_info.bindingCount = 2;
-  pipe_info.constantSize = 8;
-  pipe_info.workgroupSize[0] = 64;
-  pipe_info.workgroupSize[1] = 1;
-  pipe_info.workgroupSize[2] = 1;
-  XgpuPipeline pipeline = nullptr;
-  REQUIRE(api().CreatePipeline(env.device(), &pipe_info, nullptr, &pipeline) == XGPU_SUCCESS);
+  XgpuExecutable executable = env.test_executable();
+  XgpuPipeline pipeline = env.pipeline(executable, "icd_saxpy", 2, 8, 64);
 
   constexpr uint32_t n = 1000;
   constexpr int kRuns = 4;
@@ -125,21 +111,8 @@ TEST_CASE("xgpuQueueFillBuffer and xgpuQueueCopyBuffer chained by a semaphore") 
 TEST_CASE("what a submission used may be destroyed or re-begun as soon as one of its signals is observed") {
   Env env(1, 2);
   REQUIRE(have_command_buffers());
-  XgpuExecutableCreateInfo exe_info{};
-  exe_info.sType = XGPU_STRUCTURE_TYPE_EXECUTABLE_CREATE_INFO;
-  exe_info.pFilePath = XGPU_ICD_TEST_KERNELS;
-  XgpuExecutable executable = nullptr;
-  REQUIRE(api().CreateExecutable(env.device(), &exe_info, nullptr, &executable) == XGPU_SUCCESS);
-  XgpuPipelineCreateInfo pipe_info{};
-  pipe_info.sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO;
-  pipe_info.executable = executable;
-  pipe_info.pEntryPoint = "icd_increment";
-  pipe_info.bindingCount = 1;
-  pipe_info.constantSize = 8;
-  pipe_info.workgroupSize[0] = ICD_TEST_INCREMENT_WORKGROUP;
-  pipe_info.workgroupSize[1] = pipe_info.workgroupSize[2] = 1;
-  XgpuPipeline pipeline = nullptr;
-  REQUIRE(api().CreatePipeline(env.device(), &pipe_info, nullptr, &pipeline) == XGPU_SUCCESS);
+  XgpuExecutable executable = env.test_executable();
+  XgpuPipeline pipeline = env.pipeline(executable, "icd_increment", 1, 8, ICD_TEST_INCREMENT_WORKGROUP);
   constexpr uint32_t n = ICD_TEST_INCREMENT_WORKGROUP;
   XgpuBuffer counters = env.buffer(n * 4);
   std::memset(env.map(counters), 0, n * 4);

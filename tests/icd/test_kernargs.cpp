@@ -59,34 +59,15 @@ class StderrCapture {
   std::string text_;  // captured text once stopped
 };
 
-XgpuPipeline pipeline(Env& env, XgpuExecutable executable, const char* entry, uint32_t bindings, uint32_t wx) {
-  XgpuPipelineCreateInfo info{};
-  info.sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO;
-  info.executable = executable;
-  info.pEntryPoint = entry;
-  info.bindingCount = bindings;
-  info.constantSize = 8;
-  info.workgroupSize[0] = wx;
-  info.workgroupSize[1] = wx ? 1 : 0;
-  info.workgroupSize[2] = wx ? 1 : 0;
-  XgpuPipeline out = nullptr;
-  REQUIRE(api().CreatePipeline(env.device(), &info, nullptr, &out) == XGPU_SUCCESS);
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("kernarg addresses in dispatch packets are 16-byte aligned, prebuilt and per submission") {
   Env env;
   REQUIRE((api().CreateCommandBuffer != nullptr));
-  XgpuExecutableCreateInfo exe_info{};
-  exe_info.sType = XGPU_STRUCTURE_TYPE_EXECUTABLE_CREATE_INFO;
-  exe_info.pFilePath = XGPU_ICD_TEST_KERNELS;
-  XgpuExecutable executable = nullptr;
-  REQUIRE(api().CreateExecutable(env.device(), &exe_info, nullptr, &executable) == XGPU_SUCCESS);
+  XgpuExecutable executable = env.test_executable();
   // icd_saxpy: 24 bytes of kernargs; icd_increment: 16.
-  XgpuPipeline saxpy = pipeline(env, executable, "icd_saxpy", 2, 64);
-  XgpuPipeline increment = pipeline(env, executable, "icd_increment", 1, 0);
+  XgpuPipeline saxpy = env.pipeline(executable, "icd_saxpy", 2, 8, 64);
+  XgpuPipeline increment = env.pipeline(executable, "icd_increment", 1, 8, 0);
   XgpuPipelineProperties props{};
   api().GetPipelineProperties(env.device(), saxpy, &props);
   REQUIRE(props.kernargSize % kKernargSegmentAlignment != 0);  // the packing is tested
