@@ -118,6 +118,17 @@ struct Runtime {
   }
   template <typename T>
   T* alloc(size_t count) { return alloc<T>(count, fine_pool); }
+  // Every agent, in iteration order.
+  static std::vector<hsa_agent_t> agents() {
+    std::vector<hsa_agent_t> all;
+    REQUIRE(hsa_iterate_agents(
+                [](hsa_agent_t a, void* data) {
+                  static_cast<std::vector<hsa_agent_t>*>(data)->push_back(a);
+                  return HSA_STATUS_SUCCESS;
+                },
+                &all) == HSA_STATUS_SUCCESS);
+    return all;
+  }
 };
 
 inline hsa_signal_t make_signal(hsa_signal_value_t value) {

@@ -221,13 +221,7 @@ TEST_CASE("several threads dispatch into several queues") {
 TEST_CASE("several agents share the workers") {
   ScopedEnv agents("HSA_CPU_AGENTS", "2");
   Runtime rt;
-  std::vector<hsa_agent_t> all;
-  hsa_iterate_agents(
-      [](hsa_agent_t a, void* data) {
-        static_cast<std::vector<hsa_agent_t>*>(data)->push_back(a);
-        return HSA_STATUS_SUCCESS;
-      },
-      &all);
+  const std::vector<hsa_agent_t> all = Runtime::agents();
   REQUIRE(all.size() == 2);
   Kernels k0(all[0]), k1(all[1]);
   Queue q0(all[0]), q1(all[1]);

@@ -196,13 +196,7 @@ TEST_CASE("async copy waits for its dependencies, never blocks the caller") {
 TEST_CASE("each agent has its own pools; pointer info names the owning agent") {
   ScopedEnv agents_env("HSA_CPU_AGENTS", "3");
   Runtime rt;
-  std::vector<hsa_agent_t> agents;
-  hsa_iterate_agents(
-      [](hsa_agent_t a, void* data) {
-        static_cast<std::vector<hsa_agent_t>*>(data)->push_back(a);
-        return HSA_STATUS_SUCCESS;
-      },
-      &agents);
+  const std::vector<hsa_agent_t> agents = Runtime::agents();
   REQUIRE(agents.size() == 3);
   auto pools_of = [](hsa_agent_t agent) {
     std::vector<hsa_amd_memory_pool_t> pools;

@@ -437,13 +437,7 @@ TEST_CASE("idle queues use no CPU") {
 TEST_CASE("each agent creates up to HSA_AGENT_INFO_QUEUES_MAX queues") {
   ScopedEnv agents_env("HSA_CPU_AGENTS", "2");
   Runtime rt;
-  std::vector<hsa_agent_t> agents;
-  hsa_iterate_agents(
-      [](hsa_agent_t a, void* data) {
-        static_cast<std::vector<hsa_agent_t>*>(data)->push_back(a);
-        return HSA_STATUS_SUCCESS;
-      },
-      &agents);
+  const std::vector<hsa_agent_t> agents = Runtime::agents();
   REQUIRE(agents.size() == 2);
   uint32_t max_queues = 0;
   REQUIRE(hsa_agent_get_info(agents[0], HSA_AGENT_INFO_QUEUES_MAX, &max_queues) == HSA_STATUS_SUCCESS);

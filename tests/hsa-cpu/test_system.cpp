@@ -246,13 +246,7 @@ TEST_CASE("HSA_CPU_ISA caps the agent's ISA list") {
 TEST_CASE("HSA_CPU_AGENTS exposes several agents sharing the workers") {
   ScopedEnv agents("HSA_CPU_AGENTS", "3");
   Runtime rt;
-  std::vector<hsa_agent_t> all;
-  hsa_iterate_agents(
-      [](hsa_agent_t a, void* data) {
-        static_cast<std::vector<hsa_agent_t>*>(data)->push_back(a);
-        return HSA_STATUS_SUCCESS;
-      },
-      &all);
+  const std::vector<hsa_agent_t> all = Runtime::agents();
   REQUIRE(all.size() == 3);
   for (uint32_t i = 0; i < 3; ++i) {
     uint32_t node = 99;
@@ -313,17 +307,6 @@ T agent_value(hsa_agent_t agent, uint32_t attribute) {
   CAPTURE(attribute);
   REQUIRE(agent_info(agent, attribute, &value) == HSA_STATUS_SUCCESS);
   return value;
-}
-
-std::vector<hsa_agent_t> all_agents() {
-  std::vector<hsa_agent_t> agents;
-  REQUIRE(hsa_iterate_agents(
-              [](hsa_agent_t a, void* data) {
-                static_cast<std::vector<hsa_agent_t>*>(data)->push_back(a);
-                return HSA_STATUS_SUCCESS;
-              },
-              &agents) == HSA_STATUS_SUCCESS);
-  return agents;
 }
 
 // The highest cpuinfo_max_freq (MHz) of the CPUs, 0 without cpufreq.
@@ -491,7 +474,7 @@ TEST_CASE("every attribute answers, queried as rocminfo does") {
           HSA_STATUS_SUCCESS);
   CHECK(svm);
 
-  const std::vector<hsa_agent_t> agents = all_agents();
+  const std::vector<hsa_agent_t> agents = Runtime::agents();
   REQUIRE(agents.size() == 2);
   for (uint32_t i = 0; i < agents.size(); ++i) {
     CAPTURE(i);
