@@ -234,6 +234,17 @@ void barrier(XgpuCommandBuffer cb) {
                          0, nullptr);
 }
 
+// Records the mark kernel (pipeline `mark`, output `out`, `limit` slots) as
+// an indirect dispatch whose counts come from `counts`.
+void record_mark_indirect(XgpuCommandBuffer cb, XgpuPipeline mark, const XgpuBufferRef& out, uint32_t limit,
+                          const XgpuBufferRef& counts, XgpuDispatchIndirectFlags flags) {
+  xgpuCmdBindPipeline(cb, mark);
+  xgpuCmdBindBuffers(cb, 0, 1, &out);
+  const uint32_t mark_constants[2] = {limit, 0};
+  xgpuCmdPushConstants(cb, 0, sizeof(mark_constants), mark_constants);
+  xgpuCmdDispatchIndirect(cb, &counts, flags);
+}
+
 struct ScaleConstants {
   float scale;        // multiplier
   float bias;         // addend
@@ -502,7 +513,6 @@ TEST_CASE("indirect dispatch STATIC and DYNAMIC in 1D/2D/3D, zero counts, counts
   XgpuPipeline make_counts = env.pipeline("make_counts", 1, 16, 1);
   Buffer out = env.buffer((kLimit + 8) * 4);
   Buffer counts = env.buffer(64);
-  const uint32_t mark_constants[2] = {kLimit, 0};
   const uint32_t cases[][3] = {{5, 1, 1}, {3, 4, 1}, {2, 3, 4}, {0, 1, 1}, {2, 0, 3}, {1, 1, 0}};
   for (const auto& shape : shapes) {
     XgpuPipeline mark = env.pipeline("mark", 1, 8, shape[0], shape[1], shape[2]);
@@ -530,13 +540,8 @@ TEST_CASE("indirect dispatch STATIC and DYNAMIC in 1D/2D/3D, zero counts, counts
           xgpuCmdDispatch(cb, 1, 1, 1);
           barrier(cb);
         }
-        xgpuCmdBindPipeline(cb, mark);
-        const XgpuBufferRef r = slot(0);
-        xgpuCmdBindBuffers(cb, 0, 1, &r);
-        xgpuCmdPushConstants(cb, 0, sizeof(mark_constants), mark_constants);
-        const XgpuBufferRef counts_ref = mode == 1 ? slot(1, 0, 12) : ref(counts, 16, 12);
-        xgpuCmdDispatchIndirect(cb, &counts_ref,
-                                mode < 2 ? XGPU_DISPATCH_INDIRECT_STATIC_BIT : XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT);
+        record_mark_indirect(cb, mark, slot(0), kLimit, mode == 1 ? slot(1, 0, 12) : ref(counts, 16, 12),
+                             mode < 2 ? XGPU_DISPATCH_INDIRECT_STATIC_BIT : XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT);
         REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
         env.run(cb, {bind(out), bind(counts, 16)});
         check_marks(out, kLimit, c, shape);
@@ -699,14 +704,8 @@ TEST_CASE("indirect counts above the limits lose the device, STATIC and DYNAMIC,
     } else {
       std::memcpy(counts_buffer.data + 16, counts, sizeof(counts));
     }
-    xgpuCmdBindPipeline(cb, mark);
-    const XgpuBufferRef r = ref(out);
-    xgpuCmdBindBuffers(cb, 0, 1, &r);
-    const uint32_t mark_constants[2] = {8, 0};
-    xgpuCmdPushConstants(cb, 0, sizeof(mark_constants), mark_constants);
-    const XgpuBufferRef counts_ref = ref(counts_buffer, 16, 12);
-    xgpuCmdDispatchIndirect(cb, &counts_ref,
-                            c.dynamic ? XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT : XGPU_DISPATCH_INDIRECT_STATIC_BIT);
+    record_mark_indirect(cb, mark, ref(out), 8, ref(counts_buffer, 16, 12),
+                         c.dynamic ? XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT : XGPU_DISPATCH_INDIRECT_STATIC_BIT);
     xgpuCmdEndDebugLabel(cb);
     REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
     XgpuSemaphore s = env.semaphore();
@@ -785,13 +784,9 @@ TEST_CASE("indirect counts in a queue-allocated buffer recorded before the alloc
         xgpuCmdDispatch(cb, 1, 1, 1);
         barrier(cb);
       }
-      xgpuCmdBindPipeline(cb, mark);
-      const XgpuBufferRef r = slot(0);
-      xgpuCmdBindBuffers(cb, 0, 1, &r);
-      xgpuCmdPushConstants(cb, 0, sizeof(mark_constants), mark_constants);
-      const XgpuBufferRef counts_ref = by_slot ? slot(1, 0, 12) : ref(scratch_buffer, kCountsOffset, 12);
-      xgpuCmdDispatchIndirect(cb, &counts_ref,
-                              dynamic ? XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT : XGPU_DISPATCH_INDIRECT_STATIC_BIT);
+      record_mark_indirect(cb, mark, slot(0), mark_constants[0],
+                           by_slot ? slot(1, 0, 12) : ref(scratch_buffer, kCountsOffset, 12),
+                           dynamic ? XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT : XGPU_DISPATCH_INDIRECT_STATIC_BIT);
       REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
 
       if (!dynamic) {
@@ -835,13 +830,7 @@ TEST_CASE("indirect DYNAMIC with counts produced into and read from a binding-ta
   xgpuCmdPushConstants(cb, 0, sizeof(k), k);
   xgpuCmdDispatch(cb, 1, 1, 1);
   barrier(cb);
-  xgpuCmdBindPipeline(cb, mark);
-  const XgpuBufferRef r = slot(0);
-  xgpuCmdBindBuffers(cb, 0, 1, &r);
-  const uint32_t mark_constants[2] = {kLimit, 0};
-  xgpuCmdPushConstants(cb, 0, sizeof(mark_constants), mark_constants);
-  const XgpuBufferRef counts_ref = slot(1, 0, 12);
-  xgpuCmdDispatchIndirect(cb, &counts_ref, XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT);
+  record_mark_indirect(cb, mark, slot(0), kLimit, slot(1, 0, 12), XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT);
   REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
   // Two tables: the counts land in (and are read from) each one's slot 1.
   for (const Buffer* counts : {&counts_a, &counts_b}) {
@@ -859,13 +848,7 @@ TEST_CASE("a misaligned counts offset through a slot names the function, paramet
   const uint32_t c[3] = {1, 1, 1};
   std::memcpy(counts.data + 2, c, sizeof(c));
   XgpuCommandBuffer cb = env.begin(2);
-  xgpuCmdBindPipeline(cb, mark);
-  const XgpuBufferRef r = slot(0);
-  xgpuCmdBindBuffers(cb, 0, 1, &r);
-  const uint32_t mark_constants[2] = {8, 0};
-  xgpuCmdPushConstants(cb, 0, sizeof(mark_constants), mark_constants);
-  const XgpuBufferRef counts_ref = slot(1, 0, 12);
-  xgpuCmdDispatchIndirect(cb, &counts_ref, XGPU_DISPATCH_INDIRECT_STATIC_BIT);
+  record_mark_indirect(cb, mark, slot(0), 8, slot(1, 0, 12), XGPU_DISPATCH_INDIRECT_STATIC_BIT);
   REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
   XgpuSemaphore s = env.semaphore();
   // pBindings[1].offset 2 breaks limits.minBufferOffsetAlignment too, a
@@ -897,13 +880,7 @@ TEST_CASE("a buffer bound to a slot without the usage the recording needs is ref
     CAPTURE(mode);
     env.messages.clear();
     XgpuCommandBuffer cb = env.begin(2);
-    xgpuCmdBindPipeline(cb, mark);
-    const XgpuBufferRef r = slot(0);
-    xgpuCmdBindBuffers(cb, 0, 1, &r);
-    const uint32_t mark_constants[2] = {8, 0};
-    xgpuCmdPushConstants(cb, 0, sizeof(mark_constants), mark_constants);
-    const XgpuBufferRef counts_ref = slot(1, 0, 12);
-    xgpuCmdDispatchIndirect(cb, &counts_ref, mode);
+    record_mark_indirect(cb, mark, slot(0), 8, slot(1, 0, 12), mode);
     REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
     // Slot 1 holds a buffer without XGPU_BUFFER_USAGE_INDIRECT_BIT.
     CHECK(env.submit(env.queues[0], cb, {bind(out), bind(storage_only)}) == XGPU_ERROR_INVALID_USAGE);
