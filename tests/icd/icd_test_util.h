@@ -7,6 +7,8 @@
 #pragma once
 
 #include <dlfcn.h>
+#include <hsa/hsa.h>
+#include <hsa/hsa_ext_amd.h>
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -265,6 +267,43 @@ struct Env {
     return v;
   }
 };
+
+// HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY (newer than the installed hsa headers).
+inline constexpr uint32_t kAmdAgentInfoTimestampFrequency = 0xA016;
+
+// What hsa-cpu reports, read directly: the system timestamp frequency and the
+// first agent's HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY (0 when not answered).
+struct HsaCpuFrequencies {
+  uint64_t system = 0;  // Hz
+  uint64_t agent = 0;   // Hz, 0 = not answered
+};
+
+inline HsaCpuFrequencies read_hsa_cpu_frequencies() {
+  // RTLD_NODELETE as the driver does: the runtime keeps state that must stay mapped.
+  void* library = dlopen(XGPU_ICD_TEST_HSA_LIBRARY, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  REQUIRE_MESSAGE(library, dlerror());
+  auto init = reinterpret_cast<decltype(&hsa_init)>(dlsym(library, "hsa_init"));
+  auto shut_down = reinterpret_cast<decltype(&hsa_shut_down)>(dlsym(library, "hsa_shut_down"));
+  auto system_info = reinterpret_cast<decltype(&hsa_system_get_info)>(dlsym(library, "hsa_system_get_info"));
+  auto iterate = reinterpret_cast<decltype(&hsa_iterate_agents)>(dlsym(library, "hsa_iterate_agents"));
+  auto agent_info = reinterpret_cast<decltype(&hsa_agent_get_info)>(dlsym(library, "hsa_agent_get_info"));
+  REQUIRE((init && shut_down && system_info && iterate && agent_info));
+  REQUIRE(init() == HSA_STATUS_SUCCESS);
+  HsaCpuFrequencies out;
+  CHECK(system_info(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, &out.system) == HSA_STATUS_SUCCESS);
+  hsa_agent_t first{0};
+  iterate(
+      [](hsa_agent_t agent, void* data) {
+        *static_cast<hsa_agent_t*>(data) = agent;
+        return HSA_STATUS_INFO_BREAK;
+      },
+      &first);
+  if (agent_info(first, hsa_agent_info_t(kAmdAgentInfoTimestampFrequency), &out.agent) != HSA_STATUS_SUCCESS)
+    out.agent = 0;
+  CHECK(shut_down() == HSA_STATUS_SUCCESS);
+  dlclose(library);
+  return out;
+}
 
 // A wait/signal-only submission (null command buffer).
 inline XgpuResult submit_barrier(XgpuQueue queue, std::vector<XgpuSemaphore> wait_semaphores,

@@ -24,7 +24,6 @@ using namespace icdtest;
 namespace {
 
 constexpr const char* kRocrLibrary = "libhsa-runtime64.so.1";  // the driver's second candidate
-constexpr uint32_t kAmdAgentInfoTimestampFrequency = 0xA016;    // HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY
 constexpr double kNanosecondsPerSecond = 1e9;
 
 std::string real_path(const std::string& path) {
@@ -111,39 +110,6 @@ void use_shim(const char* fail = nullptr, const char* count = nullptr) {
 
 std::string fail_spec(const char* call, uint32_t attribute) { return std::string(call) + ":" + std::to_string(attribute); }
 
-// What hsa-cpu reports, read directly: the system timestamp frequency and the
-// first agent's HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY (0 when not answered).
-struct HsaCpuFrequencies {
-  uint64_t system = 0;  // Hz
-  uint64_t agent = 0;   // Hz, 0 = not answered
-};
-
-HsaCpuFrequencies read_hsa_cpu_frequencies() {
-  // RTLD_NODELETE as the driver does: the runtime keeps state that must stay mapped.
-  void* library = dlopen(XGPU_ICD_TEST_HSA_LIBRARY, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-  REQUIRE_MESSAGE(library, dlerror());
-  auto init = reinterpret_cast<decltype(&hsa_init)>(dlsym(library, "hsa_init"));
-  auto shut_down = reinterpret_cast<decltype(&hsa_shut_down)>(dlsym(library, "hsa_shut_down"));
-  auto system_info = reinterpret_cast<decltype(&hsa_system_get_info)>(dlsym(library, "hsa_system_get_info"));
-  auto iterate = reinterpret_cast<decltype(&hsa_iterate_agents)>(dlsym(library, "hsa_iterate_agents"));
-  auto agent_info = reinterpret_cast<decltype(&hsa_agent_get_info)>(dlsym(library, "hsa_agent_get_info"));
-  REQUIRE((init && shut_down && system_info && iterate && agent_info));
-  REQUIRE(init() == HSA_STATUS_SUCCESS);
-  HsaCpuFrequencies out;
-  CHECK(system_info(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, &out.system) == HSA_STATUS_SUCCESS);
-  hsa_agent_t first{0};
-  iterate(
-      [](hsa_agent_t agent, void* data) {
-        *static_cast<hsa_agent_t*>(data) = agent;
-        return HSA_STATUS_INFO_BREAK;
-      },
-      &first);
-  if (agent_info(first, hsa_agent_info_t(kAmdAgentInfoTimestampFrequency), &out.agent) != HSA_STATUS_SUCCESS)
-    out.agent = 0;
-  CHECK(shut_down() == HSA_STATUS_SUCCESS);
-  dlclose(library);
-  return out;
-}
 
 }  // namespace
 
