@@ -55,9 +55,12 @@ const KernelInfo* loaded_executable_kernel(const LoadedExecutable* executable, c
 BufferInfo* buffer_info(XgpuBuffer buffer) { return reinterpret_cast<BufferInfo*>(buffer); }
 const PipelineInfo* pipeline_info(XgpuPipeline pipeline) { return reinterpret_cast<const PipelineInfo*>(pipeline); }
 Device* device_from_handle(XgpuDevice device) { return reinterpret_cast<Device*>(device); }
-void device_report(const Device* device, XgpuDebugMessageSeverityFlagBits, const char* vuid, const std::string& message) {
+void device_report(const Device* device, XgpuDebugMessageSeverityFlagBits, const char* vuid, const std::string& message,
+                   std::initializer_list<ReportObject>) {
   const_cast<Device*>(device)->messages.push_back(std::string(vuid ? vuid : "-") + ": " + message);
 }
+std::string device_object_name(const Device*, uint64_t) { return ""; }
+void device_forget_object_name(const Device*, uint64_t) {}
 bool device_is_lost(const Device* device) { return device->lost; }
 XgpuMemoryPropertyFlags buffer_memory_properties(const BufferInfo* buffer, uint32_t* out_memory_type) {
   const auto* fake = static_cast<const FakeBuffer*>(buffer);

@@ -34,7 +34,7 @@ constexpr uint64_t kTimeoutNs = 10'000'000'000ull;  // bound of every wait in th
   X(SignalSemaphore) X(WaitSemaphores) X(GetSemaphoreValue) X(FailSemaphore)                      \
   X(CreateExecutable) X(DestroyExecutable) X(CreatePipeline) X(DestroyPipeline) X(GetPipelineProperties) X(QueueSubmit)   \
   X(QueueFillBuffer) X(QueueCopyBuffer) X(QueueWaitIdle) X(QueueAlloca) X(QueueDealloca)          \
-  X(CreateMemoryPool) X(DestroyMemoryPool) X(GetMemoryPoolStatistics) X(TrimMemoryPool)
+  X(CreateMemoryPool) X(DestroyMemoryPool) X(GetMemoryPoolStatistics) X(TrimMemoryPool) X(SetObjectName)
 // Command-buffer functions (the commands half): may be missing in a build
 // where that half is still stubbed; tests that need them check.
 #define ICD_TEST_COMMAND_FUNCTIONS(X)                                                             \
@@ -103,12 +103,27 @@ inline void load_device_functions(XgpuDevice device) {
 struct MessageLog {
   std::mutex mutex;
   std::vector<std::string> messages;
+  std::vector<std::string> objects;  // per message: "<type>:<name or ->" of each object, space-separated
   static XgpuBool32 callback(XgpuDebugMessageSeverityFlagBits, XgpuDebugMessageTypeFlags,
                              const XgpuDebugMessageData* data, void* user) {
     auto* log = static_cast<MessageLog*>(user);
     std::lock_guard<std::mutex> lock(log->mutex);
     log->messages.push_back(data->pMessage ? data->pMessage : "");
+    std::string list;
+    for (uint32_t i = 0; i < data->objectCount; ++i) {
+      const XgpuDebugObjectInfo& object = data->pObjects[i];
+      list += (i ? " " : "") + std::to_string(int(object.objectType)) + ":" +
+              (object.pObjectName ? object.pObjectName : "-");
+    }
+    log->objects.push_back(list);
     return XGPU_FALSE;
+  }
+  // The objects of the first message containing `needle` ("" if none).
+  std::string objects_of(const std::string& needle) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (size_t i = 0; i < messages.size(); ++i)
+      if (messages[i].find(needle) != std::string::npos) return objects[i];
+    return "";
   }
   bool contains(const std::string& needle) {
     std::lock_guard<std::mutex> lock(mutex);
@@ -125,6 +140,7 @@ struct MessageLog {
   void clear() {
     std::lock_guard<std::mutex> lock(mutex);
     messages.clear();
+    objects.clear();
   }
 };
 

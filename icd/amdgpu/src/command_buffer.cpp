@@ -115,7 +115,8 @@ std::string memory_type_string(uint32_t memory_type, XgpuMemoryPropertyFlags pro
 
 // Records the first error and reports it.
 void record_error(CommandBuffer* cb, XgpuResult result, const char* vuid, const std::string& message) {
-  device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, vuid, message);
+  device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, vuid, message,
+                {{XGPU_OBJECT_TYPE_COMMAND_BUFFER, uint64_t(reinterpret_cast<uintptr_t>(cb))}});
   if (cb->first_error == XGPU_SUCCESS) cb->first_error = result;
 }
 
@@ -644,6 +645,7 @@ void reset(CommandBuffer* cb) {
 void XGPU_API_CALL destroy_command_buffer(XgpuDevice, XgpuCommandBuffer handle, const XgpuAllocationCallbacks*) {
   CommandBuffer* cb = from_handle(handle);
   if (!cb) return;
+  device_forget_object_name(cb->device, uint64_t(reinterpret_cast<uintptr_t>(handle)));
   reset(cb);
   delete cb;
 }

@@ -22,8 +22,35 @@ Device* device_from_handle(XgpuDevice device) { return reinterpret_cast<Device*>
 BufferInfo* buffer_info(XgpuBuffer buffer) { return from_handle<Buffer>(buffer); }
 
 void device_report(const Device* device, XgpuDebugMessageSeverityFlagBits severity, const char* vuid,
-                   const std::string& message) {
-  instance_report(device ? device->instance : nullptr, severity, vuid, message);
+                   const std::string& message, std::initializer_list<ReportObject> objects) {
+  if (!device) {
+    instance_report(nullptr, severity, vuid, message);
+    return;
+  }
+  std::vector<std::string> names;
+  std::vector<XgpuDebugObjectInfo> infos;
+  names.reserve(objects.size() + 1);
+  infos.reserve(objects.size() + 1);
+  auto add = [&](XgpuObjectType type, uint64_t handle) {
+    names.push_back(device_object_name(device, handle));
+    infos.push_back(XgpuDebugObjectInfo{type, handle, nullptr});
+  };
+  add(XGPU_OBJECT_TYPE_DEVICE, uint64_t(reinterpret_cast<uintptr_t>(device)));
+  for (const ReportObject& object : objects)
+    if (object.handle) add(object.type, object.handle);
+  for (size_t i = 0; i < infos.size(); ++i) infos[i].pObjectName = names[i].empty() ? nullptr : names[i].c_str();
+  instance_report(device->instance, severity, vuid, message, infos.data(), uint32_t(infos.size()));
+}
+
+std::string device_object_name(const Device* device, uint64_t handle) {
+  std::lock_guard<std::mutex> lock(device->names_mutex);
+  auto it = device->object_names.find(handle);
+  return it == device->object_names.end() ? std::string() : it->second;
+}
+
+void device_forget_object_name(const Device* device, uint64_t handle) {
+  std::lock_guard<std::mutex> lock(device->names_mutex);
+  device->object_names.erase(handle);
 }
 bool device_is_lost(const Device* device) { return device && device->lost.load(); }
 XgpuMemoryPropertyFlags buffer_memory_properties(const BufferInfo* info, uint32_t* out_memory_type) {
@@ -132,13 +159,13 @@ void completion_signal_release(Device* device, CompletionSignal* signal) {
 
 // --- lost ------------------------------------------------------------------
 
-void device_mark_lost(Device* device, const std::string& reason) {
+void device_mark_lost(Device* device, const std::string& reason, std::initializer_list<ReportObject> objects) {
   bool expected = false;
   if (!device->lost_claimed.compare_exchange_strong(expected, true)) return;
   // Report before anything can observe the loss (a failed semaphore, a call
   // returning XGPU_ERROR_DEVICE_LOST), so the message is there when it is seen.
   device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, nullptr,
-                "device lost: " + reason + " (every later call returns XGPU_ERROR_DEVICE_LOST)");
+                "device lost: " + reason + " (every later call returns XGPU_ERROR_DEVICE_LOST)", objects);
   device->lost.store(true);
   for (auto& queue : device->queues) queue_fail_all(queue.get(), XGPU_ERROR_DEVICE_LOST);
   wake_held_submissions();
@@ -272,7 +299,17 @@ XgpuResult device_wait_idle(XgpuDevice handle) {
 }
 
 XgpuResult device_set_object_name(XgpuDevice handle, const XgpuDebugObjectNameInfo* info) {
-  return device_from_handle(handle) && info ? XGPU_SUCCESS : XGPU_ERROR_INVALID_ARGUMENT;
+  Device* device = device_from_handle(handle);
+  if (!device || !info) return XGPU_ERROR_INVALID_ARGUMENT;
+  if (info->objectHandle == 0)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "xgpuSetObjectName: pNameInfo->objectHandle is null");
+  std::lock_guard<std::mutex> lock(device->names_mutex);
+  if (info->pObjectName) {
+    device->object_names[info->objectHandle] = info->pObjectName;
+  } else {
+    device->object_names.erase(info->objectHandle);
+  }
+  return XGPU_SUCCESS;
 }
 
 // --- buffers -----------------------------------------------------------------
@@ -313,6 +350,7 @@ void buffer_destroy(XgpuDevice handle, XgpuBuffer buffer_handle, const XgpuAlloc
   Device* device = device_from_handle(handle);
   auto* buffer = from_handle<Buffer>(buffer_handle);
   if (!device || !buffer) return;
+  device_forget_object_name(device, uint64_t(reinterpret_cast<uintptr_t>(buffer_handle)));
   if (buffer->is_alloca) {
     // An alloca buffer is released by xgpuQueueDealloca; destroying the
     // handle (invalid usage, reported) returns its memory now and drops the

@@ -4,13 +4,14 @@
 //
 // Thread-safety: thread-safe. Immutable after creation except: `lost`
 // (atomic), the signal pool (signal_mutex), the allocators (internally
-// locked).
+// locked), the object names (names_mutex).
 #pragma once
 
 #include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "block_allocator.h"
@@ -66,11 +67,14 @@ struct Device {
   std::mutex signal_mutex;                           // guards the signal pool
   std::vector<CompletionSignal*> free_signals;       // ready for reuse
   std::vector<CompletionSignal*> all_signals;        // every signal created (for destroy)
+  mutable std::mutex names_mutex;                    // guards object_names
+  mutable std::unordered_map<uint64_t, std::string> object_names;  // handle -> xgpuSetObjectName name
 };
 
 // Marks the device lost (first reason wins), fails everything pending and in
 // flight on its queues with XGPU_ERROR_DEVICE_LOST.
-void device_mark_lost(Device* device, const std::string& reason);
+// The message lists the device and `objects`.
+void device_mark_lost(Device* device, const std::string& reason, std::initializer_list<ReportObject> objects = {});
 // Reports `message` with `result` and returns `result` (for `return fail(...)`).
 XgpuResult device_fail(const Device* device, XgpuResult result, const std::string& message);
 

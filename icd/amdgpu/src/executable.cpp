@@ -218,7 +218,8 @@ XgpuResult executable_create(XgpuDevice handle, const XgpuExecutableCreateInfo* 
   return XGPU_SUCCESS;
 }
 
-void executable_destroy(XgpuDevice, XgpuExecutable handle, const XgpuAllocationCallbacks*) {
+void executable_destroy(XgpuDevice device, XgpuExecutable handle, const XgpuAllocationCallbacks*) {
+  if (Device* owner = device_from_handle(device)) device_forget_object_name(owner, uint64_t(reinterpret_cast<uintptr_t>(handle)));
   // Pipelines created from it keep it loaded until they are destroyed.
   if (auto* executable = from_handle<LoadedExecutable>(handle)) loaded_executable_release(executable);
 }
@@ -300,9 +301,10 @@ XgpuResult pipeline_create(XgpuDevice handle, const XgpuPipelineCreateInfo* info
   return XGPU_SUCCESS;
 }
 
-void pipeline_destroy(XgpuDevice, XgpuPipeline handle, const XgpuAllocationCallbacks*) {
+void pipeline_destroy(XgpuDevice device, XgpuPipeline handle, const XgpuAllocationCallbacks*) {
   auto* pipeline = from_handle<Pipeline>(handle);
   if (!pipeline) return;
+  if (Device* owner = device_from_handle(device)) device_forget_object_name(owner, uint64_t(reinterpret_cast<uintptr_t>(handle)));
   loaded_executable_release(pipeline->executable);
   delete pipeline;
 }

@@ -457,7 +457,8 @@ const char* severity_name(XgpuDebugMessageSeverityFlagBits severity) {
 }  // namespace
 
 void instance_report(const Instance* instance, XgpuDebugMessageSeverityFlagBits severity,
-                     const char* vuid, const std::string& message) {
+                     const char* vuid, const std::string& message, const XgpuDebugObjectInfo* objects,
+                     uint32_t object_count) {
   static const bool to_stderr = env_flag("XGPU_DRIVER_DEBUG");
   if (to_stderr) {
     std::fprintf(stderr, "xgpu-amdgpu %s: %s%s%s\n", severity_name(severity), vuid ? vuid : "",
@@ -468,6 +469,8 @@ void instance_report(const Instance* instance, XgpuDebugMessageSeverityFlagBits 
   data.sType = XGPU_STRUCTURE_TYPE_DEBUG_MESSAGE_DATA;
   data.pMessageIdName = vuid;
   data.pMessage = message.c_str();
+  data.objectCount = object_count;
+  data.pObjects = object_count ? objects : nullptr;
   const XgpuDebugMessageTypeFlags types =
       vuid ? XGPU_DEBUG_MESSAGE_TYPE_VALIDATION_BIT : XGPU_DEBUG_MESSAGE_TYPE_GENERAL_BIT;
   if (instance->has_creation_messenger) deliver(instance->creation_messenger, severity, types, data);

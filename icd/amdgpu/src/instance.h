@@ -77,10 +77,11 @@ struct Instance {
   bool has_creation_messenger = false;                  // creation_messenger is valid
 };
 
-// Sends a message to the instance's messengers (instance may be nullptr) and
-// to stderr when XGPU_DRIVER_DEBUG is set.
+// Sends a message about `object_count` objects to the instance's messengers
+// (instance may be nullptr) and to stderr when XGPU_DRIVER_DEBUG is set.
 void instance_report(const Instance* instance, XgpuDebugMessageSeverityFlagBits severity,
-                     const char* vuid, const std::string& message);
+                     const char* vuid, const std::string& message, const XgpuDebugObjectInfo* objects = nullptr,
+                     uint32_t object_count = 0);
 
 // Entry points.
 XgpuResult instance_create(const XgpuInstanceCreateInfo* create_info,

@@ -248,6 +248,7 @@ void memory_pool_destroy(XgpuDevice handle, XgpuMemoryPool pool_handle, const Xg
   auto* pool = from_handle<MemoryPool>(pool_handle);
   if (!pool) return;
   Device* device = pool->device;
+  device_forget_object_name(device, uint64_t(reinterpret_cast<uintptr_t>(pool_handle)));
   {
     std::lock_guard<std::mutex> lock(pool->mutex);
     if (!pool->live.empty() || !pool->outstanding.empty()) {

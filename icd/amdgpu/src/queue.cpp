@@ -71,6 +71,18 @@ void write_test_fault(Queue* queue, uint64_t packet_id, hsa_signal_t completion,
   if (packet_log_enabled()) packet_log_packet(queue->aql, packet_id, packet, nullptr, "injected fault (test hook)");
 }
 
+// The API call that queued a submission of `kind`.
+const char* submission_kind_name(SubmissionKind kind) {
+  switch (kind) {
+    case SubmissionKind::kCommands: return "xgpuQueueSubmit";
+    case SubmissionKind::kBarrier: return "xgpuQueueSubmit (wait/signal only)";
+    case SubmissionKind::kAlloca: return "xgpuQueueAlloca";
+    case SubmissionKind::kDealloca: return "xgpuQueueDealloca";
+    case SubmissionKind::kTestFault: return "the injected fault (test hook)";
+  }
+  return "a queue operation";
+}
+
 // --- finalization ------------------------------------------------------------
 
 // Sets or fails the submission's semaphores and frees it. No queue lock held.
@@ -166,7 +178,23 @@ void on_queue_error(hsa_status_t status, hsa_queue_t* source, void* data) {
   // loss completes the submission and recycles its kernargs.
   std::string command;
   if (commands_describe_queue_error(source ? source : queue->aql, &command)) reason = command + "; " + reason;
-  device_mark_lost(queue->device, reason);
+  // The oldest operation in flight is the one the queue was running.
+  uint64_t command_buffer = 0;
+  {
+    std::lock_guard<std::mutex> lock(queue->mutex);
+    if (!queue->inflight.empty()) {
+      const Submission* s = queue->inflight.front();
+      command_buffer = s->owns_command_buffer ? 0 : uint64_t(reinterpret_cast<uintptr_t>(s->command_buffer_handle));
+      reason += std::string(", while running ") + submission_kind_name(s->kind);
+      if (command_buffer) {
+        const std::string name = device_object_name(queue->device, command_buffer);
+        reason += name.empty() ? " (an unnamed command buffer)" : " (command buffer '" + name + "')";
+      }
+    }
+  }
+  device_mark_lost(queue->device, reason,
+                   {{XGPU_OBJECT_TYPE_QUEUE, uint64_t(reinterpret_cast<uintptr_t>(queue))},
+                    {XGPU_OBJECT_TYPE_COMMAND_BUFFER, command_buffer}});
 }
 
 enum class IssueOutcome { kIssued, kNoRoom, kFailed };

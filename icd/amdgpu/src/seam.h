@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 #include "xgpu/xgpu.h"
@@ -135,10 +136,23 @@ BufferInfo* buffer_info(XgpuBuffer buffer);
 const PipelineInfo* pipeline_info(XgpuPipeline pipeline);
 Device* device_from_handle(XgpuDevice device);
 
+// An object a message is about (its name, if any, is looked up).
+struct ReportObject {
+  XgpuObjectType type = XGPU_OBJECT_TYPE_UNKNOWN;  // its type
+  uint64_t handle = 0;                              // the handle, cast to uint64_t
+};
+
 // Reports a message to the instance's debug messengers (and to stderr when
-// XGPU_DRIVER_DEBUG is set). `vuid` may be nullptr.
-void device_report(const Device* device, XgpuDebugMessageSeverityFlagBits severity,
-                   const char* vuid, const std::string& message);
+// XGPU_DRIVER_DEBUG is set). `vuid` may be nullptr. The message lists the
+// device, then `objects`, each with the name xgpuSetObjectName gave it.
+void device_report(const Device* device, XgpuDebugMessageSeverityFlagBits severity, const char* vuid,
+                   const std::string& message, std::initializer_list<ReportObject> objects = {});
+
+// Object names (xgpuSetObjectName). Thread-safe. The name of `handle` on
+// `device` ("" when none); forgetting drops it (called when an object is
+// destroyed, so a new object at the same address starts unnamed).
+std::string device_object_name(const Device* device, uint64_t handle);
+void device_forget_object_name(const Device* device, uint64_t handle);
 
 // True once the device is lost (api.md 6.1): commands that return an
 // XgpuResult then return XGPU_ERROR_DEVICE_LOST.

@@ -57,6 +57,8 @@ void semaphore_destroy(XgpuDevice handle, XgpuSemaphore semaphore_handle,
                        const XgpuAllocationCallbacks* allocator) {
   auto* semaphore = from_handle<Semaphore>(semaphore_handle);
   if (!semaphore) return;
+  if (Device* device = device_from_handle(handle))
+    device_forget_object_name(device, uint64_t(reinterpret_cast<uintptr_t>(semaphore_handle)));
   semaphore_release(semaphore);
 }
 
