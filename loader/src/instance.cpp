@@ -238,12 +238,12 @@ void LogChain(const Instance* instance) {
 }
 
 void DestroyInstanceObject(Instance* instance) {
-  for (Messenger* m : instance->messengers) delete m;
+  for (Messenger* m : instance->messengers) DeleteRecord(m);
   instance->messengers.clear();
   instance->physical_devices.clear();
   instance->drivers.clear();  // dlclose
   instance->layers.clear();   // dlclose
-  delete instance;
+  DeleteRecord(instance);
 }
 
 XgpuResult CreateInstance(const XgpuInstanceCreateInfo* pCreateInfo, const XgpuAllocationCallbacks* pAllocator,
@@ -257,7 +257,8 @@ XgpuResult CreateInstance(const XgpuInstanceCreateInfo* pCreateInfo, const XgpuA
     ReportInvalidArgument(XGPU_OBJECT_TYPE_UNKNOWN, nullptr, "xgpuCreateInstance", "pCreateInfo is NULL");
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
-  std::unique_ptr<Instance, void (*)(Instance*)> instance(new Instance, DestroyInstanceObject);
+  std::unique_ptr<Instance, void (*)(Instance*)> instance(NewRecord<Instance>(pAllocator), DestroyInstanceObject);
+  if (!instance) return XGPU_ERROR_OUT_OF_HOST_MEMORY;
   CollectCreateMessengers(pCreateInfo, instance.get());
   if (pCreateInfo->sType != XGPU_STRUCTURE_TYPE_INSTANCE_CREATE_INFO) {
     Log(instance.get(), Level::kError, "XGPU-LOADER-invalid-argument",

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -157,12 +158,14 @@ struct PhysicalDevice {
 
 // A debug messenger the application created.
 struct Messenger {
+  XgpuAllocationCallbacks allocator = {};                           // creation's callbacks (pfnFree NULL: the heap)
   MessengerInfo info;                                               // its callback
   std::vector<std::pair<Driver*, XgpuDebugMessenger>> driver_handles;  // drivers' copies
 };
 
 struct Instance {
   const XgpuInstanceDispatchTable* dispatch = &table;  // first word of the handle
+  XgpuAllocationCallbacks allocator = {};              // creation's callbacks (pfnFree NULL: the heap)
   XgpuInstanceDispatchTable table = {};                // top of the instance chain
   PFN_xgpuGetInstanceProcAddr top_get_instance_proc_addr = nullptr;  // first layer's or the terminator's
   std::vector<MessengerInfo> create_messengers;       // from XgpuInstanceCreateInfo::pNext
@@ -223,6 +226,32 @@ const void* SkipLoaderStructures(const void* next, XgpuStructureType loader_type
 // Terminators and stubs (terminators.cpp, generated/terminators.inc).
 PFN_xgpuVoidFunction TerminatorProcAddr(const char* name);
 #include "../generated/terminator_decls.inc"
+
+// The loader's records that are application handles (instances, debug
+// messengers) live in memory from the creating call's allocation callbacks
+// when it passed some (api.md §1.3), else on the heap; the record keeps the
+// callbacks (its `allocator` member) to free itself. nullptr when the
+// allocation fails.
+template <typename Record>
+Record* NewRecord(const XgpuAllocationCallbacks* pAllocator) {
+  void* memory = pAllocator ? pAllocator->pfnAllocation(pAllocator->pUserData, sizeof(Record), alignof(Record))
+                            : ::operator new(sizeof(Record), std::align_val_t(alignof(Record)), std::nothrow);
+  if (!memory) return nullptr;
+  Record* record = new (memory) Record();
+  if (pAllocator) record->allocator = *pAllocator;
+  return record;
+}
+template <typename Record>
+void DeleteRecord(Record* record) {
+  if (!record) return;
+  const XgpuAllocationCallbacks allocator = record->allocator;
+  record->~Record();
+  if (allocator.pfnFree) {
+    allocator.pfnFree(allocator.pUserData, record);
+  } else {
+    ::operator delete(static_cast<void*>(record), std::align_val_t(alignof(Record)));
+  }
+}
 
 // The instance whose xgpuCreateInstance / the device whose xgpuCreateDevice
 // is running on this thread, for the terminators.

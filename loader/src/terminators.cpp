@@ -179,7 +179,7 @@ XgpuResult XGPU_API_CALL term_CreateDebugMessenger(XgpuInstance instance,
                                                    const XgpuAllocationCallbacks* pAllocator,
                                                    XgpuDebugMessenger* pMessenger) {
   Instance* inst = InstanceFromHandle(instance);
-  Messenger* messenger = new (std::nothrow) Messenger;
+  Messenger* messenger = NewRecord<Messenger>(pAllocator);
   if (!messenger) return XGPU_ERROR_OUT_OF_HOST_MEMORY;
   messenger->info = {pCreateInfo->messageSeverity, pCreateInfo->messageType, pCreateInfo->pfnUserCallback,
                      pCreateInfo->pUserData};
@@ -200,7 +200,7 @@ XgpuResult XGPU_API_CALL term_CreateDebugMessenger(XgpuInstance instance,
     inst->messengers.push_back(messenger);
   } catch (const std::bad_alloc&) {
     DestroyDriverMessengers(messenger, pAllocator);
-    delete messenger;
+    DeleteRecord(messenger);
     return XGPU_ERROR_OUT_OF_HOST_MEMORY;
   }
   *pMessenger = reinterpret_cast<XgpuDebugMessenger>(messenger);
@@ -226,7 +226,7 @@ void XGPU_API_CALL term_DestroyDebugMessenger(XgpuInstance instance, XgpuDebugMe
     return;
   }
   DestroyDriverMessengers(m, pAllocator);
-  delete m;
+  DeleteRecord(m);
 }
 
 void XGPU_API_CALL term_SubmitDebugMessage(XgpuInstance instance, XgpuDebugMessageSeverityFlagBits messageSeverity,

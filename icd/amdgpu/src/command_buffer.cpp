@@ -9,6 +9,7 @@
 #include <new>
 
 #include "device_library.h"
+#include "host_memory.h"
 #include "issue.h"
 
 namespace xgpu::amdgpu {
@@ -614,7 +615,7 @@ XgpuResult finalize(CommandBuffer* cb) {
 // Entry points.
 
 XgpuResult XGPU_API_CALL create_command_buffer(XgpuDevice device_handle, const XgpuCommandBufferCreateInfo* info,
-                                               const XgpuAllocationCallbacks*, XgpuCommandBuffer* out) {
+                                               const XgpuAllocationCallbacks* allocator, XgpuCommandBuffer* out) {
   Device* device = device_from_handle(device_handle);
   if (!device || !out) return XGPU_ERROR_INVALID_ARGUMENT;
   *out = XGPU_NULL_HANDLE;
@@ -625,8 +626,12 @@ XgpuResult XGPU_API_CALL create_command_buffer(XgpuDevice device_handle, const X
                   "XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO");
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
-  auto* cb = new (std::nothrow) CommandBuffer();
-  if (!cb) return XGPU_ERROR_OUT_OF_HOST_MEMORY;
+  auto* cb = host_new<CommandBuffer>(allocator);
+  if (!cb) {
+    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, nullptr,
+                  "xgpuCreateCommandBuffer: allocating the object's host memory failed");
+    return XGPU_ERROR_OUT_OF_HOST_MEMORY;
+  }
   xgpuSetLoaderMagicValue(cb);
   cb->device = device;
   cb->queue_family_index = info->queueFamilyIndex;
@@ -647,7 +652,7 @@ void XGPU_API_CALL destroy_command_buffer(XgpuDevice, XgpuCommandBuffer handle, 
   if (!cb) return;
   device_forget_object_name(cb->device, uint64_t(reinterpret_cast<uintptr_t>(handle)));
   reset(cb);
-  delete cb;
+  host_delete(cb);
 }
 
 XgpuResult XGPU_API_CALL begin_command_buffer(XgpuCommandBuffer handle, const XgpuCommandBufferBeginInfo* info) {

@@ -5,6 +5,7 @@
 
 #include "common.h"
 #include "executable.h"
+#include "host_memory.h"
 #include "memory_pool.h"
 #include "queue.h"
 
@@ -177,7 +178,9 @@ XgpuResult device_create(XgpuPhysicalDevice physical_handle, const XgpuDeviceCre
                          const XgpuAllocationCallbacks* allocator, XgpuDevice* out_device) {
   auto* physical = reinterpret_cast<PhysicalDevice*>(physical_handle);
   if (!physical || !info || !out_device) return XGPU_ERROR_INVALID_ARGUMENT;
-  auto device = std::make_unique<Device>();
+  *out_device = nullptr;
+  HostPtr<Device> device(host_new<Device>(allocator));
+  if (!device) return XGPU_ERROR_OUT_OF_HOST_MEMORY;
   xgpuSetLoaderMagicValue(device.get());
   device->physical = physical;
   device->instance = physical->instance;
@@ -271,7 +274,7 @@ void device_destroy(XgpuDevice handle, const XgpuAllocationCallbacks* allocator)
   device->all_signals.clear();
   device->free_signals.clear();
   device->allocators.clear();
-  delete device;
+  host_delete(device);
 }
 
 void device_get_queue(XgpuDevice handle, uint32_t family, uint32_t index, XgpuQueue* out_queue) {
@@ -318,6 +321,7 @@ XgpuResult buffer_create(XgpuDevice handle, const XgpuBufferCreateInfo* info,
                          const XgpuAllocationCallbacks* allocator, XgpuBuffer* out_buffer) {
   Device* device = device_from_handle(handle);
   if (!device || !info || !out_buffer) return XGPU_ERROR_INVALID_ARGUMENT;
+  *out_buffer = nullptr;
   if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuCreateBuffer: the device is lost");
   const auto& types = device->physical->memory_types;
   if (info->memoryTypeIndex >= types.size())
@@ -331,7 +335,8 @@ XgpuResult buffer_create(XgpuDevice handle, const XgpuBufferCreateInfo* info,
     return device_fail(device, XGPU_ERROR_OUT_OF_DEVICE_MEMORY,
                        "xgpuCreateBuffer: size " + std::to_string(info->size) +
                            " exceeds maxBufferSize " + std::to_string(max_size));
-  auto buffer = std::make_unique<Buffer>();
+  HostPtr<Buffer> buffer(host_new<Buffer>(allocator));
+  if (!buffer) return device_fail(device, XGPU_ERROR_OUT_OF_HOST_MEMORY, "xgpuCreateBuffer: allocating the object's host memory failed");
   buffer->device = device;
   buffer->size = info->size;
   buffer->usage = info->usage;
@@ -359,7 +364,7 @@ void buffer_destroy(XgpuDevice handle, XgpuBuffer buffer_handle, const XgpuAlloc
     return;
   }
   device->allocators[buffer->memory_type]->free(buffer->allocation);
-  delete buffer;
+  host_delete(buffer);
 }
 
 XgpuResult buffer_map(XgpuDevice handle, XgpuBuffer buffer_handle, XgpuDeviceSize offset,

@@ -6,6 +6,7 @@
 #include <span>
 
 #include "common.h"
+#include "host_memory.h"
 #include "xgpu_executable.h"
 
 namespace xgpu::amdgpu {
@@ -84,13 +85,13 @@ void unload(LoadedExecutable* executable) {
       hsa.hsa_code_object_reader_destroy_checked(&error, executable->reader) != XGPU_SUCCESS)
     device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, nullptr,
                   "unloading the " + executable->isa_name + " code object: " + error);
-  delete executable;
+  host_delete(executable);
 }
 
 }  // namespace
 
 XgpuResult executable_load(Device* device, const char* function, const void* data, size_t size,
-                           LoadedExecutable** out_executable) {
+                           const XgpuAllocationCallbacks* allocator, LoadedExecutable** out_executable) {
   *out_executable = nullptr;
   const HsaApi& hsa = *device->hsa;
   namespace xe = xgpu::executable;
@@ -109,7 +110,10 @@ XgpuResult executable_load(Device* device, const char* function, const void* dat
                        std::string(function) + ": code object for " + std::string(entry->isa_name) + ": " +
                            status.message());
 
-  auto executable = std::make_unique<LoadedExecutable>();
+  HostPtr<LoadedExecutable> executable(host_new<LoadedExecutable>(allocator));
+  if (!executable)
+    return device_fail(device, XGPU_ERROR_OUT_OF_HOST_MEMORY,
+                       std::string(function) + ": allocating the object's host memory failed");
   executable->device = device;
   executable->isa_name = std::string(entry->isa_name);
   executable->code_object.assign(entry->code_object.begin(), entry->code_object.end());
@@ -160,7 +164,7 @@ XgpuResult executable_load(Device* device, const char* function, const void* dat
 // --- seam ---------------------------------------------------------------------
 
 XgpuResult device_load_executable(Device* device, const void* data, size_t size, LoadedExecutable** out_executable) {
-  return executable_load(device, "device library", data, size, out_executable);
+  return executable_load(device, "device library", data, size, nullptr, out_executable);
 }
 
 void device_unload_executable(Device*, LoadedExecutable* executable) {
@@ -193,6 +197,7 @@ XgpuResult executable_create(XgpuDevice handle, const XgpuExecutableCreateInfo* 
                              const XgpuAllocationCallbacks* allocator, XgpuExecutable* out_executable) {
   Device* device = device_from_handle(handle);
   if (!device || !info || !out_executable) return XGPU_ERROR_INVALID_ARGUMENT;
+  *out_executable = nullptr;
   if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuCreateExecutable: the device is lost");
   std::vector<uint8_t> file;
   const void* data = info->pCode;
@@ -209,7 +214,7 @@ XgpuResult executable_create(XgpuDevice handle, const XgpuExecutableCreateInfo* 
     size = file.size();
   }
   LoadedExecutable* executable = nullptr;
-  XgpuResult result = executable_load(device, "xgpuCreateExecutable", data, size, &executable);
+  XgpuResult result = executable_load(device, "xgpuCreateExecutable", data, size, allocator, &executable);
   if (result != XGPU_SUCCESS) {
     *out_executable = nullptr;
     return result;
@@ -289,7 +294,8 @@ XgpuResult pipeline_create(XgpuDevice handle, const XgpuPipelineCreateInfo* info
                        "xgpuCreatePipeline: workgroupSize " + dims(size) + " has " + std::to_string(invocations) +
                            " work items, above maxWorkgroupInvocations " +
                            std::to_string(limits.maxWorkgroupInvocations));
-  auto pipeline = std::make_unique<Pipeline>();
+  HostPtr<Pipeline> pipeline(host_new<Pipeline>(allocator));
+  if (!pipeline) return device_fail(device, XGPU_ERROR_OUT_OF_HOST_MEMORY, "xgpuCreatePipeline: allocating the object's host memory failed");
   pipeline->device = device;
   loaded_executable_retain(executable);
   pipeline->executable = executable;
@@ -306,7 +312,7 @@ void pipeline_destroy(XgpuDevice device, XgpuPipeline handle, const XgpuAllocati
   if (!pipeline) return;
   if (Device* owner = device_from_handle(device)) device_forget_object_name(owner, uint64_t(reinterpret_cast<uintptr_t>(handle)));
   loaded_executable_release(pipeline->executable);
-  delete pipeline;
+  host_delete(pipeline);
 }
 
 void pipeline_get_properties(XgpuDevice, XgpuPipeline handle, XgpuPipelineProperties* out_properties) {

@@ -40,9 +40,10 @@ struct Pipeline {
   LoadedExecutable* executable = nullptr;        // keeps info.kernel loaded (one reference)
 };
 
-// Loads from memory; messages name `function` (the API entry point).
+// Loads from memory; messages name `function` (the API entry point). The
+// LoadedExecutable's host memory comes from `allocator` (NULL: the heap).
 XgpuResult executable_load(Device* device, const char* function, const void* data, size_t size,
-                           LoadedExecutable** out_executable);
+                           const XgpuAllocationCallbacks* allocator, LoadedExecutable** out_executable);
 
 XgpuResult executable_create(XgpuDevice device, const XgpuExecutableCreateInfo* info,
                              const XgpuAllocationCallbacks* allocator, XgpuExecutable* out_executable);

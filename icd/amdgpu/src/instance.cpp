@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "common.h"
+#include "host_memory.h"
 
 namespace xgpu::amdgpu {
 namespace {
@@ -481,7 +482,9 @@ void instance_report(const Instance* instance, XgpuDebugMessageSeverityFlagBits 
 XgpuResult instance_create(const XgpuInstanceCreateInfo* create_info,
                            const XgpuAllocationCallbacks* allocator, XgpuInstance* out_instance) {
   if (!create_info || !out_instance) return XGPU_ERROR_INVALID_ARGUMENT;
-  auto instance = std::make_unique<Instance>();
+  *out_instance = nullptr;
+  HostPtr<Instance> instance(host_new<Instance>(allocator));
+  if (!instance) return XGPU_ERROR_OUT_OF_HOST_MEMORY;
   xgpuSetLoaderMagicValue(instance.get());
   for (auto* next = static_cast<const XgpuDebugMessengerCreateInfo*>(create_info->pNext); next;
        next = static_cast<const XgpuDebugMessengerCreateInfo*>(next->pNext)) {
@@ -522,12 +525,12 @@ void instance_destroy(XgpuInstance handle, const XgpuAllocationCallbacks* alloca
   if (!instance) return;
   {
     std::lock_guard<std::mutex> lock(instance->messenger_mutex);
-    for (DebugMessenger* messenger : instance->messengers) delete messenger;
+    for (DebugMessenger* messenger : instance->messengers) host_delete(messenger);
     instance->messengers.clear();
   }
   instance->physical_devices.clear();
   if (instance->runtime) release_runtime(instance);
-  delete instance;
+  host_delete(instance);
 }
 
 XgpuResult instance_enumerate_physical_devices(XgpuInstance handle, uint32_t* count,
@@ -551,7 +554,9 @@ XgpuResult debug_messenger_create(XgpuInstance handle, const XgpuDebugMessengerC
                                   XgpuDebugMessenger* out_messenger) {
   auto* instance = reinterpret_cast<Instance*>(handle);
   if (!instance || !info || !out_messenger) return XGPU_ERROR_INVALID_ARGUMENT;
-  auto* messenger = new DebugMessenger{*info};
+  *out_messenger = nullptr;
+  auto* messenger = host_new<DebugMessenger>(allocator, DebugMessenger{*info});
+  if (!messenger) return XGPU_ERROR_OUT_OF_HOST_MEMORY;
   messenger->info.pNext = nullptr;
   std::lock_guard<std::mutex> lock(instance->messenger_mutex);
   instance->messengers.push_back(messenger);
@@ -567,7 +572,7 @@ void debug_messenger_destroy(XgpuInstance handle, XgpuDebugMessenger messenger_h
   std::lock_guard<std::mutex> lock(instance->messenger_mutex);
   auto it = std::find(instance->messengers.begin(), instance->messengers.end(), messenger);
   if (it != instance->messengers.end()) instance->messengers.erase(it);
-  delete messenger;
+  host_delete(messenger);
 }
 
 void debug_message_submit(XgpuInstance handle, XgpuDebugMessageSeverityFlagBits severity,

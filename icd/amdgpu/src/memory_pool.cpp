@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "common.h"
+#include "host_memory.h"
 #include "queue.h"
 
 namespace xgpu::amdgpu {
@@ -87,7 +88,7 @@ void return_untagged(MemoryPool* pool, Buffer* buffer) {
 }
 
 void buffer_unref(Buffer* buffer) {
-  if (buffer->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete buffer;
+  if (buffer->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) host_delete(buffer);
 }
 
 }  // namespace
@@ -232,7 +233,8 @@ XgpuResult memory_pool_create(XgpuDevice handle, const XgpuMemoryPoolCreateInfo*
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
                        "xgpuCreateMemoryPool: pCreateInfo->retainSize " + std::to_string(info->retainSize) +
                            " exceeds pCreateInfo->maxSize " + std::to_string(info->maxSize));
-  auto pool = std::make_unique<MemoryPool>();
+  HostPtr<MemoryPool> pool(host_new<MemoryPool>(allocator));
+  if (!pool) return device_fail(device, XGPU_ERROR_OUT_OF_HOST_MEMORY, "xgpuCreateMemoryPool: allocating the object's host memory failed");
   pool->device = device;
   pool->memory_type = info->memoryTypeIndex;
   pool->max_size = info->maxSize;
@@ -270,7 +272,7 @@ void memory_pool_destroy(XgpuDevice handle, XgpuMemoryPool pool_handle, const Xg
     for (auto& block : pool->blocks) device_free(device, block->base);
     pool->blocks.clear();
   }
-  delete pool;
+  host_delete(pool);
 }
 
 void memory_pool_trim(XgpuDevice handle, XgpuMemoryPool pool_handle) {
@@ -333,7 +335,8 @@ XgpuResult queue_alloca(XgpuQueue handle, const XgpuSemaphoreList* waits, const 
   XgpuResult result = copy_semaphore_list(device, "xgpuQueueAlloca", "pWaitSemaphores", waits, &s->waits);
   if (result == XGPU_SUCCESS) result = copy_semaphore_list(device, "xgpuQueueAlloca", "pSignalSemaphores", signals, &s->signals);
   if (result != XGPU_SUCCESS) return result;
-  auto* buffer = new Buffer();
+  auto* buffer = host_new<Buffer>(nullptr);  // the handle of an alloca: no pAllocator
+  if (!buffer) return device_fail(device, XGPU_ERROR_OUT_OF_HOST_MEMORY, "xgpuQueueAlloca: allocating the buffer's host memory failed");
   buffer->device = device;
   buffer->size = size;
   buffer->usage = usage;

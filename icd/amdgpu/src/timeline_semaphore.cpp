@@ -7,6 +7,7 @@
 
 #include "common.h"
 #include "device.h"
+#include "host_memory.h"
 #include "queue.h"
 
 namespace xgpu::amdgpu {
@@ -16,7 +17,7 @@ void semaphore_retain(Semaphore* semaphore) { semaphore->references.fetch_add(1,
 void semaphore_release(Semaphore* semaphore) {
   if (semaphore->references.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   semaphore->hsa->hsa_signal_destroy(semaphore->mirror);
-  delete semaphore;
+  host_delete(semaphore);
 }
 
 void semaphore_advance(Semaphore* semaphore, uint64_t value) {
@@ -37,12 +38,14 @@ XgpuResult semaphore_create(XgpuDevice handle, const XgpuSemaphoreCreateInfo* in
                             const XgpuAllocationCallbacks* allocator, XgpuSemaphore* out_semaphore) {
   Device* device = device_from_handle(handle);
   if (!device || !info || !out_semaphore) return XGPU_ERROR_INVALID_ARGUMENT;
+  *out_semaphore = nullptr;
   if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuCreateSemaphore: the device is lost");
   if (info->initialValue > kMaxSemaphoreValue)
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
                        "xgpuCreateSemaphore: initialValue " + std::to_string(info->initialValue) +
                            " exceeds the largest payload " + std::to_string(kMaxSemaphoreValue));
-  auto semaphore = std::make_unique<Semaphore>();
+  HostPtr<Semaphore> semaphore(host_new<Semaphore>(allocator));
+  if (!semaphore) return device_fail(device, XGPU_ERROR_OUT_OF_HOST_MEMORY, "xgpuCreateSemaphore: allocating the object's host memory failed");
   semaphore->hsa = device->hsa;
   semaphore->value = info->initialValue;
   std::string error;
