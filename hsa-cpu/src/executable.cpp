@@ -402,6 +402,9 @@ void destroy_all_executables() {
     executables.swap(r.executables);
     readers.swap(r.readers);
   }
+  if (!executables.empty() || !readers.empty())
+    log("hsa_shut_down: %zu executable(s) and %zu code object reader(s) still live (destroyed now)",
+        executables.size(), readers.size());
   for (Executable* e : executables) destroy_executable(e);
   for (CodeObjectReader* reader : readers) delete reader;
 }

@@ -454,6 +454,7 @@ void destroy_all_queues() {
     std::lock_guard<std::mutex> lock(rt->queues_mutex);
     queues.swap(rt->queues);
   }
+  if (!queues.empty()) log("hsa_shut_down: %zu queue(s) still live (destroyed now)", queues.size());
   for (Queue* q : queues) free_queue(q);
 }
 

@@ -139,6 +139,7 @@ void destroy_all_user_signals() {
   {
     SignalRegistry& r = signal_registry();
     std::lock_guard<std::mutex> lock(r.mutex);
+    if (!r.signals.empty()) log("hsa_shut_down: %zu signal(s) still live (destroyed now)", r.signals.size());
     for (Signal* s : r.signals) delete s;
     r.signals.clear();
   }
