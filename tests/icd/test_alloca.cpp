@@ -4,7 +4,9 @@
 // failing semaphores instead of hanging, destroying a pool with live
 // allocations, binding-table slots holding alloca'd buffers. Also device
 // loss through the driver's fault-injection test hook.
+#include <atomic>
 #include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <cstring>
 
@@ -93,7 +95,9 @@ struct Spinner {
     api().CmdDispatch(cb, 1, 1, 1);
     REQUIRE(api().EndCommandBuffer(cb) == XGPU_SUCCESS);
   }
-  void submit(XgpuQueue queue) { REQUIRE(submit_barrier(queue, {}, {}, {}, {}, cb) == XGPU_SUCCESS); }
+  void submit(XgpuQueue queue, std::vector<XgpuSemaphore> signals = {}, std::vector<uint64_t> values = {}) {
+    REQUIRE(submit_barrier(queue, {}, {}, std::move(signals), std::move(values), cb) == XGPU_SUCCESS);
+  }
   void release() { __atomic_store_n(gate_word, 1u, __ATOMIC_RELEASE); }
   ~Spinner() {
     release();
@@ -490,6 +494,40 @@ TEST_CASE("binding-table slot holding an alloca'd buffer, submitted before the a
   for (XgpuSemaphore sem : {gate, t}) api().DestroySemaphore(env.device(), sem, nullptr);
   api().DestroyPipeline(env.device(), pipeline, nullptr);
   api().DestroyExecutable(env.device(), executable, nullptr);
+}
+
+TEST_CASE("a device lost by a failed issue lets work running on its queues finish before releasing what it uses") {
+  Env env(1, 2);
+  REQUIRE(have_command_buffers());
+  XgpuMemoryPool pool = create_pool(env, 1 << 20);
+  XgpuSemaphore gate = env.semaphore(0), spun = env.semaphore(0);
+  {
+    Spinner spin(env);
+    spin.submit(env.queue(1), {spun}, {1});
+    // Queue 0: an alloca held by a gate nobody signals yet.
+    XgpuBuffer scratch = alloca_buffer(env.queue(0), {{gate, 1}}, {}, pool, 4096);
+    // Queue 1: a fill of that buffer, not ordered after its alloca (invalid
+    // usage the driver cannot issue): the device is lost at issue.
+    const uint32_t pattern = 7;
+    REQUIRE(api().QueueFillBuffer(env.queue(1), nullptr, nullptr, scratch, 0, 4096, &pattern, 4) == XGPU_SUCCESS);
+    CHECK(env.log.contains("device lost"));
+    // The spinner still runs on queue 1: its submission is not completed (nor
+    // its command buffer and kernargs released) under it, so the queue is
+    // not idle until it finishes.
+    std::atomic<bool> idle{false};
+    std::thread waiter([&] {
+      CHECK(api().QueueWaitIdle(env.queue(1)) == XGPU_ERROR_DEVICE_LOST);
+      idle = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    CHECK_FALSE(idle.load());
+    spin.release();
+    waiter.join();
+    CHECK(idle.load());
+    CHECK(env.wait(spun, 1) == XGPU_ERROR_DEVICE_LOST);
+  }
+  api().DestroyMemoryPool(env.device(), pool, nullptr);
+  for (XgpuSemaphore sem : {gate, spun}) api().DestroySemaphore(env.device(), sem, nullptr);
 }
 
 TEST_CASE("device lost: a packet the queue rejects fails pending and in-flight work; later calls return DEVICE_LOST") {

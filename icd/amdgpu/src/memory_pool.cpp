@@ -182,6 +182,8 @@ void memory_pool_dealloca_issue(Buffer* buffer, const Queue* queue) {
 void memory_pool_alloca_finished(Buffer* buffer) { buffer_unref(buffer); }
 
 void memory_pool_dealloca_complete(Buffer* buffer) {
+  // The handle dies here: so does its name.
+  device_forget_object_name(buffer->device, uint64_t(reinterpret_cast<uintptr_t>(buffer)));
   if (MemoryPool* pool = buffer->pool) {
     std::lock_guard<std::mutex> lock(pool->mutex);
     return_untagged(pool, buffer);  // a dealloca that never issued (device lost)

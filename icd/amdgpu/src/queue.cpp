@@ -171,13 +171,17 @@ bool on_completion(hsa_signal_value_t, void* arg) {
 
 void on_queue_error(hsa_status_t status, hsa_queue_t* source, void* data) {
   auto* queue = static_cast<Queue*>(data);
+  queue->broken = true;
   std::string reason =
       "HSA queue " + std::to_string(queue->index) + " reported " + queue->device->hsa->status_string(status);
   // A packet the commands half wrote on purpose (an indirect dispatch whose
   // counts exceed the limits) says which command failed; read it before the
   // loss completes the submission and recycles its kernargs.
   std::string command;
-  if (commands_describe_queue_error(source ? source : queue->aql, &command)) reason = command + "; " + reason;
+  // (Skipped when the device was already lost another way: its submissions
+  // may be finalized already.)
+  if (!queue->device->lost_claimed.load() && commands_describe_queue_error(source ? source : queue->aql, &command))
+    reason = command + "; " + reason;
   // The oldest operation in flight is the one the queue was running.
   uint64_t command_buffer = 0;
   {
@@ -347,6 +351,7 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
   result = hsa.hsa_amd_signal_async_handler_checked(&error, completion->signal, HSA_SIGNAL_CONDITION_LT,
                                                     hsa_signal_value_t(1), on_completion, static_cast<void*>(s));
   if (result != XGPU_SUCCESS) {
+    queue->broken = true;  // this submission's completion will never be seen
     *out_lost = true;
     *out_lost_reason = "cannot observe submission completion: " + error;
   }
@@ -427,14 +432,17 @@ void pump(Queue* queue) {
         for (CompletionSignal* dependency : dependencies) completion_signal_release(queue->device, dependency);
         queue->pending.pop_front();
         failed.push_back(s);
+        if (lost) break;
         continue;
       }
+      if (lost) break;  // the device is lost: what is still pending fails with it
       if (outcome == IssueOutcome::kNoRoom) {
         for (CompletionSignal* dependency : dependencies) completion_signal_release(queue->device, dependency);
         if (!queue->inflight.empty() || queue->finishing) break;  // a completion pumps again
         // Nothing in flight: the packet processor is only catching up on
         // its read index. Back off briefly and retry.
         if (++no_room_spins > 100000) {
+          queue->broken = true;
           lost = true;
           lost_reason = "queue " + std::to_string(queue->index) + " ring does not drain";
           break;
@@ -529,10 +537,12 @@ void queue_fail_all(Queue* queue, XgpuResult status) {
       s->status = status;
       failed.push_back(s);
     }
-    // In-flight work will not complete on a failed queue: complete it here
+    // In-flight work will not complete on a broken queue: complete it here
     // (the handler then fails its semaphores). Its signals are not recycled
-    // while the device is lost.
-    if (queue->device->lost) {
+    // while the device is lost. On the device's other queues in-flight work
+    // still runs: it completes normally (failing its signals, the device being
+    // lost), so nothing it uses is freed under it.
+    if (queue->device->lost && queue->broken) {
       for (Submission* s : queue->inflight) {
         s->status = status;
         queue->device->hsa->hsa_signal_store_screlease(s->completion->signal, 0);

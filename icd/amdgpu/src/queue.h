@@ -12,6 +12,7 @@
 // Lock order: the queue registry, then Queue::mutex, then Semaphore::mutex.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -78,6 +79,8 @@ struct Queue {
   Device* device = nullptr;                    // owner
   uint32_t index = 0;                          // index in family 0
   hsa_queue_t* aql = nullptr;                  // the HSA queue
+  std::atomic<bool> broken{false};             // its work will never complete (HSA queue error,
+                                               // completions unobservable, ring stuck)
   uint32_t aql_packets = 0;                    // ring size in packets
   uint8_t* kernarg_ring = nullptr;             // kernarg memory (kernarg pool), kKernargRingSize bytes
   std::mutex mutex;                            // guards the fields below
