@@ -525,6 +525,8 @@ TEST_CASE("a device lost by a failed issue lets work running on its queues finis
     waiter.join();
     CHECK(idle.load());
     CHECK(env.wait(spun, 1) == XGPU_ERROR_DEVICE_LOST);
+    // On a lost device a dealloca releases the handle at once.
+    CHECK(api().QueueDealloca(env.queue(0), nullptr, nullptr, scratch) == XGPU_ERROR_DEVICE_LOST);
   }
   api().DestroyMemoryPool(env.device(), pool, nullptr);
   for (XgpuSemaphore sem : {gate, spun}) api().DestroySemaphore(env.device(), sem, nullptr);
