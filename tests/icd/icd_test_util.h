@@ -238,8 +238,8 @@ struct Env {
   }
   // A pipeline of `executable`'s kernel `entry`: `bindings` buffers,
   // `constants` bytes, workgroups of wx x 1 x 1 (wx 0: the kernel's own size).
-  XgpuPipeline pipeline(XgpuExecutable executable, const char* entry, uint32_t bindings, uint32_t constants,
-                        uint32_t wx, uint32_t d = 0) {
+  static XgpuPipelineCreateInfo pipeline_info(XgpuExecutable executable, const char* entry, uint32_t bindings,
+                                              uint32_t constants, uint32_t wx) {
     XgpuPipelineCreateInfo info{};
     info.sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO;
     info.executable = executable;
@@ -249,9 +249,27 @@ struct Env {
     info.workgroupSize[0] = wx;
     info.workgroupSize[1] = wx ? 1 : 0;
     info.workgroupSize[2] = wx ? 1 : 0;
+    return info;
+  }
+  XgpuPipeline pipeline(XgpuExecutable executable, const char* entry, uint32_t bindings, uint32_t constants,
+                        uint32_t wx, uint32_t d = 0) {
+    const XgpuPipelineCreateInfo info = pipeline_info(executable, entry, bindings, constants, wx);
     XgpuPipeline pipeline = nullptr;
     REQUIRE(api().CreatePipeline(devices[d], &info, nullptr, &pipeline) == XGPU_SUCCESS);
     return pipeline;
+  }
+  // A new command buffer on device d, begun in `mode` with `binding_capacity` slots.
+  XgpuCommandBuffer begin_command_buffer(XgpuCommandBufferMode mode, uint32_t binding_capacity = 0, uint32_t d = 0) {
+    XgpuCommandBufferCreateInfo create{};
+    create.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
+    XgpuCommandBuffer cb = nullptr;
+    REQUIRE(api().CreateCommandBuffer(devices[d], &create, nullptr, &cb) == XGPU_SUCCESS);
+    XgpuCommandBufferBeginInfo begin{};
+    begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    begin.mode = mode;
+    begin.bindingCapacity = binding_capacity;
+    REQUIRE(api().BeginCommandBuffer(cb, &begin) == XGPU_SUCCESS);
+    return cb;
   }
   XgpuSemaphore semaphore(uint64_t initial = 0, uint32_t d = 0) {
     XgpuSemaphoreCreateInfo info{};

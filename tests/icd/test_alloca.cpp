@@ -82,13 +82,7 @@ struct Spinner {
     gate = env.buffer(64);
     gate_word = static_cast<uint32_t*>(env.map(gate));
     __atomic_store_n(gate_word, 0u, __ATOMIC_RELEASE);
-    XgpuCommandBufferCreateInfo cb_info{};
-    cb_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
-    REQUIRE(api().CreateCommandBuffer(env.device(), &cb_info, nullptr, &cb) == XGPU_SUCCESS);
-    XgpuCommandBufferBeginInfo begin{};
-    begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-    begin.mode = XGPU_COMMAND_BUFFER_MODE_ONE_SHOT;
-    REQUIRE(api().BeginCommandBuffer(cb, &begin) == XGPU_SUCCESS);
+    cb = env.begin_command_buffer(XGPU_COMMAND_BUFFER_MODE_ONE_SHOT);
     api().CmdBindPipeline(cb, pipeline);
     const XgpuBufferRef ref{gate, 0, 0, XGPU_WHOLE_SIZE};
     api().CmdBindBuffers(cb, 0, 1, &ref);
@@ -442,15 +436,7 @@ TEST_CASE("binding-table slot holding an alloca'd buffer, submitted before the a
   for (uint32_t i = 0; i < n; ++i) xs[i] = float(i);
 
   // Recorded once, before any alloca exists: y is slot 1.
-  XgpuCommandBufferCreateInfo cb_info{};
-  cb_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
-  XgpuCommandBuffer cb = nullptr;
-  REQUIRE(api().CreateCommandBuffer(env.device(), &cb_info, nullptr, &cb) == XGPU_SUCCESS);
-  XgpuCommandBufferBeginInfo begin{};
-  begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-  begin.mode = XGPU_COMMAND_BUFFER_MODE_REUSABLE;
-  begin.bindingCapacity = 2;
-  REQUIRE(api().BeginCommandBuffer(cb, &begin) == XGPU_SUCCESS);
+  XgpuCommandBuffer cb = env.begin_command_buffer(XGPU_COMMAND_BUFFER_MODE_REUSABLE, 2);
   api().CmdBindPipeline(cb, pipeline);
   XgpuBufferRef refs[2] = {{nullptr, 0, 0, XGPU_WHOLE_SIZE}, {nullptr, 1, 0, XGPU_WHOLE_SIZE}};
   api().CmdBindBuffers(cb, 0, 2, refs);

@@ -35,15 +35,7 @@ TEST_CASE("saxpy end to end, reusable command buffer replayed on two queues with
     for (uint32_t i = 0; i < n; ++i) y[i] = float(r);
   }
 
-  XgpuCommandBufferCreateInfo cb_info{};
-  cb_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
-  XgpuCommandBuffer cb = nullptr;
-  REQUIRE(api().CreateCommandBuffer(env.device(), &cb_info, nullptr, &cb) == XGPU_SUCCESS);
-  XgpuCommandBufferBeginInfo begin{};
-  begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-  begin.mode = XGPU_COMMAND_BUFFER_MODE_REUSABLE;
-  begin.bindingCapacity = 2;
-  REQUIRE(api().BeginCommandBuffer(cb, &begin) == XGPU_SUCCESS);
+  XgpuCommandBuffer cb = env.begin_command_buffer(XGPU_COMMAND_BUFFER_MODE_REUSABLE, 2);
   api().CmdBindPipeline(cb, pipeline);
   XgpuBufferRef refs[2] = {{nullptr, 0, 0, XGPU_WHOLE_SIZE}, {nullptr, 1, 0, XGPU_WHOLE_SIZE}};
   api().CmdBindBuffers(cb, 0, 2, refs);

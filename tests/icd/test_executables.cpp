@@ -29,15 +29,7 @@ XgpuExecutable load(Env& env, const void* code, size_t size, XgpuResult expect =
 
 XgpuResult make_pipeline(Env& env, XgpuExecutable executable, const char* entry, uint32_t bindings,
                          uint32_t constants, uint32_t wx, XgpuPipeline* out) {
-  XgpuPipelineCreateInfo info{};
-  info.sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO;
-  info.executable = executable;
-  info.pEntryPoint = entry;
-  info.bindingCount = bindings;
-  info.constantSize = constants;
-  info.workgroupSize[0] = wx;
-  info.workgroupSize[1] = wx ? 1 : 0;
-  info.workgroupSize[2] = wx ? 1 : 0;
+  const XgpuPipelineCreateInfo info = Env::pipeline_info(executable, entry, bindings, constants, wx);
   return api().CreatePipeline(env.device(), &info, nullptr, out);
 }
 
@@ -136,14 +128,7 @@ bool run_saxpy(Env& env, XgpuPipeline pipeline, float a, uint32_t n) {
     xs[i] = float(i);
     ys[i] = 1.0f;
   }
-  XgpuCommandBufferCreateInfo cb_info{};
-  cb_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
-  XgpuCommandBuffer cb = nullptr;
-  REQUIRE(api().CreateCommandBuffer(env.device(), &cb_info, nullptr, &cb) == XGPU_SUCCESS);
-  XgpuCommandBufferBeginInfo begin{};
-  begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-  begin.mode = XGPU_COMMAND_BUFFER_MODE_ONE_SHOT;
-  REQUIRE(api().BeginCommandBuffer(cb, &begin) == XGPU_SUCCESS);
+  XgpuCommandBuffer cb = env.begin_command_buffer(XGPU_COMMAND_BUFFER_MODE_ONE_SHOT);
   api().CmdBindPipeline(cb, pipeline);
   const XgpuBufferRef refs[2] = {{x, XGPU_BINDING_SLOT_NONE, 0, XGPU_WHOLE_SIZE},
                                  {y, XGPU_BINDING_SLOT_NONE, 0, XGPU_WHOLE_SIZE}};

@@ -88,15 +88,7 @@ TEST_CASE("kernarg addresses in dispatch packets are 16-byte aligned, prebuilt a
     std::memset(env.map(c), 0, n * 4);
   }
 
-  XgpuCommandBufferCreateInfo cb_info{};
-  cb_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
-  XgpuCommandBuffer cb = nullptr;
-  REQUIRE(api().CreateCommandBuffer(env.device(), &cb_info, nullptr, &cb) == XGPU_SUCCESS);
-  XgpuCommandBufferBeginInfo begin{};
-  begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-  begin.mode = XGPU_COMMAND_BUFFER_MODE_ONE_SHOT;
-  begin.bindingCapacity = 4;
-  REQUIRE(api().BeginCommandBuffer(cb, &begin) == XGPU_SUCCESS);
+  XgpuCommandBuffer cb = env.begin_command_buffer(XGPU_COMMAND_BUFFER_MODE_ONE_SHOT, 4);
   auto concrete = [](XgpuBuffer b) { return XgpuBufferRef{b, XGPU_BINDING_SLOT_NONE, 0, XGPU_WHOLE_SIZE}; };
   auto slot = [](uint32_t s) { return XgpuBufferRef{nullptr, s, 0, XGPU_WHOLE_SIZE}; };
   auto record_saxpy = [&](XgpuBufferRef xr, XgpuBufferRef yr, float a) {
