@@ -138,11 +138,6 @@ static summary_t summarize(double* samples, uint32_t n) {
   return s;
 }
 
-static XgpuBufferRef whole(XgpuBuffer buffer) {
-  XgpuBufferRef ref = {buffer, XGPU_BINDING_SLOT_NONE, 0, XGPU_WHOLE_SIZE};
-  return ref;
-}
-
 static XgpuBuffer create_buffer(const bench_t* b, XgpuDeviceSize size, XgpuBufferUsageFlags usage) {
   XgpuBufferCreateInfo info = {
       .sType = XGPU_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
@@ -200,20 +195,15 @@ static uint32_t workgroups_for(uint32_t elements) {
 static XgpuCommandBuffer record_dispatches(const bench_t* b, int kind, uint32_t count) {
   XgpuCommandBuffer cb = begin_reusable(b, 0);
   const uint32_t counts[3] = {workgroups_for(b->o.elements), 1, 1};
-  XgpuBufferRef dynamic_counts = {b->dynamic_counts, XGPU_BINDING_SLOT_NONE, 0, sizeof counts};
+  const XgpuBufferRef dynamic_counts = xgpuBufferRefRange(b->dynamic_counts, 0, sizeof counts);
   xgpuCmdUpdateBuffer(cb, &dynamic_counts, sizeof counts, counts);
-  XgpuMemoryBarrier transfer_to_indirect = {
-      .sType = XGPU_STRUCTURE_TYPE_MEMORY_BARRIER,
-      .srcAccessMask = XGPU_ACCESS_TRANSFER_WRITE_BIT,
-      .dstAccessMask = XGPU_ACCESS_INDIRECT_READ_BIT,
-  };
-  xgpuCmdPipelineBarrier(cb, XGPU_PIPELINE_STAGE_TRANSFER_BIT, XGPU_PIPELINE_STAGE_INDIRECT_BIT, 1,
-                         &transfer_to_indirect, 0, NULL);
+  xgpuCmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_TRANSFER_BIT, XGPU_ACCESS_TRANSFER_WRITE_BIT,
+                       XGPU_PIPELINE_STAGE_INDIRECT_BIT, XGPU_ACCESS_INDIRECT_READ_BIT);
 
   xgpuCmdBindPipeline(cb, b->write_slice);
-  const XgpuBufferRef bindings[2] = {whole(b->input), whole(b->outputs[kind])};
+  const XgpuBufferRef bindings[2] = {xgpuBufferRefWhole(b->input), xgpuBufferRefWhole(b->outputs[kind])};
   xgpuCmdBindBuffers(cb, 0, 2, bindings);
-  const XgpuBufferRef static_counts = {b->static_counts, XGPU_BINDING_SLOT_NONE, 0, sizeof counts};
+  const XgpuBufferRef static_counts = xgpuBufferRefRange(b->static_counts, 0, sizeof counts);
   for (uint32_t slice = 0; slice < count; ++slice) {
     const bench_slice_constants_t constants = {b->o.elements, slice};
     xgpuCmdPushConstants(cb, 0, sizeof constants, &constants);
@@ -388,9 +378,9 @@ static bool measure_scratch(bench_t* b, const uint32_t* input, scratch_result_t*
   XgpuCommandBuffer scratch_cb = begin_reusable(b, 2);
   xgpuCmdBindPipeline(scratch_cb, b->accumulate);
   const XgpuBufferRef scratch_bindings[3] = {
-      whole(b->input),
-      {XGPU_NULL_HANDLE, 0, 0, XGPU_WHOLE_SIZE},
-      {XGPU_NULL_HANDLE, 1, 0, XGPU_WHOLE_SIZE},
+      xgpuBufferRefWhole(b->input),
+      xgpuBufferRefSlot(0, 0, XGPU_WHOLE_SIZE),
+      xgpuBufferRefSlot(1, 0, XGPU_WHOLE_SIZE),
   };
   xgpuCmdBindBuffers(scratch_cb, 0, 3, scratch_bindings);
   const bench_accumulate_constants_t accumulate_constants = {b->o.scratch_elements, 0};

@@ -63,7 +63,6 @@ extern "C" {
 #define XGPU_MAX_DESCRIPTION_SIZE 256U  /* bytes of a description field */
 #define XGPU_MAX_MEMORY_TYPES 32U  /* memory types a physical device can report */
 #define XGPU_MAX_MEMORY_HEAPS 16U  /* memory heaps a physical device can report */
-#define XGPU_BINDING_SLOT_NONE (~0U)  /* XgpuBufferRef::bindingSlot value for a concrete buffer */
 #define XGPU_MAX_UPDATE_BUFFER_SIZE 65536U  /* largest dataSize of xgpuCmdUpdateBuffer, bytes */
 
 /* Base types. */
@@ -171,6 +170,13 @@ typedef enum XgpuCommandBufferMode {
     XGPU_COMMAND_BUFFER_MODE_REUSABLE = 1,          /* submitted any number of times, also concurrently from several queues */
     XGPU_COMMAND_BUFFER_MODE_MAX_ENUM = 0x7FFFFFFF
 } XgpuCommandBufferMode;
+
+/* What an XgpuBufferRef names. Zero is a buffer, so a zero-initialized reference names no buffer (and is refused) instead of a slot. */
+typedef enum XgpuBufferRefKind {
+    XGPU_BUFFER_REF_KIND_BUFFER = 0,            /* XgpuBufferRef::buffer, a concrete (or queue-allocated) buffer */
+    XGPU_BUFFER_REF_KIND_BINDING_SLOT = 1,      /* XgpuBufferRef::bindingSlot of the binding table each submission provides */
+    XGPU_BUFFER_REF_KIND_MAX_ENUM = 0x7FFFFFFF
+} XgpuBufferRefKind;
 
 /* Flags. */
 typedef XgpuFlags XgpuInstanceCreateFlags;  /* reserved, must be 0 */
@@ -331,7 +337,8 @@ typedef struct XgpuLayerProperties {
 typedef struct XgpuPhysicalDeviceLimits {
     uint32_t maxWorkgroupSize[3];             /* largest workgroup size per dimension, work items */
     uint32_t maxWorkgroupInvocations;         /* largest product of the workgroup size, work items */
-    uint32_t maxWorkgroupCount[3];            /* largest workgroup count per dimension */
+    uint32_t maxWorkgroupCount[3];            /* largest workgroup count per dimension (with workgroups of one work item; see maxGridSize) */
+    uint32_t maxGridSize[3];                  /* largest workgroup count x workgroup size per dimension, work items */
     uint32_t maxWorkgroupMemorySize;          /* largest static + dynamic workgroup memory, bytes */
     uint32_t maxPushConstantsSize;            /* largest constant block of a pipeline, bytes */
     uint32_t maxBindings;                     /* largest binding count of a pipeline */
@@ -494,6 +501,7 @@ typedef struct XgpuPipelineProperties {
     uint32_t kernargSize;                /* bytes of the kernarg struct (8 * bindingCount + constantSize) */
     uint32_t staticWorkgroupMemorySize;  /* workgroup memory the kernel declares, bytes; dynamic memory adds to it */
     uint32_t privateMemorySize;          /* private (scratch) memory per work item, bytes */
+    uint32_t maxWorkgroupCount[3];       /* largest workgroup count per dimension of a dispatch of this pipeline: min(limits.maxWorkgroupCount, limits.maxGridSize / workgroupSize) */
 } XgpuPipelineProperties;
 
 /* Parameters of xgpuCreateCommandBuffer. */
@@ -514,10 +522,11 @@ typedef struct XgpuCommandBufferBeginInfo {
 
 /* A fat buffer reference in a command: a concrete buffer (also one from xgpuQueueAlloca, resolved when its allocation commits), or a binding-table slot resolved at submit. */
 typedef struct XgpuBufferRef {
-    XgpuBuffer buffer;      /* the buffer, or XGPU_NULL_HANDLE to use bindingSlot */
-    uint32_t bindingSlot;   /* binding-table slot when buffer is XGPU_NULL_HANDLE, else XGPU_BINDING_SLOT_NONE */
-    XgpuDeviceSize offset;  /* bytes from the start of the buffer (or of the slot's range) */
-    XgpuDeviceSize size;    /* bytes, or XGPU_WHOLE_SIZE */
+    XgpuBufferRefKind kind;  /* a buffer (0) or a binding-table slot */
+    uint32_t bindingSlot;    /* the slot when kind is XGPU_BUFFER_REF_KIND_BINDING_SLOT, else 0 */
+    XgpuBuffer buffer;       /* the buffer when kind is XGPU_BUFFER_REF_KIND_BUFFER, else XGPU_NULL_HANDLE */
+    XgpuDeviceSize offset;   /* bytes from the start of the buffer (or of the slot's range) */
+    XgpuDeviceSize size;     /* bytes, or XGPU_WHOLE_SIZE */
 } XgpuBufferRef;
 
 /* One binding-table entry of a submission. */
@@ -601,6 +610,40 @@ typedef struct XgpuDebugObjectNameInfo {
     const char* pObjectName;    /* UTF-8 name, or NULL to remove it */
 } XgpuDebugObjectNameInfo;
 
+/* Inline helpers: plain C99 constructors of common values (no entry points). */
+/* A reference to all of buffer. */
+static inline XgpuBufferRef xgpuBufferRefWhole(XgpuBuffer buffer) {
+    XgpuBufferRef ref;
+    ref.kind = XGPU_BUFFER_REF_KIND_BUFFER;
+    ref.bindingSlot = 0;
+    ref.buffer = buffer;
+    ref.offset = 0;
+    ref.size = XGPU_WHOLE_SIZE;
+    return ref;
+}
+
+/* A reference to size bytes (or XGPU_WHOLE_SIZE) of buffer from offset. */
+static inline XgpuBufferRef xgpuBufferRefRange(XgpuBuffer buffer, XgpuDeviceSize offset, XgpuDeviceSize size) {
+    XgpuBufferRef ref;
+    ref.kind = XGPU_BUFFER_REF_KIND_BUFFER;
+    ref.bindingSlot = 0;
+    ref.buffer = buffer;
+    ref.offset = offset;
+    ref.size = size;
+    return ref;
+}
+
+/* A reference to size bytes (or XGPU_WHOLE_SIZE) from offset of binding-table slot slot, resolved at each submission. */
+static inline XgpuBufferRef xgpuBufferRefSlot(uint32_t slot, XgpuDeviceSize offset, XgpuDeviceSize size) {
+    XgpuBufferRef ref;
+    ref.kind = XGPU_BUFFER_REF_KIND_BINDING_SLOT;
+    ref.bindingSlot = slot;
+    ref.buffer = XGPU_NULL_HANDLE;
+    ref.offset = offset;
+    ref.size = size;
+    return ref;
+}
+
 /* Entry-point types. */
 typedef XgpuResult (XGPU_API_PTR *PFN_xgpuCreateInstance)(const XgpuInstanceCreateInfo* pCreateInfo, const XgpuAllocationCallbacks* pAllocator, XgpuInstance* pInstance);
 typedef XgpuResult (XGPU_API_PTR *PFN_xgpuEnumerateInstanceVersion)(uint32_t* pApiVersion);
@@ -660,6 +703,7 @@ typedef void (XGPU_API_PTR *PFN_xgpuCmdFillBuffer)(XgpuCommandBuffer commandBuff
 typedef void (XGPU_API_PTR *PFN_xgpuCmdCopyBuffer)(XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pSrc, const XgpuBufferRef* pDst, XgpuDeviceSize size);
 typedef void (XGPU_API_PTR *PFN_xgpuCmdUpdateBuffer)(XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pDst, XgpuDeviceSize dataSize, const void* pData);
 typedef void (XGPU_API_PTR *PFN_xgpuCmdPipelineBarrier)(XgpuCommandBuffer commandBuffer, XgpuPipelineStageFlags srcStageMask, XgpuPipelineStageFlags dstStageMask, uint32_t memoryBarrierCount, const XgpuMemoryBarrier* pMemoryBarriers, uint32_t bufferBarrierCount, const XgpuBufferMemoryBarrier* pBufferBarriers);
+typedef void (XGPU_API_PTR *PFN_xgpuCmdMemoryBarrier)(XgpuCommandBuffer commandBuffer, XgpuPipelineStageFlags srcStageMask, XgpuAccessFlags srcAccessMask, XgpuPipelineStageFlags dstStageMask, XgpuAccessFlags dstAccessMask);
 typedef void (XGPU_API_PTR *PFN_xgpuCmdBeginDebugLabel)(XgpuCommandBuffer commandBuffer, const XgpuDebugLabel* pLabel);
 typedef void (XGPU_API_PTR *PFN_xgpuCmdEndDebugLabel)(XgpuCommandBuffer commandBuffer);
 typedef void (XGPU_API_PTR *PFN_xgpuCmdInsertDebugLabel)(XgpuCommandBuffer commandBuffer, const XgpuDebugLabel* pLabel);
@@ -736,6 +780,7 @@ XGPU_API_ATTR void XGPU_API_CALL xgpuCmdFillBuffer(XgpuCommandBuffer commandBuff
 XGPU_API_ATTR void XGPU_API_CALL xgpuCmdCopyBuffer(XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pSrc, const XgpuBufferRef* pDst, XgpuDeviceSize size);
 XGPU_API_ATTR void XGPU_API_CALL xgpuCmdUpdateBuffer(XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pDst, XgpuDeviceSize dataSize, const void* pData);
 XGPU_API_ATTR void XGPU_API_CALL xgpuCmdPipelineBarrier(XgpuCommandBuffer commandBuffer, XgpuPipelineStageFlags srcStageMask, XgpuPipelineStageFlags dstStageMask, uint32_t memoryBarrierCount, const XgpuMemoryBarrier* pMemoryBarriers, uint32_t bufferBarrierCount, const XgpuBufferMemoryBarrier* pBufferBarriers);
+XGPU_API_ATTR void XGPU_API_CALL xgpuCmdMemoryBarrier(XgpuCommandBuffer commandBuffer, XgpuPipelineStageFlags srcStageMask, XgpuAccessFlags srcAccessMask, XgpuPipelineStageFlags dstStageMask, XgpuAccessFlags dstAccessMask);
 XGPU_API_ATTR void XGPU_API_CALL xgpuCmdBeginDebugLabel(XgpuCommandBuffer commandBuffer, const XgpuDebugLabel* pLabel);
 XGPU_API_ATTR void XGPU_API_CALL xgpuCmdEndDebugLabel(XgpuCommandBuffer commandBuffer);
 XGPU_API_ATTR void XGPU_API_CALL xgpuCmdInsertDebugLabel(XgpuCommandBuffer commandBuffer, const XgpuDebugLabel* pLabel);

@@ -108,6 +108,7 @@ typedef struct XgpuDeviceDispatchTable {
     PFN_xgpuCmdCopyBuffer CmdCopyBuffer;
     PFN_xgpuCmdUpdateBuffer CmdUpdateBuffer;
     PFN_xgpuCmdPipelineBarrier CmdPipelineBarrier;
+    PFN_xgpuCmdMemoryBarrier CmdMemoryBarrier;
     PFN_xgpuCmdBeginDebugLabel CmdBeginDebugLabel;
     PFN_xgpuCmdEndDebugLabel CmdEndDebugLabel;
     PFN_xgpuCmdInsertDebugLabel CmdInsertDebugLabel;
@@ -161,6 +162,7 @@ static inline void xgpuInitDeviceDispatchTable(XgpuDeviceDispatchTable* table, P
     table->CmdCopyBuffer = (PFN_xgpuCmdCopyBuffer)gpa(device, "xgpuCmdCopyBuffer");
     table->CmdUpdateBuffer = (PFN_xgpuCmdUpdateBuffer)gpa(device, "xgpuCmdUpdateBuffer");
     table->CmdPipelineBarrier = (PFN_xgpuCmdPipelineBarrier)gpa(device, "xgpuCmdPipelineBarrier");
+    table->CmdMemoryBarrier = (PFN_xgpuCmdMemoryBarrier)gpa(device, "xgpuCmdMemoryBarrier");
     table->CmdBeginDebugLabel = (PFN_xgpuCmdBeginDebugLabel)gpa(device, "xgpuCmdBeginDebugLabel");
     table->CmdEndDebugLabel = (PFN_xgpuCmdEndDebugLabel)gpa(device, "xgpuCmdEndDebugLabel");
     table->CmdInsertDebugLabel = (PFN_xgpuCmdInsertDebugLabel)gpa(device, "xgpuCmdInsertDebugLabel");
@@ -216,6 +218,7 @@ static inline PFN_xgpuVoidFunction xgpuLookupDeviceDispatchTable(const XgpuDevic
     if (strcmp(name, "CmdCopyBuffer") == 0) return (PFN_xgpuVoidFunction)table->CmdCopyBuffer;
     if (strcmp(name, "CmdUpdateBuffer") == 0) return (PFN_xgpuVoidFunction)table->CmdUpdateBuffer;
     if (strcmp(name, "CmdPipelineBarrier") == 0) return (PFN_xgpuVoidFunction)table->CmdPipelineBarrier;
+    if (strcmp(name, "CmdMemoryBarrier") == 0) return (PFN_xgpuVoidFunction)table->CmdMemoryBarrier;
     if (strcmp(name, "CmdBeginDebugLabel") == 0) return (PFN_xgpuVoidFunction)table->CmdBeginDebugLabel;
     if (strcmp(name, "CmdEndDebugLabel") == 0) return (PFN_xgpuVoidFunction)table->CmdEndDebugLabel;
     if (strcmp(name, "CmdInsertDebugLabel") == 0) return (PFN_xgpuVoidFunction)table->CmdInsertDebugLabel;

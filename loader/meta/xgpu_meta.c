@@ -71,6 +71,7 @@ PFN_xgpuCmdFillBuffer xgpumeta_xgpuCmdFillBuffer;
 PFN_xgpuCmdCopyBuffer xgpumeta_xgpuCmdCopyBuffer;
 PFN_xgpuCmdUpdateBuffer xgpumeta_xgpuCmdUpdateBuffer;
 PFN_xgpuCmdPipelineBarrier xgpumeta_xgpuCmdPipelineBarrier;
+PFN_xgpuCmdMemoryBarrier xgpumeta_xgpuCmdMemoryBarrier;
 PFN_xgpuCmdBeginDebugLabel xgpumeta_xgpuCmdBeginDebugLabel;
 PFN_xgpuCmdEndDebugLabel xgpumeta_xgpuCmdEndDebugLabel;
 PFN_xgpuCmdInsertDebugLabel xgpumeta_xgpuCmdInsertDebugLabel;
@@ -151,6 +152,7 @@ static void ResetAll(void) {
   xgpumeta_xgpuCmdCopyBuffer = NULL;
   xgpumeta_xgpuCmdUpdateBuffer = NULL;
   xgpumeta_xgpuCmdPipelineBarrier = NULL;
+  xgpumeta_xgpuCmdMemoryBarrier = NULL;
   xgpumeta_xgpuCmdBeginDebugLabel = NULL;
   xgpumeta_xgpuCmdEndDebugLabel = NULL;
   xgpumeta_xgpuCmdInsertDebugLabel = NULL;
@@ -264,6 +266,7 @@ void xgpumetaLoadInstance(XgpuInstance instance) {
   xgpumeta_xgpuCmdCopyBuffer = (PFN_xgpuCmdCopyBuffer)load(instance, "xgpuCmdCopyBuffer");
   xgpumeta_xgpuCmdUpdateBuffer = (PFN_xgpuCmdUpdateBuffer)load(instance, "xgpuCmdUpdateBuffer");
   xgpumeta_xgpuCmdPipelineBarrier = (PFN_xgpuCmdPipelineBarrier)load(instance, "xgpuCmdPipelineBarrier");
+  xgpumeta_xgpuCmdMemoryBarrier = (PFN_xgpuCmdMemoryBarrier)load(instance, "xgpuCmdMemoryBarrier");
   xgpumeta_xgpuCmdBeginDebugLabel = (PFN_xgpuCmdBeginDebugLabel)load(instance, "xgpuCmdBeginDebugLabel");
   xgpumeta_xgpuCmdEndDebugLabel = (PFN_xgpuCmdEndDebugLabel)load(instance, "xgpuCmdEndDebugLabel");
   xgpumeta_xgpuCmdInsertDebugLabel = (PFN_xgpuCmdInsertDebugLabel)load(instance, "xgpuCmdInsertDebugLabel");
@@ -331,6 +334,7 @@ void xgpumetaLoadDevice(XgpuDevice device) {
   xgpumeta_xgpuCmdCopyBuffer = table.CmdCopyBuffer;
   xgpumeta_xgpuCmdUpdateBuffer = table.CmdUpdateBuffer;
   xgpumeta_xgpuCmdPipelineBarrier = table.CmdPipelineBarrier;
+  xgpumeta_xgpuCmdMemoryBarrier = table.CmdMemoryBarrier;
   xgpumeta_xgpuCmdBeginDebugLabel = table.CmdBeginDebugLabel;
   xgpumeta_xgpuCmdEndDebugLabel = table.CmdEndDebugLabel;
   xgpumeta_xgpuCmdInsertDebugLabel = table.CmdInsertDebugLabel;

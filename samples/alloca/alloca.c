@@ -105,12 +105,6 @@ enum {
 static const XgpuDeviceSize SCRATCH_SIZE = ELEMENT_COUNT * sizeof(uint32_t);
 static const uint64_t WAIT_TIMEOUT_NS = 60ull * 1000 * 1000 * 1000; /* fail instead of hanging */
 
-/* A reference to a whole buffer, for commands. */
-static XgpuBufferRef whole(XgpuBuffer buffer) {
-  XgpuBufferRef ref = {buffer, XGPU_BINDING_SLOT_NONE, 0, XGPU_WHOLE_SIZE};
-  return ref;
-}
-
 /* Finds a memory type that has all of the `required` property bits,
  * preferring one that also has the `preferred` bits. */
 static uint32_t find_memory_type(const XgpuPhysicalDeviceMemoryProperties* memory,
@@ -162,18 +156,6 @@ static void default_kernels_path(char* path, size_t capacity) {
   const char* file = "/alloca_kernels.xgpux";
   if (directory_length + strlen(file) + 1 > capacity) FAIL("path too long: %s", path);
   strcpy(path + directory_length, file);
-}
-
-/* One pipeline barrier with one global memory dependency. */
-static void barrier(XgpuCommandBuffer cb, XgpuPipelineStageFlags src_stages,
-                    XgpuAccessFlags src_access, XgpuPipelineStageFlags dst_stages,
-                    XgpuAccessFlags dst_access) {
-  XgpuMemoryBarrier memory = {
-      .sType = XGPU_STRUCTURE_TYPE_MEMORY_BARRIER,
-      .srcAccessMask = src_access,
-      .dstAccessMask = dst_access,
-  };
-  xgpuCmdPipelineBarrier(cb, src_stages, dst_stages, 1, &memory, 0, NULL);
 }
 
 static void print_statistics(const char* when, const XgpuMemoryPoolStatistics* statistics) {
@@ -313,27 +295,25 @@ int main(int argc, char** argv) {
       .bindingCapacity = 1,
   };
   CHECK(xgpuBeginCommandBuffer(cb, &begin_info));
-  const XgpuBufferRef scratch_slot = {
-      .buffer = XGPU_NULL_HANDLE, /* no buffer yet ... */
-      .bindingSlot = 0,           /* ... the submission's binding table decides */
-      .offset = 0,
-      .size = XGPU_WHOLE_SIZE,
-  };
+  /* No scratch buffer yet: slot 0 of each submission's binding table decides. */
+  const XgpuBufferRef scratch_slot = xgpuBufferRefSlot(0, 0, XGPU_WHOLE_SIZE);
   const alloca_constants_t constants = {ELEMENT_COUNT, 0};
   const uint32_t workgroups = (ELEMENT_COUNT + ALLOCA_WORKGROUP_SIZE - 1) / ALLOCA_WORKGROUP_SIZE;
 
   xgpuCmdBindPipeline(cb, produce);
-  const XgpuBufferRef produce_bindings[3] = {whole(input), whole(iteration), scratch_slot};
+  const XgpuBufferRef produce_bindings[3] = {xgpuBufferRefWhole(input), xgpuBufferRefWhole(iteration),
+                                             scratch_slot};
   xgpuCmdBindBuffers(cb, 0, 3, produce_bindings);
   xgpuCmdPushConstants(cb, 0, sizeof constants, &constants);
   xgpuCmdDispatch(cb, workgroups, 1, 1);
 
   /* consume reads what produce wrote to scratch. */
-  barrier(cb, XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_WRITE_BIT,
-          XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_READ_BIT | XGPU_ACCESS_SHADER_WRITE_BIT);
+  xgpuCmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_WRITE_BIT,
+                       XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_READ_BIT | XGPU_ACCESS_SHADER_WRITE_BIT);
 
   xgpuCmdBindPipeline(cb, consume);
-  const XgpuBufferRef consume_bindings[3] = {scratch_slot, whole(output), whole(iteration)};
+  const XgpuBufferRef consume_bindings[3] = {scratch_slot, xgpuBufferRefWhole(output),
+                                             xgpuBufferRefWhole(iteration)};
   xgpuCmdBindBuffers(cb, 0, 3, consume_bindings);
   xgpuCmdPushConstants(cb, 0, sizeof constants, &constants);
   xgpuCmdDispatch(cb, workgroups, 1, 1);

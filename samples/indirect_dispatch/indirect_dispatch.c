@@ -122,12 +122,6 @@ typedef struct sample {
   uint64_t timeline_value; /* last value a submission was asked to signal */
 } sample_t;
 
-/* A reference to a whole buffer, for commands. */
-static XgpuBufferRef whole(XgpuBuffer buffer) {
-  XgpuBufferRef ref = {buffer, XGPU_BINDING_SLOT_NONE, 0, XGPU_WHOLE_SIZE};
-  return ref;
-}
-
 /* Finds a memory type that has all of the `required` property bits. */
 static uint32_t find_memory_type(const XgpuPhysicalDeviceMemoryProperties* memory,
                                  XgpuMemoryPropertyFlags required) {
@@ -198,36 +192,25 @@ static XgpuCommandBuffer begin_one_shot(const sample_t* s) {
   return cb;
 }
 
-/* One pipeline barrier with one global memory dependency. */
-static void barrier(XgpuCommandBuffer cb, XgpuPipelineStageFlags src_stages,
-                    XgpuAccessFlags src_access, XgpuPipelineStageFlags dst_stages,
-                    XgpuAccessFlags dst_access) {
-  XgpuMemoryBarrier memory = {
-      .sType = XGPU_STRUCTURE_TYPE_MEMORY_BARRIER,
-      .srcAccessMask = src_access,
-      .dstAccessMask = dst_access,
-  };
-  xgpuCmdPipelineBarrier(cb, src_stages, dst_stages, 1, &memory, 0, NULL);
-}
-
 /* Resets the counts and the output, then runs the filter over every element. */
 static void record_filter(const sample_t* s, XgpuCommandBuffer cb, uint32_t keep_percent) {
   /* workgroup_count starts at {0, 1, 1}: the filter only ever adds to x. */
   const indirect_state_t reset = {.workgroup_count = {0, 1, 1}};
-  XgpuBufferRef state = whole(s->state);
+  const XgpuBufferRef state = xgpuBufferRefWhole(s->state);
   xgpuCmdUpdateBuffer(cb, &state, sizeof reset, &reset);
   const uint32_t not_processed = OUTPUT_NOT_PROCESSED;
-  XgpuBufferRef output = whole(s->output);
+  const XgpuBufferRef output = xgpuBufferRefWhole(s->output);
   xgpuCmdFillBuffer(cb, &output, &not_processed, sizeof not_processed);
 
   /* The filter's atomics must see the reset: transfer writes before
    * kernel reads and writes. */
-  barrier(cb, XGPU_PIPELINE_STAGE_TRANSFER_BIT, XGPU_ACCESS_TRANSFER_WRITE_BIT,
-          XGPU_PIPELINE_STAGE_DISPATCH_BIT,
-          XGPU_ACCESS_SHADER_READ_BIT | XGPU_ACCESS_SHADER_WRITE_BIT);
+  xgpuCmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_TRANSFER_BIT, XGPU_ACCESS_TRANSFER_WRITE_BIT,
+                       XGPU_PIPELINE_STAGE_DISPATCH_BIT,
+                       XGPU_ACCESS_SHADER_READ_BIT | XGPU_ACCESS_SHADER_WRITE_BIT);
 
   xgpuCmdBindPipeline(cb, s->filter);
-  const XgpuBufferRef bindings[3] = {whole(s->input), whole(s->survivors), whole(s->state)};
+  const XgpuBufferRef bindings[3] = {xgpuBufferRefWhole(s->input), xgpuBufferRefWhole(s->survivors),
+                                     xgpuBufferRefWhole(s->state)};
   xgpuCmdBindBuffers(cb, 0, 3, bindings);
   const filter_constants_t constants = {ELEMENT_COUNT, keep_percent};
   xgpuCmdPushConstants(cb, 0, sizeof constants, &constants);
@@ -240,12 +223,12 @@ static void record_filter(const sample_t* s, XgpuCommandBuffer cb, uint32_t keep
 static void record_process(const sample_t* s, XgpuCommandBuffer cb,
                            XgpuDispatchIndirectFlags flags) {
   xgpuCmdBindPipeline(cb, s->process);
-  const XgpuBufferRef bindings[4] = {whole(s->input), whole(s->survivors), whole(s->state),
-                                     whole(s->output)};
+  const XgpuBufferRef bindings[4] = {xgpuBufferRefWhole(s->input), xgpuBufferRefWhole(s->survivors),
+                                     xgpuBufferRefWhole(s->state), xgpuBufferRefWhole(s->output)};
   xgpuCmdBindBuffers(cb, 0, 4, bindings);
   /* The counts: uint32_t workgroup_count[3] at offset 0 of the state buffer
    * (which was created with the INDIRECT usage). */
-  const XgpuBufferRef counts = {s->state, XGPU_BINDING_SLOT_NONE, 0, 3 * sizeof(uint32_t)};
+  const XgpuBufferRef counts = xgpuBufferRefRange(s->state, 0, 3 * sizeof(uint32_t));
   xgpuCmdDispatchIndirect(cb, &counts, flags);
 }
 
@@ -281,10 +264,10 @@ static void run_dynamic(sample_t* s, uint32_t keep_percent) {
    * atomics (a dispatch); both must be visible to the indirect dispatch.
    * INDIRECT_READ is what reads workgroup_count[], SHADER_READ is the
    * process kernel reading survivors[] and survivor_count. */
-  barrier(cb, XGPU_PIPELINE_STAGE_TRANSFER_BIT | XGPU_PIPELINE_STAGE_DISPATCH_BIT,
-          XGPU_ACCESS_TRANSFER_WRITE_BIT | XGPU_ACCESS_SHADER_WRITE_BIT,
-          XGPU_PIPELINE_STAGE_INDIRECT_BIT | XGPU_PIPELINE_STAGE_DISPATCH_BIT,
-          XGPU_ACCESS_INDIRECT_READ_BIT | XGPU_ACCESS_SHADER_READ_BIT);
+  xgpuCmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_TRANSFER_BIT | XGPU_PIPELINE_STAGE_DISPATCH_BIT,
+                       XGPU_ACCESS_TRANSFER_WRITE_BIT | XGPU_ACCESS_SHADER_WRITE_BIT,
+                       XGPU_PIPELINE_STAGE_INDIRECT_BIT | XGPU_PIPELINE_STAGE_DISPATCH_BIT,
+                       XGPU_ACCESS_INDIRECT_READ_BIT | XGPU_ACCESS_SHADER_READ_BIT);
   record_process(s, cb, XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT);
   CHECK(xgpuEndCommandBuffer(cb));
 

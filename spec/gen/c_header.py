@@ -120,6 +120,15 @@ def generate(reg: Registry) -> str:
         out.append("};" if s.name in forward else f"}} {s.name};")
         out.append("")
 
+    if reg.inline_functions:
+        out.append("/* Inline helpers: plain C99 constructors of common values (no entry points). */")
+        for f in reg.inline_functions:
+            out.append(f"/* {f.comment} */")
+            out.append(f"static inline {f.ret} {f.name}({f.param_list()}) {{")
+            out += [f"    {line}" for line in f.body]
+            out.append("}")
+            out.append("")
+
     out.append("/* Entry-point types. */")
     for c in reg.commands:
         out.append(f"typedef {c.ret} (XGPU_API_PTR *{c.pfn})({c.param_list()});")

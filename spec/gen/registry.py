@@ -129,6 +129,19 @@ class Struct:
 
 
 @dataclass
+class InlineFunction:
+    """A small static inline helper of xgpu.h (not an entry point: no dispatch, no VUIDs)."""
+    name: str
+    ret: str
+    params: list[Param]
+    comment: str
+    body: list[str]          # C99 statements, one per line
+
+    def param_list(self) -> str:
+        return ", ".join(p.decl() for p in self.params) if self.params else "void"
+
+
+@dataclass
 class Command:
     name: str
     level: str
@@ -208,6 +221,7 @@ class Registry:
     funcpointers: list[FuncPointer]
     structs: list[Struct]
     commands: list[Command]
+    inline_functions: list[InlineFunction] = field(default_factory=list)
     _handle_by_name: dict[str, Handle] = field(default_factory=dict)
 
     def handle(self, name: str) -> Handle | None:
@@ -269,9 +283,12 @@ def load(path: Path = REGISTRY_PATH) -> Registry:
             raise ValueError(f"{c['name']}: unknown level {c['level']!r}")
         commands.append(Command(c["name"], c["level"], c["return"], [_param(p, False) for p in c["params"]],
                                 c.get("loader") == "custom", c.get("creates"), c.get("destroys")))
+    inline_functions = [InlineFunction(f["name"], f["return"], [_param(p, False) for p in f["params"]],
+                                       f.get("comment", ""), list(f["body"]))
+                        for f in raw.get("inline_functions", [])]
     reg = Registry(tuple(raw["api"]["version"]), raw["api"]["header_version"],
                    [tuple(x) for x in raw["constants"]], [tuple(x) for x in raw["basetypes"]],
-                   handles, enums, bitmasks, funcpointers, structs, commands)
+                   handles, enums, bitmasks, funcpointers, structs, commands, inline_functions)
     reg._handle_by_name = {h.name: h for h in handles}
     _check(reg)
     return reg
@@ -290,6 +307,9 @@ def _check(reg: Registry) -> None:
         for p in c.params:
             if p.len and not p.len.startswith("p") and p.len not in [q.base_name for q in c.params]:
                 raise ValueError(f"{c.name}.{p.name}: len {p.len} is not a parameter")
+    for f in reg.inline_functions:
+        if f.name in names:
+            raise ValueError(f"inline function {f.name} has the name of a command")
     for s in reg.structs:
         member_names = [m.base_name for m in s.members]
         for m in s.members:

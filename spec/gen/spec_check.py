@@ -345,13 +345,13 @@ def seed_explicit(vuid: str) -> dict:
         check, error = "parent", "XGPU_ERROR_INVALID_ARGUMENT"
     elif last == "unique":
         check, error = "unique", "XGPU_ERROR_INVALID_ARGUMENT"
-    elif last == "bindingSlot":
+    elif last in ("bindingSlot", "kind"):
         check, error = "buffer_ref", "XGPU_ERROR_INVALID_ARGUMENT"
     elif last == "overlap":
         check, error = "overlap", "XGPU_ERROR_INVALID_ARGUMENT"
     else:
         check, error = "value", "XGPU_ERROR_INVALID_ARGUMENT"
-    when = "call_or_submit" if uses_ref and last != "bindingSlot" else "call"
+    when = "call_or_submit" if uses_ref and last not in ("bindingSlot", "kind") else "call"
     return {"check": check, "error": error, "when": when}
 
 

@@ -221,10 +221,10 @@ struct Env {
 };
 
 XgpuBufferRef ref(const Buffer& b, uint64_t offset = 0, uint64_t size = XGPU_WHOLE_SIZE) {
-  return XgpuBufferRef{b.handle, XGPU_BINDING_SLOT_NONE, offset, size};
+  return xgpuBufferRefRange(b.handle, offset, size);
 }
 XgpuBufferRef slot(uint32_t index, uint64_t offset = 0, uint64_t size = XGPU_WHOLE_SIZE) {
-  return XgpuBufferRef{XGPU_NULL_HANDLE, index, offset, size};
+  return xgpuBufferRefSlot(index, offset, size);
 }
 XgpuBufferBinding bind(const Buffer& b, uint64_t offset = 0, uint64_t size = XGPU_WHOLE_SIZE) {
   return XgpuBufferBinding{b.handle, offset, size};

@@ -61,6 +61,17 @@ void device_report(const Device* device, XgpuDebugMessageSeverityFlagBits, const
 }
 std::string device_object_name(const Device*, uint64_t) { return ""; }
 void device_forget_object_name(const Device*, uint64_t) {}
+void device_track_handle(const Device* device, const void* handle) {
+  const_cast<Device*>(device)->live_handles.insert(handle);
+}
+bool device_release_handle(const Device* device, const void* handle, const char* function, const char* parameter,
+                           bool) {
+  if (const_cast<Device*>(device)->live_handles.erase(handle)) return true;
+  device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
+                (std::string("XGPU-VUID-") + function + "-" + parameter + "-parameter").c_str(),
+                std::string(function) + ": " + parameter + " is not live");
+  return false;
+}
 bool device_is_lost(const Device* device) { return device->lost; }
 XgpuMemoryPropertyFlags buffer_memory_properties(const BufferInfo* buffer, uint32_t* out_memory_type) {
   const auto* fake = static_cast<const FakeBuffer*>(buffer);
@@ -80,6 +91,7 @@ std::unique_ptr<Device> make_device() {
   for (int d = 0; d < 3; ++d) {
     l.maxWorkgroupSize[d] = 1024;
     l.maxWorkgroupCount[d] = 65535;
+    l.maxGridSize[d] = UINT32_MAX;
   }
   l.maxWorkgroupInvocations = 1024;
   l.maxWorkgroupMemorySize = 65536;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@ struct Device {
   std::vector<std::unique_ptr<FakeBuffer>> buffers; // buffers made by make_buffer
   std::vector<std::vector<uint8_t>> memory;         // backing memory of buffers
   std::vector<std::unique_ptr<PipelineInfo>> pipelines;  // pipelines made by make_pipeline
+  std::set<const void*> live_handles;               // device_track_handle / device_release_handle
 };
 
 }  // namespace xgpu::amdgpu

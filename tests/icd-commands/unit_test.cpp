@@ -117,10 +117,10 @@ XgpuResult Fixture::issue(Ring& ring, uint64_t first, const std::vector<XgpuBuff
 }
 
 XgpuBufferRef ref_of(XgpuBuffer buffer, uint64_t offset = 0, uint64_t size = XGPU_WHOLE_SIZE) {
-  return XgpuBufferRef{buffer, XGPU_BINDING_SLOT_NONE, offset, size};
+  return xgpuBufferRefRange(buffer, offset, size);
 }
 XgpuBufferRef slot_ref(uint32_t slot, uint64_t offset = 0, uint64_t size = XGPU_WHOLE_SIZE) {
-  return XgpuBufferRef{XGPU_NULL_HANDLE, slot, offset, size};
+  return xgpuBufferRefSlot(slot, offset, size);
 }
 uint64_t address(const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); }
 

@@ -84,7 +84,7 @@ struct Spinner {
     __atomic_store_n(gate_word, 0u, __ATOMIC_RELEASE);
     cb = env.begin_command_buffer(XGPU_COMMAND_BUFFER_MODE_ONE_SHOT);
     api().CmdBindPipeline(cb, pipeline);
-    const XgpuBufferRef ref{gate, 0, 0, XGPU_WHOLE_SIZE};
+    const XgpuBufferRef ref = xgpuBufferRefWhole(gate);
     api().CmdBindBuffers(cb, 0, 1, &ref);
     api().CmdDispatch(cb, 1, 1, 1);
     REQUIRE(api().EndCommandBuffer(cb) == XGPU_SUCCESS);
@@ -438,7 +438,7 @@ TEST_CASE("binding-table slot holding an alloca'd buffer, submitted before the a
   // Recorded once, before any alloca exists: y is slot 1.
   XgpuCommandBuffer cb = env.begin_command_buffer(XGPU_COMMAND_BUFFER_MODE_REUSABLE, 2);
   api().CmdBindPipeline(cb, pipeline);
-  XgpuBufferRef refs[2] = {{nullptr, 0, 0, XGPU_WHOLE_SIZE}, {nullptr, 1, 0, XGPU_WHOLE_SIZE}};
+  XgpuBufferRef refs[2] = {xgpuBufferRefSlot(0, 0, XGPU_WHOLE_SIZE), xgpuBufferRefSlot(1, 0, XGPU_WHOLE_SIZE)};
   api().CmdBindBuffers(cb, 0, 2, refs);
   struct { float a; uint32_t n; } constants = {2.0f, n};
   api().CmdPushConstants(cb, 0, sizeof(constants), &constants);

@@ -37,7 +37,7 @@ TEST_CASE("saxpy end to end, reusable command buffer replayed on two queues with
 
   XgpuCommandBuffer cb = env.begin_command_buffer(XGPU_COMMAND_BUFFER_MODE_REUSABLE, 2);
   api().CmdBindPipeline(cb, pipeline);
-  XgpuBufferRef refs[2] = {{nullptr, 0, 0, XGPU_WHOLE_SIZE}, {nullptr, 1, 0, XGPU_WHOLE_SIZE}};
+  XgpuBufferRef refs[2] = {xgpuBufferRefSlot(0, 0, XGPU_WHOLE_SIZE), xgpuBufferRefSlot(1, 0, XGPU_WHOLE_SIZE)};
   api().CmdBindBuffers(cb, 0, 2, refs);
   struct { float a; uint32_t n; } constants = {2.0f, n};
   api().CmdPushConstants(cb, 0, sizeof(constants), &constants);
@@ -117,7 +117,7 @@ TEST_CASE("what a submission used may be destroyed or re-begun as soon as one of
     begin.mode = mode;
     REQUIRE(api().BeginCommandBuffer(cb, &begin) == XGPU_SUCCESS);
     api().CmdBindPipeline(cb, pipeline);
-    const XgpuBufferRef ref{counters, 0, 0, XGPU_WHOLE_SIZE};
+    const XgpuBufferRef ref = xgpuBufferRefWhole(counters);
     api().CmdBindBuffers(cb, 0, 1, &ref);
     const uint32_t constants[2] = {n, 0};
     api().CmdPushConstants(cb, 0, sizeof(constants), constants);

@@ -130,8 +130,7 @@ bool run_saxpy(Env& env, XgpuPipeline pipeline, float a, uint32_t n) {
   }
   XgpuCommandBuffer cb = env.begin_command_buffer(XGPU_COMMAND_BUFFER_MODE_ONE_SHOT);
   api().CmdBindPipeline(cb, pipeline);
-  const XgpuBufferRef refs[2] = {{x, XGPU_BINDING_SLOT_NONE, 0, XGPU_WHOLE_SIZE},
-                                 {y, XGPU_BINDING_SLOT_NONE, 0, XGPU_WHOLE_SIZE}};
+  const XgpuBufferRef refs[2] = {xgpuBufferRefWhole(x), xgpuBufferRefWhole(y)};
   api().CmdBindBuffers(cb, 0, 2, refs);
   struct {
     float a;     // scale

@@ -89,8 +89,8 @@ TEST_CASE("kernarg addresses in dispatch packets are 16-byte aligned, prebuilt a
   }
 
   XgpuCommandBuffer cb = env.begin_command_buffer(XGPU_COMMAND_BUFFER_MODE_ONE_SHOT, 4);
-  auto concrete = [](XgpuBuffer b) { return XgpuBufferRef{b, XGPU_BINDING_SLOT_NONE, 0, XGPU_WHOLE_SIZE}; };
-  auto slot = [](uint32_t s) { return XgpuBufferRef{nullptr, s, 0, XGPU_WHOLE_SIZE}; };
+  auto concrete = [](XgpuBuffer b) { return xgpuBufferRefWhole(b); };
+  auto slot = [](uint32_t s) { return xgpuBufferRefSlot(s, 0, XGPU_WHOLE_SIZE); };
   auto record_saxpy = [&](XgpuBufferRef xr, XgpuBufferRef yr, float a) {
     api().CmdBindPipeline(cb, saxpy);
     const XgpuBufferRef refs[2] = {xr, yr};

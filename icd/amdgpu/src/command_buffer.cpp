@@ -183,61 +183,80 @@ struct RefRules {
   const char* usage_name;        // name of the usage bit
   uint64_t alignment;            // required alignment of the offset, bytes
   uint64_t min_size;             // required bytes in the range (0 = none)
+  const char* size_rule = "-range";  // VUID suffix of a size below min_size ("-size" where the spec has one)
+  const char* implicit = nullptr;    // VUID prefix of the reference's implicit rules (default: parameter)
+  const char* member = "";           // the reference's member in an array element (".buffer"), for messages
 };
 
-bool make_ref(CommandBuffer* cb, const XgpuBufferRef* in, const RefRules& rules, xgpu_amdgpu_buffer_ref_t* out) {
-  const std::string where = std::string(rules.function) + ": " + rules.parameter;
-  const std::string vuid = std::string("XGPU-VUID-") + rules.function + "-" + rules.parameter;
-  if (!in) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid.c_str(), where + " is NULL");
+// `index` >= 0 names an element of an array parameter in messages.
+bool make_ref(CommandBuffer* cb, const XgpuBufferRef* in, const RefRules& rules, xgpu_amdgpu_buffer_ref_t* out,
+              int64_t index = -1) {
+  // Messages (and the VUIDs they carry) are built only when a check fails.
+  // `field` is the member the message names ("" for the whole reference).
+  auto fail = [&](bool implicit, const char* rule, const char* field, const std::string& what) {
+    const char* prefix = implicit && rules.implicit ? rules.implicit : rules.parameter;
+    const std::string vuid = std::string("XGPU-VUID-") + rules.function + "-" + prefix + rule;
+    std::string where = rules.parameter;
+    if (index >= 0) where += "[" + std::to_string(index) + "]" + rules.member;
+    if (*field) where += (index >= 0 ? "." : "->") + std::string(field);
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid.c_str(), std::string(rules.function) + ": " + where + what);
     return false;
-  }
+  };
+  if (!in) return fail(true, "-parameter", "", " is NULL");
   *out = xgpu_amdgpu_buffer_ref_t{};
   out->offset = in->offset;
   out->length = in->size == XGPU_WHOLE_SIZE ? XGPU_AMDGPU_WHOLE_LENGTH : in->size;
-  if (in->offset % rules.alignment != 0) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, (vuid + "-offset").c_str(),
-                 where + "->offset (" + std::to_string(in->offset) + ") is not a multiple of " +
-                     std::to_string(rules.alignment));
-    return false;
+  switch (in->kind) {
+    case XGPU_BUFFER_REF_KIND_BUFFER:
+      if (in->buffer == XGPU_NULL_HANDLE)
+        return fail(false, "-kind", "buffer",
+                    " is XGPU_NULL_HANDLE in a reference of kind XGPU_BUFFER_REF_KIND_BUFFER (a zero-initialized "
+                    "XgpuBufferRef names no buffer; build one with xgpuBufferRefWhole, xgpuBufferRefRange or "
+                    "xgpuBufferRefSlot)");
+      if (in->bindingSlot != 0)
+        return fail(false, "-kind", "bindingSlot",
+                    " is " + std::to_string(in->bindingSlot) +
+                        " in a reference of kind XGPU_BUFFER_REF_KIND_BUFFER (must be 0; a binding-table slot needs "
+                        "kind XGPU_BUFFER_REF_KIND_BINDING_SLOT)");
+      break;
+    case XGPU_BUFFER_REF_KIND_BINDING_SLOT:
+      if (in->buffer != XGPU_NULL_HANDLE)
+        return fail(false, "-kind", "buffer",
+                    " is set in a reference of kind XGPU_BUFFER_REF_KIND_BINDING_SLOT (must be XGPU_NULL_HANDLE: "
+                    "each submission's binding table gives the buffer)");
+      break;
+    default:
+      return fail(true, "-kind-parameter", "kind",
+                  " (" + std::to_string(uint32_t(in->kind)) + ") is not an XgpuBufferRefKind value");
   }
-  if (in->size != XGPU_WHOLE_SIZE && (in->size == 0 || in->size < rules.min_size)) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, (vuid + "-size").c_str(),
-                 where + "->size (" + std::to_string(in->size) + ") must be at least " +
-                     std::to_string(std::max<uint64_t>(rules.min_size, 1)) + " bytes");
-    return false;
-  }
-  if (in->buffer == XGPU_NULL_HANDLE) {
-    if (in->bindingSlot >= cb->binding_capacity) {
-      record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, (vuid + "-bindingSlot").c_str(),
-                   where + "->bindingSlot (" + std::to_string(in->bindingSlot) +
-                       ") is not less than the command buffer's bindingCapacity (" +
-                       std::to_string(cb->binding_capacity) + ")");
-      return false;
-    }
+  if (in->offset % rules.alignment != 0)
+    return fail(false, "-offset", "offset",
+                " (" + std::to_string(in->offset) + ") is not a multiple of " + std::to_string(rules.alignment));
+  if (in->size != XGPU_WHOLE_SIZE && (in->size == 0 || in->size < rules.min_size))
+    return fail(false, rules.size_rule, "size",
+                " (" + std::to_string(in->size) + ") must be at least " +
+                    std::to_string(std::max<uint64_t>(rules.min_size, 1)) + " bytes");
+  if (in->kind == XGPU_BUFFER_REF_KIND_BINDING_SLOT) {
+    if (in->bindingSlot >= cb->binding_capacity)
+      return fail(false, "-bindingSlot", "bindingSlot",
+                  " (" + std::to_string(in->bindingSlot) + ") is not less than the command buffer's bindingCapacity (" +
+                      std::to_string(cb->binding_capacity) + ")");
     out->kind = XGPU_AMDGPU_BUFFER_REF_KIND_SLOT;
     out->slot = in->bindingSlot;
     return true;
   }
   BufferInfo* buffer = buffer_info(in->buffer);
-  if (!buffer) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, (vuid + "-buffer").c_str(), where + "->buffer is not a buffer");
-    return false;
-  }
-  if (rules.usage && (buffer->usage & rules.usage) != rules.usage) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, (vuid + "-usage").c_str(),
-                 where + "->buffer was not created with " + rules.usage_name + " (usage " + hex(buffer->usage) + ")");
-    return false;
-  }
+  if (!buffer) return fail(true, "-buffer-parameter", "buffer", " is not a buffer");
+  if (rules.usage && (buffer->usage & rules.usage) != rules.usage)
+    return fail(false, "-usage", "buffer",
+                " was not created with " + std::string(rules.usage_name) + " (usage " + hex(buffer->usage) + ")");
   const uint64_t length = in->size == XGPU_WHOLE_SIZE ? buffer->size - std::min(in->offset, buffer->size) : in->size;
-  if (in->offset >= buffer->size || length > buffer->size - in->offset || length < rules.min_size) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, (vuid + "-range").c_str(),
-                 where + " (offset " + std::to_string(in->offset) + ", size " + size_string(in->size) +
-                     ") does not fit the buffer's " + std::to_string(buffer->size) + " bytes" +
-                     (rules.min_size ? " with at least " + std::to_string(rules.min_size) + " bytes" : ""));
-    return false;
-  }
-  out->slot = XGPU_BINDING_SLOT_NONE;
+  if (in->offset >= buffer->size || length > buffer->size - in->offset || length < rules.min_size)
+    return fail(false, "-range", "",
+                " (offset " + std::to_string(in->offset) + ", size " + size_string(in->size) +
+                    ") does not fit the buffer's " + std::to_string(buffer->size) + " bytes" +
+                    (rules.min_size ? " with at least " + std::to_string(rules.min_size) + " bytes" : ""));
+  out->slot = XGPU_AMDGPU_NO_SLOT;
   out->length = length;
   if (buffer->is_alloca) {
     out->kind = XGPU_AMDGPU_BUFFER_REF_KIND_ALLOCA;
@@ -635,6 +654,7 @@ XgpuResult XGPU_API_CALL create_command_buffer(XgpuDevice device_handle, const X
   xgpuSetLoaderMagicValue(cb);
   cb->device = device;
   cb->queue_family_index = info->queueFamilyIndex;
+  device_track_handle(device, cb);
   *out = reinterpret_cast<XgpuCommandBuffer>(cb);
   return XGPU_SUCCESS;
 }
@@ -647,10 +667,11 @@ void reset(CommandBuffer* cb) {
   cb->submitted_once = false;
 }
 
-void XGPU_API_CALL destroy_command_buffer(XgpuDevice, XgpuCommandBuffer handle, const XgpuAllocationCallbacks*) {
+void XGPU_API_CALL destroy_command_buffer(XgpuDevice device, XgpuCommandBuffer handle, const XgpuAllocationCallbacks*) {
   CommandBuffer* cb = from_handle(handle);
-  if (!cb) return;
-  device_forget_object_name(cb->device, uint64_t(reinterpret_cast<uintptr_t>(handle)));
+  Device* owner = device_from_handle(device);
+  if (!cb || !owner) return;
+  if (!device_release_handle(owner, cb, "xgpuDestroyCommandBuffer", "commandBuffer")) return;
   reset(cb);
   host_delete(cb);
 }
@@ -767,12 +788,11 @@ void XGPU_API_CALL cmd_bind_buffers(XgpuCommandBuffer handle, uint32_t first, ui
     return;
   }
   const uint64_t alignment = std::max<uint64_t>(device_limits(cb->device).minBufferOffsetAlignment, 1);
+  const RefRules rules{"xgpuCmdBindBuffers", "pBuffers", XGPU_BUFFER_USAGE_STORAGE_BIT,
+                       "XGPU_BUFFER_USAGE_STORAGE_BIT", alignment, 0};
   for (uint32_t i = 0; i < count; ++i) {
-    const std::string parameter = "pBuffers[" + std::to_string(i) + "]";
-    RefRules rules{"xgpuCmdBindBuffers", "pBuffers", XGPU_BUFFER_USAGE_STORAGE_BIT,
-                   "XGPU_BUFFER_USAGE_STORAGE_BIT", alignment, 0};
     xgpu_amdgpu_buffer_ref_t ref;
-    if (!make_ref(cb, &buffers[i], rules, &ref)) return;
+    if (!make_ref(cb, &buffers[i], rules, &ref, i)) return;
     r->bindings[first + i] = ref;
     r->bound[first + i] = true;
   }
@@ -803,12 +823,15 @@ void XGPU_API_CALL cmd_dispatch(XgpuCommandBuffer handle, uint32_t x, uint32_t y
   const uint32_t counts[3] = {x, y, z};
   static const char* const kNames[3] = {"groupCountX", "groupCountY", "groupCountZ"};
   for (int d = 0; d < 3; ++d) {
-    const uint64_t grid = uint64_t(counts[d]) * spec.workgroup_size[d];
-    if (counts[d] > limits.maxWorkgroupCount[d] || grid > UINT32_MAX) {
-      record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, (std::string("XGPU-VUID-xgpuCmdDispatch-") + kNames[d]).c_str(),
+    const uint32_t bound = max_workgroup_count(limits, spec.workgroup_size, d);
+    if (counts[d] > bound) {
+      record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdDispatch-groupCount",
                    std::string("xgpuCmdDispatch: ") + kNames[d] + " (" + std::to_string(counts[d]) +
-                       ") exceeds limits.maxWorkgroupCount[" + std::to_string(d) + "] (" +
-                       std::to_string(limits.maxWorkgroupCount[d]) + ") or a 32-bit grid size");
+                       ") exceeds the pipeline's maxWorkgroupCount[" + std::to_string(d) + "] (" +
+                       std::to_string(bound) + ": limits.maxWorkgroupCount[" + std::to_string(d) + "] " +
+                       std::to_string(limits.maxWorkgroupCount[d]) + ", limits.maxGridSize[" + std::to_string(d) +
+                       "] " + std::to_string(limits.maxGridSize[d]) + " / workgroup size " +
+                       std::to_string(spec.workgroup_size[d]) + ")");
       return;
     }
   }
@@ -907,8 +930,7 @@ void XGPU_API_CALL cmd_dispatch_indirect(XgpuCommandBuffer handle, const XgpuBuf
     slot->host_visible = true;
   }
   for (int d = 0; d < 3; ++d) {
-    const uint32_t grid_limit = UINT32_MAX / std::max<uint32_t>(spec.workgroup_size[d], 1);
-    cmd->max_workgroup_count[d] = std::min(limits.maxWorkgroupCount[d], grid_limit);
+    cmd->max_workgroup_count[d] = max_workgroup_count(limits, spec.workgroup_size, d);
   }
   if (dynamic) {
     cmd->header.flags |= XGPU_AMDGPU_COMMAND_FLAG_BARRIER;  // the patch kernel waits for the counts' producer
@@ -933,7 +955,7 @@ void XGPU_API_CALL cmd_fill_buffer(XgpuCommandBuffer handle, const XgpuBufferRef
     return;
   }
   RefRules rules{"xgpuCmdFillBuffer", "pDst", XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
-                 "XGPU_BUFFER_USAGE_TRANSFER_DST_BIT", pattern_size, 0};
+                 "XGPU_BUFFER_USAGE_TRANSFER_DST_BIT", pattern_size, 0, "-size"};
   xgpu_amdgpu_buffer_ref_t ref;
   if (!make_ref(cb, dst, rules, &ref)) return;
   if (ref.length != XGPU_AMDGPU_WHOLE_LENGTH && ref.length % pattern_size != 0) {
@@ -1026,7 +1048,7 @@ void XGPU_API_CALL cmd_update_buffer(XgpuCommandBuffer handle, const XgpuBufferR
   dst_ref.length = data_size;
   xgpu_amdgpu_buffer_ref_t src_ref{};
   src_ref.kind = XGPU_AMDGPU_BUFFER_REF_KIND_RODATA;
-  src_ref.slot = XGPU_BINDING_SLOT_NONE;
+  src_ref.slot = XGPU_AMDGPU_NO_SLOT;
   src_ref.value = append_rodata(r, data, data_size, kRodataAlignment);
   src_ref.length = data_size;
   xgpu_amdgpu_copy_args_t args{};
@@ -1041,12 +1063,17 @@ void XGPU_API_CALL cmd_update_buffer(XgpuCommandBuffer handle, const XgpuBufferR
                  std::move(patches), false);
 }
 
-void XGPU_API_CALL cmd_pipeline_barrier(XgpuCommandBuffer handle, XgpuPipelineStageFlags src_stages,
-                                        XgpuPipelineStageFlags dst_stages, uint32_t, const XgpuMemoryBarrier*,
-                                        uint32_t, const XgpuBufferMemoryBarrier*) {
-  CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdPipelineBarrier");
-  if (!r) return;
+// Records a barrier after the stage masks were checked (nonzero: drivers
+// check XGPU-VUID-<function>-srcStageMask/-dstStageMask).
+void record_barrier(CommandBuffer* cb, Recorder* r, const char* function, XgpuPipelineStageFlags src_stages,
+                    XgpuPipelineStageFlags dst_stages) {
+  if (src_stages == 0 || dst_stages == 0) {
+    const bool src = src_stages == 0;
+    const std::string mask = src ? "srcStageMask" : "dstStageMask";
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, (std::string("XGPU-VUID-") + function + "-" + mask).c_str(),
+                 std::string(function) + ": " + mask + " is 0 (a barrier needs the stages it orders)");
+    return;
+  }
   // AQL orders whole packets: every barrier becomes the next packet's
   // barrier bit with agent-scope fences, whatever its stages and ranges.
   const uint64_t offset = append_command(r, XGPU_AMDGPU_COMMAND_BARRIER, sizeof(xgpu_amdgpu_command_barrier_t));
@@ -1056,6 +1083,32 @@ void XGPU_API_CALL cmd_pipeline_barrier(XgpuCommandBuffer handle, XgpuPipelineSt
   cmd->src_stage_mask = src_stages;
   cmd->dst_stage_mask = dst_stages;
   r->barrier_pending = true;
+}
+
+void XGPU_API_CALL cmd_pipeline_barrier(XgpuCommandBuffer handle, XgpuPipelineStageFlags src_stages,
+                                        XgpuPipelineStageFlags dst_stages, uint32_t, const XgpuMemoryBarrier*,
+                                        uint32_t buffer_barrier_count,
+                                        const XgpuBufferMemoryBarrier* buffer_barriers) {
+  CommandBuffer* cb = from_handle(handle);
+  Recorder* r = recording(cb, "xgpuCmdPipelineBarrier");
+  if (!r) return;
+  // Buffer barriers widen to all memory, but their references must still be
+  // well formed (drivers check -kind and -bindingSlot).
+  const RefRules rules{"xgpuCmdPipelineBarrier", "pBufferBarriers", 0, "", 1, 0, "-range", "pBufferBarriers-buffer",
+                       ".buffer"};
+  for (uint32_t i = 0; i < buffer_barrier_count && buffer_barriers; ++i) {
+    xgpu_amdgpu_buffer_ref_t ref;
+    if (!make_ref(cb, &buffer_barriers[i].buffer, rules, &ref, i)) return;
+  }
+  record_barrier(cb, r, "xgpuCmdPipelineBarrier", src_stages, dst_stages);
+}
+
+void XGPU_API_CALL cmd_memory_barrier(XgpuCommandBuffer handle, XgpuPipelineStageFlags src_stages, XgpuAccessFlags,
+                                      XgpuPipelineStageFlags dst_stages, XgpuAccessFlags) {
+  CommandBuffer* cb = from_handle(handle);
+  Recorder* r = recording(cb, "xgpuCmdMemoryBarrier");
+  if (!r) return;
+  record_barrier(cb, r, "xgpuCmdMemoryBarrier", src_stages, dst_stages);
 }
 
 void record_label(CommandBuffer* cb, Recorder* r, uint32_t op, const XgpuDebugLabel* label) {
@@ -1142,6 +1195,7 @@ const NamedFunction kEntryPoints[] = {
     XGPU_AMDGPU_ENTRY(CmdCopyBuffer, cmd_copy_buffer),
     XGPU_AMDGPU_ENTRY(CmdUpdateBuffer, cmd_update_buffer),
     XGPU_AMDGPU_ENTRY(CmdPipelineBarrier, cmd_pipeline_barrier),
+    XGPU_AMDGPU_ENTRY(CmdMemoryBarrier, cmd_memory_barrier),
     XGPU_AMDGPU_ENTRY(CmdBeginDebugLabel, cmd_begin_debug_label),
     XGPU_AMDGPU_ENTRY(CmdEndDebugLabel, cmd_end_debug_label),
     XGPU_AMDGPU_ENTRY(CmdInsertDebugLabel, cmd_insert_debug_label),

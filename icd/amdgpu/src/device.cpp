@@ -1,6 +1,7 @@
 #include "device.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <future>
 
 #include "common.h"
@@ -52,6 +53,32 @@ std::string device_object_name(const Device* device, uint64_t handle) {
 void device_forget_object_name(const Device* device, uint64_t handle) {
   std::lock_guard<std::mutex> lock(device->names_mutex);
   device->object_names.erase(handle);
+}
+
+void device_track_handle(const Device* device, const void* handle) {
+  std::lock_guard<std::mutex> lock(device->live_mutex);
+  device->live_handles.insert(handle);
+}
+
+bool device_release_handle(const Device* device, const void* handle, const char* function, const char* parameter,
+                           bool keep_name) {
+  bool live = false;
+  {
+    std::lock_guard<std::mutex> lock(device->live_mutex);
+    live = device->live_handles.erase(handle) != 0;
+  }
+  if (live) {
+    if (!keep_name) device_forget_object_name(device, uint64_t(reinterpret_cast<uintptr_t>(handle)));
+    return true;
+  }
+  char value[32];
+  std::snprintf(value, sizeof(value), "%p", handle);
+  device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
+                (std::string("XGPU-VUID-") + function + "-" + parameter + "-parameter").c_str(),
+                std::string(function) + ": " + parameter + " (" + value +
+                    ") is not a live object of this device: it was destroyed already or never created from it; "
+                    "nothing was destroyed");
+  return false;
 }
 bool device_is_lost(const Device* device) { return device && device->lost.load(); }
 XgpuMemoryPropertyFlags buffer_memory_properties(const BufferInfo* info, uint32_t* out_memory_type) {
@@ -347,6 +374,7 @@ XgpuResult buffer_create(XgpuDevice handle, const XgpuBufferCreateInfo* info,
       device->allocators[info->memoryTypeIndex]->allocate(info->size, &buffer->allocation, &error);
   if (result != XGPU_SUCCESS) return device_fail(device, result, "xgpuCreateBuffer: " + error);
   buffer->device_address.store(reinterpret_cast<uint64_t>(buffer->allocation.ptr), std::memory_order_release);
+  device_track_handle(device, buffer.get());
   *out_buffer = to_handle<XgpuBuffer>(buffer.release());
   return XGPU_SUCCESS;
 }
@@ -355,7 +383,7 @@ void buffer_destroy(XgpuDevice handle, XgpuBuffer buffer_handle, const XgpuAlloc
   Device* device = device_from_handle(handle);
   auto* buffer = from_handle<Buffer>(buffer_handle);
   if (!device || !buffer) return;
-  device_forget_object_name(device, uint64_t(reinterpret_cast<uintptr_t>(buffer_handle)));
+  if (!device_release_handle(device, buffer, "xgpuDestroyBuffer", "buffer")) return;
   if (buffer->is_alloca) {
     // An alloca buffer is released by xgpuQueueDealloca; destroying the
     // handle (invalid usage, reported) returns its memory now and drops the

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "block_allocator.h"
@@ -69,6 +70,8 @@ struct Device {
   std::vector<CompletionSignal*> all_signals;        // every signal created (for destroy)
   mutable std::mutex names_mutex;                    // guards object_names
   mutable std::unordered_map<uint64_t, std::string> object_names;  // handle -> xgpuSetObjectName name
+  mutable std::mutex live_mutex;                     // guards live_handles
+  mutable std::unordered_set<const void*> live_handles;  // children not yet destroyed (device_track_handle)
 };
 
 // Marks the device lost (first reason wins), fails everything pending and in

@@ -219,14 +219,18 @@ XgpuResult executable_create(XgpuDevice handle, const XgpuExecutableCreateInfo* 
     *out_executable = nullptr;
     return result;
   }
+  device_track_handle(device, executable);
   *out_executable = to_handle<XgpuExecutable>(executable);
   return XGPU_SUCCESS;
 }
 
 void executable_destroy(XgpuDevice device, XgpuExecutable handle, const XgpuAllocationCallbacks*) {
-  if (Device* owner = device_from_handle(device)) device_forget_object_name(owner, uint64_t(reinterpret_cast<uintptr_t>(handle)));
+  Device* owner = device_from_handle(device);
+  auto* executable = from_handle<LoadedExecutable>(handle);
+  if (!owner || !executable) return;
+  if (!device_release_handle(owner, executable, "xgpuDestroyExecutable", "executable")) return;
   // Pipelines created from it keep it loaded until they are destroyed.
-  if (auto* executable = from_handle<LoadedExecutable>(handle)) loaded_executable_release(executable);
+  loaded_executable_release(executable);
 }
 
 XgpuResult pipeline_create(XgpuDevice handle, const XgpuPipelineCreateInfo* info,
@@ -303,14 +307,16 @@ XgpuResult pipeline_create(XgpuDevice handle, const XgpuPipelineCreateInfo* info
   pipeline->info.binding_count = info->bindingCount;
   pipeline->info.constant_size = info->constantSize;
   std::copy(size, size + 3, pipeline->info.workgroup_size);
+  device_track_handle(device, pipeline.get());
   *out_pipeline = to_handle<XgpuPipeline>(pipeline.release());
   return XGPU_SUCCESS;
 }
 
 void pipeline_destroy(XgpuDevice device, XgpuPipeline handle, const XgpuAllocationCallbacks*) {
   auto* pipeline = from_handle<Pipeline>(handle);
-  if (!pipeline) return;
-  if (Device* owner = device_from_handle(device)) device_forget_object_name(owner, uint64_t(reinterpret_cast<uintptr_t>(handle)));
+  Device* owner = device_from_handle(device);
+  if (!pipeline || !owner) return;
+  if (!device_release_handle(owner, pipeline, "xgpuDestroyPipeline", "pipeline")) return;
   loaded_executable_release(pipeline->executable);
   host_delete(pipeline);
 }
@@ -324,6 +330,9 @@ void pipeline_get_properties(XgpuDevice, XgpuPipeline handle, XgpuPipelineProper
   out_properties->kernargSize = pipeline->info.kernel.kernarg_size;
   out_properties->staticWorkgroupMemorySize = pipeline->info.kernel.group_segment_size;
   out_properties->privateMemorySize = pipeline->info.kernel.private_segment_size;
+  for (int d = 0; d < 3; ++d)
+    out_properties->maxWorkgroupCount[d] =
+        max_workgroup_count(device_limits(pipeline->device), pipeline->info.workgroup_size, d);
 }
 
 }  // namespace xgpu::amdgpu

@@ -408,6 +408,7 @@ XgpuResult make_physical_device(Instance* instance, hsa_agent_t agent, std::uniq
   for (int i = 0; i < 3; ++i) {
     l.maxWorkgroupSize[i] = max_dims[i];
     l.maxWorkgroupCount[i] = grid[i];  // with one work item per group, the grid bound
+    l.maxGridSize[i] = grid[i];        // AQL grid sizes are work items, 32 bits per dimension
   }
   l.maxWorkgroupInvocations = max_size;
   l.maxPushConstantsSize = kMaxPushConstantsSize;
@@ -474,7 +475,8 @@ void instance_report(const Instance* instance, XgpuDebugMessageSeverityFlagBits 
   data.pObjects = object_count ? objects : nullptr;
   const XgpuDebugMessageTypeFlags types =
       vuid ? XGPU_DEBUG_MESSAGE_TYPE_VALIDATION_BIT : XGPU_DEBUG_MESSAGE_TYPE_GENERAL_BIT;
-  if (instance->has_creation_messenger) deliver(instance->creation_messenger, severity, types, data);
+  if (instance->has_creation_messenger && instance->in_create_or_destroy.load(std::memory_order_acquire))
+    deliver(instance->creation_messenger, severity, types, data);
   std::lock_guard<std::mutex> lock(instance->messenger_mutex);
   for (const DebugMessenger* messenger : instance->messengers) deliver(messenger->info, severity, types, data);
 }
@@ -495,6 +497,7 @@ XgpuResult instance_create(const XgpuInstanceCreateInfo* create_info,
       break;
     }
   }
+  instance->in_create_or_destroy.store(true, std::memory_order_release);
   XgpuResult result = acquire_runtime(instance.get(), &instance->runtime);
   if (result != XGPU_SUCCESS) return result;
   const std::vector<hsa_agent_t>& agents = instance->runtime->gpu_agents;
@@ -516,6 +519,7 @@ XgpuResult instance_create(const XgpuInstanceCreateInfo* create_info,
     release_runtime(instance.get());
     return XGPU_ERROR_INITIALIZATION_FAILED;
   }
+  instance->in_create_or_destroy.store(false, std::memory_order_release);
   *out_instance = reinterpret_cast<XgpuInstance>(instance.release());
   return XGPU_SUCCESS;
 }
@@ -523,6 +527,7 @@ XgpuResult instance_create(const XgpuInstanceCreateInfo* create_info,
 void instance_destroy(XgpuInstance handle, const XgpuAllocationCallbacks* allocator) {
   auto* instance = reinterpret_cast<Instance*>(handle);
   if (!instance) return;
+  instance->in_create_or_destroy.store(true, std::memory_order_release);
   {
     std::lock_guard<std::mutex> lock(instance->messenger_mutex);
     for (DebugMessenger* messenger : instance->messengers) host_delete(messenger);

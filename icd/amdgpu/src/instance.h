@@ -4,6 +4,7 @@
 // instance creation; the Instance's messenger list is guarded by its mutex.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -75,6 +76,9 @@ struct Instance {
   std::vector<DebugMessenger*> messengers;              // from xgpuCreateDebugMessenger
   XgpuDebugMessengerCreateInfo creation_messenger{};    // chained on the create info, or zeroed
   bool has_creation_messenger = false;                  // creation_messenger is valid
+  // creation_messenger receives messages only while xgpuCreateInstance or
+  // xgpuDestroyInstance runs (Vulkan's semantics; api.md 14).
+  std::atomic<bool> in_create_or_destroy{false};
 };
 
 // Sends a message about `object_count` objects to the instance's messengers

@@ -612,7 +612,7 @@ bool commands_describe_queue_error(const hsa_queue_t* queue, std::string* out_me
     *out_message = std::string("xgpuCmdDispatchIndirect (") + (dynamic ? "DYNAMIC" : "STATIC") + ", kernel '" +
                    kernel + "', " + where + "): the workgroup counts " + triple(record.counts) +
                    " read from pCounts exceed the limits " + triple(record.max_workgroup_count) + " (" + over +
-                   "; limits.maxWorkgroupCount and the 32-bit grid size): the dispatch did not run and the queue "
+                   "; the pipeline's maxWorkgroupCount: limits.maxWorkgroupCount and limits.maxGridSize): the dispatch did not run and the queue "
                    "failed";
     return true;
   }

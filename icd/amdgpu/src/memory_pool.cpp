@@ -244,15 +244,16 @@ XgpuResult memory_pool_create(XgpuDevice handle, const XgpuMemoryPoolCreateInfo*
   uint64_t block_size = info->blockSize ? info->blockSize : kDefaultPoolBlockSize;
   if (info->maxSize) block_size = std::min<uint64_t>(block_size, info->maxSize);
   pool->block_size = std::max<uint64_t>(align_up(block_size, kPoolAllocationAlignment), kPoolAllocationAlignment);
+  device_track_handle(device, pool.get());
   *out_pool = to_handle<XgpuMemoryPool>(pool.release());
   return XGPU_SUCCESS;
 }
 
 void memory_pool_destroy(XgpuDevice handle, XgpuMemoryPool pool_handle, const XgpuAllocationCallbacks* allocator) {
   auto* pool = from_handle<MemoryPool>(pool_handle);
-  if (!pool) return;
-  Device* device = pool->device;
-  device_forget_object_name(device, uint64_t(reinterpret_cast<uintptr_t>(pool_handle)));
+  Device* device = device_from_handle(handle);
+  if (!pool || !device) return;
+  if (!device_release_handle(device, pool, "xgpuDestroyMemoryPool", "memoryPool")) return;
   {
     std::lock_guard<std::mutex> lock(pool->mutex);
     if (!pool->live.empty() || !pool->outstanding.empty()) {
@@ -352,6 +353,7 @@ XgpuResult queue_alloca(XgpuQueue handle, const XgpuSemaphoreList* waits, const 
     pool->live.insert(buffer);
   }
   s->alloca_buffer = buffer;
+  device_track_handle(device, buffer);
   *out_buffer = to_handle<XgpuBuffer>(buffer);
   queue_accept(queue, s.release());
   return XGPU_SUCCESS;
@@ -363,6 +365,9 @@ XgpuResult queue_dealloca(XgpuQueue handle, const XgpuSemaphoreList* waits, cons
   if (!queue) return XGPU_ERROR_INVALID_ARGUMENT;
   Device* device = queue->device;
   auto* buffer = from_handle<Buffer>(buffer_handle);
+  // A handle deallocated (or destroyed) before is not touched: it may be freed.
+  if (buffer && !device_release_handle(device, buffer, "xgpuQueueDealloca", "buffer", /*keep_name=*/true))
+    return XGPU_ERROR_INVALID_ARGUMENT;
   if (device->lost) {
     // Nothing runs any more: the handle (and any memory) is released now so
     // that a lost device leaks nothing.
@@ -370,6 +375,7 @@ XgpuResult queue_dealloca(XgpuQueue handle, const XgpuSemaphoreList* waits, cons
       memory_pool_dealloca_complete(buffer);
     return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuQueueDealloca: the device is lost");
   }
+  if (buffer && !buffer->is_alloca) device_track_handle(device, buffer);  // still a live xgpuCreateBuffer buffer
   if (!buffer || !buffer->is_alloca)
     return device_fail(device, XGPU_ERROR_INVALID_USAGE,
                        std::string("xgpuQueueDealloca: buffer ") + (buffer ? "was created by xgpuCreateBuffer, not xgpuQueueAlloca"
@@ -388,6 +394,7 @@ XgpuResult queue_dealloca(XgpuQueue handle, const XgpuSemaphoreList* waits, cons
   if (result == XGPU_SUCCESS) result = copy_semaphore_list(device, "xgpuQueueDealloca", "pSignalSemaphores", signals, &s->signals);
   if (result != XGPU_SUCCESS) {
     buffer->dealloca_submitted.store(false, std::memory_order_release);
+    device_track_handle(device, buffer);  // refused: the handle stays live
     return result;
   }
   s->alloca_buffer = buffer;

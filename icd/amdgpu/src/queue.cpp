@@ -767,7 +767,7 @@ XgpuResult queue_fill_buffer(XgpuQueue handle, const XgpuSemaphoreList* waits, c
   if (!fill)
     return device_fail(queue->device, XGPU_ERROR_FEATURE_NOT_PRESENT, "xgpuQueueFillBuffer: xgpuCmdFillBuffer is not available");
   return submit_internal(queue, "xgpuQueueFillBuffer", waits, signals, [&](XgpuCommandBuffer command_buffer) {
-    XgpuBufferRef ref{dst, XGPU_BINDING_SLOT_NONE, offset, size};
+    const XgpuBufferRef ref = xgpuBufferRefRange(dst, offset, size);
     fill(command_buffer, &ref, pattern, pattern_size);
   });
 }
@@ -781,8 +781,8 @@ XgpuResult queue_copy_buffer(XgpuQueue handle, const XgpuSemaphoreList* waits, c
   if (!copy)
     return device_fail(queue->device, XGPU_ERROR_FEATURE_NOT_PRESENT, "xgpuQueueCopyBuffer: xgpuCmdCopyBuffer is not available");
   return submit_internal(queue, "xgpuQueueCopyBuffer", waits, signals, [&](XgpuCommandBuffer command_buffer) {
-    XgpuBufferRef src_ref{src, XGPU_BINDING_SLOT_NONE, src_offset, size};
-    XgpuBufferRef dst_ref{dst, XGPU_BINDING_SLOT_NONE, dst_offset, size};
+    const XgpuBufferRef src_ref = xgpuBufferRefRange(src, src_offset, size);
+    const XgpuBufferRef dst_ref = xgpuBufferRefRange(dst, dst_offset, size);
     copy(command_buffer, &src_ref, &dst_ref, size);
   });
 }

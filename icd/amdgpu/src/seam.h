@@ -55,6 +55,16 @@ struct PipelineInfo {
   uint32_t workgroup_size[3] = {1, 1, 1};  // work items per workgroup
 };
 
+// The largest workgroup count per dimension a dispatch with this workgroup
+// size may use: the count limit, and the grid (count x size, work items)
+// within limits.maxGridSize (XgpuPipelineProperties::maxWorkgroupCount).
+inline uint32_t max_workgroup_count(const XgpuPhysicalDeviceLimits& limits, const uint32_t workgroup_size[3],
+                                    int dimension) {
+  const uint32_t size = workgroup_size[dimension] ? workgroup_size[dimension] : 1;
+  const uint32_t grid_bound = limits.maxGridSize[dimension] / size;
+  return limits.maxWorkgroupCount[dimension] < grid_bound ? limits.maxWorkgroupCount[dimension] : grid_bound;
+}
+
 // What a buffer is, to the command recorder and issue. Owned by the runtime
 // half. `device_address` is 0 for a queue-alloca buffer whose allocation has
 // not committed yet; issue reads it (acquire) when it resolves a reference.
@@ -153,6 +163,20 @@ void device_report(const Device* device, XgpuDebugMessageSeverityFlagBits severi
 // destroyed, so a new object at the same address starts unnamed).
 std::string device_object_name(const Device* device, uint64_t handle);
 void device_forget_object_name(const Device* device, uint64_t handle);
+
+// Live handles of a device's children (buffers, memory pools, semaphores,
+// executables, pipelines, command buffers). Creation adds a handle; a
+// destroy takes it out (and drops its name) before touching the object, so a
+// second destroy of the same handle, or a handle the device never made, is
+// reported (`XGPU-VUID-<function>-<parameter>-parameter`) and ignored instead
+// of freeing memory twice. Not used on recording or submission paths.
+// Thread-safe.
+void device_track_handle(const Device* device, const void* handle);
+// False (after reporting) when `handle` is not live on `device`.
+// `keep_name`: the object lives on a while (a dealloca still to run) and
+// forgets its name itself.
+bool device_release_handle(const Device* device, const void* handle, const char* function, const char* parameter,
+                           bool keep_name = false);
 
 // True once the device is lost (api.md 6.1): commands that return an
 // XgpuResult then return XGPU_ERROR_DEVICE_LOST.

@@ -52,6 +52,7 @@ XgpuResult semaphore_create(XgpuDevice handle, const XgpuSemaphoreCreateInfo* in
   XgpuResult result = device->hsa->hsa_signal_create_checked(
       &error, hsa_signal_value_t(info->initialValue), 0u, nullptr, &semaphore->mirror);
   if (result != XGPU_SUCCESS) return device_fail(device, result, "xgpuCreateSemaphore: " + error);
+  device_track_handle(device, semaphore.get());
   *out_semaphore = to_handle<XgpuSemaphore>(semaphore.release());
   return XGPU_SUCCESS;
 }
@@ -59,9 +60,9 @@ XgpuResult semaphore_create(XgpuDevice handle, const XgpuSemaphoreCreateInfo* in
 void semaphore_destroy(XgpuDevice handle, XgpuSemaphore semaphore_handle,
                        const XgpuAllocationCallbacks* allocator) {
   auto* semaphore = from_handle<Semaphore>(semaphore_handle);
-  if (!semaphore) return;
-  if (Device* device = device_from_handle(handle))
-    device_forget_object_name(device, uint64_t(reinterpret_cast<uintptr_t>(semaphore_handle)));
+  Device* device = device_from_handle(handle);
+  if (!semaphore || !device) return;
+  if (!device_release_handle(device, semaphore, "xgpuDestroySemaphore", "semaphore")) return;
   semaphore_release(semaphore);
 }
 

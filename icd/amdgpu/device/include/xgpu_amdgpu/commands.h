@@ -73,13 +73,16 @@ typedef enum xgpu_amdgpu_buffer_ref_kind_e {
   XGPU_AMDGPU_BUFFER_REF_KIND_RODATA = 3,
 } xgpu_amdgpu_buffer_ref_kind_t;
 
+/* `slot` value of every kind but SLOT. */
+#define XGPU_AMDGPU_NO_SLOT UINT32_MAX
+
 /* `length` value: up to the end of the buffer or binding range, resolved
  * when the reference is resolved. */
 #define XGPU_AMDGPU_WHOLE_LENGTH UINT64_MAX
 
 typedef struct xgpu_amdgpu_buffer_ref {
   uint32_t kind;    /* xgpu_amdgpu_buffer_ref_kind_t */
-  uint32_t slot;    /* binding-table slot (kind SLOT), else UINT32_MAX */
+  uint32_t slot;    /* binding-table slot (kind SLOT), else XGPU_AMDGPU_NO_SLOT */
   uint64_t value;   /* base address (CONCRETE) or BufferInfo host address (ALLOCA) */
   uint64_t offset;  /* bytes from the base (or from the slot's binding offset) */
   uint64_t length;  /* bytes, or XGPU_AMDGPU_WHOLE_LENGTH */
