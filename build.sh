@@ -3,6 +3,7 @@
 #   ./build.sh samples        install what is missing, build, run the samples
 #   ./build.sh test [--asan]  install what is missing, build, run every test
 #                             (--asan: also the ASan+UBSan build's tests)
+#   ./build.sh bench          install what is missing (and the benchmark peers), build, run the benchmarks
 #   ./build.sh setup          only install the Debian packages
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -12,9 +13,12 @@ packages=(
   libhsa-runtime-dev doctest-dev nlohmann-json3-dev libboost-context-dev libmsgpack-cxx-dev
 )
 
+# Peers the benchmarks measure beside xgpu (not needed for building or testing).
+bench_packages=(mesa-vulkan-drivers libvulkan-dev glslang-tools)
+
 setup() {
   local missing=()
-  for p in "${packages[@]}"; do
+  for p in "${packages[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if ((${#missing[@]})); then
@@ -59,5 +63,14 @@ case "$cmd" in
     build default
     ctest --preset default -j "$(nproc)"
     ;;
-  *) echo "usage: $0 samples | test [--asan] | setup" >&2; exit 2 ;;
+  bench)
+    setup "${bench_packages[@]}"
+    build default
+    export XGPU_DRIVER_FILES="$PWD/build/default/share/xgpu/icd.d/xgpu_amdgpu.json"
+    for b in recording_bench indirect_alloca_bench; do
+      echo "== $b"
+      "build/default/bin/$b"
+    done
+    ;;
+  *) echo "usage: $0 samples | test [--asan] | bench | setup" >&2; exit 2 ;;
 esac
