@@ -203,7 +203,7 @@ int main(int argc, char** argv) {
       printf(" |");
       print_summary(&runs[s].figures[f], figure_latency[f]);
     }
-    if (side_count == 2) printf(" | %.2fx", runs[0].figures[f].median / runs[1].figures[f].median);
+    if (side_count == 2) printf(" | %.3gx", runs[0].figures[f].median / runs[1].figures[f].median);
     printf("\n");
   }
   printf("  results: %s\n", ok ? (side_count == 2 ? "both sides' counters equal and right" : "counters right (no peer)")
