@@ -17,6 +17,7 @@ XGPU_KERNEL(write_slice, write_slice_args_t, args) {
   if (i < args->c.element_count)
     args->output[args->c.slice * args->c.element_count + i] = slice_value(args->input[i], args->c.slice);
 }
+XGPU_KERNEL_BINDINGS(write_slice, 2);
 
 /* scratch[i] = input[i] + 1; output[i] += scratch[i]. The same work item
  * writes and reads scratch[i], so no barrier is needed. */
@@ -33,3 +34,4 @@ XGPU_KERNEL(accumulate, accumulate_args_t, args) {
   args->scratch[i] = args->input[i] + 1u;
   args->output[i] += args->scratch[i];
 }
+XGPU_KERNEL_BINDINGS(accumulate, 3);

@@ -11,10 +11,14 @@
  * All integers are little-endian. Every reserved field is zero. Readers must
  * bounds-check every offset and size (tools/executable does).
  *
+ * Also here: the kernel layout records that code objects carry in their
+ * XGPU_KERNEL_LAYOUT_SECTION (written by <xgpu/kernel.h>, read by
+ * tools/executable).
+ *
  * Thread-safety: plain data definitions, no state.
  *
- * C99; included by the ICD, the tools and tests. Includes <stddef.h> and
- * <stdint.h> only.
+ * C99; included by the ICD, the tools, tests and <xgpu/kernel.h> (so by
+ * freestanding kernel code). Includes <stddef.h> and <stdint.h> only.
  */
 #ifndef XGPU_EXECUTABLE_FORMAT_H_
 #define XGPU_EXECUTABLE_FORMAT_H_
@@ -76,6 +80,51 @@ typedef struct xgpu_executable_entry {
   uint32_t reserved[10];       /* zero */
 } xgpu_executable_entry_t;
 
+/* ---------------------------------------------------------------------------
+ * Kernel layout records, inside code objects.
+ *
+ * A kernel that declares its layout (XGPU_KERNEL_BINDINGS in <xgpu/kernel.h>)
+ * puts one record into the read-only section XGPU_KERNEL_LAYOUT_SECTION of
+ * every code object it is built into (AMDGPU and host alike), so that a
+ * pipeline can take its binding count and constant size from the kernel.
+ * Each record is an xgpu_kernel_layout_record_t followed by the kernel name,
+ * NUL-terminated and NUL-padded to a multiple of XGPU_KERNEL_LAYOUT_ALIGNMENT
+ * bytes; records are 8-byte aligned and a multiple of 8 bytes long, so the
+ * linker concatenates them without gaps and the section is a plain sequence
+ * of records (in no particular order). Kernels are included by name, which
+ * keeps the record free of pointers: no relocations, the same bytes on every
+ * target.
+ * ------------------------------------------------------------------------- */
+
+/* Name of the section holding the records (SHT_PROGBITS, SHF_ALLOC, not
+ * SHF_WRITE). */
+#define XGPU_KERNEL_LAYOUT_SECTION ".xgpu_kernel_layouts"
+/* "XGKL" little-endian: first word of every record. A new record layout gets
+ * a new magic. */
+#define XGPU_KERNEL_LAYOUT_MAGIC 0x4c4b4758u
+/* Alignment and size granule of every record (bytes). */
+#define XGPU_KERNEL_LAYOUT_ALIGNMENT 8u
+/* Bytes of one binding pointer at the start of the kernarg struct. */
+#define XGPU_KERNEL_LAYOUT_BINDING_SIZE 8u
+/* Upper bound on a record's name field, including the NUL and the padding
+ * (bytes); a reader rejects larger records. */
+#define XGPU_KERNEL_LAYOUT_MAX_NAME_SIZE 4096u
+
+/* Fixed header of one kernel layout record. */
+typedef struct xgpu_kernel_layout_record {
+  uint32_t magic;         /* XGPU_KERNEL_LAYOUT_MAGIC */
+  uint32_t record_size;   /* bytes of the record: this header plus the name
+                             field (name, NUL, NUL padding to a multiple of
+                             8, at most XGPU_KERNEL_LAYOUT_MAX_NAME_SIZE) */
+  uint32_t binding_count; /* 8-byte binding pointers at the start of the
+                             kernarg struct; the rest are constants */
+  uint32_t kernarg_size;  /* bytes of the kernel's argument struct
+                             (sizeof), equal to the code object's kernarg
+                             segment size for the kernel */
+  /* followed by: char name[record_size - 16], the kernel's name (symbol
+   * without ".kd"), NUL-terminated, NUL-padded */
+} xgpu_kernel_layout_record_t;
+
 #if defined(__cplusplus)
 #define XGPU_EXECUTABLE_STATIC_ASSERT_(e, m) static_assert(e, m)
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
@@ -101,6 +150,16 @@ XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_executable_entry_t, code_object_off
                                "xgpu executable entry layout");
 XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_executable_entry_t, kind) == 80,
                                "xgpu executable entry layout");
+XGPU_EXECUTABLE_STATIC_ASSERT_(sizeof(xgpu_kernel_layout_record_t) == 16,
+                               "xgpu kernel layout record layout");
+XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_kernel_layout_record_t, record_size) == 4,
+                               "xgpu kernel layout record layout");
+XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_kernel_layout_record_t, binding_count) == 8,
+                               "xgpu kernel layout record layout");
+XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_kernel_layout_record_t, kernarg_size) == 12,
+                               "xgpu kernel layout record layout");
+XGPU_EXECUTABLE_STATIC_ASSERT_(sizeof(xgpu_kernel_layout_record_t) % XGPU_KERNEL_LAYOUT_ALIGNMENT == 0,
+                               "the name field of a kernel layout record starts 8-byte aligned");
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -19,12 +19,16 @@
  *     uint32_t i = xgpu_global_id(0);
  *     if (i < args->n) args->y[i] = args->a * args->x[i] + args->y[i];
  *   }
+ *   XGPU_KERNEL_BINDINGS(saxpy, 2);
  *
  * ABI: a kernel takes one struct, binding pointers first (8 bytes each), then
  * constants. The struct's bytes are the kernarg segment on every target: on
  * amdgcn the struct is the kernel's only (by-value) argument, on the host the
  * runtime passes a pointer to the same bytes. No hidden kernel arguments.
  * Inside the body, `args` is a `const T*` on every target.
+ * XGPU_KERNEL_BINDINGS(name, count) declares how many of the struct's leading
+ * 8-byte fields are bindings, so pipelines can take the layout from the
+ * kernel.
  *
  * Built-ins need per-work-item state on the host. Kernel bodies receive it as
  * a hidden parameter; a helper function that calls built-ins declares
@@ -50,6 +54,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <xgpu/executable_format.h>
 
 /* ---------------------------------------------------------------------------
  * Target selection: the only place that looks at the compiler's target.
@@ -152,10 +158,14 @@ XGPU_KERNEL_STATIC_ASSERT_(sizeof(void*) == 8, "xgpu bindings are 8-byte pointer
 #define XGPU_KERNEL_KERNARG_ALIGNMENT_(args_type) \
   XGPU_KERNEL_MAX4_((uint32_t)XGPU_KERNEL_ALIGNOF_(args_type))
 
-/* Compile-time rules every kernel declaration checks. AMDGPU pads the
- * kernarg segment to 4 bytes, so a struct of another size would differ
- * between targets. */
-#define XGPU_KERNEL_DECLARATION_CHECKS_(args_type)                            \
+/* What every kernel declaration emits before its entry points: the kernel's
+ * argument type under a name derived from the kernel's (so that
+ * XGPU_KERNEL_BINDINGS, given only the kernel name, can check the count
+ * against the struct), and the compile-time rules. AMDGPU pads the kernarg
+ * segment to 4 bytes, so a struct of another size would differ between
+ * targets. */
+#define XGPU_KERNEL_DECLARATION_(name, args_type)                             \
+  typedef args_type name##_xgpu_args_t;                                       \
   XGPU_KERNEL_STATIC_ASSERT_(sizeof(args_type) % 4u == 0,                    \
                              "xgpu kernel argument structs are a multiple "  \
                              "of 4 bytes: add a uint32_t reserved field")
@@ -272,7 +282,7 @@ XGPU_KERNEL_INLINE_ void xgpu_amdgcn_barrier_(void) {
 /* Emits the body prototype, the amdgcn kernel entry, and opens the body. */
 #define XGPU_KERNEL_DEFINE_(name, args_type, args, barriers, req_x, req_y,    \
                             req_z)                                            \
-  XGPU_KERNEL_DECLARATION_CHECKS_(args_type);                                 \
+  XGPU_KERNEL_DECLARATION_(name, args_type);                                  \
   XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
       const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
       const xgpu_context_t* const xgpu_ctx_                                   \
@@ -288,7 +298,7 @@ XGPU_KERNEL_INLINE_ void xgpu_amdgcn_barrier_(void) {
 
 #define XGPU_KERNEL_GROUPSHARED_DEFINE_(name, args_type, args, shared_type,    \
                                         shared, req_x, req_y, req_z)          \
-  XGPU_KERNEL_DECLARATION_CHECKS_(args_type);                                 \
+  XGPU_KERNEL_DECLARATION_(name, args_type);                                  \
   XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
       const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
       const xgpu_context_t* const xgpu_ctx_                                   \
@@ -412,7 +422,7 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
 
 #define XGPU_KERNEL_DEFINE_(name, args_type, args, barriers, req_x, req_y,    \
                             req_z)                                            \
-  XGPU_KERNEL_DECLARATION_CHECKS_(args_type);                                 \
+  XGPU_KERNEL_DECLARATION_(name, args_type);                                  \
   XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
       const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
       const xgpu_context_t* const xgpu_ctx_                                   \
@@ -456,7 +466,7 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
 
 #define XGPU_KERNEL_GROUPSHARED_DEFINE_(name, args_type, args, shared_type,    \
                                         shared, req_x, req_y, req_z)          \
-  XGPU_KERNEL_DECLARATION_CHECKS_(args_type);                                 \
+  XGPU_KERNEL_DECLARATION_(name, args_type);                                  \
   XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
       const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
       const xgpu_context_t* const xgpu_ctx_                                   \
@@ -525,6 +535,52 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
                                       shared, x, y, z)                        \
   XGPU_KERNEL_GROUPSHARED_DEFINE_(name, args_type, args, shared_type, shared, \
                                   x, y, z)
+
+/* Declares the layout of kernel `name` (defined above in the same source):
+ * its argument struct starts with `count` binding pointers (8 bytes each);
+ * the rest of the struct, tail padding included, is its constants. Written
+ * once per kernel at file scope after the kernel's body:
+ *
+ *   XGPU_KERNEL(saxpy, saxpy_args_t, args) { ... }
+ *   XGPU_KERNEL_BINDINGS(saxpy, 2);
+ *
+ * A pipeline created with bindingCount = constantSize = 0 then takes
+ * bindingCount = count and constantSize = sizeof(args) - 8 * count from the
+ * kernel (spec/api.md, xgpuCreatePipeline), so the application never has to
+ * recompute sizeof of the constants part, which C's tail padding makes
+ * error-prone.
+ *
+ * It emits one record (<xgpu/executable_format.h>,
+ * xgpu_kernel_layout_record_t followed by the name) into the read-only
+ * section XGPU_KERNEL_LAYOUT_SECTION of every code object, AMDGPU and host
+ * alike. `used` and `retain` keep the record, which nothing references,
+ * through LTO and the linker's section garbage collection. */
+#define XGPU_KERNEL_LAYOUT_NAME_SIZE_(name_literal)                 \
+  ((sizeof(name_literal) + XGPU_KERNEL_LAYOUT_ALIGNMENT - 1u) /     \
+   XGPU_KERNEL_LAYOUT_ALIGNMENT * XGPU_KERNEL_LAYOUT_ALIGNMENT)
+#define XGPU_KERNEL_BINDINGS(name, count)                                     \
+  XGPU_KERNEL_STATIC_ASSERT_(                                                 \
+      (uint64_t)(count) * XGPU_KERNEL_LAYOUT_BINDING_SIZE <=                  \
+          sizeof(name##_xgpu_args_t),                                         \
+      "XGPU_KERNEL_BINDINGS(" #name ", " #count "): " #count " binding "      \
+      "pointers of 8 bytes do not fit in the kernel's argument struct");      \
+  XGPU_KERNEL_STATIC_ASSERT_(sizeof(#name) <= XGPU_KERNEL_LAYOUT_MAX_NAME_SIZE, \
+                             "kernel name too long for its layout record");   \
+  typedef struct name##_xgpu_layout_record {                                  \
+    xgpu_kernel_layout_record_t header; /* magic, size, layout */             \
+    char name_field[XGPU_KERNEL_LAYOUT_NAME_SIZE_(#name)]; /* NUL-padded */   \
+  } name##_xgpu_layout_record_t;                                              \
+  XGPU_KERNEL_STATIC_ASSERT_(sizeof(name##_xgpu_layout_record_t) ==           \
+                                 sizeof(xgpu_kernel_layout_record_t) +        \
+                                     XGPU_KERNEL_LAYOUT_NAME_SIZE_(#name),    \
+                             "layout records concatenate without gaps");      \
+  __attribute__((used, retain, section(XGPU_KERNEL_LAYOUT_SECTION),           \
+                 aligned(XGPU_KERNEL_LAYOUT_ALIGNMENT)))                      \
+  static const name##_xgpu_layout_record_t name##_xgpu_layout_ = {            \
+      {XGPU_KERNEL_LAYOUT_MAGIC,                                              \
+       (uint32_t)sizeof(name##_xgpu_layout_record_t), (uint32_t)(count),     \
+       (uint32_t)sizeof(name##_xgpu_args_t)},                                 \
+      #name}
 
 /* Parameter list entry / argument for helpers that call built-ins. */
 #define XGPU_CTX_PARAM \

@@ -483,21 +483,23 @@ typedef struct XgpuExecutableCreateInfo {
     const char* pFilePath;            /* path of the file when pCode is NULL */
 } XgpuExecutableCreateInfo;
 
-/* A kernel of an executable with its layout: bindingCount 8-byte pointers, then constantSize bytes of constants. */
+/* A kernel of an executable with its layout: bindingCount 8-byte pointers, then constantSize bytes of constants. bindingCount = constantSize = 0 takes the layout the kernel declares (XGPU_KERNEL_BINDINGS). */
 typedef struct XgpuPipelineCreateInfo {
     XgpuStructureType sType;        /* type of this structure: XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO */
     const void* pNext;              /* NULL or an extension structure */
     XgpuPipelineCreateFlags flags;  /* reserved, 0 */
     XgpuExecutable executable;      /* executable holding the kernel */
     const char* pEntryPoint;        /* kernel name */
-    uint32_t bindingCount;          /* buffer bindings, each an 8-byte device pointer at the start of the kernarg struct */
-    uint32_t constantSize;          /* bytes of constants after the bindings, a multiple of 4 */
+    uint32_t bindingCount;          /* buffer bindings, each an 8-byte device pointer at the start of the kernarg struct; 0 with constantSize 0: as the kernel declares */
+    uint32_t constantSize;          /* bytes of constants after the bindings, a multiple of 4; 0 with bindingCount 0: as the kernel declares */
     uint32_t workgroupSize[3];      /* work items per workgroup per dimension; all 0 to use the kernel's required size */
 } XgpuPipelineCreateInfo;
 
-/* What a pipeline resolved to: its workgroup size and the kernel's resource needs. */
+/* What a pipeline resolved to: its workgroup size, its layout and the kernel's resource needs. */
 typedef struct XgpuPipelineProperties {
     uint32_t workgroupSize[3];           /* work items per workgroup per dimension */
+    uint32_t bindingCount;               /* buffer bindings of the layout: as created, or as the kernel declares */
+    uint32_t constantSize;               /* bytes of constants of the layout: as created, or as the kernel declares */
     uint32_t kernargSize;                /* bytes of the kernarg struct (8 * bindingCount + constantSize) */
     uint32_t staticWorkgroupMemorySize;  /* workgroup memory the kernel declares, bytes; dynamic memory adds to it */
     uint32_t privateMemorySize;          /* private (scratch) memory per work item, bytes */

@@ -14,7 +14,9 @@
 
 #include "alloca_shared.h"
 
-/* Both pipelines: bindingCount = 3, constantSize = sizeof(alloca_constants_t). */
+/* Both kernels: 3 bindings, then alloca_constants_t (XGPU_KERNEL_BINDINGS
+ * below each kernel declares it, so a pipeline may take the layout from the
+ * kernel with bindingCount = constantSize = 0). */
 typedef struct produce_args {
   const uint32_t* input;      /* binding 0: element_count values */
   const uint32_t* iteration;  /* binding 1: the current iteration number */
@@ -26,6 +28,7 @@ XGPU_KERNEL(produce, produce_args_t, args) {
   uint32_t i = xgpu_global_id(0);
   if (i < args->c.element_count) args->scratch[i] = scratch_value(args->input[i], *args->iteration);
 }
+XGPU_KERNEL_BINDINGS(produce, 3);
 
 typedef struct consume_args {
   const uint32_t* scratch;  /* binding 0: what produce wrote (the alloca'd buffer) */
@@ -40,3 +43,4 @@ XGPU_KERNEL(consume, consume_args_t, args) {
   /* produce (the only reader of the counter) finished before consume began. */
   if (i == 0) *args->iteration += 1u;
 }
+XGPU_KERNEL_BINDINGS(consume, 3);

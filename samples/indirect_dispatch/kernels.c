@@ -15,9 +15,10 @@
 
 #include "filter_shared.h"
 
-/* Kernel arguments: bindings (8-byte pointers) first, then constants. The
- * pipeline is created with bindingCount = 3, constantSize =
- * sizeof(filter_constants_t). */
+/* Kernel arguments: bindings (8-byte pointers) first, then constants.
+ * XGPU_KERNEL_BINDINGS after each kernel declares how many bindings it has,
+ * so a pipeline may take the layout from the kernel (bindingCount =
+ * constantSize = 0): here 3 bindings, then filter_constants_t. */
 typedef struct filter_args {
   const uint32_t* input;    /* binding 0: element_count values */
   uint32_t* survivors;      /* binding 1: indices of the survivors, compacted */
@@ -37,8 +38,9 @@ XGPU_KERNEL(filter, filter_args_t, args) {
     xgpu_atomic_fetch_add(&args->state->workgroup_count[0], 1u,
                           XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
 }
+XGPU_KERNEL_BINDINGS(filter, 3);
 
-/* bindingCount = 4, constantSize = 0. */
+/* 4 bindings, no constants. */
 typedef struct process_args {
   const uint32_t* input;      /* binding 0: the filter's input */
   const uint32_t* survivors;  /* binding 1: survivor_count indices into input[] */
@@ -55,3 +57,4 @@ XGPU_KERNEL(process, process_args_t, args) {
   uint32_t i = args->survivors[slot];
   args->output[i] = process_transform(args->input[i]);
 }
+XGPU_KERNEL_BINDINGS(process, 4);

@@ -1,5 +1,6 @@
 // Executables and pipelines.
 #include <algorithm>
+#include <cstddef>
 #include <fstream>
 #include <iterator>
 
@@ -54,11 +55,14 @@ TEST_CASE("executable from file and from memory; pipeline errors") {
 
   SUBCASE("unknown kernel: NOT_FOUND naming the executable's kernels") {
     CHECK(make_pipeline(env, executable, "nope", 2, 8, 64, &pipeline) == XGPU_ERROR_NOT_FOUND);
-    CHECK(env.log.contains("kernel \"nope\" is not in the executable (its kernels: icd_increment, icd_saxpy, icd_spin_until)"));
+    CHECK(env.log.contains("kernel \"nope\" is not in the executable (its kernels: icd_increment, icd_saxpy, "
+                           "icd_scale, icd_spin_until, icd_undeclared)"));
   }
   SUBCASE("layout that does not match the kernarg size") {
-    CHECK(make_pipeline(env, executable, "icd_saxpy", 1, 8, 64, &pipeline) == XGPU_ERROR_INVALID_ARGUMENT);
-    CHECK(env.log.contains("= 16 bytes) differs from the kernel's kernarg size 24 bytes"));
+    // A kernel without a declared layout: the sum is all that is checked.
+    CHECK(make_pipeline(env, executable, "icd_undeclared", 2, 8, 64, &pipeline) == XGPU_ERROR_INVALID_ARGUMENT);
+    CHECK(env.log.contains("xgpuCreatePipeline: layout of \"icd_undeclared\" (bindingCount 2 * 8 + constantSize 8 = "
+                           "24 bytes) differs from the kernel's kernarg size 16 bytes"));
   }
   SUBCASE("workgroup size from the kernel's required size") {
     CHECK(make_pipeline(env, executable, "icd_increment", 1, 8, 0, &pipeline) == XGPU_SUCCESS);
@@ -199,4 +203,126 @@ TEST_CASE("a pipeline outlives its executable: dispatch after xgpuDestroyExecuta
   api().DestroyPipeline(env.device(), third, nullptr);
   INFO(env.log.all());
   CHECK(env.log.all().empty());
+}
+
+namespace {
+
+// The constants of icd_scale as the kernel sees them: the tail of its
+// argument struct from the first constant on, tail padding included.
+constexpr size_t kScaleConstantsOffset = offsetof(icd_scale_args_t, mul);
+constexpr size_t kScaleConstantSize = sizeof(icd_scale_args_t) - kScaleConstantsOffset;
+static_assert(kScaleConstantsOffset == 24, "icd_scale: three 8-byte bindings");
+static_assert(kScaleConstantSize == 24, "icd_scale: 20 bytes of constant fields, 4 of tail padding");
+
+// Dispatches icd_scale with `pipeline` over n values, pushing `push_size`
+// bytes of constants; true when out[] and tags[] hold what the kernel
+// computes from the constants pushed.
+bool run_scale(Env& env, XgpuPipeline pipeline, uint32_t n, uint32_t push_size) {
+  XgpuBuffer in = env.buffer(n * sizeof(uint32_t)), out = env.buffer(n * sizeof(uint32_t)),
+             tags = env.buffer(n * sizeof(uint32_t));
+  auto* ins = static_cast<uint32_t*>(env.map(in));
+  auto* outs = static_cast<uint32_t*>(env.map(out));
+  auto* tag_values = static_cast<uint32_t*>(env.map(tags));
+  for (uint32_t i = 0; i < n; ++i) {
+    ins[i] = i;
+    outs[i] = tag_values[i] = 0xdeadbeefu;
+  }
+  icd_scale_args_t args{};
+  args.mul = 3;
+  args.add = 1000;
+  args.n = n;
+  args.tag = 0x5a5a0000u;
+  args.flags = 0x00000a5au;  // the last constant field, just before the padding
+  XgpuCommandBuffer cb = env.begin_command_buffer(XGPU_COMMAND_BUFFER_MODE_ONE_SHOT);
+  api().CmdBindPipeline(cb, pipeline);
+  const XgpuBufferRef refs[3] = {{in, XGPU_BINDING_SLOT_NONE, 0, XGPU_WHOLE_SIZE},
+                                 {out, XGPU_BINDING_SLOT_NONE, 0, XGPU_WHOLE_SIZE},
+                                 {tags, XGPU_BINDING_SLOT_NONE, 0, XGPU_WHOLE_SIZE}};
+  api().CmdBindBuffers(cb, 0, 3, refs);
+  api().CmdPushConstants(cb, 0, push_size, reinterpret_cast<const uint8_t*>(&args) + kScaleConstantsOffset);
+  api().CmdDispatch(cb, (n + 63) / 64, 1, 1);
+  REQUIRE(api().EndCommandBuffer(cb) == XGPU_SUCCESS);
+  XgpuSemaphore done = env.semaphore(0);
+  REQUIRE(submit_barrier(env.queue(0), {}, {}, {done}, {1}, cb) == XGPU_SUCCESS);
+  INFO(env.log.all());
+  REQUIRE(env.wait(done, 1) == XGPU_SUCCESS);
+  bool all = true;
+  for (uint32_t i = 0; i < n; ++i) all &= outs[i] == i * 3 + 1000 && tag_values[i] == 0x5a5a0a5au;
+  api().DestroySemaphore(env.device(), done, nullptr);
+  api().DestroyCommandBuffer(env.device(), cb, nullptr);
+  for (XgpuBuffer b : {in, out, tags}) api().DestroyBuffer(env.device(), b, nullptr);
+  return all;
+}
+
+XgpuPipelineProperties properties(Env& env, XgpuPipeline pipeline) {
+  XgpuPipelineProperties props{};
+  api().GetPipelineProperties(env.device(), pipeline, &props);
+  return props;
+}
+
+}  // namespace
+
+TEST_CASE("pipeline layouts: bindingCount = constantSize = 0 takes the layout the kernel declares") {
+  Env env;
+  REQUIRE((api().CreateCommandBuffer != nullptr));
+  std::vector<uint8_t> bytes = read_file(XGPU_ICD_TEST_KERNELS);
+  XgpuExecutable executable = load(env, bytes.data(), bytes.size());
+  REQUIRE(executable);
+  XgpuPipeline pipeline = nullptr;
+
+  SUBCASE("0/0: the declared layout, tail padding in the constants; the kernel sees every constant") {
+    REQUIRE(make_pipeline(env, executable, "icd_scale", 0, 0, 64, &pipeline) == XGPU_SUCCESS);
+    const XgpuPipelineProperties props = properties(env, pipeline);
+    CHECK(props.bindingCount == 3);
+    CHECK(props.constantSize == kScaleConstantSize);
+    CHECK(props.kernargSize == sizeof(icd_scale_args_t));
+    CHECK(run_scale(env, pipeline, 1000, kScaleConstantSize));
+    // Pushing only the 20 bytes of fields works as well: the padding is
+    // never read.
+    CHECK(run_scale(env, pipeline, 77, 20));
+    api().DestroyPipeline(env.device(), pipeline, nullptr);
+    // Another declared kernel, through the shared saxpy helper.
+    REQUIRE(make_pipeline(env, executable, "icd_saxpy", 0, 0, 64, &pipeline) == XGPU_SUCCESS);
+    CHECK(properties(env, pipeline).bindingCount == 2);
+    CHECK(properties(env, pipeline).constantSize == 8);
+    CHECK(run_saxpy(env, pipeline, 2.5f, 300));
+    api().DestroyPipeline(env.device(), pipeline, nullptr);
+  }
+  SUBCASE("explicit values equal to the declared layout") {
+    REQUIRE(make_pipeline(env, executable, "icd_scale", 3, kScaleConstantSize, 64, &pipeline) == XGPU_SUCCESS);
+    const XgpuPipelineProperties props = properties(env, pipeline);
+    CHECK(props.bindingCount == 3);
+    CHECK(props.constantSize == 24);
+    CHECK(run_scale(env, pipeline, 130, kScaleConstantSize));
+    api().DestroyPipeline(env.device(), pipeline, nullptr);
+  }
+  SUBCASE("explicit values that differ from the declared layout: INVALID_ARGUMENT naming both layouts") {
+    // sizeof of a struct of the constant fields alone.
+    pipeline = reinterpret_cast<XgpuPipeline>(uintptr_t{1});
+    CHECK(make_pipeline(env, executable, "icd_scale", 3, 20, 64, &pipeline) == XGPU_ERROR_INVALID_ARGUMENT);
+    CHECK(pipeline == nullptr);
+    CHECK(env.log.contains("xgpuCreatePipeline: layout bindingCount 3, constantSize 20 differs from bindingCount 3, "
+                           "constantSize 24 that kernel \"icd_scale\" declares (XGPU_KERNEL_BINDINGS); give both as 0 "
+                           "to use it"));
+    // Values that add up to the kernarg size are still not the declared layout.
+    CHECK(make_pipeline(env, executable, "icd_scale", 2, 32, 64, &pipeline) == XGPU_ERROR_INVALID_ARGUMENT);
+    CHECK(env.log.contains("layout bindingCount 2, constantSize 32 differs from bindingCount 3, constantSize 24"));
+    CHECK(make_pipeline(env, executable, "icd_scale", 0, 48, 64, &pipeline) == XGPU_ERROR_INVALID_ARGUMENT);
+    CHECK(env.log.contains("layout bindingCount 0, constantSize 48 differs from bindingCount 3, constantSize 24"));
+  }
+  SUBCASE("0/0 for a kernel that declares no layout: INVALID_ARGUMENT naming the kernel and the fix") {
+    pipeline = reinterpret_cast<XgpuPipeline>(uintptr_t{1});
+    CHECK(make_pipeline(env, executable, "icd_undeclared", 0, 0, 64, &pipeline) == XGPU_ERROR_INVALID_ARGUMENT);
+    CHECK(pipeline == nullptr);
+    CHECK(env.log.contains("xgpuCreatePipeline: bindingCount and constantSize are 0 but kernel \"icd_undeclared\" "
+                           "declares no layout (its kernarg struct is 16 bytes): declare "
+                           "XGPU_KERNEL_BINDINGS(icd_undeclared, <binding count>) after the kernel, or give both "
+                           "bindingCount and constantSize"));
+    // Stating the layout still works for such a kernel.
+    REQUIRE(make_pipeline(env, executable, "icd_undeclared", 1, 8, 64, &pipeline) == XGPU_SUCCESS);
+    CHECK(properties(env, pipeline).bindingCount == 1);
+    CHECK(properties(env, pipeline).constantSize == 8);
+    api().DestroyPipeline(env.device(), pipeline, nullptr);
+  }
+  api().DestroyExecutable(env.device(), executable, nullptr);
 }

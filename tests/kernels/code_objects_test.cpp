@@ -68,6 +68,13 @@ const std::map<std::string, ExpectedKernel> kExpected = {
       {XGPU_TEST_TILE, XGPU_TEST_TILE, 1}}},
 };
 
+// The binding counts the kernel sources declare (XGPU_KERNEL_BINDINGS): the
+// leading pointer fields of each struct in kernels/test_kernels.h.
+const std::map<std::string, uint32_t> kBindings = {
+    {"saxpy", 2}, {"ids", 1},   {"histogram", 3},  {"reduce", 2},     {"scan", 4},
+    {"fill", 1},  {"group_atomics", 1}, {"reverse", 2}, {"poly_clamp", 2}, {"tile_max", 2},
+};
+
 using Loaded = TestExecutable;
 
 void check_kernels(const xe::CodeObjectInfo& info, const std::string& isa) {
@@ -80,7 +87,19 @@ void check_kernels(const xe::CodeObjectInfo& info, const std::string& isa) {
     CHECK(k.kernarg_alignment == it->second.kernarg_alignment);
     CHECK(k.group_segment_size == it->second.group_segment_size);
     CHECK(k.hidden_args.empty());
+    // The layout record survived the link on this target and reads back.
+    CHECK(k.layout_declared);
+    CHECK(k.binding_count == kBindings.at(k.name));
+    CHECK(k.constant_size == it->second.kernarg_size - 8 * kBindings.at(k.name));
   }
+  // Constants as the structs spell them, tail padding included.
+  auto find = [&](const std::string& name) {
+    return *std::find_if(info.kernels.begin(), info.kernels.end(), [&](const xe::KernelInfo& k) { return k.name == name; });
+  };
+  CHECK(find("saxpy").constant_size == 8);
+  CHECK(find("poly_clamp").constant_size == 24);
+  CHECK(find("scan").constant_size == 8);
+  CHECK(find("histogram").constant_size == 8);
 }
 
 }  // namespace
@@ -178,7 +197,9 @@ TEST_CASE("select picks the best host level for a CPU agent") {
 namespace {
 
 // The test executable with the first host entry's descriptor of `kernel`
-// edited; `out_host_isa` receives that entry's ISA name.
+// edited; `out_host_isa` receives that entry's ISA name. The kernel's layout
+// record follows the descriptor's kernarg size, so the code object stays
+// consistent in itself and the check meets the rule between targets.
 std::vector<uint8_t> with_host_descriptor(const std::string& kernel,
                                           const std::function<void(xgpu_host_kernel_descriptor_t&)>& edit,
                                           std::string* out_host_isa) {
@@ -186,7 +207,13 @@ std::vector<uint8_t> with_host_descriptor(const std::string& kernel,
   std::vector<xe::EntryInput> inputs = file.inputs();
   for (xe::EntryInput& input : inputs) {
     if (input.kind != XGPU_EXECUTABLE_ENTRY_KIND_HOST) continue;
-    edit_host_descriptor(input.code_object, kernel, edit);
+    uint32_t kernarg_size = 0;
+    edit_host_descriptor(input.code_object, kernel, [&](xgpu_host_kernel_descriptor_t& d) {
+      edit(d);
+      kernarg_size = d.kernarg_size;
+    });
+    xgpu_test::edit_layout_record(input.code_object, kernel,
+                                  [&](xgpu_kernel_layout_record_t& r) { r.kernarg_size = kernarg_size; });
     *out_host_isa = input.isa_name;
     break;
   }
@@ -212,6 +239,54 @@ TEST_CASE("the check reports a kernarg size that differs between targets") {
   CHECK(check_message(bytes) == "kernel 'saxpy': kernarg size differs: " + std::to_string(sizeof(saxpy_args_t)) +
                                     " bytes on " + first_isa + ", " + std::to_string(sizeof(saxpy_args_t) + 8) +
                                     " bytes on " + host_isa);
+}
+
+TEST_CASE("kernel layouts: a layout declared on one target only, or with another binding count, fails the check") {
+  Loaded file;
+  const std::string first_isa(file.executable.entries()[0].isa_name);
+  std::vector<xe::EntryInput> inputs = file.inputs();
+  xe::EntryInput* host = nullptr;
+  for (xe::EntryInput& input : inputs) {
+    if (input.kind == XGPU_EXECUTABLE_ENTRY_KIND_HOST) {
+      host = &input;
+      break;
+    }
+  }
+  REQUIRE(host != nullptr);
+  SUBCASE("no layout records on one target") {
+    // Renaming the section hides every record from the reader, as if no
+    // kernel declared XGPU_KERNEL_BINDINGS when this entry was built.
+    xgpu_test::ElfLayout elf(host->code_object);
+    const uint64_t name = elf.section_name_offset(elf.section_index(XGPU_KERNEL_LAYOUT_SECTION));
+    host->code_object[name + std::string_view(XGPU_KERNEL_LAYOUT_SECTION).size() - 1] = 'z';
+    xe::CodeObjectInfo info;
+    xe::Status status = xe::read_code_object(host->kind, host->code_object, &info);
+    REQUIRE_MESSAGE(status.ok(), status.message());
+    REQUIRE(info.kernels.size() == kExpected.size());
+    for (const xe::KernelInfo& k : info.kernels) {
+      INFO(k.name);
+      CHECK_FALSE(k.layout_declared);
+      CHECK(k.binding_count == 0);
+      CHECK(k.constant_size == 0);
+    }
+    // fill comes first by name.
+    CHECK(check_message(pack(inputs)) == "kernel 'fill': its layout (XGPU_KERNEL_BINDINGS) is declared on " +
+                                             first_isa + " but not on " + host->isa_name);
+  }
+  SUBCASE("another binding count on one target") {
+    xgpu_test::edit_layout_record(host->code_object, "saxpy", [](xgpu_kernel_layout_record_t& r) {
+      r.binding_count = 1;
+    });
+    xe::CodeObjectInfo info;
+    xe::Status status = xe::read_code_object(host->kind, host->code_object, &info);
+    REQUIRE_MESSAGE(status.ok(), status.message());
+    const xe::KernelInfo& saxpy =
+        *std::find_if(info.kernels.begin(), info.kernels.end(), [](const xe::KernelInfo& k) { return k.name == "saxpy"; });
+    CHECK(saxpy.binding_count == 1);
+    CHECK(saxpy.constant_size == 16);
+    CHECK(check_message(pack(inputs)) ==
+          "kernel 'saxpy': declared binding count differs: 2 on " + first_isa + ", 1 on " + host->isa_name);
+  }
 }
 
 TEST_CASE("the check reports a kernarg alignment that differs between targets") {
@@ -372,7 +447,35 @@ TEST_CASE("xgpu-kernels inspect prints the table and exits 0 only when the check
     ToolRun run = run_tool("inspect", XGPU_TEST_KERNELS_FILE);
     CHECK(run.exit_code == 0);
     CHECK(has(run.out, "\ncheck: ok\n"));
-    CHECK(run_tool("inspect --json", XGPU_TEST_KERNELS_FILE).exit_code == 0);
+    // The declared layout: saxpy has 2 bindings and 8 bytes of constants.
+    CHECK(has(run.out, " kernarg  align bindings constants    group "));
+    CHECK(has(run.out, "\nkernel saxpy\n"));
+    const std::string saxpy = run.out.substr(run.out.find("\nkernel saxpy\n"));
+    CHECK(has(saxpy.substr(0, saxpy.find("\n\n")), "      24      8        2         8        0 "));
+    ToolRun json = run_tool("inspect --json", XGPU_TEST_KERNELS_FILE);
+    CHECK(json.exit_code == 0);
+    CHECK(has(json.out, "\"name\": \"saxpy\",\n          \"kernarg_size\": 24,"));
+    CHECK(has(json.out, "\"layout\": {\n            \"binding_count\": 2,\n            \"constant_size\": 8\n          }"));
+  }
+  SUBCASE("a kernel without a declared layout") {
+    Loaded file;
+    std::vector<xe::EntryInput> inputs = file.inputs();
+    // Hide the layout records of every entry: the kernels then declare none.
+    for (xe::EntryInput& input : inputs) {
+      xgpu_test::ElfLayout elf(input.code_object);
+      const uint64_t name = elf.section_name_offset(elf.section_index(XGPU_KERNEL_LAYOUT_SECTION));
+      input.code_object[name + 1] = 'y';
+    }
+    const std::string path = work_file("inspect-no-layout");
+    xgpu_test::write_file(path, pack(inputs));
+    ToolRun run = run_tool("inspect", path);
+    CHECK(run.exit_code == 0);
+    CHECK(has(run.out, "      24      8        -         -        0 "));
+    ToolRun json = run_tool("inspect --json", path);
+    CHECK(json.exit_code == 0);
+    CHECK(has(json.out, "\"layout\": null"));
+    CHECK_FALSE(has(json.out, "\"binding_count\""));
+    std::remove(path.c_str());
   }
   SUBCASE("targets that disagree") {
     std::string host_isa;

@@ -24,6 +24,8 @@
 
 namespace xe = xgpu::executable;
 using xgpu_test::ElfLayout;
+using xgpu_test::layout_record;
+using xgpu_test::LayoutRecord;
 using xgpu_test::TestExecutable;
 
 namespace {
@@ -380,8 +382,11 @@ TEST_CASE("real code objects: targeted host descriptor, symbol and relocation co
         who + "host kernel descriptor 'reduce.kd': magic 0x4b484758 / ABI version 2, expected 0x4b484758 / 1");
   CHECK(descriptor([](auto& d) { d.flags |= 0x4; }).message() ==
         who + "host kernel descriptor 'reduce.kd': unknown flags 0x5");
-  CHECK(has(descriptor([](auto& d) { d.kernarg_size = 1000; }),
-            "kernel 'reduce': kernarg size differs: " + std::to_string(sizeof(reduce_args_t)) + " bytes on "));
+  // The kernel's layout record still states the size the kernel was built
+  // with: the code object contradicts itself before it contradicts others.
+  CHECK(descriptor([](auto& d) { d.kernarg_size = 1000; }).message() ==
+        who + XGPU_KERNEL_LAYOUT_SECTION " record of kernel 'reduce': kernarg_size " +
+            std::to_string(sizeof(reduce_args_t)) + " differs from the kernel's kernarg segment size 1000");
   CHECK(has(descriptor([](auto& d) { d.group_segment_size = 4; }), "kernel 'reduce': static group segment size differs"));
 
   // Pointer fields come from their R_X86_64_RELATIVE relocations.
@@ -423,4 +428,100 @@ TEST_CASE("real code objects: targeted host descriptor, symbol and relocation co
   const uint64_t isa_text = find_text(host, isa + std::string(1, '\0'));
   CHECK(subject.corrupt(kHost, [&](std::span<uint8_t> code) { code[isa_text + isa.size() - 1] = '9'; }).message() ==
         who + "the code object was built for '" + isa.substr(0, isa.size() - 1) + "9'");
+}
+
+TEST_CASE("real code objects: targeted kernel layout record corruption") {
+  Subject subject;
+  for (size_t index : {kAmdgpu, kHost}) {
+    const std::vector<uint8_t>& code = subject.code_object(index);
+    const std::string who = subject.isa(index) + ": ";
+    INFO(subject.isa(index));
+    // saxpy: 2 bindings, 8 bytes of constants; "saxpy\0" + 2 bytes of padding.
+    const LayoutRecord saxpy = layout_record(code, "saxpy");
+    const std::string section = XGPU_KERNEL_LAYOUT_SECTION;
+    const std::string where = section + " record at offset " + std::to_string(saxpy.at - saxpy.section) + ": ";
+    const std::string record_of = section + " record of kernel ";
+    REQUIRE(saxpy.size == sizeof(xgpu_kernel_layout_record_t) + 8);
+    auto edit = [&](auto change) {
+      return subject.corrupt(index, [&](std::span<uint8_t> bytes) {
+        xgpu_kernel_layout_record_t r;
+        std::memcpy(&r, bytes.data() + saxpy.at, sizeof(r));
+        change(r);
+        std::memcpy(bytes.data() + saxpy.at, &r, sizeof(r));
+      });
+    };
+    const uint64_t name = saxpy.at + sizeof(xgpu_kernel_layout_record_t);
+
+    // Every byte of the record, three ways: a clear error or (for the
+    // binding count within the kernarg size) a consistent layout.
+    for (uint64_t at = saxpy.at; at < saxpy.at + saxpy.size; ++at) {
+      for (uint8_t mask : kFlipMasks) (void)subject.flip(index, at, mask);
+    }
+
+    CHECK(edit([](auto& r) { r.magic = 0x12345678; }).message() ==
+          who + where + "magic 0x12345678 is not XGPU_KERNEL_LAYOUT_MAGIC (0x4c4b4758)");
+    for (uint32_t size : {0u, 16u, 20u, 25u, 16u + 4096u + 8u, 0xfffffff8u}) {
+      CHECK(edit([&](auto& r) { r.record_size = size; }).message() ==
+            who + where + "record_size " + std::to_string(size) +
+                " is not 16 plus a name field of 8 to 4096 bytes in steps of 8");
+    }
+    // A name field larger than the name: the next record's bytes would be
+    // read as padding.
+    const uint64_t left = saxpy.section + saxpy.section_size - saxpy.at;
+    if (left > saxpy.size) {
+      CHECK(edit([](auto& r) { r.record_size += 8; }).message() ==
+            who + where + "record_size 32 does not fit the name 'saxpy' (24 bytes)");
+    }
+    CHECK(edit([&](auto& r) { r.record_size = static_cast<uint32_t>(left + 8); }).message() ==
+          who + where + "record_size " + std::to_string(left + 8) + " extends past the end of the section (" +
+              std::to_string(left) + " bytes left)");
+    CHECK(subject.corrupt(index, [&](std::span<uint8_t> bytes) {
+      std::fill(bytes.begin() + static_cast<ptrdiff_t>(name), bytes.begin() + static_cast<ptrdiff_t>(name + 8), 'x');
+    }).message() == who + where + "the kernel name is not NUL-terminated within record_size 24");
+    CHECK(subject.corrupt(index, [&](std::span<uint8_t> bytes) { bytes[name] = 0; }).message() ==
+          who + where + "the kernel name is empty");
+    CHECK(subject.corrupt(index, [&](std::span<uint8_t> bytes) { bytes[name + 7] = 1; }).message() ==
+          who + where + "non-zero bytes after the kernel name 'saxpy'");
+
+    // Records that are well formed but do not describe the code object.
+    CHECK(subject.corrupt(index, [&](std::span<uint8_t> bytes) { bytes[name + 4] = 'z'; }).message() ==
+          who + record_of + "'saxpz': the code object has no kernel 'saxpz' (its kernels: fill, group_atomics, "
+                            "histogram, ids, poly_clamp, reduce, reverse, saxpy, scan, tile_max)");
+    // fill and ids have the same layout (1 binding, 8 bytes of constants),
+    // so whichever record comes first is accepted and the second is the
+    // duplicate.
+    const LayoutRecord fill = layout_record(code, "fill");
+    CHECK(subject.corrupt(index, [&](std::span<uint8_t> bytes) {
+      std::memcpy(bytes.data() + fill.at + sizeof(xgpu_kernel_layout_record_t), "ids", 4);
+    }).message() == who + record_of + "'ids': the kernel has two layout records");
+    CHECK(edit([](auto& r) { r.kernarg_size += 8; }).message() ==
+          who + record_of + "'saxpy': kernarg_size 32 differs from the kernel's kernarg segment size 24");
+    CHECK(edit([](auto& r) { r.binding_count = 4; }).message() ==
+          who + record_of + "'saxpy': binding_count 4 needs 32 bytes of binding pointers, more than the kernarg size 24");
+    CHECK(edit([](auto& r) { r.binding_count = 0xffffffffu; }).message() ==
+          who + record_of +
+              "'saxpy': binding_count 4294967295 needs 34359738360 bytes of binding pointers, more than the kernarg "
+              "size 24");
+    // All bindings and no constants is a layout the kernarg segment holds.
+    CHECK(has(edit([](auto& r) { r.binding_count = 3; }), "kernel 'saxpy': declared binding count differs: "));
+
+    // The section itself.
+    auto section_header = [&](auto change) {
+      return subject.corrupt(index, [&](std::span<uint8_t> bytes) {
+        Elf64_Shdr s;
+        std::memcpy(&s, bytes.data() + saxpy.section_header, sizeof(s));
+        change(s);
+        std::memcpy(bytes.data() + saxpy.section_header, &s, sizeof(s));
+      });
+    };
+    CHECK(section_header([](Elf64_Shdr& s) { s.sh_type = SHT_NOBITS; }).message() ==
+          who + "section " + section + " has type 8, expected SHT_PROGBITS (1)");
+    CHECK(section_header([](Elf64_Shdr& s) { s.sh_flags |= SHF_WRITE; }).message() ==
+          who + "writable data section " + section + " (" + std::to_string(saxpy.section_size) +
+              " bytes): kernels must not have globals or static variables other than const data and groupshared "
+              "memory");
+    CHECK(section_header([](Elf64_Shdr& s) { s.sh_size = 8; }).message() ==
+          who + section + " record at offset 0: 8 bytes left, a record header needs 16");
+    CHECK(has(section_header([](Elf64_Shdr& s) { s.sh_size -= 8; }), " extends past the end of the section ("));
+  }
 }

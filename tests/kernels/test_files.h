@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include <xgpu/executable_format.h>
 #include <xgpu/host_kernel.h>
 
 #include "xgpu_executable.h"
@@ -107,6 +108,11 @@ class ElfLayout {
     return 0;
   }
 
+  // File offset of section `index`'s name in the section name table.
+  uint64_t section_name_offset(size_t index) const {
+    return sections_[header_.e_shstrndx].sh_offset + sections_[index].sh_name;
+  }
+
   // File offset of dynamic symbol `name`'s contents.
   uint64_t symbol_file_offset(std::string_view name) const { return file_offset(symbol_address(name)); }
 
@@ -167,6 +173,43 @@ inline void edit_host_descriptor(std::vector<uint8_t>& code_object, const std::s
   REQUIRE(descriptor.magic == XGPU_HOST_KERNEL_MAGIC);
   edit(descriptor);
   std::memcpy(code_object.data() + at, &descriptor, sizeof(descriptor));
+}
+
+// Where one kernel's layout record lies in a code object.
+struct LayoutRecord {
+  uint64_t section_header;  // file offset of the layout section's Elf64_Shdr
+  uint64_t section;         // file offset of the section's contents
+  uint64_t section_size;    // bytes of the section
+  uint64_t at;              // file offset of the record
+  uint32_t size;            // the record's record_size
+};
+
+// Finds `kernel`'s record in the code object's XGPU_KERNEL_LAYOUT_SECTION.
+inline LayoutRecord layout_record(const std::vector<uint8_t>& code, std::string_view kernel) {
+  ElfLayout elf(code);
+  const size_t index = elf.section_index(XGPU_KERNEL_LAYOUT_SECTION);
+  const Elf64_Shdr& s = elf.sections()[index];
+  for (uint64_t at = s.sh_offset; at + sizeof(xgpu_kernel_layout_record_t) <= s.sh_offset + s.sh_size;) {
+    xgpu_kernel_layout_record_t r;
+    std::memcpy(&r, code.data() + at, sizeof(r));
+    REQUIRE(r.record_size >= sizeof(r));
+    if (std::string_view(reinterpret_cast<const char*>(code.data() + at + sizeof(r))) == kernel) {
+      return {elf.section_header_offset(index), s.sh_offset, s.sh_size, at, r.record_size};
+    }
+    at += r.record_size;
+  }
+  FAIL("no layout record for " << kernel);
+  return {};
+}
+
+// Edits the header of `kernel`'s layout record in a code object.
+inline void edit_layout_record(std::vector<uint8_t>& code_object, std::string_view kernel,
+                               const std::function<void(xgpu_kernel_layout_record_t&)>& edit) {
+  const uint64_t at = layout_record(code_object, kernel).at;
+  xgpu_kernel_layout_record_t record;
+  std::memcpy(&record, code_object.data() + at, sizeof(record));
+  edit(record);
+  std::memcpy(code_object.data() + at, &record, sizeof(record));
 }
 
 }  // namespace xgpu_test

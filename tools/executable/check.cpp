@@ -85,6 +85,16 @@ Status check(const Executable& executable, std::vector<CodeObjectInfo>* out_info
       if (a.group_segment_size != b.group_segment_size) {
         return mismatch("static group segment size", a.group_segment_size, b.group_segment_size, " bytes");
       }
+      // A pipeline takes its layout from the code object the agent loads:
+      // it must not depend on which one that is.
+      if (a.layout_declared != b.layout_declared) {
+        return Status::error("kernel '" + a.name + "': its layout (XGPU_KERNEL_BINDINGS) is declared on " +
+                             (a.layout_declared ? first_isa : other_isa) + " but not on " +
+                             (a.layout_declared ? other_isa : first_isa));
+      }
+      if (a.binding_count != b.binding_count) {
+        return mismatch("declared binding count", a.binding_count, b.binding_count, "");
+      }
     }
   }
   // From here on every entry holds the same kernels sorted by name, so

@@ -1,7 +1,8 @@
 // Code objects: a bounds-checked ELF64 reader over untrusted bytes (plain
 // <elf.h> structs, copied out with memcpy so no alignment is assumed), the
-// AMDGPU metadata note (msgpack, via msgpack-cxx with size and depth limits)
-// and host kernel descriptors (<xgpu/host_kernel.h>).
+// AMDGPU metadata note (msgpack, via msgpack-cxx with size and depth limits),
+// host kernel descriptors (<xgpu/host_kernel.h>) and the kernel layout
+// records of both kinds (<xgpu/executable_format.h>).
 #include <elf.h>
 
 #include <algorithm>
@@ -486,6 +487,104 @@ Status read_host(const Elf& elf, CodeObjectInfo* info) {
   return {};
 }
 
+// --- kernel layout records (both kinds) --------------------------------------
+
+std::string list_kernel_names(const CodeObjectInfo& info) {
+  std::string names;
+  for (const KernelInfo& k : info.kernels) names += (names.empty() ? "" : ", ") + k.name;
+  return names.empty() ? "(none)" : names;
+}
+
+// Reads the records of XGPU_KERNEL_LAYOUT_SECTION into the kernels of
+// `info` (sorted by name). Every record is checked before anything is
+// trusted: a layout the driver takes from here must fit the kernarg segment.
+Status read_layouts(const Elf& elf, CodeObjectInfo* info) {
+  const std::string section_name = XGPU_KERNEL_LAYOUT_SECTION;
+  const Elf64_Shdr* section = nullptr;
+  for (const Elf64_Shdr& s : elf.sections()) {
+    std::string_view name;
+    Status status = elf.section_name(s, &name);
+    if (!status.ok()) return status;
+    if (name != section_name) continue;
+    if (section) return Status::error("the code object has more than one " + section_name + " section");
+    section = &s;
+  }
+  if (!section) return {};  // no kernel declares its layout
+  if (section->sh_type != SHT_PROGBITS) {
+    return Status::error("section " + section_name + " has type " + std::to_string(section->sh_type) +
+                         ", expected SHT_PROGBITS (" + std::to_string(SHT_PROGBITS) + ")");
+  }
+  const std::span<const uint8_t> bytes = elf.data(*section);
+  constexpr uint64_t kHeaderSize = sizeof(xgpu_kernel_layout_record_t);
+  for (uint64_t at = 0; at < bytes.size();) {
+    const std::string where = section_name + " record at offset " + std::to_string(at);
+    const uint64_t left = bytes.size() - at;
+    if (left < kHeaderSize) {
+      return Status::error(where + ": " + std::to_string(left) + " bytes left, a record header needs " +
+                           std::to_string(kHeaderSize));
+    }
+    xgpu_kernel_layout_record_t record;
+    std::memcpy(&record, bytes.data() + at, sizeof(record));
+    if (record.magic != XGPU_KERNEL_LAYOUT_MAGIC) {
+      return Status::error(where + ": magic 0x" + hex(record.magic) + " is not XGPU_KERNEL_LAYOUT_MAGIC (0x" +
+                           hex(XGPU_KERNEL_LAYOUT_MAGIC) + ")");
+    }
+    if (record.record_size < kHeaderSize + XGPU_KERNEL_LAYOUT_ALIGNMENT ||
+        record.record_size % XGPU_KERNEL_LAYOUT_ALIGNMENT != 0 ||
+        record.record_size - kHeaderSize > XGPU_KERNEL_LAYOUT_MAX_NAME_SIZE) {
+      return Status::error(where + ": record_size " + std::to_string(record.record_size) + " is not " +
+                           std::to_string(kHeaderSize) + " plus a name field of " +
+                           std::to_string(XGPU_KERNEL_LAYOUT_ALIGNMENT) + " to " +
+                           std::to_string(XGPU_KERNEL_LAYOUT_MAX_NAME_SIZE) + " bytes in steps of " +
+                           std::to_string(XGPU_KERNEL_LAYOUT_ALIGNMENT));
+    }
+    if (record.record_size > left) {
+      return Status::error(where + ": record_size " + std::to_string(record.record_size) +
+                           " extends past the end of the section (" + std::to_string(left) + " bytes left)");
+    }
+    const std::span<const uint8_t> field = bytes.subspan(at + kHeaderSize, record.record_size - kHeaderSize);
+    const void* nul = std::memchr(field.data(), 0, field.size());
+    if (!nul) return Status::error(where + ": the kernel name is not NUL-terminated within record_size " +
+                                   std::to_string(record.record_size));
+    const std::string name(reinterpret_cast<const char*>(field.data()), static_cast<const uint8_t*>(nul) - field.data());
+    if (name.empty()) return Status::error(where + ": the kernel name is empty");
+    // The name field is exactly the name, its NUL and zero padding to 8:
+    // anything else is not what <xgpu/kernel.h> writes.
+    const uint64_t padded = (name.size() + 1 + XGPU_KERNEL_LAYOUT_ALIGNMENT - 1) / XGPU_KERNEL_LAYOUT_ALIGNMENT *
+                            XGPU_KERNEL_LAYOUT_ALIGNMENT;
+    if (padded != field.size()) {
+      return Status::error(where + ": record_size " + std::to_string(record.record_size) + " does not fit the name '" +
+                           name + "' (" + std::to_string(kHeaderSize + padded) + " bytes)");
+    }
+    if (std::any_of(field.begin() + static_cast<ptrdiff_t>(name.size()), field.end(), [](uint8_t b) { return b != 0; })) {
+      return Status::error(where + ": non-zero bytes after the kernel name '" + name + "'");
+    }
+    const std::string who = section_name + " record of kernel '" + name + "'";
+    auto kernel = std::lower_bound(info->kernels.begin(), info->kernels.end(), name,
+                                   [](const KernelInfo& k, const std::string& n) { return k.name < n; });
+    if (kernel == info->kernels.end() || kernel->name != name) {
+      return Status::error(who + ": the code object has no kernel '" + name +
+                           "' (its kernels: " + list_kernel_names(*info) + ")");
+    }
+    if (kernel->layout_declared) return Status::error(who + ": the kernel has two layout records");
+    if (record.kernarg_size != kernel->kernarg_size) {
+      return Status::error(who + ": kernarg_size " + std::to_string(record.kernarg_size) +
+                           " differs from the kernel's kernarg segment size " + std::to_string(kernel->kernarg_size));
+    }
+    const uint64_t binding_bytes = uint64_t{record.binding_count} * XGPU_KERNEL_LAYOUT_BINDING_SIZE;
+    if (binding_bytes > kernel->kernarg_size) {
+      return Status::error(who + ": binding_count " + std::to_string(record.binding_count) + " needs " +
+                           std::to_string(binding_bytes) + " bytes of binding pointers, more than the kernarg size " +
+                           std::to_string(kernel->kernarg_size));
+    }
+    kernel->layout_declared = true;
+    kernel->binding_count = record.binding_count;
+    kernel->constant_size = kernel->kernarg_size - static_cast<uint32_t>(binding_bytes);
+    at += record.record_size;
+  }
+  return {};
+}
+
 Status open_checked(xgpu_executable_entry_kind_t kind, std::span<const uint8_t> code_object, Elf* elf) {
   Status status = elf->open(code_object);
   if (!status.ok()) return status;
@@ -528,7 +627,7 @@ Status read_code_object(xgpu_executable_entry_kind_t kind, std::span<const uint8
       return Status::error("kernel '" + out_info->kernels[i].name + "' is defined twice");
     }
   }
-  return {};
+  return read_layouts(elf, out_info);
 }
 
 Status check_code_object_rules(xgpu_executable_entry_kind_t kind, std::span<const uint8_t> code_object) {

@@ -2,7 +2,8 @@
 // (<xgpu/executable_format.h>, spec/executable-format.md) and reads the
 // kernel metadata of the code objects inside them: the `amdhsa.kernels`
 // msgpack note of AMDGPU code objects and the `K.kd` descriptors of host code
-// objects (<xgpu/host_kernel.h>), without loading either.
+// objects (<xgpu/host_kernel.h>), without loading either, and the kernel
+// layout records (XGPU_KERNEL_LAYOUT_SECTION) of both.
 //
 // Every function treats its input as untrusted: offsets and sizes are
 // bounds-checked (overflow-safe) and a malformed input yields a Status whose
@@ -126,6 +127,12 @@ struct KernelInfo {
   uint32_t explicit_arg_count = 0;           // AMDGPU: explicit kernel arguments
   std::vector<std::string> hidden_args;      // AMDGPU: value kinds of hidden arguments
                                              // (xgpu kernels have none)
+  bool layout_declared = false;              // the code object holds the kernel's layout record
+                                             // (XGPU_KERNEL_BINDINGS); the next two are 0 otherwise
+  uint32_t binding_count = 0;                // declared: 8-byte binding pointers at the start
+                                             // of the kernarg segment
+  uint32_t constant_size = 0;                // declared: bytes of constants after them
+                                             // (kernarg_size - 8 * binding_count)
 };
 
 // What one code object holds.
@@ -137,7 +144,12 @@ struct CodeObjectInfo {
   std::vector<KernelInfo> kernels;  // sorted by name
 };
 
-// Reads the kernels of a code object of the given kind.
+// Reads the kernels of a code object of the given kind, with the layouts
+// its XGPU_KERNEL_LAYOUT_SECTION declares. Besides malformed records
+// (magic, record_size, name), it rejects a record naming no kernel of the
+// code object, two records for one kernel, a record whose kernarg_size is
+// not the kernel's, and a binding count whose 8-byte pointers do not fit in
+// the kernarg segment: a declared layout, once read, is always usable.
 Status read_code_object(xgpu_executable_entry_kind_t kind, std::span<const uint8_t> code_object,
                         CodeObjectInfo* out_info);
 
@@ -150,7 +162,8 @@ Status check_code_object_rules(xgpu_executable_entry_kind_t kind,
 // The whole executable: every code object obeys the rules, its metadata
 // names the entry's ISA, AMDGPU kernels have no hidden arguments, every
 // entry holds the same kernels with the same kernarg size, kernarg alignment
-// and static group segment size, a required workgroup size fits every
+// and static group segment size, and declares the same layout for each
+// (on every entry or on none), a required workgroup size fits every
 // AMDGPU target's limit, and no kernel with barriers needs more private
 // memory on an AMDGPU target than a host fiber's stack gives kernel code.
 // `out_infos` (optional) receives each entry's metadata, in entry order; it

@@ -5,6 +5,11 @@
 //   xgpu-kernels inspect [--json] <file.xgpux>
 //   xgpu-kernels check <file.xgpux>
 //
+// `inspect` shows, per kernel and target, the kernarg size and alignment,
+// the declared layout (bindings and constant bytes, "-" when the kernel has
+// no XGPU_KERNEL_BINDINGS), the group and private segment sizes, the
+// workgroup size and how the kernel runs.
+//
 // Exit status: 0 on success, 1 when the input is invalid, a code object
 // cannot be read or the check fails (`inspect` still prints what it could
 // read), 2 on a usage error.
@@ -214,6 +219,10 @@ int inspect(int argc, char** argv) {
         j["private_segment_size"] = k.private_segment_size;
         j["required_workgroup_size"] = {k.required_workgroup_size[0], k.required_workgroup_size[1],
                                         k.required_workgroup_size[2]};
+        // null: the kernel does not declare its layout (XGPU_KERNEL_BINDINGS).
+        j["layout"] = k.layout_declared ? nlohmann::ordered_json{{"binding_count", k.binding_count},
+                                                                 {"constant_size", k.constant_size}}
+                                        : nlohmann::ordered_json(nullptr);
         if (entries[e].kind == XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU) {
           j["max_flat_workgroup_size"] = k.max_flat_workgroup_size;
           j["wavefront_size"] = k.wavefront_size;
@@ -249,12 +258,15 @@ int inspect(int argc, char** argv) {
   }
   for (const auto& [name, rows] : kernels) {
     std::printf("\nkernel %s\n", name.c_str());
-    std::printf("  %-42s %8s %6s %8s %8s  %-18s %s\n", "target", "kernarg", "align", "group", "private",
-                "workgroup size", "mode");
+    std::printf("  %-42s %8s %6s %8s %9s %8s %8s  %-18s %s\n", "target", "kernarg", "align", "bindings",
+                "constants", "group", "private", "workgroup size", "mode");
     for (const auto& [e, k] : rows) {
-      std::printf("  %-42s %8u %6u %8u %8u  %-18s %s\n", std::string(entries[e].isa_name).c_str(), k->kernarg_size,
-                  k->kernarg_alignment, k->group_segment_size, k->private_segment_size, workgroup_text(*k).c_str(),
-                  mode_text(*k, entries[e].kind).c_str());
+      // "-": no XGPU_KERNEL_BINDINGS, pipelines must state the layout.
+      const std::string bindings = k->layout_declared ? std::to_string(k->binding_count) : "-";
+      const std::string constants = k->layout_declared ? std::to_string(k->constant_size) : "-";
+      std::printf("  %-42s %8u %6u %8s %9s %8u %8u  %-18s %s\n", std::string(entries[e].isa_name).c_str(),
+                  k->kernarg_size, k->kernarg_alignment, bindings.c_str(), constants.c_str(), k->group_segment_size,
+                  k->private_segment_size, workgroup_text(*k).c_str(), mode_text(*k, entries[e].kind).c_str());
     }
   }
   std::printf("\ncheck: %s\n", check_status.ok() ? "ok" : check_status.message().c_str());

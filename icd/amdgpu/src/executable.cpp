@@ -153,6 +153,12 @@ XgpuResult executable_load(Device* device, const char* function, const void* dat
                 kernel.required_workgroup_size);
       if (kernel.kernarg_size == 0) kernel.kernarg_size = meta.kernarg_size;
       if (meta.kernarg_alignment) kernel.kernarg_alignment = std::max(kernel.kernarg_alignment, meta.kernarg_alignment);
+      // The reader checked the record against the code object's kernarg
+      // size; xgpuCreatePipeline still checks the layout it resolves against
+      // the size the runtime reports for the loaded kernel.
+      kernel.layout_declared = meta.layout_declared;
+      kernel.binding_count = meta.binding_count;
+      kernel.constant_size = meta.constant_size;
     }
   }
   std::sort(executable->kernels.begin(), executable->kernels.end(),
@@ -251,23 +257,47 @@ XgpuResult pipeline_create(XgpuDevice handle, const XgpuPipelineCreateInfo* info
                        std::string("xgpuCreatePipeline: kernel \"") + info->pEntryPoint +
                            "\" is not in the executable (its kernels: " + join(names) + ")");
   }
+  // The layout: bindingCount = constantSize = 0 takes the one the kernel
+  // declares (XGPU_KERNEL_BINDINGS); given values must match it.
+  uint32_t binding_count = info->bindingCount;
+  uint32_t constant_size = info->constantSize;
+  const bool from_kernel = binding_count == 0 && constant_size == 0;
+  auto layout_text = [](uint32_t bindings, uint32_t constants) {
+    return "bindingCount " + std::to_string(bindings) + ", constantSize " + std::to_string(constants);
+  };
+  if (from_kernel && kernel->layout_declared) {
+    binding_count = kernel->binding_count;
+    constant_size = kernel->constant_size;
+  } else if (from_kernel && kernel->kernarg_size != 0) {
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                       "xgpuCreatePipeline: bindingCount and constantSize are 0 but kernel \"" + kernel->name +
+                           "\" declares no layout (its kernarg struct is " + std::to_string(kernel->kernarg_size) +
+                           " bytes): declare XGPU_KERNEL_BINDINGS(" + kernel->name +
+                           ", <binding count>) after the kernel, or give both bindingCount and constantSize");
+  } else if (!from_kernel && kernel->layout_declared &&
+             (binding_count != kernel->binding_count || constant_size != kernel->constant_size)) {
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                       "xgpuCreatePipeline: layout " + layout_text(binding_count, constant_size) + " differs from " +
+                           layout_text(kernel->binding_count, kernel->constant_size) + " that kernel \"" +
+                           kernel->name + "\" declares (XGPU_KERNEL_BINDINGS); give both as 0 to use it");
+  }
+  const char* source = from_kernel ? " (declared by the kernel)" : "";
   const XgpuPhysicalDeviceLimits& limits = device->physical->properties.limits;
-  if (info->bindingCount > limits.maxBindings)
+  if (binding_count > limits.maxBindings)
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                       "xgpuCreatePipeline: bindingCount " + std::to_string(info->bindingCount) +
+                       "xgpuCreatePipeline: bindingCount " + std::to_string(binding_count) + source +
                            " exceeds maxBindings " + std::to_string(limits.maxBindings));
-  if (info->constantSize % 4 != 0 || info->constantSize > limits.maxPushConstantsSize)
+  if (constant_size % 4 != 0 || constant_size > limits.maxPushConstantsSize)
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                       "xgpuCreatePipeline: constantSize " + std::to_string(info->constantSize) +
+                       "xgpuCreatePipeline: constantSize " + std::to_string(constant_size) + source +
                            " must be a multiple of 4 and at most " + std::to_string(limits.maxPushConstantsSize));
-  const uint64_t layout_size = uint64_t(info->bindingCount) * 8 + info->constantSize;
+  const uint64_t layout_size = uint64_t(binding_count) * 8 + constant_size;
   if (layout_size != kernel->kernarg_size)
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                       "xgpuCreatePipeline: layout of \"" + kernel->name + "\" (bindingCount " +
-                           std::to_string(info->bindingCount) + " * 8 + constantSize " +
-                           std::to_string(info->constantSize) + " = " + std::to_string(layout_size) +
-                           " bytes) differs from the kernel's kernarg size " + std::to_string(kernel->kernarg_size) +
-                           " bytes");
+                       "xgpuCreatePipeline: layout of \"" + kernel->name + "\"" + source + " (bindingCount " +
+                           std::to_string(binding_count) + " * 8 + constantSize " + std::to_string(constant_size) +
+                           " = " + std::to_string(layout_size) + " bytes) differs from the kernel's kernarg size " +
+                           std::to_string(kernel->kernarg_size) + " bytes");
   uint32_t size[3] = {info->workgroupSize[0], info->workgroupSize[1], info->workgroupSize[2]};
   const bool given = size[0] || size[1] || size[2];
   const bool required = kernel->required_workgroup_size[0] != 0;
@@ -304,8 +334,8 @@ XgpuResult pipeline_create(XgpuDevice handle, const XgpuPipelineCreateInfo* info
   loaded_executable_retain(executable);
   pipeline->executable = executable;
   pipeline->info.kernel = *kernel;
-  pipeline->info.binding_count = info->bindingCount;
-  pipeline->info.constant_size = info->constantSize;
+  pipeline->info.binding_count = binding_count;
+  pipeline->info.constant_size = constant_size;
   std::copy(size, size + 3, pipeline->info.workgroup_size);
   device_track_handle(device, pipeline.get());
   *out_pipeline = to_handle<XgpuPipeline>(pipeline.release());
@@ -327,6 +357,8 @@ void pipeline_get_properties(XgpuDevice, XgpuPipeline handle, XgpuPipelineProper
   const auto* pipeline = from_handle<Pipeline>(handle);
   if (!pipeline) return;
   std::copy(pipeline->info.workgroup_size, pipeline->info.workgroup_size + 3, out_properties->workgroupSize);
+  out_properties->bindingCount = pipeline->info.binding_count;
+  out_properties->constantSize = pipeline->info.constant_size;
   out_properties->kernargSize = pipeline->info.kernel.kernarg_size;
   out_properties->staticWorkgroupMemorySize = pipeline->info.kernel.group_segment_size;
   out_properties->privateMemorySize = pipeline->info.kernel.private_segment_size;

@@ -43,6 +43,9 @@ struct KernelInfo {
   uint32_t group_segment_size = 0;     // static group memory, bytes
   uint32_t private_segment_size = 0;   // private (scratch) memory per work item, bytes
   uint32_t required_workgroup_size[3] = {0, 0, 0};  // 0,0,0 when not fixed
+  bool layout_declared = false;        // the kernel declares its layout (XGPU_KERNEL_BINDINGS)
+  uint32_t binding_count = 0;          // declared: 8-byte pointers at the start of the kernargs
+  uint32_t constant_size = 0;          // declared: bytes of constants after the bindings
   std::string name;                    // kernel name (without ".kd")
 };
 

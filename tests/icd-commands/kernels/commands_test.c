@@ -12,6 +12,7 @@ XGPU_KERNEL(saxpy, saxpy_args_t, args) {
   uint32_t i = xgpu_global_id(0);
   if (i < args->n) args->y[i] = args->a * args->x[i] + args->y[i];
 }
+XGPU_KERNEL_BINDINGS(saxpy, 2);
 
 /* Pipeline stage: out[i] = in[i] * scale + bias. */
 typedef struct scale_args {
@@ -27,6 +28,7 @@ XGPU_KERNEL(scale_bias, scale_args_t, args) {
   uint32_t i = xgpu_global_id(0);
   if (i < args->n) args->out[i] = args->in[i] * args->scale + args->bias;
 }
+XGPU_KERNEL_BINDINGS(scale_bias, 2);
 
 /* Slowly writes `value` to every element (a busy loop first, so a reader
  * that is not ordered after it can observe the old contents). */
@@ -44,6 +46,7 @@ XGPU_KERNEL(slow_write, slow_write_args_t, args) {
   for (uint32_t s = 0; s < args->spin; ++s) sink = sink + s;
   if (i < args->n) args->buf[i] = args->value;
 }
+XGPU_KERNEL_BINDINGS(slow_write, 1);
 
 /* dst[i] = src[i] + 1. */
 typedef struct increment_args {
@@ -57,6 +60,7 @@ XGPU_KERNEL(increment, increment_args_t, args) {
   uint32_t i = xgpu_global_id(0);
   if (i < args->n) args->dst[i] = args->src[i] + 1u;
 }
+XGPU_KERNEL_BINDINGS(increment, 2);
 
 /* One work item writes uint32_t counts[3]. */
 typedef struct make_counts_args {
@@ -72,6 +76,7 @@ XGPU_KERNEL(make_counts, make_counts_args_t, args) {
     args->counts[2] = args->z;
   }
 }
+XGPU_KERNEL_BINDINGS(make_counts, 1);
 
 /* Records every work item: out[0] += 1 (atomic), out[1 + linear id] = id+1,
  * out[1 + limit .. +3] = grid size. */
@@ -91,3 +96,4 @@ XGPU_KERNEL(mark, mark_args_t, args) {
     args->out[3 + args->limit] = xgpu_grid_size(2);
   }
 }
+XGPU_KERNEL_BINDINGS(mark, 1);

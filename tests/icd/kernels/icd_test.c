@@ -7,11 +7,13 @@ XGPU_KERNEL(icd_saxpy, icd_saxpy_args_t, args) {
   uint32_t i = xgpu_global_id(0);
   if (i < args->n) args->y[i] = args->a * args->x[i] + args->y[i];
 }
+XGPU_KERNEL_BINDINGS(icd_saxpy, 2);
 
 XGPU_KERNEL_SIZED(icd_increment, icd_increment_args_t, args, ICD_TEST_INCREMENT_WORKGROUP, 1u, 1u) {
   uint32_t i = xgpu_global_id(0);
   if (i < args->n) args->out[i] += 1u;
 }
+XGPU_KERNEL_BINDINGS(icd_increment, 1);
 
 /* Work item 0 spins until the host stores a non-zero value at *gate (so a
  * test can keep work in flight on a queue for as long as it needs). */
@@ -19,4 +21,20 @@ XGPU_KERNEL(icd_spin_until, icd_spin_until_args_t, args) {
   if (xgpu_global_id(0) != 0) return;
   while (xgpu_atomic_load(args->gate, XGPU_ORDER_ACQUIRE, XGPU_SCOPE_SYSTEM) == 0u) {
   }
+}
+XGPU_KERNEL_BINDINGS(icd_spin_until, 1);
+
+XGPU_KERNEL(icd_scale, icd_scale_args_t, args) {
+  uint32_t i = xgpu_global_id(0);
+  if (i >= args->n) return;
+  args->out[i] = args->in[i] * args->mul + args->add;
+  args->tags[i] = args->tag ^ args->flags;
+}
+XGPU_KERNEL_BINDINGS(icd_scale, 3);
+
+/* No XGPU_KERNEL_BINDINGS on purpose: the tests need one kernel whose
+ * pipelines cannot take the layout from the kernel. */
+XGPU_KERNEL(icd_undeclared, icd_undeclared_args_t, args) {
+  uint32_t i = xgpu_global_id(0);
+  if (i < args->n) args->out[i] = args->n;
 }

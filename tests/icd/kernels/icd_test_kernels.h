@@ -26,4 +26,28 @@ typedef struct icd_spin_until_args {
   uint32_t* gate; /* binding 0: one word the host sets */
 } icd_spin_until_args_t;
 
+/* out[i] = in[i] * mul + add for i < n; tags[i] = tag ^ flags. Three
+ * bindings, then 20 bytes of constant fields; the pointers make the struct
+ * 8-byte aligned, so it is 48 bytes and its 4 bytes of tail padding belong
+ * to the constants (24 bytes): the case where sizeof a struct of just the
+ * constant fields (20) is not the constant size. Declares its layout. */
+typedef struct icd_scale_args {
+  const uint32_t* in; /* binding 0: n values */
+  uint32_t* out;      /* binding 1: n values */
+  uint32_t* tags;     /* binding 2: n values */
+  uint32_t mul;       /* factor */
+  uint32_t add;       /* addend */
+  uint32_t n;         /* element count */
+  uint32_t tag;       /* value written to tags[] (xor flags) */
+  uint32_t flags;     /* xor'ed into tag */
+} icd_scale_args_t;
+
+/* out[i] = n for i < n. Deliberately declares no layout (no
+ * XGPU_KERNEL_BINDINGS): pipelines must state it. */
+typedef struct icd_undeclared_args {
+  uint32_t* out;  /* binding 0: n values */
+  uint32_t n;     /* element count */
+  uint32_t pad;   /* zero */
+} icd_undeclared_args_t;
+
 #endif

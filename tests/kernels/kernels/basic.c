@@ -7,6 +7,7 @@ XGPU_KERNEL(saxpy, saxpy_args_t, args) {
   uint32_t i = xgpu_global_id(0);
   if (i < args->n) args->y[i] = args->a * args->x[i] + args->y[i];
 }
+XGPU_KERNEL_BINDINGS(saxpy, 2);
 
 static inline uint32_t items_in_workgroup(XGPU_CTX_PARAM) {
   return xgpu_workgroup_item_count(0) * xgpu_workgroup_item_count(1) * xgpu_workgroup_item_count(2);
@@ -23,6 +24,7 @@ XGPU_KERNEL(ids, ids_args_t, args) {
   record[6] = xgpu_workgroup_count(0) * xgpu_workgroup_count(1) * xgpu_workgroup_count(2);
   record[7] = xgpu_workgroup_linear_size();
 }
+XGPU_KERNEL_BINDINGS(ids, 1);
 
 XGPU_KERNEL(histogram, histogram_args_t, args) {
   uint32_t i = xgpu_global_id(0);
@@ -32,8 +34,10 @@ XGPU_KERNEL(histogram, histogram_args_t, args) {
   xgpu_atomic_fetch_add(&args->summary[0], value, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
   xgpu_atomic_fetch_max(&args->summary[1], value, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
 }
+XGPU_KERNEL_BINDINGS(histogram, 3);
 
 XGPU_KERNEL_SIZED(fill, fill_args_t, args, XGPU_TEST_FILL_WORKGROUP, 1u, 1u) {
   uint32_t i = xgpu_global_id(0);
   if (i < args->n) args->out[i] = args->value + xgpu_local_id(0);
 }
+XGPU_KERNEL_BINDINGS(fill, 1);

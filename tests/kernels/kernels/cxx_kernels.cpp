@@ -49,6 +49,7 @@ XGPU_KERNEL(poly_clamp, poly_clamp_args_t, args) {
   const float coefficients[3] = {args->a, args->b, args->c};
   args->out[i] = clamp(polynomial(coefficients, args->in[i]), args->lo, args->hi);
 }
+XGPU_KERNEL_BINDINGS(poly_clamp, 2);
 
 XGPU_KERNEL_GROUPSHARED_SIZED(tile_max, tile_max_args_t, args, tile_max_shared_t, shared, XGPU_TEST_TILE,
                               XGPU_TEST_TILE, 1u) {
@@ -61,3 +62,4 @@ XGPU_KERNEL_GROUPSHARED_SIZED(tile_max, tile_max_args_t, args, tile_max_shared_t
     args->out[xgpu_workgroup_id(1) * xgpu_workgroup_count(0) + xgpu_workgroup_id(0)] = shared->values[0][0];
   }
 }
+XGPU_KERNEL_BINDINGS(tile_max, 2);

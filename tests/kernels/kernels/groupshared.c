@@ -18,6 +18,7 @@ XGPU_KERNEL_GROUPSHARED(reduce, reduce_args_t, args, reduce_shared_t, shared) {
   }
   if (lid == 0) args->out[xgpu_workgroup_id(0)] = shared->partial[0];
 }
+XGPU_KERNEL_BINDINGS(reduce, 2);
 
 XGPU_KERNEL_GROUPSHARED(scan, scan_args_t, args, scan_shared_t, shared) {
   const uint32_t lid = xgpu_local_id(0);
@@ -41,6 +42,7 @@ XGPU_KERNEL_GROUPSHARED(scan, scan_args_t, args, scan_shared_t, shared) {
   }
   if (lid == xgpu_workgroup_item_count(0) - 1) args->totals[xgpu_workgroup_id(0)] = shared->buffer[from][lid];
 }
+XGPU_KERNEL_BINDINGS(scan, 4);
 
 XGPU_KERNEL_GROUPSHARED(group_atomics, group_atomics_args_t, args, group_atomics_shared_t, shared) {
   const uint32_t lid = xgpu_local_linear_id();
@@ -66,6 +68,7 @@ XGPU_KERNEL_GROUPSHARED(group_atomics, group_atomics_args_t, args, group_atomics
     xgpu_atomic_fence(XGPU_ORDER_RELEASE, XGPU_SCOPE_SYSTEM);
   }
 }
+XGPU_KERNEL_BINDINGS(group_atomics, 1);
 
 XGPU_KERNEL_BARRIERS_SIZED(reverse, reverse_args_t, args, XGPU_TEST_REVERSE_WORKGROUP, 1u, 1u) {
   const uint32_t lid = xgpu_local_id(0);
@@ -76,3 +79,4 @@ XGPU_KERNEL_BARRIERS_SIZED(reverse, reverse_args_t, args, XGPU_TEST_REVERSE_WORK
   xgpu_barrier();
   if (i < args->n) args->out[i] = staged[items - 1u - lid];
 }
+XGPU_KERNEL_BINDINGS(reverse, 2);

@@ -60,3 +60,4 @@ XGPU_KERNEL(xgpu_amdgpu_indirect_patch, xgpu_amdgpu_indirect_patch_args_t, args)
   }
   xgpu_atomic_store((uint32_t*)packet, word, XGPU_ORDER_RELEASE, XGPU_SCOPE_SYSTEM);
 }
+XGPU_KERNEL_BINDINGS(xgpu_amdgpu_indirect_patch, 2);

@@ -38,6 +38,7 @@ XGPU_KERNEL(xgpu_amdgpu_fill, xgpu_amdgpu_fill_args_t, args) {
   }
   for (uint64_t b = tail + id; b < length; b += stride) dst[b] = xgpu_amdgpu_pattern_byte(pattern, b);
 }
+XGPU_KERNEL_BINDINGS(xgpu_amdgpu_fill, 1);
 
 XGPU_KERNEL(xgpu_amdgpu_copy, xgpu_amdgpu_copy_args_t, args) {
   const uint64_t stride = (uint64_t)xgpu_grid_size(0);
@@ -73,3 +74,4 @@ XGPU_KERNEL(xgpu_amdgpu_copy, xgpu_amdgpu_copy_args_t, args) {
   }
   for (uint64_t b = tail + id; b < length; b += stride) dst[b] = src[b];
 }
+XGPU_KERNEL_BINDINGS(xgpu_amdgpu_copy, 2);
