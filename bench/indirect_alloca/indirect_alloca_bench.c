@@ -156,14 +156,11 @@ static void* map(const bench_t* b, XgpuBuffer buffer) {
   return data;
 }
 
-static XgpuPipeline create_pipeline(const bench_t* b, XgpuExecutable executable, const char* name,
-                                    uint32_t binding_count, uint32_t constant_size) {
+static XgpuPipeline create_pipeline(const bench_t* b, XgpuExecutable executable, const char* name) {
   XgpuPipelineCreateInfo info = {
       .sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO,
       .executable = executable,
-      .pEntryPoint = name,
-      .bindingCount = binding_count,
-      .constantSize = constant_size,
+      .pEntryPoint = name,  /* layout: as bench_kernels.c declares (XGPU_KERNEL_BINDINGS) */
       .workgroupSize = {BENCH_WORKGROUP_SIZE, 1, 1},
   };
   XgpuPipeline pipeline;
@@ -485,8 +482,8 @@ int main(int argc, char** argv) {
   };
   XgpuExecutable executable;
   CHECK(xgpuCreateExecutable(b.device, &executable_info, NULL, &executable));
-  b.write_slice = create_pipeline(&b, executable, "write_slice", 2, sizeof(bench_slice_constants_t));
-  b.accumulate = create_pipeline(&b, executable, "accumulate", 3, sizeof(bench_accumulate_constants_t));
+  b.write_slice = create_pipeline(&b, executable, "write_slice");
+  b.accumulate = create_pipeline(&b, executable, "accumulate");
   XgpuSemaphoreCreateInfo semaphore_info = {.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
   CHECK(xgpuCreateSemaphore(b.device, &semaphore_info, NULL, &b.timeline));
 

@@ -12,3 +12,4 @@ typedef struct bump_args {
 XGPU_KERNEL_SIZED(bump, bump_args_t, args, 1u, 1u, 1u) {
   xgpu_atomic_fetch_add(&args->counters[args->c.index], args->c.value, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
 }
+XGPU_KERNEL_BINDINGS(bump, 1);

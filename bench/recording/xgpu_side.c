@@ -176,9 +176,7 @@ bool xgpu_side_create(bench_side_t* out_side) {
   const XgpuPipelineCreateInfo pipeline_info = {
       .sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO,
       .executable = s->executable,
-      .pEntryPoint = "bump",
-      .bindingCount = 1,
-      .constantSize = sizeof(recording_constants_t),
+      .pEntryPoint = "bump",  /* layout: as kernels.c declares (XGPU_KERNEL_BINDINGS) */
   };
   XCHECK(xgpuCreatePipeline(s->device, &pipeline_info, NULL, &s->bump));
 

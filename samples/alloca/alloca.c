@@ -137,8 +137,8 @@ static XgpuPipeline create_pipeline(XgpuDevice device, XgpuExecutable executable
       .sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO,
       .executable = executable,
       .pEntryPoint = entry_point,
-      .bindingCount = 3,                          /* pointers at the start of the args struct */
-      .constantSize = sizeof(alloca_constants_t), /* bytes of constants after them */
+      /* bindingCount and constantSize 0: the layout the kernel declares
+       * (XGPU_KERNEL_BINDINGS in kernels.c) */
       .workgroupSize = {ALLOCA_WORKGROUP_SIZE, 1, 1},
   };
   XgpuPipeline pipeline;

@@ -144,14 +144,13 @@ static XgpuBuffer create_buffer(XgpuDevice device, XgpuDeviceSize size,
 }
 
 static XgpuPipeline create_pipeline(XgpuDevice device, XgpuExecutable executable,
-                                    const char* entry_point, uint32_t binding_count,
-                                    uint32_t constant_size, uint32_t workgroup_size) {
+                                    const char* entry_point, uint32_t workgroup_size) {
   XgpuPipelineCreateInfo info = {
       .sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO,
       .executable = executable,
       .pEntryPoint = entry_point,
-      .bindingCount = binding_count,  /* pointers at the start of the kernel's args struct */
-      .constantSize = constant_size,  /* bytes of constants after them */
+      /* bindingCount and constantSize 0: the layout the kernel declares
+       * (XGPU_KERNEL_BINDINGS in kernels.c) */
       .workgroupSize = {workgroup_size, 1, 1},
   };
   XgpuPipeline pipeline;
@@ -433,9 +432,8 @@ int main(int argc, char** argv) {
   };
   XgpuExecutable executable;
   CHECK(xgpuCreateExecutable(s.device, &executable_info, NULL, &executable));
-  s.filter = create_pipeline(s.device, executable, "filter", 3, sizeof(filter_constants_t),
-                             FILTER_WORKGROUP_SIZE);
-  s.process = create_pipeline(s.device, executable, "process", 4, 0, PROCESS_WORKGROUP_SIZE);
+  s.filter = create_pipeline(s.device, executable, "filter", FILTER_WORKGROUP_SIZE);
+  s.process = create_pipeline(s.device, executable, "process", PROCESS_WORKGROUP_SIZE);
 
   /* 6. One timeline semaphore orders the submissions and tells the host when
    *    each run finished. */

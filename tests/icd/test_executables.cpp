@@ -235,9 +235,7 @@ bool run_scale(Env& env, XgpuPipeline pipeline, uint32_t n, uint32_t push_size) 
   args.flags = 0x00000a5au;  // the last constant field, just before the padding
   XgpuCommandBuffer cb = env.begin_command_buffer(XGPU_COMMAND_BUFFER_MODE_ONE_SHOT);
   api().CmdBindPipeline(cb, pipeline);
-  const XgpuBufferRef refs[3] = {{in, XGPU_BINDING_SLOT_NONE, 0, XGPU_WHOLE_SIZE},
-                                 {out, XGPU_BINDING_SLOT_NONE, 0, XGPU_WHOLE_SIZE},
-                                 {tags, XGPU_BINDING_SLOT_NONE, 0, XGPU_WHOLE_SIZE}};
+  const XgpuBufferRef refs[3] = {xgpuBufferRefWhole(in), xgpuBufferRefWhole(out), xgpuBufferRefWhole(tags)};
   api().CmdBindBuffers(cb, 0, 3, refs);
   api().CmdPushConstants(cb, 0, push_size, reinterpret_cast<const uint8_t*>(&args) + kScaleConstantsOffset);
   api().CmdDispatch(cb, (n + 63) / 64, 1, 1);
