@@ -706,7 +706,7 @@ XgpuResult XGPU_API_CALL begin_command_buffer(XgpuCommandBuffer handle, const Xg
     return XGPU_ERROR_INVALID_USAGE;
   }
   if (info->mode != XGPU_COMMAND_BUFFER_MODE_ONE_SHOT && info->mode != XGPU_COMMAND_BUFFER_MODE_REUSABLE) {
-    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-VUID-xgpuBeginCommandBuffer-pBeginInfo-mode",
+    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-VUID-xgpuBeginCommandBuffer-pBeginInfo-mode-parameter",
                   "xgpuBeginCommandBuffer: pBeginInfo->mode (" + std::to_string(int(info->mode)) + ") is not a mode");
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
@@ -772,7 +772,7 @@ void XGPU_API_CALL cmd_bind_pipeline(XgpuCommandBuffer handle, XgpuPipeline pipe
   if (!r) return;
   const PipelineInfo* info = pipeline_info(pipeline);
   if (!info) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdBindPipeline-pipeline",
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdBindPipeline-pipeline-parameter",
                  "xgpuCmdBindPipeline: pipeline is XGPU_NULL_HANDLE");
     return;
   }
