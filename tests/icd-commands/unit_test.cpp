@@ -798,3 +798,19 @@ TEST_CASE("device lost: create, begin and end return XGPU_ERROR_DEVICE_LOST") {
   CHECK(f.device->messages[2].find("XGPU-DRIVER-call-on-lost-device: xgpuCreateCommandBuffer: the device is lost") ==
         0);
 }
+
+TEST_CASE("xgpuCmdDispatch: a count over limits.maxWorkgroupCount is XGPU-VUID-xgpuCmdDispatch-groupCount") {
+  Fixture f;
+  XgpuPipeline k = fake::make_pipeline(f.device.get(), "k", 0, 0, 64);
+  const uint32_t limit = f.device->limits.maxWorkgroupCount[1];
+  f.start();
+  f.bind_pipeline(f.cb, k);
+  f.dispatch(f.cb, 1, limit, 1);  // at the limit: fine
+  CHECK(f.device->messages.empty());
+  f.dispatch(f.cb, 1, limit + 1, 1);
+  REQUIRE(f.device->messages.size() == 1);
+  CHECK(f.device->messages[0] == "XGPU-VUID-xgpuCmdDispatch-groupCount: xgpuCmdDispatch: groupCountY (" +
+                                     std::to_string(limit + 1) + ") exceeds limits.maxWorkgroupCount[1] (" +
+                                     std::to_string(limit) + ")");
+  CHECK(f.end(f.cb) == XGPU_ERROR_INVALID_ARGUMENT);
+}
