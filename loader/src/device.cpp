@@ -19,14 +19,21 @@ XgpuResult XGPU_API_CALL SetDeviceLoaderData(XgpuDevice device, void* object) {
 XgpuResult CreateDevice(XgpuPhysicalDevice physicalDevice, const XgpuDeviceCreateInfo* pCreateInfo,
                         const XgpuAllocationCallbacks* pAllocator, XgpuDevice* pDevice) {
   if (pDevice) *pDevice = nullptr;
-  const char* what = !physicalDevice ? "physicalDevice is NULL"
-                     : !pCreateInfo  ? "pCreateInfo is NULL"
-                     : !pDevice      ? "pDevice is NULL"
-                     : pCreateInfo->sType != XGPU_STRUCTURE_TYPE_DEVICE_CREATE_INFO
-                         ? "pCreateInfo->sType is not XGPU_STRUCTURE_TYPE_DEVICE_CREATE_INFO"
-                         : nullptr;
-  if (what) {
-    ReportInvalidArgument(XGPU_OBJECT_TYPE_PHYSICAL_DEVICE, physicalDevice, "xgpuCreateDevice", what);
+  struct Problem {
+    const char* vuid;  // the rule broken
+    const char* what;  // what is wrong
+  };
+  const Problem problem =
+      !physicalDevice ? Problem{"XGPU-VUID-xgpuCreateDevice-physicalDevice-parameter", "physicalDevice is NULL"}
+      : !pCreateInfo  ? Problem{"XGPU-VUID-xgpuCreateDevice-pCreateInfo-parameter", "pCreateInfo is NULL"}
+      : !pDevice      ? Problem{"XGPU-VUID-xgpuCreateDevice-pDevice-parameter", "pDevice is NULL"}
+      : pCreateInfo->sType != XGPU_STRUCTURE_TYPE_DEVICE_CREATE_INFO
+          ? Problem{"XGPU-VUID-xgpuCreateDevice-pCreateInfo-sType",
+                    "pCreateInfo->sType is not XGPU_STRUCTURE_TYPE_DEVICE_CREATE_INFO"}
+          : Problem{nullptr, nullptr};
+  if (problem.what) {
+    ReportInvalidArgument(XGPU_OBJECT_TYPE_PHYSICAL_DEVICE, physicalDevice, "xgpuCreateDevice", problem.vuid,
+                          problem.what);
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
   PhysicalDevice* physical = UnwrapPhysicalDevice(physicalDevice);

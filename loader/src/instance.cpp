@@ -249,39 +249,41 @@ void DestroyInstanceObject(Instance* instance) {
 XgpuResult CreateInstance(const XgpuInstanceCreateInfo* pCreateInfo, const XgpuAllocationCallbacks* pAllocator,
                           XgpuInstance* pInstance) {
   if (!pInstance) {
-    ReportInvalidArgument(XGPU_OBJECT_TYPE_UNKNOWN, nullptr, "xgpuCreateInstance", "pInstance is NULL");
+    ReportInvalidArgument(XGPU_OBJECT_TYPE_UNKNOWN, nullptr, "xgpuCreateInstance",
+                          "XGPU-VUID-xgpuCreateInstance-pInstance-parameter", "pInstance is NULL");
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
   *pInstance = nullptr;
   if (!pCreateInfo) {
-    ReportInvalidArgument(XGPU_OBJECT_TYPE_UNKNOWN, nullptr, "xgpuCreateInstance", "pCreateInfo is NULL");
+    ReportInvalidArgument(XGPU_OBJECT_TYPE_UNKNOWN, nullptr, "xgpuCreateInstance",
+                          "XGPU-VUID-xgpuCreateInstance-pCreateInfo-parameter", "pCreateInfo is NULL");
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
   std::unique_ptr<Instance, void (*)(Instance*)> instance(NewRecord<Instance>(pAllocator), DestroyInstanceObject);
   if (!instance) return XGPU_ERROR_OUT_OF_HOST_MEMORY;
   CollectCreateMessengers(pCreateInfo, instance.get());
   if (pCreateInfo->sType != XGPU_STRUCTURE_TYPE_INSTANCE_CREATE_INFO) {
-    Log(instance.get(), Level::kError, "XGPU-LOADER-invalid-argument",
+    Log(instance.get(), Level::kError, "XGPU-VUID-xgpuCreateInstance-pCreateInfo-sType",
         "xgpuCreateInstance: pCreateInfo->sType is " + std::to_string(pCreateInfo->sType) +
             ", not XGPU_STRUCTURE_TYPE_INSTANCE_CREATE_INFO");
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
   if (pCreateInfo->enabledLayerCount && !pCreateInfo->ppEnabledLayerNames) {
-    Log(instance.get(), Level::kError, "XGPU-LOADER-invalid-argument",
+    Log(instance.get(), Level::kError, "XGPU-VUID-xgpuCreateInstance-pCreateInfo-ppEnabledLayerNames-parameter",
         "xgpuCreateInstance: ppEnabledLayerNames is NULL but enabledLayerCount is " +
             std::to_string(pCreateInfo->enabledLayerCount));
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
   for (uint32_t i = 0; i < pCreateInfo->enabledLayerCount; ++i) {
     if (!pCreateInfo->ppEnabledLayerNames[i]) {
-      Log(instance.get(), Level::kError, "XGPU-LOADER-invalid-argument",
+      Log(instance.get(), Level::kError, "XGPU-VUID-xgpuCreateInstance-pCreateInfo-ppEnabledLayerNames-parameter",
           "xgpuCreateInstance: ppEnabledLayerNames[" + std::to_string(i) + "] is NULL");
       return XGPU_ERROR_INVALID_ARGUMENT;
     }
   }
   if (const XgpuApplicationInfo* app = pCreateInfo->pApplicationInfo) {
     if (app->apiVersion != 0 && XGPU_API_VERSION_MAJOR(app->apiVersion) != 1) {
-      Log(instance.get(), Level::kError, "XGPU-LOADER-incompatible-version",
+      Log(instance.get(), Level::kError, "XGPU-VUID-xgpuCreateInstance-pCreateInfo-pApplicationInfo-apiVersion",
           "xgpuCreateInstance: the application asks for API " + VersionString(app->apiVersion) +
               "; this loader implements 1.x (returns XGPU_ERROR_INCOMPATIBLE_DRIVER)");
       return XGPU_ERROR_INCOMPATIBLE_DRIVER;
@@ -340,6 +342,7 @@ XgpuResult CreateInstance(const XgpuInstanceCreateInfo* pCreateInfo, const XgpuA
   FillUnsupportedInstanceEntries(&instance->table);
   LogChain(instance.get());
   instance->in_create_or_destroy = false;
+  RegisterInstance(instance.get());
   *pInstance = reinterpret_cast<XgpuInstance>(instance.release());
   return result;
 }
@@ -366,6 +369,7 @@ XGPU_LOADER_EXPORT void XGPU_API_CALL xgpuDestroyInstance(XgpuInstance instance,
                                                           const XgpuAllocationCallbacks* pAllocator) {
   if (!instance) return;
   Instance* inst = InstanceFromHandle(instance);
+  UnregisterInstance(inst);
   inst->in_create_or_destroy = true;
   inst->table.DestroyInstance(instance, pAllocator);
   DestroyInstanceObject(inst);
@@ -373,7 +377,8 @@ XGPU_LOADER_EXPORT void XGPU_API_CALL xgpuDestroyInstance(XgpuInstance instance,
 
 XGPU_LOADER_EXPORT XgpuResult XGPU_API_CALL xgpuEnumerateInstanceVersion(uint32_t* pApiVersion) {
   if (!pApiVersion) {
-    ReportInvalidArgument(XGPU_OBJECT_TYPE_UNKNOWN, nullptr, "xgpuEnumerateInstanceVersion", "pApiVersion is NULL");
+    ReportInvalidArgument(XGPU_OBJECT_TYPE_UNKNOWN, nullptr, "xgpuEnumerateInstanceVersion",
+                          "XGPU-VUID-xgpuEnumerateInstanceVersion-pApiVersion-parameter", "pApiVersion is NULL");
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
   *pApiVersion = XGPU_HEADER_VERSION_COMPLETE;
@@ -384,6 +389,7 @@ XGPU_LOADER_EXPORT XgpuResult XGPU_API_CALL xgpuEnumerateInstanceLayerProperties
                                                                                  XgpuLayerProperties* pProperties) {
   if (!pPropertyCount) {
     ReportInvalidArgument(XGPU_OBJECT_TYPE_UNKNOWN, nullptr, "xgpuEnumerateInstanceLayerProperties",
+                          "XGPU-VUID-xgpuEnumerateInstanceLayerProperties-pPropertyCount-parameter",
                           "pPropertyCount is NULL");
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
@@ -425,9 +431,15 @@ XGPU_LOADER_EXPORT PFN_xgpuVoidFunction XGPU_API_CALL xgpuGetInstanceProcAddr(Xg
 XGPU_LOADER_EXPORT XgpuResult XGPU_API_CALL xgpuEnumeratePhysicalDevices(XgpuInstance instance,
                                                                          uint32_t* pPhysicalDeviceCount,
                                                                          XgpuPhysicalDevice* pPhysicalDevices) {
-  if (!instance || !pPhysicalDeviceCount) {
+  if (!instance) {
+    ReportInvalidArgument(XGPU_OBJECT_TYPE_INSTANCE, nullptr, "xgpuEnumeratePhysicalDevices",
+                          "XGPU-VUID-xgpuEnumeratePhysicalDevices-instance-parameter", "instance is NULL");
+    return XGPU_ERROR_INVALID_ARGUMENT;
+  }
+  if (!pPhysicalDeviceCount) {
     ReportInvalidArgument(XGPU_OBJECT_TYPE_INSTANCE, instance, "xgpuEnumeratePhysicalDevices",
-                          instance ? "pPhysicalDeviceCount is NULL" : "instance is NULL");
+                          "XGPU-VUID-xgpuEnumeratePhysicalDevices-pPhysicalDeviceCount-parameter",
+                          "pPhysicalDeviceCount is NULL");
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
   return InstanceDispatch(instance)->EnumeratePhysicalDevices(instance, pPhysicalDeviceCount, pPhysicalDevices);
@@ -438,15 +450,23 @@ XGPU_LOADER_EXPORT XgpuResult XGPU_API_CALL xgpuCreateDebugMessenger(XgpuInstanc
                                                                      const XgpuAllocationCallbacks* pAllocator,
                                                                      XgpuDebugMessenger* pMessenger) {
   if (pMessenger) *pMessenger = XGPU_NULL_HANDLE;
-  const char* what = !instance      ? "instance is NULL"
-                     : !pCreateInfo ? "pCreateInfo is NULL"
-                     : !pMessenger  ? "pMessenger is NULL"
-                     : pCreateInfo->sType != XGPU_STRUCTURE_TYPE_DEBUG_MESSENGER_CREATE_INFO
-                         ? "pCreateInfo->sType is not XGPU_STRUCTURE_TYPE_DEBUG_MESSENGER_CREATE_INFO"
-                     : !pCreateInfo->pfnUserCallback ? "pCreateInfo->pfnUserCallback is NULL"
-                                                     : nullptr;
-  if (what) {
-    ReportInvalidArgument(XGPU_OBJECT_TYPE_INSTANCE, instance, "xgpuCreateDebugMessenger", what);
+  struct Problem {
+    const char* vuid;  // the rule broken
+    const char* what;  // what is wrong
+  };
+  const Problem problem =
+      !instance ? Problem{"XGPU-VUID-xgpuCreateDebugMessenger-instance-parameter", "instance is NULL"}
+      : !pCreateInfo ? Problem{"XGPU-VUID-xgpuCreateDebugMessenger-pCreateInfo-parameter", "pCreateInfo is NULL"}
+      : !pMessenger  ? Problem{"XGPU-VUID-xgpuCreateDebugMessenger-pMessenger-parameter", "pMessenger is NULL"}
+      : pCreateInfo->sType != XGPU_STRUCTURE_TYPE_DEBUG_MESSENGER_CREATE_INFO
+          ? Problem{"XGPU-VUID-xgpuCreateDebugMessenger-pCreateInfo-sType",
+                    "pCreateInfo->sType is not XGPU_STRUCTURE_TYPE_DEBUG_MESSENGER_CREATE_INFO"}
+      : !pCreateInfo->pfnUserCallback
+          ? Problem{"XGPU-VUID-xgpuCreateDebugMessenger-pCreateInfo-pfnUserCallback-parameter",
+                    "pCreateInfo->pfnUserCallback is NULL"}
+          : Problem{nullptr, nullptr};
+  if (problem.what) {
+    ReportInvalidArgument(XGPU_OBJECT_TYPE_INSTANCE, instance, "xgpuCreateDebugMessenger", problem.vuid, problem.what);
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
   return InstanceDispatch(instance)->CreateDebugMessenger(instance, pCreateInfo, pAllocator, pMessenger);
@@ -455,7 +475,9 @@ XGPU_LOADER_EXPORT XgpuResult XGPU_API_CALL xgpuCreateDebugMessenger(XgpuInstanc
 XGPU_LOADER_EXPORT void XGPU_API_CALL xgpuDestroyDebugMessenger(XgpuInstance instance, XgpuDebugMessenger messenger,
                                                                 const XgpuAllocationCallbacks* pAllocator) {
   if (!instance) {
-    if (messenger) ReportInvalidArgument(XGPU_OBJECT_TYPE_INSTANCE, nullptr, "xgpuDestroyDebugMessenger", "instance is NULL");
+    if (messenger)
+      ReportInvalidArgument(XGPU_OBJECT_TYPE_INSTANCE, nullptr, "xgpuDestroyDebugMessenger",
+                            "XGPU-VUID-xgpuDestroyDebugMessenger-instance-parameter", "instance is NULL");
     return;
   }
   if (!messenger) return;
@@ -466,9 +488,14 @@ XGPU_LOADER_EXPORT void XGPU_API_CALL xgpuSubmitDebugMessage(XgpuInstance instan
                                                              XgpuDebugMessageSeverityFlagBits messageSeverity,
                                                              XgpuDebugMessageTypeFlags messageTypes,
                                                              const XgpuDebugMessageData* pMessageData) {
-  if (!instance || !pMessageData) {
+  if (!instance) {
+    ReportInvalidArgument(XGPU_OBJECT_TYPE_INSTANCE, nullptr, "xgpuSubmitDebugMessage",
+                          "XGPU-VUID-xgpuSubmitDebugMessage-instance-parameter", "instance is NULL");
+    return;
+  }
+  if (!pMessageData) {
     ReportInvalidArgument(XGPU_OBJECT_TYPE_INSTANCE, instance, "xgpuSubmitDebugMessage",
-                          instance ? "pMessageData is NULL" : "instance is NULL");
+                          "XGPU-VUID-xgpuSubmitDebugMessage-pMessageData-parameter", "pMessageData is NULL");
     return;
   }
   InstanceDispatch(instance)->SubmitDebugMessage(instance, messageSeverity, messageTypes, pMessageData);

@@ -59,9 +59,20 @@ enum class Level : uint32_t {
 struct Instance;
 
 // Sends a message to stderr (filtered by XGPU_LOADER_DEBUG) and, when instance
-// is not NULL, to its debug messengers. id is a stable message ID
-// ("XGPU-LOADER-...", spec/loader.md lists them).
+// is not NULL, to its debug messengers. id is a stable message ID: one of the
+// loader's ("XGPU-LOADER-...", spec/loader.md lists them; type GENERAL) or the
+// VUID of the rule an argument broke ("XGPU-VUID-...", spec/vuids.json; type
+// VALIDATION). messageIdNumber is its FNV-1a hash.
 void Log(const Instance* instance, Level level, const char* id, const std::string& text);
+// Log for a message no instance can be found for (a NULL dispatchable
+// handle, a global command's argument): stderr, and the debug messengers of
+// every live instance (spec/loader.md, "Debug messengers").
+void LogEveryInstance(Level level, const char* id, const std::string& text);
+// The live instances (LogEveryInstance): an instance is registered when
+// xgpuCreateInstance succeeds and unregistered first thing in
+// xgpuDestroyInstance. Thread-safe.
+void RegisterInstance(const Instance* instance);
+void UnregisterInstance(const Instance* instance);
 // True when stderr output of level is enabled (to skip building messages).
 bool StderrEnabled(Level level);
 
@@ -211,8 +222,12 @@ inline Device* DeviceFromHandle(const void* handle) {
 // The instance a dispatchable handle of type belongs to, or NULL.
 const Instance* InstanceOf(XgpuObjectType type, const void* handle);
 
-// A NULL (or otherwise invalid) argument reached a trampoline.
-void ReportInvalidArgument(XgpuObjectType type, const void* handle, const char* command, const char* what);
+// A NULL (or otherwise invalid) argument reached an entry point of the
+// loader: reports `what` with the VUID of the rule it breaks (`vuid`, a
+// string literal) to the instance of `handle`, or to every live instance when
+// `handle` is NULL.
+void ReportInvalidArgument(XgpuObjectType type, const void* handle, const char* command, const char* vuid,
+                           const char* what);
 // The chain below does not provide command.
 void ReportUnsupported(XgpuObjectType type, const void* handle, const char* command);
 // Gives *object (a dispatchable object the driver just created under device)

@@ -1,5 +1,6 @@
 // The loader's messages: stderr filtered by XGPU_LOADER_DEBUG, and the
 // instance's debug messengers (spec/loader.md, "Messages").
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -85,37 +86,84 @@ void Deliver(const std::vector<MessengerInfo>& infos, XgpuDebugMessageSeverityFl
   }
 }
 
-void Log(const Instance* instance, Level level, const char* id, const std::string& text) {
-  if (StderrEnabled(level)) {
-    // One prefix per line so multi-line messages (the chain) stay greppable.
-    std::string out;
-    size_t start = 0;
-    while (start <= text.size()) {
-      size_t end = text.find('\n', start);
-      if (end == std::string::npos) end = text.size();
-      out += "xgpu loader: ";
-      out += kLevelNames[static_cast<int>(level)];
-      out += ": ";
-      out.append(text, start, end - start);
-      out += '\n';
-      start = end + 1;
-    }
-    std::fputs(out.c_str(), stderr);
+namespace {
+
+// Prints one line per line of text, each with the loader's prefix.
+void PrintStderr(Level level, const std::string& text) {
+  if (!StderrEnabled(level)) return;
+  // One prefix per line so multi-line messages (the chain) stay greppable.
+  std::string out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    out += "xgpu loader: ";
+    out += kLevelNames[static_cast<int>(level)];
+    out += ": ";
+    out.append(text, start, end - start);
+    out += '\n';
+    start = end + 1;
   }
-  if (!instance) return;
+  std::fputs(out.c_str(), stderr);
+}
+
+// The messengers of instance that are active now.
+std::vector<MessengerInfo> ActiveMessengers(const Instance* instance) {
   std::vector<MessengerInfo> infos;
   if (instance->in_create_or_destroy) infos = instance->create_messengers;
-  {
-    std::lock_guard<std::mutex> lock(instance->mutex);
-    for (const Messenger* m : instance->messengers) infos.push_back(m->info);
-  }
-  if (infos.empty()) return;
+  std::lock_guard<std::mutex> lock(instance->mutex);
+  for (const Messenger* m : instance->messengers) infos.push_back(m->info);
+  return infos;
+}
+
+// What a message with this ID is: a rule's violation or a loader event.
+XgpuDebugMessageTypeFlags TypeOf(const char* id) {
+  static constexpr char kRulePrefix[] = "XGPU-VUID-";
+  return std::strncmp(id, kRulePrefix, sizeof(kRulePrefix) - 1) == 0 ? XGPU_DEBUG_MESSAGE_TYPE_VALIDATION_BIT
+                                                                      : XGPU_DEBUG_MESSAGE_TYPE_GENERAL_BIT;
+}
+
+XgpuDebugMessageData MessageData(const char* id, const std::string& text) {
   XgpuDebugMessageData data = {};
   data.sType = XGPU_STRUCTURE_TYPE_DEBUG_MESSAGE_DATA;
   data.pMessageIdName = id;
   data.messageIdNumber = IdNumber(id);
   data.pMessage = text.c_str();
-  Deliver(infos, SeverityOf(level), XGPU_DEBUG_MESSAGE_TYPE_GENERAL_BIT, &data);
+  return data;
+}
+
+std::mutex g_live_mutex;                      // guards g_live_instances
+std::vector<const Instance*> g_live_instances;  // created and not being destroyed
+
+}  // namespace
+
+void Log(const Instance* instance, Level level, const char* id, const std::string& text) {
+  PrintStderr(level, text);
+  if (!instance) return;
+  std::vector<MessengerInfo> infos = ActiveMessengers(instance);
+  if (infos.empty()) return;
+  const XgpuDebugMessageData data = MessageData(id, text);
+  Deliver(infos, SeverityOf(level), TypeOf(id), &data);
+}
+
+void LogEveryInstance(Level level, const char* id, const std::string& text) {
+  PrintStderr(level, text);
+  const XgpuDebugMessageData data = MessageData(id, text);
+  // Held while delivering: an instance is not destroyed under its callbacks.
+  std::lock_guard<std::mutex> lock(g_live_mutex);
+  for (const Instance* instance : g_live_instances)
+    Deliver(ActiveMessengers(instance), SeverityOf(level), TypeOf(id), &data);
+}
+
+void RegisterInstance(const Instance* instance) {
+  std::lock_guard<std::mutex> lock(g_live_mutex);
+  g_live_instances.push_back(instance);
+}
+
+void UnregisterInstance(const Instance* instance) {
+  std::lock_guard<std::mutex> lock(g_live_mutex);
+  g_live_instances.erase(std::remove(g_live_instances.begin(), g_live_instances.end(), instance),
+                         g_live_instances.end());
 }
 
 const Instance* InstanceOf(XgpuObjectType type, const void* handle) {
@@ -130,9 +178,15 @@ const Instance* InstanceOf(XgpuObjectType type, const void* handle) {
   }
 }
 
-void ReportInvalidArgument(XgpuObjectType type, const void* handle, const char* command, const char* what) {
-  Log(InstanceOf(type, handle), Level::kError, "XGPU-LOADER-invalid-argument",
-      std::string(command) + ": " + what + " (returns XGPU_ERROR_INVALID_ARGUMENT or does nothing)");
+void ReportInvalidArgument(XgpuObjectType type, const void* handle, const char* command, const char* vuid,
+                           const char* what) {
+  const std::string text =
+      std::string(command) + ": " + what + " (returns XGPU_ERROR_INVALID_ARGUMENT or does nothing)";
+  if (const Instance* instance = InstanceOf(type, handle)) {
+    Log(instance, Level::kError, vuid, text);
+  } else {
+    LogEveryInstance(Level::kError, vuid, text);
+  }
 }
 
 void ReportUnsupported(XgpuObjectType type, const void* handle, const char* command) {

@@ -96,7 +96,7 @@ XgpuResult XGPU_API_CALL term_CreateInstance(const XgpuInstanceCreateInfo* pCrea
                                              const XgpuAllocationCallbacks* pAllocator, XgpuInstance* pInstance) {
   Instance* instance = t_creating_instance;
   if (!instance || !pCreateInfo || !pInstance) {
-    Log(instance, Level::kError, "XGPU-LOADER-invalid-argument",
+    Log(instance, Level::kError, "XGPU-LOADER-terminator-misuse",
         "the terminator's xgpuCreateInstance was called outside xgpuCreateInstance or with NULL arguments (a layer "
         "must call down on the thread that called it)");
     return XGPU_ERROR_INITIALIZATION_FAILED;
@@ -222,6 +222,7 @@ void XGPU_API_CALL term_DestroyDebugMessenger(XgpuInstance instance, XgpuDebugMe
   }
   if (!found) {
     ReportInvalidArgument(XGPU_OBJECT_TYPE_INSTANCE, instance, "xgpuDestroyDebugMessenger",
+                          "XGPU-VUID-xgpuDestroyDebugMessenger-messenger-parameter",
                           "messenger is not a live messenger of this instance");
     return;
   }
@@ -248,7 +249,7 @@ XgpuResult XGPU_API_CALL term_CreateDevice(XgpuPhysicalDevice physicalDevice, co
   Device* device = t_creating_device;
   PhysicalDevice* physical = UnwrapPhysicalDevice(physicalDevice);
   if (!device || !physical || !pCreateInfo || !pDevice) {
-    Log(physical ? physical->instance : nullptr, Level::kError, "XGPU-LOADER-invalid-argument",
+    Log(physical ? physical->instance : nullptr, Level::kError, "XGPU-LOADER-terminator-misuse",
         "the terminator's xgpuCreateDevice was called outside xgpuCreateDevice or with NULL arguments (a layer must "
         "call down on the thread that called it)");
     return XGPU_ERROR_INITIALIZATION_FAILED;

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from .common import banner, gpa_init_function, pfn_struct
 from .registry import Command, Registry, upper_snake
+from .spec_check import Implicit
 
 GENERATED_BY = "\n *\n * Included by loader/src/ only; spec/loader.md describes the design."
 
@@ -33,17 +34,31 @@ def _return(expr: str) -> str:
     return f"return {expr};" if expr else "return;"
 
 
+# Implicit rules that say an argument must not be NULL.
+_NULL_RULE_CHECKS = ("handle", "pointer", "array", "array_out", "string")
+
+
+def _null_argument_vuid(reg: Registry, cmd: Command, argument: str) -> str:
+    """The implicit rule (spec/vuids.json, named as spec_check derives it) that a NULL `argument` breaks."""
+    for vuid, _text, check in Implicit(reg, cmd).rules:
+        if check["field"] == argument and check["check"] in _NULL_RULE_CHECKS:
+            return vuid
+    raise ValueError(f"{cmd.name}: no implicit rule requires {argument} (spec_check.Implicit)")
+
+
 def _argument_checks(reg: Registry, cmd: Command, indent: str) -> list[str]:
-    """Early returns for NULL arguments, reported through the loader's log."""
+    """Early returns for NULL arguments, reported through the loader's log with the rule's VUID."""
     out = []
     handle = cmd.dispatch_param.name if cmd.dispatch_param else "NULL"
     created = cmd.created_param
     for cond, msg in cmd.required_argument_checks():
+        argument = cond.split(" ")[0]
+        vuid = _null_argument_vuid(reg, cmd, argument)
         out.append(f"{indent}if ({cond}) {{")
-        if created and created.name != cond.split(" ")[0]:
+        if created and created.name != argument:
             out.append(f"{indent}    if ({created.name} != NULL) *{created.name} = XGPU_NULL_HANDLE;")
         out.append(f"{indent}    xgpu_loader::ReportInvalidArgument({_object_type(reg, cmd)}, "
-                   f"{handle if not cond.startswith(handle + ' ') else 'NULL'}, \"{cmd.name}\", \"{msg}\");")
+                   f"{handle if argument != handle else 'NULL'}, \"{cmd.name}\", \"{vuid}\", \"{msg}\");")
         out.append(f"{indent}    {_return(cmd.failure_return('XGPU_ERROR_INVALID_ARGUMENT'))}")
         out.append(f"{indent}}}")
     return out
@@ -102,7 +117,8 @@ def _trampoline(reg: Registry, cmd: Command) -> list[str]:
 def generate_trampolines(reg: Registry) -> str:
     out = [banner("loader/generated/trampolines.inc: the exported entry points of libxgpu for every\n"
                   " * command the registry does not mark `loader: custom`. Each checks its\n"
-                  " * required arguments, then calls through the dispatch table in the first word\n"
+                  " * required arguments (a NULL one is reported with the VUID of the implicit\n"
+                  " * rule it breaks), then calls through the dispatch table in the first word\n"
                   " * of its dispatchable handle." + GENERATED_BY), ""]
     for cmd in reg.commands:
         if cmd.loader_custom:

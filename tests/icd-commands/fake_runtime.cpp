@@ -64,12 +64,9 @@ void device_forget_object_name(const Device*, uint64_t) {}
 void device_track_handle(const Device* device, const void* handle) {
   const_cast<Device*>(device)->live_handles.insert(handle);
 }
-bool device_release_handle(const Device* device, const void* handle, const char* function, const char* parameter,
-                           bool) {
+bool device_release_handle(const Device* device, const void* handle, const char* vuid, const char* where, bool) {
   if (const_cast<Device*>(device)->live_handles.erase(handle)) return true;
-  device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
-                (std::string("XGPU-VUID-") + function + "-" + parameter + "-parameter").c_str(),
-                std::string(function) + ": " + parameter + " is not live");
+  device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, vuid, std::string(where) + " is not live");
   return false;
 }
 bool device_is_lost(const Device* device) { return device->lost; }

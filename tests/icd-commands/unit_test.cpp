@@ -475,7 +475,9 @@ TEST_CASE("indirect dispatch flags: neither or both is a record-time error with 
     REQUIRE(!f.device->messages.empty());
     CHECK(f.device->messages[0].find("XGPU-VUID-xgpuCmdDispatchIndirect-flags") == 0);
     std::string error;
-    CHECK(command_buffer_acquire_for_submit(f.internal(), &error) == XGPU_ERROR_INVALID_USAGE);
+    const char* id = nullptr;
+    CHECK(command_buffer_acquire_for_submit(f.internal(), &error, &id) == XGPU_ERROR_INVALID_USAGE);
+    CHECK(std::string(id) == "XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-state");
     f.destroy(f.handle, f.cb, nullptr);
     f.cb = nullptr;
   }
@@ -574,9 +576,12 @@ TEST_CASE("one-shot buffers submit once; reusable ones many times; Begin refuses
   f.start(0, XGPU_COMMAND_BUFFER_MODE_ONE_SHOT);
   REQUIRE(f.end(f.cb) == XGPU_SUCCESS);
   std::string error;
-  CHECK(command_buffer_acquire_for_submit(f.internal(), &error) == XGPU_SUCCESS);
-  CHECK(command_buffer_acquire_for_submit(f.internal(), &error) == XGPU_ERROR_INVALID_USAGE);
-  CHECK(error.find("oneShot") != std::string::npos);
+  const char* id = nullptr;
+  CHECK(command_buffer_acquire_for_submit(f.internal(), &error, &id) == XGPU_SUCCESS);
+  CHECK(id == nullptr);
+  CHECK(command_buffer_acquire_for_submit(f.internal(), &error, &id) == XGPU_ERROR_INVALID_USAGE);
+  CHECK(error.find("already submitted") != std::string::npos);
+  CHECK(std::string(id) == "XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-oneShot");
   XgpuCommandBufferBeginInfo begin_info{};
   begin_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
   begin_info.mode = XGPU_COMMAND_BUFFER_MODE_REUSABLE;
@@ -584,7 +589,7 @@ TEST_CASE("one-shot buffers submit once; reusable ones many times; Begin refuses
   command_buffer_release_after_submit(f.internal());
   REQUIRE(f.begin(f.cb, &begin_info) == XGPU_SUCCESS);
   REQUIRE(f.end(f.cb) == XGPU_SUCCESS);
-  for (int i = 0; i < 3; ++i) CHECK(command_buffer_acquire_for_submit(f.internal(), &error) == XGPU_SUCCESS);
+  for (int i = 0; i < 3; ++i) CHECK(command_buffer_acquire_for_submit(f.internal(), &error, &id) == XGPU_SUCCESS);
   for (int i = 0; i < 3; ++i) command_buffer_release_after_submit(f.internal());
 }
 
@@ -649,9 +654,14 @@ TEST_CASE("slot usage: the union each slot needs is kept with the recording and 
   CHECK(slots[3].usage == XGPU_BUFFER_USAGE_TRANSFER_DST_BIT);  // slot 4: never referenced, anything goes
 
   std::string error;
+  std::string id;
   auto check = [&](std::vector<XgpuBufferBinding> table) {
     error.clear();
-    return command_buffer_check_binding_usage(f.internal(), table.data(), uint32_t(table.size()), &error);
+    const char* rule = nullptr;
+    const XgpuResult result =
+        command_buffer_check_binding_usage(f.internal(), table.data(), uint32_t(table.size()), &error, &rule);
+    id = rule ? rule : "";
+    return result;
   };
   const XgpuBufferBinding b_all{all, 0, XGPU_WHOLE_SIZE}, b_storage{storage, 0, XGPU_WHOLE_SIZE},
       b_src{src_only, 0, XGPU_WHOLE_SIZE}, b_local{device_local, 0, XGPU_WHOLE_SIZE};
@@ -664,7 +674,7 @@ TEST_CASE("slot usage: the union each slot needs is kept with the recording and 
   CHECK(error.find("created with usage XGPU_BUFFER_USAGE_STORAGE_BIT (0x4)") != std::string::npos);
   CHECK(error.find("command 1 (xgpuCmdDispatchIndirect pCounts)") != std::string::npos);
   CHECK(error.find("XGPU-VUID-xgpuCmdDispatchIndirect-pCounts-usage") != std::string::npos);
-  CHECK(error.find("XGPU-VUID-xgpuQueueSubmit-pSubmits-pBindings-usage") != std::string::npos);
+  CHECK(id == "XGPU-VUID-xgpuQueueSubmit-pSubmits-pBindings-usage");
   // A dispatch binding without STORAGE (the first command that needs it).
   CHECK(check({b_src, b_all, b_all, b_all, b_all}) == XGPU_ERROR_INVALID_USAGE);
   CHECK(error.find("without XGPU_BUFFER_USAGE_STORAGE_BIT, which command 0 (xgpuCmdDispatch binding 0") !=
@@ -679,7 +689,7 @@ TEST_CASE("slot usage: the union each slot needs is kept with the recording and 
   // STATIC counts in memory the host cannot read.
   CHECK(check({b_all, b_local, b_all, b_all, b_all}) == XGPU_ERROR_INVALID_USAGE);
   CHECK(error.find("memory type 1 (XGPU_MEMORY_PROPERTY_DEVICE_LOCAL_BIT (0x1))") != std::string::npos);
-  CHECK(error.find("XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible") != std::string::npos);
+  CHECK(id == "XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible");
   // Null entries are the caller's to report.
   CHECK(check({b_all, {XGPU_NULL_HANDLE, 0, 0}, b_all, b_all, b_all}) == XGPU_SUCCESS);
 
@@ -769,7 +779,8 @@ TEST_CASE("device lost: create, begin and end return XGPU_ERROR_DEVICE_LOST") {
   f.device->lost = true;
   CHECK(f.end(f.cb) == XGPU_ERROR_DEVICE_LOST);
   std::string error;
-  CHECK(command_buffer_acquire_for_submit(f.internal(), &error) == XGPU_ERROR_INVALID_USAGE);
+  const char* id = nullptr;
+  CHECK(command_buffer_acquire_for_submit(f.internal(), &error, &id) == XGPU_ERROR_INVALID_USAGE);
   XgpuCommandBufferBeginInfo begin_info{};
   begin_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
   begin_info.mode = XGPU_COMMAND_BUFFER_MODE_ONE_SHOT;
@@ -780,7 +791,27 @@ TEST_CASE("device lost: create, begin and end return XGPU_ERROR_DEVICE_LOST") {
   CHECK(f.create(f.handle, &create_info, nullptr, &other) == XGPU_ERROR_DEVICE_LOST);
   CHECK(other == XGPU_NULL_HANDLE);
   REQUIRE(f.device->messages.size() == 3);
-  CHECK(f.device->messages[0] == "-: xgpuEndCommandBuffer: the device is lost (XGPU_ERROR_DEVICE_LOST)");
-  CHECK(f.device->messages[1].find("xgpuBeginCommandBuffer: the device is lost") != std::string::npos);
-  CHECK(f.device->messages[2].find("xgpuCreateCommandBuffer: the device is lost") != std::string::npos);
+  CHECK(f.device->messages[0] ==
+        "XGPU-DRIVER-call-on-lost-device: xgpuEndCommandBuffer: the device is lost (XGPU_ERROR_DEVICE_LOST)");
+  CHECK(f.device->messages[1].find("XGPU-DRIVER-call-on-lost-device: xgpuBeginCommandBuffer: the device is lost") ==
+        0);
+  CHECK(f.device->messages[2].find("XGPU-DRIVER-call-on-lost-device: xgpuCreateCommandBuffer: the device is lost") ==
+        0);
+}
+
+TEST_CASE("xgpuCmdDispatch: a count over limits.maxWorkgroupCount is XGPU-VUID-xgpuCmdDispatch-groupCount") {
+  Fixture f;
+  XgpuPipeline k = fake::make_pipeline(f.device.get(), "k", 0, 0, 64);
+  const uint32_t limit = f.device->limits.maxWorkgroupCount[1];
+  f.start();
+  f.bind_pipeline(f.cb, k);
+  f.dispatch(f.cb, 1, limit, 1);  // at the limit: fine
+  CHECK(f.device->messages.empty());
+  f.dispatch(f.cb, 1, limit + 1, 1);
+  REQUIRE(f.device->messages.size() == 1);
+  CHECK(f.device->messages[0] == "XGPU-VUID-xgpuCmdDispatch-groupCount: xgpuCmdDispatch: groupCountY (" +
+                                     std::to_string(limit + 1) + ") exceeds the pipeline's maxWorkgroupCount[1] (" +
+                                     std::to_string(limit) + ": limits.maxWorkgroupCount[1] " + std::to_string(limit) +
+                                     ", limits.maxGridSize[1] 4294967295 / workgroup size 1)");
+  CHECK(f.end(f.cb) == XGPU_ERROR_INVALID_ARGUMENT);
 }

@@ -99,16 +99,33 @@ inline void load_device_functions(XgpuDevice device) {
 #undef X
 }
 
+// messageIdNumber of a message ID (spec/api.md 1.5): 32-bit FNV-1a of its
+// bytes as int32_t, written out here independently of the driver's.
+inline int32_t fnv1a(const std::string& name) {
+  uint32_t hash = 0x811C9DC5u;
+  for (unsigned char c : name) hash = (hash ^ c) * 0x01000193u;
+  return static_cast<int32_t>(hash);
+}
+
 // Collects debug messages of severity error/warning.
 struct MessageLog {
+  // How a message identified itself.
+  struct Id {
+    std::string name;                        // pMessageIdName ("" when NULL)
+    int32_t number = 0;                      // messageIdNumber
+    XgpuDebugMessageTypeFlags types = 0;     // the types it was delivered with
+    XgpuDebugMessageSeverityFlagBits severity = XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT;  // its severity
+  };
   std::mutex mutex;
   std::vector<std::string> messages;
   std::vector<std::string> objects;  // per message: "<type>:<name or ->" of each object, space-separated
-  static XgpuBool32 callback(XgpuDebugMessageSeverityFlagBits, XgpuDebugMessageTypeFlags,
+  std::vector<Id> ids;               // per message
+  static XgpuBool32 callback(XgpuDebugMessageSeverityFlagBits severity, XgpuDebugMessageTypeFlags types,
                              const XgpuDebugMessageData* data, void* user) {
     auto* log = static_cast<MessageLog*>(user);
     std::lock_guard<std::mutex> lock(log->mutex);
     log->messages.push_back(data->pMessage ? data->pMessage : "");
+    log->ids.push_back(Id{data->pMessageIdName ? data->pMessageIdName : "", data->messageIdNumber, types, severity});
     std::string list;
     for (uint32_t i = 0; i < data->objectCount; ++i) {
       const XgpuDebugObjectInfo& object = data->pObjects[i];
@@ -137,10 +154,26 @@ struct MessageLog {
     for (const std::string& m : messages) out += m + "\n";
     return out;
   }
+  // The text of the first message with ID `name` ("" if none).
+  std::string text_of_id(const std::string& name) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (size_t i = 0; i < ids.size(); ++i)
+      if (ids[i].name == name) return messages[i];
+    return "";
+  }
+  // Every message's ID, one per line (for failure output).
+  std::string all_ids() {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::string out;
+    for (size_t i = 0; i < ids.size(); ++i)
+      out += (ids[i].name.empty() ? "(no ID)" : ids[i].name) + ": " + messages[i] + "\n";
+    return out;
+  }
   void clear() {
     std::lock_guard<std::mutex> lock(mutex);
     messages.clear();
     objects.clear();
+    ids.clear();
   }
 };
 

@@ -293,20 +293,37 @@ inline XgpuInstanceCreateInfo InstanceInfo(const std::vector<const char*>* layer
   return info;
 }
 
+// messageIdNumber of a message ID (spec/api.md 1.5): 32-bit FNV-1a of its
+// bytes as int32_t, written out here independently of the loader's.
+inline int32_t Fnv1a(const std::string& name) {
+  uint32_t hash = 0x811C9DC5u;
+  for (unsigned char c : name) hash = (hash ^ c) * 0x01000193u;
+  return static_cast<int32_t>(hash);
+}
+
 // A debug messenger callback that records what it receives.
 struct MessageLog {
   struct Entry {
     XgpuDebugMessageSeverityFlagBits severity;  // severity delivered
+    XgpuDebugMessageTypeFlags types;            // message types delivered
     std::string id;                             // pMessageIdName
+    int32_t number;                             // messageIdNumber
     std::string text;                           // pMessage
   };
   std::vector<Entry> entries;  // in delivery order
 
-  static XgpuBool32 XGPU_API_CALL Callback(XgpuDebugMessageSeverityFlagBits severity, XgpuDebugMessageTypeFlags,
+  static XgpuBool32 XGPU_API_CALL Callback(XgpuDebugMessageSeverityFlagBits severity, XgpuDebugMessageTypeFlags types,
                                            const XgpuDebugMessageData* data, void* user) {
-    static_cast<MessageLog*>(user)->entries.push_back(
-        {severity, data->pMessageIdName ? data->pMessageIdName : "", data->pMessage ? data->pMessage : ""});
+    static_cast<MessageLog*>(user)->entries.push_back({severity, types,
+                                                       data->pMessageIdName ? data->pMessageIdName : "",
+                                                       data->messageIdNumber, data->pMessage ? data->pMessage : ""});
     return XGPU_FALSE;
+  }
+  // The first entry with this ID, or nullptr.
+  const Entry* Find(const std::string& id) const {
+    for (const Entry& e : entries)
+      if (e.id == id) return &e;
+    return nullptr;
   }
   XgpuDebugMessengerCreateInfo Info(XgpuDebugMessageSeverityFlags severities = 0x1111) {
     XgpuDebugMessengerCreateInfo info = {};

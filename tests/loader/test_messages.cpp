@@ -155,9 +155,10 @@ TEST_CASE("debug messengers: created in every driver, driver and loader messages
   REQUIRE(xgpuCreateDevice(pds[0], &di, nullptr, &device) == XGPU_SUCCESS);
   CHECK(log.Count("TEST-DRIVER-create-device") == 1);
 
-  // The loader reports to the application (a NULL argument at a trampoline).
+  // The loader reports to the application (a NULL argument at a trampoline),
+  // with the VUID of the implicit rule the argument breaks.
   CHECK(xgpuCreateBuffer(device, nullptr, nullptr, nullptr) == XGPU_ERROR_INVALID_ARGUMENT);
-  CHECK(log.Count("XGPU-LOADER-invalid-argument") == 1);
+  CHECK(log.Count("XGPU-VUID-xgpuCreateBuffer-pCreateInfo-parameter") == 1);
   xgpuDestroyDevice(device, nullptr);
 
   // xgpuSubmitDebugMessage reaches each messenger once.
@@ -190,4 +191,82 @@ TEST_CASE("debug messengers: created in every driver, driver and loader messages
   // A messenger still alive at xgpuDestroyInstance is destroyed with it.
   xgpuDestroyInstance(instance, nullptr);
   CHECK(a->destroyMessengerCalls == 2);
+}
+
+TEST_CASE("the loader's NULL-argument checks carry the implicit rule's VUID and reach the messengers") {
+  LoaderEnv env;
+  env.env.Set("XGPU_LOADER_DEBUG", "none");
+  TestDriver a(XGPU_TEST_DRIVER_A);
+  WriteFile(env.dir.path() + "/drivers/a.json", DriverManifest(a.path()));
+  // The formula of api.md 1.5, checked against its own example.
+  REQUIRE(Fnv1a("XGPU-VUID-xgpuCmdDispatchIndirect-flags") == -1187414737);
+
+  XgpuInstanceCreateInfo info = InstanceInfo();
+  XgpuInstance first = nullptr, second = nullptr;
+  REQUIRE(xgpuCreateInstance(&info, nullptr, &first) == XGPU_SUCCESS);
+  REQUIRE(xgpuCreateInstance(&info, nullptr, &second) == XGPU_SUCCESS);
+  MessageLog first_log, second_log;
+  XgpuDebugMessengerCreateInfo first_info = first_log.Info(), second_info = second_log.Info();
+  XgpuDebugMessenger first_messenger = XGPU_NULL_HANDLE, second_messenger = XGPU_NULL_HANDLE;
+  REQUIRE(xgpuCreateDebugMessenger(first, &first_info, nullptr, &first_messenger) == XGPU_SUCCESS);
+  REQUIRE(xgpuCreateDebugMessenger(second, &second_info, nullptr, &second_messenger) == XGPU_SUCCESS);
+  uint32_t count = 1;
+  XgpuPhysicalDevice physical = nullptr;
+  REQUIRE(xgpuEnumeratePhysicalDevices(first, &count, &physical) == XGPU_SUCCESS);
+  REQUIRE(count == 1);
+
+  // A NULL pointer with a valid handle: the handle's instance only.
+  xgpuGetPhysicalDeviceProperties(physical, nullptr);
+  const char* kProperties = "XGPU-VUID-xgpuGetPhysicalDeviceProperties-pProperties-parameter";
+  const MessageLog::Entry* entry = first_log.Find(kProperties);
+  REQUIRE(entry != nullptr);
+  CHECK(entry->severity == XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT);
+  CHECK(entry->types == XGPU_DEBUG_MESSAGE_TYPE_VALIDATION_BIT);
+  CHECK(entry->number == Fnv1a(kProperties));
+  CHECK(entry->text.find("xgpuGetPhysicalDeviceProperties: pProperties is NULL") == 0);
+  CHECK(second_log.Count(kProperties) == 0);
+
+  // A NULL dispatchable handle: no instance to ask, so every live instance hears it.
+  XgpuPhysicalDeviceProperties properties = {};
+  xgpuGetPhysicalDeviceProperties(nullptr, &properties);
+  const char* kPhysicalDevice = "XGPU-VUID-xgpuGetPhysicalDeviceProperties-physicalDevice-parameter";
+  CHECK(first_log.Count(kPhysicalDevice) == 1);
+  REQUIRE(second_log.Count(kPhysicalDevice) == 1);
+  entry = second_log.Find(kPhysicalDevice);
+  CHECK(entry->types == XGPU_DEBUG_MESSAGE_TYPE_VALIDATION_BIT);
+  CHECK(entry->number == Fnv1a(kPhysicalDevice));
+  CHECK(entry->text.find("xgpuGetPhysicalDeviceProperties: physicalDevice is NULL") == 0);
+  // Device-level trampolines and the hand-written global commands too.
+  xgpuCmdDispatch(nullptr, 1, 1, 1);
+  CHECK(second_log.Count("XGPU-VUID-xgpuCmdDispatch-commandBuffer-parameter") == 1);
+  XgpuInstance none = reinterpret_cast<XgpuInstance>(1);
+  CHECK(xgpuCreateInstance(nullptr, nullptr, &none) == XGPU_ERROR_INVALID_ARGUMENT);
+  CHECK(none == nullptr);
+  CHECK(first_log.Count("XGPU-VUID-xgpuCreateInstance-pCreateInfo-parameter") == 1);
+  CHECK(second_log.Count("XGPU-VUID-xgpuCreateInstance-pCreateInfo-parameter") == 1);
+  CHECK(xgpuEnumeratePhysicalDevices(nullptr, &count, nullptr) == XGPU_ERROR_INVALID_ARGUMENT);
+  CHECK(second_log.Count("XGPU-VUID-xgpuEnumeratePhysicalDevices-instance-parameter") == 1);
+  // A rule the loader checks in a create info: the VUID, not a loader ID.
+  XgpuApplicationInfo app = {XGPU_STRUCTURE_TYPE_APPLICATION_INFO, nullptr, "t", 0, nullptr, 0,
+                             XGPU_MAKE_API_VERSION(0, 2, 0, 0)};
+  MessageLog creation_log;
+  XgpuDebugMessengerCreateInfo creation_info = creation_log.Info();
+  XgpuInstanceCreateInfo bad = InstanceInfo(nullptr, &creation_info);
+  bad.pApplicationInfo = &app;
+  CHECK(xgpuCreateInstance(&bad, nullptr, &none) == XGPU_ERROR_INCOMPATIBLE_DRIVER);
+  CHECK(creation_log.Count("XGPU-VUID-xgpuCreateInstance-pCreateInfo-pApplicationInfo-apiVersion") == 1);
+  // None of these errors is a loader event.
+  for (const MessageLog* log : {&first_log, &second_log})
+    for (const MessageLog::Entry& e : log->entries)
+      if (e.severity == XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT) CHECK_MESSAGE(e.id.rfind("XGPU-VUID-", 0) == 0, e.id);
+
+  // A destroyed instance no longer hears NULL-handle messages.
+  xgpuDestroyDebugMessenger(second, second_messenger, nullptr);
+  xgpuDestroyInstance(second, nullptr);
+  const size_t second_before = second_log.entries.size();
+  xgpuGetPhysicalDeviceProperties(nullptr, &properties);
+  CHECK(first_log.Count(kPhysicalDevice) == 2);
+  CHECK(second_log.entries.size() == second_before);
+  xgpuDestroyDebugMessenger(first, first_messenger, nullptr);
+  xgpuDestroyInstance(first, nullptr);
 }

@@ -125,17 +125,17 @@ void record_error(CommandBuffer* cb, XgpuResult result, const char* vuid, const 
 // returns XGPU_ERROR_DEVICE_LOST, with a message.
 bool report_if_lost(const Device* device, const char* function) {
   if (!device_is_lost(device)) return false;
-  device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, nullptr,
+  device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kCallOnLostDevice,
                 std::string(function) + ": the device is lost (XGPU_ERROR_DEVICE_LOST)");
   return true;
 }
 
 // Common entry check of every xgpuCmd*: returns the recorder or nullptr.
-Recorder* recording(CommandBuffer* cb, const char* function) {
+// `recording_vuid` is the command's XGPU-VUID-<function>-commandBuffer-recording.
+Recorder* recording(CommandBuffer* cb, const char* function, const char* recording_vuid) {
   if (!cb) return nullptr;
   if (cb->state != CommandBufferState::kRecording || !cb->recorder) {
-    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
-                  (std::string("XGPU-VUID-") + function + "-commandBuffer-recording").c_str(),
+    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, recording_vuid,
                   std::string(function) + ": commandBuffer is not in the recording state (call xgpuBeginCommandBuffer)");
     if (cb->first_error == XGPU_SUCCESS) cb->first_error = XGPU_ERROR_INVALID_USAGE;
     return nullptr;
@@ -283,14 +283,20 @@ SlotRequirement* slot_requirement(Recorder* r, const xgpu_amdgpu_buffer_ref_t& r
   return &r->slots[ref.slot];
 }
 
+// `parameter` names the reference ("pDst"); for a pipeline binding it is
+// nullptr and `binding` is the binding's index. `vuid` is the command's rule
+// for the usage (a string literal). Builds strings only the first time a
+// slot needs the usage.
 void require_slot(Recorder* r, const xgpu_amdgpu_buffer_ref_t& ref, uint32_t index, XgpuBufferUsageFlags usage,
-                  const char* function, const std::string& parameter, const std::string& vuid) {
+                  const char* function, const char* parameter, uint32_t binding, const char* vuid) {
   SlotRequirement* requirement = slot_requirement(r, ref);
   if (!requirement) return;
   SlotRequirement& slot = *requirement;
   const uint32_t bit = usage_index(usage);
   if (!(slot.usage & usage)) {
-    slot.use[bit] = "command " + std::to_string(index) + " (" + function + " " + parameter + ")";
+    const std::string what =
+        parameter ? std::string(parameter) : "binding " + std::to_string(binding) + " (xgpuCmdBindBuffers)";
+    slot.use[bit] = "command " + std::to_string(index) + " (" + function + " " + what + ")";
     slot.vuid[bit] = vuid;
   }
   slot.usage |= usage;
@@ -313,9 +319,8 @@ struct DispatchSpec {
 void require_bindings(Recorder* r, const DispatchSpec& spec, uint32_t index, const char* function) {
   constexpr uint32_t kBindingBytes = sizeof(uint64_t);
   for (const xgpu_amdgpu_kernarg_patch_t& patch : spec.patches)
-    require_slot(r, patch.ref, index, XGPU_BUFFER_USAGE_STORAGE_BIT, function,
-                 "binding " + std::to_string(patch.kernarg_offset / kBindingBytes) + " (xgpuCmdBindBuffers)",
-                 "XGPU-VUID-xgpuCmdBindBuffers-pBuffers-usage");
+    require_slot(r, patch.ref, index, XGPU_BUFFER_USAGE_STORAGE_BIT, function, nullptr,
+                 patch.kernarg_offset / kBindingBytes, "XGPU-VUID-xgpuCmdBindBuffers-pBuffers-usage");
 }
 
 uint16_t dimensions_of(const uint32_t workgroup_size[3], const uint32_t workgroup_count[3]) {
@@ -408,12 +413,12 @@ void record_builtin(CommandBuffer* cb, Recorder* r, uint8_t type, const KernelIn
                     const void* kernargs, uint32_t kernarg_size, uint32_t workgroup_size, uint32_t workgroups,
                     std::vector<xgpu_amdgpu_kernarg_patch_t> patches, bool force_barrier) {
   if (!kernel) {
-    record_error(cb, XGPU_ERROR_FEATURE_NOT_PRESENT, "XGPU-amdgpu-device-library",
+    record_error(cb, XGPU_ERROR_FEATURE_NOT_PRESENT, msgid::kDeviceLibrary,
                  std::string(function) + ": the device library (builtin kernels) is not available for this device");
     return;
   }
   if (kernel->kernarg_size != kernarg_size) {
-    record_error(cb, XGPU_ERROR_INITIALIZATION_FAILED, "XGPU-amdgpu-device-library",
+    record_error(cb, XGPU_ERROR_INITIALIZATION_FAILED, msgid::kDeviceLibrary,
                  std::string(function) + ": device-library kernel " + kernel->name + " has " +
                      std::to_string(kernel->kernarg_size) + " kernarg bytes; the ICD expects " +
                      std::to_string(kernarg_size));
@@ -447,46 +452,61 @@ const KernelInfo* builtin(const CommandBuffer* cb, const KernelInfo* DeviceLibra
   return library ? library->*member : nullptr;
 }
 
+// The rules of the bound state a dispatch command needs (string literals).
+struct DispatchRules {
+  const char* function;                // "xgpuCmdDispatch"
+  const char* pipeline_vuid;           // a pipeline is bound
+  const char* bindings_vuid;           // every binding of the pipeline is set
+  const char* workgroup_memory_vuid;   // static + dynamic workgroup memory within the limit
+};
+constexpr DispatchRules kDispatchRules{"xgpuCmdDispatch", "XGPU-VUID-xgpuCmdDispatch-pipeline",
+                                       "XGPU-VUID-xgpuCmdDispatch-bindings",
+                                       "XGPU-VUID-xgpuCmdDispatch-workgroupMemory"};
+constexpr DispatchRules kDispatchIndirectRules{"xgpuCmdDispatchIndirect", "XGPU-VUID-xgpuCmdDispatchIndirect-pipeline",
+                                               "XGPU-VUID-xgpuCmdDispatchIndirect-bindings",
+                                               "XGPU-VUID-xgpuCmdDispatchIndirect-workgroupMemory"};
+
 // Checks the bound state a dispatch needs and fills `spec` (kernel,
 // workgroup size, template, binding patches). `template_bytes` holds the
 // kernarg template the spec points at.
-bool prepare_dispatch(CommandBuffer* cb, Recorder* r, const char* function, DispatchSpec* spec,
+bool prepare_dispatch(CommandBuffer* cb, Recorder* r, const DispatchRules& rules, DispatchSpec* spec,
                       std::vector<uint8_t>* template_bytes) {
-  const std::string f = function;
+  const char* f = rules.function;
   if (!r->pipeline) {
-    record_error(cb, XGPU_ERROR_INVALID_USAGE, ("XGPU-VUID-" + f + "-pipeline").c_str(),
-                 f + ": no pipeline is bound (xgpuCmdBindPipeline)");
+    record_error(cb, XGPU_ERROR_INVALID_USAGE, rules.pipeline_vuid,
+                 std::string(f) + ": no pipeline is bound (xgpuCmdBindPipeline)");
     return false;
   }
   const PipelineInfo& p = *r->pipeline;
   const XgpuPhysicalDeviceLimits& limits = device_limits(cb->device);
   for (uint32_t i = 0; i < p.binding_count; ++i) {
     if (i >= r->bound.size() || !r->bound[i]) {
-      record_error(cb, XGPU_ERROR_INVALID_USAGE, ("XGPU-VUID-" + f + "-bindings").c_str(),
-                   f + ": binding " + std::to_string(i) + " of pipeline '" + p.kernel.name + "' (" +
+      record_error(cb, XGPU_ERROR_INVALID_USAGE, rules.bindings_vuid,
+                   std::string(f) + ": binding " + std::to_string(i) + " of pipeline '" + p.kernel.name + "' (" +
                        std::to_string(p.binding_count) + " bindings) is not bound (xgpuCmdBindBuffers)");
       return false;
     }
   }
   const uint64_t group = uint64_t(p.kernel.group_segment_size) + r->dynamic_group_size;
   if (group > limits.maxWorkgroupMemorySize) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, ("XGPU-VUID-" + f + "-workgroupMemorySize").c_str(),
-                 f + ": static (" + std::to_string(p.kernel.group_segment_size) + ") + dynamic (" +
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, rules.workgroup_memory_vuid,
+                 std::string(f) + ": static (" + std::to_string(p.kernel.group_segment_size) + ") + dynamic (" +
                      std::to_string(r->dynamic_group_size) + ") workgroup memory of pipeline '" + p.kernel.name +
                      "' exceeds limits.maxWorkgroupMemorySize (" + std::to_string(limits.maxWorkgroupMemorySize) +
                      ")");
     return false;
   }
   if (p.kernel.kernarg_alignment > kMaxKernargAlignment) {
-    record_error(cb, XGPU_ERROR_FEATURE_NOT_PRESENT, ("XGPU-VUID-" + f + "-pipeline").c_str(),
-                 f + ": pipeline '" + p.kernel.name + "' needs kernarg alignment " +
-                     std::to_string(p.kernel.kernarg_alignment) + "; at most 64 is supported");
+    record_error(cb, XGPU_ERROR_FEATURE_NOT_PRESENT, msgid::kUnsupported,
+                 std::string(f) + ": pipeline '" + p.kernel.name + "' needs kernarg alignment " +
+                     std::to_string(p.kernel.kernarg_alignment) + "; this driver supports at most " +
+                     std::to_string(kMaxKernargAlignment));
     return false;
   }
   if (p.binding_count > kMaxPatches) {
-    record_error(cb, XGPU_ERROR_FEATURE_NOT_PRESENT, ("XGPU-VUID-" + f + "-pipeline").c_str(),
-                 f + ": pipeline '" + p.kernel.name + "' has " + std::to_string(p.binding_count) +
-                     " bindings; a command holds at most " + std::to_string(kMaxPatches));
+    record_error(cb, XGPU_ERROR_FEATURE_NOT_PRESENT, msgid::kUnsupported,
+                 std::string(f) + ": pipeline '" + p.kernel.name + "' has " + std::to_string(p.binding_count) +
+                     " bindings; a command of this driver holds at most " + std::to_string(kMaxPatches));
     return false;
   }
   spec->kernel = &p.kernel;
@@ -520,7 +540,7 @@ XgpuResult allocate(CommandBuffer* cb, MemoryKind kind, uint64_t size, const cha
   void* ptr = nullptr;
   XgpuResult result = device_allocate(cb->device, kind, size, &ptr);
   if (result != XGPU_SUCCESS) {
-    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, nullptr,
+    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::failure(result),
                   std::string("xgpuEndCommandBuffer: allocating ") + std::to_string(size) + " bytes for the " + what +
                       " failed");
     return result;
@@ -639,15 +659,21 @@ XgpuResult XGPU_API_CALL create_command_buffer(XgpuDevice device_handle, const X
   if (!device || !out) return XGPU_ERROR_INVALID_ARGUMENT;
   *out = XGPU_NULL_HANDLE;
   if (report_if_lost(device, "xgpuCreateCommandBuffer")) return XGPU_ERROR_DEVICE_LOST;
-  if (!info || info->sType != XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO) {
+  if (!info) {
+    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
+                  "XGPU-VUID-xgpuCreateCommandBuffer-pCreateInfo-parameter",
+                  "xgpuCreateCommandBuffer: pCreateInfo is NULL");
+    return XGPU_ERROR_INVALID_ARGUMENT;
+  }
+  if (info->sType != XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO) {
     device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-VUID-xgpuCreateCommandBuffer-pCreateInfo-sType",
-                  "xgpuCreateCommandBuffer: pCreateInfo is NULL or its sType is not "
-                  "XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO");
+                  "xgpuCreateCommandBuffer: pCreateInfo->sType (" + std::to_string(int(info->sType)) +
+                      ") is not XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO");
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
   auto* cb = host_new<CommandBuffer>(allocator);
   if (!cb) {
-    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, nullptr,
+    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kOutOfHostMemory,
                   "xgpuCreateCommandBuffer: allocating the object's host memory failed");
     return XGPU_ERROR_OUT_OF_HOST_MEMORY;
   }
@@ -671,7 +697,8 @@ void XGPU_API_CALL destroy_command_buffer(XgpuDevice device, XgpuCommandBuffer h
   CommandBuffer* cb = from_handle(handle);
   Device* owner = device_from_handle(device);
   if (!cb || !owner) return;
-  if (!device_release_handle(owner, cb, "xgpuDestroyCommandBuffer", "commandBuffer")) return;
+  if (!device_release_handle(owner, cb, "XGPU-VUID-xgpuDestroyCommandBuffer-commandBuffer-parameter",
+                             "xgpuDestroyCommandBuffer: commandBuffer")) return;
   reset(cb);
   host_delete(cb);
 }
@@ -680,20 +707,28 @@ XgpuResult XGPU_API_CALL begin_command_buffer(XgpuCommandBuffer handle, const Xg
   CommandBuffer* cb = from_handle(handle);
   if (!cb) return XGPU_ERROR_INVALID_ARGUMENT;
   if (report_if_lost(cb->device, "xgpuBeginCommandBuffer")) return XGPU_ERROR_DEVICE_LOST;
-  if (!info || info->sType != XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO) {
-    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-VUID-xgpuBeginCommandBuffer-pBeginInfo-sType",
-                  "xgpuBeginCommandBuffer: pBeginInfo is NULL or its sType is not "
-                  "XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO");
+  if (!info) {
+    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
+                  "XGPU-VUID-xgpuBeginCommandBuffer-pBeginInfo-parameter",
+                  "xgpuBeginCommandBuffer: pBeginInfo is NULL");
+    return XGPU_ERROR_INVALID_ARGUMENT;
+  }
+  if (info->sType != XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO) {
+    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
+                  "XGPU-VUID-xgpuBeginCommandBuffer-pBeginInfo-sType",
+                  "xgpuBeginCommandBuffer: pBeginInfo->sType (" + std::to_string(int(info->sType)) +
+                      ") is not XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO");
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
   if (cb->pending.load(std::memory_order_acquire) != 0) {
-    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-VUID-xgpuBeginCommandBuffer-commandBuffer-pending",
+    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
+                  "XGPU-VUID-xgpuBeginCommandBuffer-commandBuffer-pending",
                   "xgpuBeginCommandBuffer: commandBuffer has " + std::to_string(cb->pending.load()) +
                       " submissions pending; wait for them before recording again");
     return XGPU_ERROR_INVALID_USAGE;
   }
   if (info->mode != XGPU_COMMAND_BUFFER_MODE_ONE_SHOT && info->mode != XGPU_COMMAND_BUFFER_MODE_REUSABLE) {
-    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-VUID-xgpuBeginCommandBuffer-pBeginInfo-mode",
+    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-VUID-xgpuBeginCommandBuffer-pBeginInfo-mode-parameter",
                   "xgpuBeginCommandBuffer: pBeginInfo->mode (" + std::to_string(int(info->mode)) + ") is not a mode");
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
@@ -707,7 +742,11 @@ XgpuResult XGPU_API_CALL begin_command_buffer(XgpuCommandBuffer handle, const Xg
   }
   reset(cb);
   cb->recorder = new (std::nothrow) Recorder();
-  if (!cb->recorder) return XGPU_ERROR_OUT_OF_HOST_MEMORY;
+  if (!cb->recorder) {
+    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kOutOfHostMemory,
+                  "xgpuBeginCommandBuffer: allocating the recording's host memory failed");
+    return XGPU_ERROR_OUT_OF_HOST_MEMORY;
+  }
   cb->recorder->pushed.assign(limits.maxPushConstantsSize, 0);
   cb->recorder->bindings.resize(limits.maxBindings);
   cb->recorder->bound.assign(limits.maxBindings, false);
@@ -731,7 +770,8 @@ XgpuResult XGPU_API_CALL end_command_buffer(XgpuCommandBuffer handle) {
     return XGPU_ERROR_DEVICE_LOST;
   }
   if (cb->state != CommandBufferState::kRecording || !cb->recorder) {
-    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-VUID-xgpuEndCommandBuffer-commandBuffer-recording",
+    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
+                  "XGPU-VUID-xgpuEndCommandBuffer-commandBuffer-recording",
                   "xgpuEndCommandBuffer: commandBuffer is not in the recording state");
     return XGPU_ERROR_INVALID_USAGE;
   }
@@ -750,11 +790,11 @@ XgpuResult XGPU_API_CALL end_command_buffer(XgpuCommandBuffer handle) {
 
 void XGPU_API_CALL cmd_bind_pipeline(XgpuCommandBuffer handle, XgpuPipeline pipeline) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdBindPipeline");
+  Recorder* r = recording(cb, "xgpuCmdBindPipeline", "XGPU-VUID-xgpuCmdBindPipeline-commandBuffer-recording");
   if (!r) return;
   const PipelineInfo* info = pipeline_info(pipeline);
   if (!info) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdBindPipeline-pipeline",
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdBindPipeline-pipeline-parameter",
                  "xgpuCmdBindPipeline: pipeline is XGPU_NULL_HANDLE");
     return;
   }
@@ -763,13 +803,27 @@ void XGPU_API_CALL cmd_bind_pipeline(XgpuCommandBuffer handle, XgpuPipeline pipe
 
 void XGPU_API_CALL cmd_push_constants(XgpuCommandBuffer handle, uint32_t offset, uint32_t size, const void* values) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdPushConstants");
+  Recorder* r = recording(cb, "xgpuCmdPushConstants", "XGPU-VUID-xgpuCmdPushConstants-commandBuffer-recording");
   if (!r) return;
-  if (offset % 4 != 0 || size % 4 != 0 || uint64_t(offset) + size > r->pushed.size() || (size && !values)) {
+  if (offset % 4 != 0) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdPushConstants-offset",
+                 "xgpuCmdPushConstants: offset (" + std::to_string(offset) + ") is not a multiple of 4");
+    return;
+  }
+  if (size % 4 != 0) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdPushConstants-size",
+                 "xgpuCmdPushConstants: size (" + std::to_string(size) + ") is not a multiple of 4");
+    return;
+  }
+  if (uint64_t(offset) + size > r->pushed.size()) {
     record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdPushConstants-range",
-                 "xgpuCmdPushConstants: offset (" + std::to_string(offset) + ") and size (" + std::to_string(size) +
-                     ") must be multiples of 4 within limits.maxPushConstantsSize (" +
-                     std::to_string(r->pushed.size()) + "), with pValues not NULL");
+                 "xgpuCmdPushConstants: offset (" + std::to_string(offset) + ") + size (" + std::to_string(size) +
+                     ") exceeds limits.maxPushConstantsSize (" + std::to_string(r->pushed.size()) + ")");
+    return;
+  }
+  if (size && !values) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdPushConstants-pValues-parameter",
+                 "xgpuCmdPushConstants: pValues is NULL but size is " + std::to_string(size));
     return;
   }
   if (size) std::memcpy(r->pushed.data() + offset, values, size);
@@ -778,13 +832,18 @@ void XGPU_API_CALL cmd_push_constants(XgpuCommandBuffer handle, uint32_t offset,
 void XGPU_API_CALL cmd_bind_buffers(XgpuCommandBuffer handle, uint32_t first, uint32_t count,
                                     const XgpuBufferRef* buffers) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdBindBuffers");
+  Recorder* r = recording(cb, "xgpuCmdBindBuffers", "XGPU-VUID-xgpuCmdBindBuffers-commandBuffer-recording");
   if (!r) return;
-  if (uint64_t(first) + count > r->bindings.size() || (count && !buffers)) {
+  if (uint64_t(first) + count > r->bindings.size()) {
     record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdBindBuffers-firstBinding",
                  "xgpuCmdBindBuffers: firstBinding (" + std::to_string(first) + ") + bindingCount (" +
                      std::to_string(count) + ") exceeds limits.maxBindings (" + std::to_string(r->bindings.size()) +
                      ")");
+    return;
+  }
+  if (count && !buffers) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdBindBuffers-pBuffers-parameter",
+                 "xgpuCmdBindBuffers: pBuffers is NULL but bindingCount is " + std::to_string(count));
     return;
   }
   const uint64_t alignment = std::max<uint64_t>(device_limits(cb->device).minBufferOffsetAlignment, 1);
@@ -800,7 +859,8 @@ void XGPU_API_CALL cmd_bind_buffers(XgpuCommandBuffer handle, uint32_t first, ui
 
 void XGPU_API_CALL cmd_set_workgroup_memory_size(XgpuCommandBuffer handle, uint32_t dynamic_size) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdSetWorkgroupMemorySize");
+  Recorder* r = recording(cb, "xgpuCmdSetWorkgroupMemorySize",
+                          "XGPU-VUID-xgpuCmdSetWorkgroupMemorySize-commandBuffer-recording");
   if (!r) return;
   const uint32_t limit = device_limits(cb->device).maxWorkgroupMemorySize;
   if (dynamic_size > limit) {
@@ -814,11 +874,11 @@ void XGPU_API_CALL cmd_set_workgroup_memory_size(XgpuCommandBuffer handle, uint3
 
 void XGPU_API_CALL cmd_dispatch(XgpuCommandBuffer handle, uint32_t x, uint32_t y, uint32_t z) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdDispatch");
+  Recorder* r = recording(cb, "xgpuCmdDispatch", "XGPU-VUID-xgpuCmdDispatch-commandBuffer-recording");
   if (!r) return;
   DispatchSpec spec;
   std::vector<uint8_t> template_bytes;
-  if (!prepare_dispatch(cb, r, "xgpuCmdDispatch", &spec, &template_bytes)) return;
+  if (!prepare_dispatch(cb, r, kDispatchRules, &spec, &template_bytes)) return;
   const XgpuPhysicalDeviceLimits& limits = device_limits(cb->device);
   const uint32_t counts[3] = {x, y, z};
   static const char* const kNames[3] = {"groupCountX", "groupCountY", "groupCountZ"};
@@ -847,7 +907,7 @@ void XGPU_API_CALL cmd_dispatch(XgpuCommandBuffer handle, uint32_t x, uint32_t y
 void XGPU_API_CALL cmd_dispatch_indirect(XgpuCommandBuffer handle, const XgpuBufferRef* counts,
                                          XgpuDispatchIndirectFlags flags) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdDispatchIndirect");
+  Recorder* r = recording(cb, "xgpuCmdDispatchIndirect", "XGPU-VUID-xgpuCmdDispatchIndirect-commandBuffer-recording");
   if (!r) return;
   const XgpuDispatchIndirectFlags mode =
       flags & (XGPU_DISPATCH_INDIRECT_STATIC_BIT | XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT);
@@ -885,19 +945,19 @@ void XGPU_API_CALL cmd_dispatch_indirect(XgpuCommandBuffer handle, const XgpuBuf
   }
   DispatchSpec spec;
   std::vector<uint8_t> template_bytes;
-  if (!prepare_dispatch(cb, r, "xgpuCmdDispatchIndirect", &spec, &template_bytes)) return;
+  if (!prepare_dispatch(cb, r, kDispatchIndirectRules, &spec, &template_bytes)) return;
   spec.type = XGPU_AMDGPU_COMMAND_DISPATCH_INDIRECT;
   const KernelInfo* patch_kernel = nullptr;
   if (dynamic) {
     patch_kernel = builtin(cb, &DeviceLibrary::indirect_patch);
     if (!patch_kernel) {
-      record_error(cb, XGPU_ERROR_FEATURE_NOT_PRESENT, "XGPU-amdgpu-device-library",
+      record_error(cb, XGPU_ERROR_FEATURE_NOT_PRESENT, msgid::kDeviceLibrary,
                    "xgpuCmdDispatchIndirect: XGPU_DISPATCH_INDIRECT_DYNAMIC needs the device library's patch "
                    "kernel, which is not available for this device");
       return;
     }
     if (patch_kernel->kernarg_size != sizeof(xgpu_amdgpu_indirect_patch_args_t)) {
-      record_error(cb, XGPU_ERROR_INITIALIZATION_FAILED, "XGPU-amdgpu-device-library",
+      record_error(cb, XGPU_ERROR_INITIALIZATION_FAILED, msgid::kDeviceLibrary,
                    "xgpuCmdDispatchIndirect: device-library kernel " + patch_kernel->name + " has " +
                        std::to_string(patch_kernel->kernarg_size) + " kernarg bytes; the ICD expects " +
                        std::to_string(sizeof(xgpu_amdgpu_indirect_patch_args_t)));
@@ -922,7 +982,7 @@ void XGPU_API_CALL cmd_dispatch_indirect(XgpuCommandBuffer handle, const XgpuBuf
   cmd->extra_kernarg_offset = extra_offset;
   const uint32_t index = cmd->header.index;
   require_bindings(r, spec, index, "xgpuCmdDispatchIndirect");
-  require_slot(r, counts_ref, index, XGPU_BUFFER_USAGE_INDIRECT_BIT, "xgpuCmdDispatchIndirect", "pCounts",
+  require_slot(r, counts_ref, index, XGPU_BUFFER_USAGE_INDIRECT_BIT, "xgpuCmdDispatchIndirect", "pCounts", 0,
                "XGPU-VUID-xgpuCmdDispatchIndirect-pCounts-usage");
   if (SlotRequirement* slot = dynamic ? nullptr : slot_requirement(r, counts_ref)) {
     if (!slot->host_visible)
@@ -946,12 +1006,16 @@ void XGPU_API_CALL cmd_dispatch_indirect(XgpuCommandBuffer handle, const XgpuBuf
 void XGPU_API_CALL cmd_fill_buffer(XgpuCommandBuffer handle, const XgpuBufferRef* dst, const void* pattern,
                                    uint32_t pattern_size) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdFillBuffer");
+  Recorder* r = recording(cb, "xgpuCmdFillBuffer", "XGPU-VUID-xgpuCmdFillBuffer-commandBuffer-recording");
   if (!r) return;
-  if ((pattern_size != 1 && pattern_size != 2 && pattern_size != 4) || !pattern) {
+  if (pattern_size != 1 && pattern_size != 2 && pattern_size != 4) {
     record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdFillBuffer-patternSize",
-                 "xgpuCmdFillBuffer: patternSize (" + std::to_string(pattern_size) +
-                     ") must be 1, 2 or 4 with pPattern not NULL");
+                 "xgpuCmdFillBuffer: patternSize (" + std::to_string(pattern_size) + ") must be 1, 2 or 4");
+    return;
+  }
+  if (!pattern) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdFillBuffer-pPattern-parameter",
+                 "xgpuCmdFillBuffer: pPattern is NULL");
     return;
   }
   RefRules rules{"xgpuCmdFillBuffer", "pDst", XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
@@ -978,7 +1042,7 @@ void XGPU_API_CALL cmd_fill_buffer(XgpuCommandBuffer handle, const XgpuBufferRef
     patches.push_back(make_patch(offsetof(xgpu_amdgpu_fill_args_t, length), XGPU_AMDGPU_KERNARG_PATCH_LENGTH,
                                  uint16_t(pattern_size), ref));
   require_slot(r, ref, uint32_t(r->command_offsets.size()), XGPU_BUFFER_USAGE_TRANSFER_DST_BIT, "xgpuCmdFillBuffer",
-               "pDst", "XGPU-VUID-xgpuCmdFillBuffer-pDst-usage");
+               "pDst", 0, "XGPU-VUID-xgpuCmdFillBuffer-pDst-usage");
   record_builtin(cb, r, XGPU_AMDGPU_COMMAND_FILL, builtin(cb, &DeviceLibrary::fill), "xgpuCmdFillBuffer", &args,
                  sizeof(args), XGPU_AMDGPU_TRANSFER_WORKGROUP_SIZE, transfer_workgroups(ref.length),
                  std::move(patches), false);
@@ -993,7 +1057,7 @@ bool overlapping(const xgpu_amdgpu_buffer_ref_t& a, const xgpu_amdgpu_buffer_ref
 void XGPU_API_CALL cmd_copy_buffer(XgpuCommandBuffer handle, const XgpuBufferRef* src, const XgpuBufferRef* dst,
                                    XgpuDeviceSize size) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdCopyBuffer");
+  Recorder* r = recording(cb, "xgpuCmdCopyBuffer", "XGPU-VUID-xgpuCmdCopyBuffer-commandBuffer-recording");
   if (!r) return;
   if (size == 0 || size == XGPU_WHOLE_SIZE) {
     record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdCopyBuffer-size",
@@ -1021,9 +1085,9 @@ void XGPU_API_CALL cmd_copy_buffer(XgpuCommandBuffer handle, const XgpuBufferRef
   patches.push_back(make_patch(offsetof(xgpu_amdgpu_copy_args_t, src), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, src_ref));
   patches.push_back(make_patch(offsetof(xgpu_amdgpu_copy_args_t, dst), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, dst_ref));
   const uint32_t index = uint32_t(r->command_offsets.size());
-  require_slot(r, src_ref, index, XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT, "xgpuCmdCopyBuffer", "pSrc",
+  require_slot(r, src_ref, index, XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT, "xgpuCmdCopyBuffer", "pSrc", 0,
                "XGPU-VUID-xgpuCmdCopyBuffer-pSrc-usage");
-  require_slot(r, dst_ref, index, XGPU_BUFFER_USAGE_TRANSFER_DST_BIT, "xgpuCmdCopyBuffer", "pDst",
+  require_slot(r, dst_ref, index, XGPU_BUFFER_USAGE_TRANSFER_DST_BIT, "xgpuCmdCopyBuffer", "pDst", 0,
                "XGPU-VUID-xgpuCmdCopyBuffer-pDst-usage");
   record_builtin(cb, r, XGPU_AMDGPU_COMMAND_COPY, builtin(cb, &DeviceLibrary::copy), "xgpuCmdCopyBuffer", &args,
                  sizeof(args), XGPU_AMDGPU_TRANSFER_WORKGROUP_SIZE, transfer_workgroups(size), std::move(patches),
@@ -1033,12 +1097,17 @@ void XGPU_API_CALL cmd_copy_buffer(XgpuCommandBuffer handle, const XgpuBufferRef
 void XGPU_API_CALL cmd_update_buffer(XgpuCommandBuffer handle, const XgpuBufferRef* dst, XgpuDeviceSize data_size,
                                      const void* data) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdUpdateBuffer");
+  Recorder* r = recording(cb, "xgpuCmdUpdateBuffer", "XGPU-VUID-xgpuCmdUpdateBuffer-commandBuffer-recording");
   if (!r) return;
-  if (data_size == 0 || data_size > kMaxUpdateSize || !data) {
+  if (data_size == 0 || data_size > kMaxUpdateSize) {
     record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdUpdateBuffer-dataSize",
                  "xgpuCmdUpdateBuffer: dataSize (" + std::to_string(data_size) + ") must be 1.." +
-                     std::to_string(kMaxUpdateSize) + " bytes with pData not NULL");
+                     std::to_string(kMaxUpdateSize) + " bytes");
+    return;
+  }
+  if (!data) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdUpdateBuffer-pData-parameter",
+                 "xgpuCmdUpdateBuffer: pData is NULL");
     return;
   }
   RefRules rules{"xgpuCmdUpdateBuffer", "pDst", XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
@@ -1057,21 +1126,21 @@ void XGPU_API_CALL cmd_update_buffer(XgpuCommandBuffer handle, const XgpuBufferR
   patches.push_back(make_patch(offsetof(xgpu_amdgpu_copy_args_t, src), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, src_ref));
   patches.push_back(make_patch(offsetof(xgpu_amdgpu_copy_args_t, dst), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, dst_ref));
   require_slot(r, dst_ref, uint32_t(r->command_offsets.size()), XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
-               "xgpuCmdUpdateBuffer", "pDst", "XGPU-VUID-xgpuCmdUpdateBuffer-pDst-usage");
+               "xgpuCmdUpdateBuffer", "pDst", 0, "XGPU-VUID-xgpuCmdUpdateBuffer-pDst-usage");
   record_builtin(cb, r, XGPU_AMDGPU_COMMAND_UPDATE, builtin(cb, &DeviceLibrary::copy), "xgpuCmdUpdateBuffer", &args,
                  sizeof(args), XGPU_AMDGPU_TRANSFER_WORKGROUP_SIZE, transfer_workgroups(data_size),
                  std::move(patches), false);
 }
 
-// Records a barrier after the stage masks were checked (nonzero: drivers
-// check XGPU-VUID-<function>-srcStageMask/-dstStageMask).
-void record_barrier(CommandBuffer* cb, Recorder* r, const char* function, XgpuPipelineStageFlags src_stages,
-                    XgpuPipelineStageFlags dst_stages) {
+// Records a barrier after the stage masks were checked (drivers check that
+// neither is 0: `src_rule` / `dst_rule`).
+void record_barrier(CommandBuffer* cb, Recorder* r, const char* function, const char* src_rule, const char* dst_rule,
+                    XgpuPipelineStageFlags src_stages, XgpuPipelineStageFlags dst_stages) {
   if (src_stages == 0 || dst_stages == 0) {
     const bool src = src_stages == 0;
-    const std::string mask = src ? "srcStageMask" : "dstStageMask";
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, (std::string("XGPU-VUID-") + function + "-" + mask).c_str(),
-                 std::string(function) + ": " + mask + " is 0 (a barrier needs the stages it orders)");
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, src ? src_rule : dst_rule,
+                 std::string(function) + ": " + (src ? "srcStageMask" : "dstStageMask") +
+                     " is 0 (a barrier needs the stages it orders)");
     return;
   }
   // AQL orders whole packets: every barrier becomes the next packet's
@@ -1090,7 +1159,7 @@ void XGPU_API_CALL cmd_pipeline_barrier(XgpuCommandBuffer handle, XgpuPipelineSt
                                         uint32_t buffer_barrier_count,
                                         const XgpuBufferMemoryBarrier* buffer_barriers) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdPipelineBarrier");
+  Recorder* r = recording(cb, "xgpuCmdPipelineBarrier", "XGPU-VUID-xgpuCmdPipelineBarrier-commandBuffer-recording");
   if (!r) return;
   // Buffer barriers widen to all memory, but their references must still be
   // well formed (drivers check -kind and -bindingSlot).
@@ -1100,15 +1169,17 @@ void XGPU_API_CALL cmd_pipeline_barrier(XgpuCommandBuffer handle, XgpuPipelineSt
     xgpu_amdgpu_buffer_ref_t ref;
     if (!make_ref(cb, &buffer_barriers[i].buffer, rules, &ref, i)) return;
   }
-  record_barrier(cb, r, "xgpuCmdPipelineBarrier", src_stages, dst_stages);
+  record_barrier(cb, r, "xgpuCmdPipelineBarrier", "XGPU-VUID-xgpuCmdPipelineBarrier-srcStageMask",
+                 "XGPU-VUID-xgpuCmdPipelineBarrier-dstStageMask", src_stages, dst_stages);
 }
 
 void XGPU_API_CALL cmd_memory_barrier(XgpuCommandBuffer handle, XgpuPipelineStageFlags src_stages, XgpuAccessFlags,
                                       XgpuPipelineStageFlags dst_stages, XgpuAccessFlags) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdMemoryBarrier");
+  Recorder* r = recording(cb, "xgpuCmdMemoryBarrier", "XGPU-VUID-xgpuCmdMemoryBarrier-commandBuffer-recording");
   if (!r) return;
-  record_barrier(cb, r, "xgpuCmdMemoryBarrier", src_stages, dst_stages);
+  record_barrier(cb, r, "xgpuCmdMemoryBarrier", "XGPU-VUID-xgpuCmdMemoryBarrier-srcStageMask",
+                 "XGPU-VUID-xgpuCmdMemoryBarrier-dstStageMask", src_stages, dst_stages);
 }
 
 void record_label(CommandBuffer* cb, Recorder* r, uint32_t op, const XgpuDebugLabel* label) {
@@ -1125,7 +1196,7 @@ void record_label(CommandBuffer* cb, Recorder* r, uint32_t op, const XgpuDebugLa
 
 void XGPU_API_CALL cmd_begin_debug_label(XgpuCommandBuffer handle, const XgpuDebugLabel* label) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdBeginDebugLabel");
+  Recorder* r = recording(cb, "xgpuCmdBeginDebugLabel", "XGPU-VUID-xgpuCmdBeginDebugLabel-commandBuffer-recording");
   if (!r) return;
   ++r->label_depth;
   record_label(cb, r, XGPU_AMDGPU_DEBUG_LABEL_BEGIN, label);
@@ -1133,10 +1204,10 @@ void XGPU_API_CALL cmd_begin_debug_label(XgpuCommandBuffer handle, const XgpuDeb
 
 void XGPU_API_CALL cmd_end_debug_label(XgpuCommandBuffer handle) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdEndDebugLabel");
+  Recorder* r = recording(cb, "xgpuCmdEndDebugLabel", "XGPU-VUID-xgpuCmdEndDebugLabel-commandBuffer-recording");
   if (!r) return;
   if (r->label_depth == 0) {
-    record_error(cb, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuCmdEndDebugLabel-commandBuffer-label",
+    record_error(cb, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuCmdEndDebugLabel-open",
                  "xgpuCmdEndDebugLabel: no debug label is open (xgpuCmdBeginDebugLabel)");
     return;
   }
@@ -1146,14 +1217,14 @@ void XGPU_API_CALL cmd_end_debug_label(XgpuCommandBuffer handle) {
 
 void XGPU_API_CALL cmd_insert_debug_label(XgpuCommandBuffer handle, const XgpuDebugLabel* label) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdInsertDebugLabel");
+  Recorder* r = recording(cb, "xgpuCmdInsertDebugLabel", "XGPU-VUID-xgpuCmdInsertDebugLabel-commandBuffer-recording");
   if (!r) return;
   record_label(cb, r, XGPU_AMDGPU_DEBUG_LABEL_INSERT, label);
 }
 
 void XGPU_API_CALL cmd_write_timestamp(XgpuCommandBuffer handle, XgpuPipelineStageFlagBits, const XgpuBufferRef* dst) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdWriteTimestamp");
+  Recorder* r = recording(cb, "xgpuCmdWriteTimestamp", "XGPU-VUID-xgpuCmdWriteTimestamp-commandBuffer-recording");
   if (!r) return;
   constexpr uint64_t kTimestampBytes = sizeof(uint64_t);
   RefRules rules{"xgpuCmdWriteTimestamp", "pDst", XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
@@ -1165,7 +1236,7 @@ void XGPU_API_CALL cmd_write_timestamp(XgpuCommandBuffer handle, XgpuPipelineSta
   patches.push_back(make_patch(offsetof(xgpu_amdgpu_timestamp_args_t, dst), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS,
                                uint16_t(kTimestampBytes), ref));
   require_slot(r, ref, uint32_t(r->command_offsets.size()), XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
-               "xgpuCmdWriteTimestamp", "pDst", "XGPU-VUID-xgpuCmdWriteTimestamp-pDst-usage");
+               "xgpuCmdWriteTimestamp", "pDst", 0, "XGPU-VUID-xgpuCmdWriteTimestamp-pDst-usage");
   // Written when every earlier command completed (barrier bit), whatever
   // the stage: AQL has no finer point to sample.
   record_builtin(cb, r, XGPU_AMDGPU_COMMAND_TIMESTAMP, builtin(cb, &DeviceLibrary::timestamp), "xgpuCmdWriteTimestamp",
@@ -1220,21 +1291,19 @@ Device* command_buffer_device(const CommandBuffer* command_buffer) {
   return command_buffer ? command_buffer->device : nullptr;
 }
 
-XgpuResult command_buffer_acquire_for_submit(CommandBuffer* cb, std::string* out_error) {
+XgpuResult command_buffer_acquire_for_submit(CommandBuffer* cb, std::string* out_error, const char** out_id) {
   std::lock_guard<std::mutex> lock(cb->submit_mutex);
   if (cb->state != CommandBufferState::kExecutable) {
     if (out_error)
       *out_error = cb->state == CommandBufferState::kRecording
-                       ? "the command buffer is still recording (call xgpuEndCommandBuffer) "
-                         "[XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-state]"
-                       : "the command buffer is not executable (never ended, or its recording failed) "
-                         "[XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-state]";
+                       ? "the command buffer is still recording (call xgpuEndCommandBuffer)"
+                       : "the command buffer is not executable (never ended, or its recording failed)";
+    if (out_id) *out_id = "XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-state";
     return XGPU_ERROR_INVALID_USAGE;
   }
   if (cb->mode == XGPU_COMMAND_BUFFER_MODE_ONE_SHOT && cb->submitted_once) {
-    if (out_error)
-      *out_error = "the one-shot command buffer was already submitted since it was begun "
-                   "[XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-oneShot]";
+    if (out_error) *out_error = "the one-shot command buffer was already submitted since it was begun";
+    if (out_id) *out_id = "XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-oneShot";
     return XGPU_ERROR_INVALID_USAGE;
   }
   cb->submitted_once = true;
@@ -1257,7 +1326,7 @@ void command_buffer_cancel_submit(CommandBuffer* cb) {
 }
 
 XgpuResult command_buffer_check_binding_usage(const CommandBuffer* cb, const XgpuBufferBinding* bindings,
-                                              uint32_t count, std::string* out_error) {
+                                              uint32_t count, std::string* out_error, const char** out_id) {
   const std::vector<SlotRequirement>& slots = cb->program.slots;
   const uint32_t checked = std::min<uint32_t>(count, uint32_t(slots.size()));
   for (uint32_t j = 0; j < checked && bindings; ++j) {
@@ -1271,8 +1340,9 @@ XgpuResult command_buffer_check_binding_usage(const CommandBuffer* cb, const Xgp
       if (out_error)
         *out_error = where + ": the command buffer requires usage " + flags_string(slot.usage, kUsageNames) +
                      " of the slot; the buffer was created with usage " + flags_string(buffer->usage, kUsageNames) +
-                     ", without " + kUsageNames[bit].name + ", which " + slot.use[bit] +
-                     " needs [XGPU-VUID-xgpuQueueSubmit-pSubmits-pBindings-usage, " + slot.vuid[bit] + "]";
+                     ", without " + kUsageNames[bit].name + ", which " + slot.use[bit] + " needs (" +
+                     slot.vuid[bit] + ")";
+      if (out_id) *out_id = "XGPU-VUID-xgpuQueueSubmit-pSubmits-pBindings-usage";
       return XGPU_ERROR_INVALID_USAGE;
     }
     if (slot.host_visible) {
@@ -1282,8 +1352,8 @@ XgpuResult command_buffer_check_binding_usage(const CommandBuffer* cb, const Xgp
         if (out_error)
           *out_error = where + ": the buffer has " + memory_type_string(memory_type, properties) +
                        ", which is not XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT, and " + slot.host_visible_use +
-                       " reads its counts on the host at issue "
-                       "[XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible]";
+                       " reads its counts on the host at issue";
+        if (out_id) *out_id = "XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible";
         return XGPU_ERROR_INVALID_USAGE;
       }
     }

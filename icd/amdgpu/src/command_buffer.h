@@ -39,9 +39,10 @@ struct SlotRequirement {
   XgpuBufferUsageFlags usage = 0;  // union of the usage bits the recording's commands need
   bool host_visible = false;       // a STATIC indirect dispatch reads counts from it on the host
   // Per usage bit (by bit position): the first command that needs it, e.g.
-  // "command 2 (xgpuCmdDispatchIndirect pCounts)", and that rule's VUID.
+  // "command 2 (xgpuCmdDispatchIndirect pCounts)", and that rule's VUID (a
+  // string literal).
   std::string use[kBufferUsageBitCount];
-  std::string vuid[kBufferUsageBitCount];
+  const char* vuid[kBufferUsageBitCount] = {};
   std::string host_visible_use;    // the first STATIC indirect dispatch reading counts from it
 };
 

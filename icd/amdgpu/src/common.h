@@ -25,6 +25,13 @@ Handle to_handle(Object* object) {
 // "XGPU_ERROR_OUT_OF_DEVICE_MEMORY" etc.
 const char* result_name(XgpuResult result);
 
+// messageIdNumber of a message ID (spec/api.md 1.5): the 32-bit FNV-1a hash
+// of the name's bytes as int32_t; 0 for nullptr.
+int32_t message_id_number(const char* name);
+// True when `id` names a valid-usage rule ("XGPU-VUID-..."): its messages
+// have type VALIDATION, the others GENERAL.
+bool is_rule_id(const char* id);
+
 // True when the environment variable is set to something other than "" or "0".
 bool env_flag(const char* name);
 

@@ -23,10 +23,10 @@ const DeviceLibrary* device_library(const Device* device) { return device->libra
 Device* device_from_handle(XgpuDevice device) { return reinterpret_cast<Device*>(device); }
 BufferInfo* buffer_info(XgpuBuffer buffer) { return from_handle<Buffer>(buffer); }
 
-void device_report(const Device* device, XgpuDebugMessageSeverityFlagBits severity, const char* vuid,
+void device_report(const Device* device, XgpuDebugMessageSeverityFlagBits severity, const char* id,
                    const std::string& message, std::initializer_list<ReportObject> objects) {
   if (!device) {
-    instance_report(nullptr, severity, vuid, message);
+    instance_report(nullptr, severity, id, message);
     return;
   }
   std::vector<std::string> names;
@@ -41,7 +41,7 @@ void device_report(const Device* device, XgpuDebugMessageSeverityFlagBits severi
   for (const ReportObject& object : objects)
     if (object.handle) add(object.type, object.handle);
   for (size_t i = 0; i < infos.size(); ++i) infos[i].pObjectName = names[i].empty() ? nullptr : names[i].c_str();
-  instance_report(device->instance, severity, vuid, message, infos.data(), uint32_t(infos.size()));
+  instance_report(device->instance, severity, id, message, infos.data(), uint32_t(infos.size()));
 }
 
 std::string device_object_name(const Device* device, uint64_t handle) {
@@ -60,7 +60,7 @@ void device_track_handle(const Device* device, const void* handle) {
   device->live_handles.insert(handle);
 }
 
-bool device_release_handle(const Device* device, const void* handle, const char* function, const char* parameter,
+bool device_release_handle(const Device* device, const void* handle, const char* vuid, const char* where,
                            bool keep_name) {
   bool live = false;
   {
@@ -73,9 +73,8 @@ bool device_release_handle(const Device* device, const void* handle, const char*
   }
   char value[32];
   std::snprintf(value, sizeof(value), "%p", handle);
-  device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
-                (std::string("XGPU-VUID-") + function + "-" + parameter + "-parameter").c_str(),
-                std::string(function) + ": " + parameter + " (" + value +
+  device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, vuid,
+                std::string(where) + " (" + value +
                     ") is not a live object of this device: it was destroyed already or never created from it; "
                     "nothing was destroyed");
   return false;
@@ -87,10 +86,14 @@ XgpuMemoryPropertyFlags buffer_memory_properties(const BufferInfo* info, uint32_
   return buffer->device->physical->memory_types[buffer->memory_type].flags;
 }
 
-XgpuResult device_fail(const Device* device, XgpuResult result, const std::string& message) {
-  device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, nullptr,
-                message + " (" + result_name(result) + ")");
+XgpuResult device_fail(const Device* device, XgpuResult result, const char* id, const std::string& message) {
+  device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, id, message + " (" + result_name(result) + ")");
   return result;
+}
+
+XgpuResult device_fail_lost(const Device* device, const char* function) {
+  return device_fail(device, XGPU_ERROR_DEVICE_LOST, msgid::kCallOnLostDevice,
+                     std::string(function) + ": the device is lost");
 }
 
 XgpuResult device_allocate_from_type(Device* device, uint32_t memory_type, uint64_t size,
@@ -125,12 +128,12 @@ XgpuResult device_allocate(Device* device, MemoryKind kind, uint64_t size, void*
   }
   if (type < 0) {
     *out_ptr = nullptr;
-    return device_fail(device, XGPU_ERROR_OUT_OF_DEVICE_MEMORY,
+    return device_fail(device, XGPU_ERROR_OUT_OF_DEVICE_MEMORY, msgid::kOutOfDeviceMemory,
                        "device_allocate: the agent has no memory pool of the requested kind");
   }
   std::string error;
   XgpuResult result = device_allocate_from_type(device, uint32_t(type), size, out_ptr, &error);
-  if (result != XGPU_SUCCESS) return device_fail(device, result, "device_allocate: " + error);
+  if (result != XGPU_SUCCESS) return device_fail(device, result, msgid::failure(result), "device_allocate: " + error);
   return XGPU_SUCCESS;
 }
 
@@ -138,7 +141,7 @@ void device_free(Device* device, void* ptr) {
   if (!ptr) return;
   std::string error;
   if (device->hsa->hsa_amd_memory_pool_free_checked(&error, ptr) != XGPU_SUCCESS)
-    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, nullptr,
+    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kHsaCallFailed,
                   "freeing device memory failed (the memory may stay reserved): " + error);
 }
 
@@ -192,7 +195,7 @@ void device_mark_lost(Device* device, const std::string& reason, std::initialize
   if (!device->lost_claimed.compare_exchange_strong(expected, true)) return;
   // Report before anything can observe the loss (a failed semaphore, a call
   // returning XGPU_ERROR_DEVICE_LOST), so the message is there when it is seen.
-  device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, nullptr,
+  device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kDeviceLost,
                 "device lost: " + reason + " (every later call returns XGPU_ERROR_DEVICE_LOST)", objects);
   device->lost.store(true);
   for (auto& queue : device->queues) queue_fail_all(queue.get(), XGPU_ERROR_DEVICE_LOST);
@@ -220,12 +223,14 @@ XgpuResult device_create(XgpuPhysicalDevice physical_handle, const XgpuDeviceCre
     const XgpuDeviceQueueCreateInfo& q = info->pQueueCreateInfos[i];
     if (q.queueFamilyIndex >= kQueueFamilyCount)
       return device_fail(device.get(), XGPU_ERROR_INVALID_ARGUMENT,
-                         "xgpuCreateDevice: pQueueCreateInfos[" + std::to_string(i) +
+                         "XGPU-VUID-xgpuCreateDevice-pCreateInfo-pQueueCreateInfos-queueFamilyIndex",
+                         "xgpuCreateDevice: pCreateInfo->pQueueCreateInfos[" + std::to_string(i) +
                              "].queueFamilyIndex " + std::to_string(q.queueFamilyIndex) +
                              " is not a family (the device has " + std::to_string(kQueueFamilyCount) + ")");
     if (q.queueCount > kQueuesPerFamily)
       return device_fail(device.get(), XGPU_ERROR_INVALID_ARGUMENT,
-                         "xgpuCreateDevice: pQueueCreateInfos[" + std::to_string(i) + "].queueCount " +
+                         "XGPU-VUID-xgpuCreateDevice-pCreateInfo-pQueueCreateInfos-queueCount",
+                         "xgpuCreateDevice: pCreateInfo->pQueueCreateInfos[" + std::to_string(i) + "].queueCount " +
                              std::to_string(q.queueCount) + " exceeds the family's " +
                              std::to_string(kQueuesPerFamily));
     queue_count = std::max(queue_count, q.queueCount);
@@ -246,7 +251,7 @@ XgpuResult device_create(XgpuPhysicalDevice physical_handle, const XgpuDeviceCre
     XgpuResult result = queue_create(device.get(), i, &queue, &error);
     if (result != XGPU_SUCCESS) {
       device_destroy(reinterpret_cast<XgpuDevice>(device.release()), nullptr);
-      instance_report(physical->instance, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, nullptr,
+      instance_report(physical->instance, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::failure(result),
                       "xgpuCreateDevice: queue " + std::to_string(i) + ": " + error);
       return result;
     }
@@ -255,7 +260,7 @@ XgpuResult device_create(XgpuPhysicalDevice physical_handle, const XgpuDeviceCre
 
   XgpuResult result = device_library_load(device.get(), &device->library);
   if (result != XGPU_SUCCESS) {
-    device_report(device.get(), XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, nullptr,
+    device_report(device.get(), XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kDeviceLibrary,
                   std::string("xgpuCreateDevice: loading the device library failed (") +
                       result_name(result) + ")");
     device->library = nullptr;
@@ -294,7 +299,7 @@ void device_destroy(XgpuDevice handle, const XgpuAllocationCallbacks* allocator)
   for (CompletionSignal* signal : device->all_signals) {
     std::string error;
     if (device->hsa->hsa_signal_destroy_checked(&error, signal->signal) != XGPU_SUCCESS)
-      device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, nullptr,
+      device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kHsaCallFailed,
                     "xgpuDestroyDevice: destroying a completion signal failed: " + error);
     delete signal;
   }
@@ -309,6 +314,8 @@ void device_get_queue(XgpuDevice handle, uint32_t family, uint32_t index, XgpuQu
   if (!device || !out_queue) return;
   if (family >= kQueueFamilyCount || index >= device->queues.size()) {
     device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                family >= kQueueFamilyCount ? "XGPU-VUID-xgpuGetDeviceQueue-queueFamilyIndex"
+                                            : "XGPU-VUID-xgpuGetDeviceQueue-queueIndex",
                 "xgpuGetDeviceQueue: queue (family " + std::to_string(family) + ", index " +
                     std::to_string(index) + ") was not created (the device has " +
                     std::to_string(device->queues.size()) + " queues in family 0)");
@@ -332,7 +339,8 @@ XgpuResult device_set_object_name(XgpuDevice handle, const XgpuDebugObjectNameIn
   Device* device = device_from_handle(handle);
   if (!device || !info) return XGPU_ERROR_INVALID_ARGUMENT;
   if (info->objectHandle == 0)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "xgpuSetObjectName: pNameInfo->objectHandle is null");
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuSetObjectName-pNameInfo-objectHandle",
+                       "xgpuSetObjectName: pNameInfo->objectHandle is null");
   std::lock_guard<std::mutex> lock(device->names_mutex);
   if (info->pObjectName) {
     device->object_names[info->objectHandle] = info->pObjectName;
@@ -349,21 +357,24 @@ XgpuResult buffer_create(XgpuDevice handle, const XgpuBufferCreateInfo* info,
   Device* device = device_from_handle(handle);
   if (!device || !info || !out_buffer) return XGPU_ERROR_INVALID_ARGUMENT;
   *out_buffer = nullptr;
-  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuCreateBuffer: the device is lost");
+  if (device->lost) return device_fail_lost(device, "xgpuCreateBuffer");
   const auto& types = device->physical->memory_types;
   if (info->memoryTypeIndex >= types.size())
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                       "xgpuCreateBuffer: memoryTypeIndex " + std::to_string(info->memoryTypeIndex) +
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreateBuffer-pCreateInfo-memoryTypeIndex",
+                       "xgpuCreateBuffer: pCreateInfo->memoryTypeIndex " + std::to_string(info->memoryTypeIndex) +
                            " is not a memory type (the device has " + std::to_string(types.size()) + ")");
   if (info->size == 0)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "xgpuCreateBuffer: size is 0");
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreateBuffer-pCreateInfo-size",
+                       "xgpuCreateBuffer: pCreateInfo->size is 0 (must be at least 1)");
   const uint64_t max_size = device->physical->properties.limits.maxBufferSize;
   if (info->size > max_size)
-    return device_fail(device, XGPU_ERROR_OUT_OF_DEVICE_MEMORY,
-                       "xgpuCreateBuffer: size " + std::to_string(info->size) +
-                           " exceeds maxBufferSize " + std::to_string(max_size));
+    return device_fail(device, XGPU_ERROR_OUT_OF_DEVICE_MEMORY, "XGPU-VUID-xgpuCreateBuffer-pCreateInfo-size",
+                       "xgpuCreateBuffer: pCreateInfo->size " + std::to_string(info->size) +
+                           " exceeds limits.maxBufferSize " + std::to_string(max_size));
   HostPtr<Buffer> buffer(host_new<Buffer>(allocator));
-  if (!buffer) return device_fail(device, XGPU_ERROR_OUT_OF_HOST_MEMORY, "xgpuCreateBuffer: allocating the object's host memory failed");
+  if (!buffer)
+    return device_fail(device, XGPU_ERROR_OUT_OF_HOST_MEMORY, msgid::kOutOfHostMemory,
+                       "xgpuCreateBuffer: allocating the object's host memory failed");
   buffer->device = device;
   buffer->size = info->size;
   buffer->usage = info->usage;
@@ -372,7 +383,7 @@ XgpuResult buffer_create(XgpuDevice handle, const XgpuBufferCreateInfo* info,
   std::string error;
   XgpuResult result =
       device->allocators[info->memoryTypeIndex]->allocate(info->size, &buffer->allocation, &error);
-  if (result != XGPU_SUCCESS) return device_fail(device, result, "xgpuCreateBuffer: " + error);
+  if (result != XGPU_SUCCESS) return device_fail(device, result, msgid::failure(result), "xgpuCreateBuffer: " + error);
   buffer->device_address.store(reinterpret_cast<uint64_t>(buffer->allocation.ptr), std::memory_order_release);
   device_track_handle(device, buffer.get());
   *out_buffer = to_handle<XgpuBuffer>(buffer.release());
@@ -383,7 +394,7 @@ void buffer_destroy(XgpuDevice handle, XgpuBuffer buffer_handle, const XgpuAlloc
   Device* device = device_from_handle(handle);
   auto* buffer = from_handle<Buffer>(buffer_handle);
   if (!device || !buffer) return;
-  if (!device_release_handle(device, buffer, "xgpuDestroyBuffer", "buffer")) return;
+  if (!device_release_handle(device, buffer, "XGPU-VUID-xgpuDestroyBuffer-buffer-parameter", "xgpuDestroyBuffer: buffer")) return;
   if (buffer->is_alloca) {
     // An alloca buffer is released by xgpuQueueDealloca; destroying the
     // handle (invalid usage, reported) returns its memory now and drops the
@@ -400,20 +411,23 @@ XgpuResult buffer_map(XgpuDevice handle, XgpuBuffer buffer_handle, XgpuDeviceSiz
   Device* device = device_from_handle(handle);
   auto* buffer = from_handle<Buffer>(buffer_handle);
   if (!device || !buffer || !out_data) return XGPU_ERROR_INVALID_ARGUMENT;
-  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuMapBuffer: the device is lost");
+  if (device->lost) return device_fail_lost(device, "xgpuMapBuffer");
   if (!buffer->host_visible)
-    return device_fail(device, XGPU_ERROR_MEMORY_MAP_FAILED,
+    return device_fail(device, XGPU_ERROR_MEMORY_MAP_FAILED, msgid::kMemoryMapFailed,
                        "xgpuMapBuffer: the buffer's memory type " + std::to_string(buffer->memory_type) +
                            " is not HOST_VISIBLE");
   const uint64_t address = buffer->device_address.load(std::memory_order_acquire);
   if (address == 0)
-    return device_fail(device, XGPU_ERROR_MEMORY_MAP_FAILED,
+    return device_fail(device, XGPU_ERROR_MEMORY_MAP_FAILED, "XGPU-VUID-xgpuMapBuffer-buffer-committed",
                        "xgpuMapBuffer: the alloca buffer's allocation has not committed yet");
-  if (offset > buffer->size || (size != XGPU_WHOLE_SIZE && size > buffer->size - offset))
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                       "xgpuMapBuffer: range (offset " + std::to_string(offset) + ", size " +
-                           std::to_string(size) + ") exceeds the buffer's " + std::to_string(buffer->size) +
-                           " bytes");
+  if (offset >= buffer->size)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuMapBuffer-offset",
+                       "xgpuMapBuffer: offset " + std::to_string(offset) + " is not less than the buffer's size (" +
+                           std::to_string(buffer->size) + " bytes)");
+  if (size != XGPU_WHOLE_SIZE && (size == 0 || size > buffer->size - offset))
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuMapBuffer-size",
+                       "xgpuMapBuffer: size " + std::to_string(size) + " at offset " + std::to_string(offset) +
+                           " is 0 or exceeds the buffer's " + std::to_string(buffer->size) + " bytes");
   *out_data = reinterpret_cast<uint8_t*>(address) + offset;
   return XGPU_SUCCESS;
 }

@@ -78,8 +78,13 @@ struct Device {
 // flight on its queues with XGPU_ERROR_DEVICE_LOST.
 // The message lists the device and `objects`.
 void device_mark_lost(Device* device, const std::string& reason, std::initializer_list<ReportObject> objects = {});
-// Reports `message` with `result` and returns `result` (for `return fail(...)`).
-XgpuResult device_fail(const Device* device, XgpuResult result, const std::string& message);
+// Reports `message` (severity ERROR, ID `id`: a rule's XGPU-VUID-... or a
+// msgid:: constant, seam.h) with `result` appended, and returns `result`
+// (for `return device_fail(...)`).
+XgpuResult device_fail(const Device* device, XgpuResult result, const char* id, const std::string& message);
+// `function` was called after the device was lost: reports it
+// (msgid::kCallOnLostDevice) and returns XGPU_ERROR_DEVICE_LOST.
+XgpuResult device_fail_lost(const Device* device, const char* function);
 
 // Completion signals (value reset to 1 on acquire).
 XgpuResult device_acquire_completion_signal(Device* device, CompletionSignal** out_signal,

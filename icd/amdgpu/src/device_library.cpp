@@ -19,7 +19,7 @@ XgpuResult device_library_load(Device* device, DeviceLibrary** out_library) {
   const uint8_t* data = xgpu_amdgpu_device_library_data(&size);
   XgpuResult result = device_load_executable(device, data, size, &library->executable);
   if (result != XGPU_SUCCESS) {
-    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-amdgpu-device-library",
+    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kDeviceLibrary,
                   "loading the AMDGPU ICD's device library (builtin fill/copy/timestamp/indirect-patch "
                   "kernels) for this device's agent failed; see the previous message for the ISA");
     return result;
@@ -37,7 +37,7 @@ XgpuResult device_library_load(Device* device, DeviceLibrary** out_library) {
   for (const Lookup& lookup : lookups) {
     *lookup.out = loaded_executable_kernel(library->executable, lookup.name);
     if (!*lookup.out) {
-      device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-amdgpu-device-library",
+      device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kDeviceLibrary,
                     std::string("the AMDGPU ICD's device library has no kernel '") + lookup.name + "'");
       device_unload_executable(device, library->executable);
       return XGPU_ERROR_INITIALIZATION_FAILED;

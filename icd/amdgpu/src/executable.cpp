@@ -79,11 +79,11 @@ void unload(LoadedExecutable* executable) {
   std::string error;
   if (executable->executable.handle &&
       hsa.hsa_executable_destroy_checked(&error, executable->executable) != XGPU_SUCCESS)
-    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, nullptr,
+    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kHsaCallFailed,
                   "unloading the " + executable->isa_name + " code object: " + error);
   if (executable->reader.handle &&
       hsa.hsa_code_object_reader_destroy_checked(&error, executable->reader) != XGPU_SUCCESS)
-    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, nullptr,
+    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kHsaCallFailed,
                   "unloading the " + executable->isa_name + " code object: " + error);
   host_delete(executable);
 }
@@ -98,21 +98,23 @@ XgpuResult executable_load(Device* device, const char* function, const void* dat
   xe::Executable file;
   xe::Status status = xe::Executable::parse(std::span<const uint8_t>(static_cast<const uint8_t*>(data), size), &file);
   if (!status.ok())
-    return device_fail(device, XGPU_ERROR_INVALID_EXECUTABLE, std::string(function) + ": " + status.message());
+    return device_fail(device, XGPU_ERROR_INVALID_EXECUTABLE, msgid::kInvalidExecutable,
+                       std::string(function) + ": " + status.message());
   const xe::Entry* entry = nullptr;
   status = file.select(device->physical->isa_names, &entry);
   if (!status.ok())
-    return device_fail(device, XGPU_ERROR_INCOMPATIBLE_EXECUTABLE, std::string(function) + ": " + status.message());
+    return device_fail(device, XGPU_ERROR_INCOMPATIBLE_EXECUTABLE, msgid::kIncompatibleExecutable,
+                       std::string(function) + ": " + status.message());
   xe::CodeObjectInfo metadata;
   status = xe::read_code_object(entry->kind, entry->code_object, &metadata);
   if (!status.ok())
-    return device_fail(device, XGPU_ERROR_INVALID_EXECUTABLE,
+    return device_fail(device, XGPU_ERROR_INVALID_EXECUTABLE, msgid::kInvalidExecutable,
                        std::string(function) + ": code object for " + std::string(entry->isa_name) + ": " +
                            status.message());
 
   HostPtr<LoadedExecutable> executable(host_new<LoadedExecutable>(allocator));
   if (!executable)
-    return device_fail(device, XGPU_ERROR_OUT_OF_HOST_MEMORY,
+    return device_fail(device, XGPU_ERROR_OUT_OF_HOST_MEMORY, msgid::kOutOfHostMemory,
                        std::string(function) + ": allocating the object's host memory failed");
   executable->device = device;
   executable->isa_name = std::string(entry->isa_name);
@@ -142,7 +144,7 @@ XgpuResult executable_load(Device* device, const char* function, const void* dat
   }
   if (result != XGPU_SUCCESS) {
     unload(executable.release());
-    return device_fail(device, result,
+    return device_fail(device, result, msgid::failure(result),
                        std::string(function) + ": loading the " + std::string(entry->isa_name) +
                            " code object: " + error);
   }
@@ -204,16 +206,17 @@ XgpuResult executable_create(XgpuDevice handle, const XgpuExecutableCreateInfo* 
   Device* device = device_from_handle(handle);
   if (!device || !info || !out_executable) return XGPU_ERROR_INVALID_ARGUMENT;
   *out_executable = nullptr;
-  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuCreateExecutable: the device is lost");
+  if (device->lost) return device_fail_lost(device, "xgpuCreateExecutable");
   std::vector<uint8_t> file;
   const void* data = info->pCode;
   size_t size = info->codeSize;
   if (!data) {
     if (!info->pFilePath)
-      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "xgpuCreateExecutable: neither pCode nor pFilePath is set");
+      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreateExecutable-pCreateInfo-source",
+                         "xgpuCreateExecutable: neither pCreateInfo->pCode nor pCreateInfo->pFilePath is set");
     std::ifstream stream(info->pFilePath, std::ios::binary);
     if (!stream)
-      return device_fail(device, XGPU_ERROR_INVALID_EXECUTABLE,
+      return device_fail(device, XGPU_ERROR_INVALID_EXECUTABLE, msgid::kInvalidExecutable,
                          std::string("xgpuCreateExecutable: cannot open ") + info->pFilePath);
     file.assign(std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>());
     data = file.data();
@@ -234,7 +237,8 @@ void executable_destroy(XgpuDevice device, XgpuExecutable handle, const XgpuAllo
   Device* owner = device_from_handle(device);
   auto* executable = from_handle<LoadedExecutable>(handle);
   if (!owner || !executable) return;
-  if (!device_release_handle(owner, executable, "xgpuDestroyExecutable", "executable")) return;
+  if (!device_release_handle(owner, executable, "XGPU-VUID-xgpuDestroyExecutable-executable-parameter",
+                             "xgpuDestroyExecutable: executable")) return;
   // Pipelines created from it keep it loaded until they are destroyed.
   loaded_executable_release(executable);
 }
@@ -244,16 +248,21 @@ XgpuResult pipeline_create(XgpuDevice handle, const XgpuPipelineCreateInfo* info
   Device* device = device_from_handle(handle);
   if (!device || !info || !out_pipeline) return XGPU_ERROR_INVALID_ARGUMENT;
   *out_pipeline = nullptr;
-  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuCreatePipeline: the device is lost");
+  if (device->lost) return device_fail_lost(device, "xgpuCreatePipeline");
   auto* executable = from_handle<LoadedExecutable>(info->executable);
-  if (!executable) return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "xgpuCreatePipeline: executable is null");
+  if (!executable)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                       "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-executable-parameter",
+                       "xgpuCreatePipeline: pCreateInfo->executable is XGPU_NULL_HANDLE");
   if (!info->pEntryPoint)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "xgpuCreatePipeline: pEntryPoint is null");
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                       "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-pEntryPoint-parameter",
+                       "xgpuCreatePipeline: pCreateInfo->pEntryPoint is NULL");
   const KernelInfo* kernel = loaded_executable_kernel(executable, info->pEntryPoint);
   if (!kernel) {
     std::vector<std::string> names;
     for (const KernelInfo& k : executable->kernels) names.push_back(k.name);
-    return device_fail(device, XGPU_ERROR_NOT_FOUND,
+    return device_fail(device, XGPU_ERROR_NOT_FOUND, msgid::kEntryPointNotFound,
                        std::string("xgpuCreatePipeline: kernel \"") + info->pEntryPoint +
                            "\" is not in the executable (its kernels: " + join(names) + ")");
   }
@@ -269,14 +278,14 @@ XgpuResult pipeline_create(XgpuDevice handle, const XgpuPipelineCreateInfo* info
     binding_count = kernel->binding_count;
     constant_size = kernel->constant_size;
   } else if (from_kernel && kernel->kernarg_size != 0) {
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-layout-declared",
                        "xgpuCreatePipeline: bindingCount and constantSize are 0 but kernel \"" + kernel->name +
                            "\" declares no layout (its kernarg struct is " + std::to_string(kernel->kernarg_size) +
                            " bytes): declare XGPU_KERNEL_BINDINGS(" + kernel->name +
                            ", <binding count>) after the kernel, or give both bindingCount and constantSize");
   } else if (!from_kernel && kernel->layout_declared &&
              (binding_count != kernel->binding_count || constant_size != kernel->constant_size)) {
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-layout-matches",
                        "xgpuCreatePipeline: layout " + layout_text(binding_count, constant_size) + " differs from " +
                            layout_text(kernel->binding_count, kernel->constant_size) + " that kernel \"" +
                            kernel->name + "\" declares (XGPU_KERNEL_BINDINGS); give both as 0 to use it");
@@ -284,16 +293,16 @@ XgpuResult pipeline_create(XgpuDevice handle, const XgpuPipelineCreateInfo* info
   const char* source = from_kernel ? " (declared by the kernel)" : "";
   const XgpuPhysicalDeviceLimits& limits = device->physical->properties.limits;
   if (binding_count > limits.maxBindings)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-bindingCount",
                        "xgpuCreatePipeline: bindingCount " + std::to_string(binding_count) + source +
                            " exceeds maxBindings " + std::to_string(limits.maxBindings));
   if (constant_size % 4 != 0 || constant_size > limits.maxPushConstantsSize)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-constantSize",
                        "xgpuCreatePipeline: constantSize " + std::to_string(constant_size) + source +
                            " must be a multiple of 4 and at most " + std::to_string(limits.maxPushConstantsSize));
   const uint64_t layout_size = uint64_t(binding_count) * 8 + constant_size;
   if (layout_size != kernel->kernarg_size)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-kernargSize",
                        "xgpuCreatePipeline: layout of \"" + kernel->name + "\"" + source + " (bindingCount " +
                            std::to_string(binding_count) + " * 8 + constantSize " + std::to_string(constant_size) +
                            " = " + std::to_string(layout_size) + " bytes) differs from the kernel's kernarg size " +
@@ -304,6 +313,7 @@ XgpuResult pipeline_create(XgpuDevice handle, const XgpuPipelineCreateInfo* info
   if (!given) {
     if (!required)
       return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                         "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-workgroupSize-required",
                          "xgpuCreatePipeline: workgroupSize is 0,0,0 but kernel \"" + kernel->name +
                              "\" has no required workgroup size");
     std::copy(kernel->required_workgroup_size, kernel->required_workgroup_size + 3, size);
@@ -313,23 +323,26 @@ XgpuResult pipeline_create(XgpuDevice handle, const XgpuPipelineCreateInfo* info
   };
   if (given && required && !std::equal(size, size + 3, kernel->required_workgroup_size))
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                       "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-workgroupSize-required",
                        "xgpuCreatePipeline: workgroupSize " + dims(size) + " differs from kernel \"" + kernel->name +
                            "\"'s required size " + dims(kernel->required_workgroup_size));
   uint64_t invocations = 1;
   for (int i = 0; i < 3; ++i) {
     if (size[i] == 0 || size[i] > limits.maxWorkgroupSize[i])
-      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-workgroupSize",
                          "xgpuCreatePipeline: workgroupSize " + dims(size) + ": dimension " + std::to_string(i) +
                              " must be in [1, " + std::to_string(limits.maxWorkgroupSize[i]) + "]");
     invocations *= size[i];
   }
   if (invocations > limits.maxWorkgroupInvocations)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-workgroupSize",
                        "xgpuCreatePipeline: workgroupSize " + dims(size) + " has " + std::to_string(invocations) +
                            " work items, above maxWorkgroupInvocations " +
                            std::to_string(limits.maxWorkgroupInvocations));
   HostPtr<Pipeline> pipeline(host_new<Pipeline>(allocator));
-  if (!pipeline) return device_fail(device, XGPU_ERROR_OUT_OF_HOST_MEMORY, "xgpuCreatePipeline: allocating the object's host memory failed");
+  if (!pipeline)
+    return device_fail(device, XGPU_ERROR_OUT_OF_HOST_MEMORY, msgid::kOutOfHostMemory,
+                       "xgpuCreatePipeline: allocating the object's host memory failed");
   pipeline->device = device;
   loaded_executable_retain(executable);
   pipeline->executable = executable;
@@ -346,7 +359,8 @@ void pipeline_destroy(XgpuDevice device, XgpuPipeline handle, const XgpuAllocati
   auto* pipeline = from_handle<Pipeline>(handle);
   Device* owner = device_from_handle(device);
   if (!pipeline || !owner) return;
-  if (!device_release_handle(owner, pipeline, "xgpuDestroyPipeline", "pipeline")) return;
+  if (!device_release_handle(owner, pipeline, "XGPU-VUID-xgpuDestroyPipeline-pipeline-parameter",
+                             "xgpuDestroyPipeline: pipeline")) return;
   loaded_executable_release(pipeline->executable);
   host_delete(pipeline);
 }

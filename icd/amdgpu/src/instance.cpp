@@ -9,6 +9,7 @@
 
 #include "common.h"
 #include "host_memory.h"
+#include "seam.h"
 
 namespace xgpu::amdgpu {
 namespace {
@@ -125,7 +126,7 @@ bool try_runtime(const Instance* instance, const std::string& path, Runtime* run
     queries.agent(agents[i], XGPU_ATTRIBUTE(HSA_AGENT_INFO_FEATURE), &features);
     queries.agent(agents[i], XGPU_ATTRIBUTE(HSA_AGENT_INFO_DEVICE), &type);
     if (!queries.ok()) {
-      instance_report(instance, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, nullptr,
+      instance_report(instance, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kAgentSkipped,
                       "xgpu-amdgpu: " + hsa.library_path + ": skipping HSA agent " + std::to_string(i) + ": " +
                           queries.error());
       continue;
@@ -167,18 +168,18 @@ XgpuResult acquire_runtime(const Instance* instance, Runtime** out_runtime) {
     auto runtime = std::make_unique<Runtime>();
     std::string why;
     if (try_runtime(instance, candidate, runtime.get(), &why)) {
-      instance_report(instance, XGPU_DEBUG_MESSAGE_SEVERITY_INFO_BIT, nullptr,
+      instance_report(instance, XGPU_DEBUG_MESSAGE_SEVERITY_INFO_BIT, msgid::kRuntimeSelected,
                       "xgpu-amdgpu: using HSA runtime " + runtime->description);
       g_runtime = runtime.release();
       g_runtime_refs = 1;
       *out_runtime = g_runtime;
       return XGPU_SUCCESS;
     }
-    instance_report(instance, XGPU_DEBUG_MESSAGE_SEVERITY_INFO_BIT, nullptr,
+    instance_report(instance, XGPU_DEBUG_MESSAGE_SEVERITY_INFO_BIT, msgid::kRuntimeSkipped,
                     "xgpu-amdgpu: skipping HSA runtime " + candidate + ": " + why);
     reasons += "\n  " + candidate + ": " + why;
   }
-  instance_report(instance, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, nullptr,
+  instance_report(instance, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kInitializationFailed,
                   "xgpu-amdgpu: no usable HSA runtime:" + reasons);
   return XGPU_ERROR_INITIALIZATION_FAILED;
 }
@@ -190,7 +191,7 @@ void release_runtime(const Instance* instance) {
   if (g_runtime && --g_runtime_refs == 0) {
     std::string error;
     if (!hsa_api_unload(&g_runtime->hsa, &error))
-      instance_report(instance, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, nullptr,
+      instance_report(instance, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kHsaCallFailed,
                       "xgpu-amdgpu: shutting down HSA runtime " + g_runtime->description + ": " + error);
     delete g_runtime;
     g_runtime = nullptr;
@@ -459,22 +460,23 @@ const char* severity_name(XgpuDebugMessageSeverityFlagBits severity) {
 }  // namespace
 
 void instance_report(const Instance* instance, XgpuDebugMessageSeverityFlagBits severity,
-                     const char* vuid, const std::string& message, const XgpuDebugObjectInfo* objects,
+                     const char* id, const std::string& message, const XgpuDebugObjectInfo* objects,
                      uint32_t object_count) {
   static const bool to_stderr = env_flag("XGPU_DRIVER_DEBUG");
   if (to_stderr) {
-    std::fprintf(stderr, "xgpu-amdgpu %s: %s%s%s\n", severity_name(severity), vuid ? vuid : "",
-                 vuid ? ": " : "", message.c_str());
+    std::fprintf(stderr, "xgpu-amdgpu %s: %s%s%s\n", severity_name(severity), id ? id : "",
+                 id ? ": " : "", message.c_str());
   }
   if (!instance) return;
   XgpuDebugMessageData data{};
   data.sType = XGPU_STRUCTURE_TYPE_DEBUG_MESSAGE_DATA;
-  data.pMessageIdName = vuid;
+  data.pMessageIdName = id;
+  data.messageIdNumber = message_id_number(id);
   data.pMessage = message.c_str();
   data.objectCount = object_count;
   data.pObjects = object_count ? objects : nullptr;
   const XgpuDebugMessageTypeFlags types =
-      vuid ? XGPU_DEBUG_MESSAGE_TYPE_VALIDATION_BIT : XGPU_DEBUG_MESSAGE_TYPE_GENERAL_BIT;
+      is_rule_id(id) ? XGPU_DEBUG_MESSAGE_TYPE_VALIDATION_BIT : XGPU_DEBUG_MESSAGE_TYPE_GENERAL_BIT;
   if (instance->has_creation_messenger && instance->in_create_or_destroy.load(std::memory_order_acquire))
     deliver(instance->creation_messenger, severity, types, data);
   std::lock_guard<std::mutex> lock(instance->messenger_mutex);
@@ -505,7 +507,7 @@ XgpuResult instance_create(const XgpuInstanceCreateInfo* create_info,
     std::unique_ptr<PhysicalDevice> device;
     std::string error;
     if (make_physical_device(instance.get(), agents[i], &device, &error) != XGPU_SUCCESS) {
-      instance_report(instance.get(), XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, nullptr,
+      instance_report(instance.get(), XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kAgentSkipped,
                       "xgpu-amdgpu: skipping kernel-dispatch agent " + std::to_string(i) + " of " +
                           instance->runtime->description + ": " + error);
       continue;
@@ -513,7 +515,7 @@ XgpuResult instance_create(const XgpuInstanceCreateInfo* create_info,
     instance->physical_devices.push_back(std::move(device));
   }
   if (instance->physical_devices.empty()) {
-    instance_report(instance.get(), XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, nullptr,
+    instance_report(instance.get(), XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kInitializationFailed,
                     "xgpu-amdgpu: every kernel-dispatch agent of " + instance->runtime->description +
                         " was skipped (see the warnings above)");
     release_runtime(instance.get());

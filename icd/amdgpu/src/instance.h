@@ -83,8 +83,11 @@ struct Instance {
 
 // Sends a message about `object_count` objects to the instance's messengers
 // (instance may be nullptr) and to stderr when XGPU_DRIVER_DEBUG is set.
+// `id` is its pMessageIdName (messageIdNumber is computed from it): a rule's
+// "XGPU-VUID-..." makes it a VALIDATION message, a msgid:: constant (seam.h)
+// a GENERAL one.
 void instance_report(const Instance* instance, XgpuDebugMessageSeverityFlagBits severity,
-                     const char* vuid, const std::string& message, const XgpuDebugObjectInfo* objects = nullptr,
+                     const char* id, const std::string& message, const XgpuDebugObjectInfo* objects = nullptr,
                      uint32_t object_count = 0);
 
 // Entry points.

@@ -65,30 +65,37 @@ const char* function_of(uint32_t type) {
   }
 }
 
-// Which API parameter a reference of a command came from, and the VUID
-// stem of its rules ("XGPU-VUID-<function>-<parameter>").
+// Which API parameter a reference of a command came from, and the rules on
+// its resolved offset and length (string literals; nullptr where the command
+// has none). Nothing here allocates: messages are built on the error path.
 struct RefOrigin {
-  std::string parameter;  // e.g. "pCounts", "pDst", "binding 1 (xgpuCmdBindBuffers pBuffers)"
-  std::string vuid_stem;  // e.g. "XGPU-VUID-xgpuCmdDispatchIndirect-pCounts"
+  const char* parameter;   // e.g. "pCounts", "pDst"; nullptr for a pipeline binding
+  uint32_t binding;        // the pipeline binding's index (parameter == nullptr)
+  const char* offset_vuid; // rule on the alignment of the resolved offset
+  const char* size_vuid;   // rule on the resolved length
+  // "pDst", "binding 1 (xgpuCmdBindBuffers pBuffers)"
+  std::string name() const {
+    return parameter ? std::string(parameter)
+                     : "binding " + std::to_string(binding) + " (xgpuCmdBindBuffers pBuffers)";
+  }
+  // " [XGPU-VUID-...]" for a rule, "" without one.
+  static std::string cite(const char* vuid) { return vuid ? " [" + std::string(vuid) + "]" : std::string(); }
 };
 
 // Origin of kernarg patch `patch` (by its kernarg offset) of `command`.
 RefOrigin patch_origin(const xgpu_amdgpu_command_header_t* command, const xgpu_amdgpu_kernarg_patch_t& patch) {
-  const std::string function = function_of(command->type);
-  auto named = [&](const char* parameter) {
-    return RefOrigin{parameter, "XGPU-VUID-" + function + "-" + parameter};
-  };
   switch (command->type) {
     case XGPU_AMDGPU_COMMAND_FILL:
+      return {"pDst", 0, "XGPU-VUID-xgpuCmdFillBuffer-pDst-offset", "XGPU-VUID-xgpuCmdFillBuffer-pDst-size"};
     case XGPU_AMDGPU_COMMAND_UPDATE:
+      return {"pDst", 0, nullptr, nullptr};
     case XGPU_AMDGPU_COMMAND_TIMESTAMP:
-      return named("pDst");
+      return {"pDst", 0, "XGPU-VUID-xgpuCmdWriteTimestamp-pDst-offset", nullptr};
     case XGPU_AMDGPU_COMMAND_COPY:
-      return named(patch.kernarg_offset == offsetof(xgpu_amdgpu_copy_args_t, src) ? "pSrc" : "pDst");
+      return {patch.kernarg_offset == offsetof(xgpu_amdgpu_copy_args_t, src) ? "pSrc" : "pDst", 0, nullptr, nullptr};
     default:  // pipeline bindings: 8-byte pointers at the start of the kernargs
-      return RefOrigin{"binding " + std::to_string(patch.kernarg_offset / sizeof(uint64_t)) +
-                           " (xgpuCmdBindBuffers pBuffers)",
-                       "XGPU-VUID-xgpuCmdBindBuffers-pBuffers"};
+      return {nullptr, uint32_t(patch.kernarg_offset / sizeof(uint64_t)),
+              "XGPU-VUID-xgpuCmdBindBuffers-pBuffers-offset", nullptr};
   }
 }
 
@@ -220,12 +227,12 @@ XgpuResult Issuer::resolve(const xgpu_amdgpu_command_header_t* command, const Re
                            uint64_t* out_length) {
   std::string error;
   if (!resolve_buffer_ref(ref, target_.bindings, target_.binding_count, out_address, out_length, &error))
-    return fail(command, origin.parameter + ": " + error);
+    return fail(command, origin.name() + ": " + error);
   if (alignment > 1 && *out_address % alignment != 0)
-    return fail(command, origin.parameter + " resolves through " +
+    return fail(command, origin.name() + " resolves through " +
                              ref_location(ref, target_.bindings, target_.binding_count) + " to address " +
                              hex(*out_address) + ", which is not a multiple of " + std::to_string(alignment) +
-                             " [" + origin.vuid_stem + "-offset]");
+                             RefOrigin::cite(origin.offset_vuid));
   return XGPU_SUCCESS;
 }
 
@@ -248,10 +255,10 @@ XgpuResult Issuer::build_kernargs(const xgpu_amdgpu_command_header_t* command,
     uint64_t value = address;
     if (patch.kind == XGPU_AMDGPU_KERNARG_PATCH_LENGTH) {
       if (length == 0 || (patch.alignment > 1 && length % patch.alignment != 0))
-        return fail(command, origin.parameter + " resolves through " +
+        return fail(command, origin.name() + " resolves through " +
                                  ref_location(patch.ref, target_.bindings, target_.binding_count) + " to " +
                                  std::to_string(length) + " bytes, not a non-zero multiple of " +
-                                 std::to_string(patch.alignment) + " [" + origin.vuid_stem + "-size]");
+                                 std::to_string(patch.alignment) + RefOrigin::cite(origin.size_vuid));
       value = length;
     }
     std::memcpy(kernargs + patch.kernarg_offset, &value, sizeof(value));
@@ -336,7 +343,7 @@ XgpuResult Issuer::issue_indirect(const xgpu_amdgpu_command_header_t* command) {
   const bool barrier = command->flags & XGPU_AMDGPU_COMMAND_FLAG_BARRIER;
   constexpr uint32_t kCountsAlignment = sizeof(uint32_t);
   constexpr uint64_t kCountsBytes = 3 * sizeof(uint32_t);
-  static const RefOrigin kCounts{"pCounts", "XGPU-VUID-xgpuCmdDispatchIndirect-pCounts"};
+  static const RefOrigin kCounts{"pCounts", 0, "XGPU-VUID-xgpuCmdDispatchIndirect-pCounts-offset", nullptr};
   uint64_t counts_address = 0, counts_length = 0;
   if (XgpuResult r = resolve(command, kCounts, cmd->counts, kCountsAlignment, &counts_address, &counts_length);
       r != XGPU_SUCCESS)

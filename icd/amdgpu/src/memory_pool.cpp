@@ -108,12 +108,12 @@ XgpuResult memory_pool_alloca_commit(Buffer* buffer, const Queue* queue) {
   MemoryPool* pool = buffer->pool;
   Device* device = buffer->device;
   if (!pool)
-    return device_fail(device, XGPU_ERROR_INVALID_USAGE,
+    return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuDestroyMemoryPool-memoryPool-allocations",
                        "xgpuQueueAlloca: the memory pool of this alloca (" + std::to_string(buffer->size) +
                            " bytes) was destroyed before the alloca ran");
   std::lock_guard<std::mutex> lock(pool->mutex);
   if (buffer->dealloca_issued)
-    return device_fail(device, XGPU_ERROR_INVALID_USAGE,
+    return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuQueueDealloca-buffer-ordered",
                        "xgpuQueueAlloca: the buffer's dealloca ran before its alloca on " + pool_name(pool));
   const uint64_t size = align_up(buffer->size, kPoolAllocationAlignment);
   bool placed = false;
@@ -126,7 +126,7 @@ XgpuResult memory_pool_alloca_commit(Buffer* buffer, const Queue* queue) {
     if (pool->max_size) {
       const uint64_t room = pool->max_size > pool->reserved_size ? pool->max_size - pool->reserved_size : 0;
       if (size > room)
-        return device_fail(device, XGPU_ERROR_OUT_OF_DEVICE_MEMORY,
+        return device_fail(device, XGPU_ERROR_OUT_OF_DEVICE_MEMORY, msgid::kOutOfDeviceMemory,
                            "xgpuQueueAlloca: " + pool_name(pool) + " cannot allocate " +
                                std::to_string(buffer->size) + " bytes (" + std::to_string(size) +
                                " aligned): it has " + std::to_string(pool->reserved_size) + " bytes reserved in " +
@@ -139,7 +139,7 @@ XgpuResult memory_pool_alloca_commit(Buffer* buffer, const Queue* queue) {
     std::string error;
     XgpuResult result = device_allocate_from_type(device, pool->memory_type, block_size, &base, &error);
     if (result != XGPU_SUCCESS)
-      return device_fail(device, XGPU_ERROR_OUT_OF_DEVICE_MEMORY,
+      return device_fail(device, XGPU_ERROR_OUT_OF_DEVICE_MEMORY, msgid::kOutOfDeviceMemory,
                          "xgpuQueueAlloca: " + pool_name(pool) + " cannot allocate " + std::to_string(buffer->size) +
                              " bytes: reserving a block of " + std::to_string(block_size) + " bytes failed (" +
                              error + "; " + std::to_string(pool->reserved_size) + " bytes reserved, maxSize " +
@@ -203,7 +203,8 @@ void memory_pool_dealloca_complete(Buffer* buffer) {
 }
 
 void memory_pool_release_alloca(Buffer* buffer) {
-  device_report(buffer->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-VUID-xgpuDestroyBuffer-buffer-queueAllocated",
+  device_report(buffer->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
+                "XGPU-VUID-xgpuDestroyBuffer-buffer-queueAllocated",
                 "xgpuDestroyBuffer: the buffer (" + std::to_string(buffer->size) +
                     " bytes) was created by xgpuQueueAlloca; release it with xgpuQueueDealloca. Its memory is "
                     "returned to the pool now.");
@@ -221,22 +222,25 @@ XgpuResult memory_pool_create(XgpuDevice handle, const XgpuMemoryPoolCreateInfo*
   Device* device = device_from_handle(handle);
   if (out_pool) *out_pool = nullptr;
   if (!device || !info || !out_pool) return XGPU_ERROR_INVALID_ARGUMENT;
-  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuCreateMemoryPool: the device is lost");
+  if (device->lost) return device_fail_lost(device, "xgpuCreateMemoryPool");
   const auto& types = device->physical->memory_types;
   if (info->memoryTypeIndex >= types.size())
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                       "XGPU-VUID-xgpuCreateMemoryPool-pCreateInfo-memoryTypeIndex",
                        "xgpuCreateMemoryPool: pCreateInfo->memoryTypeIndex " + std::to_string(info->memoryTypeIndex) +
                            " is not a memory type (the device has " + std::to_string(types.size()) + ")");
   if (info->maxSize && info->blockSize > info->maxSize)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreateMemoryPool-pCreateInfo-blockSize",
                        "xgpuCreateMemoryPool: pCreateInfo->blockSize " + std::to_string(info->blockSize) +
                            " exceeds pCreateInfo->maxSize " + std::to_string(info->maxSize));
   if (info->maxSize && info->retainSize > info->maxSize)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreateMemoryPool-pCreateInfo-retainSize",
                        "xgpuCreateMemoryPool: pCreateInfo->retainSize " + std::to_string(info->retainSize) +
                            " exceeds pCreateInfo->maxSize " + std::to_string(info->maxSize));
   HostPtr<MemoryPool> pool(host_new<MemoryPool>(allocator));
-  if (!pool) return device_fail(device, XGPU_ERROR_OUT_OF_HOST_MEMORY, "xgpuCreateMemoryPool: allocating the object's host memory failed");
+  if (!pool)
+    return device_fail(device, XGPU_ERROR_OUT_OF_HOST_MEMORY, msgid::kOutOfHostMemory,
+                       "xgpuCreateMemoryPool: allocating the object's host memory failed");
   pool->device = device;
   pool->memory_type = info->memoryTypeIndex;
   pool->max_size = info->maxSize;
@@ -253,13 +257,15 @@ void memory_pool_destroy(XgpuDevice handle, XgpuMemoryPool pool_handle, const Xg
   auto* pool = from_handle<MemoryPool>(pool_handle);
   Device* device = device_from_handle(handle);
   if (!pool || !device) return;
-  if (!device_release_handle(device, pool, "xgpuDestroyMemoryPool", "memoryPool")) return;
+  if (!device_release_handle(device, pool, "XGPU-VUID-xgpuDestroyMemoryPool-memoryPool-parameter",
+                             "xgpuDestroyMemoryPool: memoryPool")) return;
   {
     std::lock_guard<std::mutex> lock(pool->mutex);
     if (!pool->live.empty() || !pool->outstanding.empty()) {
       uint64_t committed = 0;
       for (Buffer* buffer : pool->live) committed += buffer->alloca_committed ? buffer->pool_size : 0;
-      device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-VUID-xgpuDestroyMemoryPool-memoryPool-allocations",
+      device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
+                    "XGPU-VUID-xgpuDestroyMemoryPool-memoryPool-allocations",
                     "xgpuDestroyMemoryPool: " + pool_name(pool) + " still has " + std::to_string(pool->live.size()) +
                         " allocations whose dealloca has not completed (" + std::to_string(committed) +
                         " bytes committed); their memory is released with the pool, pending allocas will fail "
@@ -320,26 +326,33 @@ XgpuResult queue_alloca(XgpuQueue handle, const XgpuSemaphoreList* waits, const 
   auto* queue = reinterpret_cast<Queue*>(handle);
   if (!queue || !out_buffer) return XGPU_ERROR_INVALID_ARGUMENT;
   Device* device = queue->device;
-  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuQueueAlloca: the device is lost");
+  if (device->lost) return device_fail_lost(device, "xgpuQueueAlloca");
   auto* pool = from_handle<MemoryPool>(pool_handle);
-  if (!pool) return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "xgpuQueueAlloca: memoryPool is null");
+  if (!pool)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueAlloca-memoryPool-parameter",
+                       "xgpuQueueAlloca: memoryPool is XGPU_NULL_HANDLE");
   if (pool->device != device)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueAlloca-memoryPool-device",
                        "xgpuQueueAlloca: " + pool_name(pool) + " was created on another device than the queue's");
   const uint64_t max_size = device->physical->properties.limits.maxBufferSize;
   if (size == 0 || size > max_size)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                       "xgpuQueueAlloca: size " + std::to_string(size) + " is not in [1, maxBufferSize " +
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueAlloca-size",
+                       "xgpuQueueAlloca: size " + std::to_string(size) + " is not in [1, limits.maxBufferSize " +
                            std::to_string(max_size) + "]");
-  if (usage == 0) return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "xgpuQueueAlloca: usage is 0");
+  if (usage == 0)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                       "XGPU-VUID-xgpuQueueAlloca-usage", "xgpuQueueAlloca: usage is 0");
   auto s = std::make_unique<Submission>();
   s->queue = queue;
   s->kind = SubmissionKind::kAlloca;
-  XgpuResult result = copy_semaphore_list(device, "xgpuQueueAlloca", "pWaitSemaphores", waits, &s->waits);
-  if (result == XGPU_SUCCESS) result = copy_semaphore_list(device, "xgpuQueueAlloca", "pSignalSemaphores", signals, &s->signals);
+  XgpuResult result = copy_semaphore_list(device, kQueueAllocaWaits, kNotASubmit, waits, &s->waits);
+  if (result == XGPU_SUCCESS)
+    result = copy_semaphore_list(device, kQueueAllocaSignals, kNotASubmit, signals, &s->signals);
   if (result != XGPU_SUCCESS) return result;
   auto* buffer = host_new<Buffer>(nullptr);  // the handle of an alloca: no pAllocator
-  if (!buffer) return device_fail(device, XGPU_ERROR_OUT_OF_HOST_MEMORY, "xgpuQueueAlloca: allocating the buffer's host memory failed");
+  if (!buffer)
+    return device_fail(device, XGPU_ERROR_OUT_OF_HOST_MEMORY, msgid::kOutOfHostMemory,
+                       "xgpuQueueAlloca: allocating the buffer's host memory failed");
   buffer->device = device;
   buffer->size = size;
   buffer->usage = usage;
@@ -366,32 +379,37 @@ XgpuResult queue_dealloca(XgpuQueue handle, const XgpuSemaphoreList* waits, cons
   Device* device = queue->device;
   auto* buffer = from_handle<Buffer>(buffer_handle);
   // A handle deallocated (or destroyed) before is not touched: it may be freed.
-  if (buffer && !device_release_handle(device, buffer, "xgpuQueueDealloca", "buffer", /*keep_name=*/true))
+  if (buffer && !device_release_handle(device, buffer, "XGPU-VUID-xgpuQueueDealloca-buffer-parameter",
+                                          "xgpuQueueDealloca: buffer", /*keep_name=*/true))
     return XGPU_ERROR_INVALID_ARGUMENT;
   if (device->lost) {
     // Nothing runs any more: the handle (and any memory) is released now so
     // that a lost device leaks nothing.
     if (buffer && buffer->is_alloca && !buffer->dealloca_submitted.exchange(true, std::memory_order_acq_rel))
       memory_pool_dealloca_complete(buffer);
-    return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuQueueDealloca: the device is lost");
+    return device_fail_lost(device, "xgpuQueueDealloca");
   }
-  if (buffer && !buffer->is_alloca) device_track_handle(device, buffer);  // still a live xgpuCreateBuffer buffer
-  if (!buffer || !buffer->is_alloca)
-    return device_fail(device, XGPU_ERROR_INVALID_USAGE,
-                       std::string("xgpuQueueDealloca: buffer ") + (buffer ? "was created by xgpuCreateBuffer, not xgpuQueueAlloca"
-                                                                           : "is null"));
+  if (!buffer)
+    return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuQueueDealloca-buffer-parameter",
+                       "xgpuQueueDealloca: buffer is XGPU_NULL_HANDLE");
+  if (!buffer->is_alloca) {
+    device_track_handle(device, buffer);  // still a live xgpuCreateBuffer buffer
+    return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuQueueDealloca-buffer-queueAllocated",
+                       "xgpuQueueDealloca: buffer was created by xgpuCreateBuffer, not xgpuQueueAlloca");
+  }
   if (buffer->device != device)
-    return device_fail(device, XGPU_ERROR_INVALID_USAGE,
+    return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuQueueDealloca-buffer-parent",
                        "xgpuQueueDealloca: the buffer was allocated on another device than the queue's");
   if (buffer->dealloca_submitted.exchange(true, std::memory_order_acq_rel))
-    return device_fail(device, XGPU_ERROR_INVALID_USAGE,
+    return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuQueueDealloca-buffer-queueAllocated",
                        "xgpuQueueDealloca: the buffer (" + std::to_string(buffer->size) +
-                           " bytes) was already deallocated (XGPU-VUID-xgpuQueueDealloca-buffer-queueAllocated)");
+                           " bytes) was already deallocated");
   auto s = std::make_unique<Submission>();
   s->queue = queue;
   s->kind = SubmissionKind::kDealloca;
-  XgpuResult result = copy_semaphore_list(device, "xgpuQueueDealloca", "pWaitSemaphores", waits, &s->waits);
-  if (result == XGPU_SUCCESS) result = copy_semaphore_list(device, "xgpuQueueDealloca", "pSignalSemaphores", signals, &s->signals);
+  XgpuResult result = copy_semaphore_list(device, kQueueDeallocaWaits, kNotASubmit, waits, &s->waits);
+  if (result == XGPU_SUCCESS)
+    result = copy_semaphore_list(device, kQueueDeallocaSignals, kNotASubmit, signals, &s->signals);
   if (result != XGPU_SUCCESS) {
     buffer->dealloca_submitted.store(false, std::memory_order_release);
     device_track_handle(device, buffer);  // refused: the handle stays live

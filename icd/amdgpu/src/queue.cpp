@@ -214,7 +214,7 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
   const uint32_t body_packets = s->kind == SubmissionKind::kCommands ? s->sizes.packet_count : 1;
   const uint64_t packets = uint64_t(dependency_packets) + body_packets;
   if (packets > queue->aql_packets || body_packets == 0) {
-    s->status = device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+    s->status = device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, msgid::kUnsupported,
                             "xgpuQueueSubmit: the submission needs " + std::to_string(packets) +
                                 " AQL packets; queue " + std::to_string(queue->index) + " holds " +
                                 std::to_string(queue->aql_packets));
@@ -255,7 +255,7 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
   std::string error;
   XgpuResult result = device_acquire_completion_signal(device, &completion, &error);
   if (result != XGPU_SUCCESS) {
-    s->status = device_fail(device, result, "xgpuQueueSubmit: " + error);
+    s->status = device_fail(device, result, msgid::failure(result), "xgpuQueueSubmit: " + error);
     if (s->dedicated_kernargs) {
       device_free(device, s->dedicated_kernargs);
       s->dedicated_kernargs = nullptr;
@@ -521,7 +521,7 @@ void queue_destroy(Queue* queue) {
   queue_wait_idle_internal(queue, 5'000'000'000ull);
   std::string error;
   if (queue->device->hsa->hsa_queue_destroy_checked(&error, queue->aql) != XGPU_SUCCESS)
-    device_report(queue->device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, nullptr,
+    device_report(queue->device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kHsaCallFailed,
                   "xgpuDestroyDevice: destroying HSA queue " + std::to_string(queue->index) + " failed: " + error);
   device_free(queue->device, queue->kernarg_ring);
   // A queue is owned by device->queues (unique_ptr); the caller clears it.
@@ -579,24 +579,71 @@ Submission::~Submission() {
   for (const SemaphoreValue& signal : signals) semaphore_release(signal.semaphore);
 }
 
-XgpuResult copy_semaphore_list(const Device* device, const char* function, const char* which,
+const SemaphoreListArgument kQueueAllocaWaits{"xgpuQueueAlloca", "pWaitSemaphores",
+                                              "XGPU-VUID-xgpuQueueAlloca-pWaitSemaphores-pSemaphores-parameter",
+                                              "XGPU-VUID-xgpuQueueAlloca-pWaitSemaphores-pValues-parameter"};
+const SemaphoreListArgument kQueueAllocaSignals{"xgpuQueueAlloca", "pSignalSemaphores",
+                                                "XGPU-VUID-xgpuQueueAlloca-pSignalSemaphores-pSemaphores-parameter",
+                                                "XGPU-VUID-xgpuQueueAlloca-pSignalSemaphores-pValues-parameter"};
+const SemaphoreListArgument kQueueDeallocaWaits{"xgpuQueueDealloca", "pWaitSemaphores",
+                                                "XGPU-VUID-xgpuQueueDealloca-pWaitSemaphores-pSemaphores-parameter",
+                                                "XGPU-VUID-xgpuQueueDealloca-pWaitSemaphores-pValues-parameter"};
+const SemaphoreListArgument kQueueDeallocaSignals{"xgpuQueueDealloca", "pSignalSemaphores",
+                                                  "XGPU-VUID-xgpuQueueDealloca-pSignalSemaphores-pSemaphores-parameter",
+                                                  "XGPU-VUID-xgpuQueueDealloca-pSignalSemaphores-pValues-parameter"};
+
+namespace {
+
+const SemaphoreListArgument kQueueSubmitWaits{
+    "xgpuQueueSubmit", "waitSemaphores", "XGPU-VUID-xgpuQueueSubmit-pSubmits-waitSemaphores-pSemaphores-parameter",
+    "XGPU-VUID-xgpuQueueSubmit-pSubmits-waitSemaphores-pValues-parameter"};
+const SemaphoreListArgument kQueueSubmitSignals{
+    "xgpuQueueSubmit", "signalSemaphores", "XGPU-VUID-xgpuQueueSubmit-pSubmits-signalSemaphores-pSemaphores-parameter",
+    "XGPU-VUID-xgpuQueueSubmit-pSubmits-signalSemaphores-pValues-parameter"};
+const SemaphoreListArgument kQueueFillBufferWaits{"xgpuQueueFillBuffer", "pWaitSemaphores",
+                                                  "XGPU-VUID-xgpuQueueFillBuffer-pWaitSemaphores-pSemaphores-parameter",
+                                                  "XGPU-VUID-xgpuQueueFillBuffer-pWaitSemaphores-pValues-parameter"};
+const SemaphoreListArgument kQueueFillBufferSignals{
+    "xgpuQueueFillBuffer", "pSignalSemaphores", "XGPU-VUID-xgpuQueueFillBuffer-pSignalSemaphores-pSemaphores-parameter",
+    "XGPU-VUID-xgpuQueueFillBuffer-pSignalSemaphores-pValues-parameter"};
+const SemaphoreListArgument kQueueCopyBufferWaits{"xgpuQueueCopyBuffer", "pWaitSemaphores",
+                                                  "XGPU-VUID-xgpuQueueCopyBuffer-pWaitSemaphores-pSemaphores-parameter",
+                                                  "XGPU-VUID-xgpuQueueCopyBuffer-pWaitSemaphores-pValues-parameter"};
+const SemaphoreListArgument kQueueCopyBufferSignals{
+    "xgpuQueueCopyBuffer", "pSignalSemaphores", "XGPU-VUID-xgpuQueueCopyBuffer-pSignalSemaphores-pSemaphores-parameter",
+    "XGPU-VUID-xgpuQueueCopyBuffer-pSignalSemaphores-pValues-parameter"};
+// The test hook is not an API command: its misuse has the test hook's ID.
+const SemaphoreListArgument kTestFaultSignals{"xgpuAmdgpuTestInjectQueueFault", "pSignalSemaphores",
+                                              msgid::kTestHook, msgid::kTestHook};
+
+}  // namespace
+
+XgpuResult copy_semaphore_list(const Device* device, const SemaphoreListArgument& argument, uint32_t submit_index,
                                const XgpuSemaphoreList* list, std::vector<SemaphoreValue>* out) {
   out->clear();
   if (!list || list->count == 0) return XGPU_SUCCESS;
-  if (!list->pSemaphores || !list->pValues)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                       std::string(function) + ": " + which + " has count " + std::to_string(list->count) +
-                           " but null pSemaphores or pValues");
+  // For messages only: "xgpuQueueSubmit: pSubmits[2].waitSemaphores.", "xgpuQueueAlloca: pWaitSemaphores->".
+  auto where = [&] {
+    return std::string(argument.function) + ": " +
+           (submit_index == kNotASubmit ? std::string(argument.name) + "->"
+                                        : "pSubmits[" + std::to_string(submit_index) + "]." + argument.name + ".");
+  };
+  if (!list->pSemaphores)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, argument.semaphores_id,
+                       where() + "pSemaphores is NULL but count is " + std::to_string(list->count));
+  if (!list->pValues)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, argument.values_id,
+                       where() + "pValues is NULL but count is " + std::to_string(list->count));
   for (uint32_t i = 0; i < list->count; ++i) {
     auto* semaphore = from_handle<Semaphore>(list->pSemaphores[i]);
     if (!semaphore)
-      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                         std::string(function) + ": " + which + ".pSemaphores[" + std::to_string(i) + "] is null");
+      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, argument.semaphores_id,
+                         where() + "pSemaphores[" + std::to_string(i) + "] is XGPU_NULL_HANDLE");
     if (list->pValues[i] > kMaxSemaphoreValue)
-      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                         std::string(function) + ": " + which + ".pValues[" + std::to_string(i) + "] " +
-                             std::to_string(list->pValues[i]) + " exceeds the largest payload " +
-                             std::to_string(kMaxSemaphoreValue));
+      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, msgid::kUnsupported,
+                         where() + "pValues[" + std::to_string(i) + "] " + std::to_string(list->pValues[i]) +
+                             " exceeds the largest payload this driver supports (" +
+                             std::to_string(kMaxSemaphoreValue) + ")");
     semaphore_retain(semaphore);  // released by ~Submission
     out->push_back(SemaphoreValue{semaphore, list->pValues[i]});
   }
@@ -607,36 +654,43 @@ namespace {
 
 XgpuResult validate_bindings(const Device* device, uint32_t submit_index, const XgpuSubmitInfo& submit,
                              const CommandBuffer* command_buffer, uint32_t capacity) {
-  const std::string where = "xgpuQueueSubmit: pSubmits[" + std::to_string(submit_index) + "]";
+  // Messages only.
+  auto where = [&] { return "xgpuQueueSubmit: pSubmits[" + std::to_string(submit_index) + "]"; };
   if (submit.bindingCount < capacity)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                       where + ".bindingCount " + std::to_string(submit.bindingCount) +
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueSubmit-pSubmits-bindingCount",
+                       where() + ".bindingCount " + std::to_string(submit.bindingCount) +
                            " is less than the command buffer's bindingCapacity " + std::to_string(capacity));
   if (submit.bindingCount && !submit.pBindings)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, where + ".pBindings is null");
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueSubmit-pSubmits-pBindings-parameter",
+                       where() + ".pBindings is NULL but bindingCount is " + std::to_string(submit.bindingCount));
   for (uint32_t i = 0; i < submit.bindingCount; ++i) {
     const XgpuBufferBinding& binding = submit.pBindings[i];
     auto* buffer = from_handle<Buffer>(binding.buffer);
     if (!buffer) {
       if (i < capacity)
         return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                           where + ".pBindings[" + std::to_string(i) + "].buffer is null");
+                           "XGPU-VUID-xgpuQueueSubmit-pSubmits-pBindings-buffer-parameter",
+                           where() + ".pBindings[" + std::to_string(i) +
+                               "].buffer is XGPU_NULL_HANDLE (the slot is below the command buffer's bindingCapacity " +
+                               std::to_string(capacity) + ")");
       continue;
     }
-    if (binding.offset > buffer->size ||
-        (binding.size != XGPU_WHOLE_SIZE && binding.size > buffer->size - binding.offset))
-      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                         where + ".pBindings[" + std::to_string(i) + "]: range (offset " +
+    if (binding.offset >= buffer->size ||
+        (binding.size != XGPU_WHOLE_SIZE && (binding.size == 0 || binding.size > buffer->size - binding.offset)))
+      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueSubmit-pSubmits-pBindings-range",
+                         where() + ".pBindings[" + std::to_string(i) + "]: range (offset " +
                              std::to_string(binding.offset) + ", size " +
                              (binding.size == XGPU_WHOLE_SIZE ? std::string("XGPU_WHOLE_SIZE")
                                                               : std::to_string(binding.size)) +
-                             ") exceeds the buffer's " + std::to_string(buffer->size) + " bytes");
+                             ") is empty or exceeds the buffer's " + std::to_string(buffer->size) + " bytes");
   }
   // What the recording does through each slot needs the buffer's usage bits
   // (and, for STATIC indirect counts, host-visible memory).
   std::string error;
-  const XgpuResult usage = command_buffer_check_binding_usage(command_buffer, submit.pBindings, submit.bindingCount, &error);
-  if (usage != XGPU_SUCCESS) return device_fail(device, usage, where + "." + error);
+  const char* id = nullptr;
+  const XgpuResult usage =
+      command_buffer_check_binding_usage(command_buffer, submit.pBindings, submit.bindingCount, &error, &id);
+  if (usage != XGPU_SUCCESS) return device_fail(device, usage, id, where() + "." + error);
   return XGPU_SUCCESS;
 }
 
@@ -654,16 +708,18 @@ XgpuResult queue_submit(XgpuQueue handle, uint32_t count, const XgpuSubmitInfo* 
   auto* queue = reinterpret_cast<Queue*>(handle);
   if (!queue) return XGPU_ERROR_INVALID_ARGUMENT;
   Device* device = queue->device;
-  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuQueueSubmit: the device is lost");
-  if (count && !submits) return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "xgpuQueueSubmit: pSubmits is null");
+  if (device->lost) return device_fail_lost(device, "xgpuQueueSubmit");
+  if (count && !submits)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueSubmit-pSubmits-parameter",
+                       "xgpuQueueSubmit: pSubmits is NULL but submitCount is " + std::to_string(count));
   std::vector<Submission*> accepted;
   for (uint32_t i = 0; i < count; ++i) {
     const XgpuSubmitInfo& info = submits[i];
     auto s = std::make_unique<Submission>();
     s->queue = queue;
-    XgpuResult result = copy_semaphore_list(device, "xgpuQueueSubmit", "waitSemaphores", &info.waitSemaphores, &s->waits);
+    XgpuResult result = copy_semaphore_list(device, kQueueSubmitWaits, i, &info.waitSemaphores, &s->waits);
     if (result == XGPU_SUCCESS)
-      result = copy_semaphore_list(device, "xgpuQueueSubmit", "signalSemaphores", &info.signalSemaphores, &s->signals);
+      result = copy_semaphore_list(device, kQueueSubmitSignals, i, &info.signalSemaphores, &s->signals);
     if (result != XGPU_SUCCESS) {
       discard(accepted);
       return result;
@@ -673,14 +729,17 @@ XgpuResult queue_submit(XgpuQueue handle, uint32_t count, const XgpuSubmitInfo* 
       if (command_buffer_device(command_buffer) != device) {
         discard(accepted);
         return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                           "XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-parent",
                            "xgpuQueueSubmit: pSubmits[" + std::to_string(i) +
-                               "].commandBuffer was created on another device");
+                               "].commandBuffer was created on another device than the queue's");
       }
       std::string error;
-      result = command_buffer_acquire_for_submit(command_buffer, &error);
+      const char* id = nullptr;
+      result = command_buffer_acquire_for_submit(command_buffer, &error, &id);
       if (result != XGPU_SUCCESS) {
         discard(accepted);
-        return device_fail(device, result, "xgpuQueueSubmit: pSubmits[" + std::to_string(i) + "].commandBuffer: " + error);
+        return device_fail(device, result, id,
+                           "xgpuQueueSubmit: pSubmits[" + std::to_string(i) + "].commandBuffer: " + error);
       }
       s->kind = SubmissionKind::kCommands;
       s->command_buffer = command_buffer;
@@ -709,22 +768,25 @@ XgpuResult queue_submit(XgpuQueue handle, uint32_t count, const XgpuSubmitInfo* 
 namespace {
 
 // Records a one-shot internal command buffer with `record` and submits it.
+// The caller has checked the command's arguments with its own rules, so the
+// recording fails only for the driver's own reasons (the device library,
+// memory); those are reported by the commands half and then summarized here.
 template <typename Record>
-XgpuResult submit_internal(Queue* queue, const char* function, const XgpuSemaphoreList* waits,
+XgpuResult submit_internal(Queue* queue, const char* function, const SemaphoreListArgument& waits_argument,
+                           const XgpuSemaphoreList* waits, const SemaphoreListArgument& signals_argument,
                            const XgpuSemaphoreList* signals, Record&& record) {
   Device* device = queue->device;
-  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, std::string(function) + ": the device is lost");
   auto create = reinterpret_cast<PFN_xgpuCreateCommandBuffer>(commands_get_proc_addr("xgpuCreateCommandBuffer"));
   auto destroy = reinterpret_cast<PFN_xgpuDestroyCommandBuffer>(commands_get_proc_addr("xgpuDestroyCommandBuffer"));
   auto begin = reinterpret_cast<PFN_xgpuBeginCommandBuffer>(commands_get_proc_addr("xgpuBeginCommandBuffer"));
   auto end = reinterpret_cast<PFN_xgpuEndCommandBuffer>(commands_get_proc_addr("xgpuEndCommandBuffer"));
   if (!create || !destroy || !begin || !end)
-    return device_fail(device, XGPU_ERROR_FEATURE_NOT_PRESENT,
+    return device_fail(device, XGPU_ERROR_FEATURE_NOT_PRESENT, msgid::kUnsupported,
                        std::string(function) + ": command buffers are not available in this build");
   auto s = std::make_unique<Submission>();
   s->queue = queue;
-  XgpuResult result = copy_semaphore_list(device, function, "pWaitSemaphores", waits, &s->waits);
-  if (result == XGPU_SUCCESS) result = copy_semaphore_list(device, function, "pSignalSemaphores", signals, &s->signals);
+  XgpuResult result = copy_semaphore_list(device, waits_argument, kNotASubmit, waits, &s->waits);
+  if (result == XGPU_SUCCESS) result = copy_semaphore_list(device, signals_argument, kNotASubmit, signals, &s->signals);
   if (result != XGPU_SUCCESS) return result;
   XgpuCommandBufferCreateInfo create_info{};
   create_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
@@ -742,10 +804,19 @@ XgpuResult submit_internal(Queue* queue, const char* function, const XgpuSemapho
   }
   auto* internal = reinterpret_cast<CommandBuffer*>(command_buffer);
   std::string error;
-  if (result == XGPU_SUCCESS) result = command_buffer_acquire_for_submit(internal, &error);
+  const char* id = nullptr;
+  if (result == XGPU_SUCCESS) result = command_buffer_acquire_for_submit(internal, &error, &id);
   if (result != XGPU_SUCCESS) {
     destroy(device_handle, command_buffer, nullptr);
-    return device_fail(device, result, std::string(function) + ": recording failed " + error);
+    // Feature/initialization failures of a recording come from the device
+    // library's builtin kernels (see the message before this one).
+    if (!id)
+      id = result == XGPU_ERROR_FEATURE_NOT_PRESENT || result == XGPU_ERROR_INITIALIZATION_FAILED
+               ? msgid::kDeviceLibrary
+               : msgid::failure(result);
+    return device_fail(device, result, id,
+                       std::string(function) + ": recording its internal command buffer failed" +
+                           (error.empty() ? std::string() : ": " + error));
   }
   s->kind = SubmissionKind::kCommands;
   s->command_buffer = internal;
@@ -756,6 +827,9 @@ XgpuResult submit_internal(Queue* queue, const char* function, const XgpuSemapho
   return XGPU_SUCCESS;
 }
 
+constexpr XgpuBufferUsageFlags kTransferSrc = XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT;
+constexpr XgpuBufferUsageFlags kTransferDst = XGPU_BUFFER_USAGE_TRANSFER_DST_BIT;
+
 }  // namespace
 
 XgpuResult queue_fill_buffer(XgpuQueue handle, const XgpuSemaphoreList* waits, const XgpuSemaphoreList* signals,
@@ -763,13 +837,47 @@ XgpuResult queue_fill_buffer(XgpuQueue handle, const XgpuSemaphoreList* waits, c
                              uint32_t pattern_size) {
   auto* queue = reinterpret_cast<Queue*>(handle);
   if (!queue) return XGPU_ERROR_INVALID_ARGUMENT;
+  Device* device = queue->device;
+  if (device->lost) return device_fail_lost(device, "xgpuQueueFillBuffer");
   auto fill = reinterpret_cast<PFN_xgpuCmdFillBuffer>(commands_get_proc_addr("xgpuCmdFillBuffer"));
   if (!fill)
-    return device_fail(queue->device, XGPU_ERROR_FEATURE_NOT_PRESENT, "xgpuQueueFillBuffer: xgpuCmdFillBuffer is not available");
-  return submit_internal(queue, "xgpuQueueFillBuffer", waits, signals, [&](XgpuCommandBuffer command_buffer) {
-    const XgpuBufferRef ref = xgpuBufferRefRange(dst, offset, size);
-    fill(command_buffer, &ref, pattern, pattern_size);
-  });
+    return device_fail(device, XGPU_ERROR_FEATURE_NOT_PRESENT, msgid::kUnsupported,
+                       "xgpuQueueFillBuffer: xgpuCmdFillBuffer is not available in this build");
+  // This command's rules, checked here so that the internal xgpuCmdFillBuffer
+  // records without error.
+  if (pattern_size != 1 && pattern_size != 2 && pattern_size != 4)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueFillBuffer-patternSize",
+                       "xgpuQueueFillBuffer: patternSize is " + std::to_string(pattern_size) + " (must be 1, 2 or 4)");
+  if (!pattern)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueFillBuffer-pPattern-parameter",
+                       "xgpuQueueFillBuffer: pPattern is NULL");
+  const auto* buffer = from_handle<Buffer>(dst);
+  if (!buffer)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueFillBuffer-dstBuffer-parameter",
+                       "xgpuQueueFillBuffer: dstBuffer is XGPU_NULL_HANDLE");
+  if (offset % pattern_size != 0 || offset >= buffer->size)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueFillBuffer-dstOffset",
+                       "xgpuQueueFillBuffer: dstOffset " + std::to_string(offset) +
+                           " is not a multiple of patternSize " + std::to_string(pattern_size) +
+                           " less than the size of dstBuffer (" + std::to_string(buffer->size) + " bytes)");
+  if (size != XGPU_WHOLE_SIZE && (size == 0 || size % pattern_size != 0 || size > buffer->size - offset))
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueFillBuffer-size",
+                       "xgpuQueueFillBuffer: size " + std::to_string(size) +
+                           " is not a non-zero multiple of patternSize " + std::to_string(pattern_size) +
+                           " with dstOffset (" + std::to_string(offset) + ") + size at most the size of dstBuffer (" +
+                           std::to_string(buffer->size) + " bytes)");
+  if ((buffer->usage & kTransferDst) != kTransferDst)
+    return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuQueueFillBuffer-dstBuffer-usage",
+                       "xgpuQueueFillBuffer: dstBuffer was not created with XGPU_BUFFER_USAGE_TRANSFER_DST_BIT");
+  // XGPU_WHOLE_SIZE: to the end of the buffer, rounded down to the pattern.
+  const XgpuDeviceSize length =
+      size == XGPU_WHOLE_SIZE ? (buffer->size - offset) / pattern_size * pattern_size : size;
+  return submit_internal(queue, "xgpuQueueFillBuffer", kQueueFillBufferWaits, waits, kQueueFillBufferSignals, signals,
+                         [&](XgpuCommandBuffer command_buffer) {
+                           if (length == 0) return;  // less than one pattern to the end: nothing to fill
+                           const XgpuBufferRef ref = xgpuBufferRefRange(dst, offset, length);
+                           fill(command_buffer, &ref, pattern, pattern_size);
+                         });
 }
 
 XgpuResult queue_copy_buffer(XgpuQueue handle, const XgpuSemaphoreList* waits, const XgpuSemaphoreList* signals,
@@ -777,25 +885,63 @@ XgpuResult queue_copy_buffer(XgpuQueue handle, const XgpuSemaphoreList* waits, c
                              XgpuDeviceSize size) {
   auto* queue = reinterpret_cast<Queue*>(handle);
   if (!queue) return XGPU_ERROR_INVALID_ARGUMENT;
+  Device* device = queue->device;
+  if (device->lost) return device_fail_lost(device, "xgpuQueueCopyBuffer");
   auto copy = reinterpret_cast<PFN_xgpuCmdCopyBuffer>(commands_get_proc_addr("xgpuCmdCopyBuffer"));
   if (!copy)
-    return device_fail(queue->device, XGPU_ERROR_FEATURE_NOT_PRESENT, "xgpuQueueCopyBuffer: xgpuCmdCopyBuffer is not available");
-  return submit_internal(queue, "xgpuQueueCopyBuffer", waits, signals, [&](XgpuCommandBuffer command_buffer) {
-    const XgpuBufferRef src_ref = xgpuBufferRefRange(src, src_offset, size);
-    const XgpuBufferRef dst_ref = xgpuBufferRefRange(dst, dst_offset, size);
-    copy(command_buffer, &src_ref, &dst_ref, size);
-  });
+    return device_fail(device, XGPU_ERROR_FEATURE_NOT_PRESENT, msgid::kUnsupported,
+                       "xgpuQueueCopyBuffer: xgpuCmdCopyBuffer is not available in this build");
+  // This command's rules, checked here so that the internal xgpuCmdCopyBuffer
+  // records without error.
+  const auto* source = from_handle<Buffer>(src);
+  const auto* destination = from_handle<Buffer>(dst);
+  if (!source)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueCopyBuffer-srcBuffer-parameter",
+                       "xgpuQueueCopyBuffer: srcBuffer is XGPU_NULL_HANDLE");
+  if (!destination)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueCopyBuffer-dstBuffer-parameter",
+                       "xgpuQueueCopyBuffer: dstBuffer is XGPU_NULL_HANDLE");
+  if (size == 0)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueCopyBuffer-size",
+                       "xgpuQueueCopyBuffer: size is 0 (must be at least 1)");
+  if (size > source->size || src_offset > source->size - size)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueCopyBuffer-srcRange",
+                       "xgpuQueueCopyBuffer: srcOffset (" + std::to_string(src_offset) + ") + size (" +
+                           std::to_string(size) + ") exceeds the size of srcBuffer (" + std::to_string(source->size) +
+                           " bytes)");
+  if (size > destination->size || dst_offset > destination->size - size)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueCopyBuffer-dstRange",
+                       "xgpuQueueCopyBuffer: dstOffset (" + std::to_string(dst_offset) + ") + size (" +
+                           std::to_string(size) + ") exceeds the size of dstBuffer (" +
+                           std::to_string(destination->size) + " bytes)");
+  if (source == destination && src_offset < dst_offset + size && dst_offset < src_offset + size)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueCopyBuffer-overlap",
+                       "xgpuQueueCopyBuffer: srcBuffer is dstBuffer and the ranges at srcOffset " +
+                           std::to_string(src_offset) + " and dstOffset " + std::to_string(dst_offset) + " of " +
+                           std::to_string(size) + " bytes overlap");
+  if ((source->usage & kTransferSrc) != kTransferSrc)
+    return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuQueueCopyBuffer-srcBuffer-usage",
+                       "xgpuQueueCopyBuffer: srcBuffer was not created with XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT");
+  if ((destination->usage & kTransferDst) != kTransferDst)
+    return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuQueueCopyBuffer-dstBuffer-usage",
+                       "xgpuQueueCopyBuffer: dstBuffer was not created with XGPU_BUFFER_USAGE_TRANSFER_DST_BIT");
+  return submit_internal(queue, "xgpuQueueCopyBuffer", kQueueCopyBufferWaits, waits, kQueueCopyBufferSignals, signals,
+                         [&](XgpuCommandBuffer command_buffer) {
+                           const XgpuBufferRef src_ref = xgpuBufferRefRange(src, src_offset, size);
+                           const XgpuBufferRef dst_ref = xgpuBufferRefRange(dst, dst_offset, size);
+                           copy(command_buffer, &src_ref, &dst_ref, size);
+                         });
 }
 
 XgpuResult queue_test_inject_fault(XgpuQueue handle, const XgpuSemaphoreList* signals) {
   auto* queue = reinterpret_cast<Queue*>(handle);
   if (!queue) return XGPU_ERROR_INVALID_ARGUMENT;
   Device* device = queue->device;
-  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuAmdgpuTestInjectQueueFault: the device is lost");
+  if (device->lost) return device_fail_lost(device, "xgpuAmdgpuTestInjectQueueFault");
   auto s = std::make_unique<Submission>();
   s->queue = queue;
   s->kind = SubmissionKind::kTestFault;
-  XgpuResult result = copy_semaphore_list(device, "xgpuAmdgpuTestInjectQueueFault", "pSignalSemaphores", signals, &s->signals);
+  XgpuResult result = copy_semaphore_list(device, kTestFaultSignals, kNotASubmit, signals, &s->signals);
   if (result != XGPU_SUCCESS) return result;
   queue_accept(queue, s.release());
   return XGPU_SUCCESS;

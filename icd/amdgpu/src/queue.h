@@ -122,7 +122,24 @@ using PFN_xgpuAmdgpuTestInjectQueueFault = XgpuResult (*)(XgpuQueue queue, const
 XgpuResult queue_test_inject_fault(XgpuQueue queue, const XgpuSemaphoreList* signals);
 
 // Helpers shared with memory_pool.cpp.
-XgpuResult copy_semaphore_list(const Device* device, const char* function, const char* which,
+
+// One semaphore-list argument of a queue command, for its messages: where it
+// is and the rules of its arrays (string literals).
+struct SemaphoreListArgument {
+  const char* function;       // the command, e.g. "xgpuQueueAlloca"
+  const char* name;           // the argument, e.g. "pWaitSemaphores"; for xgpuQueueSubmit the
+                              // member of pSubmits[submit_index], e.g. "waitSemaphores"
+  const char* semaphores_id;  // rule of pSemaphores (NULL array or element)
+  const char* values_id;      // rule of pValues (NULL array)
+};
+inline constexpr uint32_t kNotASubmit = UINT32_MAX;  // submit_index of commands other than xgpuQueueSubmit
+
+// Copies `list` into `out` (retaining each semaphore), checking its arrays;
+// on a violation reports it with the argument's rule and fails.
+XgpuResult copy_semaphore_list(const Device* device, const SemaphoreListArgument& argument, uint32_t submit_index,
                                const XgpuSemaphoreList* list, std::vector<SemaphoreValue>* out);
+// The arguments of xgpuQueueAlloca and xgpuQueueDealloca.
+extern const SemaphoreListArgument kQueueAllocaWaits, kQueueAllocaSignals;
+extern const SemaphoreListArgument kQueueDeallocaWaits, kQueueDeallocaSignals;
 
 }  // namespace xgpu::amdgpu

@@ -149,6 +149,45 @@ BufferInfo* buffer_info(XgpuBuffer buffer);
 const PipelineInfo* pipeline_info(XgpuPipeline pipeline);
 Device* device_from_handle(XgpuDevice device);
 
+// The driver's own message IDs (pMessageIdName) for messages that are not
+// valid-usage violations: runtime failures and driver events. Each is listed
+// with its meaning in icd/amdgpu/README.md ("Message IDs"); never change what
+// one means. A valid-usage violation carries its rule's XGPU-VUID-... ID from
+// spec/vuids.json instead.
+namespace msgid {
+inline constexpr char kRuntimeSelected[] = "XGPU-DRIVER-runtime-selected";
+inline constexpr char kRuntimeSkipped[] = "XGPU-DRIVER-runtime-skipped";
+inline constexpr char kAgentSkipped[] = "XGPU-DRIVER-agent-skipped";
+inline constexpr char kInitializationFailed[] = "XGPU-DRIVER-initialization-failed";
+inline constexpr char kHsaCallFailed[] = "XGPU-DRIVER-hsa-call-failed";
+inline constexpr char kOutOfHostMemory[] = "XGPU-DRIVER-out-of-host-memory";
+inline constexpr char kOutOfDeviceMemory[] = "XGPU-DRIVER-out-of-device-memory";
+inline constexpr char kMemoryMapFailed[] = "XGPU-DRIVER-memory-map-failed";
+inline constexpr char kDeviceLost[] = "XGPU-DRIVER-device-lost";
+inline constexpr char kCallOnLostDevice[] = "XGPU-DRIVER-call-on-lost-device";
+inline constexpr char kInvalidExecutable[] = "XGPU-DRIVER-invalid-executable";
+inline constexpr char kIncompatibleExecutable[] = "XGPU-DRIVER-incompatible-executable";
+inline constexpr char kEntryPointNotFound[] = "XGPU-DRIVER-entry-point-not-found";
+inline constexpr char kDeviceLibrary[] = "XGPU-DRIVER-device-library";
+inline constexpr char kUnsupported[] = "XGPU-DRIVER-unsupported";
+inline constexpr char kTestHook[] = "XGPU-DRIVER-test-hook";
+
+// The ID of a runtime failure that returns `result`: the memory and
+// executable IDs for those results, kCallOnLostDevice for
+// XGPU_ERROR_DEVICE_LOST, kHsaCallFailed for anything else (the HSA runtime
+// refused a call; the message names it).
+constexpr const char* failure(XgpuResult result) {
+  switch (result) {
+    case XGPU_ERROR_OUT_OF_HOST_MEMORY: return kOutOfHostMemory;
+    case XGPU_ERROR_OUT_OF_DEVICE_MEMORY: return kOutOfDeviceMemory;
+    case XGPU_ERROR_DEVICE_LOST: return kCallOnLostDevice;
+    case XGPU_ERROR_INVALID_EXECUTABLE: return kInvalidExecutable;
+    case XGPU_ERROR_INCOMPATIBLE_EXECUTABLE: return kIncompatibleExecutable;
+    default: return kHsaCallFailed;
+  }
+}
+}  // namespace msgid
+
 // An object a message is about (its name, if any, is looked up).
 struct ReportObject {
   XgpuObjectType type = XGPU_OBJECT_TYPE_UNKNOWN;  // its type
@@ -156,9 +195,11 @@ struct ReportObject {
 };
 
 // Reports a message to the instance's debug messengers (and to stderr when
-// XGPU_DRIVER_DEBUG is set). `vuid` may be nullptr. The message lists the
-// device, then `objects`, each with the name xgpuSetObjectName gave it.
-void device_report(const Device* device, XgpuDebugMessageSeverityFlagBits severity, const char* vuid,
+// XGPU_DRIVER_DEBUG is set). `id` is its pMessageIdName: a rule's
+// "XGPU-VUID-..." (type VALIDATION) or one of msgid:: (type GENERAL); a
+// string literal, never nullptr. The message lists the device, then
+// `objects`, each with the name xgpuSetObjectName gave it.
+void device_report(const Device* device, XgpuDebugMessageSeverityFlagBits severity, const char* id,
                    const std::string& message, std::initializer_list<ReportObject> objects = {});
 
 // Object names (xgpuSetObjectName). Thread-safe. The name of `handle` on
@@ -171,14 +212,14 @@ void device_forget_object_name(const Device* device, uint64_t handle);
 // executables, pipelines, command buffers). Creation adds a handle; a
 // destroy takes it out (and drops its name) before touching the object, so a
 // second destroy of the same handle, or a handle the device never made, is
-// reported (`XGPU-VUID-<function>-<parameter>-parameter`) and ignored instead
-// of freeing memory twice. Not used on recording or submission paths.
-// Thread-safe.
+// reported (`vuid`: the command's `-parameter` rule for the handle; `where`:
+// "xgpuDestroyBuffer: buffer") and ignored instead of freeing memory twice.
+// Not used on recording or submission paths. Thread-safe.
 void device_track_handle(const Device* device, const void* handle);
 // False (after reporting) when `handle` is not live on `device`.
 // `keep_name`: the object lives on a while (a dealloca still to run) and
 // forgets its name itself.
-bool device_release_handle(const Device* device, const void* handle, const char* function, const char* parameter,
+bool device_release_handle(const Device* device, const void* handle, const char* vuid, const char* where,
                            bool keep_name = false);
 
 // True once the device is lost (api.md 6.1): commands that return an
@@ -201,8 +242,11 @@ PFN_xgpuVoidFunction commands_get_proc_addr(const char* name);
 // The device a command buffer was created on.
 Device* command_buffer_device(const CommandBuffer* command_buffer);
 // Checks that the command buffer can be submitted now (executable state; a
-// one-shot one not submitted before) and marks it pending. Thread-safe.
-XgpuResult command_buffer_acquire_for_submit(CommandBuffer* command_buffer, std::string* out_error);
+// one-shot one not submitted before) and marks it pending. On a violation
+// sets *out_error to what is wrong and *out_id to the rule's VUID
+// (XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-*). Thread-safe.
+XgpuResult command_buffer_acquire_for_submit(CommandBuffer* command_buffer, std::string* out_error,
+                                             const char** out_id);
 // What one submission needs to reserve. Thread-safe (immutable after End).
 IssueSizes command_buffer_issue_sizes(const CommandBuffer* command_buffer);
 // Writes the submission's packets and kernargs into the reserved ranges and
@@ -221,13 +265,16 @@ void command_buffer_cancel_submit(CommandBuffer* command_buffer);
 // fills, updates and timestamps) and, for the counts of a STATIC indirect
 // dispatch, a HOST_VISIBLE memory type. Entries with a null buffer are
 // skipped (the caller checks those). On a violation returns
-// XGPU_ERROR_INVALID_USAGE and sets *out_error to a message that starts with
+// XGPU_ERROR_INVALID_USAGE, sets *out_error to a message that starts with
 // "pBindings[j]" (prefix it with "xgpuQueueSubmit: pSubmits[i].") and names
 // the slot, the usage required, the buffer's usage or memory type, the first
-// command that requires it and the VUIDs. Thread-safe (immutable after End).
+// command that requires it and that command's rule, and sets *out_id to the
+// rule broken (XGPU-VUID-xgpuQueueSubmit-pSubmits-pBindings-usage, or
+// XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible). Thread-safe
+// (immutable after End).
 XgpuResult command_buffer_check_binding_usage(const CommandBuffer* command_buffer,
                                               const XgpuBufferBinding* bindings, uint32_t count,
-                                              std::string* out_error);
+                                              std::string* out_error, const char** out_id);
 // Called by the runtime's HSA queue-error callback before it marks the
 // device lost: when the packet the queue rejected is one the commands half
 // wrote on purpose (an indirect dispatch whose counts exceed the device

@@ -39,19 +39,23 @@ XgpuResult semaphore_create(XgpuDevice handle, const XgpuSemaphoreCreateInfo* in
   Device* device = device_from_handle(handle);
   if (!device || !info || !out_semaphore) return XGPU_ERROR_INVALID_ARGUMENT;
   *out_semaphore = nullptr;
-  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuCreateSemaphore: the device is lost");
+  if (device->lost) return device_fail_lost(device, "xgpuCreateSemaphore");
   if (info->initialValue > kMaxSemaphoreValue)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                       "xgpuCreateSemaphore: initialValue " + std::to_string(info->initialValue) +
-                           " exceeds the largest payload " + std::to_string(kMaxSemaphoreValue));
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, msgid::kUnsupported,
+                       "xgpuCreateSemaphore: pCreateInfo->initialValue " + std::to_string(info->initialValue) +
+                           " exceeds the largest payload this driver supports (" +
+                           std::to_string(kMaxSemaphoreValue) + ")");
   HostPtr<Semaphore> semaphore(host_new<Semaphore>(allocator));
-  if (!semaphore) return device_fail(device, XGPU_ERROR_OUT_OF_HOST_MEMORY, "xgpuCreateSemaphore: allocating the object's host memory failed");
+  if (!semaphore)
+    return device_fail(device, XGPU_ERROR_OUT_OF_HOST_MEMORY, msgid::kOutOfHostMemory,
+                       "xgpuCreateSemaphore: allocating the object's host memory failed");
   semaphore->hsa = device->hsa;
   semaphore->value = info->initialValue;
   std::string error;
   XgpuResult result = device->hsa->hsa_signal_create_checked(
       &error, hsa_signal_value_t(info->initialValue), 0u, nullptr, &semaphore->mirror);
-  if (result != XGPU_SUCCESS) return device_fail(device, result, "xgpuCreateSemaphore: " + error);
+  if (result != XGPU_SUCCESS)
+    return device_fail(device, result, msgid::failure(result), "xgpuCreateSemaphore: " + error);
   device_track_handle(device, semaphore.get());
   *out_semaphore = to_handle<XgpuSemaphore>(semaphore.release());
   return XGPU_SUCCESS;
@@ -62,7 +66,8 @@ void semaphore_destroy(XgpuDevice handle, XgpuSemaphore semaphore_handle,
   auto* semaphore = from_handle<Semaphore>(semaphore_handle);
   Device* device = device_from_handle(handle);
   if (!semaphore || !device) return;
-  if (!device_release_handle(device, semaphore, "xgpuDestroySemaphore", "semaphore")) return;
+  if (!device_release_handle(device, semaphore, "XGPU-VUID-xgpuDestroySemaphore-semaphore-parameter",
+                             "xgpuDestroySemaphore: semaphore")) return;
   semaphore_release(semaphore);
 }
 
@@ -70,18 +75,20 @@ XgpuResult semaphore_signal(XgpuDevice handle, const XgpuSemaphoreSignalInfo* in
   Device* device = device_from_handle(handle);
   if (!device || !info || !info->semaphore) return XGPU_ERROR_INVALID_ARGUMENT;
   auto* semaphore = from_handle<Semaphore>(info->semaphore);
-  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuSignalSemaphore: the device is lost");
+  if (device->lost) return device_fail_lost(device, "xgpuSignalSemaphore");
   if (info->value > kMaxSemaphoreValue)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                       "xgpuSignalSemaphore: value " + std::to_string(info->value) +
-                           " exceeds the largest payload " + std::to_string(kMaxSemaphoreValue));
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, msgid::kUnsupported,
+                       "xgpuSignalSemaphore: pSignalInfo->value " + std::to_string(info->value) +
+                           " exceeds the largest payload this driver supports (" +
+                           std::to_string(kMaxSemaphoreValue) + ")");
   {
     std::lock_guard<std::mutex> lock(semaphore->mutex);
     if (semaphore->failure != XGPU_SUCCESS) return semaphore->failure;
     if (info->value <= semaphore->value)
-      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                         "xgpuSignalSemaphore: value " + std::to_string(info->value) +
-                             " is not greater than the current payload " + std::to_string(semaphore->value));
+      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuSignalSemaphore-pSignalInfo-value",
+                         "xgpuSignalSemaphore: pSignalInfo->value " + std::to_string(info->value) +
+                             " is not greater than the current payload " +
+                             std::to_string(semaphore->value));
   }
   semaphore_advance(semaphore, info->value);
   wake_held_submissions();
@@ -182,9 +189,9 @@ XgpuResult semaphore_fail_entry(XgpuDevice handle, XgpuSemaphore semaphore_handl
   Device* device = device_from_handle(handle);
   auto* semaphore = from_handle<Semaphore>(semaphore_handle);
   if (!device || !semaphore) return XGPU_ERROR_INVALID_ARGUMENT;
-  if (device->lost) return device_fail(device, XGPU_ERROR_DEVICE_LOST, "xgpuFailSemaphore: the device is lost");
+  if (device->lost) return device_fail_lost(device, "xgpuFailSemaphore");
   if (status >= 0)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuFailSemaphore-status",
                        "xgpuFailSemaphore: status " + std::to_string(int(status)) + " is not an error (must be negative)");
   semaphore_fail(semaphore, status);
   wake_held_submissions();
