@@ -1,0 +1,174 @@
+#include "object_tracker.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace xgpu_validation {
+namespace {
+
+std::string Hex(uint64_t value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+// Why (type, handle) names no live object.
+std::string DeadHandleText(XgpuObjectType type, uint64_t handle) {
+  std::string text = Hex(handle) + ", not a live " + TypeName(type) + ": ";
+  if (auto destroyed = Objects().FindDestroyed(type, handle)) {
+    text += std::string("it was destroyed by ") + NameOf(destroyed->destroyed_by);
+    if (!destroyed->name.empty()) text += " (it was named \"" + destroyed->name + "\")";
+    return text;
+  }
+  std::vector<const ObjectRecord*> others = Objects().FindAnyType(handle);
+  if (!others.empty()) return text + "it is " + Describe(others.front());
+  return text + "no such object was created (or it was destroyed long ago)";
+}
+
+const ObjectRecord* AncestorOfType(const ObjectRecord* record, XgpuObjectType type) {
+  for (; record != nullptr; record = record->parent) {
+    if (record->type == type) return record;
+  }
+  return nullptr;
+}
+
+void Forget(CallContext& ctx, std::unique_ptr<ObjectRecord> record) {
+  std::string name;
+  {
+    std::lock_guard lock(NamesMutex());
+    name = record->name;
+  }
+  Objects().RememberDestroyed({record->type, record->handle, std::move(name), ctx.command});
+}
+
+}  // namespace
+
+bool ObjectTrackerGenerated::CheckDispatchHandle(CallContext& ctx, Vuid vuid, const Field& field, bool optional) {
+  if (ctx.dispatch_handle == nullptr) return optional ? false : ctx.Report(vuid, field, "NULL");
+  if (ctx.dispatch_record != nullptr) return false;
+  return ctx.Report(vuid, field, DeadHandleText(ctx.dispatch_type, reinterpret_cast<uintptr_t>(ctx.dispatch_handle)));
+}
+
+const ObjectRecord* ObjectTrackerGenerated::CheckHandleValue(CallContext& ctx, Vuid vuid, const Field& field,
+                                                             XgpuObjectType type, uint64_t handle, bool optional,
+                                                             bool* skip) {
+  if (handle == 0) {
+    if (!optional) *skip |= ctx.Report(vuid, field, "XGPU_NULL_HANDLE");
+    return nullptr;
+  }
+  if (const ObjectRecord* record = Objects().Find(type, handle)) return record;
+  *skip |= ctx.Report(vuid, field, DeadHandleText(type, handle), {{type, handle}});
+  return nullptr;
+}
+
+bool ObjectTrackerGenerated::CheckParent(CallContext& ctx, Vuid vuid, const Field& field, const ObjectRecord* record,
+                                         XgpuObjectType parent_type) {
+  const ObjectRecord* expected = AncestorOfType(ctx.dispatch_record, parent_type);
+  if (expected == nullptr) return false;  // the call's own handle is not live: reported as such
+  const ObjectRecord* actual = AncestorOfType(record, parent_type);
+  if (actual == expected) return false;
+  std::string value = Describe(record) + ", created from " +
+                      (actual ? Describe(actual) : std::string("another ") + TypeName(parent_type)) + ", not from " +
+                      Describe(expected);
+  return ctx.Report(vuid, field, value, {{record->type, record->handle}});
+}
+
+void ObjectTrackerGenerated::TrackValue(CallContext& ctx, XgpuObjectType type, uint64_t handle,
+                                        XgpuObjectType parent_type) {
+  ObjectRecord* parent = nullptr;
+  for (ObjectRecord* r = ctx.dispatch_record; r != nullptr && parent_type != XGPU_OBJECT_TYPE_UNKNOWN; r = r->parent) {
+    if (r->type == parent_type) {
+      parent = r;
+      break;
+    }
+  }
+  // Queues and physical devices are retrieved again and again: the same object.
+  if (ObjectRecord* existing = Objects().Find(type, handle); existing != nullptr && existing->parent == parent) return;
+  auto record = std::make_unique<ObjectRecord>();
+  record->type = type;
+  record->handle = handle;
+  record->parent = parent;
+  record->instance = type == XGPU_OBJECT_TYPE_INSTANCE ? ctx.new_instance : parent ? parent->instance : ctx.instance;
+  record->device = type == XGPU_OBJECT_TYPE_DEVICE ? ctx.new_device : parent ? parent->device : nullptr;
+  if (std::unique_ptr<ObjectRecord> stale = Objects().Insert(std::move(record))) Forget(ctx, std::move(stale));
+}
+
+void ObjectTrackerGenerated::UntrackValue(CallContext& ctx, XgpuObjectType type, uint64_t handle) {
+  std::unique_ptr<ObjectRecord> removed = Objects().Remove(type, handle);
+  if (!removed) return;
+  std::vector<std::unique_ptr<ObjectRecord>> under;
+  if (type == XGPU_OBJECT_TYPE_DEVICE) {
+    LayerDevice* device = removed->device;
+    under = Objects().RemoveIf([device](const ObjectRecord& r) { return r.device == device; });
+  } else if (type == XGPU_OBJECT_TYPE_INSTANCE) {
+    LayerInstance* instance = removed->instance;
+    under = Objects().RemoveIf([instance](const ObjectRecord& r) { return r.instance == instance; });
+  }
+  for (auto& record : under) Forget(ctx, std::move(record));
+  Forget(ctx, std::move(removed));
+}
+
+#include "../generated/object_tracker_checks.inc"
+
+namespace {
+
+// The live objects `selects` picks, in a stable order (type, then handle).
+std::vector<const ObjectRecord*> Select(const std::function<bool(const ObjectRecord&)>& selects) {
+  std::vector<const ObjectRecord*> out;
+  Objects().ForEach([&](const ObjectRecord& r) {
+    if (selects(r)) out.push_back(&r);
+  });
+  std::sort(out.begin(), out.end(), [](const ObjectRecord* a, const ObjectRecord* b) {
+    return a->type != b->type ? a->type < b->type : a->handle < b->handle;
+  });
+  return out;
+}
+
+bool ReportAlive(CallContext& ctx, Vuid vuid, const char* field, const std::vector<const ObjectRecord*>& alive) {
+  bool skip = false;
+  for (const ObjectRecord* child : alive) {
+    std::string value = Describe(ctx.dispatch_record) + ", which still has " + Describe(child);
+    skip |= ctx.Report(vuid, Field{field}, value, {{child->type, child->handle}});
+  }
+  return skip;
+}
+
+}  // namespace
+
+bool ObjectTracker::ValidateDestroyDevice(CallContext& ctx, XgpuDevice device,
+                                          const XgpuAllocationCallbacks* pAllocator) const {
+  bool skip = ObjectTrackerGenerated::ValidateDestroyDevice(ctx, device, pAllocator);
+  if (ctx.dispatch_record == nullptr) return skip;
+  const LayerDevice* layer_device = ctx.device;
+  skip |= ReportAlive(ctx, Vuid::xgpuDestroyDevice_device_children, "device", Select([&](const ObjectRecord& r) {
+                        return r.device == layer_device && r.type != XGPU_OBJECT_TYPE_DEVICE &&
+                               r.type != XGPU_OBJECT_TYPE_QUEUE;
+                      }));
+  return skip;
+}
+
+bool ObjectTracker::ValidateDestroyInstance(CallContext& ctx, XgpuInstance instance,
+                                            const XgpuAllocationCallbacks* pAllocator) const {
+  bool skip = ObjectTrackerGenerated::ValidateDestroyInstance(ctx, instance, pAllocator);
+  if (ctx.dispatch_record == nullptr) return skip;
+  const LayerInstance* layer_instance = ctx.instance;
+  skip |= ReportAlive(ctx, Vuid::xgpuDestroyInstance_instance_devices, "instance", Select([&](const ObjectRecord& r) {
+                        return r.instance == layer_instance && r.type == XGPU_OBJECT_TYPE_DEVICE;
+                      }));
+  skip |= ReportAlive(ctx, Vuid::xgpuDestroyInstance_instance_messengers, "instance",
+                      Select([&](const ObjectRecord& r) {
+                        return r.instance == layer_instance && r.type == XGPU_OBJECT_TYPE_DEBUG_MESSENGER;
+                      }));
+  return skip;
+}
+
+void ObjectTracker::PostRecordSetObjectName(CallContext& ctx, XgpuDevice device,
+                                            const XgpuDebugObjectNameInfo* pNameInfo, XgpuResult result) {
+  if (result < 0 || !IsUsablePointer(pNameInfo)) return;
+  ObjectRecord* record = Objects().Find(pNameInfo->objectType, pNameInfo->objectHandle);
+  if (record == nullptr) return;
+  std::lock_guard lock(NamesMutex());
+  record->name = pNameInfo->pObjectName ? pNameInfo->pObjectName : "";
+}
+
+}  // namespace xgpu_validation
