@@ -712,3 +712,288 @@ OUTPUTS = [
     ("layers/validation/generated/object_tracker_decls.inc", generate_tracker_decls),
     ("layers/validation/generated/object_tracker_checks.inc", generate_tracker_checks),
 ]
+
+
+# ---------------------------------------------------------------------------
+# Tests: a baseline call of every command, and a negative test per implicit rule
+#
+# Call_<command> (tests/validation/generated/calls.inc) holds a call's
+# arguments and the storage they point to, initialized generically from the
+# registry: every pointer points at one element (or 4 bytes), every struct
+# has its sType, handles come from the fixture (Fixture::Valid<T>), enums and
+# single bits take their first value, strings are "x", function pointers are
+# generated dummies. FixupStruct / Fixup (tests/validation/fixups.h, written
+# by hand) then make what the registry cannot say valid (sizes, names...).
+# Each negative test (negative_tests.inc) breaks exactly one rule of such a
+# call, calls the layer's intercept directly, and expects exactly that rule's
+# ID, the rule's error (or nothing done), and a NULL output handle.
+
+ARRAY_LENGTH = 1        # elements of a baseline array
+BYTE_ARRAY_LENGTH = 4   # bytes of a baseline void array
+BAD_ENUM = "0x7FFFFFF0"  # not a value of any enum, not MAX_ENUM
+BAD_FLAG = "0x80000000u"  # not a bit of any *FlagBits
+
+
+def _storage_name(path: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", path).strip("_") + "_storage"
+
+
+class CallBuilder:
+    def __init__(self, reg: Registry, cmd: Command):
+        self.reg = reg
+        self.cmd = cmd
+        self.structs = {s.name: s for s in reg.structs}
+        self.enums = {e.name: e for e in reg.enums}
+        self.bits = {b.bits: b for b in reg.bitmasks if b.bits}
+        self.storage: list[str] = []
+        self.args: list[str] = []
+        self.inits: list[str] = []
+
+    def value_init(self, lvalue: str, typ: str) -> list[str]:
+        """Statements giving a scalar member or parameter its baseline value."""
+        if self.reg.handle(typ):
+            return [f"{lvalue} = f.Valid<{typ}>();"]
+        if typ in self.enums:
+            return [f"{lvalue} = {self.enums[typ].values[0].name};"]
+        if typ in self.bits:
+            return [f"{lvalue} = {self.bits[typ].values[0].name};"]
+        if typ.startswith("PFN_"):
+            return [f"{lvalue} = &Dummy_{typ};"]
+        return []
+
+    def struct_init(self, expr: str, sname: str, path: str) -> list[str]:
+        s = self.structs[sname]
+        out = []
+        member_names = {m.base_name for m in s.members}
+        for m in s.members:
+            mexpr, mpath, typ = f"{expr}.{m.base_name}", f"{path}.{m.base_name}", m.base_type
+            if m.base_name == "sType":
+                out.append(f"{mexpr} = {s.stype};")
+            elif m.base_name == "pNext" or m.array_len:
+                continue
+            elif m.pointer_depth == 0:
+                if typ in self.structs:
+                    out += self.struct_init(mexpr, typ, mpath)
+                else:
+                    out += self.value_init(mexpr, typ)
+            elif m.type == "void*":
+                continue
+            elif m.type == "const char*":
+                out.append(f"{mexpr} = \"x\";")
+            elif m.len and m.len in member_names:
+                out += self.array_init(mexpr, m, f"{expr}.{m.len}", mpath)
+            else:
+                name = _storage_name(mpath)
+                self.storage.append(f"{typ} {name}[1] = {{}};")
+                out.append(f"{mexpr} = {name};")
+                if typ in self.structs:
+                    out += self.struct_init(f"{name}[0]", typ, mpath + "[0]")
+        out.append(f"FixupStruct(f, {expr});")
+        return out
+
+    def array_init(self, lvalue: str, p, count_lvalue: str | None, path: str) -> list[str]:
+        typ = p.base_type
+        name = _storage_name(path)
+        out = []
+        if p.type == "const char* const*":
+            self.storage.append(f"const char* {name}[{ARRAY_LENGTH}] = {{}};")
+            out += [f"{name}[{k}] = \"x\";" for k in range(ARRAY_LENGTH)]
+            n = ARRAY_LENGTH
+        elif typ == "void":
+            n = BYTE_ARRAY_LENGTH
+            self.storage.append(f"alignas(16) unsigned char {name}[{n}] = {{}};")
+        else:
+            n = ARRAY_LENGTH
+            self.storage.append(f"{typ} {name}[{n}] = {{}};")
+            for k in range(n):
+                if typ in self.structs:
+                    out += self.struct_init(f"{name}[{k}]", typ, f"{path}[{k}]")
+                else:
+                    out += self.value_init(f"{name}[{k}]", typ)
+        out.append(f"{lvalue} = {name};")
+        if count_lvalue is not None:
+            out.append(f"{count_lvalue} = {n};")
+        return out
+
+    def build(self) -> None:
+        params = {p.base_name: p for p in self.cmd.params}
+        counted = {p.len for p in self.cmd.params if p.len}
+        for p in self.cmd.params:
+            name, typ = p.base_name, p.base_type
+            if p.pointer_depth == 0:
+                self.args.append(f"{p.type} {name} = {{}};")
+                if name not in counted:
+                    self.inits += self.value_init(name, typ)
+            elif p.type == "const char*":
+                self.args.append(f"const char* {name} = \"x\";")
+            elif p.len and p.len in params and params[p.len].pointer_depth == 1:
+                # An enumeration's output array and its in/out count.
+                store = _storage_name(name)
+                self.storage.append(f"{typ} {store}[{ARRAY_LENGTH}] = {{}};")
+                self.args.append(f"{p.type} {name} = {store};")
+                self.inits.append(f"{_storage_name(p.len)}[0] = {ARRAY_LENGTH};")
+            elif p.len:
+                self.args.append(f"{p.type} {name} = nullptr;")
+                self.inits += self.array_init(name, p, p.len, name)
+            else:
+                store = _storage_name(name)
+                target = "void*" if p.type == "void**" else typ
+                self.storage.append(f"{target} {store}[1] = {{}};")
+                self.args.append(f"{p.type} {name} = {store};")
+                if p.type.startswith("const") and typ in self.structs:
+                    self.inits += self.struct_init(f"{store}[0]", typ, name + "[0]")
+                elif self.reg.handle(typ):
+                    # An output handle: a sentinel that a failed call must replace with NULL.
+                    self.inits.append(f"{store}[0] = Sentinel<{typ}>();")
+
+
+def _layer_function(cmd: Command) -> str:
+    if cmd.level == "global":
+        return "LayerGlobalFunction"
+    if cmd.level in ("instance", "physical_device"):
+        return "LayerInstanceFunction"
+    return "LayerDeviceFunction"
+
+
+def generate_test_calls_fwd(reg: Registry) -> str:
+    out = [_banner("tests/validation/generated/calls_fwd.inc: the Call_<command> types, declared\n"
+                   " * before the fixups that take them (calls.inc defines them)."), ""]
+    out += [f"struct Call_{c.name};" for c in layer_commands(reg)]
+    out.append("")
+    return "\n".join(out)
+
+
+def generate_test_calls(reg: Registry) -> str:
+    out = [_banner("tests/validation/generated/calls.inc: Call_<command>, a baseline call of every\n"
+                   " * command the layer intercepts (arguments and the storage they point to), and\n"
+                   " * dummy functions of every function-pointer type. Included by harness.h after\n"
+                   " * the fixture and the fixups."), ""]
+    for fp in reg.funcpointers:
+        params = ", ".join(p.type for p in fp.params) or "void"
+        ret = {"void": "", "XgpuBool32": "return XGPU_FALSE;"}.get(fp.ret, "return {};")
+        out.append(f"inline {fp.ret} XGPU_API_CALL Dummy_{fp.name}({params}) {{ {ret} }}")
+    out.append("")
+    for cmd in layer_commands(reg):
+        b = CallBuilder(reg, cmd)
+        b.build()
+        out.append(f"struct Call_{cmd.name} {{")
+        out += ["    " + line for line in b.storage]
+        out += ["    " + line for line in b.args]
+        out.append(f"    explicit Call_{cmd.name}(Fixture& f) {{")
+        out += ["        " + line for line in b.inits]
+        out.append("        Fixup(f, *this);")
+        out.append("    }")
+        out.append(f"    Call_{cmd.name}(const Call_{cmd.name}&) = delete;")
+        args = ", ".join(p.base_name for p in cmd.params)
+        out.append(f"    {cmd.ret} Invoke({cmd.pfn} function) const {{ return function({args}); }}")
+        out.append(f"    {cmd.ret} InvokeLayer(Fixture& f) const {{")
+        out.append(f"        return Invoke(reinterpret_cast<{cmd.pfn}>(f.{_layer_function(cmd)}(\"{cmd.name}\")));")
+        out.append("    }")
+        out.append("};")
+        out.append("")
+    return "\n".join(out)
+
+
+def _call_expr(field: str) -> str:
+    return "call." + re.sub(r"\[[ijk]\]", "[0]", field)
+
+
+def _mutation(reg: Registry, cmd: Command, r: dict) -> list[str]:
+    f = _call_expr(r["field"])
+    check = r["check"]
+    if check == "handle":
+        return [f"SetRaw({f}, Fake<{r['type']}>());"]
+    if check == "parent":
+        return [f"SetRaw({f}, f.Foreign<{r['type']}>());"]
+    if check == "pointer":
+        if r.get("optional"):
+            return [f"SetRaw({f}, Misaligned({f}));"]
+        return [f"SetRaw({f}, nullptr);"]
+    if check == "array":
+        if r.get("optional"):
+            # Not NULL and not mapped, with elements to check.
+            return [f"SetRaw({_call_expr(r['count'])}, 16);", f"SetRaw({f}, Unmapped({f}));"]
+        return [f"SetRaw({f}, nullptr);"]
+    if check == "array_out":
+        return [f"SetRaw({f}, Unmapped({f}));"]
+    if check == "string":
+        return [f"SetRaw({f}, \"\\xff\");" if r.get("optional") else f"SetRaw({f}, nullptr);"]
+    if check == "string_array":
+        return [f"SetRaw({f}, nullptr);"]
+    if check == "sType":
+        return [f"SetRaw({f}, {BAD_ENUM});"]
+    if check == "pNext":
+        return [f"AppendToChain({f}, f.UnknownStructure());"]
+    if check == "reserved_flags":
+        return [f"SetRaw({f}, 1u);"]
+    if check == "flags":
+        bits = next(b for b in reg.bitmasks if b.bits == r["type"])
+        if any(int(v.value, 0) & 0x80000000 for v in bits.values):
+            raise ValueError(f"{r['id']}: {BAD_FLAG} is a bit of {r['type']}; pick another")
+        return [f"SetRaw({f}, {BAD_FLAG});"]
+    if check == "single_bit":
+        return [f"SetRaw({f}, 0u);"]
+    if check == "enum":
+        return [f"SetRaw({f}, {BAD_ENUM});"]
+    if check == "function_pointer":
+        return [f"SetRaw({f}, nullptr);"]
+    raise ValueError(f"{r['id']}: no mutation for check {check!r}")
+
+
+def generate_negative_tests(reg: Registry) -> str:
+    out = [_banner("tests/validation/generated/negative_tests.inc: one test per implicit rule of\n"
+                   " * spec/vuids.json that the layer can see: a baseline call (calls.inc) with\n"
+                   " * exactly that rule broken, made through the layer's own intercept; it must\n"
+                   " * report exactly that ID (once, nothing else), fail with the rule's error (a\n"
+                   " * void command: do nothing; an xgpuCmd*: its xgpuEndCommandBuffer returns the\n"
+                   " * error), and leave a created handle NULL."), ""]
+    tested = []
+    for cmd in layer_commands(reg):
+        dispatch = cmd.dispatch_param.base_name if cmd.dispatch_param is not None else None
+        for vuid, _, check in spec_check.Implicit(reg, cmd).rules:
+            r = dict(check, id=vuid)
+            tested.append(vuid)
+            out.append(f"TEST_CASE(\"{vuid}\") {{")
+            out.append("    Fixture& f = Fixture::Get();")
+            out.append("    TestScope scope(f);")
+            out.append(f"    Call_{cmd.name} call(f);")
+            out += ["    " + line for line in _mutation(reg, cmd, r)]
+            out.append("    f.log.Clear();")
+            if cmd.ret == "void":
+                out.append("    call.InvokeLayer(f);")
+            else:
+                out.append("    const auto result = call.InvokeLayer(f);")
+            out.append(f"    f.ExpectOnly(\"{vuid}\");")
+            if cmd.ret == "XgpuResult":
+                out.append("    CHECK(result == XGPU_ERROR_INVALID_ARGUMENT);")
+            elif cmd.ret != "void":
+                out.append(f"    CHECK(result == {cmd.failure_return('')});")
+            created = cmd.created_param
+            if created is not None and r["field"] != created.base_name:
+                out.append(f"    CHECK(call.{_storage_name(created.base_name)}[0] == XGPU_NULL_HANDLE);")
+            if is_recording(cmd) and r["field"] != dispatch:
+                out.append("    f.log.Clear();")
+                out.append("    CHECK(f.EndThroughLayer(call.commandBuffer) == XGPU_ERROR_INVALID_ARGUMENT);")
+                out.append("    f.ExpectNone();")
+            out.append("}")
+            out.append("")
+    out.append("/* The rules tested above, for the coverage test. */")
+    out.append("inline const char* const kNegativeTests[] = {")
+    out += [f"    \"{v}\"," for v in tested]
+    out.append("};")
+    out.append("/* Implicit rules of commands the loader answers without calling any layer: the")
+    out.append(" * layer never sees these calls (spec/gen/vlayer_gen.py, LOADER_ONLY_COMMANDS). */")
+    out.append("inline const char* const kRulesOutsideTheLayer[] = {")
+    for c in reg.commands:
+        if c.name in LOADER_ONLY_COMMANDS:
+            out += [f"    \"{v}\"," for v, _, _ in spec_check.Implicit(reg, c).rules]
+    out.append("};")
+    out.append("")
+    return "\n".join(out)
+
+
+OUTPUTS += [
+    ("tests/validation/generated/calls_fwd.inc", generate_test_calls_fwd),
+    ("tests/validation/generated/calls.inc", generate_test_calls),
+    ("tests/validation/generated/negative_tests.inc", generate_negative_tests),
+]

@@ -259,8 +259,16 @@ bool CallContext::Report(Vuid vuid, const Field& field, const std::string& value
   } else if (creating_instance != nullptr) {
     if (IsUsablePointer(creating_instance)) ChainedMessengers(creating_instance->pNext, &messengers);
   } else {
-    // A handle the layer does not know: every instance may be the one meant.
+    // A handle the layer does not know: every instance may be the one meant
+    // (a callback given to several instances hears it once).
     for (LayerInstance* live : LiveInstances()) AppendMessengers(live, &messengers);
+    std::vector<MessengerInfo> unique;
+    for (const MessengerInfo& m : messengers) {
+      bool seen = false;
+      for (const MessengerInfo& u : unique) seen |= u.callback == m.callback && u.user_data == m.user_data;
+      if (!seen) unique.push_back(m);
+    }
+    messengers.swap(unique);
   }
   const auto severity = XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT;
   const XgpuDebugMessageTypeFlags types = XGPU_DEBUG_MESSAGE_TYPE_VALIDATION_BIT;
