@@ -612,7 +612,9 @@ def _created_tracking(reg: Registry, cmd: Command) -> list[str]:
         p = cmd.created_param
         h = reg.handle(cmd.creates)
         out.append(f"if ({ok}IsUsablePointer({p.name}) && *{p.name} != XGPU_NULL_HANDLE) {{")
-        out.append(f"    Track(ctx, {h.object_type}, *{p.name}, {reg.handle(h.parent).object_type if h.parent else 'XGPU_OBJECT_TYPE_UNKNOWN'});")
+        allocator = "pAllocator" if any(q.base_name == "pAllocator" for q in cmd.params) else "nullptr"
+        parent = reg.handle(h.parent).object_type if h.parent else "XGPU_OBJECT_TYPE_UNKNOWN"
+        out.append(f"    Track(ctx, {h.object_type}, *{p.name}, {parent}, {allocator});")
         out.append("}")
     for p in cmd.params:
         # Enumerations of handles (xgpuEnumeratePhysicalDevices): each one written.
@@ -622,7 +624,7 @@ def _created_tracking(reg: Registry, cmd: Command) -> list[str]:
                 h = reg.handle(p.base_type)
                 out.append(f"if ({ok}IsUsablePointer({p.name}) && IsUsablePointer({p.len})) {{")
                 out.append(f"    for (uint32_t i = 0; i < *{p.len}; ++i) {{")
-                out.append(f"        Track(ctx, {h.object_type}, {p.name}[i], {reg.handle(h.parent).object_type});")
+                out.append(f"        Track(ctx, {h.object_type}, {p.name}[i], {reg.handle(h.parent).object_type}, nullptr);")
                 out.append("    }")
                 out.append("}")
     return out
@@ -701,8 +703,58 @@ def generate_tracker_checks(reg: Registry) -> str:
     return "\n".join(out)
 
 
+def _destroy_call(reg: Registry, cmd: Command, table: str, dispatch: str) -> str:
+    args = []
+    for i, p in enumerate(cmd.params):
+        if i == 0:
+            args.append(dispatch)
+        elif p.type == cmd.destroys:
+            args.append(f"reinterpret_cast<{p.type}>(static_cast<uintptr_t>(record.handle))")
+        elif p.base_name == "pAllocator":
+            args.append("record.Allocator()")
+        else:
+            args.append("{}")
+    return f"{table}.{cmd.short_name}({', '.join(args)});"
+
+
+def generate_destroy_down(reg: Registry) -> str:
+    out = [_banner("layers/validation/generated/destroy_down.inc: DestroyDown, how the layer\n"
+                   " * destroys an object of a device that the application left alive when it\n"
+                   " * destroyed the device (object_tracker.cpp): the registry's destroying command\n"
+                   " * of its type, on the queue it was made on when a queue-level command made it\n"
+                   " * (a queue-ordered allocation), else on its device, with the allocation\n"
+                   " * callbacks it was created with."), ""]
+    out.append("inline void DestroyDown(const ObjectRecord& record, const LayerDevice& device) {")
+    out.append("    switch (record.type) {")
+    for h in reg.handles:
+        if h.parent != "XgpuDevice":
+            continue
+        destroyers = [c for c in reg.commands if c.destroys == h.name]
+        on_device = next((c for c in destroyers if c.level == "device"), None)
+        on_queue = next((c for c in destroyers if c.level == "queue"), None)
+        if on_device is None and on_queue is None:
+            continue  # ends with its device (queues)
+        out.append(f"        case {h.object_type}:")
+        if on_queue is not None:
+            out.append("            if (record.made_on_type == XGPU_OBJECT_TYPE_QUEUE) {")
+            queue = "reinterpret_cast<XgpuQueue>(static_cast<uintptr_t>(record.made_on))"
+            out.append(f"                {_destroy_call(reg, on_queue, 'device.next', queue)}")
+            out.append("                break;")
+            out.append("            }")
+        if on_device is not None:
+            out.append(f"            {_destroy_call(reg, on_device, 'device.next', 'device.handle')}")
+        out.append("            break;")
+    out.append("        default:")
+    out.append("            break;")
+    out.append("    }")
+    out.append("}")
+    out.append("")
+    return "\n".join(out)
+
+
 OUTPUTS = [
     ("layers/validation/generated/vuids.inc", generate_vuids),
+    ("layers/validation/generated/destroy_down.inc", generate_destroy_down),
     ("layers/validation/generated/commands.inc", generate_commands),
     ("layers/validation/generated/enum_info.inc", generate_enum_info),
     ("layers/validation/generated/hook_defaults.inc", generate_hook_defaults),

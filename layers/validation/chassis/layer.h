@@ -128,8 +128,15 @@ struct ObjectRecord {
   ObjectRecord* parent = nullptr;                  // the object it was created from; nullptr for instances
   LayerInstance* instance = nullptr;               // instance it belongs to
   LayerDevice* device = nullptr;                   // device it belongs to (itself for a device); nullptr above
+  uint64_t serial = 0;                             // creation order among all records
+  uint64_t made_on = 0;                            // the dispatchable handle of the call that made it
+  XgpuObjectType made_on_type = XGPU_OBJECT_TYPE_UNKNOWN;  // that handle's type
+  bool has_allocator = false;                      // it was created with allocation callbacks
+  XgpuAllocationCallbacks allocator = {};          // a copy of them
   std::atomic<int32_t> recording_error{0};         // command buffers: first recording error since begin, or 0
   std::string name;                                // xgpuSetObjectName's; guarded by NamesMutex()
+
+  const XgpuAllocationCallbacks* Allocator() const { return has_allocator ? &allocator : nullptr; }
 };
 std::mutex& NamesMutex();
 // "XgpuBuffer 0x1234 \"name\"" for messages.

@@ -1,6 +1,7 @@
 #include "object_tracker.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 
 namespace xgpu_validation {
@@ -74,7 +75,8 @@ bool ObjectTrackerGenerated::CheckParent(CallContext& ctx, Vuid vuid, const Fiel
 }
 
 void ObjectTrackerGenerated::TrackValue(CallContext& ctx, XgpuObjectType type, uint64_t handle,
-                                        XgpuObjectType parent_type) {
+                                        XgpuObjectType parent_type, const XgpuAllocationCallbacks* allocator) {
+  static std::atomic<uint64_t> serials{0};
   ObjectRecord* parent = nullptr;
   for (ObjectRecord* r = ctx.dispatch_record; r != nullptr && parent_type != XGPU_OBJECT_TYPE_UNKNOWN; r = r->parent) {
     if (r->type == parent_type) {
@@ -90,6 +92,13 @@ void ObjectTrackerGenerated::TrackValue(CallContext& ctx, XgpuObjectType type, u
   record->parent = parent;
   record->instance = type == XGPU_OBJECT_TYPE_INSTANCE ? ctx.new_instance : parent ? parent->instance : ctx.instance;
   record->device = type == XGPU_OBJECT_TYPE_DEVICE ? ctx.new_device : parent ? parent->device : nullptr;
+  record->serial = serials.fetch_add(1, std::memory_order_relaxed);
+  record->made_on = reinterpret_cast<uintptr_t>(ctx.dispatch_handle);
+  record->made_on_type = ctx.dispatch_type;
+  if (IsUsablePointer(allocator)) {
+    record->has_allocator = true;
+    record->allocator = *allocator;
+  }
   if (std::unique_ptr<ObjectRecord> stale = Objects().Insert(std::move(record))) Forget(ctx, std::move(stale));
 }
 
@@ -124,13 +133,49 @@ std::vector<const ObjectRecord*> Select(const std::function<bool(const ObjectRec
   return out;
 }
 
-bool ReportAlive(CallContext& ctx, Vuid vuid, const char* field, const std::vector<const ObjectRecord*>& alive) {
-  bool skip = false;
+// Reports each object left alive. The call is not refused (ObjectTracker explains why).
+bool IsDeviceChild(const ObjectRecord& r, const LayerDevice* device) {
+  return r.device == device && r.type != XGPU_OBJECT_TYPE_DEVICE && r.type != XGPU_OBJECT_TYPE_QUEUE;
+}
+
+// Reports each object left alive (a device with the objects it still has).
+// The call is not refused (ObjectTracker explains why).
+void ReportAlive(CallContext& ctx, Vuid vuid, const char* field, const std::vector<const ObjectRecord*>& alive) {
+  constexpr size_t kListed = 8;  // a device's objects named in its message
   for (const ObjectRecord* child : alive) {
     std::string value = Describe(ctx.dispatch_record) + ", which still has " + Describe(child);
-    skip |= ctx.Report(vuid, Field{field}, value, {{child->type, child->handle}});
+    if (child->type == XGPU_OBJECT_TYPE_DEVICE) {
+      const LayerDevice* device = child->device;
+      std::vector<const ObjectRecord*> own = Select([&](const ObjectRecord& r) { return IsDeviceChild(r, device); });
+      if (!own.empty()) {
+        value += " with " + std::to_string(own.size()) + " object(s) of its own (";
+        for (size_t n = 0; n < own.size() && n < kListed; ++n) value += (n ? ", " : "") + Describe(own[n]);
+        value += own.size() > kListed ? ", ...)" : ")";
+      }
+    }
+    value += " (the layer destroys it)";
+    ctx.Report(vuid, Field{field}, value, {{child->type, child->handle}});
   }
-  return skip;
+}
+
+#include "../generated/destroy_down.inc"
+
+// Destroys down the chain what the application left of `device`: first the
+// queue-ordered allocations (on their queues), then, once the device is idle,
+// everything else, newest first (so a pipeline goes before its executable and
+// a buffer before its memory pool).
+void DestroyChildrenDown(const LayerDevice& device) {
+  std::vector<const ObjectRecord*> children = Select([&](const ObjectRecord& r) { return IsDeviceChild(r, &device); });
+  if (children.empty()) return;
+  std::sort(children.begin(), children.end(),
+            [](const ObjectRecord* a, const ObjectRecord* b) { return a->serial > b->serial; });
+  for (const ObjectRecord* child : children) {
+    if (child->made_on_type == XGPU_OBJECT_TYPE_QUEUE) DestroyDown(*child, device);
+  }
+  if (device.next.DeviceWaitIdle != nullptr) device.next.DeviceWaitIdle(device.handle);
+  for (const ObjectRecord* child : children) {
+    if (child->made_on_type != XGPU_OBJECT_TYPE_QUEUE) DestroyDown(*child, device);
+  }
 }
 
 }  // namespace
@@ -140,11 +185,30 @@ bool ObjectTracker::ValidateDestroyDevice(CallContext& ctx, XgpuDevice device,
   bool skip = ObjectTrackerGenerated::ValidateDestroyDevice(ctx, device, pAllocator);
   if (ctx.dispatch_record == nullptr) return skip;
   const LayerDevice* layer_device = ctx.device;
-  skip |= ReportAlive(ctx, Vuid::xgpuDestroyDevice_device_children, "device", Select([&](const ObjectRecord& r) {
-                        return r.device == layer_device && r.type != XGPU_OBJECT_TYPE_DEVICE &&
-                               r.type != XGPU_OBJECT_TYPE_QUEUE;
-                      }));
+  ReportAlive(ctx, Vuid::xgpuDestroyDevice_device_children, "device",
+              Select([&](const ObjectRecord& r) { return IsDeviceChild(r, layer_device); }));
   return skip;
+}
+
+void ObjectTracker::PreRecordDestroyDevice(CallContext& ctx, XgpuDevice device,
+                                           const XgpuAllocationCallbacks* pAllocator) {
+  if (ctx.device != nullptr) DestroyChildrenDown(*ctx.device);
+  ObjectTrackerGenerated::PreRecordDestroyDevice(ctx, device, pAllocator);
+}
+
+void ObjectTracker::PreRecordDestroyInstance(CallContext& ctx, XgpuInstance instance,
+                                             const XgpuAllocationCallbacks* pAllocator) {
+  const LayerInstance* layer_instance = ctx.instance;
+  std::vector<const ObjectRecord*> devices = Select([&](const ObjectRecord& r) {
+    return r.instance == layer_instance && r.type == XGPU_OBJECT_TYPE_DEVICE;
+  });
+  for (const ObjectRecord* record : devices) {
+    LayerDevice* device = record->device;
+    DestroyChildrenDown(*device);
+    device->next.DestroyDevice(device->handle, record->Allocator());
+    delete device;
+  }
+  ObjectTrackerGenerated::PreRecordDestroyInstance(ctx, instance, pAllocator);
 }
 
 bool ObjectTracker::ValidateDestroyInstance(CallContext& ctx, XgpuInstance instance,
@@ -152,13 +216,12 @@ bool ObjectTracker::ValidateDestroyInstance(CallContext& ctx, XgpuInstance insta
   bool skip = ObjectTrackerGenerated::ValidateDestroyInstance(ctx, instance, pAllocator);
   if (ctx.dispatch_record == nullptr) return skip;
   const LayerInstance* layer_instance = ctx.instance;
-  skip |= ReportAlive(ctx, Vuid::xgpuDestroyInstance_instance_devices, "instance", Select([&](const ObjectRecord& r) {
-                        return r.instance == layer_instance && r.type == XGPU_OBJECT_TYPE_DEVICE;
-                      }));
-  skip |= ReportAlive(ctx, Vuid::xgpuDestroyInstance_instance_messengers, "instance",
-                      Select([&](const ObjectRecord& r) {
-                        return r.instance == layer_instance && r.type == XGPU_OBJECT_TYPE_DEBUG_MESSENGER;
-                      }));
+  ReportAlive(ctx, Vuid::xgpuDestroyInstance_instance_devices, "instance", Select([&](const ObjectRecord& r) {
+                return r.instance == layer_instance && r.type == XGPU_OBJECT_TYPE_DEVICE;
+              }));
+  ReportAlive(ctx, Vuid::xgpuDestroyInstance_instance_messengers, "instance", Select([&](const ObjectRecord& r) {
+                return r.instance == layer_instance && r.type == XGPU_OBJECT_TYPE_DEBUG_MESSENGER;
+              }));
   return skip;
 }
 

@@ -44,10 +44,12 @@ class ObjectTrackerGenerated : public HookDefaults {
   // Records a created or retrieved object whose parent is the call's object
   // of parent_type (or the call's object's ancestor of that type).
   template <typename Handle>
-  static void Track(CallContext& ctx, XgpuObjectType type, Handle handle, XgpuObjectType parent_type) {
-    TrackValue(ctx, type, reinterpret_cast<uintptr_t>(handle), parent_type);
+  static void Track(CallContext& ctx, XgpuObjectType type, Handle handle, XgpuObjectType parent_type,
+                    const XgpuAllocationCallbacks* allocator) {
+    TrackValue(ctx, type, reinterpret_cast<uintptr_t>(handle), parent_type, allocator);
   }
-  static void TrackValue(CallContext& ctx, XgpuObjectType type, uint64_t handle, XgpuObjectType parent_type);
+  static void TrackValue(CallContext& ctx, XgpuObjectType type, uint64_t handle, XgpuObjectType parent_type,
+                         const XgpuAllocationCallbacks* allocator);
   // Forgets a destroyed object (and, for a device or instance, everything under it).
   template <typename Handle>
   static void Untrack(CallContext& ctx, XgpuObjectType type, Handle handle) {
@@ -58,10 +60,17 @@ class ObjectTrackerGenerated : public HookDefaults {
 
 class ObjectTracker : public ObjectTrackerGenerated {
  public:
-  // Objects left alive when their device or instance is destroyed (api.md 1.8).
+  // Objects left alive when their device or instance is destroyed (api.md
+  // 1.8) are reported, each by type and name, but the call is not refused:
+  // the loader releases its own record of the device or instance whatever
+  // the layer does, so a refused destroy would leave an object nothing can
+  // destroy. Instead the layer destroys what was left, down the chain (the
+  // PreRecord hooks), so the driver never sees a parent die under its children.
   bool ValidateDestroyDevice(CallContext& ctx, XgpuDevice device, const XgpuAllocationCallbacks* pAllocator) const;
   bool ValidateDestroyInstance(CallContext& ctx, XgpuInstance instance,
                                const XgpuAllocationCallbacks* pAllocator) const;
+  void PreRecordDestroyDevice(CallContext& ctx, XgpuDevice device, const XgpuAllocationCallbacks* pAllocator);
+  void PreRecordDestroyInstance(CallContext& ctx, XgpuInstance instance, const XgpuAllocationCallbacks* pAllocator);
   // Debug names, for messages.
   void PostRecordSetObjectName(CallContext& ctx, XgpuDevice device, const XgpuDebugObjectNameInfo* pNameInfo,
                                XgpuResult result);
