@@ -47,7 +47,7 @@ HAND_WRITTEN_CALL_DOWN = ("xgpuCreateInstance", "xgpuDestroyInstance", "xgpuGetI
                           "xgpuBeginCommandBuffer", "xgpuEndCommandBuffer")
 # The validation objects, in the order the chassis calls them (the variable
 # the chassis names each by; layer.h defines them).
-VALIDATION_OBJECTS = ("g_stateless", "g_object_tracker")
+VALIDATION_OBJECTS = ("g_stateless", "g_object_tracker", "g_command_buffer_state")
 # Rules checked by the object tracker; the stateless object checks the rest.
 TRACKER_CHECKS = ("handle", "parent")
 
@@ -752,8 +752,49 @@ def generate_destroy_down(reg: Registry) -> str:
     return "\n".join(out)
 
 
+# ---------------------------------------------------------------------------
+# Command-buffer state: the rule every recording command has, that its command
+# buffer is recording (XGPU-VUID-<command>-commandBuffer-recording, category
+# command_buffer_state), wired to the hand-written check.
+
+def recording_rules(reg: Registry) -> list[tuple[Command, str]]:
+    """(recording command, its commandBuffer-recording rule) for every one vuids.json lists."""
+    listed = {e["id"]: e for e in load_vuids()}
+    out = []
+    for cmd in layer_commands(reg):
+        vuid = f"XGPU-VUID-{cmd.name}-commandBuffer-recording"
+        if is_recording(cmd) and vuid in listed and listed[vuid].get("check") == "command_buffer_state":
+            out.append((cmd, vuid))
+    return out
+
+
+def generate_cb_state_decls(reg: Registry) -> str:
+    out = [_banner("layers/validation/generated/command_buffer_state_decls.inc: the Validate hooks\n"
+                   " * of CommandBufferState that check a recording command's command buffer is\n"
+                   " * recording (inside its class definition)."), ""]
+    out += [f"bool Validate{c.short_name}({_hook_params(c)}) const;" for c, _ in recording_rules(reg)]
+    out.append("")
+    return "\n".join(out)
+
+
+def generate_cb_state_checks(reg: Registry) -> str:
+    out = [_banner("layers/validation/generated/command_buffer_state_checks.inc: every recording\n"
+                   " * command's XGPU-VUID-<command>-commandBuffer-recording rule (vuids.json),\n"
+                   " * checked by CommandBufferState::CheckRecording."), ""]
+    for cmd, vuid in recording_rules(reg):
+        out.append(f"bool CommandBufferState::Validate{cmd.short_name}({_hook_params(cmd)}) const {{")
+        for p in cmd.params:
+            out.append(f"    (void){p.base_name};")
+        out.append(f"    return CheckRecording(ctx, {vuid_symbol(vuid)});")
+        out.append("}")
+        out.append("")
+    return "\n".join(out)
+
+
 OUTPUTS = [
     ("layers/validation/generated/vuids.inc", generate_vuids),
+    ("layers/validation/generated/command_buffer_state_decls.inc", generate_cb_state_decls),
+    ("layers/validation/generated/command_buffer_state_checks.inc", generate_cb_state_checks),
     ("layers/validation/generated/destroy_down.inc", generate_destroy_down),
     ("layers/validation/generated/commands.inc", generate_commands),
     ("layers/validation/generated/enum_info.inc", generate_enum_info),
@@ -1029,9 +1070,27 @@ def generate_negative_tests(reg: Registry) -> str:
                 out.append("    f.ExpectNone();")
             out.append("}")
             out.append("")
-    out.append("/* The rules tested above, for the coverage test. */")
+    # The explicit rule every recording command has: its command buffer is recording.
+    explicit = []
+    for cmd, vuid in recording_rules(reg):
+        explicit.append(vuid)
+        out.append(f"TEST_CASE(\"{vuid}\") {{")
+        out.append("    Fixture& f = Fixture::Get();")
+        out.append("    TestScope scope(f);")
+        out.append(f"    Call_{cmd.name} call(f);")
+        out.append("    call.commandBuffer = f.InitialCommandBuffer();  // created, never begun")
+        out.append("    f.log.Clear();")
+        out.append("    call.InvokeLayer(f);")
+        out.append(f"    f.ExpectOnly(\"{vuid}\");")
+        out.append("}")
+        out.append("")
+    out.append("/* The implicit rules tested above, for the coverage test. */")
     out.append("inline const char* const kNegativeTests[] = {")
     out += [f"    \"{v}\"," for v in tested]
+    out.append("};")
+    out.append("/* The explicit rules tested above. */")
+    out.append("inline const char* const kGeneratedExplicitTests[] = {")
+    out += [f"    \"{v}\"," for v in explicit]
     out.append("};")
     out.append("/* Implicit rules of commands the loader answers without calling any layer: the")
     out.append(" * layer never sees these calls (spec/gen/vlayer_gen.py, LOADER_ONLY_COMMANDS). */")

@@ -29,6 +29,8 @@ template <typename C>
 void Fixup(Fixture&, C&) {}
 void Fixup(Fixture& f, Call_xgpuCreateInstance& call);
 void Fixup(Fixture& f, Call_xgpuDestroyInstance& call);
+void Fixup(Fixture& f, Call_xgpuQueueSubmit& call);
+void Fixup(Fixture& f, Call_xgpuBeginCommandBuffer& call);
 void Fixup(Fixture& f, Call_xgpuDestroyDevice& call);
 void Fixup(Fixture& f, Call_xgpuGetDeviceProcAddr& call);
 void Fixup(Fixture& f, Call_xgpuGetInstanceProcAddr& call);

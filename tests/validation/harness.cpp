@@ -195,6 +195,12 @@ Fixture::Fixture() {
   XgpuCommandBufferCreateInfo cb_info = {};
   cb_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
   REQUIRE(xgpuCreateCommandBuffer(other_device, &cb_info, nullptr, &other_command_buffer) == XGPU_SUCCESS);
+  // Executable, so it is foreign to a submission and nothing else.
+  XgpuCommandBufferBeginInfo begin = {};
+  begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin.mode = XGPU_COMMAND_BUFFER_MODE_REUSABLE;
+  REQUIRE(xgpuBeginCommandBuffer(other_command_buffer, &begin) == XGPU_SUCCESS);
+  REQUIRE(xgpuEndCommandBuffer(other_command_buffer) == XGPU_SUCCESS);
   other_instance = CreateInstanceWithLayer(nullptr);
   REQUIRE(xgpuCreateDebugMessenger(other_instance, &extra_info, nullptr, &other_messenger) == XGPU_SUCCESS);
 
@@ -328,6 +334,22 @@ XgpuDevice Fixture::FreshDevice() {
   return fresh;
 }
 
+XgpuCommandBuffer Fixture::InitialCommandBuffer() {
+  XgpuCommandBufferCreateInfo create = {};
+  create.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
+  XgpuCommandBuffer cb = nullptr;
+  REQUIRE(xgpuCreateCommandBuffer(device, &create, nullptr, &cb) == XGPU_SUCCESS);
+  XgpuDevice dev = device;
+  Defer([dev, cb] { xgpuDestroyCommandBuffer(dev, cb, nullptr); });
+  return cb;
+}
+
+XgpuCommandBuffer Fixture::ExecutableCommandBuffer(XgpuCommandBufferMode mode, uint32_t binding_capacity) {
+  XgpuCommandBuffer cb = BegunCommandBuffer(device, mode, binding_capacity);
+  REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+  return cb;
+}
+
 XgpuCommandBuffer Fixture::BegunCommandBuffer(XgpuDevice dev, XgpuCommandBufferMode mode, uint32_t binding_capacity) {
   XgpuCommandBufferCreateInfo create = {};
   create.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
@@ -398,6 +420,12 @@ void Fixup(Fixture& f, Call_xgpuCreateInstance& call) {
   chained = f.log.CreateInfo();
   call.pCreateInfo_storage[0].pNext = &chained;
   call.pCreateInfo_0_ppEnabledLayerNames_storage[0] = kLayerName;
+}
+
+void Fixup(Fixture& f, Call_xgpuBeginCommandBuffer& call) { call.commandBuffer = f.InitialCommandBuffer(); }
+
+void Fixup(Fixture& f, Call_xgpuQueueSubmit& call) {
+  call.pSubmits_storage[0].commandBuffer = f.ExecutableCommandBuffer(XGPU_COMMAND_BUFFER_MODE_ONE_SHOT, 1);
 }
 
 void Fixup(Fixture& f, Call_xgpuDestroyInstance& call) { call.instance = f.FreshInstance(); }

@@ -112,6 +112,10 @@ class Fixture {
   const void* UnknownStructure() const { return &unknown_; }
   // Creates a command buffer of `device` and begins it; destroyed at the test's end.
   XgpuCommandBuffer BegunCommandBuffer(XgpuDevice device, XgpuCommandBufferMode mode, uint32_t binding_capacity);
+  // A command buffer of the fixture's device, created and never begun; destroyed at the test's end.
+  XgpuCommandBuffer InitialCommandBuffer();
+  // One begun and ended, empty (executable); destroyed at the test's end.
+  XgpuCommandBuffer ExecutableCommandBuffer(XgpuCommandBufferMode mode, uint32_t binding_capacity);
 
   uint32_t host_visible_type = 0;  // a host-visible memory type of the fixture's device
   XgpuInstance instance = nullptr;

@@ -311,10 +311,14 @@ TEST_CASE("a recording command that breaks a rule records nothing; xgpuEndComman
   CHECK(f.log.Messages().at(0).text.find("pLabel->pLabelName is a string that is not UTF-8 (byte 0xC3 at offset 0)") !=
         std::string::npos);
   f.log.Clear();
-  xgpuCmdFillBuffer(cb, &dst, &pattern, 4);  // valid: still reported nothing, recorded by the driver
-  CHECK(xgpuEndCommandBuffer(cb) == XGPU_ERROR_INVALID_ARGUMENT);
+  xgpuCmdFillBuffer(cb, &dst, &pattern, 4);  // valid: recorded by the driver
   CHECK(xgpuEndCommandBuffer(cb) == XGPU_ERROR_INVALID_ARGUMENT);
   f.ExpectNone();
+  // Now invalid: ending it again breaks the state rule.
+  CHECK(xgpuEndCommandBuffer(cb) == XGPU_ERROR_INVALID_USAGE);
+  f.ExpectOnly("XGPU-VUID-xgpuEndCommandBuffer-commandBuffer-recording");
+  CHECK(f.log.Messages().at(0).text.find("in the invalid (its xgpuEndCommandBuffer failed) state") != std::string::npos);
+  f.log.Clear();
   // A new recording starts clean and runs.
   REQUIRE(xgpuBeginCommandBuffer(cb, &begin) == XGPU_SUCCESS);
   xgpuCmdFillBuffer(cb, &dst, &pattern, 4);
@@ -755,6 +759,65 @@ TEST_CASE("threads recording and creating at once report nothing") {
   }
   for (auto& thread : threads) thread.join();
   CHECK(failures == 0);
+  f.ExpectNone();
+}
+
+}  // namespace vtest
+
+namespace vtest {
+
+TEST_CASE("command-buffer state: begin while recording, end when not recording, submit what is not executable, a one-shot twice") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  XgpuCommandBufferBeginInfo begin = {};
+  begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin.mode = XGPU_COMMAND_BUFFER_MODE_ONE_SHOT;
+
+  XgpuCommandBuffer initial = f.InitialCommandBuffer();
+  CHECK(xgpuEndCommandBuffer(initial) == XGPU_ERROR_INVALID_USAGE);
+  f.ExpectOnly("XGPU-VUID-xgpuEndCommandBuffer-commandBuffer-recording");
+  CHECK(f.log.Messages().at(0).text.find("in the initial state") != std::string::npos);
+  f.log.Clear();
+  XgpuSubmitInfo submits[2] = {};
+  submits[0].sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+  submits[0].commandBuffer = initial;
+  CHECK(xgpuQueueSubmit(f.queue, 1, submits) == XGPU_ERROR_INVALID_USAGE);
+  f.ExpectOnly("XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-state");
+  f.log.Clear();
+
+  XgpuCommandBuffer cb = f.BegunCommandBuffer(f.device, XGPU_COMMAND_BUFFER_MODE_ONE_SHOT, 0);
+  CHECK(xgpuBeginCommandBuffer(cb, &begin) == XGPU_ERROR_INVALID_USAGE);
+  f.ExpectOnly("XGPU-VUID-xgpuBeginCommandBuffer-commandBuffer-recording");
+  f.log.Clear();
+  CHECK(xgpuQueueSubmit(f.queue, 1, (submits[0].commandBuffer = cb, submits)) == XGPU_ERROR_INVALID_USAGE);
+  f.ExpectOnly("XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-state");
+  CHECK(f.log.Messages().at(0).text.find("in the recording state") != std::string::npos);
+  f.log.Clear();
+  REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+  // Twice in one call: refused as a whole, so it may still be submitted once.
+  submits[1] = submits[0];
+  CHECK(xgpuQueueSubmit(f.queue, 2, submits) == XGPU_ERROR_INVALID_USAGE);
+  f.ExpectOnly("XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-oneShot");
+  CHECK(f.log.Messages().at(0).text.find("pSubmits[1].commandBuffer is") != std::string::npos);
+  f.log.Clear();
+  REQUIRE(xgpuQueueSubmit(f.queue, 1, submits) == XGPU_SUCCESS);
+  CHECK(xgpuQueueSubmit(f.queue, 1, submits) == XGPU_ERROR_INVALID_USAGE);
+  f.ExpectOnly("XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-oneShot");
+  f.log.Clear();
+  REQUIRE(xgpuQueueWaitIdle(f.queue) == XGPU_SUCCESS);
+  // Begun again, it records anew.
+  REQUIRE(xgpuBeginCommandBuffer(cb, &begin) == XGPU_SUCCESS);
+  REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+  REQUIRE(xgpuQueueSubmit(f.queue, 1, submits) == XGPU_SUCCESS);
+
+  // A reusable one is submitted any number of times, also twice in one call.
+  XgpuCommandBuffer reusable = f.BegunCommandBuffer(f.device, XGPU_COMMAND_BUFFER_MODE_REUSABLE, 0);
+  REQUIRE(xgpuEndCommandBuffer(reusable) == XGPU_SUCCESS);
+  submits[0].commandBuffer = reusable;
+  submits[1].commandBuffer = reusable;
+  REQUIRE(xgpuQueueSubmit(f.queue, 2, submits) == XGPU_SUCCESS);
+  REQUIRE(xgpuQueueSubmit(f.queue, 1, submits) == XGPU_SUCCESS);
+  REQUIRE(xgpuQueueWaitIdle(f.queue) == XGPU_SUCCESS);
   f.ExpectNone();
 }
 

@@ -8,6 +8,7 @@
 #include "xgpu/xgpu_layer.h"
 #include "layer.h"
 #include "object_map.h"
+#include "../command_buffer_state/command_buffer_state.h"
 #include "../object_tracker/object_tracker.h"
 #include "../stateless/stateless_validation.h"
 
@@ -19,6 +20,7 @@ namespace {
 // The validation objects, in the order the chassis calls them.
 StatelessValidation g_stateless;
 ObjectTracker g_object_tracker;
+CommandBufferState g_command_buffer_state;
 
 enum class TableKind { kGlobal, kInstance, kDevice };
 struct InterceptEntry {

@@ -121,6 +121,16 @@ struct LayerDevice {
   LayerInstance* instance = nullptr;                             // instance it belongs to
 };
 
+// A command buffer's state (api.md 13), kept by CommandBufferState.
+enum class CommandBufferStatus : uint8_t {
+  kInitial,     // created, never begun
+  kRecording,   // begun
+  kExecutable,  // ended without error (a reusable one stays so when submitted)
+  kSubmitted,   // a one-shot command buffer submitted since it was begun (pending, then invalid)
+  kInvalid,     // its end failed
+};
+const char* StatusName(CommandBufferStatus status);
+
 // An object the layer has seen created or retrieved, until it is destroyed.
 struct ObjectRecord {
   XgpuObjectType type = XGPU_OBJECT_TYPE_UNKNOWN;  // its type
@@ -134,6 +144,8 @@ struct ObjectRecord {
   bool has_allocator = false;                      // it was created with allocation callbacks
   XgpuAllocationCallbacks allocator = {};          // a copy of them
   std::atomic<int32_t> recording_error{0};         // command buffers: first recording error since begin, or 0
+  std::atomic<CommandBufferStatus> status{CommandBufferStatus::kInitial};  // command buffers: their state
+  std::atomic<bool> one_shot{false};               // command buffers: begun with XGPU_COMMAND_BUFFER_MODE_ONE_SHOT
   std::string name;                                // xgpuSetObjectName's; guarded by NamesMutex()
 
   const XgpuAllocationCallbacks* Allocator() const { return has_allocator ? &allocator : nullptr; }
