@@ -51,6 +51,16 @@ XgpuBool32 XGPU_API_CALL CountMessage(XgpuDebugMessageSeverityFlagBits, XgpuDebu
   return XGPU_FALSE;
 }
 
+// Buffer references by member name (the structure may grow).
+XgpuBufferRef Ref(XgpuBuffer buffer, uint32_t slot) {
+  XgpuBufferRef ref = {};
+  ref.buffer = buffer;
+  ref.bindingSlot = slot;
+  ref.offset = 0;
+  ref.size = XGPU_WHOLE_SIZE;
+  return ref;
+}
+
 struct Setup {
   XgpuInstance instance = nullptr;
   XgpuDevice device = nullptr;
@@ -162,8 +172,7 @@ struct Setup {
     XgpuCommandBufferBeginInfo begin = {};
     begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
     begin.mode = XGPU_COMMAND_BUFFER_MODE_ONE_SHOT;
-    const XgpuBufferRef refs[2] = {{x, XGPU_BINDING_SLOT_NONE, 0, XGPU_WHOLE_SIZE},
-                                   {y, XGPU_BINDING_SLOT_NONE, 0, XGPU_WHOLE_SIZE}};
+    const XgpuBufferRef refs[2] = {Ref(x, XGPU_BINDING_SLOT_NONE), Ref(y, XGPU_BINDING_SLOT_NONE)};
     const struct {
       float a;
       uint32_t n;
@@ -183,7 +192,8 @@ struct Setup {
 
   // Nanoseconds per xgpuQueueSubmit of a one-dispatch reusable command buffer.
   double Submit(XgpuCommandBuffer cb, uint32_t submissions) {
-    XgpuBufferBinding table[2] = {{x, 0, XGPU_WHOLE_SIZE}, {y, 0, XGPU_WHOLE_SIZE}};
+    XgpuBufferBinding table[2] = {{.buffer = x, .offset = 0, .size = XGPU_WHOLE_SIZE},
+                                  {.buffer = y, .offset = 0, .size = XGPU_WHOLE_SIZE}};
     XgpuSubmitInfo submit = {};
     submit.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
     submit.commandBuffer = cb;
@@ -212,7 +222,7 @@ XgpuCommandBuffer RecordReusable(Setup& s) {
   begin.mode = XGPU_COMMAND_BUFFER_MODE_REUSABLE;
   begin.bindingCapacity = 2;
   CHECK_OK(s.BeginCommandBuffer(reusable, &begin));
-  const XgpuBufferRef slots[2] = {{nullptr, 0, 0, XGPU_WHOLE_SIZE}, {nullptr, 1, 0, XGPU_WHOLE_SIZE}};
+  const XgpuBufferRef slots[2] = {Ref(XGPU_NULL_HANDLE, 0), Ref(XGPU_NULL_HANDLE, 1)};
   const struct {
     float a;
     uint32_t n;

@@ -763,7 +763,7 @@ def recording_rules(reg: Registry) -> list[tuple[Command, str]]:
     out = []
     for cmd in layer_commands(reg):
         vuid = f"XGPU-VUID-{cmd.name}-commandBuffer-recording"
-        if is_recording(cmd) and vuid in listed and listed[vuid].get("check") == "command_buffer_state":
+        if is_recording(cmd) and vuid in listed and listed[vuid].get("kind") == "explicit":
             out.append((cmd, vuid))
     return out
 

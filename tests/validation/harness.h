@@ -217,6 +217,24 @@ template <typename T, typename V>
 void SetRaw(const T& field, V value) {
   const_cast<T&>(field) = static_cast<T>(value);
 }
+// Buffer references, built in one place (members by name, so the structure may grow).
+inline XgpuBufferRef RefToBuffer(XgpuBuffer buffer, XgpuDeviceSize offset = 0, XgpuDeviceSize size = XGPU_WHOLE_SIZE) {
+  XgpuBufferRef ref = {};
+  ref.buffer = buffer;
+  ref.bindingSlot = XGPU_BINDING_SLOT_NONE;
+  ref.offset = offset;
+  ref.size = size;
+  return ref;
+}
+inline XgpuBufferRef RefToSlot(uint32_t slot, XgpuDeviceSize offset = 0, XgpuDeviceSize size = XGPU_WHOLE_SIZE) {
+  XgpuBufferRef ref = {};
+  ref.buffer = XGPU_NULL_HANDLE;
+  ref.bindingSlot = slot;
+  ref.offset = offset;
+  ref.size = size;
+  return ref;
+}
+
 // Appends `tail` to the end of the pNext chain starting at `head`.
 void AppendToChain(const void* const& head, const void* tail);
 

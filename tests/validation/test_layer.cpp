@@ -235,8 +235,9 @@ TEST_CASE("a destroyed buffer in a binding table: the field with its indexes, wh
   const uint64_t one = 1;
   XgpuSubmitInfo submits[2] = {};
   submits[0].sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
-  submits[0].signalSemaphores = {1, &semaphore, &one};
-  XgpuBufferBinding bindings[2] = {{live, 0, XGPU_WHOLE_SIZE}, {staging, 0, XGPU_WHOLE_SIZE}};
+  submits[0].signalSemaphores = {.count = 1, .pSemaphores = &semaphore, .pValues = &one};
+  XgpuBufferBinding bindings[2] = {{.buffer = live, .offset = 0, .size = XGPU_WHOLE_SIZE},
+                                   {.buffer = staging, .offset = 0, .size = XGPU_WHOLE_SIZE}};
   submits[1].sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
   submits[1].bindingCount = 2;
   submits[1].pBindings = bindings;
@@ -301,7 +302,7 @@ TEST_CASE("a recording command that breaks a rule records nothing; xgpuEndComman
   REQUIRE(xgpuBeginCommandBuffer(cb, &begin) == XGPU_SUCCESS);
   XgpuBuffer target = MakeBuffer(f, f.device, 256);
   const uint32_t pattern = 0x11223344u;
-  XgpuBufferRef dst = {target, XGPU_BINDING_SLOT_NONE, 0, 64};
+  XgpuBufferRef dst = RefToBuffer(target, 0, 64);
   XgpuDebugLabel label = {};
   label.sType = XGPU_STRUCTURE_TYPE_DEBUG_LABEL;
   label.pLabelName = "\xc3\x28";  // not UTF-8
@@ -645,7 +646,7 @@ TEST_CASE("a valid program runs with the layer on and reports nothing") {
   label.pLabelName = "saxpy \xe2\x9c\x93";  // UTF-8
   xgpuCmdBeginDebugLabel(cb, &label);
   xgpuCmdBindPipeline(cb, f.pipeline);
-  XgpuBufferRef refs[2] = {{nullptr, 0, 0, XGPU_WHOLE_SIZE}, {nullptr, 1, 0, XGPU_WHOLE_SIZE}};
+  XgpuBufferRef refs[2] = {RefToSlot(0), RefToSlot(1)};
   xgpuCmdBindBuffers(cb, 0, 2, refs);
   struct {
     float a;
@@ -657,14 +658,14 @@ TEST_CASE("a valid program runs with the layer on and reports nothing") {
   barrier.sType = XGPU_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
   barrier.srcAccessMask = XGPU_ACCESS_SHADER_WRITE_BIT;
   barrier.dstAccessMask = XGPU_ACCESS_TRANSFER_READ_BIT;
-  barrier.buffer = {nullptr, 1, 0, XGPU_WHOLE_SIZE};
+  barrier.buffer = RefToSlot(1);
   xgpuCmdPipelineBarrier(cb, XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_PIPELINE_STAGE_TRANSFER_BIT, 0, nullptr, 1,
                          &barrier);
-  XgpuBufferRef y_head = {nullptr, 1, 0, 16};
-  XgpuBufferRef scratch_head = {scratch, XGPU_BINDING_SLOT_NONE, 0, 16};
+  XgpuBufferRef y_head = RefToSlot(1, 0, 16);
+  XgpuBufferRef scratch_head = RefToBuffer(scratch, 0, 16);
   xgpuCmdCopyBuffer(cb, &y_head, &scratch_head, 16);
   const uint32_t words[2] = {7, 9};
-  XgpuBufferRef scratch_tail = {scratch, XGPU_BINDING_SLOT_NONE, 128, 8};
+  XgpuBufferRef scratch_tail = RefToBuffer(scratch, 128, 8);
   xgpuCmdUpdateBuffer(cb, &scratch_tail, sizeof(words), words);
   xgpuCmdInsertDebugLabel(cb, &label);
   xgpuCmdEndDebugLabel(cb);
@@ -672,13 +673,14 @@ TEST_CASE("a valid program runs with the layer on and reports nothing") {
 
   XgpuSemaphore done = MakeSemaphore(f, device);
   const uint64_t one = 1;
-  XgpuBufferBinding table[2] = {{x, 0, XGPU_WHOLE_SIZE}, {y, 0, XGPU_WHOLE_SIZE}};
+  XgpuBufferBinding table[2] = {{.buffer = x, .offset = 0, .size = XGPU_WHOLE_SIZE},
+                                {.buffer = y, .offset = 0, .size = XGPU_WHOLE_SIZE}};
   XgpuSubmitInfo submit = {};
   submit.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
   submit.commandBuffer = cb;
   submit.bindingCount = 2;
   submit.pBindings = table;
-  submit.signalSemaphores = {1, &done, &one};
+  submit.signalSemaphores = {.count = 1, .pSemaphores = &done, .pValues = &one};
   REQUIRE(xgpuQueueSubmit(f.queue, 1, &submit) == XGPU_SUCCESS);
   REQUIRE(Wait(device, done, 1) == XGPU_SUCCESS);
   for (uint32_t i = 0; i < n; ++i) {
@@ -688,14 +690,14 @@ TEST_CASE("a valid program runs with the layer on and reports nothing") {
   // Queue operations: fill, copy, a queue-ordered allocation.
   const uint32_t pattern = 0xABCDEF01u;
   const uint64_t two = 2;
-  XgpuSemaphoreList signal_two = {1, &done, &two};
+  XgpuSemaphoreList signal_two = {.count = 1, .pSemaphores = &done, .pValues = &two};
   REQUIRE(xgpuQueueFillBuffer(f.queue, nullptr, &signal_two, y, 0, 64, &pattern, 4) == XGPU_SUCCESS);
   REQUIRE(Wait(device, done, 2) == XGPU_SUCCESS);
   CHECK(reinterpret_cast<uint32_t*>(ys)[15] == pattern);
   REQUIRE(xgpuQueueCopyBuffer(f.queue, nullptr, nullptr, y, 0, x, 0, 64) == XGPU_SUCCESS);
   XgpuBuffer temporary = nullptr;
   const uint64_t three = 3;
-  XgpuSemaphoreList signal_three = {1, &done, &three};
+  XgpuSemaphoreList signal_three = {.count = 1, .pSemaphores = &done, .pValues = &three};
   REQUIRE(xgpuQueueAlloca(f.queue, nullptr, &signal_three, f.memory_pool, 4096, XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
                           &temporary) == XGPU_SUCCESS);
   Name(device, XGPU_OBJECT_TYPE_BUFFER, temporary, "temporary");
@@ -740,7 +742,7 @@ TEST_CASE("threads recording and creating at once report nothing") {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
-      XgpuBufferRef refs[2] = {{nullptr, 0, 0, XGPU_WHOLE_SIZE}, {nullptr, 1, 0, XGPU_WHOLE_SIZE}};
+      XgpuBufferRef refs[2] = {RefToSlot(0), RefToSlot(1)};
       for (int i = 0; i < 2000; ++i) {
         xgpuCmdBindPipeline(cbs[t], f.pipeline);
         xgpuCmdBindBuffers(cbs[t], 0, 2, refs);
