@@ -30,8 +30,9 @@ thread_local LookupCache t_cache;
 }  // namespace
 
 ObjectMap& Objects() {
-  static ObjectMap* map = new ObjectMap();  // never destroyed: layers may be called during exit
-  return *map;
+  // Destroyed when the loader unloads the layer (its last instance is gone).
+  static ObjectMap map;
+  return map;
 }
 
 void ObjectMap::Invalidate() { g_removals.fetch_add(1, std::memory_order_acq_rel); }

@@ -17,12 +17,12 @@ namespace {
 constexpr int kMaxChainLength = 64;  // structures followed in a pNext chain before giving up
 
 std::mutex& LiveInstancesMutex() {
-  static std::mutex* mutex = new std::mutex();
-  return *mutex;
+  static std::mutex mutex;
+  return mutex;
 }
 std::vector<LayerInstance*>& LiveInstanceList() {
-  static auto* list = new std::vector<LayerInstance*>();
-  return *list;
+  static std::vector<LayerInstance*> list;
+  return list;
 }
 
 // Message counts of reports made without an instance.
@@ -65,8 +65,8 @@ uint32_t ParseUnsigned(const char* text, bool* ok) {
 }  // namespace
 
 std::mutex& NamesMutex() {
-  static std::mutex* mutex = new std::mutex();
-  return *mutex;
+  static std::mutex mutex;
+  return mutex;
 }
 
 const char* TypeName(XgpuObjectType type) {
