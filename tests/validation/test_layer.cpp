@@ -824,3 +824,49 @@ TEST_CASE("command-buffer state: begin while recording, end when not recording, 
 }
 
 }  // namespace vtest
+
+namespace vtest {
+
+TEST_CASE("xgpuSetObjectName: an object of the device, of a type that has a device") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  XgpuDebugObjectNameInfo info = {};
+  info.sType = XGPU_STRUCTURE_TYPE_DEBUG_OBJECT_NAME_INFO;
+  info.pObjectName = "name";
+
+  info.objectType = XGPU_OBJECT_TYPE_INSTANCE;
+  info.objectHandle = reinterpret_cast<uintptr_t>(f.instance);
+  CHECK(xgpuSetObjectName(f.device, &info) == XGPU_ERROR_INVALID_ARGUMENT);
+  f.ExpectOnly("XGPU-VUID-xgpuSetObjectName-pNameInfo-objectType");
+  CHECK(f.log.Messages().at(0).text.find("pNameInfo->objectType is XGPU_OBJECT_TYPE_INSTANCE, not an object of a device") !=
+        std::string::npos);
+  f.log.Clear();
+
+  info.objectType = XGPU_OBJECT_TYPE_PIPELINE;
+  info.objectHandle = reinterpret_cast<uintptr_t>(f.buffer);  // a live object, of another type
+  CHECK(xgpuSetObjectName(f.device, &info) == XGPU_ERROR_INVALID_ARGUMENT);
+  f.ExpectOnly("XGPU-VUID-xgpuSetObjectName-pNameInfo-objectHandle");
+  CHECK(f.log.Messages().at(0).text.find("not a live XgpuPipeline: it is XgpuBuffer " + Hex(f.buffer)) !=
+        std::string::npos);
+  f.log.Clear();
+
+  info.objectType = XGPU_OBJECT_TYPE_BUFFER;
+  info.objectHandle = reinterpret_cast<uintptr_t>(f.other_buffer);  // another device's
+  CHECK(xgpuSetObjectName(f.device, &info) == XGPU_ERROR_INVALID_ARGUMENT);
+  f.ExpectOnly("XGPU-VUID-xgpuSetObjectName-pNameInfo-objectHandle");
+  CHECK(f.log.Messages().at(0).text.find("an object of XgpuDevice " + Hex(f.other_device) + ", not of XgpuDevice " +
+                                         Hex(f.device)) != std::string::npos);
+  f.log.Clear();
+
+  // The device itself and its queue may be named.
+  info.objectType = XGPU_OBJECT_TYPE_QUEUE;
+  info.objectHandle = reinterpret_cast<uintptr_t>(f.queue);
+  CHECK(xgpuSetObjectName(f.device, &info) == XGPU_SUCCESS);
+  info.objectType = XGPU_OBJECT_TYPE_DEVICE;
+  info.objectHandle = reinterpret_cast<uintptr_t>(f.device);
+  info.pObjectName = nullptr;
+  CHECK(xgpuSetObjectName(f.device, &info) == XGPU_SUCCESS);
+  f.ExpectNone();
+}
+
+}  // namespace vtest

@@ -225,6 +225,39 @@ bool ObjectTracker::ValidateDestroyInstance(CallContext& ctx, XgpuInstance insta
   return skip;
 }
 
+bool ObjectTracker::ValidateSetObjectName(CallContext& ctx, XgpuDevice device,
+                                          const XgpuDebugObjectNameInfo* pNameInfo) const {
+  bool skip = ObjectTrackerGenerated::ValidateSetObjectName(ctx, device, pNameInfo);
+  if (!IsUsablePointer(pNameInfo) || ctx.dispatch_record == nullptr) return skip;
+  const XgpuObjectType type = pNameInfo->objectType;
+  if (!IsValidXgpuObjectType(type)) return skip;  // the implicit enum rule
+  switch (type) {
+    case XGPU_OBJECT_TYPE_UNKNOWN:
+    case XGPU_OBJECT_TYPE_INSTANCE:
+    case XGPU_OBJECT_TYPE_PHYSICAL_DEVICE:
+    case XGPU_OBJECT_TYPE_DEBUG_MESSENGER:
+      return skip | ctx.Report(Vuid::xgpuSetObjectName_pNameInfo_objectType, Field{"pNameInfo->objectType"},
+                               std::string(NameOfXgpuObjectType(type)) + ", not an object of a device");
+    default:
+      break;
+  }
+  const Field field{"pNameInfo->objectHandle"};
+  const ObjectRecord* record = Objects().Find(type, pNameInfo->objectHandle);
+  if (record == nullptr) {
+    return skip | ctx.Report(Vuid::xgpuSetObjectName_pNameInfo_objectHandle, field,
+                             DeadHandleText(type, pNameInfo->objectHandle), {{type, pNameInfo->objectHandle}});
+  }
+  const ObjectRecord* owner = AncestorOfType(record, XGPU_OBJECT_TYPE_DEVICE);
+  if (owner != ctx.dispatch_record) {
+    return skip | ctx.Report(Vuid::xgpuSetObjectName_pNameInfo_objectHandle, field,
+                             Describe(record) + ", an object of " +
+                                 (owner ? Describe(owner) : std::string("no device")) + ", not of " +
+                                 Describe(ctx.dispatch_record),
+                             {{record->type, record->handle}});
+  }
+  return skip;
+}
+
 void ObjectTracker::PostRecordSetObjectName(CallContext& ctx, XgpuDevice device,
                                             const XgpuDebugObjectNameInfo* pNameInfo, XgpuResult result) {
   if (result < 0 || !IsUsablePointer(pNameInfo)) return;

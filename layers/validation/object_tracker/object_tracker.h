@@ -71,7 +71,8 @@ class ObjectTracker : public ObjectTrackerGenerated {
                                const XgpuAllocationCallbacks* pAllocator) const;
   void PreRecordDestroyDevice(CallContext& ctx, XgpuDevice device, const XgpuAllocationCallbacks* pAllocator);
   void PreRecordDestroyInstance(CallContext& ctx, XgpuInstance instance, const XgpuAllocationCallbacks* pAllocator);
-  // Debug names, for messages.
+  // Debug names, for messages; the object named must be one of the device's.
+  bool ValidateSetObjectName(CallContext& ctx, XgpuDevice device, const XgpuDebugObjectNameInfo* pNameInfo) const;
   void PostRecordSetObjectName(CallContext& ctx, XgpuDevice device, const XgpuDebugObjectNameInfo* pNameInfo,
                                XgpuResult result);
 };
