@@ -146,7 +146,8 @@ class Implicit:
             return
         const = p.type.startswith("const")
         struct = self.structs.get(typ)
-        if p.len and p.len.startswith("p"):
+        counts = {q.base_name: q for q in self.cmd.params}
+        if p.len and p.len in counts and counts[p.len].pointer_depth > 0:
             # Enumeration output array: the count is in/out through *p.len.
             self.add(f"{name}-parameter",
                      f"If `{name}` is not NULL, it points to an array of `*{p.len}` `{typ}`.",

@@ -1,0 +1,235 @@
+// The chassis: negotiation with the loader, the layer's proc-addr functions,
+// the calls down the chain that are written by hand (chain links, instance
+// and device data, messengers, the recording-error state), and the generated
+// intercepts (generated/chassis.inc).
+#include <cstdio>
+#include <cstring>
+
+#include "xgpu/xgpu_layer.h"
+#include "layer.h"
+#include "object_map.h"
+#include "../command_buffer_state/command_buffer_state.h"
+#include "../object_tracker/object_tracker.h"
+#include "../stateless/stateless_validation.h"
+
+#define XGPU_VALIDATION_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace xgpu_validation {
+namespace {
+
+// The validation objects, in the order the chassis calls them.
+StatelessValidation g_stateless;
+ObjectTracker g_object_tracker;
+CommandBufferState g_command_buffer_state;
+
+enum class TableKind { kGlobal, kInstance, kDevice };
+struct InterceptEntry {
+  const char* name;              // xgpu<Command>
+  PFN_xgpuVoidFunction function; // the intercept
+  TableKind table;               // the dispatch table the next element provides it in
+};
+const InterceptEntry* LookupIntercept(const char* name);
+
+template <typename T>
+T* FindLink(const void* next, XgpuStructureType type) {
+  struct Base {
+    XgpuStructureType sType;
+    const Base* pNext;
+  };
+  for (auto* s = static_cast<const Base*>(next); IsUsablePointer(s); s = s->pNext) {
+    auto* info = reinterpret_cast<const T*>(s);
+    if (s->sType == type && info->function == XGPU_LAYER_LINK_INFO) return const_cast<T*>(info);
+  }
+  return nullptr;
+}
+
+XgpuResult DownCreateInstance(CallContext& ctx, const XgpuInstanceCreateInfo* pCreateInfo,
+                              const XgpuAllocationCallbacks* pAllocator, XgpuInstance* pInstance) {
+  // Only a muted rule lets unusable pointers through to here.
+  if (!IsUsablePointer(pCreateInfo) || !IsUsablePointer(pInstance)) return XGPU_ERROR_INVALID_ARGUMENT;
+  auto* link = FindLink<XgpuLayerInstanceCreateInfo>(pCreateInfo->pNext, XGPU_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO);
+  if (link == nullptr || link->u.pLayerInfo == nullptr) {
+    std::fputs("xgpu validation: error: xgpuCreateInstance was called without the loader's chain link (the layer "
+               "must be loaded by the loader)\n", stderr);
+    *pInstance = XGPU_NULL_HANDLE;
+    return XGPU_ERROR_INITIALIZATION_FAILED;
+  }
+  PFN_xgpuGetInstanceProcAddr next_gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+  link->u.pLayerInfo = link->u.pLayerInfo->pNext;  // the next layer's link
+  auto next_create = reinterpret_cast<PFN_xgpuCreateInstance>(next_gipa(nullptr, "xgpuCreateInstance"));
+  if (next_create == nullptr) {
+    *pInstance = XGPU_NULL_HANDLE;
+    return XGPU_ERROR_INITIALIZATION_FAILED;
+  }
+  auto instance = std::make_unique<LayerInstance>();
+  instance->settings = Settings::FromEnvironment();
+  instance->counts = std::make_unique<std::atomic<uint32_t>[]>(kVuidCount);
+  XgpuResult result = next_create(pCreateInfo, pAllocator, pInstance);
+  if (result < 0) return result;
+  instance->handle = *pInstance;
+  instance->next_get_instance_proc_addr = next_gipa;
+  xgpuInitInstanceDispatchTable(&instance->next, next_gipa, *pInstance);
+  // A messenger chained to the create info lives as long as the instance (api.md 4).
+  struct Base {
+    XgpuStructureType sType;
+    const Base* pNext;
+  };
+  for (auto* s = static_cast<const Base*>(pCreateInfo->pNext); IsUsablePointer(s); s = s->pNext) {
+    if (s->sType != XGPU_STRUCTURE_TYPE_DEBUG_MESSENGER_CREATE_INFO) continue;
+    auto* info = reinterpret_cast<const XgpuDebugMessengerCreateInfo*>(s);
+    instance->messengers.push_back(
+        {XGPU_NULL_HANDLE, info->messageSeverity, info->messageType, info->pfnUserCallback, info->pUserData});
+  }
+  ctx.new_instance = instance.get();
+  ctx.instance = instance.get();
+  AddLiveInstance(instance.release());
+  return result;
+}
+
+void DownDestroyInstance(CallContext& ctx, XgpuInstance instance, const XgpuAllocationCallbacks* pAllocator) {
+  LayerInstance* data = ctx.instance;
+  if (data == nullptr) return;
+  data->next.DestroyInstance(instance, pAllocator);
+  RemoveLiveInstance(data);
+  delete data;
+}
+
+PFN_xgpuVoidFunction DownGetInstanceProcAddr(CallContext& ctx, XgpuInstance instance, const char* pName) {
+  if (pName == nullptr) return nullptr;
+  const InterceptEntry* entry = LookupIntercept(pName);
+  LayerInstance* data = ctx.instance;
+  if (entry != nullptr) {
+    // Offered when the element below provides the command (or, without an
+    // instance, always: layers above ask GetInstanceProcAddr(NULL, ...)).
+    if (data == nullptr || entry->table == TableKind::kGlobal) return entry->function;
+    return data->next_get_instance_proc_addr(instance, pName) != nullptr ? entry->function : nullptr;
+  }
+  return data != nullptr ? data->next_get_instance_proc_addr(instance, pName) : nullptr;
+}
+
+XgpuResult DownCreateDevice(CallContext& ctx, XgpuPhysicalDevice physicalDevice,
+                            const XgpuDeviceCreateInfo* pCreateInfo, const XgpuAllocationCallbacks* pAllocator,
+                            XgpuDevice* pDevice) {
+  if (!IsUsablePointer(pCreateInfo) || !IsUsablePointer(pDevice)) return XGPU_ERROR_INVALID_ARGUMENT;
+  auto* link = FindLink<XgpuLayerDeviceCreateInfo>(pCreateInfo->pNext, XGPU_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO);
+  if (link == nullptr || link->u.pLayerInfo == nullptr || ctx.instance == nullptr) {
+    std::fputs("xgpu validation: error: xgpuCreateDevice was called without the loader's chain link (the layer "
+               "must be loaded by the loader)\n", stderr);
+    *pDevice = XGPU_NULL_HANDLE;
+    return XGPU_ERROR_INITIALIZATION_FAILED;
+  }
+  PFN_xgpuGetInstanceProcAddr next_gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+  PFN_xgpuGetDeviceProcAddr next_gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
+  link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+  auto next_create = reinterpret_cast<PFN_xgpuCreateDevice>(next_gipa(ctx.instance->handle, "xgpuCreateDevice"));
+  if (next_create == nullptr) {
+    *pDevice = XGPU_NULL_HANDLE;
+    return XGPU_ERROR_INITIALIZATION_FAILED;
+  }
+  XgpuResult result = next_create(physicalDevice, pCreateInfo, pAllocator, pDevice);
+  if (result < 0) return result;
+  auto device = std::make_unique<LayerDevice>();
+  device->handle = *pDevice;
+  device->instance = ctx.instance;
+  device->next_get_device_proc_addr = next_gdpa;
+  xgpuInitDeviceDispatchTable(&device->next, next_gdpa, *pDevice);
+  ctx.new_device = device.release();
+  return result;
+}
+
+void DownDestroyDevice(CallContext& ctx, XgpuDevice device, const XgpuAllocationCallbacks* pAllocator) {
+  LayerDevice* data = ctx.device;
+  if (data == nullptr) return;
+  data->next.DestroyDevice(device, pAllocator);
+  delete data;
+}
+
+PFN_xgpuVoidFunction DownGetDeviceProcAddr(CallContext& ctx, XgpuDevice device, const char* pName) {
+  LayerDevice* data = ctx.device;
+  if (pName == nullptr || data == nullptr) return nullptr;
+  if (const InterceptEntry* entry = LookupIntercept(pName)) {
+    if (entry->table != TableKind::kDevice) return nullptr;  // not a device-level command
+    return xgpuLookupDeviceDispatchTable(&data->next, pName) != nullptr ? entry->function : nullptr;
+  }
+  return data->next_get_device_proc_addr(device, pName);
+}
+
+XgpuResult DownCreateDebugMessenger(CallContext& ctx, XgpuInstance instance,
+                                    const XgpuDebugMessengerCreateInfo* pCreateInfo,
+                                    const XgpuAllocationCallbacks* pAllocator, XgpuDebugMessenger* pMessenger) {
+  if (ctx.instance == nullptr) return ctx.Failure();
+  XgpuResult result = ctx.InstanceTable().CreateDebugMessenger(instance, pCreateInfo, pAllocator, pMessenger);
+  if (result < 0 || !IsUsablePointer(pCreateInfo) || !IsUsablePointer(pMessenger)) return result;
+  std::lock_guard lock(ctx.instance->messenger_mutex);
+  ctx.instance->messengers.push_back({*pMessenger, pCreateInfo->messageSeverity, pCreateInfo->messageType,
+                                      pCreateInfo->pfnUserCallback, pCreateInfo->pUserData});
+  return result;
+}
+
+void DownDestroyDebugMessenger(CallContext& ctx, XgpuInstance instance, XgpuDebugMessenger messenger,
+                               const XgpuAllocationCallbacks* pAllocator) {
+  if (ctx.instance == nullptr) return;
+  {
+    // Before the call down: once it returns, the callback is not called again (api.md 14).
+    std::lock_guard lock(ctx.instance->messenger_mutex);
+    auto& list = ctx.instance->messengers;
+    for (auto it = list.begin(); it != list.end(); ++it) {
+      if (messenger != XGPU_NULL_HANDLE && it->handle == messenger) {
+        list.erase(it);
+        break;
+      }
+    }
+  }
+  ctx.InstanceTable().DestroyDebugMessenger(instance, messenger, pAllocator);
+}
+
+XgpuResult DownBeginCommandBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer,
+                                  const XgpuCommandBufferBeginInfo* pBeginInfo) {
+  if (!ctx.CanCallDown()) return ctx.Failure();
+  XgpuResult result = ctx.DeviceTable().BeginCommandBuffer(commandBuffer, pBeginInfo);
+  // A new recording starts without recording errors.
+  if (result >= 0) ctx.dispatch_record->recording_error.store(0, std::memory_order_relaxed);
+  return result;
+}
+
+XgpuResult DownEndCommandBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer) {
+  if (!ctx.CanCallDown()) return ctx.Failure();
+  // A recording command that failed a check recorded nothing: the recording
+  // is incomplete, so it never reaches the driver's end (api.md 1.5). The
+  // error stays until the next begin.
+  if (int32_t error = ctx.dispatch_record->recording_error.load(std::memory_order_relaxed); error != 0) {
+    return static_cast<XgpuResult>(error);
+  }
+  return ctx.DeviceTable().EndCommandBuffer(commandBuffer);
+}
+
+#include "../generated/chassis.inc"
+
+const InterceptEntry* LookupIntercept(const char* name) {
+  size_t lo = 0;
+  size_t hi = sizeof(kIntercepts) / sizeof(kIntercepts[0]);
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    int c = std::strcmp(name, kIntercepts[mid].name);
+    if (c == 0) return &kIntercepts[mid];
+    if (c < 0) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+}  // namespace xgpu_validation
+
+XGPU_VALIDATION_EXPORT XgpuResult xgpuNegotiateLoaderLayerInterfaceVersion(XgpuNegotiateLayerInterface* pVersionStruct) {
+  if (pVersionStruct == nullptr || pVersionStruct->loaderLayerInterfaceVersion < XGPU_MIN_LOADER_LAYER_INTERFACE_VERSION) {
+    return XGPU_ERROR_INCOMPATIBLE_DRIVER;
+  }
+  pVersionStruct->loaderLayerInterfaceVersion = XGPU_CURRENT_LOADER_LAYER_INTERFACE_VERSION;
+  pVersionStruct->pfnGetInstanceProcAddr = xgpu_validation::InterceptGetInstanceProcAddr;
+  pVersionStruct->pfnGetDeviceProcAddr = xgpu_validation::InterceptGetDeviceProcAddr;
+  return XGPU_SUCCESS;
+}

@@ -1,0 +1,144 @@
+#include "object_map.h"
+
+#include <atomic>
+#include <mutex>
+
+namespace xgpu_validation {
+namespace {
+
+// Bumped whenever a record is removed: every thread's cache of lookups is
+// then stale. Creating objects does not invalidate (the cache holds no misses).
+std::atomic<uint64_t> g_removals{1};
+
+// A thread's last lookups, direct-mapped.
+struct LookupCache {
+  static constexpr size_t kSlots = 8;
+  struct Entry {
+    uint64_t handle = 0;
+    XgpuObjectType type = XGPU_OBJECT_TYPE_UNKNOWN;
+    ObjectRecord* record = nullptr;
+  };
+  uint64_t removals = 0;  // g_removals when the entries were filled
+  Entry entries[kSlots];
+
+  static size_t SlotOf(XgpuObjectType type, uint64_t handle) {
+    return static_cast<size_t>((handle >> 4) ^ (handle >> 12) ^ static_cast<uint64_t>(type)) % kSlots;
+  }
+};
+thread_local LookupCache t_cache;
+
+}  // namespace
+
+ObjectMap& Objects() {
+  // Destroyed when the loader unloads the layer (its last instance is gone).
+  static ObjectMap map;
+  return map;
+}
+
+void ObjectMap::Invalidate() { g_removals.fetch_add(1, std::memory_order_acq_rel); }
+
+ObjectRecord* ObjectMap::Find(XgpuObjectType type, uint64_t handle) const {
+  const uint64_t removals = g_removals.load(std::memory_order_acquire);
+  if (t_cache.removals != removals) {
+    t_cache = LookupCache{};
+    t_cache.removals = removals;
+  }
+  LookupCache::Entry& entry = t_cache.entries[LookupCache::SlotOf(type, handle)];
+  if (entry.record != nullptr && entry.handle == handle && entry.type == type) return entry.record;
+  const Key key{handle, type};
+  const Shard& shard = shards_[ShardOf(key)];
+  ObjectRecord* record = nullptr;
+  {
+    std::shared_lock lock(shard.mutex);
+    auto it = shard.records.find(key);
+    if (it != shard.records.end()) record = it->second.get();
+  }
+  if (record != nullptr) entry = {handle, type, record};
+  return record;
+}
+
+std::unique_ptr<ObjectRecord> ObjectMap::Insert(std::unique_ptr<ObjectRecord> record) {
+  const Key key{record->handle, record->type};
+  Shard& shard = shards_[ShardOf(key)];
+  std::unique_ptr<ObjectRecord> stale;
+  {
+    std::unique_lock lock(shard.mutex);
+    std::unique_ptr<ObjectRecord>& slot = shard.records[key];
+    stale = std::move(slot);
+    slot = std::move(record);
+  }
+  if (stale) Invalidate();
+  return stale;
+}
+
+std::unique_ptr<ObjectRecord> ObjectMap::Remove(XgpuObjectType type, uint64_t handle) {
+  const Key key{handle, type};
+  Shard& shard = shards_[ShardOf(key)];
+  std::unique_ptr<ObjectRecord> removed;
+  {
+    std::unique_lock lock(shard.mutex);
+    auto it = shard.records.find(key);
+    if (it == shard.records.end()) return nullptr;
+    removed = std::move(it->second);
+    shard.records.erase(it);
+  }
+  Invalidate();
+  return removed;
+}
+
+std::vector<std::unique_ptr<ObjectRecord>> ObjectMap::RemoveIf(
+    const std::function<bool(const ObjectRecord&)>& matches) {
+  std::vector<std::unique_ptr<ObjectRecord>> removed;
+  for (Shard& shard : shards_) {
+    std::unique_lock lock(shard.mutex);
+    for (auto it = shard.records.begin(); it != shard.records.end();) {
+      if (matches(*it->second)) {
+        removed.push_back(std::move(it->second));
+        it = shard.records.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  if (!removed.empty()) Invalidate();
+  return removed;
+}
+
+void ObjectMap::ForEach(const std::function<void(const ObjectRecord&)>& f) const {
+  for (const Shard& shard : shards_) {
+    std::shared_lock lock(shard.mutex);
+    for (const auto& [key, record] : shard.records) f(*record);
+  }
+}
+
+std::vector<const ObjectRecord*> ObjectMap::FindAnyType(uint64_t handle) const {
+  std::vector<const ObjectRecord*> out;
+  for (const HandleTypeInfo& type : kHandleTypes) {
+    if (const ObjectRecord* record = Find(type.type, handle)) out.push_back(record);
+  }
+  return out;
+}
+
+void ObjectMap::RememberDestroyed(DestroyedObject object) {
+  std::lock_guard lock(destroyed_mutex_);
+  if (destroyed_.size() < kDestroyedMemory) {
+    destroyed_.push_back(std::move(object));
+  } else {
+    destroyed_[destroyed_next_] = std::move(object);
+  }
+  destroyed_next_ = (destroyed_next_ + 1) % kDestroyedMemory;
+}
+
+std::optional<DestroyedObject> ObjectMap::FindDestroyed(XgpuObjectType type, uint64_t handle) const {
+  std::lock_guard lock(destroyed_mutex_);
+  // Newest first: walk back from the slot written last.
+  for (size_t n = 0; n < destroyed_.size(); ++n) {
+    size_t index = (destroyed_next_ + kDestroyedMemory - 1 - n) % kDestroyedMemory;
+    if (index >= destroyed_.size()) continue;
+    const DestroyedObject& object = destroyed_[index];
+    if (object.type == type && object.handle == handle) return object;
+  }
+  return std::nullopt;
+}
+
+}  // namespace xgpu_validation

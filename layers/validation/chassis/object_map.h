@@ -1,0 +1,84 @@
+// The records of every object the layer has seen, by (type, handle), and a
+// short memory of destroyed ones (so a message can say "destroyed by
+// xgpuDestroyBuffer" instead of "unknown").
+//
+// Thread-safe: lookups take a shard's lock shared; a thread's last lookups
+// are cached and the cache is dropped whenever any record is removed, so the
+// recording hot path (the same command buffer, call after call) takes no lock.
+// A record stays valid until its object is destroyed; using a handle on one
+// thread while another destroys it is itself invalid usage (api.md 1.6).
+#ifndef XGPU_LAYERS_VALIDATION_CHASSIS_OBJECT_MAP_H_
+#define XGPU_LAYERS_VALIDATION_CHASSIS_OBJECT_MAP_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "layer.h"
+
+namespace xgpu_validation {
+
+// What the layer remembers of a destroyed object.
+struct DestroyedObject {
+  XgpuObjectType type;  // its type
+  uint64_t handle;      // its handle
+  std::string name;     // its debug name when destroyed
+  Command destroyed_by; // the command that destroyed it
+};
+
+class ObjectMap {
+ public:
+  // The live record of (type, handle), or nullptr.
+  ObjectRecord* Find(XgpuObjectType type, uint64_t handle) const;
+  // Adds a record, replacing (and returning) a stale one of the same key.
+  std::unique_ptr<ObjectRecord> Insert(std::unique_ptr<ObjectRecord> record);
+  // Removes the records `matches` selects and returns them (the caller frees them).
+  std::vector<std::unique_ptr<ObjectRecord>> RemoveIf(const std::function<bool(const ObjectRecord&)>& matches);
+  // Removes one record.
+  std::unique_ptr<ObjectRecord> Remove(XgpuObjectType type, uint64_t handle);
+  // Calls f on every record (under the shards' shared locks: f must not change the map).
+  void ForEach(const std::function<void(const ObjectRecord&)>& f) const;
+  // Live records of another type with this handle (for messages about wrong-typed handles).
+  std::vector<const ObjectRecord*> FindAnyType(uint64_t handle) const;
+
+  void RememberDestroyed(DestroyedObject object);
+  // The most recent destruction of (type, handle), if remembered.
+  std::optional<DestroyedObject> FindDestroyed(XgpuObjectType type, uint64_t handle) const;
+
+ private:
+  struct Key {
+    uint64_t handle;
+    XgpuObjectType type;
+    bool operator==(const Key& other) const { return handle == other.handle && type == other.type; }
+  };
+  struct KeyHash {
+    size_t operator()(const Key& key) const {
+      uint64_t h = key.handle * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(key.type);
+      return static_cast<size_t>(h ^ (h >> 29));
+    }
+  };
+  static constexpr size_t kShards = 32;
+  static constexpr size_t kDestroyedMemory = 1024;  // destroyed objects remembered
+  struct Shard {
+    mutable std::shared_mutex mutex;
+    std::unordered_map<Key, std::unique_ptr<ObjectRecord>, KeyHash> records;
+  };
+  static size_t ShardOf(const Key& key) { return (KeyHash{}(key) >> 7) % kShards; }
+  void Invalidate();
+
+  Shard shards_[kShards];
+  mutable std::mutex destroyed_mutex_;
+  std::vector<DestroyedObject> destroyed_;  // ring of kDestroyedMemory entries
+  size_t destroyed_next_ = 0;               // next slot of the ring
+};
+
+// The layer's object map (chassis/object_map.cpp).
+ObjectMap& Objects();
+
+}  // namespace xgpu_validation
+
+#endif  // XGPU_LAYERS_VALIDATION_CHASSIS_OBJECT_MAP_H_

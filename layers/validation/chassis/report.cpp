@@ -1,0 +1,300 @@
+// Messages: their text, their objects with debug names, where they go (the
+// instance's messengers, else stderr), and the settings that filter them.
+#include <cerrno>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "layer.h"
+#include "object_map.h"
+
+namespace xgpu_validation {
+namespace {
+
+constexpr int kMaxChainLength = 64;  // structures followed in a pNext chain before giving up
+
+std::mutex& LiveInstancesMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::vector<LayerInstance*>& LiveInstanceList() {
+  static std::vector<LayerInstance*> list;
+  return list;
+}
+
+// Message counts of reports made without an instance.
+std::atomic<uint32_t> g_counts_without_instance[kVuidCount];
+
+std::string Hex(uint64_t value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+// The messengers of a create info's pNext chain.
+void ChainedMessengers(const void* next, std::vector<MessengerInfo>* out) {
+  struct Base {
+    XgpuStructureType sType;
+    const Base* pNext;
+  };
+  auto* s = static_cast<const Base*>(next);
+  for (int n = 0; n < kMaxChainLength && IsUsablePointer(s); ++n, s = s->pNext) {
+    if (s->sType != XGPU_STRUCTURE_TYPE_DEBUG_MESSENGER_CREATE_INFO) continue;
+    auto* info = reinterpret_cast<const XgpuDebugMessengerCreateInfo*>(s);
+    if (info->pfnUserCallback == nullptr) continue;
+    out->push_back({XGPU_NULL_HANDLE, info->messageSeverity, info->messageType, info->pfnUserCallback, info->pUserData});
+  }
+}
+
+void AppendMessengers(LayerInstance* instance, std::vector<MessengerInfo>* out) {
+  std::lock_guard lock(instance->messenger_mutex);
+  out->insert(out->end(), instance->messengers.begin(), instance->messengers.end());
+}
+
+uint32_t ParseUnsigned(const char* text, bool* ok) {
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long value = std::strtoull(text, &end, 0);
+  *ok = end != text && *end == '\0' && errno == 0 && value <= 0xFFFFFFFFull && text[0] != '-';
+  return static_cast<uint32_t>(value);
+}
+
+}  // namespace
+
+std::mutex& NamesMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+const char* TypeName(XgpuObjectType type) {
+  for (const HandleTypeInfo& info : kHandleTypes) {
+    if (info.type == type) return info.name;
+  }
+  return "object";
+}
+
+std::string Describe(const ObjectRecord* record) {
+  std::string text = std::string(TypeName(record->type)) + " " + Hex(record->handle);
+  std::lock_guard lock(NamesMutex());
+  if (!record->name.empty()) text += " \"" + record->name + "\"";
+  return text;
+}
+
+std::string FieldText(const Field& field) {
+  std::string out;
+  const uint64_t values[] = {field.i, field.j, field.k};
+  int next = 0;
+  for (const char* c = field.path; *c; ++c) {
+    if (c[0] == '[' && (c[1] == 'i' || c[1] == 'j' || c[1] == 'k') && c[2] == ']') {
+      out += "[" + std::to_string(next < 3 ? values[next] : 0) + "]";
+      ++next;
+      c += 2;
+    } else {
+      out += *c;
+    }
+  }
+  return out;
+}
+
+Settings Settings::FromEnvironment() {
+  Settings s;
+  if (const char* limit = std::getenv("XGPU_VALIDATION_DUPLICATE_LIMIT"); limit && *limit) {
+    bool ok = false;
+    uint32_t value = ParseUnsigned(limit, &ok);
+    if (ok) {
+      s.duplicate_limit = value;
+    } else {
+      std::fprintf(stderr, "xgpu validation: warning: XGPU_VALIDATION_DUPLICATE_LIMIT=%s is not a number; "
+                           "the default (%u) is used\n", limit, s.duplicate_limit);
+    }
+  }
+  if (const char* action = std::getenv("XGPU_VALIDATION_ON_ERROR"); action && *action) {
+    if (std::strcmp(action, "continue") == 0) {
+      s.on_error = OnError::kContinue;
+    } else if (std::strcmp(action, "break") == 0) {
+      s.on_error = OnError::kBreak;
+    } else if (std::strcmp(action, "abort") == 0) {
+      s.on_error = OnError::kAbort;
+    } else {
+      std::fprintf(stderr, "xgpu validation: warning: XGPU_VALIDATION_ON_ERROR=%s is not continue, break or "
+                           "abort; continue is used\n", action);
+    }
+  }
+  if (const char* mute = std::getenv("XGPU_VALIDATION_MUTE"); mute && *mute) {
+    s.muted.assign(kVuidCount, false);
+    std::string list = mute;
+    size_t start = 0;
+    while (start < list.size()) {
+      size_t end = list.find_first_of(",;: \t\n", start);
+      if (end == std::string::npos) end = list.size();
+      std::string token = list.substr(start, end - start);
+      start = end + 1;
+      if (token.empty()) continue;
+      bool found = false;
+      bool numeric = false;
+      uint32_t number = 0;
+      if (token[0] == '-') {
+        char* stop = nullptr;
+        long long value = std::strtoll(token.c_str(), &stop, 10);
+        numeric = *stop == '\0' && value >= INT32_MIN;
+        number = static_cast<uint32_t>(static_cast<int32_t>(value));
+      } else if (token[0] >= '0' && token[0] <= '9') {
+        number = ParseUnsigned(token.c_str(), &numeric);
+      }
+      for (size_t v = 0; v < kVuidCount; ++v) {
+        if (token == kVuids[v].id || (numeric && static_cast<uint32_t>(kVuids[v].number) == number)) {
+          s.muted[v] = true;
+          found = true;
+        }
+      }
+      if (!found) {
+        std::fprintf(stderr, "xgpu validation: warning: XGPU_VALIDATION_MUTE: %s is not a rule ID of the layer "
+                             "(an XGPU-VUID-... name or its messageIdNumber); ignored\n", token.c_str());
+      }
+    }
+  }
+  return s;
+}
+
+std::vector<LayerInstance*> LiveInstances() {
+  std::lock_guard lock(LiveInstancesMutex());
+  return LiveInstanceList();
+}
+
+void AddLiveInstance(LayerInstance* instance) {
+  std::lock_guard lock(LiveInstancesMutex());
+  LiveInstanceList().push_back(instance);
+}
+
+void RemoveLiveInstance(LayerInstance* instance) {
+  std::lock_guard lock(LiveInstancesMutex());
+  auto& list = LiveInstanceList();
+  for (auto it = list.begin(); it != list.end(); ++it) {
+    if (*it == instance) {
+      list.erase(it);
+      break;
+    }
+  }
+}
+
+void CallContext::Dispatch(XgpuObjectType type, const void* handle) {
+  dispatch_type = type;
+  dispatch_handle = handle;
+  if (handle == nullptr) return;
+  dispatch_record = Objects().Find(type, reinterpret_cast<uintptr_t>(handle));
+  if (dispatch_record != nullptr) {
+    instance = dispatch_record->instance;
+    device = dispatch_record->device;
+  }
+}
+
+void CallContext::MarkRecordingError() {
+  if (dispatch_record == nullptr || dispatch_record->type != XGPU_OBJECT_TYPE_COMMAND_BUFFER) return;
+  int32_t expected = 0;
+  dispatch_record->recording_error.compare_exchange_strong(expected, Failure(), std::memory_order_relaxed);
+}
+
+bool CallContext::Report(Vuid vuid, const Field& field, const std::string& value,
+                         std::initializer_list<ObjectRef> objects) {
+  const VuidInfo& info = InfoOf(vuid);
+  Settings fallback;
+  const Settings* settings = &fallback;
+  std::atomic<uint32_t>* count = &g_counts_without_instance[static_cast<size_t>(vuid)];
+  if (instance != nullptr) {
+    settings = &instance->settings;
+    count = &instance->counts[static_cast<size_t>(vuid)];
+  } else {
+    fallback = Settings::FromEnvironment();
+  }
+  if (settings->IsMuted(vuid)) return false;
+  if (first_error == XGPU_SUCCESS) first_error = info.error;
+  const uint32_t seen = count->fetch_add(1, std::memory_order_relaxed);
+  if (settings->duplicate_limit != 0 && seen >= settings->duplicate_limit) return true;
+
+  std::string message = std::string(NameOf(command)) + ": " + FieldText(field) + " is " + value + ". Rule: " +
+                        info.text + " [" + info.id + "]";
+  if (settings->duplicate_limit != 0 && seen + 1 == settings->duplicate_limit) {
+    message += " (the last message with this ID: XGPU_VALIDATION_DUPLICATE_LIMIT is " +
+               std::to_string(settings->duplicate_limit) + ")";
+  }
+
+  // The objects: those given, then the call's own object and the device it belongs to.
+  std::vector<ObjectRef> refs(objects);
+  if (dispatch_record != nullptr) {
+    refs.push_back({dispatch_record->type, dispatch_record->handle});
+    if (dispatch_record->type == XGPU_OBJECT_TYPE_QUEUE || dispatch_record->type == XGPU_OBJECT_TYPE_COMMAND_BUFFER) {
+      if (dispatch_record->parent != nullptr) refs.push_back({dispatch_record->parent->type, dispatch_record->parent->handle});
+    }
+  } else if (dispatch_handle != nullptr) {
+    refs.push_back({dispatch_type, reinterpret_cast<uintptr_t>(dispatch_handle)});
+  }
+  std::vector<std::string> names(refs.size());
+  std::vector<XgpuDebugObjectInfo> infos(refs.size());
+  for (size_t n = 0; n < refs.size(); ++n) {
+    if (const ObjectRecord* record = Objects().Find(refs[n].type, refs[n].handle)) {
+      std::lock_guard lock(NamesMutex());
+      names[n] = record->name;
+    } else if (auto destroyed = Objects().FindDestroyed(refs[n].type, refs[n].handle)) {
+      names[n] = destroyed->name;
+    }
+    infos[n].objectType = refs[n].type;
+    infos[n].objectHandle = refs[n].handle;
+    infos[n].pObjectName = names[n].empty() ? nullptr : names[n].c_str();
+  }
+
+  XgpuDebugMessageData data = {};
+  data.sType = XGPU_STRUCTURE_TYPE_DEBUG_MESSAGE_DATA;
+  data.pMessageIdName = info.id;
+  data.messageIdNumber = info.number;
+  data.pMessage = message.c_str();
+  data.objectCount = static_cast<uint32_t>(infos.size());
+  data.pObjects = infos.empty() ? nullptr : infos.data();
+
+  std::vector<MessengerInfo> messengers;
+  if (instance != nullptr) {
+    AppendMessengers(instance, &messengers);
+  } else if (creating_instance != nullptr) {
+    if (IsUsablePointer(creating_instance)) ChainedMessengers(creating_instance->pNext, &messengers);
+  } else {
+    // A handle the layer does not know: every instance may be the one meant
+    // (a callback given to several instances hears it once).
+    for (LayerInstance* live : LiveInstances()) AppendMessengers(live, &messengers);
+    std::vector<MessengerInfo> unique;
+    for (const MessengerInfo& m : messengers) {
+      bool seen = false;
+      for (const MessengerInfo& u : unique) seen |= u.callback == m.callback && u.user_data == m.user_data;
+      if (!seen) unique.push_back(m);
+    }
+    messengers.swap(unique);
+  }
+  const auto severity = XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT;
+  const XgpuDebugMessageTypeFlags types = XGPU_DEBUG_MESSAGE_TYPE_VALIDATION_BIT;
+  if (messengers.empty()) {
+    std::string text = "xgpu validation: error: " + message + "\n";
+    for (size_t n = 0; n < refs.size(); ++n) {
+      text += "    object " + std::to_string(n) + ": " + TypeName(refs[n].type) + " " + Hex(refs[n].handle);
+      if (!names[n].empty()) text += " \"" + names[n] + "\"";
+      text += "\n";
+    }
+    std::fputs(text.c_str(), stderr);
+  }
+  for (const MessengerInfo& m : messengers) {
+    if ((m.severities & severity) && (m.types & types)) m.callback(severity, types, &data, m.user_data);
+  }
+  switch (settings->on_error) {
+    case Settings::OnError::kContinue:
+      break;
+    case Settings::OnError::kBreak:
+      std::raise(SIGTRAP);
+      break;
+    case Settings::OnError::kAbort:
+      std::fprintf(stderr, "xgpu validation: XGPU_VALIDATION_ON_ERROR=abort: aborting after %s\n", info.id);
+      std::abort();
+  }
+  return true;
+}
+
+}  // namespace xgpu_validation

@@ -1,0 +1,82 @@
+// ObjectTracker: every handle the layer has seen (chassis/object_map.h), its
+// type, parent, instance, device and debug name. It checks the implicit
+// handle and parent rules against them (a destroyed, never-created or
+// foreign handle is reported, never dereferenced), tracks what commands
+// create, retrieve and destroy, keeps the names xgpuSetObjectName gives, and
+// reports the objects still alive when their device or instance is destroyed
+// (api.md 1.8).
+//
+// The handle and parent checks and the tracking are generated from the
+// registry (ObjectTrackerGenerated, generated/object_tracker_checks.inc);
+// ObjectTracker adds the rules written by hand.
+//
+// Thread-safe: all state is in the object map.
+#ifndef XGPU_LAYERS_VALIDATION_OBJECT_TRACKER_OBJECT_TRACKER_H_
+#define XGPU_LAYERS_VALIDATION_OBJECT_TRACKER_OBJECT_TRACKER_H_
+
+#include <cstdint>
+
+#include "../chassis/hooks.h"
+#include "../chassis/object_map.h"
+
+namespace xgpu_validation {
+
+class ObjectTrackerGenerated : public HookDefaults {
+ public:
+#include "../generated/object_tracker_decls.inc"
+
+ protected:
+  // The call's dispatchable handle (already looked up by the chassis).
+  static bool CheckDispatchHandle(CallContext& ctx, Vuid vuid, const Field& field, bool optional);
+  // A handle parameter or field: NULL (allowed when optional) or a live
+  // object of `type`. Returns its record, or nullptr (having reported it in
+  // *skip when it is not allowed).
+  template <typename Handle>
+  static const ObjectRecord* CheckHandle(CallContext& ctx, Vuid vuid, const Field& field, XgpuObjectType type,
+                                         Handle handle, bool optional, bool* skip) {
+    return CheckHandleValue(ctx, vuid, field, type, reinterpret_cast<uintptr_t>(handle), optional, skip);
+  }
+  static const ObjectRecord* CheckHandleValue(CallContext& ctx, Vuid vuid, const Field& field, XgpuObjectType type,
+                                              uint64_t handle, bool optional, bool* skip);
+  // `record` was created from the call's device (parent_type XGPU_OBJECT_TYPE_DEVICE) or instance.
+  static bool CheckParent(CallContext& ctx, Vuid vuid, const Field& field, const ObjectRecord* record,
+                          XgpuObjectType parent_type);
+  // Records a created or retrieved object whose parent is the call's object
+  // of parent_type (or the call's object's ancestor of that type).
+  template <typename Handle>
+  static void Track(CallContext& ctx, XgpuObjectType type, Handle handle, XgpuObjectType parent_type,
+                    const XgpuAllocationCallbacks* allocator) {
+    TrackValue(ctx, type, reinterpret_cast<uintptr_t>(handle), parent_type, allocator);
+  }
+  static void TrackValue(CallContext& ctx, XgpuObjectType type, uint64_t handle, XgpuObjectType parent_type,
+                         const XgpuAllocationCallbacks* allocator);
+  // Forgets a destroyed object (and, for a device or instance, everything under it).
+  template <typename Handle>
+  static void Untrack(CallContext& ctx, XgpuObjectType type, Handle handle) {
+    UntrackValue(ctx, type, reinterpret_cast<uintptr_t>(handle));
+  }
+  static void UntrackValue(CallContext& ctx, XgpuObjectType type, uint64_t handle);
+};
+
+class ObjectTracker : public ObjectTrackerGenerated {
+ public:
+  // Objects left alive when their device or instance is destroyed (api.md
+  // 1.8) are reported, each by type and name, but the call is not refused:
+  // the loader releases its own record of the device or instance whatever
+  // the layer does, so a refused destroy would leave an object nothing can
+  // destroy. Instead the layer destroys what was left, down the chain (the
+  // PreRecord hooks), so the driver never sees a parent die under its children.
+  bool ValidateDestroyDevice(CallContext& ctx, XgpuDevice device, const XgpuAllocationCallbacks* pAllocator) const;
+  bool ValidateDestroyInstance(CallContext& ctx, XgpuInstance instance,
+                               const XgpuAllocationCallbacks* pAllocator) const;
+  void PreRecordDestroyDevice(CallContext& ctx, XgpuDevice device, const XgpuAllocationCallbacks* pAllocator);
+  void PreRecordDestroyInstance(CallContext& ctx, XgpuInstance instance, const XgpuAllocationCallbacks* pAllocator);
+  // Debug names, for messages; the object named must be one of the device's.
+  bool ValidateSetObjectName(CallContext& ctx, XgpuDevice device, const XgpuDebugObjectNameInfo* pNameInfo) const;
+  void PostRecordSetObjectName(CallContext& ctx, XgpuDevice device, const XgpuDebugObjectNameInfo* pNameInfo,
+                               XgpuResult result);
+};
+
+}  // namespace xgpu_validation
+
+#endif  // XGPU_LAYERS_VALIDATION_OBJECT_TRACKER_OBJECT_TRACKER_H_

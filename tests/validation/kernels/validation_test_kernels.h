@@ -1,0 +1,16 @@
+/* Argument structs of the validation layer tests' kernels (shared by the
+ * kernel C17 source and the C++ tests). */
+#ifndef XGPU_TESTS_VALIDATION_KERNELS_H_
+#define XGPU_TESTS_VALIDATION_KERNELS_H_
+
+#include <stdint.h>
+
+/* y[i] = a * x[i] + y[i] for i < n. 2 bindings + 8 bytes of constants. */
+typedef struct validation_saxpy_args {
+  const float* x; /* binding 0: n floats */
+  float* y;       /* binding 1: n floats */
+  float a;        /* scale */
+  uint32_t n;     /* element count */
+} validation_saxpy_args_t;
+
+#endif
