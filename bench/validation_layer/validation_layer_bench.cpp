@@ -51,15 +51,6 @@ XgpuBool32 XGPU_API_CALL CountMessage(XgpuDebugMessageSeverityFlagBits, XgpuDebu
   return XGPU_FALSE;
 }
 
-// Buffer references by member name (the structure may grow).
-XgpuBufferRef Ref(XgpuBuffer buffer, uint32_t slot) {
-  XgpuBufferRef ref = {};
-  ref.buffer = buffer;
-  ref.bindingSlot = slot;
-  ref.offset = 0;
-  ref.size = XGPU_WHOLE_SIZE;
-  return ref;
-}
 
 struct Setup {
   XgpuInstance instance = nullptr;
@@ -172,7 +163,7 @@ struct Setup {
     XgpuCommandBufferBeginInfo begin = {};
     begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
     begin.mode = XGPU_COMMAND_BUFFER_MODE_ONE_SHOT;
-    const XgpuBufferRef refs[2] = {Ref(x, XGPU_BINDING_SLOT_NONE), Ref(y, XGPU_BINDING_SLOT_NONE)};
+    const XgpuBufferRef refs[2] = {xgpuBufferRefWhole(x), xgpuBufferRefWhole(y)};
     const struct {
       float a;
       uint32_t n;
@@ -222,7 +213,7 @@ XgpuCommandBuffer RecordReusable(Setup& s) {
   begin.mode = XGPU_COMMAND_BUFFER_MODE_REUSABLE;
   begin.bindingCapacity = 2;
   CHECK_OK(s.BeginCommandBuffer(reusable, &begin));
-  const XgpuBufferRef slots[2] = {Ref(XGPU_NULL_HANDLE, 0), Ref(XGPU_NULL_HANDLE, 1)};
+  const XgpuBufferRef slots[2] = {xgpuBufferRefSlot(0, 0, XGPU_WHOLE_SIZE), xgpuBufferRefSlot(1, 0, XGPU_WHOLE_SIZE)};
   const struct {
     float a;
     uint32_t n;

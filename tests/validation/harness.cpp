@@ -368,7 +368,8 @@ XgpuCommandBuffer Fixture::BegunCommandBuffer(XgpuDevice dev, XgpuCommandBufferM
 // Fixups
 
 void FixupStruct(Fixture&, XgpuBufferRef& ref) {
-  ref.bindingSlot = XGPU_BINDING_SLOT_NONE;
+  ref.kind = XGPU_BUFFER_REF_KIND_BUFFER;
+  ref.bindingSlot = 0;
   ref.offset = 0;
   ref.size = XGPU_WHOLE_SIZE;
 }

