@@ -69,7 +69,7 @@ XgpuResult DownCreateInstance(CallContext& ctx, const XgpuInstanceCreateInfo* pC
   instance->handle = *pInstance;
   instance->next_get_instance_proc_addr = next_gipa;
   xgpuInitInstanceDispatchTable(&instance->next, next_gipa, *pInstance);
-  // A messenger chained to the create info lives as long as the instance (api.md 4).
+  // A messenger chained to the create info hears creation and destruction only (api.md 4).
   struct Base {
     XgpuStructureType sType;
     const Base* pNext;
@@ -77,7 +77,7 @@ XgpuResult DownCreateInstance(CallContext& ctx, const XgpuInstanceCreateInfo* pC
   for (auto* s = static_cast<const Base*>(pCreateInfo->pNext); IsUsablePointer(s); s = s->pNext) {
     if (s->sType != XGPU_STRUCTURE_TYPE_DEBUG_MESSENGER_CREATE_INFO) continue;
     auto* info = reinterpret_cast<const XgpuDebugMessengerCreateInfo*>(s);
-    instance->messengers.push_back(
+    instance->chained_messengers.push_back(
         {XGPU_NULL_HANDLE, info->messageSeverity, info->messageType, info->pfnUserCallback, info->pUserData});
   }
   ctx.new_instance = instance.get();

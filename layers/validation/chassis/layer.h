@@ -110,7 +110,10 @@ struct LayerInstance {
   Settings settings;                                     // read at xgpuCreateInstance
   std::unique_ptr<std::atomic<uint32_t>[]> counts;       // messages reported per Vuid
   std::mutex messenger_mutex;                            // guards messengers
-  std::vector<MessengerInfo> messengers;                 // chained at creation, then created ones
+  std::vector<MessengerInfo> messengers;                 // made with xgpuCreateDebugMessenger
+  // Chained to the create info: they hear xgpuCreateInstance and
+  // xgpuDestroyInstance only (api.md 4, Vulkan's semantics).
+  std::vector<MessengerInfo> chained_messengers;
 };
 
 // The layer's data of one device.

@@ -49,8 +49,11 @@ void ChainedMessengers(const void* next, std::vector<MessengerInfo>* out) {
   }
 }
 
-void AppendMessengers(LayerInstance* instance, std::vector<MessengerInfo>* out) {
+// `destroying`: the message belongs to xgpuDestroyInstance, which the
+// messengers chained to the instance's create info hear as well.
+void AppendMessengers(LayerInstance* instance, std::vector<MessengerInfo>* out, bool destroying = false) {
   std::lock_guard lock(instance->messenger_mutex);
+  if (destroying) out->insert(out->end(), instance->chained_messengers.begin(), instance->chained_messengers.end());
   out->insert(out->end(), instance->messengers.begin(), instance->messengers.end());
 }
 
@@ -255,7 +258,7 @@ bool CallContext::Report(Vuid vuid, const Field& field, const std::string& value
 
   std::vector<MessengerInfo> messengers;
   if (instance != nullptr) {
-    AppendMessengers(instance, &messengers);
+    AppendMessengers(instance, &messengers, command == Command::xgpuDestroyInstance);
   } else if (creating_instance != nullptr) {
     if (IsUsablePointer(creating_instance)) ChainedMessengers(creating_instance->pNext, &messengers);
   } else {
