@@ -660,3 +660,92 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_svm_prefetch_async(void* ptr, size_t size, h
   return hsa_amd_memory_async_copy(ptr, agent, ptr, agent, 0, num_dep_signals, dep_signals,
                                    completion_signal);
 }
+
+// ---------------------------------------------------------------------------
+// SVM attributes: every address is host memory that every agent reaches in
+// place, coherently; nothing migrates. Valid settings are accepted (they
+// change nothing) and queries answer what is true of host memory.
+
+namespace {
+
+bool svm_agent_ok(uint64_t value) { return runtime()->agent(hsa_agent_t{value}) != nullptr; }
+
+hsa_status_t svm_range_ok(const void* ptr, size_t size, const hsa_amd_svm_attribute_pair_t* list,
+                          size_t count) {
+  if (ptr == nullptr || size == 0 || (count != 0 && list == nullptr)) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  return HSA_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+HSA_CPU_EXPORT hsa_status_t hsa_amd_svm_attributes_set(void* ptr, size_t size,
+                                                       hsa_amd_svm_attribute_pair_t* attribute_list,
+                                                       size_t attribute_count) {
+  HSA_CPU_REQUIRE_INIT();
+  if (hsa_status_t status = svm_range_ok(ptr, size, attribute_list, attribute_count); status != HSA_STATUS_SUCCESS)
+    return status;
+  for (size_t i = 0; i < attribute_count; ++i) {
+    const hsa_amd_svm_attribute_pair_t& pair = attribute_list[i];
+    switch (pair.attribute) {
+      case HSA_AMD_SVM_ATTRIB_GLOBAL_FLAG:
+        if (pair.value != HSA_AMD_SVM_GLOBAL_FLAG_FINE_GRAINED && pair.value != HSA_AMD_SVM_GLOBAL_FLAG_COARSE_GRAINED)
+          return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+        break;
+      case HSA_AMD_SVM_ATTRIB_READ_ONLY:
+      case HSA_AMD_SVM_ATTRIB_HIVE_LOCAL:
+      case HSA_AMD_SVM_ATTRIB_MIGRATION_GRANULARITY:
+      case HSA_AMD_SVM_ATTRIB_READ_MOSTLY:
+        break;
+      case HSA_AMD_SVM_ATTRIB_PREFERRED_LOCATION:  // the null agent: no preference
+        if (pair.value != 0 && !svm_agent_ok(pair.value)) return HSA_STATUS_ERROR_INVALID_AGENT;
+        break;
+      case HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE:
+      case HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE:
+      case HSA_AMD_SVM_ATTRIB_AGENT_NO_ACCESS:
+        if (!svm_agent_ok(pair.value)) return HSA_STATUS_ERROR_INVALID_AGENT;
+        break;
+      default:  // includes ACCESS_QUERY and PREFETCH_LOCATION (queries only)
+        log("hsa_amd_svm_attributes_set: attribute 0x%llx cannot be set",
+            static_cast<unsigned long long>(pair.attribute));
+        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    }
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_amd_svm_attributes_get(void* ptr, size_t size,
+                                                       hsa_amd_svm_attribute_pair_t* attribute_list,
+                                                       size_t attribute_count) {
+  HSA_CPU_REQUIRE_INIT();
+  if (hsa_status_t status = svm_range_ok(ptr, size, attribute_list, attribute_count); status != HSA_STATUS_SUCCESS)
+    return status;
+  // Check every entry before writing any answer.
+  for (size_t i = 0; i < attribute_count; ++i) {
+    const hsa_amd_svm_attribute_pair_t& pair = attribute_list[i];
+    switch (pair.attribute) {
+      case HSA_AMD_SVM_ATTRIB_GLOBAL_FLAG:
+      case HSA_AMD_SVM_ATTRIB_READ_ONLY:
+      case HSA_AMD_SVM_ATTRIB_HIVE_LOCAL:
+      case HSA_AMD_SVM_ATTRIB_MIGRATION_GRANULARITY:
+      case HSA_AMD_SVM_ATTRIB_PREFERRED_LOCATION:
+      case HSA_AMD_SVM_ATTRIB_READ_MOSTLY:
+        break;
+      case HSA_AMD_SVM_ATTRIB_ACCESS_QUERY:
+        if (!svm_agent_ok(pair.value)) return HSA_STATUS_ERROR_INVALID_AGENT;
+        break;
+      default:  // includes the AGENT_* settings and PREFETCH_LOCATION
+        log("hsa_amd_svm_attributes_get: attribute 0x%llx cannot be queried",
+            static_cast<unsigned long long>(pair.attribute));
+        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    }
+  }
+  for (size_t i = 0; i < attribute_count; ++i) {
+    hsa_amd_svm_attribute_pair_t& pair = attribute_list[i];
+    switch (pair.attribute) {
+      case HSA_AMD_SVM_ATTRIB_GLOBAL_FLAG: pair.value = HSA_AMD_SVM_GLOBAL_FLAG_FINE_GRAINED; break;
+      case HSA_AMD_SVM_ATTRIB_ACCESS_QUERY: pair.attribute = HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE; break;
+      default: pair.value = 0; break;  // false, one page, no preferred location
+    }
+  }
+  return HSA_STATUS_SUCCESS;
+}

@@ -147,8 +147,26 @@ enum class PacketStatus {
   kStopped,          // destroy or inactivate while waiting
 };
 
+// Statuses a refused packet reports, as ROCR maps the packet processor's
+// errors: a malformed header (unknown or unsupported type, reserved header
+// bits, reserved fence scope, bad vendor packet) is INVALID_PACKET_FORMAT;
+// dimensions, grid and workgroup sizes outside the agent's limits (or that
+// do not fit the kernel) are INCOMPATIBLE_ARGUMENTS; a kernel object that is
+// not a loaded kernel is INVALID_CODE_OBJECT; a group segment larger than
+// the agent's is INVALID_ALLOCATION.
+constexpr hsa_status_t kPacketMalformed = HSA_STATUS_ERROR_INVALID_PACKET_FORMAT;
+constexpr hsa_status_t kPacketSizes = HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS;
+constexpr hsa_status_t kPacketCode = HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
+constexpr hsa_status_t kPacketGroupSegment = HSA_STATUS_ERROR_INVALID_ALLOCATION;
+
+// Header bits above the release fence scope: reserved, must be 0.
+constexpr uint16_t kHeaderReservedBits =
+    uint16_t(~((1u << (uint32_t(HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE) +
+                        uint32_t(HSA_PACKET_HEADER_WIDTH_SCRELEASE_FENCE_SCOPE))) - 1u));
+
 struct Processor {
   Queue* queue;
+  hsa_status_t packet_error = HSA_STATUS_SUCCESS;  // status of the refused packet
 
   bool stopping() const {
     return queue->stop.load(std::memory_order_acquire) ||
@@ -182,59 +200,65 @@ struct Processor {
          [&] { return queue->inflight.load(std::memory_order_acquire) == 0; });
   }
 
-  PacketStatus invalid(const char* what, unsigned long long value) {
-    log("queue %llu: invalid packet at index %llu: %s (%llu)",
+  // Refuses the packet: the queue reports `status` (ROCR's status for this
+  // kind of packet error, see kPacket* below) and stops.
+  PacketStatus invalid(hsa_status_t status, const char* what, unsigned long long value) {
+    const char* name = "?";
+    hsa_status_string(status, &name);
+    log("queue %llu: packet at index %llu refused (%.*s): %s (%llu)",
         static_cast<unsigned long long>(queue->amd.hsa_queue.id),
-        static_cast<unsigned long long>(*queue->read_index()), what, value);
+        static_cast<unsigned long long>(*queue->read_index()),
+        static_cast<int>(strcspn(name, ":")), name, what, value);
+    packet_error = status;
     return PacketStatus::kInvalid;
   }
 
   PacketStatus dispatch(const hsa_kernel_dispatch_packet_t& packet) {
     const uint32_t dims = header_field(packet.setup, HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS,
                                        HSA_KERNEL_DISPATCH_PACKET_SETUP_WIDTH_DIMENSIONS);
-    if (dims < 1 || dims > 3) return invalid("setup dimensions not in [1, 3]", dims);
+    if (dims < 1 || dims > 3) return invalid(kPacketSizes, "setup dimensions not in [1, 3]", dims);
     const uint32_t wg_size[3] = {packet.workgroup_size_x, packet.workgroup_size_y,
                                  packet.workgroup_size_z};
     const uint32_t grid[3] = {packet.grid_size_x, packet.grid_size_y, packet.grid_size_z};
     for (uint32_t d = 0; d < 3; ++d) {
-      if (wg_size[d] == 0) return invalid("workgroup size is 0 in a dimension", d);
-      if (grid[d] == 0) return invalid("grid size is 0 in a dimension", d);
+      if (wg_size[d] == 0) return invalid(kPacketSizes, "workgroup size is 0 in a dimension", d);
+      if (grid[d] == 0) return invalid(kPacketSizes, "grid size is 0 in a dimension", d);
       if (d >= dims && (wg_size[d] != 1 || grid[d] != 1))
-        return invalid("unused dimension must have grid and workgroup size 1", d);
+        return invalid(kPacketSizes, "unused dimension must have grid and workgroup size 1", d);
     }
     const uint64_t items_per_group = uint64_t(wg_size[0]) * wg_size[1] * wg_size[2];
     if (items_per_group > kWorkgroupMaxSize)
-      return invalid("workgroup exceeds the maximum work items", items_per_group);
-    if (packet.kernel_object == 0) return invalid("null kernel object", 0);
+      return invalid(kPacketSizes, "workgroup exceeds the maximum work items", items_per_group);
+    if (packet.kernel_object == 0) return invalid(kPacketCode, "null kernel object", 0);
     xgpu_host_kernel_descriptor_t kernel;
     if (!read_kernel_descriptor(packet.kernel_object, &kernel))
-      return invalid("kernel object is not readable memory", packet.kernel_object);
+      return invalid(kPacketCode, "kernel object is not readable memory", packet.kernel_object);
     if (kernel.magic != XGPU_HOST_KERNEL_MAGIC)
-      return invalid("kernel object is not an xgpu host kernel descriptor (magic)", kernel.magic);
+      return invalid(kPacketCode, "kernel object is not an xgpu host kernel descriptor (magic)", kernel.magic);
     if (kernel.abi_version != XGPU_HOST_KERNEL_ABI_VERSION)
-      return invalid("unsupported host kernel ABI version", kernel.abi_version);
+      return invalid(kPacketCode, "unsupported host kernel ABI version", kernel.abi_version);
     const bool fibers = (kernel.flags & XGPU_HOST_KERNEL_FLAG_USES_BARRIERS) != 0;
     if (fibers ? kernel.run_workitem == nullptr : kernel.run_workgroup == nullptr)
-      return invalid("descriptor lacks the entry point its flags need", kernel.flags);
+      return invalid(kPacketCode, "descriptor lacks the entry point its flags need", kernel.flags);
     for (uint32_t d = 0; d < 3; ++d)
       if (kernel.required_workgroup_size[d] != 0 && kernel.required_workgroup_size[d] != wg_size[d])
-        return invalid("workgroup size differs from the kernel's required size", wg_size[d]);
+        return invalid(kPacketSizes, "workgroup size differs from the kernel's required size", wg_size[d]);
     if (kernel.kernarg_size != 0 && packet.kernarg_address == nullptr)
-      return invalid("null kernarg address for a kernel with arguments", kernel.kernarg_size);
+      return invalid(kPacketSizes, "null kernarg address for a kernel with arguments", kernel.kernarg_size);
     // AQL's group_segment_size is the dispatch's total (static + dynamic);
     // a producer that passes only the dynamic part still gets the static.
     const uint32_t group_bytes = packet.group_segment_size > kernel.group_segment_size
                                      ? packet.group_segment_size
                                      : kernel.group_segment_size;
     if (group_bytes > kGroupSegmentMaxBytes)
-      return invalid("group segment exceeds the agent's maximum", group_bytes);
+      return invalid(kPacketGroupSegment, "group segment exceeds the agent's maximum", group_bytes);
     uint32_t counts[3];
     uint64_t total = 1;
     for (uint32_t d = 0; d < 3; ++d) {
       counts[d] = uint32_t((uint64_t(grid[d]) + wg_size[d] - 1) / wg_size[d]);
       total *= counts[d];
     }
-    if (total > UINT32_MAX) return invalid("more than 2^32-1 workgroups", total);
+    if (total > UINT32_MAX) return invalid(kPacketSizes, "more than 2^32-1 workgroups", total);
 
     const uint64_t start_ns = queue->profiling() ? now_ns() : 0;
     if (total == 1) {
@@ -287,7 +311,7 @@ struct Processor {
   }
 
   PacketStatus barrier_value(const hsa_amd_barrier_value_packet_t& packet) {
-    if (!valid_condition(packet.cond)) return invalid("barrier-value condition", packet.cond);
+    if (!valid_condition(packet.cond)) return invalid(kPacketMalformed, "barrier-value condition", packet.cond);
     Signal* signal = to_signal(packet.signal);
     if (signal == nullptr) return PacketStatus::kDone;
     const auto condition = static_cast<hsa_signal_condition_t>(packet.cond);
@@ -306,7 +330,9 @@ struct Processor {
     memcpy(packet, &header, sizeof(header));
     const uint16_t type = packet_type(header);
     if (!valid_scope(acquire_scope(header)) || !valid_scope(release_scope(header)))
-      return invalid("reserved fence scope in header", header);
+      return invalid(kPacketMalformed, "reserved fence scope in header", header);
+    if ((header & kHeaderReservedBits) != 0)
+      return invalid(kPacketMalformed, "reserved header bits set", header);
     if (barrier_bit(header)) {
       wait_idle();
       if (stopping()) return PacketStatus::kStopped;
@@ -325,15 +351,15 @@ struct Processor {
       case HSA_PACKET_TYPE_VENDOR_SPECIFIC: {
         const auto& p = *reinterpret_cast<const hsa_amd_barrier_value_packet_t*>(packet);
         if (p.header.AmdFormat != HSA_AMD_PACKET_TYPE_BARRIER_VALUE)
-          return invalid("unknown AMD vendor packet format", p.header.AmdFormat);
+          return invalid(kPacketMalformed, "unknown AMD vendor packet format", p.header.AmdFormat);
         const PacketStatus status = barrier_value(p);
         if (status == PacketStatus::kDone) signal_completion(queue, p.completion_signal, header, 0);
         return status;
       }
       case HSA_PACKET_TYPE_AGENT_DISPATCH:
-        return invalid("agent dispatch packets are not supported by this queue", type);
+        return invalid(kPacketMalformed, "agent dispatch packets are not supported by this queue", type);
       default:
-        return invalid("unknown packet type", type);
+        return invalid(kPacketMalformed, "unknown packet type", type);
     }
   }
 
@@ -361,7 +387,7 @@ struct Processor {
       const PacketStatus status = process(slot, header, &dependency_error);
       if (status == PacketStatus::kStopped) break;
       if (status == PacketStatus::kInvalid) {
-        report_error(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+        report_error(packet_error);
         break;
       }
       if (status == PacketStatus::kDependencyError) {
@@ -549,11 +575,12 @@ HSA_CPU_EXPORT hsa_status_t hsa_soft_queue_create(hsa_region_t region, uint32_t 
 
 HSA_CPU_EXPORT hsa_status_t hsa_queue_destroy(hsa_queue_t* queue) {
   HSA_CPU_REQUIRE_INIT();
+  if (queue == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   Runtime* rt = runtime();
   auto* q = reinterpret_cast<Queue*>(queue);
   {
     std::lock_guard<std::mutex> lock(rt->queues_mutex);
-    if (queue == nullptr || rt->queues.erase(q) == 0) return HSA_STATUS_ERROR_INVALID_QUEUE;
+    if (rt->queues.erase(q) == 0) return HSA_STATUS_ERROR_INVALID_QUEUE;
     if (q->agent != nullptr) --q->agent->queue_count;
   }
   free_queue(q);
@@ -562,6 +589,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_queue_destroy(hsa_queue_t* queue) {
 
 HSA_CPU_EXPORT hsa_status_t hsa_queue_inactivate(hsa_queue_t* queue) {
   HSA_CPU_REQUIRE_INIT();
+  if (queue == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   Queue* q = lookup_queue(queue);
   if (q == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
   q->inactive.store(true, std::memory_order_seq_cst);

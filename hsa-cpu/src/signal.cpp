@@ -306,11 +306,12 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_signal_create(hsa_signal_value_t initial_val
 
 HSA_CPU_EXPORT hsa_status_t hsa_signal_destroy(hsa_signal_t signal) {
   HSA_CPU_REQUIRE_INIT();
+  if (signal.handle == 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   Signal* s = to_signal(signal);
   {
     SignalRegistry& r = signal_registry();
     std::lock_guard<std::mutex> lock(r.mutex);
-    if (s == nullptr || r.signals.erase(s) == 0) {
+    if (r.signals.erase(s) == 0) {
       log("hsa_signal_destroy: 0x%llx is not a live signal",
           static_cast<unsigned long long>(signal.handle));
       return HSA_STATUS_ERROR_INVALID_SIGNAL;
