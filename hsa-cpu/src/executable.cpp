@@ -4,7 +4,6 @@
 #include <elf.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -392,17 +391,11 @@ hsa_status_t create_reader(std::vector<unsigned char>&& bytes, hsa_code_object_r
 }  // namespace
 
 bool read_kernel_descriptor(uint64_t kernel_object, xgpu_host_kernel_descriptor_t* out) {
-  {
-    Registry& r = registry();
-    std::shared_lock<std::shared_mutex> lock(r.mutex);
-    if (r.kernel_objects.count(kernel_object)) {
-      memcpy(out, reinterpret_cast<const void*>(kernel_object), sizeof(*out));
-      return true;
-    }
-  }
-  iovec local{out, sizeof(*out)};
-  iovec remote{reinterpret_cast<void*>(kernel_object), sizeof(*out)};
-  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == ssize_t(sizeof(*out));
+  Registry& r = registry();
+  std::shared_lock<std::shared_mutex> lock(r.mutex);
+  if (r.kernel_objects.count(kernel_object) == 0) return false;
+  memcpy(out, reinterpret_cast<const void*>(kernel_object), sizeof(*out));
+  return true;
 }
 
 void destroy_all_executables() {

@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <sys/mman.h>
 
+#include <csignal>
 #include <cstring>
 
 #include "executable.h"
@@ -107,27 +108,69 @@ class DispatchJob final : public Job {
     wg.reserved0 = 0;
     wg.barrier = nullptr;
     wg.runtime = nullptr;
-    if (kernel_.flags & XGPU_HOST_KERNEL_FLAG_USES_BARRIERS)
-      context.fibers->run(&kernel_, packet_.kernarg_address, &wg, private_bytes_);
-    else
-      kernel_.run_workgroup(packet_.kernarg_address, &wg);
+    // A dispatch whose kernel faulted, or whose queue was inactivated or
+    // failed, runs no more workgroups (as a GPU stops its waves).
+    if (faulted_.load(std::memory_order_relaxed) || queue_->abort.load(std::memory_order_relaxed)) {
+      skipped_.store(true, std::memory_order_relaxed);
+      return;
+    }
+    const bool fibers = (kernel_.flags & XGPU_HOST_KERNEL_FLAG_USES_BARRIERS) != 0;
+    const bool returned = run_guarded(context.guard, [&] {
+      if (fibers)
+        context.fibers->run(&kernel_, packet_.kernarg_address, &wg, private_bytes_);
+      else
+        kernel_.run_workgroup(packet_.kernarg_address, &wg);
+    });
+    if (!returned) contained_fault(context, x, y, z, fibers);
   }
 
   // Pool jobs also retire the queue's in-flight count and wake a processor
   // waiting on it (barrier bit, destroy); `finishers` keeps the queue alive
   // until this thread is done touching it.
+  // A dispatch that faulted or was abandoned does not complete: its
+  // completion signal is left as it was.
   void finish() override {
     Queue* queue = queue_;
+    const bool completed = !faulted_.load(std::memory_order_relaxed) && !skipped_.load(std::memory_order_relaxed);
     if (!pooled_) {
-      signal_completion(queue, packet_.completion_signal, packet_.header, start_ns_);
+      if (completed) signal_completion(queue, packet_.completion_signal, packet_.header, start_ns_);
       return;
     }
     queue->finishers.fetch_add(1, std::memory_order_seq_cst);
-    signal_completion(queue, packet_.completion_signal, packet_.header, start_ns_);
+    if (completed) signal_completion(queue, packet_.completion_signal, packet_.header, start_ns_);
     queue->inflight.fetch_sub(1, std::memory_order_seq_cst);
     queue->doorbell->notify_waiters();
     queue->finishers.fetch_sub(1, std::memory_order_release);
   }
+
+ private:
+  // Called on the faulting thread, in ordinary context, after the guard
+  // brought it back from the kernel: fails the dispatch and its queue.
+  void contained_fault(WorkerContext& context, uint32_t x, uint32_t y, uint32_t z, bool fibers) {
+    if (fibers) context.fibers->abandon();
+    const KernelFault fault = context.guard->fault;
+    faulted_.store(true, std::memory_order_relaxed);
+    const char* status_name = "?";
+    hsa_status_string(fault_status(fault), &status_name);
+    log("queue %llu: kernel '%s' faulted in workgroup (%u, %u, %u): %s at address 0x%llx, pc 0x%llx (%.*s); "
+        "the dispatch is abandoned and the queue stops",
+        static_cast<unsigned long long>(queue_->amd.hsa_queue.id), kernel_.name ? kernel_.name : "?", x, y, z,
+        fault_description(fault), static_cast<unsigned long long>(fault.address),
+        static_cast<unsigned long long>(fault.pc), static_cast<int>(strcspn(status_name, ":")), status_name);
+    {
+      std::lock_guard<std::mutex> lock(queue_->fault_mutex);
+      if (!queue_->faulted) {
+        queue_->faulted = true;
+        queue_->fault = fault;
+        queue_->fault_kernel_object = packet_.kernel_object;
+      }
+    }
+    queue_->abort.store(true, std::memory_order_seq_cst);
+    queue_->inactive.store(true, std::memory_order_seq_cst);
+    queue_->doorbell->notify_all_waiters();
+  }
+
+ public:
 
  private:
   Queue* queue_;                              // issuing queue
@@ -138,6 +181,8 @@ class DispatchJob final : public Job {
   size_t private_bytes_;                      // per-item private bytes
   uint64_t start_ns_;                         // launch time (profiling)
   bool pooled_;                               // runs on the worker pool
+  std::atomic<bool> faulted_{false};          // a workgroup faulted
+  std::atomic<bool> skipped_{false};          // a workgroup was not run
 };
 
 enum class PacketStatus {
@@ -167,6 +212,7 @@ constexpr uint16_t kHeaderReservedBits =
 struct Processor {
   Queue* queue;
   hsa_status_t packet_error = HSA_STATUS_SUCCESS;  // status of the refused packet
+  bool error_reported = false;                     // the callback was called
 
   bool stopping() const {
     return queue->stop.load(std::memory_order_acquire) ||
@@ -232,7 +278,7 @@ struct Processor {
     if (packet.kernel_object == 0) return invalid(kPacketCode, "null kernel object", 0);
     xgpu_host_kernel_descriptor_t kernel;
     if (!read_kernel_descriptor(packet.kernel_object, &kernel))
-      return invalid(kPacketCode, "kernel object is not readable memory", packet.kernel_object);
+      return invalid(kPacketCode, "kernel object is not a kernel of a loaded executable", packet.kernel_object);
     if (kernel.magic != XGPU_HOST_KERNEL_MAGIC)
       return invalid(kPacketCode, "kernel object is not an xgpu host kernel descriptor (magic)", kernel.magic);
     if (kernel.abi_version != XGPU_HOST_KERNEL_ABI_VERSION)
@@ -365,7 +411,43 @@ struct Processor {
 
   void report_error(hsa_status_t status) {
     queue->inactive.store(true, std::memory_order_release);
+    if (error_reported) return;  // a queue reports one error, as in ROCR
+    error_reported = true;
     if (queue->callback != nullptr) queue->callback(status, queue->hsa(), queue->callback_data);
+  }
+
+  // A contained kernel fault of this queue: the system event handler hears
+  // of a memory fault (HSA_AMD_GPU_MEMORY_FAULT_EVENT with its address),
+  // then the queue's callback gets ROCR's status for the fault. Not while
+  // the queue is being destroyed (the callback may not see a dying queue).
+  void report_fault() {
+    KernelFault fault;
+    {
+      std::lock_guard<std::mutex> lock(queue->fault_mutex);
+      if (!queue->faulted || error_reported) return;
+      fault = queue->fault;
+    }
+    if (queue->stop.load(std::memory_order_acquire)) return;
+    const hsa_status_t status = fault_status(fault);
+    if (fault.signal == SIGSEGV || fault.signal == SIGBUS) {
+      Runtime* rt = runtime();
+      hsa_amd_system_event_callback_t callback;
+      void* data;
+      {
+        std::lock_guard<std::mutex> lock(rt->event_mutex);
+        callback = rt->event_callback;
+        data = rt->event_data;
+      }
+      if (callback != nullptr) {
+        hsa_amd_event_t event{};
+        event.event_type = HSA_AMD_GPU_MEMORY_FAULT_EVENT;
+        event.memory_fault.agent = to_handle(queue->agent);
+        event.memory_fault.virtual_address = fault.address;
+        event.memory_fault.fault_reason_mask = fault_reason_mask(fault);
+        callback(&event, data);
+      }
+    }
+    report_error(status);
   }
 
   void run() {
@@ -406,9 +488,14 @@ struct Processor {
       ++read;
       __atomic_store_n(queue->read_index(), read, __ATOMIC_RELEASE);
     }
-    // Launched dispatches still reference the queue: let them finish.
-    wait_until(&queue->doorbell, 1, nullptr, UINT64_MAX, HSA_WAIT_STATE_BLOCKED, UINT64_MAX,
-               [&] { return queue->inflight.load(std::memory_order_acquire) == 0; });
+    report_fault();
+    // Launched dispatches still reference the queue: let them finish (a
+    // fault in one of them is reported once it is known).
+    wait_until(&queue->doorbell, 1, nullptr, UINT64_MAX, HSA_WAIT_STATE_BLOCKED, UINT64_MAX, [&] {
+      report_fault();
+      return queue->inflight.load(std::memory_order_acquire) == 0;
+    });
+    report_fault();
   }
 };
 
@@ -592,6 +679,9 @@ HSA_CPU_EXPORT hsa_status_t hsa_queue_inactivate(hsa_queue_t* queue) {
   if (queue == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   Queue* q = lookup_queue(queue);
   if (q == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
+  // "Aborts any pending executions": launched dispatches run no more
+  // workgroups and do not complete.
+  q->abort.store(true, std::memory_order_seq_cst);
   q->inactive.store(true, std::memory_order_seq_cst);
   q->doorbell->notify_all_waiters();
   return HSA_STATUS_SUCCESS;

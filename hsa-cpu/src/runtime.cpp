@@ -14,6 +14,7 @@
 #include <fstream>
 
 #include "executable.h"
+#include "fault.h"
 #include "queue.h"
 #include "signal.h"
 #include "worker_pool.h"
@@ -215,6 +216,7 @@ Runtime::Runtime() {
     }
     agents.push_back(std::move(agent));
   }
+  install_fault_handlers();
   log("runtime up: %u agent(s) '%s', %u worker thread(s), best ISA %s", agent_count,
       agents[0]->name.c_str(), worker_count, isas[0]->name);
 }
@@ -269,6 +271,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_shut_down() {
   destroy_all_programs();
   free_all_allocations();
   destroy_all_user_signals();
+  uninstall_fault_handlers();  // every thread that ran kernels is gone
   g_runtime.store(nullptr, std::memory_order_release);
   delete rt;
   return HSA_STATUS_SUCCESS;

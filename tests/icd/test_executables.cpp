@@ -54,7 +54,7 @@ TEST_CASE("executable from file and from memory; pipeline errors") {
 
   SUBCASE("unknown kernel: NOT_FOUND naming the executable's kernels") {
     CHECK(make_pipeline(env, executable, "nope", 2, 8, 64, &pipeline) == XGPU_ERROR_NOT_FOUND);
-    CHECK(env.log.contains("kernel \"nope\" is not in the executable (its kernels: icd_increment, icd_saxpy, icd_spin_until)"));
+    CHECK(env.log.contains("kernel \"nope\" is not in the executable (its kernels: icd_fault, icd_increment, icd_saxpy, icd_spin_until)"));
   }
   SUBCASE("layout that does not match the kernarg size") {
     CHECK(make_pipeline(env, executable, "icd_saxpy", 1, 8, 64, &pipeline) == XGPU_ERROR_INVALID_ARGUMENT);

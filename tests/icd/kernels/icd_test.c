@@ -20,3 +20,9 @@ XGPU_KERNEL(icd_spin_until, icd_spin_until_args_t, args) {
   while (xgpu_atomic_load(args->gate, XGPU_ORDER_ACQUIRE, XGPU_SCOPE_SYSTEM) == 0u) {
   }
 }
+
+/* Dereferences a bad address (the device faults: a test of device loss). */
+XGPU_KERNEL(icd_fault, icd_fault_args_t, args) {
+  if (xgpu_local_id(0) != 0) return;
+  args->out[0] = *(volatile const uint32_t*)(uintptr_t)args->address;
+}

@@ -26,4 +26,11 @@ typedef struct icd_spin_until_args {
   uint32_t* gate; /* binding 0: one word the host sets */
 } icd_spin_until_args_t;
 
+/* Loads the word at `address` (a bad address the host chooses: the kernel
+ * faults) into out[0]. */
+typedef struct icd_fault_args {
+  uint32_t* out;    /* binding 0: one word */
+  uint64_t address; /* what work item 0 of every workgroup loads */
+} icd_fault_args_t;
+
 #endif
