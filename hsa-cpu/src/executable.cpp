@@ -587,11 +587,19 @@ HSA_CPU_EXPORT hsa_status_t hsa_executable_load_program_code_object(
     hsa_executable_t executable, hsa_code_object_reader_t code_object_reader, const char* options,
     hsa_loaded_code_object_t* loaded_code_object) {
   HSA_CPU_REQUIRE_INIT();
-  if (lookup_executable(executable) == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
+  Executable* exec = lookup_executable(executable);
+  if (exec == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
   if (lookup_reader(code_object_reader) == nullptr) return HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER;
+  {
+    Registry& r = registry();
+    std::shared_lock<std::shared_mutex> lock(r.mutex);
+    if (exec->state == HSA_EXECUTABLE_STATE_FROZEN) return HSA_STATUS_ERROR_FROZEN_EXECUTABLE;
+  }
+  // "Not compatible with the implementation": hsa-cpu has agent code
+  // objects only.
   log("hsa_executable_load_program_code_object: host code objects are agent code objects; use "
       "hsa_executable_load_agent_code_object");
-  return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
+  return HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS;
 }
 
 HSA_CPU_EXPORT hsa_status_t hsa_executable_freeze(hsa_executable_t executable, const char* options) {

@@ -643,6 +643,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_soft_queue_create(hsa_region_t region, uint32_t 
   Runtime* rt = runtime();
   Pool* pool = rt->pool(region.handle);
   if (pool == nullptr || pool->segment != HSA_AMD_SEGMENT_GLOBAL) return HSA_STATUS_ERROR_INVALID_REGION;
+  if (doorbell_signal.handle != 0 && !signal_is_live(doorbell_signal)) return HSA_STATUS_ERROR_INVALID_SIGNAL;
   if (queue == nullptr || !is_power_of_two(size) || size > kQueueMaxSize ||
       doorbell_signal.handle == 0 || features == 0 ||
       (features & ~uint32_t(HSA_QUEUE_FEATURE_KERNEL_DISPATCH | HSA_QUEUE_FEATURE_AGENT_DISPATCH)) ||
@@ -747,6 +748,7 @@ HSA_CPU_QUEUE_RMW_ORDERS(HSA_CPU_QUEUE_ADD)
 
 HSA_CPU_EXPORT hsa_status_t hsa_amd_profiling_set_profiler_enabled(hsa_queue_t* queue, int enable) {
   HSA_CPU_REQUIRE_INIT();
+  if (queue == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   Queue* q = lookup_queue(queue);
   if (q == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
   if (enable)
@@ -764,10 +766,12 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_queue_cu_set_mask(const hsa_queue_t* queue,
   HSA_CPU_REQUIRE_INIT();
   Queue* q = lookup_queue(queue);
   if (q == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
-  if (num_cu_mask_count == 0 || num_cu_mask_count % 32 != 0 || cu_mask == nullptr)
+  // A count of 0 (cu_mask may then be NULL) restores the full mask.
+  if (num_cu_mask_count % 32 != 0 || (num_cu_mask_count != 0 && cu_mask == nullptr))
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   // Workers are shared by all queues; the mask is recorded, not enforced.
   const uint32_t words = num_cu_mask_count / 32 < 8 ? num_cu_mask_count / 32 : 8;
+  std::lock_guard<std::mutex> lock(q->cu_mask_mutex);
   for (uint32_t i = 0; i < words; ++i) q->cu_mask[i] = cu_mask[i];
   q->cu_mask_words = words;
   return HSA_STATUS_SUCCESS;
@@ -782,6 +786,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_queue_cu_get_mask(const hsa_queue_t* queue,
   if (num_cu_mask_count == 0 || num_cu_mask_count % 32 != 0 || cu_mask == nullptr)
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   const uint32_t cus = runtime()->workers->worker_count();
+  std::lock_guard<std::mutex> lock(q->cu_mask_mutex);
   for (uint32_t w = 0; w < num_cu_mask_count / 32; ++w) {
     uint32_t bits = 0;
     for (uint32_t b = 0; b < 32; ++b)

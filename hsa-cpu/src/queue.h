@@ -53,6 +53,7 @@ struct alignas(AMD_QUEUE_ALIGN_BYTES) Queue {
   uint64_t fault_kernel_object = 0;   // its dispatch's kernel object
   std::atomic<uint32_t> inflight{0};  // pool dispatches launched, not complete
   std::atomic<uint32_t> finishers{0}; // threads inside complete_dispatch
+  std::mutex cu_mask_mutex;           // guards cu_mask_words, cu_mask
   uint32_t cu_mask_words = 0;         // words last set by cu_set_mask
   uint32_t cu_mask[8] = {};           // last CU mask (informational)
   std::thread processor;              // the packet processor

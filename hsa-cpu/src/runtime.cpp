@@ -731,7 +731,10 @@ HSA_CPU_EXPORT hsa_status_t hsa_isa_get_round_method(hsa_isa_t isa, hsa_fp_type_
                                                      hsa_round_method_t* round_method) {
   HSA_CPU_REQUIRE_INIT();
   if (isa_from_handle(isa) == nullptr) return HSA_STATUS_ERROR_INVALID_ISA;
-  if (round_method == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  const uint32_t fp = enum_bits(fp_type), flush = enum_bits(flush_mode);
+  if (round_method == nullptr || (fp != HSA_FP_TYPE_16 && fp != HSA_FP_TYPE_32 && fp != HSA_FP_TYPE_64) ||
+      (flush != HSA_FLUSH_MODE_FTZ && flush != HSA_FLUSH_MODE_NON_FTZ))
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   *round_method = HSA_ROUND_METHOD_SINGLE;
   return HSA_STATUS_SUCCESS;
 }

@@ -40,7 +40,9 @@ hsa_status_t refuse(uint32_t status, const char* function, const char* reason) {
 bool valid_agent(hsa_agent_t agent) { return runtime()->agent(agent) != nullptr; }
 
 bool valid_geometry(uint32_t geometry) { return geometry <= HSA_EXT_IMAGE_GEOMETRY_2DADEPTH; }
-bool valid_layout(uint32_t layout) { return layout <= HSA_EXT_IMAGE_DATA_LAYOUT_LINEAR; }
+// The *_with_layout functions take an explicit layout: LINEAR (OPAQUE is
+// what the plain functions are for, and is refused by the specification).
+bool valid_explicit_layout(uint32_t layout) { return layout == HSA_EXT_IMAGE_DATA_LAYOUT_LINEAR; }
 bool valid_access(uint32_t access) {
   return access >= HSA_ACCESS_PERMISSION_RO && access <= HSA_ACCESS_PERMISSION_RW;
 }
@@ -77,7 +79,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_ext_image_get_capability_with_layout(hsa_agent_t
                                                                      uint32_t* capability_mask) {
   HSA_CPU_REQUIRE_AGENT(agent);
   if (image_format == nullptr || capability_mask == nullptr || !valid_geometry(enum_bits(geometry)) ||
-      !valid_layout(enum_bits(image_data_layout)))
+      !valid_explicit_layout(enum_bits(image_data_layout)))
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   *capability_mask = HSA_EXT_IMAGE_CAPABILITY_NOT_SUPPORTED;
   return HSA_STATUS_SUCCESS;
@@ -100,8 +102,9 @@ HSA_CPU_EXPORT hsa_status_t hsa_ext_image_data_get_info_with_layout(
     hsa_ext_image_data_layout_t image_data_layout, size_t image_data_row_pitch, size_t image_data_slice_pitch,
     hsa_ext_image_data_info_t* image_data_info) {
   HSA_CPU_REQUIRE_AGENT(agent);
-  if (image_descriptor == nullptr || image_data_info == nullptr || !valid_access(enum_bits(access_permission)) ||
-      !valid_geometry(enum_bits(image_descriptor->geometry)) || !valid_layout(enum_bits(image_data_layout)))
+  if (image_descriptor == nullptr || image_data_info == nullptr ||
+      !valid_access(enum_bits(access_permission)) || !valid_geometry(enum_bits(image_descriptor->geometry)) ||
+      !valid_explicit_layout(enum_bits(image_data_layout)))
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   return refuse(HSA_EXT_STATUS_ERROR_IMAGE_FORMAT_UNSUPPORTED,
                 "hsa_ext_image_data_get_info_with_layout", kNoImages);
@@ -125,7 +128,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_ext_image_create_with_layout(
   HSA_CPU_REQUIRE_AGENT(agent);
   if (image_descriptor == nullptr || image_data == nullptr || image == nullptr ||
       !valid_access(enum_bits(access_permission)) || !valid_geometry(enum_bits(image_descriptor->geometry)) ||
-      !valid_layout(enum_bits(image_data_layout)))
+      !valid_explicit_layout(enum_bits(image_data_layout)))
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   return refuse(HSA_EXT_STATUS_ERROR_IMAGE_FORMAT_UNSUPPORTED,
                 "hsa_ext_image_create_with_layout", kNoImages);

@@ -270,7 +270,7 @@ TEST_CASE("async handlers run on a handler thread and re-arm on true") {
 
   CHECK(hsa_amd_signal_async_handler(hsa_signal_t{0}, HSA_SIGNAL_CONDITION_EQ, 0,
                                      [](hsa_signal_value_t, void*) { return false; }, nullptr) ==
-        HSA_STATUS_ERROR_INVALID_ARGUMENT);
+        HSA_STATUS_ERROR_INVALID_SIGNAL);
   CHECK(hsa_amd_signal_async_handler(s, HSA_SIGNAL_CONDITION_EQ, 0, nullptr, nullptr) ==
         HSA_STATUS_ERROR_INVALID_ARGUMENT);
   hsa_signal_destroy(state.done);
