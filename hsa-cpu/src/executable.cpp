@@ -461,8 +461,10 @@ HSA_CPU_EXPORT hsa_status_t hsa_code_object_reader_destroy(hsa_code_object_reade
 
 namespace {
 
-hsa_status_t create_executable(hsa_profile_t profile, hsa_default_float_rounding_mode_t rounding,
-                               hsa_executable_state_t state, hsa_executable_t* executable) {
+// The enums are taken by reference and read as bits until checked: a value
+// outside an enum's range must not be loaded as the enum.
+hsa_status_t create_executable(const hsa_profile_t& profile, const hsa_default_float_rounding_mode_t& rounding,
+                               const hsa_executable_state_t& state, hsa_executable_t* executable) {
   if (executable == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   if (enum_bits(profile) > HSA_PROFILE_FULL) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   if (enum_bits(rounding) > HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR) return HSA_STATUS_ERROR_INVALID_ARGUMENT;

@@ -442,9 +442,11 @@ HSA_CPU_SIGNAL_RMW_ORDERS(HSA_CPU_CAS)
 
 namespace {
 
-hsa_signal_value_t signal_wait(hsa_signal_t signal, hsa_signal_condition_t condition,
+// The enums by reference: read as bits until checked (an out-of-range value
+// must not be loaded as the enum).
+hsa_signal_value_t signal_wait(hsa_signal_t signal, const hsa_signal_condition_t& condition,
                                hsa_signal_value_t compare_value, uint64_t timeout_hint,
-                               hsa_wait_state_t wait_state_hint, int order) {
+                               const hsa_wait_state_t& wait_state_hint, int order) {
   Signal* sig = to_signal(signal);
   if (sig == nullptr) return 0;
   if (!valid_condition(enum_bits(condition))) return sig->load_acquire();

@@ -203,7 +203,8 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_image_get_info_max_dim(hsa_agent_t agent, hs
                                                            void* value) {
   HSA_CPU_REQUIRE_AGENT(agent);
   if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  switch (enum_bits(attribute)) {
+  const uint32_t bits = enum_bits(attribute);  // (AMD values lie outside the C enum)
+  switch (bits) {
     case HSA_EXT_AGENT_INFO_IMAGE_1D_MAX_ELEMENTS:
     case HSA_EXT_AGENT_INFO_IMAGE_1DA_MAX_ELEMENTS:
     case HSA_EXT_AGENT_INFO_IMAGE_1DB_MAX_ELEMENTS:
@@ -213,7 +214,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_image_get_info_max_dim(hsa_agent_t agent, hs
     case HSA_EXT_AGENT_INFO_IMAGE_2DADEPTH_MAX_ELEMENTS:
     case HSA_EXT_AGENT_INFO_IMAGE_3D_MAX_ELEMENTS:
     case HSA_EXT_AGENT_INFO_IMAGE_ARRAY_MAX_LAYERS:
-      return hsa_agent_get_info(agent, attribute, value);
+      return hsa_agent_get_info(agent, static_cast<hsa_agent_info_t>(bits), value);
     default:
       return refuse(HSA_STATUS_ERROR_INVALID_ARGUMENT, "hsa_amd_image_get_info_max_dim",
                     "the attribute is not an image size limit");

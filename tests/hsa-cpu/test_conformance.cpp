@@ -544,8 +544,11 @@ ROW(hsa_signal_group_destroy, "unknown group", hsa_signal_group_destroy(hsa_sign
 
 // A group wait on `group` for the condition `condition` against 7 (the
 // signal's value); `null` names the pointer argument passed as NULL.
-uint32_t group_wait(bool relaxed, hsa_signal_group_t group, hsa_signal_condition_t condition, const char* null) {
-  const hsa_signal_condition_t conditions[1] = {condition};
+// (Conditions travel as bits: an out-of-range value must not be loaded as
+// the enum, which UBSan reports.)
+uint32_t group_wait(bool relaxed, hsa_signal_group_t group, uint32_t condition, const char* null) {
+  hsa_signal_condition_t conditions[1];
+  memcpy(conditions, &condition, sizeof(condition));
   const hsa_signal_value_t values[1] = {7};
   hsa_signal_t which{};
   hsa_signal_value_t value = 0;
@@ -564,7 +567,7 @@ ROW(hsa_signal_group_wait_any_scacquire, "NULL compare_values",
 ROW(hsa_signal_group_wait_any_scacquire, "NULL signal", group_wait(false, f.group, HSA_SIGNAL_CONDITION_EQ, "signal"));
 ROW(hsa_signal_group_wait_any_scacquire, "NULL value", group_wait(false, f.group, HSA_SIGNAL_CONDITION_EQ, "value"));
 ROW(hsa_signal_group_wait_any_scacquire, "unknown condition",
-    group_wait(false, f.group, static_cast<hsa_signal_condition_t>(9), ""));
+    group_wait(false, f.group, 9, ""));
 ROW(hsa_signal_group_wait_any_relaxed, kNotInit, group_wait(true, f.group, HSA_SIGNAL_CONDITION_EQ, ""));
 ROW(hsa_signal_group_wait_any_relaxed, "unknown group",
     group_wait(true, hsa_signal_group_t{f.bad()}, HSA_SIGNAL_CONDITION_EQ, ""));
@@ -751,7 +754,7 @@ uint32_t async_copy(Fx& f, void* dst, hsa_agent_t dst_agent, const void* src, hs
   return status_bits(hsa_amd_memory_async_copy(dst, dst_agent, src, src_agent, 16, deps, dep_signals, completion));
 }
 #define COPY_DST f.allocation
-#define COPY_SRC (static_cast<char*>(f.allocation) + 2048)
+#define COPY_SRC reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(f.allocation) + 2048)  // (null before init)
 ROW(hsa_amd_memory_async_copy, kNotInit, async_copy(f, COPY_DST, f.agent, COPY_SRC, f.agent, 0, nullptr, f.signal));
 ROW(hsa_amd_memory_async_copy, "unknown dst_agent",
     async_copy(f, COPY_DST, f.bad_agent(), COPY_SRC, f.agent, 0, nullptr, f.signal));
@@ -1469,8 +1472,9 @@ VALUE(hsa_signal_cas_scacq_screl, "the null signal", return RMW_ORDERS(hsa_signa
 VALUE(hsa_signal_wait_scacquire, "the null signal", return WAITS(hsa_signal_t{0}, HSA_SIGNAL_CONDITION_EQ););
 VALUE(hsa_signal_wait_scacquire, "unknown condition: the signal's value (7), at once",
       return WAITS(f.signal, static_cast<hsa_signal_condition_t>(9)););
-uint64_t wait_any(uint32_t count, hsa_signal_t* signals, hsa_signal_condition_t condition) {
-  hsa_signal_condition_t conditions[1] = {condition};
+uint64_t wait_any(uint32_t count, hsa_signal_t* signals, uint32_t condition) {
+  hsa_signal_condition_t conditions[1];
+  memcpy(conditions, &condition, sizeof(condition));
   hsa_signal_value_t values[1] = {7};
   hsa_signal_value_t value = 0;
   return hsa_amd_signal_wait_any(count, signals, conditions, values, 1000000, HSA_WAIT_STATE_BLOCKED, &value);
@@ -1479,7 +1483,7 @@ VALUE(hsa_amd_signal_wait_any, kNotInit, return wait_any(1, &f.signal, HSA_SIGNA
 VALUE(hsa_amd_signal_wait_any, "signal_count 0", return wait_any(0, &f.signal, HSA_SIGNAL_CONDITION_EQ););
 VALUE(hsa_amd_signal_wait_any, "NULL signals", return wait_any(1, nullptr, HSA_SIGNAL_CONDITION_EQ););
 VALUE(hsa_amd_signal_wait_any, "unknown condition",
-      return wait_any(1, &f.signal, static_cast<hsa_signal_condition_t>(9)););
+      return wait_any(1, &f.signal, 9););
 VALUE(hsa_amd_signal_wait_any, "a condition already met (its index)", return wait_any(1, &f.signal, HSA_SIGNAL_CONDITION_EQ););
 
 uint64_t expected_value(const std::string& text) {
