@@ -27,6 +27,13 @@ inline constexpr uint32_t kAqlPacketBytes = 64;
 inline constexpr hsa_status_t kStatusInvalidMemoryPool =
     static_cast<hsa_status_t>(HSA_STATUS_ERROR_INVALID_MEMORY_POOL);
 
+// An hsa_status_t from its bits. The extensions' status codes (finalizer
+// 0x2000.., images 0x3000..) lie outside the range of the C enum, so they are
+// carried as uint32_t inside the runtime and converted only where an entry
+// point returns them (a load of an out-of-range enum value is undefined
+// behaviour, which UBSan reports).
+inline hsa_status_t status_from_bits(uint32_t bits) { return static_cast<hsa_status_t>(bits); }
+
 // Frequency of HSA_SYSTEM_INFO_TIMESTAMP: CLOCK_MONOTONIC nanoseconds.
 inline constexpr uint64_t kTimestampFrequencyHz = 1000000000ull;
 

@@ -4,7 +4,6 @@
 #include <elf.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -48,12 +47,24 @@ struct LoadedObject {
   const Agent* agent;       // agent it was loaded for
 };
 
+// An external variable definition (hsa_executable_*_variable_define).
+struct VariableDefinition {
+  std::string name;       // the variable's name
+  const Agent* agent;     // agent allocation: its agent; program: null
+  void* address;          // where the application placed it
+};
+
 struct Executable {
   hsa_profile_t profile;
   hsa_default_float_rounding_mode_t rounding;
-  hsa_executable_state_t state;
+  hsa_executable_state_t state;                   // Registry::mutex
   std::vector<std::unique_ptr<LoadedObject>> objects;
   std::vector<std::unique_ptr<Symbol>> symbols;
+  // External variables the application defined. Host code objects resolve
+  // every symbol when they are loaded (and refuse an object with undefined
+  // symbols), so nothing reads them; they are kept so that a second
+  // definition of the same name is refused as the specification asks.
+  std::vector<VariableDefinition> definitions;    // Registry::mutex
 };
 
 struct Registry {
@@ -380,17 +391,11 @@ hsa_status_t create_reader(std::vector<unsigned char>&& bytes, hsa_code_object_r
 }  // namespace
 
 bool read_kernel_descriptor(uint64_t kernel_object, xgpu_host_kernel_descriptor_t* out) {
-  {
-    Registry& r = registry();
-    std::shared_lock<std::shared_mutex> lock(r.mutex);
-    if (r.kernel_objects.count(kernel_object)) {
-      memcpy(out, reinterpret_cast<const void*>(kernel_object), sizeof(*out));
-      return true;
-    }
-  }
-  iovec local{out, sizeof(*out)};
-  iovec remote{reinterpret_cast<void*>(kernel_object), sizeof(*out)};
-  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == ssize_t(sizeof(*out));
+  Registry& r = registry();
+  std::shared_lock<std::shared_mutex> lock(r.mutex);
+  if (r.kernel_objects.count(kernel_object) == 0) return false;
+  memcpy(out, reinterpret_cast<const void*>(kernel_object), sizeof(*out));
+  return true;
 }
 
 void destroy_all_executables() {
@@ -456,12 +461,17 @@ HSA_CPU_EXPORT hsa_status_t hsa_code_object_reader_destroy(hsa_code_object_reade
 
 namespace {
 
-hsa_status_t create_executable(hsa_profile_t profile, hsa_default_float_rounding_mode_t rounding,
-                               hsa_executable_state_t state, hsa_executable_t* executable) {
+// The enums are taken by reference and read as bits until checked: a value
+// outside an enum's range must not be loaded as the enum.
+hsa_status_t create_executable(const hsa_profile_t& profile, const hsa_default_float_rounding_mode_t& rounding,
+                               const hsa_executable_state_t& state, hsa_executable_t* executable) {
   if (executable == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   if (enum_bits(profile) > HSA_PROFILE_FULL) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   if (enum_bits(rounding) > HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  if (enum_bits(state) > HSA_EXECUTABLE_STATE_UNFROZEN) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  // Both states are valid initial states (a FROZEN one accepts no code
+  // object, but is a valid executable).
+  if (enum_bits(state) != HSA_EXECUTABLE_STATE_UNFROZEN && enum_bits(state) != HSA_EXECUTABLE_STATE_FROZEN)
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   auto* exec = new (std::nothrow) Executable();
   if (exec == nullptr) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   exec->profile = profile;
@@ -514,7 +524,11 @@ HSA_CPU_EXPORT hsa_status_t hsa_executable_load_agent_code_object(
   if (a == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
   CodeObjectReader* reader = lookup_reader(code_object_reader);
   if (reader == nullptr) return HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER;
-  if (exec->state == HSA_EXECUTABLE_STATE_FROZEN) return HSA_STATUS_ERROR_FROZEN_EXECUTABLE;
+  {
+    Registry& r = registry();
+    std::shared_lock<std::shared_mutex> lock(r.mutex);
+    if (exec->state == HSA_EXECUTABLE_STATE_FROZEN) return HSA_STATUS_ERROR_FROZEN_EXECUTABLE;
+  }
 
   Inspection inspection = inspect(reader->bytes, a);
   if (inspection.status != HSA_STATUS_SUCCESS) return inspection.status;
@@ -575,17 +589,27 @@ HSA_CPU_EXPORT hsa_status_t hsa_executable_load_program_code_object(
     hsa_executable_t executable, hsa_code_object_reader_t code_object_reader, const char* options,
     hsa_loaded_code_object_t* loaded_code_object) {
   HSA_CPU_REQUIRE_INIT();
-  if (lookup_executable(executable) == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
+  Executable* exec = lookup_executable(executable);
+  if (exec == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
   if (lookup_reader(code_object_reader) == nullptr) return HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER;
+  {
+    Registry& r = registry();
+    std::shared_lock<std::shared_mutex> lock(r.mutex);
+    if (exec->state == HSA_EXECUTABLE_STATE_FROZEN) return HSA_STATUS_ERROR_FROZEN_EXECUTABLE;
+  }
+  // "Not compatible with the implementation": hsa-cpu has agent code
+  // objects only.
   log("hsa_executable_load_program_code_object: host code objects are agent code objects; use "
       "hsa_executable_load_agent_code_object");
-  return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
+  return HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS;
 }
 
 HSA_CPU_EXPORT hsa_status_t hsa_executable_freeze(hsa_executable_t executable, const char* options) {
   HSA_CPU_REQUIRE_INIT();
   Executable* exec = lookup_executable(executable);
   if (exec == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
+  Registry& r = registry();
+  std::unique_lock<std::shared_mutex> lock(r.mutex);
   if (exec->state == HSA_EXECUTABLE_STATE_FROZEN) return HSA_STATUS_ERROR_FROZEN_EXECUTABLE;
   exec->state = HSA_EXECUTABLE_STATE_FROZEN;
   return HSA_STATUS_SUCCESS;
@@ -599,7 +623,12 @@ HSA_CPU_EXPORT hsa_status_t hsa_executable_get_info(hsa_executable_t executable,
   if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   switch (enum_bits(attribute)) {
     case HSA_EXECUTABLE_INFO_PROFILE: *static_cast<hsa_profile_t*>(value) = exec->profile; break;
-    case HSA_EXECUTABLE_INFO_STATE: *static_cast<hsa_executable_state_t*>(value) = exec->state; break;
+    case HSA_EXECUTABLE_INFO_STATE: {
+      Registry& r = registry();
+      std::shared_lock<std::shared_mutex> lock(r.mutex);
+      *static_cast<hsa_executable_state_t*>(value) = exec->state;
+      break;
+    }
     case HSA_EXECUTABLE_INFO_DEFAULT_FLOAT_ROUNDING_MODE:
       *static_cast<hsa_default_float_rounding_mode_t*>(value) = exec->rounding;
       break;
@@ -807,4 +836,65 @@ HSA_CPU_EXPORT hsa_status_t hsa_executable_iterate_program_symbols(
   if (lookup_executable(executable) == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
   if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   return HSA_STATUS_SUCCESS;  // host code objects define agent symbols only
+}
+
+namespace {
+
+// hsa_executable_{global,agent_global,readonly}_variable_define. `agent`
+// is null for a program allocation (global_variable_define).
+hsa_status_t define_variable(const char* function, hsa_executable_t executable, const hsa_agent_t* agent,
+                             const char* variable_name, void* address) {
+  HSA_CPU_REQUIRE_INIT();
+  Executable* exec = lookup_executable(executable);
+  if (exec == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
+  const Agent* a = nullptr;
+  if (agent != nullptr && (a = runtime()->agent(*agent)) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (variable_name == nullptr || address == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  Registry& r = registry();
+  std::unique_lock<std::shared_mutex> lock(r.mutex);
+  if (exec->state == HSA_EXECUTABLE_STATE_FROZEN) return HSA_STATUS_ERROR_FROZEN_EXECUTABLE;
+  for (const VariableDefinition& d : exec->definitions) {
+    if (d.name == variable_name && d.agent == a) {
+      log("%s: '%s' is already defined in this executable", function, variable_name);
+      return HSA_STATUS_ERROR_VARIABLE_ALREADY_DEFINED;
+    }
+  }
+  exec->definitions.push_back(VariableDefinition{variable_name, a, address});
+  return HSA_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+HSA_CPU_EXPORT hsa_status_t hsa_executable_global_variable_define(hsa_executable_t executable,
+                                                                  const char* variable_name, void* address) {
+  return define_variable("hsa_executable_global_variable_define", executable, nullptr, variable_name, address);
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_executable_agent_global_variable_define(hsa_executable_t executable,
+                                                                        hsa_agent_t agent,
+                                                                        const char* variable_name, void* address) {
+  return define_variable("hsa_executable_agent_global_variable_define", executable, &agent, variable_name, address);
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_executable_readonly_variable_define(hsa_executable_t executable, hsa_agent_t agent,
+                                                                    const char* variable_name, void* address) {
+  return define_variable("hsa_executable_readonly_variable_define", executable, &agent, variable_name, address);
+}
+
+// v2 code objects (hsa_code_object_t) cannot exist on hsa-cpu: every handle
+// is invalid once the executable and agent are.
+HSA_CPU_EXPORT hsa_status_t hsa_executable_load_code_object(hsa_executable_t executable, hsa_agent_t agent,
+                                                            hsa_code_object_t code_object, const char* options) {
+  HSA_CPU_REQUIRE_INIT();
+  Executable* exec = lookup_executable(executable);
+  if (exec == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
+  if (runtime()->agent(agent) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
+  {
+    Registry& r = registry();
+    std::shared_lock<std::shared_mutex> lock(r.mutex);
+    if (exec->state == HSA_EXECUTABLE_STATE_FROZEN) return HSA_STATUS_ERROR_FROZEN_EXECUTABLE;
+  }
+  log("hsa_executable_load_code_object: hsa-cpu has no v2 code objects; load host code objects through "
+      "hsa_executable_load_agent_code_object");
+  return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
 }

@@ -20,9 +20,9 @@
 
 namespace hsa_cpu {
 
-// Copies the descriptor at `kernel_object` into *out. Descriptors of loaded
-// executables are found in a registry; any other address is read without
-// faulting (process_vm_readv). False when the memory is not readable.
+// Copies the descriptor at `kernel_object` into *out when it is the kernel
+// descriptor of a loaded executable (HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT
+// of a live symbol); false for any other value, which is never dereferenced.
 bool read_kernel_descriptor(uint64_t kernel_object, xgpu_host_kernel_descriptor_t* out);
 
 // Unloads every executable and frees every reader (hsa_shut_down).

@@ -5,8 +5,16 @@
 
 #include <boost/context/fiber.hpp>
 #include <cstdlib>
+#include <new>
 
 #include "common.h"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#include <sanitizer/asan_interface.h>
+#define HSA_CPU_ASAN 1
+#endif
+#endif
 
 namespace hsa_cpu {
 namespace bctx = boost::context;
@@ -48,6 +56,23 @@ FiberRunner::FiberRunner()
     : stacks_(std::make_unique<Stacks>()), items_(new std::vector<Item>()) {}
 
 FiberRunner::~FiberRunner() { delete items_; }
+
+void FiberRunner::abandon() {
+  // A bctx::fiber that still holds a context resumes it to unwind it when
+  // destroyed or assigned to; these contexts must never run again, so the
+  // handles are overwritten in place without their destructors (their
+  // storage is reused; nothing depends on the destructors' effects).
+  for (Item& item : *items_) {
+    new (&item.fiber) bctx::fiber();
+    new (&item.sink) bctx::fiber();
+    item.done = true;
+  }
+  current_ = nullptr;
+#if defined(HSA_CPU_ASAN)
+  // The abandoned frames on the fiber stacks keep their redzones poisoned.
+  for (char* base : stacks_->bases) __asan_unpoison_memory_region(base + page_size(), stacks_->stack_bytes);
+#endif
+}
 
 size_t FiberRunner::stack_bytes_for(size_t private_bytes) {
   size_t bytes = private_bytes + kFiberStackOverheadBytes;

@@ -35,6 +35,12 @@ class FiberRunner {
   void run(const xgpu_host_kernel_descriptor_t* kernel, const void* kernarg,
            xgpu_host_workgroup_t* wg, size_t private_bytes);
 
+  // Forgets the workgroup a contained fault interrupted (see fault.h): its
+  // fibers are dropped without being resumed or unwound (their records live
+  // on the pooled stacks, so nothing leaks) and the runner is ready for the
+  // next workgroup.
+  void abandon();
+
   // Stack bytes a fiber gets for a kernel needing `private_bytes`.
   static size_t stack_bytes_for(size_t private_bytes);
 

@@ -63,19 +63,30 @@ size_t page_size() {
 
 std::atomic<bool> g_async_copy_profiling{false};
 
-hsa_status_t allocate(const Pool* pool, size_t size, void** out_ptr) {
+// Bytes mapped by pool allocations. Every global pool is the same host
+// memory, so together they hold at most what one pool's SIZE says.
+std::atomic<size_t> g_pool_bytes{0};
+
+hsa_status_t allocate(const Pool* pool, size_t size, uint32_t flags, void** out_ptr) {
+  if (size == 0 || out_ptr == nullptr || flags != 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   if (!pool->alloc_allowed) {
     log("allocation from a pool that does not allow runtime allocation (segment %d)", pool->segment);
     return HSA_STATUS_ERROR_INVALID_ALLOCATION;
   }
-  if (size == 0 || out_ptr == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   if (size > pool->alloc_max_size) {
     log("allocation of %zu bytes exceeds the pool's maximum %zu", size, pool->alloc_max_size);
     return HSA_STATUS_ERROR_INVALID_ALLOCATION;
   }
   const size_t mapped = (size + page_size() - 1) / page_size() * page_size();
+  const size_t before = g_pool_bytes.fetch_add(mapped, std::memory_order_relaxed);
+  if (before + mapped > pool->size) {
+    g_pool_bytes.fetch_sub(mapped, std::memory_order_relaxed);
+    log("allocation of %zu bytes: the pool's %zu bytes hold %zu already", size, pool->size, before);
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
   void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) {
+    g_pool_bytes.fetch_sub(mapped, std::memory_order_relaxed);
     log("mmap of %zu bytes failed: %s", mapped, strerror(errno));
     return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   }
@@ -103,6 +114,7 @@ hsa_status_t free_allocation(void* ptr, const char* api) {
   }
   for (const DeallocationCallback& cb : allocation.callbacks) cb.callback(ptr, cb.user_data);
   munmap(ptr, allocation.mapped_size);
+  g_pool_bytes.fetch_sub(allocation.mapped_size, std::memory_order_relaxed);
   return HSA_STATUS_SUCCESS;
 }
 
@@ -221,6 +233,7 @@ void free_all_allocations() {
     log("hsa_shut_down: %zu allocation(s), %llu bytes, still live (freed now)", map.ranges.size(),
         static_cast<unsigned long long>(bytes));
   map.ranges.clear();
+  g_pool_bytes.store(0, std::memory_order_relaxed);
 }
 
 }  // namespace hsa_cpu
@@ -343,7 +356,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_pool_allocate(hsa_amd_memory_pool_t m
   HSA_CPU_REQUIRE_INIT();
   const Pool* pool = runtime()->pool(memory_pool.handle);
   if (pool == nullptr) return kStatusInvalidMemoryPool;
-  return allocate(pool, size, ptr);
+  return allocate(pool, size, flags, ptr);
 }
 
 HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_pool_free(void* ptr) {
@@ -355,7 +368,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_memory_allocate(hsa_region_t region, size_t size
   HSA_CPU_REQUIRE_INIT();
   const Pool* pool = lookup_region(region);
   if (pool == nullptr) return HSA_STATUS_ERROR_INVALID_REGION;
-  return allocate(pool, size, ptr);
+  return allocate(pool, size, 0, ptr);
 }
 
 HSA_CPU_EXPORT hsa_status_t hsa_memory_free(void* ptr) {
@@ -365,7 +378,8 @@ HSA_CPU_EXPORT hsa_status_t hsa_memory_free(void* ptr) {
 
 HSA_CPU_EXPORT hsa_status_t hsa_memory_register(void* ptr, size_t size) {
   HSA_CPU_REQUIRE_INIT();
-  if (ptr == nullptr || size == 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (ptr == nullptr) return HSA_STATUS_SUCCESS;  // HSA: no operation
+  if (size == 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   return HSA_STATUS_SUCCESS;  // host memory is visible to every agent already
 }
 
@@ -388,7 +402,9 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_agents_allow_access(uint32_t num_agents,
                                                         const hsa_agent_t* agents,
                                                         const uint32_t* flags, const void* ptr) {
   HSA_CPU_REQUIRE_INIT();
-  if (num_agents == 0 || agents == nullptr || ptr == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  // flags is reserved: it must be NULL.
+  if (num_agents == 0 || agents == nullptr || flags != nullptr || ptr == nullptr)
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   for (uint32_t i = 0; i < num_agents; ++i)
     if (runtime()->agent(agents[i]) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
   AllocationMap& map = allocations();
@@ -416,7 +432,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_migrate(const void* ptr, hsa_amd_memo
                                                    uint32_t flags) {
   HSA_CPU_REQUIRE_INIT();
   if (runtime()->pool(memory_pool.handle) == nullptr) return kStatusInvalidMemoryPool;
-  if (ptr == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (ptr == nullptr || flags != 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   return HSA_STATUS_SUCCESS;  // one physical memory: nothing moves
 }
 
@@ -424,7 +440,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_lock(void* host_ptr, size_t size, hsa
                                                 int num_agent, void** agent_ptr) {
   HSA_CPU_REQUIRE_INIT();
   if (host_ptr == nullptr || size == 0 || agent_ptr == nullptr || num_agent < 0 ||
-      (num_agent > 0 && agents == nullptr))
+      (num_agent > 0) != (agents != nullptr))
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   for (int i = 0; i < num_agent; ++i)
     if (runtime()->agent(agents[i]) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
@@ -444,6 +460,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_lock_to_pool(void* host_ptr, size_t s
                                                         void** agent_ptr) {
   HSA_CPU_REQUIRE_INIT();
   if (runtime()->pool(pool.handle) == nullptr) return kStatusInvalidMemoryPool;
+  if (flags != 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   return hsa_amd_memory_lock(host_ptr, size, agents, num_agent, agent_ptr);
 }
 
@@ -461,7 +478,8 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_pointer_info(const void* ptr, hsa_amd_pointe
                                                  uint32_t* num_agents_accessible,
                                                  hsa_agent_t** accessible) {
   HSA_CPU_REQUIRE_INIT();
-  if (info == nullptr || info->size < offsetof(hsa_amd_pointer_info_t, type) + sizeof(info->type))
+  if (ptr == nullptr || info == nullptr ||
+      info->size < offsetof(hsa_amd_pointer_info_t, type) + sizeof(info->type))
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   if ((num_agents_accessible != nullptr || accessible != nullptr) &&
       (num_agents_accessible == nullptr || accessible == nullptr || alloc == nullptr))
@@ -529,10 +547,13 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_register_deallocation_callback(
 HSA_CPU_EXPORT hsa_status_t hsa_amd_deregister_deallocation_callback(
     void* ptr, hsa_amd_deallocation_callback_t callback) {
   HSA_CPU_REQUIRE_INIT();
+  // "The given notifier was not registered": for this pointer, which may not
+  // be an allocation at all.
+  if (ptr == nullptr || callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   AllocationMap& map = allocations();
   std::unique_lock<std::shared_mutex> lock(map.mutex);
   auto it = map.find(ptr);
-  if (it == map.ranges.end()) return HSA_STATUS_ERROR_INVALID_ALLOCATION;
+  if (it == map.ranges.end()) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   auto& callbacks = it->second.callbacks;
   auto cb = std::find_if(callbacks.begin(), callbacks.end(),
                          [&](const DeallocationCallback& c) { return c.callback == callback; });
@@ -546,9 +567,8 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_deregister_deallocation_callback(
 
 HSA_CPU_EXPORT hsa_status_t hsa_memory_copy(void* dst, const void* src, size_t size) {
   HSA_CPU_REQUIRE_INIT();
-  if (size == 0) return HSA_STATUS_SUCCESS;
   if (dst == nullptr || src == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  memmove(dst, src, size);
+  if (size != 0) memmove(dst, src, size);
   return HSA_STATUS_SUCCESS;
 }
 
@@ -562,29 +582,40 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_async_copy(void* dst, hsa_agent_t dst
   if (rt->agent(dst_agent) == nullptr || rt->agent(src_agent) == nullptr)
     return HSA_STATUS_ERROR_INVALID_AGENT;
   if ((size != 0 && (dst == nullptr || src == nullptr)) ||
-      (num_dep_signals != 0 && dep_signals == nullptr))
+      (num_dep_signals != 0 && dep_signals == nullptr) || completion_signal.handle == 0)
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (!signal_is_live(completion_signal)) return HSA_STATUS_ERROR_INVALID_SIGNAL;
+  for (uint32_t i = 0; i < num_dep_signals; ++i)
+    if (!signal_is_live(dep_signals[i])) return HSA_STATUS_ERROR_INVALID_SIGNAL;
   Signal* completion = to_signal(completion_signal);
-  if (completion == nullptr) return HSA_STATUS_ERROR_INVALID_SIGNAL;
   auto copy = std::make_shared<PendingCopy>();
   copy->dst = dst;
   copy->src = src;
   copy->size = size;
   copy->completion = completion;
-  for (uint32_t i = 0; i < num_dep_signals; ++i) {
-    if (dep_signals[i].handle == 0) return HSA_STATUS_ERROR_INVALID_SIGNAL;
-    copy->deps.push_back(to_signal(dep_signals[i]));
-  }
+  for (uint32_t i = 0; i < num_dep_signals; ++i) copy->deps.push_back(to_signal(dep_signals[i]));
   continue_copy(std::move(copy), 0);
   return HSA_STATUS_SUCCESS;
 }
 
 HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_fill(void* ptr, uint32_t value, size_t count) {
   HSA_CPU_REQUIRE_INIT();
-  if (count == 0) return HSA_STATUS_SUCCESS;
   if (ptr == nullptr || (reinterpret_cast<uintptr_t>(ptr) % sizeof(uint32_t)) != 0) {
     log("hsa_amd_memory_fill: %p is null or not 4-byte aligned", ptr);
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  if (count == 0) return HSA_STATUS_SUCCESS;
+  {
+    // The range must lie in one allocation of the runtime (a pool
+    // allocation or locked host memory), never in memory nobody gave it.
+    AllocationMap& map = allocations();
+    std::shared_lock<std::shared_mutex> lock(map.mutex);
+    auto it = map.find(ptr);
+    const uintptr_t offset = reinterpret_cast<uintptr_t>(ptr) - (it == map.ranges.end() ? 0 : it->first);
+    if (it == map.ranges.end() || count > (it->second.size - offset) / sizeof(uint32_t)) {
+      log("hsa_amd_memory_fill: %zu dwords at %p are not inside one runtime allocation", count, ptr);
+      return HSA_STATUS_ERROR_INVALID_ALLOCATION;
+    }
   }
   std::fill_n(static_cast<uint32_t*>(ptr), count, value);
   return HSA_STATUS_SUCCESS;
@@ -599,9 +630,9 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_profiling_async_copy_enable(bool enable) {
 HSA_CPU_EXPORT hsa_status_t hsa_amd_profiling_get_async_copy_time(
     hsa_signal_t signal, hsa_amd_profiling_async_copy_time_t* time) {
   HSA_CPU_REQUIRE_INIT();
-  Signal* s = to_signal(signal);
-  if (s == nullptr) return HSA_STATUS_ERROR_INVALID_SIGNAL;
+  if (!signal_is_live(signal)) return HSA_STATUS_ERROR_INVALID_SIGNAL;
   if (time == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  Signal* s = to_signal(signal);
   time->start = s->amd.start_ts;
   time->end = s->amd.end_ts;
   return HSA_STATUS_SUCCESS;
@@ -611,9 +642,9 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_profiling_get_dispatch_time(
     hsa_agent_t agent, hsa_signal_t signal, hsa_amd_profiling_dispatch_time_t* time) {
   HSA_CPU_REQUIRE_INIT();
   if (runtime()->agent(agent) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  Signal* s = to_signal(signal);
-  if (s == nullptr) return HSA_STATUS_ERROR_INVALID_SIGNAL;
+  if (!signal_is_live(signal)) return HSA_STATUS_ERROR_INVALID_SIGNAL;
   if (time == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  Signal* s = to_signal(signal);
   time->start = s->amd.start_ts;
   time->end = s->amd.end_ts;
   return HSA_STATUS_SUCCESS;
@@ -659,4 +690,93 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_svm_prefetch_async(void* ptr, size_t size, h
   if (ptr == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   return hsa_amd_memory_async_copy(ptr, agent, ptr, agent, 0, num_dep_signals, dep_signals,
                                    completion_signal);
+}
+
+// ---------------------------------------------------------------------------
+// SVM attributes: every address is host memory that every agent reaches in
+// place, coherently; nothing migrates. Valid settings are accepted (they
+// change nothing) and queries answer what is true of host memory.
+
+namespace {
+
+bool svm_agent_ok(uint64_t value) { return runtime()->agent(hsa_agent_t{value}) != nullptr; }
+
+hsa_status_t svm_range_ok(const void* ptr, size_t size, const hsa_amd_svm_attribute_pair_t* list,
+                          size_t count) {
+  if (ptr == nullptr || size == 0 || (count != 0 && list == nullptr)) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  return HSA_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+HSA_CPU_EXPORT hsa_status_t hsa_amd_svm_attributes_set(void* ptr, size_t size,
+                                                       hsa_amd_svm_attribute_pair_t* attribute_list,
+                                                       size_t attribute_count) {
+  HSA_CPU_REQUIRE_INIT();
+  if (hsa_status_t status = svm_range_ok(ptr, size, attribute_list, attribute_count); status != HSA_STATUS_SUCCESS)
+    return status;
+  for (size_t i = 0; i < attribute_count; ++i) {
+    const hsa_amd_svm_attribute_pair_t& pair = attribute_list[i];
+    switch (pair.attribute) {
+      case HSA_AMD_SVM_ATTRIB_GLOBAL_FLAG:
+        if (pair.value != HSA_AMD_SVM_GLOBAL_FLAG_FINE_GRAINED && pair.value != HSA_AMD_SVM_GLOBAL_FLAG_COARSE_GRAINED)
+          return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+        break;
+      case HSA_AMD_SVM_ATTRIB_READ_ONLY:
+      case HSA_AMD_SVM_ATTRIB_HIVE_LOCAL:
+      case HSA_AMD_SVM_ATTRIB_MIGRATION_GRANULARITY:
+      case HSA_AMD_SVM_ATTRIB_READ_MOSTLY:
+        break;
+      case HSA_AMD_SVM_ATTRIB_PREFERRED_LOCATION:  // the null agent: no preference
+        if (pair.value != 0 && !svm_agent_ok(pair.value)) return HSA_STATUS_ERROR_INVALID_AGENT;
+        break;
+      case HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE:
+      case HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE:
+      case HSA_AMD_SVM_ATTRIB_AGENT_NO_ACCESS:
+        if (!svm_agent_ok(pair.value)) return HSA_STATUS_ERROR_INVALID_AGENT;
+        break;
+      default:  // includes ACCESS_QUERY and PREFETCH_LOCATION (queries only)
+        log("hsa_amd_svm_attributes_set: attribute 0x%llx cannot be set",
+            static_cast<unsigned long long>(pair.attribute));
+        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    }
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_amd_svm_attributes_get(void* ptr, size_t size,
+                                                       hsa_amd_svm_attribute_pair_t* attribute_list,
+                                                       size_t attribute_count) {
+  HSA_CPU_REQUIRE_INIT();
+  if (hsa_status_t status = svm_range_ok(ptr, size, attribute_list, attribute_count); status != HSA_STATUS_SUCCESS)
+    return status;
+  // Check every entry before writing any answer.
+  for (size_t i = 0; i < attribute_count; ++i) {
+    const hsa_amd_svm_attribute_pair_t& pair = attribute_list[i];
+    switch (pair.attribute) {
+      case HSA_AMD_SVM_ATTRIB_GLOBAL_FLAG:
+      case HSA_AMD_SVM_ATTRIB_READ_ONLY:
+      case HSA_AMD_SVM_ATTRIB_HIVE_LOCAL:
+      case HSA_AMD_SVM_ATTRIB_MIGRATION_GRANULARITY:
+      case HSA_AMD_SVM_ATTRIB_PREFERRED_LOCATION:
+      case HSA_AMD_SVM_ATTRIB_READ_MOSTLY:
+        break;
+      case HSA_AMD_SVM_ATTRIB_ACCESS_QUERY:
+        if (!svm_agent_ok(pair.value)) return HSA_STATUS_ERROR_INVALID_AGENT;
+        break;
+      default:  // includes the AGENT_* settings and PREFETCH_LOCATION
+        log("hsa_amd_svm_attributes_get: attribute 0x%llx cannot be queried",
+            static_cast<unsigned long long>(pair.attribute));
+        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    }
+  }
+  for (size_t i = 0; i < attribute_count; ++i) {
+    hsa_amd_svm_attribute_pair_t& pair = attribute_list[i];
+    switch (pair.attribute) {
+      case HSA_AMD_SVM_ATTRIB_GLOBAL_FLAG: pair.value = HSA_AMD_SVM_GLOBAL_FLAG_FINE_GRAINED; break;
+      case HSA_AMD_SVM_ATTRIB_ACCESS_QUERY: pair.attribute = HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE; break;
+      default: pair.value = 0; break;  // false, one page, no preferred location
+    }
+  }
+  return HSA_STATUS_SUCCESS;
 }

@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <sys/mman.h>
 
+#include <csignal>
 #include <cstring>
 
 #include "executable.h"
@@ -107,27 +108,69 @@ class DispatchJob final : public Job {
     wg.reserved0 = 0;
     wg.barrier = nullptr;
     wg.runtime = nullptr;
-    if (kernel_.flags & XGPU_HOST_KERNEL_FLAG_USES_BARRIERS)
-      context.fibers->run(&kernel_, packet_.kernarg_address, &wg, private_bytes_);
-    else
-      kernel_.run_workgroup(packet_.kernarg_address, &wg);
+    // A dispatch whose kernel faulted, or whose queue was inactivated or
+    // failed, runs no more workgroups (as a GPU stops its waves).
+    if (faulted_.load(std::memory_order_relaxed) || queue_->abort.load(std::memory_order_relaxed)) {
+      skipped_.store(true, std::memory_order_relaxed);
+      return;
+    }
+    const bool fibers = (kernel_.flags & XGPU_HOST_KERNEL_FLAG_USES_BARRIERS) != 0;
+    const bool returned = run_guarded(context.guard, [&] {
+      if (fibers)
+        context.fibers->run(&kernel_, packet_.kernarg_address, &wg, private_bytes_);
+      else
+        kernel_.run_workgroup(packet_.kernarg_address, &wg);
+    });
+    if (!returned) contained_fault(context, x, y, z, fibers);
   }
 
   // Pool jobs also retire the queue's in-flight count and wake a processor
   // waiting on it (barrier bit, destroy); `finishers` keeps the queue alive
   // until this thread is done touching it.
+  // A dispatch that faulted or was abandoned does not complete: its
+  // completion signal is left as it was.
   void finish() override {
     Queue* queue = queue_;
+    const bool completed = !faulted_.load(std::memory_order_relaxed) && !skipped_.load(std::memory_order_relaxed);
     if (!pooled_) {
-      signal_completion(queue, packet_.completion_signal, packet_.header, start_ns_);
+      if (completed) signal_completion(queue, packet_.completion_signal, packet_.header, start_ns_);
       return;
     }
     queue->finishers.fetch_add(1, std::memory_order_seq_cst);
-    signal_completion(queue, packet_.completion_signal, packet_.header, start_ns_);
+    if (completed) signal_completion(queue, packet_.completion_signal, packet_.header, start_ns_);
     queue->inflight.fetch_sub(1, std::memory_order_seq_cst);
     queue->doorbell->notify_waiters();
     queue->finishers.fetch_sub(1, std::memory_order_release);
   }
+
+ private:
+  // Called on the faulting thread, in ordinary context, after the guard
+  // brought it back from the kernel: fails the dispatch and its queue.
+  void contained_fault(WorkerContext& context, uint32_t x, uint32_t y, uint32_t z, bool fibers) {
+    if (fibers) context.fibers->abandon();
+    const KernelFault fault = context.guard->fault;
+    faulted_.store(true, std::memory_order_relaxed);
+    const char* status_name = "?";
+    hsa_status_string(fault_status(fault), &status_name);
+    log("queue %llu: kernel '%s' faulted in workgroup (%u, %u, %u): %s at address 0x%llx, pc 0x%llx (%.*s); "
+        "the dispatch is abandoned and the queue stops",
+        static_cast<unsigned long long>(queue_->amd.hsa_queue.id), kernel_.name ? kernel_.name : "?", x, y, z,
+        fault_description(fault), static_cast<unsigned long long>(fault.address),
+        static_cast<unsigned long long>(fault.pc), static_cast<int>(strcspn(status_name, ":")), status_name);
+    {
+      std::lock_guard<std::mutex> lock(queue_->fault_mutex);
+      if (!queue_->faulted) {
+        queue_->faulted = true;
+        queue_->fault = fault;
+        queue_->fault_kernel_object = packet_.kernel_object;
+      }
+    }
+    queue_->abort.store(true, std::memory_order_seq_cst);
+    queue_->inactive.store(true, std::memory_order_seq_cst);
+    queue_->doorbell->notify_all_waiters();
+  }
+
+ public:
 
  private:
   Queue* queue_;                              // issuing queue
@@ -138,6 +181,8 @@ class DispatchJob final : public Job {
   size_t private_bytes_;                      // per-item private bytes
   uint64_t start_ns_;                         // launch time (profiling)
   bool pooled_;                               // runs on the worker pool
+  std::atomic<bool> faulted_{false};          // a workgroup faulted
+  std::atomic<bool> skipped_{false};          // a workgroup was not run
 };
 
 enum class PacketStatus {
@@ -147,8 +192,27 @@ enum class PacketStatus {
   kStopped,          // destroy or inactivate while waiting
 };
 
+// Statuses a refused packet reports, as ROCR maps the packet processor's
+// errors: a malformed header (unknown or unsupported type, reserved header
+// bits, reserved fence scope, bad vendor packet) is INVALID_PACKET_FORMAT;
+// dimensions, grid and workgroup sizes outside the agent's limits (or that
+// do not fit the kernel) are INCOMPATIBLE_ARGUMENTS; a kernel object that is
+// not a loaded kernel is INVALID_CODE_OBJECT; a group segment larger than
+// the agent's is INVALID_ALLOCATION.
+constexpr hsa_status_t kPacketMalformed = HSA_STATUS_ERROR_INVALID_PACKET_FORMAT;
+constexpr hsa_status_t kPacketSizes = HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS;
+constexpr hsa_status_t kPacketCode = HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
+constexpr hsa_status_t kPacketGroupSegment = HSA_STATUS_ERROR_INVALID_ALLOCATION;
+
+// Header bits above the release fence scope: reserved, must be 0.
+constexpr uint16_t kHeaderReservedBits =
+    uint16_t(~((1u << (uint32_t(HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE) +
+                        uint32_t(HSA_PACKET_HEADER_WIDTH_SCRELEASE_FENCE_SCOPE))) - 1u));
+
 struct Processor {
   Queue* queue;
+  hsa_status_t packet_error = HSA_STATUS_SUCCESS;  // status of the refused packet
+  bool error_reported = false;                     // the callback was called
 
   bool stopping() const {
     return queue->stop.load(std::memory_order_acquire) ||
@@ -182,59 +246,65 @@ struct Processor {
          [&] { return queue->inflight.load(std::memory_order_acquire) == 0; });
   }
 
-  PacketStatus invalid(const char* what, unsigned long long value) {
-    log("queue %llu: invalid packet at index %llu: %s (%llu)",
+  // Refuses the packet: the queue reports `status` (ROCR's status for this
+  // kind of packet error, see kPacket* below) and stops.
+  PacketStatus invalid(hsa_status_t status, const char* what, unsigned long long value) {
+    const char* name = "?";
+    hsa_status_string(status, &name);
+    log("queue %llu: packet at index %llu refused (%.*s): %s (%llu)",
         static_cast<unsigned long long>(queue->amd.hsa_queue.id),
-        static_cast<unsigned long long>(*queue->read_index()), what, value);
+        static_cast<unsigned long long>(*queue->read_index()),
+        static_cast<int>(strcspn(name, ":")), name, what, value);
+    packet_error = status;
     return PacketStatus::kInvalid;
   }
 
   PacketStatus dispatch(const hsa_kernel_dispatch_packet_t& packet) {
     const uint32_t dims = header_field(packet.setup, HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS,
                                        HSA_KERNEL_DISPATCH_PACKET_SETUP_WIDTH_DIMENSIONS);
-    if (dims < 1 || dims > 3) return invalid("setup dimensions not in [1, 3]", dims);
+    if (dims < 1 || dims > 3) return invalid(kPacketSizes, "setup dimensions not in [1, 3]", dims);
     const uint32_t wg_size[3] = {packet.workgroup_size_x, packet.workgroup_size_y,
                                  packet.workgroup_size_z};
     const uint32_t grid[3] = {packet.grid_size_x, packet.grid_size_y, packet.grid_size_z};
     for (uint32_t d = 0; d < 3; ++d) {
-      if (wg_size[d] == 0) return invalid("workgroup size is 0 in a dimension", d);
-      if (grid[d] == 0) return invalid("grid size is 0 in a dimension", d);
+      if (wg_size[d] == 0) return invalid(kPacketSizes, "workgroup size is 0 in a dimension", d);
+      if (grid[d] == 0) return invalid(kPacketSizes, "grid size is 0 in a dimension", d);
       if (d >= dims && (wg_size[d] != 1 || grid[d] != 1))
-        return invalid("unused dimension must have grid and workgroup size 1", d);
+        return invalid(kPacketSizes, "unused dimension must have grid and workgroup size 1", d);
     }
     const uint64_t items_per_group = uint64_t(wg_size[0]) * wg_size[1] * wg_size[2];
     if (items_per_group > kWorkgroupMaxSize)
-      return invalid("workgroup exceeds the maximum work items", items_per_group);
-    if (packet.kernel_object == 0) return invalid("null kernel object", 0);
+      return invalid(kPacketSizes, "workgroup exceeds the maximum work items", items_per_group);
+    if (packet.kernel_object == 0) return invalid(kPacketCode, "null kernel object", 0);
     xgpu_host_kernel_descriptor_t kernel;
     if (!read_kernel_descriptor(packet.kernel_object, &kernel))
-      return invalid("kernel object is not readable memory", packet.kernel_object);
+      return invalid(kPacketCode, "kernel object is not a kernel of a loaded executable", packet.kernel_object);
     if (kernel.magic != XGPU_HOST_KERNEL_MAGIC)
-      return invalid("kernel object is not an xgpu host kernel descriptor (magic)", kernel.magic);
+      return invalid(kPacketCode, "kernel object is not an xgpu host kernel descriptor (magic)", kernel.magic);
     if (kernel.abi_version != XGPU_HOST_KERNEL_ABI_VERSION)
-      return invalid("unsupported host kernel ABI version", kernel.abi_version);
+      return invalid(kPacketCode, "unsupported host kernel ABI version", kernel.abi_version);
     const bool fibers = (kernel.flags & XGPU_HOST_KERNEL_FLAG_USES_BARRIERS) != 0;
     if (fibers ? kernel.run_workitem == nullptr : kernel.run_workgroup == nullptr)
-      return invalid("descriptor lacks the entry point its flags need", kernel.flags);
+      return invalid(kPacketCode, "descriptor lacks the entry point its flags need", kernel.flags);
     for (uint32_t d = 0; d < 3; ++d)
       if (kernel.required_workgroup_size[d] != 0 && kernel.required_workgroup_size[d] != wg_size[d])
-        return invalid("workgroup size differs from the kernel's required size", wg_size[d]);
+        return invalid(kPacketSizes, "workgroup size differs from the kernel's required size", wg_size[d]);
     if (kernel.kernarg_size != 0 && packet.kernarg_address == nullptr)
-      return invalid("null kernarg address for a kernel with arguments", kernel.kernarg_size);
+      return invalid(kPacketSizes, "null kernarg address for a kernel with arguments", kernel.kernarg_size);
     // AQL's group_segment_size is the dispatch's total (static + dynamic);
     // a producer that passes only the dynamic part still gets the static.
     const uint32_t group_bytes = packet.group_segment_size > kernel.group_segment_size
                                      ? packet.group_segment_size
                                      : kernel.group_segment_size;
     if (group_bytes > kGroupSegmentMaxBytes)
-      return invalid("group segment exceeds the agent's maximum", group_bytes);
+      return invalid(kPacketGroupSegment, "group segment exceeds the agent's maximum", group_bytes);
     uint32_t counts[3];
     uint64_t total = 1;
     for (uint32_t d = 0; d < 3; ++d) {
       counts[d] = uint32_t((uint64_t(grid[d]) + wg_size[d] - 1) / wg_size[d]);
       total *= counts[d];
     }
-    if (total > UINT32_MAX) return invalid("more than 2^32-1 workgroups", total);
+    if (total > UINT32_MAX) return invalid(kPacketSizes, "more than 2^32-1 workgroups", total);
 
     const uint64_t start_ns = queue->profiling() ? now_ns() : 0;
     if (total == 1) {
@@ -287,7 +357,7 @@ struct Processor {
   }
 
   PacketStatus barrier_value(const hsa_amd_barrier_value_packet_t& packet) {
-    if (!valid_condition(packet.cond)) return invalid("barrier-value condition", packet.cond);
+    if (!valid_condition(packet.cond)) return invalid(kPacketMalformed, "barrier-value condition", packet.cond);
     Signal* signal = to_signal(packet.signal);
     if (signal == nullptr) return PacketStatus::kDone;
     const auto condition = static_cast<hsa_signal_condition_t>(packet.cond);
@@ -306,7 +376,9 @@ struct Processor {
     memcpy(packet, &header, sizeof(header));
     const uint16_t type = packet_type(header);
     if (!valid_scope(acquire_scope(header)) || !valid_scope(release_scope(header)))
-      return invalid("reserved fence scope in header", header);
+      return invalid(kPacketMalformed, "reserved fence scope in header", header);
+    if ((header & kHeaderReservedBits) != 0)
+      return invalid(kPacketMalformed, "reserved header bits set", header);
     if (barrier_bit(header)) {
       wait_idle();
       if (stopping()) return PacketStatus::kStopped;
@@ -325,21 +397,57 @@ struct Processor {
       case HSA_PACKET_TYPE_VENDOR_SPECIFIC: {
         const auto& p = *reinterpret_cast<const hsa_amd_barrier_value_packet_t*>(packet);
         if (p.header.AmdFormat != HSA_AMD_PACKET_TYPE_BARRIER_VALUE)
-          return invalid("unknown AMD vendor packet format", p.header.AmdFormat);
+          return invalid(kPacketMalformed, "unknown AMD vendor packet format", p.header.AmdFormat);
         const PacketStatus status = barrier_value(p);
         if (status == PacketStatus::kDone) signal_completion(queue, p.completion_signal, header, 0);
         return status;
       }
       case HSA_PACKET_TYPE_AGENT_DISPATCH:
-        return invalid("agent dispatch packets are not supported by this queue", type);
+        return invalid(kPacketMalformed, "agent dispatch packets are not supported by this queue", type);
       default:
-        return invalid("unknown packet type", type);
+        return invalid(kPacketMalformed, "unknown packet type", type);
     }
   }
 
   void report_error(hsa_status_t status) {
     queue->inactive.store(true, std::memory_order_release);
+    if (error_reported) return;  // a queue reports one error, as in ROCR
+    error_reported = true;
     if (queue->callback != nullptr) queue->callback(status, queue->hsa(), queue->callback_data);
+  }
+
+  // A contained kernel fault of this queue: the system event handler hears
+  // of a memory fault (HSA_AMD_GPU_MEMORY_FAULT_EVENT with its address),
+  // then the queue's callback gets ROCR's status for the fault. Not while
+  // the queue is being destroyed (the callback may not see a dying queue).
+  void report_fault() {
+    KernelFault fault;
+    {
+      std::lock_guard<std::mutex> lock(queue->fault_mutex);
+      if (!queue->faulted || error_reported) return;
+      fault = queue->fault;
+    }
+    if (queue->stop.load(std::memory_order_acquire)) return;
+    const hsa_status_t status = fault_status(fault);
+    if (fault.signal == SIGSEGV || fault.signal == SIGBUS) {
+      Runtime* rt = runtime();
+      hsa_amd_system_event_callback_t callback;
+      void* data;
+      {
+        std::lock_guard<std::mutex> lock(rt->event_mutex);
+        callback = rt->event_callback;
+        data = rt->event_data;
+      }
+      if (callback != nullptr) {
+        hsa_amd_event_t event{};
+        event.event_type = HSA_AMD_GPU_MEMORY_FAULT_EVENT;
+        event.memory_fault.agent = to_handle(queue->agent);
+        event.memory_fault.virtual_address = fault.address;
+        event.memory_fault.fault_reason_mask = fault_reason_mask(fault);
+        callback(&event, data);
+      }
+    }
+    report_error(status);
   }
 
   void run() {
@@ -361,7 +469,7 @@ struct Processor {
       const PacketStatus status = process(slot, header, &dependency_error);
       if (status == PacketStatus::kStopped) break;
       if (status == PacketStatus::kInvalid) {
-        report_error(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+        report_error(packet_error);
         break;
       }
       if (status == PacketStatus::kDependencyError) {
@@ -380,9 +488,14 @@ struct Processor {
       ++read;
       __atomic_store_n(queue->read_index(), read, __ATOMIC_RELEASE);
     }
-    // Launched dispatches still reference the queue: let them finish.
-    wait_until(&queue->doorbell, 1, nullptr, UINT64_MAX, HSA_WAIT_STATE_BLOCKED, UINT64_MAX,
-               [&] { return queue->inflight.load(std::memory_order_acquire) == 0; });
+    report_fault();
+    // Launched dispatches still reference the queue: let them finish (a
+    // fault in one of them is reported once it is known).
+    wait_until(&queue->doorbell, 1, nullptr, UINT64_MAX, HSA_WAIT_STATE_BLOCKED, UINT64_MAX, [&] {
+      report_fault();
+      return queue->inflight.load(std::memory_order_acquire) == 0;
+    });
+    report_fault();
   }
 };
 
@@ -530,6 +643,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_soft_queue_create(hsa_region_t region, uint32_t 
   Runtime* rt = runtime();
   Pool* pool = rt->pool(region.handle);
   if (pool == nullptr || pool->segment != HSA_AMD_SEGMENT_GLOBAL) return HSA_STATUS_ERROR_INVALID_REGION;
+  if (doorbell_signal.handle != 0 && !signal_is_live(doorbell_signal)) return HSA_STATUS_ERROR_INVALID_SIGNAL;
   if (queue == nullptr || !is_power_of_two(size) || size > kQueueMaxSize ||
       doorbell_signal.handle == 0 || features == 0 ||
       (features & ~uint32_t(HSA_QUEUE_FEATURE_KERNEL_DISPATCH | HSA_QUEUE_FEATURE_AGENT_DISPATCH)) ||
@@ -549,11 +663,12 @@ HSA_CPU_EXPORT hsa_status_t hsa_soft_queue_create(hsa_region_t region, uint32_t 
 
 HSA_CPU_EXPORT hsa_status_t hsa_queue_destroy(hsa_queue_t* queue) {
   HSA_CPU_REQUIRE_INIT();
+  if (queue == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   Runtime* rt = runtime();
   auto* q = reinterpret_cast<Queue*>(queue);
   {
     std::lock_guard<std::mutex> lock(rt->queues_mutex);
-    if (queue == nullptr || rt->queues.erase(q) == 0) return HSA_STATUS_ERROR_INVALID_QUEUE;
+    if (rt->queues.erase(q) == 0) return HSA_STATUS_ERROR_INVALID_QUEUE;
     if (q->agent != nullptr) --q->agent->queue_count;
   }
   free_queue(q);
@@ -562,8 +677,12 @@ HSA_CPU_EXPORT hsa_status_t hsa_queue_destroy(hsa_queue_t* queue) {
 
 HSA_CPU_EXPORT hsa_status_t hsa_queue_inactivate(hsa_queue_t* queue) {
   HSA_CPU_REQUIRE_INIT();
+  if (queue == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   Queue* q = lookup_queue(queue);
   if (q == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
+  // "Aborts any pending executions": launched dispatches run no more
+  // workgroups and do not complete.
+  q->abort.store(true, std::memory_order_seq_cst);
   q->inactive.store(true, std::memory_order_seq_cst);
   q->doorbell->notify_all_waiters();
   return HSA_STATUS_SUCCESS;
@@ -629,6 +748,7 @@ HSA_CPU_QUEUE_RMW_ORDERS(HSA_CPU_QUEUE_ADD)
 
 HSA_CPU_EXPORT hsa_status_t hsa_amd_profiling_set_profiler_enabled(hsa_queue_t* queue, int enable) {
   HSA_CPU_REQUIRE_INIT();
+  if (queue == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   Queue* q = lookup_queue(queue);
   if (q == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
   if (enable)
@@ -646,10 +766,12 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_queue_cu_set_mask(const hsa_queue_t* queue,
   HSA_CPU_REQUIRE_INIT();
   Queue* q = lookup_queue(queue);
   if (q == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
-  if (num_cu_mask_count == 0 || num_cu_mask_count % 32 != 0 || cu_mask == nullptr)
+  // A count of 0 (cu_mask may then be NULL) restores the full mask.
+  if (num_cu_mask_count % 32 != 0 || (num_cu_mask_count != 0 && cu_mask == nullptr))
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   // Workers are shared by all queues; the mask is recorded, not enforced.
   const uint32_t words = num_cu_mask_count / 32 < 8 ? num_cu_mask_count / 32 : 8;
+  std::lock_guard<std::mutex> lock(q->cu_mask_mutex);
   for (uint32_t i = 0; i < words; ++i) q->cu_mask[i] = cu_mask[i];
   q->cu_mask_words = words;
   return HSA_STATUS_SUCCESS;
@@ -664,6 +786,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_queue_cu_get_mask(const hsa_queue_t* queue,
   if (num_cu_mask_count == 0 || num_cu_mask_count % 32 != 0 || cu_mask == nullptr)
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   const uint32_t cus = runtime()->workers->worker_count();
+  std::lock_guard<std::mutex> lock(q->cu_mask_mutex);
   for (uint32_t w = 0; w < num_cu_mask_count / 32; ++w) {
     uint32_t bits = 0;
     for (uint32_t b = 0; b < 32; ++b)

@@ -11,6 +11,11 @@
 // advances. The processor sleeps on the doorbell whenever it has nothing to
 // do; it never spins while idle.
 //
+// A kernel that faults (fault.h) fails its queue like a GPU memory fault:
+// the queue stops, its launched dispatches are abandoned (their completion
+// signals are not decremented), the system event handler (memory faults)
+// and then the queue's error callback are told, on the processor thread.
+//
 // Threading: the index entry points are lock-free and thread-safe; create,
 // destroy and inactivate are thread-safe. The error callback runs on the
 // processor thread and must not destroy its own queue.
@@ -21,6 +26,7 @@
 
 #include <thread>
 
+#include "fault.h"
 #include "runtime.h"
 #include "signal.h"
 
@@ -37,8 +43,17 @@ struct alignas(AMD_QUEUE_ALIGN_BYTES) Queue {
   void* callback_data = nullptr;      // passed to callback
   std::atomic<bool> stop{false};      // destroy requested
   std::atomic<bool> inactive{false};  // inactivated or in error: no processing
+  std::atomic<bool> abort{false};     // inactivated or a kernel faulted: the
+                                      // remaining workgroups of launched
+                                      // dispatches are skipped, their
+                                      // completion signals left alone
+  std::mutex fault_mutex;             // guards fault, faulted
+  bool faulted = false;               // a kernel of this queue faulted
+  KernelFault fault;                  // the first such fault
+  uint64_t fault_kernel_object = 0;   // its dispatch's kernel object
   std::atomic<uint32_t> inflight{0};  // pool dispatches launched, not complete
   std::atomic<uint32_t> finishers{0}; // threads inside complete_dispatch
+  std::mutex cu_mask_mutex;           // guards cu_mask_words, cu_mask
   uint32_t cu_mask_words = 0;         // words last set by cu_set_mask
   uint32_t cu_mask[8] = {};           // last CU mask (informational)
   std::thread processor;              // the packet processor

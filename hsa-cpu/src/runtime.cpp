@@ -3,6 +3,7 @@
 #include "runtime.h"
 
 #include <cpuid.h>
+#include <hsa/hsa_ext_finalize.h>
 #include <hsa/hsa_ext_image.h>
 #include <sched.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <fstream>
 
 #include "executable.h"
+#include "fault.h"
 #include "queue.h"
 #include "signal.h"
 #include "worker_pool.h"
@@ -20,6 +22,7 @@
 namespace hsa_cpu {
 
 void free_all_allocations();  // memory.cpp
+void destroy_all_programs();  // stubs.cpp
 
 const Isa kIsas[kIsaLevelCount] = {
     {"x86_64-unknown-linux-gnu--x86-64-v4", "x86-64-v4", 16},
@@ -213,6 +216,7 @@ Runtime::Runtime() {
     }
     agents.push_back(std::move(agent));
   }
+  install_fault_handlers();
   log("runtime up: %u agent(s) '%s', %u worker thread(s), best ISA %s", agent_count,
       agents[0]->name.c_str(), worker_count, isas[0]->name);
 }
@@ -264,15 +268,18 @@ HSA_CPU_EXPORT hsa_status_t hsa_shut_down() {
   shut_down_async_handler_thread();
   rt->workers.reset();  // joins the workers once every job finished
   destroy_all_executables();
+  destroy_all_programs();
   free_all_allocations();
   destroy_all_user_signals();
+  uninstall_fault_handlers();  // every thread that ran kernels is gone
   g_runtime.store(nullptr, std::memory_order_release);
   delete rt;
   return HSA_STATUS_SUCCESS;
 }
 
 // ---------------------------------------------------------------------------
-// Status strings
+// Status strings: answered with or without a runtime (before hsa_init, after
+// the last hsa_shut_down), as ROCR does.
 
 HSA_CPU_EXPORT hsa_status_t hsa_status_string(hsa_status_t status, const char** status_string) {
   if (status_string == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
@@ -318,6 +325,17 @@ HSA_CPU_EXPORT hsa_status_t hsa_status_string(hsa_status_t status, const char** 
     case HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION: s = "HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION: a kernel executed an illegal instruction."; break;
     case HSA_STATUS_ERROR_MEMORY_FAULT: s = "HSA_STATUS_ERROR_MEMORY_FAULT: a kernel caused a memory fault."; break;
     case HSA_STATUS_CU_MASK_REDUCED: s = "HSA_STATUS_CU_MASK_REDUCED: the CU mask was reduced to the available units."; break;
+    case HSA_EXT_STATUS_ERROR_INVALID_PROGRAM: s = "HSA_EXT_STATUS_ERROR_INVALID_PROGRAM: the program is invalid."; break;
+    case HSA_EXT_STATUS_ERROR_INVALID_MODULE: s = "HSA_EXT_STATUS_ERROR_INVALID_MODULE: the module is invalid."; break;
+    case HSA_EXT_STATUS_ERROR_INCOMPATIBLE_MODULE: s = "HSA_EXT_STATUS_ERROR_INCOMPATIBLE_MODULE: the module is incompatible with the program."; break;
+    case HSA_EXT_STATUS_ERROR_MODULE_ALREADY_INCLUDED: s = "HSA_EXT_STATUS_ERROR_MODULE_ALREADY_INCLUDED: the module is already part of the program."; break;
+    case HSA_EXT_STATUS_ERROR_SYMBOL_MISMATCH: s = "HSA_EXT_STATUS_ERROR_SYMBOL_MISMATCH: a symbol declaration and its definition do not match."; break;
+    case HSA_EXT_STATUS_ERROR_FINALIZATION_FAILED: s = "HSA_EXT_STATUS_ERROR_FINALIZATION_FAILED: the finalization failed."; break;
+    case HSA_EXT_STATUS_ERROR_DIRECTIVE_MISMATCH: s = "HSA_EXT_STATUS_ERROR_DIRECTIVE_MISMATCH: the control directives do not match."; break;
+    case HSA_EXT_STATUS_ERROR_IMAGE_FORMAT_UNSUPPORTED: s = "HSA_EXT_STATUS_ERROR_IMAGE_FORMAT_UNSUPPORTED: the image format is not supported."; break;
+    case HSA_EXT_STATUS_ERROR_IMAGE_SIZE_UNSUPPORTED: s = "HSA_EXT_STATUS_ERROR_IMAGE_SIZE_UNSUPPORTED: the image size is not supported."; break;
+    case HSA_EXT_STATUS_ERROR_IMAGE_PITCH_UNSUPPORTED: s = "HSA_EXT_STATUS_ERROR_IMAGE_PITCH_UNSUPPORTED: the image pitch is not supported."; break;
+    case HSA_EXT_STATUS_ERROR_SAMPLER_DESCRIPTOR_UNSUPPORTED: s = "HSA_EXT_STATUS_ERROR_SAMPLER_DESCRIPTOR_UNSUPPORTED: the sampler descriptor is not supported."; break;
     default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }
   *status_string = s;
@@ -480,7 +498,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info
       *static_cast<hsa_dim3_t*>(value) = hsa_dim3_t{UINT32_MAX, UINT32_MAX, UINT32_MAX};
       break;
     case HSA_AGENT_INFO_GRID_MAX_SIZE: *static_cast<uint32_t*>(value) = UINT32_MAX; break;
-    case HSA_AGENT_INFO_FBARRIER_MAX_SIZE: *static_cast<uint32_t*>(value) = 0; break;
+    case HSA_AGENT_INFO_FBARRIER_MAX_SIZE: *static_cast<uint32_t*>(value) = kFbarrierMaxSize; break;
     case HSA_AGENT_INFO_QUEUES_MAX: *static_cast<uint32_t*>(value) = kQueuesMax; break;
     case HSA_AGENT_INFO_QUEUE_MIN_SIZE: *static_cast<uint32_t*>(value) = kQueueMinSize; break;
     case HSA_AGENT_INFO_QUEUE_MAX_SIZE: *static_cast<uint32_t*>(value) = kQueueMaxSize; break;
@@ -673,7 +691,7 @@ hsa_status_t isa_info(const Isa* isa, uint32_t attribute, uint32_t index, void* 
       *static_cast<hsa_dim3_t*>(value) = hsa_dim3_t{UINT32_MAX, UINT32_MAX, UINT32_MAX};
       break;
     case HSA_ISA_INFO_GRID_MAX_SIZE: *static_cast<uint64_t*>(value) = UINT64_MAX; break;
-    case HSA_ISA_INFO_FBARRIER_MAX_SIZE: *static_cast<uint32_t*>(value) = 0; break;
+    case HSA_ISA_INFO_FBARRIER_MAX_SIZE: *static_cast<uint32_t*>(value) = kFbarrierMaxSize; break;
     default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }
   return HSA_STATUS_SUCCESS;
@@ -713,7 +731,10 @@ HSA_CPU_EXPORT hsa_status_t hsa_isa_get_round_method(hsa_isa_t isa, hsa_fp_type_
                                                      hsa_round_method_t* round_method) {
   HSA_CPU_REQUIRE_INIT();
   if (isa_from_handle(isa) == nullptr) return HSA_STATUS_ERROR_INVALID_ISA;
-  if (round_method == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  const uint32_t fp = enum_bits(fp_type), flush = enum_bits(flush_mode);
+  if (round_method == nullptr || (fp != HSA_FP_TYPE_16 && fp != HSA_FP_TYPE_32 && fp != HSA_FP_TYPE_64) ||
+      (flush != HSA_FLUSH_MODE_FTZ && flush != HSA_FLUSH_MODE_NON_FTZ))
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   *round_method = HSA_ROUND_METHOD_SINGLE;
   return HSA_STATUS_SUCCESS;
 }
@@ -747,5 +768,23 @@ HSA_CPU_EXPORT hsa_status_t hsa_wavefront_get_info(hsa_wavefront_t wavefront, hs
   if (w == nullptr) return HSA_STATUS_ERROR_INVALID_WAVEFRONT;
   if (value == nullptr || enum_bits(attribute) != HSA_WAVEFRONT_INFO_SIZE) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   *static_cast<uint32_t*>(value) = w->size;
+  return HSA_STATUS_SUCCESS;
+}
+
+// ---------------------------------------------------------------------------
+// System events
+
+HSA_CPU_EXPORT hsa_status_t hsa_amd_register_system_event_handler(hsa_amd_system_event_callback_t callback,
+                                                                  void* data) {
+  HSA_CPU_REQUIRE_INIT();
+  if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  Runtime* rt = runtime();
+  std::lock_guard<std::mutex> lock(rt->event_mutex);
+  if (rt->event_callback != nullptr) {
+    log("hsa_amd_register_system_event_handler: a handler is already registered");
+    return HSA_STATUS_ERROR;
+  }
+  rt->event_callback = callback;
+  rt->event_data = data;
   return HSA_STATUS_SUCCESS;
 }

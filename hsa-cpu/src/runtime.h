@@ -66,6 +66,8 @@ struct Pool {
 // Largest workgroup (work items) and group segment (bytes) per dispatch.
 inline constexpr uint32_t kWorkgroupMaxSize = 1024;
 inline constexpr uint32_t kGroupSegmentMaxBytes = 64 * 1024;
+// fbarriers per workgroup (HSA requires at least 32 of a kernel agent).
+inline constexpr uint32_t kFbarrierMaxSize = 32;
 inline constexpr uint32_t kQueueMinSize = 64;           // packets
 inline constexpr uint32_t kQueueMaxSize = 128 * 1024;   // packets
 inline constexpr uint32_t kQueuesMax = 128;             // per agent (each
@@ -109,6 +111,12 @@ class Runtime {
   // queue counts.
   std::mutex queues_mutex;
   std::unordered_set<Queue*> queues;
+
+  // hsa_amd_register_system_event_handler: one handler (ROCR's header
+  // refuses a second), told about kernel memory faults.
+  std::mutex event_mutex;
+  hsa_amd_system_event_callback_t event_callback = nullptr;  // event_mutex
+  void* event_data = nullptr;                                // event_mutex
 
  private:
   std::unordered_map<uint64_t, Agent*> agents_by_handle_;  // immutable

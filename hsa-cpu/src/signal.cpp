@@ -71,13 +71,6 @@ WaitRegistration::~WaitRegistration() {
     if (signals_[i] != nullptr) signals_[i]->remove_waiter(node_);
 }
 
-Signal* create_doorbell_signal() {
-  Signal* signal = new Signal(0);
-  signal->amd.kind = AMD_SIGNAL_KIND_DOORBELL;
-  signal->amd.hardware_doorbell_ptr = reinterpret_cast<volatile uint64_t*>(&signal->doorbell_value);
-  return signal;
-}
-void destroy_internal_signal(Signal* signal) { delete signal; }
 
 // ---------------------------------------------------------------------------
 // Registries
@@ -86,7 +79,8 @@ namespace {
 
 struct SignalRegistry {
   std::mutex mutex;
-  std::unordered_set<Signal*> signals;
+  std::unordered_set<Signal*> signals;   // user signals (hsa_*signal_create)
+  std::unordered_set<Signal*> internal;  // queue doorbells
 };
 SignalRegistry& signal_registry() {
   static SignalRegistry* registry = new SignalRegistry();  // outlives exit
@@ -105,12 +99,17 @@ GroupRegistry& group_registry() {
   return *registry;
 }
 
-bool valid_consumers(uint32_t num_consumers, const hsa_agent_t* consumers) {
-  if (num_consumers == 0) return true;
-  if (consumers == nullptr) return false;
-  for (uint32_t i = 0; i < num_consumers; ++i)
-    if (runtime()->agent(consumers[i]) == nullptr) return false;
-  return true;
+// Checks a consumer list: a non-empty list needs its pointer, names no agent
+// twice (INVALID_ARGUMENT) and only known agents (INVALID_AGENT, as ROCR).
+hsa_status_t check_consumers(uint32_t num_consumers, const hsa_agent_t* consumers) {
+  if (num_consumers == 0) return HSA_STATUS_SUCCESS;
+  if (consumers == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  for (uint32_t i = 0; i < num_consumers; ++i) {
+    if (runtime()->agent(consumers[i]) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
+    for (uint32_t j = 0; j < i; ++j)
+      if (consumers[j].handle == consumers[i].handle) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  return HSA_STATUS_SUCCESS;
 }
 
 hsa_status_t create_user_signal(int64_t initial_value, uint64_t attributes,
@@ -133,6 +132,33 @@ bool signal_registry_contains(Signal* signal) {
   SignalRegistry& r = signal_registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   return r.signals.count(signal) != 0;
+}
+
+bool signal_is_live(hsa_signal_t signal) {
+  Signal* s = to_signal(signal);
+  if (s == nullptr) return false;
+  SignalRegistry& r = signal_registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.signals.count(s) != 0 || r.internal.count(s) != 0;
+}
+
+Signal* create_doorbell_signal() {
+  Signal* signal = new Signal(0);
+  signal->amd.kind = AMD_SIGNAL_KIND_DOORBELL;
+  signal->amd.hardware_doorbell_ptr = reinterpret_cast<volatile uint64_t*>(&signal->doorbell_value);
+  SignalRegistry& r = signal_registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.internal.insert(signal);
+  return signal;
+}
+
+void destroy_internal_signal(Signal* signal) {
+  {
+    SignalRegistry& r = signal_registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.internal.erase(signal);
+  }
+  delete signal;
 }
 
 void destroy_all_user_signals() {
@@ -275,9 +301,10 @@ HSA_CPU_EXPORT hsa_status_t hsa_signal_create(hsa_signal_value_t initial_value,
                                               const hsa_agent_t* consumers,
                                               hsa_signal_t* signal) {
   HSA_CPU_REQUIRE_INIT();
-  if (signal == nullptr || !valid_consumers(num_consumers, consumers)) {
-    log("hsa_signal_create: null output or invalid consumer list");
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (signal == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (hsa_status_t status = check_consumers(num_consumers, consumers); status != HSA_STATUS_SUCCESS) {
+    log("hsa_signal_create: invalid consumer list");
+    return status;
   }
   return create_user_signal(initial_value, 0, signal);
 }
@@ -288,9 +315,10 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_signal_create(hsa_signal_value_t initial_val
                                                   uint64_t attributes,
                                                   hsa_signal_t* signal) {
   HSA_CPU_REQUIRE_INIT();
-  if (signal == nullptr || !valid_consumers(num_consumers, consumers)) {
-    log("hsa_amd_signal_create: null output or invalid consumer list");
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (signal == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (hsa_status_t status = check_consumers(num_consumers, consumers); status != HSA_STATUS_SUCCESS) {
+    log("hsa_amd_signal_create: invalid consumer list");
+    return status;
   }
   if (attributes & HSA_AMD_SIGNAL_IPC) {
     log("hsa_amd_signal_create: HSA_AMD_SIGNAL_IPC is not supported");
@@ -306,11 +334,12 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_signal_create(hsa_signal_value_t initial_val
 
 HSA_CPU_EXPORT hsa_status_t hsa_signal_destroy(hsa_signal_t signal) {
   HSA_CPU_REQUIRE_INIT();
+  if (signal.handle == 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   Signal* s = to_signal(signal);
   {
     SignalRegistry& r = signal_registry();
     std::lock_guard<std::mutex> lock(r.mutex);
-    if (s == nullptr || r.signals.erase(s) == 0) {
+    if (r.signals.erase(s) == 0) {
       log("hsa_signal_destroy: 0x%llx is not a live signal",
           static_cast<unsigned long long>(signal.handle));
       return HSA_STATUS_ERROR_INVALID_SIGNAL;
@@ -323,9 +352,9 @@ HSA_CPU_EXPORT hsa_status_t hsa_signal_destroy(hsa_signal_t signal) {
 HSA_CPU_EXPORT hsa_status_t hsa_amd_signal_value_pointer(hsa_signal_t signal,
                                                          volatile hsa_signal_value_t** value_ptr) {
   HSA_CPU_REQUIRE_INIT();
-  Signal* s = to_signal(signal);
-  if (s == nullptr || value_ptr == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  *value_ptr = s->value_ptr();
+  if (!signal_is_live(signal)) return HSA_STATUS_ERROR_INVALID_SIGNAL;
+  if (value_ptr == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  *value_ptr = to_signal(signal)->value_ptr();
   return HSA_STATUS_SUCCESS;
 }
 
@@ -413,9 +442,11 @@ HSA_CPU_SIGNAL_RMW_ORDERS(HSA_CPU_CAS)
 
 namespace {
 
-hsa_signal_value_t signal_wait(hsa_signal_t signal, hsa_signal_condition_t condition,
+// The enums by reference: read as bits until checked (an out-of-range value
+// must not be loaded as the enum).
+hsa_signal_value_t signal_wait(hsa_signal_t signal, const hsa_signal_condition_t& condition,
                                hsa_signal_value_t compare_value, uint64_t timeout_hint,
-                               hsa_wait_state_t wait_state_hint, int order) {
+                               const hsa_wait_state_t& wait_state_hint, int order) {
   Signal* sig = to_signal(signal);
   if (sig == nullptr) return 0;
   if (!valid_condition(enum_bits(condition))) return sig->load_acquire();
@@ -508,17 +539,22 @@ HSA_CPU_EXPORT hsa_status_t hsa_signal_group_create(uint32_t num_signals,
                                                     const hsa_agent_t* consumers,
                                                     hsa_signal_group_t* signal_group) {
   HSA_CPU_REQUIRE_INIT();
-  if (num_signals == 0 || signals == nullptr || signal_group == nullptr ||
-      !valid_consumers(num_consumers, consumers)) {
-    log("hsa_signal_group_create: empty signal list, null pointer or invalid consumer");
+  // The HSA 1.2 header also refuses an empty consumer list; ROCR accepts it
+  // (programs written for ROCR pass none), and so does hsa-cpu.
+  if (num_signals == 0 || signals == nullptr || signal_group == nullptr) {
+    log("hsa_signal_group_create: empty signal list or null pointer");
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }
+  if (hsa_status_t status = check_consumers(num_consumers, consumers); status != HSA_STATUS_SUCCESS) return status;
   auto* group = new SignalGroup();
   for (uint32_t i = 0; i < num_signals; ++i) {
-    if (signals[i].handle == 0) {
+    // The null signal is an invalid argument; an unknown one an invalid
+    // signal (as ROCR).
+    if (signals[i].handle == 0 || !signal_is_live(signals[i])) {
       delete group;
-      log("hsa_signal_group_create: signal %u is null", i);
-      return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+      log("hsa_signal_group_create: signal %u (0x%llx) is not a live signal", i,
+          static_cast<unsigned long long>(signals[i].handle));
+      return signals[i].handle == 0 ? HSA_STATUS_ERROR_INVALID_ARGUMENT : HSA_STATUS_ERROR_INVALID_SIGNAL;
     }
     group->signals.push_back(to_signal(signals[i]));
   }
@@ -592,9 +628,10 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_signal_async_handler(hsa_signal_t signal,
                                                          hsa_amd_signal_handler handler,
                                                          void* arg) {
   HSA_CPU_REQUIRE_INIT();
+  if (!signal_is_live(signal)) return HSA_STATUS_ERROR_INVALID_SIGNAL;
   Signal* sig = to_signal(signal);
-  if (sig == nullptr || handler == nullptr || !valid_condition(enum_bits(cond))) {
-    log("hsa_amd_signal_async_handler: null signal/handler or invalid condition %u", enum_bits(cond));
+  if (handler == nullptr || !valid_condition(enum_bits(cond))) {
+    log("hsa_amd_signal_async_handler: null handler or invalid condition %u", enum_bits(cond));
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }
   async_handler_thread()->add(sig, cond, value,

@@ -238,6 +238,9 @@ void shut_down_async_handler_thread();
 
 // Live user signal registry (for hsa_signal_destroy validation and shutdown).
 bool signal_registry_contains(Signal* signal);
+// True for a live user signal or queue doorbell (handle-taking entry points
+// validate with it; the null handle is not live).
+bool signal_is_live(hsa_signal_t signal);
 void destroy_all_user_signals();
 
 }  // namespace hsa_cpu

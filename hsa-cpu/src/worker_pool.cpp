@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include "fault.h"
 #include "fiber.h"
 #include "runtime.h"
 #include "signal.h"
@@ -18,8 +19,10 @@ WorkerContext& WorkerContext::current() {
       context.group_segment =
           std::aligned_alloc(XGPU_HOST_GROUP_SEGMENT_ALIGNMENT, kGroupSegmentMaxBytes);
       context.fibers = new FiberRunner();
+      context.guard = prepare_kernel_thread();
     }
     ~Owner() {
+      release_kernel_thread();
       std::free(context.group_segment);
       delete context.fibers;
     }

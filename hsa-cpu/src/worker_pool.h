@@ -22,12 +22,14 @@
 namespace hsa_cpu {
 
 class FiberRunner;
+struct KernelGuard;
 
 // Per-thread resources a job item may use. One per thread that runs items
 // (workers and queue processors); created on first use, never shared.
 struct WorkerContext {
   void* group_segment;            // kGroupSegmentMaxBytes, 64-byte aligned
   FiberRunner* fibers;            // fiber-mode runner (stacks pooled)
+  KernelGuard* guard;             // contains faults of kernel code (fault.h)
   static WorkerContext& current();  // this thread's context
 };
 

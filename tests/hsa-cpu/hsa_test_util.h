@@ -8,9 +8,11 @@
 #include <hsa/hsa_ext_amd.h>
 #include <sys/resource.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -34,6 +36,39 @@ inline uint16_t header(hsa_packet_type_t type, bool barrier = false,
   return uint16_t((type << HSA_PACKET_HEADER_TYPE) | ((barrier ? 1 : 0) << HSA_PACKET_HEADER_BARRIER) |
                   (acquire << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
                   (release << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE));
+}
+
+// Runs `fn` with stderr redirected to a temporary file; returns what was
+// written to it.
+template <typename Fn>
+inline std::string capture_stderr(Fn&& fn) {
+  fflush(stderr);
+  FILE* file = tmpfile();
+  REQUIRE(file != nullptr);
+  const int saved = dup(STDERR_FILENO);
+  REQUIRE(saved >= 0);
+  REQUIRE(dup2(fileno(file), STDERR_FILENO) == STDERR_FILENO);
+  fn();
+  fflush(stderr);
+  dup2(saved, STDERR_FILENO);
+  close(saved);
+  std::string text;
+  rewind(file);
+  char buffer[512];
+  size_t n = 0;
+  while ((n = fread(buffer, 1, sizeof(buffer), file)) > 0) text.append(buffer, n);
+  fclose(file);
+  return text;
+}
+
+// The bits of an HSA status. Extension statuses (0x2000.., 0x3000..) lie
+// outside hsa_status_t's range: reading one back from a variable of the
+// enum type is undefined behaviour (UBSan's enum check), so results are
+// compared as integers.
+inline uint32_t status_bits(const hsa_status_t& status) {
+  uint32_t bits;
+  memcpy(&bits, &status, sizeof(bits));
+  return bits;
 }
 
 inline std::vector<char> read_file(const char* path) {

@@ -98,7 +98,7 @@ TEST_CASE("group memory: max(packet total, static) bytes, aligned, per workgroup
   d.completion = done;
   dispatch(queue.queue, d);
   CHECK(queue.wait_error());
-  CHECK(queue.last_error.load() == HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+  CHECK(queue.last_error.load() == HSA_STATUS_ERROR_INVALID_ALLOCATION);
   hsa_signal_destroy(done);
 }
 

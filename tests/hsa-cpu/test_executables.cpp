@@ -33,29 +33,6 @@ hsa_status_t load(hsa_agent_t agent, const std::vector<char>& bytes, hsa_executa
   return hsa_executable_load_agent_code_object(*out_exec, agent, *out_reader, nullptr, nullptr);
 }
 
-// Runs `fn` with stderr redirected to a temporary file; returns what was
-// written to it.
-template <typename Fn>
-std::string capture_stderr(Fn&& fn) {
-  fflush(stderr);
-  FILE* file = tmpfile();
-  REQUIRE(file != nullptr);
-  const int saved = dup(STDERR_FILENO);
-  REQUIRE(saved >= 0);
-  REQUIRE(dup2(fileno(file), STDERR_FILENO) == STDERR_FILENO);
-  fn();
-  fflush(stderr);
-  dup2(saved, STDERR_FILENO);
-  close(saved);
-  std::string text;
-  rewind(file);
-  char buffer[512];
-  size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof(buffer), file)) > 0) text.append(buffer, n);
-  fclose(file);
-  return text;
-}
-
 std::string symbol_name(hsa_executable_symbol_t symbol) {
   uint32_t length = 0;
   hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_NAME_LENGTH, &length);
@@ -83,7 +60,7 @@ TEST_CASE("load from memory: symbols and their info") {
             },
             &names) == HSA_STATUS_SUCCESS);
   CHECK(names == std::set<std::string>{"empty.kd", "write_ids.kd", "wg_reduce.kd", "group_probe.kd",
-                                       "thread_id.kd", "gate.kd", "snapshot.kd", "group_owner.kd",
+                                       "thread_id.kd", "gate.kd", "snapshot.kd", "group_owner.kd", "fault.kd", "fault_fiber.kd",
                                        "test_variable"});
   int count = 0;
   CHECK(hsa_executable_iterate_symbols(
@@ -265,6 +242,40 @@ TEST_CASE("nothing is logged without HSA_CPU_LOG") {
   });
   CHECK(status == HSA_STATUS_ERROR_INVALID_ISA);
   CHECK(text.empty());
+  CHECK(hsa_executable_destroy(exec) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_code_object_reader_destroy(reader) == HSA_STATUS_SUCCESS);
+}
+
+TEST_CASE("HSA 1.2 §2.8 executables: UNFROZEN and FROZEN are both valid initial states") {
+  Runtime rt;
+  const std::vector<char> bytes = read_file(HSA_CPU_TEST_KERNELS);
+  hsa_code_object_reader_t reader;
+  REQUIRE(hsa_code_object_reader_create_from_memory(bytes.data(), bytes.size(), &reader) == HSA_STATUS_SUCCESS);
+  for (hsa_executable_state_t initial : {HSA_EXECUTABLE_STATE_UNFROZEN, HSA_EXECUTABLE_STATE_FROZEN}) {
+    CAPTURE(initial);
+    hsa_executable_t exec{};
+    REQUIRE(hsa_executable_create(HSA_PROFILE_FULL, initial, nullptr, &exec) == HSA_STATUS_SUCCESS);
+    hsa_executable_state_t state{};
+    CHECK(hsa_executable_get_info(exec, HSA_EXECUTABLE_INFO_STATE, &state) == HSA_STATUS_SUCCESS);
+    CHECK(state == initial);
+    // A frozen executable is valid but takes no code object.
+    CHECK(hsa_executable_load_agent_code_object(exec, rt.agent, reader, nullptr, nullptr) ==
+          (initial == HSA_EXECUTABLE_STATE_FROZEN ? HSA_STATUS_ERROR_FROZEN_EXECUTABLE : HSA_STATUS_SUCCESS));
+    CHECK(hsa_executable_freeze(exec, nullptr) ==
+          (initial == HSA_EXECUTABLE_STATE_FROZEN ? HSA_STATUS_ERROR_FROZEN_EXECUTABLE : HSA_STATUS_SUCCESS));
+    CHECK(hsa_executable_destroy(exec) == HSA_STATUS_SUCCESS);
+  }
+  // Anything else is INVALID_ARGUMENT, and creates nothing.
+  hsa_executable_t exec{0x5a5a};
+  CHECK(hsa_executable_create(HSA_PROFILE_FULL, static_cast<hsa_executable_state_t>(2), nullptr, &exec) ==
+        HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  CHECK(exec.handle == 0x5a5a);
+  // The _alt form has no state argument: its executables start UNFROZEN.
+  REQUIRE(hsa_executable_create_alt(HSA_PROFILE_BASE, HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR, nullptr, &exec) ==
+          HSA_STATUS_SUCCESS);
+  hsa_executable_state_t state{};
+  CHECK(hsa_executable_get_info(exec, HSA_EXECUTABLE_INFO_STATE, &state) == HSA_STATUS_SUCCESS);
+  CHECK(state == HSA_EXECUTABLE_STATE_UNFROZEN);
   CHECK(hsa_executable_destroy(exec) == HSA_STATUS_SUCCESS);
   CHECK(hsa_code_object_reader_destroy(reader) == HSA_STATUS_SUCCESS);
 }

@@ -187,7 +187,7 @@ TEST_CASE("async copy waits for its dependencies, never blocks the caller") {
   CHECK(dst[0] == 0);
 
   CHECK(hsa_amd_memory_async_copy(dst, rt.agent, src, rt.agent, 16, 0, nullptr, hsa_signal_t{0}) ==
-        HSA_STATUS_ERROR_INVALID_SIGNAL);
+        HSA_STATUS_ERROR_INVALID_ARGUMENT);
   CHECK(hsa_amd_memory_async_copy(dst, hsa_agent_t{5}, src, rt.agent, 16, 0, nullptr, done) ==
         HSA_STATUS_ERROR_INVALID_AGENT);
   for (hsa_signal_t s : {deps[0], deps[1], done}) hsa_signal_destroy(s);

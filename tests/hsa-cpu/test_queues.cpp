@@ -55,8 +55,30 @@ TEST_CASE("creation arguments and the amd_queue_t layout") {
   CHECK(hsa_signal_load_relaxed(q->doorbell_signal) == 41);
   CHECK(hsa_queue_destroy(q) == HSA_STATUS_SUCCESS);
   CHECK(hsa_queue_destroy(q) == HSA_STATUS_ERROR_INVALID_QUEUE);
-  CHECK(hsa_queue_destroy(nullptr) == HSA_STATUS_ERROR_INVALID_QUEUE);
-  CHECK(hsa_queue_inactivate(nullptr) == HSA_STATUS_ERROR_INVALID_QUEUE);
+}
+
+TEST_CASE("HSA 1.2 §2.5 queues: a NULL queue is INVALID_ARGUMENT, an unknown one INVALID_QUEUE") {
+  Runtime rt;
+  CHECK(hsa_queue_destroy(nullptr) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  CHECK(hsa_queue_inactivate(nullptr) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  hsa_queue_t* q = nullptr;
+  REQUIRE(hsa_queue_create(rt.agent, 64, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &q) ==
+          HSA_STATUS_SUCCESS);
+  CHECK(hsa_queue_inactivate(q) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_queue_destroy(q) == HSA_STATUS_SUCCESS);
+  // The queue is gone: its (dangling) address is an unknown queue, checked
+  // against the runtime's registry, never dereferenced.
+  CHECK(hsa_queue_inactivate(q) == HSA_STATUS_ERROR_INVALID_QUEUE);
+  CHECK(hsa_queue_destroy(q) == HSA_STATUS_ERROR_INVALID_QUEUE);
+  hsa_queue_t bogus{};
+  CHECK(hsa_queue_destroy(&bogus) == HSA_STATUS_ERROR_INVALID_QUEUE);
+  CHECK(hsa_queue_inactivate(&bogus) == HSA_STATUS_ERROR_INVALID_QUEUE);
+  // The null signal and unknown signals.
+  CHECK(hsa_signal_destroy(hsa_signal_t{0}) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  hsa_signal_t s = make_signal(1);
+  CHECK(hsa_signal_destroy(s) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_signal_destroy(s) == HSA_STATUS_ERROR_INVALID_SIGNAL);
+  CHECK(hsa_signal_destroy(hsa_signal_t{0x40}) == HSA_STATUS_ERROR_INVALID_SIGNAL);
 }
 
 TEST_CASE("index operations in every order, under concurrent producers") {
@@ -305,16 +327,46 @@ TEST_CASE("a negative dependency propagates its error and stops the queue") {
   for (hsa_signal_t s : {dep, done, later, ok, or_done}) hsa_signal_destroy(s);
 }
 
-TEST_CASE("invalid packets reach the error callback and stop the queue") {
+TEST_CASE("HSA 1.2 §2.6 AQL packets: a refused packet reports ROCR's status through the queue callback") {
+  // ROCR reports (and applications branch on): INVALID_CODE_OBJECT for a
+  // kernel object that is not a loaded kernel, INCOMPATIBLE_ARGUMENTS for
+  // grid/workgroup sizes that are zero or outside the agent's limits,
+  // INVALID_ALLOCATION for a group segment larger than the agent's, and
+  // INVALID_PACKET_FORMAT only for a malformed header.
   Runtime rt;
   Kernels kernels(rt.agent);
   static const xgpu_host_kernel_descriptor_t bad_magic = {0x1234, XGPU_HOST_KERNEL_ABI_VERSION, "bad", nullptr,
                                                           nullptr, 0, 1, 0, 0, {0, 0, 0}, 0};
+  static const xgpu_host_kernel_descriptor_t bad_abi = {XGPU_HOST_KERNEL_MAGIC, XGPU_HOST_KERNEL_ABI_VERSION + 7,
+                                                        "bad", nullptr, nullptr, 0, 1, 0, 0, {0, 0, 0}, 0};
   uint32_t* out = rt.alloc<uint32_t>(64);
   void** kernarg = rt.alloc<void*>(1, rt.kernarg_pool);
   kernarg[0] = out;
-  for (int variant = 0; variant < 7; ++variant) {
-    CAPTURE(variant);
+  struct Variant {
+    const char* what;        // the packet error
+    hsa_status_t expected;   // the callback's status
+  };
+  const Variant variants[] = {
+      {"null kernel object", HSA_STATUS_ERROR_INVALID_CODE_OBJECT},
+      {"descriptor with a wrong magic", HSA_STATUS_ERROR_INVALID_CODE_OBJECT},
+      {"unreadable kernel object", HSA_STATUS_ERROR_INVALID_CODE_OBJECT},
+      {"descriptor of another ABI version", HSA_STATUS_ERROR_INVALID_CODE_OBJECT},
+      {"0 dimensions", HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS},
+      {"4 dimensions", HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS},
+      {"workgroup size 0", HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS},
+      {"grid size 0", HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS},
+      {"workgroup of 2048 work items", HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS},
+      {"unused dimension of size 2", HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS},
+      {"null kernarg for a kernel with arguments", HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS},
+      {"group segment of 65537 bytes", HSA_STATUS_ERROR_INVALID_ALLOCATION},
+      {"reserved packet type", HSA_STATUS_ERROR_INVALID_PACKET_FORMAT},
+      {"agent dispatch on a kernel-dispatch queue", HSA_STATUS_ERROR_INVALID_PACKET_FORMAT},
+      {"reserved header bit", HSA_STATUS_ERROR_INVALID_PACKET_FORMAT},
+      {"unknown AMD vendor packet format", HSA_STATUS_ERROR_INVALID_PACKET_FORMAT},
+  };
+  for (const Variant& variant : variants) {
+    const std::string what = variant.what;
+    CAPTURE(what);
     Queue q(rt.agent);
     hsa_signal_t done = make_signal(1), later = make_signal(1);
     Dispatch d;
@@ -323,22 +375,43 @@ TEST_CASE("invalid packets reach the error callback and stop the queue") {
     d.grid[0] = 8;
     d.workgroup[0] = 8;
     d.completion = done;
-    switch (variant) {
-      case 0: d.kernel_object = 0; break;                                          // null kernel
-      case 1: d.kernel_object = reinterpret_cast<uint64_t>(&bad_magic); break;     // wrong magic
-      case 2: d.kernel_object = 0x10; break;                                       // unreadable
-      case 3: d.dims = 0; break;                                                   // bad dimensions
-      case 4: d.workgroup[0] = 0; break;                                           // empty workgroup
-      case 5: d.workgroup[0] = 1024; d.workgroup[1] = 2; d.dims = 2; break;         // > 1024 items
-      case 6: break;                                                               // bad type below
+    uint16_t packet_header = header(HSA_PACKET_TYPE_KERNEL_DISPATCH);
+    uint16_t setup = 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS;
+    if (what == "null kernel object") d.kernel_object = 0;
+    if (what == "descriptor with a wrong magic") d.kernel_object = reinterpret_cast<uint64_t>(&bad_magic);
+    if (what == "unreadable kernel object") d.kernel_object = 0x10;
+    if (what == "descriptor of another ABI version") d.kernel_object = reinterpret_cast<uint64_t>(&bad_abi);
+    if (what == "0 dimensions") setup = 0;
+    if (what == "4 dimensions") setup = 4 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS;
+    if (what == "workgroup size 0") d.workgroup[0] = 0;
+    if (what == "grid size 0") d.grid[0] = 0;
+    if (what == "workgroup of 2048 work items") {
+      d.workgroup[0] = 1024;
+      d.workgroup[1] = 2;
+      d.grid[1] = 2;
+      setup = 2 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS;
     }
-    const uint64_t index = dispatch(q.queue, d, /*publish=*/variant != 6);
-    if (variant == 6) publish(q.queue, index, uint16_t(7));  // reserved packet type
+    if (what == "unused dimension of size 2") d.grid[2] = 2;
+    if (what == "null kernarg for a kernel with arguments") d.kernarg = nullptr;
+    if (what == "group segment of 65537 bytes") d.group_bytes = 65537;
+    if (what == "reserved packet type") packet_header = uint16_t(7);
+    if (what == "agent dispatch on a kernel-dispatch queue") packet_header = header(HSA_PACKET_TYPE_AGENT_DISPATCH);
+    if (what == "reserved header bit") packet_header |= uint16_t(1u << 15);
+    if (what == "unknown AMD vendor packet format") {
+      packet_header = header(HSA_PACKET_TYPE_VENDOR_SPECIFIC);
+      setup = 0x7f;  // AmdFormat: no such AMD packet
+    }
+    const uint64_t index = dispatch(q.queue, d, /*publish=*/false);
+    publish(q.queue, index, packet_header, setup);
     CHECK(q.wait_error());
-    CHECK(q.last_error.load() == HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+    CHECK(q.errors.load() == 1);
+    CHECK(q.last_error.load() == variant.expected);
+    // The queue stopped at the refused packet: nothing ran, nothing later runs.
     barrier(q.queue, HSA_PACKET_TYPE_BARRIER_AND, {}, later);
     CHECK_FALSE(wait_eq(later, 0, 20 * kMs));
     CHECK(hsa_signal_load_relaxed(done) == 1);
+    CHECK(hsa_queue_load_read_index_scacquire(q.queue) == index);
+    for (int i = 0; i < 8; ++i) CHECK(out[i] == 0);
     hsa_signal_destroy(done);
     hsa_signal_destroy(later);
   }

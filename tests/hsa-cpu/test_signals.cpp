@@ -39,7 +39,7 @@ TEST_CASE("create, destroy and bad handles") {
   CHECK((value_ptr == &amd->value));
   CHECK(hsa_signal_destroy(s) == HSA_STATUS_SUCCESS);
   CHECK(hsa_signal_destroy(s) == HSA_STATUS_ERROR_INVALID_SIGNAL);
-  CHECK(hsa_signal_destroy(hsa_signal_t{0}) == HSA_STATUS_ERROR_INVALID_SIGNAL);
+  CHECK(hsa_signal_destroy(hsa_signal_t{0}) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
   CHECK(hsa_signal_create(0, 0, nullptr, nullptr) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
   CHECK(hsa_signal_create(0, 1, nullptr, &s) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
   CHECK(hsa_signal_create(0, 1, &rt.agent, &s) == HSA_STATUS_SUCCESS);
@@ -270,7 +270,7 @@ TEST_CASE("async handlers run on a handler thread and re-arm on true") {
 
   CHECK(hsa_amd_signal_async_handler(hsa_signal_t{0}, HSA_SIGNAL_CONDITION_EQ, 0,
                                      [](hsa_signal_value_t, void*) { return false; }, nullptr) ==
-        HSA_STATUS_ERROR_INVALID_ARGUMENT);
+        HSA_STATUS_ERROR_INVALID_SIGNAL);
   CHECK(hsa_amd_signal_async_handler(s, HSA_SIGNAL_CONDITION_EQ, 0, nullptr, nullptr) ==
         HSA_STATUS_ERROR_INVALID_ARGUMENT);
   hsa_signal_destroy(state.done);

@@ -6,6 +6,9 @@
 #include <fstream>
 #include <string>
 
+#include <hsa/hsa_ext_finalize.h>
+#include <hsa/hsa_ext_image.h>
+
 #include "hsa_test_util.h"
 
 using namespace hsa_test;
@@ -28,6 +31,138 @@ TEST_CASE("every API fails with NOT_INITIALIZED before hsa_init") {
   // Status strings work without a runtime.
   const char* text = nullptr;
   CHECK(hsa_status_string(HSA_STATUS_ERROR_NOT_INITIALIZED, &text) == HSA_STATUS_SUCCESS);
+}
+
+TEST_CASE("HSA 1.2 §2.2 runtime notifications: hsa_status_string answers before hsa_init and after hsa_shut_down") {
+  // Every status the runtime can return, the extensions' included.
+  const uint32_t codes[] = {0x0,    0x1,    0x1000, 0x1001, 0x1002, 0x1003, 0x1004, 0x1005, 0x1006, 0x1007,
+                            0x1008, 0x1009, 0x100A, 0x100B, 0x100C, 0x100D, 0x100E, 0x100F, 0x1010, 0x1011,
+                            0x1012, 0x1013, 0x1014, 0x1015, 0x1016, 0x1017, 0x1018, 0x1019, 0x1020, 0x1021,
+                            0x1022, 0x1023, 0x1024, 0x1025, 0x1026, 40,     41,     42,     43,     44,
+                            0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x3000, 0x3001, 0x3002,
+                            0x3003};
+  auto strings = [&] {
+    std::vector<std::string> texts;
+    for (uint32_t code : codes) {
+      CAPTURE(code);
+      const char* text = nullptr;
+      CHECK(status_bits(hsa_status_string(static_cast<hsa_status_t>(code), &text)) == HSA_STATUS_SUCCESS);
+      REQUIRE(text != nullptr);
+      texts.emplace_back(text);
+    }
+    return texts;
+  };
+  const std::vector<std::string> before = strings();  // no runtime yet
+  CHECK(before[0].rfind("HSA_STATUS_SUCCESS", 0) == 0);
+  CHECK(before[13].rfind("HSA_STATUS_ERROR_NOT_INITIALIZED", 0) == 0);
+  CHECK(before.back().rfind("HSA_EXT_STATUS_ERROR_SAMPLER_DESCRIPTOR_UNSUPPORTED", 0) == 0);
+  REQUIRE(hsa_init() == HSA_STATUS_SUCCESS);
+  const std::vector<std::string> during = strings();
+  REQUIRE(hsa_shut_down() == HSA_STATUS_SUCCESS);
+  const std::vector<std::string> after = strings();  // the runtime is gone
+  CHECK(during == before);
+  CHECK(after == before);
+  const char* text = nullptr;
+  CHECK(hsa_status_string(HSA_STATUS_SUCCESS, nullptr) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  CHECK(hsa_status_string(static_cast<hsa_status_t>(0x5555), &text) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("HSA 1.2 §2.3 agent information: HSA_AGENT_INFO_FBARRIER_MAX_SIZE is at least 32") {
+  Runtime rt;
+  uint32_t agent_fbarriers = 0;
+  REQUIRE(hsa_agent_get_info(rt.agent, HSA_AGENT_INFO_FBARRIER_MAX_SIZE, &agent_fbarriers) == HSA_STATUS_SUCCESS);
+  CHECK(agent_fbarriers >= 32);
+  // Every ISA of the agent says the same (HSA_ISA_INFO_FBARRIER_MAX_SIZE).
+  std::vector<hsa_isa_t> isas;
+  REQUIRE(hsa_agent_iterate_isas(
+              rt.agent,
+              [](hsa_isa_t isa, void* data) {
+                static_cast<std::vector<hsa_isa_t>*>(data)->push_back(isa);
+                return HSA_STATUS_SUCCESS;
+              },
+              &isas) == HSA_STATUS_SUCCESS);
+  REQUIRE(!isas.empty());
+  for (hsa_isa_t isa : isas) {
+    uint32_t isa_fbarriers = 0;
+    REQUIRE(hsa_isa_get_info_alt(isa, HSA_ISA_INFO_FBARRIER_MAX_SIZE, &isa_fbarriers) == HSA_STATUS_SUCCESS);
+    CHECK(isa_fbarriers == agent_fbarriers);
+  }
+}
+
+TEST_CASE("HSA 1.2 §3 extensions: unsupported entry points check their arguments, then answer with the extension's status") {
+  hsa_ext_image_descriptor_t descriptor{};
+  descriptor.geometry = HSA_EXT_IMAGE_GEOMETRY_2D;
+  descriptor.width = descriptor.height = 16;
+  descriptor.format = {HSA_EXT_IMAGE_CHANNEL_TYPE_UNORM_INT8, HSA_EXT_IMAGE_CHANNEL_ORDER_RGBA};
+  char pixels[16 * 16 * 4] = {};
+  hsa_ext_image_t image{};
+  hsa_ext_program_t program{};
+  // Before hsa_init: NOT_INITIALIZED, whatever the arguments.
+  CHECK(hsa_ext_image_create(hsa_agent_t{1}, &descriptor, pixels, HSA_ACCESS_PERMISSION_RO, &image) ==
+        HSA_STATUS_ERROR_NOT_INITIALIZED);
+  CHECK(hsa_ext_program_create(HSA_MACHINE_MODEL_LARGE, HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR,
+                               nullptr, &program) == HSA_STATUS_ERROR_NOT_INITIALIZED);
+  CHECK(hsa_amd_ipc_memory_detach(pixels) == HSA_STATUS_ERROR_NOT_INITIALIZED);
+
+  ScopedEnv log_env("HSA_CPU_LOG", "1");
+  Runtime rt;
+  // Arguments first: a NULL out-pointer, an unknown agent, a bad enum.
+  CHECK(hsa_ext_image_create(rt.agent, &descriptor, pixels, HSA_ACCESS_PERMISSION_RO, nullptr) ==
+        HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  CHECK(hsa_ext_image_create(hsa_agent_t{1}, &descriptor, pixels, HSA_ACCESS_PERMISSION_RO, &image) ==
+        HSA_STATUS_ERROR_INVALID_AGENT);
+  CHECK(hsa_ext_image_create(rt.agent, &descriptor, pixels, static_cast<hsa_access_permission_t>(9), &image) ==
+        HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  CHECK(hsa_ext_program_create(HSA_MACHINE_MODEL_LARGE, HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR,
+                               nullptr, nullptr) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  // Then the feature's own answer, named in the log.
+  uint32_t answer = 0;
+  std::string text = capture_stderr([&] {
+    answer = status_bits(hsa_ext_image_create(rt.agent, &descriptor, pixels, HSA_ACCESS_PERMISSION_RO, &image));
+  });
+  CHECK(answer == HSA_EXT_STATUS_ERROR_IMAGE_FORMAT_UNSUPPORTED);
+  CHECK(text.find("hsa-cpu: hsa_ext_image_create: ") != std::string::npos);
+  uint32_t capability = 0xff;
+  CHECK(hsa_ext_image_get_capability(rt.agent, HSA_EXT_IMAGE_GEOMETRY_2D, &descriptor.format, &capability) ==
+        HSA_STATUS_SUCCESS);
+  CHECK(capability == HSA_EXT_IMAGE_CAPABILITY_NOT_SUPPORTED);
+  hsa_ext_sampler_descriptor_t sampler_descriptor{};
+  hsa_ext_sampler_t sampler{};
+  CHECK(status_bits(hsa_ext_sampler_create(rt.agent, &sampler_descriptor, &sampler)) ==
+        HSA_EXT_STATUS_ERROR_SAMPLER_DESCRIPTOR_UNSUPPORTED);
+  // Finalizer programs exist but take no BRIG module and finalize nothing.
+  REQUIRE(hsa_ext_program_create(HSA_MACHINE_MODEL_LARGE, HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR,
+                                 nullptr, &program) == HSA_STATUS_SUCCESS);
+  hsa_profile_t profile{};
+  CHECK(hsa_ext_program_get_info(program, HSA_EXT_PROGRAM_INFO_PROFILE, &profile) == HSA_STATUS_SUCCESS);
+  CHECK(profile == HSA_PROFILE_FULL);
+  text = capture_stderr([&] { answer = status_bits(hsa_ext_program_add_module(program, nullptr)); });
+  CHECK(answer == HSA_EXT_STATUS_ERROR_INVALID_MODULE);
+  CHECK(text.find("hsa-cpu: hsa_ext_program_add_module: ") != std::string::npos);
+  hsa_isa_t isa{};
+  REQUIRE(hsa_agent_get_info(rt.agent, HSA_AGENT_INFO_ISA, &isa) == HSA_STATUS_SUCCESS);
+  hsa_code_object_t code_object{};
+  CHECK(status_bits(hsa_ext_program_finalize(program, isa, 0, hsa_ext_control_directives_t{}, nullptr,
+                                             HSA_CODE_OBJECT_TYPE_PROGRAM, &code_object)) ==
+        HSA_EXT_STATUS_ERROR_FINALIZATION_FAILED);
+  CHECK(hsa_ext_program_destroy(program) == HSA_STATUS_SUCCESS);
+  CHECK(status_bits(hsa_ext_program_destroy(program)) == HSA_EXT_STATUS_ERROR_INVALID_PROGRAM);
+  // v2 code objects, IPC and SDMA rectangle copies.
+  CHECK(hsa_code_object_deserialize(pixels, sizeof(pixels), nullptr, &code_object) ==
+        HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
+  hsa_amd_ipc_memory_t ipc{};
+  void* p = rt.alloc<char>(64);
+  text = capture_stderr([&] { answer = status_bits(hsa_amd_ipc_memory_create(p, 64, &ipc)); });
+  CHECK(answer == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  CHECK(text.find("hsa-cpu: hsa_amd_ipc_memory_create: ") != std::string::npos);
+  hsa_pitched_ptr_t pitched{p, 16, 64};
+  const hsa_dim3_t origin{0, 0, 0}, range{16, 4, 1};
+  hsa_signal_t done = make_signal(1);
+  CHECK(hsa_amd_memory_async_copy_rect(&pitched, &origin, &pitched, &origin, &range, rt.agent, hsaHostToHost, 0,
+                                       nullptr, done) == HSA_STATUS_ERROR_INVALID_AGENT);
+  CHECK(hsa_signal_load_relaxed(done) == 1);
+  CHECK(hsa_signal_destroy(done) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_amd_memory_pool_free(p) == HSA_STATUS_SUCCESS);
 }
 
 TEST_CASE("hsa_init is reference counted") {
@@ -434,7 +569,7 @@ void check_isa(hsa_isa_t isa) {
   CHECK(wg_max == 1024);
   CHECK(grid_dims.x == UINT32_MAX);
   CHECK(grid_max == UINT64_MAX);
-  CHECK(fbarrier == 0);
+  CHECK(fbarrier == 32);
   uint32_t conventions = 0, wavefront = 0, waves = 0;
   REQUIRE(hsa_isa_get_info(isa, HSA_ISA_INFO_CALL_CONVENTION_COUNT, 0, &conventions) == HSA_STATUS_SUCCESS);
   REQUIRE(hsa_isa_get_info(isa, HSA_ISA_INFO_CALL_CONVENTION_INFO_WAVEFRONT_SIZE, 0, &wavefront) ==
@@ -507,7 +642,7 @@ TEST_CASE("every attribute answers, queried as rocminfo does") {
     CHECK(agent_value<uint32_t>(agent, HSA_AGENT_INFO_WORKGROUP_MAX_SIZE) == 1024);
     CHECK(agent_value<hsa_dim3_t>(agent, HSA_AGENT_INFO_GRID_MAX_DIM).z == UINT32_MAX);
     CHECK(agent_value<uint32_t>(agent, HSA_AGENT_INFO_GRID_MAX_SIZE) == UINT32_MAX);
-    CHECK(agent_value<uint32_t>(agent, HSA_AGENT_INFO_FBARRIER_MAX_SIZE) == 0);
+    CHECK(agent_value<uint32_t>(agent, HSA_AGENT_INFO_FBARRIER_MAX_SIZE) == 32);
     CHECK(agent_value<uint32_t>(agent, HSA_AGENT_INFO_QUEUES_MAX) == 128);
     const uint32_t queue_min = agent_value<uint32_t>(agent, HSA_AGENT_INFO_QUEUE_MIN_SIZE);
     const uint32_t queue_max = agent_value<uint32_t>(agent, HSA_AGENT_INFO_QUEUE_MAX_SIZE);

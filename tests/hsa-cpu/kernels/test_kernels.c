@@ -173,3 +173,77 @@ static void group_owner_workgroup(const void* kernarg, xgpu_host_workgroup_t* wg
   args->out[wg->workgroup_id[0]] = intact ? 1 : 2;
 }
 KERNEL_DESCRIPTOR(group_owner, 0, 0, group_owner_workgroup, 0, group_owner_args_t);
+
+/* fault: workgroup `faulting_group` (x) faults the way `mode` says; every
+ * other workgroup sets ran[workgroup] = 1. Modes: */
+#define FAULT_READ 0u           /* load from `address` */
+#define FAULT_WRITE 1u          /* store to `address` */
+#define FAULT_DIVIDE 2u         /* integer division by `divisor` (0) */
+#define FAULT_ILLEGAL 3u        /* an undefined instruction (ud2) */
+#define FAULT_STACK_OVERFLOW 4u /* unbounded recursion */
+#define FAULT_NONE 5u           /* nothing faults */
+typedef struct {
+  uint64_t address;        /* what FAULT_READ / FAULT_WRITE access */
+  uint32_t* ran;           /* ran[workgroup] = 1 when it finished */
+  uint32_t mode;           /* FAULT_* */
+  uint32_t faulting_group; /* x id of the workgroup that faults */
+  uint32_t divisor;        /* 0 for FAULT_DIVIDE */
+  uint32_t depth;          /* out: deepest recursion level reached */
+} fault_args_t;
+
+/* Recursion until the stack's guard page, half a KiB per level (frames
+ * smaller than the guard page, so no level steps over it). Not
+ * instrumented: ASan would move the frames to its fake stack. */
+__attribute__((noinline, no_sanitize("address"))) static uint32_t recurse(volatile uint32_t* depth,
+                                                                          uint32_t level) {
+  volatile char page[512];
+  page[0] = (char)level;
+  *depth = level;
+  if (level == UINT32_MAX) return 0; /* never: the stack ends long before */
+  return recurse(depth, level + 1) + page[0];
+}
+
+/* The faults are the CPU's own, sanitizers or not (UBSan would report the
+ * division first; ASan's checks of the bad addresses are left out). */
+__attribute__((no_sanitize("address", "undefined"))) static void fault_now(const fault_args_t* args,
+                                                                           volatile uint32_t* depth) {
+  switch (args->mode) {
+    case FAULT_READ: (void)*(volatile uint32_t*)(uintptr_t)args->address; break;
+    case FAULT_WRITE: *(volatile uint32_t*)(uintptr_t)args->address = 1; break;
+    case FAULT_DIVIDE: { /* divl: #DE on a zero divisor */
+      uint32_t quotient = 100u;
+      __asm__ volatile("xorl %%edx, %%edx\n\tdivl %1" : "+a"(quotient) : "r"(args->divisor) : "rdx", "cc");
+      (void)quotient;
+      break;
+    }
+    case FAULT_ILLEGAL: __builtin_trap();
+    case FAULT_STACK_OVERFLOW: (void)recurse(depth, 1); break;
+    default: break;
+  }
+}
+
+static void fault_workgroup(const void* kernarg, xgpu_host_workgroup_t* wg) {
+  const fault_args_t* args = (const fault_args_t*)kernarg;
+  if (wg->workgroup_id[0] == args->faulting_group)
+    fault_now(args, (volatile uint32_t*)&((fault_args_t*)kernarg)->depth);
+  __atomic_store_n(&args->ran[wg->workgroup_id[0]], 1u, __ATOMIC_RELEASE);
+}
+KERNEL_DESCRIPTOR(fault, 0, 0, fault_workgroup, 0, fault_args_t);
+
+/* fault_fiber (fiber mode): every item reaches a barrier; then item 0 of
+ * workgroup `faulting_group` faults (on its fiber's stack) while the
+ * others wait at a second barrier; every other workgroup sets ran[]. */
+static void fault_fiber_workitem(const void* kernarg, xgpu_host_workgroup_t* wg, const uint32_t local_id[3]) {
+  const fault_args_t* args = (const fault_args_t*)kernarg;
+  wg->barrier(wg);
+  if (wg->workgroup_id[0] == args->faulting_group && local_id[0] == 0)
+    fault_now(args, (volatile uint32_t*)&((fault_args_t*)kernarg)->depth);
+  wg->barrier(wg);
+  if (local_id[0] == 0) __atomic_store_n(&args->ran[wg->workgroup_id[0]], 1u, __ATOMIC_RELEASE);
+}
+static void fault_fiber_unused(const void* kernarg, xgpu_host_workgroup_t* wg) {
+  (void)kernarg;
+  (void)wg;
+}
+KERNEL_DESCRIPTOR(fault_fiber, 0, XGPU_HOST_KERNEL_FLAG_USES_BARRIERS, fault_fiber_unused, fault_fiber_workitem,
+                  fault_args_t);

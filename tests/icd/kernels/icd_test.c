@@ -38,3 +38,10 @@ XGPU_KERNEL(icd_undeclared, icd_undeclared_args_t, args) {
   uint32_t i = xgpu_global_id(0);
   if (i < args->n) args->out[i] = args->n;
 }
+
+/* Dereferences a bad address (the device faults: a test of device loss). */
+XGPU_KERNEL(icd_fault, icd_fault_args_t, args) {
+  if (xgpu_local_id(0) != 0) return;
+  args->out[0] = *(volatile const uint32_t*)(uintptr_t)args->address;
+}
+XGPU_KERNEL_BINDINGS(icd_fault, 1);

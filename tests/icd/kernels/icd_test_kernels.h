@@ -50,4 +50,11 @@ typedef struct icd_undeclared_args {
   uint32_t pad;   /* zero */
 } icd_undeclared_args_t;
 
+/* Loads the word at `address` (a bad address the host chooses: the kernel
+ * faults) into out[0]. */
+typedef struct icd_fault_args {
+  uint32_t* out;    /* binding 0: one word */
+  uint64_t address; /* what work item 0 of every workgroup loads */
+} icd_fault_args_t;
+
 #endif

@@ -1,0 +1,107 @@
+// hsa-cpu kernel fault containment: a fault (SIGSEGV, SIGBUS, SIGFPE,
+// SIGILL) raised while a thread of the runtime runs kernel code ends that
+// kernel instead of the process, as a GPU's memory fault ends a wavefront
+// and fails its queue rather than the host.
+//
+// How: the runtime installs one handler for the four signals (on an
+// alternate signal stack, so a stack overflow is contained too). A thread
+// arms its KernelGuard around each call into kernel code (run_guarded). A
+// fault on an armed thread records what happened in the guard and
+// longjmp()s back to run_guarded, which returns false; the caller fails the
+// dispatch and its queue. Anything else (a fault outside kernel code, on a
+// thread that runs no kernel, or a signal sent with kill) goes to the
+// handler that was installed before (or the default action, which kills the
+// process as it would have without hsa-cpu).
+//
+// Why longjmp from the handler is safe enough here:
+//  - The handler itself only reads a thread-local pointer (initial-exec TLS:
+//    a plain %fs-relative load, no allocation), stores a few words into the
+//    guard and calls longjmp. Logging, the queue's error callback and the
+//    system event handler run later, in ordinary context.
+//  - The jump target is a frame below the kernel call on the same thread,
+//    still live; what is abandoned is only kernel frames (and in fiber mode
+//    the workgroup's fiber stacks, which the runner resets without resuming
+//    them). The runtime holds no lock while kernel code runs.
+//  - The handler is installed with SA_NODEFER and an empty sa_mask, so the
+//    signal mask in the handler is the one of the interrupted code; _setjmp
+//    (no mask save) and longjmp therefore leave the mask as it was, without
+//    a system call per workgroup.
+//  - What cannot be made safe: a kernel that faults while holding a lock it
+//    took itself (e.g. inside malloc) leaves it held. Kernels are expected to
+//    be self-contained compute code; a GPU offers no more.
+//
+// Threading: install/uninstall are called by hsa_init / the last
+// hsa_shut_down (serialised). Each thread owns its guard.
+#ifndef HSA_CPU_FAULT_H_
+#define HSA_CPU_FAULT_H_
+
+#include <setjmp.h>
+#include <signal.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "common.h"
+
+namespace hsa_cpu {
+
+// What a contained fault was.
+struct KernelFault {
+  int signal = 0;          // SIGSEGV, SIGBUS, SIGFPE or SIGILL
+  int code = 0;            // si_code (SEGV_MAPERR, FPE_INTDIV, ...)
+  uint64_t address = 0;    // si_addr: the faulting data address (or pc)
+  uint64_t pc = 0;         // instruction pointer of the faulting instruction
+  uint64_t error_code = 0; // x86 page-fault error code (SIGSEGV), else 0
+};
+
+// One per thread that runs kernel code.
+struct KernelGuard {
+  jmp_buf env;                 // run_guarded's frame
+  volatile sig_atomic_t armed; // non-zero while kernel code runs
+  KernelFault fault;           // filled by the handler before the jump
+};
+
+// Installs the handlers for the four signals, remembering the previous ones.
+void install_fault_handlers();
+// Restores the previous handlers where hsa-cpu's are still installed.
+void uninstall_fault_handlers();
+
+// Makes the calling thread ready to run kernel code: an alternate signal
+// stack (unless it has one) and its guard. Undone by release_kernel_thread.
+KernelGuard* prepare_kernel_thread();
+void release_kernel_thread();
+
+// Work after landing from a fault (sanitizer bookkeeping for the abandoned
+// frames). Ordinary context.
+void after_contained_fault();
+
+// Runs `body()` (kernel code) armed. True when it returned; false when a
+// fault was contained (guard->fault says which).
+template <typename Body>
+__attribute__((noinline)) bool run_guarded(KernelGuard* guard, Body&& body) {
+  if (_setjmp(guard->env) != 0) {
+    guard->armed = 0;
+    after_contained_fault();
+    return false;
+  }
+  guard->armed = 1;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  body();
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  guard->armed = 0;
+  return true;
+}
+
+// The status ROCR reports for this kind of fault: MEMORY_FAULT for an
+// access to an inaccessible address, MEMORY_APERTURE_VIOLATION for one
+// beyond the largest legal address, ILLEGAL_INSTRUCTION for SIGILL,
+// EXCEPTION (a hardware exception in kernel code) for SIGFPE.
+hsa_status_t fault_status(const KernelFault& fault);
+// HSA_AMD_MEMORY_FAULT_* bits for the system event.
+uint32_t fault_reason_mask(const KernelFault& fault);
+// "SIGSEGV (address not mapped)", ...
+const char* fault_description(const KernelFault& fault);
+
+}  // namespace hsa_cpu
+
+#endif  // HSA_CPU_FAULT_H_
