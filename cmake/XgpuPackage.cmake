@@ -1,6 +1,6 @@
 # What xgpu installs beyond each component's own files, and how it is
-# consumed: the public headers, the CMake package (find_package(xgpu)) and the
-# pkg-config files. Included at the end of the
+# consumed: the public headers, the CMake package (find_package(xgpu)), the
+# pkg-config files and the Debian package (CPack). Included at the end of the
 # top-level CMakeLists.txt, once every component has defined its targets.
 #
 # Installed tree (cmake --install <build> --prefix P):
@@ -67,3 +67,34 @@ foreach(pc xgpu xgpu-meta)
          DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${XGPU_INSTALL_PKGCONFIG_DIR}\")
   ")
 endforeach()
+
+# --- Debian package: cpack -G DEB -> xgpu_<version>_amd64.deb -----------------
+set(CPACK_PACKAGE_NAME xgpu)
+set(CPACK_PACKAGE_VENDOR "xgpu")
+set(XGPU_PACKAGE_MAINTAINER "xgpu maintainers" CACHE STRING "Maintainer field of the Debian package")
+set(CPACK_PACKAGE_CONTACT "${XGPU_PACKAGE_MAINTAINER}")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Vulkan-style explicit C API for GPU compute on HSA (SDK and CPU device)")
+set(CPACK_PACKAGE_DESCRIPTION
+  "xgpu is a Vulkan-style explicit C API for GPU compute, implemented on HSA.
+This package holds the loader (libxgpu.so.1), the AMDGPU driver with its
+manifest, hsa-cpu (an HSA runtime whose agents are the host's CPU cores, so
+xgpu programs run without a GPU), the headers, the CMake package
+(find_package(xgpu), xgpu_add_kernels), pkg-config files, the xgpuinfo and
+xgpu-kernels tools, the samples and the specification.")
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE amd64)
+# Shared-library dependencies (libc6, libstdc++6, libgcc-s1,
+# libboost-context1.74.0) from dpkg-shlibdeps; our own libraries resolve
+# inside the package.
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${CMAKE_LIBRARY_OUTPUT_DIRECTORY})
+# xgpu_add_kernels compiles kernels with clang-19 and links them with lld-19.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "clang-19, lld-19")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "cmake (>= 3.25), pkg-config")
+# ROCR drives real AMD GPUs; without it the driver uses hsa-cpu.
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "libhsa-runtime64-1")
+include(CPack)
