@@ -21,6 +21,7 @@ set(files
   ${INCLUDEDIR}/xgpu/xgpu.h ${INCLUDEDIR}/xgpu/xgpu_meta.h ${INCLUDEDIR}/xgpu/kernel.h
   ${INCLUDEDIR}/xgpu/host_kernel.h ${INCLUDEDIR}/xgpu/executable_format.h
   ${INCLUDEDIR}/xgpu/xgpu_icd.h ${INCLUDEDIR}/xgpu/xgpu_layer.h ${INCLUDEDIR}/xgpu/xgpu_dispatch_table.h
+  ${INCLUDEDIR}/xgpu/xgpu_enum_string.h
   ${LIBDIR}/libxgpu.so.1 ${LIBDIR}/libxgpu.so ${LIBDIR}/libxgpu_meta.a
   ${LIBDIR}/libxgpu_amdgpu.so ${LIBDIR}/libxgpu-hsa-cpu.so
   ${DATADIR}/xgpu/icd.d/xgpu_amdgpu.json
