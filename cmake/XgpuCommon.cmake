@@ -20,6 +20,51 @@ endif()
 find_path(XGPU_DOCTEST_INCLUDE doctest/doctest.h)
 include(XgpuKernels)
 
+# --- Build requirements ----------------------------------------------------------
+# Checked here, at configure time, all at once: a missing one is named with the
+# Debian 12 package that provides it instead of failing in the middle of the
+# build. Host code builds with the default compiler (gcc or clang); kernels
+# always with clang 19 (XgpuKernels.cmake).
+function(xgpu_check_build_requirements)
+  set(missing)
+  set(packages)
+  macro(xgpu_require_ found what package)
+    if(NOT ${found})
+      list(APPEND missing "${what} (${package})")
+      list(APPEND packages ${package})
+    endif()
+  endmacro()
+  find_path(XGPU_HSA_INCLUDE hsa/hsa.h)
+  xgpu_require_(XGPU_HSA_INCLUDE "the HSA headers hsa/hsa.h" libhsa-runtime-dev)
+  find_path(XGPU_NLOHMANN_JSON_INCLUDE nlohmann/json.hpp)
+  xgpu_require_(XGPU_NLOHMANN_JSON_INCLUDE "nlohmann/json.hpp" nlohmann-json3-dev)
+  find_path(XGPU_MSGPACK_INCLUDE msgpack.hpp)
+  xgpu_require_(XGPU_MSGPACK_INCLUDE "msgpack.hpp" libmsgpack-cxx-dev)
+  find_package(Boost 1.74 QUIET COMPONENTS context)
+  xgpu_require_(Boost_FOUND "Boost.Context 1.74" libboost-context-dev)
+  find_package(Python3 QUIET COMPONENTS Interpreter)
+  xgpu_require_(Python3_Interpreter_FOUND "python3" python3)
+  if(XGPU_BUILD_TESTS)
+    xgpu_require_(XGPU_DOCTEST_INCLUDE "doctest/doctest.h (or -DXGPU_BUILD_TESTS=OFF)" doctest-dev)
+  endif()
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 12)
+    list(APPEND missing "g++ 12 or newer for C++20 (found ${CMAKE_CXX_COMPILER_VERSION})")
+  elseif(CMAKE_CXX_COMPILER_ID MATCHES "Clang" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 15)
+    list(APPEND missing "clang++ 15 or newer for C++20 (found ${CMAKE_CXX_COMPILER_VERSION})")
+  endif()
+  if(missing)
+    list(JOIN missing "\n  " missing)
+    set(hint "")
+    if(packages)
+      list(JOIN packages " " packages)
+      set(hint "On Debian 12: apt install ${packages} (./build.sh setup installs everything).")
+    endif()
+    message(FATAL_ERROR "xgpu cannot be built here; missing:\n  ${missing}\n${hint}")
+  endif()
+endfunction()
+xgpu_check_build_requirements()
+xgpu_check_kernel_toolchain("xgpu")
+
 # xgpu_add_output_test(NAME <test> PROGRAM <target> [ARGS "<args>"] EXPECT <regex> [ENVIRONMENT <var=value>...])
 # A ctest entry that passes when the program exits 0 and its output (stdout,
 # then stderr) matches.
@@ -31,4 +76,72 @@ function(xgpu_add_output_test)
   if(arg_ENVIRONMENT)
     set_tests_properties(${arg_NAME} PROPERTIES ENVIRONMENT "${arg_ENVIRONMENT}")
   endif()
+endfunction()
+
+# --- Install layout ------------------------------------------------------------
+# GNUInstallDirs' folders under the prefix, plus xgpu's own. Everything is
+# found through paths relative to these folders, so an installed tree can be
+# moved to any prefix (`cmake --install <build> --prefix P`).
+set(XGPU_INSTALL_ICD_DIR ${CMAKE_INSTALL_DATADIR}/xgpu/icd.d)
+set(XGPU_INSTALL_LAYER_DIR ${CMAKE_INSTALL_DATADIR}/xgpu/explicit_layer.d)
+set(XGPU_INSTALL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/xgpu)
+set(XGPU_INSTALL_PKGCONFIG_DIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# Executables that are not commands (the samples), each beside its kernels.
+set(XGPU_INSTALL_SAMPLES_DIR ${CMAKE_INSTALL_LIBDIR}/xgpu/samples)
+# hsa-cpu under ROCR's file name: private, never on the default library path,
+# so it cannot shadow a real ROCR.
+set(XGPU_INSTALL_HSA_CPU_ROCR_DIR ${CMAKE_INSTALL_LIBDIR}/xgpu/hsa-cpu-rocr)
+# The loader's data folder relative to its library folder (spec/loader.md,
+# "Entries and standard folders").
+file(RELATIVE_PATH XGPU_INSTALL_LIBDIR_TO_DATADIR ${CMAKE_INSTALL_FULL_LIBDIR} ${CMAKE_INSTALL_FULL_DATADIR})
+
+# xgpu_install_relative_path(<out_var> <from install dir> <to install path>):
+# the path from one folder of the install tree to a file or folder of it.
+function(xgpu_install_relative_path out_var from to)
+  foreach(var from to)
+    if(NOT IS_ABSOLUTE "${${var}}")
+      set(${var} "${CMAKE_INSTALL_PREFIX}/${${var}}")
+    endif()
+  endforeach()
+  file(RELATIVE_PATH rel "${from}" "${to}")
+  if(rel STREQUAL "")
+    set(rel ".")
+  endif()
+  set(${out_var} "${rel}" PARENT_SCOPE)
+endfunction()
+
+# xgpu_install_rpath(<target> <install dir>): the installed <target> finds
+# libxgpu through $ORIGIN, wherever the prefix is.
+function(xgpu_install_rpath target destination)
+  xgpu_install_relative_path(rel "${destination}" "${CMAKE_INSTALL_LIBDIR}")
+  set_target_properties(${target} PROPERTIES INSTALL_RPATH "$ORIGIN/${rel}")
+endfunction()
+
+# xgpu_install_with_manifest(<library target> <manifest template> <variable> ICD|LAYER):
+# installs the driver or layer library into the library folder and its
+# manifest, configured from <manifest template> with @<variable>@ set to the
+# library's path relative to the installed manifest, into
+# share/xgpu/icd.d or share/xgpu/explicit_layer.d.
+function(xgpu_install_with_manifest target template variable kind)
+  if(kind STREQUAL "ICD")
+    set(manifest_dir ${XGPU_INSTALL_ICD_DIR})
+  elseif(kind STREQUAL "LAYER")
+    set(manifest_dir ${XGPU_INSTALL_LAYER_DIR})
+  else()
+    message(FATAL_ERROR "xgpu_install_with_manifest(${target}): kind must be ICD or LAYER, not '${kind}'")
+  endif()
+  get_filename_component(template ${template} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+  get_filename_component(manifest_name ${template} NAME)
+  string(REGEX REPLACE "\\.in$" "" manifest_name ${manifest_name})
+  get_target_property(library_name ${target} OUTPUT_NAME)
+  if(NOT library_name)
+    set(library_name ${target})
+  endif()
+  xgpu_install_relative_path(${variable} "${manifest_dir}"
+    "${CMAKE_INSTALL_LIBDIR}/${CMAKE_SHARED_LIBRARY_PREFIX}${library_name}${CMAKE_SHARED_LIBRARY_SUFFIX}")
+  set(manifest ${CMAKE_CURRENT_BINARY_DIR}/install-manifest/${manifest_name})
+  configure_file(${template} ${manifest} @ONLY)
+  install(TARGETS ${target} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(FILES ${manifest} DESTINATION ${manifest_dir})
+  set_property(GLOBAL APPEND PROPERTY XGPU_INSTALLED_WITH_MANIFEST ${target})
 endfunction()

@@ -32,10 +32,87 @@ set(XGPU_AMDGPU_TARGETS "gfx90a;gfx942;gfx1100;gfx1201" CACHE STRING
     "AMDGPU processors every xgpu kernel executable is built for")
 set(XGPU_HOST_KERNEL_LEVELS "x86-64-v3;x86-64-v2" CACHE STRING
     "x86-64 micro-architecture levels of the host code objects packed in every xgpu kernel executable")
-find_program(XGPU_KERNEL_CLANG NAMES clang-19 clang DOC "clang used to compile xgpu kernels")
-find_program(XGPU_KERNEL_LLD NAMES ld.lld-19 ld.lld DOC "ld.lld used to link xgpu kernel code objects")
 
+# The kernel toolchain is clang-19 and ld.lld-19 whatever compiles the host
+# code (gcc is fine there): found here, or given with -DXGPU_KERNEL_CLANG=...
+# and -DXGPU_KERNEL_LLD=... A plain `clang` / `ld.lld` is taken only when it is
+# version 19 or newer.
+set(XGPU_KERNEL_LLVM_MIN_VERSION 19)
+function(xgpu_kernel_tool_version_ tool out_var)
+  execute_process(COMMAND ${tool} --version OUTPUT_VARIABLE text ERROR_QUIET RESULT_VARIABLE rc)
+  if(rc EQUAL 0 AND text MATCHES "(clang version|LLD) ([0-9]+)\\.")
+    set(${out_var} ${CMAKE_MATCH_2} PARENT_SCOPE)
+  else()
+    set(${out_var} 0 PARENT_SCOPE)
+  endif()
+endfunction()
+function(xgpu_kernel_tool_validator_ result_var candidate)
+  xgpu_kernel_tool_version_(${candidate} version)
+  if(version LESS XGPU_KERNEL_LLVM_MIN_VERSION)
+    set(${result_var} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.25)
+  set(xgpu_kernel_tool_validator VALIDATOR xgpu_kernel_tool_validator_)
+endif()
+find_program(XGPU_KERNEL_CLANG NAMES clang-19 clang ${xgpu_kernel_tool_validator}
+             DOC "clang (19 or newer) used to compile xgpu kernels")
+find_program(XGPU_KERNEL_LLD NAMES ld.lld-19 ld.lld ${xgpu_kernel_tool_validator}
+             DOC "ld.lld (19 or newer) used to link xgpu kernel code objects")
+unset(xgpu_kernel_tool_validator)
+
+# Checks the toolchain once per configure; a missing or too old tool is a
+# configure-time error that names what to install.
+function(xgpu_check_kernel_toolchain context)
+  get_property(checked GLOBAL PROPERTY XGPU_KERNEL_TOOLCHAIN_CHECKED)
+  if(checked)
+    return()
+  endif()
+  set(problems)
+  foreach(tool CLANG LLD)
+    if(tool STREQUAL "CLANG")
+      set(names "clang-19, then clang")
+      set(what "clang")
+    else()
+      set(names "ld.lld-19, then ld.lld")
+      set(what "ld.lld")
+    endif()
+    set(path "${XGPU_KERNEL_${tool}}")
+    if(NOT path)
+      list(APPEND problems "${what} ${XGPU_KERNEL_LLVM_MIN_VERSION} was not found on the PATH (looked for ${names} >= ${XGPU_KERNEL_LLVM_MIN_VERSION})")
+      continue()
+    endif()
+    xgpu_kernel_tool_version_("${path}" version)
+    if(NOT EXISTS "${path}")
+      list(APPEND problems "XGPU_KERNEL_${tool}=${path} does not exist")
+    elseif(version EQUAL 0)
+      list(APPEND problems "XGPU_KERNEL_${tool}=${path} does not run as ${what} (`${path} --version` failed or names no version)")
+    elseif(version LESS XGPU_KERNEL_LLVM_MIN_VERSION)
+      list(APPEND problems "XGPU_KERNEL_${tool}=${path} is ${what} ${version}; ${XGPU_KERNEL_LLVM_MIN_VERSION} or newer is needed")
+    endif()
+  endforeach()
+  if(problems)
+    list(JOIN problems "\n  " problems)
+    message(FATAL_ERROR "${context}: xgpu kernels are compiled by clang 19 and linked by ld.lld 19, "
+      "whatever compiles the host code:\n  ${problems}\n"
+      "On Debian 12: apt install clang-19 lld-19 (or pass -DXGPU_KERNEL_CLANG=<clang> -DXGPU_KERNEL_LLD=<ld.lld>).")
+  endif()
+  set_property(GLOBAL PROPERTY XGPU_KERNEL_TOOLCHAIN_CHECKED TRUE)
+endfunction()
+
+# What the kernels are built with. In xgpu's own tree: its include/ and
+# tools/ folders and the xgpu-kernels target; the installed package
+# (xgpuConfig.cmake) sets these to the install tree before including this file.
 set(XGPU_KERNELS_MODULE_DIR ${CMAKE_CURRENT_LIST_DIR})
+if(NOT DEFINED XGPU_KERNELS_INCLUDE_DIR)
+  set(XGPU_KERNELS_INCLUDE_DIR ${CMAKE_CURRENT_LIST_DIR}/../include)
+endif()
+if(NOT DEFINED XGPU_KERNELS_HOST_INFO_SOURCE)
+  set(XGPU_KERNELS_HOST_INFO_SOURCE ${CMAKE_CURRENT_LIST_DIR}/../tools/xgpu-kernels/host_code_object_info.c)
+endif()
+if(NOT DEFINED XGPU_KERNELS_TOOL)
+  set(XGPU_KERNELS_TOOL xgpu-kernels)
+endif()
 
 # Flags shared by every kernel compile: freestanding, no libc headers, no
 # hidden runtime calls, no implicit declarations, no variable-length arrays
@@ -63,9 +140,7 @@ function(xgpu_add_kernels name)
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "xgpu_add_kernels(${name}): SOURCES is required")
   endif()
-  if(NOT XGPU_KERNEL_CLANG OR NOT XGPU_KERNEL_LLD)
-    message(FATAL_ERROR "xgpu_add_kernels(${name}): clang-19 and ld.lld-19 are required (./build.sh setup)")
-  endif()
+  xgpu_check_kernel_toolchain("xgpu_add_kernels(${name})")
   if(NOT DEFINED ARG_TARGETS)
     set(ARG_TARGETS ${XGPU_AMDGPU_TARGETS})
   endif()
@@ -80,7 +155,7 @@ function(xgpu_add_kernels name)
   endif()
   get_filename_component(ARG_OUTPUT ${ARG_OUTPUT} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_BINARY_DIR})
 
-  set(flags ${XGPU_KERNEL_COMMON_FLAGS} -I${PROJECT_SOURCE_DIR}/include)
+  set(flags ${XGPU_KERNEL_COMMON_FLAGS} -I${XGPU_KERNELS_INCLUDE_DIR})
   foreach(dir ${ARG_INCLUDE_DIRECTORIES})
     get_filename_component(dir ${dir} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
     list(APPEND flags -I${dir})
@@ -123,7 +198,7 @@ function(xgpu_add_kernels name)
     set(objects)
     set(sources ${ARG_SOURCES})
     if(kind STREQUAL "host")
-      list(APPEND sources ${XGPU_KERNELS_MODULE_DIR}/../tools/xgpu-kernels/host_code_object_info.c)
+      list(APPEND sources ${XGPU_KERNELS_HOST_INFO_SOURCE})
     endif()
     foreach(source ${sources})
       get_filename_component(source ${source} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
@@ -165,11 +240,21 @@ function(xgpu_add_kernels name)
   endforeach()
 
   file(RELATIVE_PATH output_rel ${CMAKE_BINARY_DIR} ${ARG_OUTPUT})
+  # A tool built in this tree is a target-level dependency; an installed
+  # (imported) one is a file.
+  set(tool ${XGPU_KERNELS_TOOL})
+  set(tool_dependency ${tool})
+  if(TARGET ${tool})
+    get_target_property(tool_imported ${tool} IMPORTED)
+    if(tool_imported)
+      set(tool_dependency $<TARGET_FILE:${tool}>)
+    endif()
+  endif()
   add_custom_command(
     OUTPUT ${ARG_OUTPUT}
-    COMMAND $<TARGET_FILE:xgpu-kernels> pack -o ${ARG_OUTPUT} ${pack_args}
-    COMMAND $<TARGET_FILE:xgpu-kernels> check ${ARG_OUTPUT}
-    DEPENDS ${code_objects} xgpu-kernels
+    COMMAND $<TARGET_FILE:${tool}> pack -o ${ARG_OUTPUT} ${pack_args}
+    COMMAND $<TARGET_FILE:${tool}> check ${ARG_OUTPUT}
+    DEPENDS ${code_objects} ${tool_dependency}
     COMMENT "Packing and checking xgpu executable ${output_rel}"
     VERBATIM)
   add_custom_target(${name} ALL DEPENDS ${ARG_OUTPUT})

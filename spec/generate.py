@@ -24,6 +24,7 @@ from gen import registry  # noqa: E402
 OUTPUTS = [
     ("include/xgpu/xgpu.h", "c_header"),
     ("include/xgpu/xgpu_dispatch_table.h", "dispatch_table"),
+    ("include/xgpu/xgpu_enum_string.h", "enum_string"),
 ]
 # Generators of components' files (each module defines OUTPUTS: a list of
 # (path, callable(reg) -> str)). All are required: a missing one is an error,

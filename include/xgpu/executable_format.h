@@ -9,11 +9,11 @@
  *                                 XGPU_EXECUTABLE_CODE_OBJECT_ALIGNMENT
  *
  * All integers are little-endian. Every reserved field is zero. Readers must
- * bounds-check every offset and size (tools/executable does).
+ * bounds-check every offset and size (executable/ does).
  *
  * Also here: the kernel layout records that code objects carry in their
  * XGPU_KERNEL_LAYOUT_SECTION (written by <xgpu/kernel.h>, read by
- * tools/executable).
+ * executable/).
  *
  * Thread-safety: plain data definitions, no state.
  *

@@ -81,7 +81,14 @@ std::string DirName(const std::string& path) {
   return path.substr(0, slash);
 }
 
-// The folder libxgpu was loaded from, to find <libdir>/../share.
+// The data folder (share/) relative to the folder libxgpu is installed in,
+// fixed by the build from the install layout (GNUInstallDirs): "../share" for
+// lib/, "../../share" for lib/x86_64-linux-gnu/.
+#ifndef XGPU_LOADER_LIBDIR_TO_DATADIR
+#define XGPU_LOADER_LIBDIR_TO_DATADIR "../share"
+#endif
+
+// The folder libxgpu was loaded from, to find <libdir>/<XGPU_LOADER_LIBDIR_TO_DATADIR>.
 std::string LoaderLibraryDir() {
   Dl_info info;
   if (dladdr(reinterpret_cast<void*>(&LoaderLibraryDir), &info) == 0 || !info.dli_fname) return "";
@@ -132,10 +139,18 @@ std::vector<std::pair<std::string, std::string>> StandardFolders(const Instance*
   roots.push_back({"/etc", "system configuration"});
   add_single("XDG_DATA_HOME", home.empty() ? "" : home + "/.local/share");
   add_list("XDG_DATA_DIRS", "/usr/local/share:/usr/share");
-  // libdir is a real path, so removing ".." lexically is exact.
+  // libdir is a real path, so removing ".." lexically is exact. The install
+  // tree's data folder first, then the build tree's (<build>/lib ->
+  // <build>/share) when the install layout puts it elsewhere.
   std::string libdir = LoaderLibraryDir();
   if (!libdir.empty()) {
-    roots.push_back({std::filesystem::path(libdir + "/../share").lexically_normal().string(), "next to libxgpu"});
+    auto data_folder = [&](const char* relative) {
+      return std::filesystem::path(libdir + "/" + relative).lexically_normal().string();
+    };
+    const std::string installed = data_folder(XGPU_LOADER_LIBDIR_TO_DATADIR);
+    const std::string build_tree = data_folder("../share");
+    roots.push_back({installed, "next to libxgpu"});
+    if (build_tree != installed) roots.push_back({build_tree, "next to libxgpu (build tree)"});
   }
   for (auto& root : roots) root.first += suffix;
   return roots;

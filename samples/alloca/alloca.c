@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include <xgpu/xgpu.h>
+#include <xgpu/xgpu_enum_string.h>
 
 #include "alloca_shared.h"
 
@@ -45,29 +46,12 @@
  * which prints the failing call and the result's name, then exits.
  * ------------------------------------------------------------------------- */
 
-static const char* result_name(XgpuResult result) {
-  switch (result) {
-#define NAME(r) case r: return #r
-    NAME(XGPU_SUCCESS); NAME(XGPU_NOT_READY); NAME(XGPU_TIMEOUT); NAME(XGPU_INCOMPLETE);
-    NAME(XGPU_ERROR_OUT_OF_HOST_MEMORY); NAME(XGPU_ERROR_OUT_OF_DEVICE_MEMORY);
-    NAME(XGPU_ERROR_INITIALIZATION_FAILED); NAME(XGPU_ERROR_DEVICE_LOST);
-    NAME(XGPU_ERROR_MEMORY_MAP_FAILED); NAME(XGPU_ERROR_LAYER_NOT_PRESENT);
-    NAME(XGPU_ERROR_EXTENSION_NOT_PRESENT); NAME(XGPU_ERROR_FEATURE_NOT_PRESENT);
-    NAME(XGPU_ERROR_INCOMPATIBLE_DRIVER); NAME(XGPU_ERROR_TOO_MANY_OBJECTS);
-    NAME(XGPU_ERROR_INVALID_ARGUMENT); NAME(XGPU_ERROR_INVALID_EXECUTABLE);
-    NAME(XGPU_ERROR_INCOMPATIBLE_EXECUTABLE); NAME(XGPU_ERROR_NOT_FOUND);
-    NAME(XGPU_ERROR_INVALID_USAGE); NAME(XGPU_ERROR_SEMAPHORE_FAILED); NAME(XGPU_ERROR_UNKNOWN);
-#undef NAME
-    default: return "(unknown XgpuResult)";
-  }
-}
-
 #define CHECK(call)                                                        \
   do {                                                                     \
     XgpuResult check_result_ = (call);                                     \
     if (check_result_ != XGPU_SUCCESS) {                                   \
       fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
-              result_name(check_result_));                                 \
+              xgpuResultString(check_result_));                            \
       exit(EXIT_FAILURE);                                                  \
     }                                                                      \
   } while (0)

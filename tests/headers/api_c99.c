@@ -5,6 +5,7 @@
  */
 #include "xgpu/xgpu.h"
 #include "xgpu/xgpu_dispatch_table.h"
+#include "xgpu/xgpu_enum_string.h"
 #include "xgpu/xgpu_icd.h"
 #include "xgpu/xgpu_layer.h"
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "xgpu/xgpu.h"
+#include "xgpu/xgpu_enum_string.h"
 
 namespace {
 
@@ -19,43 +20,32 @@ std::string Version(uint32_t v) {
          std::to_string(XGPU_API_VERSION_PATCH(v));
 }
 
-const char* DeviceType(XgpuPhysicalDeviceType type) {
-  switch (type) {
-    case XGPU_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "INTEGRATED_GPU";
-    case XGPU_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "DISCRETE_GPU";
-    case XGPU_PHYSICAL_DEVICE_TYPE_CPU: return "CPU";
-    default: return "OTHER";
-  }
+// A registry name without its type's prefix and the "_BIT" suffix:
+// XGPU_QUEUE_COMPUTE_BIT -> COMPUTE (names from xgpu_enum_string.h).
+std::string ShortName(std::string name, const std::string& prefix) {
+  if (name.compare(0, prefix.size(), prefix) == 0) name.erase(0, prefix.size());
+  if (name.size() > 4 && name.compare(name.size() - 4, 4, "_BIT") == 0) name.erase(name.size() - 4);
+  return name;
 }
 
-struct Bit {
-  uint32_t bit;      // flag value
-  const char* name;  // its name without the common prefix
-};
-
-std::vector<std::string> Flags(uint32_t flags, const std::vector<Bit>& bits) {
-  std::vector<std::string> names;
-  for (const Bit& b : bits) {
-    if (flags & b.bit) {
-      names.push_back(b.name);
-      flags &= ~b.bit;
-    }
-  }
-  if (flags) {
-    char unknown[32];
-    std::snprintf(unknown, sizeof(unknown), "0x%x", flags);
-    names.push_back(unknown);
-  }
-  return names;
+std::string DeviceType(XgpuPhysicalDeviceType type) {
+  return ShortName(xgpuPhysicalDeviceTypeString(type), "XGPU_PHYSICAL_DEVICE_TYPE_");
 }
 
-const std::vector<Bit> kHeapFlags = {{XGPU_MEMORY_HEAP_DEVICE_LOCAL_BIT, "DEVICE_LOCAL"}};
-const std::vector<Bit> kMemoryFlags = {{XGPU_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "DEVICE_LOCAL"},
-                                       {XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT, "HOST_VISIBLE"},
-                                       {XGPU_MEMORY_PROPERTY_HOST_COHERENT_BIT, "HOST_COHERENT"},
-                                       {XGPU_MEMORY_PROPERTY_HOST_CACHED_BIT, "HOST_CACHED"},
-                                       {XGPU_MEMORY_PROPERTY_KERNARG_BIT, "KERNARG"}};
-const std::vector<Bit> kQueueFlags = {{XGPU_QUEUE_COMPUTE_BIT, "COMPUTE"}, {XGPU_QUEUE_TRANSFER_BIT, "TRANSFER"}};
+// The short names of the bits set in flags ("A | B" from the generated
+// *FlagsString); unknown bits as one hexadecimal number; none for 0.
+std::vector<std::string> Flags(uint32_t flags, const char* names, const std::string& prefix) {
+  std::vector<std::string> out;
+  if (flags == 0) return out;
+  const std::string text = names;
+  for (size_t begin = 0; begin <= text.size();) {
+    size_t end = text.find(" | ", begin);
+    if (end == std::string::npos) end = text.size();
+    out.push_back(ShortName(text.substr(begin, end - begin), prefix));
+    begin = end + 3;
+  }
+  return out;
+}
 
 std::string Join(const std::vector<std::string>& parts) {
   std::string out;
@@ -96,14 +86,15 @@ ordered_json DeviceJson(XgpuPhysicalDevice pd) {
   XgpuPhysicalDeviceMemoryProperties m;
   std::memset(&m, 0, sizeof(m));
   xgpuGetPhysicalDeviceMemoryProperties(pd, &m);
+  char names[XGPU_FLAGS_STRING_SIZE];
   d["memoryHeaps"] = ordered_json::array();
   for (uint32_t i = 0; i < m.memoryHeapCount && i < XGPU_MAX_MEMORY_HEAPS; ++i) {
-    d["memoryHeaps"].push_back({{"size", m.memoryHeaps[i].size}, {"flags", Flags(m.memoryHeaps[i].flags, kHeapFlags)}});
+    d["memoryHeaps"].push_back({{"size", m.memoryHeaps[i].size}, {"flags", Flags(m.memoryHeaps[i].flags, xgpuMemoryHeapFlagsString(m.memoryHeaps[i].flags, names, sizeof(names)), "XGPU_MEMORY_HEAP_")}});
   }
   d["memoryTypes"] = ordered_json::array();
   for (uint32_t i = 0; i < m.memoryTypeCount && i < XGPU_MAX_MEMORY_TYPES; ++i) {
     d["memoryTypes"].push_back({{"heapIndex", m.memoryTypes[i].heapIndex},
-                                {"propertyFlags", Flags(m.memoryTypes[i].propertyFlags, kMemoryFlags)}});
+                                {"propertyFlags", Flags(m.memoryTypes[i].propertyFlags, xgpuMemoryPropertyFlagsString(m.memoryTypes[i].propertyFlags, names, sizeof(names)), "XGPU_MEMORY_PROPERTY_")}});
   }
   uint32_t families = 0;
   xgpuGetPhysicalDeviceQueueFamilyProperties(pd, &families, nullptr);
@@ -111,7 +102,7 @@ ordered_json DeviceJson(XgpuPhysicalDevice pd) {
   if (families) xgpuGetPhysicalDeviceQueueFamilyProperties(pd, &families, q.data());
   d["queueFamilies"] = ordered_json::array();
   for (uint32_t i = 0; i < families; ++i) {
-    d["queueFamilies"].push_back({{"queueFlags", Flags(q[i].queueFlags, kQueueFlags)},
+    d["queueFamilies"].push_back({{"queueFlags", Flags(q[i].queueFlags, xgpuQueueFlagsString(q[i].queueFlags, names, sizeof(names)), "XGPU_QUEUE_")},
                                   {"queueCount", q[i].queueCount},
                                   {"timestampValidBits", q[i].timestampValidBits}});
   }

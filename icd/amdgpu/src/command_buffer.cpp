@@ -3,6 +3,8 @@
 // spec/command-buffer-format.md).
 #include "command_buffer.h"
 
+#include "xgpu/xgpu_enum_string.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -73,33 +75,16 @@ std::string size_string(XgpuDeviceSize size) {
   return size == XGPU_WHOLE_SIZE ? std::string("XGPU_WHOLE_SIZE") : std::to_string(size);
 }
 
-struct FlagName {
-  uint32_t bit;      // the flag bit
-  const char* name;  // its API name
-};
-constexpr FlagName kUsageNames[kBufferUsageBitCount] = {
-    {XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT, "XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT"},
-    {XGPU_BUFFER_USAGE_TRANSFER_DST_BIT, "XGPU_BUFFER_USAGE_TRANSFER_DST_BIT"},
-    {XGPU_BUFFER_USAGE_STORAGE_BIT, "XGPU_BUFFER_USAGE_STORAGE_BIT"},
-    {XGPU_BUFFER_USAGE_INDIRECT_BIT, "XGPU_BUFFER_USAGE_INDIRECT_BIT"},
-};
-constexpr FlagName kMemoryPropertyNames[] = {
-    {XGPU_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "XGPU_MEMORY_PROPERTY_DEVICE_LOCAL_BIT"},
-    {XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT, "XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT"},
-    {XGPU_MEMORY_PROPERTY_HOST_COHERENT_BIT, "XGPU_MEMORY_PROPERTY_HOST_COHERENT_BIT"},
-    {XGPU_MEMORY_PROPERTY_HOST_CACHED_BIT, "XGPU_MEMORY_PROPERTY_HOST_CACHED_BIT"},
-    {XGPU_MEMORY_PROPERTY_KERNARG_BIT, "XGPU_MEMORY_PROPERTY_KERNARG_BIT"},
-};
-
-// "A_BIT | B_BIT (0x3)", or "0" without bits.
-template <size_t N>
-std::string flags_string(uint32_t flags, const FlagName (&names)[N]) {
-  std::string out;
-  for (const FlagName& f : names) {
-    if (!(flags & f.bit)) continue;
-    out += (out.empty() ? "" : " | ") + std::string(f.name);
-  }
-  return out.empty() ? std::string("0") : out + " (" + hex(flags) + ")";
+// "A_BIT | B_BIT (0x3)", or "0" without bits (names from the registry).
+std::string usage_string(XgpuBufferUsageFlags flags) {
+  char names[XGPU_FLAGS_STRING_SIZE];
+  xgpuBufferUsageFlagsString(flags, names, sizeof(names));
+  return flags == 0 ? std::string("0") : std::string(names) + " (" + hex(flags) + ")";
+}
+std::string memory_property_string(XgpuMemoryPropertyFlags flags) {
+  char names[XGPU_FLAGS_STRING_SIZE];
+  xgpuMemoryPropertyFlagsString(flags, names, sizeof(names));
+  return flags == 0 ? std::string("0") : std::string(names) + " (" + hex(flags) + ")";
 }
 
 // Bit position of a single usage bit (index into SlotRequirement arrays).
@@ -111,7 +96,7 @@ uint32_t usage_index(XgpuBufferUsageFlags bit) {
 
 // "memory type 2 (XGPU_MEMORY_PROPERTY_DEVICE_LOCAL_BIT (0x1))"
 std::string memory_type_string(uint32_t memory_type, XgpuMemoryPropertyFlags properties) {
-  return "memory type " + std::to_string(memory_type) + " (" + flags_string(properties, kMemoryPropertyNames) + ")";
+  return "memory type " + std::to_string(memory_type) + " (" + memory_property_string(properties) + ")";
 }
 
 // Records the first error and reports it.
@@ -1336,12 +1321,13 @@ XgpuResult command_buffer_check_binding_usage(const CommandBuffer* cb, const Xgp
     const std::string where = "pBindings[" + std::to_string(j) + "] (binding-table slot " + std::to_string(j) + ")";
     const XgpuBufferUsageFlags missing = slot.usage & ~buffer->usage;
     if (missing) {
-      const uint32_t bit = usage_index(missing & (~missing + 1));  // the lowest missing bit
+      const XgpuBufferUsageFlags lowest = missing & (~missing + 1);
+      const uint32_t bit = usage_index(lowest);
       if (out_error)
-        *out_error = where + ": the command buffer requires usage " + flags_string(slot.usage, kUsageNames) +
-                     " of the slot; the buffer was created with usage " + flags_string(buffer->usage, kUsageNames) +
-                     ", without " + kUsageNames[bit].name + ", which " + slot.use[bit] + " needs (" +
-                     slot.vuid[bit] + ")";
+        *out_error = where + ": the command buffer requires usage " + usage_string(slot.usage) +
+                     " of the slot; the buffer was created with usage " + usage_string(buffer->usage) +
+                     ", without " + xgpuBufferUsageFlagBitsString(XgpuBufferUsageFlagBits(lowest)) + ", which " +
+                     slot.use[bit] + " needs (" + slot.vuid[bit] + ")";
       if (out_id) *out_id = "XGPU-VUID-xgpuQueueSubmit-pSubmits-pBindings-usage";
       return XGPU_ERROR_INVALID_USAGE;
     }

@@ -1,37 +1,14 @@
 #include "common.h"
 
+#include "xgpu/xgpu_enum_string.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 
 namespace xgpu::amdgpu {
 
-const char* result_name(XgpuResult result) {
-  switch (result) {
-    case XGPU_SUCCESS: return "XGPU_SUCCESS";
-    case XGPU_NOT_READY: return "XGPU_NOT_READY";
-    case XGPU_TIMEOUT: return "XGPU_TIMEOUT";
-    case XGPU_INCOMPLETE: return "XGPU_INCOMPLETE";
-    case XGPU_ERROR_OUT_OF_HOST_MEMORY: return "XGPU_ERROR_OUT_OF_HOST_MEMORY";
-    case XGPU_ERROR_OUT_OF_DEVICE_MEMORY: return "XGPU_ERROR_OUT_OF_DEVICE_MEMORY";
-    case XGPU_ERROR_INITIALIZATION_FAILED: return "XGPU_ERROR_INITIALIZATION_FAILED";
-    case XGPU_ERROR_DEVICE_LOST: return "XGPU_ERROR_DEVICE_LOST";
-    case XGPU_ERROR_MEMORY_MAP_FAILED: return "XGPU_ERROR_MEMORY_MAP_FAILED";
-    case XGPU_ERROR_LAYER_NOT_PRESENT: return "XGPU_ERROR_LAYER_NOT_PRESENT";
-    case XGPU_ERROR_EXTENSION_NOT_PRESENT: return "XGPU_ERROR_EXTENSION_NOT_PRESENT";
-    case XGPU_ERROR_FEATURE_NOT_PRESENT: return "XGPU_ERROR_FEATURE_NOT_PRESENT";
-    case XGPU_ERROR_INCOMPATIBLE_DRIVER: return "XGPU_ERROR_INCOMPATIBLE_DRIVER";
-    case XGPU_ERROR_TOO_MANY_OBJECTS: return "XGPU_ERROR_TOO_MANY_OBJECTS";
-    case XGPU_ERROR_INVALID_ARGUMENT: return "XGPU_ERROR_INVALID_ARGUMENT";
-    case XGPU_ERROR_INVALID_EXECUTABLE: return "XGPU_ERROR_INVALID_EXECUTABLE";
-    case XGPU_ERROR_INCOMPATIBLE_EXECUTABLE: return "XGPU_ERROR_INCOMPATIBLE_EXECUTABLE";
-    case XGPU_ERROR_NOT_FOUND: return "XGPU_ERROR_NOT_FOUND";
-    case XGPU_ERROR_INVALID_USAGE: return "XGPU_ERROR_INVALID_USAGE";
-    case XGPU_ERROR_SEMAPHORE_FAILED: return "XGPU_ERROR_SEMAPHORE_FAILED";
-    case XGPU_ERROR_UNKNOWN: return "XGPU_ERROR_UNKNOWN";
-    default: return "XgpuResult(?)";
-  }
-}
+const char* result_name(XgpuResult result) { return xgpuResultString(result); }
 
 int32_t message_id_number(const char* name) {
   if (!name) return 0;

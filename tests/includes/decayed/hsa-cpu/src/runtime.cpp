@@ -1,0 +1,2 @@
+#include "xgpu/xgpu.h"
+#include <hsa/hsa.h>

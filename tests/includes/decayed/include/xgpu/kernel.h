@@ -1,0 +1,2 @@
+/* the kernel language (stand-in) */
+#include <stdint.h>

@@ -1,0 +1,1 @@
+/* the API (stand-in) */

@@ -1,0 +1,3 @@
+#include <xgpu/kernel.h>
+#include <stdio.h>
+#include "xgpu/xgpu.h"

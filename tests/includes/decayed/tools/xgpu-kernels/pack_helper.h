@@ -1,0 +1,1 @@
+/* a tool's private header */
