@@ -475,7 +475,8 @@ void trace_submission_finalized_slow(Submission* submission) {
   XgpuResult status = submission->status;
   if (status == XGPU_SUCCESS && device->lost && submission->completion) status = XGPU_ERROR_DEVICE_LOST;
 
-  std::string common = "\"submission\":" + std::to_string(record.sequence) + ",\"queue\":" + std::to_string(q);
+  std::string common = "\"submission\":" + std::to_string(record.sequence) + ",\"queue\":" + std::to_string(q) +
+                       ",\"kind\":\"" + kind_name(submission->kind) + "\"";
   if (submission->command_buffer_handle && !submission->owns_command_buffer) {
     const std::string name =
         device_object_name(device, uint64_t(reinterpret_cast<uintptr_t>(submission->command_buffer_handle)));
@@ -514,7 +515,7 @@ void trace_submission_finalized_slow(Submission* submission) {
                        common + ",\"waits\":[" + waits_text + "],\"queued_us\":" +
                            Tracer::micros(record.issue_begin_ns - std::min(record.accepted_ns, record.issue_begin_ns))),
           now);
-  t.event(Tracer::span(std::string("issue ") + kind_name(submission->kind), "submission", pid, tid,
+  t.event(Tracer::span("issue", "submission", pid, tid,
                        record.issue_begin_ns, record.issue_end_ns,
                        common + ",\"dispatches\":" + std::to_string(record.dispatches.size())),
           now);
@@ -560,9 +561,11 @@ void trace_submission_finalized_slow(Submission* submission) {
   // or the host) to this submission's execution.
   for (const SemaphoreValue& wait : submission->waits) {
     const SignalSource* source = t.source_of(wait.semaphore, wait.value);
-    if (!source || source->queue == queue) continue;
-    const uint64_t f_ts = std::min(std::max(execute_begin, source->ts_ns), completed);
-    const uint64_t s_ts = std::min(source->ts_ns, f_ts);
+    // (A waiter whose completion was observed before the signaller's
+    // payloads were being set gets no arrow: it would point back in time.)
+    if (!source || source->queue == queue || completed < source->ts_ns) continue;
+    const uint64_t f_ts = std::max(execute_begin, source->ts_ns);
+    const uint64_t s_ts = source->ts_ns;
     const uint64_t id = t.next_flow_id++;
     t.event(Tracer::flow('s', id, source->pid, source->tid, s_ts), now);
     t.event(Tracer::flow('f', id, pid, execute_tid, f_ts), now);
