@@ -69,6 +69,7 @@ struct Record {
   uint64_t issue_begin_ns = 0;     // 0: never issued
   uint64_t issue_end_ns = 0;
   uint64_t completed_ns = 0;       // completion observed (0: none)
+  uint64_t device_end_ns = 0;      // the last packet's end, timed by the device (0: unknown)
   uint64_t alloca_address = 0;
   std::vector<Dispatch> dispatches;
 };
@@ -427,11 +428,13 @@ void trace_completion_observed_slow(Submission* submission) {
   const uint64_t now = now_ns(device);
   Tracer& t = tracer();
   std::vector<Dispatch> dispatches;
+  uint64_t issue_begin = 0;
   {
     std::lock_guard<std::mutex> lock(t.mutex);
     auto it = t.records.find(submission);
     if (it == t.records.end()) return;
     it->second.completed_ns = now;
+    issue_begin = it->second.issue_begin_ns;
     dispatches.swap(it->second.dispatches);
   }
   // Every packet of the submission completed before its last one did (the
@@ -444,7 +447,7 @@ void trace_completion_observed_slow(Submission* submission) {
         (!hsa.hsa_signal_load_relaxed || hsa.hsa_signal_load_relaxed(dispatch.signal) <= 0)) {
       hsa_amd_profiling_dispatch_time_t time{};
       if (hsa.hsa_amd_profiling_get_dispatch_time(device->agent, dispatch.signal, &time) == HSA_STATUS_SUCCESS &&
-          time.end >= time.start && time.start != 0) {
+          time.end >= time.start && time.start >= issue_begin) {
         dispatch.start_ns = ticks_to_ns(device, time.start);
         dispatch.end_ns = ticks_to_ns(device, time.end);
       }
@@ -452,11 +455,27 @@ void trace_completion_observed_slow(Submission* submission) {
     if (dispatch.owned_signal) recycled.push_back(dispatch.signal);
     dispatch.signal.handle = 0;
   }
+  // The last packet's end on the device, from the submission's completion
+  // signal (any packet type; a runtime that does not time barriers answers
+  // 0 or an error, and the observed completion is used instead).
+  uint64_t device_end = 0;
+  if (ran && hsa.hsa_amd_profiling_get_dispatch_time && submission->completion) {
+    hsa_amd_profiling_dispatch_time_t time{};
+    if (hsa.hsa_amd_profiling_get_dispatch_time(device->agent, submission->completion->signal, &time) ==
+            HSA_STATUS_SUCCESS &&
+        time.end != 0 && time.end >= time.start)
+      device_end = std::min(ticks_to_ns(device, time.end), now);
+  }
   std::lock_guard<std::mutex> lock(t.mutex);
+  auto it = t.records.find(submission);
+  // (A time before the issue began is a stale stamp of the signal's
+  // previous use: that packet was not timed.)
+  if (it != t.records.end()) {
+    it->second.dispatches.swap(dispatches);
+    it->second.device_end_ns = device_end >= issue_begin ? device_end : 0;
+  }
   DeviceState& state = t.devices[device];
   state.free_signals.insert(state.free_signals.end(), recycled.begin(), recycled.end());
-  auto it = t.records.find(submission);
-  if (it != t.records.end()) it->second.dispatches.swap(dispatches);
 }
 
 void trace_submission_finalized_slow(Submission* submission) {
@@ -520,12 +539,18 @@ void trace_submission_finalized_slow(Submission* submission) {
                        common + ",\"dispatches\":" + std::to_string(record.dispatches.size())),
           now);
 
-  // Execute: from the doorbell (or the previous completion on this queue)
-  // to the completion the host observed. The queue is in order: a
-  // completion observed before the previous one's counts as after it.
+  // Execute: from the doorbell (or its first dispatch's start, when the
+  // device started it earlier; never before the previous submission on this
+  // queue ended) to the end of its last packet on the device (or, when the
+  // runtime does not time that packet, the completion the host observed).
+  // The queue is in order: an end before the previous one's counts as after it.
   uint64_t& last_execute_end = state.last_execute_end[q];
-  const uint64_t completed = std::max(record.completed_ns ? record.completed_ns : now, last_execute_end);
-  const uint64_t execute_begin = std::min(std::max(record.issue_end_ns, last_execute_end), completed);
+  uint64_t first_start = record.issue_end_ns;
+  for (const Dispatch& dispatch : record.dispatches)
+    if (dispatch.start_ns) first_start = std::min(first_start, dispatch.start_ns);
+  const uint64_t observed = record.completed_ns ? record.completed_ns : now;
+  const uint64_t completed = std::max(record.device_end_ns ? record.device_end_ns : observed, last_execute_end);
+  const uint64_t execute_begin = std::min(std::max(first_start, last_execute_end), completed);
   last_execute_end = std::max(last_execute_end, completed);
   const uint64_t execute_tid = t.lane_for(state, q, kGroupExecute, execute_begin, completed, now);
   t.event(Tracer::span(kind_name(submission->kind), "submission", pid, execute_tid, execute_begin, completed, common),
@@ -544,8 +569,9 @@ void trace_submission_finalized_slow(Submission* submission) {
     t.event(Tracer::span(dispatch.name, "dispatch", pid, dispatch_tid, dispatch.start_ns, dispatch.end_ns, args), now);
   }
 
-  // Signal: from the completion (or the previous submission's payloads on
-  // this queue, set first) to the payloads set (now).
+  // Signal: from the end on the device (or the previous submission's
+  // payloads on this queue, set first) to the payloads set (now): includes
+  // the time the host took to notice the completion.
   uint64_t& last_signal_end = state.last_signal_end[q];
   const uint64_t signal_begin = std::min(std::max(completed, last_signal_end), now);
   last_signal_end = std::max(last_signal_end, now);
