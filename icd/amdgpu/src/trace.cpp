@@ -31,8 +31,6 @@ const char* trace_path_from_environment() {
 
 }  // namespace
 
-std::atomic<bool> g_trace_enabled{trace_path_from_environment() != nullptr};
-
 namespace {
 
 constexpr size_t kFlushBytes = 64 << 10;             // buffered bytes that trigger a flush
@@ -364,7 +362,9 @@ void trace_issue_begin_slow(Submission* submission) {
   t_issuing = &it->second;  // node addresses are stable; only this thread adds dispatches until issue end
 }
 
-void trace_dispatch_slow(hsa_kernel_dispatch_packet_t* packet, const char* kernel_name, bool grid_from_device) {
+namespace {
+
+void trace_dispatch_body(hsa_kernel_dispatch_packet_t* packet, const char* kernel_name, bool grid_from_device) {
   Record* record = t_issuing;
   if (!record) return;
   Dispatch dispatch;
@@ -409,6 +409,16 @@ void trace_dispatch_slow(hsa_kernel_dispatch_packet_t* packet, const char* kerne
   }
   record->dispatches.push_back(std::move(dispatch));
 }
+
+// Reads XGPU_TRACE when the driver is loaded.
+const bool g_trace_configured = [] {
+  const bool enabled = trace_path_from_environment() != nullptr;
+  if (enabled) g_trace_dispatch.store(&trace_dispatch_body, std::memory_order_relaxed);
+  g_trace_enabled.store(enabled, std::memory_order_release);
+  return enabled;
+}();
+
+}  // namespace
 
 void trace_issue_end_slow(Submission* submission) {
   Device* device = submission->queue->device;

@@ -50,15 +50,21 @@ struct Queue;
 struct Semaphore;
 struct Submission;
 
-// True when XGPU_TRACE names a file (read once, when the driver is loaded).
-extern std::atomic<bool> g_trace_enabled;
+// True when XGPU_TRACE names a file (set once by trace.cpp when the driver
+// is loaded). Header-only, like g_trace_dispatch below, so that code built
+// without trace.cpp (the commands half's unit tests) links and never traces.
+inline std::atomic<bool> g_trace_enabled{false};
 inline bool trace_enabled() { return __builtin_expect(g_trace_enabled.load(std::memory_order_relaxed), 0); }
+// trace_dispatch's body, set with g_trace_enabled (the commands half reaches
+// the tracer only through this pointer).
+using TraceDispatchFunction = void (*)(hsa_kernel_dispatch_packet_t* packet, const char* kernel_name,
+                                       bool grid_from_device);
+inline std::atomic<TraceDispatchFunction> g_trace_dispatch{nullptr};
 
 // Out-of-line bodies (trace.cpp); call the inline hooks below.
 void trace_queue_created_slow(Queue* queue);
 void trace_submission_accepted_slow(Submission* submission);
 void trace_issue_begin_slow(Submission* submission);
-void trace_dispatch_slow(hsa_kernel_dispatch_packet_t* packet, const char* kernel_name, bool grid_from_device);
 void trace_issue_end_slow(Submission* submission);
 void trace_completion_observed_slow(Submission* submission);
 void trace_submission_finalized_slow(Submission* submission);
@@ -88,7 +94,10 @@ inline void trace_issue_begin(Submission* submission) {
 // indirect dispatch whose grid the device writes.
 inline void trace_dispatch(hsa_kernel_dispatch_packet_t* packet, const char* kernel_name,
                            bool grid_from_device = false) {
-  if (trace_enabled()) trace_dispatch_slow(packet, kernel_name, grid_from_device);
+  if (trace_enabled()) {
+    if (TraceDispatchFunction body = g_trace_dispatch.load(std::memory_order_relaxed))
+      body(packet, kernel_name, grid_from_device);
+  }
 }
 // The doorbell was rung.
 inline void trace_issue_end(Submission* submission) {
