@@ -3,7 +3,7 @@
 driver writes it with XGPU_TRACE.
 
   check_trace.py TRACE.json [--expect-kernels a,b] [--expect-spans a,b]
-                            [--expect-flows N] [--expect-tracks N]
+                            [--expect-flows N] [--expect-tracks N] [--expect-devices N]
 
 Checks (each failure is printed; exit status 1 when any):
   - the file is a JSON array of objects;
@@ -22,7 +22,8 @@ Checks (each failure is printed; exit status 1 when any):
     workgroup_size and grid;
   - the expectations given on the command line: kernel names that must
     appear as dispatches, span names that must appear, a least number of
-    flows and of tracks.
+    flows, of tracks and of xgpu devices (process_name "xgpu device ...").
+
 """
 import argparse
 import json
@@ -38,7 +39,7 @@ METADATA_NAMES = {"process_name", "thread_name", "process_sort_index", "thread_s
                   "process_labels"}
 
 
-def check_events(events, expect_kernels=(), expect_spans=(), expect_flows=0, expect_tracks=0):
+def check_events(events, expect_kernels=(), expect_spans=(), expect_flows=0, expect_tracks=0, expect_devices=0):
     """Returns the list of problems found in `events` (the parsed JSON)."""
     problems = []
 
@@ -55,6 +56,7 @@ def check_events(events, expect_kernels=(), expect_spans=(), expect_flows=0, exp
     flows = defaultdict(list)           # id -> [(phase, track, ts, index)]
     dispatch_names = set()
     span_names = set()
+    device_processes = set()
     for index, event in enumerate(events):
         if not isinstance(event, dict):
             problem(index, "is not an object")
@@ -79,6 +81,8 @@ def check_events(events, expect_kernels=(), expect_spans=(), expect_flows=0, exp
                 problem(index, f"metadata {name!r} without a known name or args")
             if name == "thread_name":
                 named_tracks.add(track)
+            if name == "process_name" and str((args or {}).get("name", "")).startswith("xgpu device"):
+                device_processes.add(pid)
             continue
         ts = event.get("ts")
         if not isinstance(ts, (int, float)) or isinstance(ts, bool) or ts < 0:
@@ -162,6 +166,8 @@ def check_events(events, expect_kernels=(), expect_spans=(), expect_flows=0, exp
             problems.append(f"no slice named {span!r} (slices: {sorted(span_names)})")
     if len(flows) < expect_flows:
         problems.append(f"{len(flows)} flows, expected at least {expect_flows}")
+    if len(device_processes) < expect_devices:
+        problems.append(f"{len(device_processes)} xgpu devices, expected at least {expect_devices}")
     if len(complete) < expect_tracks:
         problems.append(f"{len(complete)} tracks with slices, expected at least {expect_tracks}")
     return problems
@@ -187,10 +193,11 @@ def main(argv=None):
     parser.add_argument("--expect-spans", default="")
     parser.add_argument("--expect-flows", type=int, default=0)
     parser.add_argument("--expect-tracks", type=int, default=0)
+    parser.add_argument("--expect-devices", type=int, default=0)
     options = parser.parse_args(argv)
     problems = check_file(options.trace, expect_kernels=split(options.expect_kernels),
                           expect_spans=split(options.expect_spans), expect_flows=options.expect_flows,
-                          expect_tracks=options.expect_tracks)
+                          expect_tracks=options.expect_tracks, expect_devices=options.expect_devices)
     for text in problems[:50]:
         print(f"check_trace: {text}", file=sys.stderr)
     if problems:

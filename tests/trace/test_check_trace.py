@@ -61,6 +61,9 @@ expect_problem(mutated(lambda e: e[4].update(args={})), "without workgroup_size 
 expect_problem(GOOD, "no dispatch of kernel 'copy'", expect_kernels=["copy"])
 expect_problem(GOOD, "no slice named 'alloca'", expect_spans=["alloca"])
 expect_problem(GOOD, "expected at least 2", expect_flows=2)
+expect_problem(GOOD, "0 xgpu devices, expected at least 1", expect_devices=1)
+expect_ok(GOOD + [{"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": "xgpu device 0: x"}}],
+          expect_devices=1)
 # Unnamed tracks and bad metadata.
 expect_problem(mutated(lambda e: e.pop(0)), "has slices but no thread_name")
 expect_problem(mutated(lambda e: e[0].update(args={})), "without a known name or args")

@@ -4,7 +4,7 @@
 // results and exits non-zero when they are wrong, so a traced run that
 // breaks the program fails the test too.
 //
-//   trace_workload [--iterations N] [--exit-after-device]
+//   trace_workload [--iterations N] [--instances N] [--exit-after-device]
 //
 // Per iteration i (1..N), semaphore `chain` and the host gate `gate`:
 //   queue 0: xgpuQueueFillBuffer(a, i)      waits gate >= i   signals chain = 3i-2
@@ -13,6 +13,9 @@
 //            xgpuQueueDealloca(scratch)                       signals chain = 3i
 //   host:    xgpuSignalSemaphore(gate, i), xgpuWaitSemaphores(chain >= 3i),
 //            checks b.
+// --instances N: all of it N times, each in an instance of its own created
+// after the previous one was destroyed (the loader closes the driver in
+// between).
 // --exit-after-device: destroys the device, then leaves with _exit(0)
 // (instance not destroyed, no static destructors): what a process that dies
 // early leaves in the trace file.
@@ -45,20 +48,7 @@ XgpuSemaphoreList list(const XgpuSemaphore* semaphore, const uint64_t* value) {
   return XgpuSemaphoreList{semaphore ? 1u : 0u, semaphore, value};
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  uint32_t iterations = 8;
-  bool exit_after_device = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--iterations") && i + 1 < argc)
-      iterations = uint32_t(std::strtoul(argv[++i], nullptr, 10));
-    else if (!std::strcmp(argv[i], "--exit-after-device"))
-      exit_after_device = true;
-    else
-      fail(std::string("unknown argument ") + argv[i]);
-  }
-
+void run(uint32_t iterations, bool exit_after_device) {
   XgpuInstanceCreateInfo instance_info{};
   instance_info.sType = XGPU_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
   XgpuInstance instance = nullptr;
@@ -155,6 +145,24 @@ int main(int argc, char** argv) {
   xgpuDestroyDevice(device, nullptr);
   if (exit_after_device) _exit(EXIT_SUCCESS);
   xgpuDestroyInstance(instance, nullptr);
-  std::printf("trace_workload: %u iterations OK\n", iterations);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint32_t iterations = 8, instances = 1;
+  bool exit_after_device = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--iterations") && i + 1 < argc)
+      iterations = uint32_t(std::strtoul(argv[++i], nullptr, 10));
+    else if (!std::strcmp(argv[i], "--instances") && i + 1 < argc)
+      instances = uint32_t(std::strtoul(argv[++i], nullptr, 10));
+    else if (!std::strcmp(argv[i], "--exit-after-device"))
+      exit_after_device = true;
+    else
+      fail(std::string("unknown argument ") + argv[i]);
+  }
+  for (uint32_t i = 0; i < instances; ++i) run(iterations, exit_after_device);
+  std::printf("trace_workload: %u instance(s) of %u iterations OK\n", instances, iterations);
   return EXIT_SUCCESS;
 }

@@ -23,8 +23,9 @@
 // The file is valid JSON after every flush (the closing bracket is written
 // and then overwritten by the next flush), so a process that dies keeps
 // everything up to the last flush; flushes happen when 64 KiB are buffered,
-// every 100 ms of traced activity, at xgpuDestroyDevice and when the driver
-// is unloaded. "%p" in the file name is replaced by the process id.
+// every 100 ms of traced activity, at xgpuDestroyDevice and at process exit
+// (while tracing, the driver is never unloaded, so instances created one
+// after another append to one file). "%p" in the file name is replaced by the process id.
 //
 // Off (XGPU_TRACE unset or empty) every hook is one load of a flag and a
 // branch not taken. Thread-safe: one mutex guards the tracer's state; the
