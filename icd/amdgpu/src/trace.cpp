@@ -174,7 +174,7 @@ struct Tracer {
     if (any_event) buffer += ",\n";
     any_event = true;
     buffer += json;
-    if (buffer.size() >= kFlushBytes || now_ns - last_flush_ns >= kFlushIntervalNs) {
+    if (buffer.size() >= kFlushBytes || now_ns >= last_flush_ns + kFlushIntervalNs) {
       flush_locked();
       last_flush_ns = now_ns;
     }
@@ -387,7 +387,7 @@ void trace_dispatch_body(hsa_kernel_dispatch_packet_t* packet, const char* kerne
     {
       Tracer& t = tracer();
       std::lock_guard<std::mutex> lock(t.mutex);
-      DeviceState& state = t.devices[device];
+      DeviceState& state = t.device_state(device, record->accepted_ns);
       if (!state.free_signals.empty()) {
         signal = state.free_signals.back();
         state.free_signals.pop_back();
@@ -398,7 +398,7 @@ void trace_dispatch_body(hsa_kernel_dispatch_packet_t* packet, const char* kerne
     } else if (hsa.hsa_signal_create(1, 0, nullptr, &signal) == HSA_STATUS_SUCCESS) {
       Tracer& t = tracer();
       std::lock_guard<std::mutex> lock(t.mutex);
-      t.devices[device].all_signals.push_back(signal);
+      t.device_state(device, record->accepted_ns).all_signals.push_back(signal);
     } else {
       signal.handle = 0;  // no timing for this dispatch
     }
@@ -492,7 +492,7 @@ void trace_completion_observed_slow(Submission* submission) {
     it->second.dispatches.swap(dispatches);
     it->second.device_end_ns = device_end >= issue_begin ? device_end : 0;
   }
-  DeviceState& state = t.devices[device];
+  DeviceState& state = t.device_state(device, now);
   state.free_signals.insert(state.free_signals.end(), recycled.begin(), recycled.end());
 }
 
