@@ -69,6 +69,7 @@ struct Record {
   uint64_t issue_end_ns = 0;
   uint64_t completed_ns = 0;       // completion observed (0: none)
   uint64_t device_end_ns = 0;      // the last packet's end, timed by the device (0: unknown)
+  uint64_t alloca_bytes = 0;       // alloca/dealloca: the buffer's size (read while it lives)
   uint64_t alloca_address = 0;
   std::vector<Dispatch> dispatches;
 };
@@ -351,6 +352,7 @@ void trace_submission_accepted_slow(Submission* submission) {
   record.queue_index = submission->queue->index;
   record.sequence = t.device_state(device, now).next_sequence++;
   record.accepted_ns = now;
+  if (submission->alloca_buffer) record.alloca_bytes = submission->alloca_buffer->size;
 }
 
 void trace_issue_begin_slow(Submission* submission) {
@@ -519,8 +521,9 @@ void trace_submission_finalized_slow(Submission* submission) {
         device_object_name(device, uint64_t(reinterpret_cast<uintptr_t>(submission->command_buffer_handle)));
     if (!name.empty()) common += ",\"command_buffer\":\"" + Tracer::escape(name) + "\"";
   }
-  if (submission->alloca_buffer) {
-    common += ",\"bytes\":" + std::to_string(submission->alloca_buffer->size);
+  // (The alloca buffer may be freed by now: only what was recorded is used.)
+  if (submission->kind == SubmissionKind::kAlloca || submission->kind == SubmissionKind::kDealloca) {
+    common += ",\"bytes\":" + std::to_string(record.alloca_bytes);
     if (submission->kind == SubmissionKind::kAlloca) {
       char address[32];
       std::snprintf(address, sizeof(address), "\"0x%" PRIx64 "\"", record.alloca_address);
