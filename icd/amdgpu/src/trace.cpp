@@ -78,7 +78,8 @@ struct SignalSource {
   uint64_t value = 0;
   int pid = 0;
   uint64_t tid = 0;
-  uint64_t ts_ns = 0;
+  uint64_t ts_ns = 0;              // where the arrow starts: the middle of the queue's signal slice, the
+                                   // start of the host call (the payload is set first, then work is issued)
   const Queue* queue = nullptr;    // nullptr: a host call
 };
 
@@ -602,7 +603,7 @@ void trace_submission_finalized_slow(Submission* submission) {
           now);
   if (status != XGPU_SUCCESS) return;
   for (const SemaphoreValue& signal : submission->signals)
-    t.remember_signal(signal.semaphore, SignalSource{signal.value, pid, signal_tid, signal_begin, queue});
+    t.remember_signal(signal.semaphore, SignalSource{signal.value, pid, signal_tid, signal_begin + (now - signal_begin) / 2, queue});
 
   // Flows: from the signal that reached each waited value (on another queue,
   // or the host) to this submission's execution.
@@ -646,7 +647,7 @@ uint64_t trace_host_call_begin_slow(Device* device) { return std::max<uint64_t>(
 
 void trace_host_call_end_slow(Device* device, const char* function, uint64_t begin, const XgpuSemaphore* semaphores,
                               const uint64_t* values, uint32_t count, bool signal) {
-  const uint64_t now = now_ns(device);
+  const uint64_t now = std::max(now_ns(device), begin);
   const int pid = int(getpid());
   const uint64_t tid = current_thread_id();
   std::string list;
@@ -654,7 +655,7 @@ void trace_host_call_end_slow(Device* device, const char* function, uint64_t beg
   Tracer& t = tracer();
   std::lock_guard<std::mutex> lock(t.mutex);
   t.name_host_thread(pid, tid, now);
-  t.event(Tracer::span(function, "host", pid, tid, begin, std::max(begin, now), "\"values\":[" + list + "]"), now);
+  t.event(Tracer::span(function, "host", pid, tid, begin, now, "\"values\":[" + list + "]"), now);
   if (!signal || !semaphores || !values) return;
   for (uint32_t i = 0; i < count; ++i) {
     if (const Semaphore* semaphore = from_handle<Semaphore>(semaphores[i]))
