@@ -330,6 +330,7 @@ void device_get_queue(XgpuDevice handle, uint32_t family, uint32_t index, XgpuQu
 XgpuResult device_wait_idle(XgpuDevice handle) {
   Device* device = device_from_handle(handle);
   if (!device) return XGPU_ERROR_INVALID_ARGUMENT;
+  TraceHostCall trace_call(device, "xgpuDeviceWaitIdle", nullptr, nullptr, 0, false);
   for (auto& queue : device->queues) {
     XgpuResult result = queue_wait_idle_internal(queue.get(), UINT64_MAX);
     if (result != XGPU_SUCCESS) return result;

@@ -958,6 +958,7 @@ XgpuResult queue_test_inject_fault(XgpuQueue handle, const XgpuSemaphoreList* si
 XgpuResult queue_wait_idle(XgpuQueue handle) {
   auto* queue = reinterpret_cast<Queue*>(handle);
   if (!queue) return XGPU_ERROR_INVALID_ARGUMENT;
+  TraceHostCall trace_call(queue->device, "xgpuQueueWaitIdle", nullptr, nullptr, 0, false);
   XgpuResult result = queue_wait_idle_internal(queue, UINT64_MAX);
   if (result != XGPU_SUCCESS) return result;
   return queue->device->lost ? XGPU_ERROR_DEVICE_LOST : XGPU_SUCCESS;

@@ -12,8 +12,8 @@
 //   - alloca / dealloca as the submissions that commit and release memory;
 //   - semaphore signals as flow events (arrows) from the signalling
 //     submission (or host call) to a waiting submission on another queue;
-//   - host waits (xgpuWaitSemaphores) and host signals (xgpuSignalSemaphore)
-//     on the calling thread's track.
+//   - host waits (xgpuWaitSemaphores, xgpuQueueWaitIdle, xgpuDeviceWaitIdle)
+//     and host signals (xgpuSignalSemaphore) on the calling thread's track.
 //
 // Timestamps are the HSA system clock (the domain the dispatch times are
 // given in), in microseconds. Every queue group of spans is laid out on as
