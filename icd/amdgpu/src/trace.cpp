@@ -30,10 +30,6 @@ const char* trace_path_from_environment() {
   return path && *path ? path : nullptr;
 }
 
-}  // namespace
-
-namespace {
-
 constexpr size_t kFlushBytes = 64 << 10;             // buffered bytes that trigger a flush
 constexpr uint64_t kFlushIntervalNs = 100'000'000;   // traced time between flushes
 constexpr uint32_t kLanes = 8;                        // tracks per span group (overflow shares the last)
@@ -102,7 +98,7 @@ struct DeviceState {
 struct Tracer {
   std::mutex mutex;
   FILE* file = nullptr;
-  bool open_failed = false;
+  bool open_failed = false;        // or closed at exit: events are dropped
   bool seekable = false;
   bool any_event = false;          // an event was buffered or written
   std::string buffer;
@@ -115,7 +111,10 @@ struct Tracer {
   std::unordered_map<const Semaphore*, std::deque<SignalSource>> signals;
   std::unordered_map<uint64_t, bool> named_threads;
 
-  ~Tracer() {
+  // At exit: writes what is buffered and closes the file. The tracer itself
+  // is never destroyed (threads of the HSA runtime may still complete work
+  // and call the hooks); what they report afterwards is dropped.
+  void close() {
     std::lock_guard<std::mutex> lock(mutex);
     flush_locked();
     if (file) {
@@ -124,6 +123,7 @@ struct Tracer {
       std::fclose(file);
       file = nullptr;
     }
+    open_failed = true;
   }
 
   // --- output --------------------------------------------------------------
@@ -297,9 +297,17 @@ struct Tracer {
 };
 
 Tracer& tracer() {
-  static Tracer instance;
-  return instance;
+  static Tracer* const instance = new Tracer;  // never deleted (see Tracer::close)
+  return *instance;
 }
+
+// Closes the file at process exit (or when the driver is unloaded, where
+// nothing keeps it loaded).
+struct CloseAtExit {
+  ~CloseAtExit() {
+    if (g_trace_enabled.load(std::memory_order_relaxed)) tracer().close();
+  }
+} g_close_at_exit;
 
 // The HSA system clock in ns (the domain of dispatch timestamps).
 uint64_t ticks_to_ns(const Device* device, uint64_t ticks) {
