@@ -31,7 +31,7 @@ void meta_side_push(XgpuCommandBuffer cb, uint32_t count);
 
 static const char* const BENCH = "loader_call";
 static const char* const FIGURE_TRAMPOLINE = "push constants 16 B, loader trampoline";
-static const char* const FIGURE_DIRECT = "push constants 16 B, direct pointer (meta-loader)";
+static const char* const FIGURE_DIRECT = "push constants 16 B, direct pointer (meta-loader / vkGetDeviceProcAddr)";
 
 typedef struct run {
   bench_options_t o;

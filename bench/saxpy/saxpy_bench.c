@@ -240,7 +240,8 @@ static void run_opencl(run_t* r, double* gbps) {
   CLCHECK(error);
   cl_command_queue queue = clCreateCommandQueue(context, device, 0, &error);
   CLCHECK(error);
-  cl_program program = clCreateProgramWithSource(context, 1, &OPENCL_SOURCE, NULL, &error);
+  const char* source = OPENCL_SOURCE;
+  cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &error);
   CLCHECK(error);
   CLCHECK(clBuildProgram(program, 1, &device, "", NULL, NULL));
   cl_kernel kernel = clCreateKernel(program, "saxpy", &error);
