@@ -12,7 +12,8 @@ per line; the lines this script reads are
     {"bench", "check", "ok"}       both sides' results compared; ok false fails the run
     {"bench", "note"}              a peer missing and why, a limit of the measurement
 
-A side named "xgpu" (or "xgpu (<device>)") is ours; every other side is a peer
+A side named "xgpu" (or "xgpu (<device>)") is ours ("xgpu, <variant>" is a
+diagnostic variant, shown as a baseline); every other side is a peer
 or a baseline measured in the same process on identical work. Other output
 lines pass through to stderr. The exit status is non-zero when a benchmark
 fails or any check is not ok; missed goals do not fail the run (they are
@@ -72,11 +73,16 @@ GOALS = {
 # Sides that are baselines measured beside us (the plain alternative, the
 # machine's floor), not products to compare with: "best peer" prefers the
 # others when a figure has both.
-BASELINES = r"^(futex|spin|C loop|direct dispatch|preallocated buffer|without the layer)"
+BASELINES = r"^(futex|spin|C loop|direct dispatch|preallocated buffer|without the layer|xgpu, )"
+
+
+def short(side):
+    """The side without its device name: 'Vulkan (llvmpipe (LLVM ...)) X' -> 'Vulkan X'."""
+    return re.sub(r" \((?:[^()]|\([^()]*\))*\)", "", side)
 
 
 def is_ours(side):
-    return side == "xgpu" or side.startswith("xgpu ")
+    return side == "xgpu" or side.startswith("xgpu (")
 
 
 def parse_validation_text(bench, text):
@@ -203,7 +209,7 @@ def judge(fig):
             met &= "p99" in ours and ours["p99"] <= g[1] * ours["median"]
         elif g[0] == "vs_peer":
             peer = next((s for s in peers if re.search(g[1], s["side"])), None)
-            label = peer["side"] if peer else f"/{g[1]}/"
+            label = short(peer["side"]) if peer else f"/{g[1]}/"
             if g[2] >= 1:
                 texts.append(f">= {g[2]:g}x {label}")
             else:
@@ -213,7 +219,7 @@ def judge(fig):
             met &= a is not None and a >= g[2]
         elif g[0] == "beat_peers":
             targets = [s for s in peers if re.search(g[1], s["side"])]
-            texts.append("beat " + (", ".join(s["side"].split(" (")[0] for s in targets) if targets else "peers"))
+            texts.append("beat " + (", ".join(short(s["side"]) for s in targets) if targets else "peers"))
             if not targets:
                 met = None if met is True else met
             for s in targets:
@@ -235,7 +241,7 @@ def fmt(x):
 
 
 def print_table(figures, checks, notes, entries):
-    width = 54
+    width = 64
     print()
     print("every figure: median, min .. max (and p99 where latency is measured) of the run's samples; last column:")
     print("how many times faster xgpu is than that side (>1: xgpu ahead). Best peer: the best product peer")
@@ -252,7 +258,7 @@ def print_table(figures, checks, notes, entries):
             goal = f"   goal: {fig['goal']} -> {state}"
         ratio = ""
         if fig.get("vs_best_peer") is not None:
-            ratio = (f"   xgpu vs best peer ({fig['best_peer'].split(' (')[0]}): {fig['vs_best_peer']:.2f}x "
+            ratio = (f"   xgpu vs best peer ({short(fig['best_peer'])}): {fig['vs_best_peer']:.2f}x "
                      f"({'ahead' if fig['vs_best_peer'] >= 1 else 'behind'})")
         print(f"{fig['figure']} ({fig['unit']}, {fig['better']} is better){ratio}{goal}")
         ours = next((s for s in fig["sides"] if is_ours(s["side"])), None)

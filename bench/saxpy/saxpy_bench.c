@@ -3,6 +3,7 @@
  * (12 bytes per element: x and y read, y written), on every side:
  *
  *   xgpu               kernels.c through the loader (hsa-cpu without an AMD GPU)
+ *   xgpu, chunked      diagnostic: the same with 1024 elements per work item
  *   Vulkan             saxpy.comp (GLSL, compiled by glslangValidator) on lavapipe
  *   OpenCL             the same kernel in OpenCL C on PoCL (the first CPU OpenCL device)
  *   C loop, 1 thread   a plain loop, compiled with the benchmark
@@ -120,6 +121,29 @@ static void run_c(run_t* r, uint32_t threads, double* gbps) {
 }
 
 /* ---- xgpu ---- */
+/* Records one dispatch of `pipeline` over the arrays: the 2-D grid of
+ * `saxpy`, or one work item per SAXPY_CHUNK elements. */
+static XgpuCommandBuffer record_saxpy(bench_xgpu_t* x, XgpuPipeline pipeline, XgpuBuffer xb, XgpuBuffer yb,
+                                      uint32_t n, bool chunked) {
+  XgpuCommandBuffer cb = bench_xgpu_command_buffer(x);
+  const XgpuCommandBufferBeginInfo begin = {
+      .sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, .mode = XGPU_COMMAND_BUFFER_MODE_REUSABLE};
+  BENCH_XCHECK(xgpuBeginCommandBuffer(cb, &begin));
+  xgpuCmdBindPipeline(cb, pipeline);
+  const XgpuBufferRef refs[2] = {xgpuBufferRefWhole(xb), xgpuBufferRefWhole(yb)};
+  xgpuCmdBindBuffers(cb, 0, 2, refs);
+  const saxpy_constants_t c = {A, n};
+  xgpuCmdPushConstants(cb, 0, sizeof c, &c);
+  if (chunked) {
+    const uint32_t items = (n + SAXPY_CHUNK - 1) / SAXPY_CHUNK;
+    xgpuCmdDispatch(cb, (items + 63u) / 64u, 1, 1);
+  } else {
+    xgpuCmdDispatch(cb, SAXPY_ROW / 256u, (n + SAXPY_ROW - 1) / SAXPY_ROW, 1);
+  }
+  BENCH_XCHECK(xgpuEndCommandBuffer(cb));
+  return cb;
+}
+
 static void run_xgpu(run_t* r, double* gbps) {
   bench_xgpu_t x;
   if (!bench_xgpu_create(&x, 1)) exit(EXIT_FAILURE);
@@ -128,31 +152,32 @@ static void run_xgpu(run_t* r, double* gbps) {
   XgpuBuffer yb = bench_xgpu_buffer(&x, (uint64_t)r->n * sizeof(float), (void**)&ys);
   fill(xs, ys, r->n);
   XgpuExecutable executable;
-  XgpuPipeline pipeline = bench_xgpu_pipeline(&x, saxpy_bench_kernels, saxpy_bench_kernels_size, "saxpy", &executable);
-  XgpuCommandBuffer cb = bench_xgpu_command_buffer(&x);
-  const XgpuCommandBufferBeginInfo begin = {
-      .sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, .mode = XGPU_COMMAND_BUFFER_MODE_REUSABLE};
-  BENCH_XCHECK(xgpuBeginCommandBuffer(cb, &begin));
-  xgpuCmdBindPipeline(cb, pipeline);
-  const XgpuBufferRef refs[2] = {xgpuBufferRefWhole(xb), xgpuBufferRefWhole(yb)};
-  xgpuCmdBindBuffers(cb, 0, 2, refs);
-  const saxpy_constants_t c = {A, r->n};
-  xgpuCmdPushConstants(cb, 0, sizeof c, &c);
-  const uint32_t rows = (r->n + SAXPY_ROW - 1) / SAXPY_ROW;
-  xgpuCmdDispatch(cb, SAXPY_ROW / 256u, rows, 1);
-  BENCH_XCHECK(xgpuEndCommandBuffer(cb));
+  XgpuPipeline pipelines[2] = {
+      bench_xgpu_pipeline(&x, saxpy_bench_kernels, saxpy_bench_kernels_size, "saxpy", &executable),
+      NULL};
   XgpuSemaphore done = bench_xgpu_semaphore(&x);
-  for (uint32_t p = 0; p <= r->passes; ++p) {
-    const uint64_t start = bench_now_ns();
-    bench_xgpu_submit(x.queues[0], cb, NULL, 0, done, p + 1);
-    bench_xgpu_wait(&x, done, p + 1);
-    const uint64_t ns = bench_now_ns() - start;
-    if (p > 0) gbps[p - 1] = gb_per_s(r->n, ns);
+  uint64_t value = 0;
+  for (int chunked = 0; chunked < 2; ++chunked) {
+    if (chunked) {
+      const XgpuPipelineCreateInfo info = {
+          .sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO, .executable = executable, .pEntryPoint = "saxpy_chunk"};
+      BENCH_XCHECK(xgpuCreatePipeline(x.device, &info, NULL, &pipelines[1]));
+      fill(xs, ys, r->n);
+    }
+    XgpuCommandBuffer cb = record_saxpy(&x, pipelines[chunked], xb, yb, r->n, chunked);
+    for (uint32_t p = 0; p <= r->passes; ++p) {
+      const uint64_t start = bench_now_ns();
+      bench_xgpu_submit(x.queues[0], cb, NULL, 0, done, ++value);
+      bench_xgpu_wait(&x, done, value);
+      const uint64_t ns = bench_now_ns() - start;
+      if (p > 0) gbps[p - 1] = gb_per_s(r->n, ns);
+    }
+    finish(r, chunked ? "xgpu, 1024 elements per work item (diagnostic)" : "xgpu", gbps, ys);
+    xgpuDestroyCommandBuffer(x.device, cb, NULL);
   }
-  finish(r, "xgpu", gbps, ys);
   xgpuDestroySemaphore(x.device, done, NULL);
-  xgpuDestroyCommandBuffer(x.device, cb, NULL);
-  xgpuDestroyPipeline(x.device, pipeline, NULL);
+  xgpuDestroyPipeline(x.device, pipelines[0], NULL);
+  xgpuDestroyPipeline(x.device, pipelines[1], NULL);
   xgpuDestroyExecutable(x.device, executable, NULL);
   bench_xgpu_destroy_buffer(&x, xb);
   bench_xgpu_destroy_buffer(&x, yb);

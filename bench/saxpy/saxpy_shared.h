@@ -9,6 +9,9 @@
  * guarantees 65535 workgroups per dimension). */
 #define SAXPY_ROW (256u * 1024u)
 
+/* Elements per work item of the diagnostic kernel `saxpy_chunk`. */
+#define SAXPY_CHUNK 1024u
+
 /* The constants after the two bindings. */
 typedef struct saxpy_constants {
   float a;     /* y = a * x + y */
