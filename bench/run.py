@@ -313,6 +313,7 @@ def main():
 
     only = set(a.only.split(",")) if a.only else None
     started = datetime.datetime.now(datetime.timezone.utc)
+    load_before = os.getloadavg()
     entries, figures, checks, notes = [], {}, [], []
     for name, binary, env, reader in BENCHES:
         if only and name.split(",")[0] not in only:
@@ -335,12 +336,15 @@ def main():
     for fig in figs:
         judge(fig)
     print_table(figs, checks, notes, entries)
+    load_after = os.getloadavg()
+    print(f"load average (1, 5, 15 min) before: {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}; "
+          f"after: {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f} on {os.cpu_count()} cores")
 
     failed = any(not c["ok"] for c in checks) or any(e.get("error") for e in entries)
     result = {
         "date": started.isoformat(timespec="seconds"),
         "smoke": a.smoke,
-        "host": host_info(),
+        "host": dict(host_info(), load_before=load_before, load_after=load_after),
         "benches": entries,
         "figures": figs,
         "checks": checks,
