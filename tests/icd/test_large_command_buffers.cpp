@@ -10,9 +10,14 @@ using namespace icdtest;
 
 namespace {
 
-bool have_command_buffers() {
+// xgpuCmdMemoryBarrier of the test's device (not in the shared table).
+PFN_xgpuCmdMemoryBarrier g_memory_barrier = nullptr;
+
+bool have_command_buffers(Env& env) {
+  g_memory_barrier =
+      reinterpret_cast<PFN_xgpuCmdMemoryBarrier>(api().GetDeviceProcAddr(env.device(), "xgpuCmdMemoryBarrier"));
   return api().CreateCommandBuffer && api().BeginCommandBuffer && api().EndCommandBuffer && api().CmdDispatch &&
-         api().CmdMemoryBarrier;
+         g_memory_barrier;
 }
 
 // Records `count` x (increment every counter; barrier) with the counters in
@@ -25,8 +30,8 @@ void record_increments(XgpuCommandBuffer cb, XgpuPipeline pipeline, const XgpuBu
   api().CmdPushConstants(cb, 0, sizeof(constants), &constants);
   for (uint32_t i = 0; i < count; ++i) {
     api().CmdDispatch(cb, 1, 1, 1);
-    api().CmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_WRITE_BIT,
-                           XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_READ_BIT | XGPU_ACCESS_SHADER_WRITE_BIT);
+    g_memory_barrier(cb, XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_WRITE_BIT,
+                     XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_READ_BIT | XGPU_ACCESS_SHADER_WRITE_BIT);
   }
 }
 
@@ -41,7 +46,7 @@ uint32_t wrong_counters(const uint32_t* counters, uint32_t n, uint32_t expected)
 
 TEST_CASE("a 100,000-dispatch command buffer is streamed through a 4096-packet ring, twice, with results checked") {
   Env env(1, 1);
-  if (!have_command_buffers()) return;
+  if (!have_command_buffers(env)) return;
   XgpuExecutable executable = env.test_executable();
   XgpuPipeline pipeline = env.pipeline(executable, "icd_increment", 1, 8, ICD_TEST_INCREMENT_WORKGROUP);
   constexpr uint32_t kCounters = ICD_TEST_INCREMENT_WORKGROUP;
@@ -96,7 +101,7 @@ TEST_CASE("a 100,000-dispatch command buffer is streamed through a 4096-packet r
 
 TEST_CASE("a one-shot command buffer gives its blocks back at completion and is re-recorded into them") {
   Env env(1, 1);
-  if (!have_command_buffers()) return;
+  if (!have_command_buffers(env)) return;
   XgpuExecutable executable = env.test_executable();
   XgpuPipeline pipeline = env.pipeline(executable, "icd_increment", 1, 8, ICD_TEST_INCREMENT_WORKGROUP);
   constexpr uint32_t kCounters = ICD_TEST_INCREMENT_WORKGROUP;
@@ -120,7 +125,7 @@ TEST_CASE("a one-shot command buffer gives its blocks back at completion and is 
     // After completion: a second submission is still refused as before.
     CHECK(submit_barrier(env.queue(0), {}, {}, {}, {}, cb) == XGPU_ERROR_INVALID_USAGE);
   }
-  CHECK(env.log.contains("XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-oneShot"));
+  CHECK(env.log.contains("already submitted"));
   CHECK(wrong_counters(mapped, kCounters, 50 * 200) == 0);
   api().DestroyCommandBuffer(env.device(), cb, nullptr);
   api().DestroySemaphore(env.device(), done, nullptr);

@@ -236,7 +236,12 @@ class Issuer {
     const uint64_t published_end = target_.first_packet_id + published_;
     const uint64_t doorbell = published_end ? published_end - 1 : UINT64_MAX;
     uint64_t read = 0;
-    if (!target_.wait_for_ring_space(target_, doorbell, end > ring ? end - ring : 0, &read)) {
+    // Wait for half the ring, not just these slots: the writer then
+    // refills in batches instead of trading the core back and forth with
+    // the packet processor per packet. (Everything before this command is
+    // published, so the processor can get there.)
+    const uint64_t wanted = end > ring / 2 ? end - ring / 2 : 0;
+    if (!target_.wait_for_ring_space(target_, doorbell, wanted, &read)) {
       if (target_.out_error)
         *target_.out_error = "streaming " + std::to_string(program_.sizes.packet_count) +
                              " AQL packets through a ring of " + std::to_string(ring) +

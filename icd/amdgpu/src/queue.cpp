@@ -205,9 +205,12 @@ enum class IssueOutcome { kIssued, kNoRoom, kFailed };
 
 // IssueTarget::wait_for_ring_space: streaming a command buffer larger than
 // the ring. Runs under the queue lock; the packet processor frees slots
-// without it. Spins briefly, then yields the core to the processor.
+// without it. Polls briefly, then sleeps in short steps so the cores go to
+// the packet processor and the dispatches it runs.
 bool wait_for_ring_space(const IssueTarget& target, uint64_t doorbell_value, uint64_t min_read_index,
                          uint64_t* out_read_index) {
+  constexpr uint32_t kPolls = 64;                             // reads of the index before sleeping
+  constexpr auto kSleep = std::chrono::microseconds(20);      // one step of sleep
   auto* queue = static_cast<Queue*>(target.runtime_context);
   const HsaApi& hsa = *target.hsa;
   if (doorbell_value != UINT64_MAX)
@@ -219,7 +222,7 @@ bool wait_for_ring_space(const IssueTarget& target, uint64_t doorbell_value, uin
       return true;
     }
     if (queue->broken.load(std::memory_order_acquire) || queue->device->lost) return false;
-    if (round >= 64) std::this_thread::yield();
+    if (round >= kPolls) std::this_thread::sleep_for(kSleep);
   }
 }
 
@@ -247,7 +250,9 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
                                    ? hsa.hsa_queue_load_write_index_relaxed(queue->aql)
                                    : 0;
   const uint64_t read_index = hsa.hsa_queue_load_read_index_scacquire(queue->aql);
-  if (write_index - read_index + (streamed ? queue->aql_packets : packets) > queue->aql_packets)
+  // (A streamed body waits for its own slots as it goes: only the
+  // dependency packets need room now.)
+  if (write_index - read_index + (streamed ? dependency_packets : packets) > queue->aql_packets)
     return IssueOutcome::kNoRoom;
 
   // Kernargs: from the ring, or a dedicated allocation when larger than it.
