@@ -228,7 +228,10 @@ class Issuer {
   // the ring (the runtime reserved it).
   XgpuResult ensure_room(uint32_t packet_offset, uint32_t count) {
     const uint64_t end = target_.first_packet_id + packet_offset + count;
-    if (end <= room_end_) return XGPU_SUCCESS;
+    // While streaming, hand packets over in batches so the processor never
+    // runs dry while the writer fills the free half of the ring.
+    const bool batch_due = streaming_ && packet_offset - published_ >= kStreamBatch;
+    if (end <= room_end_ && !batch_due) return XGPU_SUCCESS;
     publish(packet_offset);
     const uint64_t ring = target_.aql_queue->size;
     // The last packet published: this submission's, or the one before it
@@ -240,7 +243,7 @@ class Issuer {
     // refills in batches instead of trading the core back and forth with
     // the packet processor per packet. (Everything before this command is
     // published, so the processor can get there.)
-    const uint64_t wanted = end > ring / 2 ? end - ring / 2 : 0;
+    const uint64_t wanted = end <= room_end_ ? 0 : end > ring / 2 ? end - ring / 2 : 0;
     if (!target_.wait_for_ring_space(target_, doorbell, wanted, &read)) {
       if (target_.out_error)
         *target_.out_error = "streaming " + std::to_string(program_.sizes.packet_count) +
@@ -272,6 +275,8 @@ class Issuer {
   bool logging_ = false;
   uint32_t published_ = 0;         // packets [0, published_) have their headers stored
   uint64_t room_end_ = UINT64_MAX; // packet ids below this may be written now
+  bool streaming_ = false;         // the submission is larger than the ring
+  static constexpr uint32_t kStreamBatch = 256;  // packets published at a time while streaming
 };
 
 XgpuResult Issuer::resolve(const xgpu_amdgpu_command_header_t* command, const RefOrigin& origin,
@@ -516,7 +521,10 @@ XgpuResult Issuer::run() {
   // A submission larger than the ring is streamed: every packet waits for
   // its slot (ensure_room), the first ones included. (Without a wait
   // function the caller owns the whole range.)
-  if (sizes.packet_count > target_.aql_queue->size && target_.wait_for_ring_space) room_end_ = 0;
+  if (sizes.packet_count > target_.aql_queue->size && target_.wait_for_ring_space) {
+    streaming_ = true;
+    room_end_ = 0;
+  }
   t_scratch.words.assign(sizes.packet_count, kUnpublished);
   if (logging_) {
     t_scratch.images.assign(sizes.packet_count, hsa_kernel_dispatch_packet_t{});
