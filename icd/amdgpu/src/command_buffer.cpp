@@ -63,7 +63,9 @@ struct Recorder {
   bool last_packet_has_barrier = false;     // the last packet recorded so far has the barrier bit
   int32_t label_depth = 0;                  // open debug labels
   // Bound state.
+  const XgpuPhysicalDeviceLimits* limits = nullptr;  // the device's limits
   const PipelineInfo* pipeline = nullptr;   // xgpuCmdBindPipeline
+  uint32_t max_workgroup_count[3] = {};     // the bound pipeline's maxWorkgroupCount (computed at bind)
   std::vector<uint8_t> pushed;              // xgpuCmdPushConstants bytes (limits.maxPushConstantsSize)
   std::vector<xgpu_amdgpu_buffer_ref_t> bindings;  // xgpuCmdBindBuffers
   std::vector<uint8_t> bound;               // bindings[i] was bound
@@ -577,7 +579,7 @@ bool prepare_dispatch(CommandBuffer* cb, Recorder* r, const DispatchRules& rules
     return false;
   }
   const PipelineInfo& p = *r->pipeline;
-  const XgpuPhysicalDeviceLimits& limits = device_limits(cb->device);
+  const XgpuPhysicalDeviceLimits& limits = *r->limits;
   for (uint32_t i = 0; i < p.binding_count; ++i) {
     if (i >= r->bound.size() || !r->bound[i]) {
       record_error(cb, XGPU_ERROR_INVALID_USAGE, rules.bindings_vuid,
@@ -770,6 +772,7 @@ XgpuResult XGPU_API_CALL begin_command_buffer(XgpuCommandBuffer handle, const Xg
   }
   // Recorder state; the vectors keep their capacity across recordings.
   r->pool = library->pool.get();
+  r->limits = &limits;
   r->block_cursor = r->block_limit = nullptr;
   r->rodata_cursor = r->rodata_limit = nullptr;
   r->kernarg_cursor = r->kernarg_limit = nullptr;
@@ -839,6 +842,8 @@ void XGPU_API_CALL cmd_bind_pipeline(XgpuCommandBuffer handle, XgpuPipeline pipe
     return;
   }
   r->pipeline = info;
+  for (int d = 0; d < 3; ++d)
+    r->max_workgroup_count[d] = max_workgroup_count(*r->limits, info->workgroup_size, d);
 }
 
 void XGPU_API_CALL cmd_push_constants(XgpuCommandBuffer handle, uint32_t offset, uint32_t size, const void* values) {
@@ -918,11 +923,11 @@ void XGPU_API_CALL cmd_dispatch(XgpuCommandBuffer handle, uint32_t x, uint32_t y
   if (!r) return;
   DispatchSpec spec;
   if (!prepare_dispatch(cb, r, kDispatchRules, &spec)) return;
-  const XgpuPhysicalDeviceLimits& limits = device_limits(cb->device);
+  const XgpuPhysicalDeviceLimits& limits = *r->limits;
   const uint32_t counts[3] = {x, y, z};
   static const char* const kNames[3] = {"groupCountX", "groupCountY", "groupCountZ"};
   for (int d = 0; d < 3; ++d) {
-    const uint32_t bound = max_workgroup_count(limits, spec.workgroup_size, d);
+    const uint32_t bound = r->max_workgroup_count[d];  // computed when the pipeline was bound
     if (counts[d] > bound) {
       record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdDispatch-groupCount",
                    std::string("xgpuCmdDispatch: ") + kNames[d] + " (" + std::to_string(counts[d]) +
