@@ -205,12 +205,17 @@ enum class IssueOutcome { kIssued, kNoRoom, kFailed };
 
 // IssueTarget::wait_for_ring_space: streaming a command buffer larger than
 // the ring. Runs under the queue lock; the packet processor frees slots
-// without it. Polls briefly, then sleeps in short steps so the cores go to
-// the packet processor and the dispatches it runs.
+// without it. Polls briefly, then yields the core between polls (to the
+// packet processor and the dispatches it runs) for a bounded window, then
+// sleeps in short steps: yielding alone takes cores from the dispatches
+// over a long stream, sleeping alone can overrun on a loaded machine until
+// the ring runs dry.
 bool wait_for_ring_space(const IssueTarget& target, uint64_t doorbell_value, uint64_t min_read_index,
                          uint64_t* out_read_index) {
-  constexpr uint32_t kPolls = 64;                             // reads of the index before sleeping
-  constexpr auto kSleep = std::chrono::microseconds(20);      // one step of sleep
+  constexpr uint32_t kPolls = 64;                                  // reads of the index before yielding
+  constexpr auto kYieldWindow = std::chrono::microseconds(64);     // then yields for this long
+  constexpr auto kSleep = std::chrono::microseconds(20);           // then sleeps in these steps
+  const auto start = std::chrono::steady_clock::now();
   auto* queue = static_cast<Queue*>(target.runtime_context);
   const HsaApi& hsa = *target.hsa;
   if (doorbell_value != UINT64_MAX)
@@ -222,7 +227,11 @@ bool wait_for_ring_space(const IssueTarget& target, uint64_t doorbell_value, uin
       return true;
     }
     if (queue->broken.load(std::memory_order_acquire) || queue->device->lost) return false;
-    if (round >= kPolls) std::this_thread::sleep_for(kSleep);
+    if (round < kPolls) continue;
+    if (std::chrono::steady_clock::now() - start < kYieldWindow)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(kSleep);
   }
 }
 
