@@ -61,6 +61,7 @@ GOALS = {
     ("recording", "record push+dispatch"): [("beat_peers", PRODUCT_PEERS)],
     ("recording", "begin + 1 dispatch + end"): [("max", 1.0)],
     ("recording", "replay (submit + wait)"): [("max", 100.0)],
+    ("recording", "replay curve, N=100000"): [("max", 100.0)],
     ("recording", "one dispatch submit -> wait"): [("max", 10.0), ("p99_over_median", 2.0)],
     ("recording", "empty submit + wait"): [("max", 5.0)],
     ("saxpy", "saxpy 64 Mi floats"): [("vs_peer", r"^C loop, [0-9]+ threads$", 0.9)],

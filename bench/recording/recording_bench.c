@@ -11,12 +11,18 @@
  *   replay                         submit a `dispatches`-dispatch buffer and wait, ns per dispatch
  *   one dispatch submit -> wait    us (median and p99 over `rounds`)
  *   empty submit + wait            a submission with no work signalling a timeline semaphore, us
+ *   replay curve                   replay (submit + wait) of N-dispatch buffers, N = 1, 10, ... up to
+ *                                  --curve-max (100,000), ns per dispatch: the cost per dispatch must stay
+ *                                  flat as N grows. A side stops before an N whose replay would take over
+ *                                  --curve-budget-ms (1000; predicted from the previous N) so a slow peer
+ *                                  cannot take minutes.
  *
  * Each figure is the median of its samples with min and max (and p99 where a
  * latency is measured). Every dispatch adds a constant to one of 64 counters;
  * after the run both sides' counters must equal the host's expectation.
  *
- *   recording_bench [--smoke] [--json] [--repeats R] [--dispatches N] [--rounds K]
+ *   recording_bench [--smoke] [--json] [--repeats R] [--dispatches N] [--rounds K] [--curve-max N]
+ *                   [--curve-budget-ms T]
  *
  * --smoke: tiny sizes, every path once (the ctest entry). --json: after the
  * table, one JSON object per figure and side (the lines bench/run.py reads).
@@ -45,10 +51,15 @@ bool vulkan_side_create(bench_side_t* out_side) {
 #endif
 
 typedef struct options {
-  uint32_t repeats;     /* samples of each per-recording / per-replay figure */
-  uint32_t dispatches;  /* dispatches per recording and per replay buffer */
-  uint32_t rounds;      /* samples of each latency figure */
+  uint32_t repeats;       /* samples of each per-recording / per-replay figure */
+  uint32_t dispatches;    /* dispatches per recording and per replay buffer */
+  uint32_t rounds;        /* samples of each latency figure */
+  uint32_t curve_max;     /* largest N of the replay curve */
+  uint32_t curve_budget_ms; /* a side's curve stops after a replay longer than this */
 } options_t;
+
+/* Points of the replay curve: 1, 10, 100, ... */
+enum { CURVE_POINTS_MAX = 8 };
 
 typedef struct summary {
   double median, min, max, p99;
@@ -118,6 +129,48 @@ static void measure(const bench_side_t* side, const options_t* o, run_t* out) {
   free(samples);
 }
 
+/* The replay curve of one side: per point N, the median (min-max) ns per
+ * dispatch of `repeats` replays, and whether its counters were right. */
+typedef struct curve {
+  uint32_t points;                     /* points measured */
+  uint32_t n[CURVE_POINTS_MAX];        /* dispatches per buffer */
+  summary_t per_dispatch[CURVE_POINTS_MAX];
+  bool ok;                             /* every point's counters equal the host's expectation */
+} curve_t;
+
+static void measure_curve(const bench_side_t* side, const options_t* o, curve_t* out) {
+  double* samples = calloc(o->repeats, sizeof *samples);
+  if (!samples) exit(EXIT_FAILURE);
+  void* st = side->state;
+  memset(out, 0, sizeof *out);
+  out->ok = true;
+  double previous_per_dispatch = 0;  /* ns per dispatch of the previous point's warm-up */
+  for (uint64_t n = 1; n <= o->curve_max && out->points < CURVE_POINTS_MAX; n *= 10) {
+    /* Predicted from the previous point: stop before a replay over budget. */
+    if (previous_per_dispatch * (double)n > (double)o->curve_budget_ms * 1e6) break;
+    side->prepare_replay(st, (uint32_t)n);
+    side->reset_counters(st);
+    const uint64_t warm = side->replay(st);  /* warm-up, and the budget check */
+    for (uint32_t r = 0; r < o->repeats; ++r) samples[r] = (double)side->replay(st) / (double)n;
+    uint32_t expected[RECORDING_COUNTER_COUNT] = {0}, counters[RECORDING_COUNTER_COUNT];
+    for (uint32_t i = 0; i < n; ++i) {
+      const recording_constants_t c = bench_constants(i);
+      expected[c.index] += c.value * (1 + o->repeats);
+    }
+    side->read_counters(st, counters);
+    if (memcmp(expected, counters, sizeof counters) != 0) {
+      fprintf(stderr, "error: %s: replay curve N=%llu: counters differ from the expectation\n", side->name,
+              (unsigned long long)n);
+      out->ok = false;
+    }
+    out->n[out->points] = (uint32_t)n;
+    out->per_dispatch[out->points] = summarize(samples, o->repeats);
+    ++out->points;
+    previous_per_dispatch = (double)warm / (double)n;
+  }
+  free(samples);
+}
+
 /* What the counters must hold after `run`'s submissions. */
 static void expected_counters(const options_t* o, const run_t* run, uint32_t out[RECORDING_COUNTER_COUNT]) {
   memset(out, 0, RECORDING_COUNTER_COUNT * sizeof *out);
@@ -159,27 +212,35 @@ static uint32_t parse_u32(const char* flag, const char* value) {
 }
 
 int main(int argc, char** argv) {
-  options_t o = {.repeats = 9, .dispatches = 1000, .rounds = 200};
+  options_t o = {.repeats = 9, .dispatches = 1000, .rounds = 200, .curve_max = 100000, .curve_budget_ms = 1000};
   bool json = false;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--json")) {
       json = true;
     } else if (!strcmp(argv[i], "--smoke")) {
-      o = (options_t){.repeats = 1, .dispatches = 16, .rounds = 3};
+      o = (options_t){.repeats = 1, .dispatches = 16, .rounds = 3, .curve_max = 10, .curve_budget_ms = 1000};
     } else if (!strcmp(argv[i], "--repeats")) {
       o.repeats = parse_u32(argv[i], argv[i + 1]), ++i;
     } else if (!strcmp(argv[i], "--dispatches")) {
       o.dispatches = parse_u32(argv[i], argv[i + 1]), ++i;
     } else if (!strcmp(argv[i], "--rounds")) {
       o.rounds = parse_u32(argv[i], argv[i + 1]), ++i;
+    } else if (!strcmp(argv[i], "--curve-max")) {
+      o.curve_max = parse_u32(argv[i], argv[i + 1]), ++i;
+    } else if (!strcmp(argv[i], "--curve-budget-ms")) {
+      o.curve_budget_ms = parse_u32(argv[i], argv[i + 1]), ++i;
     } else {
-      fprintf(stderr, "usage: %s [--smoke] [--json] [--repeats R] [--dispatches N] [--rounds K]\n", argv[0]);
+      fprintf(stderr,
+              "usage: %s [--smoke] [--json] [--repeats R] [--dispatches N] [--rounds K] [--curve-max N] "
+              "[--curve-budget-ms T]\n",
+              argv[0]);
       return 2;
     }
   }
 
   bench_side_t sides[2];
   run_t runs[2];
+  curve_t curves[2];
   int side_count = 0;
   if (!xgpu_side_create(&sides[side_count])) return EXIT_FAILURE;
   ++side_count;
@@ -189,6 +250,8 @@ int main(int argc, char** argv) {
   for (int s = 0; s < side_count; ++s) {
     measure(&sides[s], &o, &runs[s]);
     ok = check_counters(sides[s].name, &o, &runs[s]) && ok;
+    measure_curve(&sides[s], &o, &curves[s]);
+    ok = curves[s].ok && ok;
   }
   if (side_count == 2 && memcmp(runs[0].counters, runs[1].counters, sizeof runs[0].counters) != 0) {
     fprintf(stderr, "error: the two sides' counters differ\n");
@@ -210,6 +273,21 @@ int main(int argc, char** argv) {
     if (side_count == 2) printf(" | %.3gx", runs[0].figures[f].median / runs[1].figures[f].median);
     printf("\n");
   }
+  printf("  replay curve, ns per dispatch (median (min-max) of %u replays; '-': a replay would exceed %u ms)\n",
+         o.repeats, o.curve_budget_ms);
+  for (uint32_t p = 0; p < curves[0].points; ++p) {
+    printf("  %-30u %-12s", curves[0].n[p], "ns/dispatch");
+    for (int s = 0; s < side_count; ++s) {
+      printf(" |");
+      if (p < curves[s].points)
+        print_summary(&curves[s].per_dispatch[p], false);
+      else
+        printf(" %10s", "-");
+    }
+    if (side_count == 2 && p < curves[1].points)
+      printf(" | %.3gx", curves[0].per_dispatch[p].median / curves[1].per_dispatch[p].median);
+    printf("\n");
+  }
   printf("  results: %s\n", ok ? (side_count == 2 ? "both sides' counters equal and right" : "counters right (no peer)")
                               : "WRONG");
   for (int f = 0; json && f < FIGURE_COUNT; ++f)
@@ -220,6 +298,13 @@ int main(int argc, char** argv) {
              m->min, m->max);
       if (figure_latency[f]) printf(",\"p99\":%.6g", m->p99);
       printf("}\n");
+    }
+  for (int s = 0; json && s < side_count; ++s)
+    for (uint32_t p = 0; p < curves[s].points; ++p) {
+      const summary_t* m = &curves[s].per_dispatch[p];
+      printf("{\"bench\":\"recording\",\"figure\":\"replay curve, N=%u\",\"unit\":\"ns/dispatch\","
+             "\"better\":\"lower\",\"side\":\"%s\",\"median\":%.6g,\"min\":%.6g,\"max\":%.6g}\n",
+             curves[s].n[p], sides[s].name, m->median, m->min, m->max);
     }
   if (json) printf("{\"bench\":\"recording\",\"check\":\"counters equal the host's expectation on every side\",\"ok\":%s}\n",
                    ok ? "true" : "false");

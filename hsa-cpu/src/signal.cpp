@@ -231,6 +231,21 @@ AsyncHandlerThread::AsyncHandlerThread() : state_(new State()) {
         }
         ++i;
       }
+      if (!progressed && !active.empty()) {
+        // A bounded active wait before sleeping, as ROCR's async event
+        // thread does (its blocked wait polls before it sleeps): a
+        // completion that follows soon is handled without a futex round
+        // trip. Ends at the first notify (a watched change, an addition).
+        const uint64_t spin_end = now_ns() + kBlockedSpinNs;
+        for (uint32_t i = 0; s->node.state.load(std::memory_order_acquire) == WaitNode::kArmed; ++i) {
+          if ((i & 15) != 15) {
+            cpu_relax();
+            continue;
+          }
+          if (now_ns() >= spin_end) break;
+          sched_yield();
+        }
+      }
       // Watched signals may change behind the API (value pointer, kernel
       // code): re-check them periodically; with nothing to watch, sleep.
       if (!progressed)

@@ -40,23 +40,35 @@ constexpr uint64_t align_up(uint64_t value, uint64_t alignment) {
 
 }  // namespace
 
-// Staging of one recording (host memory), turned into a program at End.
+// Recording state of one command buffer. Created by the first Begin and
+// kept (with its vectors' capacity) for later recordings, so a steady
+// begin/record/end loop allocates nothing.
 struct Recorder {
-  std::vector<uint8_t> commands;            // commands in recording order, no terminators
-  std::vector<uint64_t> command_offsets;    // offset of each command in `commands`
-  std::vector<uint8_t> rodata;              // read-only data
+  CommandChunkPool* pool = nullptr;         // the device's pool
+  // Where the next command goes in the current block; `block_limit` leaves
+  // room for the block's terminator.
+  uint8_t* block_cursor = nullptr;
+  uint8_t* block_limit = nullptr;
+  // Arenas of the current read-only data chunk (kHostCoherent) and prebuilt
+  // kernarg chunk (kKernarg): next free byte, end.
+  uint8_t* rodata_cursor = nullptr;
+  uint8_t* rodata_limit = nullptr;
+  uint8_t* kernarg_cursor = nullptr;
+  uint8_t* kernarg_limit = nullptr;
+  uint32_t command_count = 0;               // commands recorded so far (terminators excluded)
   uint32_t packet_count = 0;                // packets of the commands recorded so far
   uint64_t kernarg_bytes = 0;               // per-submission kernarg bytes so far
-  uint64_t prebuilt_kernarg_bytes = 0;      // kernarg bytes built at End so far
   bool reads_memory_at_issue = false;       // a STATIC indirect dispatch was recorded
   bool barrier_pending = false;             // a barrier precedes the next packet-producing command
   bool last_packet_has_barrier = false;     // the last packet recorded so far has the barrier bit
   int32_t label_depth = 0;                  // open debug labels
   // Bound state.
+  const XgpuPhysicalDeviceLimits* limits = nullptr;  // the device's limits
   const PipelineInfo* pipeline = nullptr;   // xgpuCmdBindPipeline
+  uint32_t max_workgroup_count[3] = {};     // the bound pipeline's maxWorkgroupCount (computed at bind)
   std::vector<uint8_t> pushed;              // xgpuCmdPushConstants bytes (limits.maxPushConstantsSize)
   std::vector<xgpu_amdgpu_buffer_ref_t> bindings;  // xgpuCmdBindBuffers
-  std::vector<bool> bound;                  // bindings[i] was bound
+  std::vector<uint8_t> bound;               // bindings[i] was bound
   uint32_t dynamic_group_size = 0;          // xgpuCmdSetWorkgroupMemorySize
   std::vector<SlotRequirement> slots;       // per binding-table slot: what the commands need of it
 };
@@ -99,6 +111,14 @@ std::string memory_type_string(uint32_t memory_type, XgpuMemoryPropertyFlags pro
   return "memory type " + std::to_string(memory_type) + " (" + memory_property_string(properties) + ")";
 }
 
+// "command 2 (xgpuCmdCopyBuffer pDst)", "command 0 (xgpuCmdDispatch
+// binding 1 (xgpuCmdBindBuffers))".
+std::string slot_use_string(const SlotUse& use) {
+  const std::string what = use.parameter ? std::string(use.parameter)
+                                         : "binding " + std::to_string(use.binding) + " (xgpuCmdBindBuffers)";
+  return "command " + std::to_string(use.command) + " (" + use.function + " " + what + ")";
+}
+
 // Records the first error and reports it.
 void record_error(CommandBuffer* cb, XgpuResult result, const char* vuid, const std::string& message) {
   device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, vuid, message,
@@ -128,33 +148,88 @@ Recorder* recording(CommandBuffer* cb, const char* function, const char* recordi
   return cb->recorder;
 }
 
-uint32_t append_rodata(Recorder* r, const void* data, uint64_t size, uint64_t alignment) {
-  const uint64_t offset = align_up(r->rodata.size(), alignment);
-  r->rodata.resize(offset + size);
-  if (size) std::memcpy(r->rodata.data() + offset, data, size);
-  return uint32_t(offset);
+// Takes a pool chunk of `kind` holding `size` bytes into the program;
+// reports and records the failure (nullptr).
+uint8_t* take_chunk(CommandBuffer* cb, Recorder* r, MemoryKind kind, uint64_t size, const char* what) {
+  PoolChunk chunk;
+  const XgpuResult result = r->pool->take(kind, size, &chunk);
+  if (result != XGPU_SUCCESS) {
+    record_error(cb, result, msgid::failure(result),
+                 std::string("recording: allocating ") + std::to_string(size) + " bytes for the " + what +
+                     " failed");
+    return nullptr;
+  }
+  cb->program.chunks.push_back(chunk);
+  return chunk.base;
 }
 
-uint32_t append_string(Recorder* r, const std::string& text) {
-  return append_rodata(r, text.c_str(), text.size() + 1, 1);
+// `size` bytes at `alignment` from an arena (read-only data or prebuilt
+// kernargs), taking a new chunk when the current one is full; nullptr
+// after recording an error.
+uint8_t* arena_alloc(CommandBuffer* cb, Recorder* r, bool kernarg, uint64_t size, uint64_t alignment) {
+  uint8_t*& cursor = kernarg ? r->kernarg_cursor : r->rodata_cursor;
+  uint8_t*& limit = kernarg ? r->kernarg_limit : r->rodata_limit;
+  uint8_t* at = reinterpret_cast<uint8_t*>(align_up(uint64_t(reinterpret_cast<uintptr_t>(cursor)), alignment));
+  if (!cursor || at + size > limit) {
+    const uint64_t chunk_size = std::max<uint64_t>(size, CommandChunkPool::kChunkSize);
+    uint8_t* base = take_chunk(cb, r, kernarg ? MemoryKind::kKernarg : MemoryKind::kHostCoherent, chunk_size,
+                               kernarg ? "prebuilt kernargs" : "read-only data");
+    if (!base) return nullptr;
+    at = base;  // chunks are at least 256-byte aligned
+    limit = base + chunk_size;
+  }
+  cursor = at + size;
+  return at;
 }
 
-// Appends a zeroed command of `size` bytes; returns its offset in r->commands.
-uint64_t append_command(Recorder* r, uint8_t type, uint64_t size) {
+// Copies `size` bytes into the read-only data; returns their address (0
+// after recording an error).
+uint64_t append_rodata(CommandBuffer* cb, Recorder* r, const void* data, uint64_t size, uint64_t alignment) {
+  uint8_t* at = arena_alloc(cb, r, false, size, alignment);
+  if (!at) return 0;
+  if (size) std::memcpy(at, data, size);
+  return uint64_t(reinterpret_cast<uintptr_t>(at));
+}
+
+constexpr uint64_t kTerminatorSize = sizeof(xgpu_amdgpu_command_terminator_t);
+
+// Ends the current block with `type` (BRANCH to `next`, or RETURN).
+void write_terminator(Recorder* r, uint8_t type, const uint8_t* next) {
+  xgpu_amdgpu_command_terminator_t terminator{};
+  terminator.header.type = type;
+  terminator.header.size = uint16_t(kTerminatorSize);
+  terminator.header.index = r->command_count;
+  terminator.next_block = next ? uint64_t(reinterpret_cast<uintptr_t>(next)) : 0;
+  std::memcpy(r->block_cursor, &terminator, sizeof(terminator));
+}
+
+// Starts a new block with room for a command of `size` bytes; the current
+// one (if any) branches to it.
+bool new_block(CommandBuffer* cb, Recorder* r, uint64_t size) {
+  const uint64_t block_size = std::max<uint64_t>(size + kTerminatorSize, kBlockSize);
+  uint8_t* block = take_chunk(cb, r, MemoryKind::kHostCoherent, block_size, "command block");
+  if (!block) return false;
+  if (r->block_cursor) write_terminator(r, XGPU_AMDGPU_COMMAND_BRANCH, block);
+  cb->program.blocks.push_back(block);
+  r->block_cursor = block;
+  r->block_limit = block + block_size - kTerminatorSize;
+  return true;
+}
+
+// Appends a zeroed command of `size` bytes in place in the current block;
+// nullptr after recording an error.
+template <typename T = xgpu_amdgpu_command_header_t>
+T* append_command(CommandBuffer* cb, Recorder* r, uint8_t type, uint64_t size) {
   size = align_up(size, kCommandAlignment);
-  const uint64_t offset = r->commands.size();
-  r->commands.resize(offset + size, 0);
-  auto* header = reinterpret_cast<xgpu_amdgpu_command_header_t*>(r->commands.data() + offset);
+  if (r->block_cursor + size > r->block_limit && !new_block(cb, r, size)) return nullptr;
+  uint8_t* at = r->block_cursor;
+  r->block_cursor += size;
+  std::memset(at, 0, size);
+  auto* header = reinterpret_cast<xgpu_amdgpu_command_header_t*>(at);
   header->type = type;
   header->size = uint16_t(size);
-  header->index = uint32_t(r->command_offsets.size());
-  r->command_offsets.push_back(offset);
-  return offset;
-}
-
-template <typename T>
-T* command_at(Recorder* r, uint64_t offset) {
-  return reinterpret_cast<T*>(r->commands.data() + offset);
+  header->index = r->command_count++;
+  return reinterpret_cast<T*>(at);
 }
 
 // Converts an API reference to a fat reference, validating what is known at
@@ -270,8 +345,8 @@ SlotRequirement* slot_requirement(Recorder* r, const xgpu_amdgpu_buffer_ref_t& r
 
 // `parameter` names the reference ("pDst"); for a pipeline binding it is
 // nullptr and `binding` is the binding's index. `vuid` is the command's rule
-// for the usage (a string literal). Builds strings only the first time a
-// slot needs the usage.
+// for the usage (a string literal). No strings: the message is built at
+// submit, only when a binding table breaks the requirement.
 void require_slot(Recorder* r, const xgpu_amdgpu_buffer_ref_t& ref, uint32_t index, XgpuBufferUsageFlags usage,
                   const char* function, const char* parameter, uint32_t binding, const char* vuid) {
   SlotRequirement* requirement = slot_requirement(r, ref);
@@ -279,13 +354,24 @@ void require_slot(Recorder* r, const xgpu_amdgpu_buffer_ref_t& ref, uint32_t ind
   SlotRequirement& slot = *requirement;
   const uint32_t bit = usage_index(usage);
   if (!(slot.usage & usage)) {
-    const std::string what =
-        parameter ? std::string(parameter) : "binding " + std::to_string(binding) + " (xgpuCmdBindBuffers)";
-    slot.use[bit] = "command " + std::to_string(index) + " (" + function + " " + what + ")";
+    slot.use[bit] = SlotUse{index, function, parameter, binding};
     slot.vuid[bit] = vuid;
   }
   slot.usage |= usage;
 }
+
+xgpu_amdgpu_kernarg_patch_t make_patch(uint32_t kernarg_offset, uint16_t kind, uint16_t alignment,
+                                       const xgpu_amdgpu_buffer_ref_t& ref) {
+  xgpu_amdgpu_kernarg_patch_t patch{};
+  patch.kernarg_offset = kernarg_offset;
+  patch.kind = kind;
+  patch.alignment = alignment;
+  patch.ref = ref;
+  return patch;
+}
+
+// Bytes of one pipeline binding in the kernargs (a pointer).
+constexpr uint32_t kBindingBytes = sizeof(uint64_t);
 
 // What one kernel dispatch needs, before it becomes a command.
 struct DispatchSpec {
@@ -294,18 +380,35 @@ struct DispatchSpec {
   uint32_t workgroup_size[3] = {1, 1, 1};       // work items per workgroup
   uint32_t workgroup_count[3] = {1, 1, 1};      // workgroups (indirect: unused, 1)
   uint32_t dynamic_group_size = 0;              // dynamic group bytes
-  const void* kernargs = nullptr;               // template bytes (kernel->kernarg_size)
-  std::vector<xgpu_amdgpu_kernarg_patch_t> patches;  // values from references
+  // Kernarg template, one of: `kernargs` (kernel->kernarg_size bytes), or
+  // zeros with `constants_size` bytes of `constants` at `constants_offset`
+  // (a pipeline: binding pointers, then the pushed constants).
+  const void* kernargs = nullptr;
+  const uint8_t* constants = nullptr;
+  uint32_t constants_offset = 0;
+  uint32_t constants_size = 0;
+  // Patches, one of: `patches` (device-library commands), or one ADDRESS
+  // patch per pipeline binding i at i * 8 from `binding_refs[i]`.
+  const xgpu_amdgpu_kernarg_patch_t* patches = nullptr;
+  const xgpu_amdgpu_buffer_ref_t* binding_refs = nullptr;
+  uint32_t patch_count = 0;
   bool force_barrier = false;                   // the first packet needs the barrier bit
+
+  xgpu_amdgpu_kernarg_patch_t patch(uint32_t i) const {
+    return patches ? patches[i] : make_patch(i * kBindingBytes, XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, binding_refs[i]);
+  }
+  const xgpu_amdgpu_buffer_ref_t& ref(uint32_t i) const { return patches ? patches[i].ref : binding_refs[i]; }
 };
 
 // Slot requirements of the pipeline bindings of a recorded dispatch
 // (command `index`): STORAGE.
 void require_bindings(Recorder* r, const DispatchSpec& spec, uint32_t index, const char* function) {
-  constexpr uint32_t kBindingBytes = sizeof(uint64_t);
-  for (const xgpu_amdgpu_kernarg_patch_t& patch : spec.patches)
-    require_slot(r, patch.ref, index, XGPU_BUFFER_USAGE_STORAGE_BIT, function, nullptr,
-                 patch.kernarg_offset / kBindingBytes, "XGPU-VUID-xgpuCmdBindBuffers-pBuffers-usage");
+  for (uint32_t i = 0; i < spec.patch_count; ++i) {
+    const xgpu_amdgpu_buffer_ref_t& ref = spec.ref(i);
+    if (ref.kind != XGPU_AMDGPU_BUFFER_REF_KIND_SLOT) continue;
+    require_slot(r, ref, index, XGPU_BUFFER_USAGE_STORAGE_BIT, function, nullptr, i,
+                 "XGPU-VUID-xgpuCmdBindBuffers-pBuffers-usage");
+  }
 }
 
 uint16_t dimensions_of(const uint32_t workgroup_size[3], const uint32_t workgroup_count[3]) {
@@ -314,38 +417,66 @@ uint16_t dimensions_of(const uint32_t workgroup_size[3], const uint32_t workgrou
   return 1;
 }
 
-// Appends a dispatch-like command: `base_size` bytes of fixed fields (header
-// and xgpu_amdgpu_dispatch_t first), then the patches. Reserves `packets`
-// packets, the dispatch's kernargs (unless prebuilt) and `extra_kernarg_bytes`
-// per-submission bytes after them (their offset from header.kernarg_offset
-// goes to *out_extra_kernarg_offset). Returns the command's offset.
-uint64_t append_dispatch(Recorder* r, const DispatchSpec& spec, uint64_t base_size, uint32_t packets,
-                         uint64_t extra_kernarg_bytes, uint32_t extra_kernarg_alignment,
-                         uint32_t* out_extra_kernarg_offset) {
-  const KernelInfo& kernel = *spec.kernel;
-  const uint64_t offset =
-      append_command(r, spec.type, base_size + spec.patches.size() * sizeof(xgpu_amdgpu_kernarg_patch_t));
-  bool prebuilt = true;
-  for (const auto& patch : spec.patches) prebuilt = prebuilt && ref_is_static(patch.ref);
-  const uint32_t alignment = std::max<uint32_t>(kernel.kernarg_alignment, kMinKernargSegmentAlignment);
-  const uint32_t template_offset =
-      append_rodata(r, spec.kernargs, kernel.kernarg_size, std::max<uint64_t>(alignment, kRodataAlignment));
-  const uint32_t name_offset = append_string(r, kernel.name);
+// The kernarg template of `spec` into `out` (kernel->kernarg_size bytes).
+void write_template(const DispatchSpec& spec, uint8_t* out) {
+  const uint32_t size = spec.kernel->kernarg_size;
+  if (spec.kernargs) {
+    if (size) std::memcpy(out, spec.kernargs, size);
+    return;
+  }
+  if (size) std::memset(out, 0, size);
+  if (spec.constants_size) std::memcpy(out + spec.constants_offset, spec.constants, spec.constants_size);
+}
 
-  auto* command = command_at<xgpu_amdgpu_command_dispatch_t>(r, offset);
+// The value a static reference's patch stores (known at record time).
+uint64_t static_patch_value(const xgpu_amdgpu_kernarg_patch_t& patch) {
+  return patch.kind == XGPU_AMDGPU_KERNARG_PATCH_LENGTH ? patch.ref.length : patch.ref.value + patch.ref.offset;
+}
+
+// Appends a dispatch-like command in place: `base_size` bytes of fixed
+// fields (header and xgpu_amdgpu_dispatch_t first), then the patches.
+// Reserves `packets` packets, the dispatch's kernargs (built now in the
+// prebuilt kernarg arena when every reference is static, else a template in
+// the read-only data and a per-submission range) and `extra_kernarg_bytes`
+// per-submission bytes after them (their offset from header.kernarg_offset
+// goes to *out_extra_kernarg_offset). Returns the command, nullptr after
+// recording an error.
+xgpu_amdgpu_command_dispatch_t* append_dispatch(CommandBuffer* cb, Recorder* r, const DispatchSpec& spec,
+                                                uint64_t base_size, uint32_t packets, uint64_t extra_kernarg_bytes,
+                                                uint32_t extra_kernarg_alignment, uint32_t* out_extra_kernarg_offset) {
+  const KernelInfo& kernel = *spec.kernel;
+  bool prebuilt = true;
+  for (uint32_t i = 0; i < spec.patch_count; ++i) prebuilt = prebuilt && ref_is_static(spec.ref(i));
+  const uint32_t alignment = std::max<uint32_t>(kernel.kernarg_alignment, kMinKernargSegmentAlignment);
+  uint8_t* kernargs = prebuilt ? arena_alloc(cb, r, true, kernel.kernarg_size, alignment)
+                               : arena_alloc(cb, r, false, kernel.kernarg_size,
+                                             std::max<uint64_t>(alignment, kRodataAlignment));
+  if (!kernargs) return nullptr;
+  auto* command = append_command<xgpu_amdgpu_command_dispatch_t>(
+      cb, r, spec.type, base_size + uint64_t(spec.patch_count) * sizeof(xgpu_amdgpu_kernarg_patch_t));
+  if (!command) return nullptr;
+  write_template(spec, kernargs);
+  auto* patches = reinterpret_cast<xgpu_amdgpu_kernarg_patch_t*>(reinterpret_cast<uint8_t*>(command) + base_size);
+  for (uint32_t i = 0; i < spec.patch_count; ++i) {
+    patches[i] = spec.patch(i);
+    if (prebuilt) {
+      const uint64_t value = static_patch_value(patches[i]);
+      std::memcpy(kernargs + patches[i].kernarg_offset, &value, sizeof(value));
+    }
+  }
+
   xgpu_amdgpu_command_header_t& header = command->header;
   header.packet_offset = r->packet_count;
   if (r->barrier_pending || spec.force_barrier) header.flags |= XGPU_AMDGPU_COMMAND_FLAG_BARRIER;
   r->barrier_pending = false;
   r->packet_count += packets;
 
+  xgpu_amdgpu_dispatch_t& d = command->dispatch;
+  const uint64_t kernarg_address = uint64_t(reinterpret_cast<uintptr_t>(kernargs));
   uint64_t cursor = r->kernarg_bytes;
   if (prebuilt) {
     header.flags |= XGPU_AMDGPU_COMMAND_FLAG_PREBUILT_KERNARGS;
-    const uint64_t prebuilt_offset = align_up(r->prebuilt_kernarg_bytes, alignment);
-    r->prebuilt_kernarg_bytes = prebuilt_offset + kernel.kernarg_size;
-    // An offset into the prebuilt kernarg memory until End allocates it.
-    command->dispatch.prebuilt_kernarg_address = prebuilt_offset;
+    d.prebuilt_kernarg_address = kernarg_address;
   } else {
     cursor = align_up(cursor, alignment);
     header.kernarg_offset = uint32_t(cursor);
@@ -359,9 +490,8 @@ uint64_t append_dispatch(Recorder* r, const DispatchSpec& spec, uint64_t base_si
   }
   r->kernarg_bytes = cursor;
 
-  xgpu_amdgpu_dispatch_t& d = command->dispatch;
   d.kernel_object = kernel.kernel_object;
-  d.kernarg_template = template_offset;  // a read-only data offset until End
+  d.kernarg_template = kernarg_address;
   for (int i = 0; i < 3; ++i) {
     d.workgroup_size[i] = uint16_t(spec.workgroup_size[i]);
     d.workgroup_count[i] = spec.workgroup_count[i];
@@ -375,28 +505,15 @@ uint64_t append_dispatch(Recorder* r, const DispatchSpec& spec, uint64_t base_si
   d.group_segment_size = kernel.group_segment_size + spec.dynamic_group_size;
   d.kernarg_size = kernel.kernarg_size;
   d.kernarg_alignment = alignment;
-  d.patch_count = uint16_t(spec.patches.size());
-  d.debug_name = name_offset;
-  if (!spec.patches.empty())
-    std::memcpy(r->commands.data() + offset + base_size, spec.patches.data(),
-                spec.patches.size() * sizeof(xgpu_amdgpu_kernarg_patch_t));
-  return offset;
-}
-
-xgpu_amdgpu_kernarg_patch_t make_patch(uint32_t kernarg_offset, uint16_t kind, uint16_t alignment,
-                                       const xgpu_amdgpu_buffer_ref_t& ref) {
-  xgpu_amdgpu_kernarg_patch_t patch{};
-  patch.kernarg_offset = kernarg_offset;
-  patch.kind = kind;
-  patch.alignment = alignment;
-  patch.ref = ref;
-  return patch;
+  d.patch_count = uint16_t(spec.patch_count);
+  d.debug_name = uint64_t(reinterpret_cast<uintptr_t>(kernel.name.c_str()));  // interned with the kernel
+  return command;
 }
 
 // Records a device-library kernel dispatch (fill, copy, update, timestamp).
 void record_builtin(CommandBuffer* cb, Recorder* r, uint8_t type, const KernelInfo* kernel, const char* function,
                     const void* kernargs, uint32_t kernarg_size, uint32_t workgroup_size, uint32_t workgroups,
-                    std::vector<xgpu_amdgpu_kernarg_patch_t> patches, bool force_barrier) {
+                    const xgpu_amdgpu_kernarg_patch_t* patches, uint32_t patch_count, bool force_barrier) {
   if (!kernel) {
     record_error(cb, XGPU_ERROR_FEATURE_NOT_PRESENT, msgid::kDeviceLibrary,
                  std::string(function) + ": the device library (builtin kernels) is not available for this device");
@@ -415,12 +532,12 @@ void record_builtin(CommandBuffer* cb, Recorder* r, uint8_t type, const KernelIn
   spec.workgroup_size[0] = workgroup_size;
   spec.workgroup_count[0] = workgroups;
   spec.kernargs = kernargs;
-  spec.patches = std::move(patches);
+  spec.patches = patches;
+  spec.patch_count = patch_count;
   spec.force_barrier = force_barrier;
   uint32_t unused = 0;
-  const uint64_t offset = append_dispatch(r, spec, sizeof(xgpu_amdgpu_command_dispatch_t), 1, 0, 1, &unused);
-  r->last_packet_has_barrier =
-      command_at<xgpu_amdgpu_command_header_t>(r, offset)->flags & XGPU_AMDGPU_COMMAND_FLAG_BARRIER;
+  const auto* command = append_dispatch(cb, r, spec, sizeof(xgpu_amdgpu_command_dispatch_t), 1, 0, 1, &unused);
+  if (command) r->last_packet_has_barrier = command->header.flags & XGPU_AMDGPU_COMMAND_FLAG_BARRIER;
 }
 
 // Workgroups of a fill/copy of `length` bytes (unknown: the maximum).
@@ -452,10 +569,9 @@ constexpr DispatchRules kDispatchIndirectRules{"xgpuCmdDispatchIndirect", "XGPU-
                                                "XGPU-VUID-xgpuCmdDispatchIndirect-workgroupMemory"};
 
 // Checks the bound state a dispatch needs and fills `spec` (kernel,
-// workgroup size, template, binding patches). `template_bytes` holds the
-// kernarg template the spec points at.
-bool prepare_dispatch(CommandBuffer* cb, Recorder* r, const DispatchRules& rules, DispatchSpec* spec,
-                      std::vector<uint8_t>* template_bytes) {
+// workgroup size, template from the pushed constants, binding patches).
+// Allocation-free unless a check fails.
+bool prepare_dispatch(CommandBuffer* cb, Recorder* r, const DispatchRules& rules, DispatchSpec* spec) {
   const char* f = rules.function;
   if (!r->pipeline) {
     record_error(cb, XGPU_ERROR_INVALID_USAGE, rules.pipeline_vuid,
@@ -463,7 +579,7 @@ bool prepare_dispatch(CommandBuffer* cb, Recorder* r, const DispatchRules& rules
     return false;
   }
   const PipelineInfo& p = *r->pipeline;
-  const XgpuPhysicalDeviceLimits& limits = device_limits(cb->device);
+  const XgpuPhysicalDeviceLimits& limits = *r->limits;
   for (uint32_t i = 0; i < p.binding_count; ++i) {
     if (i >= r->bound.size() || !r->bound[i]) {
       record_error(cb, XGPU_ERROR_INVALID_USAGE, rules.bindings_vuid,
@@ -498,141 +614,57 @@ bool prepare_dispatch(CommandBuffer* cb, Recorder* r, const DispatchRules& rules
   for (int d = 0; d < 3; ++d) spec->workgroup_size[d] = p.workgroup_size[d];
   spec->dynamic_group_size = r->dynamic_group_size;
   // Template: binding pointers (patched) then the pushed constants.
-  constexpr uint32_t kBindingBytes = sizeof(uint64_t);
-  template_bytes->assign(std::max<uint32_t>(p.kernel.kernarg_size, 1), 0);
-  const size_t constants_offset = size_t(p.binding_count) * kBindingBytes;
-  if (template_bytes->size() > constants_offset) {
-    const size_t n = std::min({size_t(p.constant_size), template_bytes->size() - constants_offset, r->pushed.size()});
-    if (n) std::memcpy(template_bytes->data() + constants_offset, r->pushed.data(), n);
+  const uint64_t constants_offset = uint64_t(p.binding_count) * kBindingBytes;
+  if (p.kernel.kernarg_size > constants_offset) {
+    spec->constants = r->pushed.data();
+    spec->constants_offset = uint32_t(constants_offset);
+    spec->constants_size = uint32_t(std::min<uint64_t>(
+        {uint64_t(p.constant_size), p.kernel.kernarg_size - constants_offset, uint64_t(r->pushed.size())}));
   }
-  spec->kernargs = template_bytes->data();
-  for (uint32_t i = 0; i < p.binding_count; ++i)
-    spec->patches.push_back(make_patch(i * kBindingBytes, XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, r->bindings[i]));
+  spec->binding_refs = r->bindings.data();
+  spec->patch_count = p.binding_count;
   return true;
 }
 
 // ---------------------------------------------------------------------------
-// End of recording: staging -> program.
+// Program memory and the end of recording.
 
-void free_program(Device* device, CommandProgram* program) {
-  for (uint8_t* block : program->blocks) device_free(device, block);
-  if (program->rodata) device_free(device, program->rodata);
-  if (program->prebuilt_kernargs) device_free(device, program->prebuilt_kernargs);
-  *program = CommandProgram{};
-}
-
-XgpuResult allocate(CommandBuffer* cb, MemoryKind kind, uint64_t size, const char* what, uint8_t** out) {
-  void* ptr = nullptr;
-  XgpuResult result = device_allocate(cb->device, kind, size, &ptr);
-  if (result != XGPU_SUCCESS) {
-    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::failure(result),
-                  std::string("xgpuEndCommandBuffer: allocating ") + std::to_string(size) + " bytes for the " + what +
-                      " failed");
-    return result;
+// Gives the program's chunks back to the pool and forgets them (vectors
+// keep their capacity for the next recording).
+void release_program_memory(CommandBuffer* cb) {
+  CommandProgram& program = cb->program;
+  if (!program.chunks.empty()) {
+    if (const DeviceLibrary* library = library_of(cb); library && library->pool)
+      library->pool->give(program.chunks.data(), program.chunks.size());
   }
-  *out = static_cast<uint8_t*>(ptr);
-  return XGPU_SUCCESS;
+  program.chunks.clear();
+  program.blocks.clear();
 }
 
-XgpuResult finalize(CommandBuffer* cb) {
+void free_program(CommandBuffer* cb) {
+  release_program_memory(cb);
+  CommandProgram& program = cb->program;
+  program.command_count = 0;
+  program.command_packet_count = 0;
+  program.trailing_barrier = false;
+  program.sizes = IssueSizes{};
+  program.slots.clear();
+}
+
+// The commands are in place already: End writes the RETURN and the sizes.
+void finalize(CommandBuffer* cb) {
   Recorder* r = cb->recorder;
   CommandProgram& program = cb->program;
-  // Read-only data and prebuilt kernargs.
-  const uint64_t rodata_size = std::max<uint64_t>(r->rodata.size(), kRodataAlignment);
-  XgpuResult result = allocate(cb, MemoryKind::kHostCoherent, rodata_size, "read-only data", &program.rodata);
-  if (result != XGPU_SUCCESS) return result;
-  program.rodata_size = rodata_size;
-  if (!r->rodata.empty()) std::memcpy(program.rodata, r->rodata.data(), r->rodata.size());
-  if (r->prebuilt_kernarg_bytes) {
-    result = allocate(cb, MemoryKind::kKernarg, r->prebuilt_kernarg_bytes, "prebuilt kernargs",
-                      &program.prebuilt_kernargs);
-    if (result != XGPU_SUCCESS) return result;
-    program.prebuilt_kernarg_size = r->prebuilt_kernarg_bytes;
-  }
-  const uint64_t rodata_base = uint64_t(reinterpret_cast<uintptr_t>(program.rodata));
-
-  // Rodata offsets -> addresses; prebuilt kernargs.
-  for (uint64_t offset : r->command_offsets) {
-    auto* header = command_at<xgpu_amdgpu_command_header_t>(r, offset);
-    if (header->type == XGPU_AMDGPU_COMMAND_BARRIER || header->type == XGPU_AMDGPU_COMMAND_DEBUG_LABEL) continue;
-    xgpu_amdgpu_dispatch_t& d = command_at<xgpu_amdgpu_command_dispatch_t>(r, offset)->dispatch;
-    const uint64_t base_size = header->type == XGPU_AMDGPU_COMMAND_DISPATCH_INDIRECT
-                                   ? sizeof(xgpu_amdgpu_command_dispatch_indirect_t)
-                                   : sizeof(xgpu_amdgpu_command_dispatch_t);
-    auto* patches = reinterpret_cast<xgpu_amdgpu_kernarg_patch_t*>(r->commands.data() + offset + base_size);
-    for (uint32_t i = 0; i < d.patch_count; ++i) {
-      if (patches[i].ref.kind != XGPU_AMDGPU_BUFFER_REF_KIND_RODATA) continue;
-      patches[i].ref.kind = XGPU_AMDGPU_BUFFER_REF_KIND_CONCRETE;
-      patches[i].ref.value += rodata_base;
-    }
-    d.kernarg_template += rodata_base;
-    if (!(header->flags & XGPU_AMDGPU_COMMAND_FLAG_PREBUILT_KERNARGS)) continue;
-    uint8_t* XGPU_AMDGPU_DEVICE_PTR kernargs = program.prebuilt_kernargs + d.prebuilt_kernarg_address;
-    if (d.kernarg_size)  // a kernel without arguments may have no prebuilt memory at all
-      std::memcpy(kernargs, reinterpret_cast<const void*>(uintptr_t(d.kernarg_template)), d.kernarg_size);
-    for (uint32_t i = 0; i < d.patch_count; ++i) {
-      uint64_t address = 0, length = 0;
-      std::string error;
-      resolve_buffer_ref(patches[i].ref, nullptr, 0, &address, &length, &error);
-      const uint64_t value = patches[i].kind == XGPU_AMDGPU_KERNARG_PATCH_LENGTH ? length : address;
-      std::memcpy(kernargs + patches[i].kernarg_offset, &value, sizeof(value));
-    }
-    d.prebuilt_kernarg_address = uint64_t(reinterpret_cast<uintptr_t>(kernargs));
-  }
-
-  // Split into blocks: [first command, end command) per block.
-  constexpr uint64_t kTerminatorSize = sizeof(xgpu_amdgpu_command_terminator_t);
-  std::vector<std::pair<size_t, size_t>> ranges;  // command index ranges
-  std::vector<uint64_t> block_bytes;
-  size_t first = 0;
-  uint64_t used = 0;
-  for (size_t i = 0; i < r->command_offsets.size(); ++i) {
-    const uint64_t size = command_at<xgpu_amdgpu_command_header_t>(r, r->command_offsets[i])->size;
-    if (used + size + kTerminatorSize > kBlockSize && i > first) {
-      ranges.emplace_back(first, i);
-      block_bytes.push_back(used + kTerminatorSize);
-      first = i;
-      used = 0;
-    }
-    used += size;
-  }
-  ranges.emplace_back(first, r->command_offsets.size());
-  block_bytes.push_back(used + kTerminatorSize);
-  program.blocks.resize(ranges.size(), nullptr);
-  for (size_t b = 0; b < ranges.size(); ++b) {
-    result = allocate(cb, MemoryKind::kHostCoherent, block_bytes[b], "command block", &program.blocks[b]);
-    if (result != XGPU_SUCCESS) return result;
-  }
-  for (size_t b = 0; b < ranges.size(); ++b) {
-    uint8_t* XGPU_AMDGPU_DEVICE_PTR out = program.blocks[b];
-    const auto [begin, end] = ranges[b];
-    if (end > begin) {
-      const uint64_t from = r->command_offsets[begin];
-      const uint64_t to = end < r->command_offsets.size() ? r->command_offsets[end] : r->commands.size();
-      std::memcpy(out, r->commands.data() + from, to - from);
-      out += to - from;
-    }
-    xgpu_amdgpu_command_terminator_t terminator{};
-    terminator.header.size = uint16_t(kTerminatorSize);
-    terminator.header.index = uint32_t(end);
-    if (b + 1 < ranges.size()) {
-      terminator.header.type = XGPU_AMDGPU_COMMAND_BRANCH;
-      terminator.next_block = uint64_t(reinterpret_cast<uintptr_t>(program.blocks[b + 1]));
-    } else {
-      terminator.header.type = XGPU_AMDGPU_COMMAND_RETURN;
-    }
-    std::memcpy(out, &terminator, sizeof(terminator));
-  }
-
-  program.command_count = uint32_t(r->command_offsets.size());
+  write_terminator(r, XGPU_AMDGPU_COMMAND_RETURN, nullptr);
+  program.command_count = r->command_count;
   program.command_packet_count = r->packet_count;
   program.trailing_barrier = r->packet_count > 1 && !r->last_packet_has_barrier;
   program.sizes.packet_count = std::max<uint32_t>(r->packet_count, 1) + (program.trailing_barrier ? 1 : 0);
   program.sizes.kernarg_bytes = r->kernarg_bytes;
   program.sizes.binding_capacity = cb->binding_capacity;
   program.sizes.reads_memory_at_issue = r->reads_memory_at_issue;
-  program.slots = std::move(r->slots);
-  return XGPU_SUCCESS;
+  program.slots.swap(r->slots);
+  r->slots.clear();
 }
 
 // ---------------------------------------------------------------------------
@@ -670,10 +702,14 @@ XgpuResult XGPU_API_CALL create_command_buffer(XgpuDevice device_handle, const X
   return XGPU_SUCCESS;
 }
 
-void reset(CommandBuffer* cb) {
-  delete cb->recorder;
-  cb->recorder = nullptr;
-  free_program(cb->device, &cb->program);
+// Back to the initial state: the program's memory goes back to the pool;
+// the recorder is kept for the next recording unless `destroy`.
+void reset(CommandBuffer* cb, bool destroy = false) {
+  free_program(cb);
+  if (destroy) {
+    delete cb->recorder;
+    cb->recorder = nullptr;
+  }
   cb->first_error = XGPU_SUCCESS;
   cb->submitted_once = false;
 }
@@ -684,7 +720,7 @@ void XGPU_API_CALL destroy_command_buffer(XgpuDevice device, XgpuCommandBuffer h
   if (!cb || !owner) return;
   if (!device_release_handle(owner, cb, "XGPU-VUID-xgpuDestroyCommandBuffer-commandBuffer-parameter",
                              "xgpuDestroyCommandBuffer: commandBuffer")) return;
-  reset(cb);
+  reset(cb, /*destroy=*/true);
   host_delete(cb);
 }
 
@@ -726,17 +762,42 @@ XgpuResult XGPU_API_CALL begin_command_buffer(XgpuCommandBuffer handle, const Xg
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
   reset(cb);
-  cb->recorder = new (std::nothrow) Recorder();
-  if (!cb->recorder) {
+  if (!cb->recorder) cb->recorder = new (std::nothrow) Recorder();
+  Recorder* r = cb->recorder;
+  const DeviceLibrary* library = library_of(cb);
+  if (!r || !library || !library->pool) {
     device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kOutOfHostMemory,
                   "xgpuBeginCommandBuffer: allocating the recording's host memory failed");
     return XGPU_ERROR_OUT_OF_HOST_MEMORY;
   }
-  cb->recorder->pushed.assign(limits.maxPushConstantsSize, 0);
-  cb->recorder->bindings.resize(limits.maxBindings);
-  cb->recorder->bound.assign(limits.maxBindings, false);
+  // Recorder state; the vectors keep their capacity across recordings.
+  r->pool = library->pool.get();
+  r->limits = &limits;
+  r->block_cursor = r->block_limit = nullptr;
+  r->rodata_cursor = r->rodata_limit = nullptr;
+  r->kernarg_cursor = r->kernarg_limit = nullptr;
+  r->command_count = 0;
+  r->packet_count = 0;
+  r->kernarg_bytes = 0;
+  r->reads_memory_at_issue = false;
+  r->barrier_pending = false;
+  r->last_packet_has_barrier = false;
+  r->label_depth = 0;
+  r->pipeline = nullptr;
+  r->pushed.assign(limits.maxPushConstantsSize, 0);
+  r->bindings.assign(limits.maxBindings, xgpu_amdgpu_buffer_ref_t{});
+  r->bound.assign(limits.maxBindings, 0);
+  r->dynamic_group_size = 0;
+  r->slots.clear();
   cb->mode = info->mode;
   cb->binding_capacity = info->bindingCapacity;
+  if (!new_block(cb, r, 0)) {  // the entry block (from the pool: no HSA allocation in steady state)
+    const XgpuResult result = cb->first_error;
+    free_program(cb);
+    cb->first_error = XGPU_SUCCESS;
+    cb->state = CommandBufferState::kInvalid;
+    return result;
+  }
   cb->state = CommandBufferState::kRecording;
   return XGPU_SUCCESS;
 }
@@ -748,8 +809,7 @@ XgpuResult XGPU_API_CALL end_command_buffer(XgpuCommandBuffer handle) {
     // The recording is discarded: the command buffer can only be begun
     // again (which also reports the loss) or destroyed.
     if (cb->state == CommandBufferState::kRecording) {
-      delete cb->recorder;
-      cb->recorder = nullptr;
+      free_program(cb);
       cb->state = CommandBufferState::kInvalid;
     }
     return XGPU_ERROR_DEVICE_LOST;
@@ -760,15 +820,13 @@ XgpuResult XGPU_API_CALL end_command_buffer(XgpuCommandBuffer handle) {
                   "xgpuEndCommandBuffer: commandBuffer is not in the recording state");
     return XGPU_ERROR_INVALID_USAGE;
   }
-  XgpuResult result = cb->first_error;
-  if (result == XGPU_SUCCESS) result = finalize(cb);
-  delete cb->recorder;
-  cb->recorder = nullptr;
+  const XgpuResult result = cb->first_error;
   if (result != XGPU_SUCCESS) {
-    free_program(cb->device, &cb->program);
+    free_program(cb);
     cb->state = CommandBufferState::kInvalid;
     return result;
   }
+  finalize(cb);
   cb->state = CommandBufferState::kExecutable;
   return XGPU_SUCCESS;
 }
@@ -784,6 +842,8 @@ void XGPU_API_CALL cmd_bind_pipeline(XgpuCommandBuffer handle, XgpuPipeline pipe
     return;
   }
   r->pipeline = info;
+  for (int d = 0; d < 3; ++d)
+    r->max_workgroup_count[d] = max_workgroup_count(*r->limits, info->workgroup_size, d);
 }
 
 void XGPU_API_CALL cmd_push_constants(XgpuCommandBuffer handle, uint32_t offset, uint32_t size, const void* values) {
@@ -862,13 +922,12 @@ void XGPU_API_CALL cmd_dispatch(XgpuCommandBuffer handle, uint32_t x, uint32_t y
   Recorder* r = recording(cb, "xgpuCmdDispatch", "XGPU-VUID-xgpuCmdDispatch-commandBuffer-recording");
   if (!r) return;
   DispatchSpec spec;
-  std::vector<uint8_t> template_bytes;
-  if (!prepare_dispatch(cb, r, kDispatchRules, &spec, &template_bytes)) return;
-  const XgpuPhysicalDeviceLimits& limits = device_limits(cb->device);
+  if (!prepare_dispatch(cb, r, kDispatchRules, &spec)) return;
+  const XgpuPhysicalDeviceLimits& limits = *r->limits;
   const uint32_t counts[3] = {x, y, z};
   static const char* const kNames[3] = {"groupCountX", "groupCountY", "groupCountZ"};
   for (int d = 0; d < 3; ++d) {
-    const uint32_t bound = max_workgroup_count(limits, spec.workgroup_size, d);
+    const uint32_t bound = r->max_workgroup_count[d];  // computed when the pipeline was bound
     if (counts[d] > bound) {
       record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdDispatch-groupCount",
                    std::string("xgpuCmdDispatch: ") + kNames[d] + " (" + std::to_string(counts[d]) +
@@ -883,10 +942,10 @@ void XGPU_API_CALL cmd_dispatch(XgpuCommandBuffer handle, uint32_t x, uint32_t y
   if (x == 0 || y == 0 || z == 0) return;  // an empty dispatch does nothing
   for (int d = 0; d < 3; ++d) spec.workgroup_count[d] = counts[d];
   uint32_t unused = 0;
-  const uint64_t offset = append_dispatch(r, spec, sizeof(xgpu_amdgpu_command_dispatch_t), 1, 0, 1, &unused);
-  const auto* header = command_at<xgpu_amdgpu_command_header_t>(r, offset);
-  r->last_packet_has_barrier = header->flags & XGPU_AMDGPU_COMMAND_FLAG_BARRIER;
-  require_bindings(r, spec, header->index, "xgpuCmdDispatch");
+  const auto* command = append_dispatch(cb, r, spec, sizeof(xgpu_amdgpu_command_dispatch_t), 1, 0, 1, &unused);
+  if (!command) return;
+  r->last_packet_has_barrier = command->header.flags & XGPU_AMDGPU_COMMAND_FLAG_BARRIER;
+  require_bindings(r, spec, command->header.index, "xgpuCmdDispatch");
 }
 
 void XGPU_API_CALL cmd_dispatch_indirect(XgpuCommandBuffer handle, const XgpuBufferRef* counts,
@@ -929,8 +988,7 @@ void XGPU_API_CALL cmd_dispatch_indirect(XgpuCommandBuffer handle, const XgpuBuf
     }
   }
   DispatchSpec spec;
-  std::vector<uint8_t> template_bytes;
-  if (!prepare_dispatch(cb, r, kDispatchIndirectRules, &spec, &template_bytes)) return;
+  if (!prepare_dispatch(cb, r, kDispatchIndirectRules, &spec)) return;
   spec.type = XGPU_AMDGPU_COMMAND_DISPATCH_INDIRECT;
   const KernelInfo* patch_kernel = nullptr;
   if (dynamic) {
@@ -955,12 +1013,12 @@ void XGPU_API_CALL cmd_dispatch_indirect(XgpuCommandBuffer handle, const XgpuBuf
   constexpr uint64_t kRecordBytes = sizeof(xgpu_amdgpu_indirect_error_t);
   constexpr uint32_t kRecordAlignment = alignof(xgpu_amdgpu_indirect_error_t);
   uint32_t extra_offset = 0;
-  const uint64_t offset = append_dispatch(
-      r, spec, sizeof(xgpu_amdgpu_command_dispatch_indirect_t), dynamic ? 2 : 1,
+  auto* cmd = reinterpret_cast<xgpu_amdgpu_command_dispatch_indirect_t*>(append_dispatch(
+      cb, r, spec, sizeof(xgpu_amdgpu_command_dispatch_indirect_t), dynamic ? 2 : 1,
       dynamic ? sizeof(xgpu_amdgpu_indirect_patch_args_t) + kRecordBytes : kRecordBytes,
       dynamic ? std::max<uint32_t>(patch_kernel->kernarg_alignment, kRecordAlignment) : kRecordAlignment,
-      &extra_offset);
-  auto* cmd = command_at<xgpu_amdgpu_command_dispatch_indirect_t>(r, offset);
+      &extra_offset));
+  if (!cmd) return;
   cmd->header.flags |= dynamic ? XGPU_AMDGPU_COMMAND_FLAG_INDIRECT_DYNAMIC : XGPU_AMDGPU_COMMAND_FLAG_INDIRECT_STATIC;
   if (!dynamic) r->reads_memory_at_issue = true;
   cmd->counts = counts_ref;
@@ -970,8 +1028,7 @@ void XGPU_API_CALL cmd_dispatch_indirect(XgpuCommandBuffer handle, const XgpuBuf
   require_slot(r, counts_ref, index, XGPU_BUFFER_USAGE_INDIRECT_BIT, "xgpuCmdDispatchIndirect", "pCounts", 0,
                "XGPU-VUID-xgpuCmdDispatchIndirect-pCounts-usage");
   if (SlotRequirement* slot = dynamic ? nullptr : slot_requirement(r, counts_ref)) {
-    if (!slot->host_visible)
-      slot->host_visible_use = "command " + std::to_string(index) + " (xgpuCmdDispatchIndirect STATIC pCounts)";
+    if (!slot->host_visible) slot->host_visible_use = SlotUse{index, "xgpuCmdDispatchIndirect", "STATIC pCounts", 0};
     slot->host_visible = true;
   }
   for (int d = 0; d < 3; ++d) {
@@ -1020,17 +1077,17 @@ void XGPU_API_CALL cmd_fill_buffer(XgpuCommandBuffer handle, const XgpuBufferRef
   std::memcpy(&args.pattern, bytes, sizeof(args.pattern));
   args.pattern_size = pattern_size;
   args.length = ref.length == XGPU_AMDGPU_WHOLE_LENGTH ? 0 : ref.length;
-  std::vector<xgpu_amdgpu_kernarg_patch_t> patches;
-  patches.push_back(make_patch(offsetof(xgpu_amdgpu_fill_args_t, dst), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS,
-                               uint16_t(pattern_size), ref));
-  if (ref.length == XGPU_AMDGPU_WHOLE_LENGTH)
-    patches.push_back(make_patch(offsetof(xgpu_amdgpu_fill_args_t, length), XGPU_AMDGPU_KERNARG_PATCH_LENGTH,
-                                 uint16_t(pattern_size), ref));
-  require_slot(r, ref, uint32_t(r->command_offsets.size()), XGPU_BUFFER_USAGE_TRANSFER_DST_BIT, "xgpuCmdFillBuffer",
+  const xgpu_amdgpu_kernarg_patch_t patches[2] = {
+      make_patch(offsetof(xgpu_amdgpu_fill_args_t, dst), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, uint16_t(pattern_size),
+                 ref),
+      make_patch(offsetof(xgpu_amdgpu_fill_args_t, length), XGPU_AMDGPU_KERNARG_PATCH_LENGTH,
+                 uint16_t(pattern_size), ref)};
+  const uint32_t patch_count = ref.length == XGPU_AMDGPU_WHOLE_LENGTH ? 2 : 1;
+  require_slot(r, ref, r->command_count, XGPU_BUFFER_USAGE_TRANSFER_DST_BIT, "xgpuCmdFillBuffer",
                "pDst", 0, "XGPU-VUID-xgpuCmdFillBuffer-pDst-usage");
   record_builtin(cb, r, XGPU_AMDGPU_COMMAND_FILL, builtin(cb, &DeviceLibrary::fill), "xgpuCmdFillBuffer", &args,
-                 sizeof(args), XGPU_AMDGPU_TRANSFER_WORKGROUP_SIZE, transfer_workgroups(ref.length),
-                 std::move(patches), false);
+                 sizeof(args), XGPU_AMDGPU_TRANSFER_WORKGROUP_SIZE, transfer_workgroups(ref.length), patches,
+                 patch_count, false);
 }
 
 // Whether two resolved-at-record ranges of one buffer overlap.
@@ -1066,17 +1123,16 @@ void XGPU_API_CALL cmd_copy_buffer(XgpuCommandBuffer handle, const XgpuBufferRef
   }
   xgpu_amdgpu_copy_args_t args{};
   args.length = size;
-  std::vector<xgpu_amdgpu_kernarg_patch_t> patches;
-  patches.push_back(make_patch(offsetof(xgpu_amdgpu_copy_args_t, src), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, src_ref));
-  patches.push_back(make_patch(offsetof(xgpu_amdgpu_copy_args_t, dst), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, dst_ref));
-  const uint32_t index = uint32_t(r->command_offsets.size());
+  const xgpu_amdgpu_kernarg_patch_t patches[2] = {
+      make_patch(offsetof(xgpu_amdgpu_copy_args_t, src), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, src_ref),
+      make_patch(offsetof(xgpu_amdgpu_copy_args_t, dst), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, dst_ref)};
+  const uint32_t index = r->command_count;
   require_slot(r, src_ref, index, XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT, "xgpuCmdCopyBuffer", "pSrc", 0,
                "XGPU-VUID-xgpuCmdCopyBuffer-pSrc-usage");
   require_slot(r, dst_ref, index, XGPU_BUFFER_USAGE_TRANSFER_DST_BIT, "xgpuCmdCopyBuffer", "pDst", 0,
                "XGPU-VUID-xgpuCmdCopyBuffer-pDst-usage");
   record_builtin(cb, r, XGPU_AMDGPU_COMMAND_COPY, builtin(cb, &DeviceLibrary::copy), "xgpuCmdCopyBuffer", &args,
-                 sizeof(args), XGPU_AMDGPU_TRANSFER_WORKGROUP_SIZE, transfer_workgroups(size), std::move(patches),
-                 false);
+                 sizeof(args), XGPU_AMDGPU_TRANSFER_WORKGROUP_SIZE, transfer_workgroups(size), patches, 2, false);
 }
 
 void XGPU_API_CALL cmd_update_buffer(XgpuCommandBuffer handle, const XgpuBufferRef* dst, XgpuDeviceSize data_size,
@@ -1101,20 +1157,21 @@ void XGPU_API_CALL cmd_update_buffer(XgpuCommandBuffer handle, const XgpuBufferR
   if (!make_ref(cb, dst, rules, &dst_ref)) return;
   dst_ref.length = data_size;
   xgpu_amdgpu_buffer_ref_t src_ref{};
-  src_ref.kind = XGPU_AMDGPU_BUFFER_REF_KIND_RODATA;
+  src_ref.kind = XGPU_AMDGPU_BUFFER_REF_KIND_CONCRETE;  // the payload's address in the read-only data
   src_ref.slot = XGPU_AMDGPU_NO_SLOT;
-  src_ref.value = append_rodata(r, data, data_size, kRodataAlignment);
+  src_ref.value = append_rodata(cb, r, data, data_size, kRodataAlignment);
+  if (!src_ref.value) return;
   src_ref.length = data_size;
   xgpu_amdgpu_copy_args_t args{};
   args.length = data_size;
-  std::vector<xgpu_amdgpu_kernarg_patch_t> patches;
-  patches.push_back(make_patch(offsetof(xgpu_amdgpu_copy_args_t, src), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, src_ref));
-  patches.push_back(make_patch(offsetof(xgpu_amdgpu_copy_args_t, dst), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, dst_ref));
-  require_slot(r, dst_ref, uint32_t(r->command_offsets.size()), XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
+  const xgpu_amdgpu_kernarg_patch_t patches[2] = {
+      make_patch(offsetof(xgpu_amdgpu_copy_args_t, src), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, src_ref),
+      make_patch(offsetof(xgpu_amdgpu_copy_args_t, dst), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, dst_ref)};
+  require_slot(r, dst_ref, r->command_count, XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
                "xgpuCmdUpdateBuffer", "pDst", 0, "XGPU-VUID-xgpuCmdUpdateBuffer-pDst-usage");
   record_builtin(cb, r, XGPU_AMDGPU_COMMAND_UPDATE, builtin(cb, &DeviceLibrary::copy), "xgpuCmdUpdateBuffer", &args,
-                 sizeof(args), XGPU_AMDGPU_TRANSFER_WORKGROUP_SIZE, transfer_workgroups(data_size),
-                 std::move(patches), false);
+                 sizeof(args), XGPU_AMDGPU_TRANSFER_WORKGROUP_SIZE, transfer_workgroups(data_size), patches, 2,
+                 false);
 }
 
 // Records a barrier after the stage masks were checked (drivers check that
@@ -1130,8 +1187,9 @@ void record_barrier(CommandBuffer* cb, Recorder* r, const char* function, const 
   }
   // AQL orders whole packets: every barrier becomes the next packet's
   // barrier bit with agent-scope fences, whatever its stages and ranges.
-  const uint64_t offset = append_command(r, XGPU_AMDGPU_COMMAND_BARRIER, sizeof(xgpu_amdgpu_command_barrier_t));
-  auto* cmd = command_at<xgpu_amdgpu_command_barrier_t>(r, offset);
+  auto* cmd = append_command<xgpu_amdgpu_command_barrier_t>(cb, r, XGPU_AMDGPU_COMMAND_BARRIER,
+                                                           sizeof(xgpu_amdgpu_command_barrier_t));
+  if (!cmd) return;
   cmd->header.packet_offset = r->packet_count;
   cmd->header.kernarg_offset = uint32_t(r->kernarg_bytes);
   cmd->src_stage_mask = src_stages;
@@ -1168,15 +1226,19 @@ void XGPU_API_CALL cmd_memory_barrier(XgpuCommandBuffer handle, XgpuPipelineStag
 }
 
 void record_label(CommandBuffer* cb, Recorder* r, uint32_t op, const XgpuDebugLabel* label) {
-  const uint64_t offset = append_command(r, XGPU_AMDGPU_COMMAND_DEBUG_LABEL, sizeof(xgpu_amdgpu_command_debug_label_t));
-  const uint32_t name = label && label->pLabelName ? append_string(r, label->pLabelName) : 0;
-  auto* cmd = command_at<xgpu_amdgpu_command_debug_label_t>(r, offset);
+  uint64_t name = 0;
+  if (label && label->pLabelName) {
+    name = append_rodata(cb, r, label->pLabelName, std::strlen(label->pLabelName) + 1, 1);
+    if (!name) return;
+  }
+  auto* cmd = append_command<xgpu_amdgpu_command_debug_label_t>(cb, r, XGPU_AMDGPU_COMMAND_DEBUG_LABEL,
+                                                                sizeof(xgpu_amdgpu_command_debug_label_t));
+  if (!cmd) return;
   cmd->header.packet_offset = r->packet_count;
   cmd->header.kernarg_offset = uint32_t(r->kernarg_bytes);
   cmd->op = op;
   cmd->name = name;
   if (label) std::memcpy(cmd->color, label->color, sizeof(cmd->color));
-  (void)cb;
 }
 
 void XGPU_API_CALL cmd_begin_debug_label(XgpuCommandBuffer handle, const XgpuDebugLabel* label) {
@@ -1217,15 +1279,15 @@ void XGPU_API_CALL cmd_write_timestamp(XgpuCommandBuffer handle, XgpuPipelineSta
   xgpu_amdgpu_buffer_ref_t ref;
   if (!make_ref(cb, dst, rules, &ref)) return;
   xgpu_amdgpu_timestamp_args_t args{};
-  std::vector<xgpu_amdgpu_kernarg_patch_t> patches;
-  patches.push_back(make_patch(offsetof(xgpu_amdgpu_timestamp_args_t, dst), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS,
-                               uint16_t(kTimestampBytes), ref));
-  require_slot(r, ref, uint32_t(r->command_offsets.size()), XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
+  const xgpu_amdgpu_kernarg_patch_t patch =
+      make_patch(offsetof(xgpu_amdgpu_timestamp_args_t, dst), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS,
+                 uint16_t(kTimestampBytes), ref);
+  require_slot(r, ref, r->command_count, XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
                "xgpuCmdWriteTimestamp", "pDst", 0, "XGPU-VUID-xgpuCmdWriteTimestamp-pDst-usage");
   // Written when every earlier command completed (barrier bit), whatever
   // the stage: AQL has no finer point to sample.
   record_builtin(cb, r, XGPU_AMDGPU_COMMAND_TIMESTAMP, builtin(cb, &DeviceLibrary::timestamp), "xgpuCmdWriteTimestamp",
-                 &args, sizeof(args), 1, 1, std::move(patches), true);
+                 &args, sizeof(args), 1, 1, &patch, 1, true);
 }
 
 struct NamedFunction {
@@ -1301,7 +1363,14 @@ IssueSizes command_buffer_issue_sizes(const CommandBuffer* cb) { return cb->prog
 XgpuResult command_buffer_issue(const CommandBuffer* cb, IssueTarget& target) { return issue_program(*cb, target); }
 
 void command_buffer_release_after_submit(CommandBuffer* cb) {
-  if (cb) cb->pending.fetch_sub(1, std::memory_order_acq_rel);
+  if (!cb) return;
+  // A one-shot buffer's only submission completed: its memory goes back to
+  // the pool now (before `pending` drops, so a Begin that sees 0 finds it
+  // released). The slot requirements stay: xgpuQueueSubmit may still read
+  // them to refuse a second submission.
+  if (cb->mode == XGPU_COMMAND_BUFFER_MODE_ONE_SHOT && cb->pending.load(std::memory_order_acquire) == 1)
+    release_program_memory(cb);
+  cb->pending.fetch_sub(1, std::memory_order_acq_rel);
 }
 
 void command_buffer_cancel_submit(CommandBuffer* cb) {
@@ -1327,7 +1396,7 @@ XgpuResult command_buffer_check_binding_usage(const CommandBuffer* cb, const Xgp
         *out_error = where + ": the command buffer requires usage " + usage_string(slot.usage) +
                      " of the slot; the buffer was created with usage " + usage_string(buffer->usage) +
                      ", without " + xgpuBufferUsageFlagBitsString(XgpuBufferUsageFlagBits(lowest)) + ", which " +
-                     slot.use[bit] + " needs (" + slot.vuid[bit] + ")";
+                     slot_use_string(slot.use[bit]) + " needs (" + slot.vuid[bit] + ")";
       if (out_id) *out_id = "XGPU-VUID-xgpuQueueSubmit-pSubmits-pBindings-usage";
       return XGPU_ERROR_INVALID_USAGE;
     }
@@ -1337,7 +1406,7 @@ XgpuResult command_buffer_check_binding_usage(const CommandBuffer* cb, const Xgp
       if (!(properties & XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT)) {
         if (out_error)
           *out_error = where + ": the buffer has " + memory_type_string(memory_type, properties) +
-                       ", which is not XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT, and " + slot.host_visible_use +
+                       ", which is not XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT, and " + slot_use_string(slot.host_visible_use) +
                        " reads its counts on the host at issue";
         if (out_id) *out_id = "XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible";
         return XGPU_ERROR_INVALID_USAGE;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "device_library.h"
 #include "seam.h"
 #include "xgpu/xgpu_icd.h"
 #include "xgpu_amdgpu/commands.h"
@@ -32,33 +33,43 @@ enum class CommandBufferState : uint32_t {
 // 0x1..0x8), indexed by bit position.
 inline constexpr uint32_t kBufferUsageBitCount = 4;
 
+// The first command of a recording that needs something of a slot: the
+// message "command 2 (xgpuCmdDispatchIndirect pCounts)" is built from it
+// only when a submission breaks the requirement.
+struct SlotUse {
+  uint32_t command = 0;              // recording index
+  const char* function = nullptr;    // "xgpuCmdDispatchIndirect" (string literal)
+  const char* parameter = nullptr;   // "pCounts" (string literal); nullptr: pipeline binding `binding`
+  uint32_t binding = 0;              // the pipeline binding's index (parameter == nullptr)
+};
+
 // What one recording requires of the buffer a submission binds to one
 // binding-table slot (checked at submit by
 // command_buffer_check_binding_usage).
 struct SlotRequirement {
   XgpuBufferUsageFlags usage = 0;  // union of the usage bits the recording's commands need
   bool host_visible = false;       // a STATIC indirect dispatch reads counts from it on the host
-  // Per usage bit (by bit position): the first command that needs it, e.g.
-  // "command 2 (xgpuCmdDispatchIndirect pCounts)", and that rule's VUID (a
-  // string literal).
-  std::string use[kBufferUsageBitCount];
+  // Per usage bit (by bit position): the first command that needs it, and
+  // that rule's VUID (a string literal).
+  SlotUse use[kBufferUsageBitCount];
   const char* vuid[kBufferUsageBitCount] = {};
-  std::string host_visible_use;    // the first STATIC indirect dispatch reading counts from it
+  SlotUse host_visible_use;        // the first STATIC indirect dispatch reading counts from it
 };
 
-// The immutable program of one recording, in device-visible memory.
+// The immutable program of one recording, in device-visible memory drawn
+// from the device's CommandChunkPool (device_library.h). Commands are
+// written once, in place, while recording; End only writes the RETURN.
 struct CommandProgram {
   // Device-visible command blocks (kHostCoherent), in order; the first is the
   // entry block, each ends with BRANCH to the next or RETURN.
   std::vector<uint8_t* XGPU_AMDGPU_DEVICE_PTR> blocks;
-  // Read-only data (kHostCoherent): kernarg templates, update payloads,
-  // kernel and label names.
-  uint8_t* XGPU_AMDGPU_DEVICE_PTR rodata = nullptr;
-  uint64_t rodata_size = 0;                // bytes at rodata
-  // Kernargs built once at End for dispatches whose references are all
-  // static (kKernarg memory), nullptr when none.
-  uint8_t* XGPU_AMDGPU_DEVICE_PTR prebuilt_kernargs = nullptr;
-  uint64_t prebuilt_kernarg_size = 0;      // bytes at prebuilt_kernargs
+  // Every pool chunk the program holds: its blocks, read-only data
+  // (kHostCoherent: kernarg templates, update payloads, label names) and
+  // prebuilt kernargs (kKernarg: dispatches whose references are all
+  // static, built when recorded). Given back to the pool when the command
+  // buffer is begun again or destroyed, or, for a one-shot buffer, when its
+  // submission completed.
+  std::vector<PoolChunk> chunks;
   uint32_t command_count = 0;              // commands recorded (terminators excluded)
   uint32_t command_packet_count = 0;       // packets the commands produce
   bool trailing_barrier = false;           // a barrier-AND after the commands carries the completion signal
@@ -66,7 +77,7 @@ struct CommandProgram {
   std::vector<SlotRequirement> slots;      // per binding-table slot, up to the highest one referenced
 };
 
-struct Recorder;  // command_buffer.cpp: staging while recording
+struct Recorder;  // command_buffer.cpp: recording state (kept across recordings)
 
 struct CommandBuffer {
   XgpuLoaderData loader_data;              // dispatchable object: first member
@@ -78,7 +89,7 @@ struct CommandBuffer {
   XgpuCommandBufferMode mode = XGPU_COMMAND_BUFFER_MODE_ONE_SHOT;  // from Begin
   uint32_t binding_capacity = 0;           // from Begin
   XgpuResult first_error = XGPU_SUCCESS;   // first recording error, returned by End
-  Recorder* recorder = nullptr;            // staging while recording, nullptr otherwise
+  Recorder* recorder = nullptr;            // recording state, created by the first Begin
 
   CommandProgram program;                  // valid in kExecutable
 

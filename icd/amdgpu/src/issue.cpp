@@ -126,7 +126,7 @@ std::string labels_around(const CommandProgram& program, uint32_t index) {
     if (header->index >= index || header->type != XGPU_AMDGPU_COMMAND_DEBUG_LABEL) return;
     const auto* label = reinterpret_cast<const xgpu_amdgpu_command_debug_label_t*>(header);
     if (label->op == XGPU_AMDGPU_DEBUG_LABEL_BEGIN)
-      open.push_back(reinterpret_cast<const char*>(program.rodata + label->name));
+      open.push_back(label->name ? reinterpret_cast<const char*>(uintptr_t(label->name)) : "");
     if (label->op == XGPU_AMDGPU_DEBUG_LABEL_END && !open.empty()) open.pop_back();
   });
   std::string out;
@@ -171,9 +171,7 @@ class Issuer {
   hsa_signal_t completion_for(uint32_t packet_offset) const {
     return is_last(packet_offset) ? target_.completion_signal : hsa_signal_t{0};
   }
-  const char* rodata_string(uint32_t offset) const {
-    return reinterpret_cast<const char*>(program_.rodata + offset);
-  }
+  static const char* name_at(uint64_t address) { return reinterpret_cast<const char*>(uintptr_t(address)); }
   XgpuResult fail(const xgpu_amdgpu_command_header_t* command, const std::string& message,
                   XgpuResult result = XGPU_ERROR_INVALID_ARGUMENT) {
     if (target_.out_error)
@@ -216,11 +214,70 @@ class Issuer {
                             const uint32_t grid[3], hsa_kernel_dispatch_packet_t* out_packet) const;
   XgpuResult issue_dispatch(const xgpu_amdgpu_command_header_t* command);
   XgpuResult issue_indirect(const xgpu_amdgpu_command_header_t* command);
+  // Publishes the headers of packets [published_, end) that issue wrote.
+  void publish(uint32_t end) {
+    for (uint32_t i = published_; i < end; ++i) {
+      const uint32_t word = t_scratch.words[i];
+      if (word == kUnpublished) continue;
+      __atomic_store_n(reinterpret_cast<uint32_t*>(slot(i)), word, __ATOMIC_RELEASE);
+    }
+    if (end > published_) published_ = end;
+  }
+  // Streaming: makes packets [packet_offset, packet_offset + count) writable,
+  // publishing what was written before them and waiting for the packet
+  // processor to free their slots. A no-op when the whole submission fits
+  // the ring (the runtime reserved it).
+  XgpuResult ensure_room(uint32_t packet_offset, uint32_t count) {
+    const uint64_t end = target_.first_packet_id + packet_offset + count;
+    // While streaming, hand packets over in batches so the processor never
+    // runs dry while the writer fills the free half of the ring.
+    const bool batch_due = streaming_ && packet_offset - published_ >= kStreamBatch;
+    if (end <= room_end_ && !batch_due) return XGPU_SUCCESS;
+    publish(packet_offset);
+    const uint64_t ring = target_.aql_queue->size;
+    // The last packet published: this submission's, or the one before it
+    // (UINT64_MAX: none yet on this queue, nothing to ring).
+    const uint64_t published_end = target_.first_packet_id + published_;
+    const uint64_t doorbell = published_end ? published_end - 1 : UINT64_MAX;
+    uint64_t read = 0;
+    // Wait for half the ring, not just these slots: the writer then
+    // refills in batches instead of trading the core back and forth with
+    // the packet processor per packet. (Everything before this command is
+    // published, so the processor can get there.)
+    const uint64_t wanted = end <= room_end_ ? 0 : end > ring / 2 ? end - ring / 2 : 0;
+    if (!target_.wait_for_ring_space(target_, doorbell, wanted, &read)) {
+      if (target_.out_error)
+        *target_.out_error = "streaming " + std::to_string(program_.sizes.packet_count) +
+                             " AQL packets through a ring of " + std::to_string(ring) +
+                             ": the queue stopped consuming packets at packet " + std::to_string(packet_offset);
+      return XGPU_ERROR_DEVICE_LOST;
+    }
+    room_end_ = read + ring;
+    return XGPU_SUCCESS;
+  }
+  static uint32_t packets_of(const xgpu_amdgpu_command_header_t* command) {
+    switch (command->type) {
+      case XGPU_AMDGPU_COMMAND_DISPATCH:
+      case XGPU_AMDGPU_COMMAND_FILL:
+      case XGPU_AMDGPU_COMMAND_COPY:
+      case XGPU_AMDGPU_COMMAND_UPDATE:
+      case XGPU_AMDGPU_COMMAND_TIMESTAMP:
+        return 1;
+      case XGPU_AMDGPU_COMMAND_DISPATCH_INDIRECT:
+        return (command->flags & XGPU_AMDGPU_COMMAND_FLAG_INDIRECT_DYNAMIC) ? 2 : 1;
+      default:
+        return 0;
+    }
+  }
 
   const CommandBuffer& cb_;
   const CommandProgram& program_;
   IssueTarget& target_;
   bool logging_ = false;
+  uint32_t published_ = 0;         // packets [0, published_) have their headers stored
+  uint64_t room_end_ = UINT64_MAX; // packet ids below this may be written now
+  bool streaming_ = false;         // the submission is larger than the ring
+  static constexpr uint32_t kStreamBatch = 256;  // packets published at a time while streaming
 };
 
 XgpuResult Issuer::resolve(const xgpu_amdgpu_command_header_t* command, const RefOrigin& origin,
@@ -295,11 +352,11 @@ XgpuResult Issuer::issue_dispatch(const xgpu_amdgpu_command_header_t* command) {
   for (int d = 0; d < 3; ++d) grid[d] = cmd->dispatch.workgroup_count[d] * cmd->dispatch.workgroup_size[d];
   hsa_kernel_dispatch_packet_t packet;
   fill_dispatch_packet(cmd->dispatch, kernargs, command->packet_offset, grid, &packet);
-  trace_dispatch(&packet, rodata_string(cmd->dispatch.debug_name));
+  trace_dispatch(&packet, name_at(cmd->dispatch.debug_name));
   const bool barrier = command->flags & XGPU_AMDGPU_COMMAND_FLAG_BARRIER;
   write_body(command->packet_offset, &packet,
              make_word(header(HSA_PACKET_TYPE_KERNEL_DISPATCH, command->packet_offset, barrier), packet.setup),
-             rodata_string(cmd->dispatch.debug_name));
+             name_at(cmd->dispatch.debug_name));
   return XGPU_SUCCESS;
 }
 
@@ -311,7 +368,7 @@ xgpu_amdgpu_indirect_error_t* Issuer::error_record(const xgpu_amdgpu_command_dis
   values.command_index = cmd->header.index;
   values.command_flags = cmd->header.flags;
   for (int d = 0; d < 3; ++d) values.max_workgroup_count[d] = cmd->max_workgroup_count[d];
-  values.kernel_name = uint64_t(reinterpret_cast<uintptr_t>(rodata_string(cmd->dispatch.debug_name)));
+  values.kernel_name = uint64_t(reinterpret_cast<uintptr_t>(name_at(cmd->dispatch.debug_name)));
   values.command_buffer = uint64_t(reinterpret_cast<uintptr_t>(&cb_));
   std::memcpy(record, &values, sizeof(values));
   return record;
@@ -341,7 +398,7 @@ XgpuResult Issuer::issue_indirect(const xgpu_amdgpu_command_header_t* command) {
   const auto* cmd = reinterpret_cast<const xgpu_amdgpu_command_dispatch_indirect_t*>(command);
   const auto* patches = reinterpret_cast<const xgpu_amdgpu_kernarg_patch_t*>(cmd + 1);
   const xgpu_amdgpu_dispatch_t& dispatch = cmd->dispatch;
-  const char* name = rodata_string(dispatch.debug_name);
+  const char* name = name_at(dispatch.debug_name);
   const bool barrier = command->flags & XGPU_AMDGPU_COMMAND_FLAG_BARRIER;
   constexpr uint32_t kCountsAlignment = sizeof(uint32_t);
   constexpr uint64_t kCountsBytes = 3 * sizeof(uint32_t);
@@ -465,6 +522,13 @@ XgpuResult Issuer::run() {
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
   logging_ = packet_log_active();
+  // A submission larger than the ring is streamed: every packet waits for
+  // its slot (ensure_room), the first ones included. (Without a wait
+  // function the caller owns the whole range.)
+  if (sizes.packet_count > target_.aql_queue->size && target_.wait_for_ring_space) {
+    streaming_ = true;
+    room_end_ = 0;
+  }
   t_scratch.words.assign(sizes.packet_count, kUnpublished);
   if (logging_) {
     t_scratch.images.assign(sizes.packet_count, hsa_kernel_dispatch_packet_t{});
@@ -475,6 +539,10 @@ XgpuResult Issuer::run() {
   XgpuResult result = XGPU_SUCCESS;
   command_program_for_each(program_, [&](const xgpu_amdgpu_command_header_t* command) {
     if (result != XGPU_SUCCESS) return;
+    if (const uint32_t packets = packets_of(command); packets) {
+      result = ensure_room(command->packet_offset, packets);
+      if (result != XGPU_SUCCESS) return;
+    }
     switch (command->type) {
       case XGPU_AMDGPU_COMMAND_DISPATCH:
       case XGPU_AMDGPU_COMMAND_FILL:
@@ -492,15 +560,14 @@ XgpuResult Issuer::run() {
   });
   if (result != XGPU_SUCCESS) return result;
   if (program_.command_packet_count == 0) write_no_op(0, false);
-  if (program_.trailing_barrier) write_no_op(sizes.packet_count - 1, /*barrier=*/true);
+  if (program_.trailing_barrier) {
+    if (XgpuResult r = ensure_room(sizes.packet_count - 1, 1); r != XGPU_SUCCESS) return r;
+    write_no_op(sizes.packet_count - 1, /*barrier=*/true);
+  }
 
   // Pass 2: publish header|setup in packet order; each packet is complete
   // when its header is stored, so the processor may start at once.
-  for (uint32_t i = 0; i < sizes.packet_count; ++i) {
-    const uint32_t word = t_scratch.words[i];
-    if (word == kUnpublished) continue;
-    __atomic_store_n(reinterpret_cast<uint32_t*>(slot(i)), word, __ATOMIC_RELEASE);
-  }
+  publish(sizes.packet_count);
   if (logging_) {
     for (uint32_t i = 0; i < sizes.packet_count; ++i) {
       const bool unpublished = t_scratch.words[i] == kUnpublished;

@@ -206,6 +206,38 @@ void on_queue_error(hsa_status_t status, hsa_queue_t* source, void* data) {
 
 enum class IssueOutcome { kIssued, kNoRoom, kFailed };
 
+// IssueTarget::wait_for_ring_space: streaming a command buffer larger than
+// the ring. Runs under the queue lock; the packet processor frees slots
+// without it. Polls briefly, then yields the core between polls (to the
+// packet processor and the dispatches it runs) for a bounded window, then
+// sleeps in short steps: yielding alone takes cores from the dispatches
+// over a long stream, sleeping alone can overrun on a loaded machine until
+// the ring runs dry.
+bool wait_for_ring_space(const IssueTarget& target, uint64_t doorbell_value, uint64_t min_read_index,
+                         uint64_t* out_read_index) {
+  constexpr uint32_t kPolls = 64;                                  // reads of the index before yielding
+  constexpr auto kYieldWindow = std::chrono::microseconds(64);     // then yields for this long
+  constexpr auto kSleep = std::chrono::microseconds(20);           // then sleeps in these steps
+  const auto start = std::chrono::steady_clock::now();
+  auto* queue = static_cast<Queue*>(target.runtime_context);
+  const HsaApi& hsa = *target.hsa;
+  if (doorbell_value != UINT64_MAX)
+    hsa.hsa_signal_store_screlease(queue->aql->doorbell_signal, hsa_signal_value_t(doorbell_value));
+  for (uint32_t round = 0;; ++round) {
+    const uint64_t read = hsa.hsa_queue_load_read_index_scacquire(queue->aql);
+    if (read >= min_read_index) {
+      *out_read_index = read;
+      return true;
+    }
+    if (queue->broken.load(std::memory_order_acquire) || queue->device->lost) return false;
+    if (round < kPolls) continue;
+    if (std::chrono::steady_clock::now() - start < kYieldWindow)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(kSleep);
+  }
+}
+
 // Issues the front submission. Called with queue->mutex held. On kFailed the
 // submission's status is set and it is NOT in inflight.
 IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& dependencies,
@@ -216,7 +248,10 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
       uint32_t((dependencies.size() + kBarrierAndDependencies - 1) / kBarrierAndDependencies);
   const uint32_t body_packets = s->kind == SubmissionKind::kCommands ? s->sizes.packet_count : 1;
   const uint64_t packets = uint64_t(dependency_packets) + body_packets;
-  if (packets > queue->aql_packets || body_packets == 0) {
+  // A command buffer larger than the ring is streamed into it by issue
+  // (IssueTarget::wait_for_ring_space); its dependency packets must fit.
+  const bool streamed = s->kind == SubmissionKind::kCommands && packets > queue->aql_packets;
+  if (dependency_packets >= queue->aql_packets || body_packets == 0) {
     s->status = device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, msgid::kUnsupported,
                             "xgpuQueueSubmit: the submission needs " + std::to_string(packets) +
                                 " AQL packets; queue " + std::to_string(queue->index) + " holds " +
@@ -227,7 +262,10 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
                                    ? hsa.hsa_queue_load_write_index_relaxed(queue->aql)
                                    : 0;
   const uint64_t read_index = hsa.hsa_queue_load_read_index_scacquire(queue->aql);
-  if (write_index - read_index + packets > queue->aql_packets) return IssueOutcome::kNoRoom;
+  // (A streamed body waits for its own slots as it goes: only the
+  // dependency packets need room now.)
+  if (write_index - read_index + (streamed ? dependency_packets : packets) > queue->aql_packets)
+    return IssueOutcome::kNoRoom;
 
   // Kernargs: from the ring, or a dedicated allocation when larger than it.
   uint8_t* kernargs = nullptr;
@@ -306,6 +344,8 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
     target.binding_count = uint32_t(s->bindings.size());
     target.completion_signal = completion->signal;
     target.order_after_previous = true;
+    target.wait_for_ring_space = wait_for_ring_space;
+    target.runtime_context = queue;
     std::string issue_error;
     target.out_error = &issue_error;
     XgpuResult issued = command_buffer_issue(s->command_buffer, target);

@@ -96,11 +96,23 @@ struct IssueTarget {
   bool order_after_previous = true;     // first packet needs the barrier bit (the
                                         // queue is in-order across submissions)
   std::string* out_error = nullptr;     // filled with a message when issue fails
+  // Streaming, for a submission with more packets than the ring holds: the
+  // runtime reserved them all (the write index moved past the ring's
+  // capacity), and issue writes and publishes them as the packet processor
+  // frees slots. This rings the doorbell with `doorbell_value` (the last
+  // packet published so far), waits until the ring's read index reaches
+  // `min_read_index` and stores the read index. False when the queue stopped
+  // making progress (an HSA queue error, a lost device). nullptr: the
+  // runtime does not stream (every submission fits the ring).
+  bool (*wait_for_ring_space)(const IssueTarget& target, uint64_t doorbell_value, uint64_t min_read_index,
+                              uint64_t* out_read_index) = nullptr;
+  void* runtime_context = nullptr;      // the runtime's, for wait_for_ring_space
 };
 
 // Commands half -> runtime half: what a submission must reserve.
 struct IssueSizes {
-  uint32_t packet_count = 0;   // AQL packets (>= 1: an empty command buffer issues one barrier-AND)
+  uint32_t packet_count = 0;   // AQL packets (>= 1: an empty command buffer issues one barrier-AND);
+                               // may exceed the ring: issue streams them (IssueTarget::wait_for_ring_space)
   uint64_t kernarg_bytes = 0;  // kernarg bytes, including alignment padding
   uint32_t binding_capacity = 0;  // binding-table slots the recording may reference
                                   // (XgpuCommandBufferBeginInfo::bindingCapacity); the

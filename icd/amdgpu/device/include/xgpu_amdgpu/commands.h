@@ -170,7 +170,8 @@ XGPU_AMDGPU_STATIC_ASSERT(offsetof(xgpu_amdgpu_kernarg_patch_t, ref) == 8, "kern
 typedef struct xgpu_amdgpu_dispatch {
   uint64_t kernel_object;           /* AQL kernel_object */
   uint64_t XGPU_AMDGPU_DEVICE_PTR prebuilt_kernarg_address; /* kernargs built at end of recording, or 0 */
-  uint64_t XGPU_AMDGPU_DEVICE_PTR kernarg_template; /* address of the kernarg bytes in the read-only data */
+  uint64_t XGPU_AMDGPU_DEVICE_PTR kernarg_template; /* address of the kernarg bytes (read-only data; for
+                                                       PREBUILT_KERNARGS the prebuilt kernargs themselves) */
   uint16_t workgroup_size[3];       /* work items per workgroup, x y z */
   uint16_t dimensions;              /* AQL setup dimensions: 1, 2 or 3 */
   uint32_t workgroup_count[3];      /* workgroups per dimension (DISPATCH_INDIRECT: unused) */
@@ -180,8 +181,8 @@ typedef struct xgpu_amdgpu_dispatch {
   uint32_t kernarg_alignment;       /* alignment of the kernarg struct, bytes (power of two) */
   uint16_t patch_count;             /* xgpu_amdgpu_kernarg_patch_t entries after the command */
   uint16_t reserved0;               /* 0 */
-  uint32_t debug_name;              /* offset of the kernel's NUL-terminated name in the read-only data */
-  uint32_t reserved;                /* 0 */
+  uint64_t debug_name;              /* host address of the kernel's NUL-terminated name (interned once per
+                                       kernel: the pipeline's or the device library's) */
 } xgpu_amdgpu_dispatch_t;
 XGPU_AMDGPU_STATIC_ASSERT(sizeof(xgpu_amdgpu_dispatch_t) == 72, "dispatch size");
 XGPU_AMDGPU_STATIC_ASSERT(offsetof(xgpu_amdgpu_dispatch_t, workgroup_size) == 24, "dispatch workgroup_size");
@@ -246,10 +247,11 @@ typedef enum xgpu_amdgpu_debug_label_op_e {
 typedef struct xgpu_amdgpu_command_debug_label {
   xgpu_amdgpu_command_header_t header;  /* type DEBUG_LABEL */
   uint32_t op;                          /* xgpu_amdgpu_debug_label_op_t */
-  uint32_t name;                        /* offset of the NUL-terminated label in the read-only data (END: 0) */
+  uint32_t reserved;                    /* 0 */
+  uint64_t name;                        /* address of the NUL-terminated label in the read-only data (END: 0) */
   float color[4];                       /* RGBA */
 } xgpu_amdgpu_command_debug_label_t;
-XGPU_AMDGPU_STATIC_ASSERT(sizeof(xgpu_amdgpu_command_debug_label_t) == 40, "debug label command size");
+XGPU_AMDGPU_STATIC_ASSERT(sizeof(xgpu_amdgpu_command_debug_label_t) == 48, "debug label command size");
 
 /* ---------------------------------------------------------------------------
  * Device-library kernel arguments (binding pointers first, then constants)
