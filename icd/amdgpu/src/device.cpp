@@ -227,13 +227,14 @@ XgpuResult device_create(XgpuPhysicalDevice physical_handle, const XgpuDeviceCre
                          "xgpuCreateDevice: pCreateInfo->pQueueCreateInfos[" + std::to_string(i) +
                              "].queueFamilyIndex " + std::to_string(q.queueFamilyIndex) +
                              " is not a family (the device has " + std::to_string(kQueueFamilyCount) + ")");
-    if (q.queueCount > kQueuesPerFamily)
+    if (q.queueCount == 0 || q.queueCount > kQueuesPerFamily)
       return device_fail(device.get(), XGPU_ERROR_INVALID_ARGUMENT,
                          "XGPU-VUID-xgpuCreateDevice-pCreateInfo-pQueueCreateInfos-queueCount",
                          "xgpuCreateDevice: pCreateInfo->pQueueCreateInfos[" + std::to_string(i) + "].queueCount " +
-                             std::to_string(q.queueCount) + " exceeds the family's " +
-                             std::to_string(kQueuesPerFamily));
+                             std::to_string(q.queueCount) + " is not in [1, the family's queueCount " +
+                             std::to_string(kQueuesPerFamily) + "]");
     queue_count = std::max(queue_count, q.queueCount);
+    device->queue_families |= 1u << q.queueFamilyIndex;
   }
 
   for (uint32_t t = 0; t < physical->memory_types.size(); ++t) {
@@ -309,6 +310,10 @@ void device_destroy(XgpuDevice handle, const XgpuAllocationCallbacks* allocator)
   host_delete(device);
 }
 
+bool device_has_queue_family(const Device* device, uint32_t family) {
+  return family < kQueueFamilyCount && (device->queue_families & (1u << family)) != 0;
+}
+
 void device_get_queue(XgpuDevice handle, uint32_t family, uint32_t index, XgpuQueue* out_queue) {
   Device* device = device_from_handle(handle);
   if (!device || !out_queue) return;
@@ -368,7 +373,7 @@ XgpuResult buffer_create(XgpuDevice handle, const XgpuBufferCreateInfo* info,
                        "xgpuCreateBuffer: pCreateInfo->size is 0 (must be at least 1)");
   const uint64_t max_size = device->physical->properties.limits.maxBufferSize;
   if (info->size > max_size)
-    return device_fail(device, XGPU_ERROR_OUT_OF_DEVICE_MEMORY, "XGPU-VUID-xgpuCreateBuffer-pCreateInfo-size",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreateBuffer-pCreateInfo-size",
                        "xgpuCreateBuffer: pCreateInfo->size " + std::to_string(info->size) +
                            " exceeds limits.maxBufferSize " + std::to_string(max_size));
   HostPtr<Buffer> buffer(host_new<Buffer>(allocator));

@@ -61,6 +61,7 @@ struct Device {
   const HsaApi* hsa = nullptr;                       // == &runtime->hsa
   hsa_agent_t agent{0};                              // == physical->agent
   std::vector<std::unique_ptr<Queue>> queues;        // family 0, in index order
+  uint32_t queue_families = 0;                       // bit f: created with queues of family f
   DeviceLibrary* library = nullptr;                  // builtin kernels (commands half)
   std::vector<std::unique_ptr<BlockAllocator>> allocators;  // one per memory type
   std::atomic<bool> lost_claimed{false};             // the first device_mark_lost call won (reports)

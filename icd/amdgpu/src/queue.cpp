@@ -576,7 +576,30 @@ void queue_accept(Queue* queue, Submission* submission) {
 
 Submission::~Submission() {
   for (const SemaphoreValue& wait : waits) semaphore_release(wait.semaphore);
-  for (const SemaphoreValue& signal : signals) semaphore_release(signal.semaphore);
+  for (const SemaphoreValue& signal : signals) {
+    if (signals_accepted) semaphore_forget_signal(signal.semaphore, signal.value);
+    semaphore_release(signal.semaphore);
+  }
+}
+
+XgpuResult accept_signal_values(const Device* device, Submission* s, const char* function, const char* rule,
+                                uint32_t submit_index) {
+  for (size_t j = 0; j < s->signals.size(); ++j) {
+    uint64_t current = 0, accepted = 0;
+    if (semaphore_accept_signal(s->signals[j].semaphore, s->signals[j].value, &current, &accepted)) continue;
+    for (size_t k = 0; k < j; ++k) semaphore_forget_signal(s->signals[k].semaphore, s->signals[k].value);
+    const std::string where =
+        submit_index == kNotASubmit ? "pSignalSemaphores->" : "pSubmits[" + std::to_string(submit_index) + "].signalSemaphores.";
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, rule,
+                       std::string(function) + ": " + where + "pValues[" + std::to_string(j) + "] " +
+                           std::to_string(s->signals[j].value) + " is not greater than the semaphore's payload " +
+                           std::to_string(current) +
+                           (accepted ? " and every payload of it already pending in a signal list (" +
+                                           std::to_string(accepted) + ")"
+                                     : std::string()));
+  }
+  s->signals_accepted = true;
+  return XGPU_SUCCESS;
 }
 
 const SemaphoreListArgument kQueueAllocaWaits{"xgpuQueueAlloca", "pWaitSemaphores",
@@ -755,6 +778,13 @@ XgpuResult queue_submit(XgpuQueue handle, uint32_t count, const XgpuSubmitInfo* 
     } else {
       s->kind = SubmissionKind::kBarrier;
     }
+    result = accept_signal_values(device, s.get(), "xgpuQueueSubmit",
+                                  "XGPU-VUID-xgpuQueueSubmit-pSubmits-signalSemaphores-value", i);
+    if (result != XGPU_SUCCESS) {
+      if (s->command_buffer) command_buffer_cancel_submit(s->command_buffer);
+      discard(accepted);
+      return result;
+    }
     accepted.push_back(s.release());
   }
   for (Submission* s : accepted) {
@@ -772,7 +802,8 @@ namespace {
 // recording fails only for the driver's own reasons (the device library,
 // memory); those are reported by the commands half and then summarized here.
 template <typename Record>
-XgpuResult submit_internal(Queue* queue, const char* function, const SemaphoreListArgument& waits_argument,
+XgpuResult submit_internal(Queue* queue, const char* function, const char* semaphores_rule,
+                           const SemaphoreListArgument& waits_argument,
                            const XgpuSemaphoreList* waits, const SemaphoreListArgument& signals_argument,
                            const XgpuSemaphoreList* signals, Record&& record) {
   Device* device = queue->device;
@@ -787,6 +818,8 @@ XgpuResult submit_internal(Queue* queue, const char* function, const SemaphoreLi
   s->queue = queue;
   XgpuResult result = copy_semaphore_list(device, waits_argument, kNotASubmit, waits, &s->waits);
   if (result == XGPU_SUCCESS) result = copy_semaphore_list(device, signals_argument, kNotASubmit, signals, &s->signals);
+  if (result == XGPU_SUCCESS)
+    result = accept_signal_values(device, s.get(), function, semaphores_rule, kNotASubmit);
   if (result != XGPU_SUCCESS) return result;
   XgpuCommandBufferCreateInfo create_info{};
   create_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
@@ -872,7 +905,7 @@ XgpuResult queue_fill_buffer(XgpuQueue handle, const XgpuSemaphoreList* waits, c
   // XGPU_WHOLE_SIZE: to the end of the buffer, rounded down to the pattern.
   const XgpuDeviceSize length =
       size == XGPU_WHOLE_SIZE ? (buffer->size - offset) / pattern_size * pattern_size : size;
-  return submit_internal(queue, "xgpuQueueFillBuffer", kQueueFillBufferWaits, waits, kQueueFillBufferSignals, signals,
+  return submit_internal(queue, "xgpuQueueFillBuffer", "XGPU-VUID-xgpuQueueFillBuffer-semaphores", kQueueFillBufferWaits, waits, kQueueFillBufferSignals, signals,
                          [&](XgpuCommandBuffer command_buffer) {
                            if (length == 0) return;  // less than one pattern to the end: nothing to fill
                            const XgpuBufferRef ref = xgpuBufferRefRange(dst, offset, length);
@@ -925,7 +958,7 @@ XgpuResult queue_copy_buffer(XgpuQueue handle, const XgpuSemaphoreList* waits, c
   if ((destination->usage & kTransferDst) != kTransferDst)
     return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuQueueCopyBuffer-dstBuffer-usage",
                        "xgpuQueueCopyBuffer: dstBuffer was not created with XGPU_BUFFER_USAGE_TRANSFER_DST_BIT");
-  return submit_internal(queue, "xgpuQueueCopyBuffer", kQueueCopyBufferWaits, waits, kQueueCopyBufferSignals, signals,
+  return submit_internal(queue, "xgpuQueueCopyBuffer", "XGPU-VUID-xgpuQueueCopyBuffer-semaphores", kQueueCopyBufferWaits, waits, kQueueCopyBufferSignals, signals,
                          [&](XgpuCommandBuffer command_buffer) {
                            const XgpuBufferRef src_ref = xgpuBufferRefRange(src, src_offset, size);
                            const XgpuBufferRef dst_ref = xgpuBufferRefRange(dst, dst_offset, size);
@@ -942,6 +975,8 @@ XgpuResult queue_test_inject_fault(XgpuQueue handle, const XgpuSemaphoreList* si
   s->queue = queue;
   s->kind = SubmissionKind::kTestFault;
   XgpuResult result = copy_semaphore_list(device, kTestFaultSignals, kNotASubmit, signals, &s->signals);
+  if (result == XGPU_SUCCESS)
+    result = accept_signal_values(device, s.get(), "xgpuAmdgpuTestInjectQueueFault", msgid::kTestHook, kNotASubmit);
   if (result != XGPU_SUCCESS) return result;
   queue_accept(queue, s.release());
   return XGPU_SUCCESS;

@@ -65,6 +65,7 @@ struct Submission {
   std::vector<SemaphoreValue> signals;         // payloads to set on completion (semaphores retained)
   IssueSizes sizes;                            // kCommands: what issue needs
   Buffer* alloca_buffer = nullptr;             // kAlloca/kDealloca: the buffer (alloca holds a reference)
+  bool signals_accepted = false;               // its signal payloads are noted in their semaphores
   // Set at issue:
   CompletionSignal* completion = nullptr;      // on the last packet
   std::vector<CompletionSignal*> dependencies; // other queues' completion signals waited for
@@ -136,6 +137,11 @@ inline constexpr uint32_t kNotASubmit = UINT32_MAX;  // submit_index of commands
 
 // Copies `list` into `out` (retaining each semaphore), checking its arrays;
 // on a violation reports it with the argument's rule and fails.
+// Notes the signal payloads of `s` in their semaphores (each must be above
+// the payload and every payload already accepted: `rule`); on failure reports
+// it, notes none and returns XGPU_ERROR_INVALID_ARGUMENT. ~Submission forgets them.
+XgpuResult accept_signal_values(const Device* device, Submission* s, const char* function, const char* rule,
+                                uint32_t submit_index);
 XgpuResult copy_semaphore_list(const Device* device, const SemaphoreListArgument& argument, uint32_t submit_index,
                                const XgpuSemaphoreList* list, std::vector<SemaphoreValue>* out);
 // The arguments of xgpuQueueAlloca and xgpuQueueDealloca.

@@ -125,6 +125,8 @@ enum class MemoryKind {
 const HsaApi& device_hsa(const Device* device);
 hsa_agent_t device_agent(const Device* device);
 const XgpuPhysicalDeviceLimits& device_limits(const Device* device);
+// Whether the device was created with queues of queue family `family`.
+bool device_has_queue_family(const Device* device, uint32_t family);
 // The device's loaded device library (loaded by the runtime at device
 // creation with device_library_load below).
 const DeviceLibrary* device_library(const Device* device);
