@@ -201,6 +201,26 @@ void on_queue_error(hsa_status_t status, hsa_queue_t* source, void* data) {
                     {XGPU_OBJECT_TYPE_COMMAND_BUFFER, command_buffer}});
 }
 
+// Reports a submission whose issue failed: with the rule it broke (its
+// VUID), or msgid::kIssueFailed when the failure cites none.
+void report_issue_failure(Queue* queue, const Submission* s, const std::string& error, const std::string& rule) {
+  const uint64_t command_buffer =
+      s->owns_command_buffer ? 0 : uint64_t(reinterpret_cast<uintptr_t>(s->command_buffer_handle));
+  const std::string text = "queue " + std::to_string(queue->index) +
+                           ": xgpuQueueSubmit: issuing the command buffer failed: " + error +
+                           "; the submission does not run and its signal semaphores fail with " +
+                           result_name(s->status) + " (the device is not lost)";
+  const std::initializer_list<ReportObject> objects = {
+      {XGPU_OBJECT_TYPE_QUEUE, uint64_t(reinterpret_cast<uintptr_t>(queue))},
+      {XGPU_OBJECT_TYPE_COMMAND_BUFFER, command_buffer}};
+  if (rule.empty()) {
+    device_report(queue->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kIssueFailed, text, objects);
+    return;
+  }
+  // device_report keeps the ID only for the call: a stable copy is not needed.
+  device_report(queue->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, rule.c_str(), text, objects);
+}
+
 enum class IssueOutcome { kIssued, kNoRoom, kFailed };
 
 // Issues the front submission. Called with queue->mutex held. On kFailed the
@@ -302,16 +322,17 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
     target.binding_count = uint32_t(s->bindings.size());
     target.completion_signal = completion->signal;
     target.order_after_previous = true;
-    std::string issue_error;
+    std::string issue_error, issue_error_id;
     target.out_error = &issue_error;
+    target.out_error_id = &issue_error_id;
     XgpuResult issued = command_buffer_issue(s->command_buffer, target);
     if (issued != XGPU_SUCCESS) {
-      // The driver could not issue a queue operation: the device is lost
-      // (spec §6.1); the message names the operation and the reason.
+      // Misuse found only now (a binding-table slot or a queue allocation
+      // that does not hold what the recording needs): the submission fails,
+      // its signal semaphores carry the rule's error, the device lives on
+      // (api.md 6.1: device loss is for device faults).
       s->status = issued;
-      *out_lost = true;
-      *out_lost_reason = "queue " + std::to_string(queue->index) +
-                         ": xgpuQueueSubmit: issuing the command buffer failed: " + issue_error;
+      report_issue_failure(queue, s, issue_error, issue_error_id);
     }
   }
 

@@ -96,6 +96,8 @@ struct IssueTarget {
   bool order_after_previous = true;     // first packet needs the barrier bit (the
                                         // queue is in-order across submissions)
   std::string* out_error = nullptr;     // filled with a message when issue fails
+  std::string* out_error_id = nullptr;  // filled with the rule a failed issue breaks (its VUID),
+                                        // left empty when the failure breaks none
 };
 
 // Commands half -> runtime half: what a submission must reserve.
@@ -173,6 +175,7 @@ inline constexpr char kEntryPointNotFound[] = "XGPU-DRIVER-entry-point-not-found
 inline constexpr char kDeviceLibrary[] = "XGPU-DRIVER-device-library";
 inline constexpr char kUnsupported[] = "XGPU-DRIVER-unsupported";
 inline constexpr char kTestHook[] = "XGPU-DRIVER-test-hook";
+inline constexpr char kIssueFailed[] = "XGPU-DRIVER-issue-failed";
 
 // The ID of a runtime failure that returns `result`: the memory and
 // executable IDs for those results, kCallOnLostDevice for
