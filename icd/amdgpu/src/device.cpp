@@ -202,6 +202,55 @@ void device_mark_lost(Device* device, const std::string& reason, std::initialize
   wake_held_submissions();
 }
 
+// --- watchdog --------------------------------------------------------------
+
+// XGPU_AMDGPU_WATCHDOG_MS: unset = kDefaultWatchdogMs, 0 = off, else ms.
+uint64_t watchdog_setting(const Device* device) {
+  const char* text = std::getenv("XGPU_AMDGPU_WATCHDOG_MS");
+  if (!text || !*text) return kDefaultWatchdogMs;
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(text, &end, 10);
+  if (*end != '\0') {
+    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kUnsupported,
+                  std::string("XGPU_AMDGPU_WATCHDOG_MS=\"") + text +
+                      "\" is not a number of milliseconds: the watchdog keeps its default " +
+                      std::to_string(kDefaultWatchdogMs) + " ms");
+    return kDefaultWatchdogMs;
+  }
+  return value;
+}
+
+void start_watchdog(Device* device) {
+  device->watchdog_ms = watchdog_setting(device);
+  if (device->watchdog_ms == 0) return;
+  const uint64_t period_ms = std::clamp<uint64_t>(device->watchdog_ms / 4, 5, 1000);
+  device->watchdog = std::thread([device, period_ms] {
+    std::unique_lock<std::mutex> lock(device->watchdog_mutex);
+    while (!device->watchdog_stop) {
+      device->watchdog_wake.wait_for(lock, std::chrono::milliseconds(period_ms));
+      if (device->watchdog_stop || device->lost.load()) continue;
+      lock.unlock();
+      for (auto& queue : device->queues) {
+        std::string reason;
+        if (!queue_watchdog_expired(queue.get(), device->watchdog_ms, &reason)) continue;
+        device_mark_lost(device, reason, {{XGPU_OBJECT_TYPE_QUEUE, uint64_t(reinterpret_cast<uintptr_t>(queue.get()))}});
+        break;
+      }
+      lock.lock();
+    }
+  });
+}
+
+void stop_watchdog(Device* device) {
+  if (!device->watchdog.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(device->watchdog_mutex);
+    device->watchdog_stop = true;
+  }
+  device->watchdog_wake.notify_all();
+  device->watchdog.join();
+}
+
 // --- device ----------------------------------------------------------------
 
 XgpuResult device_create(XgpuPhysicalDevice physical_handle, const XgpuDeviceCreateInfo* info,
@@ -260,6 +309,7 @@ XgpuResult device_create(XgpuPhysicalDevice physical_handle, const XgpuDeviceCre
   }
 
   XgpuResult result = device_library_load(device.get(), &device->library);
+  if (result == XGPU_SUCCESS) start_watchdog(device.get());
   if (result != XGPU_SUCCESS) {
     device_report(device.get(), XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kDeviceLibrary,
                   std::string("xgpuCreateDevice: loading the device library failed (") +
@@ -275,16 +325,35 @@ XgpuResult device_create(XgpuPhysicalDevice physical_handle, const XgpuDeviceCre
 void device_destroy(XgpuDevice handle, const XgpuAllocationCallbacks* allocator) {
   Device* device = device_from_handle(handle);
   if (!device) return;
-  // Finish (or, when lost, fail) everything; bounded so a broken queue cannot hang.
+  stop_watchdog(device);
+  // Finish (or, when lost, fail) everything, bounded: work that does not
+  // finish within kDestroyDrainMs (a hung kernel) is abandoned - the device
+  // is lost and what that work uses is leaked rather than freed under it.
+  constexpr uint64_t kNsPerMs = 1'000'000;
   for (auto& queue : device->queues) {
-    if (queue_wait_idle_internal(queue.get(), 5'000'000'000ull) != XGPU_SUCCESS) {
-      queue_fail_all(queue.get(), XGPU_ERROR_DEVICE_LOST);
-      queue_wait_idle_internal(queue.get(), 5'000'000'000ull);
+    if (queue_wait_idle_internal(queue.get(), kDestroyDrainMs * kNsPerMs) == XGPU_SUCCESS) continue;
+    if (!queue->broken && !queue->errored && queue_hsa_busy(queue.get())) {
+      queue->broken = true;
+      if (device->hsa->hsa_queue_inactivate) device->hsa->hsa_queue_inactivate(queue->aql);
+      device_mark_lost(device,
+                       "xgpuDestroyDevice: queue " + std::to_string(queue->index) + " still runs work after " +
+                           std::to_string(kDestroyDrainMs) + " ms: it is abandoned",
+                       {{XGPU_OBJECT_TYPE_QUEUE, uint64_t(reinterpret_cast<uintptr_t>(queue.get()))}});
     }
+    queue_fail_all(queue.get(), XGPU_ERROR_DEVICE_LOST);
+    queue_wait_idle_internal(queue.get(), kDestroyDrainMs * kNsPerMs);
+  }
+  for (auto& queue : device->queues) queue_destroy(queue.get());
+  bool abandoned = false;
+  for (auto& queue : device->queues) abandoned = abandoned || queue->abandoned;
+  if (abandoned) {
+    // A dispatch still runs: its queue, packets (completion signals), code
+    // (builtin kernels), memory and the device object its callbacks name
+    // stay as they are (leaked; queue_destroy reported it).
+    return;
   }
   if (device->library) device_library_destroy(device, device->library);
   device->library = nullptr;
-  for (auto& queue : device->queues) queue_destroy(queue.get());
   device->queues.clear();
   // The runtime's async-handler thread may still be returning from the last
   // completion callbacks; let it finish before the signals go away.

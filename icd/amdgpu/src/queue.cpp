@@ -153,6 +153,7 @@ void complete_submission(Submission* s) {
   {
     std::lock_guard<std::mutex> lock(queue->mutex);
     s->done = true;
+    queue->progress_at = std::chrono::steady_clock::now();
     while (!queue->inflight.empty() && queue->inflight.front()->done) {
       Submission* front = queue->inflight.front();
       queue->inflight.pop_front();
@@ -171,6 +172,7 @@ bool on_completion(hsa_signal_value_t, void* arg) {
 
 void on_queue_error(hsa_status_t status, hsa_queue_t* source, void* data) {
   auto* queue = static_cast<Queue*>(data);
+  queue->errored = true;
   queue->broken = true;
   std::string reason =
       "HSA queue " + std::to_string(queue->index) + " reported " + queue->device->hsa->status_string(status);
@@ -368,6 +370,7 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
                         first + packets);
   hsa.hsa_signal_store_screlease(queue->aql->doorbell_signal, hsa_signal_value_t(first + packets - 1));
   queue->pending.pop_front();
+  if (queue->inflight.empty()) queue->progress_at = std::chrono::steady_clock::now();
   queue->inflight.push_back(s);
   result = hsa.hsa_amd_signal_async_handler_checked(&error, completion->signal, HSA_SIGNAL_CONDITION_LT,
                                                     hsa_signal_value_t(1), on_completion, static_cast<void*>(s));
@@ -540,12 +543,51 @@ void queue_destroy(Queue* queue) {
   // Whatever is still pending (waiting for a value nobody signals) is failed.
   queue_fail_all(queue, XGPU_ERROR_DEVICE_LOST);
   queue_wait_idle_internal(queue, 5'000'000'000ull);
+  if (queue->broken && !queue->errored && queue_hsa_busy(queue)) {
+    // A dispatch still runs (a hung kernel): destroying the HSA queue would
+    // wait for it forever. The queue and its kernarg ring are left to it.
+    queue->abandoned = true;
+    device_report(queue->device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kDeviceLost,
+                  "xgpuDestroyDevice: HSA queue " + std::to_string(queue->index) +
+                      " still runs a dispatch that never finished: the queue, its kernarg ring, the device's "
+                      "memory, completion signals and builtin kernels are abandoned (leaked), not released under it");
+    return;
+  }
   std::string error;
   if (queue->device->hsa->hsa_queue_destroy_checked(&error, queue->aql) != XGPU_SUCCESS)
     device_report(queue->device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kHsaCallFailed,
                   "xgpuDestroyDevice: destroying HSA queue " + std::to_string(queue->index) + " failed: " + error);
   device_free(queue->device, queue->kernarg_ring);
   // A queue is owned by device->queues (unique_ptr); the caller clears it.
+}
+
+bool queue_hsa_busy(const Queue* queue) {
+  const HsaApi& hsa = *queue->device->hsa;
+  return hsa.hsa_queue_load_read_index_scacquire(queue->aql) < hsa.hsa_queue_load_write_index_relaxed(queue->aql);
+}
+
+bool queue_watchdog_expired(Queue* queue, uint64_t timeout_ms, std::string* out_reason) {
+  const HsaApi& hsa = *queue->device->hsa;
+  std::lock_guard<std::mutex> lock(queue->mutex);
+  if (queue->broken || queue->inflight.empty()) return false;
+  const Submission* front = queue->inflight.front();
+  // Waiting on the device for another queue's work is not running.
+  for (const CompletionSignal* dependency : front->dependencies)
+    if (hsa.hsa_signal_load_relaxed && hsa.hsa_signal_load_relaxed(dependency->signal) != 0) return false;
+  const auto ran = std::chrono::steady_clock::now() - queue->progress_at;
+  const uint64_t ran_ms = uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(ran).count());
+  if (ran_ms < timeout_ms) return false;
+  queue->broken = true;
+  std::string what = submission_kind_name(front->kind);
+  if (!front->owns_command_buffer && front->command_buffer_handle) {
+    const std::string name =
+        device_object_name(queue->device, uint64_t(reinterpret_cast<uintptr_t>(front->command_buffer_handle)));
+    what += name.empty() ? " (an unnamed command buffer)" : " (command buffer '" + name + "')";
+  }
+  *out_reason = "queue " + std::to_string(queue->index) + ": the watchdog found " + what + " running for " +
+                std::to_string(ran_ms) + " ms, longer than its " + std::to_string(timeout_ms) +
+                " ms (XGPU_AMDGPU_WATCHDOG_MS): a hung dispatch";
+  return true;
 }
 
 void queue_fail_all(Queue* queue, XgpuResult status) {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -88,6 +89,10 @@ struct Queue {
   std::condition_variable idle;                // notified when pending+inflight+finishing drain
   std::deque<Submission*> pending;             // accepted, not issued, in order
   std::deque<Submission*> inflight;            // issued, not completed, in issue order
+  std::chrono::steady_clock::time_point progress_at{};  // last completion, or the issue that
+                                               // ended an idle spell (the watchdog's clock)
+  bool abandoned = false;                      // destroy left its HSA queue running (leaked)
+  std::atomic<bool> errored{false};            // the runtime reported a queue error: it stopped
   uint32_t finishing = 0;                      // completed, being finalized outside the lock
   uint64_t kernarg_head = 0;                   // next free ring byte (monotonic)
   uint64_t kernarg_tail = 0;                   // oldest live ring byte (monotonic)
@@ -99,6 +104,15 @@ void queue_destroy(Queue* queue);
 
 // Accepts a submission (takes ownership) and pumps the queue.
 void queue_accept(Queue* queue, Submission* submission);
+// Watchdog: true (with the reason) when the oldest operation in flight on
+// `queue` has run `timeout_ms` without the queue completing anything and
+// without waiting for another queue; the queue is then marked broken (the
+// dispatch itself cannot be stopped: should it end, the queue drains and is
+// destroyed normally). The caller marks the device lost.
+bool queue_watchdog_expired(Queue* queue, uint64_t timeout_ms, std::string* out_reason);
+// Whether the HSA queue has packets it has not finished (read index behind
+// the write index).
+bool queue_hsa_busy(const Queue* queue);
 // Pumps every live queue (after a semaphore payload or failure changed).
 void wake_held_submissions();
 // Fails everything pending and in flight (device lost).
