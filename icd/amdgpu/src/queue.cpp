@@ -478,6 +478,7 @@ void pump(Queue* queue) {
       }
     }
     queue->finishing += uint32_t(failed.size());
+    if (queue->pending.size() < kHeldSubmissionsWarning / 2) queue->held_warning_at = kHeldSubmissionsWarning;
   }
   finish_batch(queue, failed);
   if (lost) device_mark_lost(queue->device, lost_reason);
@@ -627,11 +628,32 @@ XgpuResult queue_wait_idle_internal(Queue* queue, uint64_t timeout_ns) {
   return XGPU_SUCCESS;
 }
 
+// Called with queue->mutex held after operations were added to `pending`:
+// the count to report when it reached the next warning (0: none).
+static size_t held_to_report(Queue* queue) {
+  const size_t held = queue->pending.size();
+  if (held < queue->held_warning_at) return 0;
+  while (queue->held_warning_at <= held) queue->held_warning_at *= 2;
+  return held;
+}
+
+static void report_held(Queue* queue, size_t held) {
+  if (held == 0) return;
+  device_report(queue->device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kHeldSubmissions,
+                "queue " + std::to_string(queue->index) + " holds " + std::to_string(held) +
+                    " operations that wait for semaphore payloads not reached yet; they stay (taking host memory) "
+                    "until those payloads are signalled or the semaphores failed, which is the application's to do",
+                {{XGPU_OBJECT_TYPE_QUEUE, uint64_t(reinterpret_cast<uintptr_t>(queue))}});
+}
+
 void queue_accept(Queue* queue, Submission* submission) {
+  size_t held = 0;
   {
     std::lock_guard<std::mutex> lock(queue->mutex);
     queue->pending.push_back(submission);
+    held = held_to_report(queue);
   }
+  report_held(queue, held);
   pump(queue);
 }
 
@@ -850,10 +872,13 @@ XgpuResult queue_submit(XgpuQueue handle, uint32_t count, const XgpuSubmitInfo* 
     }
     accepted.push_back(s.release());
   }
-  for (Submission* s : accepted) {
+  size_t held = 0;
+  {
     std::lock_guard<std::mutex> lock(queue->mutex);
-    queue->pending.push_back(s);
+    for (Submission* s : accepted) queue->pending.push_back(s);
+    held = held_to_report(queue);
   }
+  report_held(queue, held);
   pump(queue);
   return XGPU_SUCCESS;
 }

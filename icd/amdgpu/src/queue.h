@@ -76,6 +76,10 @@ struct Submission {
   XgpuResult status = XGPU_SUCCESS;            // negative: failed (signals get failed)
 };
 
+// Pending operations on a queue at which a warning says how many are held
+// (then at each doubling; api.md: held operations are not bounded).
+inline constexpr size_t kHeldSubmissionsWarning = 65536;
+
 struct Queue {
   XgpuLoaderData loader_data;                  // loader's word (must be first)
   Device* device = nullptr;                    // owner
@@ -93,6 +97,7 @@ struct Queue {
                                                // ended an idle spell (the watchdog's clock)
   bool abandoned = false;                      // destroy left its HSA queue running (leaked)
   std::atomic<bool> errored{false};            // the runtime reported a queue error: it stopped
+  size_t held_warning_at = kHeldSubmissionsWarning;  // pending count of the next held-operations warning
   uint32_t finishing = 0;                      // completed, being finalized outside the lock
   uint64_t kernarg_head = 0;                   // next free ring byte (monotonic)
   uint64_t kernarg_tail = 0;                   // oldest live ring byte (monotonic)

@@ -176,6 +176,7 @@ inline constexpr char kDeviceLibrary[] = "XGPU-DRIVER-device-library";
 inline constexpr char kUnsupported[] = "XGPU-DRIVER-unsupported";
 inline constexpr char kTestHook[] = "XGPU-DRIVER-test-hook";
 inline constexpr char kIssueFailed[] = "XGPU-DRIVER-issue-failed";
+inline constexpr char kHeldSubmissions[] = "XGPU-DRIVER-held-submissions";
 
 // The ID of a runtime failure that returns `result`: the memory and
 // executable IDs for those results, kCallOnLostDevice for
