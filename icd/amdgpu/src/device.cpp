@@ -492,7 +492,7 @@ XgpuResult buffer_map(XgpuDevice handle, XgpuBuffer buffer_handle, XgpuDeviceSiz
                            " is not HOST_VISIBLE");
   const uint64_t address = buffer->device_address.load(std::memory_order_acquire);
   if (address == 0)
-    return device_fail(device, XGPU_ERROR_MEMORY_MAP_FAILED, "XGPU-VUID-xgpuMapBuffer-buffer-committed",
+    return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuMapBuffer-buffer-committed",
                        "xgpuMapBuffer: the alloca buffer's allocation has not committed yet");
   if (offset >= buffer->size)
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuMapBuffer-offset",
