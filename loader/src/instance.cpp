@@ -282,7 +282,8 @@ XgpuResult CreateInstance(const XgpuInstanceCreateInfo* pCreateInfo, const XgpuA
     }
   }
   if (const XgpuApplicationInfo* app = pCreateInfo->pApplicationInfo) {
-    if (app->apiVersion != 0 && XGPU_API_VERSION_MAJOR(app->apiVersion) != 1) {
+    if (app->apiVersion != 0 &&
+        (XGPU_API_VERSION_VARIANT(app->apiVersion) != 0 || XGPU_API_VERSION_MAJOR(app->apiVersion) != 1)) {
       Log(instance.get(), Level::kError, "XGPU-VUID-xgpuCreateInstance-pCreateInfo-pApplicationInfo-apiVersion",
           "xgpuCreateInstance: the application asks for API " + VersionString(app->apiVersion) +
               "; this loader implements 1.x (returns XGPU_ERROR_INCOMPATIBLE_DRIVER)");

@@ -481,7 +481,12 @@ def check(reg: registry.Registry, md: str, vj: dict, implicits: dict[str, Implic
             for key in ("check", "description", "error", "when"):
                 if not e.get(key):
                     errors.append(f"vuids.json: {vid} lacks '{key}'")
-            if e.get("error") not in ("XGPU_ERROR_INVALID_ARGUMENT", "XGPU_ERROR_INVALID_USAGE"):
+            # An API version nobody implements is XGPU_ERROR_INCOMPATIBLE_DRIVER, as in Vulkan.
+            if e.get("check") == "version":
+                if e.get("error") != "XGPU_ERROR_INCOMPATIBLE_DRIVER":
+                    errors.append(f"vuids.json: {vid} (check 'version') has error {e.get('error')!r}, expected "
+                                  "XGPU_ERROR_INCOMPATIBLE_DRIVER")
+            elif e.get("error") not in ("XGPU_ERROR_INVALID_ARGUMENT", "XGPU_ERROR_INVALID_USAGE"):
                 errors.append(f"vuids.json: {vid} has error {e.get('error')!r}, expected "
                               "XGPU_ERROR_INVALID_ARGUMENT or XGPU_ERROR_INVALID_USAGE")
             if e.get("when") not in ("call", "call_or_submit"):

@@ -22,6 +22,8 @@ const HsaApi& device_hsa(const Device*) {
 }
 hsa_agent_t device_agent(const Device*) { return hsa_agent_t{1}; }
 const XgpuPhysicalDeviceLimits& device_limits(const Device* device) { return device->limits; }
+// The fake device has the one queue family (0).
+bool device_has_queue_family(const Device*, uint32_t family) { return family == 0; }
 const DeviceLibrary* device_library(const Device* device) { return device->library; }
 XgpuResult device_allocate(Device*, MemoryKind, uint64_t size, void** out_ptr) {
   *out_ptr = std::aligned_alloc(256, (size + 255) & ~uint64_t(255));

@@ -253,13 +253,14 @@ bool make_ref(CommandBuffer* cb, const XgpuBufferRef* in, const RefRules& rules,
               int64_t index = -1) {
   // Messages (and the VUIDs they carry) are built only when a check fails.
   // `field` is the member the message names ("" for the whole reference).
-  auto fail = [&](bool implicit, const char* rule, const char* field, const std::string& what) {
+  auto fail = [&](bool implicit, const char* rule, const char* field, const std::string& what,
+                  XgpuResult result = XGPU_ERROR_INVALID_ARGUMENT) {
     const char* prefix = implicit && rules.implicit ? rules.implicit : rules.parameter;
     const std::string vuid = std::string("XGPU-VUID-") + rules.function + "-" + prefix + rule;
     std::string where = rules.parameter;
     if (index >= 0) where += "[" + std::to_string(index) + "]" + rules.member;
     if (*field) where += (index >= 0 ? "." : "->") + std::string(field);
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid.c_str(), std::string(rules.function) + ": " + where + what);
+    record_error(cb, result, vuid.c_str(), std::string(rules.function) + ": " + where + what);
     return false;
   };
   if (!in) return fail(true, "-parameter", "", " is NULL");
@@ -309,7 +310,8 @@ bool make_ref(CommandBuffer* cb, const XgpuBufferRef* in, const RefRules& rules,
   if (!buffer) return fail(true, "-buffer-parameter", "buffer", " is not a buffer");
   if (rules.usage && (buffer->usage & rules.usage) != rules.usage)
     return fail(false, "-usage", "buffer",
-                " was not created with " + std::string(rules.usage_name) + " (usage " + hex(buffer->usage) + ")");
+                " was not created with " + std::string(rules.usage_name) + " (usage " + hex(buffer->usage) + ")",
+                XGPU_ERROR_INVALID_USAGE);
   const uint64_t length = in->size == XGPU_WHOLE_SIZE ? buffer->size - std::min(in->offset, buffer->size) : in->size;
   if (in->offset >= buffer->size || length > buffer->size - in->offset || length < rules.min_size)
     return fail(false, "-range", "",
@@ -688,6 +690,13 @@ XgpuResult XGPU_API_CALL create_command_buffer(XgpuDevice device_handle, const X
                       ") is not XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO");
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
+  if (!device_has_queue_family(device, info->queueFamilyIndex)) {
+    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
+                  "XGPU-VUID-xgpuCreateCommandBuffer-pCreateInfo-queueFamilyIndex",
+                  "xgpuCreateCommandBuffer: pCreateInfo->queueFamilyIndex " + std::to_string(info->queueFamilyIndex) +
+                      " is not the family of a queue the device was created with");
+    return XGPU_ERROR_INVALID_ARGUMENT;
+  }
   auto* cb = host_new<CommandBuffer>(allocator);
   if (!cb) {
     device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kOutOfHostMemory,
@@ -855,15 +864,21 @@ void XGPU_API_CALL cmd_push_constants(XgpuCommandBuffer handle, uint32_t offset,
                  "xgpuCmdPushConstants: offset (" + std::to_string(offset) + ") is not a multiple of 4");
     return;
   }
-  if (size % 4 != 0) {
+  if (size == 0 || size % 4 != 0) {
     record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdPushConstants-size",
-                 "xgpuCmdPushConstants: size (" + std::to_string(size) + ") is not a multiple of 4");
+                 "xgpuCmdPushConstants: size (" + std::to_string(size) + ") is not a non-zero multiple of 4");
     return;
   }
-  if (uint64_t(offset) + size > r->pushed.size()) {
+  // The bound pipeline's constants bound the range (without one, which the
+  // layer reports, the storage does).
+  const uint64_t constant_limit = r->pipeline ? r->pipeline->constant_size : r->pushed.size();
+  if (uint64_t(offset) + size > constant_limit) {
     record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdPushConstants-range",
                  "xgpuCmdPushConstants: offset (" + std::to_string(offset) + ") + size (" + std::to_string(size) +
-                     ") exceeds limits.maxPushConstantsSize (" + std::to_string(r->pushed.size()) + ")");
+                     ") exceeds " +
+                     (r->pipeline ? "the constantSize of the bound pipeline '" + std::string(r->pipeline->kernel.name) +
+                                        "' (" + std::to_string(constant_limit) + ")"
+                                  : "limits.maxPushConstantsSize (" + std::to_string(constant_limit) + ")"));
     return;
   }
   if (size && !values) {
@@ -879,11 +894,21 @@ void XGPU_API_CALL cmd_bind_buffers(XgpuCommandBuffer handle, uint32_t first, ui
   CommandBuffer* cb = from_handle(handle);
   Recorder* r = recording(cb, "xgpuCmdBindBuffers", "XGPU-VUID-xgpuCmdBindBuffers-commandBuffer-recording");
   if (!r) return;
-  if (uint64_t(first) + count > r->bindings.size()) {
+  if (count == 0) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdBindBuffers-bindingCount",
+                 "xgpuCmdBindBuffers: bindingCount is 0 (must be at least 1)");
+    return;
+  }
+  // The bound pipeline's bindings bound the range (without one, which the
+  // layer reports, the storage does).
+  const uint64_t binding_limit = r->pipeline ? r->pipeline->binding_count : r->bindings.size();
+  if (uint64_t(first) + count > binding_limit) {
     record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdBindBuffers-firstBinding",
                  "xgpuCmdBindBuffers: firstBinding (" + std::to_string(first) + ") + bindingCount (" +
-                     std::to_string(count) + ") exceeds limits.maxBindings (" + std::to_string(r->bindings.size()) +
-                     ")");
+                     std::to_string(count) + ") exceeds " +
+                     (r->pipeline ? "the bindingCount of the bound pipeline '" + std::string(r->pipeline->kernel.name) +
+                                        "' (" + std::to_string(binding_limit) + ")"
+                                  : "limits.maxBindings (" + std::to_string(binding_limit) + ")"));
     return;
   }
   if (count && !buffers) {
@@ -1269,10 +1294,21 @@ void XGPU_API_CALL cmd_insert_debug_label(XgpuCommandBuffer handle, const XgpuDe
   record_label(cb, r, XGPU_AMDGPU_DEBUG_LABEL_INSERT, label);
 }
 
-void XGPU_API_CALL cmd_write_timestamp(XgpuCommandBuffer handle, XgpuPipelineStageFlagBits, const XgpuBufferRef* dst) {
+void XGPU_API_CALL cmd_write_timestamp(XgpuCommandBuffer handle, XgpuPipelineStageFlagBits stage,
+                                       const XgpuBufferRef* dst) {
   CommandBuffer* cb = from_handle(handle);
   Recorder* r = recording(cb, "xgpuCmdWriteTimestamp", "XGPU-VUID-xgpuCmdWriteTimestamp-commandBuffer-recording");
   if (!r) return;
+  constexpr uint32_t kTimestampStages = XGPU_PIPELINE_STAGE_INDIRECT_BIT | XGPU_PIPELINE_STAGE_DISPATCH_BIT |
+                                        XGPU_PIPELINE_STAGE_TRANSFER_BIT | XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  const uint32_t stage_bits = uint32_t(stage);
+  if (stage_bits == 0 || (stage_bits & (stage_bits - 1)) != 0 || (stage_bits & ~kTimestampStages) != 0) {
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdWriteTimestamp-stage",
+                 "xgpuCmdWriteTimestamp: stage (" + hex(stage_bits) +
+                     ") is not exactly one of XGPU_PIPELINE_STAGE_INDIRECT_BIT, XGPU_PIPELINE_STAGE_DISPATCH_BIT, "
+                     "XGPU_PIPELINE_STAGE_TRANSFER_BIT and XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT");
+    return;
+  }
   constexpr uint64_t kTimestampBytes = sizeof(uint64_t);
   RefRules rules{"xgpuCmdWriteTimestamp", "pDst", XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
                  "XGPU_BUFFER_USAGE_TRANSFER_DST_BIT", kTimestampBytes, kTimestampBytes};

@@ -203,6 +203,55 @@ void device_mark_lost(Device* device, const std::string& reason, std::initialize
   wake_held_submissions();
 }
 
+// --- watchdog --------------------------------------------------------------
+
+// XGPU_AMDGPU_WATCHDOG_MS: unset = kDefaultWatchdogMs, 0 = off, else ms.
+uint64_t watchdog_setting(const Device* device) {
+  const char* text = std::getenv("XGPU_AMDGPU_WATCHDOG_MS");
+  if (!text || !*text) return kDefaultWatchdogMs;
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(text, &end, 10);
+  if (*end != '\0') {
+    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kUnsupported,
+                  std::string("XGPU_AMDGPU_WATCHDOG_MS=\"") + text +
+                      "\" is not a number of milliseconds: the watchdog keeps its default " +
+                      std::to_string(kDefaultWatchdogMs) + " ms");
+    return kDefaultWatchdogMs;
+  }
+  return value;
+}
+
+void start_watchdog(Device* device) {
+  device->watchdog_ms = watchdog_setting(device);
+  if (device->watchdog_ms == 0) return;
+  const uint64_t period_ms = std::clamp<uint64_t>(device->watchdog_ms / 4, 5, 1000);
+  device->watchdog = std::thread([device, period_ms] {
+    std::unique_lock<std::mutex> lock(device->watchdog_mutex);
+    while (!device->watchdog_stop) {
+      device->watchdog_wake.wait_for(lock, std::chrono::milliseconds(period_ms));
+      if (device->watchdog_stop || device->lost.load()) continue;
+      lock.unlock();
+      for (auto& queue : device->queues) {
+        std::string reason;
+        if (!queue_watchdog_expired(queue.get(), device->watchdog_ms, &reason)) continue;
+        device_mark_lost(device, reason, {{XGPU_OBJECT_TYPE_QUEUE, uint64_t(reinterpret_cast<uintptr_t>(queue.get()))}});
+        break;
+      }
+      lock.lock();
+    }
+  });
+}
+
+void stop_watchdog(Device* device) {
+  if (!device->watchdog.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(device->watchdog_mutex);
+    device->watchdog_stop = true;
+  }
+  device->watchdog_wake.notify_all();
+  device->watchdog.join();
+}
+
 // --- device ----------------------------------------------------------------
 
 XgpuResult device_create(XgpuPhysicalDevice physical_handle, const XgpuDeviceCreateInfo* info,
@@ -228,13 +277,14 @@ XgpuResult device_create(XgpuPhysicalDevice physical_handle, const XgpuDeviceCre
                          "xgpuCreateDevice: pCreateInfo->pQueueCreateInfos[" + std::to_string(i) +
                              "].queueFamilyIndex " + std::to_string(q.queueFamilyIndex) +
                              " is not a family (the device has " + std::to_string(kQueueFamilyCount) + ")");
-    if (q.queueCount > kQueuesPerFamily)
+    if (q.queueCount == 0 || q.queueCount > kQueuesPerFamily)
       return device_fail(device.get(), XGPU_ERROR_INVALID_ARGUMENT,
                          "XGPU-VUID-xgpuCreateDevice-pCreateInfo-pQueueCreateInfos-queueCount",
                          "xgpuCreateDevice: pCreateInfo->pQueueCreateInfos[" + std::to_string(i) + "].queueCount " +
-                             std::to_string(q.queueCount) + " exceeds the family's " +
-                             std::to_string(kQueuesPerFamily));
+                             std::to_string(q.queueCount) + " is not in [1, the family's queueCount " +
+                             std::to_string(kQueuesPerFamily) + "]");
     queue_count = std::max(queue_count, q.queueCount);
+    device->queue_families |= 1u << q.queueFamilyIndex;
   }
 
   for (uint32_t t = 0; t < physical->memory_types.size(); ++t) {
@@ -260,6 +310,7 @@ XgpuResult device_create(XgpuPhysicalDevice physical_handle, const XgpuDeviceCre
   }
 
   XgpuResult result = device_library_load(device.get(), &device->library);
+  if (result == XGPU_SUCCESS) start_watchdog(device.get());
   if (result != XGPU_SUCCESS) {
     device_report(device.get(), XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kDeviceLibrary,
                   std::string("xgpuCreateDevice: loading the device library failed (") +
@@ -275,16 +326,35 @@ XgpuResult device_create(XgpuPhysicalDevice physical_handle, const XgpuDeviceCre
 void device_destroy(XgpuDevice handle, const XgpuAllocationCallbacks* allocator) {
   Device* device = device_from_handle(handle);
   if (!device) return;
-  // Finish (or, when lost, fail) everything; bounded so a broken queue cannot hang.
+  stop_watchdog(device);
+  // Finish (or, when lost, fail) everything, bounded: work that does not
+  // finish within kDestroyDrainMs (a hung kernel) is abandoned - the device
+  // is lost and what that work uses is leaked rather than freed under it.
+  constexpr uint64_t kNsPerMs = 1'000'000;
   for (auto& queue : device->queues) {
-    if (queue_wait_idle_internal(queue.get(), 5'000'000'000ull) != XGPU_SUCCESS) {
-      queue_fail_all(queue.get(), XGPU_ERROR_DEVICE_LOST);
-      queue_wait_idle_internal(queue.get(), 5'000'000'000ull);
+    if (queue_wait_idle_internal(queue.get(), kDestroyDrainMs * kNsPerMs) == XGPU_SUCCESS) continue;
+    if (!queue->broken && !queue->errored && queue_hsa_busy(queue.get())) {
+      queue->broken = true;
+      if (device->hsa->hsa_queue_inactivate) device->hsa->hsa_queue_inactivate(queue->aql);
+      device_mark_lost(device,
+                       "xgpuDestroyDevice: queue " + std::to_string(queue->index) + " still runs work after " +
+                           std::to_string(kDestroyDrainMs) + " ms: it is abandoned",
+                       {{XGPU_OBJECT_TYPE_QUEUE, uint64_t(reinterpret_cast<uintptr_t>(queue.get()))}});
     }
+    queue_fail_all(queue.get(), XGPU_ERROR_DEVICE_LOST);
+    queue_wait_idle_internal(queue.get(), kDestroyDrainMs * kNsPerMs);
+  }
+  for (auto& queue : device->queues) queue_destroy(queue.get());
+  bool abandoned = false;
+  for (auto& queue : device->queues) abandoned = abandoned || queue->abandoned;
+  if (abandoned) {
+    // A dispatch still runs: its queue, packets (completion signals), code
+    // (builtin kernels), memory and the device object its callbacks name
+    // stay as they are (leaked; queue_destroy reported it).
+    return;
   }
   if (device->library) device_library_destroy(device, device->library);
   device->library = nullptr;
-  for (auto& queue : device->queues) queue_destroy(queue.get());
   device->queues.clear();
   trace_device_destroyed(device);
   // The runtime's async-handler thread may still be returning from the last
@@ -309,6 +379,10 @@ void device_destroy(XgpuDevice handle, const XgpuAllocationCallbacks* allocator)
   device->free_signals.clear();
   device->allocators.clear();
   host_delete(device);
+}
+
+bool device_has_queue_family(const Device* device, uint32_t family) {
+  return family < kQueueFamilyCount && (device->queue_families & (1u << family)) != 0;
 }
 
 void device_get_queue(XgpuDevice handle, uint32_t family, uint32_t index, XgpuQueue* out_queue) {
@@ -371,7 +445,7 @@ XgpuResult buffer_create(XgpuDevice handle, const XgpuBufferCreateInfo* info,
                        "xgpuCreateBuffer: pCreateInfo->size is 0 (must be at least 1)");
   const uint64_t max_size = device->physical->properties.limits.maxBufferSize;
   if (info->size > max_size)
-    return device_fail(device, XGPU_ERROR_OUT_OF_DEVICE_MEMORY, "XGPU-VUID-xgpuCreateBuffer-pCreateInfo-size",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreateBuffer-pCreateInfo-size",
                        "xgpuCreateBuffer: pCreateInfo->size " + std::to_string(info->size) +
                            " exceeds limits.maxBufferSize " + std::to_string(max_size));
   HostPtr<Buffer> buffer(host_new<Buffer>(allocator));
@@ -421,7 +495,7 @@ XgpuResult buffer_map(XgpuDevice handle, XgpuBuffer buffer_handle, XgpuDeviceSiz
                            " is not HOST_VISIBLE");
   const uint64_t address = buffer->device_address.load(std::memory_order_acquire);
   if (address == 0)
-    return device_fail(device, XGPU_ERROR_MEMORY_MAP_FAILED, "XGPU-VUID-xgpuMapBuffer-buffer-committed",
+    return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuMapBuffer-buffer-committed",
                        "xgpuMapBuffer: the alloca buffer's allocation has not committed yet");
   if (offset >= buffer->size)
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuMapBuffer-offset",

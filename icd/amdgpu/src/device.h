@@ -11,6 +11,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <condition_variable>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -61,6 +63,7 @@ struct Device {
   const HsaApi* hsa = nullptr;                       // == &runtime->hsa
   hsa_agent_t agent{0};                              // == physical->agent
   std::vector<std::unique_ptr<Queue>> queues;        // family 0, in index order
+  uint32_t queue_families = 0;                       // bit f: created with queues of family f
   DeviceLibrary* library = nullptr;                  // builtin kernels (commands half)
   std::vector<std::unique_ptr<BlockAllocator>> allocators;  // one per memory type
   std::atomic<bool> lost_claimed{false};             // the first device_mark_lost call won (reports)
@@ -72,7 +75,20 @@ struct Device {
   mutable std::unordered_map<uint64_t, std::string> object_names;  // handle -> xgpuSetObjectName name
   mutable std::mutex live_mutex;                     // guards live_handles
   mutable std::unordered_set<const void*> live_handles;  // children not yet destroyed (device_track_handle)
+  uint64_t watchdog_ms = 0;                          // XGPU_AMDGPU_WATCHDOG_MS; 0 = off
+  std::thread watchdog;                              // checks the queues every watchdog_period_ms
+  std::mutex watchdog_mutex;                         // guards watchdog_stop
+  std::condition_variable watchdog_wake;             // wakes the watchdog to stop
+  bool watchdog_stop = false;                        // destroy asks the watchdog to end
 };
+
+// Default of XGPU_AMDGPU_WATCHDOG_MS: how long a queue may run one operation
+// without completing anything before the device is declared lost (as
+// amdgpu's compute lockup timeout).
+inline constexpr uint64_t kDefaultWatchdogMs = 60'000;
+// How long xgpuDestroyDevice waits for work still running before it
+// abandons it (the device is then lost and what the work uses is leaked).
+inline constexpr uint64_t kDestroyDrainMs = 2'000;
 
 // Marks the device lost (first reason wins), fails everything pending and in
 // flight on its queues with XGPU_ERROR_DEVICE_LOST.

@@ -210,10 +210,19 @@ XgpuResult executable_create(XgpuDevice handle, const XgpuExecutableCreateInfo* 
   std::vector<uint8_t> file;
   const void* data = info->pCode;
   size_t size = info->codeSize;
+  if ((data != nullptr) == (info->pFilePath != nullptr))
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreateExecutable-pCreateInfo-source",
+                       data ? "xgpuCreateExecutable: both pCreateInfo->pCode and pCreateInfo->pFilePath are set "
+                              "(exactly one must be)"
+                            : "xgpuCreateExecutable: neither pCreateInfo->pCode nor pCreateInfo->pFilePath is set "
+                              "(exactly one must be)");
+  if (data ? size == 0 : size != 0)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreateExecutable-pCreateInfo-codeSize",
+                       data ? "xgpuCreateExecutable: pCreateInfo->codeSize is 0 with pCreateInfo->pCode set (must be "
+                              "the size of the code, greater than 0)"
+                            : "xgpuCreateExecutable: pCreateInfo->codeSize is " + std::to_string(size) +
+                                  " with pCreateInfo->pFilePath set (must be 0)");
   if (!data) {
-    if (!info->pFilePath)
-      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreateExecutable-pCreateInfo-source",
-                         "xgpuCreateExecutable: neither pCreateInfo->pCode nor pCreateInfo->pFilePath is set");
     std::ifstream stream(info->pFilePath, std::ios::binary);
     if (!stream)
       return device_fail(device, XGPU_ERROR_INVALID_EXECUTABLE, msgid::kInvalidExecutable,
@@ -339,6 +348,12 @@ XgpuResult pipeline_create(XgpuDevice handle, const XgpuPipelineCreateInfo* info
                        "xgpuCreatePipeline: workgroupSize " + dims(size) + " has " + std::to_string(invocations) +
                            " work items, above maxWorkgroupInvocations " +
                            std::to_string(limits.maxWorkgroupInvocations));
+  if (kernel->group_segment_size > limits.maxWorkgroupMemorySize)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-workgroupMemory",
+                       "xgpuCreatePipeline: kernel \"" + kernel->name + "\" has " +
+                           std::to_string(kernel->group_segment_size) +
+                           " bytes of static workgroup memory, above limits.maxWorkgroupMemorySize " +
+                           std::to_string(limits.maxWorkgroupMemorySize));
   HostPtr<Pipeline> pipeline(host_new<Pipeline>(allocator));
   if (!pipeline)
     return device_fail(device, XGPU_ERROR_OUT_OF_HOST_MEMORY, msgid::kOutOfHostMemory,

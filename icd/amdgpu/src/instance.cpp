@@ -500,6 +500,22 @@ XgpuResult instance_create(const XgpuInstanceCreateInfo* create_info,
     }
   }
   instance->in_create_or_destroy.store(true, std::memory_order_release);
+  // As Vulkan: an API version the driver does not implement is
+  // XGPU_ERROR_INCOMPATIBLE_DRIVER (a loader checks it first; the driver
+  // keeps the promise when it is called directly).
+  if (const XgpuApplicationInfo* app = create_info->pApplicationInfo) {
+    const uint32_t version = app->apiVersion;
+    if (version != 0 && (XGPU_API_VERSION_VARIANT(version) != 0 || XGPU_API_VERSION_MAJOR(version) != 1)) {
+      instance_report(instance.get(), XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
+                      "XGPU-VUID-xgpuCreateInstance-pCreateInfo-pApplicationInfo-apiVersion",
+                      "xgpuCreateInstance: pCreateInfo->pApplicationInfo->apiVersion " + std::to_string(version) +
+                          " (variant " + std::to_string(XGPU_API_VERSION_VARIANT(version)) + ", major " +
+                          std::to_string(XGPU_API_VERSION_MAJOR(version)) +
+                          ") is not a version this driver implements (variant 0, major 1); returns "
+                          "XGPU_ERROR_INCOMPATIBLE_DRIVER");
+      return XGPU_ERROR_INCOMPATIBLE_DRIVER;
+    }
+  }
   XgpuResult result = acquire_runtime(instance.get(), &instance->runtime);
   if (result != XGPU_SUCCESS) return result;
   const std::vector<hsa_agent_t>& agents = instance->runtime->gpu_agents;

@@ -177,6 +177,10 @@ class Issuer {
     if (target_.out_error)
       *target_.out_error = "command " + std::to_string(command->index) + " (" + function_of(command->type) +
                            "): " + message;
+    // The rule the message cites ("[XGPU-VUID-...]"), for its message ID.
+    const size_t cited = message.rfind(" [XGPU-VUID-");
+    if (target_.out_error_id && cited != std::string::npos && message.back() == ']')
+      *target_.out_error_id = message.substr(cited + 2, message.size() - cited - 3);
     return result;
   }
 
@@ -285,7 +289,9 @@ XgpuResult Issuer::resolve(const xgpu_amdgpu_command_header_t* command, const Re
                            uint64_t* out_length) {
   std::string error;
   if (!resolve_buffer_ref(ref, target_.bindings, target_.binding_count, out_address, out_length, &error))
-    return fail(command, origin.name() + ": " + error);
+    return fail(command, origin.name() + ": " + error,
+                error.find("-queueAllocated]") != std::string::npos ? XGPU_ERROR_INVALID_USAGE
+                                                                     : XGPU_ERROR_INVALID_ARGUMENT);
   if (alignment > 1 && *out_address % alignment != 0)
     return fail(command, origin.name() + " resolves through " +
                              ref_location(ref, target_.bindings, target_.binding_count) + " to address " +
@@ -599,7 +605,7 @@ bool resolve_buffer_ref(const xgpu_amdgpu_buffer_ref_t& ref, const XgpuBufferBin
       const uint64_t base = buffer->device_address.load(std::memory_order_acquire);
       if (base == 0) {
         *out_error = "a queue-allocated buffer it references has not committed (its xgpuQueueAlloca must come "
-                     "earlier on this queue or be waited for)";
+                     "earlier on this queue or be waited for) [XGPU-VUID-xgpuQueueSubmit-pSubmits-queueAllocated]";
         return false;
       }
       *out_address = base + ref.offset;
@@ -621,7 +627,7 @@ bool resolve_buffer_ref(const xgpu_amdgpu_buffer_ref_t& ref, const XgpuBufferBin
       const uint64_t base = buffer->device_address.load(std::memory_order_acquire);
       if (base == 0) {
         *out_error = "the queue-allocated buffer in binding-table slot " + std::to_string(ref.slot) +
-                     " has not committed";
+                     " has not committed [XGPU-VUID-xgpuQueueSubmit-pSubmits-queueAllocated]";
         return false;
       }
       if (binding.offset > buffer->size) {
@@ -638,7 +644,7 @@ bool resolve_buffer_ref(const xgpu_amdgpu_buffer_ref_t& ref, const XgpuBufferBin
                      (ref.length == XGPU_AMDGPU_WHOLE_LENGTH ? std::string("whole size")
                                                              : "size " + std::to_string(ref.length)) +
                      ") does not fit binding-table slot " + std::to_string(ref.slot) + " (" +
-                     std::to_string(range) + " bytes)";
+                     std::to_string(range) + " bytes) [XGPU-VUID-xgpuQueueSubmit-pSubmits-pBindings-refRange]";
         return false;
       }
       *out_address = base + binding.offset + ref.offset;

@@ -229,6 +229,11 @@ XgpuResult memory_pool_create(XgpuDevice handle, const XgpuMemoryPoolCreateInfo*
                        "XGPU-VUID-xgpuCreateMemoryPool-pCreateInfo-memoryTypeIndex",
                        "xgpuCreateMemoryPool: pCreateInfo->memoryTypeIndex " + std::to_string(info->memoryTypeIndex) +
                            " is not a memory type (the device has " + std::to_string(types.size()) + ")");
+  const uint64_t max_buffer_size = device->physical->properties.limits.maxBufferSize;
+  if (info->blockSize > max_buffer_size)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreateMemoryPool-pCreateInfo-blockSize",
+                       "xgpuCreateMemoryPool: pCreateInfo->blockSize " + std::to_string(info->blockSize) +
+                           " exceeds limits.maxBufferSize " + std::to_string(max_buffer_size));
   if (info->maxSize && info->blockSize > info->maxSize)
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreateMemoryPool-pCreateInfo-blockSize",
                        "xgpuCreateMemoryPool: pCreateInfo->blockSize " + std::to_string(info->blockSize) +
@@ -348,6 +353,9 @@ XgpuResult queue_alloca(XgpuQueue handle, const XgpuSemaphoreList* waits, const 
   XgpuResult result = copy_semaphore_list(device, kQueueAllocaWaits, kNotASubmit, waits, &s->waits);
   if (result == XGPU_SUCCESS)
     result = copy_semaphore_list(device, kQueueAllocaSignals, kNotASubmit, signals, &s->signals);
+  if (result == XGPU_SUCCESS)
+    result = accept_signal_values(device, s.get(), "xgpuQueueAlloca", "XGPU-VUID-xgpuQueueAlloca-semaphores",
+                                  kNotASubmit);
   if (result != XGPU_SUCCESS) return result;
   auto* buffer = host_new<Buffer>(nullptr);  // the handle of an alloca: no pAllocator
   if (!buffer)
@@ -410,6 +418,9 @@ XgpuResult queue_dealloca(XgpuQueue handle, const XgpuSemaphoreList* waits, cons
   XgpuResult result = copy_semaphore_list(device, kQueueDeallocaWaits, kNotASubmit, waits, &s->waits);
   if (result == XGPU_SUCCESS)
     result = copy_semaphore_list(device, kQueueDeallocaSignals, kNotASubmit, signals, &s->signals);
+  if (result == XGPU_SUCCESS)
+    result = accept_signal_values(device, s.get(), "xgpuQueueDealloca", "XGPU-VUID-xgpuQueueDealloca-semaphores",
+                                  kNotASubmit);
   if (result != XGPU_SUCCESS) {
     buffer->dealloca_submitted.store(false, std::memory_order_release);
     device_track_handle(device, buffer);  // refused: the handle stays live

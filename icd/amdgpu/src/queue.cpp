@@ -155,6 +155,7 @@ void complete_submission(Submission* s) {
   {
     std::lock_guard<std::mutex> lock(queue->mutex);
     s->done = true;
+    queue->progress_at = std::chrono::steady_clock::now();
     while (!queue->inflight.empty() && queue->inflight.front()->done) {
       Submission* front = queue->inflight.front();
       queue->inflight.pop_front();
@@ -174,6 +175,7 @@ bool on_completion(hsa_signal_value_t, void* arg) {
 
 void on_queue_error(hsa_status_t status, hsa_queue_t* source, void* data) {
   auto* queue = static_cast<Queue*>(data);
+  queue->errored = true;
   queue->broken = true;
   std::string reason =
       "HSA queue " + std::to_string(queue->index) + " reported " + queue->device->hsa->status_string(status);
@@ -202,6 +204,26 @@ void on_queue_error(hsa_status_t status, hsa_queue_t* source, void* data) {
   device_mark_lost(queue->device, reason,
                    {{XGPU_OBJECT_TYPE_QUEUE, uint64_t(reinterpret_cast<uintptr_t>(queue))},
                     {XGPU_OBJECT_TYPE_COMMAND_BUFFER, command_buffer}});
+}
+
+// Reports a submission whose issue failed: with the rule it broke (its
+// VUID), or msgid::kIssueFailed when the failure cites none.
+void report_issue_failure(Queue* queue, const Submission* s, const std::string& error, const std::string& rule) {
+  const uint64_t command_buffer =
+      s->owns_command_buffer ? 0 : uint64_t(reinterpret_cast<uintptr_t>(s->command_buffer_handle));
+  const std::string text = "queue " + std::to_string(queue->index) +
+                           ": xgpuQueueSubmit: issuing the command buffer failed: " + error +
+                           "; the submission does not run and its signal semaphores fail with " +
+                           result_name(s->status) + " (the device is not lost)";
+  const std::initializer_list<ReportObject> objects = {
+      {XGPU_OBJECT_TYPE_QUEUE, uint64_t(reinterpret_cast<uintptr_t>(queue))},
+      {XGPU_OBJECT_TYPE_COMMAND_BUFFER, command_buffer}};
+  if (rule.empty()) {
+    device_report(queue->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kIssueFailed, text, objects);
+    return;
+  }
+  // device_report keeps the ID only for the call: a stable copy is not needed.
+  device_report(queue->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, rule.c_str(), text, objects);
 }
 
 enum class IssueOutcome { kIssued, kNoRoom, kFailed };
@@ -346,16 +368,17 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
     target.order_after_previous = true;
     target.wait_for_ring_space = wait_for_ring_space;
     target.runtime_context = queue;
-    std::string issue_error;
+    std::string issue_error, issue_error_id;
     target.out_error = &issue_error;
+    target.out_error_id = &issue_error_id;
     XgpuResult issued = command_buffer_issue(s->command_buffer, target);
     if (issued != XGPU_SUCCESS) {
-      // The driver could not issue a queue operation: the device is lost
-      // (spec §6.1); the message names the operation and the reason.
+      // Misuse found only now (a binding-table slot or a queue allocation
+      // that does not hold what the recording needs): the submission fails,
+      // its signal semaphores carry the rule's error, the device lives on
+      // (api.md 6.1: device loss is for device faults).
       s->status = issued;
-      *out_lost = true;
-      *out_lost_reason = "queue " + std::to_string(queue->index) +
-                         ": xgpuQueueSubmit: issuing the command buffer failed: " + issue_error;
+      report_issue_failure(queue, s, issue_error, issue_error_id);
     }
   }
 
@@ -392,6 +415,7 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
   hsa.hsa_signal_store_screlease(queue->aql->doorbell_signal, hsa_signal_value_t(first + packets - 1));
   trace_issue_end(s);
   queue->pending.pop_front();
+  if (queue->inflight.empty()) queue->progress_at = std::chrono::steady_clock::now();
   queue->inflight.push_back(s);
   result = hsa.hsa_amd_signal_async_handler_checked(&error, completion->signal, HSA_SIGNAL_CONDITION_LT,
                                                     hsa_signal_value_t(1), on_completion, static_cast<void*>(s));
@@ -499,6 +523,7 @@ void pump(Queue* queue) {
       }
     }
     queue->finishing += uint32_t(failed.size());
+    if (queue->pending.size() < kHeldSubmissionsWarning / 2) queue->held_warning_at = kHeldSubmissionsWarning;
   }
   finish_batch(queue, failed);
   if (lost) device_mark_lost(queue->device, lost_reason);
@@ -565,12 +590,51 @@ void queue_destroy(Queue* queue) {
   // Whatever is still pending (waiting for a value nobody signals) is failed.
   queue_fail_all(queue, XGPU_ERROR_DEVICE_LOST);
   queue_wait_idle_internal(queue, 5'000'000'000ull);
+  if (queue->broken && !queue->errored && queue_hsa_busy(queue)) {
+    // A dispatch still runs (a hung kernel): destroying the HSA queue would
+    // wait for it forever. The queue and its kernarg ring are left to it.
+    queue->abandoned = true;
+    device_report(queue->device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kDeviceLost,
+                  "xgpuDestroyDevice: HSA queue " + std::to_string(queue->index) +
+                      " still runs a dispatch that never finished: the queue, its kernarg ring, the device's "
+                      "memory, completion signals and builtin kernels are abandoned (leaked), not released under it");
+    return;
+  }
   std::string error;
   if (queue->device->hsa->hsa_queue_destroy_checked(&error, queue->aql) != XGPU_SUCCESS)
     device_report(queue->device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kHsaCallFailed,
                   "xgpuDestroyDevice: destroying HSA queue " + std::to_string(queue->index) + " failed: " + error);
   device_free(queue->device, queue->kernarg_ring);
   // A queue is owned by device->queues (unique_ptr); the caller clears it.
+}
+
+bool queue_hsa_busy(const Queue* queue) {
+  const HsaApi& hsa = *queue->device->hsa;
+  return hsa.hsa_queue_load_read_index_scacquire(queue->aql) < hsa.hsa_queue_load_write_index_relaxed(queue->aql);
+}
+
+bool queue_watchdog_expired(Queue* queue, uint64_t timeout_ms, std::string* out_reason) {
+  const HsaApi& hsa = *queue->device->hsa;
+  std::lock_guard<std::mutex> lock(queue->mutex);
+  if (queue->broken || queue->inflight.empty()) return false;
+  const Submission* front = queue->inflight.front();
+  // Waiting on the device for another queue's work is not running.
+  for (const CompletionSignal* dependency : front->dependencies)
+    if (hsa.hsa_signal_load_relaxed && hsa.hsa_signal_load_relaxed(dependency->signal) != 0) return false;
+  const auto ran = std::chrono::steady_clock::now() - queue->progress_at;
+  const uint64_t ran_ms = uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(ran).count());
+  if (ran_ms < timeout_ms) return false;
+  queue->broken = true;
+  std::string what = submission_kind_name(front->kind);
+  if (!front->owns_command_buffer && front->command_buffer_handle) {
+    const std::string name =
+        device_object_name(queue->device, uint64_t(reinterpret_cast<uintptr_t>(front->command_buffer_handle)));
+    what += name.empty() ? " (an unnamed command buffer)" : " (command buffer '" + name + "')";
+  }
+  *out_reason = "queue " + std::to_string(queue->index) + ": the watchdog found " + what + " running for " +
+                std::to_string(ran_ms) + " ms, longer than its " + std::to_string(timeout_ms) +
+                " ms (XGPU_AMDGPU_WATCHDOG_MS): a hung dispatch";
+  return true;
 }
 
 void queue_fail_all(Queue* queue, XgpuResult status) {
@@ -610,12 +674,33 @@ XgpuResult queue_wait_idle_internal(Queue* queue, uint64_t timeout_ns) {
   return XGPU_SUCCESS;
 }
 
+// Called with queue->mutex held after operations were added to `pending`:
+// the count to report when it reached the next warning (0: none).
+static size_t held_to_report(Queue* queue) {
+  const size_t held = queue->pending.size();
+  if (held < queue->held_warning_at) return 0;
+  while (queue->held_warning_at <= held) queue->held_warning_at *= 2;
+  return held;
+}
+
+static void report_held(Queue* queue, size_t held) {
+  if (held == 0) return;
+  device_report(queue->device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kHeldSubmissions,
+                "queue " + std::to_string(queue->index) + " holds " + std::to_string(held) +
+                    " operations that wait for semaphore payloads not reached yet; they stay (taking host memory) "
+                    "until those payloads are signalled or the semaphores failed, which is the application's to do",
+                {{XGPU_OBJECT_TYPE_QUEUE, uint64_t(reinterpret_cast<uintptr_t>(queue))}});
+}
+
 void queue_accept(Queue* queue, Submission* submission) {
+  size_t held = 0;
   {
     std::lock_guard<std::mutex> lock(queue->mutex);
     trace_submission_accepted(submission);
     queue->pending.push_back(submission);
+    held = held_to_report(queue);
   }
+  report_held(queue, held);
   pump(queue);
 }
 
@@ -623,7 +708,30 @@ void queue_accept(Queue* queue, Submission* submission) {
 
 Submission::~Submission() {
   for (const SemaphoreValue& wait : waits) semaphore_release(wait.semaphore);
-  for (const SemaphoreValue& signal : signals) semaphore_release(signal.semaphore);
+  for (const SemaphoreValue& signal : signals) {
+    if (signals_accepted) semaphore_forget_signal(signal.semaphore, signal.value);
+    semaphore_release(signal.semaphore);
+  }
+}
+
+XgpuResult accept_signal_values(const Device* device, Submission* s, const char* function, const char* rule,
+                                uint32_t submit_index) {
+  for (size_t j = 0; j < s->signals.size(); ++j) {
+    uint64_t current = 0, accepted = 0;
+    if (semaphore_accept_signal(s->signals[j].semaphore, s->signals[j].value, &current, &accepted)) continue;
+    for (size_t k = 0; k < j; ++k) semaphore_forget_signal(s->signals[k].semaphore, s->signals[k].value);
+    const std::string where =
+        submit_index == kNotASubmit ? "pSignalSemaphores->" : "pSubmits[" + std::to_string(submit_index) + "].signalSemaphores.";
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, rule,
+                       std::string(function) + ": " + where + "pValues[" + std::to_string(j) + "] " +
+                           std::to_string(s->signals[j].value) + " is not greater than the semaphore's payload " +
+                           std::to_string(current) +
+                           (accepted ? " and every payload of it already pending in a signal list (" +
+                                           std::to_string(accepted) + ")"
+                                     : std::string()));
+  }
+  s->signals_accepted = true;
+  return XGPU_SUCCESS;
 }
 
 const SemaphoreListArgument kQueueAllocaWaits{"xgpuQueueAlloca", "pWaitSemaphores",
@@ -802,13 +910,25 @@ XgpuResult queue_submit(XgpuQueue handle, uint32_t count, const XgpuSubmitInfo* 
     } else {
       s->kind = SubmissionKind::kBarrier;
     }
+    result = accept_signal_values(device, s.get(), "xgpuQueueSubmit",
+                                  "XGPU-VUID-xgpuQueueSubmit-pSubmits-signalSemaphores-value", i);
+    if (result != XGPU_SUCCESS) {
+      if (s->command_buffer) command_buffer_cancel_submit(s->command_buffer);
+      discard(accepted);
+      return result;
+    }
     accepted.push_back(s.release());
   }
-  for (Submission* s : accepted) {
+  size_t held = 0;
+  {
     std::lock_guard<std::mutex> lock(queue->mutex);
-    trace_submission_accepted(s);
-    queue->pending.push_back(s);
+    for (Submission* s : accepted) {
+      trace_submission_accepted(s);
+      queue->pending.push_back(s);
+    }
+    held = held_to_report(queue);
   }
+  report_held(queue, held);
   pump(queue);
   return XGPU_SUCCESS;
 }
@@ -820,7 +940,8 @@ namespace {
 // recording fails only for the driver's own reasons (the device library,
 // memory); those are reported by the commands half and then summarized here.
 template <typename Record>
-XgpuResult submit_internal(Queue* queue, const char* function, const SemaphoreListArgument& waits_argument,
+XgpuResult submit_internal(Queue* queue, const char* function, const char* semaphores_rule,
+                           const SemaphoreListArgument& waits_argument,
                            const XgpuSemaphoreList* waits, const SemaphoreListArgument& signals_argument,
                            const XgpuSemaphoreList* signals, Record&& record) {
   Device* device = queue->device;
@@ -835,6 +956,8 @@ XgpuResult submit_internal(Queue* queue, const char* function, const SemaphoreLi
   s->queue = queue;
   XgpuResult result = copy_semaphore_list(device, waits_argument, kNotASubmit, waits, &s->waits);
   if (result == XGPU_SUCCESS) result = copy_semaphore_list(device, signals_argument, kNotASubmit, signals, &s->signals);
+  if (result == XGPU_SUCCESS)
+    result = accept_signal_values(device, s.get(), function, semaphores_rule, kNotASubmit);
   if (result != XGPU_SUCCESS) return result;
   XgpuCommandBufferCreateInfo create_info{};
   create_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
@@ -920,7 +1043,7 @@ XgpuResult queue_fill_buffer(XgpuQueue handle, const XgpuSemaphoreList* waits, c
   // XGPU_WHOLE_SIZE: to the end of the buffer, rounded down to the pattern.
   const XgpuDeviceSize length =
       size == XGPU_WHOLE_SIZE ? (buffer->size - offset) / pattern_size * pattern_size : size;
-  return submit_internal(queue, "xgpuQueueFillBuffer", kQueueFillBufferWaits, waits, kQueueFillBufferSignals, signals,
+  return submit_internal(queue, "xgpuQueueFillBuffer", "XGPU-VUID-xgpuQueueFillBuffer-semaphores", kQueueFillBufferWaits, waits, kQueueFillBufferSignals, signals,
                          [&](XgpuCommandBuffer command_buffer) {
                            if (length == 0) return;  // less than one pattern to the end: nothing to fill
                            const XgpuBufferRef ref = xgpuBufferRefRange(dst, offset, length);
@@ -973,7 +1096,7 @@ XgpuResult queue_copy_buffer(XgpuQueue handle, const XgpuSemaphoreList* waits, c
   if ((destination->usage & kTransferDst) != kTransferDst)
     return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuQueueCopyBuffer-dstBuffer-usage",
                        "xgpuQueueCopyBuffer: dstBuffer was not created with XGPU_BUFFER_USAGE_TRANSFER_DST_BIT");
-  return submit_internal(queue, "xgpuQueueCopyBuffer", kQueueCopyBufferWaits, waits, kQueueCopyBufferSignals, signals,
+  return submit_internal(queue, "xgpuQueueCopyBuffer", "XGPU-VUID-xgpuQueueCopyBuffer-semaphores", kQueueCopyBufferWaits, waits, kQueueCopyBufferSignals, signals,
                          [&](XgpuCommandBuffer command_buffer) {
                            const XgpuBufferRef src_ref = xgpuBufferRefRange(src, src_offset, size);
                            const XgpuBufferRef dst_ref = xgpuBufferRefRange(dst, dst_offset, size);
@@ -990,6 +1113,8 @@ XgpuResult queue_test_inject_fault(XgpuQueue handle, const XgpuSemaphoreList* si
   s->queue = queue;
   s->kind = SubmissionKind::kTestFault;
   XgpuResult result = copy_semaphore_list(device, kTestFaultSignals, kNotASubmit, signals, &s->signals);
+  if (result == XGPU_SUCCESS)
+    result = accept_signal_values(device, s.get(), "xgpuAmdgpuTestInjectQueueFault", msgid::kTestHook, kNotASubmit);
   if (result != XGPU_SUCCESS) return result;
   queue_accept(queue, s.release());
   return XGPU_SUCCESS;

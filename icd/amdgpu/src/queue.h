@@ -13,6 +13,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -65,6 +66,7 @@ struct Submission {
   std::vector<SemaphoreValue> signals;         // payloads to set on completion (semaphores retained)
   IssueSizes sizes;                            // kCommands: what issue needs
   Buffer* alloca_buffer = nullptr;             // kAlloca/kDealloca: the buffer (alloca holds a reference)
+  bool signals_accepted = false;               // its signal payloads are noted in their semaphores
   // Set at issue:
   CompletionSignal* completion = nullptr;      // on the last packet
   std::vector<CompletionSignal*> dependencies; // other queues' completion signals waited for
@@ -73,6 +75,10 @@ struct Submission {
   bool done = false;                           // completion observed
   XgpuResult status = XGPU_SUCCESS;            // negative: failed (signals get failed)
 };
+
+// Pending operations on a queue at which a warning says how many are held
+// (then at each doubling; api.md: held operations are not bounded).
+inline constexpr size_t kHeldSubmissionsWarning = 65536;
 
 struct Queue {
   XgpuLoaderData loader_data;                  // loader's word (must be first)
@@ -87,6 +93,11 @@ struct Queue {
   std::condition_variable idle;                // notified when pending+inflight+finishing drain
   std::deque<Submission*> pending;             // accepted, not issued, in order
   std::deque<Submission*> inflight;            // issued, not completed, in issue order
+  std::chrono::steady_clock::time_point progress_at{};  // last completion, or the issue that
+                                               // ended an idle spell (the watchdog's clock)
+  bool abandoned = false;                      // destroy left its HSA queue running (leaked)
+  std::atomic<bool> errored{false};            // the runtime reported a queue error: it stopped
+  size_t held_warning_at = kHeldSubmissionsWarning;  // pending count of the next held-operations warning
   uint32_t finishing = 0;                      // completed, being finalized outside the lock
   uint64_t kernarg_head = 0;                   // next free ring byte (monotonic)
   uint64_t kernarg_tail = 0;                   // oldest live ring byte (monotonic)
@@ -98,6 +109,15 @@ void queue_destroy(Queue* queue);
 
 // Accepts a submission (takes ownership) and pumps the queue.
 void queue_accept(Queue* queue, Submission* submission);
+// Watchdog: true (with the reason) when the oldest operation in flight on
+// `queue` has run `timeout_ms` without the queue completing anything and
+// without waiting for another queue; the queue is then marked broken (the
+// dispatch itself cannot be stopped: should it end, the queue drains and is
+// destroyed normally). The caller marks the device lost.
+bool queue_watchdog_expired(Queue* queue, uint64_t timeout_ms, std::string* out_reason);
+// Whether the HSA queue has packets it has not finished (read index behind
+// the write index).
+bool queue_hsa_busy(const Queue* queue);
 // Pumps every live queue (after a semaphore payload or failure changed).
 void wake_held_submissions();
 // Fails everything pending and in flight (device lost).
@@ -136,6 +156,11 @@ inline constexpr uint32_t kNotASubmit = UINT32_MAX;  // submit_index of commands
 
 // Copies `list` into `out` (retaining each semaphore), checking its arrays;
 // on a violation reports it with the argument's rule and fails.
+// Notes the signal payloads of `s` in their semaphores (each must be above
+// the payload and every payload already accepted: `rule`); on failure reports
+// it, notes none and returns XGPU_ERROR_INVALID_ARGUMENT. ~Submission forgets them.
+XgpuResult accept_signal_values(const Device* device, Submission* s, const char* function, const char* rule,
+                                uint32_t submit_index);
 XgpuResult copy_semaphore_list(const Device* device, const SemaphoreListArgument& argument, uint32_t submit_index,
                                const XgpuSemaphoreList* list, std::vector<SemaphoreValue>* out);
 // The arguments of xgpuQueueAlloca and xgpuQueueDealloca.

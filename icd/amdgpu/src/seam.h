@@ -107,6 +107,8 @@ struct IssueTarget {
   bool (*wait_for_ring_space)(const IssueTarget& target, uint64_t doorbell_value, uint64_t min_read_index,
                               uint64_t* out_read_index) = nullptr;
   void* runtime_context = nullptr;      // the runtime's, for wait_for_ring_space
+  std::string* out_error_id = nullptr;  // filled with the rule a failed issue breaks (its VUID),
+                                        // left empty when the failure breaks none
 };
 
 // Commands half -> runtime half: what a submission must reserve.
@@ -137,6 +139,8 @@ enum class MemoryKind {
 const HsaApi& device_hsa(const Device* device);
 hsa_agent_t device_agent(const Device* device);
 const XgpuPhysicalDeviceLimits& device_limits(const Device* device);
+// Whether the device was created with queues of queue family `family`.
+bool device_has_queue_family(const Device* device, uint32_t family);
 // The device's loaded device library (loaded by the runtime at device
 // creation with device_library_load below).
 const DeviceLibrary* device_library(const Device* device);
@@ -183,6 +187,8 @@ inline constexpr char kEntryPointNotFound[] = "XGPU-DRIVER-entry-point-not-found
 inline constexpr char kDeviceLibrary[] = "XGPU-DRIVER-device-library";
 inline constexpr char kUnsupported[] = "XGPU-DRIVER-unsupported";
 inline constexpr char kTestHook[] = "XGPU-DRIVER-test-hook";
+inline constexpr char kIssueFailed[] = "XGPU-DRIVER-issue-failed";
+inline constexpr char kHeldSubmissions[] = "XGPU-DRIVER-held-submissions";
 
 // The ID of a runtime failure that returns `result`: the memory and
 // executable IDs for those results, kCallOnLostDevice for

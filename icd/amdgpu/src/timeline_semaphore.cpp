@@ -27,6 +27,32 @@ void semaphore_advance(Semaphore* semaphore, uint64_t value) {
   if (semaphore->failure != XGPU_SUCCESS || value <= semaphore->value) return;
   semaphore->value = value;
   semaphore->hsa->hsa_signal_store_screlease(semaphore->mirror, hsa_signal_value_t(value));
+  while (!semaphore->accepted_signals.empty() && semaphore->accepted_signals.front() <= value)
+    semaphore->accepted_signals.pop_front();
+}
+
+bool semaphore_accept_signal(Semaphore* semaphore, uint64_t value, uint64_t* out_current, uint64_t* out_accepted) {
+  std::lock_guard<std::mutex> lock(semaphore->mutex);
+  const uint64_t accepted = semaphore->accepted_signals.empty() ? 0 : semaphore->accepted_signals.back();
+  if (value <= semaphore->value || value <= accepted) {
+    *out_current = semaphore->value;
+    *out_accepted = accepted;
+    return false;
+  }
+  semaphore->accepted_signals.push_back(value);
+  return true;
+}
+
+void semaphore_forget_signal(Semaphore* semaphore, uint64_t value) {
+  std::lock_guard<std::mutex> lock(semaphore->mutex);
+  auto& accepted = semaphore->accepted_signals;
+  for (auto it = accepted.begin(); it != accepted.end(); ++it) {
+    if (*it == value) {
+      accepted.erase(it);
+      return;
+    }
+    if (*it > value) return;
+  }
 }
 
 void semaphore_fail(Semaphore* semaphore, XgpuResult status) {
@@ -91,6 +117,17 @@ XgpuResult semaphore_signal(XgpuDevice handle, const XgpuSemaphoreSignalInfo* in
                          "xgpuSignalSemaphore: pSignalInfo->value " + std::to_string(info->value) +
                              " is not greater than the current payload " +
                              std::to_string(semaphore->value));
+    // Accepted queue operations signal values above the payload, in order:
+    // the host may only signal below the lowest of them.
+    for (uint64_t pending : semaphore->accepted_signals) {
+      if (pending <= semaphore->value) continue;
+      if (info->value >= pending)
+        return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuSignalSemaphore-pSignalInfo-value",
+                           "xgpuSignalSemaphore: pSignalInfo->value " + std::to_string(info->value) +
+                               " is not less than the payload " + std::to_string(pending) +
+                               " a pending queue operation signals");
+      break;
+    }
   }
   TraceHostCall trace_call(device, "xgpuSignalSemaphore", &info->semaphore, &info->value, 1, /*signal=*/true);
   semaphore_advance(semaphore, info->value);

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <mutex>
 
@@ -40,6 +41,8 @@ struct Semaphore {
   uint64_t value = 0;                            // current payload
   XgpuResult failure = XGPU_SUCCESS;             // negative once failed
   std::multimap<uint64_t, Submission*> pending_signals;  // issued, incomplete signallers by value
+  std::deque<uint64_t> accepted_signals;         // payloads accepted queue operations will signal, increasing;
+                                                 // entries <= value are done (dropped as value rises)
 };
 
 // References: a submission retains every semaphore of its wait and signal
@@ -53,6 +56,13 @@ void semaphore_release(Semaphore* semaphore);
 void semaphore_advance(Semaphore* semaphore, uint64_t value);
 // Fails the semaphore (first failure wins). Does not wake held submissions.
 void semaphore_fail(Semaphore* semaphore, XgpuResult status);
+// Notes that an accepted queue operation will signal `value`: true when it is
+// above the payload and above every payload already accepted (the rule
+// XGPU-VUID-xgpuQueueSubmit-pSubmits-signalSemaphores-value), else false with
+// the payload and the highest accepted one (0: none) for the message.
+bool semaphore_accept_signal(Semaphore* semaphore, uint64_t value, uint64_t* out_current, uint64_t* out_accepted);
+// Forgets an accepted signal of `value` (a refused or finished operation).
+void semaphore_forget_signal(Semaphore* semaphore, uint64_t value);
 
 XgpuResult semaphore_create(XgpuDevice device, const XgpuSemaphoreCreateInfo* info,
                             const XgpuAllocationCallbacks* allocator, XgpuSemaphore* out_semaphore);

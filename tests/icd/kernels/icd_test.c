@@ -45,3 +45,11 @@ XGPU_KERNEL(icd_fault, icd_fault_args_t, args) {
   args->out[0] = *(volatile const uint32_t*)(uintptr_t)args->address;
 }
 XGPU_KERNEL_BINDINGS(icd_fault, 1);
+
+XGPU_KERNEL_GROUPSHARED(icd_groupshared, icd_groupshared_args_t, args, icd_groupshared_small_t, shared) {
+  const uint32_t lid = xgpu_local_id(0);
+  shared->words[lid] = lid + 1u;
+  xgpu_barrier();
+  if (lid == 0) args->out[0] = shared->words[0];
+}
+XGPU_KERNEL_BINDINGS(icd_groupshared, 1);

@@ -57,4 +57,20 @@ typedef struct icd_fault_args {
   uint64_t address; /* what work item 0 of every workgroup loads */
 } icd_fault_args_t;
 
+/* out[0] = a value written through groupshared memory. The two kernels
+ * differ in their static groupshared size: icd_groupshared takes 4 KiB (a
+ * dispatch adding the largest dynamic size exceeds the limit), and
+ * icd_groupshared_too_large (icd_host_only.c: the host build only, as
+ * AMDGPU's linker refuses it) more than the 64 KiB
+ * limits.maxWorkgroupMemorySize of hsa-cpu (its pipeline is refused). */
+typedef struct icd_groupshared_args {
+  uint32_t* out; /* binding 0: one word */
+} icd_groupshared_args_t;
+typedef struct icd_groupshared_small {
+  uint32_t words[1024]; /* 4 KiB */
+} icd_groupshared_small_t;
+typedef struct icd_groupshared_large {
+  uint32_t words[17 * 1024]; /* 68 KiB */
+} icd_groupshared_large_t;
+
 #endif
