@@ -304,7 +304,9 @@ hsa_agent_t first_agent() {
 uint64_t submit_barrier(hsa_queue_t* queue, hsa_signal_t completion) {
   const uint64_t index = hsa_queue_add_write_index_screlease(queue, 1);
   auto* packet = reinterpret_cast<hsa_barrier_and_packet_t*>(queue->base_address) + (index & (queue->size - 1));
-  *packet = hsa_barrier_and_packet_t{};
+  // The body only: the processor reads the header concurrently, so it is
+  // written last, atomically, as AQL requires.
+  memset(reinterpret_cast<char*>(packet) + sizeof(packet->header), 0, sizeof(*packet) - sizeof(packet->header));
   packet->completion_signal = completion;
   __atomic_store_n(&packet->header, uint16_t(HSA_PACKET_TYPE_BARRIER_AND << HSA_PACKET_HEADER_TYPE),
                    __ATOMIC_RELEASE);
@@ -433,7 +435,9 @@ TEST_CASE("the program linked against ROCR runs on hsa-cpu") {
   const uint64_t index = hsa_queue_add_write_index_screlease(queue, 1);
   CHECK(amd_queue->write_dispatch_id == index + 1);
   auto* packet = reinterpret_cast<hsa_barrier_and_packet_t*>(queue->base_address) + (index & (queue->size - 1));
-  *packet = hsa_barrier_and_packet_t{};
+  // The body only: the processor reads the header concurrently, so it is
+  // written last, atomically, as AQL requires.
+  memset(reinterpret_cast<char*>(packet) + sizeof(packet->header), 0, sizeof(*packet) - sizeof(packet->header));
   packet->completion_signal = signal;
   __atomic_store_n(&packet->header, uint16_t(HSA_PACKET_TYPE_BARRIER_AND << HSA_PACKET_HEADER_TYPE),
                    __ATOMIC_RELEASE);
