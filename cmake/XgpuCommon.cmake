@@ -29,8 +29,13 @@ if(XGPU_SANITIZE_THREAD)
     message(FATAL_ERROR "XGPU_SANITIZE_THREAD needs clang's shared ThreadSanitizer runtime (libclang-rt-19-dev)")
   endif()
   get_filename_component(xgpu_tsan_runtime_dir "${xgpu_tsan_runtime}" DIRECTORY)
+  # DT_RPATH rather than DT_RUNPATH (--disable-new-dtags): TSan's dlopen
+  # interceptor calls the real dlopen from the runtime library, and only an
+  # executable's DT_RPATH (not its RUNPATH) also serves a dlopen made by
+  # another object, so programs still find libxgpu.so.1 by name as they do
+  # without TSan.
   add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
-  add_link_options(-fsanitize=thread -shared-libsan "-Wl,-rpath,${xgpu_tsan_runtime_dir}")
+  add_link_options(-fsanitize=thread -shared-libsan "-Wl,-rpath,${xgpu_tsan_runtime_dir}" -Wl,--disable-new-dtags)
 endif()
 
 # Tests use doctest from Debian (doctest-dev).

@@ -95,6 +95,10 @@ void FiberRunner::abandon() {
     new (&item.fiber) bctx::fiber();
     new (&item.sink) bctx::fiber();
     item.done = true;
+    // TSan's state of an interrupted item (its shadow stack ends in the
+    // abandoned frames): the next workgroup's item gets a fresh one.
+    tsan_destroy_fiber(item.tsan_fiber);
+    item.tsan_fiber = nullptr;
   }
   current_ = nullptr;
   tsan_home_ = nullptr;

@@ -37,6 +37,64 @@ static_assert(offsetof(amd_signal_t, start_ts) == 32);
 static_assert(offsetof(amd_signal_t, end_ts) == 40);
 static_assert(offsetof(amd_signal_t, queue_ptr) == 48);
 static_assert(sizeof(amd_signal_t) == 64);
+// Every other field of the amd_* structures that compiled code reads or
+// writes in place (ROCR's offsets; hsa-cpu uses the installed headers, so
+// these pin those headers to ROCR's ABI).
+static_assert(offsetof(amd_queue_t, reserved1) == 40);
+static_assert(offsetof(amd_queue_t, group_segment_aperture_base_hi) == 64);
+static_assert(offsetof(amd_queue_t, private_segment_aperture_base_hi) == 68);
+static_assert(offsetof(amd_queue_t, max_wave_id) == 76);
+static_assert(offsetof(amd_queue_t, max_legacy_doorbell_dispatch_id_plus_1) == 80);
+static_assert(offsetof(amd_queue_t, legacy_doorbell_lock) == 88);
+static_assert(offsetof(amd_queue_t, reserved2) == 92);
+static_assert(offsetof(amd_queue_t, compute_tmpring_size) == 140);
+static_assert(offsetof(amd_queue_t, scratch_resource_descriptor) == 144);
+static_assert(offsetof(amd_queue_t, scratch_backing_memory_location) == 160);
+static_assert(offsetof(amd_queue_t, scratch_backing_memory_byte_size) == 168);
+static_assert(offsetof(amd_queue_t, scratch_wave64_lane_byte_size) == 176);
+static_assert(offsetof(amd_queue_t, reserved3) == 184);
+static_assert(offsetof(amd_queue_t, reserved4) == 200);
+static_assert(alignof(amd_queue_t) == 64);
+static_assert(offsetof(amd_signal_t, hardware_doorbell_ptr) == 8);
+static_assert(offsetof(amd_signal_t, reserved1) == 28);
+static_assert(offsetof(amd_signal_t, reserved3) == 56);
+static_assert(alignof(amd_signal_t) == 64);
+// The AMD vendor packet (barrier-value) the packet processor reads.
+static_assert(offsetof(hsa_amd_vendor_packet_header_t, header) == 0);
+static_assert(offsetof(hsa_amd_vendor_packet_header_t, AmdFormat) == 2);
+static_assert(sizeof(hsa_amd_vendor_packet_header_t) == 4);
+static_assert(offsetof(hsa_amd_barrier_value_packet_t, reserved0) == 4);
+static_assert(offsetof(hsa_amd_barrier_value_packet_t, signal) == 8);
+static_assert(offsetof(hsa_amd_barrier_value_packet_t, value) == 16);
+static_assert(offsetof(hsa_amd_barrier_value_packet_t, mask) == 24);
+static_assert(offsetof(hsa_amd_barrier_value_packet_t, cond) == 32);
+static_assert(offsetof(hsa_amd_barrier_value_packet_t, reserved1) == 36);
+static_assert(offsetof(hsa_amd_barrier_value_packet_t, completion_signal) == 56);
+static_assert(sizeof(hsa_amd_barrier_value_packet_t) == 64);
+// Structures the runtime fills for the application to read.
+static_assert(offsetof(hsa_amd_event_t, memory_fault) == 8);
+static_assert(sizeof(hsa_amd_event_t) == 32);
+static_assert(offsetof(hsa_amd_gpu_memory_fault_info_t, virtual_address) == 8);
+static_assert(offsetof(hsa_amd_gpu_memory_fault_info_t, fault_reason_mask) == 16);
+static_assert(sizeof(hsa_amd_gpu_memory_fault_info_t) == 24);
+static_assert(offsetof(hsa_amd_profiling_dispatch_time_t, end) == 8);
+static_assert(sizeof(hsa_amd_profiling_dispatch_time_t) == 16);
+static_assert(offsetof(hsa_amd_profiling_async_copy_time_t, end) == 8);
+static_assert(sizeof(hsa_amd_profiling_async_copy_time_t) == 16);
+static_assert(offsetof(hsa_amd_pointer_info_t, type) == 4);
+static_assert(offsetof(hsa_amd_pointer_info_t, agentBaseAddress) == 8);
+static_assert(offsetof(hsa_amd_pointer_info_t, hostBaseAddress) == 16);
+static_assert(offsetof(hsa_amd_pointer_info_t, sizeInBytes) == 24);
+static_assert(offsetof(hsa_amd_pointer_info_t, userData) == 32);
+static_assert(offsetof(hsa_amd_pointer_info_t, agentOwner) == 40);
+static_assert(offsetof(hsa_amd_pointer_info_t, global_flags) == 48);
+static_assert(sizeof(hsa_amd_pointer_info_t) == 56);
+static_assert(offsetof(hsa_amd_memory_pool_link_info_t, max_bandwidth) == 12);
+static_assert(offsetof(hsa_amd_memory_pool_link_info_t, link_type) == 20);
+static_assert(offsetof(hsa_amd_memory_pool_link_info_t, numa_distance) == 24);
+static_assert(sizeof(hsa_amd_memory_pool_link_info_t) == 28);
+static_assert(offsetof(hsa_amd_hdp_flush_t, HDP_REG_FLUSH_CNTL) == 8);
+static_assert(sizeof(hsa_amd_hdp_flush_t) == 16);
 
 namespace {
 
@@ -347,6 +405,15 @@ TEST_CASE("queue and signal objects hold their fields at ROCR's offsets") {
   properties = field_at<uint32_t>(queue, 180);
   CHECK((properties & AMD_QUEUE_PROPERTIES_ENABLE_PROFILING) != 0);
   CHECK(field_at<uint64_t>(queue, 192) == 0);  // queue_inactive_signal: none
+  // What a CPU agent has none of reads 0: the aperture bases (64, 68),
+  // max_wave_id (76), the legacy doorbell (80, 88), the scratch setup
+  // (140..179) and every reserved word.
+  for (size_t offset : {40, 44, 48, 52, 64, 68, 76, 80, 84, 88, 140, 144, 148, 152, 156, 160, 168, 176, 184, 188}) {
+    CAPTURE(offset);
+    CHECK(field_at<uint32_t>(queue, offset) == 0);
+  }
+  for (size_t offset = 92; offset < 128; offset += 4) CHECK(field_at<uint32_t>(queue, offset) == 0);
+  for (size_t offset = 200; offset < 256; offset += 4) CHECK(field_at<uint32_t>(queue, offset) == 0);
 
   // A user signal: kind, value and (unused) event fields.
   hsa_signal_t signal{};

@@ -21,7 +21,7 @@ namespace {
 #endif
 #endif
 #if defined(HSA_STRESS_SANITIZED)
-constexpr uint32_t kScale = 16;  // counts divided by this under a sanitizer
+constexpr uint32_t kScale = 4;  // counts divided by this under a sanitizer
 #else
 constexpr uint32_t kScale = 1;
 #endif
@@ -52,7 +52,7 @@ TEST_SUITE("stress") {
 
 TEST_CASE("queue write index: producers racing with add and cas lose and duplicate no packet") {
   Runtime rt;
-  // 2^20 packets (2^16 under a sanitizer) from 8 producers on one queue;
+  // 2^20 packets (2^18 under a sanitizer) from 8 producers on one queue;
   // the processor consumes them as they are published. Each packet is a
   // barrier-AND without dependencies whose completion signal is one of 64
   // counters, each starting at the number of packets that name it: a lost
@@ -131,7 +131,7 @@ TEST_CASE("signal churn: create, wait, store and destroy concurrently; nothing l
   // left alive (the leak check), which must be nothing.
   ScopedEnv log("HSA_CPU_LOG", "1");
   REQUIRE(hsa_init() == HSA_STATUS_SUCCESS);
-  // 2^17 signals (2^13 under a sanitizer) in pairs of threads: the
+  // 2^17 signals (2^15 under a sanitizer) in pairs of threads: the
   // producer creates a signal and hands it over, the consumer starts a
   // wait (blocked or active hint, a plain wait or wait_any with a second
   // signal) while the producer's store races it, then destroys it the
@@ -261,7 +261,7 @@ TEST_CASE("memory: concurrent allocate and free in every pool") {
   }
   REQUIRE(allocatable.size() == 3);  // fine, coarse, kernarg
   constexpr uint32_t kThreads = 6;
-  const uint32_t rounds = 20000 / kScale;
+  const uint32_t rounds = 5000 / kScale;
   std::atomic<uint32_t> failures{0}, corrupted{0}, wrong_info{0};
   std::vector<std::thread> threads;
   for (uint32_t t = 0; t < kThreads; ++t)
