@@ -5,6 +5,8 @@
 // objects), and every entry point ROCR exports and the ICD imports must be
 // exported with ROCR's version tag.
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <hsa/amd_hsa_queue.h>
 #include <hsa/amd_hsa_signal.h>
 #include <hsa/hsa.h>
@@ -538,4 +540,118 @@ TEST_CASE("every entry point is exported with version ROCR_1") {
   // Nothing else leaks out of the library.
   CHECK(dlsym(library, "_ZN7hsa_cpu7runtimeEv") == nullptr);
   dlclose(library);
+}
+
+// The HSA 1.2 runtime specification's examples, strung together as a
+// third-party program written against ROCR would: initialize, find a
+// kernel-dispatch agent and its kernarg region (hsa_agent_iterate_regions,
+// as in the specification, not the AMD pools), create a queue, load a code
+// object from a file, dispatch a kernel with an AQL packet and wait on its
+// completion signal, then check the kernel's results.
+namespace {
+
+hsa_status_t find_dispatch_agent(hsa_agent_t agent, void* data) {
+  hsa_agent_feature_t features{};
+  hsa_agent_get_info(agent, HSA_AGENT_INFO_FEATURE, &features);
+  if (features & HSA_AGENT_FEATURE_KERNEL_DISPATCH) {
+    *static_cast<hsa_agent_t*>(data) = agent;
+    return HSA_STATUS_INFO_BREAK;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t find_kernarg_region(hsa_region_t region, void* data) {
+  hsa_region_segment_t segment{};
+  hsa_region_get_info(region, HSA_REGION_INFO_SEGMENT, &segment);
+  if (segment != HSA_REGION_SEGMENT_GLOBAL) return HSA_STATUS_SUCCESS;
+  hsa_region_global_flag_t flags{};
+  hsa_region_get_info(region, HSA_REGION_INFO_GLOBAL_FLAGS, &flags);
+  if (flags & HSA_REGION_GLOBAL_FLAG_KERNARG) {
+    *static_cast<hsa_region_t*>(data) = region;
+    return HSA_STATUS_INFO_BREAK;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+TEST_CASE("a program written from the HSA specification's examples runs on hsa-cpu") {
+  REQUIRE(hsa_init() == HSA_STATUS_SUCCESS);
+  hsa_agent_t agent{};
+  REQUIRE(hsa_iterate_agents(find_dispatch_agent, &agent) == HSA_STATUS_INFO_BREAK);
+  uint32_t queue_max = 0;
+  REQUIRE(hsa_agent_get_info(agent, HSA_AGENT_INFO_QUEUE_MAX_SIZE, &queue_max) == HSA_STATUS_SUCCESS);
+  CHECK(queue_max >= 64);
+  hsa_region_t kernarg_region{};
+  REQUIRE(hsa_agent_iterate_regions(agent, find_kernarg_region, &kernarg_region) == HSA_STATUS_INFO_BREAK);
+  hsa_queue_t* queue = nullptr;
+  REQUIRE(hsa_queue_create(agent, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &queue) ==
+          HSA_STATUS_SUCCESS);
+
+  // Load the code object from its file and find the kernel.
+  hsa_file_t file = open(HSA_CPU_TEST_KERNELS, O_RDONLY);
+  REQUIRE(file >= 0);
+  hsa_code_object_reader_t reader{};
+  REQUIRE(hsa_code_object_reader_create_from_file(file, &reader) == HSA_STATUS_SUCCESS);
+  hsa_executable_t executable{};
+  REQUIRE(hsa_executable_create_alt(HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, nullptr,
+                                    &executable) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_executable_load_agent_code_object(executable, agent, reader, nullptr, nullptr) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_executable_freeze(executable, nullptr) == HSA_STATUS_SUCCESS);
+  hsa_executable_symbol_t symbol{};
+  REQUIRE(hsa_executable_get_symbol_by_name(executable, "write_ids.kd", &agent, &symbol) == HSA_STATUS_SUCCESS);
+  uint64_t kernel_object = 0;
+  uint32_t kernarg_size = 0;
+  REQUIRE(hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &kernel_object) ==
+          HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE,
+                                         &kernarg_size) == HSA_STATUS_SUCCESS);
+  CHECK(kernarg_size == sizeof(void*));
+
+  // Arguments in the kernarg region, the output in global memory.
+  constexpr uint32_t kItems = 1000;
+  uint32_t* out = nullptr;
+  REQUIRE(hsa_memory_allocate(kernarg_region, kItems * sizeof(uint32_t), reinterpret_cast<void**>(&out)) ==
+          HSA_STATUS_SUCCESS);
+  memset(out, 0, kItems * sizeof(uint32_t));
+  void* kernarg = nullptr;
+  REQUIRE(hsa_memory_allocate(kernarg_region, kernarg_size, &kernarg) == HSA_STATUS_SUCCESS);
+  memcpy(kernarg, &out, sizeof(out));
+
+  // The dispatch packet, its header published last.
+  hsa_signal_t done{};
+  REQUIRE(hsa_signal_create(1, 0, nullptr, &done) == HSA_STATUS_SUCCESS);
+  const uint64_t index = hsa_queue_load_write_index_relaxed(queue);
+  auto* packet = reinterpret_cast<hsa_kernel_dispatch_packet_t*>(queue->base_address) + (index & (queue->size - 1));
+  memset(reinterpret_cast<char*>(packet) + 4, 0, sizeof(*packet) - 4);
+  packet->workgroup_size_x = 64;
+  packet->workgroup_size_y = 1;
+  packet->workgroup_size_z = 1;
+  packet->grid_size_x = kItems;
+  packet->grid_size_y = 1;
+  packet->grid_size_z = 1;
+  packet->kernel_object = kernel_object;
+  packet->kernarg_address = kernarg;
+  packet->completion_signal = done;
+  const uint16_t header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
+                          (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+                          (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+  const uint16_t setup = 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS;
+  __atomic_store_n(reinterpret_cast<uint32_t*>(packet), uint32_t(header) | (uint32_t(setup) << 16), __ATOMIC_RELEASE);
+  hsa_queue_store_write_index_relaxed(queue, index + 1);
+  hsa_signal_store_screlease(queue->doorbell_signal, hsa_signal_value_t(index));
+  CHECK(hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) == 0);
+  for (uint32_t i = 0; i < kItems; ++i) {
+    CAPTURE(i);
+    REQUIRE(out[i] == i + 1);
+  }
+
+  CHECK(hsa_signal_destroy(done) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_memory_free(kernarg) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_memory_free(out) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_executable_destroy(executable) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_code_object_reader_destroy(reader) == HSA_STATUS_SUCCESS);
+  close(file);
+  CHECK(hsa_queue_destroy(queue) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_shut_down() == HSA_STATUS_SUCCESS);
 }
