@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # One entry point for setting up, building and running xgpu.
 #   ./build.sh samples        install what is missing, build, run the samples
-#   ./build.sh test [--asan]  install what is missing, build, run every test
-#                             (--asan: also the ASan+UBSan build's tests)
+#   ./build.sh test [--asan|--tsan]
+#                             install what is missing, build, run every test
+#                             (--asan: also the ASan+UBSan build's tests;
+#                             --tsan: also the hsa-cpu, ICD and loader suites
+#                             of the ThreadSanitizer build)
 #   ./build.sh bench          install what is missing (and the benchmark peers), build, run every benchmark
 #                             beside its peers: one table, and bench/results/<date>.json (bench/run.py)
 #   ./build.sh setup          only install the Debian packages
@@ -57,10 +60,18 @@ case "$cmd" in
     ;;
   test)
     setup
-    if [ "${2:-}" = "--asan" ]; then
-      build asan
-      ctest --preset asan -j "$(nproc)"
-    fi
+    case "${2:-}" in
+      --asan)
+        build asan
+        ctest --preset asan -j "$(nproc)"
+        ;;
+      --tsan)
+        build tsan
+        ctest --preset tsan -j "$(nproc)"   # the preset selects hsa-cpu.*, icd.*, loader.*
+        ;;
+      "") ;;
+      *) echo "usage: $0 test [--asan|--tsan]" >&2; exit 2 ;;
+    esac
     build default
     ctest --preset default -j "$(nproc)"
     ;;
@@ -69,5 +80,5 @@ case "$cmd" in
     build default
     python3 bench/run.py --build build/default
     ;;
-  *) echo "usage: $0 samples | test [--asan] | bench | setup" >&2; exit 2 ;;
+  *) echo "usage: $0 samples | test [--asan|--tsan] | bench | setup" >&2; exit 2 ;;
 esac

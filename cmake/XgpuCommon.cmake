@@ -15,6 +15,28 @@ if(XGPU_SANITIZE)
     -fno-sanitize=vptr)
   add_link_options(-fsanitize=address,undefined)
 endif()
+if(XGPU_SANITIZE_THREAD)
+  if(XGPU_SANITIZE)
+    message(FATAL_ERROR "XGPU_SANITIZE and XGPU_SANITIZE_THREAD exclude each other (ASan and TSan cannot share a process)")
+  endif()
+  # The shared TSan runtime (-shared-libsan, found through a run path to the
+  # compiler's runtime folder): libraries then link against it, so their
+  # -Wl,--no-undefined still holds, and every library and program of the
+  # process uses the one runtime.
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libclang_rt.tsan-x86_64.so
+    OUTPUT_VARIABLE xgpu_tsan_runtime OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT IS_ABSOLUTE "${xgpu_tsan_runtime}" OR NOT EXISTS "${xgpu_tsan_runtime}")
+    message(FATAL_ERROR "XGPU_SANITIZE_THREAD needs clang's shared ThreadSanitizer runtime (libclang-rt-19-dev)")
+  endif()
+  get_filename_component(xgpu_tsan_runtime_dir "${xgpu_tsan_runtime}" DIRECTORY)
+  # DT_RPATH rather than DT_RUNPATH (--disable-new-dtags): TSan's dlopen
+  # interceptor calls the real dlopen from the runtime library, and only an
+  # executable's DT_RPATH (not its RUNPATH) also serves a dlopen made by
+  # another object, so programs still find libxgpu.so.1 by name as they do
+  # without TSan.
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread -shared-libsan "-Wl,-rpath,${xgpu_tsan_runtime_dir}" -Wl,--disable-new-dtags)
+endif()
 
 # Tests use doctest from Debian (doctest-dev).
 find_path(XGPU_DOCTEST_INCLUDE doctest/doctest.h)

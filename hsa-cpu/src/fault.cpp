@@ -11,6 +11,10 @@
 #include <sanitizer/asan_interface.h>
 #define HSA_CPU_ASAN 1
 #endif
+#if __has_feature(thread_sanitizer)
+#include <sanitizer/tsan_interface.h>
+#define HSA_CPU_TSAN 1
+#endif
 #endif
 
 namespace hsa_cpu {
@@ -82,6 +86,14 @@ void on_fault(int sig, siginfo_t* info, void* ucontext) {
     guard->fault.address = reinterpret_cast<uint64_t>(info->si_addr);
     guard->fault.pc = uint64_t(uc->uc_mcontext.gregs[REG_RIP]);
     guard->fault.error_code = sig == SIGSEGV ? uint64_t(uc->uc_mcontext.gregs[REG_ERR]) : 0;
+#if defined(HSA_CPU_TSAN)
+    // A fiber-mode work item faulted: TSan must be on the fiber whose
+    // _setjmp it recorded, or its longjmp interceptor finds no buffer.
+    if (void* home = guard->tsan_home_fiber) {
+      guard->tsan_home_fiber = nullptr;
+      __tsan_switch_to_fiber(home, 0);
+    }
+#endif
     longjmp(guard->env, 1);
   }
   chain(sig, info, ucontext);
@@ -135,9 +147,12 @@ KernelGuard* prepare_kernel_thread() {
   }
   auto* guard = new KernelGuard();
   guard->armed = 0;
+  guard->tsan_home_fiber = nullptr;
   t_guard = guard;
   return guard;
 }
+
+KernelGuard* current_kernel_guard() { return t_guard; }
 
 void release_kernel_thread() {
   KernelGuard* guard = t_guard;

@@ -59,6 +59,11 @@ struct KernelGuard {
   jmp_buf env;                 // run_guarded's frame
   volatile sig_atomic_t armed; // non-zero while kernel code runs
   KernelFault fault;           // filled by the handler before the jump
+  // ThreadSanitizer builds: the thread's own TSan fiber while a fiber-mode
+  // work item runs (FiberRunner sets it), so the handler can switch TSan
+  // back to the fiber that called _setjmp before it jumps there. Null
+  // otherwise, and always null without TSan.
+  void* volatile tsan_home_fiber;
 };
 
 // Installs the handlers for the four signals, remembering the previous ones.
@@ -70,6 +75,8 @@ void uninstall_fault_handlers();
 // stack (unless it has one) and its guard. Undone by release_kernel_thread.
 KernelGuard* prepare_kernel_thread();
 void release_kernel_thread();
+// The calling thread's guard (null when it runs no kernel code).
+KernelGuard* current_kernel_guard();
 
 // Work after landing from a fault (sanitizer bookkeeping for the abandoned
 // frames). Ordinary context.

@@ -8,11 +8,16 @@
 #include <new>
 
 #include "common.h"
+#include "fault.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #include <sanitizer/asan_interface.h>
 #define HSA_CPU_ASAN 1
+#endif
+#if __has_feature(thread_sanitizer)
+#include <sanitizer/tsan_interface.h>
+#define HSA_CPU_TSAN 1
 #endif
 #endif
 
@@ -39,7 +44,28 @@ struct FiberRunner::Item {
   bctx::fiber sink;      // the scheduler's continuation while the item runs
   uint32_t local_id[3];  // work-item id in the workgroup
   bool done;             // run_workitem returned
+  void* tsan_fiber = nullptr;  // TSan's state for this item's fiber (TSan builds)
 };
+
+// ThreadSanitizer keeps one shadow stack and clock per fiber; every switch
+// between the scheduler and a work item is announced to it, or it would
+// take the items' frames for the thread's own and report nonsense. Each
+// item gets a TSan fiber once (reused by later workgroups); switching with
+// flags 0 orders the items' accesses, which run one at a time on this
+// thread. Without TSan these compile to nothing.
+namespace {
+#if defined(HSA_CPU_TSAN)
+void* tsan_current_fiber() { return __tsan_get_current_fiber(); }
+void* tsan_create_fiber() { return __tsan_create_fiber(0); }
+void tsan_destroy_fiber(void* fiber) { if (fiber != nullptr) __tsan_destroy_fiber(fiber); }
+void tsan_switch_to(void* fiber) { __tsan_switch_to_fiber(fiber, 0); }
+#else
+void* tsan_current_fiber() { return nullptr; }
+void* tsan_create_fiber() { return nullptr; }
+void tsan_destroy_fiber(void*) {}
+void tsan_switch_to(void*) {}
+#endif
+}  // namespace
 
 struct FiberRunner::Stacks {
   size_t stack_bytes = 0;     // usable bytes per stack (excludes the guard)
@@ -55,7 +81,10 @@ struct FiberRunner::Stacks {
 FiberRunner::FiberRunner()
     : stacks_(std::make_unique<Stacks>()), items_(new std::vector<Item>()) {}
 
-FiberRunner::~FiberRunner() { delete items_; }
+FiberRunner::~FiberRunner() {
+  for (Item& item : *items_) tsan_destroy_fiber(item.tsan_fiber);
+  delete items_;
+}
 
 void FiberRunner::abandon() {
   // A bctx::fiber that still holds a context resumes it to unwind it when
@@ -66,8 +95,13 @@ void FiberRunner::abandon() {
     new (&item.fiber) bctx::fiber();
     new (&item.sink) bctx::fiber();
     item.done = true;
+    // TSan's state of an interrupted item (its shadow stack ends in the
+    // abandoned frames): the next workgroup's item gets a fresh one.
+    tsan_destroy_fiber(item.tsan_fiber);
+    item.tsan_fiber = nullptr;
   }
   current_ = nullptr;
+  tsan_home_ = nullptr;
 #if defined(HSA_CPU_ASAN)
   // The abandoned frames on the fiber stacks keep their redzones poisoned.
   for (char* base : stacks_->bases) __asan_unpoison_memory_region(base + page_size(), stacks_->stack_bytes);
@@ -102,6 +136,7 @@ void FiberRunner::ensure_stacks(size_t count, size_t stack_bytes) {
 void FiberRunner::barrier(xgpu_host_workgroup_t* wg) {
   auto* self = static_cast<FiberRunner*>(wg->runtime);
   Item* item = self->current_;
+  tsan_switch_to(self->tsan_home_);
   item->sink = std::move(item->sink).resume();
 }
 
@@ -119,6 +154,9 @@ void FiberRunner::run(const xgpu_host_kernel_descriptor_t* kernel,
   wg->barrier = &FiberRunner::barrier;
   wg->runtime = this;
   const xgpu_host_run_workitem_fn entry = kernel->run_workitem;
+  tsan_home_ = tsan_current_fiber();
+  void* const home = tsan_home_;
+  KernelGuard* const guard = current_kernel_guard();
 
   size_t i = 0;
   for (uint32_t z = 0; z < nz; ++z)
@@ -129,16 +167,18 @@ void FiberRunner::run(const xgpu_host_kernel_descriptor_t* kernel,
         item->local_id[1] = y;
         item->local_id[2] = z;
         item->done = false;
+        if (home != nullptr && item->tsan_fiber == nullptr) item->tsan_fiber = tsan_create_fiber();
         bctx::stack_context sctx;
         sctx.size = stacks_->stack_bytes;
         sctx.sp = stacks_->bases[i] + page_size() + stacks_->stack_bytes;
         item->fiber = bctx::fiber(
             std::allocator_arg, bctx::preallocated(sctx.sp, sctx.size, sctx),
             PooledStackAllocator{},
-            [item, entry, kernarg, wg](bctx::fiber&& sink) {
+            [item, entry, kernarg, wg, home](bctx::fiber&& sink) {
               item->sink = std::move(sink);
               entry(kernarg, wg, item->local_id);
               item->done = true;
+              tsan_switch_to(home);
               return std::move(item->sink);
             });
       }
@@ -151,7 +191,13 @@ void FiberRunner::run(const xgpu_host_kernel_descriptor_t* kernel,
       Item* item = &items[j];
       if (item->done) continue;
       current_ = item;
+      if (home != nullptr) {
+        // A fault inside the item lands on this fiber (fault.cpp switches).
+        if (guard != nullptr) guard->tsan_home_fiber = home;
+        tsan_switch_to(item->tsan_fiber);
+      }
       item->fiber = std::move(item->fiber).resume();
+      if (guard != nullptr) guard->tsan_home_fiber = nullptr;
       if (item->done) --remaining;
     }
   }

@@ -53,6 +53,7 @@ class FiberRunner {
   std::unique_ptr<Stacks> stacks_;   // pooled stacks (mmap)
   std::vector<Item>* items_;         // per work item state, reused
   Item* current_ = nullptr;          // item whose fiber runs now
+  void* tsan_home_ = nullptr;        // TSan fiber of the scheduler (TSan builds)
 };
 
 }  // namespace hsa_cpu

@@ -78,12 +78,15 @@ hsa_status_t allocate(const Pool* pool, size_t size, uint32_t flags, void** out_
     return HSA_STATUS_ERROR_INVALID_ALLOCATION;
   }
   const size_t mapped = (size + page_size() - 1) / page_size() * page_size();
-  const size_t before = g_pool_bytes.fetch_add(mapped, std::memory_order_relaxed);
-  if (before + mapped > pool->size) {
-    g_pool_bytes.fetch_sub(mapped, std::memory_order_relaxed);
-    log("allocation of %zu bytes: the pool's %zu bytes hold %zu already", size, pool->size, before);
-    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-  }
+  // Reserve the bytes only if they fit: an add-then-undo would let a
+  // refused large request make concurrent small ones fail too.
+  size_t before = g_pool_bytes.load(std::memory_order_relaxed);
+  do {
+    if (mapped > pool->size || before > pool->size - mapped) {
+      log("allocation of %zu bytes: the pool's %zu bytes hold %zu already", size, pool->size, before);
+      return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
+  } while (!g_pool_bytes.compare_exchange_weak(before, before + mapped, std::memory_order_relaxed));
   void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) {
     g_pool_bytes.fetch_sub(mapped, std::memory_order_relaxed);

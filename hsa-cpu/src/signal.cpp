@@ -158,6 +158,7 @@ void destroy_internal_signal(Signal* signal) {
     std::lock_guard<std::mutex> lock(r.mutex);
     r.internal.erase(signal);
   }
+  signal->wait_changes_done();
   delete signal;
 }
 
@@ -166,7 +167,10 @@ void destroy_all_user_signals() {
     SignalRegistry& r = signal_registry();
     std::lock_guard<std::mutex> lock(r.mutex);
     if (!r.signals.empty()) log("hsa_shut_down: %zu signal(s) still live (destroyed now)", r.signals.size());
-    for (Signal* s : r.signals) delete s;
+    for (Signal* s : r.signals) {
+      s->wait_changes_done();
+      delete s;
+    }
     r.signals.clear();
   }
   GroupRegistry& g = group_registry();
@@ -222,8 +226,14 @@ AsyncHandlerThread::AsyncHandlerThread() : state_(new State()) {
         const int64_t v = active[i].signal->load_acquire();
         if (condition_met(active[i].condition, v, active[i].value)) {
           progressed = true;
-          if (!active[i].handler(v)) {
-            active[i].signal->remove_waiter(&s->node);
+          // Off the signal before the handler runs: what the handler
+          // starts (a copy, a completion) may let another thread destroy
+          // the signal, and a handler may destroy it itself. Back on if
+          // the handler stays registered.
+          active[i].signal->remove_waiter(&s->node);
+          if (active[i].handler(v)) {
+            active[i].signal->add_waiter(&s->node, WaitFilter{false, active[i].condition, active[i].value});
+          } else {
             active[i] = std::move(active.back());
             active.pop_back();
             continue;
@@ -360,6 +370,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_signal_destroy(hsa_signal_t signal) {
       return HSA_STATUS_ERROR_INVALID_SIGNAL;
     }
   }
+  s->wait_changes_done();
   delete s;
   return HSA_STATUS_SUCCESS;
 }
@@ -388,8 +399,13 @@ HSA_CPU_SIGNAL_LOAD(relaxed, __ATOMIC_RELAXED)
   HSA_CPU_EXPORT void name(hsa_signal_t s, hsa_signal_value_t value) {        \
     Signal* sig = to_signal(s);                                               \
     if (!sig) return;                                                         \
+    if (!notify) {                                                            \
+      __atomic_store_n(sig->value_ptr(), value, order);                       \
+      return;                                                                 \
+    }                                                                         \
+    ChangeScope scope(sig);                                                   \
     __atomic_store_n(sig->value_ptr(), value, order);                         \
-    if (notify) sig->notify_waiters();                                        \
+    sig->notify_waiters();                                                    \
   }
 HSA_CPU_SIGNAL_STORE(hsa_signal_store_relaxed, __ATOMIC_RELAXED, true)
 HSA_CPU_SIGNAL_STORE(hsa_signal_store_screlease, __ATOMIC_RELEASE, true)
@@ -412,6 +428,7 @@ HSA_CPU_SIGNAL_STORE(hsa_signal_silent_store_screlease, __ATOMIC_RELEASE, false)
                                                  hsa_signal_value_t value) {  \
     Signal* sig = to_signal(s);                                               \
     if (!sig) return;                                                         \
+    ChangeScope scope(sig);                                                   \
     builtin(sig->value_ptr(), value, order);                                  \
     sig->notify_waiters();                                                    \
   }
@@ -431,6 +448,7 @@ HSA_CPU_SIGNAL_RMW_ORDERS(HSA_CPU_VOID_OP_XOR)
       hsa_signal_t s, hsa_signal_value_t value) {                             \
     Signal* sig = to_signal(s);                                               \
     if (!sig) return 0;                                                       \
+    ChangeScope scope(sig);                                                   \
     const int64_t old = __atomic_exchange_n(sig->value_ptr(), value, order);  \
     sig->notify_waiters();                                                    \
     return old;                                                               \
@@ -444,6 +462,7 @@ HSA_CPU_SIGNAL_RMW_ORDERS(HSA_CPU_EXCHANGE)
       hsa_signal_t s, hsa_signal_value_t expected, hsa_signal_value_t value) { \
     Signal* sig = to_signal(s);                                               \
     if (!sig) return 0;                                                       \
+    ChangeScope scope(sig);                                                   \
     int64_t observed = expected;                                              \
     constexpr int failure = (order == __ATOMIC_RELEASE) ? __ATOMIC_RELAXED    \
                             : (order == __ATOMIC_ACQ_REL) ? __ATOMIC_ACQUIRE  \

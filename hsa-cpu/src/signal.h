@@ -67,6 +67,9 @@ struct alignas(AMD_SIGNAL_ALIGN_BYTES) Signal {
   };
   amd_signal_t amd;                       // ROCR layout; handle points here
   std::atomic<uint32_t> waiter_count{0};  // registered WaitNodes
+  std::atomic<uint32_t> changing{0};      // API changes between their value
+                                          // write and their last access (see
+                                          // ChangeScope)
   std::mutex waiters_mutex;               // guards waiters
   std::vector<Waiter> waiters;            // nodes to notify on change
   uint64_t attributes = 0;                // hsa_amd_signal_attribute_t bits
@@ -84,14 +87,13 @@ struct alignas(AMD_SIGNAL_ALIGN_BYTES) Signal {
   int64_t load_relaxed() { return __atomic_load_n(value_ptr(), __ATOMIC_RELAXED); }
   int64_t load_acquire() { return __atomic_load_n(value_ptr(), __ATOMIC_ACQUIRE); }
   // Stores with release semantics and wakes waiters.
-  void store_release(int64_t v) {
-    __atomic_store_n(value_ptr(), v, __ATOMIC_RELEASE);
-    notify_waiters();
-  }
+  inline void store_release(int64_t v);
   // Subtracts with release semantics and wakes waiters.
-  void subtract_release(int64_t v) {
-    __atomic_fetch_sub(value_ptr(), v, __ATOMIC_RELEASE);
-    notify_waiters();
+  inline void subtract_release(int64_t v);
+  // Waits until no change is between its value write and its notification
+  // (the signal is unreachable otherwise; called before deleting it).
+  void wait_changes_done() {
+    while (changing.load(std::memory_order_acquire) != 0) sched_yield();
   }
 
   // Wakes every registered waiter if there is one (one fence + one load when
@@ -107,6 +109,37 @@ struct alignas(AMD_SIGNAL_ALIGN_BYTES) Signal {
   void remove_waiter(WaitNode* node);
 };
 static_assert(offsetof(Signal, amd) == 0, "handle must point at amd_signal_t");
+
+// Brackets an API change of a signal's value and the notification after it.
+// A waiter may see the new value, return, and its thread destroy the signal
+// while the changing thread still reads waiter_count and walks the waiters:
+// the count taken before the write (a locked RMW, so on x86 the write cannot
+// become visible before it) makes hsa_signal_destroy wait those few
+// instructions out (Signal::wait_changes_done) instead of freeing the signal
+// under them.
+class ChangeScope {
+ public:
+  explicit ChangeScope(Signal* signal) : signal_(signal) {
+    signal_->changing.fetch_add(1, std::memory_order_seq_cst);
+  }
+  ~ChangeScope() { signal_->changing.fetch_sub(1, std::memory_order_release); }
+  ChangeScope(const ChangeScope&) = delete;
+  ChangeScope& operator=(const ChangeScope&) = delete;
+
+ private:
+  Signal* signal_;
+};
+
+inline void Signal::store_release(int64_t v) {
+  ChangeScope scope(this);
+  __atomic_store_n(value_ptr(), v, __ATOMIC_RELEASE);
+  notify_waiters();
+}
+inline void Signal::subtract_release(int64_t v) {
+  ChangeScope scope(this);
+  __atomic_fetch_sub(value_ptr(), v, __ATOMIC_RELEASE);
+  notify_waiters();
+}
 
 inline Signal* to_signal(hsa_signal_t s) {
   return reinterpret_cast<Signal*>(static_cast<uintptr_t>(s.handle));

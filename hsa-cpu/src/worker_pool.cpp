@@ -91,7 +91,8 @@ void WorkerPool::submit(Job* job, bool help) {
   // Enough batches for every thread to get several (load balance), few
   // enough that tiny items do not all contend on one counter.
   const uint32_t target_batches = (workers + 1) * 8;
-  job->batch_ = count / target_batches > 1 ? count / target_batches : 1;
+  const uint32_t batch = count / target_batches > 1 ? count / target_batches : 1;
+  job->batch_ = batch;
   if (workers == 0) {
     run_inline(job);
     return;
@@ -109,7 +110,9 @@ void WorkerPool::submit(Job* job, bool help) {
   epoch_.fetch_add(1, std::memory_order_seq_cst);
   const uint32_t sleepers = sleepers_.load(std::memory_order_seq_cst);
   if (sleepers != 0) {
-    uint32_t wanted = (count + job->batch_ - 1) / job->batch_;
+    // (`batch`, not job->batch_: without `help` the job may already have
+    // run to completion and been deleted by the workers.)
+    uint32_t wanted = (count + batch - 1) / batch;
     if (help && wanted > 0) --wanted;
     if (wanted > sleepers) wanted = sleepers;
     if (wanted > 0) futex_wake(&epoch_, int(wanted));

@@ -5,6 +5,8 @@
 // objects), and every entry point ROCR exports and the ICD imports must be
 // exported with ROCR's version tag.
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <hsa/amd_hsa_queue.h>
 #include <hsa/amd_hsa_signal.h>
 #include <hsa/hsa.h>
@@ -37,6 +39,64 @@ static_assert(offsetof(amd_signal_t, start_ts) == 32);
 static_assert(offsetof(amd_signal_t, end_ts) == 40);
 static_assert(offsetof(amd_signal_t, queue_ptr) == 48);
 static_assert(sizeof(amd_signal_t) == 64);
+// Every other field of the amd_* structures that compiled code reads or
+// writes in place (ROCR's offsets; hsa-cpu uses the installed headers, so
+// these pin those headers to ROCR's ABI).
+static_assert(offsetof(amd_queue_t, reserved1) == 40);
+static_assert(offsetof(amd_queue_t, group_segment_aperture_base_hi) == 64);
+static_assert(offsetof(amd_queue_t, private_segment_aperture_base_hi) == 68);
+static_assert(offsetof(amd_queue_t, max_wave_id) == 76);
+static_assert(offsetof(amd_queue_t, max_legacy_doorbell_dispatch_id_plus_1) == 80);
+static_assert(offsetof(amd_queue_t, legacy_doorbell_lock) == 88);
+static_assert(offsetof(amd_queue_t, reserved2) == 92);
+static_assert(offsetof(amd_queue_t, compute_tmpring_size) == 140);
+static_assert(offsetof(amd_queue_t, scratch_resource_descriptor) == 144);
+static_assert(offsetof(amd_queue_t, scratch_backing_memory_location) == 160);
+static_assert(offsetof(amd_queue_t, scratch_backing_memory_byte_size) == 168);
+static_assert(offsetof(amd_queue_t, scratch_wave64_lane_byte_size) == 176);
+static_assert(offsetof(amd_queue_t, reserved3) == 184);
+static_assert(offsetof(amd_queue_t, reserved4) == 200);
+static_assert(alignof(amd_queue_t) == 64);
+static_assert(offsetof(amd_signal_t, hardware_doorbell_ptr) == 8);
+static_assert(offsetof(amd_signal_t, reserved1) == 28);
+static_assert(offsetof(amd_signal_t, reserved3) == 56);
+static_assert(alignof(amd_signal_t) == 64);
+// The AMD vendor packet (barrier-value) the packet processor reads.
+static_assert(offsetof(hsa_amd_vendor_packet_header_t, header) == 0);
+static_assert(offsetof(hsa_amd_vendor_packet_header_t, AmdFormat) == 2);
+static_assert(sizeof(hsa_amd_vendor_packet_header_t) == 4);
+static_assert(offsetof(hsa_amd_barrier_value_packet_t, reserved0) == 4);
+static_assert(offsetof(hsa_amd_barrier_value_packet_t, signal) == 8);
+static_assert(offsetof(hsa_amd_barrier_value_packet_t, value) == 16);
+static_assert(offsetof(hsa_amd_barrier_value_packet_t, mask) == 24);
+static_assert(offsetof(hsa_amd_barrier_value_packet_t, cond) == 32);
+static_assert(offsetof(hsa_amd_barrier_value_packet_t, reserved1) == 36);
+static_assert(offsetof(hsa_amd_barrier_value_packet_t, completion_signal) == 56);
+static_assert(sizeof(hsa_amd_barrier_value_packet_t) == 64);
+// Structures the runtime fills for the application to read.
+static_assert(offsetof(hsa_amd_event_t, memory_fault) == 8);
+static_assert(sizeof(hsa_amd_event_t) == 32);
+static_assert(offsetof(hsa_amd_gpu_memory_fault_info_t, virtual_address) == 8);
+static_assert(offsetof(hsa_amd_gpu_memory_fault_info_t, fault_reason_mask) == 16);
+static_assert(sizeof(hsa_amd_gpu_memory_fault_info_t) == 24);
+static_assert(offsetof(hsa_amd_profiling_dispatch_time_t, end) == 8);
+static_assert(sizeof(hsa_amd_profiling_dispatch_time_t) == 16);
+static_assert(offsetof(hsa_amd_profiling_async_copy_time_t, end) == 8);
+static_assert(sizeof(hsa_amd_profiling_async_copy_time_t) == 16);
+static_assert(offsetof(hsa_amd_pointer_info_t, type) == 4);
+static_assert(offsetof(hsa_amd_pointer_info_t, agentBaseAddress) == 8);
+static_assert(offsetof(hsa_amd_pointer_info_t, hostBaseAddress) == 16);
+static_assert(offsetof(hsa_amd_pointer_info_t, sizeInBytes) == 24);
+static_assert(offsetof(hsa_amd_pointer_info_t, userData) == 32);
+static_assert(offsetof(hsa_amd_pointer_info_t, agentOwner) == 40);
+static_assert(offsetof(hsa_amd_pointer_info_t, global_flags) == 48);
+static_assert(sizeof(hsa_amd_pointer_info_t) == 56);
+static_assert(offsetof(hsa_amd_memory_pool_link_info_t, max_bandwidth) == 12);
+static_assert(offsetof(hsa_amd_memory_pool_link_info_t, link_type) == 20);
+static_assert(offsetof(hsa_amd_memory_pool_link_info_t, numa_distance) == 24);
+static_assert(sizeof(hsa_amd_memory_pool_link_info_t) == 28);
+static_assert(offsetof(hsa_amd_hdp_flush_t, HDP_REG_FLUSH_CNTL) == 8);
+static_assert(sizeof(hsa_amd_hdp_flush_t) == 16);
 
 namespace {
 
@@ -304,7 +364,9 @@ hsa_agent_t first_agent() {
 uint64_t submit_barrier(hsa_queue_t* queue, hsa_signal_t completion) {
   const uint64_t index = hsa_queue_add_write_index_screlease(queue, 1);
   auto* packet = reinterpret_cast<hsa_barrier_and_packet_t*>(queue->base_address) + (index & (queue->size - 1));
-  *packet = hsa_barrier_and_packet_t{};
+  // The body only: the processor reads the header concurrently, so it is
+  // written last, atomically, as AQL requires.
+  memset(reinterpret_cast<char*>(packet) + sizeof(packet->header), 0, sizeof(*packet) - sizeof(packet->header));
   packet->completion_signal = completion;
   __atomic_store_n(&packet->header, uint16_t(HSA_PACKET_TYPE_BARRIER_AND << HSA_PACKET_HEADER_TYPE),
                    __ATOMIC_RELEASE);
@@ -345,6 +407,15 @@ TEST_CASE("queue and signal objects hold their fields at ROCR's offsets") {
   properties = field_at<uint32_t>(queue, 180);
   CHECK((properties & AMD_QUEUE_PROPERTIES_ENABLE_PROFILING) != 0);
   CHECK(field_at<uint64_t>(queue, 192) == 0);  // queue_inactive_signal: none
+  // What a CPU agent has none of reads 0: the aperture bases (64, 68),
+  // max_wave_id (76), the legacy doorbell (80, 88), the scratch setup
+  // (140..179) and every reserved word.
+  for (size_t offset : {40, 44, 48, 52, 64, 68, 76, 80, 84, 88, 140, 144, 148, 152, 156, 160, 168, 176, 184, 188}) {
+    CAPTURE(offset);
+    CHECK(field_at<uint32_t>(queue, offset) == 0);
+  }
+  for (size_t offset = 92; offset < 128; offset += 4) CHECK(field_at<uint32_t>(queue, offset) == 0);
+  for (size_t offset = 200; offset < 256; offset += 4) CHECK(field_at<uint32_t>(queue, offset) == 0);
 
   // A user signal: kind, value and (unused) event fields.
   hsa_signal_t signal{};
@@ -433,7 +504,9 @@ TEST_CASE("the program linked against ROCR runs on hsa-cpu") {
   const uint64_t index = hsa_queue_add_write_index_screlease(queue, 1);
   CHECK(amd_queue->write_dispatch_id == index + 1);
   auto* packet = reinterpret_cast<hsa_barrier_and_packet_t*>(queue->base_address) + (index & (queue->size - 1));
-  *packet = hsa_barrier_and_packet_t{};
+  // The body only: the processor reads the header concurrently, so it is
+  // written last, atomically, as AQL requires.
+  memset(reinterpret_cast<char*>(packet) + sizeof(packet->header), 0, sizeof(*packet) - sizeof(packet->header));
   packet->completion_signal = signal;
   __atomic_store_n(&packet->header, uint16_t(HSA_PACKET_TYPE_BARRIER_AND << HSA_PACKET_HEADER_TYPE),
                    __ATOMIC_RELEASE);
@@ -467,4 +540,118 @@ TEST_CASE("every entry point is exported with version ROCR_1") {
   // Nothing else leaks out of the library.
   CHECK(dlsym(library, "_ZN7hsa_cpu7runtimeEv") == nullptr);
   dlclose(library);
+}
+
+// The HSA 1.2 runtime specification's examples, strung together as a
+// third-party program written against ROCR would: initialize, find a
+// kernel-dispatch agent and its kernarg region (hsa_agent_iterate_regions,
+// as in the specification, not the AMD pools), create a queue, load a code
+// object from a file, dispatch a kernel with an AQL packet and wait on its
+// completion signal, then check the kernel's results.
+namespace {
+
+hsa_status_t find_dispatch_agent(hsa_agent_t agent, void* data) {
+  hsa_agent_feature_t features{};
+  hsa_agent_get_info(agent, HSA_AGENT_INFO_FEATURE, &features);
+  if (features & HSA_AGENT_FEATURE_KERNEL_DISPATCH) {
+    *static_cast<hsa_agent_t*>(data) = agent;
+    return HSA_STATUS_INFO_BREAK;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t find_kernarg_region(hsa_region_t region, void* data) {
+  hsa_region_segment_t segment{};
+  hsa_region_get_info(region, HSA_REGION_INFO_SEGMENT, &segment);
+  if (segment != HSA_REGION_SEGMENT_GLOBAL) return HSA_STATUS_SUCCESS;
+  hsa_region_global_flag_t flags{};
+  hsa_region_get_info(region, HSA_REGION_INFO_GLOBAL_FLAGS, &flags);
+  if (flags & HSA_REGION_GLOBAL_FLAG_KERNARG) {
+    *static_cast<hsa_region_t*>(data) = region;
+    return HSA_STATUS_INFO_BREAK;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+TEST_CASE("a program written from the HSA specification's examples runs on hsa-cpu") {
+  REQUIRE(hsa_init() == HSA_STATUS_SUCCESS);
+  hsa_agent_t agent{};
+  REQUIRE(hsa_iterate_agents(find_dispatch_agent, &agent) == HSA_STATUS_INFO_BREAK);
+  uint32_t queue_max = 0;
+  REQUIRE(hsa_agent_get_info(agent, HSA_AGENT_INFO_QUEUE_MAX_SIZE, &queue_max) == HSA_STATUS_SUCCESS);
+  CHECK(queue_max >= 64);
+  hsa_region_t kernarg_region{};
+  REQUIRE(hsa_agent_iterate_regions(agent, find_kernarg_region, &kernarg_region) == HSA_STATUS_INFO_BREAK);
+  hsa_queue_t* queue = nullptr;
+  REQUIRE(hsa_queue_create(agent, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &queue) ==
+          HSA_STATUS_SUCCESS);
+
+  // Load the code object from its file and find the kernel.
+  hsa_file_t file = open(HSA_CPU_TEST_KERNELS, O_RDONLY);
+  REQUIRE(file >= 0);
+  hsa_code_object_reader_t reader{};
+  REQUIRE(hsa_code_object_reader_create_from_file(file, &reader) == HSA_STATUS_SUCCESS);
+  hsa_executable_t executable{};
+  REQUIRE(hsa_executable_create_alt(HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, nullptr,
+                                    &executable) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_executable_load_agent_code_object(executable, agent, reader, nullptr, nullptr) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_executable_freeze(executable, nullptr) == HSA_STATUS_SUCCESS);
+  hsa_executable_symbol_t symbol{};
+  REQUIRE(hsa_executable_get_symbol_by_name(executable, "write_ids.kd", &agent, &symbol) == HSA_STATUS_SUCCESS);
+  uint64_t kernel_object = 0;
+  uint32_t kernarg_size = 0;
+  REQUIRE(hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &kernel_object) ==
+          HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE,
+                                         &kernarg_size) == HSA_STATUS_SUCCESS);
+  CHECK(kernarg_size == sizeof(void*));
+
+  // Arguments in the kernarg region, the output in global memory.
+  constexpr uint32_t kItems = 1000;
+  uint32_t* out = nullptr;
+  REQUIRE(hsa_memory_allocate(kernarg_region, kItems * sizeof(uint32_t), reinterpret_cast<void**>(&out)) ==
+          HSA_STATUS_SUCCESS);
+  memset(out, 0, kItems * sizeof(uint32_t));
+  void* kernarg = nullptr;
+  REQUIRE(hsa_memory_allocate(kernarg_region, kernarg_size, &kernarg) == HSA_STATUS_SUCCESS);
+  memcpy(kernarg, &out, sizeof(out));
+
+  // The dispatch packet, its header published last.
+  hsa_signal_t done{};
+  REQUIRE(hsa_signal_create(1, 0, nullptr, &done) == HSA_STATUS_SUCCESS);
+  const uint64_t index = hsa_queue_load_write_index_relaxed(queue);
+  auto* packet = reinterpret_cast<hsa_kernel_dispatch_packet_t*>(queue->base_address) + (index & (queue->size - 1));
+  memset(reinterpret_cast<char*>(packet) + 4, 0, sizeof(*packet) - 4);
+  packet->workgroup_size_x = 64;
+  packet->workgroup_size_y = 1;
+  packet->workgroup_size_z = 1;
+  packet->grid_size_x = kItems;
+  packet->grid_size_y = 1;
+  packet->grid_size_z = 1;
+  packet->kernel_object = kernel_object;
+  packet->kernarg_address = kernarg;
+  packet->completion_signal = done;
+  const uint16_t header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
+                          (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+                          (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+  const uint16_t setup = 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS;
+  __atomic_store_n(reinterpret_cast<uint32_t*>(packet), uint32_t(header) | (uint32_t(setup) << 16), __ATOMIC_RELEASE);
+  hsa_queue_store_write_index_relaxed(queue, index + 1);
+  hsa_signal_store_screlease(queue->doorbell_signal, hsa_signal_value_t(index));
+  CHECK(hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) == 0);
+  for (uint32_t i = 0; i < kItems; ++i) {
+    CAPTURE(i);
+    REQUIRE(out[i] == i + 1);
+  }
+
+  CHECK(hsa_signal_destroy(done) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_memory_free(kernarg) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_memory_free(out) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_executable_destroy(executable) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_code_object_reader_destroy(reader) == HSA_STATUS_SUCCESS);
+  close(file);
+  CHECK(hsa_queue_destroy(queue) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_shut_down() == HSA_STATUS_SUCCESS);
 }

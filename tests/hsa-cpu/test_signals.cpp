@@ -294,7 +294,8 @@ double behind_api_wake_ms(hsa_signal_t signal, hsa_signal_value_t new_value, Sta
   volatile hsa_signal_value_t* value = nullptr;
   REQUIRE(hsa_amd_signal_value_pointer(signal, &value) == HSA_STATUS_SUCCESS);
   const auto written = std::chrono::steady_clock::now();
-  *value = new_value;
+  // One atomic 64-bit store, as a kernel's store to amd_signal_t.value is.
+  __atomic_store_n(const_cast<hsa_signal_value_t*>(value), new_value, __ATOMIC_RELEASE);
   while (!finished()) {
     if (std::chrono::steady_clock::now() - written > std::chrono::seconds(2)) {
       hsa_signal_store_screlease(signal, new_value);  // unstick the waiter

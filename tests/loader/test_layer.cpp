@@ -151,20 +151,31 @@ PFN_xgpuVoidFunction OwnDeviceFunction(const char* name) {
 PFN_xgpuVoidFunction XGPU_API_CALL GetInstanceProcAddr(XgpuInstance instance, const char* name) {
   if (PFN_xgpuVoidFunction own = OwnInstanceFunction(name)) return own;
   if (!instance) return nullptr;
-  std::lock_guard<std::mutex> lock(g_mutex);
-  auto it = g_instances.find(Key(instance));
-  if (it == g_instances.end()) return nullptr;
-  if (PFN_xgpuVoidFunction next = xgpuLookupInstanceDispatchTable(&it->second, name)) return next;
-  return g_instance_gipa[Key(instance)](instance, name);
+  // The next layer's lookup is called without holding g_mutex: it takes
+  // its own, and two layers stacked in both orders would otherwise take
+  // the two locks in both orders.
+  PFN_xgpuGetInstanceProcAddr next_gipa;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    auto it = g_instances.find(Key(instance));
+    if (it == g_instances.end()) return nullptr;
+    if (PFN_xgpuVoidFunction next = xgpuLookupInstanceDispatchTable(&it->second, name)) return next;
+    next_gipa = g_instance_gipa[Key(instance)];
+  }
+  return next_gipa(instance, name);
 }
 
 PFN_xgpuVoidFunction XGPU_API_CALL GetDeviceProcAddr(XgpuDevice device, const char* name) {
   if (PFN_xgpuVoidFunction own = OwnDeviceFunction(name)) return own;
-  std::lock_guard<std::mutex> lock(g_mutex);
-  auto it = g_devices.find(Key(device));
-  if (it == g_devices.end()) return nullptr;
-  if (PFN_xgpuVoidFunction next = xgpuLookupDeviceDispatchTable(&it->second, name)) return next;
-  return it->second.GetDeviceProcAddr(device, name);
+  PFN_xgpuGetDeviceProcAddr next_gdpa;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);  // not held across the next layer (see above)
+    auto it = g_devices.find(Key(device));
+    if (it == g_devices.end()) return nullptr;
+    if (PFN_xgpuVoidFunction next = xgpuLookupDeviceDispatchTable(&it->second, name)) return next;
+    next_gdpa = it->second.GetDeviceProcAddr;
+  }
+  return next_gdpa(device, name);
 }
 
 XgpuResult Negotiate(XgpuNegotiateLayerInterface* iface) {
