@@ -206,7 +206,7 @@ bool CallContext::Report(Vuid vuid, const Field& field, const std::string& value
   }
   const auto severity = XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT;
   const XgpuDebugMessageTypeFlags types = XGPU_DEBUG_MESSAGE_TYPE_VALIDATION_BIT;
-  if (messengers.empty()) {
+  if (messengers.empty() || settings->also_stderr) {
     std::string text = "xgpu validation: error: " + message + "\n";
     for (size_t n = 0; n < refs.size(); ++n) {
       text += "    object " + std::to_string(n) + ": " + TypeName(refs[n].type) + " " + Hex(refs[n].handle);

@@ -91,6 +91,13 @@ void ApplyEnvironment(Settings* s, bool chained) {
                            "%s is used\n", costly, before);
     }
   }
+  if (const char* also = std::getenv("XGPU_VALIDATION_STDERR"); also && *also) {
+    if (std::strcmp(also, "1") == 0 || std::strcmp(also, "0") == 0) {
+      s->also_stderr = also[0] == '1';
+    } else {
+      std::fprintf(stderr, "xgpu validation: warning: XGPU_VALIDATION_STDERR=%s is not 1 or 0; it is ignored\n", also);
+    }
+  }
   if (const char* mute = std::getenv("XGPU_VALIDATION_MUTE"); mute && *mute) {
     std::string list = mute;
     size_t start = 0;

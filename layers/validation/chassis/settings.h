@@ -29,6 +29,9 @@ struct Settings {
   // The costly checks (object tracking at submit, hazards): rule code reads
   // ctx.instance->settings.costly_checks and skips them when false.
   bool costly_checks = true;
+  // XGPU_VALIDATION_STDERR=1 (environment only): every message is also
+  // printed on stderr, messengers or not (for test runs that must be silent).
+  bool also_stderr = false;
 
   bool IsMuted(Vuid vuid) const { return !muted.empty() && muted[static_cast<size_t>(vuid)]; }
 
