@@ -67,7 +67,7 @@ case "$cmd" in
     setup "${bench_packages[@]}"
     build default
     export XGPU_DRIVER_FILES="$PWD/build/default/share/xgpu/icd.d/xgpu_amdgpu.json"
-    for b in recording_bench indirect_alloca_bench; do
+    for b in recording_bench indirect_alloca_bench validation_layer_bench; do
       echo "== $b"
       "build/default/bin/$b"
     done
