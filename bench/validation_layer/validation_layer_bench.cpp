@@ -1,7 +1,7 @@
 // What the validation layer costs a program, with the layer off, on (default
 // settings: costly checks on) and on with the costly checks off, in one run.
 //
-//   validation_layer_bench [--smoke]     (BENCH_RUNS=<n>: runs of each, default 9)
+//   validation_layer_bench [--smoke] [--json]     (BENCH_RUNS=<n>: runs of each, default 9)
 //
 // Recording: a one-shot command buffer, the pipeline and two buffers bound
 // once, then 1000 x (push 8 bytes of constants, dispatch, memory barrier);
@@ -327,8 +327,22 @@ double RunSample(const char* program, int mode) {
   return ns;
 }
 
+bool g_json = false;  // --json: one JSON object per figure and side (bench/run.py's lines)
+
+void JsonSide(const char* figure, const char* side, const Stats& s, double scale, const char* unit) {
+  std::printf("{\"bench\": \"validation_layer\", \"figure\": \"%s\", \"unit\": \"%s\", \"better\": \"lower\", "
+              "\"side\": \"%s\", \"median\": %.3f, \"min\": %.3f, \"max\": %.3f}\n",
+              figure, unit, side, s.median / scale, s.min / scale, s.max / scale);
+}
+
 void PrintRow(const char* what, const Stats& off, const Stats& on, const Stats& cheap, double scale, const char* unit,
               const char* goal, double goal_ratio) {
+  if (g_json) {
+    JsonSide(what, "xgpu", on, scale, unit);
+    JsonSide(what, "without the layer", off, scale, unit);
+    JsonSide(what, "xgpu, costly checks off", cheap, scale, unit);
+    return;
+  }
   std::printf("  %-34s off %9.1f (%.1f..%.1f)   on %9.1f (%.1f..%.1f) x%.2f   on, costly off %9.1f (%.1f..%.1f) x%.2f",
               what, off.median / scale, off.min / scale, off.max / scale, on.median / scale, on.min / scale,
               on.max / scale, on.median / off.median, cheap.median / scale, cheap.min / scale, cheap.max / scale,
@@ -342,7 +356,11 @@ void PrintRow(const char* what, const Stats& off, const Stats& on, const Stats& 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool smoke = argc > 1 && std::strcmp(argv[1], "--smoke") == 0;
+  bool smoke = false;
+  for (int i = 1; i < argc; ++i) {
+    smoke |= std::strcmp(argv[i], "--smoke") == 0;
+    g_json |= std::strcmp(argv[i], "--json") == 0;
+  }
   const int runs = smoke ? 1 : (std::getenv("BENCH_RUNS") ? std::atoi(std::getenv("BENCH_RUNS")) : 9);
   const uint32_t groups = smoke ? 100 : 1000;
   const uint32_t submissions = smoke ? 10 : 200;
@@ -357,8 +375,10 @@ int main(int argc, char** argv) {
   const Figures& off = figures[0];
   const Figures& on = figures[1];
   const Figures& cheap = figures[2];
-  std::printf("validation layer cost: off, on (default settings: costly checks on), on with costly checks off; "
-              "median of %d runs (min..max)\n", runs);
+  if (!g_json) {
+    std::printf("validation layer cost: off, on (default settings: costly checks on), on with costly checks off; "
+                "median of %d runs (min..max)\n", runs);
+  }
   PrintRow("recording, push+dispatch+barrier", off.record, on.record, cheap.record, 1.0, "ns", "<= 2x", 2.0);
   PrintRow("xgpuQueueSubmit, per call", off.submit, on.submit, cheap.submit, 1.0, "ns", "<= 1.3x", 1.3);
   PrintRow("submit + wait idle, per round trip", off.submit_wait, on.submit_wait, cheap.submit_wait, 1000.0, "us",
@@ -375,6 +395,10 @@ int main(int argc, char** argv) {
     const char* name = std::strrchr(sample, '/') ? std::strrchr(sample, '/') + 1 : sample;
     std::string label = std::string("whole sample ") + name;
     PrintRow(label.c_str(), Summarize(times[0]), Summarize(times[1]), Summarize(times[2]), 1e6, "ms", nullptr, 0);
+  }
+  if (g_json) {
+    std::printf("{\"bench\": \"validation_layer\", \"check\": \"the layer stayed silent on valid calls\", "
+                "\"ok\": %s}\n", g_messages == 0 ? "true" : "false");
   }
   if (g_messages != 0) {
     std::fprintf(stderr, "%d error/warning message(s): the benchmark's calls must be valid\n", g_messages);
