@@ -3,7 +3,8 @@
 #   ./build.sh samples        install what is missing, build, run the samples
 #   ./build.sh test [--asan]  install what is missing, build, run every test
 #                             (--asan: also the ASan+UBSan build's tests)
-#   ./build.sh bench          install what is missing (and the benchmark peers), build, run the benchmarks
+#   ./build.sh bench          install what is missing (and the benchmark peers), build, run every benchmark
+#                             beside its peers: one table, and bench/results/<date>.json (bench/run.py)
 #   ./build.sh setup          only install the Debian packages
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -14,7 +15,7 @@ packages=(
 )
 
 # Peers the benchmarks measure beside xgpu (not needed for building or testing).
-bench_packages=(mesa-vulkan-drivers libvulkan-dev glslang-tools)
+bench_packages=(mesa-vulkan-drivers libvulkan-dev glslang-tools pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers)
 
 setup() {
   local missing=()
@@ -66,11 +67,7 @@ case "$cmd" in
   bench)
     setup "${bench_packages[@]}"
     build default
-    export XGPU_DRIVER_FILES="$PWD/build/default/share/xgpu/icd.d/xgpu_amdgpu.json"
-    for b in recording_bench indirect_alloca_bench validation_layer_bench; do
-      echo "== $b"
-      "build/default/bin/$b"
-    done
+    python3 bench/run.py --build build/default
     ;;
   *) echo "usage: $0 samples | test [--asan] | bench | setup" >&2; exit 2 ;;
 esac

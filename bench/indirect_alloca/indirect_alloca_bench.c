@@ -43,6 +43,7 @@
 #include <xgpu/xgpu.h>
 #include <xgpu/xgpu_enum_string.h>
 
+#include "bench_common.h" /* bench/common: the --json figure lines bench/run.py reads */
 #include "bench_shared.h"
 #include "indirect_alloca_kernels.h" /* the embedded executable (xgpu_embed_executable) */
 
@@ -75,6 +76,7 @@ typedef struct options {
   uint32_t iterations;       /* chained iterations per scratch run */
   uint32_t elements;         /* work items per dispatch */
   uint32_t scratch_elements; /* uint32 elements of scratch per iteration */
+  bool json;                 /* figures as JSON lines (bench/run.py) instead of tables */
 } options_t;
 
 /* The three ways of issuing the same dispatch. */
@@ -291,8 +293,9 @@ static options_t parse_options(int argc, char** argv) {
     const char* a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--smoke")) {
-      o = (options_t){.repeats = 1, .latency_rounds = 2, .dispatches = 4, .batches = 2,
+      o = (options_t){.json = o.json, .repeats = 1, .latency_rounds = 2, .dispatches = 4, .batches = 2,
                       .iterations = 8, .elements = 300, .scratch_elements = 500};
+    } else if (!strcmp(a, "--json")) { o.json = true;
     } else if (!strcmp(a, "--repeats")) { o.repeats = parse_count(a, v); ++i;
     } else if (!strcmp(a, "--dispatches")) { o.dispatches = parse_count(a, v); ++i;
     } else if (!strcmp(a, "--batches")) { o.batches = parse_count(a, v); ++i;
@@ -300,7 +303,7 @@ static options_t parse_options(int argc, char** argv) {
     } else if (!strcmp(a, "--elements")) { o.elements = parse_count(a, v); ++i;
     } else {
       fprintf(stderr,
-              "usage: %s [--smoke] [--repeats R] [--dispatches K] [--batches B] "
+              "usage: %s [--smoke] [--json] [--repeats R] [--dispatches K] [--batches B] "
               "[--iterations N] [--elements E]\n", argv[0]);
       exit(2);
     }
@@ -402,6 +405,30 @@ static bool measure_scratch(bench_t* b, const uint32_t* input, scratch_result_t*
   free(samples);
   return true;
 
+}
+
+/* --json: each variant beside its plain alternative from the same run, as
+ * one figure with the variant as side "xgpu" and the alternative as the peer. */
+static void json_pair(const char* figure, const char* unit, const char* peer, summary_t ours, summary_t base,
+                      uint32_t n) {
+  const bench_options_t o = {.json = true};
+  const bench_summary_t a = {ours.median, ours.min, ours.max, 0, n};
+  const bench_summary_t b = {base.median, base.min, base.max, 0, n};
+  bench_report(&o, "indirect_alloca", figure, unit, false, false, "xgpu", &a);
+  bench_report(&o, "indirect_alloca", figure, unit, false, false, peer, &b);
+}
+
+static void report_json(const summary_t* lat, const summary_t* thr, const summary_t* scratch, uint32_t n) {
+  const bench_options_t o = {.json = true};
+  json_pair("indirect STATIC, submit -> wait", "us", "direct dispatch", lat[KIND_STATIC], lat[KIND_DIRECT], n);
+  json_pair("indirect DYNAMIC, submit -> wait", "us", "direct dispatch", lat[KIND_DYNAMIC], lat[KIND_DIRECT], n);
+  json_pair("indirect STATIC, batched", "us/dispatch", "direct dispatch", thr[KIND_STATIC], thr[KIND_DIRECT], n);
+  json_pair("indirect DYNAMIC, batched", "us/dispatch", "direct dispatch", thr[KIND_DYNAMIC], thr[KIND_DIRECT], n);
+  if (scratch)
+    json_pair("alloca + dealloca per iteration", "us", "preallocated buffer", scratch[1], scratch[0], n);
+  else
+    bench_note(&o, "indirect_alloca", "the driver has no memory pools: scratch figures skipped");
+  bench_check(&o, "indirect_alloca", "direct == STATIC == DYNAMIC == expected; alloca == preallocated == expected", true);
 }
 
 static void print_row(const char* name, summary_t s, summary_t base, int decimals) {
@@ -538,6 +565,9 @@ int main(int argc, char** argv) {
     thr[k] = summarize(throughput[k], o->repeats);
   }
 
+  if (o->json) {
+    report_json(lat, thr, have_scratch ? scratch.per_iteration : NULL, o->repeats);
+  } else {
   printf("device: %s (%s)\n", properties.deviceName, properties.isaName);
   printf("median [min, max] of %u runs; ratio and difference against the baseline of the same run\n\n",
          o->repeats);
@@ -566,6 +596,7 @@ int main(int argc, char** argv) {
   }
   printf("\nresults: direct == STATIC == DYNAMIC%s: OK\n",
          have_scratch ? ", alloca == preallocated" : "");
+  }
 
   /* Clean up. */
   free(samples);

@@ -16,9 +16,10 @@
  * latency is measured). Every dispatch adds a constant to one of 64 counters;
  * after the run both sides' counters must equal the host's expectation.
  *
- *   recording_bench [--smoke] [--repeats R] [--dispatches N] [--rounds K]
+ *   recording_bench [--smoke] [--json] [--repeats R] [--dispatches N] [--rounds K]
  *
- * --smoke: tiny sizes, every path once (the ctest entry).
+ * --smoke: tiny sizes, every path once (the ctest entry). --json: after the
+ * table, one JSON object per figure and side (the lines bench/run.py reads).
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
@@ -159,8 +160,11 @@ static uint32_t parse_u32(const char* flag, const char* value) {
 
 int main(int argc, char** argv) {
   options_t o = {.repeats = 9, .dispatches = 1000, .rounds = 200};
+  bool json = false;
   for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--smoke")) {
+    if (!strcmp(argv[i], "--json")) {
+      json = true;
+    } else if (!strcmp(argv[i], "--smoke")) {
       o = (options_t){.repeats = 1, .dispatches = 16, .rounds = 3};
     } else if (!strcmp(argv[i], "--repeats")) {
       o.repeats = parse_u32(argv[i], argv[i + 1]), ++i;
@@ -169,7 +173,7 @@ int main(int argc, char** argv) {
     } else if (!strcmp(argv[i], "--rounds")) {
       o.rounds = parse_u32(argv[i], argv[i + 1]), ++i;
     } else {
-      fprintf(stderr, "usage: %s [--smoke] [--repeats R] [--dispatches N] [--rounds K]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--smoke] [--json] [--repeats R] [--dispatches N] [--rounds K]\n", argv[0]);
       return 2;
     }
   }
@@ -208,6 +212,17 @@ int main(int argc, char** argv) {
   }
   printf("  results: %s\n", ok ? (side_count == 2 ? "both sides' counters equal and right" : "counters right (no peer)")
                               : "WRONG");
+  for (int f = 0; json && f < FIGURE_COUNT; ++f)
+    for (int s = 0; s < side_count; ++s) {
+      const summary_t* m = &runs[s].figures[f];
+      printf("{\"bench\":\"recording\",\"figure\":\"%s\",\"unit\":\"%s\",\"better\":\"lower\",\"side\":\"%s\","
+             "\"median\":%.6g,\"min\":%.6g,\"max\":%.6g", figure_names[f], figure_units[f], sides[s].name, m->median,
+             m->min, m->max);
+      if (figure_latency[f]) printf(",\"p99\":%.6g", m->p99);
+      printf("}\n");
+    }
+  if (json) printf("{\"bench\":\"recording\",\"check\":\"counters equal the host's expectation on every side\",\"ok\":%s}\n",
+                   ok ? "true" : "false");
   for (int s = 0; s < side_count; ++s) sides[s].destroy(sides[s].state);
   return ok ? EXIT_SUCCESS : EXIT_FAILURE;
 }

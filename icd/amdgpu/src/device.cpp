@@ -9,6 +9,7 @@
 #include "host_memory.h"
 #include "memory_pool.h"
 #include "queue.h"
+#include "trace.h"
 
 namespace xgpu::amdgpu {
 
@@ -285,6 +286,7 @@ void device_destroy(XgpuDevice handle, const XgpuAllocationCallbacks* allocator)
   device->library = nullptr;
   for (auto& queue : device->queues) queue_destroy(queue.get());
   device->queues.clear();
+  trace_device_destroyed(device);
   // The runtime's async-handler thread may still be returning from the last
   // completion callbacks; let it finish before the signals go away.
   if (device->hsa->hsa_amd_async_function) {
@@ -328,6 +330,7 @@ void device_get_queue(XgpuDevice handle, uint32_t family, uint32_t index, XgpuQu
 XgpuResult device_wait_idle(XgpuDevice handle) {
   Device* device = device_from_handle(handle);
   if (!device) return XGPU_ERROR_INVALID_ARGUMENT;
+  TraceHostCall trace_call(device, "xgpuDeviceWaitIdle", nullptr, nullptr, 0, false);
   for (auto& queue : device->queues) {
     XgpuResult result = queue_wait_idle_internal(queue.get(), UINT64_MAX);
     if (result != XGPU_SUCCESS) return result;

@@ -7,6 +7,7 @@
 
 #include "device_library.h"
 #include "packet_log.h"
+#include "trace.h"
 
 namespace xgpu::amdgpu {
 
@@ -294,6 +295,7 @@ XgpuResult Issuer::issue_dispatch(const xgpu_amdgpu_command_header_t* command) {
   for (int d = 0; d < 3; ++d) grid[d] = cmd->dispatch.workgroup_count[d] * cmd->dispatch.workgroup_size[d];
   hsa_kernel_dispatch_packet_t packet;
   fill_dispatch_packet(cmd->dispatch, kernargs, command->packet_offset, grid, &packet);
+  trace_dispatch(&packet, rodata_string(cmd->dispatch.debug_name));
   const bool barrier = command->flags & XGPU_AMDGPU_COMMAND_FLAG_BARRIER;
   write_body(command->packet_offset, &packet,
              make_word(header(HSA_PACKET_TYPE_KERNEL_DISPATCH, command->packet_offset, barrier), packet.setup),
@@ -383,6 +385,7 @@ XgpuResult Issuer::issue_indirect(const xgpu_amdgpu_command_header_t* command) {
       packet.kernarg_address = record;
       type = XGPU_AMDGPU_AQL_PACKET_TYPE_LIMIT_ERROR;
     }
+    if (!over_limit) trace_dispatch(&packet, name);
     write_body(command->packet_offset, &packet,
                make_word(header(type, command->packet_offset, barrier), packet.setup), name);
     return XGPU_SUCCESS;
@@ -397,6 +400,7 @@ XgpuResult Issuer::issue_indirect(const xgpu_amdgpu_command_header_t* command) {
   const uint32_t zero_grid[3] = {0, 0, 0};
   hsa_kernel_dispatch_packet_t packet;
   fill_dispatch_packet(dispatch, kernargs, dispatch_offset, zero_grid, &packet);
+  trace_dispatch(&packet, name, /*grid_from_device=*/true);
   const uint16_t dispatch_header = header(HSA_PACKET_TYPE_KERNEL_DISPATCH, dispatch_offset, /*barrier=*/true);
   const uint32_t setup = packet.setup;
   __atomic_store_n(reinterpret_cast<uint32_t*>(dispatch_slot),

@@ -7,6 +7,7 @@
 
 #include "common.h"
 #include "memory_pool.h"
+#include "trace.h"
 
 namespace xgpu::amdgpu {
 namespace {
@@ -133,6 +134,7 @@ void finalize(Submission* s) {
   } else {
     for (const SemaphoreValue& signal : s->signals) semaphore_fail(signal.semaphore, status);
   }
+  trace_submission_finalized(s);
   delete s;  // releases the semaphores
 }
 
@@ -165,6 +167,7 @@ void complete_submission(Submission* s) {
 }
 
 bool on_completion(hsa_signal_value_t, void* arg) {
+  trace_completion_observed(static_cast<Submission*>(arg));
   complete_submission(static_cast<Submission*>(arg));
   return false;  // one shot
 }
@@ -267,6 +270,7 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
   s->completion = completion;
   s->dependencies = std::move(dependencies);
   dependencies.clear();
+  trace_issue_begin(s);
 
   // Alloca commits on the host at the point the queue reaches it: its
   // address is published (release) before any later submission on this
@@ -346,6 +350,7 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
     packet_log_doorbell(queue->aql, first + packets - 1, hsa.hsa_queue_load_read_index_scacquire(queue->aql),
                         first + packets);
   hsa.hsa_signal_store_screlease(queue->aql->doorbell_signal, hsa_signal_value_t(first + packets - 1));
+  trace_issue_end(s);
   queue->pending.pop_front();
   queue->inflight.push_back(s);
   result = hsa.hsa_amd_signal_async_handler_checked(&error, completion->signal, HSA_SIGNAL_CONDITION_LT,
@@ -507,6 +512,7 @@ XgpuResult queue_create(Device* device, uint32_t index, Queue** out_queue, std::
     std::lock_guard<std::mutex> lock(g_registry_mutex);
     g_queues.push_back(queue.get());
   }
+  trace_queue_created(queue.get());
   *out_queue = queue.release();
   return XGPU_SUCCESS;
 }
@@ -567,6 +573,7 @@ XgpuResult queue_wait_idle_internal(Queue* queue, uint64_t timeout_ns) {
 void queue_accept(Queue* queue, Submission* submission) {
   {
     std::lock_guard<std::mutex> lock(queue->mutex);
+    trace_submission_accepted(submission);
     queue->pending.push_back(submission);
   }
   pump(queue);
@@ -759,6 +766,7 @@ XgpuResult queue_submit(XgpuQueue handle, uint32_t count, const XgpuSubmitInfo* 
   }
   for (Submission* s : accepted) {
     std::lock_guard<std::mutex> lock(queue->mutex);
+    trace_submission_accepted(s);
     queue->pending.push_back(s);
   }
   pump(queue);
@@ -950,6 +958,7 @@ XgpuResult queue_test_inject_fault(XgpuQueue handle, const XgpuSemaphoreList* si
 XgpuResult queue_wait_idle(XgpuQueue handle) {
   auto* queue = reinterpret_cast<Queue*>(handle);
   if (!queue) return XGPU_ERROR_INVALID_ARGUMENT;
+  TraceHostCall trace_call(queue->device, "xgpuQueueWaitIdle", nullptr, nullptr, 0, false);
   XgpuResult result = queue_wait_idle_internal(queue, UINT64_MAX);
   if (result != XGPU_SUCCESS) return result;
   return queue->device->lost ? XGPU_ERROR_DEVICE_LOST : XGPU_SUCCESS;

@@ -9,6 +9,7 @@
 #include "device.h"
 #include "host_memory.h"
 #include "queue.h"
+#include "trace.h"
 
 namespace xgpu::amdgpu {
 
@@ -16,6 +17,7 @@ void semaphore_retain(Semaphore* semaphore) { semaphore->references.fetch_add(1,
 
 void semaphore_release(Semaphore* semaphore) {
   if (semaphore->references.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  trace_semaphore_freed(semaphore);
   semaphore->hsa->hsa_signal_destroy(semaphore->mirror);
   host_delete(semaphore);
 }
@@ -90,6 +92,7 @@ XgpuResult semaphore_signal(XgpuDevice handle, const XgpuSemaphoreSignalInfo* in
                              " is not greater than the current payload " +
                              std::to_string(semaphore->value));
   }
+  TraceHostCall trace_call(device, "xgpuSignalSemaphore", &info->semaphore, &info->value, 1, /*signal=*/true);
   semaphore_advance(semaphore, info->value);
   wake_held_submissions();
   return XGPU_SUCCESS;
@@ -115,6 +118,7 @@ XgpuResult semaphore_wait(XgpuDevice handle, const XgpuSemaphoreWaitInfo* info, 
   if (!device || !info) return XGPU_ERROR_INVALID_ARGUMENT;
   if (info->semaphoreCount == 0) return XGPU_SUCCESS;
   const HsaApi& hsa = *device->hsa;
+  TraceHostCall trace_call(device, "xgpuWaitSemaphores", info->pSemaphores, info->pValues, info->semaphoreCount, false);
   const uint64_t start = monotonic_ns();
   const uint64_t deadline = timeout_ns == XGPU_INFINITE_TIMEOUT || timeout_ns > UINT64_MAX - start
                                 ? UINT64_MAX
