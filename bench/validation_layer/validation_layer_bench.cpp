@@ -1,16 +1,19 @@
-// What the validation layer costs a program: the time per recorded command
-// and per submission, with the layer off and on, in the same run.
+// What the validation layer costs a program, with the layer off, on (default
+// settings: costly checks on) and on with the costly checks off, in one run.
 //
-//   validation_layer_bench [--smoke]     (BENCH_RUNS=<n>: runs of each, default 9)
+//   validation_layer_bench [--smoke] [--json]     (BENCH_RUNS=<n>: runs of each, default 9)
 //
-// Recording: a one-shot command buffer of 1000 x (bind pipeline, bind two
-// buffers, push 8 bytes of constants, dispatch), begun and ended; the time is
-// per recording command (begin and end included). Submission: a reusable
-// command buffer of one dispatch submitted 200 times (with its binding table),
-// the time spent in xgpuQueueSubmit per call; then the queue drains.
-// Both through function pointers from xgpuGetDeviceProcAddr, as an engine
-// would call them. The two configurations run in turns, each run of one
-// followed by the same run of the other; each figure is the median of the
+// Recording: a one-shot command buffer, the pipeline and two buffers bound
+// once, then 1000 x (push 8 bytes of constants, dispatch, memory barrier);
+// the time from begin to end per (push + dispatch + barrier). Submission: a
+// reusable command buffer of one dispatch submitted 200 times back to back
+// (with its binding table), the time in xgpuQueueSubmit per call; then the
+// queue drains. Submit + wait: the same command buffer submitted and waited
+// for (xgpuQueueWaitIdle) 50 times, per round trip. Whole sample: each
+// sample program of the build run as a child process, wall time.
+// All device-level calls go through pointers from xgpuGetDeviceProcAddr, as
+// an engine calls them. The configurations run in turns, each run of one
+// followed by the same run of the others; each figure is the median of the
 // runs, min and max beside it.
 #include <algorithm>
 #include <chrono>
@@ -18,6 +21,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
 
 #include "validation_layer_kernels.h"
 #include "xgpu/xgpu.h"
@@ -67,10 +77,12 @@ struct Setup {
   PFN_xgpuCmdBindBuffers CmdBindBuffers;
   PFN_xgpuCmdPushConstants CmdPushConstants;
   PFN_xgpuCmdDispatch CmdDispatch;
+  PFN_xgpuCmdMemoryBarrier CmdMemoryBarrier;
   PFN_xgpuQueueSubmit QueueSubmit;
   PFN_xgpuQueueWaitIdle QueueWaitIdle;
 
-  explicit Setup(bool with_layer) {
+  // costly: XgpuValidationSettings::costlyChecks (the layer's default is on).
+  Setup(bool with_layer, bool costly) {
     const char* layers[] = {"XGPU_LAYER_validation"};
     XgpuDebugMessengerCreateInfo messenger = {};
     messenger.sType = XGPU_STRUCTURE_TYPE_DEBUG_MESSENGER_CREATE_INFO;
@@ -79,6 +91,12 @@ struct Setup {
     messenger.pfnUserCallback = CountMessage;
     XgpuInstanceCreateInfo info = {};
     info.sType = XGPU_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+    XgpuValidationSettings settings = {};
+    settings.sType = XGPU_STRUCTURE_TYPE_VALIDATION_SETTINGS;
+    settings.duplicateMessageLimit = 10;
+    settings.errorAction = XGPU_VALIDATION_ERROR_ACTION_CONTINUE;
+    settings.costlyChecks = costly ? XGPU_TRUE : XGPU_FALSE;
+    messenger.pNext = &settings;
     info.pNext = &messenger;
     info.enabledLayerCount = with_layer ? 1 : 0;
     info.ppEnabledLayerNames = with_layer ? layers : nullptr;
@@ -137,6 +155,7 @@ struct Setup {
     LOAD(CmdBindBuffers);
     LOAD(CmdPushConstants);
     LOAD(CmdDispatch);
+    LOAD(CmdMemoryBarrier);
     LOAD(QueueSubmit);
     LOAD(QueueWaitIdle);
 #undef LOAD
@@ -158,7 +177,8 @@ struct Setup {
     return cb;
   }
 
-  // Nanoseconds per recording command for one recording of `groups` x 4 commands.
+  // Nanoseconds per (push constants + dispatch + memory barrier) of one
+  // recording of `groups` of them (begin, binds and end included in the time).
   double Record(XgpuCommandBuffer cb, uint32_t groups) {
     XgpuCommandBufferBeginInfo begin = {};
     begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
@@ -170,15 +190,17 @@ struct Setup {
     } constants = {2.0f, 1024};
     auto start = std::chrono::steady_clock::now();
     CHECK_OK(BeginCommandBuffer(cb, &begin));
+    CmdBindPipeline(cb, pipeline);
+    CmdBindBuffers(cb, 0, 2, refs);
     for (uint32_t i = 0; i < groups; ++i) {
-      CmdBindPipeline(cb, pipeline);
-      CmdBindBuffers(cb, 0, 2, refs);
       CmdPushConstants(cb, 0, sizeof(constants), &constants);
       CmdDispatch(cb, 16, 1, 1);
+      CmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_WRITE_BIT,
+                       XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_READ_BIT);
     }
     CHECK_OK(EndCommandBuffer(cb));
     auto end = std::chrono::steady_clock::now();
-    return std::chrono::duration<double, std::nano>(end - start).count() / (groups * 4.0 + 2.0);
+    return std::chrono::duration<double, std::nano>(end - start).count() / groups;
   }
 
   // Nanoseconds per xgpuQueueSubmit of a one-dispatch reusable command buffer.
@@ -199,10 +221,27 @@ struct Setup {
     CHECK_OK(QueueWaitIdle(queue));
     return total / submissions;
   }
+
+  // Nanoseconds per xgpuQueueSubmit + xgpuQueueWaitIdle of the same command buffer.
+  double SubmitWait(XgpuCommandBuffer cb, uint32_t round_trips) {
+    XgpuBufferBinding table[2] = {{.buffer = x, .offset = 0, .size = XGPU_WHOLE_SIZE},
+                                  {.buffer = y, .offset = 0, .size = XGPU_WHOLE_SIZE}};
+    XgpuSubmitInfo submit = {};
+    submit.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+    submit.commandBuffer = cb;
+    submit.bindingCount = 2;
+    submit.pBindings = table;
+    auto start = std::chrono::steady_clock::now();
+    for (uint32_t i = 0; i < round_trips; ++i) {
+      CHECK_OK(QueueSubmit(queue, 1, &submit));
+      CHECK_OK(QueueWaitIdle(queue));
+    }
+    return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / round_trips;
+  }
 };
 
 struct Figures {
-  Stats record, submit;
+  Stats record, submit, submit_wait;
 };
 
 // The reusable one-dispatch command buffer the submissions use.
@@ -228,9 +267,10 @@ XgpuCommandBuffer RecordReusable(Setup& s) {
 
 // Measures the given setups in turns (run r of each before run r + 1 of any),
 // so load from elsewhere falls on all of them alike.
-std::vector<Figures> Measure(std::vector<Setup*> setups, int runs, uint32_t groups, uint32_t submissions) {
+std::vector<Figures> Measure(std::vector<Setup*> setups, int runs, uint32_t groups, uint32_t submissions,
+                             uint32_t round_trips) {
   const size_t n = setups.size();
-  std::vector<std::vector<double>> record(n), submit(n);
+  std::vector<std::vector<double>> record(n), submit(n), submit_wait(n);
   std::vector<XgpuCommandBuffer> one_shot(n), reusable(n);
   for (size_t k = 0; k < n; ++k) {
     one_shot[k] = setups[k]->NewCommandBuffer();
@@ -241,36 +281,125 @@ std::vector<Figures> Measure(std::vector<Setup*> setups, int runs, uint32_t grou
   for (int r = 0; r < runs; ++r) {
     for (size_t k = 0; k < n; ++k) record[k].push_back(setups[k]->Record(one_shot[k], groups));
     for (size_t k = 0; k < n; ++k) submit[k].push_back(setups[k]->Submit(reusable[k], submissions));
+    for (size_t k = 0; k < n; ++k) submit_wait[k].push_back(setups[k]->SubmitWait(reusable[k], round_trips));
   }
   std::vector<Figures> out;
   for (size_t k = 0; k < n; ++k) {
     setups[k]->DestroyCommandBuffer(setups[k]->device, reusable[k], nullptr);
     setups[k]->DestroyCommandBuffer(setups[k]->device, one_shot[k], nullptr);
-    out.push_back({Summarize(record[k]), Summarize(submit[k])});
+    out.push_back({Summarize(record[k]), Summarize(submit[k]), Summarize(submit_wait[k])});
   }
   return out;
+}
+
+// Wall nanoseconds of one run of `program` (stdout discarded) with the
+// layer as `mode` says: 0 off, 1 on, 2 on with the costly checks off.
+double RunSample(const char* program, int mode) {
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e; ++e) {
+    if (std::strncmp(*e, "XGPU_INSTANCE_LAYERS=", 21) != 0 && std::strncmp(*e, "XGPU_VALIDATION_COSTLY_CHECKS=", 30) != 0) {
+      env_strings.emplace_back(*e);
+    }
+  }
+  if (mode >= 1) env_strings.emplace_back("XGPU_INSTANCE_LAYERS=XGPU_LAYER_validation");
+  if (mode == 2) env_strings.emplace_back("XGPU_VALIDATION_COSTLY_CHECKS=0");
+  std::vector<char*> env;
+  for (std::string& e : env_strings) env.push_back(e.data());
+  env.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  char* argv[] = {const_cast<char*>(program), nullptr};
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid = 0;
+  if (posix_spawn(&pid, program, &actions, nullptr, argv, env.data()) != 0) {
+    std::fprintf(stderr, "cannot run %s\n", program);
+    std::exit(1);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+  posix_spawn_file_actions_destroy(&actions);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr, "%s (layer mode %d) failed with status %d\n", program, mode, status);
+    std::exit(1);
+  }
+  return ns;
+}
+
+bool g_json = false;  // --json: one JSON object per figure and side (bench/run.py's lines)
+
+void JsonSide(const char* figure, const char* side, const Stats& s, double scale, const char* unit) {
+  std::printf("{\"bench\": \"validation_layer\", \"figure\": \"%s\", \"unit\": \"%s\", \"better\": \"lower\", "
+              "\"side\": \"%s\", \"median\": %.3f, \"min\": %.3f, \"max\": %.3f}\n",
+              figure, unit, side, s.median / scale, s.min / scale, s.max / scale);
+}
+
+void PrintRow(const char* what, const Stats& off, const Stats& on, const Stats& cheap, double scale, const char* unit,
+              const char* goal, double goal_ratio) {
+  if (g_json) {
+    JsonSide(what, "xgpu", on, scale, unit);
+    JsonSide(what, "without the layer", off, scale, unit);
+    JsonSide(what, "xgpu, costly checks off", cheap, scale, unit);
+    return;
+  }
+  std::printf("  %-34s off %9.1f (%.1f..%.1f)   on %9.1f (%.1f..%.1f) x%.2f   on, costly off %9.1f (%.1f..%.1f) x%.2f",
+              what, off.median / scale, off.min / scale, off.max / scale, on.median / scale, on.min / scale,
+              on.max / scale, on.median / off.median, cheap.median / scale, cheap.min / scale, cheap.max / scale,
+              cheap.median / off.median);
+  if (goal != nullptr) {
+    std::printf("   goal %s: %s", goal, on.median / off.median <= goal_ratio ? "met" : "NOT met");
+  }
+  std::printf("   [%s]\n", unit);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool smoke = argc > 1 && std::strcmp(argv[1], "--smoke") == 0;
+  bool smoke = false;
+  for (int i = 1; i < argc; ++i) {
+    smoke |= std::strcmp(argv[i], "--smoke") == 0;
+    g_json |= std::strcmp(argv[i], "--json") == 0;
+  }
   const int runs = smoke ? 1 : (std::getenv("BENCH_RUNS") ? std::atoi(std::getenv("BENCH_RUNS")) : 9);
   const uint32_t groups = smoke ? 100 : 1000;
   const uint32_t submissions = smoke ? 10 : 200;
+  const uint32_t round_trips = smoke ? 5 : 50;
   unsetenv("XGPU_INSTANCE_LAYERS");
-  Setup without_layer(false);
-  Setup with_layer(true);
-  const std::vector<Figures> figures = Measure({&without_layer, &with_layer}, runs, groups, submissions);
+  unsetenv("XGPU_VALIDATION_COSTLY_CHECKS");  // the settings structure decides
+  Setup without_layer(false, false);
+  Setup with_layer(true, true);
+  Setup without_costly(true, false);
+  const std::vector<Figures> figures =
+      Measure({&without_layer, &with_layer, &without_costly}, runs, groups, submissions, round_trips);
   const Figures& off = figures[0];
   const Figures& on = figures[1];
-  std::printf("validation layer cost (median of %d runs, min..max), ns\n", runs);
-  std::printf("  recording, per command: without %7.1f (%.1f..%.1f)   with %7.1f (%.1f..%.1f)   x%.2f\n",
-              off.record.median, off.record.min, off.record.max, on.record.median, on.record.min, on.record.max,
-              on.record.median / off.record.median);
-  std::printf("  xgpuQueueSubmit, per call: without %7.1f (%.1f..%.1f)   with %7.1f (%.1f..%.1f)   x%.2f\n",
-              off.submit.median, off.submit.min, off.submit.max, on.submit.median, on.submit.min, on.submit.max,
-              on.submit.median / off.submit.median);
+  const Figures& cheap = figures[2];
+  if (!g_json) {
+    std::printf("validation layer cost: off, on (default settings: costly checks on), on with costly checks off; "
+                "median of %d runs (min..max)\n", runs);
+  }
+  PrintRow("recording, push+dispatch+barrier", off.record, on.record, cheap.record, 1.0, "ns", "<= 2x", 2.0);
+  PrintRow("xgpuQueueSubmit, per call", off.submit, on.submit, cheap.submit, 1.0, "ns", "<= 1.3x", 1.3);
+  PrintRow("submit + wait idle, per round trip", off.submit_wait, on.submit_wait, cheap.submit_wait, 1000.0, "us",
+           nullptr, 0);
+
+  // The whole samples, as child processes.
+  const char* samples[] = {XGPU_BENCH_SAMPLES};
+  for (const char* sample : samples) {
+    if (sample[0] == '\0') continue;
+    std::vector<double> times[3];
+    for (int r = 0; r < (smoke ? 1 : runs); ++r) {
+      for (int mode = 0; mode < 3; ++mode) times[mode].push_back(RunSample(sample, mode));
+    }
+    const char* name = std::strrchr(sample, '/') ? std::strrchr(sample, '/') + 1 : sample;
+    std::string label = std::string("whole sample ") + name;
+    PrintRow(label.c_str(), Summarize(times[0]), Summarize(times[1]), Summarize(times[2]), 1e6, "ms", nullptr, 0);
+  }
+  if (g_json) {
+    std::printf("{\"bench\": \"validation_layer\", \"check\": \"the layer stayed silent on valid calls\", "
+                "\"ok\": %s}\n", g_messages == 0 ? "true" : "false");
+  }
   if (g_messages != 0) {
     std::fprintf(stderr, "%d error/warning message(s): the benchmark's calls must be valid\n", g_messages);
     return 1;

@@ -133,6 +133,7 @@ typedef enum XgpuStructureType {
     XGPU_STRUCTURE_TYPE_DEBUG_MESSAGE_DATA = 17,
     XGPU_STRUCTURE_TYPE_DEBUG_MESSENGER_CREATE_INFO = 18,
     XGPU_STRUCTURE_TYPE_DEBUG_OBJECT_NAME_INFO = 19,
+    XGPU_STRUCTURE_TYPE_VALIDATION_SETTINGS = 20,            /* settings of the validation layer on XgpuInstanceCreateInfo::pNext */
     XGPU_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO = 1000,  /* layer chain link on XgpuInstanceCreateInfo::pNext (xgpu_layer.h) */
     XGPU_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO = 1001,    /* layer chain link on XgpuDeviceCreateInfo::pNext (xgpu_layer.h) */
     XGPU_STRUCTURE_TYPE_MAX_ENUM = 0x7FFFFFFF
@@ -177,6 +178,14 @@ typedef enum XgpuBufferRefKind {
     XGPU_BUFFER_REF_KIND_BINDING_SLOT = 1,      /* XgpuBufferRef::bindingSlot of the binding table each submission provides */
     XGPU_BUFFER_REF_KIND_MAX_ENUM = 0x7FFFFFFF
 } XgpuBufferRefKind;
+
+/* What the validation layer does after delivering an error message. */
+typedef enum XgpuValidationErrorAction {
+    XGPU_VALIDATION_ERROR_ACTION_CONTINUE = 0,          /* nothing: the call fails and the program goes on */
+    XGPU_VALIDATION_ERROR_ACTION_BREAK = 1,             /* raise(SIGTRAP): a debugger stops at the call */
+    XGPU_VALIDATION_ERROR_ACTION_ABORT = 2,             /* abort() the process */
+    XGPU_VALIDATION_ERROR_ACTION_MAX_ENUM = 0x7FFFFFFF
+} XgpuValidationErrorAction;
 
 /* Flags. */
 typedef XgpuFlags XgpuInstanceCreateFlags;  /* reserved, must be 0 */
@@ -315,7 +324,7 @@ typedef struct XgpuApplicationInfo {
     uint32_t apiVersion;           /* highest xgpu API version the application uses (XGPU_MAKE_API_VERSION) */
 } XgpuApplicationInfo;
 
-/* Parameters of xgpuCreateInstance. pNext may chain an XgpuDebugMessengerCreateInfo that receives messages during creation and destruction. */
+/* Parameters of xgpuCreateInstance. pNext may chain an XgpuDebugMessengerCreateInfo that receives messages during creation and destruction, and an XgpuValidationSettings. */
 typedef struct XgpuInstanceCreateInfo {
     XgpuStructureType sType;                      /* type of this structure: XGPU_STRUCTURE_TYPE_INSTANCE_CREATE_INFO */
     const void* pNext;                            /* NULL or an extension structure */
@@ -611,6 +620,17 @@ typedef struct XgpuDebugObjectNameInfo {
     uint64_t objectHandle;      /* the handle, cast to uint64_t */
     const char* pObjectName;    /* UTF-8 name, or NULL to remove it */
 } XgpuDebugObjectNameInfo;
+
+/* Settings of the validation layer, chained to XgpuInstanceCreateInfo::pNext; the loader and drivers pass over it. The XGPU_VALIDATION_* environment variables override what it sets (api.md 4). */
+typedef struct XgpuValidationSettings {
+    XgpuStructureType sType;                /* type of this structure: XGPU_STRUCTURE_TYPE_VALIDATION_SETTINGS */
+    const void* pNext;                      /* NULL or an extension structure */
+    uint32_t mutedMessageIdCount;           /* number of rule IDs in ppMutedMessageIds */
+    const char* const* ppMutedMessageIds;   /* rule IDs (XGPU-VUID-...) neither reported nor enforced */
+    uint32_t duplicateMessageLimit;         /* most messages per rule ID; 0 = no limit */
+    XgpuValidationErrorAction errorAction;  /* what follows an error message */
+    XgpuBool32 costlyChecks;                /* XGPU_TRUE: also the costly checks (object tracking at submit, hazards) */
+} XgpuValidationSettings;
 
 /* Inline helpers: plain C99 constructors of common values (no entry points). */
 /* A reference to all of buffer. */

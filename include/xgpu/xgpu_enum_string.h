@@ -138,6 +138,7 @@ static inline const char* xgpuStructureTypeString(XgpuStructureType value) {
         case XGPU_STRUCTURE_TYPE_DEBUG_MESSAGE_DATA: return "XGPU_STRUCTURE_TYPE_DEBUG_MESSAGE_DATA";
         case XGPU_STRUCTURE_TYPE_DEBUG_MESSENGER_CREATE_INFO: return "XGPU_STRUCTURE_TYPE_DEBUG_MESSENGER_CREATE_INFO";
         case XGPU_STRUCTURE_TYPE_DEBUG_OBJECT_NAME_INFO: return "XGPU_STRUCTURE_TYPE_DEBUG_OBJECT_NAME_INFO";
+        case XGPU_STRUCTURE_TYPE_VALIDATION_SETTINGS: return "XGPU_STRUCTURE_TYPE_VALIDATION_SETTINGS";
         case XGPU_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO: return "XGPU_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO";
         case XGPU_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO: return "XGPU_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO";
         case XGPU_STRUCTURE_TYPE_MAX_ENUM: break;
@@ -195,6 +196,17 @@ static inline const char* xgpuBufferRefKindString(XgpuBufferRefKind value) {
         case XGPU_BUFFER_REF_KIND_MAX_ENUM: break;
     }
     return "(unknown XgpuBufferRefKind)";
+}
+
+/* The name of an XgpuValidationErrorAction value. */
+static inline const char* xgpuValidationErrorActionString(XgpuValidationErrorAction value) {
+    switch (value) {
+        case XGPU_VALIDATION_ERROR_ACTION_CONTINUE: return "XGPU_VALIDATION_ERROR_ACTION_CONTINUE";
+        case XGPU_VALIDATION_ERROR_ACTION_BREAK: return "XGPU_VALIDATION_ERROR_ACTION_BREAK";
+        case XGPU_VALIDATION_ERROR_ACTION_ABORT: return "XGPU_VALIDATION_ERROR_ACTION_ABORT";
+        case XGPU_VALIDATION_ERROR_ACTION_MAX_ENUM: break;
+    }
+    return "(unknown XgpuValidationErrorAction)";
 }
 
 /* Flags. */

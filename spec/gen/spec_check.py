@@ -51,7 +51,7 @@ GEN_RE = re.compile(r"<!-- gen:(prototype|implicit) (\w+) -->\n.*?<!-- /gen -->"
 # Extension structures an application may chain, per structure. Every other
 # pNext must be NULL. (The loader inserts its own link structures; loader.md.)
 ALLOWED_PNEXT = {
-    "XgpuInstanceCreateInfo": ["XgpuDebugMessengerCreateInfo"],
+    "XgpuInstanceCreateInfo": ["XgpuDebugMessengerCreateInfo", "XgpuValidationSettings"],
 }
 # Handle types that may be used with objects of another device (same driver
 # and runtime): their parent rule is a semantic rule of api.md instead.

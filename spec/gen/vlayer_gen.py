@@ -262,7 +262,34 @@ def _failure(cmd: Command) -> str:
     return f"return {cmd.failure_return('')};"
 
 
-def _intercept(reg: Registry, cmd: Command) -> list[str]:
+def extern_sync_rules(reg: Registry) -> dict[str, tuple[str, str]]:
+    """command -> (externally synchronized parameter, its XGPU-VUID-<command>-<param>-externsync rule)
+    for every such rule vuids.json lists (category external_synchronization; thread_safety/)."""
+    out = {}
+    for e in load_vuids():
+        if e.get("kind") == "explicit" and e.get("check") == "external_synchronization":
+            param = e["id"][len(f"XGPU-VUID-{e['function']}-"):-len("-externsync")]
+            out[e["function"]] = (param, e["id"])
+    return out
+
+
+def _extern_sync(reg: Registry, cmd: Command, rules: dict[str, tuple[str, str]]) -> list[str]:
+    """The ExternalSyncScope claim of a command's externally synchronized parameter (api.md 1.6),
+    held from before the checks to the intercept's return."""
+    if cmd.name not in rules:
+        return []
+    param_name, vuid = rules[cmd.name]
+    param = next(p for p in cmd.params if p.base_name == param_name)
+    handle = reg.handle(param.base_type)
+    if cmd.dispatch_param is not None and cmd.dispatch_param.base_name == param_name:
+        record = "ctx.dispatch_record"
+    else:
+        record = f"Objects().Find({handle.object_type}, reinterpret_cast<uintptr_t>({param_name}))"
+    return ["    ExternalSyncScope sync(ctx);",
+            f"    sync.Write({record}, {vuid_symbol(vuid)}, Field{{\"{param_name}\"}});"]
+
+
+def _intercept(reg: Registry, cmd: Command, sync_rules: dict[str, tuple[str, str]] | None = None) -> list[str]:
     args = ", ".join(["ctx"] + [p.base_name for p in cmd.params])
     out = [f"static {cmd.ret} XGPU_API_CALL Intercept{cmd.short_name}({cmd.param_list()}) {{",
            f"    CallContext ctx(Command::{cmd.name});"]
@@ -271,7 +298,13 @@ def _intercept(reg: Registry, cmd: Command) -> list[str]:
         out.append(f"    ctx.Dispatch({reg.handle(dispatch.base_type).object_type}, {dispatch.name});")
     elif cmd.name == "xgpuCreateInstance":
         out.append("    ctx.BeginCreateInstance(pCreateInfo);")
-    out.append("    bool skip = false;")
+    sync = _extern_sync(reg, cmd, sync_rules or {})
+    out += sync
+    if cmd.name == "xgpuQueueSubmit":
+        out.append("    ExternalSyncScope sync(ctx);")
+        out.append("    sync.ReadSubmittedCommandBuffers(submitCount, pSubmits);")
+        sync = ["submit"]
+    out.append("    bool skip = sync.Failed();" if sync else "    bool skip = false;")
     for obj in VALIDATION_OBJECTS:
         out.append(f"    skip |= {obj}.Validate{cmd.short_name}({args});")
     hand = cmd.name in HAND_WRITTEN_CALL_DOWN
@@ -283,6 +316,8 @@ def _intercept(reg: Registry, cmd: Command) -> list[str]:
         out.append("        ctx.MarkRecordingError();")
     out.append(f"        {_failure(cmd)}")
     out.append("    }")
+    if sync and cmd.destroys:
+        out.append("    sync.Forget();  // the record goes with the object")
     for obj in VALIDATION_OBJECTS:
         out.append(f"    {obj}.PreRecord{cmd.short_name}({args});")
     call_args = ", ".join(p.base_name for p in cmd.params)
@@ -314,8 +349,9 @@ def generate_chassis(reg: Registry) -> str:
                    " *\n"
                    " * Included by chassis/layer.cpp, which defines CallContext, the objects and the\n"
                    " * hand-written Down<Command> functions."), ""]
+    sync_rules = extern_sync_rules(reg)
     for cmd in layer_commands(reg):
-        out += _intercept(reg, cmd)
+        out += _intercept(reg, cmd, sync_rules)
         out.append("")
     cmds = sorted(layer_commands(reg), key=lambda c: c.name)
     out.append("/* Every intercept by name, sorted (LookupIntercept). table: which dispatch table")

@@ -11,6 +11,7 @@
 #include "../command_buffer_state/command_buffer_state.h"
 #include "../object_tracker/object_tracker.h"
 #include "../stateless/stateless_validation.h"
+#include "../thread_safety/thread_safety.h"
 
 #define XGPU_VALIDATION_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -61,8 +62,13 @@ XgpuResult DownCreateInstance(CallContext& ctx, const XgpuInstanceCreateInfo* pC
     *pInstance = XGPU_NULL_HANDLE;
     return XGPU_ERROR_INITIALIZATION_FAILED;
   }
+  // The settings structure is read by the layer alone, so its rules are checked here.
+  if (ValidateValidationSettings(ctx, pCreateInfo)) {
+    *pInstance = XGPU_NULL_HANDLE;
+    return ctx.Failure();
+  }
   auto instance = std::make_unique<LayerInstance>();
-  instance->settings = Settings::FromEnvironment();
+  instance->settings = Settings::Resolve(FindValidationSettings(pCreateInfo->pNext));
   instance->counts = std::make_unique<std::atomic<uint32_t>[]>(kVuidCount);
   XgpuResult result = next_create(pCreateInfo, pAllocator, pInstance);
   if (result < 0) return result;
@@ -79,6 +85,20 @@ XgpuResult DownCreateInstance(CallContext& ctx, const XgpuInstanceCreateInfo* pC
     auto* info = reinterpret_cast<const XgpuDebugMessengerCreateInfo*>(s);
     instance->chained_messengers.push_back(
         {XGPU_NULL_HANDLE, info->messageSeverity, info->messageType, info->pfnUserCallback, info->pUserData});
+  }
+  // The settings in force, as an INFO message to the messengers that hear creation.
+  const std::string settings_text = "xgpu validation: " + SettingsText(instance->settings);
+  XgpuDebugMessageData settings_message = {};
+  settings_message.sType = XGPU_STRUCTURE_TYPE_DEBUG_MESSAGE_DATA;
+  settings_message.pMessageIdName = kSettingsMessageId;
+  settings_message.messageIdNumber = MessageIdNumber(kSettingsMessageId);
+  settings_message.pMessage = settings_text.c_str();
+  for (const MessengerInfo& m : instance->chained_messengers) {
+    if ((m.severities & XGPU_DEBUG_MESSAGE_SEVERITY_INFO_BIT) && (m.types & XGPU_DEBUG_MESSAGE_TYPE_GENERAL_BIT) &&
+        m.callback != nullptr) {
+      m.callback(XGPU_DEBUG_MESSAGE_SEVERITY_INFO_BIT, XGPU_DEBUG_MESSAGE_TYPE_GENERAL_BIT, &settings_message,
+                 m.user_data);
+    }
   }
   ctx.new_instance = instance.get();
   ctx.instance = instance.get();

@@ -7,8 +7,8 @@
 // Thread-safety: LayerInstance and LayerDevice are immutable after creation
 // except their messenger list (its own mutex) and message counters (atomic).
 // ObjectRecord fields are immutable after the record is tracked, except
-// `recording_error` (atomic) and `name` (NamesMutex()). CallContext lives on
-// one thread for one call.
+// `recording_error`, `status`, `one_shot`, `sync_*` (atomic) and `name`
+// (NamesMutex()). CallContext lives on one thread for one call.
 #ifndef XGPU_LAYERS_VALIDATION_CHASSIS_LAYER_H_
 #define XGPU_LAYERS_VALIDATION_CHASSIS_LAYER_H_
 
@@ -23,6 +23,7 @@
 
 #include "xgpu/xgpu.h"
 #include "xgpu/xgpu_dispatch_table.h"
+#include "settings.h"
 
 namespace xgpu_validation {
 
@@ -82,17 +83,6 @@ inline bool IsUsablePointer(const T* pointer) {
   return pointer != nullptr && reinterpret_cast<uintptr_t>(pointer) % AlignOf<T>() == 0;
 }
 
-// What XGPU_VALIDATION_* in the environment asked for (README.md).
-struct Settings {
-  uint32_t duplicate_limit = 10;     // messages per rule ID and instance; 0 = no limit
-  std::vector<bool> muted;           // per Vuid: reported nothing and not enforced
-  enum class OnError { kContinue, kBreak, kAbort } on_error = OnError::kContinue;  // after an error message
-
-  bool IsMuted(Vuid vuid) const { return !muted.empty() && muted[static_cast<size_t>(vuid)]; }
-  // Reads the environment; problems with it are printed on stderr.
-  static Settings FromEnvironment();
-};
-
 // A debug messenger the layer delivers its messages to.
 struct MessengerInfo {
   XgpuDebugMessenger handle;                 // XGPU_NULL_HANDLE for one chained to the instance's create info
@@ -107,7 +97,7 @@ struct LayerInstance {
   XgpuInstance handle = nullptr;                         // the loader's instance
   XgpuInstanceDispatchTable next = {};                   // the next element's instance-level functions
   PFN_xgpuGetInstanceProcAddr next_get_instance_proc_addr = nullptr;  // the next element's
-  Settings settings;                                     // read at xgpuCreateInstance
+  Settings settings;                                     // resolved at xgpuCreateInstance (settings.h)
   std::unique_ptr<std::atomic<uint32_t>[]> counts;       // messages reported per Vuid
   std::mutex messenger_mutex;                            // guards messengers
   std::vector<MessengerInfo> messengers;                 // made with xgpuCreateDebugMessenger
@@ -149,6 +139,11 @@ struct ObjectRecord {
   std::atomic<int32_t> recording_error{0};         // command buffers: first recording error since begin, or 0
   std::atomic<CommandBufferStatus> status{CommandBufferStatus::kInitial};  // command buffers: their state
   std::atomic<bool> one_shot{false};               // command buffers: begun with XGPU_COMMAND_BUFFER_MODE_ONE_SHOT
+  // External synchronization (thread_safety/): the thread in an externally
+  // synchronized call on the object and that call's rule, packed by
+  // ExternalSyncScope (0 when none), and the submissions reading it right now.
+  std::atomic<uint64_t> sync_owner{0};
+  std::atomic<uint32_t> sync_readers{0};
   std::string name;                                // xgpuSetObjectName's; guarded by NamesMutex()
 
   const XgpuAllocationCallbacks* Allocator() const { return has_allocator ? &allocator : nullptr; }

@@ -1,6 +1,5 @@
 // Messages: their text, their objects with debug names, where they go (the
 // instance's messengers, else stderr), and the settings that filter them.
-#include <cerrno>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -57,14 +56,6 @@ void AppendMessengers(LayerInstance* instance, std::vector<MessengerInfo>* out, 
   out->insert(out->end(), instance->messengers.begin(), instance->messengers.end());
 }
 
-uint32_t ParseUnsigned(const char* text, bool* ok) {
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long value = std::strtoull(text, &end, 0);
-  *ok = end != text && *end == '\0' && errno == 0 && value <= 0xFFFFFFFFull && text[0] != '-';
-  return static_cast<uint32_t>(value);
-}
-
 }  // namespace
 
 std::mutex& NamesMutex() {
@@ -100,66 +91,6 @@ std::string FieldText(const Field& field) {
     }
   }
   return out;
-}
-
-Settings Settings::FromEnvironment() {
-  Settings s;
-  if (const char* limit = std::getenv("XGPU_VALIDATION_DUPLICATE_LIMIT"); limit && *limit) {
-    bool ok = false;
-    uint32_t value = ParseUnsigned(limit, &ok);
-    if (ok) {
-      s.duplicate_limit = value;
-    } else {
-      std::fprintf(stderr, "xgpu validation: warning: XGPU_VALIDATION_DUPLICATE_LIMIT=%s is not a number; "
-                           "the default (%u) is used\n", limit, s.duplicate_limit);
-    }
-  }
-  if (const char* action = std::getenv("XGPU_VALIDATION_ON_ERROR"); action && *action) {
-    if (std::strcmp(action, "continue") == 0) {
-      s.on_error = OnError::kContinue;
-    } else if (std::strcmp(action, "break") == 0) {
-      s.on_error = OnError::kBreak;
-    } else if (std::strcmp(action, "abort") == 0) {
-      s.on_error = OnError::kAbort;
-    } else {
-      std::fprintf(stderr, "xgpu validation: warning: XGPU_VALIDATION_ON_ERROR=%s is not continue, break or "
-                           "abort; continue is used\n", action);
-    }
-  }
-  if (const char* mute = std::getenv("XGPU_VALIDATION_MUTE"); mute && *mute) {
-    s.muted.assign(kVuidCount, false);
-    std::string list = mute;
-    size_t start = 0;
-    while (start < list.size()) {
-      size_t end = list.find_first_of(",;: \t\n", start);
-      if (end == std::string::npos) end = list.size();
-      std::string token = list.substr(start, end - start);
-      start = end + 1;
-      if (token.empty()) continue;
-      bool found = false;
-      bool numeric = false;
-      uint32_t number = 0;
-      if (token[0] == '-') {
-        char* stop = nullptr;
-        long long value = std::strtoll(token.c_str(), &stop, 10);
-        numeric = *stop == '\0' && value >= INT32_MIN;
-        number = static_cast<uint32_t>(static_cast<int32_t>(value));
-      } else if (token[0] >= '0' && token[0] <= '9') {
-        number = ParseUnsigned(token.c_str(), &numeric);
-      }
-      for (size_t v = 0; v < kVuidCount; ++v) {
-        if (token == kVuids[v].id || (numeric && static_cast<uint32_t>(kVuids[v].number) == number)) {
-          s.muted[v] = true;
-          found = true;
-        }
-      }
-      if (!found) {
-        std::fprintf(stderr, "xgpu validation: warning: XGPU_VALIDATION_MUTE: %s is not a rule ID of the layer "
-                             "(an XGPU-VUID-... name or its messageIdNumber); ignored\n", token.c_str());
-      }
-    }
-  }
-  return s;
 }
 
 std::vector<LayerInstance*> LiveInstances() {
@@ -275,7 +206,7 @@ bool CallContext::Report(Vuid vuid, const Field& field, const std::string& value
   }
   const auto severity = XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT;
   const XgpuDebugMessageTypeFlags types = XGPU_DEBUG_MESSAGE_TYPE_VALIDATION_BIT;
-  if (messengers.empty()) {
+  if (messengers.empty() || settings->also_stderr) {
     std::string text = "xgpu validation: error: " + message + "\n";
     for (size_t n = 0; n < refs.size(); ++n) {
       text += "    object " + std::to_string(n) + ": " + TypeName(refs[n].type) + " " + Hex(refs[n].handle);

@@ -1,0 +1,59 @@
+// External synchronization (api.md 1.6): a call whose parameter is externally
+// synchronized (a command buffer being recorded, begun, ended or destroyed; a
+// buffer being mapped, unmapped or destroyed; any other object being
+// destroyed) must not overlap another thread's use of that object. The
+// chassis holds an ExternalSyncScope from before the checks to the return of
+// every such call (generated/chassis.inc, from the
+// XGPU-VUID-<command>-<param>-externsync rules of vuids.json), and one in
+// xgpuQueueSubmit that marks the submitted command buffers as read.
+//
+// Cost: per claim one compare-and-swap and one load on the object's record
+// (the command buffer's, which the call looks up anyway), one store at the
+// return; no lock, no global state. Queues are internally synchronized
+// (api.md 1.6), so calls on one queue are never reported.
+//
+// Thread-compatible: a scope lives on one thread for one call; the records'
+// sync_owner / sync_readers are atomics shared by all threads.
+#ifndef XGPU_LAYERS_VALIDATION_THREAD_SAFETY_THREAD_SAFETY_H_
+#define XGPU_LAYERS_VALIDATION_THREAD_SAFETY_THREAD_SAFETY_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "../chassis/layer.h"
+
+namespace xgpu_validation {
+
+class ExternalSyncScope {
+ public:
+  explicit ExternalSyncScope(CallContext& ctx) : ctx_(ctx) {}
+  ExternalSyncScope(const ExternalSyncScope&) = delete;
+  ExternalSyncScope& operator=(const ExternalSyncScope&) = delete;
+  ~ExternalSyncScope();
+
+  // Claims `record` (NULL: nothing to claim) for this call: `field` is the
+  // call's externally synchronized parameter, `vuid` its -externsync rule.
+  // Another thread in a call that claimed it, or a submission reading it,
+  // is reported by `vuid`.
+  void Write(ObjectRecord* record, Vuid vuid, const Field& field);
+  // xgpuQueueSubmit: marks every submitted command buffer as read for the
+  // call. One another thread has claimed is reported by that thread's rule.
+  void ReadSubmittedCommandBuffers(uint32_t submitCount, const XgpuSubmitInfo* pSubmits);
+  // A destroy going down the chain: its record is freed with the object, so
+  // the claim is not released (nothing can claim a freed record).
+  void Forget() { written_ = nullptr; }
+  // Whether a report asked for the call to be skipped.
+  bool Failed() const { return failed_; }
+
+ private:
+  void Read(ObjectRecord* record, const Field& field);
+
+  CallContext& ctx_;
+  ObjectRecord* written_ = nullptr;    // the record this scope claimed (released at its end)
+  std::vector<ObjectRecord*> read_;    // records this scope marked as read
+  bool failed_ = false;                // a report asked for the call to be skipped
+};
+
+}  // namespace xgpu_validation
+
+#endif  // XGPU_LAYERS_VALIDATION_THREAD_SAFETY_THREAD_SAFETY_H_

@@ -1,0 +1,349 @@
+// External synchronization (api.md 1.6, the -externsync rules): calls of two
+// threads on one externally synchronized object that overlap are reported.
+// Each test forces the overlap deterministically: thread A makes a call that
+// breaks a rule, and its messenger callback (which runs inside A's call, so
+// while A holds the object) waits until thread B has made its call on the
+// same object.
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "calls.h"
+
+namespace vtest {
+namespace {
+
+// Messages with the thread each came on; the first message of the armed
+// thread blocks its call until Release().
+class Gate {
+ public:
+  struct Entry {
+    std::string id;          // pMessageIdName
+    std::string text;        // pMessage
+    std::thread::id thread;  // the thread the callback ran on
+  };
+
+  static XgpuBool32 XGPU_API_CALL Callback(XgpuDebugMessageSeverityFlagBits, XgpuDebugMessageTypeFlags,
+                                           const XgpuDebugMessageData* data, void* user) {
+    auto* gate = static_cast<Gate*>(user);
+    std::unique_lock lock(gate->mutex_);
+    gate->entries_.push_back({data->pMessageIdName ? data->pMessageIdName : "", data->pMessage,
+                              std::this_thread::get_id()});
+    if (gate->armed_ && std::this_thread::get_id() == gate->armed_thread_) {
+      gate->armed_ = false;
+      gate->inside_ = true;
+      gate->changed_.notify_all();
+      gate->changed_.wait(lock, [gate] { return gate->released_; });
+    }
+    return XGPU_FALSE;
+  }
+
+  // The next message on `thread` blocks until Release().
+  void Arm(std::thread::id thread) {
+    std::lock_guard lock(mutex_);
+    armed_ = true;
+    armed_thread_ = thread;
+    inside_ = false;
+    released_ = false;
+  }
+  // Waits until the armed thread is inside its callback.
+  void WaitInside() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return inside_; });
+  }
+  void Release() {
+    std::lock_guard lock(mutex_);
+    released_ = true;
+    changed_.notify_all();
+  }
+  std::vector<Entry> Entries() {
+    std::lock_guard lock(mutex_);
+    return entries_;
+  }
+  void Clear() {
+    std::lock_guard lock(mutex_);
+    entries_.clear();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<Entry> entries_;
+  bool armed_ = false;
+  std::thread::id armed_thread_;
+  bool inside_ = false;
+  bool released_ = false;
+};
+
+// An instance with the layer, the gate's messenger, a device and its queue.
+struct ThreadEnv {
+  Gate gate;
+  XgpuInstance instance = nullptr;
+  XgpuDebugMessenger messenger = nullptr;
+  XgpuDevice device = nullptr;
+  XgpuQueue queue = nullptr;
+
+  ThreadEnv() {
+    const char* layers[] = {kLayerName};
+    XgpuInstanceCreateInfo info = {};
+    info.sType = XGPU_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+    info.enabledLayerCount = 1;
+    info.ppEnabledLayerNames = layers;
+    REQUIRE(xgpuCreateInstance(&info, nullptr, &instance) == XGPU_SUCCESS);
+    XgpuDebugMessengerCreateInfo m = {};
+    m.sType = XGPU_STRUCTURE_TYPE_DEBUG_MESSENGER_CREATE_INFO;
+    m.messageSeverity = XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT | XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT;
+    m.messageType = XGPU_DEBUG_MESSAGE_TYPE_GENERAL_BIT | XGPU_DEBUG_MESSAGE_TYPE_VALIDATION_BIT;
+    m.pfnUserCallback = &Gate::Callback;
+    m.pUserData = &gate;
+    REQUIRE(xgpuCreateDebugMessenger(instance, &m, nullptr, &messenger) == XGPU_SUCCESS);
+    uint32_t count = 1;
+    XgpuPhysicalDevice physical = nullptr;
+    xgpuEnumeratePhysicalDevices(instance, &count, &physical);
+    REQUIRE(physical != nullptr);
+    XgpuDeviceQueueCreateInfo q = {};
+    q.sType = XGPU_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+    q.queueCount = 1;
+    XgpuDeviceCreateInfo d = {};
+    d.sType = XGPU_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+    d.queueCreateInfoCount = 1;
+    d.pQueueCreateInfos = &q;
+    REQUIRE(xgpuCreateDevice(physical, &d, nullptr, &device) == XGPU_SUCCESS);
+    xgpuGetDeviceQueue(device, 0, 0, &queue);
+    REQUIRE(queue != nullptr);
+  }
+  ~ThreadEnv() {
+    xgpuDestroyDevice(device, nullptr);
+    xgpuDestroyDebugMessenger(instance, messenger, nullptr);
+    xgpuDestroyInstance(instance, nullptr);
+  }
+
+  XgpuCommandBuffer CommandBuffer() {
+    XgpuCommandBufferCreateInfo info = {};
+    info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
+    XgpuCommandBuffer cb = nullptr;
+    REQUIRE(xgpuCreateCommandBuffer(device, &info, nullptr, &cb) == XGPU_SUCCESS);
+    return cb;
+  }
+  void Begin(XgpuCommandBuffer cb, XgpuCommandBufferMode mode) {
+    XgpuCommandBufferBeginInfo begin = {};
+    begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    begin.mode = mode;
+    REQUIRE(xgpuBeginCommandBuffer(cb, &begin) == XGPU_SUCCESS);
+  }
+  XgpuBuffer Buffer() {
+    XgpuBufferCreateInfo info = {};
+    info.sType = XGPU_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+    FixupStruct(Fixture::Get(), info);
+    XgpuBuffer buffer = nullptr;
+    REQUIRE(xgpuCreateBuffer(device, &info, nullptr, &buffer) == XGPU_SUCCESS);
+    return buffer;
+  }
+
+  // Runs `a` on a thread whose first message blocks it, and `b` on this
+  // thread while `a` is blocked inside its call.
+  template <typename A, typename B>
+  void Overlap(A a, B b) {
+    gate.Clear();
+    std::thread::id a_id;
+    std::mutex started;
+    started.lock();
+    std::thread thread_a([&] {
+      started.lock();  // until armed
+      started.unlock();
+      a();
+    });
+    gate.Arm(thread_a.get_id());
+    started.unlock();
+    gate.WaitInside();
+    b();
+    gate.Release();
+    thread_a.join();
+  }
+
+  // Messages that came on another thread than the calling one, and on it.
+  std::vector<Gate::Entry> On(bool this_thread) {
+    std::vector<Gate::Entry> out;
+    for (const auto& e : gate.Entries()) {
+      if ((e.thread == std::this_thread::get_id()) == this_thread) out.push_back(e);
+    }
+    return out;
+  }
+};
+
+// A misaligned pointer: the loader passes it on (it checks only for NULL), the
+// layer reports it without reading through it.
+template <typename T>
+T* Bad() {
+  return reinterpret_cast<T*>(uintptr_t{0x1001});
+}
+const XgpuBufferRef* NoRef() { return Bad<const XgpuBufferRef>(); }  // breaks xgpuCmdFillBuffer's pDst rule
+constexpr const char* kFillNullRule = "XGPU-VUID-xgpuCmdFillBuffer-pDst-parameter";
+
+}  // namespace
+
+TEST_CASE("external synchronization: two threads recording one command buffer at once") {
+  ThreadEnv env;
+  XgpuCommandBuffer cb = env.CommandBuffer();
+  env.Begin(cb, XGPU_COMMAND_BUFFER_MODE_ONE_SHOT);
+  const uint32_t pattern = 7;
+  XgpuDebugLabel label = {};
+  label.sType = XGPU_STRUCTURE_TYPE_DEBUG_LABEL;
+  label.pLabelName = "overlap";
+  env.Overlap([&] { xgpuCmdFillBuffer(cb, NoRef(), &pattern, 4); },
+              [&] { xgpuCmdInsertDebugLabel(cb, &label); });
+  const auto a = env.On(false);
+  const auto b = env.On(true);
+  REQUIRE(a.size() == 1);
+  CHECK(a[0].id == kFillNullRule);
+  REQUIRE(b.size() == 1);
+  CHECK(b[0].id == "XGPU-VUID-xgpuCmdInsertDebugLabel-commandBuffer-externsync");
+  CHECK(b[0].text.find("xgpuCmdInsertDebugLabel: commandBuffer is XgpuCommandBuffer 0x") == 0);
+  CHECK(b[0].text.find(", which another thread is using in xgpuCmdFillBuffer at the same time") != std::string::npos);
+  // Both calls recorded nothing: the recording ends with the first error, B's
+  // (A's call marks the command buffer only after its callback returned).
+  CHECK(xgpuEndCommandBuffer(cb) == XGPU_ERROR_INVALID_USAGE);
+  // Once the calls are over, the command buffer is free again.
+  env.gate.Clear();
+  env.Begin(cb, XGPU_COMMAND_BUFFER_MODE_ONE_SHOT);
+  xgpuCmdInsertDebugLabel(cb, &label);
+  CHECK(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+  xgpuDestroyCommandBuffer(env.device, cb, nullptr);
+  CHECK(env.gate.Entries().empty());
+}
+
+TEST_CASE("external synchronization: destroying a command buffer another thread is recording") {
+  ThreadEnv env;
+  XgpuCommandBuffer cb = env.CommandBuffer();
+  env.Begin(cb, XGPU_COMMAND_BUFFER_MODE_ONE_SHOT);
+  const uint32_t pattern = 7;
+  env.Overlap([&] { xgpuCmdFillBuffer(cb, NoRef(), &pattern, 4); },
+              [&] { xgpuDestroyCommandBuffer(env.device, cb, nullptr); });
+  const auto b = env.On(true);
+  REQUIRE(b.size() == 1);
+  CHECK(b[0].id == "XGPU-VUID-xgpuDestroyCommandBuffer-commandBuffer-externsync");
+  CHECK(b[0].text.find("another thread is using in xgpuCmdFillBuffer") != std::string::npos);
+  // The destroy was refused: the command buffer lives and is destroyed cleanly now.
+  env.gate.Clear();
+  xgpuDestroyCommandBuffer(env.device, cb, nullptr);
+  CHECK(env.gate.Entries().empty());
+}
+
+TEST_CASE("external synchronization: destroying a buffer another thread is mapping, and mapping one being destroyed") {
+  ThreadEnv env;
+  XgpuBuffer buffer = env.Buffer();
+  SUBCASE("destroy during xgpuMapBuffer") {
+    env.Overlap([&] { CHECK(xgpuMapBuffer(env.device, buffer, 0, XGPU_WHOLE_SIZE, Bad<void*>()) == XGPU_ERROR_INVALID_ARGUMENT); },
+                [&] { xgpuDestroyBuffer(env.device, buffer, nullptr); });
+    const auto a = env.On(false);
+    const auto b = env.On(true);
+    REQUIRE(a.size() == 1);
+    CHECK(a[0].id == "XGPU-VUID-xgpuMapBuffer-ppData-parameter");
+    REQUIRE(b.size() == 1);
+    CHECK(b[0].id == "XGPU-VUID-xgpuDestroyBuffer-buffer-externsync");
+    CHECK(b[0].text.find("another thread is using in xgpuMapBuffer") != std::string::npos);
+  }
+  SUBCASE("xgpuMapBuffer during a destroy") {
+    const auto* misaligned = reinterpret_cast<const XgpuAllocationCallbacks*>(uintptr_t{0x1001});
+    void* data = nullptr;
+    XgpuResult mapped = XGPU_SUCCESS;
+    env.Overlap([&] { xgpuDestroyBuffer(env.device, buffer, misaligned); },
+                [&] { mapped = xgpuMapBuffer(env.device, buffer, 0, XGPU_WHOLE_SIZE, &data); });
+    CHECK(mapped == XGPU_ERROR_INVALID_USAGE);
+    CHECK(data == nullptr);
+    const auto b = env.On(true);
+    REQUIRE(b.size() == 1);
+    CHECK(b[0].id == "XGPU-VUID-xgpuMapBuffer-buffer-externsync");
+    CHECK(b[0].text.find("another thread is using in xgpuDestroyBuffer") != std::string::npos);
+  }
+  env.gate.Clear();
+  xgpuDestroyBuffer(env.device, buffer, nullptr);  // still alive: both overlapping calls were refused
+  CHECK(env.gate.Entries().empty());
+}
+
+TEST_CASE("external synchronization: submitting a command buffer another thread is beginning, and the reverse") {
+  ThreadEnv env;
+  XgpuCommandBuffer cb = env.CommandBuffer();
+  env.Begin(cb, XGPU_COMMAND_BUFFER_MODE_REUSABLE);
+  REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+  XgpuSubmitInfo submit = {};
+  submit.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit.commandBuffer = cb;
+  SUBCASE("xgpuQueueSubmit while another thread is in xgpuBeginCommandBuffer") {
+    XgpuResult submitted = XGPU_SUCCESS;
+    env.Overlap([&] { CHECK(xgpuBeginCommandBuffer(cb, Bad<const XgpuCommandBufferBeginInfo>()) == XGPU_ERROR_INVALID_ARGUMENT); },
+                [&] { submitted = xgpuQueueSubmit(env.queue, 1, &submit); });
+    CHECK(submitted == XGPU_ERROR_INVALID_USAGE);
+    const auto b = env.On(true);
+    REQUIRE(b.size() == 1);
+    CHECK(b[0].id == "XGPU-VUID-xgpuBeginCommandBuffer-commandBuffer-externsync");
+    CHECK(b[0].text.find("xgpuQueueSubmit: pSubmits[0].commandBuffer is XgpuCommandBuffer") == 0);
+    CHECK(b[0].text.find("another thread is using in xgpuBeginCommandBuffer") != std::string::npos);
+  }
+  SUBCASE("xgpuBeginCommandBuffer while another thread is in xgpuQueueSubmit") {
+    XgpuSubmitInfo bad = submit;
+    bad.waitSemaphores.count = 1;  // pSemaphores NULL: the submission is refused after the layer marked cb read
+    XgpuCommandBufferBeginInfo begin = {};
+    begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    begin.mode = XGPU_COMMAND_BUFFER_MODE_REUSABLE;
+    XgpuResult begun = XGPU_SUCCESS;
+    env.Overlap([&] { CHECK(xgpuQueueSubmit(env.queue, 1, &bad) == XGPU_ERROR_INVALID_ARGUMENT); },
+                [&] { begun = xgpuBeginCommandBuffer(cb, &begin); });
+    CHECK(begun == XGPU_ERROR_INVALID_USAGE);
+    const auto b = env.On(true);
+    REQUIRE(b.size() == 1);
+    CHECK(b[0].id == "XGPU-VUID-xgpuBeginCommandBuffer-commandBuffer-externsync");
+    CHECK(b[0].text.find("which another thread is submitting (xgpuQueueSubmit) at the same time") != std::string::npos);
+  }
+  // Neither overlap left a claim behind: the command buffer is submitted cleanly now.
+  env.gate.Clear();
+  REQUIRE(xgpuQueueSubmit(env.queue, 1, &submit) == XGPU_SUCCESS);
+  REQUIRE(xgpuQueueWaitIdle(env.queue) == XGPU_SUCCESS);
+  xgpuDestroyCommandBuffer(env.device, cb, nullptr);
+  CHECK(env.gate.Entries().empty());
+}
+
+TEST_CASE("external synchronization: what is allowed at once is not reported") {
+  ThreadEnv env;
+  XgpuCommandBuffer shared = env.CommandBuffer();
+  env.Begin(shared, XGPU_COMMAND_BUFFER_MODE_REUSABLE);
+  REQUIRE(xgpuEndCommandBuffer(shared) == XGPU_SUCCESS);
+  constexpr int kThreads = 4;
+  constexpr int kRounds = 200;
+  std::vector<XgpuCommandBuffer> own(kThreads);
+  for (auto& cb : own) cb = env.CommandBuffer();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      XgpuSubmitInfo submit = {};
+      submit.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+      submit.commandBuffer = shared;
+      XgpuDebugLabel label = {};
+      label.sType = XGPU_STRUCTURE_TYPE_DEBUG_LABEL;
+      label.pLabelName = "mine";
+      for (int n = 0; n < kRounds; ++n) {
+        // One reusable command buffer submitted by every thread to one queue (internally synchronized).
+        CHECK(xgpuQueueSubmit(env.queue, 1, &submit) == XGPU_SUCCESS);
+        // Each thread records its own command buffer.
+        XgpuCommandBufferBeginInfo begin = {};
+        begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+        begin.mode = XGPU_COMMAND_BUFFER_MODE_REUSABLE;
+        CHECK(xgpuBeginCommandBuffer(own[t], &begin) == XGPU_SUCCESS);
+        xgpuCmdInsertDebugLabel(own[t], &label);
+        CHECK(xgpuEndCommandBuffer(own[t]) == XGPU_SUCCESS);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  REQUIRE(xgpuQueueWaitIdle(env.queue) == XGPU_SUCCESS);
+  for (auto cb : own) xgpuDestroyCommandBuffer(env.device, cb, nullptr);
+  xgpuDestroyCommandBuffer(env.device, shared, nullptr);
+  std::string all;
+  for (const auto& e : env.gate.Entries()) all += "[" + e.id + "] " + e.text + "\n";
+  INFO(all);
+  CHECK(env.gate.Entries().empty());
+}
+
+}  // namespace vtest
