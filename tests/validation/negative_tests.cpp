@@ -11,7 +11,81 @@ namespace vtest {
 
 #include "generated/negative_tests.inc"
 
-TEST_CASE("coverage: every implicit rule of spec/vuids.json has its negative test, and no test names another rule") {
+// Explicit rules whose negative tests are in test_layer.cpp (objects left
+// alive, debug names, command-buffer states).
+inline const char* const kExplicitTestsInTestLayer[] = {
+    "XGPU-VUID-xgpuDestroyInstance-instance-devices",
+    "XGPU-VUID-xgpuDestroyInstance-instance-messengers",
+    "XGPU-VUID-xgpuDestroyDevice-device-children",
+    "XGPU-VUID-xgpuSetObjectName-pNameInfo-objectType",
+    "XGPU-VUID-xgpuSetObjectName-pNameInfo-objectHandle",
+    "XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-state",
+    "XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-oneShot",
+    "XGPU-VUID-xgpuBeginCommandBuffer-commandBuffer-recording",
+    "XGPU-VUID-xgpuEndCommandBuffer-commandBuffer-recording",
+};
+
+// The explicit rules of spec/vuids.json without a negative test: those the
+// layer does not check yet (README.md, "What it does not check yet").
+inline const char* const kExplicitRulesNotCheckedYet[] = {
+    "XGPU-VUID-xgpuDestroyInstance-pAllocator-compatible",
+    "XGPU-VUID-xgpuDestroyDebugMessenger-messenger-created",
+    "XGPU-VUID-xgpuDestroyDebugMessenger-pAllocator-compatible",
+    "XGPU-VUID-xgpuDestroyDevice-device-idle",
+    "XGPU-VUID-xgpuDestroyDevice-pAllocator-compatible",
+    "XGPU-VUID-xgpuDestroyBuffer-buffer-inUse",
+    "XGPU-VUID-xgpuDestroyBuffer-pAllocator-compatible",
+    "XGPU-VUID-xgpuMapBuffer-buffer-committed",
+    "XGPU-VUID-xgpuGetBufferDeviceAddress-buffer-committed",
+    "XGPU-VUID-xgpuDestroyMemoryPool-memoryPool-allocations",
+    "XGPU-VUID-xgpuDestroyMemoryPool-pAllocator-compatible",
+    "XGPU-VUID-xgpuDestroySemaphore-semaphore-inUse",
+    "XGPU-VUID-xgpuDestroySemaphore-pAllocator-compatible",
+    "XGPU-VUID-xgpuSignalSemaphore-pSignalInfo-value",
+    "XGPU-VUID-xgpuSignalSemaphore-pSignalInfo-semaphore-device",
+    "XGPU-VUID-xgpuWaitSemaphores-pWaitInfo-pSemaphores-device",
+    "XGPU-VUID-xgpuDestroyExecutable-pAllocator-compatible",
+    "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-layout-declared",
+    "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-layout-matches",
+    "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-kernargSize",
+    "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-workgroupSize-required",
+    "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-workgroupMemory",
+    "XGPU-VUID-xgpuGetPipelineProperties-pipeline-device",
+    "XGPU-VUID-xgpuDestroyPipeline-pipeline-inUse",
+    "XGPU-VUID-xgpuDestroyPipeline-pAllocator-compatible",
+    "XGPU-VUID-xgpuDestroyCommandBuffer-commandBuffer-pending",
+    "XGPU-VUID-xgpuDestroyCommandBuffer-pAllocator-compatible",
+    "XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-queueFamily",
+    "XGPU-VUID-xgpuQueueSubmit-pSubmits-queueAllocated",
+    "XGPU-VUID-xgpuQueueSubmit-pSubmits-inUse",
+    "XGPU-VUID-xgpuQueueSubmit-pSubmits-waitSemaphores-device",
+    "XGPU-VUID-xgpuQueueSubmit-pSubmits-signalSemaphores-value",
+    "XGPU-VUID-xgpuQueueSubmit-pSubmits-signalSemaphores-unique",
+    "XGPU-VUID-xgpuQueueFillBuffer-queue-flags",
+    "XGPU-VUID-xgpuQueueFillBuffer-dstBuffer-queueAllocated",
+    "XGPU-VUID-xgpuQueueFillBuffer-semaphores",
+    "XGPU-VUID-xgpuQueueCopyBuffer-queue-flags",
+    "XGPU-VUID-xgpuQueueCopyBuffer-queueAllocated",
+    "XGPU-VUID-xgpuQueueCopyBuffer-semaphores",
+    "XGPU-VUID-xgpuQueueAlloca-memoryPool-device",
+    "XGPU-VUID-xgpuQueueAlloca-semaphores",
+    "XGPU-VUID-xgpuQueueDealloca-buffer-ordered",
+    "XGPU-VUID-xgpuQueueDealloca-semaphores",
+    "XGPU-VUID-xgpuBeginCommandBuffer-commandBuffer-pending",
+    "XGPU-VUID-xgpuCmdBindPipeline-commandBuffer-queueFamily",
+    "XGPU-VUID-xgpuCmdDispatch-commandBuffer-queueFamily",
+    "XGPU-VUID-xgpuCmdDispatch-workgroupMemory",
+    "XGPU-VUID-xgpuCmdDispatchIndirect-commandBuffer-queueFamily",
+    "XGPU-VUID-xgpuCmdDispatchIndirect-workgroupMemory",
+    "XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible",
+    "XGPU-VUID-xgpuCmdDispatchIndirect-static-written",
+    "XGPU-VUID-xgpuCmdDispatchIndirect-dynamic-barrier",
+    "XGPU-VUID-xgpuCmdFillBuffer-commandBuffer-queueFamily",
+    "XGPU-VUID-xgpuCmdCopyBuffer-commandBuffer-queueFamily",
+    "XGPU-VUID-xgpuCmdUpdateBuffer-commandBuffer-queueFamily",
+};
+
+TEST_CASE("coverage: every rule of spec/vuids.json has its negative test (or is listed as not checked yet), and no test names another rule") {
   std::ifstream file(XGPU_VALIDATION_TEST_VUIDS_JSON);
   REQUIRE(file.good());
   const nlohmann::json json = nlohmann::json::parse(file);
@@ -36,15 +110,31 @@ TEST_CASE("coverage: every implicit rule of spec/vuids.json has its negative tes
     INFO(id);
     CHECK(implicit.count(id) == 1);
   }
-  // The explicit rules with generated tests are explicit rules of spec/vuids.json.
-  for (const char* id : kGeneratedExplicitTests) {
+  // Every explicit rule has a negative test (generated, in explicit_tests.cpp
+  // or in test_layer.cpp) or is listed as not checked yet, not both; each
+  // names an explicit rule of spec/vuids.json.
+  std::set<std::string> explicit_tested(std::begin(kGeneratedExplicitTests), std::end(kGeneratedExplicitTests));
+  explicit_tested.insert(RuleTests().begin(), RuleTests().end());
+  explicit_tested.insert(std::begin(kExplicitTestsInTestLayer), std::end(kExplicitTestsInTestLayer));
+  const std::set<std::string> not_yet(std::begin(kExplicitRulesNotCheckedYet), std::end(kExplicitRulesNotCheckedYet));
+  CHECK(not_yet.size() == std::size(kExplicitRulesNotCheckedYet));
+  for (const std::string& id : all) {
+    if (implicit.count(id) != 0) continue;
+    INFO(id);
+    CHECK((explicit_tested.count(id) + not_yet.count(id)) == 1);
+  }
+  for (const std::string& id : explicit_tested) {
+    INFO(id);
+    CHECK((all.count(id) == 1 && implicit.count(id) == 0));
+  }
+  for (const std::string& id : not_yet) {
     INFO(id);
     CHECK((all.count(id) == 1 && implicit.count(id) == 0));
   }
   // Every ID any test saw reported is a rule of spec/vuids.json.
   CHECK(Fixture::Get().log.UnknownIds().empty());
   MESSAGE(tested.size(), " implicit rules tested; ", outside.size(), " answered by the loader alone; ",
-          std::size(kGeneratedExplicitTests), " explicit rules with generated tests");
+          explicit_tested.size(), " explicit rules tested; ", not_yet.size(), " explicit rules not checked yet");
 }
 
 }  // namespace vtest

@@ -746,6 +746,8 @@ TEST_CASE("threads recording and creating at once report nothing") {
       for (int i = 0; i < 2000; ++i) {
         xgpuCmdBindPipeline(cbs[t], f.pipeline);
         xgpuCmdBindBuffers(cbs[t], 0, 2, refs);
+        const uint32_t constants[2] = {};
+        xgpuCmdPushConstants(cbs[t], 0, sizeof(constants), constants);
         xgpuCmdDispatch(cbs[t], 1, 1, 1);
         if (i % 100 == 0) {
           XgpuBufferCreateInfo info = {};
