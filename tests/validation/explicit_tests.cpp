@@ -7,6 +7,8 @@
 // the rule for the coverage test (negative_tests.cpp). Also: valid
 // recordings and submissions that use every checked command report nothing.
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -1080,6 +1082,196 @@ RULE_TEST("XGPU-VUID-xgpuQueueDealloca-buffer-mapped") {
   REQUIRE(xgpuMapBuffer(f.device, call.buffer, 0, XGPU_WHOLE_SIZE, &data) == XGPU_SUCCESS);
   ExpectRule(f, call, "XGPU-VUID-xgpuQueueDealloca-buffer-mapped");
   xgpuUnmapBuffer(f.device, call.buffer);
+}
+
+// ---- allocation callbacks at destroy ----
+
+// Callbacks over aligned_alloc/free that count live blocks.
+struct CountingAllocator {
+  std::atomic<int64_t> live{0};
+  XgpuAllocationCallbacks callbacks = {};
+  CountingAllocator() {
+    callbacks.pUserData = this;
+    callbacks.pfnAllocation = [](void* user, size_t size, size_t alignment) -> void* {
+      void* p = std::aligned_alloc(std::max<size_t>(alignment, sizeof(void*)),
+                                   (size + alignment - 1) / alignment * alignment);
+      if (p) ++static_cast<CountingAllocator*>(user)->live;
+      return p;
+    };
+    callbacks.pfnReallocation = [](void*, void*, size_t, size_t) -> void* { return nullptr; };
+    callbacks.pfnFree = [](void* user, void* memory) {
+      if (memory) --static_cast<CountingAllocator*>(user)->live;
+      std::free(memory);
+    };
+  }
+};
+
+// An object of each device-level type, created with `callbacks`, destroyed
+// with NULL: refused (the object lives on), then destroyed with callbacks.
+template <typename Create, typename Destroy>
+void ExpectDestroyAllocatorRule(Fixture& f, const char* id, Create create, Destroy destroy) {
+  CountingAllocator allocator;
+  auto object = create(&allocator.callbacks);
+  REQUIRE(object != nullptr);
+  f.log.Clear();
+  destroy(object, nullptr);
+  f.ExpectOnly(id);
+  f.log.Clear();
+  destroy(object, &allocator.callbacks);  // still alive: this destroy is valid
+  f.ExpectNone();
+  CHECK(allocator.live == 0);
+}
+
+RULE_TEST("XGPU-VUID-xgpuDestroyBuffer-pAllocator-compatible") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  ExpectDestroyAllocatorRule(
+      f, "XGPU-VUID-xgpuDestroyBuffer-pAllocator-compatible",
+      [&](const XgpuAllocationCallbacks* callbacks) {
+        XgpuBufferCreateInfo info = {};
+        info.sType = XGPU_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+        FixupStruct(f, info);
+        XgpuBuffer buffer = nullptr;
+        xgpuCreateBuffer(f.device, &info, callbacks, &buffer);
+        return buffer;
+      },
+      [&](XgpuBuffer buffer, const XgpuAllocationCallbacks* callbacks) { xgpuDestroyBuffer(f.device, buffer, callbacks); });
+}
+RULE_TEST("XGPU-VUID-xgpuDestroyMemoryPool-pAllocator-compatible") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  ExpectDestroyAllocatorRule(
+      f, "XGPU-VUID-xgpuDestroyMemoryPool-pAllocator-compatible",
+      [&](const XgpuAllocationCallbacks* callbacks) {
+        XgpuMemoryPoolCreateInfo info = {};
+        info.sType = XGPU_STRUCTURE_TYPE_MEMORY_POOL_CREATE_INFO;
+        FixupStruct(f, info);
+        XgpuMemoryPool pool = nullptr;
+        xgpuCreateMemoryPool(f.device, &info, callbacks, &pool);
+        return pool;
+      },
+      [&](XgpuMemoryPool pool, const XgpuAllocationCallbacks* callbacks) {
+        xgpuDestroyMemoryPool(f.device, pool, callbacks);
+      });
+}
+RULE_TEST("XGPU-VUID-xgpuDestroySemaphore-pAllocator-compatible") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  ExpectDestroyAllocatorRule(
+      f, "XGPU-VUID-xgpuDestroySemaphore-pAllocator-compatible",
+      [&](const XgpuAllocationCallbacks* callbacks) {
+        XgpuSemaphoreCreateInfo info = {};
+        info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
+        XgpuSemaphore semaphore = nullptr;
+        xgpuCreateSemaphore(f.device, &info, callbacks, &semaphore);
+        return semaphore;
+      },
+      [&](XgpuSemaphore semaphore, const XgpuAllocationCallbacks* callbacks) {
+        xgpuDestroySemaphore(f.device, semaphore, callbacks);
+      });
+}
+RULE_TEST("XGPU-VUID-xgpuDestroyExecutable-pAllocator-compatible") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  ExpectDestroyAllocatorRule(
+      f, "XGPU-VUID-xgpuDestroyExecutable-pAllocator-compatible",
+      [&](const XgpuAllocationCallbacks* callbacks) {
+        XgpuExecutableCreateInfo info = {};
+        info.sType = XGPU_STRUCTURE_TYPE_EXECUTABLE_CREATE_INFO;
+        info.pFilePath = XGPU_VALIDATION_TEST_KERNELS;
+        XgpuExecutable executable = nullptr;
+        xgpuCreateExecutable(f.device, &info, callbacks, &executable);
+        return executable;
+      },
+      [&](XgpuExecutable executable, const XgpuAllocationCallbacks* callbacks) {
+        xgpuDestroyExecutable(f.device, executable, callbacks);
+      });
+}
+RULE_TEST("XGPU-VUID-xgpuDestroyPipeline-pAllocator-compatible") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  ExpectDestroyAllocatorRule(
+      f, "XGPU-VUID-xgpuDestroyPipeline-pAllocator-compatible",
+      [&](const XgpuAllocationCallbacks* callbacks) {
+        XgpuPipelineCreateInfo info = {};
+        info.sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO;
+        FixupStruct(f, info);
+        XgpuPipeline pipeline = nullptr;
+        xgpuCreatePipeline(f.device, &info, callbacks, &pipeline);
+        return pipeline;
+      },
+      [&](XgpuPipeline pipeline, const XgpuAllocationCallbacks* callbacks) {
+        xgpuDestroyPipeline(f.device, pipeline, callbacks);
+      });
+}
+RULE_TEST("XGPU-VUID-xgpuDestroyCommandBuffer-pAllocator-compatible") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  ExpectDestroyAllocatorRule(
+      f, "XGPU-VUID-xgpuDestroyCommandBuffer-pAllocator-compatible",
+      [&](const XgpuAllocationCallbacks* callbacks) {
+        XgpuCommandBufferCreateInfo info = {};
+        info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
+        XgpuCommandBuffer cb = nullptr;
+        xgpuCreateCommandBuffer(f.device, &info, callbacks, &cb);
+        return cb;
+      },
+      [&](XgpuCommandBuffer cb, const XgpuAllocationCallbacks* callbacks) {
+        xgpuDestroyCommandBuffer(f.device, cb, callbacks);
+      });
+}
+RULE_TEST("XGPU-VUID-xgpuDestroyDebugMessenger-pAllocator-compatible") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  XgpuDebugMessengerCreateInfo info = f.log.CreateInfo();
+  info.messageSeverity = XGPU_DEBUG_MESSAGE_SEVERITY_VERBOSE_BIT;  // hears nothing of the layer's
+  ExpectDestroyAllocatorRule(
+      f, "XGPU-VUID-xgpuDestroyDebugMessenger-pAllocator-compatible",
+      [&](const XgpuAllocationCallbacks* callbacks) {
+        XgpuDebugMessenger messenger = nullptr;
+        xgpuCreateDebugMessenger(f.instance, &info, callbacks, &messenger);
+        return messenger;
+      },
+      [&](XgpuDebugMessenger messenger, const XgpuAllocationCallbacks* callbacks) {
+        xgpuDestroyDebugMessenger(f.instance, messenger, callbacks);
+      });
+}
+RULE_TEST("XGPU-VUID-xgpuDestroyDevice-pAllocator-compatible") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  // Reported, and the device is still destroyed, with the callbacks it was created with.
+  CountingAllocator allocator;
+  XgpuDeviceQueueCreateInfo queue = {};
+  queue.sType = XGPU_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+  queue.queueCount = 1;
+  XgpuDeviceCreateInfo info = {};
+  info.sType = XGPU_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+  info.queueCreateInfoCount = 1;
+  info.pQueueCreateInfos = &queue;
+  XgpuDevice device = nullptr;
+  REQUIRE(xgpuCreateDevice(f.physical_device, &info, &allocator.callbacks, &device) == XGPU_SUCCESS);
+  CHECK(allocator.live > 0);
+  f.log.Clear();
+  xgpuDestroyDevice(device, nullptr);
+  f.ExpectOnly("XGPU-VUID-xgpuDestroyDevice-pAllocator-compatible");
+  CHECK(allocator.live == 0);
+}
+RULE_TEST("XGPU-VUID-xgpuDestroyInstance-pAllocator-compatible") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  CountingAllocator allocator;
+  XgpuDebugMessengerCreateInfo chained = f.log.CreateInfo();
+  const char* layers[] = {kLayerName};
+  XgpuInstanceCreateInfo info = {};
+  info.sType = XGPU_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+  info.pNext = &chained;
+  info.enabledLayerCount = 1;
+  info.ppEnabledLayerNames = layers;
+  XgpuInstance instance = nullptr;
+  REQUIRE(xgpuCreateInstance(&info, &allocator.callbacks, &instance) == XGPU_SUCCESS);
+  f.log.Clear();
+  xgpuDestroyInstance(instance, nullptr);
+  f.ExpectOnly("XGPU-VUID-xgpuDestroyInstance-pAllocator-compatible");
 }
 
 // ---- valid use ----

@@ -93,7 +93,7 @@ XgpuResult DownCreateInstance(CallContext& ctx, const XgpuInstanceCreateInfo* pC
 void DownDestroyInstance(CallContext& ctx, XgpuInstance instance, const XgpuAllocationCallbacks* pAllocator) {
   LayerInstance* data = ctx.instance;
   if (data == nullptr) return;
-  data->next.DestroyInstance(instance, pAllocator);
+  data->next.DestroyInstance(instance, ctx.destroy_with_creation_allocator ? ctx.creation_allocator : pAllocator);
   RemoveLiveInstance(data);
   delete data;
 }
@@ -159,7 +159,7 @@ XgpuResult DownCreateDevice(CallContext& ctx, XgpuPhysicalDevice physicalDevice,
 void DownDestroyDevice(CallContext& ctx, XgpuDevice device, const XgpuAllocationCallbacks* pAllocator) {
   LayerDevice* data = ctx.device;
   if (data == nullptr) return;
-  data->next.DestroyDevice(device, pAllocator);
+  data->next.DestroyDevice(device, ctx.destroy_with_creation_allocator ? ctx.creation_allocator : pAllocator);
   delete data;
 }
 

@@ -262,6 +262,12 @@ class CallContext {
   LayerInstance* new_instance = nullptr;                 // set by xgpuCreateInstance's call down
   LayerDevice* new_device = nullptr;                     // set by xgpuCreateDevice's call down
   XgpuResult first_error = XGPU_SUCCESS;                 // error of the first rule reported
+  // xgpuDestroyDevice / xgpuDestroyInstance given callbacks incompatible with
+  // the creation's: the destroy goes on (the loader ends its record anyway)
+  // with the creation's callbacks (nullptr: none).
+  bool destroy_with_creation_allocator = false;
+  const XgpuAllocationCallbacks* creation_allocator = nullptr;
+  XgpuAllocationCallbacks creation_allocator_copy = {};
 };
 
 // Every live instance's data (messages about a handle the layer does not know

@@ -220,11 +220,14 @@ void ParameterValues::PostRecordCreateBuffer(CallContext&, XgpuDevice, const Xgp
 }
 
 bool ParameterValues::ValidateDestroyBuffer(CallContext& ctx, XgpuDevice, XgpuBuffer buffer,
-                                            const XgpuAllocationCallbacks*) const {
+                                            const XgpuAllocationCallbacks* pAllocator) const {
   const ObjectRecord* record = FindBuffer(ctx, buffer);
-  if (record == nullptr || !record->queue_allocated) return false;
-  return ctx.Report(Vuid::xgpuDestroyBuffer_buffer_queueAllocated, Field{"buffer"},
-                    Describe(record) + ", made by xgpuQueueAlloca (xgpuQueueDealloca ends it)", {RefOf(record)});
+  if (record == nullptr) return false;
+  if (record->queue_allocated) {
+    return ctx.Report(Vuid::xgpuDestroyBuffer_buffer_queueAllocated, Field{"buffer"},
+                      Describe(record) + ", made by xgpuQueueAlloca (xgpuQueueDealloca ends it)", {RefOf(record)});
+  }
+  return CheckAllocator(ctx, Vuid::xgpuDestroyBuffer_pAllocator_compatible, record, pAllocator);
 }
 
 bool ParameterValues::ValidateMapBuffer(CallContext& ctx, XgpuDevice, XgpuBuffer buffer, XgpuDeviceSize offset,

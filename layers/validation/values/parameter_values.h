@@ -86,7 +86,29 @@ class ParameterValues : public HookDefaults {
                              XgpuDeviceSize size, XgpuBufferUsageFlags usage, XgpuBuffer* pBuffer, XgpuResult result);
   bool ValidateQueueDealloca(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
                              const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer buffer) const;
+
+  // Allocation callbacks at destroy compatible with the creation's (api.md
+  // 1.3: NULL for NULL, callbacks for callbacks); allocators.cpp. A device or
+  // instance is still destroyed, with its creation's callbacks.
+  bool ValidateDestroyInstance(CallContext& ctx, XgpuInstance instance, const XgpuAllocationCallbacks* pAllocator) const;
+  bool ValidateDestroyDebugMessenger(CallContext& ctx, XgpuInstance instance, XgpuDebugMessenger messenger,
+                                     const XgpuAllocationCallbacks* pAllocator) const;
+  bool ValidateDestroyDevice(CallContext& ctx, XgpuDevice device, const XgpuAllocationCallbacks* pAllocator) const;
+  bool ValidateDestroyMemoryPool(CallContext& ctx, XgpuDevice device, XgpuMemoryPool memoryPool,
+                                 const XgpuAllocationCallbacks* pAllocator) const;
+  bool ValidateDestroySemaphore(CallContext& ctx, XgpuDevice device, XgpuSemaphore semaphore,
+                                const XgpuAllocationCallbacks* pAllocator) const;
+  bool ValidateDestroyExecutable(CallContext& ctx, XgpuDevice device, XgpuExecutable executable,
+                                 const XgpuAllocationCallbacks* pAllocator) const;
+  bool ValidateDestroyPipeline(CallContext& ctx, XgpuDevice device, XgpuPipeline pipeline,
+                               const XgpuAllocationCallbacks* pAllocator) const;
+  bool ValidateDestroyCommandBuffer(CallContext& ctx, XgpuDevice device, XgpuCommandBuffer commandBuffer,
+                                    const XgpuAllocationCallbacks* pAllocator) const;
 };
+
+// The allocator rule of a destroy: `record` (created with or without
+// callbacks) destroyed with pAllocator. Returns whether to skip.
+bool CheckAllocator(CallContext& ctx, Vuid vuid, const ObjectRecord* record, const XgpuAllocationCallbacks* pAllocator);
 
 }  // namespace xgpu_validation
 
