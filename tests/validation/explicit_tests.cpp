@@ -1274,6 +1274,158 @@ RULE_TEST("XGPU-VUID-xgpuDestroyInstance-pAllocator-compatible") {
   f.ExpectOnly("XGPU-VUID-xgpuDestroyInstance-pAllocator-compatible");
 }
 
+// ---- pending work ----
+
+// A submission held on the queue until the host signals `gate` to 1: its
+// command buffer (one-shot, recording a fill of `buffer` and binding
+// f.pipeline) is pending until then.
+struct HeldSubmission {
+  Fixture& f;
+  XgpuSemaphore gate = nullptr;
+  XgpuSemaphore done = nullptr;
+  XgpuCommandBuffer cb = nullptr;
+  XgpuBuffer buffer = nullptr;
+  explicit HeldSubmission(Fixture& fixture) : f(fixture) {
+    XgpuSemaphoreCreateInfo info = {};
+    info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
+    REQUIRE(xgpuCreateSemaphore(f.device, &info, nullptr, &gate) == XGPU_SUCCESS);
+    REQUIRE(xgpuCreateSemaphore(f.device, &info, nullptr, &done) == XGPU_SUCCESS);
+    buffer = NewBuffer(f, 256, kAllUsage);
+    cb = Recording(f, 0);
+    const XgpuBufferRef dst = RefToBuffer(buffer);
+    xgpuCmdFillBuffer(cb, &dst, "abcd", 4);
+    xgpuCmdBindPipeline(cb, f.pipeline);
+    REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+    const uint64_t one = 1;
+    XgpuSubmitInfo submit = {};
+    submit.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+    submit.waitSemaphores = {1, &gate, &one};
+    submit.commandBuffer = cb;
+    submit.signalSemaphores = {1, &done, &one};
+    REQUIRE(xgpuQueueSubmit(f.queue, 1, &submit) == XGPU_SUCCESS);
+    f.log.Clear();
+  }
+  // Lets it run and waits for it (as the host observes: through `done`).
+  void Release() {
+    if (gate == nullptr) return;
+    XgpuSemaphoreSignalInfo signal = {};
+    signal.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO;
+    signal.semaphore = gate;
+    signal.value = 1;
+    REQUIRE(xgpuSignalSemaphore(f.device, &signal) == XGPU_SUCCESS);
+    XgpuSemaphoreWaitInfo wait = {};
+    wait.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
+    wait.semaphoreCount = 1;
+    wait.pSemaphores = &done;
+    const uint64_t one = 1;
+    wait.pValues = &one;
+    REQUIRE(xgpuWaitSemaphores(f.device, &wait, kTimeoutNs) == XGPU_SUCCESS);
+    xgpuDestroySemaphore(f.device, gate, nullptr);
+    xgpuDestroySemaphore(f.device, done, nullptr);
+    gate = done = nullptr;
+  }
+  ~HeldSubmission() { Release(); }
+};
+
+RULE_TEST("XGPU-VUID-xgpuDestroyCommandBuffer-commandBuffer-pending") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  HeldSubmission held(f);
+  xgpuDestroyCommandBuffer(f.device, held.cb, nullptr);  // refused: it lives on
+  f.ExpectOnly("XGPU-VUID-xgpuDestroyCommandBuffer-commandBuffer-pending");
+  held.Release();
+  f.log.Clear();
+  CHECK(f.EndThroughLayer(held.cb) != XGPU_ERROR_INVALID_ARGUMENT);  // still a live handle
+}
+RULE_TEST("XGPU-VUID-xgpuBeginCommandBuffer-commandBuffer-pending") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  HeldSubmission held(f);
+  XgpuCommandBufferBeginInfo begin = {};
+  begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin.mode = XGPU_COMMAND_BUFFER_MODE_ONE_SHOT;
+  ExpectResult(f, xgpuBeginCommandBuffer(held.cb, &begin), "XGPU-VUID-xgpuBeginCommandBuffer-commandBuffer-pending");
+  held.Release();
+  f.log.Clear();
+  CHECK(xgpuBeginCommandBuffer(held.cb, &begin) == XGPU_SUCCESS);  // completed, as the host saw
+  f.ExpectNone();
+}
+RULE_TEST("XGPU-VUID-xgpuDestroyBuffer-buffer-inUse") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  HeldSubmission held(f);
+  xgpuDestroyBuffer(f.device, held.buffer, nullptr);
+  f.ExpectOnly("XGPU-VUID-xgpuDestroyBuffer-buffer-inUse");
+}
+RULE_TEST("XGPU-VUID-xgpuDestroyPipeline-pipeline-inUse") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  HeldSubmission held(f);
+  xgpuDestroyPipeline(f.device, f.pipeline, nullptr);
+  f.ExpectOnly("XGPU-VUID-xgpuDestroyPipeline-pipeline-inUse");
+}
+RULE_TEST("XGPU-VUID-xgpuDestroySemaphore-semaphore-inUse") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  HeldSubmission held(f);
+  xgpuDestroySemaphore(f.device, held.gate, nullptr);
+  f.ExpectOnly("XGPU-VUID-xgpuDestroySemaphore-semaphore-inUse");
+}
+RULE_TEST("XGPU-VUID-xgpuDestroyDevice-device-idle") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  XgpuDeviceQueueCreateInfo queue_info = {};
+  queue_info.sType = XGPU_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+  queue_info.queueCount = 1;
+  XgpuDeviceCreateInfo device_info = {};
+  device_info.sType = XGPU_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+  device_info.queueCreateInfoCount = 1;
+  device_info.pQueueCreateInfos = &queue_info;
+  XgpuDevice device = nullptr;
+  REQUIRE(xgpuCreateDevice(f.physical_device, &device_info, nullptr, &device) == XGPU_SUCCESS);
+  XgpuQueue queue = nullptr;
+  xgpuGetDeviceQueue(device, 0, 0, &queue);
+  XgpuSemaphoreCreateInfo info = {};
+  info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
+  XgpuSemaphore semaphore = nullptr;
+  REQUIRE(xgpuCreateSemaphore(device, &info, nullptr, &semaphore) == XGPU_SUCCESS);
+  const uint64_t one = 1;
+  XgpuSubmitInfo submit = {};
+  submit.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit.signalSemaphores = {1, &semaphore, &one};
+  REQUIRE(xgpuQueueSubmit(queue, 1, &submit) == XGPU_SUCCESS);
+  xgpuDestroySemaphore(device, semaphore, nullptr);  // refused: the submission uses it
+  f.log.Clear();
+  // Reported, then destroyed once idle (the semaphore goes with it as a leftover).
+  xgpuDestroyDevice(device, nullptr);
+  std::vector<MessageLog::Message> messages = f.log.Messages();
+  REQUIRE(messages.size() == 2);
+  CHECK(messages[0].id == "XGPU-VUID-xgpuDestroyDevice-device-children");
+  CHECK(messages[1].id == "XGPU-VUID-xgpuDestroyDevice-device-idle");
+}
+RULE_TEST("XGPU-VUID-xgpuQueueSubmit-pSubmits-inUse") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  XgpuBuffer gone = nullptr;
+  {
+    XgpuBufferCreateInfo info = {};
+    info.sType = XGPU_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+    FixupStruct(f, info);
+    REQUIRE(xgpuCreateBuffer(f.device, &info, nullptr, &gone) == XGPU_SUCCESS);
+  }
+  XgpuCommandBuffer cb = Recording(f, 0);
+  const XgpuBufferRef dst = RefToBuffer(gone);
+  xgpuCmdFillBuffer(cb, &dst, "abcd", 4);
+  REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+  xgpuDestroyBuffer(f.device, gone, nullptr);
+  XgpuSubmitInfo submit = {};
+  submit.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit.commandBuffer = cb;
+  f.log.Clear();
+  ExpectResult(f, xgpuQueueSubmit(f.queue, 1, &submit), "XGPU-VUID-xgpuQueueSubmit-pSubmits-inUse");
+  CHECK(f.log.Messages().at(0).text.find("destroyed by xgpuDestroyBuffer") != std::string::npos);
+}
+
 // ---- valid use ----
 
 TEST_CASE("valid recordings and submissions of every checked command report nothing") {

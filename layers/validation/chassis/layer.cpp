@@ -10,6 +10,7 @@
 #include "object_map.h"
 #include "../command_buffer_state/command_buffer_state.h"
 #include "../object_tracker/object_tracker.h"
+#include "../pending/pending_work.h"
 #include "../recording/recording_validation.h"
 #include "../stateless/stateless_validation.h"
 #include "../values/parameter_values.h"
@@ -25,6 +26,7 @@ ObjectTracker g_object_tracker;
 CommandBufferState g_command_buffer_state;
 ParameterValues g_parameter_values;
 RecordingValidation g_recording;
+PendingWork g_pending;
 
 enum class TableKind { kGlobal, kInstance, kDevice };
 struct InterceptEntry {

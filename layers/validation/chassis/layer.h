@@ -19,6 +19,7 @@
 #include <mutex>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "xgpu/xgpu.h"
@@ -184,6 +185,8 @@ struct RecordingState {
   uint32_t commands = 0;               // commands recorded so far
   std::vector<std::string> labels;     // debug labels open now
   std::vector<SlotUse> slot_uses;      // every slot reference recorded
+  // Buffers named directly and pipelines bound (sorted and unique once ended).
+  std::vector<std::pair<XgpuObjectType, uint64_t>> direct_objects;
 };
 
 // An object the layer has seen created or retrieved, until it is destroyed.

@@ -182,6 +182,14 @@ int32_t RememberSlot(CallContext& ctx, RecordingState& recording, const XgpuBuff
   return static_cast<int32_t>(recording.slot_uses.size() - 1);
 }
 
+// Remembers the buffer a direct reference names (for the pending-work checks).
+void RememberDirect(RecordingState& recording, const XgpuBufferRef* ref) {
+  if (!IsUsablePointer(ref) || ref->kind != XGPU_BUFFER_REF_KIND_BUFFER || ref->buffer == XGPU_NULL_HANDLE) return;
+  const std::pair<XgpuObjectType, uint64_t> key{XGPU_OBJECT_TYPE_BUFFER, reinterpret_cast<uintptr_t>(ref->buffer)};
+  auto& list = recording.direct_objects;
+  if (list.empty() || list.back() != key) list.push_back(key);
+}
+
 // The rules of each reference parameter.
 const RefRule kBindBuffersRule{"pBuffers[i]",
                                Vuid::xgpuCmdBindBuffers_pBuffers_kind,
@@ -357,6 +365,14 @@ bool RecordingValidation::ValidateEndCommandBuffer(CallContext& ctx, XgpuCommand
                         LabelsText(*recording));
 }
 
+void RecordingValidation::PostRecordEndCommandBuffer(CallContext& ctx, XgpuCommandBuffer, XgpuResult result) {
+  ObjectRecord* record = ctx.dispatch_record;
+  if (result < 0 || record == nullptr || record->recording == nullptr) return;
+  auto& list = record->recording->direct_objects;
+  std::sort(list.begin(), list.end());
+  list.erase(std::unique(list.begin(), list.end()), list.end());
+}
+
 // ---- pipeline state ----
 
 bool RecordingValidation::ValidateCmdBindPipeline(CallContext&, XgpuCommandBuffer, XgpuPipeline) const {
@@ -372,6 +388,9 @@ void RecordingValidation::PostRecordCmdBindPipeline(CallContext& ctx, XgpuComman
   recording->has_pipeline = true;
   recording->pipeline = record->handle;
   recording->layout = record->layout;
+  if (recording->direct_objects.empty() || recording->direct_objects.back().second != record->handle) {
+    recording->direct_objects.push_back({XGPU_OBJECT_TYPE_PIPELINE, record->handle});
+  }
 }
 
 bool RecordingValidation::ValidateCmdPushConstants(CallContext& ctx, XgpuCommandBuffer, uint32_t offset,
@@ -447,6 +466,7 @@ void RecordingValidation::PostRecordCmdBindBuffers(CallContext& ctx, XgpuCommand
     for (uint32_t i = 0; i < bindingCount; ++i) {
       RememberSlot(ctx, *recording, &pBuffers[i], kBindBuffersRule.field, i, kBindBuffersRule, 1,
                    limits->minBufferOffsetAlignment);
+      RememberDirect(*recording, &pBuffers[i]);
     }
   }
   ++recording->commands;
@@ -544,6 +564,7 @@ void RecordingValidation::PostRecordCmdDispatchIndirect(CallContext& ctx, XgpuCo
   RecordingState* recording = RecordingOf(ctx);
   if (recording == nullptr) return;
   RememberSlot(ctx, *recording, pCounts, kCountsRule.field, 0, kCountsRule, 12, 4);
+  RememberDirect(*recording, pCounts);
   ++recording->commands;
 }
 
@@ -574,6 +595,7 @@ void RecordingValidation::PostRecordCmdFillBuffer(CallContext& ctx, XgpuCommandB
   RecordingState* recording = RecordingOf(ctx);
   if (recording == nullptr) return;
   RememberSlot(ctx, *recording, pDst, kFillRule.field, 0, kFillRule, 0, patternSize);
+  RememberDirect(*recording, pDst);
   ++recording->commands;
 }
 
@@ -606,6 +628,8 @@ void RecordingValidation::PostRecordCmdCopyBuffer(CallContext& ctx, XgpuCommandB
   if (recording == nullptr) return;
   const int32_t src = RememberSlot(ctx, *recording, pSrc, kCopySrcRule.field, 0, kCopySrcRule, size, 1);
   const int32_t dst = RememberSlot(ctx, *recording, pDst, kCopyDstRule.field, 0, kCopyDstRule, size, 1);
+  RememberDirect(*recording, pSrc);
+  RememberDirect(*recording, pDst);
   if (src >= 0 && dst >= 0) {
     recording->slot_uses[dst].overlap_with = src;
     recording->slot_uses[dst].overlap_vuid = Vuid::xgpuCmdCopyBuffer_overlap;
@@ -631,6 +655,7 @@ void RecordingValidation::PostRecordCmdUpdateBuffer(CallContext& ctx, XgpuComman
   RecordingState* recording = RecordingOf(ctx);
   if (recording == nullptr) return;
   RememberSlot(ctx, *recording, pDst, kUpdateRule.field, 0, kUpdateRule, dataSize, 1);
+  RememberDirect(*recording, pDst);
   ++recording->commands;
 }
 
@@ -685,6 +710,7 @@ void RecordingValidation::PostRecordCmdPipelineBarrier(CallContext& ctx, XgpuCom
   if (IsUsablePointer(pBufferBarriers)) {
     for (uint32_t i = 0; i < bufferBarrierCount; ++i) {
       RememberSlot(ctx, *recording, &pBufferBarriers[i].buffer, kBarrierRule.field, i, kBarrierRule, 1, 1);
+      RememberDirect(*recording, &pBufferBarriers[i].buffer);
     }
   }
   ++recording->commands;
@@ -766,6 +792,7 @@ void RecordingValidation::PostRecordCmdWriteTimestamp(CallContext& ctx, XgpuComm
   RecordingState* recording = RecordingOf(ctx);
   if (recording == nullptr) return;
   RememberSlot(ctx, *recording, pDst, kTimestampRule.field, 0, kTimestampRule, 8, 8);
+  RememberDirect(*recording, pDst);
   ++recording->commands;
 }
 

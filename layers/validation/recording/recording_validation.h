@@ -35,6 +35,7 @@ class RecordingValidation : public HookDefaults {
   void PostRecordBeginCommandBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer,
                                     const XgpuCommandBufferBeginInfo* pBeginInfo, XgpuResult result);
   bool ValidateEndCommandBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer) const;
+  void PostRecordEndCommandBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer, XgpuResult result);
 
   bool ValidateCmdBindPipeline(CallContext& ctx, XgpuCommandBuffer commandBuffer, XgpuPipeline pipeline) const;
   void PostRecordCmdBindPipeline(CallContext& ctx, XgpuCommandBuffer commandBuffer, XgpuPipeline pipeline);
