@@ -1426,6 +1426,113 @@ RULE_TEST("XGPU-VUID-xgpuQueueSubmit-pSubmits-inUse") {
   CHECK(f.log.Messages().at(0).text.find("destroyed by xgpuDestroyBuffer") != std::string::npos);
 }
 
+// ---- semaphore payloads ----
+
+XgpuSemaphore NewSemaphore(Fixture& f, uint64_t initial = 0) {
+  XgpuSemaphoreCreateInfo info = {};
+  info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
+  info.initialValue = initial;
+  XgpuSemaphore semaphore = nullptr;
+  REQUIRE(xgpuCreateSemaphore(f.device, &info, nullptr, &semaphore) == XGPU_SUCCESS);
+  XgpuDevice device = f.device;
+  f.Defer([device, semaphore] { xgpuDestroySemaphore(device, semaphore, nullptr); });
+  return semaphore;
+}
+
+XgpuResult SignalOnly(Fixture& f, std::vector<XgpuSemaphore> semaphores, std::vector<uint64_t> values) {
+  XgpuSubmitInfo submit = {};
+  submit.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit.signalSemaphores = {static_cast<uint32_t>(semaphores.size()), semaphores.data(), values.data()};
+  f.log.Clear();
+  return xgpuQueueSubmit(f.queue, 1, &submit);
+}
+
+RULE_TEST("XGPU-VUID-xgpuQueueSubmit-pSubmits-signalSemaphores-unique") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  XgpuSemaphore s = NewSemaphore(f);
+  ExpectResult(f, SignalOnly(f, {s, s}, {1, 2}), "XGPU-VUID-xgpuQueueSubmit-pSubmits-signalSemaphores-unique");
+}
+RULE_TEST("XGPU-VUID-xgpuQueueSubmit-pSubmits-signalSemaphores-value") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  XgpuSemaphore s = NewSemaphore(f, 5);
+  ExpectResult(f, SignalOnly(f, {s}, {5}), "XGPU-VUID-xgpuQueueSubmit-pSubmits-signalSemaphores-value");
+  // Below a payload an earlier submission of the same call signals.
+  const uint64_t seven = 7, six = 6;
+  XgpuSubmitInfo submits[2] = {};
+  submits[0].sType = submits[1].sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+  submits[0].signalSemaphores = {1, &s, &seven};
+  submits[1].signalSemaphores = {1, &s, &six};
+  f.log.Clear();
+  ExpectResult(f, xgpuQueueSubmit(f.queue, 2, submits), "XGPU-VUID-xgpuQueueSubmit-pSubmits-signalSemaphores-value");
+  CHECK(f.log.Messages().at(0).text.find("pSubmits[1].signalSemaphores.pValues[0]") != std::string::npos);
+  // Valid: 6 and then 7.
+  std::swap(submits[0].signalSemaphores, submits[1].signalSemaphores);
+  f.log.Clear();
+  CHECK(xgpuQueueSubmit(f.queue, 2, submits) == XGPU_SUCCESS);
+  CHECK(xgpuQueueWaitIdle(f.queue) == XGPU_SUCCESS);
+  f.ExpectNone();
+}
+RULE_TEST("XGPU-VUID-xgpuSignalSemaphore-pSignalInfo-value") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  XgpuSemaphore s = NewSemaphore(f, 3);
+  XgpuSemaphoreSignalInfo signal = {};
+  signal.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO;
+  signal.semaphore = s;
+  signal.value = 3;  // not greater than the current payload
+  f.log.Clear();
+  ExpectResult(f, xgpuSignalSemaphore(f.device, &signal), "XGPU-VUID-xgpuSignalSemaphore-pSignalInfo-value");
+  // Not below a payload a held queue operation will signal.
+  XgpuSemaphore gate = NewSemaphore(f);
+  const uint64_t one = 1, ten = 10;
+  XgpuSubmitInfo submit = {};
+  submit.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit.waitSemaphores = {1, &gate, &one};
+  submit.signalSemaphores = {1, &s, &ten};
+  REQUIRE(xgpuQueueSubmit(f.queue, 1, &submit) == XGPU_SUCCESS);
+  signal.value = 10;
+  f.log.Clear();
+  ExpectResult(f, xgpuSignalSemaphore(f.device, &signal), "XGPU-VUID-xgpuSignalSemaphore-pSignalInfo-value");
+  signal.value = 9;  // valid: between
+  f.log.Clear();
+  CHECK(xgpuSignalSemaphore(f.device, &signal) == XGPU_SUCCESS);
+  signal.semaphore = gate;
+  signal.value = 1;
+  CHECK(xgpuSignalSemaphore(f.device, &signal) == XGPU_SUCCESS);
+  CHECK(xgpuQueueWaitIdle(f.queue) == XGPU_SUCCESS);
+  f.ExpectNone();
+}
+RULE_TEST("XGPU-VUID-xgpuQueueFillBuffer-semaphores") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  Call_xgpuQueueFillBuffer call(f);
+  SetRaw(call.pSignalSemaphores->pValues[0], 0);  // the fixture's semaphore is at 0 already
+  ExpectRule(f, call, "XGPU-VUID-xgpuQueueFillBuffer-semaphores");
+}
+RULE_TEST("XGPU-VUID-xgpuQueueCopyBuffer-semaphores") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  Call_xgpuQueueCopyBuffer call(f);
+  SetRaw(call.pSignalSemaphores->pValues[0], 0);
+  ExpectRule(f, call, "XGPU-VUID-xgpuQueueCopyBuffer-semaphores");
+}
+RULE_TEST("XGPU-VUID-xgpuQueueAlloca-semaphores") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  Call_xgpuQueueAlloca call(f);
+  SetRaw(call.pSignalSemaphores->pValues[0], 0);
+  ExpectRule(f, call, "XGPU-VUID-xgpuQueueAlloca-semaphores");
+}
+RULE_TEST("XGPU-VUID-xgpuQueueDealloca-semaphores") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  Call_xgpuQueueDealloca call(f);
+  SetRaw(call.pSignalSemaphores->pValues[0], 0);
+  ExpectRule(f, call, "XGPU-VUID-xgpuQueueDealloca-semaphores");
+}
+
 // ---- valid use ----
 
 TEST_CASE("valid recordings and submissions of every checked command report nothing") {

@@ -427,8 +427,11 @@ void Fixup(Fixture& f, Call_xgpuCreateInstance& call) {
 
 void Fixup(Fixture& f, Call_xgpuBeginCommandBuffer& call) { call.commandBuffer = f.InitialCommandBuffer(); }
 
+void FreshSignal(const XgpuSemaphoreList* list);
+
 void Fixup(Fixture& f, Call_xgpuQueueSubmit& call) {
   call.pSubmits_storage[0].commandBuffer = f.ExecutableCommandBuffer(XGPU_COMMAND_BUFFER_MODE_ONE_SHOT, 1);
+  FreshSignal(&call.pSubmits_storage[0].signalSemaphores);
 }
 
 void Fixup(Fixture& f, Call_xgpuDestroyInstance& call) { call.instance = f.FreshInstance(); }
@@ -482,8 +485,16 @@ void ReadyToDispatch(Fixture& f, XgpuCommandBuffer commandBuffer) {
   xgpuCmdPushConstants(commandBuffer, 0, sizeof(constants), constants);
 }
 
+// A signal payload no semaphore of the fixture has reached or been promised
+// (payloads only grow: XGPU-VUID-xgpuQueueSubmit-pSubmits-signalSemaphores-value).
+void FreshSignal(const XgpuSemaphoreList* list) {
+  static uint64_t next = uint64_t{1} << 40;
+  if (list != nullptr && list->count != 0) SetRaw(list->pValues[0], next++);
+}
+
 // The baselines of the explicit rules: sizes, ranges and state that make the call valid.
 void Fixup(Fixture&, Call_xgpuQueueCopyBuffer& call) {
+  FreshSignal(call.pSignalSemaphores);
   call.size = 16;
   call.dstOffset = 128;  // the same buffer: ranges apart
 }
@@ -492,6 +503,7 @@ void Fixup(Fixture&, Call_xgpuSubmitDebugMessage& call) {
   call.pMessageData_storage[0].messageIdNumber = Fnv1a(call.pMessageData_storage[0].pMessageIdName);
 }
 void Fixup(Fixture&, Call_xgpuQueueAlloca& call) {
+  FreshSignal(call.pSignalSemaphores);
   call.size = 256;
   call.usage = XGPU_BUFFER_USAGE_STORAGE_BIT;
 }
@@ -503,7 +515,10 @@ void Fixup(Fixture&, Call_xgpuCmdMemoryBarrier& call) {
   call.srcStageMask = XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT;
   call.dstStageMask = XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT;
 }
-void Fixup(Fixture&, Call_xgpuQueueFillBuffer& call) { call.size = XGPU_WHOLE_SIZE; }
+void Fixup(Fixture&, Call_xgpuQueueFillBuffer& call) {
+  FreshSignal(call.pSignalSemaphores);
+  call.size = XGPU_WHOLE_SIZE;
+}
 void Fixup(Fixture& f, Call_xgpuQueueDealloca& call) {
   // A queue-allocated buffer of its own; a test that breaks the call leaves it to the cleanup.
   XgpuBuffer buffer = nullptr;
@@ -515,6 +530,7 @@ void Fixup(Fixture& f, Call_xgpuQueueDealloca& call) {
     xgpuQueueWaitIdle(queue);
   });
   call.buffer = buffer;
+  FreshSignal(call.pSignalSemaphores);
 }
 void Fixup(Fixture&, Call_xgpuCmdCopyBuffer& call) {
   call.size = 16;

@@ -12,6 +12,7 @@
 #include "../object_tracker/object_tracker.h"
 #include "../pending/pending_work.h"
 #include "../recording/recording_validation.h"
+#include "../semaphores/semaphore_values.h"
 #include "../stateless/stateless_validation.h"
 #include "../values/parameter_values.h"
 
@@ -27,6 +28,7 @@ CommandBufferState g_command_buffer_state;
 ParameterValues g_parameter_values;
 RecordingValidation g_recording;
 PendingWork g_pending;
+SemaphoreValues g_semaphores;
 
 enum class TableKind { kGlobal, kInstance, kDevice };
 struct InterceptEntry {
