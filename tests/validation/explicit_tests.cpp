@@ -1533,6 +1533,180 @@ RULE_TEST("XGPU-VUID-xgpuQueueDealloca-semaphores") {
   ExpectRule(f, call, "XGPU-VUID-xgpuQueueDealloca-semaphores");
 }
 
+// ---- queue-ordered allocation ----
+
+// A device with two queues, a host-visible pool and a semaphore.
+struct TwoQueues {
+  Fixture& f;
+  XgpuDevice device = nullptr;
+  XgpuQueue q[2] = {};
+  XgpuMemoryPool pool = nullptr;
+  XgpuSemaphore semaphore = nullptr;
+  explicit TwoQueues(Fixture& fixture) : f(fixture) {
+    XgpuDeviceQueueCreateInfo queue_info = {};
+    queue_info.sType = XGPU_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+    queue_info.queueCount = 2;
+    XgpuDeviceCreateInfo info = {};
+    info.sType = XGPU_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+    info.queueCreateInfoCount = 1;
+    info.pQueueCreateInfos = &queue_info;
+    REQUIRE(xgpuCreateDevice(f.physical_device, &info, nullptr, &device) == XGPU_SUCCESS);
+    xgpuGetDeviceQueue(device, 0, 0, &q[0]);
+    xgpuGetDeviceQueue(device, 0, 1, &q[1]);
+    XgpuMemoryPoolCreateInfo pool_info = {};
+    pool_info.sType = XGPU_STRUCTURE_TYPE_MEMORY_POOL_CREATE_INFO;
+    FixupStruct(f, pool_info);
+    REQUIRE(xgpuCreateMemoryPool(device, &pool_info, nullptr, &pool) == XGPU_SUCCESS);
+    XgpuSemaphoreCreateInfo semaphore_info = {};
+    semaphore_info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
+    REQUIRE(xgpuCreateSemaphore(device, &semaphore_info, nullptr, &semaphore) == XGPU_SUCCESS);
+  }
+  // A buffer allocated on q[0], its alloca signalling `semaphore` to `value`.
+  XgpuBuffer Alloca(uint64_t value) {
+    XgpuSemaphoreList signal = {1, &semaphore, &value};
+    XgpuBuffer buffer = nullptr;
+    REQUIRE(xgpuQueueAlloca(q[0], nullptr, &signal, pool, 256, kAllUsage, &buffer) == XGPU_SUCCESS);
+    return buffer;
+  }
+  void Dealloca(XgpuBuffer buffer) {
+    REQUIRE(xgpuDeviceWaitIdle(device) == XGPU_SUCCESS);
+    REQUIRE(xgpuQueueDealloca(q[0], nullptr, nullptr, buffer) == XGPU_SUCCESS);
+  }
+  ~TwoQueues() {
+    xgpuDeviceWaitIdle(device);
+    xgpuDestroySemaphore(device, semaphore, nullptr);
+    xgpuDestroyMemoryPool(device, pool, nullptr);
+    xgpuDestroyDevice(device, nullptr);
+  }
+};
+
+RULE_TEST("XGPU-VUID-xgpuMapBuffer-buffer-committed") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  TwoQueues t(f);
+  XgpuBuffer buffer = t.Alloca(1);
+  void* data = nullptr;
+  f.log.Clear();
+  ExpectResult(f, xgpuMapBuffer(t.device, buffer, 0, XGPU_WHOLE_SIZE, &data),
+               "XGPU-VUID-xgpuMapBuffer-buffer-committed");
+  // Once the host saw the alloca's signal, it may.
+  XgpuSemaphoreWaitInfo wait = {};
+  wait.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
+  wait.semaphoreCount = 1;
+  wait.pSemaphores = &t.semaphore;
+  const uint64_t one = 1;
+  wait.pValues = &one;
+  REQUIRE(xgpuWaitSemaphores(t.device, &wait, kTimeoutNs) == XGPU_SUCCESS);
+  f.log.Clear();
+  CHECK(xgpuMapBuffer(t.device, buffer, 0, XGPU_WHOLE_SIZE, &data) == XGPU_SUCCESS);
+  xgpuUnmapBuffer(t.device, buffer);
+  f.ExpectNone();
+  t.Dealloca(buffer);
+}
+RULE_TEST("XGPU-VUID-xgpuGetBufferDeviceAddress-buffer-committed") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  TwoQueues t(f);
+  XgpuBuffer buffer = t.Alloca(1);
+  f.log.Clear();
+  CHECK(xgpuGetBufferDeviceAddress(t.device, buffer) == 0);
+  f.ExpectOnly("XGPU-VUID-xgpuGetBufferDeviceAddress-buffer-committed");
+  t.Dealloca(buffer);
+}
+RULE_TEST("XGPU-VUID-xgpuQueueSubmit-pSubmits-queueAllocated") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  TwoQueues t(f);
+  XgpuBuffer buffer = t.Alloca(1);
+  XgpuCommandBufferCreateInfo create = {};
+  create.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
+  XgpuCommandBuffer cb = nullptr;
+  REQUIRE(xgpuCreateCommandBuffer(t.device, &create, nullptr, &cb) == XGPU_SUCCESS);
+  XgpuCommandBufferBeginInfo begin = {};
+  begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin.mode = XGPU_COMMAND_BUFFER_MODE_REUSABLE;
+  begin.bindingCapacity = 1;
+  REQUIRE(xgpuBeginCommandBuffer(cb, &begin) == XGPU_SUCCESS);
+  const XgpuBufferRef slot = RefToSlot(0);
+  xgpuCmdFillBuffer(cb, &slot, "abcd", 4);
+  REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+  const XgpuBufferBinding binding = Whole(buffer);
+  XgpuSubmitInfo submit = {};
+  submit.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit.commandBuffer = cb;
+  submit.bindingCount = 1;
+  submit.pBindings = &binding;
+  f.log.Clear();
+  // On the other queue, waiting on nothing: it may run before the allocation commits.
+  ExpectResult(f, xgpuQueueSubmit(t.q[1], 1, &submit), "XGPU-VUID-xgpuQueueSubmit-pSubmits-queueAllocated");
+  // Waiting on the alloca's signal payload: valid.
+  const uint64_t one = 1;
+  submit.waitSemaphores = {1, &t.semaphore, &one};
+  f.log.Clear();
+  CHECK(xgpuQueueSubmit(t.q[1], 1, &submit) == XGPU_SUCCESS);
+  f.ExpectNone();
+  REQUIRE(xgpuDeviceWaitIdle(t.device) == XGPU_SUCCESS);
+  xgpuDestroyCommandBuffer(t.device, cb, nullptr);
+  t.Dealloca(buffer);
+}
+RULE_TEST("XGPU-VUID-xgpuQueueFillBuffer-dstBuffer-queueAllocated") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  TwoQueues t(f);
+  XgpuBuffer buffer = t.Alloca(1);
+  f.log.Clear();
+  ExpectResult(f, xgpuQueueFillBuffer(t.q[1], nullptr, nullptr, buffer, 0, XGPU_WHOLE_SIZE, "abcd", 4),
+               "XGPU-VUID-xgpuQueueFillBuffer-dstBuffer-queueAllocated");
+  t.Dealloca(buffer);
+}
+RULE_TEST("XGPU-VUID-xgpuQueueCopyBuffer-queueAllocated") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  TwoQueues t(f);
+  XgpuBuffer a = t.Alloca(1);
+  XgpuBuffer b = t.Alloca(2);
+  REQUIRE(xgpuDeviceWaitIdle(t.device) == XGPU_SUCCESS);  // b's alloca seen committed; a's too
+  XgpuBuffer c = t.Alloca(3);                              // not seen
+  f.log.Clear();
+  ExpectResult(f, xgpuQueueCopyBuffer(t.q[1], nullptr, nullptr, b, 0, c, 0, 16),
+               "XGPU-VUID-xgpuQueueCopyBuffer-queueAllocated");
+  t.Dealloca(a);
+  t.Dealloca(b);
+  t.Dealloca(c);
+}
+RULE_TEST("XGPU-VUID-xgpuQueueDealloca-buffer-ordered") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  TwoQueues t(f);
+  XgpuBuffer buffer = t.Alloca(1);
+  // q[1] fills it after the commit and signals 2; the host has not seen that.
+  const uint64_t one = 1, two = 2;
+  XgpuSemaphoreList wait = {1, &t.semaphore, &one};
+  XgpuSemaphoreList signal = {1, &t.semaphore, &two};
+  REQUIRE(xgpuQueueFillBuffer(t.q[1], &wait, &signal, buffer, 0, XGPU_WHOLE_SIZE, "abcd", 4) == XGPU_SUCCESS);
+  f.log.Clear();
+  ExpectResult(f, xgpuQueueDealloca(t.q[0], nullptr, nullptr, buffer), "XGPU-VUID-xgpuQueueDealloca-buffer-ordered");
+  // Waiting for the fill's payload: valid.
+  f.log.Clear();
+  CHECK(xgpuQueueDealloca(t.q[0], &signal, nullptr, buffer) == XGPU_SUCCESS);
+  f.ExpectNone();
+}
+RULE_TEST("XGPU-VUID-xgpuDestroyMemoryPool-memoryPool-allocations") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  TwoQueues t(f);
+  XgpuBuffer buffer = t.Alloca(1);
+  f.log.Clear();
+  xgpuDestroyMemoryPool(t.device, t.pool, nullptr);  // refused: the pool lives on
+  f.ExpectOnly("XGPU-VUID-xgpuDestroyMemoryPool-memoryPool-allocations");
+  REQUIRE(xgpuQueueDealloca(t.q[0], nullptr, nullptr, buffer) == XGPU_SUCCESS);
+  f.log.Clear();
+  xgpuDestroyMemoryPool(t.device, t.pool, nullptr);  // the dealloca is not seen complete
+  f.ExpectOnly("XGPU-VUID-xgpuDestroyMemoryPool-memoryPool-allocations");
+  REQUIRE(xgpuQueueWaitIdle(t.q[0]) == XGPU_SUCCESS);
+  f.log.Clear();
+}
+
 // ---- valid use ----
 
 TEST_CASE("valid recordings and submissions of every checked command report nothing") {

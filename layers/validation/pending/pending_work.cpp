@@ -82,6 +82,15 @@ void PendingWork::ObserveLocked(uint64_t semaphore, uint64_t value) {
   }
 }
 
+void PendingWork::PruneLocked() {
+  deallocas_.erase(std::remove_if(deallocas_.begin(), deallocas_.end(),
+                                  [&](const Dealloca& d) {
+                                    auto q = queues_.find(d.queue);
+                                    return q == queues_.end() || d.seq <= q->second.completed;
+                                  }),
+                   deallocas_.end());
+}
+
 void PendingWork::Forget(XgpuObjectType type, uint64_t handle) {
   std::lock_guard lock(mutex_);
   uses_.erase({type, handle});
@@ -172,20 +181,29 @@ void PendingWork::PreRecordDestroyDevice(CallContext& ctx, XgpuDevice device, co
   bool busy = false;
   {
     std::lock_guard lock(mutex_);
+    std::vector<uint64_t> gone;
     for (auto it = queues_.begin(); it != queues_.end();) {
       if (it->second.device == ctx.device) {
         busy |= it->second.completed < it->second.submitted;
+        gone.push_back(it->first);
         it = queues_.erase(it);
       } else {
         ++it;
       }
     }
+    auto of_device = [&](uint64_t queue) { return std::find(gone.begin(), gone.end(), queue) != gone.end(); };
+    for (auto it = allocas_.begin(); it != allocas_.end();) {
+      it = of_device(it->second.queue) ? allocas_.erase(it) : std::next(it);
+    }
+    deallocas_.erase(std::remove_if(deallocas_.begin(), deallocas_.end(),
+                                    [&](const Dealloca& d) { return of_device(d.queue); }),
+                     deallocas_.end());
   }
   // The driver never sees a device destroyed under its work.
   if (busy && ctx.device->next.DeviceWaitIdle != nullptr) ctx.device->next.DeviceWaitIdle(device);
 }
 
-bool PendingWork::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint32_t submitCount,
+bool PendingWork::ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount,
                                       const XgpuSubmitInfo* pSubmits) const {
   if (!Enabled(ctx) || !IsUsablePointer(pSubmits)) return false;
   bool skip = false;
@@ -214,7 +232,166 @@ bool PendingWork::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint32_t subm
       break;
     }
   }
+  // Queue-allocated buffers used: committed before each submission runs.
+  for (uint32_t i = 0; i < submitCount; ++i) {
+    const XgpuSubmitInfo& submit = pSubmits[i];
+    if (IsUsablePointer(submit.pBindings)) {
+      for (uint32_t j = 0; j < submit.bindingCount; ++j) {
+        skip |= CheckCommitted(ctx, Vuid::xgpuQueueSubmit_pSubmits_queueAllocated,
+                               Field{"pSubmits[i].pBindings[j].buffer", i, j}, H(submit.pBindings[j].buffer),
+                               H(queue), &submit.waitSemaphores);
+      }
+    }
+    const ObjectRecord* cb = submit.commandBuffer == XGPU_NULL_HANDLE
+                                 ? nullptr
+                                 : Objects().Find(XGPU_OBJECT_TYPE_COMMAND_BUFFER, H(submit.commandBuffer));
+    if (cb == nullptr || cb->recording == nullptr) continue;
+    for (const auto& [type, handle] : cb->recording->direct_objects) {
+      if (type != XGPU_OBJECT_TYPE_BUFFER) continue;
+      skip |= CheckCommitted(ctx, Vuid::xgpuQueueSubmit_pSubmits_queueAllocated, Field{"pSubmits[i].commandBuffer", i},
+                             handle, H(queue), &submit.waitSemaphores);
+    }
+  }
   return skip;
+}
+
+// ---- queue-ordered allocation ----
+
+bool PendingWork::CheckCommitted(CallContext& ctx, Vuid vuid, const Field& field, uint64_t buffer, uint64_t queue,
+                                 const XgpuSemaphoreList* wait) const {
+  std::lock_guard lock(mutex_);
+  auto it = allocas_.find(buffer);
+  if (it == allocas_.end()) return false;
+  const Alloca& alloca = it->second;
+  if (alloca.queue == queue) return false;  // after the alloca in queue order
+  if (auto q = queues_.find(alloca.queue); q != queues_.end() && q->second.completed >= alloca.seq) return false;
+  if (IsUsablePointer(wait) && IsUsablePointer(wait->pSemaphores) && IsUsablePointer(wait->pValues)) {
+    for (uint32_t k = 0; k < wait->count; ++k) {
+      for (const auto& [semaphore, payload] : alloca.signals) {
+        if (H(wait->pSemaphores[k]) == semaphore && wait->pValues[k] >= payload) return false;
+      }
+    }
+  }
+  const ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, buffer);
+  return ctx.Report(vuid, field,
+                    (record ? Describe(record) : std::string("a queue-allocated buffer")) +
+                        ", allocated by xgpuQueueAlloca on " + QueueText(alloca.queue) +
+                        ": this operation runs on another queue and waits on none of the alloca's signal payloads, "
+                        "so it may run before the allocation commits",
+                    {{XGPU_OBJECT_TYPE_BUFFER, buffer}});
+}
+
+bool PendingWork::CheckHostCommitted(CallContext& ctx, Vuid vuid, XgpuBuffer buffer) const {
+  if (!Enabled(ctx)) return false;
+  std::lock_guard lock(mutex_);
+  auto it = allocas_.find(H(buffer));
+  if (it == allocas_.end()) return false;
+  auto q = queues_.find(it->second.queue);
+  if (q != queues_.end() && q->second.completed >= it->second.seq) return false;
+  const ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, H(buffer));
+  return ctx.Report(vuid, Field{"buffer"},
+                    (record ? Describe(record) : std::string("a queue-allocated buffer")) +
+                        ", whose alloca the host has not yet seen commit (wait on one of its signal semaphores)",
+                    {{XGPU_OBJECT_TYPE_BUFFER, H(buffer)}});
+}
+
+bool PendingWork::ValidateMapBuffer(CallContext& ctx, XgpuDevice, XgpuBuffer buffer, XgpuDeviceSize, XgpuDeviceSize,
+                                    void**) const {
+  return CheckHostCommitted(ctx, Vuid::xgpuMapBuffer_buffer_committed, buffer);
+}
+
+bool PendingWork::ValidateGetBufferDeviceAddress(CallContext& ctx, XgpuDevice, XgpuBuffer buffer) const {
+  return CheckHostCommitted(ctx, Vuid::xgpuGetBufferDeviceAddress_buffer_committed, buffer);
+}
+
+bool PendingWork::ValidateQueueFillBuffer(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
+                                          const XgpuSemaphoreList*, XgpuBuffer dstBuffer, XgpuDeviceSize,
+                                          XgpuDeviceSize, const void*, uint32_t) const {
+  if (!Enabled(ctx)) return false;
+  return CheckCommitted(ctx, Vuid::xgpuQueueFillBuffer_dstBuffer_queueAllocated, Field{"dstBuffer"}, H(dstBuffer),
+                        H(queue), pWaitSemaphores);
+}
+
+bool PendingWork::ValidateQueueCopyBuffer(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
+                                          const XgpuSemaphoreList*, XgpuBuffer srcBuffer, XgpuDeviceSize,
+                                          XgpuBuffer dstBuffer, XgpuDeviceSize, XgpuDeviceSize) const {
+  if (!Enabled(ctx)) return false;
+  bool skip = CheckCommitted(ctx, Vuid::xgpuQueueCopyBuffer_queueAllocated, Field{"srcBuffer"}, H(srcBuffer),
+                             H(queue), pWaitSemaphores);
+  if (dstBuffer != srcBuffer) {
+    skip |= CheckCommitted(ctx, Vuid::xgpuQueueCopyBuffer_queueAllocated, Field{"dstBuffer"}, H(dstBuffer), H(queue),
+                           pWaitSemaphores);
+  }
+  return skip;
+}
+
+bool PendingWork::ValidateQueueDealloca(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
+                                        const XgpuSemaphoreList*, XgpuBuffer buffer) const {
+  if (!Enabled(ctx)) return false;
+  std::lock_guard lock(mutex_);
+  auto it = uses_.find({XGPU_OBJECT_TYPE_BUFFER, H(buffer)});
+  if (it == uses_.end()) return false;
+  for (const Use& use : it->second) {
+    if (use.queue == H(queue)) continue;  // before the dealloca in queue order
+    auto q = queues_.find(use.queue);
+    if (q == queues_.end() || use.seq <= q->second.completed) continue;  // seen complete
+    // The dealloca must wait on a payload signalled by that operation or a later one of its queue.
+    bool ordered = false;
+    if (IsUsablePointer(pWaitSemaphores) && IsUsablePointer(pWaitSemaphores->pSemaphores) &&
+        IsUsablePointer(pWaitSemaphores->pValues)) {
+      for (const Op& op : q->second.signalling) {
+        if (op.seq < use.seq) continue;
+        for (const auto& [semaphore, payload] : op.signals) {
+          for (uint32_t k = 0; k < pWaitSemaphores->count && !ordered; ++k) {
+            ordered = H(pWaitSemaphores->pSemaphores[k]) == semaphore && pWaitSemaphores->pValues[k] >= payload;
+          }
+        }
+      }
+    }
+    if (ordered) continue;
+    const ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, H(buffer));
+    return ctx.Report(Vuid::xgpuQueueDealloca_buffer_ordered, Field{"buffer"},
+                      (record ? Describe(record) : std::string("the buffer")) + ", used by operation " +
+                          std::to_string(use.seq) + " of " + QueueText(use.queue) +
+                          ", which this dealloca neither follows in queue order nor waits for",
+                      {{XGPU_OBJECT_TYPE_BUFFER, H(buffer)}});
+  }
+  return false;
+}
+
+bool PendingWork::ValidateDestroyMemoryPool(CallContext& ctx, XgpuDevice, XgpuMemoryPool memoryPool,
+                                            const XgpuAllocationCallbacks*) const {
+  if (!Enabled(ctx)) return false;
+  const uint64_t pool = H(memoryPool);
+  std::vector<std::string> problems;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [buffer, alloca] : allocas_) {
+      if (alloca.pool != pool) continue;
+      const ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, buffer);
+      problems.push_back((record ? Describe(record) : std::string("a buffer")) + " is still allocated from it");
+    }
+    for (const Dealloca& d : deallocas_) {
+      auto q = queues_.find(d.queue);
+      if (d.pool != pool || q == queues_.end() || d.seq <= q->second.completed) continue;
+      problems.push_back("a dealloca on " + QueueText(d.queue) + " has not been seen complete");
+    }
+  }
+  bool skip = false;
+  const ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_MEMORY_POOL, pool);
+  for (const std::string& problem : problems) {
+    skip |= ctx.Report(Vuid::xgpuDestroyMemoryPool_memoryPool_allocations, Field{"memoryPool"},
+                       (record ? Describe(record) : std::string("the pool")) + ": " + problem, {{XGPU_OBJECT_TYPE_MEMORY_POOL, pool}});
+  }
+  return skip;
+}
+
+void PendingWork::PostRecordDestroyMemoryPool(CallContext&, XgpuDevice, XgpuMemoryPool memoryPool,
+                                              const XgpuAllocationCallbacks*) {
+  std::lock_guard lock(mutex_);
+  const uint64_t pool = H(memoryPool);
+  deallocas_.erase(std::remove_if(deallocas_.begin(), deallocas_.end(), [&](const Dealloca& d) { return d.pool == pool; }),
+                   deallocas_.end());
 }
 
 void PendingWork::PostRecordQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount,
@@ -267,14 +444,25 @@ void PendingWork::PostRecordQueueCopyBuffer(CallContext& ctx, XgpuQueue queue, c
 }
 
 void PendingWork::PostRecordQueueAlloca(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
-                                        const XgpuSemaphoreList* pSignalSemaphores, XgpuMemoryPool, XgpuDeviceSize,
-                                        XgpuBufferUsageFlags, XgpuBuffer*, XgpuResult result) {
+                                        const XgpuSemaphoreList* pSignalSemaphores, XgpuMemoryPool memoryPool,
+                                        XgpuDeviceSize, XgpuBufferUsageFlags, XgpuBuffer* pBuffer,
+                                        XgpuResult result) {
   if (result < 0 || !Enabled(ctx)) return;
   std::vector<Key> objects;
   AddSemaphores(pWaitSemaphores, &objects);
   AddSemaphores(pSignalSemaphores, &objects);
   std::lock_guard lock(mutex_);
   AddOpLocked(ctx, H(queue), objects, pWaitSemaphores, pSignalSemaphores);
+  if (IsUsablePointer(pBuffer) && *pBuffer != XGPU_NULL_HANDLE) {
+    Alloca alloca{H(memoryPool), H(queue), queues_[H(queue)].submitted, {}};
+    if (IsUsablePointer(pSignalSemaphores) && IsUsablePointer(pSignalSemaphores->pSemaphores) &&
+        IsUsablePointer(pSignalSemaphores->pValues)) {
+      for (uint32_t i = 0; i < pSignalSemaphores->count; ++i) {
+        alloca.signals.push_back({H(pSignalSemaphores->pSemaphores[i]), pSignalSemaphores->pValues[i]});
+      }
+    }
+    allocas_[H(*pBuffer)] = std::move(alloca);
+  }
 }
 
 void PendingWork::PostRecordQueueDealloca(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
@@ -287,6 +475,10 @@ void PendingWork::PostRecordQueueDealloca(CallContext& ctx, XgpuQueue queue, con
   std::lock_guard lock(mutex_);
   AddOpLocked(ctx, H(queue), objects, pWaitSemaphores, pSignalSemaphores);
   uses_.erase({XGPU_OBJECT_TYPE_BUFFER, H(buffer)});  // its handle is dead from here
+  if (auto it = allocas_.find(H(buffer)); it != allocas_.end()) {
+    deallocas_.push_back({it->second.pool, H(queue), queues_[H(queue)].submitted});
+    allocas_.erase(it);
+  }
 }
 
 // ---- observations ----
@@ -298,6 +490,7 @@ void PendingWork::PostRecordQueueWaitIdle(CallContext&, XgpuQueue queue, XgpuRes
   if (it == queues_.end()) return;
   it->second.completed = it->second.submitted;
   it->second.signalling.clear();
+  PruneLocked();
 }
 
 void PendingWork::PostRecordDeviceWaitIdle(CallContext& ctx, XgpuDevice, XgpuResult result) {
@@ -308,6 +501,7 @@ void PendingWork::PostRecordDeviceWaitIdle(CallContext& ctx, XgpuDevice, XgpuRes
     q.completed = q.submitted;
     q.signalling.clear();
   }
+  PruneLocked();
 }
 
 void PendingWork::PostRecordWaitSemaphores(CallContext& ctx, XgpuDevice device, const XgpuSemaphoreWaitInfo* pWaitInfo,
@@ -328,6 +522,7 @@ void PendingWork::PostRecordWaitSemaphores(CallContext& ctx, XgpuDevice device, 
   }
   std::lock_guard lock(mutex_);
   for (const auto& [semaphore, value] : seen) ObserveLocked(semaphore, value);
+  PruneLocked();
 }
 
 void PendingWork::PostRecordGetSemaphoreValue(CallContext&, XgpuDevice, XgpuSemaphore semaphore, uint64_t* pValue,
@@ -335,6 +530,7 @@ void PendingWork::PostRecordGetSemaphoreValue(CallContext&, XgpuDevice, XgpuSema
   if (result != XGPU_SUCCESS || !IsUsablePointer(pValue)) return;
   std::lock_guard lock(mutex_);
   ObserveLocked(H(semaphore), *pValue);
+  PruneLocked();
 }
 
 }  // namespace xgpu_validation

@@ -74,6 +74,30 @@ class PendingWork : public HookDefaults {
   void PostRecordQueueDealloca(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
                                const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer buffer, XgpuResult result);
 
+  // Queue-ordered allocation (api.md 10): a queue-allocated buffer is used
+  // only once its alloca has committed (an operation on the alloca's queue,
+  // or one waiting on an alloca signal payload; the host: once it saw the
+  // alloca complete), deallocated only after the operations of other queues
+  // that use it (its dealloca waits on a payload they signal), and its pool
+  // destroyed only when no allocation is alive and every dealloca completed.
+  bool ValidateMapBuffer(CallContext& ctx, XgpuDevice device, XgpuBuffer buffer, XgpuDeviceSize offset,
+                         XgpuDeviceSize size, void** ppData) const;
+  bool ValidateGetBufferDeviceAddress(CallContext& ctx, XgpuDevice device, XgpuBuffer buffer) const;
+  bool ValidateQueueFillBuffer(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
+                               const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer dstBuffer,
+                               XgpuDeviceSize dstOffset, XgpuDeviceSize size, const void* pPattern,
+                               uint32_t patternSize) const;
+  bool ValidateQueueCopyBuffer(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
+                               const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer srcBuffer,
+                               XgpuDeviceSize srcOffset, XgpuBuffer dstBuffer, XgpuDeviceSize dstOffset,
+                               XgpuDeviceSize size) const;
+  bool ValidateQueueDealloca(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
+                             const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer buffer) const;
+  bool ValidateDestroyMemoryPool(CallContext& ctx, XgpuDevice device, XgpuMemoryPool memoryPool,
+                                 const XgpuAllocationCallbacks* pAllocator) const;
+  void PostRecordDestroyMemoryPool(CallContext& ctx, XgpuDevice device, XgpuMemoryPool memoryPool,
+                                   const XgpuAllocationCallbacks* pAllocator);
+
   void PostRecordQueueWaitIdle(CallContext& ctx, XgpuQueue queue, XgpuResult result);
   void PostRecordDeviceWaitIdle(CallContext& ctx, XgpuDevice device, XgpuResult result);
   void PostRecordWaitSemaphores(CallContext& ctx, XgpuDevice device, const XgpuSemaphoreWaitInfo* pWaitInfo,
@@ -93,6 +117,17 @@ class PendingWork : public HookDefaults {
     uint64_t completed = 0;               // operations the host saw completed (in queue order)
     std::deque<Op> signalling;            // pending operations with a signal list, oldest first
   };
+  struct Alloca {
+    uint64_t pool;                                       // its memory pool
+    uint64_t queue;                                      // the queue of its alloca
+    uint64_t seq;                                        // the alloca's number there
+    std::vector<std::pair<uint64_t, uint64_t>> signals;  // the alloca's signal list
+  };
+  struct Dealloca {
+    uint64_t pool;   // the pool it returns memory to
+    uint64_t queue;  // its queue
+    uint64_t seq;    // its number there
+  };
   struct Use {
     uint64_t queue;  // the queue
     uint64_t seq;    // the last operation on it that uses the object
@@ -105,11 +140,21 @@ class PendingWork : public HookDefaults {
   void AddOpLocked(const CallContext& ctx, uint64_t queue, const std::vector<Key>& objects,
                    const XgpuSemaphoreList* wait, const XgpuSemaphoreList* signal);
   void ObserveLocked(uint64_t semaphore, uint64_t value);
+  // Drops the deallocas seen complete.
+  void PruneLocked();
   void Forget(XgpuObjectType type, uint64_t handle);
   bool CheckInUse(CallContext& ctx, Vuid vuid, const char* field, XgpuObjectType type, uint64_t handle) const;
   static bool Enabled(const CallContext& ctx) { return ctx.instance != nullptr && ctx.instance->costly_checks; }
 
+  // Whether the queue-allocated `buffer` (if it is one) is committed for an
+  // operation on `queue` waiting on `wait`; else reports `vuid` on `field`.
+  bool CheckCommitted(CallContext& ctx, Vuid vuid, const Field& field, uint64_t buffer, uint64_t queue,
+                      const XgpuSemaphoreList* wait) const;
+  bool CheckHostCommitted(CallContext& ctx, Vuid vuid, XgpuBuffer buffer) const;
+
   mutable std::mutex mutex_;
+  std::map<uint64_t, Alloca> allocas_;     // live queue-allocated buffers
+  std::vector<Dealloca> deallocas_;        // deallocas not yet seen complete
   std::map<uint64_t, Queue> queues_;
   std::map<Key, std::vector<Use>> uses_;
 };
