@@ -1707,6 +1707,50 @@ RULE_TEST("XGPU-VUID-xgpuDestroyMemoryPool-memoryPool-allocations") {
   f.log.Clear();
 }
 
+// ---- indirect-dispatch hazards ----
+
+RULE_TEST("XGPU-VUID-xgpuCmdDispatchIndirect-static-written") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  XgpuBuffer counts = NewBuffer(f, 64, kAllUsage);
+  Call_xgpuCmdDispatchIndirect call(f);
+  const XgpuBufferRef written = RefToBuffer(counts, 0, 16);
+  xgpuCmdFillBuffer(call.commandBuffer, &written, "abcd", 4);  // command 3, after the fixup's three
+  call.pCounts_storage[0] = RefToBuffer(counts, 4, 12);
+  call.flags = XGPU_DISPATCH_INDIRECT_STATIC_BIT;
+  ExpectRule(f, call, "XGPU-VUID-xgpuCmdDispatchIndirect-static-written");
+  // Bytes the fill does not write: valid.
+  Call_xgpuCmdDispatchIndirect apart(f);
+  const XgpuBufferRef other = RefToBuffer(counts, 32, 16);
+  xgpuCmdFillBuffer(apart.commandBuffer, &other, "abcd", 4);
+  apart.pCounts_storage[0] = RefToBuffer(counts, 0, 12);
+  apart.flags = XGPU_DISPATCH_INDIRECT_STATIC_BIT;
+  f.log.Clear();
+  apart.InvokeLayer(f);
+  f.ExpectNone();
+}
+RULE_TEST("XGPU-VUID-xgpuCmdDispatchIndirect-dynamic-barrier") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  Call_xgpuCmdDispatchIndirect call(f);
+  call.pCounts_storage[0] = RefToSlot(0, 0, 12);
+  // A dispatch writes slot 0 (bound to it); no barrier before the indirect read.
+  const XgpuBufferRef refs[2] = {RefToSlot(0), RefToBuffer(f.buffer)};
+  xgpuCmdBindBuffers(call.commandBuffer, 0, 2, refs);
+  xgpuCmdDispatch(call.commandBuffer, 1, 1, 1);
+  ExpectRule(f, call, "XGPU-VUID-xgpuCmdDispatchIndirect-dynamic-barrier");
+  // With the barrier: valid.
+  Call_xgpuCmdDispatchIndirect fenced(f);
+  fenced.pCounts_storage[0] = RefToSlot(0, 0, 12);
+  xgpuCmdBindBuffers(fenced.commandBuffer, 0, 2, refs);
+  xgpuCmdDispatch(fenced.commandBuffer, 1, 1, 1);
+  xgpuCmdMemoryBarrier(fenced.commandBuffer, XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_WRITE_BIT,
+                       XGPU_PIPELINE_STAGE_INDIRECT_BIT, XGPU_ACCESS_INDIRECT_READ_BIT);
+  f.log.Clear();
+  fenced.InvokeLayer(f);
+  f.ExpectNone();
+}
+
 // ---- valid use ----
 
 TEST_CASE("valid recordings and submissions of every checked command report nothing") {

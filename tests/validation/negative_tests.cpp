@@ -48,8 +48,6 @@ inline const char* const kExplicitRulesNotCheckedYet[] = {
     "XGPU-VUID-xgpuCmdDispatchIndirect-commandBuffer-queueFamily",
     "XGPU-VUID-xgpuCmdDispatchIndirect-workgroupMemory",
     "XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible",
-    "XGPU-VUID-xgpuCmdDispatchIndirect-static-written",
-    "XGPU-VUID-xgpuCmdDispatchIndirect-dynamic-barrier",
     "XGPU-VUID-xgpuCmdFillBuffer-commandBuffer-queueFamily",
     "XGPU-VUID-xgpuCmdCopyBuffer-commandBuffer-queueFamily",
     "XGPU-VUID-xgpuCmdUpdateBuffer-commandBuffer-queueFamily",

@@ -185,6 +185,17 @@ struct RecordingState {
   uint32_t commands = 0;               // commands recorded so far
   std::vector<std::string> labels;     // debug labels open now
   std::vector<SlotUse> slot_uses;      // every slot reference recorded
+  // Writes recorded, for the indirect-dispatch hazards (costly checks only).
+  struct Write {
+    bool slot;              // target is a binding-table slot (else a buffer handle)
+    uint64_t target;        // the buffer handle or the slot
+    uint64_t offset;        // first byte written
+    uint64_t size;          // bytes, or XGPU_WHOLE_SIZE
+    uint32_t command;       // the writing command's index
+  };
+  std::vector<Write> writes;
+  std::vector<XgpuBufferRef> bound;    // per binding: the reference xgpuCmdBindBuffers set
+  uint32_t indirect_barrier = 0;       // 1 + index of the last barrier making writes visible to indirect reads
   // Buffers named directly and pipelines bound (sorted and unique once ended).
   std::vector<std::pair<XgpuObjectType, uint64_t>> direct_objects;
 };

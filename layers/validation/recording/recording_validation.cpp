@@ -190,6 +190,36 @@ void RememberDirect(RecordingState& recording, const XgpuBufferRef* ref) {
   if (list.empty() || list.back() != key) list.push_back(key);
 }
 
+bool Costly(const CallContext& ctx) { return ctx.instance != nullptr && ctx.instance->costly_checks; }
+
+// Remembers that the command being recorded writes what `ref` names.
+void RememberWrite(const CallContext& ctx, RecordingState& recording, const XgpuBufferRef* ref) {
+  if (!Costly(ctx) || !IsUsablePointer(ref)) return;
+  const bool slot = ref->kind == XGPU_BUFFER_REF_KIND_BINDING_SLOT;
+  if (!slot && ref->kind != XGPU_BUFFER_REF_KIND_BUFFER) return;
+  recording.writes.push_back({slot, slot ? ref->bindingSlot : reinterpret_cast<uintptr_t>(ref->buffer), ref->offset,
+                              ref->size, recording.commands});
+}
+
+// A dispatch may write every buffer bound to it.
+void RememberDispatchWrites(const CallContext& ctx, RecordingState& recording) {
+  if (!Costly(ctx) || !recording.has_pipeline) return;
+  const uint32_t count = std::min<uint32_t>(recording.layout.binding_count, recording.bound.size());
+  for (uint32_t b = 0; b < count; ++b) RememberWrite(ctx, recording, &recording.bound[b]);
+}
+
+bool Overlap(uint64_t a_offset, uint64_t a_size, uint64_t b_offset, uint64_t b_size) {
+  const uint64_t a_end = a_size == XGPU_WHOLE_SIZE || a_offset + a_size < a_offset ? UINT64_MAX : a_offset + a_size;
+  const uint64_t b_end = b_size == XGPU_WHOLE_SIZE || b_offset + b_size < b_offset ? UINT64_MAX : b_offset + b_size;
+  return a_offset < b_end && b_offset < a_end;
+}
+
+// A barrier whose destination is the indirect reads.
+bool IndirectVisible(XgpuPipelineStageFlags dstStageMask, XgpuAccessFlags dstAccessMask) {
+  return (dstStageMask & (XGPU_PIPELINE_STAGE_INDIRECT_BIT | XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT)) != 0 &&
+         (dstAccessMask & (XGPU_ACCESS_INDIRECT_READ_BIT | XGPU_ACCESS_MEMORY_READ_BIT)) != 0;
+}
+
 // The rules of each reference parameter.
 const RefRule kBindBuffersRule{"pBuffers[i]",
                                Vuid::xgpuCmdBindBuffers_pBuffers_kind,
@@ -462,6 +492,10 @@ void RecordingValidation::PostRecordCmdBindBuffers(CallContext& ctx, XgpuCommand
   const uint64_t end = uint64_t{firstBinding} + bindingCount;
   if (recording->bindings_set.size() < end) recording->bindings_set.resize(end, false);
   for (uint64_t b = firstBinding; b < end; ++b) recording->bindings_set[b] = true;
+  if (Costly(ctx) && IsUsablePointer(pBuffers)) {
+    if (recording->bound.size() < end) recording->bound.resize(end, XgpuBufferRef{});
+    for (uint32_t i = 0; i < bindingCount; ++i) recording->bound[firstBinding + i] = pBuffers[i];
+  }
   if (IsUsablePointer(pBuffers)) {
     for (uint32_t i = 0; i < bindingCount; ++i) {
       RememberSlot(ctx, *recording, &pBuffers[i], kBindBuffersRule.field, i, kBindBuffersRule, 1,
@@ -519,7 +553,10 @@ bool RecordingValidation::ValidateCmdDispatch(CallContext& ctx, XgpuCommandBuffe
 }
 
 void RecordingValidation::PostRecordCmdDispatch(CallContext& ctx, XgpuCommandBuffer, uint32_t, uint32_t, uint32_t) {
-  if (RecordingState* recording = RecordingOf(ctx)) ++recording->commands;
+  RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return;
+  RememberDispatchWrites(ctx, *recording);
+  ++recording->commands;
 }
 
 bool RecordingValidation::ValidateCmdDispatchIndirect(CallContext& ctx, XgpuCommandBuffer,
@@ -556,6 +593,35 @@ bool RecordingValidation::ValidateCmdDispatchIndirect(CallContext& ctx, XgpuComm
       }
     }
   }
+  // Hazards on the counts with earlier writes of the recording (to the same
+  // buffer, or to the same slot: slots bound to the same buffer at submit
+  // are not compared).
+  if (Costly(ctx) && IsUsablePointer(pCounts) &&
+      (kinds == XGPU_DISPATCH_INDIRECT_STATIC_BIT || kinds == XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT)) {
+    const bool slot = pCounts->kind == XGPU_BUFFER_REF_KIND_BINDING_SLOT;
+    const uint64_t target = slot ? pCounts->bindingSlot : reinterpret_cast<uintptr_t>(pCounts->buffer);
+    for (const RecordingState::Write& w : recording->writes) {
+      if (w.slot != slot || w.target != target || !Overlap(w.offset, w.size, pCounts->offset, 12)) continue;
+      const std::string what = std::string(slot ? "slot " + std::to_string(target) : "the buffer") + ", bytes [" +
+                               Num(w.offset) + ", " + (w.size == XGPU_WHOLE_SIZE ? "end" : Num(w.offset + w.size)) +
+                               ")";
+      if (kinds == XGPU_DISPATCH_INDIRECT_STATIC_BIT) {
+        skip |= ctx.Report(Vuid::xgpuCmdDispatchIndirect_static_written, Field{"pCounts"},
+                           "counts at offset " + Num(pCounts->offset) + " that command " + std::to_string(w.command) +
+                               " of this recording writes (" + what +
+                               "): a static dispatch reads them on the host when the submission is issued");
+        break;
+      }
+      if (recording->indirect_barrier <= w.command + 1u) {
+        skip |= ctx.Report(Vuid::xgpuCmdDispatchIndirect_dynamic_barrier, Field{"pCounts"},
+                           "counts at offset " + Num(pCounts->offset) + " that command " + std::to_string(w.command) +
+                               " of this recording writes (" + what +
+                               ") with no barrier since to XGPU_PIPELINE_STAGE_INDIRECT_BIT / "
+                               "XGPU_ACCESS_INDIRECT_READ_BIT");
+        break;
+      }
+    }
+  }
   return skip;
 }
 
@@ -565,6 +631,7 @@ void RecordingValidation::PostRecordCmdDispatchIndirect(CallContext& ctx, XgpuCo
   if (recording == nullptr) return;
   RememberSlot(ctx, *recording, pCounts, kCountsRule.field, 0, kCountsRule, 12, 4);
   RememberDirect(*recording, pCounts);
+  RememberDispatchWrites(ctx, *recording);
   ++recording->commands;
 }
 
@@ -596,6 +663,7 @@ void RecordingValidation::PostRecordCmdFillBuffer(CallContext& ctx, XgpuCommandB
   if (recording == nullptr) return;
   RememberSlot(ctx, *recording, pDst, kFillRule.field, 0, kFillRule, 0, patternSize);
   RememberDirect(*recording, pDst);
+  RememberWrite(ctx, *recording, pDst);
   ++recording->commands;
 }
 
@@ -630,6 +698,11 @@ void RecordingValidation::PostRecordCmdCopyBuffer(CallContext& ctx, XgpuCommandB
   const int32_t dst = RememberSlot(ctx, *recording, pDst, kCopyDstRule.field, 0, kCopyDstRule, size, 1);
   RememberDirect(*recording, pSrc);
   RememberDirect(*recording, pDst);
+  if (IsUsablePointer(pDst)) {
+    XgpuBufferRef written = *pDst;
+    written.size = size;
+    RememberWrite(ctx, *recording, &written);
+  }
   if (src >= 0 && dst >= 0) {
     recording->slot_uses[dst].overlap_with = src;
     recording->slot_uses[dst].overlap_vuid = Vuid::xgpuCmdCopyBuffer_overlap;
@@ -656,6 +729,11 @@ void RecordingValidation::PostRecordCmdUpdateBuffer(CallContext& ctx, XgpuComman
   if (recording == nullptr) return;
   RememberSlot(ctx, *recording, pDst, kUpdateRule.field, 0, kUpdateRule, dataSize, 1);
   RememberDirect(*recording, pDst);
+  if (IsUsablePointer(pDst)) {
+    XgpuBufferRef written = *pDst;
+    written.size = dataSize;
+    RememberWrite(ctx, *recording, &written);
+  }
   ++recording->commands;
 }
 
@@ -702,17 +780,27 @@ bool RecordingValidation::ValidateCmdPipelineBarrier(CallContext& ctx, XgpuComma
 }
 
 void RecordingValidation::PostRecordCmdPipelineBarrier(CallContext& ctx, XgpuCommandBuffer, XgpuPipelineStageFlags,
-                                                       XgpuPipelineStageFlags, uint32_t, const XgpuMemoryBarrier*,
+                                                       XgpuPipelineStageFlags dstStageMask,
+                                                       uint32_t memoryBarrierCount,
+                                                       const XgpuMemoryBarrier* pMemoryBarriers,
                                                        uint32_t bufferBarrierCount,
                                                        const XgpuBufferMemoryBarrier* pBufferBarriers) {
   RecordingState* recording = RecordingOf(ctx);
   if (recording == nullptr) return;
+  bool visible = false;
   if (IsUsablePointer(pBufferBarriers)) {
     for (uint32_t i = 0; i < bufferBarrierCount; ++i) {
       RememberSlot(ctx, *recording, &pBufferBarriers[i].buffer, kBarrierRule.field, i, kBarrierRule, 1, 1);
       RememberDirect(*recording, &pBufferBarriers[i].buffer);
+      visible |= IndirectVisible(dstStageMask, pBufferBarriers[i].dstAccessMask);
     }
   }
+  if (IsUsablePointer(pMemoryBarriers)) {
+    for (uint32_t i = 0; i < memoryBarrierCount; ++i) {
+      visible |= IndirectVisible(dstStageMask, pMemoryBarriers[i].dstAccessMask);
+    }
+  }
+  if (visible) recording->indirect_barrier = recording->commands + 1;
   ++recording->commands;
 }
 
@@ -738,8 +826,12 @@ bool RecordingValidation::ValidateCmdMemoryBarrier(CallContext& ctx, XgpuCommand
 }
 
 void RecordingValidation::PostRecordCmdMemoryBarrier(CallContext& ctx, XgpuCommandBuffer, XgpuPipelineStageFlags,
-                                                     XgpuAccessFlags, XgpuPipelineStageFlags, XgpuAccessFlags) {
-  if (RecordingState* recording = RecordingOf(ctx)) ++recording->commands;
+                                                     XgpuAccessFlags, XgpuPipelineStageFlags dstStageMask,
+                                                     XgpuAccessFlags dstAccessMask) {
+  RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return;
+  if (IndirectVisible(dstStageMask, dstAccessMask)) recording->indirect_barrier = recording->commands + 1;
+  ++recording->commands;
 }
 
 // ---- debug labels, timestamps ----
@@ -793,6 +885,11 @@ void RecordingValidation::PostRecordCmdWriteTimestamp(CallContext& ctx, XgpuComm
   if (recording == nullptr) return;
   RememberSlot(ctx, *recording, pDst, kTimestampRule.field, 0, kTimestampRule, 8, 8);
   RememberDirect(*recording, pDst);
+  if (IsUsablePointer(pDst)) {
+    XgpuBufferRef written = *pDst;
+    written.size = 8;
+    RememberWrite(ctx, *recording, &written);
+  }
   ++recording->commands;
 }
 
