@@ -233,6 +233,10 @@ bool PendingWork::ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_
     }
   }
   // Queue-allocated buffers used: committed before each submission runs.
+  {
+    std::lock_guard lock(mutex_);
+    if (allocas_.empty()) return skip;
+  }
   for (uint32_t i = 0; i < submitCount; ++i) {
     const XgpuSubmitInfo& submit = pSubmits[i];
     if (IsUsablePointer(submit.pBindings)) {
@@ -397,7 +401,7 @@ void PendingWork::PostRecordDestroyMemoryPool(CallContext&, XgpuDevice, XgpuMemo
 void PendingWork::PostRecordQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount,
                                         const XgpuSubmitInfo* pSubmits, XgpuResult result) {
   if (result < 0 || !Enabled(ctx) || !IsUsablePointer(pSubmits)) return;
-  std::vector<Key> objects;
+  thread_local std::vector<Key> objects;  // reused: no allocation per call
   std::lock_guard lock(mutex_);
   for (uint32_t i = 0; i < submitCount; ++i) {
     const XgpuSubmitInfo& submit = pSubmits[i];

@@ -918,8 +918,12 @@ bool RecordingValidation::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint3
     }
     if (!IsUsablePointer(submit.pBindings)) continue;
     // Each binding inside its buffer, at an aligned offset; its resolved range.
-    std::vector<const ObjectRecord*> buffers(submit.bindingCount, nullptr);
-    std::vector<uint64_t> sizes(submit.bindingCount, 0);
+    // Per binding: its buffer's record (nullptr: not usable) and resolved
+    // size; reused by the thread's submissions (no allocation per call).
+    thread_local std::vector<const ObjectRecord*> buffers;
+    thread_local std::vector<uint64_t> sizes;
+    buffers.assign(submit.bindingCount, nullptr);
+    sizes.assign(submit.bindingCount, 0);
     for (uint32_t j = 0; j < submit.bindingCount; ++j) {
       const XgpuBufferBinding& b = submit.pBindings[j];
       const ObjectRecord* buffer = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, reinterpret_cast<uintptr_t>(b.buffer));
@@ -949,17 +953,20 @@ bool RecordingValidation::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint3
       const XgpuBufferBinding& b = submit.pBindings[use.slot];
       const ObjectRecord* buffer = buffers[use.slot];
       const uint64_t bsize = sizes[use.slot];
-      std::string field = use.field;
-      if (field.find("[i]") != std::string::npos) {
-        field.replace(field.find("[i]"), 3, "[" + std::to_string(use.field_index) + "]");
-      }
-      const std::string where = "slot " + std::to_string(use.slot) + " as " + field + " of command " +
-                                std::to_string(use.command_index) + " (" + NameOf(use.command) + ")" +
-                                (use.labels.empty() ? "" : " in label " + use.labels) + " of " + Describe(cb);
+      // Where the use is, for messages (built only when one is reported).
+      auto where_text = [&] {
+        std::string field = use.field;
+        if (field.find("[i]") != std::string::npos) {
+          field.replace(field.find("[i]"), 3, "[" + std::to_string(use.field_index) + "]");
+        }
+        return "slot " + std::to_string(use.slot) + " as " + field + " of command " +
+               std::to_string(use.command_index) + " (" + NameOf(use.command) + ")" +
+               (use.labels.empty() ? "" : " in label " + use.labels) + " of " + Describe(cb);
+      };
       const Field binding_field{"pSubmits[i].pBindings[j]", i, use.slot};
       if (use.offset >= bsize || (use.size != XGPU_WHOLE_SIZE && use.size > bsize - use.offset)) {
         skip |= ctx.Report(Vuid::xgpuQueueSubmit_pSubmits_pBindings_refRange, binding_field,
-                           where + ": offset " + Num(use.offset) + ", size " + Num(use.size) +
+                           where_text() + ": offset " + Num(use.offset) + ", size " + Num(use.size) +
                                " is not inside the binding's " + std::to_string(bsize) + " bytes",
                            {RefOf(buffer), RefOf(cb)});
         continue;
@@ -967,14 +974,14 @@ bool RecordingValidation::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint3
       const uint64_t rsize = use.size == XGPU_WHOLE_SIZE ? bsize - use.offset : use.size;
       if (rsize < use.min_size) {
         skip |= ctx.Report(use.range_vuid, binding_field,
-                           where + ": resolves to " + std::to_string(rsize) + " bytes, the command needs " +
+                           where_text() + ": resolves to " + std::to_string(rsize) + " bytes, the command needs " +
                                std::to_string(use.min_size),
                            {RefOf(buffer), RefOf(cb)});
       }
       const uint64_t resolved_offset = b.offset + use.offset;
       if (use.alignment > 1 && resolved_offset % use.alignment != 0) {
         skip |= ctx.Report(use.alignment_vuid, binding_field,
-                           where + ": resolved offset " + std::to_string(resolved_offset) + " (binding " +
+                           where_text() + ": resolved offset " + std::to_string(resolved_offset) + " (binding " +
                                Num(b.offset) + " + reference " + Num(use.offset) + "), not a multiple of " +
                                std::to_string(use.alignment),
                            {RefOf(buffer), RefOf(cb)});
@@ -982,7 +989,7 @@ bool RecordingValidation::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint3
       if (use.usage != 0 && (buffer->buffer_usage & use.usage) != use.usage) {
         skip |= ctx.Report(Vuid::xgpuQueueSubmit_pSubmits_pBindings_usage, Field{"pSubmits[i].pBindings[j].buffer", i, use.slot},
                            Describe(buffer) + ", created with usage " + UsageText(buffer->buffer_usage) +
-                               ", without " + UsageText(use.usage) + " that " + where + " needs",
+                               ", without " + UsageText(use.usage) + " that " + where_text() + " needs",
                            {RefOf(buffer), RefOf(cb)});
       }
       if (use.overlap_with >= 0) {
@@ -992,7 +999,7 @@ bool RecordingValidation::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint3
           const uint64_t d = resolved_offset;
           if (s < d + use.min_size && d < s + use.min_size) {
             skip |= ctx.Report(use.overlap_vuid, binding_field,
-                               where + ": destination [" + Num(d) + ", " + Num(d + use.min_size) +
+                               where_text() + ": destination [" + Num(d) + ", " + Num(d + use.min_size) +
                                    ") overlaps the source [" + Num(s) + ", " + Num(s + use.min_size) + ") in " +
                                    Describe(buffer),
                                {RefOf(buffer), RefOf(cb)});
