@@ -1751,6 +1751,47 @@ RULE_TEST("XGPU-VUID-xgpuCmdDispatchIndirect-dynamic-barrier") {
   f.ExpectNone();
 }
 
+// ---- workgroup memory ----
+
+// A recording with the 1 KiB-static-memory kernel bound (binding set) and
+// the largest dynamic size the device allows: static + dynamic is too much.
+XgpuCommandBuffer TooMuchWorkgroupMemory(Fixture& f) {
+  XgpuPipelineCreateInfo info = {};
+  info.sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO;
+  info.executable = f.executable;
+  info.pEntryPoint = "validation_shared";
+  info.bindingCount = 1;
+  info.workgroupSize[0] = 64;
+  info.workgroupSize[1] = 1;
+  info.workgroupSize[2] = 1;
+  XgpuPipeline pipeline = nullptr;
+  REQUIRE(xgpuCreatePipeline(f.device, &info, nullptr, &pipeline) == XGPU_SUCCESS);
+  XgpuDevice device = f.device;
+  XgpuCommandBuffer cb = Recording(f, 0);  // created after: destroyed before the pipeline
+  f.Defer([device, pipeline] { xgpuDestroyPipeline(device, pipeline, nullptr); });
+  xgpuCmdBindPipeline(cb, pipeline);
+  const XgpuBufferRef out = RefToBuffer(f.buffer);
+  xgpuCmdBindBuffers(cb, 0, 1, &out);
+  xgpuCmdSetWorkgroupMemorySize(cb, Limits(f).maxWorkgroupMemorySize);
+  f.log.Clear();
+  return cb;
+}
+
+RULE_TEST("XGPU-VUID-xgpuCmdDispatch-workgroupMemory") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  Call_xgpuCmdDispatch call(f);
+  call.commandBuffer = TooMuchWorkgroupMemory(f);
+  ExpectRule(f, call, "XGPU-VUID-xgpuCmdDispatch-workgroupMemory");
+}
+RULE_TEST("XGPU-VUID-xgpuCmdDispatchIndirect-workgroupMemory") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  Call_xgpuCmdDispatchIndirect call(f);
+  call.commandBuffer = TooMuchWorkgroupMemory(f);
+  ExpectRule(f, call, "XGPU-VUID-xgpuCmdDispatchIndirect-workgroupMemory");
+}
+
 // ---- valid use ----
 
 TEST_CASE("valid recordings and submissions of every checked command report nothing") {
