@@ -401,8 +401,8 @@ void PendingWork::PostRecordDestroyMemoryPool(CallContext&, XgpuDevice, XgpuMemo
 void PendingWork::PostRecordQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount,
                                         const XgpuSubmitInfo* pSubmits, XgpuResult result) {
   if (result < 0 || !Enabled(ctx) || !IsUsablePointer(pSubmits)) return;
-  thread_local std::vector<Key> objects;  // reused: no allocation per call
   std::lock_guard lock(mutex_);
+  std::vector<Key>& objects = scratch_;  // reused under the lock: no allocation per call
   for (uint32_t i = 0; i < submitCount; ++i) {
     const XgpuSubmitInfo& submit = pSubmits[i];
     objects.clear();

@@ -155,6 +155,7 @@ class PendingWork : public HookDefaults {
   mutable std::mutex mutex_;
   std::map<uint64_t, Alloca> allocas_;     // live queue-allocated buffers
   std::vector<Dealloca> deallocas_;        // deallocas not yet seen complete
+  std::vector<Key> scratch_;               // a submission's objects (PostRecordQueueSubmit)
   std::map<uint64_t, Queue> queues_;
   std::map<Key, std::vector<Use>> uses_;
 };

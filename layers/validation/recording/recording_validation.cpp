@@ -919,11 +919,22 @@ bool RecordingValidation::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint3
     if (!IsUsablePointer(submit.pBindings)) continue;
     // Each binding inside its buffer, at an aligned offset; its resolved range.
     // Per binding: its buffer's record (nullptr: not usable) and resolved
-    // size; reused by the thread's submissions (no allocation per call).
-    thread_local std::vector<const ObjectRecord*> buffers;
-    thread_local std::vector<uint64_t> sizes;
-    buffers.assign(submit.bindingCount, nullptr);
-    sizes.assign(submit.bindingCount, 0);
+    // size (on the stack for small tables: no allocation per call).
+    constexpr uint32_t kInline = 32;
+    const ObjectRecord* inline_buffers[kInline];
+    uint64_t inline_sizes[kInline];
+    std::vector<const ObjectRecord*> heap_buffers;
+    std::vector<uint64_t> heap_sizes;
+    const ObjectRecord** buffers = inline_buffers;
+    uint64_t* sizes = inline_sizes;
+    if (submit.bindingCount > kInline) {
+      heap_buffers.resize(submit.bindingCount);
+      heap_sizes.resize(submit.bindingCount);
+      buffers = heap_buffers.data();
+      sizes = heap_sizes.data();
+    }
+    std::fill_n(buffers, submit.bindingCount, nullptr);
+    std::fill_n(sizes, submit.bindingCount, 0);
     for (uint32_t j = 0; j < submit.bindingCount; ++j) {
       const XgpuBufferBinding& b = submit.pBindings[j];
       const ObjectRecord* buffer = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, reinterpret_cast<uintptr_t>(b.buffer));
