@@ -1751,6 +1751,43 @@ RULE_TEST("XGPU-VUID-xgpuCmdDispatchIndirect-dynamic-barrier") {
   f.ExpectNone();
 }
 
+TEST_CASE("indirect-dispatch hazards that only the binding table reveals are reported at xgpuQueueSubmit") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  // Counts of zero workgroups, so the valid submissions dispatch nothing.
+  XgpuBuffer zeros = NewBuffer(f, 256, kAllUsage);
+  void* data = nullptr;
+  REQUIRE(xgpuMapBuffer(f.device, zeros, 0, XGPU_WHOLE_SIZE, &data) == XGPU_SUCCESS);
+  std::memset(data, 0, 256);
+  xgpuUnmapBuffer(f.device, zeros);
+  for (const bool is_static : {true, false}) {
+    XgpuCommandBuffer cb = Recording(f, 2);
+    const XgpuBufferRef written = RefToSlot(1, 0, 16);
+    xgpuCmdFillBuffer(cb, &written, "abcd", 4);
+    ReadyToDispatch(f, cb);
+    const XgpuBufferRef counts = RefToSlot(0, 0, 12);
+    xgpuCmdDispatchIndirect(cb, &counts, is_static ? XGPU_DISPATCH_INDIRECT_STATIC_BIT : XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT);
+    f.ExpectNone();  // slots 0 and 1 may be different buffers
+    // Both slots the same buffer: the counts are the filled bytes.
+    ExpectResult(f, Submit(f, cb, {Whole(zeros), Whole(zeros)}),
+                 is_static ? "XGPU-VUID-xgpuCmdDispatchIndirect-static-written"
+                           : "XGPU-VUID-xgpuCmdDispatchIndirect-dynamic-barrier",
+                 "xgpuQueueSubmit");
+    // Different buffers: valid.
+    XgpuBuffer other = NewBuffer(f, 256, kAllUsage);
+    XgpuBufferBinding bindings[2] = {Whole(zeros), Whole(other)};
+    XgpuSubmitInfo submit = {};
+    submit.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+    submit.commandBuffer = cb;
+    submit.bindingCount = 2;
+    submit.pBindings = bindings;
+    f.log.Clear();
+    CHECK(xgpuQueueSubmit(f.queue, 1, &submit) == XGPU_SUCCESS);
+    CHECK(xgpuQueueWaitIdle(f.queue) == XGPU_SUCCESS);
+    f.ExpectNone();
+  }
+}
+
 // ---- workgroup memory ----
 
 // A recording with the 1 KiB-static-memory kernel bound (binding set) and

@@ -194,6 +194,18 @@ struct RecordingState {
     uint32_t command;       // the writing command's index
   };
   std::vector<Write> writes;
+  // Indirect dispatches, for the hazards only a submission's table resolves
+  // (a slot and another slot or a buffer that turn out the same buffer).
+  struct IndirectRead {
+    bool slot;              // the counts are in a slot (else a buffer)
+    uint64_t target;        // the buffer handle or the slot
+    uint64_t offset;        // the counts' offset
+    uint32_t command;       // the dispatch's index
+    bool is_static;         // XGPU_DISPATCH_INDIRECT_STATIC_BIT (else dynamic)
+    uint32_t barrier;       // indirect_barrier when it was recorded
+    size_t writes_before;   // writes recorded before it
+  };
+  std::vector<IndirectRead> indirect_reads;
   std::vector<XgpuBufferRef> bound;    // per binding: the reference xgpuCmdBindBuffers set
   uint32_t indirect_barrier = 0;       // 1 + index of the last barrier making writes visible to indirect reads
   // Buffers named directly and pipelines bound (sorted and unique once ended).

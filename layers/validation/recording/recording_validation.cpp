@@ -626,11 +626,18 @@ bool RecordingValidation::ValidateCmdDispatchIndirect(CallContext& ctx, XgpuComm
 }
 
 void RecordingValidation::PostRecordCmdDispatchIndirect(CallContext& ctx, XgpuCommandBuffer,
-                                                        const XgpuBufferRef* pCounts, XgpuDispatchIndirectFlags) {
+                                                        const XgpuBufferRef* pCounts, XgpuDispatchIndirectFlags flags) {
   RecordingState* recording = RecordingOf(ctx);
   if (recording == nullptr) return;
   RememberSlot(ctx, *recording, pCounts, kCountsRule.field, 0, kCountsRule, 12, 4);
   RememberDirect(*recording, pCounts);
+  if (Costly(ctx) && IsUsablePointer(pCounts)) {
+    const bool slot = pCounts->kind == XGPU_BUFFER_REF_KIND_BINDING_SLOT;
+    recording->indirect_reads.push_back({slot, slot ? pCounts->bindingSlot : reinterpret_cast<uintptr_t>(pCounts->buffer),
+                                         pCounts->offset, recording->commands,
+                                         (flags & XGPU_DISPATCH_INDIRECT_STATIC_BIT) != 0, recording->indirect_barrier,
+                                         recording->writes.size()});
+  }
   RememberDispatchWrites(ctx, *recording);
   ++recording->commands;
 }
@@ -958,6 +965,43 @@ bool RecordingValidation::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint3
       sizes[j] = b.size == XGPU_WHOLE_SIZE ? size - b.offset : b.size;
     }
     if (recording == nullptr) continue;
+    // Indirect counts and earlier writes that this table makes the same bytes
+    // (pairs of the same buffer or the same slot were checked when recorded).
+    if (ctx.instance != nullptr && ctx.instance->costly_checks) {
+      // A reference resolved: its buffer's record (nullptr: unknown) and offset.
+      auto resolve = [&](bool slot, uint64_t target, uint64_t offset, uint64_t* at) -> const ObjectRecord* {
+        if (!slot) {
+          *at = offset;
+          return Objects().Find(XGPU_OBJECT_TYPE_BUFFER, target);
+        }
+        if (target >= submit.bindingCount || buffers[target] == nullptr) return nullptr;
+        *at = submit.pBindings[target].offset + offset;
+        return buffers[target];
+      };
+      for (const RecordingState::IndirectRead& r : recording->indirect_reads) {
+        uint64_t counts_at = 0;
+        const ObjectRecord* counts = resolve(r.slot, r.target, r.offset, &counts_at);
+        if (counts == nullptr) continue;
+        for (size_t w_index = 0; w_index < r.writes_before; ++w_index) {
+          const RecordingState::Write& w = recording->writes[w_index];
+          if (w.slot == r.slot && w.target == r.target) continue;  // checked when recorded
+          if (!w.slot && !r.slot) continue;                        // two different buffers
+          uint64_t write_at = 0;
+          if (resolve(w.slot, w.target, w.offset, &write_at) != counts) continue;
+          if (!Overlap(write_at, w.size, counts_at, 12)) continue;
+          if (!r.is_static && r.barrier > w.command + 1u) continue;
+          skip |= ctx.Report(
+              r.is_static ? Vuid::xgpuCmdDispatchIndirect_static_written : Vuid::xgpuCmdDispatchIndirect_dynamic_barrier,
+              Field{"pSubmits[i].pBindings", i},
+              "the table makes the counts of command " + std::to_string(r.command) + " (xgpuCmdDispatchIndirect, at " +
+                  std::to_string(counts_at) + " in " + Describe(counts) + ") bytes that command " +
+                  std::to_string(w.command) + " of " + Describe(cb) + " writes" +
+                  (r.is_static ? "" : ", with no barrier to the indirect reads between them"),
+              {RefOf(counts), RefOf(cb)});
+          break;
+        }
+      }
+    }
     // Every slot reference of the recording, resolved with this table.
     for (const SlotUse& use : recording->slot_uses) {
       if (use.slot >= submit.bindingCount || buffers[use.slot] == nullptr) continue;
