@@ -187,7 +187,9 @@ void RememberDirect(RecordingState& recording, const XgpuBufferRef* ref) {
   if (!IsUsablePointer(ref) || ref->kind != XGPU_BUFFER_REF_KIND_BUFFER || ref->buffer == XGPU_NULL_HANDLE) return;
   const std::pair<XgpuObjectType, uint64_t> key{XGPU_OBJECT_TYPE_BUFFER, reinterpret_cast<uintptr_t>(ref->buffer)};
   auto& list = recording.direct_objects;
-  if (list.empty() || list.back() != key) list.push_back(key);
+  // The same few buffers, call after call: look back a little before growing.
+  const size_t look = std::min<size_t>(list.size(), 4);
+  if (std::find(list.end() - look, list.end(), key) == list.end()) list.push_back(key);
 }
 
 bool Costly(const CallContext& ctx) { return ctx.instance != nullptr && ctx.instance->costly_checks; }
@@ -418,9 +420,10 @@ void RecordingValidation::PostRecordCmdBindPipeline(CallContext& ctx, XgpuComman
   recording->has_pipeline = true;
   recording->pipeline = record->handle;
   recording->layout = record->layout;
-  if (recording->direct_objects.empty() || recording->direct_objects.back().second != record->handle) {
-    recording->direct_objects.push_back({XGPU_OBJECT_TYPE_PIPELINE, record->handle});
-  }
+  const std::pair<XgpuObjectType, uint64_t> key{XGPU_OBJECT_TYPE_PIPELINE, record->handle};
+  auto& list = recording->direct_objects;
+  const size_t look = std::min<size_t>(list.size(), 4);
+  if (std::find(list.end() - look, list.end(), key) == list.end()) list.push_back(key);
 }
 
 bool RecordingValidation::ValidateCmdPushConstants(CallContext& ctx, XgpuCommandBuffer, uint32_t offset,
