@@ -47,7 +47,7 @@ HAND_WRITTEN_CALL_DOWN = ("xgpuCreateInstance", "xgpuDestroyInstance", "xgpuGetI
                           "xgpuBeginCommandBuffer", "xgpuEndCommandBuffer")
 # The validation objects, in the order the chassis calls them (the variable
 # the chassis names each by; layer.h defines them).
-VALIDATION_OBJECTS = ("g_stateless", "g_object_tracker", "g_command_buffer_state")
+VALIDATION_OBJECTS = ("g_stateless", "g_object_tracker", "g_command_buffer_state", "g_parameter_values", "g_recording", "g_pending", "g_semaphores")
 # Rules checked by the object tracker; the stateless object checks the rest.
 TRACKER_CHECKS = ("handle", "parent")
 
@@ -1069,6 +1069,14 @@ def _mutation(reg: Registry, cmd: Command, r: dict) -> list[str]:
     raise ValueError(f"{r['id']}: no mutation for check {check!r}")
 
 
+# Lines a negative test adds after its mutation so that the call breaks only
+# its rule (where the mutation alone would also break an explicit rule).
+MUTATION_COMPANIONS = {
+    # pCode given: the file path goes, or both sources would be given (-source).
+    "XGPU-VUID-xgpuCreateExecutable-pCreateInfo-pCode-parameter": ["SetRaw(call.pCreateInfo->pFilePath, nullptr);"],
+}
+
+
 def generate_negative_tests(reg: Registry) -> str:
     out = [_banner("tests/validation/generated/negative_tests.inc: one test per implicit rule of\n"
                    " * spec/vuids.json that the layer can see: a baseline call (calls.inc) with\n"
@@ -1087,6 +1095,7 @@ def generate_negative_tests(reg: Registry) -> str:
             out.append("    TestScope scope(f);")
             out.append(f"    Call_{cmd.name} call(f);")
             out += ["    " + line for line in _mutation(reg, cmd, r)]
+            out += ["    " + line for line in MUTATION_COMPANIONS.get(vuid, [])]
             out.append("    f.log.Clear();")
             if cmd.ret == "void":
                 out.append("    call.InvokeLayer(f);")

@@ -229,9 +229,12 @@ XgpuBufferRef slot(uint32_t index, uint64_t offset = 0, uint64_t size = XGPU_WHO
 XgpuBufferBinding bind(const Buffer& b, uint64_t offset = 0, uint64_t size = XGPU_WHOLE_SIZE) {
   return XgpuBufferBinding{b.handle, offset, size};
 }
+// Every earlier write made visible to every later access, indirect reads
+// included (the DYNAMIC rule, XGPU-VUID-xgpuCmdDispatchIndirect-dynamic-barrier).
 void barrier(XgpuCommandBuffer cb) {
-  xgpuCmdPipelineBarrier(cb, XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT, XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, nullptr,
-                         0, nullptr);
+  xgpuCmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT, XGPU_ACCESS_MEMORY_WRITE_BIT,
+                       XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT | XGPU_PIPELINE_STAGE_INDIRECT_BIT,
+                       XGPU_ACCESS_MEMORY_READ_BIT | XGPU_ACCESS_MEMORY_WRITE_BIT | XGPU_ACCESS_INDIRECT_READ_BIT);
 }
 
 // Records the mark kernel (pipeline `mark`, output `out`, `limit` slots) as
@@ -789,7 +792,10 @@ TEST_CASE("indirect counts in a queue-allocated buffer recorded before the alloc
         const uint32_t k[4] = {c[0], c[1], c[2], 0};
         xgpuCmdPushConstants(cb, 0, sizeof(k), k);
         xgpuCmdDispatch(cb, 1, 1, 1);
-        barrier(cb);
+        // The kernel's writes made visible to the indirect read (the rule
+        // XGPU-VUID-xgpuCmdDispatchIndirect-dynamic-barrier asks for this).
+        xgpuCmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT, XGPU_ACCESS_SHADER_WRITE_BIT,
+                             XGPU_PIPELINE_STAGE_INDIRECT_BIT, XGPU_ACCESS_INDIRECT_READ_BIT);
       }
       record_mark_indirect(cb, mark, slot(0), mark_constants[0],
                            by_slot ? slot(1, 0, 12) : ref(scratch_buffer, kCountsOffset, 12),

@@ -35,6 +35,24 @@ void Fixup(Fixture& f, Call_xgpuDestroyDevice& call);
 void Fixup(Fixture& f, Call_xgpuGetDeviceProcAddr& call);
 void Fixup(Fixture& f, Call_xgpuGetInstanceProcAddr& call);
 void Fixup(Fixture& f, Call_xgpuCreateExecutable& call);
+void Fixup(Fixture& f, Call_xgpuQueueCopyBuffer& call);
+void Fixup(Fixture& f, Call_xgpuSubmitDebugMessage& call);
+void Fixup(Fixture& f, Call_xgpuQueueAlloca& call);
+void Fixup(Fixture& f, Call_xgpuCmdPipelineBarrier& call);
+void Fixup(Fixture& f, Call_xgpuCmdMemoryBarrier& call);
+void Fixup(Fixture& f, Call_xgpuQueueFillBuffer& call);
+void Fixup(Fixture& f, Call_xgpuQueueDealloca& call);
+void Fixup(Fixture& f, Call_xgpuCmdCopyBuffer& call);
+void Fixup(Fixture& f, Call_xgpuCmdDispatchIndirect& call);
+void Fixup(Fixture& f, Call_xgpuCmdDispatch& call);
+void Fixup(Fixture& f, Call_xgpuFailSemaphore& call);
+void Fixup(Fixture& f, Call_xgpuCmdBindBuffers& call);
+void Fixup(Fixture& f, Call_xgpuCmdPushConstants& call);
+void Fixup(Fixture& f, Call_xgpuMapBuffer& call);
+void Fixup(Fixture& f, Call_xgpuUnmapBuffer& call);
+
+// Binds the fixture's pipeline, both its bindings and its 8 constant bytes.
+void ReadyToDispatch(Fixture& f, XgpuCommandBuffer commandBuffer);
 
 #include "generated/calls.inc"
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <tuple>
 #include <nlohmann/json.hpp>
@@ -294,7 +295,7 @@ XgpuResult Fixture::EndThroughLayer(XgpuCommandBuffer commandBuffer) {
   return reinterpret_cast<PFN_xgpuEndCommandBuffer>(LayerDeviceFunction("xgpuEndCommandBuffer"))(commandBuffer);
 }
 
-void Fixture::ExpectOnly(const std::string& id) {
+void Fixture::ExpectOnly(const std::string& id, const std::string& called) {
   std::vector<MessageLog::Message> messages = log.Messages();
   std::string all;
   for (const auto& m : messages) all += "  [" + m.id + "] " + m.text + "\n";
@@ -305,8 +306,9 @@ void Fixture::ExpectOnly(const std::string& id) {
   CHECK(m.number == Fnv1a(id));
   CHECK(m.severity == XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT);
   CHECK(m.types == XGPU_DEBUG_MESSAGE_TYPE_VALIDATION_BIT);
-  // The message names the command and ends with the rule's ID.
-  const std::string command = id.substr(std::string("XGPU-VUID-").size(), id.find('-', 10) - 10);
+  // The message names the command called (the rule's, unless given) and ends with the rule's ID.
+  const std::string command =
+      called.empty() ? id.substr(std::string("XGPU-VUID-").size(), id.find('-', 10) - 10) : called;
   CHECK(m.text.rfind(command + ": ", 0) == 0);
   CHECK(m.text.find("[" + id + "]") != std::string::npos);
   CHECK(log.UnknownIds().empty());
@@ -425,8 +427,11 @@ void Fixup(Fixture& f, Call_xgpuCreateInstance& call) {
 
 void Fixup(Fixture& f, Call_xgpuBeginCommandBuffer& call) { call.commandBuffer = f.InitialCommandBuffer(); }
 
+void FreshSignal(const XgpuSemaphoreList* list);
+
 void Fixup(Fixture& f, Call_xgpuQueueSubmit& call) {
   call.pSubmits_storage[0].commandBuffer = f.ExecutableCommandBuffer(XGPU_COMMAND_BUFFER_MODE_ONE_SHOT, 1);
+  FreshSignal(&call.pSubmits_storage[0].signalSemaphores);
 }
 
 void Fixup(Fixture& f, Call_xgpuDestroyInstance& call) { call.instance = f.FreshInstance(); }
@@ -441,6 +446,123 @@ void Fixup(Fixture&, Call_xgpuCreateExecutable& call) {
   call.pCreateInfo_storage[0].pCode = nullptr;
   call.pCreateInfo_storage[0].codeSize = 0;
   call.pCreateInfo_storage[0].pFilePath = XGPU_VALIDATION_TEST_KERNELS;
+}
+
+namespace {
+std::set<std::string>& RuleTestSet() {
+  static std::set<std::string> tests;
+  return tests;
+}
+}  // namespace
+
+bool RegisterRuleTest(const char* id) {
+  RuleTestSet().insert(id);
+  return true;
+}
+
+const std::set<std::string>& RuleTests() { return RuleTestSet(); }
+
+std::string ErrorOfRule(const std::string& id) {
+  static const std::map<std::string, std::string> errors = [] {
+    std::map<std::string, std::string> map;
+    std::ifstream file(XGPU_VALIDATION_TEST_VUIDS_JSON);
+    const nlohmann::json json = nlohmann::json::parse(file);
+    for (const auto& entry : json["vuids"]) {
+      map[entry["id"].get<std::string>()] =
+          entry.contains("error") ? entry["error"].get<std::string>() : "XGPU_ERROR_INVALID_ARGUMENT";
+    }
+    return map;
+  }();
+  auto it = errors.find(id);
+  return it != errors.end() ? it->second : "(not a rule of vuids.json)";
+}
+
+void ReadyToDispatch(Fixture& f, XgpuCommandBuffer commandBuffer) {
+  xgpuCmdBindPipeline(commandBuffer, f.pipeline);
+  const XgpuBufferRef refs[2] = {RefToBuffer(f.buffer), RefToBuffer(f.buffer)};
+  xgpuCmdBindBuffers(commandBuffer, 0, 2, refs);
+  const uint32_t constants[2] = {};
+  xgpuCmdPushConstants(commandBuffer, 0, sizeof(constants), constants);
+}
+
+// A signal payload no semaphore of the fixture has reached or been promised
+// (payloads only grow: XGPU-VUID-xgpuQueueSubmit-pSubmits-signalSemaphores-value).
+void FreshSignal(const XgpuSemaphoreList* list) {
+  static uint64_t next = uint64_t{1} << 40;
+  if (list != nullptr && list->count != 0) SetRaw(list->pValues[0], next++);
+}
+
+// The baselines of the explicit rules: sizes, ranges and state that make the call valid.
+void Fixup(Fixture&, Call_xgpuQueueCopyBuffer& call) {
+  FreshSignal(call.pSignalSemaphores);
+  call.size = 16;
+  call.dstOffset = 128;  // the same buffer: ranges apart
+}
+void Fixup(Fixture&, Call_xgpuSubmitDebugMessage& call) {
+  call.messageTypes = XGPU_DEBUG_MESSAGE_TYPE_GENERAL_BIT;
+  call.pMessageData_storage[0].messageIdNumber = Fnv1a(call.pMessageData_storage[0].pMessageIdName);
+}
+void Fixup(Fixture&, Call_xgpuQueueAlloca& call) {
+  FreshSignal(call.pSignalSemaphores);
+  call.size = 256;
+  call.usage = XGPU_BUFFER_USAGE_STORAGE_BIT;
+}
+void Fixup(Fixture&, Call_xgpuCmdPipelineBarrier& call) {
+  call.srcStageMask = XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  call.dstStageMask = XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+}
+void Fixup(Fixture&, Call_xgpuCmdMemoryBarrier& call) {
+  call.srcStageMask = XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  call.dstStageMask = XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+}
+void Fixup(Fixture&, Call_xgpuQueueFillBuffer& call) {
+  FreshSignal(call.pSignalSemaphores);
+  call.size = XGPU_WHOLE_SIZE;
+}
+void Fixup(Fixture& f, Call_xgpuQueueDealloca& call) {
+  // A queue-allocated buffer of its own; a test that breaks the call leaves it to the cleanup.
+  XgpuBuffer buffer = nullptr;
+  REQUIRE(xgpuQueueAlloca(f.queue, nullptr, nullptr, f.memory_pool, 256, XGPU_BUFFER_USAGE_STORAGE_BIT, &buffer) ==
+          XGPU_SUCCESS);
+  XgpuQueue queue = f.queue;
+  f.Defer([queue, buffer] {
+    xgpuQueueDealloca(queue, nullptr, nullptr, buffer);
+    xgpuQueueWaitIdle(queue);
+  });
+  call.buffer = buffer;
+  FreshSignal(call.pSignalSemaphores);
+}
+void Fixup(Fixture&, Call_xgpuCmdCopyBuffer& call) {
+  call.size = 16;
+  call.pDst_storage[0].offset = 128;  // the same buffer: ranges apart
+}
+void Fixup(Fixture& f, Call_xgpuCmdDispatchIndirect& call) {
+  call.flags = XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT;
+  ReadyToDispatch(f, call.commandBuffer);
+}
+void Fixup(Fixture& f, Call_xgpuCmdDispatch& call) {
+  call.groupCountX = call.groupCountY = call.groupCountZ = 1;
+  ReadyToDispatch(f, call.commandBuffer);
+}
+void Fixup(Fixture&, Call_xgpuFailSemaphore& call) { call.status = XGPU_ERROR_DEVICE_LOST; }
+void Fixup(Fixture& f, Call_xgpuCmdBindBuffers& call) { xgpuCmdBindPipeline(call.commandBuffer, f.pipeline); }
+void Fixup(Fixture& f, Call_xgpuCmdPushConstants& call) { xgpuCmdBindPipeline(call.commandBuffer, f.pipeline); }
+void Fixup(Fixture&, Call_xgpuMapBuffer& call) { call.size = XGPU_WHOLE_SIZE; }
+void Fixup(Fixture& f, Call_xgpuUnmapBuffer& call) {
+  // A mapped buffer of its own.
+  XgpuBufferCreateInfo info = {};
+  info.sType = XGPU_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  FixupStruct(f, info);
+  XgpuBuffer buffer = nullptr;
+  REQUIRE(xgpuCreateBuffer(f.device, &info, nullptr, &buffer) == XGPU_SUCCESS);
+  void* data = nullptr;
+  REQUIRE(xgpuMapBuffer(f.device, buffer, 0, XGPU_WHOLE_SIZE, &data) == XGPU_SUCCESS);
+  XgpuDevice device = f.device;
+  f.Defer([device, buffer] {
+    xgpuUnmapBuffer(device, buffer);
+    xgpuDestroyBuffer(device, buffer, nullptr);
+  });
+  call.buffer = buffer;
 }
 
 }  // namespace vtest

@@ -94,8 +94,9 @@ class Fixture {
   PFN_xgpuVoidFunction LayerDeviceFunction(const char* name);
   XgpuResult EndThroughLayer(XgpuCommandBuffer commandBuffer);
 
-  // Exactly one message: the error `id`, of type VALIDATION, numbered by its FNV-1a.
-  void ExpectOnly(const std::string& id);
+  // Exactly one message: the error `id`, of type VALIDATION, numbered by its
+  // FNV-1a, reported by `called` (by default the rule's own command).
+  void ExpectOnly(const std::string& id, const std::string& called = "");
   // No message at all.
   void ExpectNone();
 
@@ -224,6 +225,14 @@ inline XgpuBufferRef RefToBuffer(XgpuBuffer buffer, XgpuDeviceSize offset = 0, X
 inline XgpuBufferRef RefToSlot(uint32_t slot, XgpuDeviceSize offset = 0, XgpuDeviceSize size = XGPU_WHOLE_SIZE) {
   return xgpuBufferRefSlot(slot, offset, size);
 }
+
+// Registers a hand-written negative test of the explicit rule `id` (for the
+// coverage test); returns true.
+bool RegisterRuleTest(const char* id);
+// The explicit rules with hand-written negative tests.
+const std::set<std::string>& RuleTests();
+// The `error` of rule `id` in spec/vuids.json (e.g. "XGPU_ERROR_INVALID_USAGE").
+std::string ErrorOfRule(const std::string& id);
 
 // Appends `tail` to the end of the pNext chain starting at `head`.
 void AppendToChain(const void* const& head, const void* tail);

@@ -11,7 +11,88 @@ namespace vtest {
 
 #include "generated/negative_tests.inc"
 
-TEST_CASE("coverage: every implicit rule of spec/vuids.json has its negative test, and no test names another rule") {
+// Explicit rules whose negative tests are in test_layer.cpp (objects left
+// alive, debug names, command-buffer states).
+inline const char* const kExplicitTestsInTestLayer[] = {
+    "XGPU-VUID-xgpuDestroyInstance-instance-devices",
+    "XGPU-VUID-xgpuDestroyInstance-instance-messengers",
+    "XGPU-VUID-xgpuDestroyDevice-device-children",
+    "XGPU-VUID-xgpuSetObjectName-pNameInfo-objectType",
+    "XGPU-VUID-xgpuSetObjectName-pNameInfo-objectHandle",
+    "XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-state",
+    "XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-oneShot",
+    "XGPU-VUID-xgpuBeginCommandBuffer-commandBuffer-recording",
+    "XGPU-VUID-xgpuEndCommandBuffer-commandBuffer-recording",
+};
+
+// Explicit rules whose negative tests are in test_settings.cpp (the settings
+// structure) and test_thread_safety.cpp (external synchronization, forced
+// with real threads).
+inline const char* const kExplicitTestsInSettingsAndThreads[] = {
+    "XGPU-VUID-xgpuCreateInstance-validationSettings-costlyChecks",
+    "XGPU-VUID-xgpuCreateInstance-validationSettings-errorAction",
+    "XGPU-VUID-xgpuCreateInstance-validationSettings-ppMutedMessageIds",
+    "XGPU-VUID-xgpuBeginCommandBuffer-commandBuffer-externsync",
+    "XGPU-VUID-xgpuCmdInsertDebugLabel-commandBuffer-externsync",
+    "XGPU-VUID-xgpuDestroyBuffer-buffer-externsync",
+    "XGPU-VUID-xgpuDestroyCommandBuffer-commandBuffer-externsync",
+    "XGPU-VUID-xgpuMapBuffer-buffer-externsync",
+};
+
+// External-synchronization rules checked by the same generated
+// ExternalSyncScope as the ones test_thread_safety.cpp forces, without a
+// threaded negative test of their own yet.
+inline const char* const kExternSyncRulesWithoutOwnTest[] = {
+    "XGPU-VUID-xgpuDestroyDebugMessenger-messenger-externsync",
+    "XGPU-VUID-xgpuUnmapBuffer-buffer-externsync",
+    "XGPU-VUID-xgpuDestroyMemoryPool-memoryPool-externsync",
+    "XGPU-VUID-xgpuDestroySemaphore-semaphore-externsync",
+    "XGPU-VUID-xgpuDestroyExecutable-executable-externsync",
+    "XGPU-VUID-xgpuDestroyPipeline-pipeline-externsync",
+    "XGPU-VUID-xgpuEndCommandBuffer-commandBuffer-externsync",
+    "XGPU-VUID-xgpuCmdBindPipeline-commandBuffer-externsync",
+    "XGPU-VUID-xgpuCmdPushConstants-commandBuffer-externsync",
+    "XGPU-VUID-xgpuCmdBindBuffers-commandBuffer-externsync",
+    "XGPU-VUID-xgpuCmdSetWorkgroupMemorySize-commandBuffer-externsync",
+    "XGPU-VUID-xgpuCmdDispatch-commandBuffer-externsync",
+    "XGPU-VUID-xgpuCmdDispatchIndirect-commandBuffer-externsync",
+    "XGPU-VUID-xgpuCmdFillBuffer-commandBuffer-externsync",
+    "XGPU-VUID-xgpuCmdCopyBuffer-commandBuffer-externsync",
+    "XGPU-VUID-xgpuCmdUpdateBuffer-commandBuffer-externsync",
+    "XGPU-VUID-xgpuCmdPipelineBarrier-commandBuffer-externsync",
+    "XGPU-VUID-xgpuCmdMemoryBarrier-commandBuffer-externsync",
+    "XGPU-VUID-xgpuCmdBeginDebugLabel-commandBuffer-externsync",
+    "XGPU-VUID-xgpuCmdEndDebugLabel-commandBuffer-externsync",
+    "XGPU-VUID-xgpuCmdWriteTimestamp-commandBuffer-externsync",
+};
+
+// The explicit rules of spec/vuids.json without a negative test: those the
+// layer does not check yet (README.md, "What it does not check yet").
+inline const char* const kExplicitRulesNotCheckedYet[] = {
+    "XGPU-VUID-xgpuDestroyDebugMessenger-messenger-created",
+    "XGPU-VUID-xgpuSignalSemaphore-pSignalInfo-semaphore-device",
+    "XGPU-VUID-xgpuWaitSemaphores-pWaitInfo-pSemaphores-device",
+    "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-layout-declared",
+    "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-layout-matches",
+    "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-kernargSize",
+    "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-workgroupSize-required",
+    "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-workgroupMemory",
+    "XGPU-VUID-xgpuGetPipelineProperties-pipeline-device",
+    "XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-queueFamily",
+    "XGPU-VUID-xgpuQueueSubmit-pSubmits-waitSemaphores-device",
+    "XGPU-VUID-xgpuQueueFillBuffer-queue-flags",
+    "XGPU-VUID-xgpuQueueCopyBuffer-queue-flags",
+    "XGPU-VUID-xgpuQueueAlloca-memoryPool-device",
+    "XGPU-VUID-xgpuCmdBindPipeline-commandBuffer-queueFamily",
+    "XGPU-VUID-xgpuCmdDispatch-commandBuffer-queueFamily",
+    "XGPU-VUID-xgpuCmdDispatchIndirect-commandBuffer-queueFamily",
+    "XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible",
+    "XGPU-VUID-xgpuCmdFillBuffer-commandBuffer-queueFamily",
+    "XGPU-VUID-xgpuCmdCopyBuffer-commandBuffer-queueFamily",
+    "XGPU-VUID-xgpuCmdUpdateBuffer-commandBuffer-queueFamily",
+};
+
+TEST_CASE("coverage: every rule of spec/vuids.json has its negative test (or is listed as not checked yet), and no test names another rule") {
   std::ifstream file(XGPU_VALIDATION_TEST_VUIDS_JSON);
   REQUIRE(file.good());
   const nlohmann::json json = nlohmann::json::parse(file);
@@ -36,15 +117,33 @@ TEST_CASE("coverage: every implicit rule of spec/vuids.json has its negative tes
     INFO(id);
     CHECK(implicit.count(id) == 1);
   }
-  // The explicit rules with generated tests are explicit rules of spec/vuids.json.
-  for (const char* id : kGeneratedExplicitTests) {
+  // Every explicit rule has a negative test (generated, in explicit_tests.cpp
+  // or in test_layer.cpp) or is listed as not checked yet, not both; each
+  // names an explicit rule of spec/vuids.json.
+  std::set<std::string> explicit_tested(std::begin(kGeneratedExplicitTests), std::end(kGeneratedExplicitTests));
+  explicit_tested.insert(RuleTests().begin(), RuleTests().end());
+  explicit_tested.insert(std::begin(kExplicitTestsInTestLayer), std::end(kExplicitTestsInTestLayer));
+  explicit_tested.insert(std::begin(kExplicitTestsInSettingsAndThreads), std::end(kExplicitTestsInSettingsAndThreads));
+  std::set<std::string> not_yet(std::begin(kExplicitRulesNotCheckedYet), std::end(kExplicitRulesNotCheckedYet));
+  CHECK(not_yet.size() == std::size(kExplicitRulesNotCheckedYet));
+  for (const char* id : kExternSyncRulesWithoutOwnTest) CHECK(not_yet.insert(id).second);
+  for (const std::string& id : all) {
+    if (implicit.count(id) != 0) continue;
+    INFO(id);
+    CHECK((explicit_tested.count(id) + not_yet.count(id)) == 1);
+  }
+  for (const std::string& id : explicit_tested) {
+    INFO(id);
+    CHECK((all.count(id) == 1 && implicit.count(id) == 0));
+  }
+  for (const std::string& id : not_yet) {
     INFO(id);
     CHECK((all.count(id) == 1 && implicit.count(id) == 0));
   }
   // Every ID any test saw reported is a rule of spec/vuids.json.
   CHECK(Fixture::Get().log.UnknownIds().empty());
   MESSAGE(tested.size(), " implicit rules tested; ", outside.size(), " answered by the loader alone; ",
-          std::size(kGeneratedExplicitTests), " explicit rules with generated tests");
+          explicit_tested.size(), " explicit rules tested; ", not_yet.size(), " explicit rules not checked yet");
 }
 
 }  // namespace vtest

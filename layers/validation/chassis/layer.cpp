@@ -10,8 +10,12 @@
 #include "object_map.h"
 #include "../command_buffer_state/command_buffer_state.h"
 #include "../object_tracker/object_tracker.h"
+#include "../pending/pending_work.h"
+#include "../recording/recording_validation.h"
+#include "../semaphores/semaphore_values.h"
 #include "../stateless/stateless_validation.h"
 #include "../thread_safety/thread_safety.h"
+#include "../values/parameter_values.h"
 
 #define XGPU_VALIDATION_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -22,6 +26,10 @@ namespace {
 StatelessValidation g_stateless;
 ObjectTracker g_object_tracker;
 CommandBufferState g_command_buffer_state;
+ParameterValues g_parameter_values;
+RecordingValidation g_recording;
+PendingWork g_pending;
+SemaphoreValues g_semaphores;
 
 enum class TableKind { kGlobal, kInstance, kDevice };
 struct InterceptEntry {
@@ -109,7 +117,7 @@ XgpuResult DownCreateInstance(CallContext& ctx, const XgpuInstanceCreateInfo* pC
 void DownDestroyInstance(CallContext& ctx, XgpuInstance instance, const XgpuAllocationCallbacks* pAllocator) {
   LayerInstance* data = ctx.instance;
   if (data == nullptr) return;
-  data->next.DestroyInstance(instance, pAllocator);
+  data->next.DestroyInstance(instance, ctx.destroy_with_creation_allocator ? ctx.creation_allocator : pAllocator);
   RemoveLiveInstance(data);
   delete data;
 }
@@ -153,6 +161,21 @@ XgpuResult DownCreateDevice(CallContext& ctx, XgpuPhysicalDevice physicalDevice,
   device->instance = ctx.instance;
   device->next_get_device_proc_addr = next_gdpa;
   xgpuInitDeviceDispatchTable(&device->next, next_gdpa, *pDevice);
+  // What the value, limit and capability rules compare against.
+  device->physical_device = physicalDevice;
+  const XgpuInstanceDispatchTable& table = ctx.instance->next;
+  table.GetPhysicalDeviceProperties(physicalDevice, &device->properties);
+  table.GetPhysicalDeviceMemoryProperties(physicalDevice, &device->memory);
+  uint32_t family_count = 0;
+  table.GetPhysicalDeviceQueueFamilyProperties(physicalDevice, &family_count, nullptr);
+  device->families.resize(family_count);
+  table.GetPhysicalDeviceQueueFamilyProperties(physicalDevice, &family_count, device->families.data());
+  device->families.resize(family_count);
+  device->queue_counts.assign(family_count, 0);
+  for (uint32_t i = 0; i < pCreateInfo->queueCreateInfoCount; ++i) {
+    const XgpuDeviceQueueCreateInfo& queue = pCreateInfo->pQueueCreateInfos[i];
+    if (queue.queueFamilyIndex < family_count) device->queue_counts[queue.queueFamilyIndex] = queue.queueCount;
+  }
   ctx.new_device = device.release();
   return result;
 }
@@ -160,7 +183,7 @@ XgpuResult DownCreateDevice(CallContext& ctx, XgpuPhysicalDevice physicalDevice,
 void DownDestroyDevice(CallContext& ctx, XgpuDevice device, const XgpuAllocationCallbacks* pAllocator) {
   LayerDevice* data = ctx.device;
   if (data == nullptr) return;
-  data->next.DestroyDevice(device, pAllocator);
+  data->next.DestroyDevice(device, ctx.destroy_with_creation_allocator ? ctx.creation_allocator : pAllocator);
   delete data;
 }
 

@@ -19,6 +19,7 @@
 #include <mutex>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "xgpu/xgpu.h"
@@ -109,6 +110,11 @@ struct LayerInstance {
 // The layer's data of one device.
 struct LayerDevice {
   XgpuDevice handle = nullptr;                                   // the driver's device
+  XgpuPhysicalDevice physical_device = nullptr;                  // the physical device it was created from
+  XgpuPhysicalDeviceProperties properties = {};                  // its properties (limits, names)
+  XgpuPhysicalDeviceMemoryProperties memory = {};                // its memory types
+  std::vector<XgpuQueueFamilyProperties> families;               // its queue families
+  std::vector<uint32_t> queue_counts;                            // per family: queues the device was created with (0: none)
   XgpuDeviceDispatchTable next = {};                             // the next element's device-level functions
   PFN_xgpuGetDeviceProcAddr next_get_device_proc_addr = nullptr;  // the next element's
   LayerInstance* instance = nullptr;                             // instance it belongs to
@@ -123,6 +129,75 @@ enum class CommandBufferStatus : uint8_t {
   kInvalid,     // its end failed
 };
 const char* StatusName(CommandBufferStatus status);
+
+// The layout and needs of a pipeline, as xgpuGetPipelineProperties gives them.
+struct PipelineLayout {
+  uint32_t binding_count = 0;          // bindings of its layout
+  uint32_t constant_size = 0;          // bytes of constants of its layout
+  uint32_t workgroup_size[3] = {};     // work items per workgroup per dimension
+  uint32_t static_memory = 0;          // static workgroup memory, bytes
+};
+
+// One use of a binding-table slot by a recorded command: checked at each
+// xgpuQueueSubmit against the submission's table.
+struct SlotUse {
+  uint32_t command_index = 0;          // the command's index in the recording (from 0)
+  Command command{};                   // the recording command
+  const char* field = "";              // the reference, e.g. "pBuffers[i]"
+  uint32_t field_index = 0;            // its index i
+  uint32_t slot = 0;                   // the slot
+  uint64_t offset = 0;                 // the reference's offset into the binding's range
+  uint64_t size = 0;                   // the reference's size, or XGPU_WHOLE_SIZE
+  uint64_t min_size = 1;               // bytes the command needs (1: a non-empty range)
+  uint64_t alignment = 1;              // the resolved offset must be a multiple of it (1: any)
+  uint32_t usage = 0;                  // XgpuBufferUsageFlags the command needs of the buffer
+  Vuid range_vuid{};                   // the command's rule on the range's size
+  Vuid alignment_vuid{};               // the command's rule on the resolved offset
+  Vuid overlap_vuid{};                 // xgpuCmdCopyBuffer: the overlap rule (with overlap_with)
+  int32_t overlap_with = -1;           // index in slot_uses of the copy's other side, or -1
+  std::string labels;                  // the debug labels open around the command, for messages
+};
+
+// What the layer knows of a command buffer's current recording (since its
+// last xgpuBeginCommandBuffer). Changed only by calls that externally
+// synchronize the command buffer; read by xgpuQueueSubmit.
+struct RecordingState {
+  uint32_t binding_capacity = 0;       // pBeginInfo->bindingCapacity
+  bool has_pipeline = false;           // a pipeline is bound
+  uint64_t pipeline = 0;               // its handle
+  PipelineLayout layout;               // its layout
+  std::vector<bool> bindings_set;      // per binding: set by xgpuCmdBindBuffers since begin
+  std::vector<bool> constants_set;     // per constant byte: set by xgpuCmdPushConstants since begin
+  uint32_t dynamic_memory = 0;         // the current xgpuCmdSetWorkgroupMemorySize
+  uint32_t commands = 0;               // commands recorded so far
+  std::vector<std::string> labels;     // debug labels open now
+  std::vector<SlotUse> slot_uses;      // every slot reference recorded
+  // Writes recorded, for the indirect-dispatch hazards (costly checks only).
+  struct Write {
+    bool slot;              // target is a binding-table slot (else a buffer handle)
+    uint64_t target;        // the buffer handle or the slot
+    uint64_t offset;        // first byte written
+    uint64_t size;          // bytes, or XGPU_WHOLE_SIZE
+    uint32_t command;       // the writing command's index
+  };
+  std::vector<Write> writes;
+  // Indirect dispatches, for the hazards only a submission's table resolves
+  // (a slot and another slot or a buffer that turn out the same buffer).
+  struct IndirectRead {
+    bool slot;              // the counts are in a slot (else a buffer)
+    uint64_t target;        // the buffer handle or the slot
+    uint64_t offset;        // the counts' offset
+    uint32_t command;       // the dispatch's index
+    bool is_static;         // XGPU_DISPATCH_INDIRECT_STATIC_BIT (else dynamic)
+    uint32_t barrier;       // indirect_barrier when it was recorded
+    size_t writes_before;   // writes recorded before it
+  };
+  std::vector<IndirectRead> indirect_reads;
+  std::vector<XgpuBufferRef> bound;    // per binding: the reference xgpuCmdBindBuffers set
+  uint32_t indirect_barrier = 0;       // 1 + index of the last barrier making writes visible to indirect reads
+  // Buffers named directly and pipelines bound (sorted and unique once ended).
+  std::vector<std::pair<XgpuObjectType, uint64_t>> direct_objects;
+};
 
 // An object the layer has seen created or retrieved, until it is destroyed.
 struct ObjectRecord {
@@ -145,6 +220,16 @@ struct ObjectRecord {
   std::atomic<uint64_t> sync_owner{0};
   std::atomic<uint32_t> sync_readers{0};
   std::string name;                                // xgpuSetObjectName's; guarded by NamesMutex()
+
+  // Set when the object is tracked (RecordingValidation, ParameterValues).
+  uint64_t buffer_size = 0;                        // buffers: bytes
+  uint32_t buffer_usage = 0;                       // buffers: XgpuBufferUsageFlags
+  uint32_t memory_type = 0;                        // buffers, memory pools: memory type index
+  bool queue_allocated = false;                    // buffers: made by xgpuQueueAlloca
+  std::atomic<bool> mapped{false};                 // buffers: mapped now
+  PipelineLayout layout;                           // pipelines: their layout
+  uint32_t queue_family = 0;                       // command buffers: pCreateInfo->queueFamilyIndex
+  std::unique_ptr<RecordingState> recording;       // command buffers: the current recording, or nullptr
 
   const XgpuAllocationCallbacks* Allocator() const { return has_allocator ? &allocator : nullptr; }
 };
@@ -195,6 +280,12 @@ class CallContext {
   LayerInstance* new_instance = nullptr;                 // set by xgpuCreateInstance's call down
   LayerDevice* new_device = nullptr;                     // set by xgpuCreateDevice's call down
   XgpuResult first_error = XGPU_SUCCESS;                 // error of the first rule reported
+  // xgpuDestroyDevice / xgpuDestroyInstance given callbacks incompatible with
+  // the creation's: the destroy goes on (the loader ends its record anyway)
+  // with the creation's callbacks (nullptr: none).
+  bool destroy_with_creation_allocator = false;
+  const XgpuAllocationCallbacks* creation_allocator = nullptr;
+  XgpuAllocationCallbacks creation_allocator_copy = {};
 };
 
 // Every live instance's data (messages about a handle the layer does not know

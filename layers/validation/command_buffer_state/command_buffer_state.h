@@ -7,11 +7,10 @@
 // (ObjectRecord::status, one_shot); the recording commands' checks are wired
 // by generated/command_buffer_state_checks.inc.
 //
-// Not yet: the pending state (when a submission completes, as the host
-// observes it), so neither XGPU-VUID-xgpuBeginCommandBuffer-commandBuffer-pending
-// nor XGPU-VUID-xgpuDestroyCommandBuffer-commandBuffer-pending is checked, and
-// a command buffer does not become invalid when an object its recording uses
-// is destroyed.
+// The pending state (when a submission completes, as the host observes it)
+// is PendingWork's (pending/): it checks the -pending rules of
+// xgpuBeginCommandBuffer and xgpuDestroyCommandBuffer, and refuses the
+// submission of a recording that uses a destroyed buffer or pipeline.
 //
 // Thread-safe as the API: a command buffer's state changes only in calls that
 // externally synchronize it; submissions read it.

@@ -13,4 +13,13 @@ typedef struct validation_saxpy_args {
   uint32_t n;     /* element count */
 } validation_saxpy_args_t;
 
+/* out[i] = i through 1 KiB of static workgroup memory. 1 binding. */
+typedef struct validation_shared_args {
+  uint32_t* out; /* binding 0: one uint32_t per work item */
+} validation_shared_args_t;
+
+typedef struct validation_shared {
+  uint32_t words[256]; /* 1024 bytes of static workgroup memory */
+} validation_shared_t;
+
 #endif

@@ -348,16 +348,17 @@ const std::vector<Entry> kCatalogue = {
           V("xgpuCmdPushConstants-range"), XgpuCommandBuffer cb = e.Begun(); xgpuCmdBindPipeline(cb, e.pipeline);
           xgpuCmdPushConstants(cb, e.limits.maxPushConstantsSize, 4, &kPattern); return xgpuEndCommandBuffer(cb);),
     ENTRY("binds buffers from a binding at maxBindings", nullptr, V("xgpuCmdBindBuffers-firstBinding"), kArg,
-          V("xgpuCmdBindBuffers-firstBinding"), XgpuCommandBuffer cb = e.Begun(); XgpuBufferRef r = Ref(e.buffer);
+          V("xgpuCmdBindBuffers-firstBinding"), XgpuCommandBuffer cb = e.Begun(); xgpuCmdBindPipeline(cb, e.pipeline);
+          XgpuBufferRef r = Ref(e.buffer);
           xgpuCmdBindBuffers(cb, e.limits.maxBindings, 1, &r); return xgpuEndCommandBuffer(cb);),
     ENTRY("binds more buffers than maxBindings", nullptr, V("xgpuCmdBindBuffers-firstBinding"), kArg,
-          V("xgpuCmdBindBuffers-firstBinding"), XgpuCommandBuffer cb = e.Begun();
+          V("xgpuCmdBindBuffers-firstBinding"), XgpuCommandBuffer cb = e.Begun(); xgpuCmdBindPipeline(cb, e.pipeline);
           std::vector<XgpuBufferRef> refs(e.limits.maxBindings + 1, Ref(e.buffer));
           xgpuCmdBindBuffers(cb, 0, static_cast<uint32_t>(refs.size()), refs.data()); return xgpuEndCommandBuffer(cb);),
     ENTRY("binds a binding-table slot at the recording's capacity", nullptr, V("xgpuCmdBindBuffers-pBuffers-bindingSlot"),
           kArg, V("xgpuCmdBindBuffers-pBuffers-bindingSlot"),
-          XgpuCommandBuffer cb = e.Begun(XGPU_COMMAND_BUFFER_MODE_REUSABLE, 2); XgpuBufferRef r = xgpuBufferRefSlot(2, 0, 64);
-          xgpuCmdBindBuffers(cb, 0, 1, &r); return xgpuEndCommandBuffer(cb);),
+          XgpuCommandBuffer cb = e.Begun(XGPU_COMMAND_BUFFER_MODE_REUSABLE, 2); xgpuCmdBindPipeline(cb, e.pipeline);
+          XgpuBufferRef r = xgpuBufferRefSlot(2, 0, 64); xgpuCmdBindBuffers(cb, 0, 1, &r); return xgpuEndCommandBuffer(cb);),
     ENTRY("binds a buffer reference of an unknown kind", V("xgpuCmdBindBuffers-pBuffers-kind-parameter"),
           V("xgpuCmdBindBuffers-pBuffers-kind-parameter"), kArg, nullptr, XgpuCommandBuffer cb = e.Begun();
           XgpuBufferRef r = BadKind(e.buffer); xgpuCmdBindBuffers(cb, 0, 1, &r); return xgpuEndCommandBuffer(cb);),

@@ -1,0 +1,540 @@
+#include "pending_work.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "../chassis/object_map.h"
+
+namespace xgpu_validation {
+namespace {
+
+template <typename Handle>
+uint64_t H(Handle handle) {
+  return reinterpret_cast<uintptr_t>(handle);
+}
+
+// The objects a semaphore list names (its semaphores).
+void AddSemaphores(const XgpuSemaphoreList* list, std::vector<std::pair<XgpuObjectType, uint64_t>>* objects) {
+  if (!IsUsablePointer(list) || !IsUsablePointer(list->pSemaphores)) return;
+  for (uint32_t i = 0; i < list->count; ++i) objects->push_back({XGPU_OBJECT_TYPE_SEMAPHORE, H(list->pSemaphores[i])});
+}
+
+std::string QueueText(uint64_t queue) {
+  if (const ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_QUEUE, queue)) return Describe(record);
+  return "a queue";
+}
+
+}  // namespace
+
+// ---- state ----
+
+bool PendingWork::PendingLocked(const Key& key, Use* use) const {
+  auto it = uses_.find(key);
+  if (it == uses_.end()) return false;
+  for (const Use& u : it->second) {
+    auto q = queues_.find(u.queue);
+    if (q != queues_.end() && u.seq > q->second.completed) {
+      *use = u;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool PendingWork::Pending(XgpuObjectType type, uint64_t handle, Use* use) const {
+  std::lock_guard lock(mutex_);
+  return PendingLocked({type, handle}, use);
+}
+
+void PendingWork::AddOpLocked(const CallContext& ctx, uint64_t queue, const std::vector<Key>& objects,
+                              const XgpuSemaphoreList*, const XgpuSemaphoreList* signal) {
+  Queue& q = queues_[queue];
+  q.device = ctx.device;
+  const uint64_t seq = ++q.submitted;
+  for (const Key& key : objects) {
+    std::vector<Use>& uses = uses_[key];
+    auto it = std::find_if(uses.begin(), uses.end(), [&](const Use& u) { return u.queue == queue; });
+    if (it != uses.end()) {
+      it->seq = seq;
+    } else {
+      uses.push_back({queue, seq});
+    }
+  }
+  if (IsUsablePointer(signal) && IsUsablePointer(signal->pSemaphores) && IsUsablePointer(signal->pValues) &&
+      signal->count != 0) {
+    Op op{seq, {}};
+    for (uint32_t i = 0; i < signal->count; ++i) op.signals.push_back({H(signal->pSemaphores[i]), signal->pValues[i]});
+    q.signalling.push_back(std::move(op));
+  }
+}
+
+void PendingWork::ObserveLocked(uint64_t semaphore, uint64_t value) {
+  for (auto& [handle, q] : queues_) {
+    uint64_t reached = 0;
+    for (const Op& op : q.signalling) {
+      for (const auto& [s, payload] : op.signals) {
+        if (s == semaphore && payload <= value) reached = std::max(reached, op.seq);
+      }
+    }
+    if (reached > q.completed) q.completed = reached;  // the queue is in order: everything before too
+    while (!q.signalling.empty() && q.signalling.front().seq <= q.completed) q.signalling.pop_front();
+  }
+}
+
+void PendingWork::PruneLocked() {
+  deallocas_.erase(std::remove_if(deallocas_.begin(), deallocas_.end(),
+                                  [&](const Dealloca& d) {
+                                    auto q = queues_.find(d.queue);
+                                    return q == queues_.end() || d.seq <= q->second.completed;
+                                  }),
+                   deallocas_.end());
+}
+
+void PendingWork::Forget(XgpuObjectType type, uint64_t handle) {
+  std::lock_guard lock(mutex_);
+  uses_.erase({type, handle});
+}
+
+bool PendingWork::CheckInUse(CallContext& ctx, Vuid vuid, const char* field, XgpuObjectType type,
+                             uint64_t handle) const {
+  Use use{};
+  if (!Enabled(ctx) || handle == 0 || !Pending(type, handle, &use)) return false;
+  const ObjectRecord* record = Objects().Find(type, handle);
+  if (record == nullptr) return false;
+  return ctx.Report(vuid, Field{field},
+                    Describe(record) + ", used by operation " + std::to_string(use.seq) + " of " +
+                        QueueText(use.queue) +
+                        ", which the host has not yet seen complete (wait on one of its signal semaphores, or "
+                        "xgpuQueueWaitIdle)",
+                    {{type, handle}});
+}
+
+// ---- the rules ----
+
+bool PendingWork::ValidateBeginCommandBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer,
+                                             const XgpuCommandBufferBeginInfo*) const {
+  return CheckInUse(ctx, Vuid::xgpuBeginCommandBuffer_commandBuffer_pending, "commandBuffer",
+                    XGPU_OBJECT_TYPE_COMMAND_BUFFER, H(commandBuffer));
+}
+
+bool PendingWork::ValidateDestroyCommandBuffer(CallContext& ctx, XgpuDevice, XgpuCommandBuffer commandBuffer,
+                                               const XgpuAllocationCallbacks*) const {
+  return CheckInUse(ctx, Vuid::xgpuDestroyCommandBuffer_commandBuffer_pending, "commandBuffer",
+                    XGPU_OBJECT_TYPE_COMMAND_BUFFER, H(commandBuffer));
+}
+
+void PendingWork::PostRecordDestroyCommandBuffer(CallContext&, XgpuDevice, XgpuCommandBuffer commandBuffer,
+                                                 const XgpuAllocationCallbacks*) {
+  Forget(XGPU_OBJECT_TYPE_COMMAND_BUFFER, H(commandBuffer));
+}
+
+bool PendingWork::ValidateDestroyBuffer(CallContext& ctx, XgpuDevice, XgpuBuffer buffer,
+                                        const XgpuAllocationCallbacks*) const {
+  return CheckInUse(ctx, Vuid::xgpuDestroyBuffer_buffer_inUse, "buffer", XGPU_OBJECT_TYPE_BUFFER, H(buffer));
+}
+
+void PendingWork::PostRecordDestroyBuffer(CallContext&, XgpuDevice, XgpuBuffer buffer,
+                                          const XgpuAllocationCallbacks*) {
+  Forget(XGPU_OBJECT_TYPE_BUFFER, H(buffer));
+}
+
+bool PendingWork::ValidateDestroyPipeline(CallContext& ctx, XgpuDevice, XgpuPipeline pipeline,
+                                          const XgpuAllocationCallbacks*) const {
+  return CheckInUse(ctx, Vuid::xgpuDestroyPipeline_pipeline_inUse, "pipeline", XGPU_OBJECT_TYPE_PIPELINE, H(pipeline));
+}
+
+void PendingWork::PostRecordDestroyPipeline(CallContext&, XgpuDevice, XgpuPipeline pipeline,
+                                            const XgpuAllocationCallbacks*) {
+  Forget(XGPU_OBJECT_TYPE_PIPELINE, H(pipeline));
+}
+
+bool PendingWork::ValidateDestroySemaphore(CallContext& ctx, XgpuDevice, XgpuSemaphore semaphore,
+                                           const XgpuAllocationCallbacks*) const {
+  return CheckInUse(ctx, Vuid::xgpuDestroySemaphore_semaphore_inUse, "semaphore", XGPU_OBJECT_TYPE_SEMAPHORE,
+                    H(semaphore));
+}
+
+void PendingWork::PostRecordDestroySemaphore(CallContext&, XgpuDevice, XgpuSemaphore semaphore,
+                                             const XgpuAllocationCallbacks*) {
+  Forget(XGPU_OBJECT_TYPE_SEMAPHORE, H(semaphore));
+}
+
+bool PendingWork::ValidateDestroyDevice(CallContext& ctx, XgpuDevice, const XgpuAllocationCallbacks*) const {
+  if (!Enabled(ctx) || ctx.device == nullptr) return false;
+  std::lock_guard lock(mutex_);
+  for (const auto& [handle, q] : queues_) {
+    if (q.device == ctx.device && q.completed < q.submitted) {
+      // Reported; the destroy goes on once the device is idle (PreRecord).
+      ctx.Report(Vuid::xgpuDestroyDevice_device_idle, Field{"device"},
+                 Describe(ctx.dispatch_record) + ", whose " + QueueText(handle) + " has " +
+                     std::to_string(q.submitted - q.completed) +
+                     " operation(s) the host has not yet seen complete (xgpuDeviceWaitIdle ensures it)");
+      break;
+    }
+  }
+  return false;
+}
+
+void PendingWork::PreRecordDestroyDevice(CallContext& ctx, XgpuDevice device, const XgpuAllocationCallbacks*) {
+  if (ctx.device == nullptr) return;
+  bool busy = false;
+  {
+    std::lock_guard lock(mutex_);
+    std::vector<uint64_t> gone;
+    for (auto it = queues_.begin(); it != queues_.end();) {
+      if (it->second.device == ctx.device) {
+        busy |= it->second.completed < it->second.submitted;
+        gone.push_back(it->first);
+        it = queues_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    auto of_device = [&](uint64_t queue) { return std::find(gone.begin(), gone.end(), queue) != gone.end(); };
+    for (auto it = allocas_.begin(); it != allocas_.end();) {
+      it = of_device(it->second.queue) ? allocas_.erase(it) : std::next(it);
+    }
+    deallocas_.erase(std::remove_if(deallocas_.begin(), deallocas_.end(),
+                                    [&](const Dealloca& d) { return of_device(d.queue); }),
+                     deallocas_.end());
+  }
+  // The driver never sees a device destroyed under its work.
+  if (busy && ctx.device->next.DeviceWaitIdle != nullptr) ctx.device->next.DeviceWaitIdle(device);
+}
+
+bool PendingWork::ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount,
+                                      const XgpuSubmitInfo* pSubmits) const {
+  if (!Enabled(ctx) || !IsUsablePointer(pSubmits)) return false;
+  bool skip = false;
+  for (uint32_t i = 0; i < submitCount; ++i) {
+    if (pSubmits[i].commandBuffer == XGPU_NULL_HANDLE) continue;
+    const ObjectRecord* cb = Objects().Find(XGPU_OBJECT_TYPE_COMMAND_BUFFER, H(pSubmits[i].commandBuffer));
+    if (cb == nullptr || cb->recording == nullptr ||
+        cb->status.load(std::memory_order_relaxed) != CommandBufferStatus::kExecutable) {
+      continue;
+    }
+    const RecordingState& recording = *cb->recording;
+    for (const auto& [type, handle] : recording.direct_objects) {
+      if (Objects().Find(type, handle) != nullptr) continue;
+      std::string what = std::string(TypeName(type)) + " 0x" + [&] {
+        char text[32];
+        std::snprintf(text, sizeof(text), "%llx", static_cast<unsigned long long>(handle));
+        return std::string(text);
+      }();
+      if (auto destroyed = Objects().FindDestroyed(type, handle)) {
+        what += std::string(" (destroyed by ") + NameOf(destroyed->destroyed_by) +
+                (destroyed->name.empty() ? "" : ", named \"" + destroyed->name + "\"") + ")";
+      }
+      skip |= ctx.Report(Vuid::xgpuQueueSubmit_pSubmits_inUse, Field{"pSubmits[i].commandBuffer", i},
+                         Describe(cb) + ", whose recording uses " + what + ", which no longer exists",
+                         {{cb->type, cb->handle}});
+      break;
+    }
+  }
+  // Queue-allocated buffers used: committed before each submission runs.
+  {
+    std::lock_guard lock(mutex_);
+    if (allocas_.empty()) return skip;
+  }
+  for (uint32_t i = 0; i < submitCount; ++i) {
+    const XgpuSubmitInfo& submit = pSubmits[i];
+    if (IsUsablePointer(submit.pBindings)) {
+      for (uint32_t j = 0; j < submit.bindingCount; ++j) {
+        skip |= CheckCommitted(ctx, Vuid::xgpuQueueSubmit_pSubmits_queueAllocated,
+                               Field{"pSubmits[i].pBindings[j].buffer", i, j}, H(submit.pBindings[j].buffer),
+                               H(queue), &submit.waitSemaphores);
+      }
+    }
+    const ObjectRecord* cb = submit.commandBuffer == XGPU_NULL_HANDLE
+                                 ? nullptr
+                                 : Objects().Find(XGPU_OBJECT_TYPE_COMMAND_BUFFER, H(submit.commandBuffer));
+    if (cb == nullptr || cb->recording == nullptr) continue;
+    for (const auto& [type, handle] : cb->recording->direct_objects) {
+      if (type != XGPU_OBJECT_TYPE_BUFFER) continue;
+      skip |= CheckCommitted(ctx, Vuid::xgpuQueueSubmit_pSubmits_queueAllocated, Field{"pSubmits[i].commandBuffer", i},
+                             handle, H(queue), &submit.waitSemaphores);
+    }
+  }
+  return skip;
+}
+
+// ---- queue-ordered allocation ----
+
+bool PendingWork::CheckCommitted(CallContext& ctx, Vuid vuid, const Field& field, uint64_t buffer, uint64_t queue,
+                                 const XgpuSemaphoreList* wait) const {
+  std::lock_guard lock(mutex_);
+  auto it = allocas_.find(buffer);
+  if (it == allocas_.end()) return false;
+  const Alloca& alloca = it->second;
+  if (alloca.queue == queue) return false;  // after the alloca in queue order
+  if (auto q = queues_.find(alloca.queue); q != queues_.end() && q->second.completed >= alloca.seq) return false;
+  if (IsUsablePointer(wait) && IsUsablePointer(wait->pSemaphores) && IsUsablePointer(wait->pValues)) {
+    for (uint32_t k = 0; k < wait->count; ++k) {
+      for (const auto& [semaphore, payload] : alloca.signals) {
+        if (H(wait->pSemaphores[k]) == semaphore && wait->pValues[k] >= payload) return false;
+      }
+    }
+  }
+  const ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, buffer);
+  return ctx.Report(vuid, field,
+                    (record ? Describe(record) : std::string("a queue-allocated buffer")) +
+                        ", allocated by xgpuQueueAlloca on " + QueueText(alloca.queue) +
+                        ": this operation runs on another queue and waits on none of the alloca's signal payloads, "
+                        "so it may run before the allocation commits",
+                    {{XGPU_OBJECT_TYPE_BUFFER, buffer}});
+}
+
+bool PendingWork::CheckHostCommitted(CallContext& ctx, Vuid vuid, XgpuBuffer buffer) const {
+  if (!Enabled(ctx)) return false;
+  std::lock_guard lock(mutex_);
+  auto it = allocas_.find(H(buffer));
+  if (it == allocas_.end()) return false;
+  auto q = queues_.find(it->second.queue);
+  if (q != queues_.end() && q->second.completed >= it->second.seq) return false;
+  const ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, H(buffer));
+  return ctx.Report(vuid, Field{"buffer"},
+                    (record ? Describe(record) : std::string("a queue-allocated buffer")) +
+                        ", whose alloca the host has not yet seen commit (wait on one of its signal semaphores)",
+                    {{XGPU_OBJECT_TYPE_BUFFER, H(buffer)}});
+}
+
+bool PendingWork::ValidateMapBuffer(CallContext& ctx, XgpuDevice, XgpuBuffer buffer, XgpuDeviceSize, XgpuDeviceSize,
+                                    void**) const {
+  return CheckHostCommitted(ctx, Vuid::xgpuMapBuffer_buffer_committed, buffer);
+}
+
+bool PendingWork::ValidateGetBufferDeviceAddress(CallContext& ctx, XgpuDevice, XgpuBuffer buffer) const {
+  return CheckHostCommitted(ctx, Vuid::xgpuGetBufferDeviceAddress_buffer_committed, buffer);
+}
+
+bool PendingWork::ValidateQueueFillBuffer(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
+                                          const XgpuSemaphoreList*, XgpuBuffer dstBuffer, XgpuDeviceSize,
+                                          XgpuDeviceSize, const void*, uint32_t) const {
+  if (!Enabled(ctx)) return false;
+  return CheckCommitted(ctx, Vuid::xgpuQueueFillBuffer_dstBuffer_queueAllocated, Field{"dstBuffer"}, H(dstBuffer),
+                        H(queue), pWaitSemaphores);
+}
+
+bool PendingWork::ValidateQueueCopyBuffer(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
+                                          const XgpuSemaphoreList*, XgpuBuffer srcBuffer, XgpuDeviceSize,
+                                          XgpuBuffer dstBuffer, XgpuDeviceSize, XgpuDeviceSize) const {
+  if (!Enabled(ctx)) return false;
+  bool skip = CheckCommitted(ctx, Vuid::xgpuQueueCopyBuffer_queueAllocated, Field{"srcBuffer"}, H(srcBuffer),
+                             H(queue), pWaitSemaphores);
+  if (dstBuffer != srcBuffer) {
+    skip |= CheckCommitted(ctx, Vuid::xgpuQueueCopyBuffer_queueAllocated, Field{"dstBuffer"}, H(dstBuffer), H(queue),
+                           pWaitSemaphores);
+  }
+  return skip;
+}
+
+bool PendingWork::ValidateQueueDealloca(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
+                                        const XgpuSemaphoreList*, XgpuBuffer buffer) const {
+  if (!Enabled(ctx)) return false;
+  std::lock_guard lock(mutex_);
+  auto it = uses_.find({XGPU_OBJECT_TYPE_BUFFER, H(buffer)});
+  if (it == uses_.end()) return false;
+  for (const Use& use : it->second) {
+    if (use.queue == H(queue)) continue;  // before the dealloca in queue order
+    auto q = queues_.find(use.queue);
+    if (q == queues_.end() || use.seq <= q->second.completed) continue;  // seen complete
+    // The dealloca must wait on a payload signalled by that operation or a later one of its queue.
+    bool ordered = false;
+    if (IsUsablePointer(pWaitSemaphores) && IsUsablePointer(pWaitSemaphores->pSemaphores) &&
+        IsUsablePointer(pWaitSemaphores->pValues)) {
+      for (const Op& op : q->second.signalling) {
+        if (op.seq < use.seq) continue;
+        for (const auto& [semaphore, payload] : op.signals) {
+          for (uint32_t k = 0; k < pWaitSemaphores->count && !ordered; ++k) {
+            ordered = H(pWaitSemaphores->pSemaphores[k]) == semaphore && pWaitSemaphores->pValues[k] >= payload;
+          }
+        }
+      }
+    }
+    if (ordered) continue;
+    const ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, H(buffer));
+    return ctx.Report(Vuid::xgpuQueueDealloca_buffer_ordered, Field{"buffer"},
+                      (record ? Describe(record) : std::string("the buffer")) + ", used by operation " +
+                          std::to_string(use.seq) + " of " + QueueText(use.queue) +
+                          ", which this dealloca neither follows in queue order nor waits for",
+                      {{XGPU_OBJECT_TYPE_BUFFER, H(buffer)}});
+  }
+  return false;
+}
+
+bool PendingWork::ValidateDestroyMemoryPool(CallContext& ctx, XgpuDevice, XgpuMemoryPool memoryPool,
+                                            const XgpuAllocationCallbacks*) const {
+  if (!Enabled(ctx)) return false;
+  const uint64_t pool = H(memoryPool);
+  std::vector<std::string> problems;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [buffer, alloca] : allocas_) {
+      if (alloca.pool != pool) continue;
+      const ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, buffer);
+      problems.push_back((record ? Describe(record) : std::string("a buffer")) + " is still allocated from it");
+    }
+    for (const Dealloca& d : deallocas_) {
+      auto q = queues_.find(d.queue);
+      if (d.pool != pool || q == queues_.end() || d.seq <= q->second.completed) continue;
+      problems.push_back("a dealloca on " + QueueText(d.queue) + " has not been seen complete");
+    }
+  }
+  bool skip = false;
+  const ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_MEMORY_POOL, pool);
+  for (const std::string& problem : problems) {
+    skip |= ctx.Report(Vuid::xgpuDestroyMemoryPool_memoryPool_allocations, Field{"memoryPool"},
+                       (record ? Describe(record) : std::string("the pool")) + ": " + problem, {{XGPU_OBJECT_TYPE_MEMORY_POOL, pool}});
+  }
+  return skip;
+}
+
+void PendingWork::PostRecordDestroyMemoryPool(CallContext&, XgpuDevice, XgpuMemoryPool memoryPool,
+                                              const XgpuAllocationCallbacks*) {
+  std::lock_guard lock(mutex_);
+  const uint64_t pool = H(memoryPool);
+  deallocas_.erase(std::remove_if(deallocas_.begin(), deallocas_.end(), [&](const Dealloca& d) { return d.pool == pool; }),
+                   deallocas_.end());
+}
+
+void PendingWork::PostRecordQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount,
+                                        const XgpuSubmitInfo* pSubmits, XgpuResult result) {
+  if (result < 0 || !Enabled(ctx) || !IsUsablePointer(pSubmits)) return;
+  std::lock_guard lock(mutex_);
+  std::vector<Key>& objects = scratch_;  // reused under the lock: no allocation per call
+  for (uint32_t i = 0; i < submitCount; ++i) {
+    const XgpuSubmitInfo& submit = pSubmits[i];
+    objects.clear();
+    AddSemaphores(&submit.waitSemaphores, &objects);
+    AddSemaphores(&submit.signalSemaphores, &objects);
+    if (submit.commandBuffer != XGPU_NULL_HANDLE) {
+      objects.push_back({XGPU_OBJECT_TYPE_COMMAND_BUFFER, H(submit.commandBuffer)});
+      const ObjectRecord* cb = Objects().Find(XGPU_OBJECT_TYPE_COMMAND_BUFFER, H(submit.commandBuffer));
+      if (cb != nullptr && cb->recording != nullptr) {
+        objects.insert(objects.end(), cb->recording->direct_objects.begin(), cb->recording->direct_objects.end());
+      }
+    }
+    if (IsUsablePointer(submit.pBindings)) {
+      for (uint32_t j = 0; j < submit.bindingCount; ++j) {
+        objects.push_back({XGPU_OBJECT_TYPE_BUFFER, H(submit.pBindings[j].buffer)});
+      }
+    }
+    AddOpLocked(ctx, H(queue), objects, &submit.waitSemaphores, &submit.signalSemaphores);
+  }
+}
+
+void PendingWork::PostRecordQueueFillBuffer(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
+                                            const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer dstBuffer,
+                                            XgpuDeviceSize, XgpuDeviceSize, const void*, uint32_t, XgpuResult result) {
+  if (result < 0 || !Enabled(ctx)) return;
+  std::vector<Key> objects{{XGPU_OBJECT_TYPE_BUFFER, H(dstBuffer)}};
+  AddSemaphores(pWaitSemaphores, &objects);
+  AddSemaphores(pSignalSemaphores, &objects);
+  std::lock_guard lock(mutex_);
+  AddOpLocked(ctx, H(queue), objects, pWaitSemaphores, pSignalSemaphores);
+}
+
+void PendingWork::PostRecordQueueCopyBuffer(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
+                                            const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer srcBuffer,
+                                            XgpuDeviceSize, XgpuBuffer dstBuffer, XgpuDeviceSize, XgpuDeviceSize,
+                                            XgpuResult result) {
+  if (result < 0 || !Enabled(ctx)) return;
+  std::vector<Key> objects{{XGPU_OBJECT_TYPE_BUFFER, H(srcBuffer)}, {XGPU_OBJECT_TYPE_BUFFER, H(dstBuffer)}};
+  AddSemaphores(pWaitSemaphores, &objects);
+  AddSemaphores(pSignalSemaphores, &objects);
+  std::lock_guard lock(mutex_);
+  AddOpLocked(ctx, H(queue), objects, pWaitSemaphores, pSignalSemaphores);
+}
+
+void PendingWork::PostRecordQueueAlloca(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
+                                        const XgpuSemaphoreList* pSignalSemaphores, XgpuMemoryPool memoryPool,
+                                        XgpuDeviceSize, XgpuBufferUsageFlags, XgpuBuffer* pBuffer,
+                                        XgpuResult result) {
+  if (result < 0 || !Enabled(ctx)) return;
+  std::vector<Key> objects;
+  AddSemaphores(pWaitSemaphores, &objects);
+  AddSemaphores(pSignalSemaphores, &objects);
+  std::lock_guard lock(mutex_);
+  AddOpLocked(ctx, H(queue), objects, pWaitSemaphores, pSignalSemaphores);
+  if (IsUsablePointer(pBuffer) && *pBuffer != XGPU_NULL_HANDLE) {
+    Alloca alloca{H(memoryPool), H(queue), queues_[H(queue)].submitted, {}};
+    if (IsUsablePointer(pSignalSemaphores) && IsUsablePointer(pSignalSemaphores->pSemaphores) &&
+        IsUsablePointer(pSignalSemaphores->pValues)) {
+      for (uint32_t i = 0; i < pSignalSemaphores->count; ++i) {
+        alloca.signals.push_back({H(pSignalSemaphores->pSemaphores[i]), pSignalSemaphores->pValues[i]});
+      }
+    }
+    allocas_[H(*pBuffer)] = std::move(alloca);
+  }
+}
+
+void PendingWork::PostRecordQueueDealloca(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
+                                          const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer buffer,
+                                          XgpuResult result) {
+  if (result < 0 || !Enabled(ctx)) return;
+  std::vector<Key> objects;
+  AddSemaphores(pWaitSemaphores, &objects);
+  AddSemaphores(pSignalSemaphores, &objects);
+  std::lock_guard lock(mutex_);
+  AddOpLocked(ctx, H(queue), objects, pWaitSemaphores, pSignalSemaphores);
+  uses_.erase({XGPU_OBJECT_TYPE_BUFFER, H(buffer)});  // its handle is dead from here
+  if (auto it = allocas_.find(H(buffer)); it != allocas_.end()) {
+    deallocas_.push_back({it->second.pool, H(queue), queues_[H(queue)].submitted});
+    allocas_.erase(it);
+  }
+}
+
+// ---- observations ----
+
+void PendingWork::PostRecordQueueWaitIdle(CallContext&, XgpuQueue queue, XgpuResult result) {
+  if (result < 0) return;
+  std::lock_guard lock(mutex_);
+  auto it = queues_.find(H(queue));
+  if (it == queues_.end()) return;
+  it->second.completed = it->second.submitted;
+  it->second.signalling.clear();
+  PruneLocked();
+}
+
+void PendingWork::PostRecordDeviceWaitIdle(CallContext& ctx, XgpuDevice, XgpuResult result) {
+  if (result < 0) return;
+  std::lock_guard lock(mutex_);
+  for (auto& [handle, q] : queues_) {
+    if (q.device != ctx.device) continue;
+    q.completed = q.submitted;
+    q.signalling.clear();
+  }
+  PruneLocked();
+}
+
+void PendingWork::PostRecordWaitSemaphores(CallContext& ctx, XgpuDevice device, const XgpuSemaphoreWaitInfo* pWaitInfo,
+                                           uint64_t, XgpuResult result) {
+  if (result != XGPU_SUCCESS || !IsUsablePointer(pWaitInfo) || !IsUsablePointer(pWaitInfo->pSemaphores) ||
+      !IsUsablePointer(pWaitInfo->pValues) || ctx.device == nullptr) {
+    return;
+  }
+  const bool any = (pWaitInfo->flags & XGPU_SEMAPHORE_WAIT_ANY_BIT) != 0;
+  std::vector<std::pair<uint64_t, uint64_t>> seen;
+  for (uint32_t i = 0; i < pWaitInfo->semaphoreCount; ++i) {
+    uint64_t value = pWaitInfo->pValues[i];
+    if (any) {
+      // Which one was reached is not said: ask.
+      if (ctx.DeviceTable().GetSemaphoreValue(device, pWaitInfo->pSemaphores[i], &value) != XGPU_SUCCESS) continue;
+    }
+    seen.push_back({H(pWaitInfo->pSemaphores[i]), value});
+  }
+  std::lock_guard lock(mutex_);
+  for (const auto& [semaphore, value] : seen) ObserveLocked(semaphore, value);
+  PruneLocked();
+}
+
+void PendingWork::PostRecordGetSemaphoreValue(CallContext&, XgpuDevice, XgpuSemaphore semaphore, uint64_t* pValue,
+                                              XgpuResult result) {
+  if (result != XGPU_SUCCESS || !IsUsablePointer(pValue)) return;
+  std::lock_guard lock(mutex_);
+  ObserveLocked(H(semaphore), *pValue);
+  PruneLocked();
+}
+
+}  // namespace xgpu_validation

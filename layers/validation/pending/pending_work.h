@@ -1,0 +1,165 @@
+// PendingWork: which queue operations are still pending as the host has
+// observed them (api.md 2: a queue is in order; an operation has completed
+// once the host saw one of its signal payloads reached, or its queue or
+// device idle), and the rules on pending work (categories in_use and the
+// pending command_buffer_state rules of vuids.json): beginning or destroying
+// a pending command buffer; destroying a buffer, pipeline or semaphore a
+// pending operation uses; destroying a device with pending work (reported,
+// then the layer waits for the device before destroying it); submitting a
+// command buffer whose recording uses a destroyed buffer or pipeline.
+//
+// Each queue operation gets a sequence number on its queue; every object it
+// uses remembers, per queue, the last one. Observations: xgpuQueueWaitIdle,
+// xgpuDeviceWaitIdle, a successful xgpuWaitSemaphores (each semaphore's
+// payload; with XGPU_SEMAPHORE_WAIT_ANY_BIT the values are asked down the
+// chain), xgpuGetSemaphoreValue.
+//
+// Tracking at submit is a costly check: it runs only while the instance's
+// settings.costly_checks is set (without it, nothing is reported as pending).
+//
+// Thread-safe: all state is behind one mutex, taken by queue operations,
+// waits and destroys (never by recording commands).
+#ifndef XGPU_LAYERS_VALIDATION_PENDING_PENDING_WORK_H_
+#define XGPU_LAYERS_VALIDATION_PENDING_PENDING_WORK_H_
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "../chassis/hooks.h"
+
+namespace xgpu_validation {
+
+class PendingWork : public HookDefaults {
+ public:
+  bool ValidateBeginCommandBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer,
+                                  const XgpuCommandBufferBeginInfo* pBeginInfo) const;
+  bool ValidateDestroyCommandBuffer(CallContext& ctx, XgpuDevice device, XgpuCommandBuffer commandBuffer,
+                                    const XgpuAllocationCallbacks* pAllocator) const;
+  void PostRecordDestroyCommandBuffer(CallContext& ctx, XgpuDevice device, XgpuCommandBuffer commandBuffer,
+                                      const XgpuAllocationCallbacks* pAllocator);
+  bool ValidateDestroyBuffer(CallContext& ctx, XgpuDevice device, XgpuBuffer buffer,
+                             const XgpuAllocationCallbacks* pAllocator) const;
+  void PostRecordDestroyBuffer(CallContext& ctx, XgpuDevice device, XgpuBuffer buffer,
+                               const XgpuAllocationCallbacks* pAllocator);
+  bool ValidateDestroyPipeline(CallContext& ctx, XgpuDevice device, XgpuPipeline pipeline,
+                               const XgpuAllocationCallbacks* pAllocator) const;
+  void PostRecordDestroyPipeline(CallContext& ctx, XgpuDevice device, XgpuPipeline pipeline,
+                                 const XgpuAllocationCallbacks* pAllocator);
+  bool ValidateDestroySemaphore(CallContext& ctx, XgpuDevice device, XgpuSemaphore semaphore,
+                                const XgpuAllocationCallbacks* pAllocator) const;
+  void PostRecordDestroySemaphore(CallContext& ctx, XgpuDevice device, XgpuSemaphore semaphore,
+                                  const XgpuAllocationCallbacks* pAllocator);
+  bool ValidateDestroyDevice(CallContext& ctx, XgpuDevice device, const XgpuAllocationCallbacks* pAllocator) const;
+  void PreRecordDestroyDevice(CallContext& ctx, XgpuDevice device, const XgpuAllocationCallbacks* pAllocator);
+
+  bool ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount,
+                           const XgpuSubmitInfo* pSubmits) const;
+  void PostRecordQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount, const XgpuSubmitInfo* pSubmits,
+                             XgpuResult result);
+  void PostRecordQueueFillBuffer(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
+                                 const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer dstBuffer,
+                                 XgpuDeviceSize dstOffset, XgpuDeviceSize size, const void* pPattern,
+                                 uint32_t patternSize, XgpuResult result);
+  void PostRecordQueueCopyBuffer(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
+                                 const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer srcBuffer,
+                                 XgpuDeviceSize srcOffset, XgpuBuffer dstBuffer, XgpuDeviceSize dstOffset,
+                                 XgpuDeviceSize size, XgpuResult result);
+  void PostRecordQueueAlloca(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
+                             const XgpuSemaphoreList* pSignalSemaphores, XgpuMemoryPool memoryPool,
+                             XgpuDeviceSize size, XgpuBufferUsageFlags usage, XgpuBuffer* pBuffer, XgpuResult result);
+  void PostRecordQueueDealloca(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
+                               const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer buffer, XgpuResult result);
+
+  // Queue-ordered allocation (api.md 10): a queue-allocated buffer is used
+  // only once its alloca has committed (an operation on the alloca's queue,
+  // or one waiting on an alloca signal payload; the host: once it saw the
+  // alloca complete), deallocated only after the operations of other queues
+  // that use it (its dealloca waits on a payload they signal), and its pool
+  // destroyed only when no allocation is alive and every dealloca completed.
+  bool ValidateMapBuffer(CallContext& ctx, XgpuDevice device, XgpuBuffer buffer, XgpuDeviceSize offset,
+                         XgpuDeviceSize size, void** ppData) const;
+  bool ValidateGetBufferDeviceAddress(CallContext& ctx, XgpuDevice device, XgpuBuffer buffer) const;
+  bool ValidateQueueFillBuffer(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
+                               const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer dstBuffer,
+                               XgpuDeviceSize dstOffset, XgpuDeviceSize size, const void* pPattern,
+                               uint32_t patternSize) const;
+  bool ValidateQueueCopyBuffer(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
+                               const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer srcBuffer,
+                               XgpuDeviceSize srcOffset, XgpuBuffer dstBuffer, XgpuDeviceSize dstOffset,
+                               XgpuDeviceSize size) const;
+  bool ValidateQueueDealloca(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
+                             const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer buffer) const;
+  bool ValidateDestroyMemoryPool(CallContext& ctx, XgpuDevice device, XgpuMemoryPool memoryPool,
+                                 const XgpuAllocationCallbacks* pAllocator) const;
+  void PostRecordDestroyMemoryPool(CallContext& ctx, XgpuDevice device, XgpuMemoryPool memoryPool,
+                                   const XgpuAllocationCallbacks* pAllocator);
+
+  void PostRecordQueueWaitIdle(CallContext& ctx, XgpuQueue queue, XgpuResult result);
+  void PostRecordDeviceWaitIdle(CallContext& ctx, XgpuDevice device, XgpuResult result);
+  void PostRecordWaitSemaphores(CallContext& ctx, XgpuDevice device, const XgpuSemaphoreWaitInfo* pWaitInfo,
+                                uint64_t timeout, XgpuResult result);
+  void PostRecordGetSemaphoreValue(CallContext& ctx, XgpuDevice device, XgpuSemaphore semaphore, uint64_t* pValue,
+                                   XgpuResult result);
+
+ private:
+  using Key = std::pair<XgpuObjectType, uint64_t>;  // (type, handle)
+  struct Op {
+    uint64_t seq;                                        // its number on its queue
+    std::vector<std::pair<uint64_t, uint64_t>> signals;  // (semaphore, payload)
+  };
+  struct Queue {
+    const LayerDevice* device = nullptr;  // its device
+    uint64_t submitted = 0;               // operations queued
+    uint64_t completed = 0;               // operations the host saw completed (in queue order)
+    std::deque<Op> signalling;            // pending operations with a signal list, oldest first
+  };
+  struct Alloca {
+    uint64_t pool;                                       // its memory pool
+    uint64_t queue;                                      // the queue of its alloca
+    uint64_t seq;                                        // the alloca's number there
+    std::vector<std::pair<uint64_t, uint64_t>> signals;  // the alloca's signal list
+  };
+  struct Dealloca {
+    uint64_t pool;   // the pool it returns memory to
+    uint64_t queue;  // its queue
+    uint64_t seq;    // its number there
+  };
+  struct Use {
+    uint64_t queue;  // the queue
+    uint64_t seq;    // the last operation on it that uses the object
+  };
+
+  // Whether (type, handle) is used by an operation not yet seen completed; its queue and number.
+  bool PendingLocked(const Key& key, Use* use) const;
+  bool Pending(XgpuObjectType type, uint64_t handle, Use* use) const;
+  // Starts an operation on `queue` using `objects`; returns its number.
+  void AddOpLocked(const CallContext& ctx, uint64_t queue, const std::vector<Key>& objects,
+                   const XgpuSemaphoreList* wait, const XgpuSemaphoreList* signal);
+  void ObserveLocked(uint64_t semaphore, uint64_t value);
+  // Drops the deallocas seen complete.
+  void PruneLocked();
+  void Forget(XgpuObjectType type, uint64_t handle);
+  bool CheckInUse(CallContext& ctx, Vuid vuid, const char* field, XgpuObjectType type, uint64_t handle) const;
+  static bool Enabled(const CallContext& ctx) { return ctx.instance != nullptr && ctx.instance->settings.costly_checks; }
+
+  // Whether the queue-allocated `buffer` (if it is one) is committed for an
+  // operation on `queue` waiting on `wait`; else reports `vuid` on `field`.
+  bool CheckCommitted(CallContext& ctx, Vuid vuid, const Field& field, uint64_t buffer, uint64_t queue,
+                      const XgpuSemaphoreList* wait) const;
+  bool CheckHostCommitted(CallContext& ctx, Vuid vuid, XgpuBuffer buffer) const;
+
+  mutable std::mutex mutex_;
+  std::map<uint64_t, Alloca> allocas_;     // live queue-allocated buffers
+  std::vector<Dealloca> deallocas_;        // deallocas not yet seen complete
+  std::vector<Key> scratch_;               // a submission's objects (PostRecordQueueSubmit)
+  std::map<uint64_t, Queue> queues_;
+  std::map<Key, std::vector<Use>> uses_;
+};
+
+}  // namespace xgpu_validation
+
+#endif  // XGPU_LAYERS_VALIDATION_PENDING_PENDING_WORK_H_

@@ -1,0 +1,1072 @@
+#include "recording_validation.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "../chassis/object_map.h"
+
+namespace xgpu_validation {
+namespace {
+
+std::string Num(uint64_t value) {
+  if (value == XGPU_WHOLE_SIZE) return "XGPU_WHOLE_SIZE";
+  return std::to_string(value);
+}
+
+std::string Hex(uint64_t value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "0x%" PRIx64, value);
+  return text;
+}
+
+// "XGPU_BUFFER_USAGE_STORAGE_BIT | ..." for messages.
+std::string UsageText(uint32_t usage) {
+  if (usage == 0) return "0";
+  std::string text;
+  for (const BitName& bit : kBitNamesXgpuBufferUsageFlagBits) {
+    if ((usage & bit.bit) == 0) continue;
+    if (!text.empty()) text += " | ";
+    text += bit.name;
+    usage &= ~bit.bit;
+  }
+  if (usage != 0) text += (text.empty() ? "" : " | ") + Hex(usage);
+  return text;
+}
+
+// The recording of the call's command buffer (nullptr when the command
+// buffer is not a live one: the object tracker reports that; or when it is
+// not recording: CommandBufferState reports that).
+RecordingState* RecordingOf(const CallContext& ctx) {
+  ObjectRecord* record = ctx.dispatch_record;
+  if (record == nullptr || record->status.load(std::memory_order_relaxed) != CommandBufferStatus::kRecording) {
+    return nullptr;
+  }
+  return record->recording.get();
+}
+
+const XgpuPhysicalDeviceLimits* LimitsOf(const CallContext& ctx) {
+  return ctx.device != nullptr ? &ctx.device->properties.limits : nullptr;
+}
+
+ObjectRef RefOf(const ObjectRecord* record) { return ObjectRef{record->type, record->handle}; }
+
+// "XgpuCommandBuffer 0x.. \"name\"" of the call (its value in bound-state messages).
+std::string Self(const CallContext& ctx) { return Describe(ctx.dispatch_record); }
+
+// How one reference parameter of a recording command is checked.
+struct RefRule {
+  const char* field;        // "pDst", "pBuffers[i]"
+  Vuid kind;                // the -kind rule
+  Vuid slot;                // the -bindingSlot rule
+  Vuid range;               // the range rule (also a too-small range)
+  Vuid alignment;           // the resolved-offset rule (used when has_alignment)
+  bool has_alignment;       // the command has a resolved-offset rule
+  Vuid usage;               // the usage rule (used when usage_bit != 0)
+  uint32_t usage_bit;       // XgpuBufferUsageFlags needed, or 0
+};
+
+// Text of a field of a reference: "pDst" + "->offset", or "pBuffers[i]" + ".offset".
+std::string Member(const char* field, const char* member) {
+  std::string text = field;
+  text += text.back() == ']' ? "." : "->";
+  return text + member;
+}
+
+// Checks the reference `ref` (`field` of the call, index i) against `rule`,
+// needing `min_size` bytes (0: any range inside the buffer, 1: a non-empty
+// one) at a resolved offset that is a multiple of `alignment`. Returns
+// whether the call must be skipped.
+bool CheckRef(CallContext& ctx, const RecordingState& recording, const XgpuBufferRef* ref, uint64_t i,
+              const RefRule& rule, uint64_t min_size, uint64_t alignment) {
+  if (!IsUsablePointer(ref)) return false;  // the stateless checks report it
+  bool skip = false;
+  if (ref->kind == XGPU_BUFFER_REF_KIND_BUFFER) {
+    if (ref->buffer == XGPU_NULL_HANDLE || ref->bindingSlot != 0) {
+      const std::string what = ref->buffer == XGPU_NULL_HANDLE
+                                   ? Member(rule.field, "buffer") + " is XGPU_NULL_HANDLE"
+                                   : Member(rule.field, "bindingSlot") + " is " + std::to_string(ref->bindingSlot);
+      return ctx.Report(rule.kind, Field{rule.field, i}, "kind XGPU_BUFFER_REF_KIND_BUFFER, but " + what);
+    }
+  } else if (ref->kind == XGPU_BUFFER_REF_KIND_BINDING_SLOT) {
+    if (ref->buffer != XGPU_NULL_HANDLE) {
+      return ctx.Report(rule.kind, Field{rule.field, i},
+                        "kind XGPU_BUFFER_REF_KIND_BINDING_SLOT, but " + Member(rule.field, "buffer") + " is " +
+                            Hex(reinterpret_cast<uintptr_t>(ref->buffer)) + ", not XGPU_NULL_HANDLE");
+    }
+    if (ref->bindingSlot >= recording.binding_capacity) {
+      skip |= ctx.Report(rule.slot, Field{Member(rule.field, "bindingSlot").c_str(), i},
+                         std::to_string(ref->bindingSlot) + ", not below the recording's bindingCapacity " +
+                             std::to_string(recording.binding_capacity));
+    }
+    // What the reference alone decides (binding offsets are aligned to
+    // limits.minBufferOffsetAlignment, so an aligned reference offset stays
+    // aligned); the rest is checked at each submission.
+    if (rule.has_alignment && alignment > 1 && ref->offset % alignment != 0) {
+      skip |= ctx.Report(rule.alignment, Field{Member(rule.field, "offset").c_str(), i},
+                         Num(ref->offset) + ", not a multiple of " + std::to_string(alignment) +
+                             " (the offset within slot " + std::to_string(ref->bindingSlot) + ")");
+    }
+    if (ref->size != XGPU_WHOLE_SIZE && ref->size < std::max<uint64_t>(min_size, 1)) {
+      skip |= ctx.Report(rule.range, Field{Member(rule.field, "size").c_str(), i},
+                         Num(ref->size) + " bytes of slot " + std::to_string(ref->bindingSlot) +
+                             ", the command needs " + std::to_string(std::max<uint64_t>(min_size, 1)));
+    }
+    return skip;
+  } else {
+    return false;  // not a XgpuBufferRefKind: the stateless checks report it
+  }
+  const ObjectRecord* buffer =
+      Objects().Find(XGPU_OBJECT_TYPE_BUFFER, reinterpret_cast<uintptr_t>(ref->buffer));
+  if (buffer == nullptr) return skip;  // the object tracker reports it
+  const uint64_t size = buffer->buffer_size;
+  const std::string of = " of " + Describe(buffer) + " (" + std::to_string(size) + " bytes)";
+  if (ref->offset >= size || (ref->size != XGPU_WHOLE_SIZE && ref->size > size - ref->offset)) {
+    skip |= ctx.Report(rule.range, Field{rule.field, i},
+                       "offset " + Num(ref->offset) + ", size " + Num(ref->size) + ": not inside the range" + of,
+                       {RefOf(buffer)});
+  } else {
+    const uint64_t resolved = ref->size == XGPU_WHOLE_SIZE ? size - ref->offset : ref->size;
+    if (resolved < min_size) {
+      skip |= ctx.Report(rule.range, Field{rule.field, i},
+                         "offset " + Num(ref->offset) + ", size " + Num(ref->size) + ": " + std::to_string(resolved) +
+                             " bytes" + of + ", the command needs " + std::to_string(min_size),
+                         {RefOf(buffer)});
+    }
+  }
+  if (rule.has_alignment && alignment > 1 && ref->offset % alignment != 0) {
+    skip |= ctx.Report(rule.alignment, Field{Member(rule.field, "offset").c_str(), i},
+                       Num(ref->offset) + ", not a multiple of " + std::to_string(alignment), {RefOf(buffer)});
+  }
+  if (rule.usage_bit != 0 && (buffer->buffer_usage & rule.usage_bit) != rule.usage_bit) {
+    skip |= ctx.Report(rule.usage, Field{Member(rule.field, "buffer").c_str(), i},
+                       Describe(buffer) + ", created with usage " + UsageText(buffer->buffer_usage) + ", without " +
+                           UsageText(rule.usage_bit),
+                       {RefOf(buffer)});
+  }
+  return skip;
+}
+
+std::string LabelsText(const RecordingState& recording) {
+  std::string text;
+  for (const std::string& label : recording.labels) {
+    if (!text.empty()) text += " > ";
+    text += "\"" + label + "\"";
+  }
+  return text;
+}
+
+// Remembers a slot reference of the command being recorded (its checks are
+// at each submission). Returns its index in slot_uses, or -1.
+int32_t RememberSlot(CallContext& ctx, RecordingState& recording, const XgpuBufferRef* ref, const char* field,
+                     uint32_t i, const RefRule& rule, uint64_t min_size, uint64_t alignment) {
+  if (!IsUsablePointer(ref) || ref->kind != XGPU_BUFFER_REF_KIND_BINDING_SLOT) return -1;
+  SlotUse use;
+  use.command_index = recording.commands;
+  use.command = ctx.command;
+  use.field = field;
+  use.field_index = i;
+  use.slot = ref->bindingSlot;
+  use.offset = ref->offset;
+  use.size = ref->size;
+  use.min_size = min_size;
+  use.alignment = rule.has_alignment ? alignment : 1;
+  use.usage = rule.usage_bit;
+  use.range_vuid = rule.range;
+  use.alignment_vuid = rule.alignment;
+  use.labels = LabelsText(recording);
+  recording.slot_uses.push_back(std::move(use));
+  return static_cast<int32_t>(recording.slot_uses.size() - 1);
+}
+
+// Remembers the buffer a direct reference names (for the pending-work checks).
+void RememberDirect(RecordingState& recording, const XgpuBufferRef* ref) {
+  if (!IsUsablePointer(ref) || ref->kind != XGPU_BUFFER_REF_KIND_BUFFER || ref->buffer == XGPU_NULL_HANDLE) return;
+  const std::pair<XgpuObjectType, uint64_t> key{XGPU_OBJECT_TYPE_BUFFER, reinterpret_cast<uintptr_t>(ref->buffer)};
+  auto& list = recording.direct_objects;
+  // The same few buffers, call after call: look back a little before growing.
+  const size_t look = std::min<size_t>(list.size(), 4);
+  if (std::find(list.end() - look, list.end(), key) == list.end()) list.push_back(key);
+}
+
+bool Costly(const CallContext& ctx) { return ctx.instance != nullptr && ctx.instance->settings.costly_checks; }
+
+// Remembers that the command being recorded writes what `ref` names.
+void RememberWrite(const CallContext& ctx, RecordingState& recording, const XgpuBufferRef* ref) {
+  if (!Costly(ctx) || !IsUsablePointer(ref)) return;
+  const bool slot = ref->kind == XGPU_BUFFER_REF_KIND_BINDING_SLOT;
+  if (!slot && ref->kind != XGPU_BUFFER_REF_KIND_BUFFER) return;
+  recording.writes.push_back({slot, slot ? ref->bindingSlot : reinterpret_cast<uintptr_t>(ref->buffer), ref->offset,
+                              ref->size, recording.commands});
+}
+
+// A dispatch may write every buffer bound to it.
+void RememberDispatchWrites(const CallContext& ctx, RecordingState& recording) {
+  if (!Costly(ctx) || !recording.has_pipeline) return;
+  const uint32_t count = std::min<uint32_t>(recording.layout.binding_count, recording.bound.size());
+  for (uint32_t b = 0; b < count; ++b) RememberWrite(ctx, recording, &recording.bound[b]);
+}
+
+bool Overlap(uint64_t a_offset, uint64_t a_size, uint64_t b_offset, uint64_t b_size) {
+  const uint64_t a_end = a_size == XGPU_WHOLE_SIZE || a_offset + a_size < a_offset ? UINT64_MAX : a_offset + a_size;
+  const uint64_t b_end = b_size == XGPU_WHOLE_SIZE || b_offset + b_size < b_offset ? UINT64_MAX : b_offset + b_size;
+  return a_offset < b_end && b_offset < a_end;
+}
+
+// A barrier whose destination is the indirect reads.
+bool IndirectVisible(XgpuPipelineStageFlags dstStageMask, XgpuAccessFlags dstAccessMask) {
+  return (dstStageMask & (XGPU_PIPELINE_STAGE_INDIRECT_BIT | XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT)) != 0 &&
+         (dstAccessMask & (XGPU_ACCESS_INDIRECT_READ_BIT | XGPU_ACCESS_MEMORY_READ_BIT)) != 0;
+}
+
+// The rules of each reference parameter.
+const RefRule kBindBuffersRule{"pBuffers[i]",
+                               Vuid::xgpuCmdBindBuffers_pBuffers_kind,
+                               Vuid::xgpuCmdBindBuffers_pBuffers_bindingSlot,
+                               Vuid::xgpuCmdBindBuffers_pBuffers_range,
+                               Vuid::xgpuCmdBindBuffers_pBuffers_offset,
+                               true,
+                               Vuid::xgpuCmdBindBuffers_pBuffers_usage,
+                               XGPU_BUFFER_USAGE_STORAGE_BIT};
+const RefRule kCountsRule{"pCounts",
+                          Vuid::xgpuCmdDispatchIndirect_pCounts_kind,
+                          Vuid::xgpuCmdDispatchIndirect_pCounts_bindingSlot,
+                          Vuid::xgpuCmdDispatchIndirect_pCounts_range,
+                          Vuid::xgpuCmdDispatchIndirect_pCounts_offset,
+                          true,
+                          Vuid::xgpuCmdDispatchIndirect_pCounts_usage,
+                          XGPU_BUFFER_USAGE_INDIRECT_BIT};
+const RefRule kFillRule{"pDst",
+                        Vuid::xgpuCmdFillBuffer_pDst_kind,
+                        Vuid::xgpuCmdFillBuffer_pDst_bindingSlot,
+                        Vuid::xgpuCmdFillBuffer_pDst_range,
+                        Vuid::xgpuCmdFillBuffer_pDst_offset,
+                        true,
+                        Vuid::xgpuCmdFillBuffer_pDst_usage,
+                        XGPU_BUFFER_USAGE_TRANSFER_DST_BIT};
+const RefRule kCopySrcRule{"pSrc",
+                           Vuid::xgpuCmdCopyBuffer_pSrc_kind,
+                           Vuid::xgpuCmdCopyBuffer_pSrc_bindingSlot,
+                           Vuid::xgpuCmdCopyBuffer_pSrc_range,
+                           Vuid::xgpuCmdCopyBuffer_pSrc_range,
+                           false,
+                           Vuid::xgpuCmdCopyBuffer_pSrc_usage,
+                           XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT};
+const RefRule kCopyDstRule{"pDst",
+                           Vuid::xgpuCmdCopyBuffer_pDst_kind,
+                           Vuid::xgpuCmdCopyBuffer_pDst_bindingSlot,
+                           Vuid::xgpuCmdCopyBuffer_pDst_range,
+                           Vuid::xgpuCmdCopyBuffer_pDst_range,
+                           false,
+                           Vuid::xgpuCmdCopyBuffer_pDst_usage,
+                           XGPU_BUFFER_USAGE_TRANSFER_DST_BIT};
+const RefRule kUpdateRule{"pDst",
+                          Vuid::xgpuCmdUpdateBuffer_pDst_kind,
+                          Vuid::xgpuCmdUpdateBuffer_pDst_bindingSlot,
+                          Vuid::xgpuCmdUpdateBuffer_pDst_range,
+                          Vuid::xgpuCmdUpdateBuffer_pDst_range,
+                          false,
+                          Vuid::xgpuCmdUpdateBuffer_pDst_usage,
+                          XGPU_BUFFER_USAGE_TRANSFER_DST_BIT};
+const RefRule kTimestampRule{"pDst",
+                             Vuid::xgpuCmdWriteTimestamp_pDst_kind,
+                             Vuid::xgpuCmdWriteTimestamp_pDst_bindingSlot,
+                             Vuid::xgpuCmdWriteTimestamp_pDst_range,
+                             Vuid::xgpuCmdWriteTimestamp_pDst_offset,
+                             true,
+                             Vuid::xgpuCmdWriteTimestamp_pDst_usage,
+                             XGPU_BUFFER_USAGE_TRANSFER_DST_BIT};
+const RefRule kBarrierRule{"pBufferBarriers[i].buffer",
+                           Vuid::xgpuCmdPipelineBarrier_pBufferBarriers_kind,
+                           Vuid::xgpuCmdPipelineBarrier_pBufferBarriers_bindingSlot,
+                           Vuid::xgpuCmdPipelineBarrier_pBufferBarriers_range,
+                           Vuid::xgpuCmdPipelineBarrier_pBufferBarriers_range,
+                           false,
+                           Vuid::xgpuCmdPipelineBarrier_pBufferBarriers_range,
+                           0};
+
+bool PatternSizeValid(uint32_t patternSize) { return patternSize == 1 || patternSize == 2 || patternSize == 4; }
+
+// The bound-state rules a dispatch needs (pipeline, bindings, constants, workgroup memory).
+struct DispatchRules {
+  Vuid pipeline, bindings, constants, memory;
+};
+
+bool CheckDispatchState(CallContext& ctx, const RecordingState& recording, const DispatchRules& rules) {
+  if (!recording.has_pipeline) {
+    return ctx.Report(rules.pipeline, Field{"commandBuffer"},
+                      Self(ctx) + ", with no pipeline bound since xgpuBeginCommandBuffer");
+  }
+  bool skip = false;
+  const PipelineLayout& layout = recording.layout;
+  for (uint32_t b = 0; b < layout.binding_count; ++b) {
+    if (b >= recording.bindings_set.size() || !recording.bindings_set[b]) {
+      skip |= ctx.Report(rules.bindings, Field{"commandBuffer"},
+                         Self(ctx) + ": binding " + std::to_string(b) + " of the bound pipeline (bindingCount " +
+                             std::to_string(layout.binding_count) + ") was never set by xgpuCmdBindBuffers",
+                         {{XGPU_OBJECT_TYPE_PIPELINE, recording.pipeline}});
+      break;
+    }
+  }
+  for (uint32_t c = 0; c < layout.constant_size; ++c) {
+    if (c >= recording.constants_set.size() || !recording.constants_set[c]) {
+      skip |= ctx.Report(rules.constants, Field{"commandBuffer"},
+                         Self(ctx) + ": constant byte " + std::to_string(c) + " of the bound pipeline (constantSize " +
+                             std::to_string(layout.constant_size) + ") was never set by xgpuCmdPushConstants",
+                         {{XGPU_OBJECT_TYPE_PIPELINE, recording.pipeline}});
+      break;
+    }
+  }
+  if (const XgpuPhysicalDeviceLimits* limits = LimitsOf(ctx)) {
+    const uint64_t total = uint64_t{layout.static_memory} + recording.dynamic_memory;
+    if (total > limits->maxWorkgroupMemorySize) {
+      skip |= ctx.Report(rules.memory, Field{"commandBuffer"},
+                         Self(ctx) + ": static workgroup memory " + std::to_string(layout.static_memory) + " + dynamic " +
+                             std::to_string(recording.dynamic_memory) + " = " + std::to_string(total) +
+                             " bytes, more than limits.maxWorkgroupMemorySize " +
+                             std::to_string(limits->maxWorkgroupMemorySize),
+                         {{XGPU_OBJECT_TYPE_PIPELINE, recording.pipeline}});
+    }
+  }
+  return skip;
+}
+
+// Stages an access belongs to (api.md 17: stages and accesses pair up).
+uint32_t StagesOfAccess(uint32_t access) {
+  switch (access) {
+    case XGPU_ACCESS_INDIRECT_READ_BIT: return XGPU_PIPELINE_STAGE_INDIRECT_BIT;
+    case XGPU_ACCESS_SHADER_READ_BIT:
+    case XGPU_ACCESS_SHADER_WRITE_BIT: return XGPU_PIPELINE_STAGE_DISPATCH_BIT;
+    case XGPU_ACCESS_TRANSFER_READ_BIT:
+    case XGPU_ACCESS_TRANSFER_WRITE_BIT: return XGPU_PIPELINE_STAGE_TRANSFER_BIT;
+    case XGPU_ACCESS_HOST_READ_BIT:
+    case XGPU_ACCESS_HOST_WRITE_BIT: return XGPU_PIPELINE_STAGE_HOST_BIT;
+    default: return ~0u;  // MEMORY_READ / MEMORY_WRITE (and unknown bits, which the stateless checks report)
+  }
+}
+
+// The first access bit of `access` that no stage of `stages` has, or 0.
+uint32_t AccessOutsideStages(uint32_t access, uint32_t stages) {
+  if (stages & XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT) return 0;
+  for (uint32_t bit = 1; bit != 0 && bit <= access; bit <<= 1) {
+    if ((access & bit) != 0 && (StagesOfAccess(bit) & stages) == 0) return bit;
+  }
+  return 0;
+}
+
+std::string BitText(const BitName* names, size_t count, uint32_t bit) {
+  for (size_t n = 0; n < count; ++n) {
+    if (names[n].bit == bit) return names[n].name;
+  }
+  return Hex(bit);
+}
+
+}  // namespace
+
+// ---- begin / end ----
+
+bool RecordingValidation::ValidateBeginCommandBuffer(CallContext& ctx, XgpuCommandBuffer,
+                                                     const XgpuCommandBufferBeginInfo* pBeginInfo) const {
+  const XgpuPhysicalDeviceLimits* limits = LimitsOf(ctx);
+  if (!IsUsablePointer(pBeginInfo) || limits == nullptr) return false;
+  if (pBeginInfo->bindingCapacity > limits->maxBindingCapacity) {
+    return ctx.Report(Vuid::xgpuBeginCommandBuffer_pBeginInfo_bindingCapacity, Field{"pBeginInfo->bindingCapacity"},
+                      std::to_string(pBeginInfo->bindingCapacity) + ", more than limits.maxBindingCapacity " +
+                          std::to_string(limits->maxBindingCapacity));
+  }
+  return false;
+}
+
+void RecordingValidation::PostRecordBeginCommandBuffer(CallContext& ctx, XgpuCommandBuffer,
+                                                       const XgpuCommandBufferBeginInfo* pBeginInfo,
+                                                       XgpuResult result) {
+  if (result < 0 || ctx.dispatch_record == nullptr || !IsUsablePointer(pBeginInfo)) return;
+  auto recording = std::make_unique<RecordingState>();
+  recording->binding_capacity = pBeginInfo->bindingCapacity;
+  ctx.dispatch_record->recording = std::move(recording);
+}
+
+bool RecordingValidation::ValidateEndCommandBuffer(CallContext& ctx, XgpuCommandBuffer) const {
+  const RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr || recording->labels.empty()) return false;
+  return ctx.Report(Vuid::xgpuEndCommandBuffer_commandBuffer_labels, Field{"commandBuffer"},
+                    Self(ctx) + ", with " + std::to_string(recording->labels.size()) + " debug label(s) still open: " +
+                        LabelsText(*recording));
+}
+
+void RecordingValidation::PostRecordEndCommandBuffer(CallContext& ctx, XgpuCommandBuffer, XgpuResult result) {
+  ObjectRecord* record = ctx.dispatch_record;
+  if (result < 0 || record == nullptr || record->recording == nullptr) return;
+  auto& list = record->recording->direct_objects;
+  std::sort(list.begin(), list.end());
+  list.erase(std::unique(list.begin(), list.end()), list.end());
+}
+
+// ---- pipeline state ----
+
+bool RecordingValidation::ValidateCmdBindPipeline(CallContext&, XgpuCommandBuffer, XgpuPipeline) const {
+  return false;
+}
+
+void RecordingValidation::PostRecordCmdBindPipeline(CallContext& ctx, XgpuCommandBuffer, XgpuPipeline pipeline) {
+  RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return;
+  ++recording->commands;
+  const ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_PIPELINE, reinterpret_cast<uintptr_t>(pipeline));
+  if (record == nullptr) return;
+  recording->has_pipeline = true;
+  recording->pipeline = record->handle;
+  recording->layout = record->layout;
+  const std::pair<XgpuObjectType, uint64_t> key{XGPU_OBJECT_TYPE_PIPELINE, record->handle};
+  auto& list = recording->direct_objects;
+  const size_t look = std::min<size_t>(list.size(), 4);
+  if (std::find(list.end() - look, list.end(), key) == list.end()) list.push_back(key);
+}
+
+bool RecordingValidation::ValidateCmdPushConstants(CallContext& ctx, XgpuCommandBuffer, uint32_t offset,
+                                                   uint32_t size, const void*) const {
+  const RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return false;
+  bool skip = false;
+  if (offset % 4 != 0) {
+    skip |= ctx.Report(Vuid::xgpuCmdPushConstants_offset, Field{"offset"},
+                       std::to_string(offset) + ", not a multiple of 4");
+  }
+  if (size == 0 || size % 4 != 0) {
+    skip |= ctx.Report(Vuid::xgpuCmdPushConstants_size, Field{"size"},
+                       std::to_string(size) + (size == 0 ? "" : ", not a multiple of 4"));
+  }
+  if (!recording->has_pipeline) {
+    skip |= ctx.Report(Vuid::xgpuCmdPushConstants_pipeline, Field{"commandBuffer"},
+                       Self(ctx) + ", with no pipeline bound since xgpuBeginCommandBuffer");
+  } else if (uint64_t{offset} + size > recording->layout.constant_size) {
+    skip |= ctx.Report(Vuid::xgpuCmdPushConstants_range, Field{"size"},
+                       "offset " + std::to_string(offset) + " + size " + std::to_string(size) + " = " +
+                           std::to_string(uint64_t{offset} + size) + ", more than the bound pipeline's constantSize " +
+                           std::to_string(recording->layout.constant_size),
+                       {{XGPU_OBJECT_TYPE_PIPELINE, recording->pipeline}});
+  }
+  return skip;
+}
+
+void RecordingValidation::PostRecordCmdPushConstants(CallContext& ctx, XgpuCommandBuffer, uint32_t offset,
+                                                     uint32_t size, const void*) {
+  RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return;
+  ++recording->commands;
+  const uint64_t end = uint64_t{offset} + size;
+  if (recording->constants_set.size() < end) recording->constants_set.resize(end, false);
+  for (uint64_t c = offset; c < end; ++c) recording->constants_set[c] = true;
+}
+
+bool RecordingValidation::ValidateCmdBindBuffers(CallContext& ctx, XgpuCommandBuffer, uint32_t firstBinding,
+                                                 uint32_t bindingCount, const XgpuBufferRef* pBuffers) const {
+  const RecordingState* recording = RecordingOf(ctx);
+  const XgpuPhysicalDeviceLimits* limits = LimitsOf(ctx);
+  if (recording == nullptr || limits == nullptr) return false;
+  bool skip = false;
+  if (bindingCount == 0) skip |= ctx.Report(Vuid::xgpuCmdBindBuffers_bindingCount, Field{"bindingCount"}, "0");
+  if (!recording->has_pipeline) {
+    skip |= ctx.Report(Vuid::xgpuCmdBindBuffers_pipeline, Field{"commandBuffer"},
+                       Self(ctx) + ", with no pipeline bound since xgpuBeginCommandBuffer");
+  } else if (uint64_t{firstBinding} + bindingCount > recording->layout.binding_count) {
+    skip |= ctx.Report(Vuid::xgpuCmdBindBuffers_firstBinding, Field{"firstBinding"},
+                       "firstBinding " + std::to_string(firstBinding) + " + bindingCount " +
+                           std::to_string(bindingCount) + " = " + std::to_string(uint64_t{firstBinding} + bindingCount) +
+                           ", more than the bound pipeline's bindingCount " +
+                           std::to_string(recording->layout.binding_count),
+                       {{XGPU_OBJECT_TYPE_PIPELINE, recording->pipeline}});
+  }
+  if (!IsUsablePointer(pBuffers)) return skip;
+  for (uint32_t i = 0; i < bindingCount; ++i) {
+    skip |= CheckRef(ctx, *recording, &pBuffers[i], i, kBindBuffersRule, 1, limits->minBufferOffsetAlignment);
+  }
+  return skip;
+}
+
+void RecordingValidation::PostRecordCmdBindBuffers(CallContext& ctx, XgpuCommandBuffer, uint32_t firstBinding,
+                                                   uint32_t bindingCount, const XgpuBufferRef* pBuffers) {
+  RecordingState* recording = RecordingOf(ctx);
+  const XgpuPhysicalDeviceLimits* limits = LimitsOf(ctx);
+  if (recording == nullptr || limits == nullptr) return;
+  const uint64_t end = uint64_t{firstBinding} + bindingCount;
+  if (recording->bindings_set.size() < end) recording->bindings_set.resize(end, false);
+  for (uint64_t b = firstBinding; b < end; ++b) recording->bindings_set[b] = true;
+  if (Costly(ctx) && IsUsablePointer(pBuffers)) {
+    if (recording->bound.size() < end) recording->bound.resize(end, XgpuBufferRef{});
+    for (uint32_t i = 0; i < bindingCount; ++i) recording->bound[firstBinding + i] = pBuffers[i];
+  }
+  if (IsUsablePointer(pBuffers)) {
+    for (uint32_t i = 0; i < bindingCount; ++i) {
+      RememberSlot(ctx, *recording, &pBuffers[i], kBindBuffersRule.field, i, kBindBuffersRule, 1,
+                   limits->minBufferOffsetAlignment);
+      RememberDirect(*recording, &pBuffers[i]);
+    }
+  }
+  ++recording->commands;
+}
+
+bool RecordingValidation::ValidateCmdSetWorkgroupMemorySize(CallContext& ctx, XgpuCommandBuffer,
+                                                            uint32_t dynamicSize) const {
+  const XgpuPhysicalDeviceLimits* limits = LimitsOf(ctx);
+  if (RecordingOf(ctx) == nullptr || limits == nullptr || dynamicSize <= limits->maxWorkgroupMemorySize) return false;
+  return ctx.Report(Vuid::xgpuCmdSetWorkgroupMemorySize_dynamicSize, Field{"dynamicSize"},
+                    std::to_string(dynamicSize) + ", more than limits.maxWorkgroupMemorySize " +
+                        std::to_string(limits->maxWorkgroupMemorySize));
+}
+
+void RecordingValidation::PostRecordCmdSetWorkgroupMemorySize(CallContext& ctx, XgpuCommandBuffer,
+                                                              uint32_t dynamicSize) {
+  RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return;
+  recording->dynamic_memory = dynamicSize;
+  ++recording->commands;
+}
+
+// ---- dispatches ----
+
+bool RecordingValidation::ValidateCmdDispatch(CallContext& ctx, XgpuCommandBuffer, uint32_t groupCountX,
+                                              uint32_t groupCountY, uint32_t groupCountZ) const {
+  const RecordingState* recording = RecordingOf(ctx);
+  const XgpuPhysicalDeviceLimits* limits = LimitsOf(ctx);
+  if (recording == nullptr || limits == nullptr) return false;
+  bool skip = CheckDispatchState(ctx, *recording,
+                                 {Vuid::xgpuCmdDispatch_pipeline, Vuid::xgpuCmdDispatch_bindings,
+                                  Vuid::xgpuCmdDispatch_constants, Vuid::xgpuCmdDispatch_workgroupMemory});
+  const uint32_t counts[3] = {groupCountX, groupCountY, groupCountZ};
+  static const char* const kNames[3] = {"groupCountX", "groupCountY", "groupCountZ"};
+  for (int d = 0; d < 3; ++d) {
+    const uint64_t items = uint64_t{counts[d]} * (recording->has_pipeline ? recording->layout.workgroup_size[d] : 1);
+    if (counts[d] > limits->maxWorkgroupCount[d]) {
+      skip |= ctx.Report(Vuid::xgpuCmdDispatch_groupCount, Field{kNames[d]},
+                         std::to_string(counts[d]) + ", more than limits.maxWorkgroupCount[" + std::to_string(d) +
+                             "] " + std::to_string(limits->maxWorkgroupCount[d]));
+    } else if (recording->has_pipeline && items > limits->maxGridSize[d]) {
+      skip |= ctx.Report(Vuid::xgpuCmdDispatch_groupCount, Field{kNames[d]},
+                         std::to_string(counts[d]) + " workgroups of " +
+                             std::to_string(recording->layout.workgroup_size[d]) + " = " + std::to_string(items) +
+                             " work items, more than limits.maxGridSize[" + std::to_string(d) + "] " +
+                             std::to_string(limits->maxGridSize[d]));
+    }
+  }
+  return skip;
+}
+
+void RecordingValidation::PostRecordCmdDispatch(CallContext& ctx, XgpuCommandBuffer, uint32_t, uint32_t, uint32_t) {
+  RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return;
+  RememberDispatchWrites(ctx, *recording);
+  ++recording->commands;
+}
+
+bool RecordingValidation::ValidateCmdDispatchIndirect(CallContext& ctx, XgpuCommandBuffer,
+                                                      const XgpuBufferRef* pCounts,
+                                                      XgpuDispatchIndirectFlags flags) const {
+  const RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return false;
+  const uint32_t kinds = flags & (XGPU_DISPATCH_INDIRECT_STATIC_BIT | XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT);
+  bool skip = false;
+  // Unknown bits break the implicit rule instead.
+  if ((flags & ~kValidBitsXgpuDispatchIndirectFlagBits) == 0 && kinds != XGPU_DISPATCH_INDIRECT_STATIC_BIT &&
+      kinds != XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT) {
+    skip |= ctx.Report(Vuid::xgpuCmdDispatchIndirect_flags, Field{"flags"},
+                       Hex(flags) + (kinds == 0 ? ": neither" : ": both") +
+                           " XGPU_DISPATCH_INDIRECT_STATIC_BIT and XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT");
+  }
+  skip |= CheckDispatchState(
+      ctx, *recording,
+      {Vuid::xgpuCmdDispatchIndirect_pipeline, Vuid::xgpuCmdDispatchIndirect_bindings,
+       Vuid::xgpuCmdDispatchIndirect_constants, Vuid::xgpuCmdDispatchIndirect_workgroupMemory});
+  skip |= CheckRef(ctx, *recording, pCounts, 0, kCountsRule, 12, 4);
+  // A static dispatch reads its counts on the host at issue: a buffer the host can see.
+  if (kinds == XGPU_DISPATCH_INDIRECT_STATIC_BIT && IsUsablePointer(pCounts) &&
+      pCounts->kind == XGPU_BUFFER_REF_KIND_BUFFER && ctx.device != nullptr) {
+    if (const ObjectRecord* buffer =
+            Objects().Find(XGPU_OBJECT_TYPE_BUFFER, reinterpret_cast<uintptr_t>(pCounts->buffer))) {
+      const XgpuPhysicalDeviceMemoryProperties& memory = ctx.device->memory;
+      if (buffer->memory_type < memory.memoryTypeCount &&
+          (memory.memoryTypes[buffer->memory_type].propertyFlags & XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT) == 0) {
+        skip |= ctx.Report(Vuid::xgpuCmdDispatchIndirect_static_hostVisible, Field{"pCounts->buffer"},
+                           Describe(buffer) + ", of memory type " + std::to_string(buffer->memory_type) +
+                               ", which is not XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT",
+                           {RefOf(buffer)});
+      }
+    }
+  }
+  // Hazards on the counts with earlier writes of the recording (to the same
+  // buffer, or to the same slot: slots bound to the same buffer at submit
+  // are not compared).
+  if (Costly(ctx) && IsUsablePointer(pCounts) &&
+      (kinds == XGPU_DISPATCH_INDIRECT_STATIC_BIT || kinds == XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT)) {
+    const bool slot = pCounts->kind == XGPU_BUFFER_REF_KIND_BINDING_SLOT;
+    const uint64_t target = slot ? pCounts->bindingSlot : reinterpret_cast<uintptr_t>(pCounts->buffer);
+    for (const RecordingState::Write& w : recording->writes) {
+      if (w.slot != slot || w.target != target || !Overlap(w.offset, w.size, pCounts->offset, 12)) continue;
+      const std::string what = std::string(slot ? "slot " + std::to_string(target) : "the buffer") + ", bytes [" +
+                               Num(w.offset) + ", " + (w.size == XGPU_WHOLE_SIZE ? "end" : Num(w.offset + w.size)) +
+                               ")";
+      if (kinds == XGPU_DISPATCH_INDIRECT_STATIC_BIT) {
+        skip |= ctx.Report(Vuid::xgpuCmdDispatchIndirect_static_written, Field{"pCounts"},
+                           "counts at offset " + Num(pCounts->offset) + " that command " + std::to_string(w.command) +
+                               " of this recording writes (" + what +
+                               "): a static dispatch reads them on the host when the submission is issued");
+        break;
+      }
+      if (recording->indirect_barrier <= w.command + 1u) {
+        skip |= ctx.Report(Vuid::xgpuCmdDispatchIndirect_dynamic_barrier, Field{"pCounts"},
+                           "counts at offset " + Num(pCounts->offset) + " that command " + std::to_string(w.command) +
+                               " of this recording writes (" + what +
+                               ") with no barrier since to XGPU_PIPELINE_STAGE_INDIRECT_BIT / "
+                               "XGPU_ACCESS_INDIRECT_READ_BIT");
+        break;
+      }
+    }
+  }
+  return skip;
+}
+
+void RecordingValidation::PostRecordCmdDispatchIndirect(CallContext& ctx, XgpuCommandBuffer,
+                                                        const XgpuBufferRef* pCounts, XgpuDispatchIndirectFlags flags) {
+  RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return;
+  RememberSlot(ctx, *recording, pCounts, kCountsRule.field, 0, kCountsRule, 12, 4);
+  RememberDirect(*recording, pCounts);
+  if (Costly(ctx) && IsUsablePointer(pCounts)) {
+    const bool slot = pCounts->kind == XGPU_BUFFER_REF_KIND_BINDING_SLOT;
+    recording->indirect_reads.push_back({slot, slot ? pCounts->bindingSlot : reinterpret_cast<uintptr_t>(pCounts->buffer),
+                                         pCounts->offset, recording->commands,
+                                         (flags & XGPU_DISPATCH_INDIRECT_STATIC_BIT) != 0, recording->indirect_barrier,
+                                         recording->writes.size()});
+  }
+  RememberDispatchWrites(ctx, *recording);
+  ++recording->commands;
+}
+
+// ---- transfers ----
+
+bool RecordingValidation::ValidateCmdFillBuffer(CallContext& ctx, XgpuCommandBuffer, const XgpuBufferRef* pDst,
+                                                const void*, uint32_t patternSize) const {
+  const RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return false;
+  bool skip = false;
+  const bool pattern_ok = PatternSizeValid(patternSize);
+  if (!pattern_ok) {
+    skip |= ctx.Report(Vuid::xgpuCmdFillBuffer_patternSize, Field{"patternSize"},
+                       std::to_string(patternSize) + ", not 1, 2 or 4");
+  }
+  if (pattern_ok && IsUsablePointer(pDst) && pDst->size != XGPU_WHOLE_SIZE &&
+      (pDst->size == 0 || pDst->size % patternSize != 0)) {
+    skip |= ctx.Report(Vuid::xgpuCmdFillBuffer_pDst_size, Field{"pDst->size"},
+                       Num(pDst->size) + (pDst->size == 0 ? "" : ", not a multiple of patternSize ") +
+                           (pDst->size == 0 ? "" : std::to_string(patternSize)));
+  }
+  skip |= CheckRef(ctx, *recording, pDst, 0, kFillRule, 0, pattern_ok ? patternSize : 1);
+  return skip;
+}
+
+void RecordingValidation::PostRecordCmdFillBuffer(CallContext& ctx, XgpuCommandBuffer, const XgpuBufferRef* pDst,
+                                                  const void*, uint32_t patternSize) {
+  RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return;
+  RememberSlot(ctx, *recording, pDst, kFillRule.field, 0, kFillRule, 0, patternSize);
+  RememberDirect(*recording, pDst);
+  RememberWrite(ctx, *recording, pDst);
+  ++recording->commands;
+}
+
+bool RecordingValidation::ValidateCmdCopyBuffer(CallContext& ctx, XgpuCommandBuffer, const XgpuBufferRef* pSrc,
+                                                const XgpuBufferRef* pDst, XgpuDeviceSize size) const {
+  const RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return false;
+  bool skip = false;
+  if (size == 0) skip |= ctx.Report(Vuid::xgpuCmdCopyBuffer_size, Field{"size"}, "0");
+  skip |= CheckRef(ctx, *recording, pSrc, 0, kCopySrcRule, size, 1);
+  skip |= CheckRef(ctx, *recording, pDst, 0, kCopyDstRule, size, 1);
+  if (size != 0 && IsUsablePointer(pSrc) && IsUsablePointer(pDst) && pSrc->kind == XGPU_BUFFER_REF_KIND_BUFFER &&
+      pDst->kind == XGPU_BUFFER_REF_KIND_BUFFER && pSrc->buffer == pDst->buffer && pSrc->buffer != XGPU_NULL_HANDLE) {
+    const uint64_t s = pSrc->offset;
+    const uint64_t d = pDst->offset;
+    if (s < d + size && d < s + size && s + size > s && d + size > d) {
+      const ObjectRecord* buffer = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, reinterpret_cast<uintptr_t>(pSrc->buffer));
+      skip |= ctx.Report(Vuid::xgpuCmdCopyBuffer_overlap, Field{"pDst->offset"},
+                         "source [" + Num(s) + ", " + Num(s + size) + ") and destination [" + Num(d) + ", " +
+                             Num(d + size) + ") overlap in " +
+                             (buffer ? Describe(buffer) : Hex(reinterpret_cast<uintptr_t>(pSrc->buffer))));
+    }
+  }
+  return skip;
+}
+
+void RecordingValidation::PostRecordCmdCopyBuffer(CallContext& ctx, XgpuCommandBuffer, const XgpuBufferRef* pSrc,
+                                                  const XgpuBufferRef* pDst, XgpuDeviceSize size) {
+  RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return;
+  const int32_t src = RememberSlot(ctx, *recording, pSrc, kCopySrcRule.field, 0, kCopySrcRule, size, 1);
+  const int32_t dst = RememberSlot(ctx, *recording, pDst, kCopyDstRule.field, 0, kCopyDstRule, size, 1);
+  RememberDirect(*recording, pSrc);
+  RememberDirect(*recording, pDst);
+  if (IsUsablePointer(pDst)) {
+    XgpuBufferRef written = *pDst;
+    written.size = size;
+    RememberWrite(ctx, *recording, &written);
+  }
+  if (src >= 0 && dst >= 0) {
+    recording->slot_uses[dst].overlap_with = src;
+    recording->slot_uses[dst].overlap_vuid = Vuid::xgpuCmdCopyBuffer_overlap;
+  }
+  ++recording->commands;
+}
+
+bool RecordingValidation::ValidateCmdUpdateBuffer(CallContext& ctx, XgpuCommandBuffer, const XgpuBufferRef* pDst,
+                                                  XgpuDeviceSize dataSize, const void*) const {
+  const RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return false;
+  bool skip = false;
+  if (dataSize == 0 || dataSize > XGPU_MAX_UPDATE_BUFFER_SIZE) {
+    skip |= ctx.Report(Vuid::xgpuCmdUpdateBuffer_dataSize, Field{"dataSize"},
+                       Num(dataSize) + (dataSize == 0 ? "" : ", more than XGPU_MAX_UPDATE_BUFFER_SIZE (65536)"));
+  }
+  skip |= CheckRef(ctx, *recording, pDst, 0, kUpdateRule, dataSize, 1);
+  return skip;
+}
+
+void RecordingValidation::PostRecordCmdUpdateBuffer(CallContext& ctx, XgpuCommandBuffer, const XgpuBufferRef* pDst,
+                                                    XgpuDeviceSize dataSize, const void*) {
+  RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return;
+  RememberSlot(ctx, *recording, pDst, kUpdateRule.field, 0, kUpdateRule, dataSize, 1);
+  RememberDirect(*recording, pDst);
+  if (IsUsablePointer(pDst)) {
+    XgpuBufferRef written = *pDst;
+    written.size = dataSize;
+    RememberWrite(ctx, *recording, &written);
+  }
+  ++recording->commands;
+}
+
+// ---- barriers ----
+
+bool RecordingValidation::ValidateCmdPipelineBarrier(CallContext& ctx, XgpuCommandBuffer,
+                                                     XgpuPipelineStageFlags srcStageMask,
+                                                     XgpuPipelineStageFlags dstStageMask, uint32_t memoryBarrierCount,
+                                                     const XgpuMemoryBarrier* pMemoryBarriers,
+                                                     uint32_t bufferBarrierCount,
+                                                     const XgpuBufferMemoryBarrier* pBufferBarriers) const {
+  const RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return false;
+  bool skip = false;
+  if (srcStageMask == 0) skip |= ctx.Report(Vuid::xgpuCmdPipelineBarrier_srcStageMask, Field{"srcStageMask"}, "0");
+  if (dstStageMask == 0) skip |= ctx.Report(Vuid::xgpuCmdPipelineBarrier_dstStageMask, Field{"dstStageMask"}, "0");
+  auto check_access = [&](const char* src_field, const char* dst_field, uint64_t i, XgpuAccessFlags src_access,
+                          XgpuAccessFlags dst_access) {
+    if (uint32_t bit = srcStageMask != 0 ? AccessOutsideStages(src_access, srcStageMask) : 0) {
+      skip |= ctx.Report(Vuid::xgpuCmdPipelineBarrier_srcAccessMask, Field{src_field, i},
+                         BitText(kBitNamesXgpuAccessFlagBits, std::size(kBitNamesXgpuAccessFlagBits), bit) +
+                             ", an access of no stage of srcStageMask " + Hex(srcStageMask));
+    }
+    if (uint32_t bit = dstStageMask != 0 ? AccessOutsideStages(dst_access, dstStageMask) : 0) {
+      skip |= ctx.Report(Vuid::xgpuCmdPipelineBarrier_dstAccessMask, Field{dst_field, i},
+                         BitText(kBitNamesXgpuAccessFlagBits, std::size(kBitNamesXgpuAccessFlagBits), bit) +
+                             ", an access of no stage of dstStageMask " + Hex(dstStageMask));
+    }
+  };
+  if (IsUsablePointer(pMemoryBarriers)) {
+    for (uint32_t i = 0; i < memoryBarrierCount; ++i) {
+      check_access("pMemoryBarriers[i].srcAccessMask", "pMemoryBarriers[i].dstAccessMask", i,
+                   pMemoryBarriers[i].srcAccessMask, pMemoryBarriers[i].dstAccessMask);
+    }
+  }
+  if (IsUsablePointer(pBufferBarriers)) {
+    for (uint32_t i = 0; i < bufferBarrierCount; ++i) {
+      check_access("pBufferBarriers[i].srcAccessMask", "pBufferBarriers[i].dstAccessMask", i,
+                   pBufferBarriers[i].srcAccessMask, pBufferBarriers[i].dstAccessMask);
+      skip |= CheckRef(ctx, *recording, &pBufferBarriers[i].buffer, i, kBarrierRule, 1, 1);
+    }
+  }
+  return skip;
+}
+
+void RecordingValidation::PostRecordCmdPipelineBarrier(CallContext& ctx, XgpuCommandBuffer, XgpuPipelineStageFlags,
+                                                       XgpuPipelineStageFlags dstStageMask,
+                                                       uint32_t memoryBarrierCount,
+                                                       const XgpuMemoryBarrier* pMemoryBarriers,
+                                                       uint32_t bufferBarrierCount,
+                                                       const XgpuBufferMemoryBarrier* pBufferBarriers) {
+  RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return;
+  bool visible = false;
+  if (IsUsablePointer(pBufferBarriers)) {
+    for (uint32_t i = 0; i < bufferBarrierCount; ++i) {
+      RememberSlot(ctx, *recording, &pBufferBarriers[i].buffer, kBarrierRule.field, i, kBarrierRule, 1, 1);
+      RememberDirect(*recording, &pBufferBarriers[i].buffer);
+      visible |= IndirectVisible(dstStageMask, pBufferBarriers[i].dstAccessMask);
+    }
+  }
+  if (IsUsablePointer(pMemoryBarriers)) {
+    for (uint32_t i = 0; i < memoryBarrierCount; ++i) {
+      visible |= IndirectVisible(dstStageMask, pMemoryBarriers[i].dstAccessMask);
+    }
+  }
+  if (visible) recording->indirect_barrier = recording->commands + 1;
+  ++recording->commands;
+}
+
+bool RecordingValidation::ValidateCmdMemoryBarrier(CallContext& ctx, XgpuCommandBuffer,
+                                                   XgpuPipelineStageFlags srcStageMask, XgpuAccessFlags srcAccessMask,
+                                                   XgpuPipelineStageFlags dstStageMask,
+                                                   XgpuAccessFlags dstAccessMask) const {
+  if (RecordingOf(ctx) == nullptr) return false;
+  bool skip = false;
+  if (srcStageMask == 0) skip |= ctx.Report(Vuid::xgpuCmdMemoryBarrier_srcStageMask, Field{"srcStageMask"}, "0");
+  if (dstStageMask == 0) skip |= ctx.Report(Vuid::xgpuCmdMemoryBarrier_dstStageMask, Field{"dstStageMask"}, "0");
+  if (uint32_t bit = srcStageMask != 0 ? AccessOutsideStages(srcAccessMask, srcStageMask) : 0) {
+    skip |= ctx.Report(Vuid::xgpuCmdMemoryBarrier_srcAccessMask, Field{"srcAccessMask"},
+                       BitText(kBitNamesXgpuAccessFlagBits, std::size(kBitNamesXgpuAccessFlagBits), bit) +
+                           ", an access of no stage of srcStageMask " + Hex(srcStageMask));
+  }
+  if (uint32_t bit = dstStageMask != 0 ? AccessOutsideStages(dstAccessMask, dstStageMask) : 0) {
+    skip |= ctx.Report(Vuid::xgpuCmdMemoryBarrier_dstAccessMask, Field{"dstAccessMask"},
+                       BitText(kBitNamesXgpuAccessFlagBits, std::size(kBitNamesXgpuAccessFlagBits), bit) +
+                           ", an access of no stage of dstStageMask " + Hex(dstStageMask));
+  }
+  return skip;
+}
+
+void RecordingValidation::PostRecordCmdMemoryBarrier(CallContext& ctx, XgpuCommandBuffer, XgpuPipelineStageFlags,
+                                                     XgpuAccessFlags, XgpuPipelineStageFlags dstStageMask,
+                                                     XgpuAccessFlags dstAccessMask) {
+  RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return;
+  if (IndirectVisible(dstStageMask, dstAccessMask)) recording->indirect_barrier = recording->commands + 1;
+  ++recording->commands;
+}
+
+// ---- debug labels, timestamps ----
+
+void RecordingValidation::PostRecordCmdBeginDebugLabel(CallContext& ctx, XgpuCommandBuffer,
+                                                       const XgpuDebugLabel* pLabel) {
+  RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return;
+  recording->labels.emplace_back(IsUsablePointer(pLabel) && pLabel->pLabelName ? pLabel->pLabelName : "");
+  ++recording->commands;
+}
+
+bool RecordingValidation::ValidateCmdEndDebugLabel(CallContext& ctx, XgpuCommandBuffer) const {
+  const RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr || !recording->labels.empty()) return false;
+  return ctx.Report(Vuid::xgpuCmdEndDebugLabel_open, Field{"commandBuffer"},
+                    Self(ctx) + ", with no debug label of this recording open");
+}
+
+void RecordingValidation::PostRecordCmdEndDebugLabel(CallContext& ctx, XgpuCommandBuffer) {
+  RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return;
+  if (!recording->labels.empty()) recording->labels.pop_back();
+  ++recording->commands;
+}
+
+void RecordingValidation::PostRecordCmdInsertDebugLabel(CallContext& ctx, XgpuCommandBuffer, const XgpuDebugLabel*) {
+  if (RecordingState* recording = RecordingOf(ctx)) ++recording->commands;
+}
+
+bool RecordingValidation::ValidateCmdWriteTimestamp(CallContext& ctx, XgpuCommandBuffer,
+                                                    XgpuPipelineStageFlagBits stage, const XgpuBufferRef* pDst) const {
+  const RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return false;
+  bool skip = false;
+  // A value that is not one stage bit breaks the implicit rule instead.
+  const uint32_t bits = static_cast<uint32_t>(stage);
+  const bool one_stage = bits != 0 && (bits & (bits - 1)) == 0 && (bits & ~kValidBitsXgpuPipelineStageFlagBits) == 0;
+  if (one_stage && stage != XGPU_PIPELINE_STAGE_INDIRECT_BIT && stage != XGPU_PIPELINE_STAGE_DISPATCH_BIT &&
+      stage != XGPU_PIPELINE_STAGE_TRANSFER_BIT && stage != XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT) {
+    skip |= ctx.Report(Vuid::xgpuCmdWriteTimestamp_stage, Field{"stage"},
+                       Hex(static_cast<uint32_t>(stage)) + ", not INDIRECT, DISPATCH, TRANSFER or ALL_COMMANDS");
+  }
+  skip |= CheckRef(ctx, *recording, pDst, 0, kTimestampRule, 8, 8);
+  return skip;
+}
+
+void RecordingValidation::PostRecordCmdWriteTimestamp(CallContext& ctx, XgpuCommandBuffer, XgpuPipelineStageFlagBits,
+                                                      const XgpuBufferRef* pDst) {
+  RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return;
+  RememberSlot(ctx, *recording, pDst, kTimestampRule.field, 0, kTimestampRule, 8, 8);
+  RememberDirect(*recording, pDst);
+  if (IsUsablePointer(pDst)) {
+    XgpuBufferRef written = *pDst;
+    written.size = 8;
+    RememberWrite(ctx, *recording, &written);
+  }
+  ++recording->commands;
+}
+
+// ---- submission: the binding tables ----
+
+bool RecordingValidation::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint32_t submitCount,
+                                              const XgpuSubmitInfo* pSubmits) const {
+  if (!IsUsablePointer(pSubmits) || ctx.device == nullptr) return false;
+  const XgpuPhysicalDeviceLimits& limits = ctx.device->properties.limits;
+  bool skip = false;
+  for (uint32_t i = 0; i < submitCount; ++i) {
+    const XgpuSubmitInfo& submit = pSubmits[i];
+    const ObjectRecord* cb =
+        submit.commandBuffer == XGPU_NULL_HANDLE
+            ? nullptr
+            : Objects().Find(XGPU_OBJECT_TYPE_COMMAND_BUFFER, reinterpret_cast<uintptr_t>(submit.commandBuffer));
+    const RecordingState* recording =
+        cb != nullptr && cb->status.load(std::memory_order_relaxed) == CommandBufferStatus::kExecutable
+            ? cb->recording.get()
+            : nullptr;
+    if (recording != nullptr && submit.bindingCount < recording->binding_capacity) {
+      skip |= ctx.Report(Vuid::xgpuQueueSubmit_pSubmits_bindingCount, Field{"pSubmits[i].bindingCount", i},
+                         std::to_string(submit.bindingCount) + ", less than the bindingCapacity " +
+                             std::to_string(recording->binding_capacity) + " " + Describe(cb) + " was begun with",
+                         {RefOf(cb)});
+    }
+    if (!IsUsablePointer(submit.pBindings)) continue;
+    // Each binding inside its buffer, at an aligned offset; its resolved range.
+    // Per binding: its buffer's record (nullptr: not usable) and resolved
+    // size (on the stack for small tables: no allocation per call).
+    constexpr uint32_t kInline = 32;
+    const ObjectRecord* inline_buffers[kInline];
+    uint64_t inline_sizes[kInline];
+    std::vector<const ObjectRecord*> heap_buffers;
+    std::vector<uint64_t> heap_sizes;
+    const ObjectRecord** buffers = inline_buffers;
+    uint64_t* sizes = inline_sizes;
+    if (submit.bindingCount > kInline) {
+      heap_buffers.resize(submit.bindingCount);
+      heap_sizes.resize(submit.bindingCount);
+      buffers = heap_buffers.data();
+      sizes = heap_sizes.data();
+    }
+    std::fill_n(buffers, submit.bindingCount, nullptr);
+    std::fill_n(sizes, submit.bindingCount, 0);
+    for (uint32_t j = 0; j < submit.bindingCount; ++j) {
+      const XgpuBufferBinding& b = submit.pBindings[j];
+      const ObjectRecord* buffer = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, reinterpret_cast<uintptr_t>(b.buffer));
+      if (buffer == nullptr) continue;  // the object tracker reports it
+      const uint64_t size = buffer->buffer_size;
+      if (b.offset >= size || (b.size != XGPU_WHOLE_SIZE && (b.size == 0 || b.size > size - b.offset))) {
+        skip |= ctx.Report(Vuid::xgpuQueueSubmit_pSubmits_pBindings_range, Field{"pSubmits[i].pBindings[j]", i, j},
+                           "offset " + Num(b.offset) + ", size " + Num(b.size) + ": not a non-empty range inside " +
+                               Describe(buffer) + " (" + std::to_string(size) + " bytes)",
+                           {RefOf(buffer)});
+        continue;
+      }
+      if (limits.minBufferOffsetAlignment > 1 && b.offset % limits.minBufferOffsetAlignment != 0) {
+        skip |= ctx.Report(Vuid::xgpuQueueSubmit_pSubmits_pBindings_offset,
+                           Field{"pSubmits[i].pBindings[j].offset", i, j},
+                           Num(b.offset) + ", not a multiple of limits.minBufferOffsetAlignment " +
+                               std::to_string(limits.minBufferOffsetAlignment),
+                           {RefOf(buffer)});
+      }
+      buffers[j] = buffer;
+      sizes[j] = b.size == XGPU_WHOLE_SIZE ? size - b.offset : b.size;
+    }
+    if (recording == nullptr) continue;
+    // Indirect counts and earlier writes that this table makes the same bytes
+    // (pairs of the same buffer or the same slot were checked when recorded).
+    if (ctx.instance != nullptr && ctx.instance->settings.costly_checks) {
+      // A reference resolved: its buffer's record (nullptr: unknown) and offset.
+      auto resolve = [&](bool slot, uint64_t target, uint64_t offset, uint64_t* at) -> const ObjectRecord* {
+        if (!slot) {
+          *at = offset;
+          return Objects().Find(XGPU_OBJECT_TYPE_BUFFER, target);
+        }
+        if (target >= submit.bindingCount || buffers[target] == nullptr) return nullptr;
+        *at = submit.pBindings[target].offset + offset;
+        return buffers[target];
+      };
+      for (const RecordingState::IndirectRead& r : recording->indirect_reads) {
+        uint64_t counts_at = 0;
+        const ObjectRecord* counts = resolve(r.slot, r.target, r.offset, &counts_at);
+        if (counts == nullptr) continue;
+        for (size_t w_index = 0; w_index < r.writes_before; ++w_index) {
+          const RecordingState::Write& w = recording->writes[w_index];
+          if (w.slot == r.slot && w.target == r.target) continue;  // checked when recorded
+          if (!w.slot && !r.slot) continue;                        // two different buffers
+          uint64_t write_at = 0;
+          if (resolve(w.slot, w.target, w.offset, &write_at) != counts) continue;
+          if (!Overlap(write_at, w.size, counts_at, 12)) continue;
+          if (!r.is_static && r.barrier > w.command + 1u) continue;
+          skip |= ctx.Report(
+              r.is_static ? Vuid::xgpuCmdDispatchIndirect_static_written : Vuid::xgpuCmdDispatchIndirect_dynamic_barrier,
+              Field{"pSubmits[i].pBindings", i},
+              "the table makes the counts of command " + std::to_string(r.command) + " (xgpuCmdDispatchIndirect, at " +
+                  std::to_string(counts_at) + " in " + Describe(counts) + ") bytes that command " +
+                  std::to_string(w.command) + " of " + Describe(cb) + " writes" +
+                  (r.is_static ? "" : ", with no barrier to the indirect reads between them"),
+              {RefOf(counts), RefOf(cb)});
+          break;
+        }
+      }
+    }
+    // Every slot reference of the recording, resolved with this table.
+    for (const SlotUse& use : recording->slot_uses) {
+      if (use.slot >= submit.bindingCount || buffers[use.slot] == nullptr) continue;
+      const XgpuBufferBinding& b = submit.pBindings[use.slot];
+      const ObjectRecord* buffer = buffers[use.slot];
+      const uint64_t bsize = sizes[use.slot];
+      // Where the use is, for messages (built only when one is reported).
+      auto where_text = [&] {
+        std::string field = use.field;
+        if (field.find("[i]") != std::string::npos) {
+          field.replace(field.find("[i]"), 3, "[" + std::to_string(use.field_index) + "]");
+        }
+        return "slot " + std::to_string(use.slot) + " as " + field + " of command " +
+               std::to_string(use.command_index) + " (" + NameOf(use.command) + ")" +
+               (use.labels.empty() ? "" : " in label " + use.labels) + " of " + Describe(cb);
+      };
+      const Field binding_field{"pSubmits[i].pBindings[j]", i, use.slot};
+      if (use.offset >= bsize || (use.size != XGPU_WHOLE_SIZE && use.size > bsize - use.offset)) {
+        skip |= ctx.Report(Vuid::xgpuQueueSubmit_pSubmits_pBindings_refRange, binding_field,
+                           where_text() + ": offset " + Num(use.offset) + ", size " + Num(use.size) +
+                               " is not inside the binding's " + std::to_string(bsize) + " bytes",
+                           {RefOf(buffer), RefOf(cb)});
+        continue;
+      }
+      const uint64_t rsize = use.size == XGPU_WHOLE_SIZE ? bsize - use.offset : use.size;
+      if (rsize < use.min_size) {
+        skip |= ctx.Report(use.range_vuid, binding_field,
+                           where_text() + ": resolves to " + std::to_string(rsize) + " bytes, the command needs " +
+                               std::to_string(use.min_size),
+                           {RefOf(buffer), RefOf(cb)});
+      }
+      const uint64_t resolved_offset = b.offset + use.offset;
+      if (use.alignment > 1 && resolved_offset % use.alignment != 0) {
+        skip |= ctx.Report(use.alignment_vuid, binding_field,
+                           where_text() + ": resolved offset " + std::to_string(resolved_offset) + " (binding " +
+                               Num(b.offset) + " + reference " + Num(use.offset) + "), not a multiple of " +
+                               std::to_string(use.alignment),
+                           {RefOf(buffer), RefOf(cb)});
+      }
+      if (use.usage != 0 && (buffer->buffer_usage & use.usage) != use.usage) {
+        skip |= ctx.Report(Vuid::xgpuQueueSubmit_pSubmits_pBindings_usage, Field{"pSubmits[i].pBindings[j].buffer", i, use.slot},
+                           Describe(buffer) + ", created with usage " + UsageText(buffer->buffer_usage) +
+                               ", without " + UsageText(use.usage) + " that " + where_text() + " needs",
+                           {RefOf(buffer), RefOf(cb)});
+      }
+      if (use.overlap_with >= 0) {
+        const SlotUse& src = recording->slot_uses[use.overlap_with];
+        if (src.slot < submit.bindingCount && buffers[src.slot] == buffer) {
+          const uint64_t s = submit.pBindings[src.slot].offset + src.offset;
+          const uint64_t d = resolved_offset;
+          if (s < d + use.min_size && d < s + use.min_size) {
+            skip |= ctx.Report(use.overlap_vuid, binding_field,
+                               where_text() + ": destination [" + Num(d) + ", " + Num(d + use.min_size) +
+                                   ") overlaps the source [" + Num(s) + ", " + Num(s + use.min_size) + ") in " +
+                                   Describe(buffer),
+                               {RefOf(buffer), RefOf(cb)});
+          }
+        }
+      }
+    }
+  }
+  return skip;
+}
+
+}  // namespace xgpu_validation
