@@ -439,6 +439,10 @@ void WorkItemLoops::build() {
   ReturnInst::Create(ctx_, exit);
   BasicBlock* dispatch = barrier_count ? BasicBlock::Create(ctx_, "xgpu.dispatch", &f_) : exit;
 
+  // Set by the dispatcher: every item waits at the barrier being resumed, so
+  // its region's loop needs no per-item test (the loop is unswitched on it).
+  AllocaInst* uniform_slot = barrier_count ? b.CreateAlloca(b.getInt1Ty(), nullptr, "xgpu.uniform") : nullptr;
+
   std::vector<BasicBlock*> region_entries(regions_.size());
   for (unsigned r = 0; r < regions_.size(); ++r)
     region_entries[r] = BasicBlock::Create(ctx_, "xgpu.region" + Twine(r), &f_);
@@ -454,7 +458,14 @@ void WorkItemLoops::build() {
     BasicBlock* xl = BasicBlock::Create(ctx_, tag + ".x.next", &f_);
     BasicBlock* yl = BasicBlock::Create(ctx_, tag + ".y.next", &f_);
     BasicBlock* zl = BasicBlock::Create(ctx_, tag + ".z.next", &f_);
-    BranchInst::Create(zh, region_entries[r]);
+    Value* uniform = nullptr;
+    if (r == 0) {
+      BranchInst::Create(zh, region_entries[r]);
+    } else {
+      IRBuilder<> rb(region_entries[r]);
+      uniform = rb.CreateLoad(rb.getInt1Ty(), uniform_slot, "xgpu.uniform");
+      rb.CreateBr(zh);
+    }
 
     b.SetInsertPoint(zh);
     PHINode* z = b.CreatePHI(i32, 2, "xgpu.z");
@@ -492,8 +503,11 @@ void WorkItemLoops::build() {
       b.CreateBr(cast<BasicBlock>(map[region_starts_[r]]));
     } else {
       // Only the items waiting at this region's barrier run it.
-      Value* here = b.CreateICmpEQ(b.CreateAlignedLoad(i32, state_slot, Align(4)), b.getInt32(r));
-      b.CreateCondBr(here, cast<BasicBlock>(map[region_starts_[r]]), xl);
+      BasicBlock* test = BasicBlock::Create(ctx_, tag + ".x.test", &f_);
+      b.CreateCondBr(uniform, cast<BasicBlock>(map[region_starts_[r]]), test);
+      IRBuilder<> tb(test);
+      Value* here = tb.CreateICmpEQ(tb.CreateAlignedLoad(i32, state_slot, Align(4)), tb.getInt32(r));
+      tb.CreateCondBr(here, cast<BasicBlock>(map[region_starts_[r]]), xl);
     }
     for (BasicBlock* clone : clones) {
       for (Instruction& inst : *clone) RemapInstruction(&inst, map, RF_NoModuleLevelChanges | RF_IgnoreMissingLocals);
@@ -549,7 +563,24 @@ void WorkItemLoops::build() {
     Value* i1 = b.CreateNUWAdd(i, b.getInt64(1));
     i->addIncoming(i1, next);
     b.CreateCondBr(b.CreateICmpULT(i1, items64), scan, exit);
+    // Do all items wait at the same barrier (none returned, none elsewhere)?
+    BasicBlock* same = BasicBlock::Create(ctx_, "xgpu.dispatch.same", &f_);
+    BasicBlock* chosen = BasicBlock::Create(ctx_, "xgpu.dispatch.chosen", &f_);
     b.SetInsertPoint(found);
+    b.CreateBr(same);
+    b.SetInsertPoint(same);
+    PHINode* j = b.CreatePHI(i64, 2, "xgpu.same.item");
+    PHINode* all = b.CreatePHI(b.getInt1Ty(), 2, "xgpu.same.all");
+    j->addIncoming(b.getInt64(0), found);
+    all->addIncoming(b.getTrue(), found);
+    Value* equal = b.CreateICmpEQ(b.CreateAlignedLoad(i32, b.CreateInBoundsGEP(i32, state, j), Align(4)), s);
+    Value* all1 = b.CreateAnd(all, equal);
+    Value* j1 = b.CreateNUWAdd(j, b.getInt64(1));
+    j->addIncoming(j1, same);
+    all->addIncoming(all1, same);
+    b.CreateCondBr(b.CreateICmpULT(j1, items64), same, chosen);
+    b.SetInsertPoint(chosen);
+    b.CreateStore(all1, uniform_slot);
     SwitchInst* sw = b.CreateSwitch(s, exit, barrier_count);
     for (unsigned k = 1; k <= barrier_count; ++k) sw->addCase(b.getInt32(k), region_entries[k]);
   }
