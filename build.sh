@@ -14,7 +14,7 @@ packages=(
 )
 
 # Peers the benchmarks measure beside xgpu (not needed for building or testing).
-bench_packages=(mesa-vulkan-drivers libvulkan-dev glslang-tools)
+bench_packages=(mesa-vulkan-drivers libvulkan-dev glslang-tools pocl-opencl-icd ocl-icd-opencl-dev)
 
 setup() {
   local missing=()
