@@ -644,3 +644,21 @@ TEST_CASE("work-item loops: 1-, 2- and 3-D workgroups with partial workgroups an
         }
   }
 }
+
+TEST_CASE("work-item loops: a kernel the transform leaves to fibers still matches its reference") {
+  Device device("", XGPU_TEST_WILOOP_KERNELS_FILE);
+  constexpr uint32_t n = 500, workgroup = 64, groups = (n + workgroup - 1) / workgroup, rounds = 3;
+  uint32_t* in = device.allocate<uint32_t>(n);
+  uint32_t* out = device.allocate<uint32_t>(n);
+  for (uint32_t i = 0; i < n; ++i) in[i] = i * 31u;
+  carry_args_t args = {in, out, n, rounds};
+  device.run({"big_private", &args, sizeof(args), 1, {groups * workgroup, 1, 1}, {workgroup, 1, 1},
+              workgroup * sizeof(uint32_t)});
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t first = i / workgroup * workgroup, lid = i - first;
+    const uint32_t next = first + (lid + 1) % workgroup;
+    const uint32_t ring = (next < n ? in[next] : 0u) + ((lid + 1) % workgroup * 7u % 1024u) * rounds;
+    INFO("item " << i);
+    REQUIRE(out[i] == in[i] + (lid * 13u % 1024u) * rounds + ring);
+  }
+}

@@ -63,6 +63,10 @@ constexpr uint64_t kWorkgroupGroupSegmentOffset = 64;  // void* group_segment
 constexpr uint32_t kStateReturned = 0xffffffffu;
 // How deep a value's operand tree may be to be recomputed where it is used.
 constexpr unsigned kRematerializeDepth = 8;
+// Work items of the largest workgroup hsa-cpu runs, and the stack the
+// per-item slots of one workgroup may take.
+constexpr uint64_t kMaxWorkgroupItems = 1024;
+constexpr uint64_t kMaxPerItemStackBytes = 2u << 20;
 // Rounds of inlining helpers that reach a barrier (nested helpers).
 constexpr unsigned kInlineRounds = 8;
 
@@ -609,9 +613,27 @@ bool WorkItemLoops::run(std::string* reason) {
   demote();
   find_regions();
   classify_allocas();
+  // Per-item slots live on the stack of the thread that runs the workgroup
+  // (worker threads: 8 MiB): bounded for the largest workgroup.
+  uint64_t per_item_bytes = sizeof(uint32_t);  // the item's state word
+  for (AllocaInst* alloca : per_item_)
+    if (std::optional<TypeSize> size = alloca->getAllocationSize(dl_)) per_item_bytes += size->getFixedValue();
+  if (per_item_bytes * kMaxWorkgroupItems > kMaxPerItemStackBytes) {
+    *reason = "keeps " + std::to_string(per_item_bytes) + " bytes per work item across barriers, more than " +
+              std::to_string(kMaxPerItemStackBytes / kMaxWorkgroupItems) + " (stack of a " +
+              std::to_string(kMaxWorkgroupItems) + "-item workgroup)";
+    return false;
+  }
   build();
   f_.removeFnAttr(Attribute::Convergent);
   return true;
+}
+
+// Recursion cannot be inlined away; such a kernel keeps fiber mode.
+bool calls_itself(const Function& function) {
+  for (const Instruction& inst : instructions(function))
+    if (const auto* call = dyn_cast<CallBase>(&inst); call && call->getCalledFunction() == &function) return true;
+  return false;
 }
 
 GlobalVariable* find_descriptor(Module& module, StringRef kernel) {
@@ -658,7 +680,8 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
         std::vector<CallBase*> calls;
         for (Instruction& inst : instructions(*function))
           if (auto* call = dyn_cast<CallBase>(&inst))
-            if (Function* callee = call->getCalledFunction(); callee && reaches_barrier.count(callee))
+            if (Function* callee = call->getCalledFunction();
+                callee && reaches_barrier.count(callee) && !calls_itself(*callee))
               calls.push_back(call);
         if (calls.empty()) break;
         for (CallBase* call : calls) {

@@ -54,3 +54,19 @@ XGPU_KERNEL_GROUPSHARED(grid_reverse, grid_reverse_args_t, args, grid_reverse_sh
   args->out[global] = shared->ids[count - 1u - local];
 }
 XGPU_KERNEL_BINDINGS(grid_reverse, 1);
+
+/* 4 KiB per work item live across the barrier: more than the transform keeps
+ * per item (tools/xgpu-wiloop), so this kernel keeps fiber mode. */
+XGPU_KERNEL_BARRIERS(big_private, carry_args_t, args) {
+  const uint32_t lid = xgpu_local_id(0);
+  const uint32_t i = xgpu_global_id(0);
+  const uint32_t items = xgpu_workgroup_item_count(0);
+  uint32_t* ring = (uint32_t*)xgpu_dynamic_groupshared();
+  uint32_t table[1024];
+  const uint32_t value = i < args->n ? args->in[i] : 0u;
+  for (uint32_t k = 0; k < 1024u; ++k) table[k] = value + k * args->rounds;
+  ring[lid] = table[(lid * 7u) % 1024u];
+  xgpu_barrier();
+  if (i < args->n) args->out[i] = table[(lid * 13u) % 1024u] + ring[(lid + 1u) % items];
+}
+XGPU_KERNEL_BINDINGS(big_private, 2);
