@@ -88,8 +88,10 @@ bool is_argument_field(const Value* ptr, const Argument* arg, const DataLayout& 
 
 class WorkItemLoops {
  public:
-  WorkItemLoops(Function& function, const DataLayout& dl)
-      : f_(function), dl_(dl), ctx_(function.getContext()) {}
+  // `reaches_barrier`: the module's functions that call xgpu_barrier(),
+  // directly or through other functions.
+  WorkItemLoops(Function& function, const DataLayout& dl, const SmallPtrSetImpl<Function*>& reaches_barrier)
+      : f_(function), dl_(dl), ctx_(function.getContext()), reaches_barrier_(reaches_barrier) {}
 
   // Transforms the function; on failure returns false and sets *reason.
   bool run(std::string* reason);
@@ -112,6 +114,7 @@ class WorkItemLoops {
   Function& f_;
   const DataLayout& dl_;
   LLVMContext& ctx_;
+  const SmallPtrSetImpl<Function*>& reaches_barrier_;
   std::vector<BasicBlock*> barrier_blocks_;   // index k-1 = barrier k
   std::vector<BasicBlock*> region_starts_;    // index r = region r
   std::vector<SetVector<BasicBlock*>> regions_;  // blocks of each region
@@ -139,21 +142,13 @@ bool WorkItemLoops::check(std::string* reason) {
       }
       auto* call = dyn_cast<CallBase>(&inst);
       if (!call || isa<IntrinsicInst>(inst)) continue;
-      const Function* callee = call->getCalledFunction();
-      if (callee && (callee->getName() == kLocalIdMarker || callee->getName() == kBarrierMarker)) continue;
-      // A call that was not inlined may reach a barrier we cannot see.
-      if (callee && !callee->isDeclaration()) {
-        for (const BasicBlock& cb : *callee)
-          for (const Instruction& ci : cb)
-            if (is_call_to(ci, kBarrierMarker)) {
-              *reason = "calls '" + callee->getName().str() + "', which contains a barrier and was not inlined";
-              return false;
-            }
-      }
-      if (call->isIndirectCall() || (callee && callee->isDeclaration() && !callee->isIntrinsic())) {
-        // Indirect or external calls cannot reach a barrier (barriers need
-        // the permit token), so they are plain per-item code.
-        continue;
+      // A call that was not inlined and reaches a barrier hides it. Indirect
+      // and external calls cannot reach one (barriers need the permit token
+      // of a kernel body): they are plain per-item code.
+      Function* callee = call->getCalledFunction();
+      if (callee && reaches_barrier_.count(callee)) {
+        *reason = "calls '" + callee->getName().str() + "', which contains a barrier and was not inlined";
+        return false;
       }
     }
   }
@@ -699,7 +694,7 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
       if (!init || init->getNumOperands() <= kDescriptorFlagsField) {
         reason = "its host descriptor was not found";
       } else {
-        WorkItemLoops transform(*function, module.getDataLayout());
+        WorkItemLoops transform(*function, module.getDataLayout(), reaches_barrier);
         done = transform.run(&reason);
       }
       removeFromUsedLists(module, [&](Constant* c) { return c->stripPointerCasts() == function; });
