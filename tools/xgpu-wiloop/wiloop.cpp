@@ -54,11 +54,13 @@ constexpr StringLiteral kBarrierMarker = "xgpu_wiloop_barrier_";
 constexpr StringLiteral kDescriptorSuffix = ".kd";
 // xgpu_host_kernel_descriptor_t fields (struct element indices).
 constexpr unsigned kDescriptorRunWorkgroupField = 3;
+constexpr unsigned kDescriptorKernargSizeField = 5;
 constexpr unsigned kDescriptorFlagsField = 10;
 constexpr uint64_t kFlagWorkitemLoops = 0x2;  // XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS
 // xgpu_host_workgroup_t byte offsets.
 constexpr uint64_t kWorkgroupItemCountOffset = 48;     // uint32_t item_count[3]
 constexpr uint64_t kWorkgroupGroupSegmentOffset = 64;  // void* group_segment
+constexpr uint64_t kWorkgroupRecordBytes = 96;         // sizeof(xgpu_host_workgroup_t)
 // Work-item state value of an item that returned.
 constexpr uint32_t kStateReturned = 0xffffffffu;
 // How deep a value's operand tree may be to be recomputed where it is used.
@@ -708,6 +710,17 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
       if (verifyFunction(*function, &errs())) {
         if (getenv("XGPU_WILOOP_DUMP")) function->print(errs());
         report_fatal_error("xgpu-wiloop: kernel '" + kernel + "': the transformed function is invalid");
+      }
+      // The kernarg segment and the workgroup record are readable for the
+      // whole dispatch and written by nobody while it runs: loads from them
+      // may move out of the item loops.
+      const auto* kernarg_size = dyn_cast<ConstantInt>(init->getOperand(kDescriptorKernargSizeField));
+      if (kernarg_size && kernarg_size->getZExtValue() != 0)
+        function->addDereferenceableParamAttr(0, kernarg_size->getZExtValue());
+      function->addDereferenceableParamAttr(1, kWorkgroupRecordBytes);
+      for (unsigned arg = 0; arg < 2; ++arg) {
+        function->addParamAttr(arg, Attribute::NoAlias);
+        function->addParamAttr(arg, Attribute::ReadOnly);
       }
       fam.invalidate(*function, PreservedAnalyses::none());
       cleanup.run(*function, fam);
