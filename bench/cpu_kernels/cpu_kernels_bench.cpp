@@ -4,7 +4,9 @@
 // on all cores. Every figure is the median of repeats with min and max, in
 // one run; every result is checked equal to the 1-thread C loop's.
 //
-// Usage: cpu_kernels_bench [--smoke]   (--smoke: small sizes, for ctest)
+// Usage: cpu_kernels_bench [--smoke] [--code-objects DIR]
+//   --smoke: small sizes, for ctest; --code-objects: load the host code
+//   objects from DIR (same file names) instead of the build tree.
 // Barrier kernels run as work-item loops when the build has the pass plugin;
 // HSA_CPU_BARRIER_MODE=fibers measures fiber mode instead.
 #define CL_TARGET_OPENCL_VERSION 120
@@ -30,6 +32,15 @@ using Clock = std::chrono::steady_clock;
 
 bool g_smoke = false;
 int g_failures = 0;
+std::string g_code_object_dir;  // --code-objects, or empty: the build tree
+
+// The host code object at `built` (a path in the build tree), or the file of
+// the same name in --code-objects.
+std::string code_object(const char* built) {
+  if (g_code_object_dir.empty()) return built;
+  const char* slash = std::strrchr(built, '/');
+  return g_code_object_dir + "/" + (slash ? slash + 1 : built);
+}
 
 #define CHECK_HSA(call)                                                                 \
   do {                                                                                  \
@@ -108,13 +119,14 @@ class Hsa {
         },
         this));
     // The best host level this CPU runs (the ICD picks the same way).
-    for (const char* path : {CPU_KERNELS_HOST_V3, CPU_KERNELS_HOST_V2}) {
-      if (hsa_code_object_reader_create_from_file(open_file(path), &reader_) != HSA_STATUS_SUCCESS) continue;
+    for (const char* built : {CPU_KERNELS_HOST_V3, CPU_KERNELS_HOST_V2}) {
+      const std::string path = code_object(built);
+      if (hsa_code_object_reader_create_from_file(open_file(path.c_str()), &reader_) != HSA_STATUS_SUCCESS) continue;
       CHECK_HSA(hsa_executable_create_alt(HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, nullptr,
                                           &executable_));
       if (hsa_executable_load_agent_code_object(executable_, agent_, reader_, nullptr, nullptr) ==
           HSA_STATUS_SUCCESS) {
-        level_ = path == std::string(CPU_KERNELS_HOST_V3) ? "x86-64-v3" : "x86-64-v2";
+        level_ = built == std::string(CPU_KERNELS_HOST_V3) ? "x86-64-v3" : "x86-64-v2";
         break;
       }
       hsa_executable_destroy(executable_);
@@ -446,7 +458,16 @@ void gemm(Hsa& hsa, Pocl& pocl) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  g_smoke = argc > 1 && std::strcmp(argv[1], "--smoke") == 0;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--smoke") == 0) {
+      g_smoke = true;
+    } else if (std::strcmp(argv[i], "--code-objects") == 0 && i + 1 < argc) {
+      g_code_object_dir = argv[++i];
+    } else {
+      fprintf(stderr, "usage: %s [--smoke] [--code-objects DIR]\n", argv[0]);
+      return 2;
+    }
+  }
   Hsa hsa;
   Pocl pocl;
   const char* mode = getenv("HSA_CPU_BARRIER_MODE");
