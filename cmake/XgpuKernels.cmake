@@ -114,6 +114,41 @@ if(NOT DEFINED XGPU_KERNELS_TOOL)
   set(XGPU_KERNELS_TOOL xgpu-kernels)
 endif()
 
+# Work-item loops: host builds of barrier kernels load the xgpu-wiloop pass
+# plugin (tools/xgpu-wiloop), which turns each barrier kernel's work-item
+# function into loops over the work items of a workgroup split at each
+# barrier; a kernel it cannot transform keeps fiber mode and the build prints
+# a note naming it. The plugin is built here, by the kernel clang, against
+# Debian's llvm-19-dev (the clang binary provides LLVM's symbols when it loads
+# it), without the host build's flags (sanitizers cannot load into clang).
+# Without llvm-19-dev, or in an installed package (no plugin source), barrier
+# kernels run as fibers.
+set(XGPU_KERNELS_WILOOP_PLUGIN "")
+set(xgpu_wiloop_source ${CMAKE_CURRENT_LIST_DIR}/../tools/xgpu-wiloop/wiloop.cpp)
+if(EXISTS ${xgpu_wiloop_source} AND XGPU_KERNEL_CLANG)
+  find_program(XGPU_LLVM_CONFIG NAMES llvm-config-19 DOC "llvm-config of LLVM 19 (llvm-19-dev)")
+  set(xgpu_llvm_include "")
+  if(XGPU_LLVM_CONFIG)
+    execute_process(COMMAND ${XGPU_LLVM_CONFIG} --includedir OUTPUT_VARIABLE xgpu_llvm_include
+                    OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  endif()
+  if(xgpu_llvm_include AND EXISTS ${xgpu_llvm_include}/llvm/Passes/PassPlugin.h)
+    set(XGPU_KERNELS_WILOOP_PLUGIN ${CMAKE_BINARY_DIR}/lib/xgpu-wiloop.so)
+    add_custom_command(
+      OUTPUT ${XGPU_KERNELS_WILOOP_PLUGIN}
+      COMMAND ${XGPU_KERNEL_CLANG} --driver-mode=g++ -std=c++17 -O2 -fPIC -shared -fno-rtti
+              -Wall -Wextra -Werror -Wno-unused-parameter
+              -isystem ${xgpu_llvm_include} ${xgpu_wiloop_source} -o ${XGPU_KERNELS_WILOOP_PLUGIN}
+      DEPENDS ${xgpu_wiloop_source}
+      COMMENT "Building the xgpu-wiloop pass plugin"
+      VERBATIM)
+    add_custom_target(xgpu-wiloop DEPENDS ${XGPU_KERNELS_WILOOP_PLUGIN})
+  else()
+    message(STATUS "xgpu kernels: llvm-19-dev not found (llvm-config-19 / llvm/Passes/PassPlugin.h): "
+                   "barrier kernels run their work items as fibers on the host")
+  endif()
+endif()
+
 # Flags shared by every kernel compile: freestanding, no libc headers, no
 # hidden runtime calls, no implicit declarations, no variable-length arrays
 # (AMDGPU has no dynamic stack allocation).
@@ -192,6 +227,9 @@ function(xgpu_add_kernels name)
     else()
       set(isa "x86_64-unknown-linux-gnu--${cpu}")
       set(target_flags --target=x86_64-linux-gnu -march=${cpu} -fPIC)
+      if(XGPU_KERNELS_WILOOP_PLUGIN)
+        list(APPEND target_flags -DXGPU_KERNEL_WORKITEM_LOOPS=1 -fpass-plugin=${XGPU_KERNELS_WILOOP_PLUGIN})
+      endif()
       set(suffix "so")
     endif()
     string(MAKE_C_IDENTIFIER ${cpu} cpu_id)
@@ -214,7 +252,7 @@ function(xgpu_add_kernels name)
         OUTPUT ${object}
         COMMAND ${XGPU_KERNEL_CLANG} ${target_flags} ${lang_flags} ${flags} ${extra}
                 -MD -MF ${object}.d -c ${source} -o ${object}
-        DEPENDS ${source}
+        DEPENDS ${source} $<$<STREQUAL:${kind},host>:${XGPU_KERNELS_WILOOP_PLUGIN}>
         DEPFILE ${object}.d
         COMMENT "Compiling xgpu kernel ${object_rel}"
         VERBATIM COMMAND_EXPAND_LISTS)
@@ -258,6 +296,9 @@ function(xgpu_add_kernels name)
     COMMENT "Packing and checking xgpu executable ${output_rel}"
     VERBATIM)
   add_custom_target(${name} ALL DEPENDS ${ARG_OUTPUT})
+  if(XGPU_KERNELS_WILOOP_PLUGIN)
+    add_dependencies(${name} xgpu-wiloop)
+  endif()
   set_target_properties(${name} PROPERTIES
     XGPU_EXECUTABLE_FILE ${ARG_OUTPUT}
     XGPU_CODE_OBJECTS "${code_objects}")

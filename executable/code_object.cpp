@@ -469,8 +469,12 @@ Status read_host(const Elf& elf, CodeObjectInfo* info) {
     if (ki.uses_barriers && run_workitem == 0) {
       return Status::error(who + ": uses barriers but run_workitem is null");
     }
-    if (raw.flags & ~XGPU_HOST_KERNEL_FLAG_USES_BARRIERS) {
+    if (raw.flags & ~(XGPU_HOST_KERNEL_FLAG_USES_BARRIERS | XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS)) {
       return Status::error(who + ": unknown flags 0x" + hex(raw.flags));
+    }
+    ki.workitem_loops = (raw.flags & XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS) != 0;
+    if (ki.workitem_loops && !ki.uses_barriers) {
+      return Status::error(who + ": flags 0x" + hex(raw.flags) + " have work-item loops without barriers");
     }
     ki.kernarg_size = raw.kernarg_size;
     ki.kernarg_alignment = raw.kernarg_alignment;

@@ -124,6 +124,8 @@ struct KernelInfo {
   uint32_t vgpr_count = 0;                   // AMDGPU: vector registers; host: 0
   bool uses_dynamic_stack = false;           // AMDGPU: stack size not known statically
   bool uses_barriers = false;                // host: XGPU_HOST_KERNEL_FLAG_USES_BARRIERS
+  bool workitem_loops = false;               // host: XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS
+                                             // (barriers run as work-item loops)
   uint32_t explicit_arg_count = 0;           // AMDGPU: explicit kernel arguments
   std::vector<std::string> hidden_args;      // AMDGPU: value kinds of hidden arguments
                                              // (xgpu kernels have none)

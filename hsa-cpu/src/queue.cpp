@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 
 #include "executable.h"
@@ -67,6 +68,23 @@ void signal_completion(Queue* queue, hsa_signal_t completion, uint16_t header,
 // ---------------------------------------------------------------------------
 // Kernel dispatch
 
+// HSA_CPU_BARRIER_MODE=fibers runs barrier kernels as fibers even when their
+// code object has work-item loops (to compare the two; read once).
+bool fibers_forced() {
+  static const bool forced = [] {
+    const char* mode = getenv("HSA_CPU_BARRIER_MODE");
+    return mode != nullptr && strcmp(mode, "fibers") == 0;
+  }();
+  return forced;
+}
+
+// Barrier kernels run as fibers unless the build gave them work-item loops.
+bool runs_as_fibers(const xgpu_host_kernel_descriptor_t& kernel) {
+  if ((kernel.flags & XGPU_HOST_KERNEL_FLAG_USES_BARRIERS) == 0) return false;
+  if ((kernel.flags & XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS) == 0) return true;
+  return fibers_forced() && kernel.run_workitem != nullptr;
+}
+
 class DispatchJob final : public Job {
  public:
   DispatchJob(Queue* queue, const hsa_kernel_dispatch_packet_t& packet,
@@ -114,7 +132,7 @@ class DispatchJob final : public Job {
       skipped_.store(true, std::memory_order_relaxed);
       return;
     }
-    const bool fibers = (kernel_.flags & XGPU_HOST_KERNEL_FLAG_USES_BARRIERS) != 0;
+    const bool fibers = runs_as_fibers(kernel_);
     const bool returned = run_guarded(context.guard, [&] {
       if (fibers)
         context.fibers->run(&kernel_, packet_.kernarg_address, &wg, private_bytes_);
@@ -283,7 +301,7 @@ struct Processor {
       return invalid(kPacketCode, "kernel object is not an xgpu host kernel descriptor (magic)", kernel.magic);
     if (kernel.abi_version != XGPU_HOST_KERNEL_ABI_VERSION)
       return invalid(kPacketCode, "unsupported host kernel ABI version", kernel.abi_version);
-    const bool fibers = (kernel.flags & XGPU_HOST_KERNEL_FLAG_USES_BARRIERS) != 0;
+    const bool fibers = runs_as_fibers(kernel);
     if (fibers ? kernel.run_workitem == nullptr : kernel.run_workgroup == nullptr)
       return invalid(kPacketCode, "descriptor lacks the entry point its flags need", kernel.flags);
     for (uint32_t d = 0; d < 3; ++d)

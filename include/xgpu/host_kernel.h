@@ -18,10 +18,15 @@
  *   - calls `run_workgroup(kernarg, wg)` once, which loops over all work items
  *     of the workgroup itself (kernels without barriers: the loop is plain C
  *     that clang vectorizes), or
- *   - when XGPU_HOST_KERNEL_FLAG_USES_BARRIERS is set, runs every work item as
+ *   - when XGPU_HOST_KERNEL_FLAG_USES_BARRIERS is set and
+ *     XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS is not, runs every work item as
  *     a fiber calling `run_workitem(kernarg, wg, item)`; the kernel's
  *     xgpu_barrier() calls `wg->barrier(wg)`, which switches to the next fiber
  *     and returns once every work item of the workgroup reached the barrier.
+ *   A barrier kernel with XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS has both
+ *   entries: `run_workgroup` runs the whole workgroup as loops over its work
+ *   items split at each barrier (built by the kernel toolchain's pass plugin,
+ *   tools/xgpu-wiloop), and `run_workitem` stays for fiber mode.
  *
  * Thread-safety: a descriptor is immutable. One xgpu_host_workgroup_t is used
  * by one worker thread at a time.
@@ -49,8 +54,12 @@ extern "C" {
 /* Suffix of kernel descriptor symbols, as on AMDGPU. */
 #define XGPU_HOST_KERNEL_DESCRIPTOR_SUFFIX ".kd"
 
-/* The kernel calls xgpu_barrier(): run work items as fibers. */
+/* The kernel calls xgpu_barrier(): run work items as fibers, unless
+ * XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS is also set. */
 #define XGPU_HOST_KERNEL_FLAG_USES_BARRIERS 0x1u
+/* run_workgroup runs the whole workgroup, barriers included (work-item
+ * loops); run_workitem remains the fiber-mode entry of the same kernel. */
+#define XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS 0x2u
 
 /* Alignment of the group segment base handed to a workgroup (bytes). */
 #define XGPU_HOST_GROUP_SEGMENT_ALIGNMENT 64u

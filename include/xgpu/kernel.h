@@ -332,7 +332,20 @@ typedef struct xgpu_context {
   uint32_t grid_size[3];       /* dispatch grid size (work items) */
   uint8_t* dynamic_group;      /* first byte after the static group memory */
   xgpu_host_workgroup_t* wg;   /* the runtime's workgroup (barrier) */
+  uint32_t workitem_loops;     /* 1 in the work-item function that the build
+                                  turns into work-item loops, else 0 */
 } xgpu_context_t;
+
+#if defined(XGPU_KERNEL_WORKITEM_LOOPS)
+/* Markers of the work-item function (K_xgpu_wi_) that the build's pass plugin
+ * (tools/xgpu-wiloop) turns into loops over the work items of a workgroup,
+ * split at each barrier. Never defined: the pass replaces every call, or
+ * deletes the function and the kernel keeps fiber mode. */
+XGPU_KERNEL_EXTERN_C_ uint32_t xgpu_wiloop_local_id_(uint32_t dimension)
+    __attribute__((const, nothrow));
+XGPU_KERNEL_EXTERN_C_ void xgpu_wiloop_barrier_(void)
+    __attribute__((convergent, nothrow));
+#endif
 
 XGPU_KERNEL_INLINE_ void xgpu_host_context_init_(xgpu_context_t* c,
                                                  xgpu_host_workgroup_t* wg,
@@ -348,6 +361,7 @@ XGPU_KERNEL_INLINE_ void xgpu_host_context_init_(xgpu_context_t* c,
                          ? (uint8_t*)wg->group_segment + static_group_size
                          : (uint8_t*)0;
   c->wg = wg;
+  c->workitem_loops = 0;
 }
 
 #define xgpu_local_id(d) (xgpu_ctx_->local_id[d])
@@ -356,6 +370,12 @@ XGPU_KERNEL_INLINE_ void xgpu_host_context_init_(xgpu_context_t* c,
 #define xgpu_grid_size(d) (xgpu_ctx_->grid_size[d])
 
 XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
+#if defined(XGPU_KERNEL_WORKITEM_LOOPS)
+  if (c->workitem_loops) {
+    xgpu_wiloop_barrier_();
+    return;
+  }
+#endif
   __atomic_thread_fence(__ATOMIC_RELEASE);
   /* Loop mode (no runtime barrier) may only run barrier kernels for
    * workgroups of a single work item, where a barrier is a no-op; anything
@@ -420,6 +440,34 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
     }                                                              \
   }
 
+/* The work-item function of a barrier kernel (one item's code; local ids and
+ * barriers are markers), which the build's pass plugin turns into the
+ * kernel's workgroup function. `invoke` runs the body with context `c`. */
+#if defined(XGPU_KERNEL_WORKITEM_LOOPS)
+#define XGPU_KERNEL_HOST_WORKITEM_FN_(name, static_group_size, invoke)       \
+  /* An assembler name, so that the pass finds it also in C++. */            \
+  static void name##_xgpu_wi_(const void* kernarg,                            \
+                              xgpu_host_workgroup_t* wg)                      \
+      __asm__(#name "_xgpu_wi_");                                             \
+  __attribute__((used)) static void name##_xgpu_wi_(                          \
+      const void* kernarg, xgpu_host_workgroup_t* wg) {                       \
+    xgpu_context_t c;                                                         \
+    xgpu_host_context_init_(&c, wg, (static_group_size));                     \
+    c.workitem_loops = 1;                                                     \
+    c.local_id[0] = xgpu_wiloop_local_id_(0);                                 \
+    c.local_id[1] = xgpu_wiloop_local_id_(1);                                 \
+    c.local_id[2] = xgpu_wiloop_local_id_(2);                                 \
+    invoke;                                                                   \
+  }
+#else
+#define XGPU_KERNEL_HOST_WORKITEM_FN_(name, static_group_size, invoke)
+#endif
+#define XGPU_KERNEL_HOST_WORKITEM_FN_NO_BARRIERS_(name, args_type)
+#define XGPU_KERNEL_HOST_WORKITEM_FN_BARRIERS_(name, args_type)               \
+  XGPU_KERNEL_HOST_WORKITEM_FN_(name, 0u,                                     \
+      name##_xgpu_body_((const args_type*)kernarg,                            \
+                        &c XGPU_KERNEL_PERMIT_ARG_BARRIERS_))
+
 #define XGPU_KERNEL_DEFINE_(name, args_type, args, barriers, req_x, req_y,    \
                             req_z)                                            \
   XGPU_KERNEL_DECLARATION_(name, args_type);                                  \
@@ -427,6 +475,7 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
       const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
       const xgpu_context_t* const xgpu_ctx_                                   \
           XGPU_KERNEL_PERMIT_DECL_##barriers);                                \
+  XGPU_KERNEL_HOST_WORKITEM_FN_##barriers(name, args_type)                    \
   XGPU_KERNEL_INLINE_ void name##_xgpu_loop_(                                 \
       const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
       xgpu_host_workgroup_t* wg) {                                            \
@@ -472,6 +521,10 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
       const xgpu_context_t* const xgpu_ctx_                                   \
           XGPU_KERNEL_PERMIT_DECL_BARRIERS_,                                  \
       shared_type* const shared);                                             \
+  XGPU_KERNEL_HOST_WORKITEM_FN_(name, (uint32_t)sizeof(shared_type),          \
+      name##_xgpu_body_((const args_type*)kernarg,                            \
+                        &c XGPU_KERNEL_PERMIT_ARG_BARRIERS_,                  \
+                        (shared_type*)wg->group_segment))                     \
   static void name##_xgpu_run_workgroup_(const void* kernarg,                 \
                                          xgpu_host_workgroup_t* wg) {         \
     xgpu_context_t c;                                                         \

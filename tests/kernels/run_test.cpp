@@ -8,6 +8,7 @@
 #include <hsa/hsa_ext_amd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -56,7 +57,7 @@ struct Dispatch {
 class Device {
  public:
   // Loads the entry select() picks for the agent, or the entry for `isa`.
-  explicit Device(const std::string& isa = "") {
+  explicit Device(const std::string& isa = "", const char* file = XGPU_TEST_KERNELS_FILE) {
     setenv(kWorkersVariable, kTestWorkers, /*overwrite=*/0);
     HSA_CHECK(hsa_init());
     initialized_ = true;
@@ -109,7 +110,7 @@ class Device {
     REQUIRE(kernarg_region_.handle != 0);
     REQUIRE(data_region_.handle != 0);
 
-    std::ifstream in(XGPU_TEST_KERNELS_FILE, std::ios::binary);
+    std::ifstream in(file, std::ios::binary);
     REQUIRE(in.good());
     file_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     xe::Status status = xe::Executable::parse(file_, &executable_);
@@ -523,5 +524,141 @@ TEST_CASE("a C++ kernel with groupshared memory, barriers and a fixed 2D workgro
       INFO("tile " << tx << "," << ty);
       CHECK(out[ty * tiles_x + tx] == expected);
     }
+  }
+}
+
+// --- Work-item loops (tools/xgpu-wiloop); kernels.run.fibers runs the same
+// cases with HSA_CPU_BARRIER_MODE=fibers, so both modes match the references.
+
+namespace {
+
+// The carry kernel for one grid, computed a workgroup at a time.
+std::vector<uint32_t> carry_reference(const uint32_t* in, uint32_t n, uint32_t grid, uint32_t workgroup,
+                                      uint32_t rounds) {
+  std::vector<uint32_t> out(n, 0);
+  for (uint32_t first = 0; first < grid; first += workgroup) {
+    const uint32_t items = grid - first < workgroup ? grid - first : workgroup;
+    std::vector<uint32_t> value(items), ring(items);
+    std::vector<std::array<uint32_t, 4>> history(items);
+    for (uint32_t l = 0; l < items; ++l) {
+      value[l] = first + l < n ? in[first + l] : 0u;
+      for (uint32_t k = 0; k < 4; ++k) history[l][k] = value[l] + k;
+    }
+    for (uint32_t r = 0; r < rounds; ++r) {
+      ring = value;
+      for (uint32_t l = 0; l < items; ++l) {
+        value[l] = value[l] * 3u + ring[(l + 1) % items] + history[l][r % 4];
+        history[l][r % 4] ^= value[l];
+      }
+    }
+    if (rounds % 2 == 1) {
+      ring = value;
+      for (uint32_t l = 0; l < items; ++l) value[l] += ring[items - 1 - l];
+    }
+    for (uint32_t l = 0; l < items; ++l)
+      if (first + l < n) out[first + l] = value[l] + history[l][0] + history[l][3];
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("work-item loops: values and private arrays live across barriers in loops and conditionals") {
+  Device device("", XGPU_TEST_WILOOP_KERNELS_FILE);
+  constexpr uint32_t n = 1000;
+  uint32_t* in = device.allocate<uint32_t>(n);
+  uint32_t* out = device.allocate<uint32_t>(n);
+  for (uint32_t i = 0; i < n; ++i) in[i] = i * 2654435761u;
+  struct Case {
+    uint32_t grid, workgroup, rounds;
+  };
+  // Partial last workgroups, items past n that still reach every barrier,
+  // no rounds, an even and an odd count (the conditional barrier).
+  for (const Case c : {Case{1000, 128, 5}, Case{1024, 64, 4}, Case{1003, 100, 0}, Case{1000, 1, 3}, Case{1000, 1000, 7}}) {
+    INFO("grid " << c.grid << " workgroup " << c.workgroup << " rounds " << c.rounds);
+    std::fill(out, out + n, 0u);
+    carry_args_t args = {in, out, n, c.rounds};
+    device.run({"carry", &args, sizeof(args), 1, {c.grid, 1, 1}, {uint16_t(c.workgroup), 1, 1},
+                uint32_t(c.workgroup * sizeof(uint32_t))});
+    const std::vector<uint32_t> expected = carry_reference(in, n, c.grid, c.workgroup, c.rounds);
+    for (uint32_t i = 0; i < n; ++i) {
+      INFO("item " << i);
+      REQUIRE(out[i] == expected[i]);
+    }
+  }
+}
+
+TEST_CASE("work-item loops: items that return before a barrier count as arrived") {
+  Device device("", XGPU_TEST_WILOOP_KERNELS_FILE);
+  constexpr uint32_t n = 777, workgroup = 64, groups = (n + workgroup - 1) / workgroup;
+  uint32_t* in = device.allocate<uint32_t>(n);
+  uint32_t* out = device.allocate<uint32_t>(n);
+  for (uint32_t i = 0; i < n; ++i) in[i] = (i * 7u) % 1000u;
+  carry_args_t args = {in, out, n, 11};
+  device.run({"tail_return", &args, sizeof(args), 1, {groups * workgroup, 1, 1}, {workgroup, 1, 1},
+              workgroup * sizeof(uint32_t)});
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t first = i / workgroup * workgroup;
+    const uint32_t count = n - first < workgroup ? n - first : workgroup;
+    const uint32_t mirror = first + count - 1 - (i - first);
+    INFO("item " << i);
+    REQUIRE(out[i] == (in[i] + 11) * 2 + in[mirror] + 11);
+  }
+}
+
+TEST_CASE("work-item loops: 1-, 2- and 3-D workgroups with partial workgroups and groupshared memory") {
+  Device device("", XGPU_TEST_WILOOP_KERNELS_FILE);
+  struct Case {
+    uint32_t dimensions, grid[3];
+    uint16_t workgroup[3];
+  };
+  for (const Case c : {Case{1, {1000, 1, 1}, {256, 1, 1}}, Case{2, {37, 21, 1}, {16, 8, 1}},
+                       Case{3, {13, 7, 6}, {4, 4, 2}}, Case{3, {9, 10, 11}, {8, 4, 8}}}) {
+    INFO("dimensions " << c.dimensions << " grid " << c.grid[0] << "x" << c.grid[1] << "x" << c.grid[2]);
+    const uint32_t total = c.grid[0] * c.grid[1] * c.grid[2];
+    uint32_t* out = device.allocate<uint32_t>(total);
+    std::fill(out, out + total, 0xdeadbeefu);
+    grid_reverse_args_t args = {out};
+    device.run({"grid_reverse", &args, sizeof(args), c.dimensions, {c.grid[0], c.grid[1], c.grid[2]},
+                {c.workgroup[0], c.workgroup[1], c.workgroup[2]}});
+    for (uint32_t gz = 0; gz < c.grid[2]; ++gz)
+      for (uint32_t gy = 0; gy < c.grid[1]; ++gy)
+        for (uint32_t gx = 0; gx < c.grid[0]; ++gx) {
+          const uint32_t g[3] = {gx, gy, gz};
+          uint32_t first[3], count[3], local[3];
+          for (int d = 0; d < 3; ++d) {
+            first[d] = g[d] / c.workgroup[d] * c.workgroup[d];
+            count[d] = std::min<uint32_t>(c.workgroup[d], c.grid[d] - first[d]);
+            local[d] = g[d] - first[d];
+          }
+          const uint32_t linear = (local[2] * count[1] + local[1]) * count[0] + local[0];
+          uint32_t mirror = count[0] * count[1] * count[2] - 1 - linear;
+          uint32_t m[3];
+          m[0] = mirror % count[0];
+          mirror /= count[0];
+          m[1] = mirror % count[1];
+          m[2] = mirror / count[1];
+          const uint32_t expected = ((first[2] + m[2]) * c.grid[1] + first[1] + m[1]) * c.grid[0] + first[0] + m[0];
+          INFO("item " << gx << "," << gy << "," << gz);
+          REQUIRE(out[(gz * c.grid[1] + gy) * c.grid[0] + gx] == expected);
+        }
+  }
+}
+
+TEST_CASE("work-item loops: a kernel the transform leaves to fibers still matches its reference") {
+  Device device("", XGPU_TEST_WILOOP_KERNELS_FILE);
+  constexpr uint32_t n = 500, workgroup = 64, groups = (n + workgroup - 1) / workgroup, rounds = 3;
+  uint32_t* in = device.allocate<uint32_t>(n);
+  uint32_t* out = device.allocate<uint32_t>(n);
+  for (uint32_t i = 0; i < n; ++i) in[i] = i * 31u;
+  carry_args_t args = {in, out, n, rounds};
+  device.run({"big_private", &args, sizeof(args), 1, {groups * workgroup, 1, 1}, {workgroup, 1, 1},
+              workgroup * sizeof(uint32_t)});
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t first = i / workgroup * workgroup, lid = i - first;
+    const uint32_t next = first + (lid + 1) % workgroup;
+    const uint32_t ring = (next < n ? in[next] : 0u) + ((lid + 1) % workgroup * 7u % 1024u) * rounds;
+    INFO("item " << i);
+    REQUIRE(out[i] == in[i] + (lid * 13u % 1024u) * rounds + ring);
   }
 }

@@ -160,6 +160,7 @@ std::string mode_text(const xe::KernelInfo& k, xgpu_executable_entry_kind_t kind
     return "wave" + std::to_string(k.wavefront_size) + " sgpr " + std::to_string(k.sgpr_count) + " vgpr " +
            std::to_string(k.vgpr_count);
   }
+  if (k.workitem_loops) return "work-item loops (barriers)";
   return k.uses_barriers ? "fibers (barriers)" : "loop";
 }
 
@@ -232,6 +233,7 @@ int inspect(int argc, char** argv) {
           j["hidden_args"] = k.hidden_args;
         } else {
           j["uses_barriers"] = k.uses_barriers;
+          j["workitem_loops"] = k.workitem_loops;
         }
         kernels.push_back(std::move(j));
       }

@@ -120,4 +120,28 @@ typedef struct tile_max_shared {
   uint32_t values[XGPU_TEST_TILE][XGPU_TEST_TILE]; /* [y][x] partial maxima */
 } tile_max_shared_t;
 
+/* Work-item loop transform (tools/xgpu-wiloop): `carry` keeps a value and a
+ * private array live across barriers, runs barriers in a uniform loop of
+ * `rounds` iterations and under a uniform condition, exchanges through
+ * dynamic groupshared memory (one uint32_t per work item), and items past n
+ * skip the work but still reach every barrier. `tail_return` items past n
+ * return before the barrier (hsa-cpu counts them as arrived). */
+typedef struct carry_args {
+  const uint32_t* in; /* binding: n values */
+  uint32_t* out;      /* binding: n values */
+  uint32_t n;         /* element count */
+  uint32_t rounds;    /* barrier loop iterations */
+} carry_args_t;
+
+/* 1-, 2- and 3-D workgroups with static groupshared memory: every item
+ * stores its global linear id, then reads the one of the item at the
+ * reversed local linear position of its workgroup. */
+#define XGPU_TEST_GRID_MAX_ITEMS 256u
+typedef struct grid_reverse_args {
+  uint32_t* out; /* binding: one value per work item of the grid */
+} grid_reverse_args_t;
+typedef struct grid_reverse_shared {
+  uint32_t ids[XGPU_TEST_GRID_MAX_ITEMS]; /* by local linear id */
+} grid_reverse_shared_t;
+
 #endif /* XGPU_TEST_KERNELS_H_ */

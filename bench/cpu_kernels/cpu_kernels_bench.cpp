@@ -1,0 +1,485 @@
+// CPU kernels benchmark: the same kernels through xgpu's kernel toolchain on
+// hsa-cpu (HSA API, the host code object of kernels.c), through PoCL (the
+// same kernels in OpenCL C, the peer) and as plain C loops on 1 thread and
+// on all cores. Every figure is the median of repeats with min and max, in
+// one run; every result is checked equal to the 1-thread C loop's.
+//
+// Usage: cpu_kernels_bench [--smoke] [--code-objects DIR]
+//   --smoke: small sizes, for ctest; --code-objects: load the host code
+//   objects from DIR (same file names) instead of the build tree.
+// Barrier kernels run as work-item loops when the build has the pass plugin;
+// HSA_CPU_BARRIER_MODE=fibers measures fiber mode instead.
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <hsa/hsa.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cpu_kernels.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool g_smoke = false;
+int g_failures = 0;
+std::string g_code_object_dir;  // --code-objects, or empty: the build tree
+
+// The host code object at `built` (a path in the build tree), or the file of
+// the same name in --code-objects.
+std::string code_object(const char* built) {
+  if (g_code_object_dir.empty()) return built;
+  const char* slash = std::strrchr(built, '/');
+  return g_code_object_dir + "/" + (slash ? slash + 1 : built);
+}
+
+#define CHECK_HSA(call)                                                                 \
+  do {                                                                                  \
+    hsa_status_t status_ = (call);                                                      \
+    if (status_ != HSA_STATUS_SUCCESS) {                                                \
+      const char* text_ = "?";                                                          \
+      hsa_status_string(status_, &text_);                                               \
+      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, text_);      \
+      exit(1);                                                                          \
+    }                                                                                   \
+  } while (0)
+
+struct Stats {
+  double median, min, max;  // milliseconds
+};
+
+// Runs `body` (after one warm-up run) `repeats` times.
+Stats measure(const std::function<void()>& body) {
+  const int repeats = g_smoke ? 1 : 9;
+  body();
+  std::vector<double> ms;
+  for (int i = 0; i < repeats; ++i) {
+    const auto start = Clock::now();
+    body();
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return {ms[ms.size() / 2], ms.front(), ms.back()};
+}
+
+void report(const char* kernel, const char* who, const Stats& s, bool equal) {
+  printf("  %-14s %-22s %9.3f ms  (min %8.3f, max %8.3f)  %s\n", kernel, who, s.median, s.min, s.max,
+         equal ? "result equal" : "RESULT DIFFERS");
+  if (!equal) ++g_failures;
+}
+
+// Splits [0, count) over every core.
+void parallel_for(uint32_t count, const std::function<void(uint32_t, uint32_t)>& body) {
+  const uint32_t threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  const uint32_t chunk = (count + threads - 1) / threads;
+  for (uint32_t t = 0; t < threads; ++t) {
+    const uint32_t first = t * chunk, last = std::min(count, first + chunk);
+    if (first < last) pool.emplace_back(body, first, last);
+  }
+  for (std::thread& t : pool) t.join();
+}
+
+// --- hsa-cpu ---------------------------------------------------------------
+
+class Hsa {
+ public:
+  Hsa() {
+    CHECK_HSA(hsa_init());
+    CHECK_HSA(hsa_iterate_agents(
+        [](hsa_agent_t agent, void* data) {
+          hsa_device_type_t type;
+          hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type);
+          auto* self = static_cast<Hsa*>(data);
+          if (type == HSA_DEVICE_TYPE_CPU && !self->agent_.handle) self->agent_ = agent;
+          return HSA_STATUS_SUCCESS;
+        },
+        this));
+    CHECK_HSA(hsa_agent_iterate_regions(
+        agent_,
+        [](hsa_region_t region, void* data) {
+          auto* self = static_cast<Hsa*>(data);
+          hsa_region_segment_t segment;
+          uint32_t flags = 0;
+          hsa_region_get_info(region, HSA_REGION_INFO_SEGMENT, &segment);
+          if (segment != HSA_REGION_SEGMENT_GLOBAL) return HSA_STATUS_SUCCESS;
+          hsa_region_get_info(region, HSA_REGION_INFO_GLOBAL_FLAGS, &flags);
+          if ((flags & HSA_REGION_GLOBAL_FLAG_KERNARG) && !self->kernarg_.handle) self->kernarg_ = region;
+          if ((flags & HSA_REGION_GLOBAL_FLAG_FINE_GRAINED) && !self->data_.handle) self->data_ = region;
+          return HSA_STATUS_SUCCESS;
+        },
+        this));
+    // The best host level this CPU runs (the ICD picks the same way).
+    for (const char* built : {CPU_KERNELS_HOST_V3, CPU_KERNELS_HOST_V2}) {
+      const std::string path = code_object(built);
+      if (hsa_code_object_reader_create_from_file(open_file(path.c_str()), &reader_) != HSA_STATUS_SUCCESS) continue;
+      CHECK_HSA(hsa_executable_create_alt(HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, nullptr,
+                                          &executable_));
+      if (hsa_executable_load_agent_code_object(executable_, agent_, reader_, nullptr, nullptr) ==
+          HSA_STATUS_SUCCESS) {
+        level_ = built == std::string(CPU_KERNELS_HOST_V3) ? "x86-64-v3" : "x86-64-v2";
+        break;
+      }
+      hsa_executable_destroy(executable_);
+      hsa_code_object_reader_destroy(reader_);
+      executable_ = {};
+      reader_ = {};
+    }
+    if (!executable_.handle) {
+      fprintf(stderr, "no host code object loads on this CPU\n");
+      exit(1);
+    }
+    CHECK_HSA(hsa_executable_freeze(executable_, nullptr));
+    CHECK_HSA(hsa_queue_create(agent_, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &queue_));
+    CHECK_HSA(hsa_signal_create(1, 0, nullptr, &signal_));
+    CHECK_HSA(hsa_memory_allocate(kernarg_, 256, &kernarg_memory_));
+  }
+  ~Hsa() {
+    hsa_memory_free(kernarg_memory_);
+    for (void* p : allocations_) hsa_memory_free(p);
+    hsa_signal_destroy(signal_);
+    hsa_queue_destroy(queue_);
+    hsa_executable_destroy(executable_);
+    hsa_code_object_reader_destroy(reader_);
+    hsa_shut_down();
+  }
+
+  const char* level() const { return level_; }
+
+  template <typename T>
+  T* allocate(size_t count) {
+    void* p = nullptr;
+    CHECK_HSA(hsa_memory_allocate(data_, count * sizeof(T), &p));
+    allocations_.push_back(p);
+    return static_cast<T*>(p);
+  }
+
+  // Dispatches `kernel` and waits for it.
+  void run(const char* kernel, const void* args, uint32_t args_size, uint32_t dims, const uint32_t grid[3],
+           const uint16_t workgroup[3]) {
+    hsa_executable_symbol_t symbol;
+    CHECK_HSA(hsa_executable_get_symbol_by_name(executable_, (std::string(kernel) + ".kd").c_str(), &agent_, &symbol));
+    uint64_t object = 0;
+    uint32_t group = 0;
+    CHECK_HSA(hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &object));
+    CHECK_HSA(hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE, &group));
+    std::memcpy(kernarg_memory_, args, args_size);
+    hsa_signal_store_screlease(signal_, 1);
+    const uint64_t index = hsa_queue_add_write_index_scacq_screl(queue_, 1);
+    auto* packet = static_cast<hsa_kernel_dispatch_packet_t*>(queue_->base_address) + (index % queue_->size);
+    std::memset(reinterpret_cast<uint8_t*>(packet) + 4, 0, sizeof(*packet) - 4);
+    packet->workgroup_size_x = workgroup[0];
+    packet->workgroup_size_y = workgroup[1];
+    packet->workgroup_size_z = workgroup[2];
+    packet->grid_size_x = grid[0];
+    packet->grid_size_y = grid[1];
+    packet->grid_size_z = grid[2];
+    packet->group_segment_size = group;
+    packet->kernel_object = object;
+    packet->kernarg_address = kernarg_memory_;
+    packet->completion_signal = signal_;
+    const uint16_t header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
+                            (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+                            (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+    const uint16_t setup = uint16_t(dims << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
+    __atomic_store_n(reinterpret_cast<uint32_t*>(packet), header | (uint32_t{setup} << 16), __ATOMIC_RELEASE);
+    hsa_signal_store_screlease(queue_->doorbell_signal, hsa_signal_value_t(index));
+    while (hsa_signal_wait_scacquire(signal_, HSA_SIGNAL_CONDITION_LT, 1, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) != 0) {
+    }
+  }
+
+ private:
+  static hsa_file_t open_file(const char* path) {
+    FILE* f = fopen(path, "rb");
+    if (!f) {
+      fprintf(stderr, "cannot open %s\n", path);
+      exit(1);
+    }
+    return fileno(f);  // kept open for the process's lifetime
+  }
+
+  hsa_agent_t agent_{};
+  hsa_region_t kernarg_{}, data_{};
+  hsa_code_object_reader_t reader_{};
+  hsa_executable_t executable_{};
+  hsa_queue_t* queue_ = nullptr;
+  hsa_signal_t signal_{};
+  void* kernarg_memory_ = nullptr;
+  const char* level_ = "?";
+  std::vector<void*> allocations_;
+};
+
+// --- PoCL (OpenCL) ---------------------------------------------------------
+
+const char* kOpenClSource = R"CL(
+__kernel void histogram256(__global const uint* in, __global uint* bins, uint n) {
+  __local uint local_bins[256];
+  uint lid = get_local_id(0), i = get_global_id(0);
+  local_bins[lid] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (i < n) atomic_inc(&local_bins[in[i] & 255u]);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (local_bins[lid] != 0) atomic_add(&bins[lid], local_bins[lid]);
+}
+__kernel void reduce_sum(__global const uint* in, __global uint* sums, uint n) {
+  __local uint partial[256];
+  uint lid = get_local_id(0), i = get_global_id(0);
+  partial[lid] = i < n ? in[i] : 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint stride = 128; stride > 0; stride /= 2) {
+    if (lid < stride) partial[lid] += partial[lid + stride];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0) sums[get_group_id(0)] = partial[0];
+}
+__kernel void gemm(__global const float* a, __global const float* b, __global float* c, uint n) {
+  uint col = get_global_id(0), row = get_global_id(1);
+  if (row >= n || col >= n) return;
+  float acc = 0.0f;
+  for (uint k = 0; k < n; ++k) acc += a[row * n + k] * b[k * n + col];
+  c[row * n + col] = acc;
+}
+)CL";
+
+class Pocl {
+ public:
+  Pocl() {
+    cl_uint count = 0;
+    if (clGetPlatformIDs(0, nullptr, &count) != CL_SUCCESS || count == 0) {
+      why_ = "no OpenCL platform (install pocl-opencl-icd)";
+      return;
+    }
+    std::vector<cl_platform_id> platforms(count);
+    clGetPlatformIDs(count, platforms.data(), nullptr);
+    for (cl_platform_id p : platforms) {
+      char name[256] = {};
+      clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof(name), name, nullptr);
+      if (std::strstr(name, "Portable Computing Language")) platform_ = p;
+    }
+    if (!platform_) {
+      why_ = "no PoCL platform among the OpenCL platforms";
+      return;
+    }
+    cl_int err = clGetDeviceIDs(platform_, CL_DEVICE_TYPE_CPU, 1, &device_, nullptr);
+    if (err != CL_SUCCESS) {
+      why_ = "PoCL has no CPU device";
+      return;
+    }
+    context_ = clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err);
+    queue_ = clCreateCommandQueue(context_, device_, 0, &err);
+    program_ = clCreateProgramWithSource(context_, 1, &kOpenClSource, nullptr, &err);
+    if (clBuildProgram(program_, 1, &device_, "-cl-std=CL1.2", nullptr, nullptr) != CL_SUCCESS) {
+      char log[4096] = {};
+      clGetProgramBuildInfo(program_, device_, CL_PROGRAM_BUILD_LOG, sizeof(log), log, nullptr);
+      fprintf(stderr, "PoCL build failed:\n%s\n", log);
+      why_ = "the OpenCL C kernels did not build";
+      return;
+    }
+    ok_ = true;
+  }
+  ~Pocl() {
+    for (cl_mem m : buffers_) clReleaseMemObject(m);
+    for (auto& [name, k] : kernels_) clReleaseKernel(k);
+    if (program_) clReleaseProgram(program_);
+    if (queue_) clReleaseCommandQueue(queue_);
+    if (context_) clReleaseContext(context_);
+  }
+  bool ok() const { return ok_; }
+  const std::string& why() const { return why_; }
+
+  // A buffer over host memory (no copies in or out on a CPU device).
+  cl_mem wrap(void* host, size_t bytes) {
+    cl_int err;
+    cl_mem m = clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host, &err);
+    buffers_.push_back(m);
+    return m;
+  }
+  // Runs `name` with the buffers and one uint, and waits; maps `sync` back.
+  void run(const char* name, std::vector<cl_mem> mems, uint32_t n, uint32_t dims, const size_t grid[3],
+           const size_t local[3], cl_mem sync, size_t sync_bytes) {
+    cl_int err;
+    cl_kernel k = nullptr;
+    for (auto& [known, kernel] : kernels_)
+      if (known == name) k = kernel;
+    if (!k) {
+      k = clCreateKernel(program_, name, &err);
+      kernels_.emplace_back(name, k);
+    }
+    cl_uint arg = 0;
+    for (cl_mem& m : mems) clSetKernelArg(k, arg++, sizeof(cl_mem), &m);
+    clSetKernelArg(k, arg, sizeof(n), &n);
+    clEnqueueNDRangeKernel(queue_, k, dims, nullptr, grid, local, 0, nullptr, nullptr);
+    void* p = clEnqueueMapBuffer(queue_, sync, CL_TRUE, CL_MAP_READ, 0, sync_bytes, 0, nullptr, nullptr, &err);
+    clEnqueueUnmapMemObject(queue_, sync, p, 0, nullptr, nullptr);
+    clFinish(queue_);
+  }
+
+ private:
+  bool ok_ = false;
+  std::string why_;
+  cl_platform_id platform_ = nullptr;
+  cl_device_id device_ = nullptr;
+  cl_context context_ = nullptr;
+  cl_command_queue queue_ = nullptr;
+  cl_program program_ = nullptr;
+  std::vector<std::pair<std::string, cl_kernel>> kernels_;  // created on first use
+  std::vector<cl_mem> buffers_;
+};
+
+// --- the kernels -----------------------------------------------------------
+
+void histogram(Hsa& hsa, Pocl& pocl) {
+  const uint32_t n = g_smoke ? 4096 : 1u << 20;
+  uint32_t* in = hsa.allocate<uint32_t>(n);
+  uint32_t* bins = hsa.allocate<uint32_t>(BENCH_HISTOGRAM_BINS);
+  uint32_t seed = 12345;
+  for (uint32_t i = 0; i < n; ++i) in[i] = (seed = seed * 1664525u + 1013904223u);
+  std::vector<uint32_t> reference(BENCH_HISTOGRAM_BINS);
+  std::vector<uint32_t> out(BENCH_HISTOGRAM_BINS);
+  const Stats c1 = measure([&] {
+    std::fill(out.begin(), out.end(), 0u);
+    for (uint32_t i = 0; i < n; ++i) ++out[in[i] & 255u];
+  });
+  reference = out;
+  report("histogram256", "C loop, 1 thread", c1, true);
+  const Stats call = measure([&] {
+    std::vector<std::vector<uint32_t>> partial(std::max(1u, std::thread::hardware_concurrency()),
+                                               std::vector<uint32_t>(BENCH_HISTOGRAM_BINS));
+    std::atomic<uint32_t> slot{0};
+    parallel_for(n, [&](uint32_t first, uint32_t last) {
+      std::vector<uint32_t>& mine = partial[slot.fetch_add(1)];
+      for (uint32_t i = first; i < last; ++i) ++mine[in[i] & 255u];
+    });
+    std::fill(out.begin(), out.end(), 0u);
+    for (auto& p : partial)
+      for (uint32_t b = 0; b < BENCH_HISTOGRAM_BINS; ++b) out[b] += p[b];
+  });
+  report("histogram256", "C loop, all cores", call, out == reference);
+  histogram_args_t args = {in, bins, n, 0};
+  const uint32_t grid[3] = {n, 1, 1};
+  const uint16_t wg[3] = {BENCH_HISTOGRAM_BINS, 1, 1};
+  const Stats x = measure([&] {
+    std::fill(bins, bins + BENCH_HISTOGRAM_BINS, 0u);
+    hsa.run("histogram256", &args, sizeof(args), 1, grid, wg);
+  });
+  report("histogram256", "xgpu on hsa-cpu", x, std::equal(bins, bins + BENCH_HISTOGRAM_BINS, reference.begin()));
+  if (pocl.ok()) {
+    std::vector<uint32_t> pbins(BENCH_HISTOGRAM_BINS);
+    cl_mem min = pocl.wrap(in, n * 4), mbins = pocl.wrap(pbins.data(), BENCH_HISTOGRAM_BINS * 4);
+    const size_t g[3] = {n, 1, 1}, l[3] = {BENCH_HISTOGRAM_BINS, 1, 1};
+    const Stats p = measure([&] {
+      std::fill(pbins.begin(), pbins.end(), 0u);
+      pocl.run("histogram256", {min, mbins}, n, 1, g, l, mbins, BENCH_HISTOGRAM_BINS * 4);
+    });
+    report("histogram256", "PoCL", p, pbins == reference);
+  }
+}
+
+void reduction(Hsa& hsa, Pocl& pocl) {
+  const uint32_t n = g_smoke ? 4096 : 1u << 20;
+  const uint32_t groups = (n + BENCH_REDUCE_WORKGROUP - 1) / BENCH_REDUCE_WORKGROUP;
+  uint32_t* in = hsa.allocate<uint32_t>(n);
+  uint32_t* sums = hsa.allocate<uint32_t>(groups);
+  for (uint32_t i = 0; i < n; ++i) in[i] = (i * 2654435761u) >> 8;
+  std::vector<uint32_t> out(groups), reference;
+  auto sum_groups = [&](uint32_t first, uint32_t last) {
+    for (uint32_t g = first; g < last; ++g) {
+      uint32_t s = 0;
+      for (uint32_t i = g * BENCH_REDUCE_WORKGROUP; i < std::min(n, (g + 1) * BENCH_REDUCE_WORKGROUP); ++i) s += in[i];
+      out[g] = s;
+    }
+  };
+  const Stats c1 = measure([&] { sum_groups(0, groups); });
+  reference = out;
+  report("tree reduction", "C loop, 1 thread", c1, true);
+  const Stats call = measure([&] { parallel_for(groups, sum_groups); });
+  report("tree reduction", "C loop, all cores", call, out == reference);
+  reduce_args_t args = {in, sums, n, 0};
+  const uint32_t grid[3] = {n, 1, 1};
+  const uint16_t wg[3] = {BENCH_REDUCE_WORKGROUP, 1, 1};
+  const Stats x = measure([&] { hsa.run("reduce_sum", &args, sizeof(args), 1, grid, wg); });
+  report("tree reduction", "xgpu on hsa-cpu", x, std::equal(sums, sums + groups, reference.begin()));
+  if (pocl.ok()) {
+    std::vector<uint32_t> psums(groups);
+    cl_mem min = pocl.wrap(in, n * 4), msums = pocl.wrap(psums.data(), groups * 4);
+    const size_t g[3] = {n, 1, 1}, l[3] = {BENCH_REDUCE_WORKGROUP, 1, 1};
+    const Stats p = measure([&] { pocl.run("reduce_sum", {min, msums}, n, 1, g, l, msums, groups * 4); });
+    report("tree reduction", "PoCL", p, psums == reference);
+  }
+}
+
+void gemm(Hsa& hsa, Pocl& pocl) {
+  const uint32_t n = g_smoke ? 32 : 192;
+  float* a = hsa.allocate<float>(n * n);
+  float* b = hsa.allocate<float>(n * n);
+  float* c = hsa.allocate<float>(n * n);
+  // Small integers: every product and sum is exact, whatever the order.
+  for (uint32_t i = 0; i < n * n; ++i) {
+    a[i] = float(i * 7 % 5);
+    b[i] = float(i * 3 % 7);
+  }
+  std::vector<float> out(n * n), reference;
+  auto rows = [&](uint32_t first, uint32_t last) {
+    for (uint32_t i = first; i < last; ++i)
+      for (uint32_t j = 0; j < n; ++j) {
+        float acc = 0.0f;
+        for (uint32_t k = 0; k < n; ++k) acc += a[i * n + k] * b[k * n + j];
+        out[i * n + j] = acc;
+      }
+  };
+  const Stats c1 = measure([&] { rows(0, n); });
+  reference = out;
+  report("gemm", "C loop, 1 thread", c1, true);
+  const Stats call = measure([&] { parallel_for(n, rows); });
+  report("gemm", "C loop, all cores", call, out == reference);
+  gemm_args_t args = {a, b, c, n, 0};
+  const uint32_t grid[3] = {n, n, 1};
+  const uint16_t wg[3] = {16, 16, 1};
+  const Stats x = measure([&] { hsa.run("gemm", &args, sizeof(args), 2, grid, wg); });
+  report("gemm", "xgpu on hsa-cpu", x, std::equal(c, c + n * n, reference.begin()));
+  if (pocl.ok()) {
+    std::vector<float> pc(n * n);
+    cl_mem ma = pocl.wrap(a, n * n * 4), mb = pocl.wrap(b, n * n * 4), mc = pocl.wrap(pc.data(), n * n * 4);
+    const size_t g[3] = {n, n, 1}, l[3] = {16, 16, 1};
+    const Stats p = measure([&] { pocl.run("gemm", {ma, mb, mc}, n, 2, g, l, mc, n * n * 4); });
+    report("gemm", "PoCL", p, pc == reference);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--smoke") == 0) {
+      g_smoke = true;
+    } else if (std::strcmp(argv[i], "--code-objects") == 0 && i + 1 < argc) {
+      g_code_object_dir = argv[++i];
+    } else {
+      fprintf(stderr, "usage: %s [--smoke] [--code-objects DIR]\n", argv[0]);
+      return 2;
+    }
+  }
+  Hsa hsa;
+  Pocl pocl;
+  const char* mode = getenv("HSA_CPU_BARRIER_MODE");
+  printf("CPU kernels (%u cores; host code object %s; barrier kernels: %s)%s\n",
+         std::thread::hardware_concurrency(), hsa.level(),
+         mode && std::strcmp(mode, "fibers") == 0 ? "fibers (HSA_CPU_BARRIER_MODE=fibers)"
+                                                   : "work-item loops when the build made them",
+         g_smoke ? " [smoke]" : "");
+  if (!pocl.ok()) printf("  PoCL: %s\n", pocl.why().c_str());
+  histogram(hsa, pocl);
+  reduction(hsa, pocl);
+  gemm(hsa, pocl);
+  if (g_failures) printf("%d results differ\n", g_failures);
+  return g_failures ? 1 : 0;
+}

@@ -1,0 +1,72 @@
+/* Barrier kernels that exercise the host's work-item loop transform
+ * (tools/xgpu-wiloop); test_kernels.h says what each computes. */
+#include <xgpu/kernel.h>
+
+#include "test_kernels.h"
+
+XGPU_KERNEL_BARRIERS(carry, carry_args_t, args) {
+  const uint32_t lid = xgpu_local_id(0);
+  const uint32_t items = xgpu_workgroup_item_count(0);
+  const uint32_t i = xgpu_global_id(0);
+  uint32_t* ring = (uint32_t*)xgpu_dynamic_groupshared();
+  uint32_t value = i < args->n ? args->in[i] : 0u;
+  uint32_t history[4];
+  for (uint32_t k = 0; k < 4u; ++k) history[k] = value + k;
+  for (uint32_t r = 0; r < args->rounds; ++r) {
+    ring[lid] = value;
+    xgpu_barrier();
+    value = value * 3u + ring[(lid + 1u) % items] + history[r % 4u];
+    history[r % 4u] ^= value;
+    xgpu_barrier();
+  }
+  if (args->rounds % 2u == 1u) {
+    ring[lid] = value;
+    xgpu_barrier();
+    value += ring[items - 1u - lid];
+  }
+  if (i < args->n) args->out[i] = value + history[0] + history[3];
+}
+XGPU_KERNEL_BINDINGS(carry, 2);
+
+XGPU_KERNEL_BARRIERS(tail_return, carry_args_t, args) {
+  const uint32_t lid = xgpu_local_id(0);
+  const uint32_t i = xgpu_global_id(0);
+  uint32_t* staged = (uint32_t*)xgpu_dynamic_groupshared();
+  if (i >= args->n) return;
+  const uint32_t value = args->in[i] + args->rounds;
+  staged[lid] = value;
+  xgpu_barrier();
+  const uint32_t valid = args->n - xgpu_workgroup_id(0) * xgpu_workgroup_size(0);
+  const uint32_t count = valid < xgpu_workgroup_size(0) ? valid : xgpu_workgroup_size(0);
+  args->out[i] = value * 2u + staged[count - 1u - lid];
+}
+XGPU_KERNEL_BINDINGS(tail_return, 2);
+
+XGPU_KERNEL_GROUPSHARED(grid_reverse, grid_reverse_args_t, args, grid_reverse_shared_t, shared) {
+  const uint32_t local = (xgpu_local_id(2) * xgpu_workgroup_item_count(1) + xgpu_local_id(1)) *
+                             xgpu_workgroup_item_count(0) +
+                         xgpu_local_id(0);
+  const uint32_t count =
+      xgpu_workgroup_item_count(0) * xgpu_workgroup_item_count(1) * xgpu_workgroup_item_count(2);
+  const uint32_t global = xgpu_global_linear_id();
+  shared->ids[local] = global;
+  xgpu_barrier();
+  args->out[global] = shared->ids[count - 1u - local];
+}
+XGPU_KERNEL_BINDINGS(grid_reverse, 1);
+
+/* 4 KiB per work item live across the barrier: more than the transform keeps
+ * per item (tools/xgpu-wiloop), so this kernel keeps fiber mode. */
+XGPU_KERNEL_BARRIERS(big_private, carry_args_t, args) {
+  const uint32_t lid = xgpu_local_id(0);
+  const uint32_t i = xgpu_global_id(0);
+  const uint32_t items = xgpu_workgroup_item_count(0);
+  uint32_t* ring = (uint32_t*)xgpu_dynamic_groupshared();
+  uint32_t table[1024];
+  const uint32_t value = i < args->n ? args->in[i] : 0u;
+  for (uint32_t k = 0; k < 1024u; ++k) table[k] = value + k * args->rounds;
+  ring[lid] = table[(lid * 7u) % 1024u];
+  xgpu_barrier();
+  if (i < args->n) args->out[i] = table[(lid * 13u) % 1024u] + ring[(lid + 1u) % items];
+}
+XGPU_KERNEL_BINDINGS(big_private, 2);

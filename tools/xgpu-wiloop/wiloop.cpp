@@ -1,0 +1,770 @@
+// xgpu-wiloop: the LLVM pass plugin that turns a barrier kernel's work-item
+// function into a workgroup function made of loops over the work items,
+// split at each barrier (work-item loops). Loaded by clang-19 with
+// -fpass-plugin= for host kernel builds only (cmake/XgpuKernels.cmake);
+// spec/kernels.md "Work-item loops" and README.md describe the design.
+//
+// Input, per barrier kernel K (emitted by <xgpu/kernel.h> when the build
+// defines XGPU_KERNEL_WORKITEM_LOOPS):
+//   internal void K_xgpu_wi_(ptr kernarg, ptr wg)   one work item's code, in
+//                                                    llvm.used
+//   call i32 @xgpu_wiloop_local_id_(i32 d)           the item's local id
+//   call void @xgpu_wiloop_barrier_()                xgpu_barrier()
+//   @"K.kd"                                          the host descriptor
+// Output: K_xgpu_wi_ runs the whole workgroup; the descriptor's run_workgroup
+// points at it and its flags gain XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS.
+// A kernel the pass cannot transform keeps fiber mode: K_xgpu_wi_ is
+// deleted and the build prints a note naming the kernel and the reason.
+//
+// Thread-safety: an LLVM pass; runs on one module at a time.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/PassPlugin.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/Local.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+#include "llvm/Transforms/Utils/ValueMapper.h"
+
+using namespace llvm;
+
+namespace {
+
+// Names shared with <xgpu/kernel.h> and <xgpu/host_kernel.h>.
+constexpr StringLiteral kItemFunctionSuffix = "_xgpu_wi_";
+constexpr StringLiteral kLocalIdMarker = "xgpu_wiloop_local_id_";
+constexpr StringLiteral kBarrierMarker = "xgpu_wiloop_barrier_";
+constexpr StringLiteral kDescriptorSuffix = ".kd";
+// xgpu_host_kernel_descriptor_t fields (struct element indices).
+constexpr unsigned kDescriptorRunWorkgroupField = 3;
+constexpr unsigned kDescriptorKernargSizeField = 5;
+constexpr unsigned kDescriptorFlagsField = 10;
+constexpr uint64_t kFlagWorkitemLoops = 0x2;  // XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS
+// xgpu_host_workgroup_t byte offsets.
+constexpr uint64_t kWorkgroupItemCountOffset = 48;     // uint32_t item_count[3]
+constexpr uint64_t kWorkgroupGroupSegmentOffset = 64;  // void* group_segment
+constexpr uint64_t kWorkgroupRecordBytes = 96;         // sizeof(xgpu_host_workgroup_t)
+// Work-item state value of an item that returned.
+constexpr uint32_t kStateReturned = 0xffffffffu;
+// How deep a value's operand tree may be to be recomputed where it is used.
+constexpr unsigned kRematerializeDepth = 8;
+// Work items of the largest workgroup hsa-cpu runs, and the stack the
+// per-item slots of one workgroup may take.
+constexpr uint64_t kMaxWorkgroupItems = 1024;
+constexpr uint64_t kMaxPerItemStackBytes = 2u << 20;
+// Rounds of inlining helpers that reach a barrier (nested helpers).
+constexpr unsigned kInlineRounds = 8;
+
+bool is_call_to(const Instruction& inst, StringRef name) {
+  const auto* call = dyn_cast<CallInst>(&inst);
+  const Function* callee = call ? call->getCalledFunction() : nullptr;
+  return callee && callee->getName() == name;
+}
+
+// True when `ptr` is argument `arg` plus a constant offset; sets *offset.
+bool is_argument_field(const Value* ptr, const Argument* arg, const DataLayout& dl,
+                       uint64_t* offset) {
+  APInt delta(dl.getIndexTypeSizeInBits(ptr->getType()), 0);
+  const Value* base = ptr->stripAndAccumulateConstantOffsets(dl, delta, /*AllowNonInbounds=*/true);
+  if (base != arg) return false;
+  *offset = delta.getZExtValue();
+  return true;
+}
+
+class WorkItemLoops {
+ public:
+  // `reaches_barrier`: the module's functions that call xgpu_barrier(),
+  // directly or through other functions.
+  WorkItemLoops(Function& function, const DataLayout& dl, const SmallPtrSetImpl<Function*>& reaches_barrier)
+      : f_(function), dl_(dl), ctx_(function.getContext()), reaches_barrier_(reaches_barrier) {}
+
+  // Transforms the function; on failure returns false and sets *reason.
+  bool run(std::string* reason);
+
+ private:
+  bool check(std::string* reason);
+  void lower_group_segment_atomics();
+  bool rematerializable(Value* value, unsigned depth);
+  Value* rematerialize(Value* value, Instruction* before);
+  void rematerialize_uses();
+  void split_barriers();
+  void demote();
+  void find_regions();
+  void classify_allocas();
+  void build();
+
+  Argument* kernarg() { return f_.getArg(0); }
+  Argument* workgroup() { return f_.getArg(1); }
+
+  Function& f_;
+  const DataLayout& dl_;
+  LLVMContext& ctx_;
+  const SmallPtrSetImpl<Function*>& reaches_barrier_;
+  std::vector<BasicBlock*> barrier_blocks_;   // index k-1 = barrier k
+  std::vector<BasicBlock*> region_starts_;    // index r = region r
+  std::vector<SetVector<BasicBlock*>> regions_;  // blocks of each region
+  DenseMap<BasicBlock*, unsigned> barrier_index_;  // barrier block -> k
+  std::vector<AllocaInst*> allocas_;          // every alloca, entry block
+  SmallPtrSet<AllocaInst*, 16> per_item_;     // allocas that need a slot per item
+};
+
+bool WorkItemLoops::check(std::string* reason) {
+  if (f_.arg_size() != 2) {
+    *reason = "unexpected work-item function signature";
+    return false;
+  }
+  for (BasicBlock& block : f_) {
+    for (Instruction& inst : block) {
+      if (isa<InvokeInst>(inst) || isa<CallBrInst>(inst) || isa<IndirectBrInst>(inst)) {
+        *reason = "unsupported control flow (invoke, callbr or indirectbr)";
+        return false;
+      }
+      if (auto* alloca = dyn_cast<AllocaInst>(&inst)) {
+        if (&block != &f_.getEntryBlock() || !alloca->isStaticAlloca()) {
+          *reason = "a dynamically sized or placed stack allocation";
+          return false;
+        }
+      }
+      auto* call = dyn_cast<CallBase>(&inst);
+      if (!call || isa<IntrinsicInst>(inst)) continue;
+      // A call that was not inlined and reaches a barrier hides it. Indirect
+      // and external calls cannot reach one (barriers need the permit token
+      // of a kernel body): they are plain per-item code.
+      Function* callee = call->getCalledFunction();
+      if (callee && reaches_barrier_.count(callee)) {
+        *reason = "calls '" + callee->getName().str() + "', which contains a barrier and was not inlined";
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// In loop mode one thread runs every work item of a workgroup, so atomics on
+// the group segment (which no other workgroup can see) are plain memory
+// operations. Done while SSA still shows where each pointer comes from.
+void WorkItemLoops::lower_group_segment_atomics() {
+  auto on_group_segment = [&](Value* ptr) {
+    const Value* base = getUnderlyingObject(ptr, /*MaxLookup=*/0);
+    const auto* load = dyn_cast<LoadInst>(base);
+    uint64_t offset = 0;
+    return load && is_argument_field(load->getPointerOperand(), workgroup(), dl_, &offset) &&
+           offset == kWorkgroupGroupSegmentOffset;
+  };
+  std::vector<Instruction*> worklist;
+  for (BasicBlock& block : f_)
+    for (Instruction& inst : block) worklist.push_back(&inst);
+  for (Instruction* inst : worklist) {
+    if (auto* load = dyn_cast<LoadInst>(inst)) {
+      if (load->isAtomic() && on_group_segment(load->getPointerOperand())) load->setAtomic(AtomicOrdering::NotAtomic);
+    } else if (auto* store = dyn_cast<StoreInst>(inst)) {
+      if (store->isAtomic() && on_group_segment(store->getPointerOperand())) store->setAtomic(AtomicOrdering::NotAtomic);
+    } else if (auto* rmw = dyn_cast<AtomicRMWInst>(inst)) {
+      if (!on_group_segment(rmw->getPointerOperand())) continue;
+      IRBuilder<> b(rmw);
+      Value* ptr = rmw->getPointerOperand();
+      Value* value = rmw->getValOperand();
+      Type* type = value->getType();
+      LoadInst* old = b.CreateAlignedLoad(type, ptr, rmw->getAlign());
+      Value* result = nullptr;
+      switch (rmw->getOperation()) {
+        case AtomicRMWInst::Xchg: result = value; break;
+        case AtomicRMWInst::Add: result = b.CreateAdd(old, value); break;
+        case AtomicRMWInst::Sub: result = b.CreateSub(old, value); break;
+        case AtomicRMWInst::And: result = b.CreateAnd(old, value); break;
+        case AtomicRMWInst::Or: result = b.CreateOr(old, value); break;
+        case AtomicRMWInst::Xor: result = b.CreateXor(old, value); break;
+        case AtomicRMWInst::Max: result = b.CreateSelect(b.CreateICmpSGT(old, value), old, value); break;
+        case AtomicRMWInst::Min: result = b.CreateSelect(b.CreateICmpSLT(old, value), old, value); break;
+        case AtomicRMWInst::UMax: result = b.CreateSelect(b.CreateICmpUGT(old, value), old, value); break;
+        case AtomicRMWInst::UMin: result = b.CreateSelect(b.CreateICmpULT(old, value), old, value); break;
+        case AtomicRMWInst::FAdd: result = b.CreateFAdd(old, value); break;
+        case AtomicRMWInst::FSub: result = b.CreateFSub(old, value); break;
+        default: break;
+      }
+      if (!result) {
+        old->eraseFromParent();
+        continue;
+      }
+      b.CreateAlignedStore(result, ptr, rmw->getAlign());
+      rmw->replaceAllUsesWith(old);
+      rmw->eraseFromParent();
+    }
+  }
+}
+
+// Values that depend only on the kernarg, the workgroup record and the local
+// ids are recomputed where they are used in another block instead of being
+// kept per work item across barriers.
+bool WorkItemLoops::rematerializable(Value* value, unsigned depth) {
+  if (isa<Constant>(value) || isa<Argument>(value)) return true;
+  auto* inst = dyn_cast<Instruction>(value);
+  if (!inst || depth == 0) return false;
+  if (is_call_to(*inst, kLocalIdMarker))
+    return rematerializable(cast<CallInst>(inst)->getArgOperand(0), depth - 1);
+  if (auto* load = dyn_cast<LoadInst>(inst)) {
+    uint64_t offset = 0;
+    return load->isSimple() &&
+           (is_argument_field(load->getPointerOperand(), kernarg(), dl_, &offset) ||
+            is_argument_field(load->getPointerOperand(), workgroup(), dl_, &offset));
+  }
+  if (!isa<BinaryOperator>(inst) && !isa<CastInst>(inst) && !isa<GetElementPtrInst>(inst) &&
+      !isa<CmpInst>(inst) && !isa<SelectInst>(inst) && !isa<FreezeInst>(inst))
+    return false;
+  if (inst->mayHaveSideEffects()) return false;
+  // Division may trap: only where it was.
+  if (auto* bin = dyn_cast<BinaryOperator>(inst)) {
+    switch (bin->getOpcode()) {
+      case Instruction::UDiv: case Instruction::SDiv: case Instruction::URem: case Instruction::SRem: {
+        auto* divisor = dyn_cast<ConstantInt>(bin->getOperand(1));
+        if (!divisor || divisor->isZero()) return false;
+        break;
+      }
+      default: break;
+    }
+  }
+  for (Value* operand : inst->operands())
+    if (!rematerializable(operand, depth - 1)) return false;
+  return true;
+}
+
+Value* WorkItemLoops::rematerialize(Value* value, Instruction* before) {
+  auto* inst = dyn_cast<Instruction>(value);
+  if (!inst) return value;
+  Instruction* copy = inst->clone();
+  for (unsigned i = 0; i < copy->getNumOperands(); ++i)
+    copy->setOperand(i, rematerialize(copy->getOperand(i), before));
+  copy->insertBefore(before);
+  return copy;
+}
+
+void WorkItemLoops::rematerialize_uses() {
+  std::vector<Instruction*> candidates;
+  for (BasicBlock& block : f_)
+    for (Instruction& inst : block)
+      if (!isa<AllocaInst>(inst) && !inst.getType()->isVoidTy() &&
+          rematerializable(&inst, kRematerializeDepth))
+        candidates.push_back(&inst);
+  for (Instruction* inst : candidates) {
+    std::vector<Use*> far_uses;
+    for (Use& use : inst->uses()) {
+      auto* user = cast<Instruction>(use.getUser());
+      if (isa<PHINode>(user) || user->getParent() != inst->getParent()) far_uses.push_back(&use);
+    }
+    for (Use* use : far_uses) {
+      auto* user = cast<Instruction>(use->getUser());
+      Instruction* before = user;
+      if (auto* phi = dyn_cast<PHINode>(user)) before = phi->getIncomingBlock(*use)->getTerminator();
+      use->set(rematerialize(inst, before));
+    }
+  }
+}
+
+// Each barrier gets a block of its own: {barrier call, br}.
+void WorkItemLoops::split_barriers() {
+  std::vector<CallInst*> barriers;
+  for (BasicBlock& block : f_)
+    for (Instruction& inst : block)
+      if (is_call_to(inst, kBarrierMarker)) barriers.push_back(cast<CallInst>(&inst));
+  for (CallInst* barrier : barriers) {
+    BasicBlock* block = barrier->getParent()->splitBasicBlock(barrier, "xgpu.barrier");
+    block->splitBasicBlock(barrier->getNextNode(), "xgpu.after_barrier");
+    barrier_index_[block] = unsigned(barrier_blocks_.size()) + 1;
+    barrier_blocks_.push_back(block);
+  }
+}
+
+// After this, the only SSA values used outside their block are allocas and
+// arguments: the CFG can be cloned per region freely.
+void WorkItemLoops::demote() {
+  BasicBlock& entry = f_.getEntryBlock();
+  std::vector<Instruction*> escaping;
+  for (BasicBlock& block : f_)
+    for (Instruction& inst : block) {
+      if (isa<AllocaInst>(inst) && &block == &entry) continue;
+      for (User* user : inst.users()) {
+        auto* ui = cast<Instruction>(user);
+        if (ui->getParent() != &block || isa<PHINode>(ui)) {
+          escaping.push_back(&inst);
+          break;
+        }
+      }
+    }
+  for (Instruction* inst : escaping) DemoteRegToStack(*inst, false, entry.getFirstInsertionPt());
+  std::vector<PHINode*> phis;
+  for (BasicBlock& block : f_)
+    for (PHINode& phi : block.phis()) phis.push_back(&phi);
+  for (PHINode* phi : phis) DemotePHIToStack(phi, entry.getFirstInsertionPt());
+}
+
+void WorkItemLoops::find_regions() {
+  region_starts_.push_back(&f_.getEntryBlock());
+  for (BasicBlock* barrier : barrier_blocks_) region_starts_.push_back(barrier->getSingleSuccessor());
+  for (BasicBlock* start : region_starts_) {
+    SetVector<BasicBlock*> blocks;
+    std::vector<BasicBlock*> stack{start};
+    blocks.insert(start);
+    while (!stack.empty()) {
+      BasicBlock* block = stack.back();
+      stack.pop_back();
+      for (BasicBlock* next : successors(block))
+        if (!barrier_index_.count(next) && blocks.insert(next)) stack.push_back(next);
+    }
+    regions_.push_back(std::move(blocks));
+  }
+}
+
+// An alloca needs a slot per work item unless it is used in one region only
+// and no item can pass that region's own barrier between a store and a load.
+void WorkItemLoops::classify_allocas() {
+  for (Instruction& inst : f_.getEntryBlock())
+    if (auto* alloca = dyn_cast<AllocaInst>(&inst)) allocas_.push_back(alloca);
+  for (AllocaInst* alloca : allocas_) {
+    SmallPtrSet<BasicBlock*, 8> blocks;
+    bool escapes = false;
+    std::vector<Value*> pointers{alloca};
+    SmallPtrSet<Value*, 8> seen{alloca};
+    while (!pointers.empty() && !escapes) {
+      Value* ptr = pointers.back();
+      pointers.pop_back();
+      for (Use& use : ptr->uses()) {
+        auto* user = cast<Instruction>(use.getUser());
+        blocks.insert(user->getParent());
+        if (isa<LoadInst>(user)) continue;
+        if (auto* store = dyn_cast<StoreInst>(user)) {
+          if (store->getValueOperand() == ptr) escapes = true;
+          continue;
+        }
+        if (isa<GetElementPtrInst>(user) || isa<BitCastInst>(user) || isa<SelectInst>(user) ||
+            isa<PHINode>(user)) {
+          if (seen.insert(user).second) pointers.push_back(user);
+          continue;
+        }
+        if (auto* intrinsic = dyn_cast<IntrinsicInst>(user)) {
+          if (isa<MemIntrinsic>(intrinsic)) continue;
+        }
+        escapes = true;  // passed to a call, converted to an integer, ...
+      }
+    }
+    if (escapes) {
+      per_item_.insert(alloca);
+      continue;
+    }
+    int region = -1;
+    bool several = false;
+    for (unsigned r = 0; r < regions_.size() && !several; ++r)
+      for (BasicBlock* block : blocks)
+        if (regions_[r].contains(block)) {
+          if (region >= 0 && unsigned(region) != r) several = true;
+          region = int(r);
+          break;
+        }
+    if (several) {
+      per_item_.insert(alloca);
+      continue;
+    }
+    if (region <= 0) continue;  // unused, or region 0 (entered once per item)
+    // Can an access reach region `region`'s own barrier within the region?
+    BasicBlock* own_barrier = barrier_blocks_[region - 1];
+    const SetVector<BasicBlock*>& members = regions_[region];
+    bool loops_back = false;
+    for (BasicBlock* block : blocks) {
+      if (!members.contains(block)) continue;
+      std::vector<BasicBlock*> stack{block};
+      SmallPtrSet<BasicBlock*, 16> visited{block};
+      while (!stack.empty() && !loops_back) {
+        BasicBlock* current = stack.back();
+        stack.pop_back();
+        for (BasicBlock* next : successors(current)) {
+          if (next == own_barrier) loops_back = true;
+          if (members.contains(next) && visited.insert(next).second) stack.push_back(next);
+        }
+      }
+      if (loops_back) break;
+    }
+    if (loops_back) per_item_.insert(alloca);
+  }
+}
+
+void WorkItemLoops::build() {
+  Type* i32 = Type::getInt32Ty(ctx_);
+  Type* i64 = Type::getInt64Ty(ctx_);
+  BasicBlock* old_entry = &f_.getEntryBlock();
+  std::vector<BasicBlock*> old_blocks;
+  for (BasicBlock& block : f_) old_blocks.push_back(&block);
+
+  BasicBlock* entry = BasicBlock::Create(ctx_, "xgpu.entry", &f_, old_entry);
+  IRBuilder<> b(entry);
+  for (AllocaInst* alloca : allocas_) alloca->moveBefore(*entry, entry->end());
+  b.SetInsertPoint(entry);
+  Value* counts[3];
+  for (unsigned d = 0; d < 3; ++d)
+    counts[d] = b.CreateAlignedLoad(
+        i32, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), workgroup(), kWorkgroupItemCountOffset + 4 * d),
+        Align(4), "xgpu.items");
+  Value* items = b.CreateNUWMul(b.CreateNUWMul(counts[0], counts[1]), counts[2]);
+  Value* items64 = b.CreateZExt(items, i64);
+
+  // Per-item slots: one array of the alloca's type per work item.
+  DenseMap<AllocaInst*, AllocaInst*> arrays;
+  for (AllocaInst* alloca : allocas_) {
+    if (!per_item_.count(alloca)) continue;
+    Type* element = alloca->getAllocatedType();
+    if (auto* size = dyn_cast<ConstantInt>(alloca->getArraySize()); size && !size->isOne())
+      element = ArrayType::get(element, size->getZExtValue());
+    AllocaInst* array = b.CreateAlloca(element, items64, alloca->getName() + ".items");
+    array->setAlignment(alloca->getAlign());
+    arrays[alloca] = array;
+  }
+  const unsigned barrier_count = unsigned(barrier_blocks_.size());
+  AllocaInst* state = barrier_count ? b.CreateAlloca(i32, items64, "xgpu.state") : nullptr;
+
+  BasicBlock* exit = BasicBlock::Create(ctx_, "xgpu.exit", &f_);
+  ReturnInst::Create(ctx_, exit);
+  BasicBlock* dispatch = barrier_count ? BasicBlock::Create(ctx_, "xgpu.dispatch", &f_) : exit;
+
+  // Set by the dispatcher: every item waits at the barrier being resumed, so
+  // its region's loop needs no per-item test (the loop is unswitched on it).
+  AllocaInst* uniform_slot = barrier_count ? b.CreateAlloca(b.getInt1Ty(), nullptr, "xgpu.uniform") : nullptr;
+
+  std::vector<BasicBlock*> region_entries(regions_.size());
+  for (unsigned r = 0; r < regions_.size(); ++r)
+    region_entries[r] = BasicBlock::Create(ctx_, "xgpu.region" + Twine(r), &f_);
+  b.SetInsertPoint(entry);
+  b.CreateBr(region_entries[0]);
+
+  for (unsigned r = 0; r < regions_.size(); ++r) {
+    const std::string tag = "r" + std::to_string(r);
+    // Loop nest z { y { x { item } } }, bottom-tested: every count is >= 1.
+    BasicBlock* zh = BasicBlock::Create(ctx_, tag + ".z", &f_);
+    BasicBlock* yh = BasicBlock::Create(ctx_, tag + ".y", &f_);
+    BasicBlock* xh = BasicBlock::Create(ctx_, tag + ".x", &f_);
+    BasicBlock* xl = BasicBlock::Create(ctx_, tag + ".x.next", &f_);
+    BasicBlock* yl = BasicBlock::Create(ctx_, tag + ".y.next", &f_);
+    BasicBlock* zl = BasicBlock::Create(ctx_, tag + ".z.next", &f_);
+    Value* uniform = nullptr;
+    if (r == 0) {
+      BranchInst::Create(zh, region_entries[r]);
+    } else {
+      IRBuilder<> rb(region_entries[r]);
+      uniform = rb.CreateLoad(rb.getInt1Ty(), uniform_slot, "xgpu.uniform");
+      rb.CreateBr(zh);
+    }
+
+    b.SetInsertPoint(zh);
+    PHINode* z = b.CreatePHI(i32, 2, "xgpu.z");
+    z->addIncoming(b.getInt32(0), region_entries[r]);
+    b.CreateBr(yh);
+    b.SetInsertPoint(yh);
+    PHINode* y = b.CreatePHI(i32, 2, "xgpu.y");
+    y->addIncoming(b.getInt32(0), zh);
+    b.CreateBr(xh);
+    b.SetInsertPoint(xh);
+    PHINode* x = b.CreatePHI(i32, 2, "xgpu.x");
+    x->addIncoming(b.getInt32(0), yh);
+    Value* row = b.CreateNUWAdd(b.CreateNUWMul(z, counts[1]), y);
+    Value* linear = b.CreateZExt(b.CreateNUWAdd(b.CreateNUWMul(row, counts[0]), x), i64, "xgpu.item");
+
+    ValueToValueMapTy map;
+    for (auto& [alloca, array] : arrays)
+      map[alloca] = b.CreateInBoundsGEP(array->getAllocatedType(), array, linear, alloca->getName() + ".item");
+    Value* state_slot = state ? b.CreateInBoundsGEP(i32, state, linear, "xgpu.state.item") : nullptr;
+
+    // Exits: to barrier k records k; a return records kStateReturned.
+    for (BasicBlock* barrier : barrier_blocks_) {
+      BasicBlock* leave = BasicBlock::Create(ctx_, tag + ".to.barrier" + Twine(barrier_index_[barrier]), &f_);
+      new StoreInst(ConstantInt::get(i32, barrier_index_[barrier]), state_slot, leave);
+      BranchInst::Create(xl, leave);
+      map[barrier] = leave;
+    }
+    std::vector<BasicBlock*> clones;
+    for (BasicBlock* block : regions_[r]) {
+      BasicBlock* clone = CloneBasicBlock(block, map, "." + tag, &f_);
+      map[block] = clone;
+      clones.push_back(clone);
+    }
+    if (r == 0) {
+      b.CreateBr(cast<BasicBlock>(map[region_starts_[r]]));
+    } else {
+      // Only the items waiting at this region's barrier run it.
+      BasicBlock* test = BasicBlock::Create(ctx_, tag + ".x.test", &f_);
+      b.CreateCondBr(uniform, cast<BasicBlock>(map[region_starts_[r]]), test);
+      IRBuilder<> tb(test);
+      Value* here = tb.CreateICmpEQ(tb.CreateAlignedLoad(i32, state_slot, Align(4)), tb.getInt32(r));
+      tb.CreateCondBr(here, cast<BasicBlock>(map[region_starts_[r]]), xl);
+    }
+    for (BasicBlock* clone : clones) {
+      for (Instruction& inst : *clone) RemapInstruction(&inst, map, RF_NoModuleLevelChanges | RF_IgnoreMissingLocals);
+      for (auto it = clone->begin(); it != clone->end();) {
+        Instruction& inst = *it++;
+        if (is_call_to(inst, kLocalIdMarker)) {
+          Value* d = cast<CallInst>(inst).getArgOperand(0);
+          IRBuilder<> ib(&inst);
+          Value* id = ib.CreateSelect(ib.CreateICmpEQ(d, ib.getInt32(0)), x,
+                                      ib.CreateSelect(ib.CreateICmpEQ(d, ib.getInt32(1)), y,
+                                                      ib.CreateSelect(ib.CreateICmpEQ(d, ib.getInt32(2)), z,
+                                                                      ib.getInt32(0))));
+          inst.replaceAllUsesWith(id);
+          inst.eraseFromParent();
+        } else if (isa<ReturnInst>(inst)) {
+          IRBuilder<> ib(&inst);
+          if (state_slot) ib.CreateAlignedStore(ib.getInt32(kStateReturned), state_slot, Align(4));
+          ib.CreateBr(xl);
+          inst.eraseFromParent();
+        }
+      }
+    }
+
+    b.SetInsertPoint(xl);
+    Value* x1 = b.CreateNUWAdd(x, b.getInt32(1));
+    x->addIncoming(x1, xl);
+    b.CreateCondBr(b.CreateICmpULT(x1, counts[0]), xh, yl);
+    b.SetInsertPoint(yl);
+    Value* y1 = b.CreateNUWAdd(y, b.getInt32(1));
+    y->addIncoming(y1, yl);
+    b.CreateCondBr(b.CreateICmpULT(y1, counts[1]), yh, zl);
+    b.SetInsertPoint(zl);
+    Value* z1 = b.CreateNUWAdd(z, b.getInt32(1));
+    z->addIncoming(z1, zl);
+    b.CreateCondBr(b.CreateICmpULT(z1, counts[2]), zh, dispatch);
+  }
+
+  if (barrier_count) {
+    // The next region is where the first item that has not returned waits
+    // (all items that have not returned wait at the same barrier in a kernel
+    // that follows the language rules; others wait for a later round).
+    BasicBlock* scan = BasicBlock::Create(ctx_, "xgpu.dispatch.scan", &f_);
+    BasicBlock* next = BasicBlock::Create(ctx_, "xgpu.dispatch.next", &f_);
+    BasicBlock* found = BasicBlock::Create(ctx_, "xgpu.dispatch.found", &f_);
+    b.SetInsertPoint(dispatch);
+    b.CreateBr(scan);
+    b.SetInsertPoint(scan);
+    PHINode* i = b.CreatePHI(i64, 2, "xgpu.scan");
+    i->addIncoming(b.getInt64(0), dispatch);
+    Value* s = b.CreateAlignedLoad(i32, b.CreateInBoundsGEP(i32, state, i), Align(4));
+    b.CreateCondBr(b.CreateICmpEQ(s, b.getInt32(kStateReturned)), next, found);
+    b.SetInsertPoint(next);
+    Value* i1 = b.CreateNUWAdd(i, b.getInt64(1));
+    i->addIncoming(i1, next);
+    b.CreateCondBr(b.CreateICmpULT(i1, items64), scan, exit);
+    // Do all items wait at the same barrier (none returned, none elsewhere)?
+    BasicBlock* same = BasicBlock::Create(ctx_, "xgpu.dispatch.same", &f_);
+    BasicBlock* chosen = BasicBlock::Create(ctx_, "xgpu.dispatch.chosen", &f_);
+    b.SetInsertPoint(found);
+    b.CreateBr(same);
+    b.SetInsertPoint(same);
+    PHINode* j = b.CreatePHI(i64, 2, "xgpu.same.item");
+    PHINode* all = b.CreatePHI(b.getInt1Ty(), 2, "xgpu.same.all");
+    j->addIncoming(b.getInt64(0), found);
+    all->addIncoming(b.getTrue(), found);
+    Value* equal = b.CreateICmpEQ(b.CreateAlignedLoad(i32, b.CreateInBoundsGEP(i32, state, j), Align(4)), s);
+    Value* all1 = b.CreateAnd(all, equal);
+    Value* j1 = b.CreateNUWAdd(j, b.getInt64(1));
+    j->addIncoming(j1, same);
+    all->addIncoming(all1, same);
+    b.CreateCondBr(b.CreateICmpULT(j1, items64), same, chosen);
+    b.SetInsertPoint(chosen);
+    b.CreateStore(all1, uniform_slot);
+    SwitchInst* sw = b.CreateSwitch(s, exit, barrier_count);
+    for (unsigned k = 1; k <= barrier_count; ++k) sw->addCase(b.getInt32(k), region_entries[k]);
+  }
+
+  for (BasicBlock* block : old_blocks) block->dropAllReferences();
+  for (BasicBlock* block : old_blocks) block->eraseFromParent();
+  for (auto& [alloca, array] : arrays) {
+    alloca->replaceAllUsesWith(array);  // none left but dead ones
+    alloca->eraseFromParent();
+  }
+}
+
+bool WorkItemLoops::run(std::string* reason) {
+  if (!check(reason)) return false;
+  // Lifetime markers would land on per-item slots; they are only hints.
+  std::vector<Instruction*> lifetimes;
+  for (BasicBlock& block : f_)
+    for (Instruction& inst : block)
+      if (auto* intrinsic = dyn_cast<IntrinsicInst>(&inst); intrinsic && intrinsic->isLifetimeStartOrEnd())
+        lifetimes.push_back(intrinsic);
+  for (Instruction* inst : lifetimes) inst->eraseFromParent();
+
+  lower_group_segment_atomics();
+  rematerialize_uses();
+  split_barriers();
+  demote();
+  find_regions();
+  classify_allocas();
+  // Per-item slots live on the stack of the thread that runs the workgroup
+  // (worker threads: 8 MiB): bounded for the largest workgroup.
+  uint64_t per_item_bytes = sizeof(uint32_t);  // the item's state word
+  for (AllocaInst* alloca : per_item_)
+    if (std::optional<TypeSize> size = alloca->getAllocationSize(dl_)) per_item_bytes += size->getFixedValue();
+  if (per_item_bytes * kMaxWorkgroupItems > kMaxPerItemStackBytes) {
+    *reason = "keeps " + std::to_string(per_item_bytes) + " bytes per work item across barriers, more than " +
+              std::to_string(kMaxPerItemStackBytes / kMaxWorkgroupItems) + " (stack of a " +
+              std::to_string(kMaxWorkgroupItems) + "-item workgroup)";
+    return false;
+  }
+  build();
+  f_.removeFnAttr(Attribute::Convergent);
+  return true;
+}
+
+// Recursion cannot be inlined away; such a kernel keeps fiber mode.
+bool calls_itself(const Function& function) {
+  for (const Instruction& inst : instructions(function))
+    if (const auto* call = dyn_cast<CallBase>(&inst); call && call->getCalledFunction() == &function) return true;
+  return false;
+}
+
+GlobalVariable* find_descriptor(Module& module, StringRef kernel) {
+  const std::string name = (kernel + kDescriptorSuffix).str();
+  if (GlobalVariable* gv = module.getGlobalVariable(name)) return gv;
+  return module.getGlobalVariable(("\01" + name));
+}
+
+struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
+  explicit WorkItemLoopPass(PassBuilder* builder) : builder_(builder) {}
+
+  PreservedAnalyses run(Module& module, ModuleAnalysisManager& mam) {
+    std::vector<Function*> items;
+    for (Function& function : module)
+      if (!function.isDeclaration() && function.getName().ends_with(kItemFunctionSuffix)) items.push_back(&function);
+    if (items.empty()) return PreservedAnalyses::all();
+    FunctionAnalysisManager& fam = mam.getResult<FunctionAnalysisManagerModuleProxy>(module).getManager();
+    FunctionPassManager cleanup =
+        builder_->buildFunctionSimplificationPipeline(OptimizationLevel::O3, ThinOrFullLTOPhase::None);
+
+    // Helpers that call xgpu_barrier() and were not inlined (their code is
+    // shared with the fiber entry) are inlined into the work-item function.
+    SmallPtrSet<Function*, 8> reaches_barrier;
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (Function& function : module) {
+        if (function.isDeclaration() || reaches_barrier.count(&function)) continue;
+        for (Instruction& inst : instructions(function)) {
+          auto* call = dyn_cast<CallBase>(&inst);
+          Function* callee = call ? call->getCalledFunction() : nullptr;
+          if (callee && (callee->getName() == kBarrierMarker || reaches_barrier.count(callee))) {
+            reaches_barrier.insert(&function);
+            grew = true;
+            break;
+          }
+        }
+      }
+    }
+
+    for (Function* function : items) {
+      StringRef kernel = function->getName().drop_back(kItemFunctionSuffix.size());
+      std::string reason;
+      for (unsigned round = 0; round < kInlineRounds; ++round) {
+        std::vector<CallBase*> calls;
+        for (Instruction& inst : instructions(*function))
+          if (auto* call = dyn_cast<CallBase>(&inst))
+            if (Function* callee = call->getCalledFunction();
+                callee && reaches_barrier.count(callee) && !calls_itself(*callee))
+              calls.push_back(call);
+        if (calls.empty()) break;
+        for (CallBase* call : calls) {
+          InlineFunctionInfo info;
+          InlineFunction(*call, info);
+        }
+      }
+      fam.invalidate(*function, PreservedAnalyses::none());
+      cleanup.run(*function, fam);
+      GlobalVariable* descriptor = find_descriptor(module, kernel);
+      auto* init = descriptor && descriptor->hasInitializer()
+                       ? dyn_cast<ConstantStruct>(descriptor->getInitializer())
+                       : nullptr;
+      bool done = false;
+      if (!init || init->getNumOperands() <= kDescriptorFlagsField) {
+        reason = "its host descriptor was not found";
+      } else {
+        WorkItemLoops transform(*function, module.getDataLayout(), reaches_barrier);
+        done = transform.run(&reason);
+      }
+      removeFromUsedLists(module, [&](Constant* c) { return c->stripPointerCasts() == function; });
+      if (!done) {
+        errs() << "xgpu-wiloop: note: kernel '" << kernel << "' runs its work items as fibers on the host: "
+               << reason << "\n";
+        function->replaceAllUsesWith(PoisonValue::get(function->getType()));
+        function->eraseFromParent();
+        continue;
+      }
+      if (verifyFunction(*function, &errs())) {
+        if (getenv("XGPU_WILOOP_DUMP")) function->print(errs());
+        report_fatal_error("xgpu-wiloop: kernel '" + kernel + "': the transformed function is invalid");
+      }
+      // The kernarg segment and the workgroup record are readable for the
+      // whole dispatch and written by nobody while it runs: loads from them
+      // may move out of the item loops.
+      const auto* kernarg_size = dyn_cast<ConstantInt>(init->getOperand(kDescriptorKernargSizeField));
+      if (kernarg_size && kernarg_size->getZExtValue() != 0)
+        function->addDereferenceableParamAttr(0, kernarg_size->getZExtValue());
+      function->addDereferenceableParamAttr(1, kWorkgroupRecordBytes);
+      for (unsigned arg = 0; arg < 2; ++arg) {
+        function->addParamAttr(arg, Attribute::NoAlias);
+        function->addParamAttr(arg, Attribute::ReadOnly);
+      }
+      fam.invalidate(*function, PreservedAnalyses::none());
+      cleanup.run(*function, fam);
+      std::vector<Constant*> fields;
+      for (unsigned i = 0; i < init->getNumOperands(); ++i) fields.push_back(init->getOperand(i));
+      fields[kDescriptorRunWorkgroupField] = function;
+      auto* flags = cast<ConstantInt>(fields[kDescriptorFlagsField]);
+      fields[kDescriptorFlagsField] = ConstantInt::get(flags->getType(), flags->getZExtValue() | kFlagWorkitemLoops);
+      descriptor->setInitializer(ConstantStruct::get(init->getType(), fields));
+    }
+    // What is left of the markers sits in helpers on paths only the
+    // work-item functions take (workitem_loops == 1): never reached.
+    for (StringRef marker : {kLocalIdMarker, kBarrierMarker}) {
+      Function* decl = module.getFunction(marker);
+      if (!decl) continue;
+      std::vector<CallInst*> calls;
+      for (User* user : decl->users())
+        if (auto* call = dyn_cast<CallInst>(user)) calls.push_back(call);
+      for (CallInst* call : calls) {
+        IRBuilder<> b(call);
+        b.CreateIntrinsic(Intrinsic::trap, {}, {});
+        if (!call->getType()->isVoidTy()) call->replaceAllUsesWith(PoisonValue::get(call->getType()));
+        call->eraseFromParent();
+      }
+      if (decl->use_empty()) decl->eraseFromParent();
+    }
+    return PreservedAnalyses::none();
+  }
+
+  PassBuilder* builder_;
+};
+
+}  // namespace
+
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "xgpu-wiloop", "1", [](PassBuilder& builder) {
+            builder.registerOptimizerEarlyEPCallback([&builder](ModulePassManager& mpm, OptimizationLevel) {
+              mpm.addPass(WorkItemLoopPass(&builder));
+            });
+            builder.registerPipelineParsingCallback(
+                [&builder](StringRef name, ModulePassManager& mpm, ArrayRef<PassBuilder::PipelineElement>) {
+                  if (name != "xgpu-wiloop") return false;
+                  mpm.addPass(WorkItemLoopPass(&builder));
+                  return true;
+                });
+          }};
+}
