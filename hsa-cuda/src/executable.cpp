@@ -36,7 +36,8 @@ std::set<uint64_t> g_kernel_objects;
 
 struct Entry {
   std::string name;
-  uint32_t size = 0, alignment = 1;
+  uint32_t size = 0, alignment = 1;  // the whole parameter buffer
+  std::vector<uint32_t> offsets, sizes;  // per parameter
 };
 
 // The `.entry` declarations of a PTX module and their parameter buffers.
@@ -71,7 +72,9 @@ bool parse_entries(const std::string& ptx, std::vector<Entry>* out) {
         }
       if (!size) return false;
       if (size_t b = decl.find('['); b != std::string::npos) size *= uint32_t(std::stoul(decl.substr(b + 1)));
-      entry.size = (entry.size + align - 1) / align * align + size;
+      entry.offsets.push_back((entry.size + align - 1) / align * align);
+      entry.sizes.push_back(size);
+      entry.size = entry.offsets.back() + size;
       if (align > entry.alignment) entry.alignment = align;
     }
     entry.size = (entry.size + entry.alignment - 1) / entry.alignment * entry.alignment;
@@ -158,6 +161,7 @@ hsa_status_t hsa_executable_load_agent_code_object(hsa_executable_t handle, hsa_
   }
   Agent* agent = to_agent(agent_handle);
   if (!agent) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (agent->host) return HSA_STATUS_ERROR_INVALID_ISA;  // the host agent runs no code objects
   if (e->frozen) return HSA_STATUS_ERROR_FROZEN_EXECUTABLE;
   const int target = ptx_target(text);
   if (target < 0) {
@@ -192,6 +196,13 @@ hsa_status_t hsa_executable_load_agent_code_object(hsa_executable_t handle, hsa_
     kernel->name = entry.name;
     kernel->kernarg_size = entry.size;
     kernel->kernarg_alignment = std::max<uint32_t>(entry.alignment, 16);
+    // An xgpu kernel (<xgpu/kernel.h>): the argument struct, then the grid
+    // (xgpu_nvptx_grid_t, 16 bytes), which the queue fills from the packet.
+    // The kernarg segment is the struct alone.
+    if (entry.sizes.size() == 2 && entry.sizes[1] == 16) {
+      kernel->kernarg_size = entry.sizes[0];
+      kernel->grid_offset = entry.offsets[1];
+    }
     r = g_runtime.cuda.cuModuleGetFunction(&kernel->function, module, entry.name.c_str());
     int shared = 0, local = 0, threads = 0;
     if (r == CUDA_SUCCESS) r = g_runtime.cuda.cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, kernel->function);

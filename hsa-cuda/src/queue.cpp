@@ -92,14 +92,14 @@ bool dispatch(Queue* q, const hsa_kernel_dispatch_packet_t* p) {
       fail(q, HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "bad dimensions, grid or workgroup size");
       return false;
     }
-    if (grid[d] % block[d] != 0) {
+    if (grid[d] % block[d] != 0 && !kernel.grid_offset) {
       // CUDA launches whole blocks; the kernel would not know the grid's
       // partial edge.
       fail(q, HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS,
            "the grid size is not a multiple of the workgroup size (not supported on CUDA yet)");
       return false;
     }
-    blocks[d] = grid[d] / block[d];
+    blocks[d] = grid[d] / block[d] + (grid[d] % block[d] != 0);
     if (blocks[d] > unsigned(q->agent->max_grid[d]) || block[d] > unsigned(q->agent->max_block[d])) {
       fail(q, HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "grid or workgroup beyond the device's limits");
       return false;
@@ -120,11 +120,24 @@ bool dispatch(Queue* q, const hsa_kernel_dispatch_packet_t* p) {
     return false;
   }
   size_t size = kernel.kernarg_size;
-  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, p->kernarg_address, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
-                   CU_LAUNCH_PARAM_END};
+  void* buffer = p->kernarg_address;
+  uint8_t with_grid[4096 + 16];
+  if (kernel.grid_offset) {
+    // The kernarg bytes, then the grid in work items (xgpu_nvptx_grid_t).
+    if (kernel.grid_offset > 4096) {
+      fail(q, HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "kernarg segment larger than 4096 bytes");
+      return false;
+    }
+    std::memset(with_grid, 0, kernel.grid_offset + 16);
+    if (kernel.kernarg_size) std::memcpy(with_grid, p->kernarg_address, kernel.kernarg_size);
+    std::memcpy(with_grid + kernel.grid_offset, grid, sizeof(grid));
+    buffer = with_grid;
+    size = kernel.grid_offset + 16;
+  }
+  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buffer, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
   CUresult r = g_runtime.cuda.cuLaunchKernel(kernel.function, blocks[0], blocks[1], blocks[2], block[0], block[1],
                                              block[2], dynamic_shared, q->stream, nullptr,
-                                             kernel.kernarg_size ? extra : nullptr);
+                                             size ? extra : nullptr);
   if (r != CUDA_SUCCESS) {
     fail(q, fault_status(r), ("cuLaunchKernel " + kernel.name + ": " + cuda_error_text(r)).c_str());
     return false;
@@ -265,6 +278,7 @@ hsa_status_t hsa_queue_create(hsa_agent_t agent_handle, uint32_t size, hsa_queue
   if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
   Agent* agent = to_agent(agent_handle);
   if (!agent) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (agent->host) return HSA_STATUS_ERROR_INVALID_QUEUE_CREATION;  // no kernel dispatch
   if (!queue || size == 0 || (size & (size - 1)) != 0 || size > 131072 ||
       (type != HSA_QUEUE_TYPE_SINGLE && type != HSA_QUEUE_TYPE_MULTI && type != HSA_QUEUE_TYPE_COOPERATIVE))
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;

@@ -134,9 +134,22 @@ hsa_status_t open_agents() {
     }
     agent->isa = isa;
     agent->pools[0] = Pool{agent.get(), PoolKind::kDevice};
-    agent->pools[1] = Pool{agent.get(), PoolKind::kHost};
-    agent->pools[2] = Pool{agent.get(), PoolKind::kKernarg};
+    agent->pools[1] = Pool{agent.get(), PoolKind::kGroup};
     g_runtime.agents.push_back(std::move(agent));
+  }
+  if (!g_runtime.agents.empty()) {
+    // The host agent: pinned memory is made with the first device's context
+    // (portable, so every device maps it).
+    const Agent& first = *g_runtime.agents[0];
+    auto host = std::make_unique<Agent>();
+    host->host = true;
+    host->ordinal = int(g_runtime.agents.size());
+    host->device = first.device;
+    host->context = first.context;
+    host->name = "hsa-cuda host";
+    host->pools[0] = Pool{host.get(), PoolKind::kHost};
+    host->pools[1] = Pool{host.get(), PoolKind::kKernarg};
+    g_runtime.agents.push_back(std::move(host));
   }
   g_runtime.host_memory = size_t(sysconf(_SC_PHYS_PAGES)) * size_t(sysconf(_SC_PAGESIZE));
   return HSA_STATUS_SUCCESS;
@@ -146,7 +159,8 @@ void close_agents() {
   queues_release_all();
   signals_release_all();
   memory_release_all();
-  for (auto& agent : g_runtime.agents) g_runtime.cuda.cuDevicePrimaryCtxRelease(agent->device);
+  for (auto& agent : g_runtime.agents)
+    if (!agent->host) g_runtime.cuda.cuDevicePrimaryCtxRelease(agent->device);
   g_runtime.agents.clear();
   g_runtime.isas.clear();
 }
@@ -227,6 +241,28 @@ hsa_status_t hsa_agent_get_info(hsa_agent_t handle, hsa_agent_info_t attribute, 
   if (!agent) return HSA_STATUS_ERROR_INVALID_AGENT;
   if (!value) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   const uint32_t max_threads = uint32_t(agent->max_threads);
+  if (agent->host) {
+    switch (int(attribute)) {
+      case HSA_AGENT_INFO_NAME: return put_string(value, agent->name, 64);
+      case HSA_AGENT_INFO_VENDOR_NAME: return put_string(value, "CPU", 64);
+      case HSA_AGENT_INFO_FEATURE: return put<uint32_t>(value, 0);
+      case HSA_AGENT_INFO_DEVICE: return put(value, HSA_DEVICE_TYPE_CPU);
+      case HSA_AGENT_INFO_PROFILE: return put(value, HSA_PROFILE_FULL);
+      case HSA_AGENT_INFO_NODE: return put<uint32_t>(value, uint32_t(agent->ordinal));
+      case HSA_AGENT_INFO_QUEUES_MAX: return put<uint32_t>(value, 0);
+      case HSA_AGENT_INFO_QUEUE_MIN_SIZE: return put<uint32_t>(value, 0);
+      case HSA_AGENT_INFO_QUEUE_MAX_SIZE: return put<uint32_t>(value, 0);
+      case HSA_AGENT_INFO_ISA: return put(value, hsa_isa_t{0});
+      case HSA_AGENT_INFO_VERSION_MAJOR: return put<uint16_t>(value, 1);
+      case HSA_AGENT_INFO_VERSION_MINOR: return put<uint16_t>(value, 1);
+      case HSA_AMD_AGENT_INFO_PRODUCT_NAME: return put_string(value, agent->name, 64);
+      case HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT:
+        return put<uint32_t>(value, uint32_t(sysconf(_SC_NPROCESSORS_ONLN)));
+      default:
+        log_error("hsa_agent_get_info: attribute 0x%x is not answered for the host agent", unsigned(attribute));
+        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    }
+  }
   switch (int(attribute)) {
     case HSA_AGENT_INFO_NAME: return put_string(value, agent->name, 64);
     case HSA_AGENT_INFO_VENDOR_NAME: return put_string(value, "NVIDIA", 64);
@@ -297,6 +333,7 @@ hsa_status_t hsa_agent_iterate_isas(hsa_agent_t handle, hsa_status_t (*callback)
   Agent* agent = to_agent(handle);
   if (!agent) return HSA_STATUS_ERROR_INVALID_AGENT;
   if (!callback) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (agent->host) return HSA_STATUS_SUCCESS;  // runs no code objects
   return callback(hsa_isa_t{reinterpret_cast<uint64_t>(agent->isa)}, data);
 }
 
@@ -395,6 +432,20 @@ hsa_status_t hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t handle, hsa_amd_
   if (!value) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   const bool device = pool->kind == PoolKind::kDevice;
   const size_t size = device ? pool->agent->total_memory : g_runtime.host_memory;
+  if (pool->kind == PoolKind::kGroup) {
+    // Shared memory per workgroup: not allocatable.
+    switch (int(attribute)) {
+      case HSA_AMD_MEMORY_POOL_INFO_SEGMENT: return put(value, HSA_AMD_SEGMENT_GROUP);
+      case HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS: return put<uint32_t>(value, 0);
+      case HSA_AMD_MEMORY_POOL_INFO_SIZE: return put<size_t>(value, size_t(pool->agent->shared_per_block));
+      case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED: return put<bool>(value, false);
+      case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE: return put<size_t>(value, 0);
+      case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALIGNMENT: return put<size_t>(value, 0);
+      case HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL: return put<bool>(value, false);
+      case HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE: return put<size_t>(value, 0);
+      default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    }
+  }
   switch (int(attribute)) {
     case HSA_AMD_MEMORY_POOL_INFO_SEGMENT: return put(value, HSA_AMD_SEGMENT_GLOBAL);
     case HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS: {
@@ -419,7 +470,7 @@ hsa_status_t hsa_amd_memory_pool_allocate(hsa_amd_memory_pool_t handle, size_t s
   if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
   Pool* pool = to_pool(handle);
   if (!pool) return hsa_status_t(HSA_STATUS_ERROR_INVALID_MEMORY_POOL);
-  if (!ptr || size == 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (!ptr || size == 0 || pool->kind == PoolKind::kGroup) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   (void)flags;
   if (!make_current(pool->agent)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   size = (size + 4095) & ~size_t(4095);

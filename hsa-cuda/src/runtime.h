@@ -25,7 +25,7 @@ namespace hsa_cuda {
 
 struct Agent;
 
-enum class PoolKind { kDevice, kHost, kKernarg };
+enum class PoolKind { kDevice, kGroup, kHost, kKernarg };
 
 struct Pool {
   Agent* agent = nullptr;
@@ -37,7 +37,10 @@ struct Isa {
   int sm = 0;        // 10 * major + minor
 };
 
+// A CUDA device (kernel dispatch), or the host agent that owns the pinned
+// host memory pools, as ROCR's CPU agent owns system memory.
 struct Agent {
+  bool host = false;
   int ordinal = 0;
   CUdevice device = 0;
   CUcontext context = nullptr;
@@ -47,7 +50,7 @@ struct Agent {
   int shared_per_block = 0, l2_size = 0, clock_khz = 0, pci_device = 0, pci_bus = 0,
       pci_domain = 0, warp_size = 32;
   size_t total_memory = 0;
-  Pool pools[3];
+  Pool pools[2];  // GPU: device memory, group segment; host: fine-grained, kernarg
   std::atomic<uint32_t> queue_count{0};
 };
 
@@ -93,6 +96,7 @@ struct KernelObject {
   CUfunction function;
   uint32_t kernarg_size;
   uint32_t kernarg_alignment;
+  uint32_t grid_offset;           // of the grid parameter in the buffer; 0: none
   uint32_t group_segment_size;    // static shared memory
   uint32_t private_segment_size;  // local memory per thread
   int max_threads;

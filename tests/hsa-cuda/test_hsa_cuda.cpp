@@ -5,6 +5,7 @@
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -22,7 +23,7 @@ namespace {
 constexpr uint64_t kSecond = 1000000000ull;
 
 struct Pools {
-  hsa_amd_memory_pool_t device{0}, host{0}, kernarg{0};
+  hsa_amd_memory_pool_t device{0}, host{0}, kernarg{0}, group{0};
 };
 
 struct Kernel {
@@ -46,19 +47,47 @@ void on_queue_error(hsa_status_t status, hsa_queue_t*, void* data) {
 struct Gpu {
   bool ok = false;
   hsa_agent_t agent{0};
+  hsa_agent_t host_agent{0};
   Pools pools;
   hsa_executable_t executable{0};
   hsa_code_object_reader_t reader{0};
 
-  Gpu() {
+  explicit Gpu(const char* ptx_path = HSA_CUDA_TEST_PTX) {
     if (hsa_init() != HSA_STATUS_SUCCESS) {
       skip("hsa_init failed (no libcuda.so.1: no NVIDIA driver)");
       return;
     }
+    // The CUDA device is the kernel-dispatch agent; pinned host memory
+    // belongs to the host agent (as system memory to ROCR's CPU agent).
     hsa_iterate_agents(
         [](hsa_agent_t a, void* data) {
-          static_cast<Gpu*>(data)->agent = a;
-          return HSA_STATUS_INFO_BREAK;
+          auto* self = static_cast<Gpu*>(data);
+          uint32_t features = 0;
+          hsa_agent_get_info(a, HSA_AGENT_INFO_FEATURE, &features);
+          if ((features & HSA_AGENT_FEATURE_KERNEL_DISPATCH) && !self->agent.handle) self->agent = a;
+          if (!(features & HSA_AGENT_FEATURE_KERNEL_DISPATCH)) self->host_agent = a;
+          hsa_amd_agent_iterate_memory_pools(
+              a,
+              [](hsa_amd_memory_pool_t pool, void* data) {
+                auto* pools = static_cast<Pools*>(data);
+                hsa_amd_segment_t segment;
+                hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &segment);
+                if (segment == HSA_AMD_SEGMENT_GROUP) {
+                  pools->group = pool;
+                  return HSA_STATUS_SUCCESS;
+                }
+                uint32_t flags = 0;
+                hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags);
+                if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT)
+                  pools->kernarg = pool;
+                else if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED)
+                  pools->device = pool;
+                else
+                  pools->host = pool;
+                return HSA_STATUS_SUCCESS;
+              },
+              &self->pools);
+          return HSA_STATUS_SUCCESS;
         },
         this);
     if (!agent.handle) {
@@ -66,22 +95,7 @@ struct Gpu {
       skip("no CUDA device");
       return;
     }
-    hsa_amd_agent_iterate_memory_pools(
-        agent,
-        [](hsa_amd_memory_pool_t pool, void* data) {
-          auto* pools = static_cast<Pools*>(data);
-          uint32_t flags = 0;
-          hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags);
-          if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT)
-            pools->kernarg = pool;
-          else if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED)
-            pools->device = pool;
-          else
-            pools->host = pool;
-          return HSA_STATUS_SUCCESS;
-        },
-        &pools);
-    std::ifstream file(HSA_CUDA_TEST_PTX, std::ios::binary);
+    std::ifstream file(ptx_path, std::ios::binary);
     std::string ptx((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
     REQUIRE(!ptx.empty());
     REQUIRE(hsa_code_object_reader_create_from_memory(ptx.data(), ptx.size(), &reader) == HSA_STATUS_SUCCESS);
@@ -148,8 +162,9 @@ void submit(hsa_queue_t* queue, const void* packet, uint16_t header_word) {
 }
 
 void dispatch(hsa_queue_t* queue, const Kernel& k, void* kernargs, const uint32_t grid[3], const uint16_t block[3],
-              uint32_t dims, hsa_signal_t completion) {
+              uint32_t dims, hsa_signal_t completion, uint32_t group_segment_size = 0) {
   hsa_kernel_dispatch_packet_t p{};
+  p.group_segment_size = group_segment_size;
   p.setup = uint16_t(dims << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
   p.workgroup_size_x = block[0];
   p.workgroup_size_y = block[1];
@@ -238,6 +253,20 @@ TEST_CASE("agents, ISA and pools describe the CUDA device") {
   CHECK(hsa_amd_memory_pool_get_info(gpu.pools.host, HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL, &all) ==
         HSA_STATUS_SUCCESS);
   CHECK(all);
+  REQUIRE(gpu.pools.group.handle);
+  size_t group_size = 0;
+  CHECK(hsa_amd_memory_pool_get_info(gpu.pools.group, HSA_AMD_MEMORY_POOL_INFO_SIZE, &group_size) ==
+        HSA_STATUS_SUCCESS);
+  CHECK(group_size >= 48 * 1024);
+  void* none = nullptr;
+  CHECK(hsa_amd_memory_pool_allocate(gpu.pools.group, 64, 0, &none) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  // The host agent owns the pinned pools and dispatches nothing.
+  REQUIRE(gpu.host_agent.handle);
+  CHECK(hsa_agent_get_info(gpu.host_agent, HSA_AGENT_INFO_DEVICE, &type) == HSA_STATUS_SUCCESS);
+  CHECK(type == HSA_DEVICE_TYPE_CPU);
+  hsa_queue_t* queue = nullptr;
+  CHECK(hsa_queue_create(gpu.host_agent, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, 0, 0, &queue) ==
+        HSA_STATUS_ERROR_INVALID_QUEUE_CREATION);
   int stack = 0;
   CHECK(hsa_amd_memory_pool_free(&stack) == HSA_STATUS_ERROR_INVALID_ALLOCATION);
 }
@@ -427,6 +456,146 @@ TEST_CASE("refused packets reach the queue's error callback") {
     hsa_amd_memory_pool_free(args);
     hsa_amd_memory_pool_free(counter);
   }
+}
+
+// --- <xgpu/kernel.h> on nvptx ---------------------------------------------------
+
+// Runs one dispatch of an xgpu kernel and waits for it.
+struct XgpuRun {
+  Gpu& gpu;
+  hsa_queue_t* queue = nullptr;
+  hsa_signal_t done{0};
+  ErrorLog errors;
+  explicit XgpuRun(Gpu& g) : gpu(g) {
+    REQUIRE(hsa_queue_create(gpu.agent, 64, HSA_QUEUE_TYPE_SINGLE, on_queue_error, &errors, 0, 0, &queue) ==
+            HSA_STATUS_SUCCESS);
+    REQUIRE(hsa_signal_create(1, 0, nullptr, &done) == HSA_STATUS_SUCCESS);
+  }
+  ~XgpuRun() {
+    hsa_queue_destroy(queue);
+    hsa_signal_destroy(done);
+  }
+  template <typename Args>
+  void run(const char* name, const Args& args, const uint32_t grid[3], const uint16_t block[3], uint32_t dims,
+           uint32_t group = 0) {
+    const Kernel k = gpu.kernel(name);
+    CHECK(k.kernarg_size == sizeof(Args));
+    void* kernargs = gpu.kernargs(args);
+    hsa_signal_store_screlease(done, 1);
+    dispatch(queue, k, kernargs, grid, block, dims, done, group);
+    CHECK(wait_zero(done));
+    CHECK(errors.count == 0);
+    hsa_amd_memory_pool_free(kernargs);
+  }
+};
+
+TEST_CASE("kernel.h on nvptx: ids, sizes and counts with partial workgroups in 2D") {
+  Gpu gpu(HSA_CUDA_XGPU_PTX);
+  if (!gpu.ok) return;
+  XgpuRun run(gpu);
+  const uint32_t gx = 100, gy = 3;
+  auto* out = static_cast<uint32_t*>(gpu.allocate(gpu.pools.host, gx * gy * 16 + 64));
+  auto* grid_words = static_cast<uint32_t*>(gpu.allocate(gpu.pools.host, 64));
+  std::memset(out, 0xff, gx * gy * 16 + 64);
+  struct {
+    uint32_t* out;
+    uint32_t* grid;
+  } args{out, grid_words};
+  const uint32_t grid[3] = {gx, gy, 1};
+  const uint16_t block[3] = {32, 2, 1};
+  run.run("ids", args, grid, block, 2);
+  uint32_t wrong = 0;
+  for (uint32_t y = 0; y < gy; ++y)
+    for (uint32_t x = 0; x < gx; ++x) {
+      const uint32_t i = y * gx + x;
+      const uint32_t local = (y % 2) * 32 + x % 32;
+      const uint32_t group = (y / 2) * 4 + x / 32;
+      wrong += out[i * 4] != i || out[i * 4 + 1] != (x / 32 == 3 ? 4u : 32u) || out[i * 4 + 2] != local ||
+               out[i * 4 + 3] != group;
+    }
+  CHECK(wrong == 0);
+  CHECK(out[gx * gy * 4] == 0xffffffffu);  // nothing past the grid
+  const uint32_t expected[6] = {gx, 4, gy, 2, 1, 1};
+  for (int w = 0; w < 6; ++w) CHECK(grid_words[w] == expected[w]);
+  hsa_amd_memory_pool_free(out);
+  hsa_amd_memory_pool_free(grid_words);
+}
+
+TEST_CASE("kernel.h on nvptx: groupshared and barriers in a partial last workgroup") {
+  Gpu gpu(HSA_CUDA_XGPU_PTX);
+  if (!gpu.ok) return;
+  XgpuRun run(gpu);
+  const uint32_t n = 1000, wg = 256;
+  auto* in = static_cast<uint32_t*>(gpu.allocate(gpu.pools.host, n * 4));
+  auto* out = static_cast<uint32_t*>(gpu.allocate(gpu.pools.host, n * 4));
+  for (uint32_t i = 0; i < n; ++i) in[i] = i * 3 + 1;
+  struct {
+    const uint32_t* in;
+    uint32_t* out;
+  } args{in, out};
+  const uint32_t grid[3] = {n, 1, 1};
+  const uint16_t block[3] = {uint16_t(wg), 1, 1};
+  run.run("reverse", args, grid, block, 1);
+  uint32_t wrong = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t base = i / wg * wg, count = std::min(wg, n - base);
+    wrong += out[i] != in[base + count - 1 - (i - base)];
+  }
+  CHECK(wrong == 0);
+  hsa_amd_memory_pool_free(in);
+  hsa_amd_memory_pool_free(out);
+}
+
+TEST_CASE("kernel.h on nvptx: dynamic groupshared from the packet's group segment size") {
+  Gpu gpu(HSA_CUDA_XGPU_PTX);
+  if (!gpu.ok) return;
+  XgpuRun run(gpu);
+  const uint32_t n = 512, wg = 256;
+  auto* out = static_cast<uint32_t*>(gpu.allocate(gpu.pools.host, n * 4));
+  struct {
+    uint32_t* out;
+  } args{out};
+  const uint32_t grid[3] = {n, 1, 1};
+  const uint16_t block[3] = {uint16_t(wg), 1, 1};
+  run.run("rotate", args, grid, block, 1, wg * 4);
+  uint32_t wrong = 0;
+  for (uint32_t i = 0; i < n; ++i) wrong += out[i] != (i / wg * wg + (i % wg + 1) % wg) * 10;
+  CHECK(wrong == 0);
+  hsa_amd_memory_pool_free(out);
+}
+
+TEST_CASE("kernel.h on nvptx: atomics") {
+  Gpu gpu(HSA_CUDA_XGPU_PTX);
+  if (!gpu.ok) return;
+  XgpuRun run(gpu);
+  const uint32_t n = 4096;
+  auto* counter = static_cast<uint32_t*>(gpu.allocate(gpu.pools.device, 16));
+  auto* order = static_cast<uint32_t*>(gpu.allocate(gpu.pools.device, n * 4));
+  const uint32_t zero[4] = {};
+  REQUIRE(hsa_memory_copy(counter, zero, 16) == HSA_STATUS_SUCCESS);
+  struct {
+    uint32_t* counter;
+    uint32_t* order;
+  } args{counter, order};
+  const uint32_t grid[3] = {n, 1, 1};
+  const uint16_t block[3] = {256, 1, 1};
+  run.run("atomics", args, grid, block, 1);
+  uint32_t c[4];
+  std::vector<uint32_t> tickets(n);
+  REQUIRE(hsa_memory_copy(c, counter, 16) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_memory_copy(tickets.data(), order, n * 4) == HSA_STATUS_SUCCESS);
+  CHECK(c[0] == n * (n - 1) / 2);
+  CHECK(c[1] == n - 1);
+  CHECK(c[2] == n);
+  std::vector<bool> seen(n);
+  uint32_t duplicates = 0;
+  for (uint32_t t : tickets) {
+    if (t >= n || seen[t]) ++duplicates;
+    else seen[t] = true;
+  }
+  CHECK(duplicates == 0);
+  hsa_amd_memory_pool_free(counter);
+  hsa_amd_memory_pool_free(order);
 }
 
 // Run alone (its own process): a device fault poisons the CUDA context.
