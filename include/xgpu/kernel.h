@@ -397,9 +397,9 @@ XGPU_KERNEL_INLINE_ void xgpu_nvptx_fence_(int scope) {
       xgpu_nvptx_fence_(scope);              \
   } while (0)
 
-/* clang-19's nvptx back end emits every atomic read-modify-write as relaxed:
- * the ordered ones get a fence of their scope before (release) and after
- * (acquire). */
+/* clang-19's nvptx back end selects no ordered atomic loads and stores and
+ * emits every read-modify-write as relaxed: each atomic is issued relaxed,
+ * with a fence of its scope before (release) and after (acquire). */
 #define XGPU_NVPTX_ORDERED_(order, scope, expr)                                   \
   __extension__({                                                                 \
     if ((order) == XGPU_ORDER_RELEASE || (order) == XGPU_ORDER_ACQ_REL ||         \
@@ -411,6 +411,8 @@ XGPU_KERNEL_INLINE_ void xgpu_nvptx_fence_(int scope) {
       xgpu_nvptx_fence_(scope);                                                   \
     xgpu_nvptx_result_;                                                           \
   })
+#undef xgpu_atomic_load
+#undef xgpu_atomic_store
 #undef xgpu_atomic_exchange
 #undef xgpu_atomic_fetch_add
 #undef xgpu_atomic_fetch_sub
@@ -420,6 +422,14 @@ XGPU_KERNEL_INLINE_ void xgpu_nvptx_fence_(int scope) {
 #undef xgpu_atomic_fetch_min
 #undef xgpu_atomic_fetch_max
 #undef xgpu_atomic_compare_exchange
+#define xgpu_atomic_load(ptr, order, scope) \
+  XGPU_NVPTX_ORDERED_(order, scope, __scoped_atomic_load_n((ptr), XGPU_ORDER_RELAXED, (scope)))
+#define xgpu_atomic_store(ptr, value, order, scope)                                     \
+  do {                                                                                  \
+    if ((order) != XGPU_ORDER_RELAXED) xgpu_nvptx_fence_(scope);                        \
+    __scoped_atomic_store_n((ptr), (value), XGPU_ORDER_RELAXED, (scope));               \
+    if ((order) == XGPU_ORDER_SEQ_CST) xgpu_nvptx_fence_(scope);                        \
+  } while (0)
 #define xgpu_atomic_exchange(ptr, value, order, scope) \
   XGPU_NVPTX_ORDERED_(order, scope, __scoped_atomic_exchange_n((ptr), (value), XGPU_ORDER_RELAXED, (scope)))
 #define xgpu_atomic_fetch_add(ptr, value, order, scope) \
