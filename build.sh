@@ -4,6 +4,8 @@
 #   ./build.sh test [--asan]  install what is missing, build, run every test
 #                             (--asan: also the ASan+UBSan build's tests)
 #   ./build.sh bench          install what is missing (and the benchmark peers), build, run the benchmarks
+#   ./build.sh gpu-test       build with PTX for NVIDIA (build/gpu) and run the hsa-cuda tests and the
+#                             samples on the machine's CUDA device (they skip without one)
 #   ./build.sh setup          only install the Debian packages
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -72,5 +74,20 @@ case "$cmd" in
       "build/default/bin/$b"
     done
     ;;
-  *) echo "usage: $0 samples | test [--asan] | bench | setup" >&2; exit 2 ;;
+  gpu-test)
+    # The kernels also as PTX (sm_90), the runtime hsa-cuda; needs the NVIDIA
+    # driver (libcuda.so.1) at run time only.
+    setup
+    cmake --preset default -B build/gpu -DXGPU_NVPTX_TARGETS="${XGPU_NVPTX_TARGETS:-sm_90}" >/dev/null
+    cmake --build build/gpu -j "$(nproc)" --target hsa_cuda_tests xgpuinfo indirect_dispatch alloca
+    ctest --test-dir build/gpu -L gpu --output-on-failure
+    export XGPU_HSA_LIBRARY="$PWD/build/gpu/lib/libxgpu-hsa-cuda.so"
+    export XGPU_DRIVER_FILES="$PWD/build/gpu/share/xgpu/icd.d/xgpu_amdgpu.json"
+    build/gpu/bin/xgpuinfo
+    for sample in indirect_dispatch alloca; do
+      echo "== $sample"
+      (cd build/gpu/bin && "./$sample")
+    done
+    ;;
+  *) echo "usage: $0 samples | test [--asan] | bench | gpu-test | setup" >&2; exit 2 ;;
 esac

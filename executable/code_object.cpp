@@ -679,6 +679,28 @@ Status read_ptx(const std::string& text, CodeObjectInfo* info) {
       if (!status.ok()) return status;
       k.group_segment_size += size;
     }
+    // XGPU_KERNEL_NVPTX_REQUIRED_SIZE_: <kernel>_xgpu_required_size_, three
+    // little-endian uint32_t (absent or all zero: none).
+    const std::string required = ".b8 " + k.name + "_xgpu_required_size_[12]";
+    if (size_t r = text.find(required); r != std::string::npos) {
+      const size_t stop = text.find(';', r);
+      const size_t brace = text.find('{', r);
+      if (brace != std::string::npos && brace < stop) {
+        uint8_t bytes[12] = {};
+        size_t i = 0;
+        for (const char* c = text.c_str() + brace + 1; *c && *c != '}' && i < 12;) {
+          char* next = nullptr;
+          const unsigned long v = std::strtoul(c, &next, 10);
+          if (next == c) {
+            ++c;
+            continue;
+          }
+          bytes[i++] = uint8_t(v);
+          c = next;
+        }
+        std::memcpy(k.required_workgroup_size, bytes, sizeof(bytes));
+      }
+    }
     info->kernels.push_back(k);
     at = close;
   }
@@ -720,7 +742,8 @@ Status ptx_layout_bytes(const std::string& text, std::vector<uint8_t>* out) {
 Status check_ptx_rules(const std::string& text) {
   for (size_t at = 0; (at = text.find("\n.global ", at)) != std::string::npos; ++at) {
     const std::string line = text.substr(at + 1, text.find('\n', at + 1) - at - 1);
-    if (line.find(" = {") == std::string::npos && line.find("_xgpu_layout_[") == std::string::npos) {
+    if (line.find(" = {") == std::string::npos && line.find("_xgpu_layout_[") == std::string::npos &&
+        line.find("_xgpu_required_size_[") == std::string::npos) {
       return Status::error("writable global '" + line +
                            "': kernels must not have globals or static variables other than const data and "
                            "groupshared memory");

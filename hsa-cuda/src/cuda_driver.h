@@ -91,7 +91,9 @@ inline void* const CU_LAUNCH_PARAM_BUFFER_SIZE = reinterpret_cast<void*>(0x02);
   X(cuDeviceTotalMem, "cuDeviceTotalMem_v2", CUresult, (size_t*, CUdevice))                   \
   X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", CUresult, (CUcontext*, CUdevice))   \
   X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", CUresult, (CUdevice))          \
+  X(cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset_v2", CUresult, (CUdevice))              \
   X(cuCtxSetCurrent, "cuCtxSetCurrent", CUresult, (CUcontext))                                \
+  X(cuCtxSynchronize, "cuCtxSynchronize", CUresult, (void))                                   \
   X(cuMemAlloc, "cuMemAlloc_v2", CUresult, (CUdeviceptr*, size_t))                            \
   X(cuMemFree, "cuMemFree_v2", CUresult, (CUdeviceptr))                                       \
   X(cuMemHostAlloc, "cuMemHostAlloc", CUresult, (void**, size_t, unsigned))                   \

@@ -159,8 +159,19 @@ void close_agents() {
   queues_release_all();
   signals_release_all();
   memory_release_all();
-  for (auto& agent : g_runtime.agents)
-    if (!agent->host) g_runtime.cuda.cuDevicePrimaryCtxRelease(agent->device);
+  for (auto& agent : g_runtime.agents) {
+    if (agent->host) continue;
+    // A device fault leaves the context unusable (CUDA's sticky errors):
+    // reset it, so that the next hsa_init starts on a fresh one.
+    CUresult r = make_current(agent.get()) ? g_runtime.cuda.cuCtxSynchronize() : CUDA_SUCCESS;
+    g_runtime.cuda.cuCtxSetCurrent(nullptr);
+    if (r != CUDA_SUCCESS) {
+      log_error("hsa_shut_down: CUDA device %d had faulted (%s): its context is reset", agent->ordinal,
+                cuda_error_text(r).c_str());
+      g_runtime.cuda.cuDevicePrimaryCtxReset(agent->device);
+    }
+    g_runtime.cuda.cuDevicePrimaryCtxRelease(agent->device);
+  }
   g_runtime.agents.clear();
   g_runtime.isas.clear();
 }

@@ -464,10 +464,17 @@ XGPU_KERNEL_INLINE_ void xgpu_nvptx_fence_(int scope) {
    xgpu_nvptx_workgroup_id_(2) * xgpu_nvptx_workgroup_size_(2) +               \
            xgpu_nvptx_local_id_(2) < (grid).size[2])
 
+/* The required workgroup size (0,0,0: none), as an array the executable
+ * reader finds by name in the PTX: PTX has no other place for it. */
+#define XGPU_KERNEL_NVPTX_REQUIRED_SIZE_(name, req_x, req_y, req_z)            \
+  __attribute__((used)) static const uint32_t name##_xgpu_required_size_[3] = \
+      {(req_x), (req_y), (req_z)}
+
 /* Emits the body prototype, the nvptx kernel entry, and opens the body. */
 #define XGPU_KERNEL_DEFINE_(name, args_type, args, barriers, req_x, req_y,    \
                             req_z)                                            \
   XGPU_KERNEL_DECLARATION_(name, args_type);                                  \
+  XGPU_KERNEL_NVPTX_REQUIRED_SIZE_(name, req_x, req_y, req_z);                \
   XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
       const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
       const xgpu_context_t* const xgpu_ctx_                                   \
@@ -488,6 +495,7 @@ XGPU_KERNEL_INLINE_ void xgpu_nvptx_fence_(int scope) {
 #define XGPU_KERNEL_GROUPSHARED_DEFINE_(name, args_type, args, shared_type,    \
                                         shared, req_x, req_y, req_z)          \
   XGPU_KERNEL_DECLARATION_(name, args_type);                                  \
+  XGPU_KERNEL_NVPTX_REQUIRED_SIZE_(name, req_x, req_y, req_z);                \
   XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
       const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
       const xgpu_context_t* const xgpu_ctx_                                   \
