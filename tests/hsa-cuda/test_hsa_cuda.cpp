@@ -1,7 +1,8 @@
 // hsa-cuda through the HSA API: agents and pools, PTX executables, AQL
 // dispatches on CUDA streams, barrier packets, packet errors and device
-// faults. Cases that need a CUDA device print why they skip and return when
-// none is present (CI); the "no driver" case runs everywhere.
+// faults, and <xgpu/kernel.h> on nvptx. Cases that need a CUDA device print
+// why they skip and return when none is present (CI); the "no driver" case
+// and the executable reader's PTX case run everywhere.
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 
@@ -17,6 +18,8 @@
 #include <vector>
 
 #include <doctest/doctest.h>
+
+#include "xgpu_executable.h"
 
 namespace {
 
@@ -617,6 +620,62 @@ TEST_CASE("a faulting kernel is a queue error, not a dead process") {
   CHECK(hsa_signal_load_scacquire(done) == 1);
   CHECK(hsa_queue_destroy(queue) == HSA_STATUS_SUCCESS);
   hsa_signal_destroy(done);
+}
+
+}  // TEST_SUITE
+
+// --- The executable reader on PTX (runs everywhere: no device needed) -------------
+
+namespace {
+std::vector<uint8_t> read_bytes(const char* path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+}  // namespace
+
+TEST_SUITE("hsa-cuda") {
+
+TEST_CASE("NVPTX code objects: kernels, kernarg, groupshared and layouts read from the PTX text") {
+  namespace xe = xgpu::executable;
+  const std::vector<uint8_t> ptx = read_bytes(HSA_CUDA_XGPU_PTX);
+  REQUIRE(!ptx.empty());
+  xgpu_executable_entry_kind_t kind;
+  REQUIRE(xe::kind_for_isa("nvptx64-nvidia-cuda--sm_90", &kind).ok());
+  CHECK(kind == XGPU_EXECUTABLE_ENTRY_KIND_NVPTX);
+  CHECK_FALSE(xe::kind_for_isa("nvptx64-nvidia-cuda--sm_", &kind).ok());
+  CHECK(xe::check_code_object_rules(XGPU_EXECUTABLE_ENTRY_KIND_NVPTX, ptx).ok());
+  xe::CodeObjectInfo info;
+  const xe::Status status = xe::read_code_object(XGPU_EXECUTABLE_ENTRY_KIND_NVPTX, ptx, &info);
+  REQUIRE_MESSAGE(status.ok(), status.message());
+  CHECK(info.isa_name == "nvptx64-nvidia-cuda--sm_90");
+  REQUIRE(info.kernels.size() == 4);  // sorted by name
+  CHECK(info.kernels[0].name == "atomics");
+  CHECK(info.kernels[1].name == "ids");
+  CHECK(info.kernels[1].kernarg_size == 16);
+  CHECK(info.kernels[1].kernarg_alignment == 8);
+  CHECK(info.kernels[1].layout_declared);
+  CHECK(info.kernels[1].binding_count == 2);
+  CHECK(info.kernels[1].constant_size == 0);
+  CHECK_FALSE(info.kernels[0].layout_declared);
+  CHECK(info.kernels[2].name == "reverse");
+  CHECK(info.kernels[2].group_segment_size == 1024);
+  CHECK(info.kernels[3].name == "rotate");
+  CHECK(info.kernels[3].kernarg_size == 8);
+  CHECK(info.kernels[3].group_segment_size == 0);
+
+  auto text = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
+  const std::string header = ".version 8.5\n.target sm_90\n.address_size 64\n";
+  CHECK_FALSE(xe::check_code_object_rules(XGPU_EXECUTABLE_ENTRY_KIND_NVPTX, text("not ptx")).ok());
+  CHECK_FALSE(xe::check_code_object_rules(XGPU_EXECUTABLE_ENTRY_KIND_NVPTX,
+                                          text(header + ".global .align 4 .b8 counter[4];\n")).ok());
+  CHECK_FALSE(xe::check_code_object_rules(XGPU_EXECUTABLE_ENTRY_KIND_NVPTX,
+                                          text(header + ".extern .func (.param .b32 r) puts(.param .b64 s);\n")).ok());
+  // An entry without the grid parameter is not an xgpu kernel.
+  const xe::Status one_param = xe::read_code_object(
+      XGPU_EXECUTABLE_ENTRY_KIND_NVPTX, text(header + ".visible .entry k(\n\t.param .align 8 .b8 k_param_0[16]\n)\n{\n\tret;\n}\n"),
+      &info);
+  CHECK_FALSE(one_param.ok());
+  CHECK(one_param.message().find("two (its argument struct, the grid)") != std::string::npos);
 }
 
 }  // TEST_SUITE
