@@ -8,6 +8,8 @@
 #                             of the ThreadSanitizer build)
 #   ./build.sh bench          install what is missing (and the benchmark peers), build, run every benchmark
 #                             beside its peers: one table, and bench/results/<date>.json (bench/run.py)
+#   ./build.sh gpu-test       build with PTX for NVIDIA (build/gpu) and run the hsa-cuda tests and the
+#                             samples on the machine's CUDA device (they skip without one)
 #   ./build.sh setup          only install the Debian packages
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -80,5 +82,20 @@ case "$cmd" in
     build default
     python3 bench/run.py --build build/default
     ;;
-  *) echo "usage: $0 samples | test [--asan|--tsan] | bench | setup" >&2; exit 2 ;;
+  gpu-test)
+    # The kernels also as PTX (sm_90), the runtime hsa-cuda; needs the NVIDIA
+    # driver (libcuda.so.1) at run time only.
+    setup
+    cmake --preset default -B build/gpu -DXGPU_NVPTX_TARGETS="${XGPU_NVPTX_TARGETS:-sm_90}" >/dev/null
+    cmake --build build/gpu -j "$(nproc)" --target hsa_cuda_tests xgpuinfo indirect_dispatch alloca
+    ctest --test-dir build/gpu -L gpu --output-on-failure
+    export XGPU_HSA_LIBRARY="$PWD/build/gpu/lib/libxgpu-hsa-cuda.so"
+    export XGPU_DRIVER_FILES="$PWD/build/gpu/share/xgpu/icd.d/xgpu_amdgpu.json"
+    build/gpu/bin/xgpuinfo
+    for sample in indirect_dispatch alloca; do
+      echo "== $sample"
+      (cd build/gpu/bin && "./$sample")
+    done
+    ;;
+  *) echo "usage: $0 samples | test [--asan|--tsan] | bench | gpu-test | setup" >&2; exit 2 ;;
 esac

@@ -32,6 +32,10 @@ set(XGPU_AMDGPU_TARGETS "gfx90a;gfx942;gfx1100;gfx1201" CACHE STRING
     "AMDGPU processors every xgpu kernel executable is built for")
 set(XGPU_HOST_KERNEL_LEVELS "x86-64-v3;x86-64-v2" CACHE STRING
     "x86-64 micro-architecture levels of the host code objects packed in every xgpu kernel executable")
+# NVIDIA targets (PTX text for hsa-cuda), e.g. "sm_90". Empty by default: CI
+# has no NVIDIA GPU. Needs llvm-link-19 (Debian's llvm-19).
+set(XGPU_NVPTX_TARGETS "" CACHE STRING
+    "NVIDIA sm_<N> targets whose PTX is packed in every xgpu kernel executable (empty: none)")
 
 # The kernel toolchain is clang-19 and ld.lld-19 whatever compiles the host
 # code (gcc is fine there): found here, or given with -DXGPU_KERNEL_CLANG=...
@@ -213,6 +217,12 @@ function(xgpu_add_kernels name)
   foreach(level ${ARG_HOST_LEVELS})
     list(APPEND configs "host:${level}")
   endforeach()
+  if(XGPU_NVPTX_TARGETS)
+    find_program(XGPU_KERNEL_LLVM_LINK NAMES llvm-link-19 REQUIRED)
+  endif()
+  foreach(sm ${XGPU_NVPTX_TARGETS})
+    list(APPEND configs "nvptx:${sm}")
+  endforeach()
 
   foreach(config ${configs})
     string(REPLACE ":" ";" parts ${config})
@@ -224,6 +234,12 @@ function(xgpu_add_kernels name)
       # one NT_AMDGPU_METADATA note listing every kernel (loaders read one).
       set(target_flags -target amdgcn-amd-amdhsa -mcpu=${cpu} -nogpulib -flto)
       set(suffix "co")
+    elseif(kind STREQUAL "nvptx")
+      # Bitcode per source, linked into one module, then one PTX text.
+      set(isa "nvptx64-nvidia-cuda--${cpu}")
+      set(target_flags --target=nvptx64-nvidia-cuda -march=${cpu} -emit-llvm
+                       -Wno-unused-command-line-argument)
+      set(suffix "ptx")
     else()
       set(isa "x86_64-unknown-linux-gnu--${cpu}")
       set(target_flags --target=x86_64-linux-gnu -march=${cpu} -fPIC)
@@ -260,6 +276,20 @@ function(xgpu_add_kernels name)
     endforeach()
 
     set(code_object ${work_dir}/${name}.${cpu_id}.${suffix})
+    file(RELATIVE_PATH code_object_rel ${CMAKE_BINARY_DIR} ${code_object})
+    if(kind STREQUAL "nvptx")
+      add_custom_command(
+        OUTPUT ${code_object}
+        COMMAND ${XGPU_KERNEL_LLVM_LINK} ${objects} -o ${code_object}.bc
+        COMMAND ${XGPU_KERNEL_CLANG} --target=nvptx64-nvidia-cuda -march=${cpu} -O3
+                -Wno-override-module -S ${code_object}.bc -o ${code_object}
+        DEPENDS ${objects}
+        COMMENT "Linking xgpu code object ${code_object_rel}"
+        VERBATIM)
+      list(APPEND code_objects ${code_object})
+      list(APPEND pack_args --entry "${isa}=${code_object}")
+      continue()
+    endif()
     if(kind STREQUAL "amdgpu")
       set(link_flags -shared -plugin-opt=mcpu=${cpu} -plugin-opt=O3)
     else()

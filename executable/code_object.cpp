@@ -6,11 +6,14 @@
 #include <elf.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <cstddef>
 #include <cstring>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #define MSGPACK_NO_BOOST 1
 #include <msgpack.hpp>
@@ -502,6 +505,8 @@ std::string list_kernel_names(const CodeObjectInfo& info) {
 // Reads the records of XGPU_KERNEL_LAYOUT_SECTION into the kernels of
 // `info` (sorted by name). Every record is checked before anything is
 // trusted: a layout the driver takes from here must fit the kernarg segment.
+Status read_layout_records(std::span<const uint8_t> bytes, CodeObjectInfo* info);
+
 Status read_layouts(const Elf& elf, CodeObjectInfo* info) {
   const std::string section_name = XGPU_KERNEL_LAYOUT_SECTION;
   const Elf64_Shdr* section = nullptr;
@@ -518,7 +523,13 @@ Status read_layouts(const Elf& elf, CodeObjectInfo* info) {
     return Status::error("section " + section_name + " has type " + std::to_string(section->sh_type) +
                          ", expected SHT_PROGBITS (" + std::to_string(SHT_PROGBITS) + ")");
   }
-  const std::span<const uint8_t> bytes = elf.data(*section);
+  return read_layout_records(elf.data(*section), info);
+}
+
+// The records of XGPU_KERNEL_LAYOUT_SECTION (or, in PTX, of the layout
+// arrays), concatenated.
+Status read_layout_records(std::span<const uint8_t> bytes, CodeObjectInfo* info) {
+  const std::string section_name = XGPU_KERNEL_LAYOUT_SECTION;
   constexpr uint64_t kHeaderSize = sizeof(xgpu_kernel_layout_record_t);
   for (uint64_t at = 0; at < bytes.size();) {
     const std::string where = section_name + " record at offset " + std::to_string(at);
@@ -589,6 +600,167 @@ Status read_layouts(const Elf& elf, CodeObjectInfo* info) {
   return {};
 }
 
+
+// --- NVPTX (PTX text) -----------------------------------------------------------
+
+// PTX is text: checked as such before anything is parsed.
+Status ptx_text(std::span<const uint8_t> code_object, std::string* out) {
+  if (code_object.empty()) return Status::error("the PTX text is empty");
+  if (std::memchr(code_object.data(), 0, code_object.size())) {
+    return Status::error("the PTX text holds a NUL byte");
+  }
+  out->assign(reinterpret_cast<const char*>(code_object.data()), code_object.size());
+  if (out->find(".version ") == std::string::npos) return Status::error("the PTX text has no .version directive");
+  if (out->find(".target sm_") == std::string::npos) return Status::error("the PTX text has no .target sm_<N> directive");
+  return {};
+}
+
+// One `.param` declaration: its size and alignment in bytes.
+Status ptx_param(const std::string& decl, uint32_t* size, uint32_t* align, const std::string& who) {
+  static const struct {
+    const char* type;
+    uint32_t size;
+  } kTypes[] = {{".b8 ", 1},  {".u8 ", 1},  {".s8 ", 1},  {".b16 ", 2}, {".u16 ", 2}, {".s16 ", 2},
+                {".f16 ", 2}, {".b32 ", 4}, {".u32 ", 4}, {".s32 ", 4}, {".f32 ", 4}, {".b64 ", 8},
+                {".u64 ", 8}, {".s64 ", 8}, {".f64 ", 8}};
+  *size = 0;
+  *align = 0;
+  if (size_t a = decl.find(".align "); a != std::string::npos) *align = uint32_t(std::strtoul(decl.c_str() + a + 7, nullptr, 10));
+  for (const auto& t : kTypes) {
+    if (decl.find(t.type) == std::string::npos) continue;
+    *size = t.size;
+    if (!*align) *align = t.size;
+    break;
+  }
+  if (!*size || !*align || (*align & (*align - 1))) return Status::error(who + ": parameter '" + decl + "' is not understood");
+  if (size_t b = decl.find('['); b != std::string::npos) *size *= uint32_t(std::strtoul(decl.c_str() + b + 1, nullptr, 10));
+  return {};
+}
+
+Status read_ptx(const std::string& text, CodeObjectInfo* info) {
+  const size_t target = text.find(".target sm_");
+  size_t end = text.find_first_of(" ,\n\r\t", target + 8);
+  info->isa_name = "nvptx64-nvidia-cuda--" + text.substr(target + 8, end == std::string::npos ? std::string::npos : end - target - 8);
+  for (size_t at = 0; (at = text.find(".entry ", at)) != std::string::npos;) {
+    at += 7;
+    const size_t open = text.find('(', at);
+    const size_t close = open == std::string::npos ? open : text.find(')', open);
+    if (close == std::string::npos) return Status::error("a .entry has no parameter list");
+    KernelInfo k;
+    size_t name_end = open;
+    while (name_end > at && std::isspace(static_cast<unsigned char>(text[name_end - 1]))) --name_end;
+    k.name = text.substr(at, name_end - at);
+    const std::string who = "kernel '" + k.name + "'";
+    const std::string params = text.substr(open + 1, close - open - 1);
+    std::vector<std::pair<uint32_t, uint32_t>> sizes;  // size, alignment
+    for (size_t p = 0; (p = params.find(".param", p)) != std::string::npos; p += 6) {
+      const size_t stop = params.find_first_of(",\n", p);
+      uint32_t size, align;
+      Status status = ptx_param(params.substr(p, stop == std::string::npos ? std::string::npos : stop - p), &size, &align, who);
+      if (!status.ok()) return status;
+      sizes.push_back({size, align});
+    }
+    k.explicit_arg_count = uint32_t(sizes.size());
+    // <xgpu/kernel.h>'s nvptx entry: the argument struct, then the grid
+    // (xgpu_nvptx_grid_t, 16 bytes).
+    if (sizes.size() != 2 || sizes[1].first != 16) {
+      return Status::error(who + " has " + std::to_string(sizes.size()) +
+                           " parameters; an xgpu kernel on nvptx has two (its argument struct, the grid)");
+    }
+    k.kernarg_size = sizes[0].first;
+    k.kernarg_alignment = std::max<uint32_t>(4, sizes[0].second);
+    // Static shared memory declared in the entry's body (up to the next
+    // function).
+    size_t body_end = text.find("\n}", close);
+    const std::string body = text.substr(close, body_end == std::string::npos ? std::string::npos : body_end - close);
+    for (size_t p = 0; (p = body.find(".shared ", p)) != std::string::npos; p += 8) {
+      const size_t line = body.rfind('\n', p);
+      const std::string prefix = body.substr(line == std::string::npos ? 0 : line + 1, p - (line == std::string::npos ? 0 : line + 1));
+      if (prefix.find(".extern") != std::string::npos) continue;
+      const size_t stop = body.find(';', p);
+      uint32_t size, align;
+      Status status = ptx_param(body.substr(p, stop - p), &size, &align, who);
+      if (!status.ok()) return status;
+      k.group_segment_size += size;
+    }
+    // XGPU_KERNEL_NVPTX_REQUIRED_SIZE_: <kernel>_xgpu_required_size_, three
+    // little-endian uint32_t (absent or all zero: none).
+    const std::string required = ".b8 " + k.name + "_xgpu_required_size_[12]";
+    if (size_t r = text.find(required); r != std::string::npos) {
+      const size_t stop = text.find(';', r);
+      const size_t brace = text.find('{', r);
+      if (brace != std::string::npos && brace < stop) {
+        uint8_t bytes[12] = {};
+        size_t i = 0;
+        for (const char* c = text.c_str() + brace + 1; *c && *c != '}' && i < 12;) {
+          char* next = nullptr;
+          const unsigned long v = std::strtoul(c, &next, 10);
+          if (next == c) {
+            ++c;
+            continue;
+          }
+          bytes[i++] = uint8_t(v);
+          c = next;
+        }
+        std::memcpy(k.required_workgroup_size, bytes, sizeof(bytes));
+      }
+    }
+    info->kernels.push_back(k);
+    at = close;
+  }
+  return {};
+}
+
+// The `<kernel>_xgpu_layout_` arrays' bytes, in the order they appear.
+Status ptx_layout_bytes(const std::string& text, std::vector<uint8_t>* out) {
+  static const std::string kSuffix = "_xgpu_layout_[";
+  for (size_t at = 0; (at = text.find(kSuffix, at)) != std::string::npos; at += kSuffix.size()) {
+    const size_t line = text.rfind('\n', at);
+    if (text.compare(line + 1, 8, ".global ") != 0) continue;
+    const size_t size = std::strtoul(text.c_str() + at + kSuffix.size(), nullptr, 10);
+    if (size == 0 || size > 4096) return Status::error("a layout array has an invalid size");
+    std::vector<uint8_t> bytes(size, 0);
+    const size_t stop = text.find(';', at);
+    const size_t brace = text.find('{', at);
+    if (brace != std::string::npos && brace < stop) {
+      size_t i = 0;
+      for (const char* c = text.c_str() + brace + 1; *c && *c != '}';) {
+        char* next = nullptr;
+        const unsigned long v = std::strtoul(c, &next, 10);
+        if (next == c) {
+          ++c;
+          continue;
+        }
+        if (i >= size || v > 255) return Status::error("a layout array's initializer does not fit its size");
+        bytes[i++] = uint8_t(v);
+        c = next;
+      }
+    }
+    out->insert(out->end(), bytes.begin(), bytes.end());
+  }
+  return {};
+}
+
+// Writable data: every `.global` is a layout array or initialized constant
+// data; no external functions.
+Status check_ptx_rules(const std::string& text) {
+  for (size_t at = 0; (at = text.find("\n.global ", at)) != std::string::npos; ++at) {
+    const std::string line = text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+    if (line.find(" = {") == std::string::npos && line.find("_xgpu_layout_[") == std::string::npos &&
+        line.find("_xgpu_required_size_[") == std::string::npos) {
+      return Status::error("writable global '" + line +
+                           "': kernels must not have globals or static variables other than const data and "
+                           "groupshared memory");
+    }
+  }
+  for (size_t at = 0; (at = text.find(".extern .func", at)) != std::string::npos; ++at) {
+    const size_t stop = text.find('\n', at);
+    return Status::error("undefined function (" + text.substr(at, stop - at) +
+                         "): kernels must not call libc or other external functions");
+  }
+  return {};
+}
+
 Status open_checked(xgpu_executable_entry_kind_t kind, std::span<const uint8_t> code_object, Elf* elf) {
   Status status = elf->open(code_object);
   if (!status.ok()) return status;
@@ -617,6 +789,22 @@ Status open_checked(xgpu_executable_entry_kind_t kind, std::span<const uint8_t> 
 Status read_code_object(xgpu_executable_entry_kind_t kind, std::span<const uint8_t> code_object,
                         CodeObjectInfo* out_info) {
   *out_info = CodeObjectInfo{};
+  if (kind == XGPU_EXECUTABLE_ENTRY_KIND_NVPTX) {
+    std::string text;
+    Status status = ptx_text(code_object, &text);
+    if (!status.ok()) return status;
+    if (!(status = read_ptx(text, out_info)).ok()) return status;
+    std::sort(out_info->kernels.begin(), out_info->kernels.end(),
+              [](const KernelInfo& a, const KernelInfo& b) { return a.name < b.name; });
+    for (size_t i = 1; i < out_info->kernels.size(); ++i) {
+      if (out_info->kernels[i].name == out_info->kernels[i - 1].name) {
+        return Status::error("kernel '" + out_info->kernels[i].name + "' is defined twice");
+      }
+    }
+    std::vector<uint8_t> records;
+    if (!(status = ptx_layout_bytes(text, &records)).ok()) return status;
+    return read_layout_records(records, out_info);
+  }
   Elf elf;
   Status status = open_checked(kind, code_object, &elf);
   if (!status.ok()) return status;
@@ -635,6 +823,12 @@ Status read_code_object(xgpu_executable_entry_kind_t kind, std::span<const uint8
 }
 
 Status check_code_object_rules(xgpu_executable_entry_kind_t kind, std::span<const uint8_t> code_object) {
+  if (kind == XGPU_EXECUTABLE_ENTRY_KIND_NVPTX) {
+    std::string text;
+    Status status = ptx_text(code_object, &text);
+    if (!status.ok()) return status;
+    return check_ptx_rules(text);
+  }
   Elf elf;
   Status status = open_checked(kind, code_object, &elf);
   if (!status.ok()) return status;

@@ -13,6 +13,7 @@ namespace {
 
 constexpr std::string_view kAmdgpuIsaPrefix = "amdgcn-amd-amdhsa--";
 constexpr std::string_view kHostIsaPrefix = "x86_64-";
+constexpr std::string_view kNvptxIsaPrefix = "nvptx64-nvidia-cuda--sm_";
 
 bool is_zero(const void* data, size_t size) {
   const auto* p = static_cast<const uint8_t*>(data);
@@ -73,9 +74,14 @@ Status kind_for_isa(std::string_view isa_name, xgpu_executable_entry_kind_t* out
     *out_kind = XGPU_EXECUTABLE_ENTRY_KIND_HOST;
     return {};
   }
+  if (isa_name.starts_with(kNvptxIsaPrefix) && isa_name.size() > kNvptxIsaPrefix.size()) {
+    *out_kind = XGPU_EXECUTABLE_ENTRY_KIND_NVPTX;
+    return {};
+  }
   return Status::error("ISA name '" + std::string(isa_name) + "' is neither an AMDGPU ISA (" +
-                       std::string(kAmdgpuIsaPrefix) + "<target-id>) nor a host ISA (" +
-                       std::string(kHostIsaPrefix) + "...)");
+                       std::string(kAmdgpuIsaPrefix) + "<target-id>), a host ISA (" +
+                       std::string(kHostIsaPrefix) + "...) nor an NVPTX ISA (" + std::string(kNvptxIsaPrefix) +
+                       "<N>)");
 }
 
 bool isa_compatible(std::string_view entry_isa, std::string_view agent_isa) {
@@ -159,7 +165,8 @@ Status Executable::parse(std::span<const uint8_t> bytes, Executable* out_executa
                                           uint64_t{i} * sizeof(raw) + offsetof(xgpu_executable_entry_t, isa_name),
                                       entry.isa_name.size());
     const std::string who = "entry " + std::to_string(i) + " (" + std::string(entry.isa_name) + ")";
-    if (raw.kind != XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU && raw.kind != XGPU_EXECUTABLE_ENTRY_KIND_HOST) {
+    if (raw.kind != XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU && raw.kind != XGPU_EXECUTABLE_ENTRY_KIND_HOST &&
+        raw.kind != XGPU_EXECUTABLE_ENTRY_KIND_NVPTX) {
       return Status::error(who + ": unknown kind " + std::to_string(raw.kind));
     }
     entry.kind = static_cast<xgpu_executable_entry_kind_t>(raw.kind);

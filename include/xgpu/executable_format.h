@@ -52,6 +52,10 @@ typedef enum xgpu_executable_entry_kind {
    * <xgpu/host_kernel.h> descriptors; ISA name
    * "x86_64-unknown-linux-gnu--<x86-64 level>". */
   XGPU_EXECUTABLE_ENTRY_KIND_HOST = 2,
+  /* NVIDIA PTX text for hsa-cuda (no NUL inside; `.target sm_<N>`); ISA
+   * name "nvptx64-nvidia-cuda--sm_<N>". Layout records are the bytes of
+   * the `.global` arrays named `<kernel>_xgpu_layout_`. */
+  XGPU_EXECUTABLE_ENTRY_KIND_NVPTX = 3,
 } xgpu_executable_entry_kind_t;
 
 /* At offset 0 of the file. */

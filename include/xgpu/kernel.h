@@ -63,11 +63,13 @@
 
 #if defined(__AMDGCN__)
 #define XGPU_KERNEL_TARGET_AMDGCN 1
+#elif defined(__NVPTX__)
+#define XGPU_KERNEL_TARGET_NVPTX 1
 #elif defined(__x86_64__)
 #define XGPU_KERNEL_TARGET_HOST 1
 #include <xgpu/host_kernel.h>
 #else
-#error "xgpu kernels build for amdgcn-amd-amdhsa or x86_64 only"
+#error "xgpu kernels build for amdgcn-amd-amdhsa, nvptx64-nvidia-cuda or x86_64 only"
 #endif
 
 #if defined(__cplusplus)
@@ -309,6 +311,205 @@ XGPU_KERNEL_INLINE_ void xgpu_amdgcn_barrier_(void) {
     shared_type xgpu_groupshared_;                                            \
     name##_xgpu_body_(&xgpu_kernarg_,                                         \
                       (const xgpu_context_t*)0 XGPU_KERNEL_PERMIT_ARG_BARRIERS_, \
+                      (shared_type*)&xgpu_groupshared_);                      \
+  }                                                                           \
+  XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
+      const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
+      __attribute__((unused)) const xgpu_context_t* const xgpu_ctx_           \
+          XGPU_KERNEL_PERMIT_DEF_BARRIERS_,                                   \
+      shared_type* const shared)
+
+#elif defined(XGPU_KERNEL_TARGET_NVPTX)
+/* ===========================================================================
+ * nvptx (PTX text run by hsa-cuda). The entry takes the argument struct by
+ * value and, second, the dispatch's grid size in work items: CUDA launches
+ * whole workgroups, so hsa-cuda passes AQL's grid_size (spec/kernels.md,
+ * "nvptx"). Work items past the grid's edge return before the body runs.
+ * ======================================================================== */
+
+#define XGPU_KERNEL_GROUP_AS_ __attribute__((address_space(3)))
+
+/* The entry's second parameter, filled by hsa-cuda from the AQL packet. */
+typedef struct xgpu_nvptx_grid {
+  uint32_t size[3]; /* grid_size_x, _y, _z of the dispatch packet */
+  uint32_t reserved; /* zero */
+} xgpu_nvptx_grid_t;
+
+/* Per-work-item state the built-ins read: the grid size, which no special
+ * register holds. */
+typedef struct xgpu_context {
+  uint32_t grid_size[3];
+} xgpu_context_t;
+
+XGPU_KERNEL_INLINE_ uint32_t xgpu_nvptx_local_id_(uint32_t d) {
+  return d == 0 ? __nvvm_read_ptx_sreg_tid_x()
+       : d == 1 ? __nvvm_read_ptx_sreg_tid_y()
+                : __nvvm_read_ptx_sreg_tid_z();
+}
+XGPU_KERNEL_INLINE_ uint32_t xgpu_nvptx_workgroup_id_(uint32_t d) {
+  return d == 0 ? __nvvm_read_ptx_sreg_ctaid_x()
+       : d == 1 ? __nvvm_read_ptx_sreg_ctaid_y()
+                : __nvvm_read_ptx_sreg_ctaid_z();
+}
+XGPU_KERNEL_INLINE_ uint32_t xgpu_nvptx_workgroup_size_(uint32_t d) {
+  return d == 0 ? __nvvm_read_ptx_sreg_ntid_x()
+       : d == 1 ? __nvvm_read_ptx_sreg_ntid_y()
+                : __nvvm_read_ptx_sreg_ntid_z();
+}
+
+#define XGPU_KERNEL_CTX_USE_(expr) ((void)xgpu_ctx_, (expr))
+#define xgpu_local_id(d) XGPU_KERNEL_CTX_USE_(xgpu_nvptx_local_id_(d))
+#define xgpu_workgroup_id(d) XGPU_KERNEL_CTX_USE_(xgpu_nvptx_workgroup_id_(d))
+#define xgpu_workgroup_size(d) \
+  XGPU_KERNEL_CTX_USE_(xgpu_nvptx_workgroup_size_(d))
+#define xgpu_grid_size(d) (xgpu_ctx_->grid_size[(d)])
+
+/* bar.sync orders shared memory among the workgroup's items; the fences
+ * make global memory follow the same order, as on amdgcn. */
+XGPU_KERNEL_INLINE_ void xgpu_nvptx_barrier_(void) {
+  __nvvm_membar_cta();
+  __nvvm_bar_sync(0);
+  __nvvm_membar_cta();
+}
+#define xgpu_barrier() \
+  ((void)xgpu_ctx_, (void)xgpu_barrier_permit_, xgpu_nvptx_barrier_())
+
+/* Dynamic group memory: the launch's dynamic shared memory, which CUDA
+ * places after the static part. */
+extern XGPU_KERNEL_GROUP_AS_ __attribute__((aligned(16))) char xgpu_nvptx_dynamic_groupshared_[];
+#define xgpu_dynamic_groupshared() \
+  XGPU_KERNEL_CTX_USE_((void*)(char*)xgpu_nvptx_dynamic_groupshared_)
+
+XGPU_KERNEL_INLINE_ void xgpu_nvptx_fence_(int scope) {
+  if (scope == XGPU_SCOPE_WORKGROUP)
+    __nvvm_membar_cta();
+  else if (scope == XGPU_SCOPE_AGENT)
+    __nvvm_membar_gl();
+  else if (scope != XGPU_SCOPE_WORKITEM)
+    __nvvm_membar_sys();
+}
+/* Memory fence; `order` and `scope` must be constants. */
+#define xgpu_atomic_fence(order, scope)      \
+  do {                                       \
+    if ((scope) == XGPU_SCOPE_WORKITEM)      \
+      __atomic_signal_fence(order);          \
+    else if ((order) != XGPU_ORDER_RELAXED)  \
+      xgpu_nvptx_fence_(scope);              \
+  } while (0)
+
+/* clang-19's nvptx back end selects no ordered atomic loads and stores and
+ * emits every read-modify-write as relaxed: each atomic is issued relaxed,
+ * with a fence of its scope before (release) and after (acquire). */
+#define XGPU_NVPTX_ORDERED_(order, scope, expr)                                   \
+  __extension__({                                                                 \
+    if ((order) == XGPU_ORDER_RELEASE || (order) == XGPU_ORDER_ACQ_REL ||         \
+        (order) == XGPU_ORDER_SEQ_CST)                                            \
+      xgpu_nvptx_fence_(scope);                                                   \
+    __auto_type xgpu_nvptx_result_ = (expr);                                      \
+    if ((order) == XGPU_ORDER_ACQUIRE || (order) == XGPU_ORDER_ACQ_REL ||         \
+        (order) == XGPU_ORDER_SEQ_CST)                                            \
+      xgpu_nvptx_fence_(scope);                                                   \
+    xgpu_nvptx_result_;                                                           \
+  })
+#undef xgpu_atomic_load
+#undef xgpu_atomic_store
+#undef xgpu_atomic_exchange
+#undef xgpu_atomic_fetch_add
+#undef xgpu_atomic_fetch_sub
+#undef xgpu_atomic_fetch_and
+#undef xgpu_atomic_fetch_or
+#undef xgpu_atomic_fetch_xor
+#undef xgpu_atomic_fetch_min
+#undef xgpu_atomic_fetch_max
+#undef xgpu_atomic_compare_exchange
+#define xgpu_atomic_load(ptr, order, scope) \
+  XGPU_NVPTX_ORDERED_(order, scope, __scoped_atomic_load_n((ptr), XGPU_ORDER_RELAXED, (scope)))
+#define xgpu_atomic_store(ptr, value, order, scope)                                     \
+  do {                                                                                  \
+    if ((order) != XGPU_ORDER_RELAXED) xgpu_nvptx_fence_(scope);                        \
+    __scoped_atomic_store_n((ptr), (value), XGPU_ORDER_RELAXED, (scope));               \
+    if ((order) == XGPU_ORDER_SEQ_CST) xgpu_nvptx_fence_(scope);                        \
+  } while (0)
+#define xgpu_atomic_exchange(ptr, value, order, scope) \
+  XGPU_NVPTX_ORDERED_(order, scope, __scoped_atomic_exchange_n((ptr), (value), XGPU_ORDER_RELAXED, (scope)))
+#define xgpu_atomic_fetch_add(ptr, value, order, scope) \
+  XGPU_NVPTX_ORDERED_(order, scope, __scoped_atomic_fetch_add((ptr), (value), XGPU_ORDER_RELAXED, (scope)))
+#define xgpu_atomic_fetch_sub(ptr, value, order, scope) \
+  XGPU_NVPTX_ORDERED_(order, scope, __scoped_atomic_fetch_sub((ptr), (value), XGPU_ORDER_RELAXED, (scope)))
+#define xgpu_atomic_fetch_and(ptr, value, order, scope) \
+  XGPU_NVPTX_ORDERED_(order, scope, __scoped_atomic_fetch_and((ptr), (value), XGPU_ORDER_RELAXED, (scope)))
+#define xgpu_atomic_fetch_or(ptr, value, order, scope) \
+  XGPU_NVPTX_ORDERED_(order, scope, __scoped_atomic_fetch_or((ptr), (value), XGPU_ORDER_RELAXED, (scope)))
+#define xgpu_atomic_fetch_xor(ptr, value, order, scope) \
+  XGPU_NVPTX_ORDERED_(order, scope, __scoped_atomic_fetch_xor((ptr), (value), XGPU_ORDER_RELAXED, (scope)))
+#define xgpu_atomic_fetch_min(ptr, value, order, scope) \
+  XGPU_NVPTX_ORDERED_(order, scope, __scoped_atomic_fetch_min((ptr), (value), XGPU_ORDER_RELAXED, (scope)))
+#define xgpu_atomic_fetch_max(ptr, value, order, scope) \
+  XGPU_NVPTX_ORDERED_(order, scope, __scoped_atomic_fetch_max((ptr), (value), XGPU_ORDER_RELAXED, (scope)))
+#define xgpu_atomic_compare_exchange(ptr, expected, desired, success_order, failure_order, scope) \
+  XGPU_NVPTX_ORDERED_(success_order, scope,                                                      \
+                      __scoped_atomic_compare_exchange_n((ptr), (expected), (desired), false,     \
+                                                         XGPU_ORDER_RELAXED, XGPU_ORDER_RELAXED, (scope)))
+
+#define XGPU_KERNEL_NVPTX_ENTRY_ \
+  XGPU_KERNEL_EXTERN_C_ __attribute__((nvptx_kernel, visibility("default")))
+
+/* True for a work item inside the grid; false for the rest of a partial
+ * last workgroup, which returns at once. */
+#define XGPU_KERNEL_NVPTX_IN_GRID_(grid)                                       \
+  (xgpu_nvptx_workgroup_id_(0) * xgpu_nvptx_workgroup_size_(0) +               \
+           xgpu_nvptx_local_id_(0) < (grid).size[0] &&                         \
+   xgpu_nvptx_workgroup_id_(1) * xgpu_nvptx_workgroup_size_(1) +               \
+           xgpu_nvptx_local_id_(1) < (grid).size[1] &&                         \
+   xgpu_nvptx_workgroup_id_(2) * xgpu_nvptx_workgroup_size_(2) +               \
+           xgpu_nvptx_local_id_(2) < (grid).size[2])
+
+/* The required workgroup size (0,0,0: none), as an array the executable
+ * reader finds by name in the PTX: PTX has no other place for it. */
+#define XGPU_KERNEL_NVPTX_REQUIRED_SIZE_(name, req_x, req_y, req_z)            \
+  __attribute__((used)) static const uint32_t name##_xgpu_required_size_[3] = \
+      {(req_x), (req_y), (req_z)}
+
+/* Emits the body prototype, the nvptx kernel entry, and opens the body. */
+#define XGPU_KERNEL_DEFINE_(name, args_type, args, barriers, req_x, req_y,    \
+                            req_z)                                            \
+  XGPU_KERNEL_DECLARATION_(name, args_type);                                  \
+  XGPU_KERNEL_NVPTX_REQUIRED_SIZE_(name, req_x, req_y, req_z);                \
+  XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
+      const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
+      const xgpu_context_t* const xgpu_ctx_                                   \
+          XGPU_KERNEL_PERMIT_DECL_##barriers);                                \
+  XGPU_KERNEL_NVPTX_ENTRY_ void name(args_type xgpu_kernarg_,                 \
+                                     xgpu_nvptx_grid_t xgpu_grid_) {          \
+    if (!XGPU_KERNEL_NVPTX_IN_GRID_(xgpu_grid_)) return;                      \
+    const xgpu_context_t xgpu_context_ = {                                    \
+        {xgpu_grid_.size[0], xgpu_grid_.size[1], xgpu_grid_.size[2]}};        \
+    name##_xgpu_body_(&xgpu_kernarg_,                                         \
+                      &xgpu_context_ XGPU_KERNEL_PERMIT_ARG_##barriers);      \
+  }                                                                           \
+  XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
+      const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
+      __attribute__((unused)) const xgpu_context_t* const xgpu_ctx_           \
+          XGPU_KERNEL_PERMIT_DEF_##barriers)
+
+#define XGPU_KERNEL_GROUPSHARED_DEFINE_(name, args_type, args, shared_type,    \
+                                        shared, req_x, req_y, req_z)          \
+  XGPU_KERNEL_DECLARATION_(name, args_type);                                  \
+  XGPU_KERNEL_NVPTX_REQUIRED_SIZE_(name, req_x, req_y, req_z);                \
+  XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \
+      const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
+      const xgpu_context_t* const xgpu_ctx_                                   \
+          XGPU_KERNEL_PERMIT_DECL_BARRIERS_,                                  \
+      shared_type* const shared);                                             \
+  XGPU_KERNEL_NVPTX_ENTRY_ void name(args_type xgpu_kernarg_,                 \
+                                     xgpu_nvptx_grid_t xgpu_grid_) {          \
+    static XGPU_KERNEL_GROUP_AS_ __attribute__((loader_uninitialized))        \
+    shared_type xgpu_groupshared_;                                            \
+    if (!XGPU_KERNEL_NVPTX_IN_GRID_(xgpu_grid_)) return;                      \
+    const xgpu_context_t xgpu_context_ = {                                    \
+        {xgpu_grid_.size[0], xgpu_grid_.size[1], xgpu_grid_.size[2]}};        \
+    name##_xgpu_body_(&xgpu_kernarg_,                                         \
+                      &xgpu_context_ XGPU_KERNEL_PERMIT_ARG_BARRIERS_,        \
                       (shared_type*)&xgpu_groupshared_);                      \
   }                                                                           \
   XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \

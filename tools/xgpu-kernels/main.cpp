@@ -143,7 +143,7 @@ bool load(const std::string& path, std::vector<uint8_t>* bytes, xe::Executable* 
 }
 
 const char* kind_name(xgpu_executable_entry_kind_t kind) {
-  return kind == XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU ? "amdgpu" : "host";
+  return kind == XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU ? "amdgpu" : kind == XGPU_EXECUTABLE_ENTRY_KIND_NVPTX ? "nvptx" : "host";
 }
 
 std::string workgroup_text(const xe::KernelInfo& k) {
@@ -160,6 +160,7 @@ std::string mode_text(const xe::KernelInfo& k, xgpu_executable_entry_kind_t kind
     return "wave" + std::to_string(k.wavefront_size) + " sgpr " + std::to_string(k.sgpr_count) + " vgpr " +
            std::to_string(k.vgpr_count);
   }
+  if (kind == XGPU_EXECUTABLE_ENTRY_KIND_NVPTX) return "ptx";
   if (k.workitem_loops) return "work-item loops (barriers)";
   return k.uses_barriers ? "fibers (barriers)" : "loop";
 }

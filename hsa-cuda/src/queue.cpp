@@ -1,0 +1,378 @@
+// Queues: an amd_queue_t whose ring lives in pinned, mapped host memory (a
+// device kernel may write packets into it), and one processor thread per
+// queue that turns AQL packets into work on the queue's CUDA stream:
+//   kernel dispatch -> cuLaunchKernel (the kernarg bytes as the parameter
+//                      buffer, CU_LAUNCH_PARAM_BUFFER_POINTER)
+//   barrier-AND     -> cuStreamWaitValue64(dependency == 0) per pending one
+//   barrier-OR      -> a host wait by the processor until one dependency is 0
+//   completion      -> cuStreamWriteValue64(signal, value at issue - 1)
+// The stream runs packets in order, so every packet behaves as if its barrier
+// bit were set. An INVALID header with work in flight makes the processor
+// drain the stream and read the slot again (a device kernel may be writing
+// it: the DYNAMIC indirect patch); with nothing in flight it sleeps until the
+// doorbell is rung.
+//
+// Thread-safety: the index functions are lock-free; create/destroy may be
+// called from any thread but not concurrently for the same queue.
+#include <cstring>
+#include <thread>
+
+#include "runtime.h"
+
+namespace hsa_cuda {
+namespace {
+
+struct Queue {
+  amd_queue_t* amd = nullptr;  // hsa_queue_t at offset 0
+  Agent* agent = nullptr;
+  void* ring = nullptr;
+  CUstream stream = nullptr;
+  hsa_signal_t doorbell{0};
+  void (*callback)(hsa_status_t, hsa_queue_t*, void*) = nullptr;
+  void* data = nullptr;
+  std::thread thread;
+  std::atomic<bool> stop{false};
+  bool in_flight = false;  // processor thread only
+  bool failed = false;     // processor thread only
+};
+
+std::mutex g_queues_mutex;
+std::vector<Queue*> g_queues;
+
+uint16_t header_of(const void* slot) {
+  return __atomic_load_n(static_cast<const uint16_t*>(slot), __ATOMIC_ACQUIRE);
+}
+
+void fail(Queue* q, hsa_status_t status, const char* what) {
+  log_error("queue %llu: packet %llu: %s", (unsigned long long)q->amd->hsa_queue.id,
+            (unsigned long long)q->amd->read_dispatch_id, what);
+  q->failed = true;
+  if (q->callback) q->callback(status, &q->amd->hsa_queue, q->data);
+}
+
+hsa_status_t fault_status(CUresult r) {
+  switch (r) {
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_MISALIGNED_ADDRESS: return hsa_status_t(HSA_STATUS_ERROR_MEMORY_FAULT);
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION: return hsa_status_t(HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION);
+    default: return HSA_STATUS_ERROR_EXCEPTION;
+  }
+}
+
+// Issues the completion signal's decrement on the stream.
+bool complete(Queue* q, hsa_signal_t signal) {
+  if (!signal.handle) return true;
+  const CUdeviceptr address = signal_device_address(signal);
+  if (!address) {
+    fail(q, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT, "the completion signal is not a signal of this runtime");
+    return false;
+  }
+  const int64_t target = __atomic_load_n(&signal_object(signal)->value, __ATOMIC_ACQUIRE) - 1;
+  CUresult r = g_runtime.cuda.cuStreamWriteValue64(q->stream, address, uint64_t(target), CU_STREAM_WRITE_VALUE_DEFAULT);
+  if (r != CUDA_SUCCESS) {
+    fail(q, fault_status(r), ("cuStreamWriteValue64: " + cuda_error_text(r)).c_str());
+    return false;
+  }
+  q->in_flight = true;
+  return true;
+}
+
+bool dispatch(Queue* q, const hsa_kernel_dispatch_packet_t* p) {
+  KernelObject kernel;
+  if (!kernel_object_lookup(p->kernel_object, &kernel) || kernel.agent != q->agent) {
+    fail(q, HSA_STATUS_ERROR_INVALID_CODE_OBJECT, "kernel_object is not a kernel loaded for this agent");
+    return false;
+  }
+  const uint32_t dims = (p->setup >> HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS) & 3;
+  const uint32_t grid[3] = {p->grid_size_x, p->grid_size_y, p->grid_size_z};
+  const uint32_t block[3] = {p->workgroup_size_x, p->workgroup_size_y, p->workgroup_size_z};
+  unsigned blocks[3];
+  for (uint32_t d = 0; d < 3; ++d) {
+    if (dims < 1 || grid[d] == 0 || block[d] == 0 || (d >= dims && (grid[d] != 1 || block[d] != 1))) {
+      fail(q, HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "bad dimensions, grid or workgroup size");
+      return false;
+    }
+    if (grid[d] % block[d] != 0 && !kernel.grid_offset) {
+      // CUDA launches whole blocks; the kernel would not know the grid's
+      // partial edge.
+      fail(q, HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS,
+           "the grid size is not a multiple of the workgroup size (not supported on CUDA yet)");
+      return false;
+    }
+    blocks[d] = grid[d] / block[d] + (grid[d] % block[d] != 0);
+    if (blocks[d] > unsigned(q->agent->max_grid[d]) || block[d] > unsigned(q->agent->max_block[d])) {
+      fail(q, HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "grid or workgroup beyond the device's limits");
+      return false;
+    }
+  }
+  if (uint64_t(block[0]) * block[1] * block[2] > uint64_t(kernel.max_threads)) {
+    fail(q, HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "more work items per workgroup than the kernel allows");
+    return false;
+  }
+  if (kernel.kernarg_size && !p->kernarg_address) {
+    fail(q, HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "null kernarg_address for a kernel with arguments");
+    return false;
+  }
+  const uint32_t dynamic_shared =
+      p->group_segment_size > kernel.group_segment_size ? p->group_segment_size - kernel.group_segment_size : 0;
+  if (uint64_t(dynamic_shared) + kernel.group_segment_size > uint64_t(q->agent->shared_per_block)) {
+    fail(q, HSA_STATUS_ERROR_INVALID_ALLOCATION, "group segment larger than the device's shared memory per block");
+    return false;
+  }
+  size_t size = kernel.kernarg_size;
+  void* buffer = p->kernarg_address;
+  uint8_t with_grid[4096 + 16];
+  if (kernel.grid_offset) {
+    // The kernarg bytes, then the grid in work items (xgpu_nvptx_grid_t).
+    if (kernel.grid_offset > 4096) {
+      fail(q, HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "kernarg segment larger than 4096 bytes");
+      return false;
+    }
+    std::memset(with_grid, 0, kernel.grid_offset + 16);
+    if (kernel.kernarg_size) std::memcpy(with_grid, p->kernarg_address, kernel.kernarg_size);
+    std::memcpy(with_grid + kernel.grid_offset, grid, sizeof(grid));
+    buffer = with_grid;
+    size = kernel.grid_offset + 16;
+  }
+  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buffer, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
+  CUresult r = g_runtime.cuda.cuLaunchKernel(kernel.function, blocks[0], blocks[1], blocks[2], block[0], block[1],
+                                             block[2], dynamic_shared, q->stream, nullptr,
+                                             size ? extra : nullptr);
+  if (r != CUDA_SUCCESS) {
+    fail(q, fault_status(r), ("cuLaunchKernel " + kernel.name + ": " + cuda_error_text(r)).c_str());
+    return false;
+  }
+  q->in_flight = true;
+  return complete(q, p->completion_signal);
+}
+
+bool barrier_and(Queue* q, const hsa_barrier_and_packet_t* p) {
+  for (hsa_signal_t dependency : p->dep_signal) {
+    if (!dependency.handle) continue;
+    const int64_t value = __atomic_load_n(&signal_object(dependency)->value, __ATOMIC_ACQUIRE);
+    if (value < 0) {
+      if (p->completion_signal.handle) hsa_signal_store_screlease(p->completion_signal, value);
+      fail(q, HSA_STATUS_ERROR, "a barrier-AND dependency is negative (its producer failed)");
+      return false;
+    }
+    if (value == 0) continue;
+    const CUdeviceptr address = signal_device_address(dependency);
+    if (!address) {
+      fail(q, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT, "a dependency is not a signal of this runtime");
+      return false;
+    }
+    CUresult r = g_runtime.cuda.cuStreamWaitValue64(q->stream, address, 0, CU_STREAM_WAIT_VALUE_EQ);
+    if (r != CUDA_SUCCESS) {
+      fail(q, fault_status(r), ("cuStreamWaitValue64: " + cuda_error_text(r)).c_str());
+      return false;
+    }
+    q->in_flight = true;
+  }
+  return complete(q, p->completion_signal);
+}
+
+bool barrier_or(Queue* q, const hsa_barrier_or_packet_t* p) {
+  for (;;) {
+    for (hsa_signal_t dependency : p->dep_signal)
+      if (dependency.handle && __atomic_load_n(&signal_object(dependency)->value, __ATOMIC_ACQUIRE) <= 0)
+        return complete(q, p->completion_signal);
+    if (q->stop.load(std::memory_order_acquire)) return false;
+    for (hsa_signal_t dependency : p->dep_signal) {
+      if (!dependency.handle) continue;
+      signal_wait(dependency, HSA_SIGNAL_CONDITION_LT, 1, 1000000, &q->stop);
+      break;
+    }
+  }
+}
+
+// Drains the stream; false (and the queue fails) when the device faulted.
+bool drain(Queue* q) {
+  if (!q->in_flight) return true;
+  CUresult r = g_runtime.cuda.cuStreamSynchronize(q->stream);
+  q->in_flight = false;
+  if (r != CUDA_SUCCESS) {
+    fail(q, fault_status(r), ("the device faulted: " + cuda_error_text(r)).c_str());
+    return false;
+  }
+  return true;
+}
+
+void process(Queue* q) {
+  make_current(q->agent);
+  hsa_queue_t& hq = q->amd->hsa_queue;
+  const uint64_t mask = hq.size - 1;
+  while (!q->stop.load(std::memory_order_acquire)) {
+    // The doorbell before the indices, so a ring after this load is seen.
+    const int64_t rung = __atomic_load_n(&signal_object(q->doorbell)->value, __ATOMIC_ACQUIRE);
+    const uint64_t read = __atomic_load_n(&q->amd->read_dispatch_id, __ATOMIC_RELAXED);
+    const uint64_t write = __atomic_load_n(&q->amd->write_dispatch_id, __ATOMIC_ACQUIRE);
+    auto* slot = static_cast<uint8_t*>(hq.base_address) + (read & mask) * 64;
+    const uint16_t header = read < write ? header_of(slot) : uint16_t(HSA_PACKET_TYPE_INVALID);
+    const uint32_t type = header & ((1u << HSA_PACKET_HEADER_WIDTH_TYPE) - 1);
+    if (q->failed || type == HSA_PACKET_TYPE_INVALID) {
+      if (!q->failed && q->in_flight) {
+        const CUresult r = g_runtime.cuda.cuStreamQuery(q->stream);
+        if (r == CUDA_ERROR_NOT_READY && read >= write) {
+          // Idle with work in flight: watch for faults every 200 µs.
+          signal_wait(q->doorbell, HSA_SIGNAL_CONDITION_NE, rung, 200000, &q->stop);
+        } else {
+          // Done, faulted, or a submitted slot still INVALID: a kernel in
+          // flight may be writing it, so finish the stream and look again.
+          drain(q);
+        }
+        continue;
+      }
+      signal_wait(q->doorbell, HSA_SIGNAL_CONDITION_NE, rung, 100000000ull, &q->stop);
+      continue;
+    }
+    if ((header >> 13) != 0 || type > HSA_PACKET_TYPE_BARRIER_OR || type == HSA_PACKET_TYPE_AGENT_DISPATCH) {
+      fail(q, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT, "unsupported packet type or reserved header bits");
+      continue;
+    }
+    bool ok = true;
+    if (type == HSA_PACKET_TYPE_KERNEL_DISPATCH)
+      ok = dispatch(q, reinterpret_cast<const hsa_kernel_dispatch_packet_t*>(slot));
+    else if (type == HSA_PACKET_TYPE_BARRIER_AND)
+      ok = barrier_and(q, reinterpret_cast<const hsa_barrier_and_packet_t*>(slot));
+    else
+      ok = barrier_or(q, reinterpret_cast<const hsa_barrier_or_packet_t*>(slot));
+    if (!ok) continue;
+    __atomic_store_n(reinterpret_cast<uint16_t*>(slot), uint16_t(HSA_PACKET_TYPE_INVALID), __ATOMIC_RELAXED);
+    __atomic_store_n(&q->amd->read_dispatch_id, read + 1, __ATOMIC_RELEASE);
+  }
+  drain(q);
+}
+
+void destroy(Queue* q) {
+  q->stop.store(true, std::memory_order_release);
+  signals_wake_all();
+  if (q->thread.joinable()) q->thread.join();
+  make_current(q->agent);
+  if (q->stream) g_runtime.cuda.cuStreamDestroy(q->stream);
+  if (q->ring) g_runtime.cuda.cuMemFreeHost(q->ring);
+  if (q->doorbell.handle) hsa_signal_destroy(q->doorbell);
+  q->agent->queue_count.fetch_sub(1);
+  std::free(q->amd);
+  delete q;
+}
+
+}  // namespace
+
+void queues_release_all() {
+  std::vector<Queue*> queues;
+  {
+    std::lock_guard<std::mutex> lock(g_queues_mutex);
+    queues.swap(g_queues);
+  }
+  if (!queues.empty()) log_error("hsa_shut_down: %zu queues were left alive", queues.size());
+  for (Queue* q : queues) destroy(q);
+}
+
+}  // namespace hsa_cuda
+
+using namespace hsa_cuda;
+
+hsa_status_t hsa_queue_create(hsa_agent_t agent_handle, uint32_t size, hsa_queue_type32_t type,
+                              void (*callback)(hsa_status_t, hsa_queue_t*, void*), void* data,
+                              uint32_t private_segment_size, uint32_t group_segment_size, hsa_queue_t** queue) {
+  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+  Agent* agent = to_agent(agent_handle);
+  if (!agent) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (agent->host) return HSA_STATUS_ERROR_INVALID_QUEUE_CREATION;  // no kernel dispatch
+  if (!queue || size == 0 || (size & (size - 1)) != 0 || size > 131072 ||
+      (type != HSA_QUEUE_TYPE_SINGLE && type != HSA_QUEUE_TYPE_MULTI && type != HSA_QUEUE_TYPE_COOPERATIVE))
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  (void)private_segment_size;
+  (void)group_segment_size;
+  if (size < 64) size = 64;
+  if (agent->queue_count.fetch_add(1) >= 128) {
+    agent->queue_count.fetch_sub(1);
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
+  auto* q = new Queue;
+  q->agent = agent;
+  q->callback = callback;
+  q->data = data;
+  q->amd = static_cast<amd_queue_t*>(std::aligned_alloc(AMD_QUEUE_ALIGN_BYTES, sizeof(amd_queue_t)));
+  std::memset(static_cast<void*>(q->amd), 0, sizeof(amd_queue_t));
+  auto cleanup = [&](hsa_status_t status) {
+    destroy(q);
+    return status;
+  };
+  if (!make_current(agent)) return cleanup(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+  CUresult r = g_runtime.cuda.cuMemHostAlloc(&q->ring, size_t(size) * 64,
+                                             CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
+  if (r == CUDA_SUCCESS) r = g_runtime.cuda.cuStreamCreate(&q->stream, CU_STREAM_NON_BLOCKING);
+  if (r != CUDA_SUCCESS) {
+    log_error("hsa_queue_create: %s", cuda_error_text(r).c_str());
+    return cleanup(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+  }
+  for (uint32_t i = 0; i < size; ++i)
+    *reinterpret_cast<uint16_t*>(static_cast<uint8_t*>(q->ring) + size_t(i) * 64) = HSA_PACKET_TYPE_INVALID;
+  if (hsa_signal_create(-1, 0, nullptr, &q->doorbell) != HSA_STATUS_SUCCESS)
+    return cleanup(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+  static std::atomic<uint64_t> next_id{0};
+  hsa_queue_t& hq = q->amd->hsa_queue;
+  hq.type = type;
+  hq.features = HSA_QUEUE_FEATURE_KERNEL_DISPATCH;
+  hq.base_address = q->ring;
+  hq.doorbell_signal = q->doorbell;
+  hq.size = size;
+  hq.id = next_id.fetch_add(1);
+  signal_object(q->doorbell)->kind = AMD_SIGNAL_KIND_DOORBELL;
+  signal_object(q->doorbell)->queue_ptr = q->amd;
+  {
+    std::lock_guard<std::mutex> lock(g_queues_mutex);
+    g_queues.push_back(q);
+  }
+  q->thread = std::thread(process, q);
+  *queue = &hq;
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_queue_destroy(hsa_queue_t* queue) {
+  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+  if (!queue) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  Queue* q = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g_queues_mutex);
+    for (auto it = g_queues.begin(); it != g_queues.end(); ++it)
+      if (&(*it)->amd->hsa_queue == queue) {
+        q = *it;
+        g_queues.erase(it);
+        break;
+      }
+  }
+  if (!q) return HSA_STATUS_ERROR_INVALID_QUEUE;
+  destroy(q);
+  return HSA_STATUS_SUCCESS;
+}
+
+namespace {
+amd_queue_t* amd_of(const hsa_queue_t* queue) {
+  return reinterpret_cast<amd_queue_t*>(const_cast<hsa_queue_t*>(queue));
+}
+}  // namespace
+
+#define HSA_CUDA_LOAD_INDEX(name, field, order) \
+  uint64_t name(const hsa_queue_t* queue) { return __atomic_load_n(&amd_of(queue)->field, order); }
+HSA_CUDA_LOAD_INDEX(hsa_queue_load_read_index_scacquire, read_dispatch_id, __ATOMIC_ACQUIRE)
+HSA_CUDA_LOAD_INDEX(hsa_queue_load_read_index_relaxed, read_dispatch_id, __ATOMIC_RELAXED)
+HSA_CUDA_LOAD_INDEX(hsa_queue_load_write_index_scacquire, write_dispatch_id, __ATOMIC_ACQUIRE)
+HSA_CUDA_LOAD_INDEX(hsa_queue_load_write_index_relaxed, write_dispatch_id, __ATOMIC_RELAXED)
+
+#define HSA_CUDA_ADD_INDEX(name, order)                                            \
+  uint64_t name(const hsa_queue_t* queue, uint64_t value) {                        \
+    return __atomic_fetch_add(&amd_of(queue)->write_dispatch_id, value, order);    \
+  }
+HSA_CUDA_ADD_INDEX(hsa_queue_add_write_index_scacq_screl, __ATOMIC_ACQ_REL)
+HSA_CUDA_ADD_INDEX(hsa_queue_add_write_index_scacquire, __ATOMIC_ACQUIRE)
+HSA_CUDA_ADD_INDEX(hsa_queue_add_write_index_relaxed, __ATOMIC_RELAXED)
+HSA_CUDA_ADD_INDEX(hsa_queue_add_write_index_screlease, __ATOMIC_RELEASE)
+
+void hsa_queue_store_write_index_relaxed(const hsa_queue_t* queue, uint64_t value) {
+  __atomic_store_n(&amd_of(queue)->write_dispatch_id, value, __ATOMIC_RELAXED);
+}
+void hsa_queue_store_write_index_screlease(const hsa_queue_t* queue, uint64_t value) {
+  __atomic_store_n(&amd_of(queue)->write_dispatch_id, value, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,586 @@
+// Lifetime, agents, ISAs, pools, memory and system/agent/pool queries.
+#include "runtime.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+
+namespace hsa_cuda {
+
+Runtime g_runtime;
+
+bool initialized() { return g_runtime.refcount > 0; }
+
+void log_error(const char* format, ...) {
+  if (!g_runtime.log) return;
+  char buffer[1024];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buffer, sizeof(buffer), format, args);
+  va_end(args);
+  std::fprintf(stderr, "hsa-cuda: %s\n", buffer);
+}
+
+std::string cuda_error_text(CUresult result) {
+  const char* name = nullptr;
+  const char* text = nullptr;
+  if (g_runtime.cuda.cuGetErrorName) g_runtime.cuda.cuGetErrorName(result, &name);
+  if (g_runtime.cuda.cuGetErrorString) g_runtime.cuda.cuGetErrorString(result, &text);
+  return std::string(name ? name : "CUDA error ") + (name ? "" : std::to_string(result)) + " (" +
+         (text ? text : "no description") + ")";
+}
+
+bool make_current(const Agent* agent) {
+  return g_runtime.cuda.cuCtxSetCurrent(agent->context) == CUDA_SUCCESS;
+}
+
+Agent* to_agent(hsa_agent_t handle) {
+  for (auto& agent : g_runtime.agents)
+    if (reinterpret_cast<uint64_t>(agent.get()) == handle.handle) return agent.get();
+  return nullptr;
+}
+
+uint64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+namespace {
+
+Pool* to_pool(hsa_amd_memory_pool_t handle) {
+  for (auto& agent : g_runtime.agents)
+    for (Pool& pool : agent->pools)
+      if (reinterpret_cast<uint64_t>(&pool) == handle.handle) return &pool;
+  return nullptr;
+}
+
+Isa* to_isa(hsa_isa_t handle) {
+  for (auto& isa : g_runtime.isas)
+    if (reinterpret_cast<uint64_t>(isa.get()) == handle.handle) return isa.get();
+  return nullptr;
+}
+
+bool attribute(const Agent& agent, int which, int* out) {
+  return g_runtime.cuda.cuDeviceGetAttribute(out, which, agent.device) == CUDA_SUCCESS;
+}
+
+hsa_status_t open_agents() {
+  CudaDriver& cuda = g_runtime.cuda;
+  const char* error = nullptr;
+  if (!cuda.library && !cuda_driver_load(&cuda, &error)) {
+    log_error("hsa_init: %s", error);
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
+  CUresult r = cuda.cuInit(0);
+  int count = 0;
+  if (r == CUDA_SUCCESS) r = cuda.cuDeviceGetCount(&count);
+  if (r != CUDA_SUCCESS) {
+    // No device is not an error of hsa_init: the runtime then has no agents.
+    log_error("hsa_init: cuInit/cuDeviceGetCount: %s", cuda_error_text(r).c_str());
+    return r == CUDA_ERROR_NO_DEVICE ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
+  for (int i = 0; i < count; ++i) {
+    auto agent = std::make_unique<Agent>();
+    agent->ordinal = i;
+    if (cuda.cuDeviceGet(&agent->device, i) != CUDA_SUCCESS) continue;
+    char name[256] = {};
+    cuda.cuDeviceGetName(name, sizeof(name) - 1, agent->device);
+    agent->name = name;
+    int major = 0, minor = 0, host_map = 0, uva = 0;
+    attribute(*agent, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &major);
+    attribute(*agent, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &minor);
+    attribute(*agent, CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY, &host_map);
+    attribute(*agent, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, &uva);
+    if (!host_map || !uva) {
+      log_error("hsa_init: CUDA device %d (%s) cannot map host memory with unified addressing; skipped", i,
+                name);
+      continue;
+    }
+    attribute(*agent, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &agent->sm_count);
+    attribute(*agent, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &agent->max_threads);
+    for (int d = 0; d < 3; ++d) {
+      attribute(*agent, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X + d, &agent->max_block[d]);
+      attribute(*agent, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X + d, &agent->max_grid[d]);
+    }
+    attribute(*agent, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, &agent->shared_per_block);
+    attribute(*agent, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, &agent->l2_size);
+    attribute(*agent, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, &agent->clock_khz);
+    attribute(*agent, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, &agent->pci_device);
+    attribute(*agent, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, &agent->pci_bus);
+    attribute(*agent, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, &agent->pci_domain);
+    attribute(*agent, CU_DEVICE_ATTRIBUTE_WARP_SIZE, &agent->warp_size);
+    cuda.cuDeviceTotalMem(&agent->total_memory, agent->device);
+    r = cuda.cuDevicePrimaryCtxRetain(&agent->context, agent->device);
+    if (r != CUDA_SUCCESS) {
+      log_error("hsa_init: CUDA device %d: cuDevicePrimaryCtxRetain: %s", i, cuda_error_text(r).c_str());
+      continue;
+    }
+    const int sm = major * 10 + minor;
+    Isa* isa = nullptr;
+    for (auto& known : g_runtime.isas)
+      if (known->sm == sm) isa = known.get();
+    if (!isa) {
+      auto fresh = std::make_unique<Isa>();
+      fresh->sm = sm;
+      fresh->name = "nvptx64-nvidia-cuda--sm_" + std::to_string(sm);
+      isa = fresh.get();
+      g_runtime.isas.push_back(std::move(fresh));
+    }
+    agent->isa = isa;
+    agent->pools[0] = Pool{agent.get(), PoolKind::kDevice};
+    agent->pools[1] = Pool{agent.get(), PoolKind::kGroup};
+    g_runtime.agents.push_back(std::move(agent));
+  }
+  if (!g_runtime.agents.empty()) {
+    // The host agent: pinned memory is made with the first device's context
+    // (portable, so every device maps it).
+    const Agent& first = *g_runtime.agents[0];
+    auto host = std::make_unique<Agent>();
+    host->host = true;
+    host->ordinal = int(g_runtime.agents.size());
+    host->device = first.device;
+    host->context = first.context;
+    host->name = "hsa-cuda host";
+    host->pools[0] = Pool{host.get(), PoolKind::kHost};
+    host->pools[1] = Pool{host.get(), PoolKind::kKernarg};
+    g_runtime.agents.push_back(std::move(host));
+  }
+  g_runtime.host_memory = size_t(sysconf(_SC_PHYS_PAGES)) * size_t(sysconf(_SC_PAGESIZE));
+  return HSA_STATUS_SUCCESS;
+}
+
+void close_agents() {
+  queues_release_all();
+  signals_release_all();
+  memory_release_all();
+  for (auto& agent : g_runtime.agents) {
+    if (agent->host) continue;
+    // A device fault leaves the context unusable (CUDA's sticky errors):
+    // reset it, so that the next hsa_init starts on a fresh one.
+    CUresult r = make_current(agent.get()) ? g_runtime.cuda.cuCtxSynchronize() : CUDA_SUCCESS;
+    g_runtime.cuda.cuCtxSetCurrent(nullptr);
+    if (r != CUDA_SUCCESS) {
+      log_error("hsa_shut_down: CUDA device %d had faulted (%s): its context is reset", agent->ordinal,
+                cuda_error_text(r).c_str());
+      g_runtime.cuda.cuDevicePrimaryCtxReset(agent->device);
+    }
+    g_runtime.cuda.cuDevicePrimaryCtxRelease(agent->device);
+  }
+  g_runtime.agents.clear();
+  g_runtime.isas.clear();
+}
+
+template <typename T>
+hsa_status_t put(void* value, T v) {
+  std::memcpy(value, &v, sizeof(T));
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t put_string(void* value, const std::string& s, size_t size) {
+  char* out = static_cast<char*>(value);
+  std::memset(out, 0, size);
+  std::memcpy(out, s.data(), std::min(s.size(), size - 1));
+  return HSA_STATUS_SUCCESS;
+}
+
+}  // namespace
+}  // namespace hsa_cuda
+
+using namespace hsa_cuda;
+
+// --- Runtime -------------------------------------------------------------------
+
+hsa_status_t hsa_init() {
+  std::lock_guard<std::mutex> lock(g_runtime.mutex);
+  if (g_runtime.refcount > 0) {
+    ++g_runtime.refcount;
+    return HSA_STATUS_SUCCESS;
+  }
+  const char* log = std::getenv("HSA_CUDA_LOG");
+  g_runtime.log = log && std::strcmp(log, "0") != 0;
+  hsa_status_t status = open_agents();
+  if (status != HSA_STATUS_SUCCESS) {
+    close_agents();
+    return status;
+  }
+  g_runtime.refcount = 1;
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_shut_down() {
+  std::lock_guard<std::mutex> lock(g_runtime.mutex);
+  if (g_runtime.refcount == 0) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+  if (--g_runtime.refcount == 0) close_agents();
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_system_get_info(hsa_system_info_t attribute, void* value) {
+  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+  if (!value) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  switch (int(attribute)) {
+    case HSA_SYSTEM_INFO_VERSION_MAJOR: return put<uint16_t>(value, 1);
+    case HSA_SYSTEM_INFO_VERSION_MINOR: return put<uint16_t>(value, 1);
+    case HSA_SYSTEM_INFO_TIMESTAMP: return put<uint64_t>(value, monotonic_ns());
+    case HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY: return put<uint64_t>(value, 1000000000ull);
+    case HSA_SYSTEM_INFO_SIGNAL_MAX_WAIT: return put<uint64_t>(value, UINT64_MAX);
+    case HSA_SYSTEM_INFO_ENDIANNESS: return put(value, HSA_ENDIANNESS_LITTLE);
+    case HSA_SYSTEM_INFO_MACHINE_MODEL: return put(value, HSA_MACHINE_MODEL_LARGE);
+    case HSA_SYSTEM_INFO_EXTENSIONS: std::memset(value, 0, 128); return HSA_STATUS_SUCCESS;
+    default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+}
+
+hsa_status_t hsa_iterate_agents(hsa_status_t (*callback)(hsa_agent_t, void*), void* data) {
+  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+  if (!callback) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  for (auto& agent : g_runtime.agents) {
+    hsa_status_t status = callback(hsa_agent_t{reinterpret_cast<uint64_t>(agent.get())}, data);
+    if (status != HSA_STATUS_SUCCESS) return status;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_agent_get_info(hsa_agent_t handle, hsa_agent_info_t attribute, void* value) {
+  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+  Agent* agent = to_agent(handle);
+  if (!agent) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (!value) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  const uint32_t max_threads = uint32_t(agent->max_threads);
+  if (agent->host) {
+    switch (int(attribute)) {
+      case HSA_AGENT_INFO_NAME: return put_string(value, agent->name, 64);
+      case HSA_AGENT_INFO_VENDOR_NAME: return put_string(value, "CPU", 64);
+      case HSA_AGENT_INFO_FEATURE: return put<uint32_t>(value, 0);
+      case HSA_AGENT_INFO_DEVICE: return put(value, HSA_DEVICE_TYPE_CPU);
+      case HSA_AGENT_INFO_PROFILE: return put(value, HSA_PROFILE_FULL);
+      case HSA_AGENT_INFO_NODE: return put<uint32_t>(value, uint32_t(agent->ordinal));
+      case HSA_AGENT_INFO_QUEUES_MAX: return put<uint32_t>(value, 0);
+      case HSA_AGENT_INFO_QUEUE_MIN_SIZE: return put<uint32_t>(value, 0);
+      case HSA_AGENT_INFO_QUEUE_MAX_SIZE: return put<uint32_t>(value, 0);
+      case HSA_AGENT_INFO_ISA: return put(value, hsa_isa_t{0});
+      case HSA_AGENT_INFO_VERSION_MAJOR: return put<uint16_t>(value, 1);
+      case HSA_AGENT_INFO_VERSION_MINOR: return put<uint16_t>(value, 1);
+      case HSA_AMD_AGENT_INFO_PRODUCT_NAME: return put_string(value, agent->name, 64);
+      case HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT:
+        return put<uint32_t>(value, uint32_t(sysconf(_SC_NPROCESSORS_ONLN)));
+      default:
+        log_error("hsa_agent_get_info: attribute 0x%x is not answered for the host agent", unsigned(attribute));
+        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    }
+  }
+  switch (int(attribute)) {
+    case HSA_AGENT_INFO_NAME: return put_string(value, agent->name, 64);
+    case HSA_AGENT_INFO_VENDOR_NAME: return put_string(value, "NVIDIA", 64);
+    case HSA_AGENT_INFO_FEATURE: return put(value, HSA_AGENT_FEATURE_KERNEL_DISPATCH);
+    case HSA_AGENT_INFO_MACHINE_MODEL: return put(value, HSA_MACHINE_MODEL_LARGE);
+    case HSA_AGENT_INFO_PROFILE: return put(value, HSA_PROFILE_BASE);
+    case HSA_AGENT_INFO_DEFAULT_FLOAT_ROUNDING_MODE: return put(value, HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR);
+    case HSA_AGENT_INFO_BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES:
+      return put<uint32_t>(value, HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR);
+    case HSA_AGENT_INFO_FAST_F16_OPERATION: return put<bool>(value, true);
+    case HSA_AGENT_INFO_WAVEFRONT_SIZE: return put<uint32_t>(value, uint32_t(agent->warp_size));
+    case HSA_AGENT_INFO_WORKGROUP_MAX_DIM: {
+      uint16_t dims[3];
+      for (int d = 0; d < 3; ++d) dims[d] = uint16_t(std::min(agent->max_block[d], 65535));
+      std::memcpy(value, dims, sizeof(dims));
+      return HSA_STATUS_SUCCESS;
+    }
+    case HSA_AGENT_INFO_WORKGROUP_MAX_SIZE: return put<uint32_t>(value, max_threads);
+    case HSA_AGENT_INFO_GRID_MAX_DIM: {
+      // Work items per dimension: AQL grids are in work items (uint32_t).
+      hsa_dim3_t dims;
+      uint32_t* out[3] = {&dims.x, &dims.y, &dims.z};
+      for (int d = 0; d < 3; ++d)
+        *out[d] = uint32_t(std::min<uint64_t>(uint64_t(agent->max_grid[d]) * uint64_t(agent->max_block[d]),
+                                              UINT32_MAX));
+      std::memcpy(value, &dims, sizeof(dims));
+      return HSA_STATUS_SUCCESS;
+    }
+    case HSA_AGENT_INFO_GRID_MAX_SIZE: return put<uint32_t>(value, UINT32_MAX);
+    case HSA_AGENT_INFO_FBARRIER_MAX_SIZE: return put<uint32_t>(value, 32);
+    case HSA_AGENT_INFO_QUEUES_MAX: return put<uint32_t>(value, 128);
+    case HSA_AGENT_INFO_QUEUE_MIN_SIZE: return put<uint32_t>(value, 64);
+    case HSA_AGENT_INFO_QUEUE_MAX_SIZE: return put<uint32_t>(value, 131072);
+    case HSA_AGENT_INFO_QUEUE_TYPE: return put(value, HSA_QUEUE_TYPE_MULTI);
+    case HSA_AGENT_INFO_NODE: return put<uint32_t>(value, uint32_t(agent->ordinal));
+    case HSA_AGENT_INFO_DEVICE: return put(value, HSA_DEVICE_TYPE_GPU);
+    case HSA_AGENT_INFO_CACHE_SIZE: {
+      uint32_t sizes[4] = {0, uint32_t(agent->l2_size), 0, 0};
+      std::memcpy(value, sizes, sizeof(sizes));
+      return HSA_STATUS_SUCCESS;
+    }
+    case HSA_AGENT_INFO_ISA: return put(value, hsa_isa_t{reinterpret_cast<uint64_t>(agent->isa)});
+    case HSA_AGENT_INFO_EXTENSIONS: std::memset(value, 0, 128); return HSA_STATUS_SUCCESS;
+    case HSA_AGENT_INFO_VERSION_MAJOR: return put<uint16_t>(value, 1);
+    case HSA_AGENT_INFO_VERSION_MINOR: return put<uint16_t>(value, 1);
+    case HSA_AMD_AGENT_INFO_CHIP_ID: return put<uint32_t>(value, uint32_t(agent->pci_device));
+    case HSA_AMD_AGENT_INFO_CACHELINE_SIZE: return put<uint32_t>(value, 128);
+    case HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT: return put<uint32_t>(value, uint32_t(agent->sm_count));
+    case HSA_AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY: return put<uint32_t>(value, uint32_t(agent->clock_khz / 1000));
+    case HSA_AMD_AGENT_INFO_DRIVER_NODE_ID: return put<uint32_t>(value, uint32_t(agent->ordinal));
+    case HSA_AMD_AGENT_INFO_BDFID: return put<uint32_t>(value, uint32_t(agent->pci_bus) << 8);
+    case HSA_AMD_AGENT_INFO_DOMAIN: return put<uint32_t>(value, uint32_t(agent->pci_domain));
+    case HSA_AMD_AGENT_INFO_PRODUCT_NAME: return put_string(value, agent->name, 64);
+    case HSA_AMD_AGENT_INFO_MAX_WAVES_PER_CU: return put<uint32_t>(value, 64);
+    case HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU: return put<uint32_t>(value, 4);
+    case HSA_AMD_AGENT_INFO_MEMORY_MAX_FREQUENCY: return put<uint32_t>(value, 0);
+    case 0xA016:  // HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY: %globaltimer counts ns
+      return put<uint64_t>(value, 1000000000ull);
+    default:
+      log_error("hsa_agent_get_info: attribute 0x%x is not answered", unsigned(attribute));
+      return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+}
+
+hsa_status_t hsa_agent_iterate_isas(hsa_agent_t handle, hsa_status_t (*callback)(hsa_isa_t, void*),
+                                    void* data) {
+  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+  Agent* agent = to_agent(handle);
+  if (!agent) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (!callback) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (agent->host) return HSA_STATUS_SUCCESS;  // runs no code objects
+  return callback(hsa_isa_t{reinterpret_cast<uint64_t>(agent->isa)}, data);
+}
+
+hsa_status_t hsa_isa_get_info_alt(hsa_isa_t handle, hsa_isa_info_t attribute, void* value) {
+  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+  Isa* isa = to_isa(handle);
+  if (!isa) return HSA_STATUS_ERROR_INVALID_ISA;
+  if (!value) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  switch (attribute) {
+    case HSA_ISA_INFO_NAME_LENGTH: return put<uint32_t>(value, uint32_t(isa->name.size() + 1));
+    case HSA_ISA_INFO_NAME: std::memcpy(value, isa->name.c_str(), isa->name.size() + 1); return HSA_STATUS_SUCCESS;
+    case HSA_ISA_INFO_MACHINE_MODELS: {
+      bool models[2] = {false, true};
+      std::memcpy(value, models, sizeof(models));
+      return HSA_STATUS_SUCCESS;
+    }
+    case HSA_ISA_INFO_PROFILES: {
+      bool profiles[2] = {true, false};
+      std::memcpy(value, profiles, sizeof(profiles));
+      return HSA_STATUS_SUCCESS;
+    }
+    case HSA_ISA_INFO_DEFAULT_FLOAT_ROUNDING_MODES: {
+      bool modes[3] = {false, false, true};
+      std::memcpy(value, modes, sizeof(modes));
+      return HSA_STATUS_SUCCESS;
+    }
+    case HSA_ISA_INFO_BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES: {
+      bool modes[3] = {false, false, true};
+      std::memcpy(value, modes, sizeof(modes));
+      return HSA_STATUS_SUCCESS;
+    }
+    case HSA_ISA_INFO_FAST_F16_OPERATION: return put<bool>(value, true);
+    case HSA_ISA_INFO_WORKGROUP_MAX_DIM: {
+      uint16_t dims[3] = {1024, 1024, 64};
+      std::memcpy(value, dims, sizeof(dims));
+      return HSA_STATUS_SUCCESS;
+    }
+    case HSA_ISA_INFO_WORKGROUP_MAX_SIZE: return put<uint32_t>(value, 1024);
+    case HSA_ISA_INFO_GRID_MAX_DIM: return put(value, hsa_dim3_t{UINT32_MAX, UINT32_MAX, UINT32_MAX});
+    case HSA_ISA_INFO_GRID_MAX_SIZE: return put<uint64_t>(value, UINT32_MAX);
+    case HSA_ISA_INFO_FBARRIER_MAX_SIZE: return put<uint32_t>(value, 32);
+    default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+}
+
+// --- Memory pools ---------------------------------------------------------------
+
+namespace hsa_cuda {
+namespace {
+
+struct Allocation {
+  size_t size;
+  PoolKind kind;
+  Agent* agent;
+};
+
+std::mutex g_allocations_mutex;
+std::map<uintptr_t, Allocation> g_allocations;
+
+}  // namespace
+
+void memory_release_all() {
+  std::lock_guard<std::mutex> lock(g_allocations_mutex);
+  for (auto& [address, allocation] : g_allocations) {
+    make_current(allocation.agent);
+    if (allocation.kind == PoolKind::kDevice)
+      g_runtime.cuda.cuMemFree(CUdeviceptr(address));
+    else
+      g_runtime.cuda.cuMemFreeHost(reinterpret_cast<void*>(address));
+  }
+  if (!g_allocations.empty()) log_error("hsa_shut_down: %zu allocations were left alive", g_allocations.size());
+  g_allocations.clear();
+}
+
+}  // namespace hsa_cuda
+
+hsa_status_t hsa_amd_agent_iterate_memory_pools(hsa_agent_t handle,
+                                                hsa_status_t (*callback)(hsa_amd_memory_pool_t, void*),
+                                                void* data) {
+  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+  Agent* agent = to_agent(handle);
+  if (!agent) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (!callback) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  for (Pool& pool : agent->pools) {
+    hsa_status_t status = callback(hsa_amd_memory_pool_t{reinterpret_cast<uint64_t>(&pool)}, data);
+    if (status != HSA_STATUS_SUCCESS) return status;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t handle, hsa_amd_memory_pool_info_t attribute,
+                                          void* value) {
+  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+  Pool* pool = to_pool(handle);
+  if (!pool) return hsa_status_t(HSA_STATUS_ERROR_INVALID_MEMORY_POOL);
+  if (!value) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  const bool device = pool->kind == PoolKind::kDevice;
+  const size_t size = device ? pool->agent->total_memory : g_runtime.host_memory;
+  if (pool->kind == PoolKind::kGroup) {
+    // Shared memory per workgroup: not allocatable.
+    switch (int(attribute)) {
+      case HSA_AMD_MEMORY_POOL_INFO_SEGMENT: return put(value, HSA_AMD_SEGMENT_GROUP);
+      case HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS: return put<uint32_t>(value, 0);
+      case HSA_AMD_MEMORY_POOL_INFO_SIZE: return put<size_t>(value, size_t(pool->agent->shared_per_block));
+      case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED: return put<bool>(value, false);
+      case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE: return put<size_t>(value, 0);
+      case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALIGNMENT: return put<size_t>(value, 0);
+      case HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL: return put<bool>(value, false);
+      case HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE: return put<size_t>(value, 0);
+      default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    }
+  }
+  switch (int(attribute)) {
+    case HSA_AMD_MEMORY_POOL_INFO_SEGMENT: return put(value, HSA_AMD_SEGMENT_GLOBAL);
+    case HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS: {
+      uint32_t flags = device ? HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED
+                              : HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED;
+      if (pool->kind == PoolKind::kKernarg) flags |= HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT;
+      return put<uint32_t>(value, flags);
+    }
+    case HSA_AMD_MEMORY_POOL_INFO_SIZE: return put<size_t>(value, size);
+    case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED: return put<bool>(value, true);
+    case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE: return put<size_t>(value, 4096);
+    case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALIGNMENT: return put<size_t>(value, 4096);
+    // Device memory is not reachable from the host: only the owning agent
+    // accesses it. Pinned host memory is reachable by every agent.
+    case HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL: return put<bool>(value, !device);
+    case HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE: return put<size_t>(value, size);
+    default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+}
+
+hsa_status_t hsa_amd_memory_pool_allocate(hsa_amd_memory_pool_t handle, size_t size, uint32_t flags, void** ptr) {
+  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+  Pool* pool = to_pool(handle);
+  if (!pool) return hsa_status_t(HSA_STATUS_ERROR_INVALID_MEMORY_POOL);
+  if (!ptr || size == 0 || pool->kind == PoolKind::kGroup) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  (void)flags;
+  if (!make_current(pool->agent)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  size = (size + 4095) & ~size_t(4095);
+  void* address = nullptr;
+  CUresult r;
+  if (pool->kind == PoolKind::kDevice) {
+    CUdeviceptr device = 0;
+    r = g_runtime.cuda.cuMemAlloc(&device, size);
+    address = reinterpret_cast<void*>(uintptr_t(device));
+  } else {
+    r = g_runtime.cuda.cuMemHostAlloc(&address, size, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
+  }
+  if (r != CUDA_SUCCESS) {
+    log_error("hsa_amd_memory_pool_allocate: %zu bytes: %s", size, cuda_error_text(r).c_str());
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
+  {
+    std::lock_guard<std::mutex> lock(g_allocations_mutex);
+    g_allocations[reinterpret_cast<uintptr_t>(address)] = Allocation{size, pool->kind, pool->agent};
+  }
+  *ptr = address;
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_amd_memory_pool_free(void* ptr) {
+  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+  if (!ptr) return HSA_STATUS_SUCCESS;
+  Allocation allocation;
+  {
+    std::lock_guard<std::mutex> lock(g_allocations_mutex);
+    auto it = g_allocations.find(reinterpret_cast<uintptr_t>(ptr));
+    if (it == g_allocations.end()) {
+      log_error("hsa_amd_memory_pool_free: %p is not the start of an allocation", ptr);
+      return HSA_STATUS_ERROR_INVALID_ALLOCATION;
+    }
+    allocation = it->second;
+    g_allocations.erase(it);
+  }
+  make_current(allocation.agent);
+  CUresult r = allocation.kind == PoolKind::kDevice ? g_runtime.cuda.cuMemFree(CUdeviceptr(uintptr_t(ptr)))
+                                                    : g_runtime.cuda.cuMemFreeHost(ptr);
+  if (r != CUDA_SUCCESS) log_error("hsa_amd_memory_pool_free: %p: %s", ptr, cuda_error_text(r).c_str());
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_amd_agents_allow_access(uint32_t num_agents, const hsa_agent_t* agents, const uint32_t* flags,
+                                         const void* ptr) {
+  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+  if (num_agents == 0 || !agents || !ptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  (void)flags;
+  for (uint32_t i = 0; i < num_agents; ++i)
+    if (!to_agent(agents[i])) return HSA_STATUS_ERROR_INVALID_AGENT;
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_memory_copy(void* dst, const void* src, size_t size) {
+  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+  if (!dst || !src) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (size == 0) return HSA_STATUS_SUCCESS;
+  if (g_runtime.agents.empty() || !make_current(g_runtime.agents[0].get())) return HSA_STATUS_ERROR;
+  // Unified addressing: the driver tells host from device pointers.
+  CUresult r = g_runtime.cuda.cuMemcpy(CUdeviceptr(uintptr_t(dst)), CUdeviceptr(uintptr_t(src)), size);
+  if (r != CUDA_SUCCESS) {
+    log_error("hsa_memory_copy: %zu bytes %p -> %p: %s", size, src, dst, cuda_error_text(r).c_str());
+    return HSA_STATUS_ERROR;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_status_string(hsa_status_t status, const char** status_string) {
+  if (!status_string) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  switch (int(status)) {
+    case HSA_STATUS_SUCCESS: *status_string = "HSA_STATUS_SUCCESS: The function has been executed successfully."; break;
+    case HSA_STATUS_INFO_BREAK: *status_string = "HSA_STATUS_INFO_BREAK: A traversal over a list of elements has been interrupted by the application before completing."; break;
+    case HSA_STATUS_ERROR: *status_string = "HSA_STATUS_ERROR: A generic error has occurred."; break;
+    case HSA_STATUS_ERROR_INVALID_ARGUMENT: *status_string = "HSA_STATUS_ERROR_INVALID_ARGUMENT: One of the actual arguments does not meet a precondition stated in the documentation of the corresponding formal argument."; break;
+    case HSA_STATUS_ERROR_INVALID_QUEUE_CREATION: *status_string = "HSA_STATUS_ERROR_INVALID_QUEUE_CREATION: The requested queue creation is not valid."; break;
+    case HSA_STATUS_ERROR_INVALID_ALLOCATION: *status_string = "HSA_STATUS_ERROR_INVALID_ALLOCATION: The requested allocation is not valid."; break;
+    case HSA_STATUS_ERROR_INVALID_AGENT: *status_string = "HSA_STATUS_ERROR_INVALID_AGENT: The agent is invalid."; break;
+    case HSA_STATUS_ERROR_INVALID_REGION: *status_string = "HSA_STATUS_ERROR_INVALID_REGION: The memory region is invalid."; break;
+    case HSA_STATUS_ERROR_INVALID_SIGNAL: *status_string = "HSA_STATUS_ERROR_INVALID_SIGNAL: The signal is invalid."; break;
+    case HSA_STATUS_ERROR_INVALID_QUEUE: *status_string = "HSA_STATUS_ERROR_INVALID_QUEUE: The queue is invalid."; break;
+    case HSA_STATUS_ERROR_OUT_OF_RESOURCES: *status_string = "HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources."; break;
+    case HSA_STATUS_ERROR_INVALID_PACKET_FORMAT: *status_string = "HSA_STATUS_ERROR_INVALID_PACKET_FORMAT: The AQL packet is malformed."; break;
+    case HSA_STATUS_ERROR_RESOURCE_FREE: *status_string = "HSA_STATUS_ERROR_RESOURCE_FREE: An error has been detected while releasing a resource."; break;
+    case HSA_STATUS_ERROR_NOT_INITIALIZED: *status_string = "HSA_STATUS_ERROR_NOT_INITIALIZED: An API other than hsa_init has been invoked while the reference count of the HSA runtime is zero."; break;
+    case HSA_STATUS_ERROR_INVALID_ISA: *status_string = "HSA_STATUS_ERROR_INVALID_ISA: The instruction set architecture is invalid."; break;
+    case HSA_STATUS_ERROR_INVALID_CODE_OBJECT: *status_string = "HSA_STATUS_ERROR_INVALID_CODE_OBJECT: The code object is invalid."; break;
+    case HSA_STATUS_ERROR_INVALID_EXECUTABLE: *status_string = "HSA_STATUS_ERROR_INVALID_EXECUTABLE: The executable is invalid."; break;
+    case HSA_STATUS_ERROR_FROZEN_EXECUTABLE: *status_string = "HSA_STATUS_ERROR_FROZEN_EXECUTABLE: The executable is frozen."; break;
+    case HSA_STATUS_ERROR_INVALID_SYMBOL_NAME: *status_string = "HSA_STATUS_ERROR_INVALID_SYMBOL_NAME: There is no symbol with the given name."; break;
+    case HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS: *status_string = "HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS: The arguments passed to a functions are not compatible."; break;
+    case HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER: *status_string = "HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER: The code object reader is invalid."; break;
+    case HSA_STATUS_ERROR_INVALID_EXECUTABLE_SYMBOL: *status_string = "HSA_STATUS_ERROR_INVALID_EXECUTABLE_SYMBOL: The executable symbol is invalid."; break;
+    case HSA_STATUS_ERROR_INVALID_MEMORY_POOL: *status_string = "HSA_STATUS_ERROR_INVALID_MEMORY_POOL: The memory pool is invalid."; break;
+    case HSA_STATUS_ERROR_MEMORY_FAULT: *status_string = "HSA_STATUS_ERROR_MEMORY_FAULT: Agent accessed memory beyond the maximum legal address."; break;
+    case HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION: *status_string = "HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION: Agent executed an invalid shader instruction."; break;
+    case HSA_STATUS_ERROR_EXCEPTION: *status_string = "HSA_STATUS_ERROR_EXCEPTION: An exception has occurred."; break;
+    default: *status_string = "HSA_STATUS: an unknown status."; return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  return HSA_STATUS_SUCCESS;
+}

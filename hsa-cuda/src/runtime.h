@@ -1,0 +1,111 @@
+// hsa-cuda internals shared by the runtime's translation units.
+//
+// Thread-safety: g_runtime's tables (agents, pools, ISAs) are written by the
+// first hsa_init and read-only until the last hsa_shut_down. The registries
+// (allocations, signals, kernel objects) are guarded by their own mutexes.
+#pragma once
+
+#include <hsa/amd_hsa_queue.h>
+#include <hsa/amd_hsa_signal.h>
+#include <hsa/hsa.h>
+#include <hsa/hsa_ext_amd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cuda_driver.h"
+
+namespace hsa_cuda {
+
+struct Agent;
+
+enum class PoolKind { kDevice, kGroup, kHost, kKernarg };
+
+struct Pool {
+  Agent* agent = nullptr;
+  PoolKind kind = PoolKind::kDevice;
+};
+
+struct Isa {
+  std::string name;  // nvptx64-nvidia-cuda--sm_XY
+  int sm = 0;        // 10 * major + minor
+};
+
+// A CUDA device (kernel dispatch), or the host agent that owns the pinned
+// host memory pools, as ROCR's CPU agent owns system memory.
+struct Agent {
+  bool host = false;
+  int ordinal = 0;
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  std::string name;  // the CUDA device name
+  Isa* isa = nullptr;
+  int sm_count = 0, max_threads = 0, max_block[3] = {}, max_grid[3] = {};
+  int shared_per_block = 0, l2_size = 0, clock_khz = 0, pci_device = 0, pci_bus = 0,
+      pci_domain = 0, warp_size = 32;
+  size_t total_memory = 0;
+  Pool pools[2];  // GPU: device memory, group segment; host: fine-grained, kernarg
+  std::atomic<uint32_t> queue_count{0};
+};
+
+struct Runtime {
+  std::mutex mutex;  // init/shut-down
+  int refcount = 0;
+  CudaDriver cuda;
+  bool log = false;
+  std::vector<std::unique_ptr<Agent>> agents;
+  std::vector<std::unique_ptr<Isa>> isas;
+  size_t host_memory = 0;
+};
+
+extern Runtime g_runtime;
+
+bool initialized();
+// Logs "hsa-cuda: <message>" to stderr when HSA_CUDA_LOG=1.
+void log_error(const char* format, ...) __attribute__((format(printf, 1, 2)));
+// The CUDA error's name and description, for messages.
+std::string cuda_error_text(CUresult result);
+// Makes the agent's primary context current on the calling thread.
+bool make_current(const Agent* agent);
+Agent* to_agent(hsa_agent_t agent);  // nullptr when unknown
+
+// Signals: amd_signal_t objects in pinned host memory the device can write.
+void signals_wake_all();
+void signals_release_all();
+bool signal_valid(hsa_signal_t signal);
+amd_signal_t* signal_object(hsa_signal_t signal);
+CUdeviceptr signal_device_address(hsa_signal_t signal);  // of amd_signal_t::value
+// Waits until the condition holds, timeout_ns passes or *abort is set;
+// returns the last value seen.
+int64_t signal_wait(hsa_signal_t signal, hsa_signal_condition_t condition, int64_t compare, uint64_t timeout_ns,
+                    const std::atomic<bool>* abort);
+uint64_t monotonic_ns();
+
+// Memory
+void memory_release_all();
+
+// Kernel objects (KERNEL_OBJECT values): validated by the queues.
+struct KernelObject {
+  uint64_t magic;
+  CUfunction function;
+  uint32_t kernarg_size;
+  uint32_t kernarg_alignment;
+  uint32_t grid_offset;           // of the grid parameter in the buffer; 0: none
+  uint32_t group_segment_size;    // static shared memory
+  uint32_t private_segment_size;  // local memory per thread
+  int max_threads;
+  Agent* agent;
+  std::string name;
+};
+constexpr uint64_t kKernelObjectMagic = 0x6b2d616475632d78ull;  // "x-cuda-k"
+bool kernel_object_lookup(uint64_t handle, KernelObject* out);
+
+void queues_release_all();
+
+}  // namespace hsa_cuda

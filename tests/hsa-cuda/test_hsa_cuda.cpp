@@ -1,0 +1,681 @@
+// hsa-cuda through the HSA API: agents and pools, PTX executables, AQL
+// dispatches on CUDA streams, barrier packets, packet errors and device
+// faults, and <xgpu/kernel.h> on nvptx. Cases that need a CUDA device print
+// why they skip and return when none is present (CI); the "no driver" case
+// and the executable reader's PTX case run everywhere.
+#include <hsa/hsa.h>
+#include <hsa/hsa_ext_amd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <unistd.h>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "xgpu_executable.h"
+
+namespace {
+
+constexpr uint64_t kSecond = 1000000000ull;
+
+struct Pools {
+  hsa_amd_memory_pool_t device{0}, host{0}, kernarg{0}, group{0};
+};
+
+struct Kernel {
+  uint64_t object = 0;
+  uint32_t kernarg_size = 0;
+};
+
+struct ErrorLog {
+  std::atomic<int> count{0};
+  std::atomic<int> status{HSA_STATUS_SUCCESS};
+};
+
+void on_queue_error(hsa_status_t status, hsa_queue_t*, void* data) {
+  auto* log = static_cast<ErrorLog*>(data);
+  log->status.store(status);
+  log->count.fetch_add(1);
+}
+
+// hsa_init plus the first agent, its pools and the test executable; `ok` is
+// false (with the reason printed once) when no CUDA device is present.
+struct Gpu {
+  bool ok = false;
+  hsa_agent_t agent{0};
+  hsa_agent_t host_agent{0};
+  Pools pools;
+  hsa_executable_t executable{0};
+  hsa_code_object_reader_t reader{0};
+
+  explicit Gpu(const char* ptx_path = HSA_CUDA_TEST_PTX) {
+    if (hsa_init() != HSA_STATUS_SUCCESS) {
+      skip("hsa_init failed (no libcuda.so.1: no NVIDIA driver)");
+      return;
+    }
+    // The CUDA device is the kernel-dispatch agent; pinned host memory
+    // belongs to the host agent (as system memory to ROCR's CPU agent).
+    hsa_iterate_agents(
+        [](hsa_agent_t a, void* data) {
+          auto* self = static_cast<Gpu*>(data);
+          uint32_t features = 0;
+          hsa_agent_get_info(a, HSA_AGENT_INFO_FEATURE, &features);
+          if ((features & HSA_AGENT_FEATURE_KERNEL_DISPATCH) && !self->agent.handle) self->agent = a;
+          if (!(features & HSA_AGENT_FEATURE_KERNEL_DISPATCH)) self->host_agent = a;
+          hsa_amd_agent_iterate_memory_pools(
+              a,
+              [](hsa_amd_memory_pool_t pool, void* data) {
+                auto* pools = static_cast<Pools*>(data);
+                hsa_amd_segment_t segment;
+                hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &segment);
+                if (segment == HSA_AMD_SEGMENT_GROUP) {
+                  pools->group = pool;
+                  return HSA_STATUS_SUCCESS;
+                }
+                uint32_t flags = 0;
+                hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags);
+                if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT)
+                  pools->kernarg = pool;
+                else if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED)
+                  pools->device = pool;
+                else
+                  pools->host = pool;
+                return HSA_STATUS_SUCCESS;
+              },
+              &self->pools);
+          return HSA_STATUS_SUCCESS;
+        },
+        this);
+    if (!agent.handle) {
+      hsa_shut_down();
+      skip("no CUDA device");
+      return;
+    }
+    std::ifstream file(ptx_path, std::ios::binary);
+    std::string ptx((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    REQUIRE(!ptx.empty());
+    REQUIRE(hsa_code_object_reader_create_from_memory(ptx.data(), ptx.size(), &reader) == HSA_STATUS_SUCCESS);
+    REQUIRE(hsa_executable_create_alt(HSA_PROFILE_BASE, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, nullptr,
+                                      &executable) == HSA_STATUS_SUCCESS);
+    REQUIRE(hsa_executable_load_agent_code_object(executable, agent, reader, nullptr, nullptr) ==
+            HSA_STATUS_SUCCESS);
+    REQUIRE(hsa_executable_freeze(executable, nullptr) == HSA_STATUS_SUCCESS);
+    ok = true;
+  }
+  ~Gpu() {
+    if (!ok) return;
+    hsa_executable_destroy(executable);
+    hsa_code_object_reader_destroy(reader);
+    hsa_shut_down();
+  }
+  static void skip(const char* why) {
+    static bool said = false;
+    if (!said) std::fprintf(stderr, "hsa-cuda tests: %s: skipped\n", why);
+    said = true;
+  }
+
+  Kernel kernel(const char* name) {
+    hsa_executable_symbol_t symbol;
+    REQUIRE(hsa_executable_get_symbol_by_name(executable, name, &agent, &symbol) == HSA_STATUS_SUCCESS);
+    Kernel k;
+    REQUIRE(hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &k.object) ==
+            HSA_STATUS_SUCCESS);
+    REQUIRE(hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE,
+                                           &k.kernarg_size) == HSA_STATUS_SUCCESS);
+    return k;
+  }
+  void* allocate(hsa_amd_memory_pool_t pool, size_t size) {
+    void* p = nullptr;
+    REQUIRE(hsa_amd_memory_pool_allocate(pool, size, 0, &p) == HSA_STATUS_SUCCESS);
+    return p;
+  }
+  template <typename Args>
+  void* kernargs(const Args& args) {
+    void* p = allocate(pools.kernarg, sizeof(Args));
+    std::memcpy(p, &args, sizeof(Args));
+    return p;
+  }
+};
+
+uint16_t header(hsa_packet_type_t type, bool barrier = true) {
+  return uint16_t(type | (barrier ? 1u << HSA_PACKET_HEADER_BARRIER : 0u) |
+                  (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+                  (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE));
+}
+
+// Writes `packet` (64 bytes) at the next slot, header last, and rings.
+void submit(hsa_queue_t* queue, const void* packet, uint16_t header_word) {
+  const uint64_t index = hsa_queue_add_write_index_scacq_screl(queue, 1);
+  while (index - hsa_queue_load_read_index_scacquire(queue) >= queue->size) {
+  }
+  auto* slot = static_cast<uint8_t*>(queue->base_address) + (index & (queue->size - 1)) * 64;
+  std::memcpy(slot + 4, static_cast<const uint8_t*>(packet) + 4, 60);
+  uint32_t word;
+  std::memcpy(&word, packet, 4);
+  word = (word & 0xffff0000u) | header_word;
+  __atomic_store_n(reinterpret_cast<uint32_t*>(slot), word, __ATOMIC_RELEASE);
+  hsa_signal_store_screlease(queue->doorbell_signal, hsa_signal_value_t(index));
+}
+
+void dispatch(hsa_queue_t* queue, const Kernel& k, void* kernargs, const uint32_t grid[3], const uint16_t block[3],
+              uint32_t dims, hsa_signal_t completion, uint32_t group_segment_size = 0) {
+  hsa_kernel_dispatch_packet_t p{};
+  p.group_segment_size = group_segment_size;
+  p.setup = uint16_t(dims << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
+  p.workgroup_size_x = block[0];
+  p.workgroup_size_y = block[1];
+  p.workgroup_size_z = block[2];
+  p.grid_size_x = grid[0];
+  p.grid_size_y = grid[1];
+  p.grid_size_z = grid[2];
+  p.kernel_object = k.object;
+  p.kernarg_address = kernargs;
+  p.completion_signal = completion;
+  submit(queue, &p, header(HSA_PACKET_TYPE_KERNEL_DISPATCH));
+}
+
+void dispatch1d(hsa_queue_t* queue, const Kernel& k, void* kernargs, uint32_t items, uint16_t block,
+                hsa_signal_t completion) {
+  const uint32_t grid[3] = {items, 1, 1};
+  const uint16_t wg[3] = {block, 1, 1};
+  dispatch(queue, k, kernargs, grid, wg, 1, completion);
+}
+
+bool wait_zero(hsa_signal_t signal, uint64_t timeout = 10 * kSecond) {
+  return hsa_signal_wait_scacquire(signal, HSA_SIGNAL_CONDITION_EQ, 0, timeout, HSA_WAIT_STATE_BLOCKED) == 0;
+}
+
+typedef struct {
+  float* y;
+  const float* x;
+  float a;
+  uint32_t n;
+} saxpy_args_t;
+typedef struct {
+  uint32_t* out;
+  uint32_t value;
+} fill_args_t;
+typedef struct {
+  uint64_t* counter;
+} count_args_t;
+typedef struct {
+  volatile uint32_t* bad;
+} fault_args_t;
+
+}  // namespace
+
+TEST_SUITE("hsa-cuda") {
+
+TEST_CASE("without the NVIDIA driver hsa_init fails and nothing else runs") {
+  setenv("HSA_CUDA_LIBRARY", "/nonexistent/libcuda.so.1", 1);
+  CHECK(hsa_init() == HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+  unsetenv("HSA_CUDA_LIBRARY");
+  hsa_agent_t none{0};
+  CHECK(hsa_iterate_agents([](hsa_agent_t, void*) { return HSA_STATUS_SUCCESS; }, nullptr) ==
+        HSA_STATUS_ERROR_NOT_INITIALIZED);
+  CHECK(hsa_queue_create(none, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, 0, 0, nullptr) ==
+        HSA_STATUS_ERROR_NOT_INITIALIZED);
+  CHECK(hsa_shut_down() == HSA_STATUS_ERROR_NOT_INITIALIZED);
+}
+
+TEST_CASE("agents, ISA and pools describe the CUDA device") {
+  Gpu gpu;
+  if (!gpu.ok) return;
+  char name[64] = {};
+  CHECK(hsa_agent_get_info(gpu.agent, HSA_AGENT_INFO_NAME, name) == HSA_STATUS_SUCCESS);
+  hsa_isa_t isa;
+  REQUIRE(hsa_agent_get_info(gpu.agent, HSA_AGENT_INFO_ISA, &isa) == HSA_STATUS_SUCCESS);
+  char isa_name[64] = {};
+  REQUIRE(hsa_isa_get_info_alt(isa, HSA_ISA_INFO_NAME, isa_name) == HSA_STATUS_SUCCESS);
+  std::fprintf(stderr, "hsa-cuda tests: agent \"%s\", ISA %s\n", name, isa_name);
+  CHECK(std::string(isa_name).rfind("nvptx64-nvidia-cuda--sm_", 0) == 0);
+  uint32_t length = 0;
+  CHECK(hsa_isa_get_info_alt(isa, HSA_ISA_INFO_NAME_LENGTH, &length) == HSA_STATUS_SUCCESS);
+  CHECK(length == std::strlen(isa_name) + 1);
+  hsa_device_type_t type;
+  CHECK(hsa_agent_get_info(gpu.agent, HSA_AGENT_INFO_DEVICE, &type) == HSA_STATUS_SUCCESS);
+  CHECK(type == HSA_DEVICE_TYPE_GPU);
+  uint32_t cus = 0;
+  CHECK(hsa_agent_get_info(gpu.agent, (hsa_agent_info_t)HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT, &cus) ==
+        HSA_STATUS_SUCCESS);
+  CHECK(cus > 0);
+  REQUIRE(gpu.pools.device.handle);
+  REQUIRE(gpu.pools.host.handle);
+  REQUIRE(gpu.pools.kernarg.handle);
+  bool all = true;
+  CHECK(hsa_amd_memory_pool_get_info(gpu.pools.device, HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL, &all) ==
+        HSA_STATUS_SUCCESS);
+  CHECK_FALSE(all);
+  CHECK(hsa_amd_memory_pool_get_info(gpu.pools.host, HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL, &all) ==
+        HSA_STATUS_SUCCESS);
+  CHECK(all);
+  REQUIRE(gpu.pools.group.handle);
+  size_t group_size = 0;
+  CHECK(hsa_amd_memory_pool_get_info(gpu.pools.group, HSA_AMD_MEMORY_POOL_INFO_SIZE, &group_size) ==
+        HSA_STATUS_SUCCESS);
+  CHECK(group_size >= 48 * 1024);
+  void* none = nullptr;
+  CHECK(hsa_amd_memory_pool_allocate(gpu.pools.group, 64, 0, &none) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  // The host agent owns the pinned pools and dispatches nothing.
+  REQUIRE(gpu.host_agent.handle);
+  CHECK(hsa_agent_get_info(gpu.host_agent, HSA_AGENT_INFO_DEVICE, &type) == HSA_STATUS_SUCCESS);
+  CHECK(type == HSA_DEVICE_TYPE_CPU);
+  hsa_queue_t* queue = nullptr;
+  CHECK(hsa_queue_create(gpu.host_agent, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, 0, 0, &queue) ==
+        HSA_STATUS_ERROR_INVALID_QUEUE_CREATION);
+  int stack = 0;
+  CHECK(hsa_amd_memory_pool_free(&stack) == HSA_STATUS_ERROR_INVALID_ALLOCATION);
+}
+
+TEST_CASE("PTX executables: kernarg size from the entry, refused code objects") {
+  Gpu gpu;
+  if (!gpu.ok) return;
+  CHECK(gpu.kernel("saxpy").kernarg_size == sizeof(saxpy_args_t));
+  CHECK(gpu.kernel("fill2d.kd").kernarg_size == 16);
+  hsa_executable_symbol_t symbol;
+  CHECK(hsa_executable_get_symbol_by_name(gpu.executable, "missing", &gpu.agent, &symbol) ==
+        HSA_STATUS_ERROR_INVALID_SYMBOL_NAME);
+  auto load = [&](const std::string& text) {
+    hsa_code_object_reader_t reader;
+    REQUIRE(hsa_code_object_reader_create_from_memory(text.data(), text.size(), &reader) == HSA_STATUS_SUCCESS);
+    hsa_executable_t e;
+    REQUIRE(hsa_executable_create_alt(HSA_PROFILE_BASE, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, nullptr, &e) ==
+            HSA_STATUS_SUCCESS);
+    hsa_status_t status = hsa_executable_load_agent_code_object(e, gpu.agent, reader, nullptr, nullptr);
+    hsa_executable_destroy(e);
+    hsa_code_object_reader_destroy(reader);
+    return status;
+  };
+  CHECK(load("\x7f" "ELF not ptx") == HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
+  CHECK(load(".version 8.5\n.target sm_999\n.address_size 64\n") == HSA_STATUS_ERROR_INVALID_ISA);
+  CHECK(load(".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k() { bogus; }\n") ==
+        HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
+}
+
+TEST_CASE("saxpy over device memory the host never touches") {
+  Gpu gpu;
+  if (!gpu.ok) return;
+  const uint32_t n = 1u << 20;
+  std::vector<float> x(n), y(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    x[i] = float(i % 1000);
+    y[i] = float(i % 7);
+  }
+  auto* dx = static_cast<float*>(gpu.allocate(gpu.pools.device, n * 4));
+  auto* dy = static_cast<float*>(gpu.allocate(gpu.pools.device, n * 4));
+  REQUIRE(hsa_memory_copy(dx, x.data(), n * 4) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_memory_copy(dy, y.data(), n * 4) == HSA_STATUS_SUCCESS);
+  ErrorLog errors;
+  hsa_queue_t* queue = nullptr;
+  REQUIRE(hsa_queue_create(gpu.agent, 256, HSA_QUEUE_TYPE_SINGLE, on_queue_error, &errors, 0, 0, &queue) ==
+          HSA_STATUS_SUCCESS);
+  hsa_signal_t done;
+  REQUIRE(hsa_signal_create(1, 0, nullptr, &done) == HSA_STATUS_SUCCESS);
+  void* args = gpu.kernargs(saxpy_args_t{dy, dx, 3.0f, n});
+  dispatch1d(queue, gpu.kernel("saxpy"), args, n, 256, done);
+  REQUIRE(wait_zero(done));
+  std::vector<float> out(n);
+  REQUIRE(hsa_memory_copy(out.data(), dy, n * 4) == HSA_STATUS_SUCCESS);
+  uint32_t wrong = 0;
+  for (uint32_t i = 0; i < n; ++i) wrong += out[i] != 3.0f * x[i] + y[i];
+  CHECK(wrong == 0);
+  CHECK(errors.count == 0);
+  CHECK(hsa_queue_destroy(queue) == HSA_STATUS_SUCCESS);
+  hsa_signal_destroy(done);
+  hsa_amd_memory_pool_free(args);
+  hsa_amd_memory_pool_free(dx);
+  hsa_amd_memory_pool_free(dy);
+}
+
+TEST_CASE("2D dispatch into pinned host memory") {
+  Gpu gpu;
+  if (!gpu.ok) return;
+  const uint32_t w = 256, h = 64;
+  auto* out = static_cast<uint32_t*>(gpu.allocate(gpu.pools.host, w * h * 4));
+  std::memset(out, 0xff, w * h * 4);
+  hsa_queue_t* queue = nullptr;
+  REQUIRE(hsa_queue_create(gpu.agent, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, 0, 0, &queue) ==
+          HSA_STATUS_SUCCESS);
+  hsa_signal_t done;
+  REQUIRE(hsa_signal_create(1, 0, nullptr, &done) == HSA_STATUS_SUCCESS);
+  void* args = gpu.kernargs(fill_args_t{out, 7});
+  const uint32_t grid[3] = {w, h, 1};
+  const uint16_t block[3] = {32, 4, 1};
+  dispatch(queue, gpu.kernel("fill2d"), args, grid, block, 2, done);
+  REQUIRE(wait_zero(done));
+  uint32_t wrong = 0;
+  for (uint32_t i = 0; i < w * h; ++i) wrong += out[i] != 7 + i;
+  CHECK(wrong == 0);
+  hsa_queue_destroy(queue);
+  hsa_signal_destroy(done);
+  hsa_amd_memory_pool_free(args);
+  hsa_amd_memory_pool_free(out);
+}
+
+TEST_CASE("a thousand dispatches wrap the ring in order") {
+  Gpu gpu;
+  if (!gpu.ok) return;
+  auto* counter = static_cast<uint64_t*>(gpu.allocate(gpu.pools.host, 8));
+  *counter = 0;
+  hsa_queue_t* queue = nullptr;
+  REQUIRE(hsa_queue_create(gpu.agent, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, 0, 0, &queue) ==
+          HSA_STATUS_SUCCESS);
+  hsa_signal_t done;
+  REQUIRE(hsa_signal_create(1, 0, nullptr, &done) == HSA_STATUS_SUCCESS);
+  void* args = gpu.kernargs(count_args_t{counter});
+  const Kernel k = gpu.kernel("count");
+  for (int i = 0; i < 1000; ++i) dispatch1d(queue, k, args, 64, 64, i == 999 ? done : hsa_signal_t{0});
+  REQUIRE(wait_zero(done));
+  CHECK(__atomic_load_n(counter, __ATOMIC_ACQUIRE) == 64000);
+  CHECK(hsa_queue_load_read_index_scacquire(queue) == 1000);
+  hsa_queue_destroy(queue);
+  hsa_signal_destroy(done);
+  hsa_amd_memory_pool_free(args);
+  hsa_amd_memory_pool_free(counter);
+}
+
+TEST_CASE("barrier-AND waits on the stream for a host store and for another queue") {
+  Gpu gpu;
+  if (!gpu.ok) return;
+  auto* counter = static_cast<uint64_t*>(gpu.allocate(gpu.pools.host, 8));
+  *counter = 0;
+  hsa_queue_t *qa = nullptr, *qb = nullptr;
+  REQUIRE(hsa_queue_create(gpu.agent, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, 0, 0, &qa) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_queue_create(gpu.agent, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, 0, 0, &qb) == HSA_STATUS_SUCCESS);
+  hsa_signal_t gate, a_done, b_done;
+  REQUIRE(hsa_signal_create(1, 0, nullptr, &gate) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_signal_create(1, 0, nullptr, &a_done) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_signal_create(1, 0, nullptr, &b_done) == HSA_STATUS_SUCCESS);
+  void* args = gpu.kernargs(count_args_t{counter});
+  const Kernel k = gpu.kernel("count");
+
+  // Queue A: wait for the host's gate, then count 1024.
+  hsa_barrier_and_packet_t barrier{};
+  barrier.dep_signal[0] = gate;
+  submit(qa, &barrier, header(HSA_PACKET_TYPE_BARRIER_AND));
+  dispatch1d(qa, k, args, 1024, 256, a_done);
+  // Queue B: wait for A, then count 1024 more.
+  hsa_barrier_and_packet_t after_a{};
+  after_a.dep_signal[2] = a_done;
+  submit(qb, &after_a, header(HSA_PACKET_TYPE_BARRIER_AND));
+  dispatch1d(qb, k, args, 1024, 256, b_done);
+
+  CHECK(hsa_signal_wait_scacquire(b_done, HSA_SIGNAL_CONDITION_EQ, 0, 50000000ull, HSA_WAIT_STATE_BLOCKED) == 1);
+  CHECK(__atomic_load_n(counter, __ATOMIC_ACQUIRE) == 0);
+  hsa_signal_store_screlease(gate, 0);
+  REQUIRE(wait_zero(b_done));
+  CHECK(hsa_signal_load_scacquire(a_done) == 0);
+  CHECK(__atomic_load_n(counter, __ATOMIC_ACQUIRE) == 2048);
+  hsa_queue_destroy(qa);
+  hsa_queue_destroy(qb);
+  for (hsa_signal_t s : {gate, a_done, b_done}) hsa_signal_destroy(s);
+  hsa_amd_memory_pool_free(args);
+  hsa_amd_memory_pool_free(counter);
+}
+
+TEST_CASE("refused packets reach the queue's error callback") {
+  Gpu gpu;
+  if (!gpu.ok) return;
+  struct Case {
+    const char* what;
+    hsa_status_t expected;
+  };
+  for (const Case& c : {Case{"vendor packet type", HSA_STATUS_ERROR_INVALID_PACKET_FORMAT},
+                        Case{"partial workgroup", HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS},
+                        Case{"unknown kernel object", HSA_STATUS_ERROR_INVALID_CODE_OBJECT}}) {
+    CAPTURE(c.what);
+    ErrorLog errors;
+    hsa_queue_t* queue = nullptr;
+    REQUIRE(hsa_queue_create(gpu.agent, 64, HSA_QUEUE_TYPE_SINGLE, on_queue_error, &errors, 0, 0, &queue) ==
+            HSA_STATUS_SUCCESS);
+    hsa_signal_t done;
+    REQUIRE(hsa_signal_create(1, 0, nullptr, &done) == HSA_STATUS_SUCCESS);
+    Kernel k = gpu.kernel("count");
+    uint64_t* counter = static_cast<uint64_t*>(gpu.allocate(gpu.pools.host, 8));
+    void* args = gpu.kernargs(count_args_t{counter});
+    if (std::string(c.what) == "vendor packet type") {
+      hsa_barrier_and_packet_t p{};
+      p.completion_signal = done;
+      submit(queue, &p, uint16_t(HSA_PACKET_TYPE_BARRIER_OR + 3));
+    } else if (std::string(c.what) == "partial workgroup") {
+      dispatch1d(queue, k, args, 100, 64, done);
+    } else {
+      k.object = 0x1234;
+      dispatch1d(queue, k, args, 64, 64, done);
+    }
+    for (int i = 0; i < 2000 && errors.count == 0; ++i) usleep(1000);
+    CHECK(errors.count == 1);
+    CHECK(errors.status == c.expected);
+    CHECK(hsa_signal_load_scacquire(done) == 1);
+    CHECK(hsa_queue_destroy(queue) == HSA_STATUS_SUCCESS);
+    hsa_signal_destroy(done);
+    hsa_amd_memory_pool_free(args);
+    hsa_amd_memory_pool_free(counter);
+  }
+}
+
+// --- <xgpu/kernel.h> on nvptx ---------------------------------------------------
+
+// Runs one dispatch of an xgpu kernel and waits for it.
+struct XgpuRun {
+  Gpu& gpu;
+  hsa_queue_t* queue = nullptr;
+  hsa_signal_t done{0};
+  ErrorLog errors;
+  explicit XgpuRun(Gpu& g) : gpu(g) {
+    REQUIRE(hsa_queue_create(gpu.agent, 64, HSA_QUEUE_TYPE_SINGLE, on_queue_error, &errors, 0, 0, &queue) ==
+            HSA_STATUS_SUCCESS);
+    REQUIRE(hsa_signal_create(1, 0, nullptr, &done) == HSA_STATUS_SUCCESS);
+  }
+  ~XgpuRun() {
+    hsa_queue_destroy(queue);
+    hsa_signal_destroy(done);
+  }
+  template <typename Args>
+  void run(const char* name, const Args& args, const uint32_t grid[3], const uint16_t block[3], uint32_t dims,
+           uint32_t group = 0) {
+    const Kernel k = gpu.kernel(name);
+    CHECK(k.kernarg_size == sizeof(Args));
+    void* kernargs = gpu.kernargs(args);
+    hsa_signal_store_screlease(done, 1);
+    dispatch(queue, k, kernargs, grid, block, dims, done, group);
+    CHECK(wait_zero(done));
+    CHECK(errors.count == 0);
+    hsa_amd_memory_pool_free(kernargs);
+  }
+};
+
+TEST_CASE("kernel.h on nvptx: ids, sizes and counts with partial workgroups in 2D") {
+  Gpu gpu(HSA_CUDA_XGPU_PTX);
+  if (!gpu.ok) return;
+  XgpuRun run(gpu);
+  const uint32_t gx = 100, gy = 3;
+  auto* out = static_cast<uint32_t*>(gpu.allocate(gpu.pools.host, gx * gy * 16 + 64));
+  auto* grid_words = static_cast<uint32_t*>(gpu.allocate(gpu.pools.host, 64));
+  std::memset(out, 0xff, gx * gy * 16 + 64);
+  struct {
+    uint32_t* out;
+    uint32_t* grid;
+  } args{out, grid_words};
+  const uint32_t grid[3] = {gx, gy, 1};
+  const uint16_t block[3] = {32, 2, 1};
+  run.run("ids", args, grid, block, 2);
+  uint32_t wrong = 0;
+  for (uint32_t y = 0; y < gy; ++y)
+    for (uint32_t x = 0; x < gx; ++x) {
+      const uint32_t i = y * gx + x;
+      const uint32_t local = (y % 2) * 32 + x % 32;
+      const uint32_t group = (y / 2) * 4 + x / 32;
+      wrong += out[i * 4] != i || out[i * 4 + 1] != (x / 32 == 3 ? 4u : 32u) || out[i * 4 + 2] != local ||
+               out[i * 4 + 3] != group;
+    }
+  CHECK(wrong == 0);
+  CHECK(out[gx * gy * 4] == 0xffffffffu);  // nothing past the grid
+  const uint32_t expected[6] = {gx, 4, gy, 2, 1, 1};
+  for (int w = 0; w < 6; ++w) CHECK(grid_words[w] == expected[w]);
+  hsa_amd_memory_pool_free(out);
+  hsa_amd_memory_pool_free(grid_words);
+}
+
+TEST_CASE("kernel.h on nvptx: groupshared and barriers in a partial last workgroup") {
+  Gpu gpu(HSA_CUDA_XGPU_PTX);
+  if (!gpu.ok) return;
+  XgpuRun run(gpu);
+  const uint32_t n = 1000, wg = 256;
+  auto* in = static_cast<uint32_t*>(gpu.allocate(gpu.pools.host, n * 4));
+  auto* out = static_cast<uint32_t*>(gpu.allocate(gpu.pools.host, n * 4));
+  for (uint32_t i = 0; i < n; ++i) in[i] = i * 3 + 1;
+  struct {
+    const uint32_t* in;
+    uint32_t* out;
+  } args{in, out};
+  const uint32_t grid[3] = {n, 1, 1};
+  const uint16_t block[3] = {uint16_t(wg), 1, 1};
+  run.run("reverse", args, grid, block, 1);
+  uint32_t wrong = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t base = i / wg * wg, count = std::min(wg, n - base);
+    wrong += out[i] != in[base + count - 1 - (i - base)];
+  }
+  CHECK(wrong == 0);
+  hsa_amd_memory_pool_free(in);
+  hsa_amd_memory_pool_free(out);
+}
+
+TEST_CASE("kernel.h on nvptx: dynamic groupshared from the packet's group segment size") {
+  Gpu gpu(HSA_CUDA_XGPU_PTX);
+  if (!gpu.ok) return;
+  XgpuRun run(gpu);
+  const uint32_t n = 512, wg = 256;
+  auto* out = static_cast<uint32_t*>(gpu.allocate(gpu.pools.host, n * 4));
+  struct {
+    uint32_t* out;
+  } args{out};
+  const uint32_t grid[3] = {n, 1, 1};
+  const uint16_t block[3] = {uint16_t(wg), 1, 1};
+  run.run("rotate", args, grid, block, 1, wg * 4);
+  uint32_t wrong = 0;
+  for (uint32_t i = 0; i < n; ++i) wrong += out[i] != (i / wg * wg + (i % wg + 1) % wg) * 10;
+  CHECK(wrong == 0);
+  hsa_amd_memory_pool_free(out);
+}
+
+TEST_CASE("kernel.h on nvptx: atomics") {
+  Gpu gpu(HSA_CUDA_XGPU_PTX);
+  if (!gpu.ok) return;
+  XgpuRun run(gpu);
+  const uint32_t n = 4096;
+  auto* counter = static_cast<uint32_t*>(gpu.allocate(gpu.pools.device, 16));
+  auto* order = static_cast<uint32_t*>(gpu.allocate(gpu.pools.device, n * 4));
+  const uint32_t zero[4] = {};
+  REQUIRE(hsa_memory_copy(counter, zero, 16) == HSA_STATUS_SUCCESS);
+  struct {
+    uint32_t* counter;
+    uint32_t* order;
+  } args{counter, order};
+  const uint32_t grid[3] = {n, 1, 1};
+  const uint16_t block[3] = {256, 1, 1};
+  run.run("atomics", args, grid, block, 1);
+  uint32_t c[4];
+  std::vector<uint32_t> tickets(n);
+  REQUIRE(hsa_memory_copy(c, counter, 16) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_memory_copy(tickets.data(), order, n * 4) == HSA_STATUS_SUCCESS);
+  CHECK(c[0] == n * (n - 1) / 2);
+  CHECK(c[1] == n - 1);
+  CHECK(c[2] == n);
+  std::vector<bool> seen(n);
+  uint32_t duplicates = 0;
+  for (uint32_t t : tickets) {
+    if (t >= n || seen[t]) ++duplicates;
+    else seen[t] = true;
+  }
+  CHECK(duplicates == 0);
+  hsa_amd_memory_pool_free(counter);
+  hsa_amd_memory_pool_free(order);
+}
+
+// Run alone (its own process): a device fault poisons the CUDA context.
+TEST_CASE("a faulting kernel is a queue error, not a dead process") {
+  if (!std::getenv("HSA_CUDA_TEST_FAULT")) return;
+  Gpu gpu;
+  if (!gpu.ok) return;
+  ErrorLog errors;
+  hsa_queue_t* queue = nullptr;
+  REQUIRE(hsa_queue_create(gpu.agent, 64, HSA_QUEUE_TYPE_SINGLE, on_queue_error, &errors, 0, 0, &queue) ==
+          HSA_STATUS_SUCCESS);
+  hsa_signal_t done;
+  REQUIRE(hsa_signal_create(1, 0, nullptr, &done) == HSA_STATUS_SUCCESS);
+  void* args = gpu.kernargs(fault_args_t{reinterpret_cast<volatile uint32_t*>(uintptr_t(0x10))});
+  dispatch1d(queue, gpu.kernel("fault"), args, 1, 1, done);
+  for (int i = 0; i < 5000 && errors.count == 0; ++i) usleep(1000);
+  CHECK(errors.count == 1);
+  CHECK(errors.status == HSA_STATUS_ERROR_MEMORY_FAULT);
+  CHECK(hsa_signal_load_scacquire(done) == 1);
+  CHECK(hsa_queue_destroy(queue) == HSA_STATUS_SUCCESS);
+  hsa_signal_destroy(done);
+}
+
+}  // TEST_SUITE
+
+// --- The executable reader on PTX (runs everywhere: no device needed) -------------
+
+namespace {
+std::vector<uint8_t> read_bytes(const char* path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+}  // namespace
+
+TEST_SUITE("hsa-cuda") {
+
+TEST_CASE("NVPTX code objects: kernels, kernarg, groupshared and layouts read from the PTX text") {
+  namespace xe = xgpu::executable;
+  const std::vector<uint8_t> ptx = read_bytes(HSA_CUDA_XGPU_PTX);
+  REQUIRE(!ptx.empty());
+  xgpu_executable_entry_kind_t kind;
+  REQUIRE(xe::kind_for_isa("nvptx64-nvidia-cuda--sm_90", &kind).ok());
+  CHECK(kind == XGPU_EXECUTABLE_ENTRY_KIND_NVPTX);
+  CHECK_FALSE(xe::kind_for_isa("nvptx64-nvidia-cuda--sm_", &kind).ok());
+  CHECK(xe::check_code_object_rules(XGPU_EXECUTABLE_ENTRY_KIND_NVPTX, ptx).ok());
+  xe::CodeObjectInfo info;
+  const xe::Status status = xe::read_code_object(XGPU_EXECUTABLE_ENTRY_KIND_NVPTX, ptx, &info);
+  REQUIRE_MESSAGE(status.ok(), status.message());
+  CHECK(info.isa_name == "nvptx64-nvidia-cuda--sm_90");
+  REQUIRE(info.kernels.size() == 4);  // sorted by name
+  CHECK(info.kernels[0].name == "atomics");
+  CHECK(info.kernels[1].name == "ids");
+  CHECK(info.kernels[1].kernarg_size == 16);
+  CHECK(info.kernels[1].kernarg_alignment == 8);
+  CHECK(info.kernels[1].layout_declared);
+  CHECK(info.kernels[1].binding_count == 2);
+  CHECK(info.kernels[1].constant_size == 0);
+  CHECK_FALSE(info.kernels[0].layout_declared);
+  CHECK(info.kernels[2].name == "reverse");
+  CHECK(info.kernels[2].group_segment_size == 1024);
+  CHECK(info.kernels[3].name == "rotate");
+  CHECK(info.kernels[3].kernarg_size == 8);
+  CHECK(info.kernels[3].group_segment_size == 0);
+
+  auto text = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
+  const std::string header = ".version 8.5\n.target sm_90\n.address_size 64\n";
+  CHECK_FALSE(xe::check_code_object_rules(XGPU_EXECUTABLE_ENTRY_KIND_NVPTX, text("not ptx")).ok());
+  CHECK_FALSE(xe::check_code_object_rules(XGPU_EXECUTABLE_ENTRY_KIND_NVPTX,
+                                          text(header + ".global .align 4 .b8 counter[4];\n")).ok());
+  CHECK_FALSE(xe::check_code_object_rules(XGPU_EXECUTABLE_ENTRY_KIND_NVPTX,
+                                          text(header + ".extern .func (.param .b32 r) puts(.param .b64 s);\n")).ok());
+  // An entry without the grid parameter is not an xgpu kernel.
+  const xe::Status one_param = xe::read_code_object(
+      XGPU_EXECUTABLE_ENTRY_KIND_NVPTX, text(header + ".visible .entry k(\n\t.param .align 8 .b8 k_param_0[16]\n)\n{\n\tret;\n}\n"),
+      &info);
+  CHECK_FALSE(one_param.ok());
+  CHECK(one_param.message().find("two (its argument struct, the grid)") != std::string::npos);
+}
+
+}  // TEST_SUITE
