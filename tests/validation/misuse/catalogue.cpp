@@ -309,118 +309,101 @@ const std::vector<Entry> kCatalogue = {
     ENTRY("puts a pipeline barrier in an ended command buffer", V("xgpuCmdPipelineBarrier-commandBuffer-recording"),
           V("xgpuCmdPipelineBarrier-commandBuffer-recording"), kUsage, nullptr,
           return Barrier(e.Executable(), XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_PIPELINE_STAGE_DISPATCH_BIT);),
-    ENTRY("begins a pending command buffer again", nullptr, V("xgpuBeginCommandBuffer-commandBuffer-pending"), kUsage,
-          V("xgpuBeginCommandBuffer-commandBuffer-pending"), XgpuCommandBuffer cb = e.Executable();
+    ENTRY("begins a pending command buffer again", V("xgpuBeginCommandBuffer-commandBuffer-pending"), V("xgpuBeginCommandBuffer-commandBuffer-pending"), kUsage, nullptr, XgpuCommandBuffer cb = e.Executable();
           XgpuSemaphore gate = e.Semaphore(); SubmitHeld(e, cb, gate); XgpuCommandBufferBeginInfo b = {};
           b.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO; XgpuResult r = xgpuBeginCommandBuffer(cb, &b);
           Signal(e, gate, 1); xgpuQueueWaitIdle(e.queue); return r;),
     // ---- Bound state, limits and buffer references at record time (drivers check these).
-    ENTRY("dispatches with no pipeline bound", nullptr, V("xgpuCmdDispatch-pipeline"), kUsage, V("xgpuCmdDispatch-pipeline"),
+    ENTRY("dispatches with no pipeline bound", V("xgpuCmdDispatch-pipeline"), V("xgpuCmdDispatch-pipeline"), kUsage, nullptr,
           XgpuCommandBuffer cb = e.Begun(); xgpuCmdDispatch(cb, 1, 1, 1); return xgpuEndCommandBuffer(cb);),
-    ENTRY("indirect-dispatches with no pipeline bound", nullptr, V("xgpuCmdDispatchIndirect-pipeline"), kUsage,
-          V("xgpuCmdDispatchIndirect-pipeline"), XgpuCommandBuffer cb = e.Begun(); XgpuBufferRef c = Ref(e.buffer, 0, 12);
+    ENTRY("indirect-dispatches with no pipeline bound", V("xgpuCmdDispatchIndirect-pipeline"), V("xgpuCmdDispatchIndirect-pipeline"), kUsage, nullptr, XgpuCommandBuffer cb = e.Begun(); XgpuBufferRef c = Ref(e.buffer, 0, 12);
           xgpuCmdDispatchIndirect(cb, &c, XGPU_DISPATCH_INDIRECT_STATIC_BIT); return xgpuEndCommandBuffer(cb);),
-    ENTRY("dispatches more workgroups than the limit", nullptr, V("xgpuCmdDispatch-groupCount"), kArg,
-          V("xgpuCmdDispatch-groupCount"), XgpuCommandBuffer cb = e.ReadyToDispatch();
+    ENTRY("dispatches more workgroups than the limit", V("xgpuCmdDispatch-groupCount"), V("xgpuCmdDispatch-groupCount"), kArg, nullptr, XgpuCommandBuffer cb = e.ReadyToDispatch();
           xgpuCmdDispatch(cb, e.limits.maxGridSize[0] / 64u + 1u, 1, 1); return xgpuEndCommandBuffer(cb);),
-    ENTRY("indirect dispatch with neither STATIC nor DYNAMIC", nullptr, V("xgpuCmdDispatchIndirect-flags"), kArg,
-          V("xgpuCmdDispatchIndirect-flags"), XgpuCommandBuffer cb = e.ReadyToDispatch(); XgpuBufferRef c = Ref(e.buffer, 0, 12);
+    ENTRY("indirect dispatch with neither STATIC nor DYNAMIC", V("xgpuCmdDispatchIndirect-flags"), V("xgpuCmdDispatchIndirect-flags"), kArg, nullptr, XgpuCommandBuffer cb = e.ReadyToDispatch(); XgpuBufferRef c = Ref(e.buffer, 0, 12);
           xgpuCmdDispatchIndirect(cb, &c, 0); return xgpuEndCommandBuffer(cb);),
-    ENTRY("indirect dispatch with both STATIC and DYNAMIC", nullptr, V("xgpuCmdDispatchIndirect-flags"), kArg,
-          V("xgpuCmdDispatchIndirect-flags"), XgpuCommandBuffer cb = e.ReadyToDispatch(); XgpuBufferRef c = Ref(e.buffer, 0, 12);
+    ENTRY("indirect dispatch with both STATIC and DYNAMIC", V("xgpuCmdDispatchIndirect-flags"), V("xgpuCmdDispatchIndirect-flags"), kArg, nullptr, XgpuCommandBuffer cb = e.ReadyToDispatch(); XgpuBufferRef c = Ref(e.buffer, 0, 12);
           xgpuCmdDispatchIndirect(cb, &c, XGPU_DISPATCH_INDIRECT_STATIC_BIT | XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT);
           return xgpuEndCommandBuffer(cb);),
-    ENTRY("reads dispatch counts at an offset not a multiple of 4", nullptr, V("xgpuCmdDispatchIndirect-pCounts-offset"), kArg,
-          V("xgpuCmdDispatchIndirect-pCounts-offset"), XgpuCommandBuffer cb = e.ReadyToDispatch();
+    ENTRY("reads dispatch counts at an offset not a multiple of 4", V("xgpuCmdDispatchIndirect-pCounts-offset"), V("xgpuCmdDispatchIndirect-pCounts-offset"), kArg, nullptr, XgpuCommandBuffer cb = e.ReadyToDispatch();
           XgpuBufferRef c = Ref(e.buffer, 2, 12); xgpuCmdDispatchIndirect(cb, &c, XGPU_DISPATCH_INDIRECT_STATIC_BIT);
           return xgpuEndCommandBuffer(cb);),
     ENTRY("reads dispatch counts through a reference of an unknown kind", V("xgpuCmdDispatchIndirect-pCounts-kind-parameter"),
           V("xgpuCmdDispatchIndirect-pCounts-kind-parameter"), kArg, nullptr, XgpuCommandBuffer cb = e.ReadyToDispatch();
           XgpuBufferRef c = BadKind(e.buffer); xgpuCmdDispatchIndirect(cb, &c, XGPU_DISPATCH_INDIRECT_STATIC_BIT);
           return xgpuEndCommandBuffer(cb);),
-    ENTRY("pushes constants at an offset not a multiple of 4", nullptr, V("xgpuCmdPushConstants-offset"), kArg,
-          V("xgpuCmdPushConstants-offset"), XgpuCommandBuffer cb = e.Begun(); xgpuCmdBindPipeline(cb, e.pipeline);
+    ENTRY("pushes constants at an offset not a multiple of 4", V("xgpuCmdPushConstants-offset"), V("xgpuCmdPushConstants-offset"), kArg, nullptr, XgpuCommandBuffer cb = e.Begun(); xgpuCmdBindPipeline(cb, e.pipeline);
           xgpuCmdPushConstants(cb, 2, 4, &kPattern); return xgpuEndCommandBuffer(cb);),
-    ENTRY("pushes constants of a size not a multiple of 4", nullptr, V("xgpuCmdPushConstants-size"), kArg,
-          V("xgpuCmdPushConstants-size"), XgpuCommandBuffer cb = e.Begun(); xgpuCmdBindPipeline(cb, e.pipeline);
+    ENTRY("pushes constants of a size not a multiple of 4", V("xgpuCmdPushConstants-size"), V("xgpuCmdPushConstants-size"), kArg, nullptr, XgpuCommandBuffer cb = e.Begun(); xgpuCmdBindPipeline(cb, e.pipeline);
           xgpuCmdPushConstants(cb, 0, 3, &kPattern); return xgpuEndCommandBuffer(cb);),
-    ENTRY("pushes constants past maxPushConstantsSize", nullptr, V("xgpuCmdPushConstants-range"), kArg,
-          V("xgpuCmdPushConstants-range"), XgpuCommandBuffer cb = e.Begun(); xgpuCmdBindPipeline(cb, e.pipeline);
+    ENTRY("pushes constants past maxPushConstantsSize", V("xgpuCmdPushConstants-range"), V("xgpuCmdPushConstants-range"), kArg, nullptr, XgpuCommandBuffer cb = e.Begun(); xgpuCmdBindPipeline(cb, e.pipeline);
           xgpuCmdPushConstants(cb, e.limits.maxPushConstantsSize, 4, &kPattern); return xgpuEndCommandBuffer(cb);),
-    ENTRY("binds buffers from a binding at maxBindings", nullptr, V("xgpuCmdBindBuffers-firstBinding"), kArg,
-          V("xgpuCmdBindBuffers-firstBinding"), XgpuCommandBuffer cb = e.Begun(); xgpuCmdBindPipeline(cb, e.pipeline);
+    ENTRY("binds buffers from a binding at maxBindings", V("xgpuCmdBindBuffers-firstBinding"), V("xgpuCmdBindBuffers-firstBinding"), kArg, nullptr, XgpuCommandBuffer cb = e.Begun(); xgpuCmdBindPipeline(cb, e.pipeline);
           XgpuBufferRef r = Ref(e.buffer);
           xgpuCmdBindBuffers(cb, e.limits.maxBindings, 1, &r); return xgpuEndCommandBuffer(cb);),
-    ENTRY("binds more buffers than maxBindings", nullptr, V("xgpuCmdBindBuffers-firstBinding"), kArg,
-          V("xgpuCmdBindBuffers-firstBinding"), XgpuCommandBuffer cb = e.Begun(); xgpuCmdBindPipeline(cb, e.pipeline);
+    ENTRY("binds more buffers than maxBindings", V("xgpuCmdBindBuffers-firstBinding"), V("xgpuCmdBindBuffers-firstBinding"), kArg, nullptr, XgpuCommandBuffer cb = e.Begun(); xgpuCmdBindPipeline(cb, e.pipeline);
           std::vector<XgpuBufferRef> refs(e.limits.maxBindings + 1, Ref(e.buffer));
           xgpuCmdBindBuffers(cb, 0, static_cast<uint32_t>(refs.size()), refs.data()); return xgpuEndCommandBuffer(cb);),
-    ENTRY("binds a binding-table slot at the recording's capacity", nullptr, V("xgpuCmdBindBuffers-pBuffers-bindingSlot"),
-          kArg, V("xgpuCmdBindBuffers-pBuffers-bindingSlot"),
+    ENTRY("binds a binding-table slot at the recording's capacity", V("xgpuCmdBindBuffers-pBuffers-bindingSlot"), V("xgpuCmdBindBuffers-pBuffers-bindingSlot"),
+          kArg, nullptr,
           XgpuCommandBuffer cb = e.Begun(XGPU_COMMAND_BUFFER_MODE_REUSABLE, 2); xgpuCmdBindPipeline(cb, e.pipeline);
           XgpuBufferRef r = xgpuBufferRefSlot(2, 0, 64); xgpuCmdBindBuffers(cb, 0, 1, &r); return xgpuEndCommandBuffer(cb);),
     ENTRY("binds a buffer reference of an unknown kind", V("xgpuCmdBindBuffers-pBuffers-kind-parameter"),
           V("xgpuCmdBindBuffers-pBuffers-kind-parameter"), kArg, nullptr, XgpuCommandBuffer cb = e.Begun();
           XgpuBufferRef r = BadKind(e.buffer); xgpuCmdBindBuffers(cb, 0, 1, &r); return xgpuEndCommandBuffer(cb);),
-    ENTRY("fills with a 3-byte pattern", nullptr, V("xgpuCmdFillBuffer-patternSize"), kArg, V("xgpuCmdFillBuffer-patternSize"),
+    ENTRY("fills with a 3-byte pattern", V("xgpuCmdFillBuffer-patternSize"), V("xgpuCmdFillBuffer-patternSize"), kArg, nullptr,
           XgpuCommandBuffer cb = e.Begun(); XgpuBufferRef r = Ref(e.buffer); xgpuCmdFillBuffer(cb, &r, &kPattern, 3);
           return xgpuEndCommandBuffer(cb);),
-    ENTRY("fills a binding-table slot at the recording's capacity", nullptr, V("xgpuCmdFillBuffer-pDst-bindingSlot"), kArg,
-          V("xgpuCmdFillBuffer-pDst-bindingSlot"), XgpuCommandBuffer cb = e.Begun(XGPU_COMMAND_BUFFER_MODE_REUSABLE, 1);
+    ENTRY("fills a binding-table slot at the recording's capacity", V("xgpuCmdFillBuffer-pDst-bindingSlot"), V("xgpuCmdFillBuffer-pDst-bindingSlot"), kArg, nullptr, XgpuCommandBuffer cb = e.Begun(XGPU_COMMAND_BUFFER_MODE_REUSABLE, 1);
           XgpuBufferRef r = xgpuBufferRefSlot(1, 0, 64); xgpuCmdFillBuffer(cb, &r, &kPattern, 4);
           return xgpuEndCommandBuffer(cb);),
     ENTRY("fills through a reference of an unknown kind", V("xgpuCmdFillBuffer-pDst-kind-parameter"),
           V("xgpuCmdFillBuffer-pDst-kind-parameter"), kArg, nullptr, XgpuCommandBuffer cb = e.Begun(); XgpuBufferRef r = BadKind(e.buffer);
           xgpuCmdFillBuffer(cb, &r, &kPattern, 4); return xgpuEndCommandBuffer(cb);),
-    ENTRY("updates 0 bytes", nullptr, V("xgpuCmdUpdateBuffer-dataSize"), kArg, V("xgpuCmdUpdateBuffer-dataSize"),
+    ENTRY("updates 0 bytes", V("xgpuCmdUpdateBuffer-dataSize"), V("xgpuCmdUpdateBuffer-dataSize"), kArg, nullptr,
           XgpuCommandBuffer cb = e.Begun(); XgpuBufferRef d = Ref(e.buffer); xgpuCmdUpdateBuffer(cb, &d, 0, &kPattern);
           return xgpuEndCommandBuffer(cb);),
-    ENTRY("updates a binding-table slot at the recording's capacity", nullptr, V("xgpuCmdUpdateBuffer-pDst-bindingSlot"),
-          kArg, V("xgpuCmdUpdateBuffer-pDst-bindingSlot"), XgpuCommandBuffer cb = e.Begun(XGPU_COMMAND_BUFFER_MODE_REUSABLE, 1);
+    ENTRY("updates a binding-table slot at the recording's capacity", V("xgpuCmdUpdateBuffer-pDst-bindingSlot"), V("xgpuCmdUpdateBuffer-pDst-bindingSlot"),
+          kArg, nullptr, XgpuCommandBuffer cb = e.Begun(XGPU_COMMAND_BUFFER_MODE_REUSABLE, 1);
           XgpuBufferRef d = xgpuBufferRefSlot(3, 0, 4); xgpuCmdUpdateBuffer(cb, &d, 4, &kPattern);
           return xgpuEndCommandBuffer(cb);),
     ENTRY("updates through a reference of an unknown kind", V("xgpuCmdUpdateBuffer-pDst-kind-parameter"),
           V("xgpuCmdUpdateBuffer-pDst-kind-parameter"), kArg, nullptr, XgpuCommandBuffer cb = e.Begun(); XgpuBufferRef d = BadKind(e.buffer);
           xgpuCmdUpdateBuffer(cb, &d, 4, &kPattern); return xgpuEndCommandBuffer(cb);),
-    ENTRY("copies 0 bytes", nullptr, V("xgpuCmdCopyBuffer-size"), kArg, V("xgpuCmdCopyBuffer-size"),
+    ENTRY("copies 0 bytes", V("xgpuCmdCopyBuffer-size"), V("xgpuCmdCopyBuffer-size"), kArg, nullptr,
           XgpuCommandBuffer cb = e.Begun(); XgpuBufferRef s = Ref(e.buffer, 0, 64); XgpuBufferRef d = Ref(e.buffer, 128, 64);
           xgpuCmdCopyBuffer(cb, &s, &d, 0); return xgpuEndCommandBuffer(cb);),
     ENTRY("copies from a reference of an unknown kind", V("xgpuCmdCopyBuffer-pSrc-kind-parameter"),
           V("xgpuCmdCopyBuffer-pSrc-kind-parameter"), kArg, nullptr, XgpuCommandBuffer cb = e.Begun(); XgpuBufferRef s = BadKind(e.buffer);
           XgpuBufferRef d = Ref(e.buffer, 128, 64); xgpuCmdCopyBuffer(cb, &s, &d, 16); return xgpuEndCommandBuffer(cb);),
-    ENTRY("copies into a binding-table slot at the recording's capacity", nullptr, V("xgpuCmdCopyBuffer-pDst-bindingSlot"),
-          kArg, V("xgpuCmdCopyBuffer-pDst-bindingSlot"), XgpuCommandBuffer cb = e.Begun(XGPU_COMMAND_BUFFER_MODE_REUSABLE, 1);
+    ENTRY("copies into a binding-table slot at the recording's capacity", V("xgpuCmdCopyBuffer-pDst-bindingSlot"), V("xgpuCmdCopyBuffer-pDst-bindingSlot"),
+          kArg, nullptr, XgpuCommandBuffer cb = e.Begun(XGPU_COMMAND_BUFFER_MODE_REUSABLE, 1);
           XgpuBufferRef s = Ref(e.buffer, 0, 64); XgpuBufferRef d = xgpuBufferRefSlot(1, 0, 64);
           xgpuCmdCopyBuffer(cb, &s, &d, 16); return xgpuEndCommandBuffer(cb);),
-    ENTRY("puts a barrier with no source stage", nullptr, V("xgpuCmdPipelineBarrier-srcStageMask"), kArg,
-          V("xgpuCmdPipelineBarrier-srcStageMask"), return Barrier(e.Begun(), 0, XGPU_PIPELINE_STAGE_DISPATCH_BIT);),
-    ENTRY("puts a barrier with no destination stage", nullptr, V("xgpuCmdPipelineBarrier-dstStageMask"), kArg,
-          V("xgpuCmdPipelineBarrier-dstStageMask"), return Barrier(e.Begun(), XGPU_PIPELINE_STAGE_DISPATCH_BIT, 0);),
+    ENTRY("puts a barrier with no source stage", V("xgpuCmdPipelineBarrier-srcStageMask"), V("xgpuCmdPipelineBarrier-srcStageMask"), kArg, nullptr, return Barrier(e.Begun(), 0, XGPU_PIPELINE_STAGE_DISPATCH_BIT);),
+    ENTRY("puts a barrier with no destination stage", V("xgpuCmdPipelineBarrier-dstStageMask"), V("xgpuCmdPipelineBarrier-dstStageMask"), kArg, nullptr, return Barrier(e.Begun(), XGPU_PIPELINE_STAGE_DISPATCH_BIT, 0);),
     ENTRY("puts a barrier on a reference of an unknown kind", V("xgpuCmdPipelineBarrier-pBufferBarriers-buffer-kind-parameter"),
           V("xgpuCmdPipelineBarrier-pBufferBarriers-buffer-kind-parameter"), kArg, nullptr, XgpuBufferMemoryBarrier b = {};
           b.sType = XGPU_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER; b.buffer = BadKind(e.buffer);
           return Barrier(e.Begun(), XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_PIPELINE_STAGE_DISPATCH_BIT, &b);),
-    ENTRY("asks for more dynamic workgroup memory than the limit", nullptr, V("xgpuCmdSetWorkgroupMemorySize-dynamicSize"),
-          kArg, V("xgpuCmdSetWorkgroupMemorySize-dynamicSize"), XgpuCommandBuffer cb = e.Begun();
+    ENTRY("asks for more dynamic workgroup memory than the limit", V("xgpuCmdSetWorkgroupMemorySize-dynamicSize"), V("xgpuCmdSetWorkgroupMemorySize-dynamicSize"),
+          kArg, nullptr, XgpuCommandBuffer cb = e.Begun();
           xgpuCmdSetWorkgroupMemorySize(cb, e.limits.maxWorkgroupMemorySize + 4); return xgpuEndCommandBuffer(cb);),
     // ---- Submissions and semaphores.
-    ENTRY("submits a binding table smaller than the recording's capacity", nullptr, V("xgpuQueueSubmit-pSubmits-bindingCount"),
-          kArg, V("xgpuQueueSubmit-pSubmits-bindingCount"),
+    ENTRY("submits a binding table smaller than the recording's capacity", V("xgpuQueueSubmit-pSubmits-bindingCount"), V("xgpuQueueSubmit-pSubmits-bindingCount"),
+          kArg, nullptr,
           return e.Submit(e.Executable(XGPU_COMMAND_BUFFER_MODE_REUSABLE, 2));),
-    ENTRY("binds a range past the end of the buffer at submit", nullptr, V("xgpuQueueSubmit-pSubmits-pBindings-range"), kArg,
-          V("xgpuQueueSubmit-pSubmits-pBindings-range"),
+    ENTRY("binds a range past the end of the buffer at submit", V("xgpuQueueSubmit-pSubmits-pBindings-range"), V("xgpuQueueSubmit-pSubmits-pBindings-range"), kArg, nullptr,
           XgpuBufferBinding binding = {e.buffer, 4096, 64};
           return e.Submit(e.Executable(XGPU_COMMAND_BUFFER_MODE_REUSABLE, 1), 1, &binding);),
-    ENTRY("signals a semaphore backwards in a submission", nullptr, V("xgpuQueueSubmit-pSubmits-signalSemaphores-value"), kArg,
-          V("xgpuQueueSubmit-pSubmits-signalSemaphores-value"), XgpuSemaphore s = e.Semaphore(); Signal(e, s, 5);
+    ENTRY("signals a semaphore backwards in a submission", V("xgpuQueueSubmit-pSubmits-signalSemaphores-value"), V("xgpuQueueSubmit-pSubmits-signalSemaphores-value"), kArg, nullptr, XgpuSemaphore s = e.Semaphore(); Signal(e, s, 5);
           uint64_t v = 3; XgpuSubmitInfo submit = {}; submit.signalSemaphores = List(&s, &v); return SubmitWith(e, submit);),
-    ENTRY("signals a semaphore backwards from the host", nullptr, V("xgpuSignalSemaphore-pSignalInfo-value"), kArg,
-          V("xgpuSignalSemaphore-pSignalInfo-value"), XgpuSemaphore s = e.Semaphore(); Signal(e, s, 5);
+    ENTRY("signals a semaphore backwards from the host", V("xgpuSignalSemaphore-pSignalInfo-value"), V("xgpuSignalSemaphore-pSignalInfo-value"), kArg, nullptr, XgpuSemaphore s = e.Semaphore(); Signal(e, s, 5);
           return Signal(e, s, 4);),
-    ENTRY("signals a semaphore's current value again from the host", nullptr, V("xgpuSignalSemaphore-pSignalInfo-value"),
-          kArg, V("xgpuSignalSemaphore-pSignalInfo-value"), XgpuSemaphore s = e.Semaphore(); Signal(e, s, 5);
+    ENTRY("signals a semaphore's current value again from the host", V("xgpuSignalSemaphore-pSignalInfo-value"), V("xgpuSignalSemaphore-pSignalInfo-value"),
+          kArg, nullptr, XgpuSemaphore s = e.Semaphore(); Signal(e, s, 5);
           return Signal(e, s, 5);),
-    ENTRY("fails a semaphore with XGPU_SUCCESS", nullptr, V("xgpuFailSemaphore-status"), kArg, V("xgpuFailSemaphore-status"),
+    ENTRY("fails a semaphore with XGPU_SUCCESS", V("xgpuFailSemaphore-status"), V("xgpuFailSemaphore-status"), kArg, nullptr,
           return xgpuFailSemaphore(e.device, e.Semaphore(), XGPU_SUCCESS);),
     ENTRY("submits with a wait count and no semaphores", V("xgpuQueueSubmit-pSubmits-waitSemaphores-pSemaphores-parameter"),
           nullptr, kArg, nullptr, uint64_t v = 1; XgpuSubmitInfo submit = {}; submit.waitSemaphores = List(nullptr, &v);
@@ -432,28 +415,22 @@ const std::vector<Entry> kCatalogue = {
           XgpuSubmitInfo submit = {}; submit.sType = XGPU_STRUCTURE_TYPE_MEMORY_BARRIER;
           return xgpuQueueSubmit(e.queue, 1, &submit);),
     // ---- Queue operations.
-    ENTRY("fills on a queue with a 3-byte pattern", nullptr, V("xgpuQueueFillBuffer-patternSize"), kArg,
-          V("xgpuQueueFillBuffer-patternSize"), return xgpuQueueFillBuffer(e.queue, nullptr, nullptr, e.buffer, 0, 16, &kPattern, 3);),
-    ENTRY("fills on a queue at an offset not a multiple of 4", nullptr, V("xgpuQueueFillBuffer-dstOffset"), kArg,
-          V("xgpuQueueFillBuffer-dstOffset"), return xgpuQueueFillBuffer(e.queue, nullptr, nullptr, e.buffer, 2, 16, &kPattern, 4);),
-    ENTRY("fills on a queue past the end of the buffer", nullptr, V("xgpuQueueFillBuffer-size"), kArg,
-          V("xgpuQueueFillBuffer-size"), return xgpuQueueFillBuffer(e.queue, nullptr, nullptr, e.buffer, 4000, 256, &kPattern, 4);),
-    ENTRY("copies 0 bytes on a queue", nullptr, V("xgpuQueueCopyBuffer-size"), kArg, V("xgpuQueueCopyBuffer-size"),
+    ENTRY("fills on a queue with a 3-byte pattern", V("xgpuQueueFillBuffer-patternSize"), V("xgpuQueueFillBuffer-patternSize"), kArg, nullptr, return xgpuQueueFillBuffer(e.queue, nullptr, nullptr, e.buffer, 0, 16, &kPattern, 3);),
+    ENTRY("fills on a queue at an offset not a multiple of 4", V("xgpuQueueFillBuffer-dstOffset"), V("xgpuQueueFillBuffer-dstOffset"), kArg, nullptr, return xgpuQueueFillBuffer(e.queue, nullptr, nullptr, e.buffer, 2, 16, &kPattern, 4);),
+    ENTRY("fills on a queue past the end of the buffer", V("xgpuQueueFillBuffer-size"), V("xgpuQueueFillBuffer-size"), kArg, nullptr, return xgpuQueueFillBuffer(e.queue, nullptr, nullptr, e.buffer, 4000, 256, &kPattern, 4);),
+    ENTRY("copies 0 bytes on a queue", V("xgpuQueueCopyBuffer-size"), V("xgpuQueueCopyBuffer-size"), kArg, nullptr,
           return xgpuQueueCopyBuffer(e.queue, nullptr, nullptr, e.buffer, 0, e.buffer, 1024, 0);),
-    ENTRY("copies on a queue reading past the end", nullptr, V("xgpuQueueCopyBuffer-srcRange"), kArg,
-          V("xgpuQueueCopyBuffer-srcRange"), return xgpuQueueCopyBuffer(e.queue, nullptr, nullptr, e.buffer, 4090, e.Buffer(4096), 0, 64);),
-    ENTRY("copies on a queue writing past the end", nullptr, V("xgpuQueueCopyBuffer-dstRange"), kArg,
-          V("xgpuQueueCopyBuffer-dstRange"), return xgpuQueueCopyBuffer(e.queue, nullptr, nullptr, e.buffer, 0, e.Buffer(64), 32, 64);),
-    ENTRY("allocates 0 bytes on a queue", nullptr, V("xgpuQueueAlloca-size"), kArg, V("xgpuQueueAlloca-size"),
+    ENTRY("copies on a queue reading past the end", V("xgpuQueueCopyBuffer-srcRange"), V("xgpuQueueCopyBuffer-srcRange"), kArg, nullptr, return xgpuQueueCopyBuffer(e.queue, nullptr, nullptr, e.buffer, 4090, e.Buffer(4096), 0, 64);),
+    ENTRY("copies on a queue writing past the end", V("xgpuQueueCopyBuffer-dstRange"), V("xgpuQueueCopyBuffer-dstRange"), kArg, nullptr, return xgpuQueueCopyBuffer(e.queue, nullptr, nullptr, e.buffer, 0, e.Buffer(64), 32, 64);),
+    ENTRY("allocates 0 bytes on a queue", V("xgpuQueueAlloca-size"), V("xgpuQueueAlloca-size"), kArg, nullptr,
           XgpuBuffer b = nullptr; return xgpuQueueAlloca(e.queue, nullptr, nullptr, e.pool, 0, XGPU_BUFFER_USAGE_STORAGE_BIT, &b);),
     ENTRY("allocates on a queue with an unknown usage bit", V("xgpuQueueAlloca-usage-parameter"), nullptr, kArg, nullptr,
           XgpuBuffer b = nullptr; return xgpuQueueAlloca(e.queue, nullptr, nullptr, e.pool, 64, 0x40000000u, &b);),
     // ---- Creation.
-    ENTRY("creates a buffer of 0 bytes", nullptr, V("xgpuCreateBuffer-pCreateInfo-size"), kArg,
-          V("xgpuCreateBuffer-pCreateInfo-size"), XgpuBufferCreateInfo info = BufferInfo(e); info.size = 0;
+    ENTRY("creates a buffer of 0 bytes", V("xgpuCreateBuffer-pCreateInfo-size"), V("xgpuCreateBuffer-pCreateInfo-size"), kArg, nullptr, XgpuBufferCreateInfo info = BufferInfo(e); info.size = 0;
           return MakeBuffer(e, info);),
-    ENTRY("creates a buffer of a memory type that does not exist", nullptr, V("xgpuCreateBuffer-pCreateInfo-memoryTypeIndex"),
-          kArg, V("xgpuCreateBuffer-pCreateInfo-memoryTypeIndex"), XgpuBufferCreateInfo info = BufferInfo(e);
+    ENTRY("creates a buffer of a memory type that does not exist", V("xgpuCreateBuffer-pCreateInfo-memoryTypeIndex"), V("xgpuCreateBuffer-pCreateInfo-memoryTypeIndex"),
+          kArg, nullptr, XgpuBufferCreateInfo info = BufferInfo(e);
           info.memoryTypeIndex = 99; return MakeBuffer(e, info);),
     ENTRY("creates a buffer with a reserved flag", V("xgpuCreateBuffer-pCreateInfo-flags-zero"), nullptr, kArg, nullptr,
           XgpuBufferCreateInfo info = BufferInfo(e); info.flags = 1; return MakeBuffer(e, info);),
@@ -465,47 +442,42 @@ const std::vector<Entry> kCatalogue = {
           XgpuBufferCreateInfo info = BufferInfo(e); info.pNext = &unknown; return MakeBuffer(e, info);),
     ENTRY("creates a buffer with an unknown usage bit", V("xgpuCreateBuffer-pCreateInfo-usage-parameter"), nullptr, kArg,
           nullptr, XgpuBufferCreateInfo info = BufferInfo(e); info.usage |= 0x40000000u; return MakeBuffer(e, info);),
-    ENTRY("creates a memory pool of a memory type that does not exist", nullptr,
-          V("xgpuCreateMemoryPool-pCreateInfo-memoryTypeIndex"), kArg, V("xgpuCreateMemoryPool-pCreateInfo-memoryTypeIndex"),
+    ENTRY("creates a memory pool of a memory type that does not exist", V("xgpuCreateMemoryPool-pCreateInfo-memoryTypeIndex"),
+          V("xgpuCreateMemoryPool-pCreateInfo-memoryTypeIndex"), kArg, nullptr,
           XgpuMemoryPoolCreateInfo info = {}; info.sType = XGPU_STRUCTURE_TYPE_MEMORY_POOL_CREATE_INFO;
           info.memoryTypeIndex = 99; XgpuMemoryPool p = nullptr; return xgpuCreateMemoryPool(e.device, &info, nullptr, &p);),
-    ENTRY("maps at an offset past the end", nullptr, V("xgpuMapBuffer-offset"), kArg, V("xgpuMapBuffer-offset"),
+    ENTRY("maps at an offset past the end", V("xgpuMapBuffer-offset"), V("xgpuMapBuffer-offset"), kArg, nullptr,
           void* p = nullptr; return xgpuMapBuffer(e.device, e.Buffer(256), 512, XGPU_WHOLE_SIZE, &p);),
-    ENTRY("maps more than the buffer holds", nullptr, V("xgpuMapBuffer-size"), kArg, V("xgpuMapBuffer-size"),
+    ENTRY("maps more than the buffer holds", V("xgpuMapBuffer-size"), V("xgpuMapBuffer-size"), kArg, nullptr,
           void* p = nullptr; return xgpuMapBuffer(e.device, e.Buffer(256), 0, 512, &p);),
-    ENTRY("creates an executable from neither code nor a path", nullptr, V("xgpuCreateExecutable-pCreateInfo-source"), kArg,
-          V("xgpuCreateExecutable-pCreateInfo-source"), XgpuExecutableCreateInfo info = {};
+    ENTRY("creates an executable from neither code nor a path", V("xgpuCreateExecutable-pCreateInfo-source"), V("xgpuCreateExecutable-pCreateInfo-source"), kArg, nullptr, XgpuExecutableCreateInfo info = {};
           info.sType = XGPU_STRUCTURE_TYPE_EXECUTABLE_CREATE_INFO; XgpuExecutable x = nullptr;
           return xgpuCreateExecutable(e.device, &info, nullptr, &x);),
-    ENTRY("creates a pipeline whose binding count does not fit the kernel's arguments", nullptr,
-          V("xgpuCreatePipeline-pCreateInfo-kernargSize"), kArg, V("xgpuCreatePipeline-pCreateInfo-kernargSize"),
+    ENTRY("creates a pipeline whose binding count does not fit the kernel's arguments", V("xgpuCreatePipeline-pCreateInfo-kernargSize"),
+          V("xgpuCreatePipeline-pCreateInfo-kernargSize"), kArg, nullptr,
           XgpuPipelineCreateInfo info = PipelineInfo(e); info.bindingCount = 3; return MakePipeline(e, info);),
-    ENTRY("creates a pipeline whose constant size does not fit the kernel's arguments", nullptr,
-          V("xgpuCreatePipeline-pCreateInfo-kernargSize"), kArg, V("xgpuCreatePipeline-pCreateInfo-kernargSize"),
+    ENTRY("creates a pipeline whose constant size does not fit the kernel's arguments", V("xgpuCreatePipeline-pCreateInfo-kernargSize"),
+          V("xgpuCreatePipeline-pCreateInfo-kernargSize"), kArg, nullptr,
           XgpuPipelineCreateInfo info = PipelineInfo(e); info.constantSize = 16; return MakePipeline(e, info);),
-    ENTRY("creates a pipeline with a workgroup size of 0", nullptr, V("xgpuCreatePipeline-pCreateInfo-workgroupSize"), kArg,
-          V("xgpuCreatePipeline-pCreateInfo-workgroupSize"), XgpuPipelineCreateInfo info = PipelineInfo(e);
+    ENTRY("creates a pipeline with a workgroup size of 0", V("xgpuCreatePipeline-pCreateInfo-workgroupSize"), V("xgpuCreatePipeline-pCreateInfo-workgroupSize"), kArg, nullptr, XgpuPipelineCreateInfo info = PipelineInfo(e);
           info.workgroupSize[1] = 0; return MakePipeline(e, info);),
     ENTRY("creates a pipeline with a reserved flag", V("xgpuCreatePipeline-pCreateInfo-flags-zero"), nullptr, kArg, nullptr,
           XgpuPipelineCreateInfo info = PipelineInfo(e); info.flags = 1; return MakePipeline(e, info);),
-    ENTRY("creates a command buffer for a queue family that does not exist", nullptr,
-          V("xgpuCreateCommandBuffer-pCreateInfo-queueFamilyIndex"), kArg,
-          V("xgpuCreateCommandBuffer-pCreateInfo-queueFamilyIndex"), XgpuCommandBufferCreateInfo info = {};
+    ENTRY("creates a command buffer for a queue family that does not exist", V("xgpuCreateCommandBuffer-pCreateInfo-queueFamilyIndex"),
+          V("xgpuCreateCommandBuffer-pCreateInfo-queueFamilyIndex"), kArg, nullptr, XgpuCommandBufferCreateInfo info = {};
           info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO; info.queueFamilyIndex = 9; XgpuCommandBuffer cb = nullptr;
           return xgpuCreateCommandBuffer(e.device, &info, nullptr, &cb);),
-    ENTRY("begins with a binding capacity above the limit", nullptr, V("xgpuBeginCommandBuffer-pBeginInfo-bindingCapacity"),
-          kArg, V("xgpuBeginCommandBuffer-pBeginInfo-bindingCapacity"), XgpuCommandBufferBeginInfo b = {};
+    ENTRY("begins with a binding capacity above the limit", V("xgpuBeginCommandBuffer-pBeginInfo-bindingCapacity"), V("xgpuBeginCommandBuffer-pBeginInfo-bindingCapacity"),
+          kArg, nullptr, XgpuCommandBufferBeginInfo b = {};
           b.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO; b.bindingCapacity = e.limits.maxBindingCapacity + 1;
           return xgpuBeginCommandBuffer(e.CommandBuffer(), &b);),
     ENTRY("begins with a mode that does not exist", V("xgpuBeginCommandBuffer-pBeginInfo-mode-parameter"), nullptr, kArg,
           nullptr, XgpuCommandBufferBeginInfo b = {}; b.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
           b.mode = static_cast<XgpuCommandBufferMode>(5); return xgpuBeginCommandBuffer(e.CommandBuffer(), &b);),
-    ENTRY("creates a device with more queues than the family has", nullptr,
-          V("xgpuCreateDevice-pCreateInfo-pQueueCreateInfos-queueCount"), kArg,
-          V("xgpuCreateDevice-pCreateInfo-pQueueCreateInfos-queueCount"), return MakeDevice(e, 0, 1000);),
-    ENTRY("creates a device with a queue family that does not exist", nullptr,
-          V("xgpuCreateDevice-pCreateInfo-pQueueCreateInfos-queueFamilyIndex"), kArg,
-          V("xgpuCreateDevice-pCreateInfo-pQueueCreateInfos-queueFamilyIndex"), return MakeDevice(e, 9, 1);),
+    ENTRY("creates a device with more queues than the family has", V("xgpuCreateDevice-pCreateInfo-pQueueCreateInfos-queueCount"),
+          V("xgpuCreateDevice-pCreateInfo-pQueueCreateInfos-queueCount"), kArg, nullptr, return MakeDevice(e, 0, 1000);),
+    ENTRY("creates a device with a queue family that does not exist", V("xgpuCreateDevice-pCreateInfo-pQueueCreateInfos-queueFamilyIndex"),
+          V("xgpuCreateDevice-pCreateInfo-pQueueCreateInfos-queueFamilyIndex"), kArg, nullptr, return MakeDevice(e, 9, 1);),
     ENTRY("inserts a debug label whose name is not UTF-8", V("xgpuCmdInsertDebugLabel-pLabel-pLabelName-parameter"), nullptr,
           kArg, nullptr, return Label(e.Begun(), "\xff\xfe");),
     ENTRY("names an object with a string that is not UTF-8", V("xgpuSetObjectName-pNameInfo-pObjectName-parameter"), nullptr,
@@ -523,41 +495,38 @@ const std::vector<Entry> kCatalogue = {
           return xgpuWaitSemaphores(e.device, &w, 0);),
     // ---- Rules the layer does not check yet (the explicit rules in progress); without
     // the layer they are undefined, so the mistakes stop short of running bad work.
-    ENTRY("destroys a buffer a held submission still uses", nullptr, nullptr, kVoid, V("xgpuDestroyBuffer-buffer-inUse"),
+    ENTRY("destroys a buffer a held submission still uses", V("xgpuDestroyBuffer-buffer-inUse"), nullptr, kVoid, nullptr,
           XgpuCommandBuffer cb = e.Begun(); XgpuBuffer b = e.Buffer(256); XgpuBufferRef r = Ref(b);
           xgpuCmdFillBuffer(cb, &r, &kPattern, 4); xgpuEndCommandBuffer(cb); SubmitHeld(e, cb, e.Semaphore());
           xgpuDestroyBuffer(e.device, b, nullptr); return kVoid;),
-    ENTRY("destroys a pending command buffer", nullptr, nullptr, kVoid, V("xgpuDestroyCommandBuffer-commandBuffer-pending"),
+    ENTRY("destroys a pending command buffer", V("xgpuDestroyCommandBuffer-commandBuffer-pending"), nullptr, kVoid, nullptr,
           XgpuCommandBuffer cb = e.Executable(); SubmitHeld(e, cb, e.Semaphore());
           xgpuDestroyCommandBuffer(e.device, cb, nullptr); return kVoid;),
-    ENTRY("records a fill past the end of a buffer", nullptr, nullptr, kArg, V("xgpuCmdFillBuffer-pDst-range"),
+    ENTRY("records a fill past the end of a buffer", V("xgpuCmdFillBuffer-pDst-range"), nullptr, kArg, nullptr,
           XgpuCommandBuffer cb = e.Begun(); XgpuBufferRef r = Ref(e.buffer, 4000, 256);
           xgpuCmdFillBuffer(cb, &r, &kPattern, 4); return xgpuEndCommandBuffer(cb);),
-    ENTRY("records a fill of a buffer without TRANSFER_DST usage", nullptr, nullptr, kUsage, V("xgpuCmdFillBuffer-pDst-usage"),
+    ENTRY("records a fill of a buffer without TRANSFER_DST usage", V("xgpuCmdFillBuffer-pDst-usage"), nullptr, kUsage, nullptr,
           XgpuCommandBuffer cb = e.Begun(); XgpuBufferRef r = Ref(e.Buffer(256, XGPU_BUFFER_USAGE_STORAGE_BIT));
           xgpuCmdFillBuffer(cb, &r, &kPattern, 4); return xgpuEndCommandBuffer(cb);),
-    ENTRY("reads dispatch counts from a buffer without INDIRECT usage", nullptr, nullptr, kUsage,
-          V("xgpuCmdDispatchIndirect-pCounts-usage"), XgpuCommandBuffer cb = e.ReadyToDispatch();
+    ENTRY("reads dispatch counts from a buffer without INDIRECT usage", V("xgpuCmdDispatchIndirect-pCounts-usage"), nullptr, kUsage, nullptr, XgpuCommandBuffer cb = e.ReadyToDispatch();
           XgpuBufferRef c = Ref(e.Buffer(64, XGPU_BUFFER_USAGE_STORAGE_BIT), 0, 12);
           xgpuCmdDispatchIndirect(cb, &c, XGPU_DISPATCH_INDIRECT_STATIC_BIT); return xgpuEndCommandBuffer(cb);),
-    ENTRY("ends a debug label never begun", nullptr, nullptr, kUsage, V("xgpuCmdEndDebugLabel-open"),
+    ENTRY("ends a debug label never begun", V("xgpuCmdEndDebugLabel-open"), nullptr, kUsage, nullptr,
           XgpuCommandBuffer cb = e.Begun(); xgpuCmdEndDebugLabel(cb); return xgpuEndCommandBuffer(cb);),
-    ENTRY("maps a buffer twice", nullptr, nullptr, kUsage, V("xgpuMapBuffer-buffer-mapped"), void* p = nullptr;
+    ENTRY("maps a buffer twice", V("xgpuMapBuffer-buffer-mapped"), nullptr, kUsage, nullptr, void* p = nullptr;
           XgpuBuffer b = e.Buffer(64); xgpuMapBuffer(e.device, b, 0, XGPU_WHOLE_SIZE, &p);
           return xgpuMapBuffer(e.device, b, 0, XGPU_WHOLE_SIZE, &p);),
-    ENTRY("unmaps a buffer that is not mapped", nullptr, nullptr, kVoid, V("xgpuUnmapBuffer-buffer-mapped"),
+    ENTRY("unmaps a buffer that is not mapped", V("xgpuUnmapBuffer-buffer-mapped"), nullptr, kVoid, nullptr,
           xgpuUnmapBuffer(e.device, e.Buffer(64)); return kVoid;),
-    ENTRY("waits on the host for no semaphore at all", nullptr, nullptr, kArg, V("xgpuWaitSemaphores-pWaitInfo-semaphoreCount"),
+    ENTRY("waits on the host for no semaphore at all", V("xgpuWaitSemaphores-pWaitInfo-semaphoreCount"), nullptr, kArg, nullptr,
           XgpuSemaphoreWaitInfo w = {}; w.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
           return xgpuWaitSemaphores(e.device, &w, 0);),
-    ENTRY("binds a buffer too small for the recorded range at submit", nullptr, nullptr, kArg,
-          V("xgpuQueueSubmit-pSubmits-pBindings-refRange"), XgpuCommandBuffer cb = e.Begun(XGPU_COMMAND_BUFFER_MODE_ONE_SHOT, 1);
+    ENTRY("binds a buffer too small for the recorded range at submit", V("xgpuQueueSubmit-pSubmits-pBindings-refRange"), nullptr, kArg, nullptr, XgpuCommandBuffer cb = e.Begun(XGPU_COMMAND_BUFFER_MODE_ONE_SHOT, 1);
           XgpuBufferRef r = xgpuBufferRefSlot(0, 0, 1024); xgpuCmdFillBuffer(cb, &r, &kPattern, 4); xgpuEndCommandBuffer(cb);
           XgpuSemaphore gate = e.Semaphore(); static const uint64_t one = 1; XgpuBufferBinding binding = {e.Buffer(64), 0, 64};
           XgpuSubmitInfo submit = {}; submit.commandBuffer = cb; submit.bindingCount = 1; submit.pBindings = &binding;
           submit.waitSemaphores = List(&gate, &one); (void)kCounts; return SubmitWith(e, submit);),
-    ENTRY("deallocates a queue allocation while a held submission uses it", nullptr, nullptr, kAny,
-          V("xgpuQueueDealloca-buffer-ordered"), XgpuBuffer b = e.Alloca(256); XgpuCommandBuffer cb = e.Begun();
+    ENTRY("deallocates a queue allocation while a held submission uses it", V("xgpuQueueDealloca-buffer-ordered"), nullptr, kAny, nullptr, XgpuBuffer b = e.Alloca(256); XgpuCommandBuffer cb = e.Begun();
           XgpuBufferRef r = Ref(b); xgpuCmdFillBuffer(cb, &r, &kPattern, 4); xgpuEndCommandBuffer(cb);
           XgpuSemaphore gate = e.Semaphore(); static const uint64_t one = 1; XgpuSubmitInfo submit = {};
           submit.commandBuffer = cb; submit.waitSemaphores = List(&gate, &one); SubmitWith(e, submit);
