@@ -80,6 +80,19 @@ bool device_release_handle(const Device* device, const void* handle, const char*
                     "nothing was destroyed");
   return false;
 }
+bool device_handle_live(const Device* device, const void* handle, const char* vuid, const char* where) {
+  {
+    std::lock_guard<std::mutex> lock(device->live_mutex);
+    if (device->live_handles.count(handle) != 0) return true;
+  }
+  char value[32];
+  std::snprintf(value, sizeof(value), "%p", handle);
+  device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, vuid,
+                std::string(where) + " (" + value +
+                    ") is not a live object of this device: it was destroyed (or deallocated) already or never "
+                    "created from it");
+  return false;
+}
 bool device_is_lost(const Device* device) { return device && device->lost.load(); }
 XgpuMemoryPropertyFlags buffer_memory_properties(const BufferInfo* info, uint32_t* out_memory_type) {
   const auto* buffer = static_cast<const Buffer*>(info);

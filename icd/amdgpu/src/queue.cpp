@@ -1026,6 +1026,9 @@ XgpuResult queue_fill_buffer(XgpuQueue handle, const XgpuSemaphoreList* waits, c
   if (!buffer)
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueFillBuffer-dstBuffer-parameter",
                        "xgpuQueueFillBuffer: dstBuffer is XGPU_NULL_HANDLE");
+  if (!device_handle_live(device, dst, "XGPU-VUID-xgpuQueueFillBuffer-dstBuffer-parameter",
+                          "xgpuQueueFillBuffer: dstBuffer"))
+    return XGPU_ERROR_INVALID_ARGUMENT;
   if (offset % pattern_size != 0 || offset >= buffer->size)
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueFillBuffer-dstOffset",
                        "xgpuQueueFillBuffer: dstOffset " + std::to_string(offset) +
@@ -1072,6 +1075,11 @@ XgpuResult queue_copy_buffer(XgpuQueue handle, const XgpuSemaphoreList* waits, c
   if (!destination)
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueCopyBuffer-dstBuffer-parameter",
                        "xgpuQueueCopyBuffer: dstBuffer is XGPU_NULL_HANDLE");
+  if (!device_handle_live(device, src, "XGPU-VUID-xgpuQueueCopyBuffer-srcBuffer-parameter",
+                          "xgpuQueueCopyBuffer: srcBuffer") ||
+      !device_handle_live(device, dst, "XGPU-VUID-xgpuQueueCopyBuffer-dstBuffer-parameter",
+                          "xgpuQueueCopyBuffer: dstBuffer"))
+    return XGPU_ERROR_INVALID_ARGUMENT;
   if (size == 0)
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueCopyBuffer-size",
                        "xgpuQueueCopyBuffer: size is 0 (must be at least 1)");

@@ -240,6 +240,12 @@ void device_track_handle(const Device* device, const void* handle);
 bool device_release_handle(const Device* device, const void* handle, const char* vuid, const char* where,
                            bool keep_name = false);
 
+// True when `handle` is a live child of `device`; otherwise reports
+// `where` (e.g. "xgpuQueueFillBuffer: dstBuffer") with `vuid` and returns
+// false. For the queue operations that take buffers directly (not on the
+// recording or submission paths).
+bool device_handle_live(const Device* device, const void* handle, const char* vuid, const char* where);
+
 // True once the device is lost (api.md 6.1): commands that return an
 // XgpuResult then return XGPU_ERROR_DEVICE_LOST.
 bool device_is_lost(const Device* device);

@@ -215,9 +215,7 @@ const char* DriverIssue(const Entry& entry) {
   } kIssues[] = {
       {"waits on a destroyed semaphore in a submission", "the device's other queue stops running work"},
       {"signals a destroyed semaphore in a submission", "the device's other queue stops running work"},
-      {"fills a queue allocation on a queue after its dealloca", "the device is lost"},
       {"waits on the host with a count and no semaphores", "the driver dereferences pWaitInfo->pSemaphores (NULL)"},
-      {"copies on a queue into a destroyed buffer", "the device's other queue sometimes stops running work"},
   };
   for (const auto& known : kIssues) {
     if (std::strcmp(known.name, entry.name) == 0) return known.issue;
