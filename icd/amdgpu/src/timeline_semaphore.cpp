@@ -154,6 +154,21 @@ XgpuResult semaphore_wait(XgpuDevice handle, const XgpuSemaphoreWaitInfo* info, 
   Device* device = device_from_handle(handle);
   if (!device || !info) return XGPU_ERROR_INVALID_ARGUMENT;
   if (info->semaphoreCount == 0) return XGPU_SUCCESS;
+  // The arrays are read below: a NULL one (or a NULL element) is refused
+  // with its rule instead of being dereferenced.
+  if (!info->pSemaphores)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuWaitSemaphores-pWaitInfo-pSemaphores-parameter",
+                       "xgpuWaitSemaphores: pWaitInfo->pSemaphores is NULL with semaphoreCount " +
+                           std::to_string(info->semaphoreCount));
+  if (!info->pValues)
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuWaitSemaphores-pWaitInfo-pValues-parameter",
+                       "xgpuWaitSemaphores: pWaitInfo->pValues is NULL with semaphoreCount " +
+                           std::to_string(info->semaphoreCount));
+  for (uint32_t i = 0; i < info->semaphoreCount; ++i)
+    if (!info->pSemaphores[i])
+      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                         "XGPU-VUID-xgpuWaitSemaphores-pWaitInfo-pSemaphores-parameter",
+                         "xgpuWaitSemaphores: pWaitInfo->pSemaphores[" + std::to_string(i) + "] is XGPU_NULL_HANDLE");
   const HsaApi& hsa = *device->hsa;
   TraceHostCall trace_call(device, "xgpuWaitSemaphores", info->pSemaphores, info->pValues, info->semaphoreCount, false);
   const uint64_t start = monotonic_ns();

@@ -490,7 +490,7 @@ const std::vector<Entry> kCatalogue = {
                                XGPU_ACCESS_SHADER_READ_BIT);
           return xgpuEndCommandBuffer(cb);),
     ENTRY("waits on the host with a count and no semaphores", V("xgpuWaitSemaphores-pWaitInfo-pSemaphores-parameter"),
-          nullptr, kArg, nullptr, uint64_t v = 0; XgpuSemaphoreWaitInfo w = {};
+          V("xgpuWaitSemaphores-pWaitInfo-pSemaphores-parameter"), kArg, nullptr, uint64_t v = 0; XgpuSemaphoreWaitInfo w = {};
           w.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO; w.semaphoreCount = 1; w.pValues = &v;
           return xgpuWaitSemaphores(e.device, &w, 0);),
     // ---- Rules the layer does not check yet (the explicit rules in progress); without

@@ -215,7 +215,6 @@ const char* DriverIssue(const Entry& entry) {
   } kIssues[] = {
       {"waits on a destroyed semaphore in a submission", "the device's other queue stops running work"},
       {"signals a destroyed semaphore in a submission", "the device's other queue stops running work"},
-      {"waits on the host with a count and no semaphores", "the driver dereferences pWaitInfo->pSemaphores (NULL)"},
   };
   for (const auto& known : kIssues) {
     if (std::strcmp(known.name, entry.name) == 0) return known.issue;
