@@ -15,29 +15,6 @@ namespace {
 constexpr const char* kFlagsRule = "XGPU-VUID-xgpuCreateBuffer-pCreateInfo-flags-zero";
 constexpr const char* kSTypeRule = "XGPU-VUID-xgpuCreateBuffer-pCreateInfo-sType";
 
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) {
-      setenv(name, value, 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
 // An instance with the layer, `settings` chained to its create info (NULL:
 // none), one messenger hearing everything (chained, and created for the
 // rest), and a device.
