@@ -179,6 +179,10 @@ TEST_CASE("a full queue makes the producer wait; a small queue wraps many times"
   hsa_signal_store_screlease(gate, 0);  // drain: the producer wraps the ring ~60 times
   producer.join();
   CHECK(wait_eq(done, 0));
+  // The processor stores the read index after the packet it consumed (the
+  // last one's completion can be seen first): wait for it, bounded.
+  for (int i = 0; i < 5000 && hsa_queue_load_read_index_scacquire(q) != uint64_t(kPackets); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   CHECK(hsa_queue_load_read_index_scacquire(q) == uint64_t(kPackets));
   CHECK(hsa_queue_load_write_index_scacquire(q) == uint64_t(kPackets));
   CHECK(queue.errors.load() == 0);
