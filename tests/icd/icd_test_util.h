@@ -13,6 +13,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -186,6 +187,7 @@ struct Env {
   std::vector<XgpuPhysicalDevice> physical_devices;
   std::vector<XgpuDevice> devices;
   std::vector<std::vector<XgpuQueue>> queues;  // per device
+  std::map<std::pair<uint32_t, XgpuBuffer>, void*> mapped;  // (device, buffer) -> map()'s pointer
 
   explicit Env(uint32_t device_count = 1, uint32_t queue_count = 2) {
     init_api();
@@ -253,11 +255,18 @@ struct Env {
     info.memoryTypeIndex = uint32_t(type);
     XgpuBuffer buffer = nullptr;
     REQUIRE(api().CreateBuffer(devices[d], &info, nullptr, &buffer) == XGPU_SUCCESS);
+    mapped.erase({d, buffer});  // a handle value of a buffer destroyed earlier: not mapped
     return buffer;
   }
+  // The whole of `buffer` (made by buffer()) mapped: the first call maps it,
+  // later ones return the same pointer (a buffer is mapped at most once at a
+  // time, XGPU-VUID-xgpuMapBuffer-buffer-mapped). It stays mapped until the
+  // buffer is destroyed.
   void* map(XgpuBuffer buffer, uint32_t d = 0) {
+    if (auto it = mapped.find({d, buffer}); it != mapped.end()) return it->second;
     void* data = nullptr;
     REQUIRE(api().MapBuffer(devices[d], buffer, 0, XGPU_WHOLE_SIZE, &data) == XGPU_SUCCESS);
+    mapped[{d, buffer}] = data;
     return data;
   }
   // The test kernels' executable (tests/icd/kernels) on device d.

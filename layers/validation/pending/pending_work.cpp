@@ -48,7 +48,7 @@ bool PendingWork::Pending(XgpuObjectType type, uint64_t handle, Use* use) const 
 }
 
 void PendingWork::AddOpLocked(const CallContext& ctx, uint64_t queue, const std::vector<Key>& objects,
-                              const XgpuSemaphoreList*, const XgpuSemaphoreList* signal) {
+                              const XgpuSemaphoreList* wait, const XgpuSemaphoreList* signal) {
   Queue& q = queues_[queue];
   q.device = ctx.device;
   const uint64_t seq = ++q.submitted;
@@ -61,25 +61,45 @@ void PendingWork::AddOpLocked(const CallContext& ctx, uint64_t queue, const std:
       uses.push_back({queue, seq});
     }
   }
-  if (IsUsablePointer(signal) && IsUsablePointer(signal->pSemaphores) && IsUsablePointer(signal->pValues) &&
-      signal->count != 0) {
-    Op op{seq, {}};
-    for (uint32_t i = 0; i < signal->count; ++i) op.signals.push_back({H(signal->pSemaphores[i]), signal->pValues[i]});
-    q.signalling.push_back(std::move(op));
+  auto payloads = [](const XgpuSemaphoreList* list, Payloads* out) {
+    if (!IsUsablePointer(list) || !IsUsablePointer(list->pSemaphores) || !IsUsablePointer(list->pValues)) return;
+    for (uint32_t i = 0; i < list->count; ++i) out->push_back({H(list->pSemaphores[i]), list->pValues[i]});
+  };
+  Op op{seq, {}, {}};
+  payloads(signal, &op.signals);
+  payloads(wait, &op.waits);
+  if (!op.signals.empty() || !op.waits.empty()) q.signalling.push_back(std::move(op));
+}
+
+void PendingWork::CompleteLocked(Queue& q, uint64_t seq, Payloads* reached) {
+  if (seq > q.completed) q.completed = seq;  // the queue is in order: everything before too
+  while (!q.signalling.empty() && q.signalling.front().seq <= q.completed) {
+    const Op& op = q.signalling.front();
+    reached->insert(reached->end(), op.waits.begin(), op.waits.end());
+    q.signalling.pop_front();
+  }
+}
+
+void PendingWork::ObserveAllLocked(Payloads* reached) {
+  // Each round completes at least one operation (or ends): it terminates.
+  while (!reached->empty()) {
+    const auto [semaphore, value] = reached->back();
+    reached->pop_back();
+    for (auto& [handle, q] : queues_) {
+      uint64_t upto = 0;
+      for (const Op& op : q.signalling) {
+        for (const auto& [s, payload] : op.signals) {
+          if (s == semaphore && payload <= value) upto = std::max(upto, op.seq);
+        }
+      }
+      if (upto > q.completed) CompleteLocked(q, upto, reached);
+    }
   }
 }
 
 void PendingWork::ObserveLocked(uint64_t semaphore, uint64_t value) {
-  for (auto& [handle, q] : queues_) {
-    uint64_t reached = 0;
-    for (const Op& op : q.signalling) {
-      for (const auto& [s, payload] : op.signals) {
-        if (s == semaphore && payload <= value) reached = std::max(reached, op.seq);
-      }
-    }
-    if (reached > q.completed) q.completed = reached;  // the queue is in order: everything before too
-    while (!q.signalling.empty() && q.signalling.front().seq <= q.completed) q.signalling.pop_front();
-  }
+  Payloads reached{{semaphore, value}};
+  ObserveAllLocked(&reached);
 }
 
 void PendingWork::PruneLocked() {
@@ -492,19 +512,20 @@ void PendingWork::PostRecordQueueWaitIdle(CallContext&, XgpuQueue queue, XgpuRes
   std::lock_guard lock(mutex_);
   auto it = queues_.find(H(queue));
   if (it == queues_.end()) return;
-  it->second.completed = it->second.submitted;
-  it->second.signalling.clear();
+  Payloads reached;
+  CompleteLocked(it->second, it->second.submitted, &reached);
+  ObserveAllLocked(&reached);
   PruneLocked();
 }
 
 void PendingWork::PostRecordDeviceWaitIdle(CallContext& ctx, XgpuDevice, XgpuResult result) {
   if (result < 0) return;
   std::lock_guard lock(mutex_);
+  Payloads reached;
   for (auto& [handle, q] : queues_) {
-    if (q.device != ctx.device) continue;
-    q.completed = q.submitted;
-    q.signalling.clear();
+    if (q.device == ctx.device) CompleteLocked(q, q.submitted, &reached);
   }
+  ObserveAllLocked(&reached);
   PruneLocked();
 }
 

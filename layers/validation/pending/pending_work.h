@@ -12,7 +12,10 @@
 // uses remembers, per queue, the last one. Observations: xgpuQueueWaitIdle,
 // xgpuDeviceWaitIdle, a successful xgpuWaitSemaphores (each semaphore's
 // payload; with XGPU_SEMAPHORE_WAIT_ANY_BIT the values are asked down the
-// chain), xgpuGetSemaphoreValue.
+// chain), xgpuGetSemaphoreValue. Completion follows waits: an operation seen
+// complete had each payload it waited on reached, so whatever signalled those
+// payloads (on another queue, or a queue of another device) completed too, and
+// so on down the chain.
 //
 // Tracking at submit is a costly check: it runs only while the instance's
 // settings.costly_checks is set (without it, nothing is reported as pending).
@@ -107,15 +110,17 @@ class PendingWork : public HookDefaults {
 
  private:
   using Key = std::pair<XgpuObjectType, uint64_t>;  // (type, handle)
+  using Payloads = std::vector<std::pair<uint64_t, uint64_t>>;  // (semaphore, payload)
   struct Op {
-    uint64_t seq;                                        // its number on its queue
-    std::vector<std::pair<uint64_t, uint64_t>> signals;  // (semaphore, payload)
+    uint64_t seq;      // its number on its queue
+    Payloads signals;  // what it signals
+    Payloads waits;    // what it waited on
   };
   struct Queue {
     const LayerDevice* device = nullptr;  // its device
     uint64_t submitted = 0;               // operations queued
     uint64_t completed = 0;               // operations the host saw completed (in queue order)
-    std::deque<Op> signalling;            // pending operations with a signal list, oldest first
+    std::deque<Op> signalling;            // pending operations with a signal or wait list, oldest first
   };
   struct Alloca {
     uint64_t pool;                                       // its memory pool
@@ -139,7 +144,14 @@ class PendingWork : public HookDefaults {
   // Starts an operation on `queue` using `objects`; returns its number.
   void AddOpLocked(const CallContext& ctx, uint64_t queue, const std::vector<Key>& objects,
                    const XgpuSemaphoreList* wait, const XgpuSemaphoreList* signal);
+  // The host saw `semaphore` reach `value`: every operation that signals a
+  // payload up to it completed, with what its queue ran before it and what
+  // those operations waited for, transitively.
   void ObserveLocked(uint64_t semaphore, uint64_t value);
+  // `q` completed its operations up to `seq`; adds the payloads they waited on to `reached`.
+  static void CompleteLocked(Queue& q, uint64_t seq, Payloads* reached);
+  // Observes each payload of `reached` (and what follows from it).
+  void ObserveAllLocked(Payloads* reached);
   // Drops the deallocas seen complete.
   void PruneLocked();
   void Forget(XgpuObjectType type, uint64_t handle);
