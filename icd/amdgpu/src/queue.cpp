@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -799,7 +800,13 @@ XgpuResult copy_semaphore_list(const Device* device, const SemaphoreListArgument
                          where() + "pValues[" + std::to_string(i) + "] " + std::to_string(list->pValues[i]) +
                              " exceeds the largest payload this driver supports (" +
                              std::to_string(kMaxSemaphoreValue) + ")");
-    semaphore_retain(semaphore);  // released by ~Submission
+    if (!semaphore_retain_live(semaphore)) {  // released by ~Submission
+      char value[32];
+      std::snprintf(value, sizeof(value), "%p", static_cast<void*>(semaphore));
+      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, argument.semaphores_id,
+                         where() + "pSemaphores[" + std::to_string(i) + "] (" + value +
+                             ") is not a live semaphore: it was destroyed already or never created");
+    }
     out->push_back(SemaphoreValue{semaphore, list->pValues[i]});
   }
   return XGPU_SUCCESS;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "common.h"
@@ -12,6 +14,21 @@
 #include "trace.h"
 
 namespace xgpu::amdgpu {
+namespace {
+
+// Every semaphore between xgpuCreateSemaphore and xgpuDestroySemaphore, of
+// every device (a queue may wait on or signal another device's semaphores).
+std::mutex g_live_mutex;
+std::unordered_set<const void*> g_live_semaphores;
+
+}  // namespace
+
+bool semaphore_retain_live(const void* handle) {
+  std::lock_guard<std::mutex> lock(g_live_mutex);
+  if (g_live_semaphores.count(handle) == 0) return false;
+  semaphore_retain(static_cast<Semaphore*>(const_cast<void*>(handle)));
+  return true;
+}
 
 void semaphore_retain(Semaphore* semaphore) { semaphore->references.fetch_add(1, std::memory_order_relaxed); }
 
@@ -85,6 +102,10 @@ XgpuResult semaphore_create(XgpuDevice handle, const XgpuSemaphoreCreateInfo* in
   if (result != XGPU_SUCCESS)
     return device_fail(device, result, msgid::failure(result), "xgpuCreateSemaphore: " + error);
   device_track_handle(device, semaphore.get());
+  {
+    std::lock_guard<std::mutex> lock(g_live_mutex);
+    g_live_semaphores.insert(semaphore.get());
+  }
   *out_semaphore = to_handle<XgpuSemaphore>(semaphore.release());
   return XGPU_SUCCESS;
 }
@@ -96,6 +117,10 @@ void semaphore_destroy(XgpuDevice handle, XgpuSemaphore semaphore_handle,
   if (!semaphore || !device) return;
   if (!device_release_handle(device, semaphore, "XGPU-VUID-xgpuDestroySemaphore-semaphore-parameter",
                              "xgpuDestroySemaphore: semaphore")) return;
+  {
+    std::lock_guard<std::mutex> lock(g_live_mutex);
+    g_live_semaphores.erase(semaphore);
+  }
   semaphore_release(semaphore);
 }
 

@@ -50,6 +50,12 @@ struct Semaphore {
 // it observed any signal of that submission.
 void semaphore_retain(Semaphore* semaphore);
 void semaphore_release(Semaphore* semaphore);
+// Retains `semaphore` when it is a live semaphore of this driver (created, not
+// yet destroyed, on any device); false otherwise, without touching the object.
+// The queue operations take their semaphore lists through it: a destroyed
+// semaphore's memory may be freed or reused, and a submission that locked or
+// counted it would corrupt whatever lives there now.
+bool semaphore_retain_live(const void* handle);
 
 // Raises the payload to `value` (no-op when lower or failed). Does not wake
 // held submissions (call wake_held_submissions afterwards).

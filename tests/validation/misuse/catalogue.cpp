@@ -3,6 +3,8 @@
 // the rules drivers check), the error the call returns, and, for the rules
 // the layer does not check yet, the rule it waits for. A recording mistake
 // returns what xgpuEndCommandBuffer then returns.
+#include <cstring>
+
 #include "misuse.h"
 
 namespace misuse {
@@ -151,10 +153,10 @@ const std::vector<Entry> kCatalogue = {
           b.dstAccessMask = XGPU_ACCESS_SHADER_READ_BIT; b.buffer = Ref(Destroyed(e));
           return Barrier(cb, XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_PIPELINE_STAGE_DISPATCH_BIT, &b);),
     ENTRY("waits on a destroyed semaphore in a submission", V("xgpuQueueSubmit-pSubmits-waitSemaphores-pSemaphores-parameter"),
-          nullptr, kArg, nullptr, XgpuSemaphore s = DestroyedSemaphore(e); uint64_t v = 1; XgpuSubmitInfo submit = {};
+          V("xgpuQueueSubmit-pSubmits-waitSemaphores-pSemaphores-parameter"), kArg, nullptr, XgpuSemaphore s = DestroyedSemaphore(e); uint64_t v = 1; XgpuSubmitInfo submit = {};
           submit.waitSemaphores = List(&s, &v); return SubmitWith(e, submit);),
     ENTRY("signals a destroyed semaphore in a submission", V("xgpuQueueSubmit-pSubmits-signalSemaphores-pSemaphores-parameter"),
-          nullptr, kArg, nullptr, XgpuSemaphore s = DestroyedSemaphore(e); uint64_t v = 1; XgpuSubmitInfo submit = {};
+          V("xgpuQueueSubmit-pSubmits-signalSemaphores-pSemaphores-parameter"), kArg, nullptr, XgpuSemaphore s = DestroyedSemaphore(e); uint64_t v = 1; XgpuSubmitInfo submit = {};
           submit.signalSemaphores = List(&s, &v); return SubmitWith(e, submit);),
     ENTRY("signals a destroyed semaphore from the host", V("xgpuSignalSemaphore-pSignalInfo-semaphore-parameter"), nullptr,
           kArg, nullptr, return Signal(e, DestroyedSemaphore(e), 1);),
@@ -531,6 +533,17 @@ const std::vector<Entry> kCatalogue = {
           XgpuSemaphore gate = e.Semaphore(); static const uint64_t one = 1; XgpuSubmitInfo submit = {};
           submit.commandBuffer = cb; submit.waitSemaphores = List(&gate, &one); SubmitWith(e, submit);
           return xgpuQueueDealloca(e.health_queue == e.queue ? e.queue : e.health_queue, nullptr, nullptr, b);),
+    ENTRY("indirect-dispatches with STATIC counts above the limits", nullptr, V("xgpuCmdDispatchIndirect-static-counts"), kArg,
+          V("xgpuCmdDispatchIndirect-static-counts"), XgpuBuffer counts = e.Buffer(64); void* p = nullptr;
+          if (xgpuMapBuffer(e.device, counts, 0, XGPU_WHOLE_SIZE, &p) != XGPU_SUCCESS) return XGPU_ERROR_UNKNOWN;
+          const uint32_t over = e.limits.maxWorkgroupCount[0] == UINT32_MAX ? UINT32_MAX : e.limits.maxWorkgroupCount[0] + 1;
+          const uint32_t c[3] = {over, 1, 1}; std::memcpy(p, c, sizeof(c)); xgpuUnmapBuffer(e.device, counts);
+          XgpuCommandBuffer cb = e.ReadyToDispatch(); XgpuBufferRef r = Ref(counts, 0, 12);
+          xgpuCmdDispatchIndirect(cb, &r, XGPU_DISPATCH_INDIRECT_STATIC_BIT); xgpuEndCommandBuffer(cb);
+          XgpuSemaphore s = e.Semaphore(); static const uint64_t one = 1; XgpuSubmitInfo submit = {};
+          submit.commandBuffer = cb; submit.signalSemaphores = List(&s, &one);
+          if (SubmitWith(e, submit) != XGPU_SUCCESS) return XGPU_ERROR_UNKNOWN;
+          return e.Wait(s, 1);),
 };
 
 }  // namespace
