@@ -675,22 +675,82 @@ void check_command_buffers_report_loss(Env& env, XgpuCommandBuffer recording, Xg
 
 }  // namespace
 
-TEST_CASE("indirect counts above the limits lose the device, STATIC and DYNAMIC, naming the command, counts and limits") {
+TEST_CASE("STATIC indirect counts above the limits fail their submission alone with the rule's ID: the device and later submissions carry on") {
   const uint32_t shape[3] = {4, 2, 2};
+  Env env;  // one device for every case: none of them loses it
+  XgpuPipeline mark = env.pipeline("mark", 1, 8, shape[0], shape[1], shape[2]);
+  Buffer out = env.buffer(64), counts_buffer = env.buffer(64);
   struct Case {
-    bool dynamic;  // DYNAMIC (counts produced by the previous dispatch) or STATIC (written by the host)
-    int dim;       // the dimension over the limit
-    bool grid;     // UINT32_MAX: above the 32-bit grid whatever limits.maxWorkgroupCount is
+    int dim;    // the dimension over the limit
+    bool grid;  // UINT32_MAX: above the 32-bit grid whatever limits.maxWorkgroupCount is
   };
-  const Case cases[] = {{false, 0, false}, {false, 2, true}, {true, 1, false}, {true, 0, true}};
-  for (const Case& c : cases) {
-    CAPTURE(c.dynamic);
+  for (const Case& c : {Case{0, false}, Case{2, true}, Case{1, false}}) {
     CAPTURE(c.dim);
-    Env env;  // a fresh device per case: each one is lost
+    CAPTURE(c.grid);
+    env.messages.clear();
     const uint32_t limit = count_limit(env.physical, c.dim, shape[c.dim]);
     REQUIRE(limit < UINT32_MAX);
     uint32_t counts[3] = {1, 1, 1};
     counts[c.dim] = c.grid ? UINT32_MAX : limit + 1;
+    std::memset(out.data, 0, out.size);
+    std::memcpy(counts_buffer.data + 16, counts, sizeof(counts));
+
+    // A fill before the dispatch in the same submission: it does not run
+    // either (the submission fails as a whole).
+    XgpuCommandBuffer cb = env.begin();
+    XgpuDebugLabel label{};
+    label.sType = XGPU_STRUCTURE_TYPE_DEBUG_LABEL;
+    label.pLabelName = "cull pass";
+    const uint32_t pattern = 0xabcdabcdu;
+    const XgpuBufferRef tail = ref(out, 48, 16);
+    xgpuCmdFillBuffer(cb, &tail, &pattern, sizeof(pattern));
+    xgpuCmdBeginDebugLabel(cb, &label);
+    record_mark_indirect(cb, mark, ref(out, 0, 32), 4, ref(counts_buffer, 16, 12), XGPU_DISPATCH_INDIRECT_STATIC_BIT);
+    xgpuCmdEndDebugLabel(cb);
+    REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+    XgpuSemaphore s = env.semaphore();  // a failed semaphore stays failed: one per case
+    REQUIRE(env.submit(env.queues[0], cb, {}, s, 1) == XGPU_SUCCESS);
+    CHECK(env.wait(s, 1) == XGPU_ERROR_INVALID_ARGUMENT);
+
+    CHECK(env.messages.has("XGPU-VUID-xgpuCmdDispatchIndirect-static-counts"));
+    const std::string message = env.messages.find(
+        {"xgpuCmdDispatchIndirect", "STATIC, kernel 'mark', inside debug labels 'cull pass'",
+         std::string("xyz").substr(size_t(c.dim), 1) + " " + std::to_string(counts[c.dim]) + " > " +
+             std::to_string(limit),
+         "[XGPU-VUID-xgpuCmdDispatchIndirect-static-counts]", "the device is not lost"});
+    CHECK_MESSAGE(!message.empty(), env.messages.all());
+    MESSAGE(message);
+    CHECK(out.as<uint32_t>()[0] == 0);   // the dispatch never ran
+    CHECK(out.as<uint32_t>()[12] == 0);  // nor the fill before it
+
+    // The device carries on: the same recording with counts in range runs,
+    // on this queue and on the other one.
+    const uint32_t good[3] = {2, 1, 1};
+    std::memcpy(counts_buffer.data + 16, good, sizeof(good));
+    for (XgpuQueue queue : {env.queues[0], env.queues[1]}) {
+      std::memset(out.data, 0, out.size);
+      XgpuCommandBuffer again = env.begin();
+      record_mark_indirect(again, mark, ref(out, 0, 32), 4, ref(counts_buffer, 16, 12),
+                           XGPU_DISPATCH_INDIRECT_STATIC_BIT);
+      REQUIRE(xgpuEndCommandBuffer(again) == XGPU_SUCCESS);
+      XgpuSemaphore done = env.semaphore();
+      REQUIRE(env.submit(queue, again, {}, done, 1) == XGPU_SUCCESS);
+      CHECK(env.wait(done, 1) == XGPU_SUCCESS);
+      CHECK(out.as<uint32_t>()[0] == 2 * shape[0] * shape[1] * shape[2]);  // every work item ran
+    }
+  }
+}
+
+TEST_CASE("DYNAMIC indirect counts above the limits lose the device, naming the command, counts and limits") {
+  const uint32_t shape[3] = {4, 2, 2};
+  for (const int dim : {1, 0}) {
+    const bool grid = dim == 0;  // UINT32_MAX: above the 32-bit grid whatever limits.maxWorkgroupCount is
+    CAPTURE(dim);
+    Env env;  // a fresh device per case: each one is lost
+    const uint32_t limit = count_limit(env.physical, dim, shape[dim]);
+    REQUIRE(limit < UINT32_MAX);
+    uint32_t counts[3] = {1, 1, 1};
+    counts[dim] = grid ? UINT32_MAX : limit + 1;
     XgpuPipeline mark = env.pipeline("mark", 1, 8, shape[0], shape[1], shape[2]);
     XgpuPipeline make_counts = env.pipeline("make_counts", 1, 16, 1);
     Buffer out = env.buffer(64), counts_buffer = env.buffer(64);
@@ -703,19 +763,14 @@ TEST_CASE("indirect counts above the limits lose the device, STATIC and DYNAMIC,
     label.sType = XGPU_STRUCTURE_TYPE_DEBUG_LABEL;
     label.pLabelName = "cull pass";
     xgpuCmdBeginDebugLabel(cb, &label);
-    if (c.dynamic) {
-      xgpuCmdBindPipeline(cb, make_counts);
-      const XgpuBufferRef r = ref(counts_buffer, 16, 16);
-      xgpuCmdBindBuffers(cb, 0, 1, &r);
-      const uint32_t k[4] = {counts[0], counts[1], counts[2], 0};
-      xgpuCmdPushConstants(cb, 0, sizeof(k), k);
-      xgpuCmdDispatch(cb, 1, 1, 1);
-      barrier(cb);
-    } else {
-      std::memcpy(counts_buffer.data + 16, counts, sizeof(counts));
-    }
-    record_mark_indirect(cb, mark, ref(out), 8, ref(counts_buffer, 16, 12),
-                         c.dynamic ? XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT : XGPU_DISPATCH_INDIRECT_STATIC_BIT);
+    xgpuCmdBindPipeline(cb, make_counts);
+    const XgpuBufferRef r = ref(counts_buffer, 16, 16);
+    xgpuCmdBindBuffers(cb, 0, 1, &r);
+    const uint32_t k[4] = {counts[0], counts[1], counts[2], 0};
+    xgpuCmdPushConstants(cb, 0, sizeof(k), k);
+    xgpuCmdDispatch(cb, 1, 1, 1);
+    barrier(cb);
+    record_mark_indirect(cb, mark, ref(out), 8, ref(counts_buffer, 16, 12), XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT);
     xgpuCmdEndDebugLabel(cb);
     REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
     XgpuSemaphore s = env.semaphore();
@@ -723,10 +778,8 @@ TEST_CASE("indirect counts above the limits lose the device, STATIC and DYNAMIC,
     CHECK(env.wait(s, 1) == XGPU_ERROR_DEVICE_LOST);
 
     const std::string message = env.messages.find(
-        {"device lost", std::string("xgpuCmdDispatchIndirect (") + (c.dynamic ? "DYNAMIC" : "STATIC") +
-                            ", kernel 'mark', command " + (c.dynamic ? "3" : "1") +
-                            ", inside debug labels 'cull pass')",
-         std::string("xyz").substr(size_t(c.dim), 1) + " " + std::to_string(counts[c.dim]) + " > " +
+        {"device lost", "xgpuCmdDispatchIndirect (DYNAMIC, kernel 'mark', command 3, inside debug labels 'cull pass')",
+         std::string("xyz").substr(size_t(dim), 1) + " " + std::to_string(counts[dim]) + " > " +
              std::to_string(limit)});
     CHECK_MESSAGE(!message.empty(), env.messages.all());
     MESSAGE(message);

@@ -431,26 +431,32 @@ XgpuResult Issuer::issue_indirect(const xgpu_amdgpu_command_header_t* command) {
       write_no_op(command->packet_offset, barrier);
       return XGPU_SUCCESS;
     }
-    bool over_limit = false;
-    for (int d = 0; d < 3; ++d) over_limit = over_limit || counts[d] > cmd->max_workgroup_count[d];
+    std::string over;
+    static const char* const kAxis[3] = {"x", "y", "z"};
+    for (int d = 0; d < 3; ++d) {
+      if (counts[d] <= cmd->max_workgroup_count[d]) continue;
+      over += std::string(over.empty() ? "" : ", ") + kAxis[d] + " " + std::to_string(counts[d]) + " > " +
+              std::to_string(cmd->max_workgroup_count[d]);
+    }
+    if (!over.empty()) {
+      // Read on the host: a host-side misuse, not a device fault. The
+      // submission fails alone with the rule's ID; the device carries on.
+      const std::string labels = labels_around(program_, command->index);
+      return fail(command, std::string("STATIC, kernel '") + name + "'" +
+                               (labels.empty() ? "" : ", inside debug labels " + labels) +
+                               ": the workgroup counts " + triple(counts) + " read from pCounts exceed the limits " +
+                               triple(cmd->max_workgroup_count) + " (" + over +
+                               "; the pipeline's maxWorkgroupCount: limits.maxWorkgroupCount and limits.maxGridSize) "
+                               "[XGPU-VUID-xgpuCmdDispatchIndirect-static-counts]");
+    }
     uint32_t grid[3];
-    for (int d = 0; d < 3; ++d) grid[d] = over_limit ? counts[d] : counts[d] * dispatch.workgroup_size[d];
+    for (int d = 0; d < 3; ++d) grid[d] = counts[d] * dispatch.workgroup_size[d];
     hsa_kernel_dispatch_packet_t packet;
     fill_dispatch_packet(dispatch, kernargs, command->packet_offset, grid, &packet);
-    uint32_t type = HSA_PACKET_TYPE_KERNEL_DISPATCH;
-    if (over_limit) {
-      // Fail the queue where the dispatch would run, as the DYNAMIC patch
-      // kernel does: a packet the processor rejects, pointing at the record
-      // the queue-error callback turns into the message.
-      xgpu_amdgpu_indirect_error_t* record = error_record(cmd, 0);
-      std::memcpy(record->counts, counts, sizeof(counts));
-      record->magic = XGPU_AMDGPU_INDIRECT_ERROR_MAGIC;
-      packet.kernarg_address = record;
-      type = XGPU_AMDGPU_AQL_PACKET_TYPE_LIMIT_ERROR;
-    }
-    if (!over_limit) trace_dispatch(&packet, name);
+    trace_dispatch(&packet, name);
     write_body(command->packet_offset, &packet,
-               make_word(header(type, command->packet_offset, barrier), packet.setup), name);
+               make_word(header(HSA_PACKET_TYPE_KERNEL_DISPATCH, command->packet_offset, barrier), packet.setup),
+               name);
     return XGPU_SUCCESS;
   }
 
