@@ -18,14 +18,22 @@ namespace {
 
 // Every semaphore between xgpuCreateSemaphore and xgpuDestroySemaphore, of
 // every device (a queue may wait on or signal another device's semaphores).
-std::mutex g_live_mutex;
-std::unordered_set<const void*> g_live_semaphores;
+// Never freed: destruction may run from exit handlers after static objects.
+struct LiveSemaphores {
+  std::mutex mutex;
+  std::unordered_set<const void*> handles;
+};
+LiveSemaphores& live_semaphores() {
+  static LiveSemaphores* live = new LiveSemaphores;
+  return *live;
+}
 
 }  // namespace
 
 bool semaphore_retain_live(const void* handle) {
-  std::lock_guard<std::mutex> lock(g_live_mutex);
-  if (g_live_semaphores.count(handle) == 0) return false;
+  LiveSemaphores& live = live_semaphores();
+  std::lock_guard<std::mutex> lock(live.mutex);
+  if (live.handles.count(handle) == 0) return false;
   semaphore_retain(static_cast<Semaphore*>(const_cast<void*>(handle)));
   return true;
 }
@@ -103,8 +111,9 @@ XgpuResult semaphore_create(XgpuDevice handle, const XgpuSemaphoreCreateInfo* in
     return device_fail(device, result, msgid::failure(result), "xgpuCreateSemaphore: " + error);
   device_track_handle(device, semaphore.get());
   {
-    std::lock_guard<std::mutex> lock(g_live_mutex);
-    g_live_semaphores.insert(semaphore.get());
+    LiveSemaphores& live = live_semaphores();
+    std::lock_guard<std::mutex> lock(live.mutex);
+    live.handles.insert(semaphore.get());
   }
   *out_semaphore = to_handle<XgpuSemaphore>(semaphore.release());
   return XGPU_SUCCESS;
@@ -118,8 +127,9 @@ void semaphore_destroy(XgpuDevice handle, XgpuSemaphore semaphore_handle,
   if (!device_release_handle(device, semaphore, "XGPU-VUID-xgpuDestroySemaphore-semaphore-parameter",
                              "xgpuDestroySemaphore: semaphore")) return;
   {
-    std::lock_guard<std::mutex> lock(g_live_mutex);
-    g_live_semaphores.erase(semaphore);
+    LiveSemaphores& live = live_semaphores();
+    std::lock_guard<std::mutex> lock(live.mutex);
+    live.handles.erase(semaphore);
   }
   semaphore_release(semaphore);
 }
