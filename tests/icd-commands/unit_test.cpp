@@ -98,11 +98,11 @@ struct Fixture {
   CommandBuffer* internal() const { return reinterpret_cast<CommandBuffer*>(cb); }
   IssueSizes sizes() const { return command_buffer_issue_sizes(internal()); }
   XgpuResult issue(Ring& ring, uint64_t first, const std::vector<XgpuBufferBinding>& bindings, std::string* error,
-                   hsa_signal_t completion = hsa_signal_t{0xC0});
+                   hsa_signal_t completion = hsa_signal_t{0xC0}, std::string* error_id = nullptr);
 };
 
 XgpuResult Fixture::issue(Ring& ring, uint64_t first, const std::vector<XgpuBufferBinding>& bindings,
-                          std::string* error, hsa_signal_t completion) {
+                          std::string* error, hsa_signal_t completion, std::string* error_id) {
   IssueTarget target;
   target.aql_queue = &ring.queue;
   target.first_packet_id = first;
@@ -113,6 +113,7 @@ XgpuResult Fixture::issue(Ring& ring, uint64_t first, const std::vector<XgpuBuff
   target.binding_count = uint32_t(bindings.size());
   target.completion_signal = completion;
   target.out_error = error;
+  target.out_error_id = error_id;
   return command_buffer_issue(internal(), target);
 }
 
@@ -368,32 +369,21 @@ TEST_CASE("indirect dispatch: STATIC is one packet, DYNAMIC two; patch kernel co
     REQUIRE(f.issue(zero, 5, {}, &error) == XGPU_SUCCESS);
     CHECK(type_of(zero.at(5).header) == HSA_PACKET_TYPE_BARRIER_AND);  // a no-op, same packet count
     CHECK(reinterpret_cast<const hsa_barrier_and_packet_t&>(zero.at(5)).completion_signal.handle == 0xC0);
-    // Counts above the limits fail the queue where the dispatch would run:
-    // a LIMIT_ERROR packet pointing at the submission's error record.
-    std::string message;
-    CHECK_FALSE(commands_describe_queue_error(&ring.queue, &message));
+    // Counts above the limits are read here, on the host: a host-side
+    // misuse, not a device fault. Issue fails with the rule's ID and
+    // publishes nothing (the queue turns the reserved slots into no-ops and
+    // fails the submission alone).
+    std::string message, id;
     set_counts(70000, 1, 1);
     Ring over;
-    REQUIRE_MESSAGE(f.issue(over, 5, {}, &error) == XGPU_SUCCESS, error);
-    const hsa_kernel_dispatch_packet_t& p = over.at(5);
-    CHECK(type_of(p.header) == XGPU_AMDGPU_AQL_PACKET_TYPE_LIMIT_ERROR);
-    CHECK(barrier_of(p.header) == 1);
-    CHECK(p.grid_size_x == 70000);  // the raw counts, for the packet log
-    CHECK(p.completion_signal.handle == 0xC0);
-    REQUIRE(p.kernarg_address != nullptr);
-    const auto* record = static_cast<const xgpu_amdgpu_indirect_error_t*>(p.kernarg_address);
-    CHECK(reinterpret_cast<const uint8_t*>(record) >= over.kernargs);  // in the submission's kernargs
-    CHECK(reinterpret_cast<const uint8_t*>(record) + sizeof(*record) <= over.kernargs + f.sizes().kernarg_bytes);
-    CHECK(record->magic == XGPU_AMDGPU_INDIRECT_ERROR_MAGIC);
-    CHECK(record->counts[0] == 70000);
-    CHECK(record->max_workgroup_count[0] == 65535);
-    CHECK(record->command_index == 0);
-    CHECK((record->command_flags & XGPU_AMDGPU_COMMAND_FLAG_INDIRECT_STATIC) != 0);
-    REQUIRE(commands_describe_queue_error(&over.queue, &message));
-    CHECK(message.find("xgpuCmdDispatchIndirect (STATIC, kernel 'k', command 0)") != std::string::npos);
-    CHECK(message.find("(70000, 1, 1)") != std::string::npos);
-    CHECK(message.find("(65535, 65535, 65535)") != std::string::npos);
-    CHECK(message.find("x 70000 > 65535") != std::string::npos);
+    CHECK(f.issue(over, 5, {}, &error, hsa_signal_t{0xC0}, &id) == XGPU_ERROR_INVALID_ARGUMENT);
+    CHECK(id == "XGPU-VUID-xgpuCmdDispatchIndirect-static-counts");
+    CHECK(error.find("command 0 (xgpuCmdDispatchIndirect): STATIC, kernel 'k': ") != std::string::npos);
+    CHECK(error.find("(70000, 1, 1)") != std::string::npos);
+    CHECK(error.find("(65535, 65535, 65535)") != std::string::npos);
+    CHECK(error.find("x 70000 > 65535") != std::string::npos);
+    CHECK(type_of(over.at(5).header) == HSA_PACKET_TYPE_INVALID);  // nothing published
+    CHECK_FALSE(commands_describe_queue_error(&over.queue, &message));
   }
   SUBCASE("DYNAMIC") {
     REQUIRE(record(XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT) == XGPU_SUCCESS);
@@ -619,11 +609,12 @@ TEST_CASE("indirect limit errors name the debug labels around the command") {
   const uint32_t v[3] = {1, 1, 70000};
   std::memcpy(c, v, sizeof(v));
   Ring ring;
-  std::string error, message;
-  REQUIRE_MESSAGE(f.issue(ring, 0, {}, &error) == XGPU_SUCCESS, error);
-  REQUIRE(commands_describe_queue_error(&ring.queue, &message));
-  CHECK(message.find("kernel 'filter', command 4, inside debug labels 'frame' > 'cull'") != std::string::npos);
-  CHECK(message.find("z 70000 > 65535") != std::string::npos);
+  std::string error, id;
+  CHECK(f.issue(ring, 0, {}, &error, hsa_signal_t{0xC0}, &id) == XGPU_ERROR_INVALID_ARGUMENT);  // STATIC: issue fails
+  CHECK(id == "XGPU-VUID-xgpuCmdDispatchIndirect-static-counts");
+  CHECK(error.find("command 4 (xgpuCmdDispatchIndirect): STATIC, kernel 'filter', inside debug labels 'frame' > 'cull'") !=
+        std::string::npos);
+  CHECK(error.find("z 70000 > 65535") != std::string::npos);
 }
 
 TEST_CASE("slot usage: the union each slot needs is kept with the recording and checked against a table") {
