@@ -4,9 +4,11 @@
 // on all cores. Every figure is the median of repeats with min and max, in
 // one run; every result is checked equal to the 1-thread C loop's.
 //
-// Usage: cpu_kernels_bench [--smoke] [--code-objects DIR]
+// Usage: cpu_kernels_bench [--smoke] [--code-objects DIR] [--level LEVEL]
 //   --smoke: small sizes, for ctest; --code-objects: load the host code
-//   objects from DIR (same file names) instead of the build tree.
+//   objects from DIR (same file names) instead of the build tree; --level:
+//   the highest host level to try (x86-64-v4, -v3 or -v2); --json: one JSON
+//   object per figure and per check (bench/run.py), instead of a table.
 // Barrier kernels run as work-item loops when the build has the pass plugin;
 // HSA_CPU_BARRIER_MODE=fibers measures fiber mode instead.
 #define CL_TARGET_OPENCL_VERSION 120
@@ -33,6 +35,9 @@ using Clock = std::chrono::steady_clock;
 bool g_smoke = false;
 int g_failures = 0;
 std::string g_code_object_dir;  // --code-objects, or empty: the build tree
+std::string g_level;            // --level, or empty: the best the CPU runs
+const char* g_level_loaded = "?";  // the host level of the loaded code object
+bool g_json = false;            // --json: one JSON object per line (bench/run.py)
 
 // The host code object at `built` (a path in the build tree), or the file of
 // the same name in --code-objects.
@@ -71,10 +76,51 @@ Stats measure(const std::function<void()>& body) {
   return {ms[ms.size() / 2], ms.front(), ms.back()};
 }
 
+// The figure's name in --json output: the kernel and its size.
+std::string figure_name(const std::string& kernel) {
+  struct Size {
+    const char* kernel;
+    const char* full;
+    const char* smoke;
+  };
+  static const Size sizes[] = {
+      {"histogram256", "histogram256 1M u32", "histogram256 4096 u32"},
+      {"tree reduction", "tree reduction 1M u32", "tree reduction 4096 u32"},
+      {"gemm", "gemm 192^3 float", "gemm 32^3 float"},
+      {"atax", "atax 2048^2 float", "atax 64^2 float"},
+      {"jacobi-2d", "jacobi-2d 1024^2 float, 10 steps", "jacobi-2d 32^2 float, 10 steps"},
+      {"prefix sum", "prefix sum per 256 of 1M u32", "prefix sum per 256 of 4096 u32"},
+      {"compaction", "compaction of 1M u32", "compaction of 4096 u32"},
+  };
+  for (const Size& size : sizes)
+    if (kernel == size.kernel) return g_smoke ? size.smoke : size.full;
+  return kernel;
+}
+
+// The side's name in --json output (bench/run.py: "xgpu (...)" is ours,
+// "OpenCL ..." a product peer, "C loop ..." a baseline).
+std::string side_name(const std::string& who) {
+  if (who == "xgpu on hsa-cpu") return std::string("xgpu (hsa-cpu, ") + g_level_loaded + ")";
+  if (who == "PoCL") return "OpenCL (PoCL)";
+  return who;
+}
+
 void report(const char* kernel, const char* who, const Stats& s, bool equal) {
+  if (!equal) ++g_failures;
+  if (g_json) {
+    const std::string figure = figure_name(kernel), side = side_name(who);
+    printf("{\"bench\": \"cpu_kernels\", \"figure\": \"%s\", \"unit\": \"ms\", \"better\": \"lower\", "
+           "\"side\": \"%s\", \"median\": %.6g, \"min\": %.6g, \"max\": %.6g}\n",
+           figure.c_str(), side.c_str(), s.median, s.min, s.max);
+    // The 1-thread C loop is the reference the others are checked against.
+    if (side != "C loop, 1 thread")
+      printf("{\"bench\": \"cpu_kernels\", \"check\": \"%s: %s result equal to the 1-thread C loop's\", "
+             "\"ok\": %s}\n",
+             figure.c_str(), side.c_str(), equal ? "true" : "false");
+    return;
+  }
   printf("  %-14s %-22s %9.3f ms  (min %8.3f, max %8.3f)  %s\n", kernel, who, s.median, s.min, s.max,
          equal ? "result equal" : "RESULT DIFFERS");
-  if (!equal) ++g_failures;
 }
 
 // Splits [0, count) over every core.
@@ -118,15 +164,23 @@ class Hsa {
           return HSA_STATUS_SUCCESS;
         },
         this));
-    // The best host level this CPU runs (the ICD picks the same way).
-    for (const char* built : {CPU_KERNELS_HOST_V3, CPU_KERNELS_HOST_V2}) {
+    // The best host level this CPU runs (the ICD picks the same way); hsa-cpu
+    // refuses a level the CPU lacks. --level x86-64-v3 (or v2) starts the
+    // search there instead.
+    const char* const levels[] = {"x86-64-v4", "x86-64-v3", "x86-64-v2"};
+    const char* const builds[] = {CPU_KERNELS_HOST_V4, CPU_KERNELS_HOST_V3, CPU_KERNELS_HOST_V2};
+    bool searching = g_level.empty();
+    for (int l = 0; l < 3; ++l) {
+      searching = searching || g_level == levels[l];
+      if (!searching) continue;
+      const char* built = builds[l];
       const std::string path = code_object(built);
       if (hsa_code_object_reader_create_from_file(open_file(path.c_str()), &reader_) != HSA_STATUS_SUCCESS) continue;
       CHECK_HSA(hsa_executable_create_alt(HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, nullptr,
                                           &executable_));
       if (hsa_executable_load_agent_code_object(executable_, agent_, reader_, nullptr, nullptr) ==
           HSA_STATUS_SUCCESS) {
-        level_ = built == std::string(CPU_KERNELS_HOST_V3) ? "x86-64-v3" : "x86-64-v2";
+        level_ = levels[l];
         break;
       }
       hsa_executable_destroy(executable_);
@@ -721,20 +775,32 @@ int main(int argc, char** argv) {
       g_smoke = true;
     } else if (std::strcmp(argv[i], "--code-objects") == 0 && i + 1 < argc) {
       g_code_object_dir = argv[++i];
+    } else if (std::strcmp(argv[i], "--json") == 0) {
+      g_json = true;
+    } else if (std::strcmp(argv[i], "--level") == 0 && i + 1 < argc) {
+      g_level = argv[++i];
     } else {
-      fprintf(stderr, "usage: %s [--smoke] [--code-objects DIR]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--smoke] [--code-objects DIR] [--level x86-64-vN] [--json]\n", argv[0]);
       return 2;
     }
   }
   Hsa hsa;
   Pocl pocl;
+  g_level_loaded = hsa.level();
   const char* mode = getenv("HSA_CPU_BARRIER_MODE");
-  printf("CPU kernels (%u cores; host code object %s; barrier kernels: %s)%s\n",
-         std::thread::hardware_concurrency(), hsa.level(),
-         mode && std::strcmp(mode, "fibers") == 0 ? "fibers (HSA_CPU_BARRIER_MODE=fibers)"
-                                                   : "work-item loops when the build made them",
-         g_smoke ? " [smoke]" : "");
-  if (!pocl.ok()) printf("  PoCL: %s\n", pocl.why().c_str());
+  const bool fibers = mode && std::strcmp(mode, "fibers") == 0;
+  if (g_json) {
+    printf("{\"bench\": \"cpu_kernels\", \"note\": \"%u cores; host code object %s; barrier kernels: %s\"}\n",
+           std::thread::hardware_concurrency(), hsa.level(),
+           fibers ? "fibers (HSA_CPU_BARRIER_MODE=fibers)" : "work-item loops when the build made them");
+    if (!pocl.ok()) printf("{\"bench\": \"cpu_kernels\", \"note\": \"PoCL: %s\"}\n", pocl.why().c_str());
+  } else {
+    printf("CPU kernels (%u cores; host code object %s; barrier kernels: %s)%s\n",
+           std::thread::hardware_concurrency(), hsa.level(),
+           fibers ? "fibers (HSA_CPU_BARRIER_MODE=fibers)" : "work-item loops when the build made them",
+           g_smoke ? " [smoke]" : "");
+    if (!pocl.ok()) printf("  PoCL: %s\n", pocl.why().c_str());
+  }
   histogram(hsa, pocl);
   reduction(hsa, pocl);
   gemm(hsa, pocl);
@@ -742,6 +808,6 @@ int main(int argc, char** argv) {
   jacobi(hsa, pocl);
   scan(hsa, pocl);
   compaction(hsa, pocl);
-  if (g_failures) printf("%d results differ\n", g_failures);
+  if (g_failures && !g_json) printf("%d results differ\n", g_failures);
   return g_failures ? 1 : 0;
 }
