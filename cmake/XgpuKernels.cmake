@@ -125,11 +125,22 @@ endif()
 # a note naming it. The plugin is built here, by the kernel clang, against
 # Debian's llvm-19-dev (the clang binary provides LLVM's symbols when it loads
 # it), without the host build's flags (sanitizers cannot load into clang).
-# Without llvm-19-dev, or in an installed package (no plugin source), barrier
-# kernels run as fibers.
+# The plugin is installed as <libdir>/xgpu/xgpu-wiloop.so; the installed copy
+# of this file (<libdir>/cmake/xgpu/) loads it when the kernel clang is LLVM
+# 19, the version it was built against. Without llvm-19-dev at xgpu's build,
+# or with another kernel clang, barrier kernels run as fibers.
 set(XGPU_KERNELS_WILOOP_PLUGIN "")
 set(xgpu_wiloop_source ${CMAKE_CURRENT_LIST_DIR}/../tools/xgpu-wiloop/wiloop.cpp)
-if(EXISTS ${xgpu_wiloop_source} AND XGPU_KERNEL_CLANG)
+set(xgpu_wiloop_installed ${CMAKE_CURRENT_LIST_DIR}/../../xgpu/xgpu-wiloop.so)
+if(NOT EXISTS ${xgpu_wiloop_source} AND EXISTS ${xgpu_wiloop_installed} AND XGPU_KERNEL_CLANG)
+  xgpu_kernel_tool_version_(${XGPU_KERNEL_CLANG} xgpu_wiloop_clang_version)
+  if(xgpu_wiloop_clang_version EQUAL 19)
+    get_filename_component(XGPU_KERNELS_WILOOP_PLUGIN ${xgpu_wiloop_installed} REALPATH)
+  else()
+    message(STATUS "xgpu kernels: ${XGPU_KERNEL_CLANG} is not clang 19, which the installed xgpu-wiloop "
+                   "plugin was built for: barrier kernels run their work items as fibers on the host")
+  endif()
+elseif(EXISTS ${xgpu_wiloop_source} AND XGPU_KERNEL_CLANG)
   find_program(XGPU_LLVM_CONFIG NAMES llvm-config-19 DOC "llvm-config of LLVM 19 (llvm-19-dev)")
   set(xgpu_llvm_include "")
   if(XGPU_LLVM_CONFIG)
@@ -146,7 +157,12 @@ if(EXISTS ${xgpu_wiloop_source} AND XGPU_KERNEL_CLANG)
       DEPENDS ${xgpu_wiloop_source}
       COMMENT "Building the xgpu-wiloop pass plugin"
       VERBATIM)
-    add_custom_target(xgpu-wiloop DEPENDS ${XGPU_KERNELS_WILOOP_PLUGIN})
+    add_custom_target(xgpu-wiloop ALL DEPENDS ${XGPU_KERNELS_WILOOP_PLUGIN})
+    # Installed beside the samples: the SDK's copy of this file finds it
+    # there (xgpu_wiloop_installed above).
+    if(DEFINED CMAKE_INSTALL_LIBDIR)
+      install(FILES ${XGPU_KERNELS_WILOOP_PLUGIN} DESTINATION ${CMAKE_INSTALL_LIBDIR}/xgpu)
+    endif()
   else()
     message(STATUS "xgpu kernels: llvm-19-dev not found (llvm-config-19 / llvm/Passes/PassPlugin.h): "
                    "barrier kernels run their work items as fibers on the host")
@@ -326,7 +342,7 @@ function(xgpu_add_kernels name)
     COMMENT "Packing and checking xgpu executable ${output_rel}"
     VERBATIM)
   add_custom_target(${name} ALL DEPENDS ${ARG_OUTPUT})
-  if(XGPU_KERNELS_WILOOP_PLUGIN)
+  if(TARGET xgpu-wiloop)
     add_dependencies(${name} xgpu-wiloop)
   endif()
   set_target_properties(${name} PROPERTIES

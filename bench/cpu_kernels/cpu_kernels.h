@@ -42,4 +42,49 @@ typedef struct gemm_args {
   uint32_t reserved; /* zero */
 } gemm_args_t;
 
+/* atax (PolyBench): y = A^T (A x) for an n x n row-major float matrix, in
+ * two dispatches: tmp = A x (item = row), then y = A^T tmp (item = column). */
+typedef struct atax_args {
+  const float* a;   /* binding: n * n */
+  const float* x;   /* binding: n (first pass) or tmp (second pass) */
+  float* y;         /* binding: n: tmp (first pass) or y (second pass) */
+  uint32_t n;       /* matrix order */
+  uint32_t reserved; /* zero */
+} atax_args_t;
+
+/* One jacobi-2d time step (PolyBench): for every interior point,
+ * out[i][j] = 0.2 * (in[i][j] + in[i][j-1] + in[i][j+1] + in[i+1][j] +
+ * in[i-1][j]); the border is left as it is. 2-D grid (x = column). */
+typedef struct jacobi_args {
+  const float* in; /* binding: n * n */
+  float* out;      /* binding: n * n */
+  uint32_t n;      /* grid order */
+  uint32_t reserved; /* zero */
+} jacobi_args_t;
+
+/* out[i] = in[g * 256] + ... + in[i] for the 256-element block g that holds
+ * i (inclusive prefix sum per workgroup: Hillis-Steele in groupshared
+ * memory, two barriers per step, 8 steps). */
+#define BENCH_SCAN_WORKGROUP 256u
+typedef struct scan_args {
+  const uint32_t* in; /* binding: n values */
+  uint32_t* out;      /* binding: n values */
+  uint32_t n;         /* element count */
+  uint32_t reserved;  /* zero */
+} scan_args_t;
+typedef struct scan_shared {
+  uint32_t v[BENCH_SCAN_WORKGROUP]; /* the block's running sums */
+} scan_shared_t;
+
+/* Stream compaction: every in[i] with (in[i] & 3) == 0 is appended to out
+ * at an index taken from an agent-scope atomic counter (the order of the
+ * kept values is therefore not defined; their multiset is). */
+typedef struct compact_args {
+  const uint32_t* in; /* binding: n values */
+  uint32_t* out;      /* binding: n values (at most n kept) */
+  uint32_t* count;    /* binding: one counter, zeroed */
+  uint32_t n;         /* element count */
+  uint32_t reserved;  /* zero */
+} compact_args_t;
+
 #endif /* XGPU_BENCH_CPU_KERNELS_H_ */

@@ -39,3 +39,54 @@ XGPU_KERNEL(gemm, gemm_args_t, args) {
   args->c[row * n + col] = acc;
 }
 XGPU_KERNEL_BINDINGS(gemm, 3);
+
+XGPU_KERNEL(atax_ax, atax_args_t, args) {
+  const uint32_t row = xgpu_global_id(0), n = args->n;
+  if (row >= n) return;
+  float acc = 0.0f;
+  for (uint32_t j = 0; j < n; ++j) acc += args->a[row * n + j] * args->x[j];
+  args->y[row] = acc;
+}
+XGPU_KERNEL_BINDINGS(atax_ax, 3);
+
+XGPU_KERNEL(atax_atx, atax_args_t, args) {
+  const uint32_t col = xgpu_global_id(0), n = args->n;
+  if (col >= n) return;
+  float acc = 0.0f;
+  for (uint32_t i = 0; i < n; ++i) acc += args->a[i * n + col] * args->x[i];
+  args->y[col] = acc;
+}
+XGPU_KERNEL_BINDINGS(atax_atx, 3);
+
+XGPU_KERNEL(jacobi2d, jacobi_args_t, args) {
+  const uint32_t j = xgpu_global_id(0), i = xgpu_global_id(1), n = args->n;
+  if (i == 0 || j == 0 || i >= n - 1 || j >= n - 1) return;
+  const float* in = args->in;
+  args->out[i * n + j] =
+      0.2f * (in[i * n + j] + in[i * n + j - 1] + in[i * n + j + 1] + in[(i + 1) * n + j] + in[(i - 1) * n + j]);
+}
+XGPU_KERNEL_BINDINGS(jacobi2d, 2);
+
+XGPU_KERNEL_GROUPSHARED(scan256, scan_args_t, args, scan_shared_t, shared) {
+  const uint32_t lid = xgpu_local_id(0);
+  const uint32_t i = xgpu_global_id(0);
+  shared->v[lid] = i < args->n ? args->in[i] : 0u;
+  xgpu_barrier();
+  for (uint32_t offset = 1; offset < BENCH_SCAN_WORKGROUP; offset *= 2u) {
+    const uint32_t left = lid >= offset ? shared->v[lid - offset] : 0u;
+    xgpu_barrier();
+    shared->v[lid] += left;
+    xgpu_barrier();
+  }
+  if (i < args->n) args->out[i] = shared->v[lid];
+}
+XGPU_KERNEL_BINDINGS(scan256, 2);
+
+XGPU_KERNEL(compact, compact_args_t, args) {
+  const uint32_t i = xgpu_global_id(0);
+  if (i >= args->n) return;
+  const uint32_t v = args->in[i];
+  if ((v & 3u) == 0u)
+    args->out[xgpu_atomic_fetch_add(args->count, 1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT)] = v;
+}
+XGPU_KERNEL_BINDINGS(compact, 3);

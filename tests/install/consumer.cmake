@@ -6,7 +6,8 @@
 #                   (and xgpu-meta), run both with the kernels the cmake build made
 #   cmake -DMODE=cmake|pkgconfig -DPREFIX=<prefix> -DSOURCE=<consumer source> -DBINARY=<work folder>
 #         -DGENERATOR=<generator> -DC_COMPILER=<cc> [-DC_FLAGS=<flags>] -DLIBDIR=lib
-#         -DVERSION=<x.y.z> -DKERNELS=<consumer_kernels.xgpux> -DRUN_CLEAN=<run_clean.cmake> -P consumer.cmake
+#         -DVERSION=<x.y.z> -DKERNELS=<consumer_kernels.xgpux> -DRUN_CLEAN=<run_clean.cmake>
+#         [-DWILOOP=1: the prefix has the xgpu-wiloop plugin] -P consumer.cmake
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT result EQUAL 0)
@@ -40,6 +41,11 @@ if(MODE STREQUAL "cmake")
   run("${PREFIX}/bin/xgpu-kernels" inspect "${BINARY}/consumer_kernels.xgpux")
   if(NOT out MATCHES "kernel saxpy" OR NOT out MATCHES "amdgcn-amd-amdhsa--gfx" OR NOT out MATCHES "x86_64-unknown-linux-gnu--")
     message(FATAL_ERROR "xgpu-kernels inspect ${BINARY}/consumer_kernels.xgpux:\n${out}")
+  endif()
+  # With the SDK's xgpu-wiloop plugin, the barrier kernel runs as work-item
+  # loops on the host.
+  if(WILOOP AND NOT out MATCHES "kernel reverse64.*work-item loops")
+    message(FATAL_ERROR "reverse64 is not built as work-item loops with the installed plugin:\n${out}")
   endif()
 elseif(MODE STREQUAL "pkgconfig")
   file(REMOVE_RECURSE "${BINARY}")

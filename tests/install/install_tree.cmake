@@ -3,7 +3,7 @@
 #   cmake -DBUILD_DIR=<build> -DPREFIX=<prefix> -DSOURCE_DIR=<source> -DVERSION=<x.y.z>
 #         -DLIBDIR=lib -DBINDIR=bin -DDATADIR=share -DINCLUDEDIR=include
 #         -DSAMPLES_DIR=<libdir>/xgpu/samples -DROCR_DIR=<libdir>/xgpu/hsa-cpu-rocr
-#         -DLAYER=ON|OFF -P install_tree.cmake
+#         -DLAYER=ON|OFF -DWILOOP=ON|OFF -P install_tree.cmake
 set(failures)
 macro(fail what)
   list(APPEND failures "${what}")
@@ -34,6 +34,9 @@ set(files
   ${LIBDIR}/pkgconfig/xgpu.pc ${LIBDIR}/pkgconfig/xgpu-meta.pc
   ${DATADIR}/xgpu/registry/xgpu.json ${DATADIR}/xgpu/registry/vuids.json
   ${DATADIR}/doc/xgpu/README.md ${DATADIR}/doc/xgpu/spec/loader.md ${DATADIR}/doc/xgpu/spec/api.md)
+if(WILOOP)
+  list(APPEND files ${LIBDIR}/xgpu/xgpu-wiloop.so)
+endif()
 if(LAYER)
   list(APPEND files ${LIBDIR}/libxgpu_layer_validation.so
     ${DATADIR}/xgpu/explicit_layer.d/xgpu_layer_validation.json)

@@ -1,6 +1,16 @@
 # Passes when FUNCTION in CODE_OBJECT (a host code object built for
-# x86-64-v3) contains 256-bit vector arithmetic, i.e. clang vectorised the
-# work-item loop. Invoked by ctest with -D OBJDUMP, CODE_OBJECT, FUNCTION.
+# x86-64-v3 or -v4) contains 256-bit vector arithmetic, i.e. clang vectorised
+# the work-item loop. Invoked by ctest with -D OBJDUMP, CODE_OBJECT, FUNCTION
+# and optionally PATTERN (a regex over the disassembly with its line breaks
+# written as '|', so that [^|]* stays within one instruction; default: a ymm
+# float FMA or multiply) and WHAT (how the message names it).
+if(NOT DEFINED PATTERN)
+  set(PATTERN "(vfmadd[0-9]+ps|vmulps)[^|]*%ymm")
+  set(WHAT "ymm vfmadd/vmulps")
+endif()
+if(NOT DEFINED WHAT)
+  set(WHAT "${PATTERN}")
+endif()
 execute_process(COMMAND ${OBJDUMP} -d --no-show-raw-insn ${CODE_OBJECT}
   RESULT_VARIABLE rc OUTPUT_VARIABLE disassembly ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
@@ -13,7 +23,8 @@ endif()
 string(SUBSTRING "${disassembly}" ${begin} -1 body)
 string(FIND "${body}" "\n\n" end)
 string(SUBSTRING "${body}" 0 ${end} body)
-if(NOT body MATCHES "(vfmadd[0-9]+ps|vmulps)[^\n]*%ymm")
-  message(FATAL_ERROR "${FUNCTION} in ${CODE_OBJECT} is not vectorised (no ymm vfmadd/vmulps):\n${body}")
+string(REPLACE "\n" "|" lines "${body}")
+if(NOT lines MATCHES "${PATTERN}")
+  message(FATAL_ERROR "${FUNCTION} in ${CODE_OBJECT} is not vectorised (no ${WHAT}):\n${body}")
 endif()
-message(STATUS "${FUNCTION}: vectorised (ymm FMA/multiply found)")
+message(STATUS "${FUNCTION}: vectorised (${WHAT} found)")
