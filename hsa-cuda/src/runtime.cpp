@@ -117,6 +117,16 @@ hsa_status_t open_agents() {
     attribute(*agent, CU_DEVICE_ATTRIBUTE_WARP_SIZE, &agent->warp_size);
     cuda.cuDeviceTotalMem(&agent->total_memory, agent->device);
     r = cuda.cuDevicePrimaryCtxRetain(&agent->context, agent->device);
+    if (r != CUDA_SUCCESS && g_runtime.sticky_fault.load() != 0) {
+      // Said whether or not HSA_CUDA_LOG is set: nothing else explains why
+      // the GPU is gone for the rest of the process.
+      std::fprintf(stderr,
+                   "hsa-cuda: hsa_init: CUDA device %d faulted earlier in this process (%s); CUDA allows no "
+                   "further work on it in this process (cuDevicePrimaryCtxRetain: %s): only a new process can "
+                   "use the GPU\n",
+                   i, cuda_error_text(CUresult(g_runtime.sticky_fault.load())).c_str(), cuda_error_text(r).c_str());
+      continue;
+    }
     if (r != CUDA_SUCCESS) {
       log_error("hsa_init: CUDA device %d: cuDevicePrimaryCtxRetain: %s", i, cuda_error_text(r).c_str());
       continue;
@@ -166,6 +176,8 @@ void close_agents() {
     CUresult r = make_current(agent.get()) ? g_runtime.cuda.cuCtxSynchronize() : CUDA_SUCCESS;
     g_runtime.cuda.cuCtxSetCurrent(nullptr);
     if (r != CUDA_SUCCESS) {
+      int none = 0;
+      g_runtime.sticky_fault.compare_exchange_strong(none, int(r));
       log_error("hsa_shut_down: CUDA device %d had faulted (%s): its context is reset", agent->ordinal,
                 cuda_error_text(r).c_str());
       g_runtime.cuda.cuDevicePrimaryCtxReset(agent->device);
@@ -204,6 +216,8 @@ hsa_status_t hsa_init() {
   }
   const char* log = std::getenv("HSA_CUDA_LOG");
   g_runtime.log = log && std::strcmp(log, "0") != 0;
+  const char* stats = std::getenv("HSA_CUDA_STATS");
+  g_runtime.stats = stats && std::strcmp(stats, "0") != 0;
   hsa_status_t status = open_agents();
   if (status != HSA_STATUS_SUCCESS) {
     close_agents();
@@ -523,7 +537,10 @@ hsa_status_t hsa_amd_memory_pool_free(void* ptr) {
   make_current(allocation.agent);
   CUresult r = allocation.kind == PoolKind::kDevice ? g_runtime.cuda.cuMemFree(CUdeviceptr(uintptr_t(ptr)))
                                                     : g_runtime.cuda.cuMemFreeHost(ptr);
-  if (r != CUDA_SUCCESS) log_error("hsa_amd_memory_pool_free: %p: %s", ptr, cuda_error_text(r).c_str());
+  // After a device fault every CUDA call fails; the memory goes with the
+  // context when hsa_shut_down resets it, so the free is no error then.
+  if (r != CUDA_SUCCESS && g_runtime.sticky_fault.load() == 0)
+    log_error("hsa_amd_memory_pool_free: %p: %s", ptr, cuda_error_text(r).c_str());
   return HSA_STATUS_SUCCESS;
 }
 

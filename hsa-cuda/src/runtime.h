@@ -59,6 +59,10 @@ struct Runtime {
   int refcount = 0;
   CudaDriver cuda;
   bool log = false;
+  bool stats = false;  // HSA_CUDA_STATS: each queue prints its processor's per-packet cost when destroyed
+  // The first device fault of the process (a CUresult; 0: none). CUDA keeps
+  // it for the whole process: no later CUDA call succeeds.
+  std::atomic<int> sticky_fault{0};
   std::vector<std::unique_ptr<Agent>> agents;
   std::vector<std::unique_ptr<Isa>> isas;
   size_t host_memory = 0;
