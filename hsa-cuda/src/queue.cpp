@@ -73,6 +73,10 @@ hsa_status_t fault_status(CUresult r) {
   }
 }
 
+// Run by CUDA after a completion-signal write (a stream host function; it
+// calls no CUDA API): the write itself wakes nobody on the host.
+void wake_sleepers(void*) { signals_wake_all(); }
+
 // Issues the completion signal's decrement on the stream.
 bool complete(Queue* q, hsa_signal_t signal) {
   if (!signal.handle) return true;
@@ -84,9 +88,10 @@ bool complete(Queue* q, hsa_signal_t signal) {
   const int64_t target = __atomic_load_n(&signal_object(signal)->value, __ATOMIC_ACQUIRE) - 1;
   const uint64_t start = g_runtime.stats ? now_ns() : 0;
   CUresult r = g_runtime.cuda.cuStreamWriteValue64(q->stream, address, uint64_t(target), CU_STREAM_WRITE_VALUE_DEFAULT);
+  if (r == CUDA_SUCCESS && g_runtime.host_wake) r = g_runtime.cuda.cuLaunchHostFunc(q->stream, wake_sleepers, nullptr);
   if (g_runtime.stats) q->stats.signal_ns += now_ns() - start;
   if (r != CUDA_SUCCESS) {
-    fail(q, fault_status(r), ("cuStreamWriteValue64: " + cuda_error_text(r)).c_str());
+    fail(q, fault_status(r), ("cuStreamWriteValue64 / cuLaunchHostFunc: " + cuda_error_text(r)).c_str());
     return false;
   }
   q->in_flight = true;
@@ -285,7 +290,8 @@ void destroy(Queue* q) {
     const double n = double(st.packets);
     std::fprintf(stderr,
                  "hsa-cuda: queue %llu: %llu packets (%llu dispatches); per packet %.0f ns in the processor, of "
-                 "which cuLaunchKernel %.0f, cuStreamWriteValue64 %.0f, cuStreamWaitValue64 %.0f; per dispatch "
+                 "which cuLaunchKernel %.0f, completion signal (cuStreamWriteValue64 + cuLaunchHostFunc) %.0f, "
+                 "cuStreamWaitValue64 %.0f; per dispatch "
                  "cuLaunchKernel %.0f ns\n",
                  (unsigned long long)q->amd->hsa_queue.id, (unsigned long long)st.packets,
                  (unsigned long long)st.dispatches, double(st.total_ns) / n, double(st.launch_ns) / n,
