@@ -11,6 +11,8 @@
  *   one dispatch launch -> sync us       one bump launch + cuStreamSynchronize
  *   empty launch -> sync us              one launch of an empty kernel + cuStreamSynchronize
  *   event record -> sync us              cuEventRecord on an idle stream + cuEventSynchronize (no work at all)
+ *   host function us                     diagnostic: an empty kernel + cuLaunchHostFunc; from the launch until
+ *                                        the host function runs (what hsa-cuda's waiter wake-up costs)
  *   saxpy GB/s                           y = a*x + y over 64 Mi floats, 12 B per element, launch + sync per pass
  *   cross-stream edge us                 stream B holds cuStreamWaitValue64(S >= k) then writes T = k (issued
  *                                        first, untimed); timed: stream A writes S = k, the host sees T = k.
@@ -96,7 +98,8 @@ enum { CU_MEMHOSTALLOC_PORTABLE = 1, CU_MEMHOSTALLOC_DEVICEMAP = 2 };
   X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", (CUdeviceptr, const void*, size_t))                                \
   X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", (void*, CUdeviceptr, size_t))                                      \
   X(cuStreamWriteValue64, "cuStreamWriteValue64_v2", (CUstream, CUdeviceptr, uint64_t, unsigned))       \
-  X(cuStreamWaitValue64, "cuStreamWaitValue64_v2", (CUstream, CUdeviceptr, uint64_t, unsigned))
+  X(cuStreamWaitValue64, "cuStreamWaitValue64_v2", (CUstream, CUdeviceptr, uint64_t, unsigned))   \
+  X(cuLaunchHostFunc, "cuLaunchHostFunc", (CUstream, void (*)(void*), void*))
 
 static struct {
 #define DECLARE(field, symbol, params) CUresult(*field) params;
@@ -195,6 +198,9 @@ static void per_dispatch(const options_t* o, state_t* s) {
   free(samples);
 }
 
+/* A stream host function: stores when it ran. */
+static void host_function(void* data) { __atomic_store_n((uint64_t*)data, bench_now_ns(), __ATOMIC_RELEASE); }
+
 /* Latencies: one launch + sync, an empty kernel + sync, an event record + sync. */
 static void latencies(const options_t* o, state_t* s) {
   double* samples = calloc(o->rounds, sizeof(double));
@@ -223,6 +229,17 @@ static void latencies(const options_t* o, state_t* s) {
   }
   report(o, "event record -> event sync (no work)", "us", false, true, s, samples, o->rounds);
   CK(cu.cuEventDestroy(event));
+  for (uint32_t r = 0; r < warmup + o->rounds; ++r) {
+    uint64_t ran = 0;
+    const uint64_t start = bench_now_ns();
+    CK(cu.cuLaunchKernel(s->empty, 1, 1, 1, 1, 1, 1, 0, s->stream, NULL, NULL));
+    CK(cu.cuLaunchHostFunc(s->stream, host_function, &ran));
+    while (!__atomic_load_n(&ran, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
+    if (r >= warmup) samples[r - warmup] = (double)(ran - start) / 1e3;
+    CK(cu.cuStreamSynchronize(s->stream));
+  }
+  report(o, "empty kernel + cuLaunchHostFunc: launch -> host function runs", "us", false, true, s, samples,
+         o->rounds);
   free(samples);
 }
 

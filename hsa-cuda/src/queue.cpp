@@ -37,6 +37,12 @@ struct Queue {
   std::atomic<bool> inactive{false};  // hsa_queue_inactivate: no packet is issued any more
   bool in_flight = false;  // processor thread only
   bool failed = false;     // processor thread only
+  // The last completion signal issued, its value before, and until when the
+  // processor polls it (processor thread only): a device write wakes no
+  // host sleeper, so the processor does, for work that ends soon.
+  hsa_signal_t watch{0};
+  int64_t watch_before = 0;
+  uint64_t watch_until = 0;
   // HSA_CUDA_STATS: what the processor spent per packet (processor thread
   // only; read after it is joined).
   struct {
@@ -73,6 +79,30 @@ hsa_status_t fault_status(CUresult r) {
   }
 }
 
+// How long after issuing a completion signal the idle processor polls it.
+constexpr uint64_t kPollNs = 200000;
+
+// Polls the watched completion signal until it changes (then wakes the
+// host's sleepers), the doorbell rings, the queue stops or the poll window
+// ends. True when the processor should look at the queue again at once.
+bool poll_completion(Queue* q, int64_t rung) {
+  for (;;) {
+    if (__atomic_load_n(&signal_object(q->watch)->value, __ATOMIC_ACQUIRE) != q->watch_before) {
+      q->watch.handle = 0;
+      signals_wake_all();
+      return true;
+    }
+    if (__atomic_load_n(&signal_object(q->doorbell)->value, __ATOMIC_ACQUIRE) != rung ||
+        q->stop.load(std::memory_order_acquire))
+      return true;
+    if (monotonic_ns() >= q->watch_until) {
+      q->watch.handle = 0;
+      return false;
+    }
+    __builtin_ia32_pause();
+  }
+}
+
 // Run by CUDA after a completion-signal write (a stream host function; it
 // calls no CUDA API): the write itself wakes nobody on the host.
 void wake_sleepers(void*) { signals_wake_all(); }
@@ -90,6 +120,9 @@ bool complete(Queue* q, hsa_signal_t signal) {
   CUresult r = g_runtime.cuda.cuStreamWriteValue64(q->stream, address, uint64_t(target), CU_STREAM_WRITE_VALUE_DEFAULT);
   if (r == CUDA_SUCCESS && g_runtime.host_wake) r = g_runtime.cuda.cuLaunchHostFunc(q->stream, wake_sleepers, nullptr);
   if (g_runtime.stats) q->stats.signal_ns += now_ns() - start;
+  q->watch = signal;
+  q->watch_before = target + 1;
+  q->watch_until = monotonic_ns() + kPollNs;
   if (r != CUDA_SUCCESS) {
     fail(q, fault_status(r), ("cuStreamWriteValue64 / cuLaunchHostFunc: " + cuda_error_text(r)).c_str());
     return false;
@@ -246,7 +279,9 @@ void process(Queue* q) {
       if (!q->failed && q->in_flight) {
         const CUresult r = g_runtime.cuda.cuStreamQuery(q->stream);
         if (r == CUDA_ERROR_NOT_READY && read >= write) {
-          // Idle with work in flight: watch for faults every 200 µs.
+          // Idle with work in flight: poll a fresh completion signal, then
+          // watch for faults every 200 µs.
+          if (q->watch.handle && poll_completion(q, rung)) continue;
           signal_wait(q->doorbell, HSA_SIGNAL_CONDITION_NE, rung, 200000, &q->stop);
         } else {
           // Done, faulted, or a submitted slot still INVALID: a kernel in

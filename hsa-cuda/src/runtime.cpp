@@ -219,7 +219,7 @@ hsa_status_t hsa_init() {
   const char* stats = std::getenv("HSA_CUDA_STATS");
   g_runtime.stats = stats && std::strcmp(stats, "0") != 0;
   const char* host_wake = std::getenv("HSA_CUDA_HOST_WAKE");
-  g_runtime.host_wake = !host_wake || std::strcmp(host_wake, "0") != 0;
+  g_runtime.host_wake = host_wake && std::strcmp(host_wake, "0") != 0;
   hsa_status_t status = open_agents();
   if (status != HSA_STATUS_SUCCESS) {
     close_agents();

@@ -60,9 +60,10 @@ struct Runtime {
   CudaDriver cuda;
   bool log = false;
   bool stats = false;
-  // HSA_CUDA_HOST_WAKE (default on): after each completion-signal write the
-  // stream runs a host function that wakes the host's sleeping waiters.
-  bool host_wake = true;  // HSA_CUDA_STATS: each queue prints its processor's per-packet cost when destroyed
+  // HSA_CUDA_HOST_WAKE=1: after each completion-signal write the stream
+  // also runs a host function that wakes the host's sleeping waiters (off by
+  // default: CUDA runs it tens of µs late; the processor's poll is sooner).
+  bool host_wake = false;  // HSA_CUDA_STATS: each queue prints its processor's per-packet cost when destroyed
   // The first device fault of the process (a CUresult; 0: none). CUDA keeps
   // it for the whole process: no later CUDA call succeeds.
   std::atomic<int> sticky_fault{0};
