@@ -5,7 +5,9 @@
 //                      buffer, CU_LAUNCH_PARAM_BUFFER_POINTER)
 //   barrier-AND     -> cuStreamWaitValue64(dependency == 0) per pending one
 //   barrier-OR      -> a host wait by the processor until one dependency is 0
-//   completion      -> cuStreamWriteValue64(signal, value at issue - 1)
+//   completion      -> cuStreamWriteValue64(signal, value at issue - 1); the
+//                      idle processor then polls the signal for a while and
+//                      wakes the host's sleepers when it lands
 // The stream runs packets in order, so every packet behaves as if its barrier
 // bit were set. An INVALID header with work in flight makes the processor
 // drain the stream and read the slot again (a device kernel may be writing
@@ -120,13 +122,13 @@ bool complete(Queue* q, hsa_signal_t signal) {
   CUresult r = g_runtime.cuda.cuStreamWriteValue64(q->stream, address, uint64_t(target), CU_STREAM_WRITE_VALUE_DEFAULT);
   if (r == CUDA_SUCCESS && g_runtime.host_wake) r = g_runtime.cuda.cuLaunchHostFunc(q->stream, wake_sleepers, nullptr);
   if (g_runtime.stats) q->stats.signal_ns += now_ns() - start;
-  q->watch = signal;
-  q->watch_before = target + 1;
-  q->watch_until = monotonic_ns() + kPollNs;
   if (r != CUDA_SUCCESS) {
     fail(q, fault_status(r), ("cuStreamWriteValue64 / cuLaunchHostFunc: " + cuda_error_text(r)).c_str());
     return false;
   }
+  q->watch = signal;
+  q->watch_before = target + 1;
+  q->watch_until = monotonic_ns() + kPollNs;
   q->in_flight = true;
   return true;
 }
