@@ -93,10 +93,39 @@ int main(int argc, char** argv) {
   snprintf(side, sizeof side, "xgpu (%s), DEVICE_LOCAL arrays", x.device_name);
   bench_report(&o, "cuda", "saxpy 64 Mi floats, submit + wait", "GB/s", true, false, side, &s);
 
+  /* Diagnostic: BATCH passes in one submission (a memory barrier between
+   * them), so the per-submission cost is spread over BATCH kernels. */
+  enum { BATCH = 10 };
+  const uint32_t batches = o.smoke ? 1 : 5;
+  XgpuCommandBuffer batched = bench_xgpu_command_buffer(&x);
+  BENCH_XCHECK(xgpuBeginCommandBuffer(batched, &begin));
+  xgpuCmdBindPipeline(batched, pipeline);
+  xgpuCmdBindBuffers(batched, 0, 2, refs);
+  xgpuCmdPushConstants(batched, 0, sizeof c, &c);
+  for (uint32_t b = 0; b < BATCH; ++b) {
+    if (b)
+      xgpuCmdMemoryBarrier(batched, XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_WRITE_BIT,
+                           XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_READ_BIT | XGPU_ACCESS_SHADER_WRITE_BIT);
+    xgpuCmdDispatch(batched, (columns + 255u) / 256u, (n + SAXPY_ROW - 1) / SAXPY_ROW, 1);
+  }
+  BENCH_XCHECK(xgpuEndCommandBuffer(batched));
+  double batch_gbps[5];
+  for (uint32_t p = 0; p < batches; ++p) {
+    const uint64_t start = bench_now_ns();
+    bench_xgpu_submit(x.queues[0], batched, NULL, 0, done, ++value);
+    bench_xgpu_wait(&x, done, value);
+    batch_gbps[p] = 12.0 * n * BATCH / ((double)(bench_now_ns() - start) / 1e9) / 1e9;
+  }
+  const bench_summary_t sb = bench_summarize(batch_gbps, batches);
+  snprintf(side, sizeof side, "xgpu (%s), DEVICE_LOCAL, %u passes per submission (diagnostic)", x.device_name,
+           (unsigned)BATCH);
+  bench_report(&o, "cuda", "saxpy 64 Mi floats, submit + wait", "GB/s", true, false, side, &sb);
+
   copy(&x, yb, staging, bytes, done, &value);
   bool ok = true;
+  const uint32_t total_passes = passes + 1 + BATCH * batches;
   for (uint32_t i = 0; i < n && ok; ++i) {
-    const float expected = (float)(i % 7u) + (float)(passes + 1) * 2.0f * (float)(i & 1023u);
+    const float expected = (float)(i % 7u) + (float)total_passes * 2.0f * (float)(i & 1023u);
     if (staged[i] != expected) {
       fprintf(stderr, "xgpu: y[%u] = %g, expected %g\n", i, staged[i], expected);
       ok = false;
@@ -105,6 +134,7 @@ int main(int argc, char** argv) {
   bench_check(&o, "cuda", "xgpu DEVICE_LOCAL saxpy y equals (i mod 7) + passes * 2 * (i mod 1024)", ok);
 
   xgpuDestroyCommandBuffer(x.device, cb, NULL);
+  xgpuDestroyCommandBuffer(x.device, batched, NULL);
   xgpuDestroyPipeline(x.device, pipeline, NULL);
   xgpuDestroyExecutable(x.device, executable, NULL);
   xgpuDestroySemaphore(x.device, done, NULL);
