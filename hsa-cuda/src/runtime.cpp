@@ -239,7 +239,7 @@ hsa_status_t hsa_shut_down() {
 hsa_status_t hsa_system_get_info(hsa_system_info_t attribute, void* value) {
   if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
   if (!value) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  switch (int(attribute)) {
+  switch (enum_bits(attribute)) {
     case HSA_SYSTEM_INFO_VERSION_MAJOR: return put<uint16_t>(value, 1);
     case HSA_SYSTEM_INFO_VERSION_MINOR: return put<uint16_t>(value, 1);
     case HSA_SYSTEM_INFO_TIMESTAMP: return put<uint64_t>(value, monotonic_ns());
@@ -269,7 +269,7 @@ hsa_status_t hsa_agent_get_info(hsa_agent_t handle, hsa_agent_info_t attribute, 
   if (!value) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   const uint32_t max_threads = uint32_t(agent->max_threads);
   if (agent->host) {
-    switch (int(attribute)) {
+    switch (enum_bits(attribute)) {
       case HSA_AGENT_INFO_NAME: return put_string(value, agent->name, 64);
       case HSA_AGENT_INFO_VENDOR_NAME: return put_string(value, "CPU", 64);
       case HSA_AGENT_INFO_FEATURE: return put<uint32_t>(value, 0);
@@ -286,11 +286,11 @@ hsa_status_t hsa_agent_get_info(hsa_agent_t handle, hsa_agent_info_t attribute, 
       case HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT:
         return put<uint32_t>(value, uint32_t(sysconf(_SC_NPROCESSORS_ONLN)));
       default:
-        log_error("hsa_agent_get_info: attribute 0x%x is not answered for the host agent", unsigned(attribute));
+        log_error("hsa_agent_get_info: attribute 0x%x is not answered for the host agent", enum_bits(attribute));
         return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     }
   }
-  switch (int(attribute)) {
+  switch (enum_bits(attribute)) {
     case HSA_AGENT_INFO_NAME: return put_string(value, agent->name, 64);
     case HSA_AGENT_INFO_VENDOR_NAME: return put_string(value, "NVIDIA", 64);
     case HSA_AGENT_INFO_FEATURE: return put(value, HSA_AGENT_FEATURE_KERNEL_DISPATCH);
@@ -349,7 +349,7 @@ hsa_status_t hsa_agent_get_info(hsa_agent_t handle, hsa_agent_info_t attribute, 
     case 0xA016:  // HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY: %globaltimer counts ns
       return put<uint64_t>(value, 1000000000ull);
     default:
-      log_error("hsa_agent_get_info: attribute 0x%x is not answered", unsigned(attribute));
+      log_error("hsa_agent_get_info: attribute 0x%x is not answered", enum_bits(attribute));
       return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }
 }
@@ -369,7 +369,7 @@ hsa_status_t hsa_isa_get_info_alt(hsa_isa_t handle, hsa_isa_info_t attribute, vo
   Isa* isa = to_isa(handle);
   if (!isa) return HSA_STATUS_ERROR_INVALID_ISA;
   if (!value) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  switch (attribute) {
+  switch (enum_bits(attribute)) {
     case HSA_ISA_INFO_NAME_LENGTH: return put<uint32_t>(value, uint32_t(isa->name.size() + 1));
     case HSA_ISA_INFO_NAME: std::memcpy(value, isa->name.c_str(), isa->name.size() + 1); return HSA_STATUS_SUCCESS;
     case HSA_ISA_INFO_MACHINE_MODELS: {
@@ -461,7 +461,7 @@ hsa_status_t hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t handle, hsa_amd_
   const size_t size = device ? pool->agent->total_memory : g_runtime.host_memory;
   if (pool->kind == PoolKind::kGroup) {
     // Shared memory per workgroup: not allocatable.
-    switch (int(attribute)) {
+    switch (enum_bits(attribute)) {
       case HSA_AMD_MEMORY_POOL_INFO_SEGMENT: return put(value, HSA_AMD_SEGMENT_GROUP);
       case HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS: return put<uint32_t>(value, 0);
       case HSA_AMD_MEMORY_POOL_INFO_SIZE: return put<size_t>(value, size_t(pool->agent->shared_per_block));
@@ -473,7 +473,7 @@ hsa_status_t hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t handle, hsa_amd_
       default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     }
   }
-  switch (int(attribute)) {
+  switch (enum_bits(attribute)) {
     case HSA_AMD_MEMORY_POOL_INFO_SEGMENT: return put(value, HSA_AMD_SEGMENT_GLOBAL);
     case HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS: {
       uint32_t flags = device ? HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED

@@ -74,6 +74,17 @@ struct Runtime {
 
 extern Runtime g_runtime;
 
+// The bits of an HSA enum argument, read without loading it as the enum type:
+// callers pass values outside the C enum's range (AMD attributes cast to
+// hsa_agent_info_t), and such a load is undefined behaviour (UBSan's enum check).
+template <typename Enum>
+inline uint32_t enum_bits(const Enum& value) {
+  static_assert(sizeof(Enum) == sizeof(uint32_t), "HSA enums are 32-bit");
+  uint32_t bits;
+  __builtin_memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
 bool initialized();
 // Logs "hsa-cuda: <message>" to stderr when HSA_CUDA_LOG=1.
 void log_error(const char* format, ...) __attribute__((format(printf, 1, 2)));
