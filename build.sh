@@ -10,6 +10,8 @@
 #                             beside its peers: one table, and bench/results/<date>.json (bench/run.py)
 #   ./build.sh gpu-test       build with PTX for NVIDIA (build/gpu) and run the hsa-cuda tests and the
 #                             samples on the machine's CUDA device (they skip without one)
+#   ./build.sh gpu-bench      the same build, then xgpu through hsa-cuda beside the CUDA driver API on the
+#                             machine's CUDA device (bench/cuda/gpu_bench.sh)
 #   ./build.sh setup          only install the Debian packages
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -97,5 +99,12 @@ case "$cmd" in
       (cd build/gpu/bin && "./$sample")
     done
     ;;
-  *) echo "usage: $0 samples | test [--asan|--tsan] | bench | gpu-test | setup" >&2; exit 2 ;;
+  gpu-bench)
+    setup
+    cmake --preset default -B build/gpu -DXGPU_NVPTX_TARGETS="${XGPU_NVPTX_TARGETS:-sm_90}" >/dev/null
+    cmake --build build/gpu -j "$(nproc)" --target xgpu-hsa-cuda cuda_bench xgpu_device_saxpy recording_bench \
+      cross_queue_bench saxpy_bench
+    bench/cuda/gpu_bench.sh build/gpu
+    ;;
+  *) echo "usage: $0 samples | test [--asan|--tsan] | bench | gpu-test | gpu-bench | setup" >&2; exit 2 ;;
 esac

@@ -118,7 +118,8 @@ inline void* const CU_LAUNCH_PARAM_BUFFER_SIZE = reinterpret_cast<void*>(0x02);
   X(cuStreamWriteValue64, "cuStreamWriteValue64_v2", CUresult,                                \
     (CUstream, CUdeviceptr, uint64_t, unsigned))                                              \
   X(cuStreamWaitValue64, "cuStreamWaitValue64_v2", CUresult,                                  \
-    (CUstream, CUdeviceptr, uint64_t, unsigned))
+    (CUstream, CUdeviceptr, uint64_t, unsigned))                                              \
+  X(cuLaunchHostFunc, "cuLaunchHostFunc", CUresult, (CUstream, void (*)(void*), void*))
 
 struct CudaDriver {
 #define HSA_CUDA_MEMBER(member, symbol, ret, params) ret(*member) params = nullptr;

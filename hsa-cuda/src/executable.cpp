@@ -315,7 +315,7 @@ hsa_status_t hsa_executable_symbol_get_info(hsa_executable_symbol_t handle, hsa_
   // Names are reported as ROCR reports code object v3+ kernels: "<name>.kd".
   const std::string name = k.name + ".kd";
   auto put32 = [&](uint32_t v) { std::memcpy(value, &v, 4); return HSA_STATUS_SUCCESS; };
-  switch (attribute) {
+  switch (enum_bits(attribute)) {
     case HSA_EXECUTABLE_SYMBOL_INFO_TYPE: {
       hsa_symbol_kind_t kind = HSA_SYMBOL_KIND_KERNEL;
       std::memcpy(value, &kind, sizeof(kind));

@@ -117,6 +117,16 @@ hsa_status_t open_agents() {
     attribute(*agent, CU_DEVICE_ATTRIBUTE_WARP_SIZE, &agent->warp_size);
     cuda.cuDeviceTotalMem(&agent->total_memory, agent->device);
     r = cuda.cuDevicePrimaryCtxRetain(&agent->context, agent->device);
+    if (r != CUDA_SUCCESS && g_runtime.sticky_fault.load() != 0) {
+      // Said whether or not HSA_CUDA_LOG is set: nothing else explains why
+      // the GPU is gone for the rest of the process.
+      std::fprintf(stderr,
+                   "hsa-cuda: hsa_init: CUDA device %d faulted earlier in this process (%s); CUDA allows no "
+                   "further work on it in this process (cuDevicePrimaryCtxRetain: %s): only a new process can "
+                   "use the GPU\n",
+                   i, cuda_error_text(CUresult(g_runtime.sticky_fault.load())).c_str(), cuda_error_text(r).c_str());
+      continue;
+    }
     if (r != CUDA_SUCCESS) {
       log_error("hsa_init: CUDA device %d: cuDevicePrimaryCtxRetain: %s", i, cuda_error_text(r).c_str());
       continue;
@@ -166,6 +176,8 @@ void close_agents() {
     CUresult r = make_current(agent.get()) ? g_runtime.cuda.cuCtxSynchronize() : CUDA_SUCCESS;
     g_runtime.cuda.cuCtxSetCurrent(nullptr);
     if (r != CUDA_SUCCESS) {
+      int none = 0;
+      g_runtime.sticky_fault.compare_exchange_strong(none, int(r));
       log_error("hsa_shut_down: CUDA device %d had faulted (%s): its context is reset", agent->ordinal,
                 cuda_error_text(r).c_str());
       g_runtime.cuda.cuDevicePrimaryCtxReset(agent->device);
@@ -204,6 +216,10 @@ hsa_status_t hsa_init() {
   }
   const char* log = std::getenv("HSA_CUDA_LOG");
   g_runtime.log = log && std::strcmp(log, "0") != 0;
+  const char* stats = std::getenv("HSA_CUDA_STATS");
+  g_runtime.stats = stats && std::strcmp(stats, "0") != 0;
+  const char* host_wake = std::getenv("HSA_CUDA_HOST_WAKE");
+  g_runtime.host_wake = host_wake && std::strcmp(host_wake, "0") != 0;
   hsa_status_t status = open_agents();
   if (status != HSA_STATUS_SUCCESS) {
     close_agents();
@@ -223,7 +239,7 @@ hsa_status_t hsa_shut_down() {
 hsa_status_t hsa_system_get_info(hsa_system_info_t attribute, void* value) {
   if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
   if (!value) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  switch (int(attribute)) {
+  switch (enum_bits(attribute)) {
     case HSA_SYSTEM_INFO_VERSION_MAJOR: return put<uint16_t>(value, 1);
     case HSA_SYSTEM_INFO_VERSION_MINOR: return put<uint16_t>(value, 1);
     case HSA_SYSTEM_INFO_TIMESTAMP: return put<uint64_t>(value, monotonic_ns());
@@ -253,7 +269,7 @@ hsa_status_t hsa_agent_get_info(hsa_agent_t handle, hsa_agent_info_t attribute, 
   if (!value) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   const uint32_t max_threads = uint32_t(agent->max_threads);
   if (agent->host) {
-    switch (int(attribute)) {
+    switch (enum_bits(attribute)) {
       case HSA_AGENT_INFO_NAME: return put_string(value, agent->name, 64);
       case HSA_AGENT_INFO_VENDOR_NAME: return put_string(value, "CPU", 64);
       case HSA_AGENT_INFO_FEATURE: return put<uint32_t>(value, 0);
@@ -270,11 +286,11 @@ hsa_status_t hsa_agent_get_info(hsa_agent_t handle, hsa_agent_info_t attribute, 
       case HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT:
         return put<uint32_t>(value, uint32_t(sysconf(_SC_NPROCESSORS_ONLN)));
       default:
-        log_error("hsa_agent_get_info: attribute 0x%x is not answered for the host agent", unsigned(attribute));
+        log_error("hsa_agent_get_info: attribute 0x%x is not answered for the host agent", enum_bits(attribute));
         return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     }
   }
-  switch (int(attribute)) {
+  switch (enum_bits(attribute)) {
     case HSA_AGENT_INFO_NAME: return put_string(value, agent->name, 64);
     case HSA_AGENT_INFO_VENDOR_NAME: return put_string(value, "NVIDIA", 64);
     case HSA_AGENT_INFO_FEATURE: return put(value, HSA_AGENT_FEATURE_KERNEL_DISPATCH);
@@ -333,7 +349,7 @@ hsa_status_t hsa_agent_get_info(hsa_agent_t handle, hsa_agent_info_t attribute, 
     case 0xA016:  // HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY: %globaltimer counts ns
       return put<uint64_t>(value, 1000000000ull);
     default:
-      log_error("hsa_agent_get_info: attribute 0x%x is not answered", unsigned(attribute));
+      log_error("hsa_agent_get_info: attribute 0x%x is not answered", enum_bits(attribute));
       return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }
 }
@@ -353,7 +369,7 @@ hsa_status_t hsa_isa_get_info_alt(hsa_isa_t handle, hsa_isa_info_t attribute, vo
   Isa* isa = to_isa(handle);
   if (!isa) return HSA_STATUS_ERROR_INVALID_ISA;
   if (!value) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  switch (attribute) {
+  switch (enum_bits(attribute)) {
     case HSA_ISA_INFO_NAME_LENGTH: return put<uint32_t>(value, uint32_t(isa->name.size() + 1));
     case HSA_ISA_INFO_NAME: std::memcpy(value, isa->name.c_str(), isa->name.size() + 1); return HSA_STATUS_SUCCESS;
     case HSA_ISA_INFO_MACHINE_MODELS: {
@@ -445,7 +461,7 @@ hsa_status_t hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t handle, hsa_amd_
   const size_t size = device ? pool->agent->total_memory : g_runtime.host_memory;
   if (pool->kind == PoolKind::kGroup) {
     // Shared memory per workgroup: not allocatable.
-    switch (int(attribute)) {
+    switch (enum_bits(attribute)) {
       case HSA_AMD_MEMORY_POOL_INFO_SEGMENT: return put(value, HSA_AMD_SEGMENT_GROUP);
       case HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS: return put<uint32_t>(value, 0);
       case HSA_AMD_MEMORY_POOL_INFO_SIZE: return put<size_t>(value, size_t(pool->agent->shared_per_block));
@@ -457,7 +473,7 @@ hsa_status_t hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t handle, hsa_amd_
       default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     }
   }
-  switch (int(attribute)) {
+  switch (enum_bits(attribute)) {
     case HSA_AMD_MEMORY_POOL_INFO_SEGMENT: return put(value, HSA_AMD_SEGMENT_GLOBAL);
     case HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS: {
       uint32_t flags = device ? HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED
@@ -523,7 +539,10 @@ hsa_status_t hsa_amd_memory_pool_free(void* ptr) {
   make_current(allocation.agent);
   CUresult r = allocation.kind == PoolKind::kDevice ? g_runtime.cuda.cuMemFree(CUdeviceptr(uintptr_t(ptr)))
                                                     : g_runtime.cuda.cuMemFreeHost(ptr);
-  if (r != CUDA_SUCCESS) log_error("hsa_amd_memory_pool_free: %p: %s", ptr, cuda_error_text(r).c_str());
+  // After a device fault every CUDA call fails; the memory goes with the
+  // context when hsa_shut_down resets it, so the free is no error then.
+  if (r != CUDA_SUCCESS && g_runtime.sticky_fault.load() == 0)
+    log_error("hsa_amd_memory_pool_free: %p: %s", ptr, cuda_error_text(r).c_str());
   return HSA_STATUS_SUCCESS;
 }
 

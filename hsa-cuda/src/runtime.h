@@ -59,12 +59,31 @@ struct Runtime {
   int refcount = 0;
   CudaDriver cuda;
   bool log = false;
+  bool stats = false;
+  // HSA_CUDA_HOST_WAKE=1: after each completion-signal write the stream
+  // also runs a host function that wakes the host's sleeping waiters (off by
+  // default: CUDA runs it tens of µs late; the processor's poll is sooner).
+  bool host_wake = false;  // HSA_CUDA_STATS: each queue prints its processor's per-packet cost when destroyed
+  // The first device fault of the process (a CUresult; 0: none). CUDA keeps
+  // it for the whole process: no later CUDA call succeeds.
+  std::atomic<int> sticky_fault{0};
   std::vector<std::unique_ptr<Agent>> agents;
   std::vector<std::unique_ptr<Isa>> isas;
   size_t host_memory = 0;
 };
 
 extern Runtime g_runtime;
+
+// The bits of an HSA enum argument, read without loading it as the enum type:
+// callers pass values outside the C enum's range (AMD attributes cast to
+// hsa_agent_info_t), and such a load is undefined behaviour (UBSan's enum check).
+template <typename Enum>
+inline uint32_t enum_bits(const Enum& value) {
+  static_assert(sizeof(Enum) == sizeof(uint32_t), "HSA enums are 32-bit");
+  uint32_t bits;
+  __builtin_memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
 
 bool initialized();
 // Logs "hsa-cuda: <message>" to stderr when HSA_CUDA_LOG=1.

@@ -381,6 +381,37 @@ TEST_CASE("a thousand dispatches wrap the ring in order") {
   hsa_amd_memory_pool_free(counter);
 }
 
+TEST_CASE("hsa_queue_inactivate: packets after it are not issued; work before it completes") {
+  Gpu gpu;
+  if (!gpu.ok) return;
+  auto* counter = static_cast<uint64_t*>(gpu.allocate(gpu.pools.host, 8));
+  *counter = 0;
+  hsa_queue_t* queue = nullptr;
+  REQUIRE(hsa_queue_create(gpu.agent, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, 0, 0, &queue) ==
+          HSA_STATUS_SUCCESS);
+  hsa_signal_t before, after;
+  REQUIRE(hsa_signal_create(1, 0, nullptr, &before) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_signal_create(1, 0, nullptr, &after) == HSA_STATUS_SUCCESS);
+  void* args = gpu.kernargs(count_args_t{counter});
+  const Kernel k = gpu.kernel("count");
+  dispatch1d(queue, k, args, 64, 64, before);
+  REQUIRE(wait_zero(before));
+  CHECK(hsa_queue_inactivate(nullptr) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  REQUIRE(hsa_queue_inactivate(queue) == HSA_STATUS_SUCCESS);
+  dispatch1d(queue, k, args, 64, 64, after);
+  // Not issued: the signal keeps its value, the counter and the read index stay.
+  CHECK(hsa_signal_wait_scacquire(after, HSA_SIGNAL_CONDITION_EQ, 0, 100 * 1000 * 1000, HSA_WAIT_STATE_BLOCKED) ==
+        1);
+  CHECK(__atomic_load_n(counter, __ATOMIC_ACQUIRE) == 64);
+  CHECK(hsa_queue_load_read_index_scacquire(queue) == 1);
+  CHECK(hsa_queue_destroy(queue) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_queue_inactivate(queue) == HSA_STATUS_ERROR_INVALID_QUEUE);
+  hsa_signal_destroy(before);
+  hsa_signal_destroy(after);
+  hsa_amd_memory_pool_free(args);
+  hsa_amd_memory_pool_free(counter);
+}
+
 TEST_CASE("barrier-AND waits on the stream for a host store and for another queue") {
   Gpu gpu;
   if (!gpu.ok) return;

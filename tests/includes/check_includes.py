@@ -27,6 +27,7 @@ RULES = [
     ("include/xgpu/", "include/xgpu/README.md", ["include/xgpu/"]),
     ("loader/", "loader/README.md", ["loader/", "include/xgpu/"]),
     ("hsa-cpu/", "hsa-cpu/README.md", ["hsa-cpu/", "include/xgpu/host_kernel.h"]),
+    ("hsa-cuda/", "hsa-cuda/README.md", ["hsa-cuda/"]),
     ("executable/", "executable/README.md", ["executable/", "include/xgpu/"]),
     ("tools/", "tools/README.md", ["tools/", "executable/xgpu_executable.h", "include/xgpu/"]),
     ("icd/amdgpu/device/", "icd/amdgpu/device/README.md", ["icd/amdgpu/device/", "include/xgpu/kernel.h",

@@ -1,0 +1,1 @@
+// The one header hsa-cuda/src/queue.cpp may include from the repository.
