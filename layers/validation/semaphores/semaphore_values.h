@@ -6,7 +6,9 @@
 // must also stay below the payloads queue operations will still signal. No
 // semaphore appears twice in one signal list. The queue operations other
 // than xgpuQueueSubmit report their lists' mistakes with their own
-// -semaphores rule.
+// -semaphores rule. A semaphore used with a device other than its own needs
+// a physical device with the same driverName and runtimeName (the -device
+// rules of xgpuSignalSemaphore, xgpuWaitSemaphores and xgpuQueueSubmit).
 //
 // The layer remembers, per semaphore, the largest payload it was created with,
 // signalled or queued to be signalled, and the payloads queued; a host signal
@@ -37,6 +39,8 @@ class SemaphoreValues : public HookDefaults {
   void PostRecordSignalSemaphore(CallContext& ctx, XgpuDevice device, const XgpuSemaphoreSignalInfo* pSignalInfo,
                                  XgpuResult result);
 
+  bool ValidateWaitSemaphores(CallContext& ctx, XgpuDevice device, const XgpuSemaphoreWaitInfo* pWaitInfo,
+                              uint64_t timeout) const;
   bool ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount,
                            const XgpuSubmitInfo* pSubmits) const;
   void PostRecordQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount, const XgpuSubmitInfo* pSubmits,
