@@ -16,6 +16,7 @@
 #include <functional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "harness.h"
@@ -169,8 +170,8 @@ class World {
   }
 
   // A recording of `family` with the pipeline bound and every binding and constant set (ready to dispatch).
-  XgpuCommandBuffer ReadyToDispatch(uint32_t family) {
-    XgpuCommandBuffer cb = Recording(family);
+  XgpuCommandBuffer ReadyToDispatch(uint32_t family, uint32_t binding_capacity = 0) {
+    XgpuCommandBuffer cb = Recording(family, binding_capacity);
     const XgpuBuffer data = HostBuffer();
     xgpuCmdBindPipeline(cb, pipeline);
     const XgpuBufferRef refs[2] = {xgpuBufferRefRange(data, 0, 128), xgpuBufferRefRange(data, 128, 128)};
@@ -512,6 +513,43 @@ RULE_TEST("XGPU-VUID-xgpuQueueSubmit-pSubmits-waitSemaphores-device") {
   CHECK(w.Value(w.device, test_semaphore) == 7);
 }
 
+// The other queue operations' lists follow the same rule, reported by their
+// -semaphores rule (whose own negative tests are in explicit_tests.cpp).
+TEST_CASE("queue transfers: a semaphore of another driver in a wait or signal list breaks their -semaphores rule") {
+  Fixture& f = Fixture::Get();
+  World w;
+  const XgpuBuffer src = w.HostBuffer();
+  const XgpuBuffer dst = w.HostBuffer();
+  const XgpuSemaphore amdgpu_semaphore = w.Semaphore(w.amdgpu, 1);
+  const XgpuSemaphore peer_semaphore = w.Semaphore(w.peer, 1);
+  const uint64_t one = 1;
+  const uint64_t two = 2;
+  const uint32_t pattern = 0x5A5A5A5Au;
+  const XgpuQueue queue = w.queues[kTransferFamily];
+  const XgpuSemaphoreList foreign_wait = {1, &amdgpu_semaphore, &one};
+  const XgpuSemaphoreList foreign_signal = {1, &amdgpu_semaphore, &two};
+  for (auto [waits, signals] : {std::pair{&foreign_wait, static_cast<const XgpuSemaphoreList*>(nullptr)},
+                                std::pair{static_cast<const XgpuSemaphoreList*>(nullptr), &foreign_signal}}) {
+    f.log.Clear();
+    ExpectError(f, xgpuQueueFillBuffer(queue, waits, signals, dst, 0, kBytes, &pattern, 4),
+                "XGPU-VUID-xgpuQueueFillBuffer-semaphores");
+    f.log.Clear();
+    ExpectError(f, xgpuQueueCopyBuffer(queue, waits, signals, src, 0, dst, 0, kBytes),
+                "XGPU-VUID-xgpuQueueCopyBuffer-semaphores");
+  }
+  CHECK(w.Read(dst) == Filled(0));
+  CHECK(w.Value(w.amdgpu, amdgpu_semaphore) == 1);
+  // A semaphore of another device of the same driver: waited for, signalled.
+  const XgpuSemaphoreList peer_wait = {1, &peer_semaphore, &one};
+  const XgpuSemaphoreList peer_signal = {1, &peer_semaphore, &two};
+  f.log.Clear();
+  CHECK(xgpuQueueFillBuffer(queue, &peer_wait, &peer_signal, dst, 0, kBytes, &pattern, 4) == XGPU_SUCCESS);
+  CHECK(xgpuQueueWaitIdle(queue) == XGPU_SUCCESS);
+  f.ExpectNone();
+  CHECK(w.Read(dst) == Filled(pattern));
+  CHECK(w.Value(w.peer, peer_semaphore) == 2);
+}
+
 // ---- memory types ----
 
 RULE_TEST("XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible") {
@@ -536,6 +574,34 @@ RULE_TEST("XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible") {
   void* data = nullptr;
   CHECK(xgpuMapBuffer(w.device, device_counts, 0, XGPU_WHOLE_SIZE, &data) == XGPU_ERROR_MEMORY_MAP_FAILED);
   f.log.Clear();
+}
+
+// The same rule at submission, for counts in a binding-table slot.
+TEST_CASE("XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible at xgpuQueueSubmit: static counts in a slot") {
+  Fixture& f = Fixture::Get();
+  World w;
+  const XgpuBuffer device_counts = w.Buffer(w.device, kDeviceOnlyType);
+  const XgpuBuffer host_counts = w.HostBuffer();
+  const XgpuBufferRef slot = xgpuBufferRefSlot(0, 0, 12);
+  XgpuCommandBuffer cb = w.ReadyToDispatch(kComputeFamily, 1);
+  xgpuCmdDispatchIndirect(cb, &slot, XGPU_DISPATCH_INDIRECT_STATIC_BIT);
+  REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+  XgpuBufferBinding binding = {device_counts, 0, XGPU_WHOLE_SIZE};
+  XgpuSubmitInfo submit = {};
+  submit.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit.commandBuffer = cb;
+  submit.bindingCount = 1;
+  submit.pBindings = &binding;
+  f.log.Clear();
+  const XgpuResult refused = xgpuQueueSubmit(w.queues[kComputeFamily], 1, &submit);
+  f.ExpectOnly("XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible", "xgpuQueueSubmit");
+  CHECK(std::string(xgpuResultString(refused)) == ErrorOfRule("XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible"));
+  // Bound to host-visible memory the layer passes it on, and the driver
+  // answers for itself: it runs no kernels.
+  binding.buffer = host_counts;
+  f.log.Clear();
+  CHECK(xgpuQueueSubmit(w.queues[kComputeFamily], 1, &submit) == XGPU_ERROR_FEATURE_NOT_PRESENT);
+  f.ExpectNone();
 }
 
 // The test driver itself: a submission with a dispatch fails without running

@@ -657,7 +657,12 @@ void RecordingValidation::PostRecordCmdDispatchIndirect(CallContext& ctx, XgpuCo
                                                         const XgpuBufferRef* pCounts, XgpuDispatchIndirectFlags flags) {
   RecordingState* recording = RecordingOf(ctx);
   if (recording == nullptr) return;
-  RememberSlot(ctx, *recording, pCounts, kCountsRule.field, 0, kCountsRule, 12, 4);
+  const int32_t use = RememberSlot(ctx, *recording, pCounts, kCountsRule.field, 0, kCountsRule, 12, 4);
+  if (use >= 0) {
+    recording->slot_uses[use].host_visible =
+        (flags & (XGPU_DISPATCH_INDIRECT_STATIC_BIT | XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT)) ==
+        XGPU_DISPATCH_INDIRECT_STATIC_BIT;
+  }
   RememberDirect(*recording, pCounts);
   if (Costly(ctx) && IsUsablePointer(pCounts)) {
     const bool slot = pCounts->kind == XGPU_BUFFER_REF_KIND_BINDING_SLOT;
@@ -1076,6 +1081,16 @@ bool RecordingValidation::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint3
         skip |= ctx.Report(Vuid::xgpuQueueSubmit_pSubmits_pBindings_usage, Field{"pSubmits[i].pBindings[j].buffer", i, use.slot},
                            Describe(buffer) + ", created with usage " + UsageText(buffer->buffer_usage) +
                                ", without " + UsageText(use.usage) + " that " + where_text() + " needs",
+                           {RefOf(buffer), RefOf(cb)});
+      }
+      if (use.host_visible && ctx.device != nullptr && buffer->memory_type < ctx.device->memory.memoryTypeCount &&
+          (ctx.device->memory.memoryTypes[buffer->memory_type].propertyFlags &
+           XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT) == 0) {
+        skip |= ctx.Report(Vuid::xgpuCmdDispatchIndirect_static_hostVisible,
+                           Field{"pSubmits[i].pBindings[j].buffer", i, use.slot},
+                           Describe(buffer) + ", of memory type " + std::to_string(buffer->memory_type) +
+                               ", which is not XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT, bound to " + where_text() +
+                               " (static counts)",
                            {RefOf(buffer), RefOf(cb)});
       }
       if (use.overlap_with >= 0) {

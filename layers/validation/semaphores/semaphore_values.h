@@ -8,7 +8,8 @@
 // than xgpuQueueSubmit report their lists' mistakes with their own
 // -semaphores rule. A semaphore used with a device other than its own needs
 // a physical device with the same driverName and runtimeName (the -device
-// rules of xgpuSignalSemaphore, xgpuWaitSemaphores and xgpuQueueSubmit).
+// rules of xgpuSignalSemaphore, xgpuWaitSemaphores and xgpuQueueSubmit, and
+// the -semaphores rules of the other queue operations).
 //
 // The layer remembers, per semaphore, the largest payload it was created with,
 // signalled or queued to be signalled, and the payloads queued; a host signal
@@ -81,7 +82,9 @@ class SemaphoreValues : public HookDefaults {
   // above `largest` (updated in `seen`, for later lists of the same call).
   bool CheckSignalList(CallContext& ctx, const XgpuSemaphoreList* list, const char* field, uint64_t i,
                        Vuid unique_vuid, Vuid value_vuid, std::map<uint64_t, uint64_t>* seen) const;
-  bool CheckOperation(CallContext& ctx, const XgpuSemaphoreList* signal, Vuid vuid) const;
+  // A queue operation's lists: semaphores of its device's driver and runtime, then the signal list.
+  bool CheckOperation(CallContext& ctx, const XgpuSemaphoreList* wait, const XgpuSemaphoreList* signal,
+                      Vuid vuid) const;
   void Queued(const XgpuSemaphoreList* list);
 
   mutable std::mutex mutex_;
