@@ -155,6 +155,7 @@ struct SlotUse {
   Vuid alignment_vuid{};               // the command's rule on the resolved offset
   Vuid overlap_vuid{};                 // xgpuCmdCopyBuffer: the overlap rule (with overlap_with)
   int32_t overlap_with = -1;           // index in slot_uses of the copy's other side, or -1
+  bool host_visible = false;           // the bound buffer's memory type must be host-visible (static indirect counts)
   std::string labels;                  // the debug labels open around the command, for messages
 };
 

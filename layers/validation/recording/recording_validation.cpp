@@ -57,6 +57,19 @@ ObjectRef RefOf(const ObjectRecord* record) { return ObjectRef{record->type, rec
 // "XgpuCommandBuffer 0x.. \"name\"" of the call (its value in bound-state messages).
 std::string Self(const CallContext& ctx) { return Describe(ctx.dispatch_record); }
 
+// The queue-capability rule of a recording command: the command buffer's
+// queue family (pCreateInfo->queueFamilyIndex) has `bit`. Returns whether the
+// call must be skipped.
+bool CheckQueueFamily(CallContext& ctx, XgpuQueueFlagBits bit, const char* bit_name, Vuid vuid) {
+  const ObjectRecord* record = ctx.dispatch_record;
+  if (record == nullptr || ctx.device == nullptr || record->queue_family >= ctx.device->families.size()) return false;
+  const XgpuQueueFlags flags = ctx.device->families[record->queue_family].queueFlags;
+  if ((flags & bit) != 0) return false;
+  return ctx.Report(vuid, Field{"commandBuffer"},
+                    Self(ctx) + ", created for queue family " + std::to_string(record->queue_family) +
+                        " (queueFlags " + Hex(flags) + "), which has no " + bit_name);
+}
+
 // How one reference parameter of a recording command is checked.
 struct RefRule {
   const char* field;        // "pDst", "pBuffers[i]"
@@ -407,8 +420,10 @@ void RecordingValidation::PostRecordEndCommandBuffer(CallContext& ctx, XgpuComma
 
 // ---- pipeline state ----
 
-bool RecordingValidation::ValidateCmdBindPipeline(CallContext&, XgpuCommandBuffer, XgpuPipeline) const {
-  return false;
+bool RecordingValidation::ValidateCmdBindPipeline(CallContext& ctx, XgpuCommandBuffer, XgpuPipeline) const {
+  if (RecordingOf(ctx) == nullptr) return false;
+  return CheckQueueFamily(ctx, XGPU_QUEUE_COMPUTE_BIT, "XGPU_QUEUE_COMPUTE_BIT",
+                          Vuid::xgpuCmdBindPipeline_commandBuffer_queueFamily);
 }
 
 void RecordingValidation::PostRecordCmdBindPipeline(CallContext& ctx, XgpuCommandBuffer, XgpuPipeline pipeline) {
@@ -533,6 +548,11 @@ bool RecordingValidation::ValidateCmdDispatch(CallContext& ctx, XgpuCommandBuffe
   const RecordingState* recording = RecordingOf(ctx);
   const XgpuPhysicalDeviceLimits* limits = LimitsOf(ctx);
   if (recording == nullptr || limits == nullptr) return false;
+  // No pipeline can be bound on such a family: its bound-state rules would only repeat this one.
+  if (CheckQueueFamily(ctx, XGPU_QUEUE_COMPUTE_BIT, "XGPU_QUEUE_COMPUTE_BIT",
+                       Vuid::xgpuCmdDispatch_commandBuffer_queueFamily)) {
+    return true;
+  }
   bool skip = CheckDispatchState(ctx, *recording,
                                  {Vuid::xgpuCmdDispatch_pipeline, Vuid::xgpuCmdDispatch_bindings,
                                   Vuid::xgpuCmdDispatch_constants, Vuid::xgpuCmdDispatch_workgroupMemory});
@@ -567,6 +587,11 @@ bool RecordingValidation::ValidateCmdDispatchIndirect(CallContext& ctx, XgpuComm
                                                       XgpuDispatchIndirectFlags flags) const {
   const RecordingState* recording = RecordingOf(ctx);
   if (recording == nullptr) return false;
+  // No pipeline can be bound on such a family: its bound-state rules would only repeat this one.
+  if (CheckQueueFamily(ctx, XGPU_QUEUE_COMPUTE_BIT, "XGPU_QUEUE_COMPUTE_BIT",
+                       Vuid::xgpuCmdDispatchIndirect_commandBuffer_queueFamily)) {
+    return true;
+  }
   const uint32_t kinds = flags & (XGPU_DISPATCH_INDIRECT_STATIC_BIT | XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT);
   bool skip = false;
   // Unknown bits break the implicit rule instead.
@@ -632,7 +657,12 @@ void RecordingValidation::PostRecordCmdDispatchIndirect(CallContext& ctx, XgpuCo
                                                         const XgpuBufferRef* pCounts, XgpuDispatchIndirectFlags flags) {
   RecordingState* recording = RecordingOf(ctx);
   if (recording == nullptr) return;
-  RememberSlot(ctx, *recording, pCounts, kCountsRule.field, 0, kCountsRule, 12, 4);
+  const int32_t use = RememberSlot(ctx, *recording, pCounts, kCountsRule.field, 0, kCountsRule, 12, 4);
+  if (use >= 0) {
+    recording->slot_uses[use].host_visible =
+        (flags & (XGPU_DISPATCH_INDIRECT_STATIC_BIT | XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT)) ==
+        XGPU_DISPATCH_INDIRECT_STATIC_BIT;
+  }
   RememberDirect(*recording, pCounts);
   if (Costly(ctx) && IsUsablePointer(pCounts)) {
     const bool slot = pCounts->kind == XGPU_BUFFER_REF_KIND_BINDING_SLOT;
@@ -651,7 +681,8 @@ bool RecordingValidation::ValidateCmdFillBuffer(CallContext& ctx, XgpuCommandBuf
                                                 const void*, uint32_t patternSize) const {
   const RecordingState* recording = RecordingOf(ctx);
   if (recording == nullptr) return false;
-  bool skip = false;
+  bool skip = CheckQueueFamily(ctx, XGPU_QUEUE_TRANSFER_BIT, "XGPU_QUEUE_TRANSFER_BIT",
+                               Vuid::xgpuCmdFillBuffer_commandBuffer_queueFamily);
   const bool pattern_ok = PatternSizeValid(patternSize);
   if (!pattern_ok) {
     skip |= ctx.Report(Vuid::xgpuCmdFillBuffer_patternSize, Field{"patternSize"},
@@ -681,7 +712,8 @@ bool RecordingValidation::ValidateCmdCopyBuffer(CallContext& ctx, XgpuCommandBuf
                                                 const XgpuBufferRef* pDst, XgpuDeviceSize size) const {
   const RecordingState* recording = RecordingOf(ctx);
   if (recording == nullptr) return false;
-  bool skip = false;
+  bool skip = CheckQueueFamily(ctx, XGPU_QUEUE_TRANSFER_BIT, "XGPU_QUEUE_TRANSFER_BIT",
+                               Vuid::xgpuCmdCopyBuffer_commandBuffer_queueFamily);
   if (size == 0) skip |= ctx.Report(Vuid::xgpuCmdCopyBuffer_size, Field{"size"}, "0");
   skip |= CheckRef(ctx, *recording, pSrc, 0, kCopySrcRule, size, 1);
   skip |= CheckRef(ctx, *recording, pDst, 0, kCopyDstRule, size, 1);
@@ -724,7 +756,8 @@ bool RecordingValidation::ValidateCmdUpdateBuffer(CallContext& ctx, XgpuCommandB
                                                   XgpuDeviceSize dataSize, const void*) const {
   const RecordingState* recording = RecordingOf(ctx);
   if (recording == nullptr) return false;
-  bool skip = false;
+  bool skip = CheckQueueFamily(ctx, XGPU_QUEUE_TRANSFER_BIT, "XGPU_QUEUE_TRANSFER_BIT",
+                               Vuid::xgpuCmdUpdateBuffer_commandBuffer_queueFamily);
   if (dataSize == 0 || dataSize > XGPU_MAX_UPDATE_BUFFER_SIZE) {
     skip |= ctx.Report(Vuid::xgpuCmdUpdateBuffer_dataSize, Field{"dataSize"},
                        Num(dataSize) + (dataSize == 0 ? "" : ", more than XGPU_MAX_UPDATE_BUFFER_SIZE (65536)"));
@@ -1048,6 +1081,16 @@ bool RecordingValidation::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint3
         skip |= ctx.Report(Vuid::xgpuQueueSubmit_pSubmits_pBindings_usage, Field{"pSubmits[i].pBindings[j].buffer", i, use.slot},
                            Describe(buffer) + ", created with usage " + UsageText(buffer->buffer_usage) +
                                ", without " + UsageText(use.usage) + " that " + where_text() + " needs",
+                           {RefOf(buffer), RefOf(cb)});
+      }
+      if (use.host_visible && ctx.device != nullptr && buffer->memory_type < ctx.device->memory.memoryTypeCount &&
+          (ctx.device->memory.memoryTypes[buffer->memory_type].propertyFlags &
+           XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT) == 0) {
+        skip |= ctx.Report(Vuid::xgpuCmdDispatchIndirect_static_hostVisible,
+                           Field{"pSubmits[i].pBindings[j].buffer", i, use.slot},
+                           Describe(buffer) + ", of memory type " + std::to_string(buffer->memory_type) +
+                               ", which is not XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT, bound to " + where_text() +
+                               " (static counts)",
                            {RefOf(buffer), RefOf(cb)});
       }
       if (use.overlap_with >= 0) {

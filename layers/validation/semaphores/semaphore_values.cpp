@@ -1,6 +1,7 @@
 #include "semaphore_values.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "../chassis/object_map.h"
@@ -21,6 +22,48 @@ bool UsableList(const XgpuSemaphoreList* list) {
 std::string SemaphoreText(uint64_t handle) {
   if (const ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_SEMAPHORE, handle)) return Describe(record);
   return "a semaphore";
+}
+
+// A semaphore of `owner` may be used with `user` (api.md 10, "Sharing"): the
+// same device, or physical devices with the same driverName and runtimeName.
+bool SharesDriver(const LayerDevice* owner, const LayerDevice* user) {
+  if (owner == user) return true;
+  return std::strncmp(owner->properties.driverName, user->properties.driverName,
+                      sizeof(owner->properties.driverName)) == 0 &&
+         std::strncmp(owner->properties.runtimeName, user->properties.runtimeName,
+                      sizeof(owner->properties.runtimeName)) == 0;
+}
+
+// "XgpuSemaphore 0x.., created from a device of driverName "..", runtimeName "..", but the
+// call's device is of driverName "..", runtimeName ".."" for the device rules.
+std::string ForeignText(const ObjectRecord* semaphore, const LayerDevice* user) {
+  auto names = [](const LayerDevice* device) {
+    return std::string(" of driverName \"") +
+           std::string(device->properties.driverName, strnlen(device->properties.driverName,
+                                                              sizeof(device->properties.driverName))) +
+           "\", runtimeName \"" +
+           std::string(device->properties.runtimeName, strnlen(device->properties.runtimeName,
+                                                               sizeof(device->properties.runtimeName))) +
+           "\"";
+  };
+  return Describe(semaphore) + ", created from a device" + names(semaphore->device) + ", but the call's device is" +
+         names(user);
+}
+
+// The device rule of the semaphores of `list` (`field`, e.g.
+// "pSubmits[i].waitSemaphores.pSemaphores[j]" at submission i, or
+// "pWaitSemaphores->pSemaphores[i]") used with the call's device.
+bool CheckListDevice(CallContext& ctx, const XgpuSemaphoreList* list, const char* field, uint64_t i, Vuid vuid) {
+  if (!UsableList(list) || ctx.device == nullptr) return false;
+  bool skip = false;
+  for (uint32_t j = 0; j < list->count; ++j) {
+    const ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_SEMAPHORE, H(list->pSemaphores[j]));
+    if (record == nullptr || record->device == nullptr || SharesDriver(record->device, ctx.device)) continue;
+    // A list of a submission ("pSubmits[i]...[j]") or of a queue operation ("...->pSemaphores[i]").
+    const Field at = std::strstr(field, "[j]") != nullptr ? Field{field, i, j} : Field{field, j};
+    skip |= ctx.Report(vuid, at, ForeignText(record, ctx.device), {{record->type, record->handle}});
+  }
+  return skip;
 }
 
 }  // namespace
@@ -44,6 +87,10 @@ bool SemaphoreValues::ValidateSignalSemaphore(CallContext& ctx, XgpuDevice devic
   if (!IsUsablePointer(pSignalInfo) || ctx.device == nullptr) return false;
   const ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_SEMAPHORE, H(pSignalInfo->semaphore));
   if (record == nullptr || record->device == nullptr) return false;  // the object tracker reports it
+  if (!SharesDriver(record->device, ctx.device)) {
+    return ctx.Report(Vuid::xgpuSignalSemaphore_pSignalInfo_semaphore_device, Field{"pSignalInfo->semaphore"},
+                      ForeignText(record, ctx.device), {{record->type, record->handle}});
+  }
   uint64_t current = 0;
   if (record->device->next.GetSemaphoreValue(record->device->handle, pSignalInfo->semaphore, &current) !=
       XGPU_SUCCESS) {
@@ -128,10 +175,29 @@ bool SemaphoreValues::CheckSignalList(CallContext& ctx, const XgpuSemaphoreList*
   return skip;
 }
 
+bool SemaphoreValues::ValidateWaitSemaphores(CallContext& ctx, XgpuDevice, const XgpuSemaphoreWaitInfo* pWaitInfo,
+                                             uint64_t) const {
+  if (!IsUsablePointer(pWaitInfo) || !IsUsablePointer(pWaitInfo->pSemaphores) || ctx.device == nullptr) return false;
+  bool skip = false;
+  for (uint32_t i = 0; i < pWaitInfo->semaphoreCount; ++i) {
+    const ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_SEMAPHORE, H(pWaitInfo->pSemaphores[i]));
+    if (record == nullptr || record->device == nullptr || SharesDriver(record->device, ctx.device)) continue;
+    skip |= ctx.Report(Vuid::xgpuWaitSemaphores_pWaitInfo_pSemaphores_device, Field{"pWaitInfo->pSemaphores[i]", i},
+                       ForeignText(record, ctx.device), {{record->type, record->handle}});
+  }
+  return skip;
+}
+
 bool SemaphoreValues::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint32_t submitCount,
                                           const XgpuSubmitInfo* pSubmits) const {
   if (!IsUsablePointer(pSubmits)) return false;
   bool skip = false;
+  for (uint32_t i = 0; i < submitCount; ++i) {
+    skip |= CheckListDevice(ctx, &pSubmits[i].waitSemaphores, "pSubmits[i].waitSemaphores.pSemaphores[j]", i,
+                            Vuid::xgpuQueueSubmit_pSubmits_waitSemaphores_device);
+    skip |= CheckListDevice(ctx, &pSubmits[i].signalSemaphores, "pSubmits[i].signalSemaphores.pSemaphores[j]", i,
+                            Vuid::xgpuQueueSubmit_pSubmits_waitSemaphores_device);
+  }
   std::map<uint64_t, uint64_t> seen;
   std::lock_guard lock(mutex_);
   for (uint32_t i = 0; i < submitCount; ++i) {
@@ -142,7 +208,11 @@ bool SemaphoreValues::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint32_t 
   return skip;
 }
 
-bool SemaphoreValues::CheckOperation(CallContext& ctx, const XgpuSemaphoreList* signal, Vuid vuid) const {
+bool SemaphoreValues::CheckOperation(CallContext& ctx, const XgpuSemaphoreList* wait,
+                                     const XgpuSemaphoreList* signal, Vuid vuid) const {
+  bool skip = CheckListDevice(ctx, wait, "pWaitSemaphores->pSemaphores[i]", 0, vuid);
+  skip |= CheckListDevice(ctx, signal, "pSignalSemaphores->pSemaphores[i]", 0, vuid);
+  if (skip) return true;
   std::map<uint64_t, uint64_t> seen;
   std::lock_guard lock(mutex_);
   return CheckSignalList(ctx, signal, "pSignalSemaphores->", 0, vuid, vuid, &seen);
@@ -165,10 +235,10 @@ void SemaphoreValues::PostRecordQueueSubmit(CallContext&, XgpuQueue, uint32_t su
   for (uint32_t i = 0; i < submitCount; ++i) Queued(&pSubmits[i].signalSemaphores);
 }
 
-bool SemaphoreValues::ValidateQueueFillBuffer(CallContext& ctx, XgpuQueue, const XgpuSemaphoreList*,
+bool SemaphoreValues::ValidateQueueFillBuffer(CallContext& ctx, XgpuQueue, const XgpuSemaphoreList* pWaitSemaphores,
                                               const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer, XgpuDeviceSize,
                                               XgpuDeviceSize, const void*, uint32_t) const {
-  return CheckOperation(ctx, pSignalSemaphores, Vuid::xgpuQueueFillBuffer_semaphores);
+  return CheckOperation(ctx, pWaitSemaphores, pSignalSemaphores, Vuid::xgpuQueueFillBuffer_semaphores);
 }
 void SemaphoreValues::PostRecordQueueFillBuffer(CallContext&, XgpuQueue, const XgpuSemaphoreList*,
                                                 const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer,
@@ -176,10 +246,10 @@ void SemaphoreValues::PostRecordQueueFillBuffer(CallContext&, XgpuQueue, const X
                                                 XgpuResult result) {
   if (result >= 0) Queued(pSignalSemaphores);
 }
-bool SemaphoreValues::ValidateQueueCopyBuffer(CallContext& ctx, XgpuQueue, const XgpuSemaphoreList*,
+bool SemaphoreValues::ValidateQueueCopyBuffer(CallContext& ctx, XgpuQueue, const XgpuSemaphoreList* pWaitSemaphores,
                                               const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer, XgpuDeviceSize,
                                               XgpuBuffer, XgpuDeviceSize, XgpuDeviceSize) const {
-  return CheckOperation(ctx, pSignalSemaphores, Vuid::xgpuQueueCopyBuffer_semaphores);
+  return CheckOperation(ctx, pWaitSemaphores, pSignalSemaphores, Vuid::xgpuQueueCopyBuffer_semaphores);
 }
 void SemaphoreValues::PostRecordQueueCopyBuffer(CallContext&, XgpuQueue, const XgpuSemaphoreList*,
                                                 const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer,
@@ -187,19 +257,19 @@ void SemaphoreValues::PostRecordQueueCopyBuffer(CallContext&, XgpuQueue, const X
                                                 XgpuResult result) {
   if (result >= 0) Queued(pSignalSemaphores);
 }
-bool SemaphoreValues::ValidateQueueAlloca(CallContext& ctx, XgpuQueue, const XgpuSemaphoreList*,
+bool SemaphoreValues::ValidateQueueAlloca(CallContext& ctx, XgpuQueue, const XgpuSemaphoreList* pWaitSemaphores,
                                           const XgpuSemaphoreList* pSignalSemaphores, XgpuMemoryPool, XgpuDeviceSize,
                                           XgpuBufferUsageFlags, XgpuBuffer*) const {
-  return CheckOperation(ctx, pSignalSemaphores, Vuid::xgpuQueueAlloca_semaphores);
+  return CheckOperation(ctx, pWaitSemaphores, pSignalSemaphores, Vuid::xgpuQueueAlloca_semaphores);
 }
 void SemaphoreValues::PostRecordQueueAlloca(CallContext&, XgpuQueue, const XgpuSemaphoreList*,
                                             const XgpuSemaphoreList* pSignalSemaphores, XgpuMemoryPool,
                                             XgpuDeviceSize, XgpuBufferUsageFlags, XgpuBuffer*, XgpuResult result) {
   if (result >= 0) Queued(pSignalSemaphores);
 }
-bool SemaphoreValues::ValidateQueueDealloca(CallContext& ctx, XgpuQueue, const XgpuSemaphoreList*,
+bool SemaphoreValues::ValidateQueueDealloca(CallContext& ctx, XgpuQueue, const XgpuSemaphoreList* pWaitSemaphores,
                                             const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer) const {
-  return CheckOperation(ctx, pSignalSemaphores, Vuid::xgpuQueueDealloca_semaphores);
+  return CheckOperation(ctx, pWaitSemaphores, pSignalSemaphores, Vuid::xgpuQueueDealloca_semaphores);
 }
 void SemaphoreValues::PostRecordQueueDealloca(CallContext&, XgpuQueue, const XgpuSemaphoreList*,
                                               const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer,

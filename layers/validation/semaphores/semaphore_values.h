@@ -6,7 +6,10 @@
 // must also stay below the payloads queue operations will still signal. No
 // semaphore appears twice in one signal list. The queue operations other
 // than xgpuQueueSubmit report their lists' mistakes with their own
-// -semaphores rule.
+// -semaphores rule. A semaphore used with a device other than its own needs
+// a physical device with the same driverName and runtimeName (the -device
+// rules of xgpuSignalSemaphore, xgpuWaitSemaphores and xgpuQueueSubmit, and
+// the -semaphores rules of the other queue operations).
 //
 // The layer remembers, per semaphore, the largest payload it was created with,
 // signalled or queued to be signalled, and the payloads queued; a host signal
@@ -37,6 +40,8 @@ class SemaphoreValues : public HookDefaults {
   void PostRecordSignalSemaphore(CallContext& ctx, XgpuDevice device, const XgpuSemaphoreSignalInfo* pSignalInfo,
                                  XgpuResult result);
 
+  bool ValidateWaitSemaphores(CallContext& ctx, XgpuDevice device, const XgpuSemaphoreWaitInfo* pWaitInfo,
+                              uint64_t timeout) const;
   bool ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount,
                            const XgpuSubmitInfo* pSubmits) const;
   void PostRecordQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount, const XgpuSubmitInfo* pSubmits,
@@ -77,7 +82,9 @@ class SemaphoreValues : public HookDefaults {
   // above `largest` (updated in `seen`, for later lists of the same call).
   bool CheckSignalList(CallContext& ctx, const XgpuSemaphoreList* list, const char* field, uint64_t i,
                        Vuid unique_vuid, Vuid value_vuid, std::map<uint64_t, uint64_t>* seen) const;
-  bool CheckOperation(CallContext& ctx, const XgpuSemaphoreList* signal, Vuid vuid) const;
+  // A queue operation's lists: semaphores of its device's driver and runtime, then the signal list.
+  bool CheckOperation(CallContext& ctx, const XgpuSemaphoreList* wait, const XgpuSemaphoreList* signal,
+                      Vuid vuid) const;
   void Queued(const XgpuSemaphoreList* list);
 
   mutable std::mutex mutex_;

@@ -48,6 +48,28 @@ int32_t Fnv1a(const char* text) {
 
 bool PatternSizeValid(uint32_t patternSize) { return patternSize == 1 || patternSize == 2 || patternSize == 4; }
 
+// The family of the call's queue (its record's queue_family), or nullptr when
+// the layer does not know it.
+const XgpuQueueFamilyProperties* FamilyOfQueue(const CallContext& ctx) {
+  const ObjectRecord* queue = ctx.dispatch_record;
+  if (queue == nullptr || queue->type != XGPU_OBJECT_TYPE_QUEUE || ctx.device == nullptr ||
+      queue->queue_family >= ctx.device->families.size()) {
+    return nullptr;
+  }
+  return &ctx.device->families[queue->queue_family];
+}
+
+// The queue-capability rule of a queue transfer: the queue's family has
+// XGPU_QUEUE_TRANSFER_BIT. Returns whether the call must be skipped.
+bool CheckTransferQueue(CallContext& ctx, Vuid vuid) {
+  const XgpuQueueFamilyProperties* family = FamilyOfQueue(ctx);
+  if (family == nullptr || (family->queueFlags & XGPU_QUEUE_TRANSFER_BIT) != 0) return false;
+  return ctx.Report(vuid, Field{"queue"},
+                    Describe(ctx.dispatch_record) + ", of queue family " +
+                        std::to_string(ctx.dispatch_record->queue_family) + " (queueFlags " +
+                        Hex(family->queueFlags) + "), which has no XGPU_QUEUE_TRANSFER_BIT");
+}
+
 // The range [offset, offset + size) lies inside `bytes` (size not XGPU_WHOLE_SIZE).
 bool Inside(uint64_t offset, uint64_t size, uint64_t bytes) { return offset <= bytes && size <= bytes - offset; }
 
@@ -182,6 +204,14 @@ bool ParameterValues::ValidateGetDeviceQueue(CallContext& ctx, XgpuDevice, uint3
                           std::to_string(queueFamilyIndex));
   }
   return false;
+}
+
+void ParameterValues::PostRecordGetDeviceQueue(CallContext&, XgpuDevice, uint32_t queueFamilyIndex, uint32_t,
+                                               XgpuQueue* pQueue) {
+  if (!IsUsablePointer(pQueue) || *pQueue == XGPU_NULL_HANDLE) return;
+  ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_QUEUE, reinterpret_cast<uintptr_t>(*pQueue));
+  // A queue retrieved again keeps its family: no store, so no race with its users.
+  if (record != nullptr && record->queue_family != queueFamilyIndex) record->queue_family = queueFamilyIndex;
 }
 
 // ---- buffers ----
@@ -431,12 +461,30 @@ void ParameterValues::PostRecordCreateCommandBuffer(CallContext&, XgpuDevice,
   }
 }
 
+bool ParameterValues::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint32_t submitCount,
+                                          const XgpuSubmitInfo* pSubmits) const {
+  const XgpuQueueFamilyProperties* family = FamilyOfQueue(ctx);
+  if (family == nullptr || !IsUsablePointer(pSubmits)) return false;
+  const uint32_t queue_family = ctx.dispatch_record->queue_family;
+  bool skip = false;
+  for (uint32_t i = 0; i < submitCount; ++i) {
+    const ObjectRecord* cb = Objects().Find(XGPU_OBJECT_TYPE_COMMAND_BUFFER,
+                                            reinterpret_cast<uintptr_t>(pSubmits[i].commandBuffer));
+    if (cb == nullptr || cb->device != ctx.device || cb->queue_family == queue_family) continue;
+    skip |= ctx.Report(Vuid::xgpuQueueSubmit_pSubmits_commandBuffer_queueFamily, Field{"pSubmits[i].commandBuffer", i},
+                       Describe(cb) + ", created for queue family " + std::to_string(cb->queue_family) +
+                           ", but the queue is of family " + std::to_string(queue_family),
+                       {RefOf(cb)});
+  }
+  return skip;
+}
+
 // ---- queue transfers and queue-ordered allocation ----
 
 bool ParameterValues::ValidateQueueFillBuffer(CallContext& ctx, XgpuQueue, const XgpuSemaphoreList*,
                                               const XgpuSemaphoreList*, XgpuBuffer dstBuffer, XgpuDeviceSize dstOffset,
                                               XgpuDeviceSize size, const void*, uint32_t patternSize) const {
-  bool skip = false;
+  bool skip = CheckTransferQueue(ctx, Vuid::xgpuQueueFillBuffer_queue_flags);
   const bool pattern_ok = PatternSizeValid(patternSize);
   if (!pattern_ok) {
     skip |= ctx.Report(Vuid::xgpuQueueFillBuffer_patternSize, Field{"patternSize"},
@@ -470,7 +518,7 @@ bool ParameterValues::ValidateQueueCopyBuffer(CallContext& ctx, XgpuQueue, const
                                               const XgpuSemaphoreList*, XgpuBuffer srcBuffer, XgpuDeviceSize srcOffset,
                                               XgpuBuffer dstBuffer, XgpuDeviceSize dstOffset,
                                               XgpuDeviceSize size) const {
-  bool skip = false;
+  bool skip = CheckTransferQueue(ctx, Vuid::xgpuQueueCopyBuffer_queue_flags);
   if (size == 0) skip |= ctx.Report(Vuid::xgpuQueueCopyBuffer_size, Field{"size"}, "0");
   const ObjectRecord* src = FindBuffer(ctx, srcBuffer);
   const ObjectRecord* dst = FindBuffer(ctx, dstBuffer);

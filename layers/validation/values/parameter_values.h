@@ -1,5 +1,6 @@
 // ParameterValues: the explicit value, limit, range, alignment, usage,
-// mapping and queue-allocation-kind rules of the commands that do not record
+// mapping, queue-capability and queue-allocation-kind rules of the commands
+// that do not record
 // (api.md 4-12, 15: devices and queues, buffers, mapping, memory pools,
 // semaphore counts, executables, pipelines, command buffers, queue transfers,
 // queue-ordered allocation, debug messengers and messages), checked against
@@ -7,7 +8,7 @@
 // families). It also keeps what other checks read in the object records:
 // a buffer's size, usage, memory type, whether it is queue-allocated or
 // mapped; a memory pool's memory type; a pipeline's layout; a command
-// buffer's queue family.
+// buffer's and a queue's queue family.
 //
 // Thread-safe as the API: records change only in calls that create or
 // externally synchronize their object (a buffer's mapped flag is atomic).
@@ -33,6 +34,8 @@ class ParameterValues : public HookDefaults {
                             const XgpuAllocationCallbacks* pAllocator, XgpuDevice* pDevice) const;
   bool ValidateGetDeviceQueue(CallContext& ctx, XgpuDevice device, uint32_t queueFamilyIndex, uint32_t queueIndex,
                               XgpuQueue* pQueue) const;
+  void PostRecordGetDeviceQueue(CallContext& ctx, XgpuDevice device, uint32_t queueFamilyIndex, uint32_t queueIndex,
+                                XgpuQueue* pQueue);
 
   bool ValidateCreateBuffer(CallContext& ctx, XgpuDevice device, const XgpuBufferCreateInfo* pCreateInfo,
                             const XgpuAllocationCallbacks* pAllocator, XgpuBuffer* pBuffer) const;
@@ -70,6 +73,8 @@ class ParameterValues : public HookDefaults {
                                      const XgpuAllocationCallbacks* pAllocator, XgpuCommandBuffer* pCommandBuffer,
                                      XgpuResult result);
 
+  bool ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount,
+                           const XgpuSubmitInfo* pSubmits) const;
   bool ValidateQueueFillBuffer(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
                                const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer dstBuffer,
                                XgpuDeviceSize dstOffset, XgpuDeviceSize size, const void* pPattern,
