@@ -89,8 +89,12 @@ class SpinPacer {
   static constexpr uint64_t kFirstYieldNs = 2000;      // pause only until then
   static constexpr uint64_t kYieldIntervalNs = 20000;  // then at most one yield per this much spinning
 
-  // `start_ns`: when the wait began; `end_ns`: when the active wait ends.
-  SpinPacer(uint64_t start_ns, uint64_t end_ns) : end_ns_(end_ns), next_yield_ns_(start_ns + kFirstYieldNs) {}
+  // `start_ns`: when the wait began; `end_ns`: when the active wait ends;
+  // `yield_interval_ns`: least time between two yields (0: one at every
+  // clock read past kFirstYieldNs, for a waiter whose producer is an
+  // application thread that may be queued behind it).
+  SpinPacer(uint64_t start_ns, uint64_t end_ns, uint64_t yield_interval_ns = kYieldIntervalNs)
+      : end_ns_(end_ns), yield_interval_ns_(yield_interval_ns), next_yield_ns_(start_ns + kFirstYieldNs) {}
 
   // One step between two checks; false once the window has passed (the
   // caller then sleeps).
@@ -103,7 +107,7 @@ class SpinPacer {
     if (now >= end_ns_) return false;
     if (now >= next_yield_ns_) {
       sched_yield();
-      next_yield_ns_ = now + kYieldIntervalNs;
+      next_yield_ns_ = now + yield_interval_ns_;
     } else {
       cpu_relax();
     }
@@ -111,9 +115,10 @@ class SpinPacer {
   }
 
  private:
-  uint64_t end_ns_;         // CLOCK_MONOTONIC ns at which the active wait ends
-  uint64_t next_yield_ns_;  // earliest CLOCK_MONOTONIC ns of the next yield
-  uint32_t polls_ = 0;      // steps taken (the clock is read every 16th)
+  uint64_t end_ns_;             // CLOCK_MONOTONIC ns at which the active wait ends
+  uint64_t yield_interval_ns_;  // least ns between two yields
+  uint64_t next_yield_ns_;      // earliest CLOCK_MONOTONIC ns of the next yield
+  uint32_t polls_ = 0;          // steps taken (the clock is read every 16th)
 };
 
 // futex(FUTEX_WAIT_PRIVATE): sleeps while *word == expected, at most

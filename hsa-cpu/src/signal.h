@@ -198,18 +198,19 @@ class WaitRegistration {
 // Waits until `ready()` is true or `deadline_ns` passes: polls for the hint's
 // spin window, then sleeps on `node` registered on `signals` (with
 // `filters`, see WaitRegistration), re-checking ready() at least every
-// `recheck_ns` (UINT64_MAX: only when notified). Returns ready().
+// `recheck_ns` (UINT64_MAX: only when notified); `yield_interval_ns` paces
+// the poll's yields (SpinPacer). Returns ready().
 template <typename Ready>
 bool wait_until(Signal* const* signals, size_t count, const WaitFilter* filters,
                 uint64_t deadline_ns, hsa_wait_state_t hint, uint64_t recheck_ns,
-                Ready&& ready) {
+                Ready&& ready, uint64_t yield_interval_ns = SpinPacer::kYieldIntervalNs) {
   if (ready()) return true;
   const uint64_t start = now_ns();
   const uint64_t spin_end =
       start + (hint == HSA_WAIT_STATE_ACTIVE ? kActiveSpinNs : kBlockedSpinNs);
   // Past the first microseconds the pacer yields now and then: the thread we
   // just woke is often queued on this very CPU.
-  SpinPacer pacer(start, spin_end < deadline_ns ? spin_end : deadline_ns);
+  SpinPacer pacer(start, spin_end < deadline_ns ? spin_end : deadline_ns, yield_interval_ns);
   while (pacer.step()) {
     if (ready()) return true;
   }
