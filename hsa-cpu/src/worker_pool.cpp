@@ -134,7 +134,10 @@ void WorkerPool::worker_main() {
     // then sleep until a submit bumps the epoch.
     if (listed_jobs_.load(std::memory_order_acquire) == 0) {
       const uint64_t start = now_ns();
-      SpinPacer pacer(start, start + kWorkerSpinNs);  // yields now and then: a woken thread may run here
+      // Yields at every clock read past the first microseconds: a woken
+      // thread (the queue processor that publishes the next job) may be
+      // queued on this very CPU.
+      SpinPacer pacer(start, start + kWorkerSpinNs, /*yield_interval_ns=*/0);
       while (listed_jobs_.load(std::memory_order_acquire) == 0 && pacer.step()) {
       }
     }
