@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <ctime>
 
+#include <sched.h>
+
 // Every exported entry point is declared by the HSA headers; defining it with
 // this attribute exports it (the library builds with -fvisibility=hidden and a
 // version script that assigns ROCR_1).
@@ -73,6 +75,51 @@ inline uint64_t now_ns() {
 
 // CPU relax hint inside spin loops.
 inline void cpu_relax() { __builtin_ia32_pause(); }
+
+// Paces a bounded active wait: cpu_relax() between checks; past the first
+// kFirstYieldNs, a sched_yield() now and then, so that a runnable thread
+// queued on this CPU (often the one being waited for) gets the core. A yield
+// is a system call, blind to the value being waited for, and costs 4.5-6 us
+// on the paravirtualised development VM (bench/README.md), so yields are
+// spaced by time (kYieldIntervalNs), not by poll count: a waiter that
+// yielded every few polls spent most of its window inside the kernel and
+// saw a change several microseconds late.
+class SpinPacer {
+ public:
+  static constexpr uint64_t kFirstYieldNs = 2000;      // pause only until then
+  static constexpr uint64_t kYieldIntervalNs = 20000;  // then at most one yield per this much spinning
+
+  // `start_ns`: when the wait began; `end_ns`: when the active wait ends;
+  // `yield_interval_ns`: least time between two yields (0: one at every
+  // clock read past kFirstYieldNs, for a waiter whose producer is an
+  // application thread that may be queued behind it).
+  SpinPacer(uint64_t start_ns, uint64_t end_ns, uint64_t yield_interval_ns = kYieldIntervalNs)
+      : end_ns_(end_ns), yield_interval_ns_(yield_interval_ns), next_yield_ns_(start_ns + kFirstYieldNs) {}
+
+  // One step between two checks; false once the window has passed (the
+  // caller then sleeps).
+  bool step() {
+    if ((++polls_ & 15) != 0) {
+      cpu_relax();
+      return true;
+    }
+    const uint64_t now = now_ns();
+    if (now >= end_ns_) return false;
+    if (now >= next_yield_ns_) {
+      sched_yield();
+      next_yield_ns_ = now + yield_interval_ns_;
+    } else {
+      cpu_relax();
+    }
+    return true;
+  }
+
+ private:
+  uint64_t end_ns_;             // CLOCK_MONOTONIC ns at which the active wait ends
+  uint64_t yield_interval_ns_;  // least ns between two yields
+  uint64_t next_yield_ns_;      // earliest CLOCK_MONOTONIC ns of the next yield
+  uint32_t polls_ = 0;          // steps taken (the clock is read every 16th)
+};
 
 // futex(FUTEX_WAIT_PRIVATE): sleeps while *word == expected, at most
 // timeout_ns (UINT64_MAX: no limit). Spurious returns are allowed.

@@ -254,9 +254,13 @@ struct Processor {
       signals[n] = extra[i];
       filters[n] = extra_filters[i];
     }
+    // Yields at every clock read of the poll: what it waits for is mostly
+    // an application thread writing packets (one that streams a large
+    // command buffer waits for this processor in turn), which may be queued
+    // on this very CPU.
     wait_until(signals, n, filters, UINT64_MAX, HSA_WAIT_STATE_BLOCKED,
                extra_count == 0 ? UINT64_MAX : kSleepRecheckNs,
-               [&] { return stopping() || ready(); });
+               [&] { return stopping() || ready(); }, /*yield_interval_ns=*/0);
   }
 
   void wait_idle() {

@@ -204,6 +204,7 @@ AsyncHandlerThread::AsyncHandlerThread() : state_(new State()) {
     std::vector<Entry> active;
     std::vector<Entry> added;
     std::vector<std::function<void()>> functions;
+    uint64_t last_progress_ns = 0;  // when a handler or function last ran
     for (;;) {
       s->node.arm();
       bool stop;
@@ -241,19 +242,20 @@ AsyncHandlerThread::AsyncHandlerThread() : state_(new State()) {
         }
         ++i;
       }
-      if (!progressed && !active.empty()) {
+      if (progressed) {
+        last_progress_ns = now_ns();
+      } else if (!active.empty() || now_ns() - last_progress_ns < kBlockedSpinNs) {
         // A bounded active wait before sleeping, as ROCR's async event
         // thread does (its blocked wait polls before it sleeps): a
         // completion that follows soon is handled without a futex round
-        // trip. Ends at the first notify (a watched change, an addition).
-        const uint64_t spin_end = now_ns() + kBlockedSpinNs;
-        for (uint32_t i = 0; s->node.state.load(std::memory_order_acquire) == WaitNode::kArmed; ++i) {
-          if ((i & 15) != 15) {
-            cpu_relax();
-            continue;
-          }
-          if (now_ns() >= spin_end) break;
-          sched_yield();
+        // trip. Also for a while after the last handler ran with nothing
+        // left to watch: the next registration (the next submission's
+        // completion, typically) then finds this thread awake, and add()
+        // costs its caller no futex wake. Ends at the first notify (a
+        // watched change, an addition).
+        const uint64_t start = now_ns();
+        SpinPacer pacer(start, (active.empty() ? last_progress_ns : start) + kBlockedSpinNs);
+        while (s->node.state.load(std::memory_order_acquire) == WaitNode::kArmed && pacer.step()) {
         }
       }
       // Watched signals may change behind the API (value pointer, kernel

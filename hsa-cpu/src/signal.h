@@ -172,8 +172,6 @@ inline hsa_wait_state_t sanitize_hint(const hsa_wait_state_t& hint) {
 // back-to-back handoffs off that path while an idle waiter still sleeps.
 inline constexpr uint64_t kActiveSpinNs = 200000;
 inline constexpr uint64_t kBlockedSpinNs = 20000;
-// Of the poll, nanoseconds spent in pause loops before yielding the CPU.
-inline constexpr uint64_t kPauseSpinNs = 2000;
 // Longest sleep of a waiter between two checks of the values it waits for:
 // bounds how late it sees a store that bypassed the API (value pointer,
 // kernel code), at ~1000/4 wake-ups per second while it waits. Waits on
@@ -200,29 +198,24 @@ class WaitRegistration {
 // Waits until `ready()` is true or `deadline_ns` passes: polls for the hint's
 // spin window, then sleeps on `node` registered on `signals` (with
 // `filters`, see WaitRegistration), re-checking ready() at least every
-// `recheck_ns` (UINT64_MAX: only when notified). Returns ready().
+// `recheck_ns` (UINT64_MAX: only when notified); `yield_interval_ns` paces
+// the poll's yields (SpinPacer). Returns ready().
 template <typename Ready>
 bool wait_until(Signal* const* signals, size_t count, const WaitFilter* filters,
                 uint64_t deadline_ns, hsa_wait_state_t hint, uint64_t recheck_ns,
-                Ready&& ready) {
+                Ready&& ready, uint64_t yield_interval_ns = SpinPacer::kYieldIntervalNs) {
   if (ready()) return true;
   const uint64_t start = now_ns();
-  const uint64_t pause_end = start + kPauseSpinNs;
   const uint64_t spin_end =
       start + (hint == HSA_WAIT_STATE_ACTIVE ? kActiveSpinNs : kBlockedSpinNs);
-  for (uint32_t i = 0;; ++i) {
-    if ((i & 15) == 15) {
-      const uint64_t now = now_ns();
-      if (now >= deadline_ns) return false;
-      if (now >= spin_end) break;
-      // Past the first microseconds, yield instead of pausing: the thread we
-      // just woke is often queued on this very CPU.
-      if (now >= pause_end) sched_yield(); else cpu_relax();
-    } else {
-      cpu_relax();
-    }
+  // Past the first microseconds the pacer yields now and then: the thread we
+  // just woke is often queued on this very CPU.
+  SpinPacer pacer(start, spin_end < deadline_ns ? spin_end : deadline_ns, yield_interval_ns);
+  while (pacer.step()) {
     if (ready()) return true;
   }
+  if (ready()) return true;
+  if (now_ns() >= deadline_ns) return false;
   WaitNode node;
   WaitRegistration registration(&node, signals, count, filters);
   for (;;) {

@@ -134,16 +134,11 @@ void WorkerPool::worker_main() {
     // then sleep until a submit bumps the epoch.
     if (listed_jobs_.load(std::memory_order_acquire) == 0) {
       const uint64_t start = now_ns();
-      const uint64_t spin_end = start + kWorkerSpinNs;
-      const uint64_t pause_end = start + kPauseSpinNs;
-      uint32_t i = 0;
-      while (listed_jobs_.load(std::memory_order_acquire) == 0) {
-        cpu_relax();
-        if ((++i & 15) == 0) {
-          const uint64_t now = now_ns();
-          if (now >= spin_end) break;
-          if (now >= pause_end) sched_yield();  // let a woken thread run here
-        }
+      // Yields at every clock read past the first microseconds: a woken
+      // thread (the queue processor that publishes the next job) may be
+      // queued on this very CPU.
+      SpinPacer pacer(start, start + kWorkerSpinNs, /*yield_interval_ns=*/0);
+      while (listed_jobs_.load(std::memory_order_acquire) == 0 && pacer.step()) {
       }
     }
     Job* job = nullptr;
