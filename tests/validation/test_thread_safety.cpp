@@ -447,15 +447,15 @@ void ExpectDestroyOverlap(ThreadEnv& env, const std::string& id, const std::stri
   CHECK(env.gate.Entries().empty());
 }
 
-// A recording command `b`: A records a fill with a misaligned reference on
+// A recording command `b` (its rule `id`): A records a fill with a misaligned reference on
 // the same command buffer; B's command records nothing, and the recording
 // ends with B's error (A's call marks the command buffer only after its
 // callback returned).
 // `end_id`: what the end reports besides (nothing by default).
-void ExpectRecordingOverlap(RuleEnv& env, const std::string& command, const std::function<void()>& b,
+void ExpectRecordingOverlap(RuleEnv& env, const std::string& id, const std::function<void()>& b,
                             const char* end_id = nullptr) {
   ExpectExternSync(
-      env, "XGPU-VUID-" + command + "-commandBuffer-externsync", "xgpuCmdFillBuffer",
+      env, id, "xgpuCmdFillBuffer",
       [&] { xgpuCmdFillBuffer(env.cb, NoRef(), &kPatternWord, 4); }, b);
   CHECK(xgpuEndCommandBuffer(env.cb) == XGPU_ERROR_INVALID_USAGE);
   const auto entries = env.gate.Entries();
@@ -471,14 +471,14 @@ void ExpectRecordingOverlap(RuleEnv& env, const std::string& command, const std:
 
 EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdBindPipeline-commandBuffer-externsync") {
   RuleEnv env;
-  ExpectRecordingOverlap(env, "xgpuCmdBindPipeline", [&] { xgpuCmdBindPipeline(env.cb, env.pipeline); });
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdBindPipeline-commandBuffer-externsync", [&] { xgpuCmdBindPipeline(env.cb, env.pipeline); });
 }
 
 EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdPushConstants-commandBuffer-externsync") {
   RuleEnv env;
   xgpuCmdBindPipeline(env.cb, env.pipeline);
   const uint32_t constants[2] = {1, 2};
-  ExpectRecordingOverlap(env, "xgpuCmdPushConstants",
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdPushConstants-commandBuffer-externsync",
                          [&] { xgpuCmdPushConstants(env.cb, 0, sizeof(constants), constants); });
 }
 
@@ -486,51 +486,51 @@ EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdBindBuffers-commandBuffer-externsync") {
   RuleEnv env;
   xgpuCmdBindPipeline(env.cb, env.pipeline);
   const XgpuBufferRef refs[2] = {env.Ref(), env.Ref()};
-  ExpectRecordingOverlap(env, "xgpuCmdBindBuffers", [&] { xgpuCmdBindBuffers(env.cb, 0, 2, refs); });
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdBindBuffers-commandBuffer-externsync", [&] { xgpuCmdBindBuffers(env.cb, 0, 2, refs); });
 }
 
 EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdSetWorkgroupMemorySize-commandBuffer-externsync") {
   RuleEnv env;
-  ExpectRecordingOverlap(env, "xgpuCmdSetWorkgroupMemorySize", [&] { xgpuCmdSetWorkgroupMemorySize(env.cb, 256); });
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdSetWorkgroupMemorySize-commandBuffer-externsync", [&] { xgpuCmdSetWorkgroupMemorySize(env.cb, 256); });
 }
 
 EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdDispatch-commandBuffer-externsync") {
   RuleEnv env;
   env.ReadyToDispatch();
-  ExpectRecordingOverlap(env, "xgpuCmdDispatch", [&] { xgpuCmdDispatch(env.cb, 1, 1, 1); });
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdDispatch-commandBuffer-externsync", [&] { xgpuCmdDispatch(env.cb, 1, 1, 1); });
 }
 
 EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdDispatchIndirect-commandBuffer-externsync") {
   RuleEnv env;
   env.ReadyToDispatch();
   const XgpuBufferRef counts = env.Ref(0, 12);
-  ExpectRecordingOverlap(env, "xgpuCmdDispatchIndirect",
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdDispatchIndirect-commandBuffer-externsync",
                          [&] { xgpuCmdDispatchIndirect(env.cb, &counts, XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT); });
 }
 
 EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdFillBuffer-commandBuffer-externsync") {
   RuleEnv env;
   const XgpuBufferRef dst = env.Ref();
-  ExpectRecordingOverlap(env, "xgpuCmdFillBuffer", [&] { xgpuCmdFillBuffer(env.cb, &dst, &kPatternWord, 4); });
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdFillBuffer-commandBuffer-externsync", [&] { xgpuCmdFillBuffer(env.cb, &dst, &kPatternWord, 4); });
 }
 
 EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdCopyBuffer-commandBuffer-externsync") {
   RuleEnv env;
   const XgpuBufferRef src = env.Ref(0, 16);
   const XgpuBufferRef dst = env.Ref(128, 16);  // the same buffer: ranges apart
-  ExpectRecordingOverlap(env, "xgpuCmdCopyBuffer", [&] { xgpuCmdCopyBuffer(env.cb, &src, &dst, 16); });
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdCopyBuffer-commandBuffer-externsync", [&] { xgpuCmdCopyBuffer(env.cb, &src, &dst, 16); });
 }
 
 EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdUpdateBuffer-commandBuffer-externsync") {
   RuleEnv env;
   const XgpuBufferRef dst = env.Ref();
   const uint32_t data[4] = {1, 2, 3, 4};
-  ExpectRecordingOverlap(env, "xgpuCmdUpdateBuffer", [&] { xgpuCmdUpdateBuffer(env.cb, &dst, sizeof(data), data); });
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdUpdateBuffer-commandBuffer-externsync", [&] { xgpuCmdUpdateBuffer(env.cb, &dst, sizeof(data), data); });
 }
 
 EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdPipelineBarrier-commandBuffer-externsync") {
   RuleEnv env;
-  ExpectRecordingOverlap(env, "xgpuCmdPipelineBarrier", [&] {
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdPipelineBarrier-commandBuffer-externsync", [&] {
     xgpuCmdPipelineBarrier(env.cb, XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT, XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0,
                            nullptr, 0, nullptr);
   });
@@ -538,7 +538,7 @@ EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdPipelineBarrier-commandBuffer-externsync"
 
 EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdMemoryBarrier-commandBuffer-externsync") {
   RuleEnv env;
-  ExpectRecordingOverlap(env, "xgpuCmdMemoryBarrier", [&] {
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdMemoryBarrier-commandBuffer-externsync", [&] {
     xgpuCmdMemoryBarrier(env.cb, XGPU_PIPELINE_STAGE_TRANSFER_BIT, XGPU_ACCESS_TRANSFER_WRITE_BIT,
                          XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_READ_BIT);
   });
@@ -549,7 +549,7 @@ EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdBeginDebugLabel-commandBuffer-externsync"
   XgpuDebugLabel label = {};
   label.sType = XGPU_STRUCTURE_TYPE_DEBUG_LABEL;
   label.pLabelName = "region";
-  ExpectRecordingOverlap(env, "xgpuCmdBeginDebugLabel", [&] { xgpuCmdBeginDebugLabel(env.cb, &label); });
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdBeginDebugLabel-commandBuffer-externsync", [&] { xgpuCmdBeginDebugLabel(env.cb, &label); });
 }
 
 EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdEndDebugLabel-commandBuffer-externsync") {
@@ -559,14 +559,14 @@ EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdEndDebugLabel-commandBuffer-externsync") 
   label.pLabelName = "region";
   xgpuCmdBeginDebugLabel(env.cb, &label);
   // B's end of the label was refused: the label is still open at the end.
-  ExpectRecordingOverlap(env, "xgpuCmdEndDebugLabel", [&] { xgpuCmdEndDebugLabel(env.cb); },
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdEndDebugLabel-commandBuffer-externsync", [&] { xgpuCmdEndDebugLabel(env.cb); },
                          "XGPU-VUID-xgpuEndCommandBuffer-commandBuffer-labels");
 }
 
 EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdWriteTimestamp-commandBuffer-externsync") {
   RuleEnv env;
   const XgpuBufferRef dst = env.Ref(0, 8);
-  ExpectRecordingOverlap(env, "xgpuCmdWriteTimestamp",
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdWriteTimestamp-commandBuffer-externsync",
                          [&] { xgpuCmdWriteTimestamp(env.cb, XGPU_PIPELINE_STAGE_DISPATCH_BIT, &dst); });
 }
 
