@@ -34,7 +34,7 @@ RULES = [
                                                            "include/xgpu/host_kernel.h",
                                                            "include/xgpu/executable_format.h"]),
     ("icd/amdgpu/", "icd/amdgpu/README.md", ["icd/amdgpu/", "executable/xgpu_executable.h", "include/xgpu/"]),
-    ("layers/", "layers/validation/README.md", ["layers/", "include/xgpu/"]),
+    ("layers/", "layers/validation/README.md", ["layers/", "include/xgpu/", "executable/xgpu_executable.h"]),
     ("samples/", "samples/README.md", ["samples/", "include/xgpu/xgpu.h", "include/xgpu/xgpu_enum_string.h",
                                        "include/xgpu/kernel.h"]),
     ("bench/", "bench/README.md", ["bench/", "include/xgpu/"]),

@@ -4,7 +4,9 @@
 // breaks a rule, and its messenger callback (which runs inside A's call, so
 // while A holds the object) waits until thread B has made its call on the
 // same object.
+#include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -48,10 +50,11 @@ class Gate {
     inside_ = false;
     released_ = false;
   }
-  // Waits until the armed thread is inside its callback.
-  void WaitInside() {
+  // Waits until the armed thread is inside its callback (false: it did not
+  // get there in time, so its call reported nothing).
+  bool WaitInside() {
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [this] { return inside_; });
+    return changed_.wait_for(lock, std::chrono::seconds(10), [this] { return inside_; });
   }
   void Release() {
     std::lock_guard lock(mutex_);
@@ -76,6 +79,36 @@ class Gate {
   bool inside_ = false;
   bool released_ = false;
 };
+
+// Runs `a` on a thread whose first message blocks it, and `b` on this
+// thread while `a` is blocked inside its call. Returns whether `a` did block
+// (b runs only then).
+bool Overlap(Gate& gate, const std::function<void()>& a, const std::function<void()>& b) {
+  gate.Clear();
+  std::mutex started;
+  started.lock();
+  std::thread thread_a([&] {
+    started.lock();  // until armed
+    started.unlock();
+    a();
+  });
+  gate.Arm(thread_a.get_id());
+  started.unlock();
+  const bool inside = gate.WaitInside();
+  if (inside) b();
+  gate.Release();
+  thread_a.join();
+  return inside;
+}
+
+// Messages that came on another thread than the calling one, and on it.
+std::vector<Gate::Entry> On(Gate& gate, bool this_thread) {
+  std::vector<Gate::Entry> out;
+  for (const auto& e : gate.Entries()) {
+    if ((e.thread == std::this_thread::get_id()) == this_thread) out.push_back(e);
+  }
+  return out;
+}
 
 // An instance with the layer, the gate's messenger, a device and its queue.
 struct ThreadEnv {
@@ -146,31 +179,11 @@ struct ThreadEnv {
   // thread while `a` is blocked inside its call.
   template <typename A, typename B>
   void Overlap(A a, B b) {
-    gate.Clear();
-    std::thread::id a_id;
-    std::mutex started;
-    started.lock();
-    std::thread thread_a([&] {
-      started.lock();  // until armed
-      started.unlock();
-      a();
-    });
-    gate.Arm(thread_a.get_id());
-    started.unlock();
-    gate.WaitInside();
-    b();
-    gate.Release();
-    thread_a.join();
+    REQUIRE(vtest::Overlap(gate, a, b));
   }
 
   // Messages that came on another thread than the calling one, and on it.
-  std::vector<Gate::Entry> On(bool this_thread) {
-    std::vector<Gate::Entry> out;
-    for (const auto& e : gate.Entries()) {
-      if ((e.thread == std::this_thread::get_id()) == this_thread) out.push_back(e);
-    }
-    return out;
-  }
+  std::vector<Gate::Entry> On(bool this_thread) { return vtest::On(gate, this_thread); }
 };
 
 // A misaligned pointer: the loader passes it on (it checks only for NULL), the
@@ -344,6 +357,310 @@ TEST_CASE("external synchronization: what is allowed at once is not reported") {
   for (const auto& e : env.gate.Entries()) all += "[" + e.id + "] " + e.text + "\n";
   INFO(all);
   CHECK(env.gate.Entries().empty());
+}
+
+// ---- every -externsync rule, forced one by one ----
+//
+// Each rule has its own test, on an instance of its own (so the layer's
+// duplicate-message limit never hides thread A's message): thread A holds the
+// object in a call that breaks another rule (its message blocks it inside the
+// call), and thread B makes the rule's command on the same object, otherwise
+// valid. B's call is refused with that rule alone and leaves the object as it
+// was.
+
+namespace {
+
+#define EXTERNSYNC_RULE_TEST(id)                                                                     \
+  static const bool DOCTEST_ANONYMOUS(EXTERNSYNC_RULE_TEST_REGISTERED_) = RegisterRuleTest(id); \
+  TEST_CASE(id)
+
+// A ThreadEnv with the fixture's kernels: a pipeline (validation_saxpy: 2
+// bindings, 8 bytes of constants) and a buffer of every usage, destroyed with it.
+struct RuleEnv : ThreadEnv {
+  XgpuExecutable executable = nullptr;
+  XgpuPipeline pipeline = nullptr;
+  XgpuBuffer buffer = nullptr;
+  XgpuCommandBuffer cb = nullptr;
+
+  RuleEnv() {
+    XgpuExecutableCreateInfo x = {};
+    x.sType = XGPU_STRUCTURE_TYPE_EXECUTABLE_CREATE_INFO;
+    x.pFilePath = XGPU_VALIDATION_TEST_KERNELS;
+    REQUIRE(xgpuCreateExecutable(device, &x, nullptr, &executable) == XGPU_SUCCESS);
+    XgpuPipelineCreateInfo p = {};
+    p.sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO;
+    FixupStruct(Fixture::Get(), p);
+    p.executable = executable;
+    REQUIRE(xgpuCreatePipeline(device, &p, nullptr, &pipeline) == XGPU_SUCCESS);
+    buffer = Buffer();
+    cb = CommandBuffer();
+    Begin(cb, XGPU_COMMAND_BUFFER_MODE_ONE_SHOT);
+  }
+  ~RuleEnv() {
+    xgpuDestroyCommandBuffer(device, cb, nullptr);
+    xgpuDestroyBuffer(device, buffer, nullptr);
+    xgpuDestroyPipeline(device, pipeline, nullptr);
+    xgpuDestroyExecutable(device, executable, nullptr);
+  }
+
+  XgpuBufferRef Ref(XgpuDeviceSize offset = 0, XgpuDeviceSize size = XGPU_WHOLE_SIZE) const {
+    return RefToBuffer(buffer, offset, size);
+  }
+  // Binds the pipeline, both its bindings and its constants.
+  void ReadyToDispatch() {
+    xgpuCmdBindPipeline(cb, pipeline);
+    const XgpuBufferRef refs[2] = {Ref(), Ref()};
+    xgpuCmdBindBuffers(cb, 0, 2, refs);
+    const uint32_t constants[2] = {};
+    xgpuCmdPushConstants(cb, 0, sizeof(constants), constants);
+  }
+};
+
+// `a` (on thread A, in `a_command`) holds the object and reports something;
+// `b` (on this thread, meanwhile) is reported with rule `id` alone.
+void ExpectExternSync(ThreadEnv& env, const std::string& id, const std::string& a_command,
+                      const std::function<void()>& a, const std::function<void()>& b) {
+  env.Overlap(a, b);
+  const auto theirs = env.On(false);
+  const auto mine = env.On(true);
+  CHECK_FALSE(theirs.empty());
+  for (const auto& e : theirs) CHECK(e.id != id);
+  std::string all;
+  for (const auto& e : mine) all += "[" + e.id + "] " + e.text + "\n";
+  INFO("this thread's messages:\n", all);
+  REQUIRE(mine.size() == 1);
+  CHECK(mine[0].id == id);
+  CHECK(mine[0].text.find("another thread is using in " + a_command) != std::string::npos);
+  env.gate.Clear();
+}
+
+const XgpuAllocationCallbacks* MisalignedCallbacks() { return Bad<const XgpuAllocationCallbacks>(); }
+constexpr uint32_t kPatternWord = 7;
+
+// Two threads destroying one object: A's destroy (with misaligned callbacks)
+// holds it, B's (valid) is refused, and the object lives on: destroyed cleanly
+// afterwards, silently.
+void ExpectDestroyOverlap(ThreadEnv& env, const std::string& id, const std::string& command,
+                          const std::function<void(const XgpuAllocationCallbacks*)>& destroy) {
+  ExpectExternSync(env, id, command, [&] { destroy(MisalignedCallbacks()); }, [&] { destroy(nullptr); });
+  destroy(nullptr);
+  CHECK(env.gate.Entries().empty());
+}
+
+// A recording command `b` (its rule `id`): A records a fill with a misaligned reference on
+// the same command buffer; B's command records nothing, and the recording
+// ends with B's error (A's call marks the command buffer only after its
+// callback returned).
+// `end_id`: what the end reports besides (nothing by default).
+void ExpectRecordingOverlap(RuleEnv& env, const std::string& id, const std::function<void()>& b,
+                            const char* end_id = nullptr) {
+  ExpectExternSync(
+      env, id, "xgpuCmdFillBuffer",
+      [&] { xgpuCmdFillBuffer(env.cb, NoRef(), &kPatternWord, 4); }, b);
+  CHECK(xgpuEndCommandBuffer(env.cb) == XGPU_ERROR_INVALID_USAGE);
+  const auto entries = env.gate.Entries();
+  if (end_id == nullptr) {
+    CHECK(entries.empty());
+  } else {
+    REQUIRE(entries.size() == 1);
+    CHECK(entries[0].id == end_id);
+  }
+}
+
+}  // namespace
+
+EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdBindPipeline-commandBuffer-externsync") {
+  RuleEnv env;
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdBindPipeline-commandBuffer-externsync", [&] { xgpuCmdBindPipeline(env.cb, env.pipeline); });
+}
+
+EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdPushConstants-commandBuffer-externsync") {
+  RuleEnv env;
+  xgpuCmdBindPipeline(env.cb, env.pipeline);
+  const uint32_t constants[2] = {1, 2};
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdPushConstants-commandBuffer-externsync",
+                         [&] { xgpuCmdPushConstants(env.cb, 0, sizeof(constants), constants); });
+}
+
+EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdBindBuffers-commandBuffer-externsync") {
+  RuleEnv env;
+  xgpuCmdBindPipeline(env.cb, env.pipeline);
+  const XgpuBufferRef refs[2] = {env.Ref(), env.Ref()};
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdBindBuffers-commandBuffer-externsync", [&] { xgpuCmdBindBuffers(env.cb, 0, 2, refs); });
+}
+
+EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdSetWorkgroupMemorySize-commandBuffer-externsync") {
+  RuleEnv env;
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdSetWorkgroupMemorySize-commandBuffer-externsync", [&] { xgpuCmdSetWorkgroupMemorySize(env.cb, 256); });
+}
+
+EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdDispatch-commandBuffer-externsync") {
+  RuleEnv env;
+  env.ReadyToDispatch();
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdDispatch-commandBuffer-externsync", [&] { xgpuCmdDispatch(env.cb, 1, 1, 1); });
+}
+
+EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdDispatchIndirect-commandBuffer-externsync") {
+  RuleEnv env;
+  env.ReadyToDispatch();
+  const XgpuBufferRef counts = env.Ref(0, 12);
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdDispatchIndirect-commandBuffer-externsync",
+                         [&] { xgpuCmdDispatchIndirect(env.cb, &counts, XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT); });
+}
+
+EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdFillBuffer-commandBuffer-externsync") {
+  RuleEnv env;
+  const XgpuBufferRef dst = env.Ref();
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdFillBuffer-commandBuffer-externsync", [&] { xgpuCmdFillBuffer(env.cb, &dst, &kPatternWord, 4); });
+}
+
+EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdCopyBuffer-commandBuffer-externsync") {
+  RuleEnv env;
+  const XgpuBufferRef src = env.Ref(0, 16);
+  const XgpuBufferRef dst = env.Ref(128, 16);  // the same buffer: ranges apart
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdCopyBuffer-commandBuffer-externsync", [&] { xgpuCmdCopyBuffer(env.cb, &src, &dst, 16); });
+}
+
+EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdUpdateBuffer-commandBuffer-externsync") {
+  RuleEnv env;
+  const XgpuBufferRef dst = env.Ref();
+  const uint32_t data[4] = {1, 2, 3, 4};
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdUpdateBuffer-commandBuffer-externsync", [&] { xgpuCmdUpdateBuffer(env.cb, &dst, sizeof(data), data); });
+}
+
+EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdPipelineBarrier-commandBuffer-externsync") {
+  RuleEnv env;
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdPipelineBarrier-commandBuffer-externsync", [&] {
+    xgpuCmdPipelineBarrier(env.cb, XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT, XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0,
+                           nullptr, 0, nullptr);
+  });
+}
+
+EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdMemoryBarrier-commandBuffer-externsync") {
+  RuleEnv env;
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdMemoryBarrier-commandBuffer-externsync", [&] {
+    xgpuCmdMemoryBarrier(env.cb, XGPU_PIPELINE_STAGE_TRANSFER_BIT, XGPU_ACCESS_TRANSFER_WRITE_BIT,
+                         XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_READ_BIT);
+  });
+}
+
+EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdBeginDebugLabel-commandBuffer-externsync") {
+  RuleEnv env;
+  XgpuDebugLabel label = {};
+  label.sType = XGPU_STRUCTURE_TYPE_DEBUG_LABEL;
+  label.pLabelName = "region";
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdBeginDebugLabel-commandBuffer-externsync", [&] { xgpuCmdBeginDebugLabel(env.cb, &label); });
+}
+
+EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdEndDebugLabel-commandBuffer-externsync") {
+  RuleEnv env;
+  XgpuDebugLabel label = {};
+  label.sType = XGPU_STRUCTURE_TYPE_DEBUG_LABEL;
+  label.pLabelName = "region";
+  xgpuCmdBeginDebugLabel(env.cb, &label);
+  // B's end of the label was refused: the label is still open at the end.
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdEndDebugLabel-commandBuffer-externsync", [&] { xgpuCmdEndDebugLabel(env.cb); },
+                         "XGPU-VUID-xgpuEndCommandBuffer-commandBuffer-labels");
+}
+
+EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuCmdWriteTimestamp-commandBuffer-externsync") {
+  RuleEnv env;
+  const XgpuBufferRef dst = env.Ref(0, 8);
+  ExpectRecordingOverlap(env, "XGPU-VUID-xgpuCmdWriteTimestamp-commandBuffer-externsync",
+                         [&] { xgpuCmdWriteTimestamp(env.cb, XGPU_PIPELINE_STAGE_DISPATCH_BIT, &dst); });
+}
+
+EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuEndCommandBuffer-commandBuffer-externsync") {
+  RuleEnv env;
+  XgpuResult ended = XGPU_SUCCESS;
+  ExpectExternSync(
+      env, "XGPU-VUID-xgpuEndCommandBuffer-commandBuffer-externsync", "xgpuCmdFillBuffer",
+      [&] { xgpuCmdFillBuffer(env.cb, NoRef(), &kPatternWord, 4); }, [&] { ended = xgpuEndCommandBuffer(env.cb); });
+  CHECK(ended == XGPU_ERROR_INVALID_USAGE);
+  // The refused end left the command buffer recording: it ends now, with A's recording error.
+  CHECK(xgpuEndCommandBuffer(env.cb) == XGPU_ERROR_INVALID_ARGUMENT);
+  CHECK(env.gate.Entries().empty());
+}
+
+EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuUnmapBuffer-buffer-externsync") {
+  RuleEnv env;
+  void* data = nullptr;
+  REQUIRE(xgpuMapBuffer(env.device, env.buffer, 0, XGPU_WHOLE_SIZE, &data) == XGPU_SUCCESS);
+  ExpectExternSync(
+      env, "XGPU-VUID-xgpuUnmapBuffer-buffer-externsync", "xgpuDestroyBuffer",
+      [&] { xgpuDestroyBuffer(env.device, env.buffer, MisalignedCallbacks()); },
+      [&] { xgpuUnmapBuffer(env.device, env.buffer); });
+  // Still mapped: unmapping it now is valid, and so is mapping it again.
+  xgpuUnmapBuffer(env.device, env.buffer);
+  REQUIRE(xgpuMapBuffer(env.device, env.buffer, 0, XGPU_WHOLE_SIZE, &data) == XGPU_SUCCESS);
+  xgpuUnmapBuffer(env.device, env.buffer);
+  CHECK(env.gate.Entries().empty());
+}
+
+EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuDestroyDebugMessenger-messenger-externsync") {
+  ThreadEnv env;
+  XgpuDebugMessengerCreateInfo info = {};
+  info.sType = XGPU_STRUCTURE_TYPE_DEBUG_MESSENGER_CREATE_INFO;
+  info.messageSeverity = XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT;
+  info.messageType = XGPU_DEBUG_MESSAGE_TYPE_VALIDATION_BIT;
+  info.pfnUserCallback = [](XgpuDebugMessageSeverityFlagBits, XgpuDebugMessageTypeFlags, const XgpuDebugMessageData*,
+                            void*) -> XgpuBool32 { return XGPU_FALSE; };
+  XgpuDebugMessenger messenger = nullptr;
+  REQUIRE(xgpuCreateDebugMessenger(env.instance, &info, nullptr, &messenger) == XGPU_SUCCESS);
+  ExpectDestroyOverlap(env, "XGPU-VUID-xgpuDestroyDebugMessenger-messenger-externsync", "xgpuDestroyDebugMessenger",
+                       [&](const XgpuAllocationCallbacks* callbacks) {
+                         xgpuDestroyDebugMessenger(env.instance, messenger, callbacks);
+                       });
+}
+
+EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuDestroyMemoryPool-memoryPool-externsync") {
+  ThreadEnv env;
+  XgpuMemoryPoolCreateInfo info = {};
+  info.sType = XGPU_STRUCTURE_TYPE_MEMORY_POOL_CREATE_INFO;
+  FixupStruct(Fixture::Get(), info);
+  XgpuMemoryPool pool = nullptr;
+  REQUIRE(xgpuCreateMemoryPool(env.device, &info, nullptr, &pool) == XGPU_SUCCESS);
+  ExpectDestroyOverlap(env, "XGPU-VUID-xgpuDestroyMemoryPool-memoryPool-externsync", "xgpuDestroyMemoryPool",
+                       [&](const XgpuAllocationCallbacks* callbacks) { xgpuDestroyMemoryPool(env.device, pool, callbacks); });
+}
+
+EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuDestroySemaphore-semaphore-externsync") {
+  ThreadEnv env;
+  XgpuSemaphoreCreateInfo info = {};
+  info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
+  XgpuSemaphore semaphore = nullptr;
+  REQUIRE(xgpuCreateSemaphore(env.device, &info, nullptr, &semaphore) == XGPU_SUCCESS);
+  ExpectDestroyOverlap(env, "XGPU-VUID-xgpuDestroySemaphore-semaphore-externsync", "xgpuDestroySemaphore",
+                       [&](const XgpuAllocationCallbacks* callbacks) {
+                         xgpuDestroySemaphore(env.device, semaphore, callbacks);
+                       });
+}
+
+EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuDestroyExecutable-executable-externsync") {
+  ThreadEnv env;
+  XgpuExecutableCreateInfo info = {};
+  info.sType = XGPU_STRUCTURE_TYPE_EXECUTABLE_CREATE_INFO;
+  info.pFilePath = XGPU_VALIDATION_TEST_KERNELS;
+  XgpuExecutable executable = nullptr;
+  REQUIRE(xgpuCreateExecutable(env.device, &info, nullptr, &executable) == XGPU_SUCCESS);
+  ExpectDestroyOverlap(env, "XGPU-VUID-xgpuDestroyExecutable-executable-externsync", "xgpuDestroyExecutable",
+                       [&](const XgpuAllocationCallbacks* callbacks) {
+                         xgpuDestroyExecutable(env.device, executable, callbacks);
+                       });
+}
+
+EXTERNSYNC_RULE_TEST("XGPU-VUID-xgpuDestroyPipeline-pipeline-externsync") {
+  RuleEnv env;
+  XgpuPipelineCreateInfo info = {};
+  info.sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO;
+  FixupStruct(Fixture::Get(), info);  // validation_saxpy
+  info.executable = env.executable;
+  XgpuPipeline pipeline = nullptr;
+  REQUIRE(xgpuCreatePipeline(env.device, &info, nullptr, &pipeline) == XGPU_SUCCESS);
+  ExpectDestroyOverlap(env, "XGPU-VUID-xgpuDestroyPipeline-pipeline-externsync", "xgpuDestroyPipeline",
+                       [&](const XgpuAllocationCallbacks* callbacks) {
+                         xgpuDestroyPipeline(env.device, pipeline, callbacks);
+                       });
 }
 
 }  // namespace vtest

@@ -337,7 +337,7 @@ XgpuResult queue_alloca(XgpuQueue handle, const XgpuSemaphoreList* waits, const 
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueAlloca-memoryPool-parameter",
                        "xgpuQueueAlloca: memoryPool is XGPU_NULL_HANDLE");
   if (pool->device != device)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueAlloca-memoryPool-device",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueAlloca-memoryPool-parent",
                        "xgpuQueueAlloca: " + pool_name(pool) + " was created on another device than the queue's");
   const uint64_t max_size = device->physical->properties.limits.maxBufferSize;
   if (size == 0 || size > max_size)

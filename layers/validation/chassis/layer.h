@@ -28,6 +28,8 @@
 
 namespace xgpu_validation {
 
+struct ExecutableKernels;  // kernels/kernel_metadata.h
+
 // One rule of spec/vuids.json.
 struct VuidInfo {
   const char* id;      // XGPU-VUID-<command>-<rule>: pMessageIdName
@@ -229,6 +231,7 @@ struct ObjectRecord {
   bool queue_allocated = false;                    // buffers: made by xgpuQueueAlloca
   std::atomic<bool> mapped{false};                 // buffers: mapped now
   PipelineLayout layout;                           // pipelines: their layout
+  std::shared_ptr<const ExecutableKernels> kernels;  // executables: their kernels' metadata, or nullptr
   uint32_t queue_family = 0;                       // command buffers: pCreateInfo->queueFamilyIndex
   std::unique_ptr<RecordingState> recording;       // command buffers: the current recording, or nullptr
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../chassis/object_map.h"
+#include "../kernels/kernel_metadata.h"
 #include "../stateless/stateless_validation.h"
 
 namespace xgpu_validation {
@@ -379,19 +380,34 @@ bool ParameterValues::ValidateCreateExecutable(CallContext& ctx, XgpuDevice, con
   return skip;
 }
 
+void ParameterValues::PostRecordCreateExecutable(CallContext& ctx, XgpuDevice, const XgpuExecutableCreateInfo* pCreateInfo,
+                                                 const XgpuAllocationCallbacks*, XgpuExecutable* pExecutable,
+                                                 XgpuResult result) {
+  if (result < 0 || !IsUsablePointer(pExecutable) || !IsUsablePointer(pCreateInfo) || ctx.device == nullptr) return;
+  ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_EXECUTABLE, reinterpret_cast<uintptr_t>(*pExecutable));
+  if (record == nullptr) return;
+  const char* isa = ctx.device->properties.isaName;
+  record->kernels = pCreateInfo->pCode != nullptr
+                        ? ReadExecutableKernels(pCreateInfo->pCode, pCreateInfo->codeSize, isa)
+                        : ReadExecutableKernelsFromFile(pCreateInfo->pFilePath, isa);
+}
+
 bool ParameterValues::ValidateCreatePipeline(CallContext& ctx, XgpuDevice, const XgpuPipelineCreateInfo* pCreateInfo,
                                              const XgpuAllocationCallbacks*, XgpuPipeline*) const {
   const XgpuPhysicalDeviceLimits* limits = LimitsOf(ctx);
   if (!IsUsablePointer(pCreateInfo) || limits == nullptr) return false;
   bool skip = false;
-  // The layout as given (a declared one is the driver's to check: it reads the kernel).
+  // The layout as given (a declared one: ValidatePipelineKernel).
   const bool given = pCreateInfo->bindingCount != 0 || pCreateInfo->constantSize != 0;
+  bool given_layout_ok = true;
   if (given && pCreateInfo->bindingCount > limits->maxBindings) {
+    given_layout_ok = false;
     skip |= ctx.Report(Vuid::xgpuCreatePipeline_pCreateInfo_bindingCount, Field{"pCreateInfo->bindingCount"},
                        std::to_string(pCreateInfo->bindingCount) + ", more than limits.maxBindings " +
                            std::to_string(limits->maxBindings));
   }
   if (given && (pCreateInfo->constantSize % 4 != 0 || pCreateInfo->constantSize > limits->maxPushConstantsSize)) {
+    given_layout_ok = false;
     skip |= ctx.Report(Vuid::xgpuCreatePipeline_pCreateInfo_constantSize, Field{"pCreateInfo->constantSize"},
                        std::to_string(pCreateInfo->constantSize) +
                            (pCreateInfo->constantSize % 4 != 0
@@ -422,6 +438,8 @@ bool ParameterValues::ValidateCreatePipeline(CallContext& ctx, XgpuDevice, const
                              std::to_string(size[2]) + "): " + problem);
     }
   }
+  // The rules that need the kernel's metadata (kernels/kernel_metadata.h).
+  skip |= ValidatePipelineKernel(ctx, *pCreateInfo, *limits, given_layout_ok);
   return skip;
 }
 

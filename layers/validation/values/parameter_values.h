@@ -62,6 +62,9 @@ class ParameterValues : public HookDefaults {
 
   bool ValidateCreateExecutable(CallContext& ctx, XgpuDevice device, const XgpuExecutableCreateInfo* pCreateInfo,
                                 const XgpuAllocationCallbacks* pAllocator, XgpuExecutable* pExecutable) const;
+  void PostRecordCreateExecutable(CallContext& ctx, XgpuDevice device, const XgpuExecutableCreateInfo* pCreateInfo,
+                                  const XgpuAllocationCallbacks* pAllocator, XgpuExecutable* pExecutable,
+                                  XgpuResult result);
   bool ValidateCreatePipeline(CallContext& ctx, XgpuDevice device, const XgpuPipelineCreateInfo* pCreateInfo,
                               const XgpuAllocationCallbacks* pAllocator, XgpuPipeline* pPipeline) const;
   void PostRecordCreatePipeline(CallContext& ctx, XgpuDevice device, const XgpuPipelineCreateInfo* pCreateInfo,
