@@ -2,11 +2,22 @@
 // each hazard reported by ID with both commands' positions, and the same
 // sequence with the covering barrier, or split over ordered queue operations,
 // reported by nothing.
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "doctest/doctest.h"
 #include "harness.h"
+#include <nlohmann/json.hpp>
 
 namespace vtest {
 namespace {
@@ -14,6 +25,7 @@ namespace {
 constexpr const char* kRaw = "XGPU-VALIDATION-hazard-read-after-write";
 constexpr const char* kWaw = "XGPU-VALIDATION-hazard-write-after-write";
 constexpr const char* kWar = "XGPU-VALIDATION-hazard-write-after-read";
+constexpr const char* kDeadlock = "XGPU-VALIDATION-deadlock";
 
 // Exactly one message: the warning `id`, of type VALIDATION, numbered by its FNV-1a, whose text holds `parts`.
 void ExpectWarning(Fixture& f, const std::string& id, const std::vector<std::string>& parts) {
@@ -254,6 +266,115 @@ TEST_CASE("hazard: the same accesses in two queue operations (queue order) or wi
   REQUIRE(xgpuQueueSubmit(f.queue, 2, submits) == XGPU_SUCCESS);
   REQUIRE(xgpuQueueWaitIdle(f.queue) == XGPU_SUCCESS);
   f.ExpectNone();
+}
+
+// Run in a child process (XGPU_TEST_DEADLOCK_CHILD names the scenario): the
+// fixture is made by this one thread, which then waits with no time limit.
+TEST_CASE("deadlock child (runs only in the child process of the deadlock tests)") {
+  const char* scenario = std::getenv("XGPU_TEST_DEADLOCK_CHILD");
+  if (scenario == nullptr) return;
+  Fixture& f = Fixture::Get();
+  uint64_t value = 0;
+  REQUIRE(xgpuGetSemaphoreValue(f.device, f.semaphore, &value) == XGPU_SUCCESS);
+  const uint64_t target = value + 1;
+  XgpuSemaphoreList list = {};
+  list.count = 1;
+  list.pSemaphores = &f.semaphore;
+  list.pValues = &target;
+  XgpuSubmitInfo submits[2] = {};
+  for (auto& s : submits) s.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+  if (std::string(scenario) == "queue") {
+    submits[0].waitSemaphores = list;    // held: waits for the payload ...
+    submits[1].signalSemaphores = list;  // ... that only the operation behind it on the queue signals
+    REQUIRE(xgpuQueueSubmit(f.queue, 2, submits) == XGPU_SUCCESS);
+  } else if (std::string(scenario) == "fine") {
+    submits[0].signalSemaphores = list;
+    REQUIRE(xgpuQueueSubmit(f.queue, 1, submits) == XGPU_SUCCESS);
+  }
+  std::fprintf(stderr, "CHILD-WAITS\n");
+  XgpuSemaphoreWaitInfo wait = {};
+  wait.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
+  wait.semaphoreCount = 1;
+  wait.pSemaphores = &f.semaphore;
+  wait.pValues = &target;
+  const XgpuResult result = xgpuWaitSemaphores(f.device, &wait, UINT64_MAX);
+  std::fprintf(stderr, "CHILD-DONE %d\n", static_cast<int>(result));
+  std::fflush(stderr);
+  _exit(0);
+}
+
+namespace {
+// Runs the child scenario; returns what it wrote (stderr and stdout) until
+// it finished or 30 s passed (then it is killed: a wait that never returns).
+std::string RunChild(const char* scenario) {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    close(fds[0]);
+    setenv("XGPU_TEST_DEADLOCK_CHILD", scenario, 1);
+    setenv("XGPU_VALIDATION_STDERR", "1", 1);
+    setenv("XGPU_VALIDATION_COSTLY_CHECKS", "1", 1);
+    execl("/proc/self/exe", "xgpu_validation_tests", "-tc=deadlock child*", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(fds[1]);
+  std::string out;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < end) {
+    if (out.find("CHILD-DONE") != std::string::npos) break;
+    if (out.find("CHILD-WAITS") != std::string::npos && out.find("XGPU-VALIDATION-deadlock") != std::string::npos) break;
+    pollfd p = {fds[0], POLLIN, 0};
+    if (poll(&p, 1, 200) <= 0) continue;
+    char buf[4096];
+    const ssize_t n = read(fds[0], buf, sizeof(buf));
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  close(fds[0]);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("deadlock: a host wait with no time limit that nothing can satisfy, on the only thread, is reported") {
+  const std::string out = RunChild("host");
+  INFO(out);
+  CHECK(out.find("CHILD-WAITS") != std::string::npos);
+  CHECK(out.find("warning: xgpuWaitSemaphores: a certain deadlock") != std::string::npos);
+  CHECK(out.find("[XGPU-VALIDATION-deadlock]") != std::string::npos);
+  CHECK(out.find("CHILD-DONE") == std::string::npos);
+}
+
+TEST_CASE("deadlock: a host wait for a payload only an operation behind a held one on its queue signals is reported") {
+  const std::string out = RunChild("queue");
+  INFO(out);
+  CHECK(out.find("CHILD-WAITS") != std::string::npos);
+  CHECK(out.find("[XGPU-VALIDATION-deadlock]") != std::string::npos);
+  CHECK(out.find("CHILD-DONE") == std::string::npos);
+}
+
+TEST_CASE("deadlock: a host wait a pending operation satisfies reports nothing and returns") {
+  const std::string out = RunChild("fine");
+  INFO(out);
+  CHECK(out.find("CHILD-DONE 0") != std::string::npos);
+  CHECK(out.find("XGPU-VALIDATION") == std::string::npos);
+}
+
+TEST_CASE("coverage: every warning of spec/warnings.json has its tests") {
+  std::ifstream file(XGPU_VALIDATION_TEST_WARNINGS_JSON);
+  REQUIRE(file.good());
+  std::set<std::string> listed;
+  const nlohmann::json json = nlohmann::json::parse(file);
+  for (const auto& entry : json["warnings"]) listed.insert(entry["id"].get<std::string>());
+  // The warnings test_hazards.cpp reports and expects (negative and positive cases above).
+  const std::set<std::string> tested = {kRaw, kWaw, kWar, kDeadlock};
+  CHECK(listed == tested);
 }
 
 }  // namespace vtest

@@ -9,6 +9,7 @@
 
 #include "layer.h"
 #include "object_map.h"
+#include "../deadlock/deadlock.h"
 
 namespace xgpu_validation {
 namespace {
@@ -115,6 +116,7 @@ void RemoveLiveInstance(LayerInstance* instance) {
 }
 
 void CallContext::Dispatch(XgpuObjectType type, const void* handle) {
+  NoteCallingThread();
   dispatch_type = type;
   dispatch_handle = handle;
   if (handle == nullptr) return;

@@ -48,7 +48,7 @@ bool PendingWork::Pending(XgpuObjectType type, uint64_t handle, Use* use) const 
 }
 
 void PendingWork::AddOpLocked(const CallContext& ctx, uint64_t queue, const std::vector<Key>& objects,
-                              const XgpuSemaphoreList*, const XgpuSemaphoreList* signal) {
+                              const XgpuSemaphoreList* wait, const XgpuSemaphoreList* signal) {
   Queue& q = queues_[queue];
   q.device = ctx.device;
   const uint64_t seq = ++q.submitted;
@@ -61,10 +61,18 @@ void PendingWork::AddOpLocked(const CallContext& ctx, uint64_t queue, const std:
       uses.push_back({queue, seq});
     }
   }
-  if (IsUsablePointer(signal) && IsUsablePointer(signal->pSemaphores) && IsUsablePointer(signal->pValues) &&
-      signal->count != 0) {
-    Op op{seq, {}};
-    for (uint32_t i = 0; i < signal->count; ++i) op.signals.push_back({H(signal->pSemaphores[i]), signal->pValues[i]});
+  auto usable = [](const XgpuSemaphoreList* list) {
+    return IsUsablePointer(list) && IsUsablePointer(list->pSemaphores) && IsUsablePointer(list->pValues) &&
+           list->count != 0;
+  };
+  if (usable(signal) || usable(wait)) {  // the waits too: a held operation holds its queue (deadlock/)
+    Op op{seq, {}, {}};
+    if (usable(signal)) {
+      for (uint32_t i = 0; i < signal->count; ++i) op.signals.push_back({H(signal->pSemaphores[i]), signal->pValues[i]});
+    }
+    if (usable(wait)) {
+      for (uint32_t i = 0; i < wait->count; ++i) op.waits.push_back({H(wait->pSemaphores[i]), wait->pValues[i]});
+    }
     q.signalling.push_back(std::move(op));
   }
 }

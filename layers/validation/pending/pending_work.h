@@ -105,17 +105,24 @@ class PendingWork : public HookDefaults {
   void PostRecordGetSemaphoreValue(CallContext& ctx, XgpuDevice device, XgpuSemaphore semaphore, uint64_t* pValue,
                                    XgpuResult result);
 
+  // A certain deadlock (deadlock/deadlock.cpp): a wait with no time limit
+  // that nothing pending can satisfy, on the only thread that has ever called
+  // into the layer. A warning: the wait still goes down the chain.
+  bool ValidateWaitSemaphores(CallContext& ctx, XgpuDevice device, const XgpuSemaphoreWaitInfo* pWaitInfo,
+                              uint64_t timeout) const;
+
  private:
   using Key = std::pair<XgpuObjectType, uint64_t>;  // (type, handle)
   struct Op {
     uint64_t seq;                                        // its number on its queue
     std::vector<std::pair<uint64_t, uint64_t>> signals;  // (semaphore, payload)
+    std::vector<std::pair<uint64_t, uint64_t>> waits;    // (semaphore, payload)
   };
   struct Queue {
     const LayerDevice* device = nullptr;  // its device
     uint64_t submitted = 0;               // operations queued
     uint64_t completed = 0;               // operations the host saw completed (in queue order)
-    std::deque<Op> signalling;            // pending operations with a signal list, oldest first
+    std::deque<Op> signalling;            // pending operations with a signal or wait list, oldest first
   };
   struct Alloca {
     uint64_t pool;                                       // its memory pool
