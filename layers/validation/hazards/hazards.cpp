@@ -99,6 +99,10 @@ bool Covered(const HazardLog& log, const HazardAccess& earlier, const HazardAcce
   return false;
 }
 
+std::string FieldOf(const HazardAccess& a) {
+  return a.field_index < 0 ? std::string(a.field) : std::string(a.field) + " " + std::to_string(a.field_index);
+}
+
 std::string LabelText(const HazardLog& log, int32_t label) {
   if (label < 0) return "";
   return " in debug label \"" + log.label_names[static_cast<size_t>(label)] + "\"";
@@ -152,10 +156,10 @@ void ReportHazard(const CallContext& ctx, const HazardLog& log, const HazardAcce
                                                                : "write-after-read";
   std::string message = std::string(NameOf(ctx.command)) + ": " + where + "synchronization hazard (" + name + "): " +
                         NameOf(later.what) + " (command " + std::to_string(later.command) + LabelText(log, later.label) +
-                        ") " + Verb(later) + " " + later.field + ", " + Bytes(bytes) + " of " +
+                        ") " + Verb(later) + " " + FieldOf(later) + ", " + Bytes(bytes) + " of " +
                         BufferText(bytes.buffer) + ", which " + NameOf(earlier.what) + " (command " +
                         std::to_string(earlier.command) + LabelText(log, earlier.label) + ") " + Verb(earlier) +
-                        " through " + earlier.field + ", with no barrier between them that covers it (needed: " +
+                        " through " + FieldOf(earlier) + ", with no barrier between them that covers it (needed: " +
                         Needed(earlier, later, type) + ")";
   std::vector<ObjectRef> objects;
   if (Objects().Find(XGPU_OBJECT_TYPE_BUFFER, bytes.buffer) != nullptr) objects.push_back({XGPU_OBJECT_TYPE_BUFFER, bytes.buffer});
@@ -191,12 +195,12 @@ void Add(const CallContext& ctx, HazardLog& log, HazardAccess access) {
                                                                      : "write-after-read";
         std::string message = std::string(NameOf(ctx.command)) + ": synchronization hazard (" + name + ") on " + where +
                               NameOf(access.what) + " (command " + std::to_string(access.command) +
-                              LabelText(log, access.label) + ") " + Verb(access) + " " + access.field + ", bytes [" +
+                              LabelText(log, access.label) + ") " + Verb(access) + " " + FieldOf(access) + ", bytes [" +
                               std::to_string(common.begin) + ", " +
                               (common.end == UINT64_MAX ? std::string("end") : std::to_string(common.end)) +
                               ") of the slot's binding, which " + NameOf(earlier.what) + " (command " +
                               std::to_string(earlier.command) + LabelText(log, earlier.label) + ") " + Verb(earlier) +
-                              " through " + earlier.field + ", with no barrier between them that covers it (needed: " +
+                              " through " + FieldOf(earlier) + ", with no barrier between them that covers it (needed: " +
                               Needed(earlier, access, type) + ")";
         ReportWarning(ctx, type, std::move(message), {});
       }
@@ -216,7 +220,8 @@ void Add(const CallContext& ctx, HazardLog& log, HazardAccess access) {
 }
 
 HazardAccess Access(const HazardLog& log, const RecordingState& recording, Command what, HazardAccess::Kind kind,
-                    uint32_t stage, uint32_t access_bits, const XgpuBufferRef& ref, uint64_t size, std::string field) {
+                    uint32_t stage, uint32_t access_bits, const XgpuBufferRef& ref, uint64_t size, const char* field,
+                    int32_t field_index = -1) {
   HazardAccess a;
   a.command = recording.commands - 1;  // RecordingValidation counted the command already
   a.kind = kind;
@@ -229,7 +234,8 @@ HazardAccess Access(const HazardLog& log, const RecordingState& recording, Comma
   a.size = size;
   a.label = log.label_stack.empty() ? -1 : log.label_stack.back();
   a.what = what;
-  a.field = std::move(field);
+  a.field = field;
+  a.field_index = field_index;
   return a;
 }
 
@@ -246,8 +252,8 @@ void AddDispatchBindings(const CallContext& ctx, HazardLog& log, const Recording
     if (!Named(&ref)) continue;
     Add(ctx, log,
         Access(log, recording, ctx.command, HazardAccess::kUnknown, XGPU_PIPELINE_STAGE_DISPATCH_BIT,
-               XGPU_ACCESS_SHADER_READ_BIT | XGPU_ACCESS_SHADER_WRITE_BIT, ref, ref.size,
-               "binding " + std::to_string(b)));
+               XGPU_ACCESS_SHADER_READ_BIT | XGPU_ACCESS_SHADER_WRITE_BIT, ref, ref.size, "binding",
+               static_cast<int32_t>(b)));
   }
 }
 

@@ -61,7 +61,8 @@ struct HazardAccess {
   uint64_t size;      // bytes, or XGPU_WHOLE_SIZE
   int32_t label;      // innermost debug label open around the command (index into HazardLog::label_names), or -1
   Command what;       // the command, for messages
-  std::string field;  // the reference, e.g. "pDst" or "binding 1"
+  const char* field;  // the reference, e.g. "pDst" or "binding"
+  int32_t field_index;  // the binding's index for "binding", else -1
 };
 
 // One memory barrier of a recorded xgpuCmdPipelineBarrier / xgpuCmdMemoryBarrier.
