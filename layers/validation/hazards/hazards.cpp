@@ -1,6 +1,7 @@
 #include "hazards.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 
 #include "../chassis/object_map.h"
