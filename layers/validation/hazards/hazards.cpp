@@ -92,9 +92,13 @@ bool Covered(const HazardLog& log, const HazardAccess& earlier, const HazardAcce
     if (type == Warning::kHazardWriteAfterRead) return true;  // an execution dependency is enough
     const uint32_t src = (earlier.access & ~kReadBits) | XGPU_ACCESS_MEMORY_WRITE_BIT;
     const uint32_t dst = DstBits(later);
-    for (const HazardMemoryBarrier& m : it->memory) {
-      if ((m.src_access & src) == 0 || (m.dst_access & dst) == 0) continue;
-      if (m.global || Meets(resolve(m.slot, m.target, m.offset, m.size), bytes)) return true;
+    auto covers = [&](const HazardMemoryBarrier& m) {
+      if ((m.src_access & src) == 0 || (m.dst_access & dst) == 0) return false;
+      return m.global || Meets(resolve(m.slot, m.target, m.offset, m.size), bytes);
+    };
+    if (it->has_first && covers(it->first)) return true;
+    for (const HazardMemoryBarrier& m : it->more) {
+      if (covers(m)) return true;
     }
   }
   return false;
@@ -274,7 +278,12 @@ void AddBarrier(const CallContext& ctx, uint32_t src_stages, uint32_t dst_stages
   HazardLog* log = LogOf(ctx, &recording);
   if (log == nullptr) return;
   for (const HazardMemoryBarrier& m : memory) log->has_slots |= m.slot;
-  log->barriers.push_back({recording->commands - 1, src_stages, dst_stages, std::move(memory)});
+  HazardBarrier barrier{recording->commands - 1, src_stages, dst_stages, !memory.empty(), {}, {}};
+  if (!memory.empty()) {
+    barrier.first = memory.front();
+    barrier.more.assign(memory.begin() + 1, memory.end());
+  }
+  log->barriers.push_back(std::move(barrier));
 }
 
 }  // namespace
@@ -342,8 +351,11 @@ void SyncHazards::PostRecordCmdPipelineBarrier(CallContext& ctx, XgpuCommandBuff
 void SyncHazards::PostRecordCmdMemoryBarrier(CallContext& ctx, XgpuCommandBuffer, XgpuPipelineStageFlags srcStageMask,
                                              XgpuAccessFlags srcAccessMask, XgpuPipelineStageFlags dstStageMask,
                                              XgpuAccessFlags dstAccessMask) {
-  if (LogOf(ctx) == nullptr) return;
-  AddBarrier(ctx, srcStageMask, dstStageMask, {{true, false, 0, 0, XGPU_WHOLE_SIZE, srcAccessMask, dstAccessMask}});
+  RecordingState* recording = nullptr;
+  HazardLog* log = LogOf(ctx, &recording);
+  if (log == nullptr) return;
+  log->barriers.push_back({recording->commands - 1, srcStageMask, dstStageMask, true,
+                           {true, false, 0, 0, XGPU_WHOLE_SIZE, srcAccessMask, dstAccessMask}, {}});
 }
 
 void SyncHazards::PostRecordCmdBeginDebugLabel(CallContext& ctx, XgpuCommandBuffer, const XgpuDebugLabel* pLabel) {

@@ -80,7 +80,9 @@ struct HazardBarrier {
   uint32_t command;     // its index in the recording
   uint32_t src_stages;  // srcStageMask
   uint32_t dst_stages;  // dstStageMask
-  std::vector<HazardMemoryBarrier> memory;
+  bool has_first;       // first holds its first memory barrier (kept inline: most barriers have one)
+  HazardMemoryBarrier first;
+  std::vector<HazardMemoryBarrier> more;  // the others
 };
 
 // A recording's accesses and barriers (RecordingState::hazards).
