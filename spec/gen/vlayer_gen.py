@@ -47,7 +47,7 @@ HAND_WRITTEN_CALL_DOWN = ("xgpuCreateInstance", "xgpuDestroyInstance", "xgpuGetI
                           "xgpuBeginCommandBuffer", "xgpuEndCommandBuffer")
 # The validation objects, in the order the chassis calls them (the variable
 # the chassis names each by; layer.h defines them).
-VALIDATION_OBJECTS = ("g_stateless", "g_object_tracker", "g_command_buffer_state", "g_parameter_values", "g_recording", "g_pending", "g_semaphores")
+VALIDATION_OBJECTS = ("g_stateless", "g_object_tracker", "g_command_buffer_state", "g_parameter_values", "g_recording", "g_hazards", "g_pending", "g_semaphores")
 # Rules checked by the object tracker; the stateless object checks the rest.
 TRACKER_CHECKS = ("handle", "parent")
 

@@ -1849,11 +1849,20 @@ TEST_CASE("valid recordings and submissions of every checked command report noth
     label.pLabelName = "all";
     xgpuCmdBeginDebugLabel(cb, &label);
     const XgpuBufferRef slot0 = RefToSlot(0), slot1 = RefToSlot(1), slot2 = RefToSlot(2, 0, 12);
+    // Between transfers on the same bytes (slot 0 is bytes [0, 512) of a): the
+    // barrier that orders them (else a synchronization-hazard warning).
+    auto transfer_barrier = [cb] {
+      xgpuCmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_TRANSFER_BIT, XGPU_ACCESS_TRANSFER_WRITE_BIT,
+                           XGPU_PIPELINE_STAGE_TRANSFER_BIT, XGPU_ACCESS_TRANSFER_READ_BIT | XGPU_ACCESS_TRANSFER_WRITE_BIT);
+    };
     xgpuCmdFillBuffer(cb, &slot0, "abcd", 4);
+    transfer_barrier();
     const XgpuBufferRef direct_a = RefToBuffer(a, 0, 64), direct_b = RefToBuffer(b, 512, 64);
     xgpuCmdFillBuffer(cb, &direct_a, "ab", 2);
+    transfer_barrier();
     xgpuCmdCopyBuffer(cb, &direct_a, &direct_b, 64);
     xgpuCmdCopyBuffer(cb, &slot0, &slot1, 128);
+    transfer_barrier();
     const uint32_t words[4] = {1, 2, 3, 4};
     xgpuCmdUpdateBuffer(cb, &slot1, sizeof(words), words);
     xgpuCmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_TRANSFER_BIT, XGPU_ACCESS_TRANSFER_WRITE_BIT,

@@ -23,6 +23,11 @@ std::set<std::string> VuidsOfSpec() {
   nlohmann::json json = nlohmann::json::parse(file);
   std::set<std::string> ids;
   for (const auto& entry : json["vuids"]) ids.insert(entry["id"].get<std::string>());
+  // The layer's warnings (spec/warnings.json) are known IDs too.
+  std::ifstream warnings(XGPU_VALIDATION_TEST_WARNINGS_JSON);
+  REQUIRE_MESSAGE(warnings.good(), "cannot read " XGPU_VALIDATION_TEST_WARNINGS_JSON);
+  const nlohmann::json listed = nlohmann::json::parse(warnings);
+  for (const auto& entry : listed["warnings"]) ids.insert(entry["id"].get<std::string>());
   return ids;
 }
 
@@ -102,7 +107,9 @@ XgpuBool32 XGPU_API_CALL MessageLog::Callback(XgpuDebugMessageSeverityFlagBits s
     m.objects.push_back({o.objectType, o.objectHandle, o.pObjectName ? o.pObjectName : ""});
   }
   std::lock_guard lock(log->mutex_);
-  if (m.id.rfind("XGPU-VUID-", 0) == 0 && !log->known_ids_.empty() && !log->known_ids_.count(m.id)) {
+  const bool layer_id = m.id.rfind("XGPU-VUID-", 0) == 0 ||
+                        (m.id.rfind("XGPU-VALIDATION-", 0) == 0 && severity == XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT);
+  if (layer_id && !log->known_ids_.empty() && !log->known_ids_.count(m.id)) {
     log->unknown_ids_.push_back(m.id);
   }
   log->messages_.push_back(std::move(m));

@@ -57,7 +57,8 @@ class MessageLog {
 
   std::vector<Message> Messages();
   void Clear();
-  // IDs of layer messages (XGPU-VUID-*) not in spec/vuids.json, since the start.
+  // IDs of layer messages (XGPU-VUID-*, and XGPU-VALIDATION-* warnings) not in spec/vuids.json or
+  // spec/warnings.json, since the start.
   std::vector<std::string> UnknownIds();
   void SetKnownIds(std::set<std::string> ids);
 

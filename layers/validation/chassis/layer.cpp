@@ -9,6 +9,7 @@
 #include "layer.h"
 #include "object_map.h"
 #include "../command_buffer_state/command_buffer_state.h"
+#include "../hazards/hazards.h"
 #include "../object_tracker/object_tracker.h"
 #include "../pending/pending_work.h"
 #include "../recording/recording_validation.h"
@@ -28,6 +29,7 @@ ObjectTracker g_object_tracker;
 CommandBufferState g_command_buffer_state;
 ParameterValues g_parameter_values;
 RecordingValidation g_recording;
+SyncHazards g_hazards;
 PendingWork g_pending;
 SemaphoreValues g_semaphores;
 

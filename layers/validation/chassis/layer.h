@@ -102,6 +102,7 @@ struct LayerInstance {
   PFN_xgpuGetInstanceProcAddr next_get_instance_proc_addr = nullptr;  // the next element's
   Settings settings;                                     // resolved at xgpuCreateInstance (settings.h)
   std::unique_ptr<std::atomic<uint32_t>[]> counts;       // messages reported per Vuid
+  std::atomic<uint32_t> warning_counts[8] = {};          // messages reported per Warning (hazards/warnings.h)
   std::mutex messenger_mutex;                            // guards messengers
   std::vector<MessengerInfo> messengers;                 // made with xgpuCreateDebugMessenger
   // Chained to the create info: they hear xgpuCreateInstance and
@@ -161,6 +162,8 @@ struct SlotUse {
   std::string labels;                  // the debug labels open around the command, for messages
 };
 
+struct HazardLog;  // hazards/hazards.h
+
 // What the layer knows of a command buffer's current recording (since its
 // last xgpuBeginCommandBuffer). Changed only by calls that externally
 // synchronize the command buffer; read by xgpuQueueSubmit.
@@ -200,6 +203,9 @@ struct RecordingState {
   uint32_t indirect_barrier = 0;       // 1 + index of the last barrier making writes visible to indirect reads
   // Buffers named directly and pipelines bound (sorted and unique once ended).
   std::vector<std::pair<XgpuObjectType, uint64_t>> direct_objects;
+  // The accesses and barriers the synchronization-hazard warnings need
+  // (hazards/; costly checks only, made at the first access).
+  std::shared_ptr<HazardLog> hazards;
 };
 
 // An object the layer has seen created or retrieved, until it is destroyed.
@@ -273,6 +279,10 @@ class CallContext {
   // naming `objects` and the call's own objects. Returns whether the call must
   // be skipped: false only when the rule is muted (Settings).
   bool Report(Vuid vuid, const Field& field, const std::string& value, std::initializer_list<ObjectRef> objects = {});
+  // Delivers a WARNING of type VALIDATION with ID `id` (one of spec/warnings.json,
+  // hazards/warnings.h) and hash `number`, naming `objects` and the call's own
+  // object. Warnings never fail the call.
+  void Warn(const char* id, int32_t number, const std::string& message, const std::vector<ObjectRef>& objects) const;
 
   const Command command;                                 // the intercepted command
   const void* dispatch_handle = nullptr;                 // its dispatchable handle

@@ -9,6 +9,7 @@
 
 #include "layer.h"
 #include "object_map.h"
+#include "../deadlock/deadlock.h"
 
 namespace xgpu_validation {
 namespace {
@@ -115,6 +116,7 @@ void RemoveLiveInstance(LayerInstance* instance) {
 }
 
 void CallContext::Dispatch(XgpuObjectType type, const void* handle) {
+  NoteCallingThread();
   dispatch_type = type;
   dispatch_handle = handle;
   if (handle == nullptr) return;
@@ -229,6 +231,51 @@ bool CallContext::Report(Vuid vuid, const Field& field, const std::string& value
       std::abort();
   }
   return true;
+}
+
+}  // namespace xgpu_validation
+
+namespace xgpu_validation {
+
+void CallContext::Warn(const char* id, int32_t number, const std::string& message,
+                       const std::vector<ObjectRef>& objects) const {
+  if (instance == nullptr) return;
+  std::vector<ObjectRef> refs(objects);
+  if (dispatch_record != nullptr) refs.push_back({dispatch_record->type, dispatch_record->handle});
+  std::vector<std::string> names(refs.size());
+  std::vector<XgpuDebugObjectInfo> infos(refs.size());
+  for (size_t n = 0; n < refs.size(); ++n) {
+    if (const ObjectRecord* record = Objects().Find(refs[n].type, refs[n].handle)) {
+      std::lock_guard lock(NamesMutex());
+      names[n] = record->name;
+    }
+    infos[n].objectType = refs[n].type;
+    infos[n].objectHandle = refs[n].handle;
+    infos[n].pObjectName = names[n].empty() ? nullptr : names[n].c_str();
+  }
+  XgpuDebugMessageData data = {};
+  data.sType = XGPU_STRUCTURE_TYPE_DEBUG_MESSAGE_DATA;
+  data.pMessageIdName = id;
+  data.messageIdNumber = number;
+  data.pMessage = message.c_str();
+  data.objectCount = static_cast<uint32_t>(infos.size());
+  data.pObjects = infos.empty() ? nullptr : infos.data();
+  std::vector<MessengerInfo> messengers;
+  AppendMessengers(instance, &messengers);
+  const auto severity = XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT;
+  const XgpuDebugMessageTypeFlags types = XGPU_DEBUG_MESSAGE_TYPE_VALIDATION_BIT;
+  if (messengers.empty() || instance->settings.also_stderr) {
+    std::string text = "xgpu validation: warning: " + message + "\n";
+    for (size_t n = 0; n < refs.size(); ++n) {
+      text += "    object " + std::to_string(n) + ": " + TypeName(refs[n].type) + " " + Hex(refs[n].handle);
+      if (!names[n].empty()) text += " \"" + names[n] + "\"";
+      text += "\n";
+    }
+    std::fputs(text.c_str(), stderr);
+  }
+  for (const MessengerInfo& m : messengers) {
+    if ((m.severities & severity) && (m.types & types)) m.callback(severity, types, &data, m.user_data);
+  }
 }
 
 }  // namespace xgpu_validation

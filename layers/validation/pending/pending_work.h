@@ -108,6 +108,12 @@ class PendingWork : public HookDefaults {
   void PostRecordGetSemaphoreValue(CallContext& ctx, XgpuDevice device, XgpuSemaphore semaphore, uint64_t* pValue,
                                    XgpuResult result);
 
+  // A certain deadlock (deadlock/deadlock.cpp): a wait with no time limit
+  // that nothing pending can satisfy, on the only thread that has ever called
+  // into the layer. A warning: the wait still goes down the chain.
+  bool ValidateWaitSemaphores(CallContext& ctx, XgpuDevice device, const XgpuSemaphoreWaitInfo* pWaitInfo,
+                              uint64_t timeout) const;
+
  private:
   using Key = std::pair<XgpuObjectType, uint64_t>;  // (type, handle)
   using Payloads = std::vector<std::pair<uint64_t, uint64_t>>;  // (semaphore, payload)

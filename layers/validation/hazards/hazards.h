@@ -1,0 +1,134 @@
+// SyncHazards: synchronization hazards inside a submission, as warnings
+// (spec/warnings.json; what Vulkan's synchronization validation does). The
+// commands of one submission may run concurrently except across a barrier
+// (api.md 2, "Inside a submission"); queue operations are ordered (queue
+// order, semaphores), so a hazard lies between two commands of one command
+// buffer: an access to bytes an earlier command writes (read-after-write,
+// write-after-write) or a write to bytes an earlier command reads
+// (write-after-read) with no barrier between them that covers it.
+//
+// What each command accesses: fill, update and timestamp write their pDst
+// (transfer stage, TRANSFER_WRITE); copy reads pSrc (TRANSFER_READ) and
+// writes pDst; an indirect dispatch reads its counts (INDIRECT stage,
+// INDIRECT_READ; a write before them is the spec's own -hazard rules); a
+// dispatch uses each binding of the bound pipeline (DISPATCH stage). The API
+// does not say whether a kernel reads or writes a binding, so the layer
+// reports only what holds either way: a dispatch after a write to its
+// binding (read-after-write: the kernel reads or overwrites bytes not yet
+// visible; the barrier needs SHADER_READ or SHADER_WRITE), and a write after
+// a dispatch that uses those bytes with no execution dependency
+// (write-after-read). Two dispatches sharing a binding, and a read after a
+// dispatch, are never reported.
+//
+// Covered: one barrier recorded between the two commands whose source stages
+// hold the earlier command's stage and destination stages the later one's
+// (ALL_COMMANDS holds all); for read-after-write and write-after-write also
+// one of its memory barriers (global, or a buffer barrier whose range meets
+// the bytes) with the earlier access in its srcAccessMask and the later one
+// in its dstAccessMask (MEMORY_WRITE / MEMORY_READ hold every write / read).
+// Dependency chains through several barriers are not followed.
+//
+// Where: at the recording command for two references to the same buffer, or
+// to the same binding-table slot; at xgpuQueueSubmit, with the submission's
+// table, for pairs that involve a slot and another slot or a buffer (once per
+// table: a command buffer submitted again with the same table is not
+// analysed again). Costly checks only.
+#ifndef XGPU_LAYERS_VALIDATION_HAZARDS_HAZARDS_H_
+#define XGPU_LAYERS_VALIDATION_HAZARDS_HAZARDS_H_
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../chassis/hooks.h"
+
+namespace xgpu_validation {
+
+// One buffer access of a recorded command.
+struct HazardAccess {
+  enum Kind : uint8_t { kRead, kWrite, kUnknown };  // kUnknown: a dispatch's binding, read or written
+  uint32_t command;   // the command's index in the recording
+  Kind kind;          // how it accesses
+  bool check_before;  // compared with earlier accesses (not the indirect counts: the spec's -hazard rules)
+  bool slot;          // target is a binding-table slot (else a buffer handle)
+  uint32_t stage;     // XgpuPipelineStageFlagBits of the access
+  uint32_t access;    // XgpuAccessFlags of the access
+  uint64_t target;    // the buffer handle or the slot
+  uint64_t offset;    // first byte (into the buffer, or into the slot's binding)
+  uint64_t size;      // bytes, or XGPU_WHOLE_SIZE
+  int32_t label;      // innermost debug label open around the command (index into HazardLog::label_names), or -1
+  Command what;       // the command, for messages
+  const char* field;  // the reference, e.g. "pDst" or "binding"
+  int32_t field_index;  // the binding's index for "binding", else -1
+};
+
+// One memory barrier of a recorded xgpuCmdPipelineBarrier / xgpuCmdMemoryBarrier.
+struct HazardMemoryBarrier {
+  bool global;        // an XgpuMemoryBarrier (all memory)
+  bool slot;          // a buffer barrier's reference is a slot (else a buffer)
+  uint64_t target;    // its buffer handle or slot
+  uint64_t offset;    // its range
+  uint64_t size;      //
+  uint32_t src_access;
+  uint32_t dst_access;
+};
+
+struct HazardBarrier {
+  uint32_t command;     // its index in the recording
+  uint32_t src_stages;  // srcStageMask
+  uint32_t dst_stages;  // dstStageMask
+  bool has_first;       // first holds its first memory barrier (kept inline: most barriers have one)
+  HazardMemoryBarrier first;
+  std::vector<HazardMemoryBarrier> more;  // the others
+};
+
+// A recording's accesses and barriers (RecordingState::hazards).
+struct HazardLog {
+  std::vector<HazardAccess> accesses;          // every access, in recorded order
+  std::vector<HazardBarrier> barriers;         // every barrier, in recorded order
+  std::vector<std::string> label_names;        // every debug label begun
+  std::vector<int32_t> label_stack;            // the labels open now
+  // Per target (slot?, handle or slot): the accesses a later one must still be
+  // compared with (an access supersedes an earlier one of the same kind and
+  // stage whose bytes it covers).
+  std::map<std::pair<bool, uint64_t>, std::vector<uint32_t>> live;
+  bool has_slots = false;                      // an access or barrier names a slot
+  std::mutex submit_mutex;                     // guards last_table
+  bool analysed = false;                       // last_table was analysed
+  std::vector<XgpuBufferBinding> last_table;   // the last table the submission analysis ran with
+};
+
+class SyncHazards : public HookDefaults {
+ public:
+  void PostRecordCmdDispatch(CallContext& ctx, XgpuCommandBuffer commandBuffer, uint32_t groupCountX,
+                             uint32_t groupCountY, uint32_t groupCountZ);
+  void PostRecordCmdDispatchIndirect(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pCounts,
+                                     XgpuDispatchIndirectFlags flags);
+  void PostRecordCmdFillBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pDst,
+                               const void* pPattern, uint32_t patternSize);
+  void PostRecordCmdCopyBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pSrc,
+                               const XgpuBufferRef* pDst, XgpuDeviceSize size);
+  void PostRecordCmdUpdateBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pDst,
+                                 XgpuDeviceSize dataSize, const void* pData);
+  void PostRecordCmdWriteTimestamp(CallContext& ctx, XgpuCommandBuffer commandBuffer, XgpuPipelineStageFlagBits stage,
+                                   const XgpuBufferRef* pDst);
+  void PostRecordCmdPipelineBarrier(CallContext& ctx, XgpuCommandBuffer commandBuffer,
+                                    XgpuPipelineStageFlags srcStageMask, XgpuPipelineStageFlags dstStageMask,
+                                    uint32_t memoryBarrierCount, const XgpuMemoryBarrier* pMemoryBarriers,
+                                    uint32_t bufferBarrierCount, const XgpuBufferMemoryBarrier* pBufferBarriers);
+  void PostRecordCmdMemoryBarrier(CallContext& ctx, XgpuCommandBuffer commandBuffer,
+                                  XgpuPipelineStageFlags srcStageMask, XgpuAccessFlags srcAccessMask,
+                                  XgpuPipelineStageFlags dstStageMask, XgpuAccessFlags dstAccessMask);
+  void PostRecordCmdBeginDebugLabel(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuDebugLabel* pLabel);
+  void PostRecordCmdEndDebugLabel(CallContext& ctx, XgpuCommandBuffer commandBuffer);
+
+  bool ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount,
+                           const XgpuSubmitInfo* pSubmits) const;
+};
+
+}  // namespace xgpu_validation
+
+#endif  // XGPU_LAYERS_VALIDATION_HAZARDS_HAZARDS_H_

@@ -1,0 +1,33 @@
+// The validation layer's warnings (spec/warnings.json): usage that breaks no
+// rule of spec/vuids.json but is almost surely wrong. Each is delivered with
+// severity WARNING, type VALIDATION, pMessageIdName = its ID and
+// messageIdNumber = the ID's FNV-1a hash (api.md 1.5); the call goes on down
+// the chain. At most `duplicate_limit` messages per ID and instance.
+#ifndef XGPU_LAYERS_VALIDATION_HAZARDS_WARNINGS_H_
+#define XGPU_LAYERS_VALIDATION_HAZARDS_WARNINGS_H_
+
+#include <string>
+#include <vector>
+
+#include "../chassis/layer.h"
+
+namespace xgpu_validation {
+
+enum class Warning : uint8_t {
+  kHazardReadAfterWrite,   // XGPU-VALIDATION-hazard-read-after-write
+  kHazardWriteAfterWrite,  // XGPU-VALIDATION-hazard-write-after-write
+  kHazardWriteAfterRead,   // XGPU-VALIDATION-hazard-write-after-read
+  kDeadlock,               // XGPU-VALIDATION-deadlock
+  kCount,
+};
+
+const char* WarningId(Warning warning);
+
+// Reports `warning` with `message` (the ID is appended) unless its instance
+// has reached the duplicate limit for it.
+void ReportWarning(const CallContext& ctx, Warning warning, std::string message,
+                   const std::vector<ObjectRef>& objects);
+
+}  // namespace xgpu_validation
+
+#endif  // XGPU_LAYERS_VALIDATION_HAZARDS_WARNINGS_H_
