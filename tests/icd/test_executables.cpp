@@ -291,6 +291,16 @@ TEST_CASE("pipeline layouts: bindingCount = constantSize = 0 takes the layout th
     CHECK(run_scale(env, pipeline, 130, kScaleConstantSize));
     api().DestroyPipeline(env.device(), pipeline, nullptr);
   }
+  api().DestroyExecutable(env.device(), executable, nullptr);
+}
+
+TEST_CASE("pipeline layouts: a layout differing from the declared one and 0/0 for an undeclared kernel are refused") {
+  Env env;
+  std::vector<uint8_t> bytes = read_file(XGPU_ICD_TEST_KERNELS);
+  XgpuExecutable executable = load(env, bytes.data(), bytes.size());
+  REQUIRE(executable);
+  XgpuPipeline pipeline = nullptr;
+
   SUBCASE("explicit values that differ from the declared layout: INVALID_ARGUMENT naming both layouts") {
     // sizeof of a struct of the constant fields alone.
     pipeline = reinterpret_cast<XgpuPipeline>(uintptr_t{1});
