@@ -1788,6 +1788,56 @@ TEST_CASE("indirect-dispatch hazards that only the binding table reveals are rep
   }
 }
 
+RULE_TEST("XGPU-VUID-xgpuCmdDispatchIndirect-static-counts") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  // Counts in a buffer the application keeps mapped; the queue is idle and
+  // the submission waits on nothing, so they are final at the call.
+  XgpuBuffer counts = NewBuffer(f, 256, kAllUsage);
+  void* data = nullptr;
+  REQUIRE(xgpuMapBuffer(f.device, counts, 0, XGPU_WHOLE_SIZE, &data) == XGPU_SUCCESS);
+  uint32_t* words = static_cast<uint32_t*>(data);
+  std::memset(data, 0, 256);
+  // One workgroup more in x than the fixture's pipeline allows (its
+  // workgroup size divides the device's grid limit).
+  XgpuPipelineProperties properties = {};
+  xgpuGetPipelineProperties(f.device, f.pipeline, &properties);
+  REQUIRE(properties.maxWorkgroupCount[0] < UINT32_MAX);
+  const uint32_t too_many = properties.maxWorkgroupCount[0] + 1u;
+  words[4] = too_many;
+  words[5] = 1;
+  words[6] = 1;
+  for (const bool through_slot : {true, false}) {
+    INFO("through a slot: " << through_slot);
+    XgpuCommandBuffer cb = Recording(f, 1);
+    ReadyToDispatch(f, cb);
+    const XgpuBufferRef ref = through_slot ? RefToSlot(0, 16, 12) : RefToBuffer(counts, 16, 12);
+    xgpuCmdDispatchIndirect(cb, &ref, XGPU_DISPATCH_INDIRECT_STATIC_BIT);
+    f.ExpectNone();  // the counts are read when the submission is issued
+    REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+    REQUIRE(xgpuQueueWaitIdle(f.queue) == XGPU_SUCCESS);
+    f.log.Clear();
+    XgpuBufferBinding binding = Whole(counts);
+    XgpuSubmitInfo submit = {};
+    submit.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+    submit.commandBuffer = cb;
+    submit.bindingCount = 1;
+    submit.pBindings = &binding;
+    CHECK(xgpuQueueSubmit(f.queue, 1, &submit) == XGPU_ERROR_INVALID_ARGUMENT);
+    f.ExpectOnly("XGPU-VUID-xgpuCmdDispatchIndirect-static-counts", "xgpuQueueSubmit");
+    REQUIRE(!f.log.Messages().empty());
+    CHECK(f.log.Messages().at(0).text.find("exceed the bound pipeline's maxWorkgroupCount") != std::string::npos);
+    // Counts of zero workgroups (an empty dispatch): valid.
+    words[4] = 0;
+    f.log.Clear();
+    CHECK(xgpuQueueSubmit(f.queue, 1, &submit) == XGPU_SUCCESS);
+    CHECK(xgpuQueueWaitIdle(f.queue) == XGPU_SUCCESS);
+    f.ExpectNone();
+    words[4] = too_many;
+  }
+  xgpuUnmapBuffer(f.device, counts);
+}
+
 // ---- workgroup memory ----
 
 // A recording with the 1 KiB-static-memory kernel bound (binding set) and

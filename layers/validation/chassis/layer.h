@@ -197,6 +197,7 @@ struct RecordingState {
     bool is_static;         // XGPU_DISPATCH_INDIRECT_STATIC_BIT (else dynamic)
     uint32_t barrier;       // indirect_barrier when it was recorded
     size_t writes_before;   // writes recorded before it
+    uint32_t max_counts[3]; // the bound pipeline's maxWorkgroupCount (0: no pipeline bound)
   };
   std::vector<IndirectRead> indirect_reads;
   std::vector<XgpuBufferRef> bound;    // per binding: the reference xgpuCmdBindBuffers set
@@ -236,6 +237,12 @@ struct ObjectRecord {
   uint32_t memory_type = 0;                        // buffers, memory pools: memory type index
   bool queue_allocated = false;                    // buffers: made by xgpuQueueAlloca
   std::atomic<bool> mapped{false};                 // buffers: mapped now
+  // Buffers: the application's mapping while mapped (what xgpuMapBuffer
+  // returned for bytes [mapped_offset, mapped_offset + mapped_size)); set
+  // before `mapped` is, read at xgpuQueueSubmit (static indirect counts).
+  std::atomic<uint8_t*> mapped_data{nullptr};
+  std::atomic<uint64_t> mapped_offset{0};
+  std::atomic<uint64_t> mapped_size{0};
   PipelineLayout layout;                           // pipelines: their layout
   std::shared_ptr<const ExecutableKernels> kernels;  // executables: their kernels' metadata, or nullptr
   uint32_t queue_family = 0;                       // command buffers: pCreateInfo->queueFamilyIndex

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "../chassis/object_map.h"
@@ -252,6 +253,7 @@ bool PendingWork::ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_
       break;
     }
   }
+  skip |= CheckStaticCounts(ctx, queue, submitCount, pSubmits);
   // Queue-allocated buffers used: committed before each submission runs.
   {
     std::lock_guard lock(mutex_);
@@ -275,6 +277,71 @@ bool PendingWork::ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_
       skip |= CheckCommitted(ctx, Vuid::xgpuQueueSubmit_pSubmits_queueAllocated, Field{"pSubmits[i].commandBuffer", i},
                              handle, H(queue), &submit.waitSemaphores);
     }
+  }
+  return skip;
+}
+
+// STATIC indirect counts are read on the host when the submission is
+// issued. They are final at the call, and the layer can read them, only when
+// nothing can write them in between: the first submission of the call, which
+// waits on nothing, on a queue the host has seen idle (earlier work on it
+// could still write them), with the counts inside the application's mapping
+// of their buffer. Otherwise the driver's check at issue reports the rule.
+bool PendingWork::CheckStaticCounts(CallContext& ctx, XgpuQueue queue, uint32_t submitCount,
+                                    const XgpuSubmitInfo* pSubmits) const {
+  if (submitCount == 0) return false;
+  const XgpuSubmitInfo& submit = pSubmits[0];
+  if (submit.commandBuffer == XGPU_NULL_HANDLE || submit.waitSemaphores.count != 0) return false;
+  const ObjectRecord* cb = Objects().Find(XGPU_OBJECT_TYPE_COMMAND_BUFFER, H(submit.commandBuffer));
+  if (cb == nullptr || cb->recording == nullptr ||
+      cb->status.load(std::memory_order_relaxed) != CommandBufferStatus::kExecutable) {
+    return false;
+  }
+  const RecordingState& recording = *cb->recording;
+  bool any_static = false;
+  for (const RecordingState::IndirectRead& read : recording.indirect_reads) any_static |= read.is_static;
+  if (!any_static) return false;
+  {
+    std::lock_guard lock(mutex_);
+    auto q = queues_.find(H(queue));
+    if (q != queues_.end() && q->second.completed < q->second.submitted) return false;
+  }
+  bool skip = false;
+  for (const RecordingState::IndirectRead& read : recording.indirect_reads) {
+    if (!read.is_static || read.max_counts[0] == 0) continue;
+    uint64_t buffer = read.target;
+    uint64_t offset = read.offset;
+    if (read.slot) {
+      if (read.target >= submit.bindingCount || !IsUsablePointer(submit.pBindings)) continue;
+      buffer = H(submit.pBindings[read.target].buffer);
+      offset += submit.pBindings[read.target].offset;
+    }
+    const ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, buffer);
+    if (record == nullptr || !record->mapped.load(std::memory_order_relaxed)) continue;
+    const uint8_t* data = record->mapped_data.load(std::memory_order_acquire);
+    const uint64_t begin = record->mapped_offset.load(std::memory_order_relaxed);
+    const uint64_t size = record->mapped_size.load(std::memory_order_relaxed);
+    if (data == nullptr || offset < begin || offset - begin > size || size - (offset - begin) < 12) continue;
+    uint32_t counts[3];
+    std::memcpy(counts, data + (offset - begin), sizeof(counts));
+    if (counts[0] == 0 || counts[1] == 0 || counts[2] == 0) continue;  // an empty dispatch
+    std::string over;
+    static const char* const kAxis[3] = {"x", "y", "z"};
+    for (int d = 0; d < 3; ++d) {
+      if (counts[d] <= read.max_counts[d]) continue;
+      over += std::string(over.empty() ? "" : ", ") + kAxis[d] + " " + std::to_string(counts[d]) + " > " +
+              std::to_string(read.max_counts[d]);
+    }
+    if (over.empty()) continue;
+    skip |= ctx.Report(Vuid::xgpuCmdDispatchIndirect_static_counts, Field{"pSubmits[i].commandBuffer", 0},
+                       Describe(cb) + ", command " + std::to_string(read.command) +
+                           " (xgpuCmdDispatchIndirect, STATIC): the counts (" + std::to_string(counts[0]) + ", " +
+                           std::to_string(counts[1]) + ", " + std::to_string(counts[2]) + ") at offset " +
+                           std::to_string(offset) + " of " + Describe(record) +
+                           " exceed the bound pipeline's maxWorkgroupCount (" + std::to_string(read.max_counts[0]) +
+                           ", " + std::to_string(read.max_counts[1]) + ", " + std::to_string(read.max_counts[2]) +
+                           "): " + over,
+                       {{cb->type, cb->handle}, {record->type, record->handle}});
   }
   return skip;
 }

@@ -166,6 +166,8 @@ class PendingWork : public HookDefaults {
 
   // Whether the queue-allocated `buffer` (if it is one) is committed for an
   // operation on `queue` waiting on `wait`; else reports `vuid` on `field`.
+  bool CheckStaticCounts(CallContext& ctx, XgpuQueue queue, uint32_t submitCount,
+                         const XgpuSubmitInfo* pSubmits) const;
   bool CheckCommitted(CallContext& ctx, Vuid vuid, const Field& field, uint64_t buffer, uint64_t queue,
                       const XgpuSemaphoreList* wait) const;
   bool CheckHostCommitted(CallContext& ctx, Vuid vuid, XgpuBuffer buffer) const;

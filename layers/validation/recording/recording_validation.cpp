@@ -666,10 +666,20 @@ void RecordingValidation::PostRecordCmdDispatchIndirect(CallContext& ctx, XgpuCo
   RememberDirect(*recording, pCounts);
   if (Costly(ctx) && IsUsablePointer(pCounts)) {
     const bool slot = pCounts->kind == XGPU_BUFFER_REF_KIND_BINDING_SLOT;
-    recording->indirect_reads.push_back({slot, slot ? pCounts->bindingSlot : reinterpret_cast<uintptr_t>(pCounts->buffer),
-                                         pCounts->offset, recording->commands,
-                                         (flags & XGPU_DISPATCH_INDIRECT_STATIC_BIT) != 0, recording->indirect_barrier,
-                                         recording->writes.size()});
+    RecordingState::IndirectRead read{slot, slot ? pCounts->bindingSlot : reinterpret_cast<uintptr_t>(pCounts->buffer),
+                                      pCounts->offset, recording->commands,
+                                      (flags & XGPU_DISPATCH_INDIRECT_STATIC_BIT) != 0, recording->indirect_barrier,
+                                      recording->writes.size(), {}};
+    // The bound pipeline's maxWorkgroupCount, as xgpuGetPipelineProperties
+    // gives it: the device's workgroup-count and grid limits over its
+    // workgroup size (the static counts are checked against it at submit).
+    if (const XgpuPhysicalDeviceLimits* limits = LimitsOf(ctx); limits != nullptr && recording->has_pipeline) {
+      for (int d = 0; d < 3; ++d) {
+        const uint32_t size = recording->layout.workgroup_size[d] == 0 ? 1 : recording->layout.workgroup_size[d];
+        read.max_counts[d] = std::min<uint32_t>(limits->maxWorkgroupCount[d], limits->maxGridSize[d] / size);
+      }
+    }
+    recording->indirect_reads.push_back(read);
   }
   RememberDispatchWrites(ctx, *recording);
   ++recording->commands;

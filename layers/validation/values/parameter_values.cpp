@@ -285,10 +285,16 @@ bool ParameterValues::ValidateMapBuffer(CallContext& ctx, XgpuDevice, XgpuBuffer
   return skip;
 }
 
-void ParameterValues::PostRecordMapBuffer(CallContext&, XgpuDevice, XgpuBuffer buffer, XgpuDeviceSize, XgpuDeviceSize,
-                                          void**, XgpuResult result) {
+void ParameterValues::PostRecordMapBuffer(CallContext&, XgpuDevice, XgpuBuffer buffer, XgpuDeviceSize offset,
+                                          XgpuDeviceSize size, void** ppData, XgpuResult result) {
   if (result < 0) return;
   if (ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, reinterpret_cast<uintptr_t>(buffer))) {
+    if (IsUsablePointer(ppData) && offset < record->buffer_size) {
+      record->mapped_offset.store(offset, std::memory_order_relaxed);
+      record->mapped_size.store(size == XGPU_WHOLE_SIZE ? record->buffer_size - offset : size,
+                                std::memory_order_relaxed);
+      record->mapped_data.store(static_cast<uint8_t*>(*ppData), std::memory_order_release);
+    }
     record->mapped.store(true, std::memory_order_relaxed);
   }
 }
@@ -302,6 +308,7 @@ bool ParameterValues::ValidateUnmapBuffer(CallContext& ctx, XgpuDevice, XgpuBuff
 
 void ParameterValues::PostRecordUnmapBuffer(CallContext&, XgpuDevice, XgpuBuffer buffer) {
   if (ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, reinterpret_cast<uintptr_t>(buffer))) {
+    record->mapped_data.store(nullptr, std::memory_order_release);
     record->mapped.store(false, std::memory_order_relaxed);
   }
 }
