@@ -49,6 +49,10 @@ struct Queue {
   // only; read after it is joined).
   struct {
     uint64_t packets = 0, dispatches = 0, total_ns = 0, launch_ns = 0, signal_ns = 0, wait_ns = 0;
+    // Stream waits issued (barrier-AND dependencies not yet 0), and how the
+    // processor's completion polls ended: the signal landed (sleepers woken)
+    // or the window ran out (the sleepers' 50 µs re-check sees it).
+    uint64_t stream_waits = 0, poll_landed = 0, poll_expired = 0;
   } stats;
 };
 
@@ -94,6 +98,7 @@ bool poll_completion(Queue* q, int64_t rung) {
     if (__atomic_load_n(&signal_object(q->watch)->value, __ATOMIC_ACQUIRE) != q->watch_before) {
       q->watch.handle = 0;
       signals_wake_all();
+      if (g_runtime.stats) ++q->stats.poll_landed;
       return true;
     }
     if (__atomic_load_n(&signal_object(q->doorbell)->value, __ATOMIC_ACQUIRE) != rung ||
@@ -101,6 +106,7 @@ bool poll_completion(Queue* q, int64_t rung) {
       return true;
     if (monotonic_ns() >= q->watch_until) {
       q->watch.handle = 0;
+      if (g_runtime.stats) ++q->stats.poll_expired;
       return false;
     }
     __builtin_ia32_pause();
@@ -226,7 +232,10 @@ bool barrier_and(Queue* q, const hsa_barrier_and_packet_t* p) {
     }
     const uint64_t start = g_runtime.stats ? now_ns() : 0;
     CUresult r = g_runtime.cuda.cuStreamWaitValue64(q->stream, address, 0, CU_STREAM_WAIT_VALUE_EQ);
-    if (g_runtime.stats) q->stats.wait_ns += now_ns() - start;
+    if (g_runtime.stats) {
+      q->stats.wait_ns += now_ns() - start;
+      ++q->stats.stream_waits;
+    }
     if (r != CUDA_SUCCESS) {
       fail(q, fault_status(r), ("cuStreamWaitValue64: " + cuda_error_text(r)).c_str());
       return false;
@@ -331,11 +340,13 @@ void destroy(Queue* q) {
                  "hsa-cuda: queue %llu: %llu packets (%llu dispatches); per packet %.0f ns in the processor, of "
                  "which cuLaunchKernel %.0f, completion signal (cuStreamWriteValue64 + cuLaunchHostFunc) %.0f, "
                  "cuStreamWaitValue64 %.0f; per dispatch "
-                 "cuLaunchKernel %.0f ns\n",
+                 "cuLaunchKernel %.0f ns; %llu stream waits; completion polls: %llu landed, %llu ran out\n",
                  (unsigned long long)q->amd->hsa_queue.id, (unsigned long long)st.packets,
                  (unsigned long long)st.dispatches, double(st.total_ns) / n, double(st.launch_ns) / n,
                  double(st.signal_ns) / n, double(st.wait_ns) / n,
-                 st.dispatches ? double(st.launch_ns) / double(st.dispatches) : 0.0);
+                 st.dispatches ? double(st.launch_ns) / double(st.dispatches) : 0.0,
+                 (unsigned long long)st.stream_waits, (unsigned long long)st.poll_landed,
+                 (unsigned long long)st.poll_expired);
   }
   make_current(q->agent);
   if (q->stream) g_runtime.cuda.cuStreamDestroy(q->stream);
