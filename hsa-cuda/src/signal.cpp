@@ -102,8 +102,19 @@ void handler_loop() {
         g_handlers.push_back(h);
       }
     }
-    if (ready.empty() && functions.empty())
+    if (ready.empty() && functions.empty()) {
+      // With handlers pending, spin kSpinNs for a change (as host waits do)
+      // before sleeping: a futex wake-up costs the handler, and the driver's
+      // submission it may release, several µs.
+      if (waiting) {
+        const uint64_t until = monotonic_ns() + kSpinNs;
+        while (g_generation.load(std::memory_order_acquire) == seen && monotonic_ns() < until &&
+               !g_handler_stop.load(std::memory_order_acquire))
+          __builtin_ia32_pause();
+        if (g_generation.load(std::memory_order_acquire) != seen) continue;
+      }
       sleep_for_change(seen, waiting ? kRecheckNs : 100000000ull);
+    }
   }
 }
 
