@@ -26,6 +26,13 @@
  * last k.
  *
  *   cuda_bench [--smoke] [--json] [--repeats R] [--dispatches N] [--rounds K] [--ptx FILE]
+ *              [--xgpu-ptx FILE]
+ *
+ * --xgpu-ptx FILE (diagnostic): also runs saxpy with xgpu's own kernel
+ * (bench/saxpy/kernels.c built for nvptx: the `saxpy` entry of FILE) launched
+ * as hsa-cuda launches it (the same grid and blocks, the argument struct and
+ * the grid size in one parameter buffer), cuda_bench's kernel through a
+ * parameter buffer, then cuda_bench's kernel again.
  *
  * Without a CUDA driver or device it says so and exits 0 (nothing to compare).
  */
@@ -123,6 +130,7 @@ typedef struct options {
   bench_options_t o;
   uint32_t repeats, dispatches, rounds, passes;
   const char* ptx;
+  const char* xgpu_ptx; /* xgpu's saxpy built for nvptx (diagnostic), or NULL */
 } options_t;
 
 typedef struct bump_args {
@@ -259,8 +267,39 @@ static bool check_counters(const options_t* o, state_t* s) {
   return ok;
 }
 
-/* saxpy over n floats, GB/s (12 B per element); one pass = launch + sync. */
-static bool saxpy(const options_t* o, state_t* s) {
+#define CU_LAUNCH_PARAM_END_ ((void*)0)
+#define CU_LAUNCH_PARAM_BUFFER_POINTER_ ((void*)1)
+#define CU_LAUNCH_PARAM_BUFFER_SIZE_ ((void*)2)
+
+/* How a saxpy launch passes its arguments. */
+typedef enum saxpy_launch {
+  SAXPY_PARAMS,      /* kernelParams: one pointer to the struct */
+  SAXPY_BUFFER,      /* one parameter buffer holding the struct (hsa-cuda's way, without the grid) */
+  SAXPY_XGPU_BUFFER, /* xgpu's own saxpy entry (bench/saxpy/kernels.c built for nvptx, <xgpu/kernel.h>)
+                        launched exactly as hsa-cuda launches it: the struct and, after it, the grid in
+                        work items (xgpu_nvptx_grid_t, 16 bytes) in one parameter buffer */
+} saxpy_launch_t;
+
+static void launch_saxpy(CUfunction f, saxpy_launch_t how, saxpy_args_t* args, uint32_t blocks_x, uint32_t rows,
+                         CUstream stream) {
+  if (how == SAXPY_PARAMS) {
+    void* params[] = {args};
+    CK(cu.cuLaunchKernel(f, blocks_x, rows, 1, 256, 1, 1, 0, stream, params, NULL));
+    return;
+  }
+  uint8_t buffer[sizeof(saxpy_args_t) + 16];
+  const uint32_t grid[4] = {blocks_x * 256u, rows, 1, 0};
+  memcpy(buffer, args, sizeof *args);
+  memcpy(buffer + sizeof *args, grid, sizeof grid);
+  size_t size = how == SAXPY_XGPU_BUFFER ? sizeof buffer : sizeof *args;
+  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER_, buffer, CU_LAUNCH_PARAM_BUFFER_SIZE_, &size,
+                   CU_LAUNCH_PARAM_END_};
+  CK(cu.cuLaunchKernel(f, blocks_x, rows, 1, 256, 1, 1, 0, stream, NULL, extra));
+}
+
+/* saxpy over n floats, GB/s (12 B per element); one pass = launch + sync.
+ * `label` names the kernel ("" for cuda_bench's own). */
+static bool saxpy(const options_t* o, state_t* s, CUfunction f, saxpy_launch_t how, const char* label) {
   const uint32_t n = o->o.smoke ? 256u * 1024u : 64u * 1024u * 1024u;
   const size_t bytes = (size_t)n * sizeof(float);
   float* host = malloc(bytes);
@@ -272,27 +311,29 @@ static bool saxpy(const options_t* o, state_t* s) {
   for (uint32_t i = 0; i < n; ++i) host[i] = (float)(i % 7u);
   CK(cu.cuMemcpyHtoD(y, host, bytes));
   saxpy_args_t args = {x, y, {2.0f, n}};
-  void* params[] = {&args};
   const uint32_t rows = (n + SAXPY_ROW - 1) / SAXPY_ROW, columns = n < SAXPY_ROW ? n : SAXPY_ROW;
+  const uint32_t blocks_x = (columns + 255) / 256;
+  char figure[200];
   double* samples = calloc(o->passes, sizeof(double));
   for (uint32_t p = 0; p <= o->passes; ++p) { /* p == 0: warm-up */
     const uint64_t start = bench_now_ns();
-    CK(cu.cuLaunchKernel(s->saxpy, (columns + 255) / 256, rows, 1, 256, 1, 1, 0, s->stream, params, NULL));
+    launch_saxpy(f, how, &args, blocks_x, rows, s->stream);
     CK(cu.cuStreamSynchronize(s->stream));
     const double seconds = (double)(bench_now_ns() - start) / 1e9;
     if (p) samples[p - 1] = 12.0 * n / seconds / 1e9;
   }
-  report(o, "saxpy 64 Mi floats, launch + sync", "GB/s", true, false, s, samples, o->passes);
+  snprintf(figure, sizeof figure, "saxpy 64 Mi floats%s, launch + sync", label);
+  report(o, figure, "GB/s", true, false, s, samples, o->passes);
   /* Diagnostic beside xgpu_device_saxpy's: 10 passes launched, then one sync. */
   const uint32_t batches = o->o.smoke ? 1 : 5, batch = 10;
   for (uint32_t p = 0; p < batches; ++p) {
     const uint64_t start = bench_now_ns();
-    for (uint32_t b = 0; b < batch; ++b)
-      CK(cu.cuLaunchKernel(s->saxpy, (columns + 255) / 256, rows, 1, 256, 1, 1, 0, s->stream, params, NULL));
+    for (uint32_t b = 0; b < batch; ++b) launch_saxpy(f, how, &args, blocks_x, rows, s->stream);
     CK(cu.cuStreamSynchronize(s->stream));
     samples[p] = 12.0 * n * batch / ((double)(bench_now_ns() - start) / 1e9) / 1e9;
   }
-  report(o, "saxpy 64 Mi floats, 10 launches + sync (diagnostic)", "GB/s", true, false, s, samples, batches);
+  snprintf(figure, sizeof figure, "saxpy 64 Mi floats%s, 10 launches + sync (diagnostic)", label);
+  report(o, figure, "GB/s", true, false, s, samples, batches);
   CK(cu.cuMemcpyDtoH(host, y, bytes));
   bool ok = true;
   const uint32_t passes = o->passes + 1 + batch * batches;
@@ -303,7 +344,8 @@ static bool saxpy(const options_t* o, state_t* s) {
       ok = false;
     }
   }
-  bench_check(&o->o, "cuda", "CUDA saxpy y equals (i mod 7) + passes * 2 * (i mod 1024)", ok);
+  snprintf(figure, sizeof figure, "CUDA saxpy%s y equals (i mod 7) + passes * 2 * (i mod 1024)", label);
+  bench_check(&o->o, "cuda", figure, ok);
   CK(cu.cuMemFree(x));
   CK(cu.cuMemFree(y));
   free(samples);
@@ -407,7 +449,7 @@ static uint32_t parse_count(const char* flag, const char* value) {
 }
 
 int main(int argc, char** argv) {
-  options_t o = {{false, false}, 9, 1000, 200, 15, NULL};
+  options_t o = {{false, false}, 9, 1000, 200, 15, NULL, NULL};
   static char default_ptx[PATH_MAX];
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
@@ -418,8 +460,10 @@ int main(int argc, char** argv) {
     else if (!strcmp(a, "--dispatches")) o.dispatches = parse_count(a, v), ++i;
     else if (!strcmp(a, "--rounds")) o.rounds = parse_count(a, v), ++i;
     else if (!strcmp(a, "--ptx") && v) o.ptx = v, ++i;
+    else if (!strcmp(a, "--xgpu-ptx") && v) o.xgpu_ptx = v, ++i;
     else {
-      fprintf(stderr, "usage: %s [--smoke] [--json] [--repeats R] [--dispatches N] [--rounds K] [--ptx FILE]\n",
+      fprintf(stderr, "usage: %s [--smoke] [--json] [--repeats R] [--dispatches N] [--rounds K] [--ptx FILE]\n"
+              "       [--xgpu-ptx FILE]\n",
               argv[0]);
       return 2;
     }
@@ -486,13 +530,32 @@ int main(int argc, char** argv) {
   per_dispatch(&o, &s);
   latencies(&o, &s);
   bool ok = check_counters(&o, &s);
-  ok = saxpy(&o, &s) && ok;
+  ok = saxpy(&o, &s, s.saxpy, SAXPY_PARAMS, "") && ok;
+  CUmodule xgpu_module = NULL;
+  if (o.xgpu_ptx) {
+    /* Diagnostic: xgpu's own saxpy PTX with hsa-cuda's launch (geometry and
+     * parameter buffer), cuda_bench's kernel through a parameter buffer, then
+     * cuda_bench's kernel again, so that the figures bracket each other. */
+    char* text = read_file(o.xgpu_ptx);
+    if (!text) {
+      fprintf(stderr, "cuda_bench: cannot read xgpu's saxpy PTX %s\n", o.xgpu_ptx);
+      return 1;
+    }
+    CUfunction xgpu_saxpy;
+    CK(cu.cuModuleLoadData(&xgpu_module, text));
+    free(text);
+    CK(cu.cuModuleGetFunction(&xgpu_saxpy, xgpu_module, "saxpy"));
+    ok = saxpy(&o, &s, xgpu_saxpy, SAXPY_XGPU_BUFFER, " (xgpu's PTX, hsa-cuda's launch)") && ok;
+    ok = saxpy(&o, &s, s.saxpy, SAXPY_BUFFER, " (parameter buffer)") && ok;
+    ok = saxpy(&o, &s, s.saxpy, SAXPY_PARAMS, " (again)") && ok;
+  }
   ok = cross_stream(&o, &s) && ok;
 
   CK(cu.cuMemFree(s.counters));
   CK(cu.cuStreamDestroy(s.stream));
   CK(cu.cuStreamDestroy(s.other));
   CK(cu.cuModuleUnload(module));
+  if (xgpu_module) CK(cu.cuModuleUnload(xgpu_module));
   CK(cu.cuDevicePrimaryCtxRelease(device));
   return ok ? 0 : 1;
 }

@@ -57,6 +57,14 @@ int main(int argc, char** argv) {
   XgpuBuffer staging = buffer_of_type(&x, bytes, x.host_memory_type);
   BENCH_XCHECK(xgpuMapBuffer(x.device, staging, 0, XGPU_WHOLE_SIZE, (void**)&staged));
   XgpuBuffer xb = buffer_of_type(&x, bytes, type), yb = buffer_of_type(&x, bytes, type);
+  {
+    /* Where the arrays lie (their offsets into 2 MiB pages), beside cuda_bench's cuMemAlloc'd arrays. */
+    char text[160];
+    const XgpuDeviceAddress xa = xgpuGetBufferDeviceAddress(x.device, xb), ya = xgpuGetBufferDeviceAddress(x.device, yb);
+    snprintf(text, sizeof text, "x at 0x%llx, y at 0x%llx (offsets in 2 MiB: 0x%llx, 0x%llx)", (unsigned long long)xa,
+             (unsigned long long)ya, (unsigned long long)(xa & 0x1fffffu), (unsigned long long)(ya & 0x1fffffu));
+    bench_note(&o, "cuda", text);
+  }
   XgpuSemaphore done = bench_xgpu_semaphore(&x);
   uint64_t value = 0;
   for (uint32_t i = 0; i < n; ++i) staged[i] = (float)(i & 1023u);

@@ -49,8 +49,21 @@ struct Queue {
   // only; read after it is joined).
   struct {
     uint64_t packets = 0, dispatches = 0, total_ns = 0, launch_ns = 0, signal_ns = 0, wait_ns = 0;
+    // Stream waits issued (barrier-AND dependencies not yet 0), and how the
+    // processor's completion polls ended: the signal landed (sleepers woken)
+    // or the window ran out (the sleepers' 50 µs re-check sees it).
+    uint64_t stream_waits = 0, poll_landed = 0, poll_expired = 0;
+    // Completion signal issued -> its poll saw it land (GPU + the write's
+    // way to the host); doorbell rung -> the processor took the packet; the
+    // ring's delay after the last landed completion of any queue.
+    uint64_t landed_ns = 0, pickups = 0, pickup_ns = 0, ring_after_landed_ns = 0, rings_after_landed = 0;
+    uint64_t last_ring = 0, watch_issued = 0;
   } stats;
 };
+
+}  // namespace
+std::atomic<uint64_t> g_last_landed_ns{0};
+namespace {
 
 uint64_t now_ns() {
   timespec t;
@@ -94,6 +107,12 @@ bool poll_completion(Queue* q, int64_t rung) {
     if (__atomic_load_n(&signal_object(q->watch)->value, __ATOMIC_ACQUIRE) != q->watch_before) {
       q->watch.handle = 0;
       signals_wake_all();
+      if (g_runtime.stats) {
+        const uint64_t now = now_ns();
+        g_last_landed_ns.store(now, std::memory_order_relaxed);
+        q->stats.landed_ns += now - q->stats.watch_issued;
+        ++q->stats.poll_landed;
+      }
       return true;
     }
     if (__atomic_load_n(&signal_object(q->doorbell)->value, __ATOMIC_ACQUIRE) != rung ||
@@ -101,6 +120,7 @@ bool poll_completion(Queue* q, int64_t rung) {
       return true;
     if (monotonic_ns() >= q->watch_until) {
       q->watch.handle = 0;
+      if (g_runtime.stats) ++q->stats.poll_expired;
       return false;
     }
     __builtin_ia32_pause();
@@ -131,6 +151,7 @@ bool complete(Queue* q, hsa_signal_t signal) {
   q->watch = signal;
   q->watch_before = target + 1;
   q->watch_until = monotonic_ns() + kPollNs;
+  if (g_runtime.stats) q->stats.watch_issued = now_ns();
   q->in_flight = true;
   return true;
 }
@@ -226,7 +247,10 @@ bool barrier_and(Queue* q, const hsa_barrier_and_packet_t* p) {
     }
     const uint64_t start = g_runtime.stats ? now_ns() : 0;
     CUresult r = g_runtime.cuda.cuStreamWaitValue64(q->stream, address, 0, CU_STREAM_WAIT_VALUE_EQ);
-    if (g_runtime.stats) q->stats.wait_ns += now_ns() - start;
+    if (g_runtime.stats) {
+      q->stats.wait_ns += now_ns() - start;
+      ++q->stats.stream_waits;
+    }
     if (r != CUDA_SUCCESS) {
       fail(q, fault_status(r), ("cuStreamWaitValue64: " + cuda_error_text(r)).c_str());
       return false;
@@ -303,6 +327,20 @@ void process(Queue* q) {
     }
     bool ok = true;
     const uint64_t start = g_runtime.stats ? now_ns() : 0;
+    if (g_runtime.stats) {
+      const amd_signal_t* bell = signal_object(q->doorbell);
+      const uint64_t ring = __atomic_load_n(&bell->start_ts, __ATOMIC_RELAXED);
+      if (ring && ring != q->stats.last_ring && ring <= start) {
+        q->stats.last_ring = ring;
+        q->stats.pickup_ns += start - ring;
+        ++q->stats.pickups;
+        const uint64_t landed = __atomic_load_n(&bell->end_ts, __ATOMIC_RELAXED);
+        if (landed && landed <= ring) {
+          q->stats.ring_after_landed_ns += ring - landed;
+          ++q->stats.rings_after_landed;
+        }
+      }
+    }
     if (type == HSA_PACKET_TYPE_KERNEL_DISPATCH)
       ok = dispatch(q, reinterpret_cast<const hsa_kernel_dispatch_packet_t*>(slot));
     else if (type == HSA_PACKET_TYPE_BARRIER_AND)
@@ -331,11 +369,18 @@ void destroy(Queue* q) {
                  "hsa-cuda: queue %llu: %llu packets (%llu dispatches); per packet %.0f ns in the processor, of "
                  "which cuLaunchKernel %.0f, completion signal (cuStreamWriteValue64 + cuLaunchHostFunc) %.0f, "
                  "cuStreamWaitValue64 %.0f; per dispatch "
-                 "cuLaunchKernel %.0f ns\n",
+                 "cuLaunchKernel %.0f ns; %llu stream waits; completion polls: %llu landed, %llu ran out; "
+                 "completion issued -> landed %.0f ns; doorbell -> packet taken %.0f ns (%llu rings); "
+                 "ring after the last landed completion %.0f ns\n",
                  (unsigned long long)q->amd->hsa_queue.id, (unsigned long long)st.packets,
                  (unsigned long long)st.dispatches, double(st.total_ns) / n, double(st.launch_ns) / n,
                  double(st.signal_ns) / n, double(st.wait_ns) / n,
-                 st.dispatches ? double(st.launch_ns) / double(st.dispatches) : 0.0);
+                 st.dispatches ? double(st.launch_ns) / double(st.dispatches) : 0.0,
+                 (unsigned long long)st.stream_waits, (unsigned long long)st.poll_landed,
+                 (unsigned long long)st.poll_expired,
+                 st.poll_landed ? double(st.landed_ns) / double(st.poll_landed) : 0.0,
+                 st.pickups ? double(st.pickup_ns) / double(st.pickups) : 0.0, (unsigned long long)st.pickups,
+                 st.rings_after_landed ? double(st.ring_after_landed_ns) / double(st.rings_after_landed) : 0.0);
   }
   make_current(q->agent);
   if (q->stream) g_runtime.cuda.cuStreamDestroy(q->stream);

@@ -105,6 +105,12 @@ CUdeviceptr signal_device_address(hsa_signal_t signal);  // of amd_signal_t::val
 int64_t signal_wait(hsa_signal_t signal, hsa_signal_condition_t condition, int64_t compare, uint64_t timeout_ns,
                     const std::atomic<bool>* abort);
 uint64_t monotonic_ns();
+// HSA_CUDA_STATS: when a queue processor last woke the host's sleepers
+// because a completion signal landed (ns, monotonic_ns). A doorbell store
+// records its own time in the doorbell's start_ts and this value in its
+// end_ts, so the processor can tell how long a submission took to reach it
+// and how long after the last landed completion it was made.
+extern std::atomic<uint64_t> g_last_landed_ns;
 
 // Memory
 void memory_release_all();

@@ -102,8 +102,19 @@ void handler_loop() {
         g_handlers.push_back(h);
       }
     }
-    if (ready.empty() && functions.empty())
+    if (ready.empty() && functions.empty()) {
+      // With handlers pending, spin kSpinNs for a change (as host waits do)
+      // before sleeping: a futex wake-up costs the handler, and the driver's
+      // submission it may release, several µs.
+      if (waiting) {
+        const uint64_t until = monotonic_ns() + kSpinNs;
+        while (g_generation.load(std::memory_order_acquire) == seen && monotonic_ns() < until &&
+               !g_handler_stop.load(std::memory_order_acquire))
+          __builtin_ia32_pause();
+        if (g_generation.load(std::memory_order_acquire) != seen) continue;
+      }
       sleep_for_change(seen, waiting ? kRecheckNs : 100000000ull);
+    }
   }
 }
 
@@ -236,9 +247,18 @@ HSA_CUDA_LOAD(hsa_signal_load_scacquire, __ATOMIC_ACQUIRE)
 HSA_CUDA_LOAD(hsa_signal_load_relaxed, __ATOMIC_RELAXED)
 HSA_CUDA_LOAD(hsa_signal_load_acquire, __ATOMIC_ACQUIRE)
 
+// HSA_CUDA_STATS: a doorbell store stamps the doorbell (runtime.h).
+void stamp_doorbell(hsa_signal_t signal) {
+  amd_signal_t* object = reinterpret_cast<amd_signal_t*>(signal.handle);
+  if (!g_runtime.stats || object->kind != AMD_SIGNAL_KIND_DOORBELL) return;
+  __atomic_store_n(&object->end_ts, g_last_landed_ns.load(std::memory_order_relaxed), __ATOMIC_RELAXED);
+  __atomic_store_n(&object->start_ts, monotonic_ns(), __ATOMIC_RELAXED);
+}
+
 #define HSA_CUDA_STORE(name, order, wake)                                 \
   void name(hsa_signal_t signal, hsa_signal_value_t value) {              \
     if (!signal.handle) return;                                           \
+    stamp_doorbell(signal);                                               \
     __atomic_store_n(value_of(signal), value, order);                     \
     if (wake) signals_wake_all();                                         \
   }

@@ -455,14 +455,15 @@ XGPU_KERNEL_INLINE_ void xgpu_nvptx_fence_(int scope) {
   XGPU_KERNEL_EXTERN_C_ __attribute__((nvptx_kernel, visibility("default")))
 
 /* True for a work item inside the grid; false for the rest of a partial
- * last workgroup, which returns at once. */
+ * last workgroup, which returns at once. The three comparisons are combined
+ * with & (no short circuit): one branch rather than three in a row. */
 #define XGPU_KERNEL_NVPTX_IN_GRID_(grid)                                       \
-  (xgpu_nvptx_workgroup_id_(0) * xgpu_nvptx_workgroup_size_(0) +               \
-           xgpu_nvptx_local_id_(0) < (grid).size[0] &&                         \
-   xgpu_nvptx_workgroup_id_(1) * xgpu_nvptx_workgroup_size_(1) +               \
-           xgpu_nvptx_local_id_(1) < (grid).size[1] &&                         \
-   xgpu_nvptx_workgroup_id_(2) * xgpu_nvptx_workgroup_size_(2) +               \
-           xgpu_nvptx_local_id_(2) < (grid).size[2])
+  ((xgpu_nvptx_workgroup_id_(0) * xgpu_nvptx_workgroup_size_(0) +              \
+            xgpu_nvptx_local_id_(0) < (grid).size[0]) &                        \
+   (xgpu_nvptx_workgroup_id_(1) * xgpu_nvptx_workgroup_size_(1) +              \
+            xgpu_nvptx_local_id_(1) < (grid).size[1]) &                        \
+   (xgpu_nvptx_workgroup_id_(2) * xgpu_nvptx_workgroup_size_(2) +              \
+            xgpu_nvptx_local_id_(2) < (grid).size[2]))
 
 /* The required workgroup size (0,0,0: none), as an array the executable
  * reader finds by name in the PTX: PTX has no other place for it. */
