@@ -32,6 +32,7 @@ from .common import banner
 from .registry import LEVEL_HANDLE, Command, Registry, upper_snake
 
 VUIDS_JSON = Path(__file__).resolve().parent.parent / "vuids.json"
+WARNINGS_JSON = Path(__file__).resolve().parent.parent / "warnings.json"
 
 # Global commands that the loader answers itself without calling any layer
 # (loader.md, "Dispatch and handles"): the layer never sees them, so it has no
@@ -141,6 +142,38 @@ def generate_vuids(reg: Registry) -> str:
     for e in entries:
         out.append(f"    {{{c_string(e['id'])}, {fnv1a(e['id'])}, {e['error']}, {'true' if e['kind'] == 'implicit' else 'false'},")
         out.append(f"     {c_string(e['text'])}}},")
+    out.append("};")
+    out.append("")
+    return "\n".join(out)
+
+
+def warning_symbol(warning_id: str) -> str:
+    """XGPU-VALIDATION-hazard-read-after-write -> kHazardReadAfterWrite."""
+    words = re.split(r"[^A-Za-z0-9]+", warning_id[len("XGPU-VALIDATION-"):])
+    return "k" + "".join(w[:1].upper() + w[1:] for w in words if w)
+
+
+def generate_warnings(reg: Registry) -> str:
+    with open(WARNINGS_JSON, encoding="utf-8") as f:
+        warnings = json.load(f)["warnings"]
+    out = [_banner("layers/validation/generated/warnings.inc: the layer's warnings, from spec/warnings.json.\n"
+                   " * Warning names one; kWarnings[warning] holds its ID, the ID's FNV-1a hash\n"
+                   " * (messageIdNumber) and its text."), ""]
+    out.append("enum class Warning : uint8_t {")
+    for w in warnings:
+        out.append(f"    {warning_symbol(w['id'])},  // {w['id']}")
+    out.append("    kCount,")
+    out.append("};")
+    out.append("")
+    out.append("struct WarningInfo {")
+    out.append("    const char* id;       // pMessageIdName")
+    out.append("    int32_t number;       // messageIdNumber: FNV-1a of id")
+    out.append("    const char* text;     // what it means")
+    out.append("};")
+    out.append("")
+    out.append(f"inline constexpr WarningInfo kWarnings[{len(warnings)}] = {{")
+    for w in warnings:
+        out.append(f"    {{{c_string(w['id'])}, {fnv1a(w['id'])}, {c_string(w['text'])}}},")
     out.append("};")
     out.append("")
     return "\n".join(out)
@@ -829,6 +862,7 @@ def generate_cb_state_checks(reg: Registry) -> str:
 
 OUTPUTS = [
     ("layers/validation/generated/vuids.inc", generate_vuids),
+    ("layers/validation/generated/warnings.inc", generate_warnings),
     ("layers/validation/generated/command_buffer_state_decls.inc", generate_cb_state_decls),
     ("layers/validation/generated/command_buffer_state_checks.inc", generate_cb_state_checks),
     ("layers/validation/generated/destroy_down.inc", generate_destroy_down),

@@ -13,13 +13,8 @@
 
 namespace xgpu_validation {
 
-enum class Warning : uint8_t {
-  kHazardReadAfterWrite,   // XGPU-VALIDATION-hazard-read-after-write
-  kHazardWriteAfterWrite,  // XGPU-VALIDATION-hazard-write-after-write
-  kHazardWriteAfterRead,   // XGPU-VALIDATION-hazard-write-after-read
-  kDeadlock,               // XGPU-VALIDATION-deadlock
-  kCount,
-};
+// Warning and kWarnings, generated from spec/warnings.json.
+#include "../generated/warnings.inc"
 
 const char* WarningId(Warning warning);
 
