@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../chassis/object_map.h"
+#include "../hazards/hazards.h"
 
 namespace xgpu_validation {
 namespace {
@@ -419,6 +420,22 @@ void RecordingValidation::PostRecordBeginCommandBuffer(CallContext& ctx, XgpuCom
   if (result < 0 || ctx.dispatch_record == nullptr || !IsUsablePointer(pBeginInfo)) return;
   auto recording = std::make_unique<RecordingState>();
   recording->binding_capacity = pBeginInfo->bindingCapacity;
+  // The last recording's logs lend their storage to this one (emptied), so
+  // re-recording a command buffer allocates and faults in no new memory.
+  if (RecordingState* last = ctx.dispatch_record->recording.get()) {
+    recording->writes = std::move(last->writes);
+    recording->writes.clear();
+    recording->indirect_reads = std::move(last->indirect_reads);
+    recording->indirect_reads.clear();
+    recording->direct_objects = std::move(last->direct_objects);
+    recording->direct_objects.clear();
+    recording->slot_uses = std::move(last->slot_uses);
+    recording->slot_uses.clear();
+    if (last->hazards && last->hazards.use_count() == 1) {  // no submission is reading it
+      recording->hazards = std::move(last->hazards);
+      recording->hazards->Clear();
+    }
+  }
   ctx.dispatch_record->recording = std::move(recording);
 }
 
