@@ -1,5 +1,7 @@
-// What the validation layer costs a program, with the layer off, on (default
-// settings: costly checks on) and on with the costly checks off, in one run.
+// What the validation layer costs a program, in one run: the layer off; on
+// with the default settings (costly checks on, synchronization-hazard
+// warnings off); on with the hazard warnings on as well; on with the costly
+// checks off (hazards off).
 //
 //   validation_layer_bench [--smoke] [--json]     (BENCH_RUNS=<n>: runs of each, default 9)
 //
@@ -81,8 +83,9 @@ struct Setup {
   PFN_xgpuQueueSubmit QueueSubmit;
   PFN_xgpuQueueWaitIdle QueueWaitIdle;
 
-  // costly: XgpuValidationSettings::costlyChecks (the layer's default is on).
-  Setup(bool with_layer, bool costly) {
+  // costly: XgpuValidationSettings::costlyChecks (the layer's default is on);
+  // hazards: its synchronizationHazards (default off).
+  Setup(bool with_layer, bool costly, bool hazards) {
     const char* layers[] = {"XGPU_LAYER_validation"};
     XgpuDebugMessengerCreateInfo messenger = {};
     messenger.sType = XGPU_STRUCTURE_TYPE_DEBUG_MESSENGER_CREATE_INFO;
@@ -96,6 +99,7 @@ struct Setup {
     settings.duplicateMessageLimit = 10;
     settings.errorAction = XGPU_VALIDATION_ERROR_ACTION_CONTINUE;
     settings.costlyChecks = costly ? XGPU_TRUE : XGPU_FALSE;
+    settings.synchronizationHazards = hazards ? XGPU_TRUE : XGPU_FALSE;
     messenger.pNext = &settings;
     info.pNext = &messenger;
     info.enabledLayerCount = with_layer ? 1 : 0;
@@ -292,17 +296,25 @@ std::vector<Figures> Measure(std::vector<Setup*> setups, int runs, uint32_t grou
   return out;
 }
 
+// The configurations, in the order of the columns.
+constexpr int kModes = 4;
+const char* const kModeNames[kModes] = {"off", "on", "on, hazards on", "on, costly off"};
+const char* const kModeSides[kModes] = {"without the layer", "xgpu", "xgpu, hazards on", "xgpu, costly checks off"};
+
 // Wall nanoseconds of one run of `program` (stdout discarded) with the
-// layer as `mode` says: 0 off, 1 on, 2 on with the costly checks off.
+// layer as `mode` says: 0 off, 1 on (defaults), 2 on with the hazard
+// warnings on, 3 on with the costly checks off.
 double RunSample(const char* program, int mode) {
   std::vector<std::string> env_strings;
   for (char** e = environ; *e; ++e) {
-    if (std::strncmp(*e, "XGPU_INSTANCE_LAYERS=", 21) != 0 && std::strncmp(*e, "XGPU_VALIDATION_COSTLY_CHECKS=", 30) != 0) {
+    if (std::strncmp(*e, "XGPU_INSTANCE_LAYERS=", 21) != 0 && std::strncmp(*e, "XGPU_VALIDATION_COSTLY_CHECKS=", 30) != 0 &&
+        std::strncmp(*e, "XGPU_VALIDATION_HAZARDS=", 24) != 0) {
       env_strings.emplace_back(*e);
     }
   }
   if (mode >= 1) env_strings.emplace_back("XGPU_INSTANCE_LAYERS=XGPU_LAYER_validation");
-  if (mode == 2) env_strings.emplace_back("XGPU_VALIDATION_COSTLY_CHECKS=0");
+  if (mode == 2) env_strings.emplace_back("XGPU_VALIDATION_HAZARDS=1");
+  if (mode == 3) env_strings.emplace_back("XGPU_VALIDATION_COSTLY_CHECKS=0");
   std::vector<char*> env;
   for (std::string& e : env_strings) env.push_back(e.data());
   env.push_back(nullptr);
@@ -335,22 +347,25 @@ void JsonSide(const char* figure, const char* side, const Stats& s, double scale
               figure, unit, side, s.median / scale, s.min / scale, s.max / scale);
 }
 
-void PrintRow(const char* what, const Stats& off, const Stats& on, const Stats& cheap, double scale, const char* unit,
-              const char* goal, double goal_ratio) {
+// One row: the figure in each configuration (kModes of them, in order), the
+// ratio of each "on" to "off", and whether the default ("on") meets `goal`.
+void PrintRow(const char* what, const Stats* by_mode, double scale, const char* unit, const char* goal,
+              double goal_ratio) {
   if (g_json) {
-    JsonSide(what, "xgpu", on, scale, unit);
-    JsonSide(what, "without the layer", off, scale, unit);
-    JsonSide(what, "xgpu, costly checks off", cheap, scale, unit);
+    for (int m = 0; m < kModes; ++m) JsonSide(what, kModeSides[m], by_mode[m], scale, unit);
     return;
   }
-  std::printf("  %-34s off %9.1f (%.1f..%.1f)   on %9.1f (%.1f..%.1f) x%.2f   on, costly off %9.1f (%.1f..%.1f) x%.2f",
-              what, off.median / scale, off.min / scale, off.max / scale, on.median / scale, on.min / scale,
-              on.max / scale, on.median / off.median, cheap.median / scale, cheap.min / scale, cheap.max / scale,
-              cheap.median / off.median);
-  if (goal != nullptr) {
-    std::printf("   goal %s: %s", goal, on.median / off.median <= goal_ratio ? "met" : "NOT met");
+  std::printf("  %-34s", what);
+  for (int m = 0; m < kModes; ++m) {
+    const Stats& s = by_mode[m];
+    std::printf(" %s %.1f (%.1f..%.1f)", kModeNames[m], s.median / scale, s.min / scale, s.max / scale);
+    if (m > 0) std::printf(" x%.2f", s.median / by_mode[0].median);
+    std::printf(" |");
   }
-  std::printf("   [%s]\n", unit);
+  if (goal != nullptr) {
+    std::printf(" goal %s: %s", goal, by_mode[1].median / by_mode[0].median <= goal_ratio ? "met" : "NOT met");
+  }
+  std::printf(" [%s]\n", unit);
 }
 
 }  // namespace
@@ -367,34 +382,40 @@ int main(int argc, char** argv) {
   const uint32_t round_trips = smoke ? 5 : 50;
   unsetenv("XGPU_INSTANCE_LAYERS");
   unsetenv("XGPU_VALIDATION_COSTLY_CHECKS");  // the settings structure decides
-  Setup without_layer(false, false);
-  Setup with_layer(true, true);
-  Setup without_costly(true, false);
+  unsetenv("XGPU_VALIDATION_HAZARDS");
+  Setup without_layer(false, false, false);
+  Setup with_layer(true, true, false);          // the defaults
+  Setup with_hazards(true, true, true);
+  Setup without_costly(true, false, false);
   const std::vector<Figures> figures =
-      Measure({&without_layer, &with_layer, &without_costly}, runs, groups, submissions, round_trips);
-  const Figures& off = figures[0];
-  const Figures& on = figures[1];
-  const Figures& cheap = figures[2];
+      Measure({&without_layer, &with_layer, &with_hazards, &without_costly}, runs, groups, submissions, round_trips);
   if (!g_json) {
-    std::printf("validation layer cost: off, on (default settings: costly checks on), on with costly checks off; "
-                "median of %d runs (min..max)\n", runs);
+    std::printf("validation layer cost: off; on (default settings: costly checks on, hazard warnings off); on with "
+                "the hazard warnings on; on with costly checks off; median of %d runs (min..max)\n", runs);
   }
-  PrintRow("recording, push+dispatch+barrier", off.record, on.record, cheap.record, 1.0, "ns", "<= 2x", 2.0);
-  PrintRow("xgpuQueueSubmit, per call", off.submit, on.submit, cheap.submit, 1.0, "ns", "<= 1.3x", 1.3);
-  PrintRow("submit + wait idle, per round trip", off.submit_wait, on.submit_wait, cheap.submit_wait, 1000.0, "us",
-           nullptr, 0);
+  Stats record[kModes], submit[kModes], submit_wait[kModes];
+  for (int m = 0; m < kModes; ++m) {
+    record[m] = figures[m].record;
+    submit[m] = figures[m].submit;
+    submit_wait[m] = figures[m].submit_wait;
+  }
+  PrintRow("recording, push+dispatch+barrier", record, 1.0, "ns", "<= 2x", 2.0);
+  PrintRow("xgpuQueueSubmit, per call", submit, 1.0, "ns", "<= 1.3x", 1.3);
+  PrintRow("submit + wait idle, per round trip", submit_wait, 1000.0, "us", nullptr, 0);
 
   // The whole samples, as child processes.
   const char* samples[] = {XGPU_BENCH_SAMPLES};
   for (const char* sample : samples) {
     if (sample[0] == '\0') continue;
-    std::vector<double> times[3];
+    std::vector<double> times[kModes];
     for (int r = 0; r < (smoke ? 1 : runs); ++r) {
-      for (int mode = 0; mode < 3; ++mode) times[mode].push_back(RunSample(sample, mode));
+      for (int mode = 0; mode < kModes; ++mode) times[mode].push_back(RunSample(sample, mode));
     }
     const char* name = std::strrchr(sample, '/') ? std::strrchr(sample, '/') + 1 : sample;
     std::string label = std::string("whole sample ") + name;
-    PrintRow(label.c_str(), Summarize(times[0]), Summarize(times[1]), Summarize(times[2]), 1e6, "ms", nullptr, 0);
+    Stats whole[kModes];
+    for (int m = 0; m < kModes; ++m) whole[m] = Summarize(times[m]);
+    PrintRow(label.c_str(), whole, 1e6, "ms", nullptr, 0);
   }
   if (g_json) {
     std::printf("{\"bench\": \"validation_layer\", \"check\": \"the layer stayed silent on valid calls\", "

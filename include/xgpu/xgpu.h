@@ -629,7 +629,8 @@ typedef struct XgpuValidationSettings {
     const char* const* ppMutedMessageIds;   /* rule IDs (XGPU-VUID-...) neither reported nor enforced */
     uint32_t duplicateMessageLimit;         /* most messages per rule ID; 0 = no limit */
     XgpuValidationErrorAction errorAction;  /* what follows an error message */
-    XgpuBool32 costlyChecks;                /* XGPU_TRUE: also the costly checks (object tracking at submit, hazards) */
+    XgpuBool32 costlyChecks;                /* XGPU_TRUE: also the costly checks (object tracking at submit) */
+    XgpuBool32 synchronizationHazards;      /* XGPU_TRUE: also the synchronization-hazard warnings (read/write logs of every recording) */
 } XgpuValidationSettings;
 
 /* Inline helpers: plain C99 constructors of common values (no entry points). */

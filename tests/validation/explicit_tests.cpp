@@ -1749,6 +1749,17 @@ RULE_TEST("XGPU-VUID-xgpuCmdDispatchIndirect-dynamic-barrier") {
   f.log.Clear();
   fenced.InvokeLayer(f);
   f.ExpectNone();
+  // Written, made visible, then written again by the same bindings: the
+  // second write needs a barrier of its own.
+  Call_xgpuCmdDispatchIndirect again(f);
+  again.pCounts_storage[0] = RefToSlot(0, 0, 12);
+  xgpuCmdBindBuffers(again.commandBuffer, 0, 2, refs);
+  xgpuCmdDispatch(again.commandBuffer, 1, 1, 1);
+  xgpuCmdMemoryBarrier(again.commandBuffer, XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_WRITE_BIT,
+                       XGPU_PIPELINE_STAGE_INDIRECT_BIT, XGPU_ACCESS_INDIRECT_READ_BIT);
+  xgpuCmdDispatch(again.commandBuffer, 1, 1, 1);
+  f.log.Clear();
+  ExpectRule(f, again, "XGPU-VUID-xgpuCmdDispatchIndirect-dynamic-barrier");
 }
 
 TEST_CASE("indirect-dispatch hazards that only the binding table reveals are reported at xgpuQueueSubmit") {

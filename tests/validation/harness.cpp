@@ -171,6 +171,10 @@ Fixture::Fixture() {
   setenv("XGPU_DRIVER_FILES", XGPU_VALIDATION_TEST_DRIVER_MANIFEST, 0);
   setenv("XGPU_HSA_LIBRARY", XGPU_VALIDATION_TEST_HSA_LIBRARY, 0);
   setenv("XGPU_LAYER_PATH", XGPU_VALIDATION_TEST_LAYER_MANIFEST_DIR, 0);
+  // The synchronization-hazard warnings are opt-in; the fixture's instances
+  // ask for them so test_hazards.cpp (and every other test, silent on them)
+  // checks them.
+  setenv("XGPU_VALIDATION_HAZARDS", "1", 0);
   log.SetKnownIds(VuidsOfSpec());
 
   XgpuDebugMessengerCreateInfo log_info = log.CreateInfo();

@@ -248,6 +248,27 @@ TEST_CASE("hazard: the same slot twice is reported at the call") {
   ExpectWarning(f, kWaw, {"slot 0", "(command 1)", "(command 0)", "bytes [32, 64)"});
 }
 
+TEST_CASE("hazard: a command buffer begun again starts from an empty log") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  XgpuBuffer a = NamedBuffer(f, "a");
+  XgpuCommandBuffer cb = f.BegunCommandBuffer(f.device, XGPU_COMMAND_BUFFER_MODE_ONE_SHOT, 0);
+  Fill(cb, RefToBuffer(a, 0, 64));
+  Fill(cb, RefToBuffer(a, 0, 64));
+  ExpectWarning(f, kWaw, {"(command 1)", "(command 0)"});
+  REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+  f.log.Clear();
+  XgpuCommandBufferBeginInfo begin = {};
+  begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin.mode = XGPU_COMMAND_BUFFER_MODE_ONE_SHOT;
+  REQUIRE(xgpuBeginCommandBuffer(cb, &begin) == XGPU_SUCCESS);
+  Fill(cb, RefToBuffer(a, 0, 64));  // the last recording's fills are gone
+  f.ExpectNone();
+  Fill(cb, RefToBuffer(a, 32, 64));
+  ExpectWarning(f, kWaw, {"(command 1)", "(command 0)", "bytes [32, 64)"});
+  REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+}
+
 TEST_CASE("hazard: the same accesses in two queue operations (queue order) or with costly checks off report nothing") {
   Fixture& f = Fixture::Get();
   TestScope scope(f);

@@ -82,6 +82,38 @@ struct SettingsEnv {
     }
     return ids;
   }
+  // Records two overlapping fills of one buffer with no barrier (a
+  // write-after-write hazard) and ends the recording; returns the IDs of the
+  // layer's rule and hazard messages that came.
+  std::vector<std::string> RecordHazard() {
+    Fixture& f = Fixture::Get();
+    XgpuBufferCreateInfo info = {};
+    info.sType = XGPU_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+    FixupStruct(f, info);
+    XgpuBuffer buffer = nullptr;
+    REQUIRE(xgpuCreateBuffer(device, &info, nullptr, &buffer) == XGPU_SUCCESS);
+    XgpuCommandBufferCreateInfo cb_info = {};
+    cb_info.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
+    XgpuCommandBuffer cb = nullptr;
+    REQUIRE(xgpuCreateCommandBuffer(device, &cb_info, nullptr, &cb) == XGPU_SUCCESS);
+    XgpuCommandBufferBeginInfo begin = {};
+    begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    begin.mode = XGPU_COMMAND_BUFFER_MODE_ONE_SHOT;
+    REQUIRE(xgpuBeginCommandBuffer(cb, &begin) == XGPU_SUCCESS);
+    const uint32_t pattern = 7;
+    const XgpuBufferRef first = xgpuBufferRefRange(buffer, 0, 64);
+    const XgpuBufferRef second = xgpuBufferRefRange(buffer, 32, 64);
+    xgpuCmdFillBuffer(cb, &first, &pattern, sizeof(pattern));
+    xgpuCmdFillBuffer(cb, &second, &pattern, sizeof(pattern));
+    CHECK(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+    xgpuDestroyCommandBuffer(device, cb, nullptr);
+    xgpuDestroyBuffer(device, buffer, nullptr);
+    std::vector<std::string> ids;
+    for (const auto& m : log.Messages()) {
+      if (m.id.rfind("XGPU-VUID-", 0) == 0 || m.id.rfind("XGPU-VALIDATION-hazard", 0) == 0) ids.push_back(m.id);
+    }
+    return ids;
+  }
   // xgpuCreateBuffer with a reserved flag set (breaks kFlagsRule); destroys what it makes.
   XgpuResult CreateFlaggedBuffer() {
     Fixture& f = Fixture::Get();
@@ -106,18 +138,18 @@ XgpuValidationSettings ZeroSettings() {
 
 TEST_CASE("settings: without a structure or environment the defaults hold and are stated at creation") {
   ScopedEnv a("XGPU_VALIDATION_MUTE", nullptr), b("XGPU_VALIDATION_DUPLICATE_LIMIT", nullptr),
-      c("XGPU_VALIDATION_ON_ERROR", nullptr), d("XGPU_VALIDATION_COSTLY_CHECKS", nullptr);
+      c("XGPU_VALIDATION_ON_ERROR", nullptr), d("XGPU_VALIDATION_COSTLY_CHECKS", nullptr), e("XGPU_VALIDATION_HAZARDS", nullptr);
   SettingsEnv env(nullptr);
   REQUIRE(env.create_result == XGPU_SUCCESS);
   CHECK(env.SettingsMessage() ==
-        "xgpu validation: costly checks on, duplicate limit 10 per ID, on error continue, 0 rule(s) muted");
+        "xgpu validation: costly checks on, synchronization hazards off, duplicate limit 10 per ID, on error continue, 0 rule(s) muted");
   for (int n = 0; n < 12; ++n) CHECK(env.CreateFlaggedBuffer() == XGPU_ERROR_INVALID_ARGUMENT);
   CHECK(env.ErrorIds() == std::vector<std::string>(10, kFlagsRule));
 }
 
 TEST_CASE("settings: XgpuValidationSettings mutes rules, limits duplicates and turns costly checks off") {
   ScopedEnv a("XGPU_VALIDATION_MUTE", nullptr), b("XGPU_VALIDATION_DUPLICATE_LIMIT", nullptr),
-      c("XGPU_VALIDATION_ON_ERROR", nullptr), d("XGPU_VALIDATION_COSTLY_CHECKS", nullptr);
+      c("XGPU_VALIDATION_ON_ERROR", nullptr), d("XGPU_VALIDATION_COSTLY_CHECKS", nullptr), e("XGPU_VALIDATION_HAZARDS", nullptr);
   SUBCASE("a muted rule lets its calls through silently") {
     const char* muted[] = {kFlagsRule};
     XgpuValidationSettings s = ZeroSettings();
@@ -128,7 +160,7 @@ TEST_CASE("settings: XgpuValidationSettings mutes rules, limits duplicates and t
     SettingsEnv env(&s);
     REQUIRE(env.create_result == XGPU_SUCCESS);
     CHECK(env.SettingsMessage() ==
-          "xgpu validation: costly checks on, duplicate limit 10 per ID, on error continue, 1 rule(s) muted");
+          "xgpu validation: costly checks on, synchronization hazards off, duplicate limit 10 per ID, on error continue, 1 rule(s) muted");
     CHECK(env.CreateFlaggedBuffer() == XGPU_SUCCESS);  // the driver ignores the reserved flags
     CHECK(env.ErrorIds().empty());
   }
@@ -155,7 +187,7 @@ TEST_CASE("settings: XgpuValidationSettings mutes rules, limits duplicates and t
     XgpuValidationSettings s = ZeroSettings();
     SettingsEnv env(&s);
     CHECK(env.SettingsMessage() ==
-          "xgpu validation: costly checks off, duplicate limit none, on error continue, 0 rule(s) muted");
+          "xgpu validation: costly checks off, synchronization hazards off, duplicate limit none, on error continue, 0 rule(s) muted");
     for (int n = 0; n < 12; ++n) CHECK(env.CreateFlaggedBuffer() == XGPU_ERROR_INVALID_ARGUMENT);
     CHECK(env.ErrorIds().size() == 12);
   }
@@ -173,10 +205,11 @@ TEST_CASE("settings: the environment overrides the structure's members and joins
   ScopedEnv b("XGPU_VALIDATION_DUPLICATE_LIMIT", "4");
   ScopedEnv c("XGPU_VALIDATION_ON_ERROR", "continue");
   ScopedEnv d("XGPU_VALIDATION_COSTLY_CHECKS", "on");
+  ScopedEnv e("XGPU_VALIDATION_HAZARDS", "1");
   SettingsEnv env(&s);
   REQUIRE(env.create_result == XGPU_SUCCESS);
   CHECK(env.SettingsMessage() ==
-        "xgpu validation: costly checks on, duplicate limit 4 per ID, on error continue, 2 rule(s) muted");
+        "xgpu validation: costly checks on, synchronization hazards on, duplicate limit 4 per ID, on error continue, 2 rule(s) muted");
   CHECK(env.CreateFlaggedBuffer() == XGPU_SUCCESS);  // muted by the structure
   CHECK(env.ErrorIds().empty());
 }
@@ -185,6 +218,54 @@ TEST_CASE("settings: XGPU_VALIDATION_COSTLY_CHECKS=off without a structure") {
   ScopedEnv d("XGPU_VALIDATION_COSTLY_CHECKS", "off");
   SettingsEnv env(nullptr, false);
   CHECK(env.SettingsMessage().find("costly checks off,") != std::string::npos);
+}
+
+TEST_CASE("settings: synchronization hazards are opt-in, by the structure or XGPU_VALIDATION_HAZARDS") {
+  ScopedEnv d("XGPU_VALIDATION_COSTLY_CHECKS", nullptr);
+  SUBCASE("the structure turns them on") {
+    ScopedEnv e("XGPU_VALIDATION_HAZARDS", nullptr);
+    XgpuValidationSettings s = ZeroSettings();
+    s.costlyChecks = XGPU_TRUE;
+    s.synchronizationHazards = XGPU_TRUE;
+    SettingsEnv env(&s, false);
+    REQUIRE(env.create_result == XGPU_SUCCESS);
+    CHECK(env.SettingsMessage().find("costly checks on, synchronization hazards on,") != std::string::npos);
+  }
+  SUBCASE("the variable turns them on without a structure") {
+    ScopedEnv e("XGPU_VALIDATION_HAZARDS", "on");
+    SettingsEnv env(nullptr, false);
+    CHECK(env.SettingsMessage().find("costly checks on, synchronization hazards on,") != std::string::npos);
+  }
+  SUBCASE("the variable turns off what the structure asked for") {
+    ScopedEnv e("XGPU_VALIDATION_HAZARDS", "0");
+    XgpuValidationSettings s = ZeroSettings();
+    s.synchronizationHazards = XGPU_TRUE;
+    SettingsEnv env(&s, false);
+    CHECK(env.SettingsMessage().find("synchronization hazards off,") != std::string::npos);
+  }
+  SUBCASE("off by default: a hazard is not reported; on: it is") {
+    ScopedEnv e("XGPU_VALIDATION_HAZARDS", nullptr);
+    {
+      SettingsEnv env(nullptr);
+      REQUIRE(env.create_result == XGPU_SUCCESS);
+      std::string ids;
+      for (const std::string& id : env.RecordHazard()) ids += id + " ";
+      CHECK(ids == "");
+    }
+    XgpuValidationSettings s = ZeroSettings();
+    s.costlyChecks = XGPU_TRUE;
+    s.synchronizationHazards = XGPU_TRUE;
+    SettingsEnv env(&s);
+    REQUIRE(env.create_result == XGPU_SUCCESS);
+    std::string ids;
+    for (const std::string& id : env.RecordHazard()) ids += id + " ";
+    CHECK(ids == "XGPU-VALIDATION-hazard-write-after-write ");
+  }
+  SUBCASE("a malformed variable is ignored: the default (off) holds") {
+    ScopedEnv e("XGPU_VALIDATION_HAZARDS", "yes");
+    SettingsEnv env(nullptr, false);
+    CHECK(env.SettingsMessage().find("synchronization hazards off,") != std::string::npos);
+  }
 }
 
 TEST_CASE("settings: a malformed XgpuValidationSettings is reported by ID and xgpuCreateInstance fails") {
@@ -219,6 +300,15 @@ TEST_CASE("settings: a malformed XgpuValidationSettings is reported by ID and xg
     CHECK(env.create_result == XGPU_ERROR_INVALID_ARGUMENT);
     CHECK(env.ErrorIds() == std::vector<std::string>{"XGPU-VUID-xgpuCreateInstance-validationSettings-errorAction",
                                                      "XGPU-VUID-xgpuCreateInstance-validationSettings-costlyChecks"});
+  }
+  SUBCASE("synchronizationHazards not a bool") {
+    XgpuValidationSettings s = ZeroSettings();
+    s.synchronizationHazards = 3;
+    SettingsEnv env(&s, false);
+    CHECK(env.create_result == XGPU_ERROR_INVALID_ARGUMENT);
+    CHECK(env.instance == nullptr);
+    CHECK(env.ErrorIds() ==
+          std::vector<std::string>{"XGPU-VUID-xgpuCreateInstance-validationSettings-synchronizationHazards"});
   }
   SUBCASE("a second XgpuValidationSettings in the chain is a pNext violation") {
     XgpuValidationSettings second = ZeroSettings();

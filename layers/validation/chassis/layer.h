@@ -174,6 +174,9 @@ struct RecordingState {
   PipelineLayout layout;               // its layout
   std::vector<bool> bindings_set;      // per binding: set by xgpuCmdBindBuffers since begin
   std::vector<bool> constants_set;     // per constant byte: set by xgpuCmdPushConstants since begin
+  // The bound pipeline's every binding and constant byte found set (a cache
+  // of the dispatches' check, which may set it; cleared by a pipeline bind).
+  mutable bool bound_state_complete = false;
   uint32_t dynamic_memory = 0;         // the current xgpuCmdSetWorkgroupMemorySize
   uint32_t commands = 0;               // commands recorded so far
   std::vector<std::string> labels;     // debug labels open now

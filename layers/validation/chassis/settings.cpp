@@ -91,6 +91,16 @@ void ApplyEnvironment(Settings* s, bool chained) {
                            "%s is used\n", costly, before);
     }
   }
+  if (const char* hazards = std::getenv("XGPU_VALIDATION_HAZARDS"); hazards && *hazards) {
+    if (std::strcmp(hazards, "1") == 0 || std::strcmp(hazards, "on") == 0) {
+      s->sync_hazards = true;
+    } else if (std::strcmp(hazards, "0") == 0 || std::strcmp(hazards, "off") == 0) {
+      s->sync_hazards = false;
+    } else {
+      std::fprintf(stderr, "xgpu validation: warning: XGPU_VALIDATION_HAZARDS=%s is not 1, on, 0 or off; "
+                           "%s is used\n", hazards, before);
+    }
+  }
   if (const char* also = std::getenv("XGPU_VALIDATION_STDERR"); also && *also) {
     if (std::strcmp(also, "1") == 0 || std::strcmp(also, "0") == 0) {
       s->also_stderr = also[0] == '1';
@@ -131,6 +141,7 @@ Settings Settings::Resolve(const XgpuValidationSettings* chained) {
         break;
     }
     s.costly_checks = chained->costlyChecks != XGPU_FALSE;
+    s.sync_hazards = chained->synchronizationHazards == XGPU_TRUE;
     // (Only a muted rule lets unusable pointers through to here.)
     if (chained->mutedMessageIdCount != 0 && IsUsablePointer(chained->ppMutedMessageIds)) {
       for (uint32_t n = 0; n < chained->mutedMessageIdCount; ++n) {
@@ -150,7 +161,8 @@ std::string SettingsText(const Settings& settings) {
   const char* action = settings.on_error == Settings::OnError::kAbort   ? "abort"
                        : settings.on_error == Settings::OnError::kBreak ? "break"
                                                                         : "continue";
-  return std::string("costly checks ") + (settings.costly_checks ? "on" : "off") + ", duplicate limit " +
+  return std::string("costly checks ") + (settings.costly_checks ? "on" : "off") + ", synchronization hazards " +
+         (settings.sync_hazards ? "on" : "off") + ", duplicate limit " +
          (settings.duplicate_limit == 0 ? std::string("none") : std::to_string(settings.duplicate_limit) + " per ID") +
          ", on error " + action + ", " + std::to_string(muted) + " rule(s) muted";
 }
@@ -187,6 +199,11 @@ bool ValidateValidationSettings(CallContext& ctx, const XgpuInstanceCreateInfo* 
     skip |= ctx.Report(Vuid::xgpuCreateInstance_validationSettings_costlyChecks,
                        Field{"XgpuValidationSettings::costlyChecks"},
                        std::to_string(s->costlyChecks) + ", neither XGPU_TRUE nor XGPU_FALSE");
+  }
+  if (s->synchronizationHazards != XGPU_TRUE && s->synchronizationHazards != XGPU_FALSE) {
+    skip |= ctx.Report(Vuid::xgpuCreateInstance_validationSettings_synchronizationHazards,
+                       Field{"XgpuValidationSettings::synchronizationHazards"},
+                       std::to_string(s->synchronizationHazards) + ", neither XGPU_TRUE nor XGPU_FALSE");
   }
   return skip;
 }

@@ -26,9 +26,12 @@ struct Settings {
   uint32_t duplicate_limit = 10;         // messages per rule ID and instance; 0 = no limit
   std::vector<bool> muted;               // per Vuid: reported nothing and not enforced (empty: none)
   OnError on_error = OnError::kContinue; // after an error message
-  // The costly checks (object tracking at submit, hazards): rule code reads
+  // The costly checks (object tracking at submit): rule code reads
   // ctx.instance->settings.costly_checks and skips them when false.
   bool costly_checks = true;
+  // The synchronization-hazard warnings (hazards/: a read/write log of every
+  // recording), opt-in like Vulkan's synchronization validation.
+  bool sync_hazards = false;
   // XGPU_VALIDATION_STDERR=1 (environment only): every message is also
   // printed on stderr, messengers or not (for test runs that must be silent).
   bool also_stderr = false;

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 
+#include <pthread.h>
+
 #include "../chassis/object_map.h"
 #include "../hazards/warnings.h"
 #include "../pending/pending_work.h"
@@ -12,14 +14,14 @@
 namespace xgpu_validation {
 namespace {
 
-std::atomic<uint64_t> g_next_thread{0};
 std::atomic<uint64_t> g_first_thread{0};  // the first thread that called in (0: none yet)
 std::atomic<bool> g_many_threads{false};  // another thread called in since
 
-uint64_t ThisThread() {
-  thread_local const uint64_t id = ++g_next_thread;
-  return id;
-}
+// The calling thread's pthread_t (its control block's address, read from the
+// thread pointer: no __tls_get_addr on every call). A thread that has exited
+// can signal nothing, so a new thread given the same address standing for it
+// changes no answer.
+uint64_t ThisThread() { return static_cast<uint64_t>(pthread_self()); }
 
 uint64_t H(const void* handle) { return reinterpret_cast<uintptr_t>(handle); }
 

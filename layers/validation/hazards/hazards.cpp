@@ -15,9 +15,10 @@ constexpr uint32_t kReadBits = XGPU_ACCESS_INDIRECT_READ_BIT | XGPU_ACCESS_SHADE
 
 uint64_t H(const void* handle) { return reinterpret_cast<uintptr_t>(handle); }
 
-// The recording of the call's command buffer and its log, when the costly checks are on.
+// The recording of the call's command buffer and its log, when the
+// synchronization-hazard warnings are on.
 HazardLog* LogOf(const CallContext& ctx, RecordingState** out = nullptr) {
-  if (ctx.instance == nullptr || !ctx.instance->settings.costly_checks) return nullptr;
+  if (ctx.instance == nullptr || !ctx.instance->settings.sync_hazards) return nullptr;
   ObjectRecord* record = ctx.dispatch_record;
   if (record == nullptr || record->status.load(std::memory_order_relaxed) != CommandBufferStatus::kRecording) {
     return nullptr;
@@ -372,7 +373,7 @@ void SyncHazards::PostRecordCmdEndDebugLabel(CallContext& ctx, XgpuCommandBuffer
 
 bool SyncHazards::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint32_t submitCount,
                                       const XgpuSubmitInfo* pSubmits) const {
-  if (ctx.instance == nullptr || !ctx.instance->settings.costly_checks || !IsUsablePointer(pSubmits)) return false;
+  if (ctx.instance == nullptr || !ctx.instance->settings.sync_hazards || !IsUsablePointer(pSubmits)) return false;
   for (uint32_t i = 0; i < submitCount; ++i) {
     const XgpuSubmitInfo& submit = pSubmits[i];
     if (submit.commandBuffer == XGPU_NULL_HANDLE) continue;

@@ -99,6 +99,20 @@ struct HazardLog {
   std::mutex submit_mutex;                     // guards last_table
   bool analysed = false;                       // last_table was analysed
   std::vector<XgpuBufferBinding> last_table;   // the last table the submission analysis ran with
+
+  // Empties the log for a new recording of its command buffer, keeping the
+  // storage (a re-recording then touches no new memory). Only its owner, with
+  // no submission holding it, may call this.
+  void Clear() {
+    accesses.clear();
+    barriers.clear();
+    label_names.clear();
+    label_stack.clear();
+    for (auto& entry : live) entry.second.clear();  // an empty list compares with nothing
+    has_slots = false;
+    analysed = false;
+    last_table.clear();
+  }
 };
 
 class SyncHazards : public HookDefaults {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../chassis/object_map.h"
+#include "../hazards/hazards.h"
 
 namespace xgpu_validation {
 namespace {
@@ -212,8 +213,22 @@ void RememberWrite(const CallContext& ctx, RecordingState& recording, const Xgpu
   if (!Costly(ctx) || !IsUsablePointer(ref)) return;
   const bool slot = ref->kind == XGPU_BUFFER_REF_KIND_BINDING_SLOT;
   if (!slot && ref->kind != XGPU_BUFFER_REF_KIND_BUFFER) return;
-  recording.writes.push_back({slot, slot ? ref->bindingSlot : reinterpret_cast<uintptr_t>(ref->buffer), ref->offset,
-                              ref->size, recording.commands});
+  const uint64_t target = slot ? ref->bindingSlot : reinterpret_cast<uintptr_t>(ref->buffer);
+  // The same few references, command after command (a dispatch writes all it
+  // binds): an earlier write of the same bytes with no barrier to the indirect
+  // reads since stands for this one. Every check reads the writes in order
+  // and reports the first one it matches (the earlier one, kept), and a read
+  // later in the recording is covered by a barrier for both or for neither.
+  auto& list = recording.writes;
+  const size_t look = std::min<size_t>(list.size(), 8);
+  for (size_t n = list.size() - look; n < list.size(); ++n) {
+    const RecordingState::Write& w = list[n];
+    if (w.slot == slot && w.target == target && w.offset == ref->offset && w.size == ref->size &&
+        recording.indirect_barrier <= w.command + 1u) {
+      return;
+    }
+  }
+  list.push_back({slot, target, ref->offset, ref->size, recording.commands});
 }
 
 // A dispatch may write every buffer bound to it.
@@ -315,17 +330,22 @@ bool CheckDispatchState(CallContext& ctx, const RecordingState& recording, const
   }
   bool skip = false;
   const PipelineLayout& layout = recording.layout;
-  for (uint32_t b = 0; b < layout.binding_count; ++b) {
+  // Bindings and constant bytes, once set, stay set until the next pipeline
+  // is bound: once every one of the layout's was found set, the loops are done.
+  bool complete = true;
+  for (uint32_t b = 0; !recording.bound_state_complete && b < layout.binding_count; ++b) {
     if (b >= recording.bindings_set.size() || !recording.bindings_set[b]) {
       skip |= ctx.Report(rules.bindings, Field{"commandBuffer"},
                          Self(ctx) + ": binding " + std::to_string(b) + " of the bound pipeline (bindingCount " +
                              std::to_string(layout.binding_count) + ") was never set by xgpuCmdBindBuffers",
                          {{XGPU_OBJECT_TYPE_PIPELINE, recording.pipeline}});
+      complete = false;
       break;
     }
   }
-  for (uint32_t c = 0; c < layout.constant_size; ++c) {
+  for (uint32_t c = 0; !recording.bound_state_complete && c < layout.constant_size; ++c) {
     if (c >= recording.constants_set.size() || !recording.constants_set[c]) {
+      complete = false;
       skip |= ctx.Report(rules.constants, Field{"commandBuffer"},
                          Self(ctx) + ": constant byte " + std::to_string(c) + " of the bound pipeline (constantSize " +
                              std::to_string(layout.constant_size) + ") was never set by xgpuCmdPushConstants",
@@ -333,6 +353,7 @@ bool CheckDispatchState(CallContext& ctx, const RecordingState& recording, const
       break;
     }
   }
+  if (complete) recording.bound_state_complete = true;
   if (const XgpuPhysicalDeviceLimits* limits = LimitsOf(ctx)) {
     const uint64_t total = uint64_t{layout.static_memory} + recording.dynamic_memory;
     if (total > limits->maxWorkgroupMemorySize) {
@@ -399,6 +420,22 @@ void RecordingValidation::PostRecordBeginCommandBuffer(CallContext& ctx, XgpuCom
   if (result < 0 || ctx.dispatch_record == nullptr || !IsUsablePointer(pBeginInfo)) return;
   auto recording = std::make_unique<RecordingState>();
   recording->binding_capacity = pBeginInfo->bindingCapacity;
+  // The last recording's logs lend their storage to this one (emptied), so
+  // re-recording a command buffer allocates and faults in no new memory.
+  if (RecordingState* last = ctx.dispatch_record->recording.get()) {
+    recording->writes = std::move(last->writes);
+    recording->writes.clear();
+    recording->indirect_reads = std::move(last->indirect_reads);
+    recording->indirect_reads.clear();
+    recording->direct_objects = std::move(last->direct_objects);
+    recording->direct_objects.clear();
+    recording->slot_uses = std::move(last->slot_uses);
+    recording->slot_uses.clear();
+    if (last->hazards && last->hazards.use_count() == 1) {  // no submission is reading it
+      recording->hazards = std::move(last->hazards);
+      recording->hazards->Clear();
+    }
+  }
   ctx.dispatch_record->recording = std::move(recording);
 }
 
@@ -435,6 +472,7 @@ void RecordingValidation::PostRecordCmdBindPipeline(CallContext& ctx, XgpuComman
   recording->has_pipeline = true;
   recording->pipeline = record->handle;
   recording->layout = record->layout;
+  recording->bound_state_complete = false;
   const std::pair<XgpuObjectType, uint64_t> key{XGPU_OBJECT_TYPE_PIPELINE, record->handle};
   auto& list = recording->direct_objects;
   const size_t look = std::min<size_t>(list.size(), 4);

@@ -1,6 +1,6 @@
 // External synchronization: the owner word of an object's record holds the
 // thread in an externally synchronized call on it (the address of a
-// thread-local byte, below 2^48 on every target we build for) and, in the
+// thread's control block, below 2^48 on every target we build for) and, in the
 // top 16 bits, that call's rule, so one compare-and-swap claims both and a
 // thread that finds the object taken can name what the other thread is doing.
 //
@@ -8,6 +8,8 @@
 // the reader count, then reads the owner word. Both sequentially consistent:
 // of two overlapping calls at least one sees the other.
 #include "thread_safety.h"
+
+#include <pthread.h>
 
 #include <string>
 
@@ -19,10 +21,10 @@ namespace {
 constexpr uint64_t kThreadMask = (uint64_t{1} << 48) - 1;  // the owner word's thread part
 constexpr int kVuidShift = 48;                             // where its rule starts
 
-uint64_t ThisThread() {
-  static thread_local char token;
-  return reinterpret_cast<uintptr_t>(&token) & kThreadMask;
-}
+// The calling thread: its pthread_t, the address of its thread control block
+// (unique among live threads; read from the thread pointer, no
+// __tls_get_addr as a thread_local of this dlopen'ed library would cost).
+uint64_t ThisThread() { return static_cast<uint64_t>(pthread_self()) & kThreadMask; }
 
 // "xgpuCmdDispatch" from "XGPU-VUID-xgpuCmdDispatch-commandBuffer-externsync".
 std::string CommandOf(Vuid vuid) {
