@@ -166,8 +166,8 @@ void profiling_end(Agent* agent, CUstream stream, ProfiledPacket* packet, hsa_si
     return;
   }
   amd_signal_t* object = signal_object(signal);
-  object->start_ts = 0;
-  object->end_ts = 0;
+  __atomic_store_n(&object->start_ts, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&object->end_ts, 0, __ATOMIC_RELAXED);
   auto [it, inserted] = g_pairs.try_emplace(signal.handle);
   if (!inserted) give_back(it->second);
   else g_pair_count.fetch_add(1, std::memory_order_relaxed);
@@ -202,16 +202,16 @@ void profiling_time(hsa_signal_t signal, uint64_t* start, uint64_t* end) {
       Pair& pair = it->second;
       uint64_t s = 0, e = 0;
       if (to_system(*pair.anchor, pair.start, &s) && to_system(*pair.anchor, pair.end, &e)) {
-        object->start_ts = s;
-        object->end_ts = e < s ? s : e;
+        __atomic_store_n(&object->start_ts, s, __ATOMIC_RELAXED);
+        __atomic_store_n(&object->end_ts, e < s ? s : e, __ATOMIC_RELAXED);
       }
       give_back(pair);
       g_pairs.erase(it);
       g_pair_count.fetch_sub(1, std::memory_order_relaxed);
     }
   }
-  *start = object->start_ts;
-  *end = object->end_ts;
+  *start = __atomic_load_n(&object->start_ts, __ATOMIC_RELAXED);
+  *end = __atomic_load_n(&object->end_ts, __ATOMIC_RELAXED);
 }
 
 void profiling_release_all() {
