@@ -18,6 +18,7 @@ typedef struct CUctx_st* CUcontext;
 typedef struct CUmod_st* CUmodule;
 typedef struct CUfunc_st* CUfunction;
 typedef struct CUstream_st* CUstream;
+typedef struct CUevent_st* CUevent;
 }
 
 namespace hsa_cuda {
@@ -70,6 +71,7 @@ enum : int {
 constexpr unsigned CU_MEMHOSTALLOC_PORTABLE = 0x01;
 constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 0x02;
 constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
+constexpr unsigned CU_EVENT_DEFAULT = 0x0;  // timing enabled
 constexpr unsigned CU_STREAM_WAIT_VALUE_GEQ = 0x0;
 constexpr unsigned CU_STREAM_WAIT_VALUE_EQ = 0x1;
 constexpr unsigned CU_STREAM_WRITE_VALUE_DEFAULT = 0x0;
@@ -119,7 +121,13 @@ inline void* const CU_LAUNCH_PARAM_BUFFER_SIZE = reinterpret_cast<void*>(0x02);
     (CUstream, CUdeviceptr, uint64_t, unsigned))                                              \
   X(cuStreamWaitValue64, "cuStreamWaitValue64_v2", CUresult,                                  \
     (CUstream, CUdeviceptr, uint64_t, unsigned))                                              \
-  X(cuLaunchHostFunc, "cuLaunchHostFunc", CUresult, (CUstream, void (*)(void*), void*))
+  X(cuLaunchHostFunc, "cuLaunchHostFunc", CUresult, (CUstream, void (*)(void*), void*))          \
+  X(cuEventCreate, "cuEventCreate", CUresult, (CUevent*, unsigned))                           \
+  X(cuEventDestroy, "cuEventDestroy_v2", CUresult, (CUevent))                                 \
+  X(cuEventRecord, "cuEventRecord", CUresult, (CUevent, CUstream))                            \
+  X(cuEventQuery, "cuEventQuery", CUresult, (CUevent))                                        \
+  X(cuEventSynchronize, "cuEventSynchronize", CUresult, (CUevent))                            \
+  X(cuEventElapsedTime, "cuEventElapsedTime", CUresult, (float*, CUevent, CUevent))
 
 struct CudaDriver {
 #define HSA_CUDA_MEMBER(member, symbol, ret, params) ret(*member) params = nullptr;

@@ -38,6 +38,9 @@ struct Queue {
   std::atomic<bool> stop{false};
   std::atomic<bool> inactive{false};  // hsa_queue_inactivate: no packet is issued any more
   bool in_flight = false;  // processor thread only
+  // The packet being issued when the queue profiles and the packet has a
+  // completion signal (processor thread only; its start event is recorded).
+  ProfiledPacket* profile = nullptr;
   bool failed = false;     // processor thread only
   // The last completion signal issued, its value before, and until when the
   // processor polls it (processor thread only): a device write wakes no
@@ -139,6 +142,10 @@ bool complete(Queue* q, hsa_signal_t signal) {
     fail(q, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT, "the completion signal is not a signal of this runtime");
     return false;
   }
+  if (q->profile && q->profile->start)
+    profiling_end(q->agent, q->stream, q->profile, signal);
+  else
+    profiling_forget(signal);
   const int64_t target = __atomic_load_n(&signal_object(signal)->value, __ATOMIC_ACQUIRE) - 1;
   const uint64_t start = g_runtime.stats ? now_ns() : 0;
   CUresult r = g_runtime.cuda.cuStreamWriteValue64(q->stream, address, uint64_t(target), CU_STREAM_WRITE_VALUE_DEFAULT);
@@ -327,6 +334,13 @@ void process(Queue* q) {
     }
     bool ok = true;
     const uint64_t start = g_runtime.stats ? now_ns() : 0;
+    // Profiling: an event before the packet's work; complete() records the
+    // one after it and keeps the pair with the completion signal.
+    ProfiledPacket profile;
+    if ((__atomic_load_n(&q->amd->queue_properties, __ATOMIC_RELAXED) & AMD_QUEUE_PROPERTIES_ENABLE_PROFILING) &&
+        reinterpret_cast<const hsa_barrier_and_packet_t*>(slot)->completion_signal.handle &&
+        profiling_begin(q->agent, q->stream, &profile))
+      q->profile = &profile;
     if (g_runtime.stats) {
       const amd_signal_t* bell = signal_object(q->doorbell);
       const uint64_t ring = __atomic_load_n(&bell->start_ts, __ATOMIC_RELAXED);
@@ -347,6 +361,10 @@ void process(Queue* q) {
       ok = barrier_and(q, reinterpret_cast<const hsa_barrier_and_packet_t*>(slot));
     else
       ok = barrier_or(q, reinterpret_cast<const hsa_barrier_or_packet_t*>(slot));
+    if (q->profile) {
+      profiling_abandon(q->agent, &profile);  // when the packet failed before its end event
+      q->profile = nullptr;
+    }
     if (!ok) continue;
     __atomic_store_n(reinterpret_cast<uint16_t*>(slot), uint16_t(HSA_PACKET_TYPE_INVALID), __ATOMIC_RELAXED);
     __atomic_store_n(&q->amd->read_dispatch_id, read + 1, __ATOMIC_RELEASE);
@@ -494,6 +512,38 @@ hsa_status_t hsa_queue_inactivate(hsa_queue_t* queue) {
       return HSA_STATUS_SUCCESS;
     }
   return HSA_STATUS_ERROR_INVALID_QUEUE;
+}
+
+hsa_status_t hsa_amd_profiling_set_profiler_enabled(hsa_queue_t* queue, int enable) {
+  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+  if (!queue) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  Queue* q = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g_queues_mutex);
+    for (Queue* candidate : g_queues)
+      if (&candidate->amd->hsa_queue == queue) q = candidate;
+  }
+  if (!q) return HSA_STATUS_ERROR_INVALID_QUEUE;
+  if (enable) {
+    // The agent's first anchor now rather than at the first profiled packet.
+    if (!profiling_prepare(q->agent)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    __atomic_fetch_or(&q->amd->queue_properties, uint32_t(AMD_QUEUE_PROPERTIES_ENABLE_PROFILING), __ATOMIC_RELAXED);
+  } else {
+    __atomic_fetch_and(&q->amd->queue_properties, ~uint32_t(AMD_QUEUE_PROPERTIES_ENABLE_PROFILING),
+                       __ATOMIC_RELAXED);
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_amd_profiling_get_dispatch_time(hsa_agent_t agent_handle, hsa_signal_t signal,
+                                                 hsa_amd_profiling_dispatch_time_t* time) {
+  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+  Agent* agent = to_agent(agent_handle);
+  if (!agent || agent->host) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (!signal_valid(signal)) return HSA_STATUS_ERROR_INVALID_SIGNAL;
+  if (!time) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  profiling_time(signal, &time->start, &time->end);
+  return HSA_STATUS_SUCCESS;
 }
 
 namespace {

@@ -167,6 +167,7 @@ hsa_status_t open_agents() {
 
 void close_agents() {
   queues_release_all();
+  profiling_release_all();
   signals_release_all();
   memory_release_all();
   for (auto& agent : g_runtime.agents) {

@@ -133,4 +133,23 @@ bool kernel_object_lookup(uint64_t handle, KernelObject* out);
 
 void queues_release_all();
 
+// Dispatch profiling (profiling.cpp). A profiling queue's processor calls
+// profiling_begin before a packet's work and profiling_end after it (or
+// profiling_abandon when the packet fails in between); an unprofiled packet's
+// completion signal goes through profiling_forget.
+struct Anchor;  // an event paired with its host time
+struct ProfiledPacket {
+  CUevent start = nullptr;
+  std::shared_ptr<Anchor> anchor;
+};
+bool profiling_prepare(Agent* agent);  // takes the agent's first anchor
+bool profiling_begin(Agent* agent, CUstream stream, ProfiledPacket* packet);
+void profiling_end(Agent* agent, CUstream stream, ProfiledPacket* packet, hsa_signal_t signal);
+void profiling_abandon(Agent* agent, ProfiledPacket* packet);
+void profiling_forget(hsa_signal_t signal);
+// The signal's last profiled packet's start and end (system domain ns), or
+// what the signal last held (0, 0 when never profiled).
+void profiling_time(hsa_signal_t signal, uint64_t* start, uint64_t* end);
+void profiling_release_all();
+
 }  // namespace hsa_cuda

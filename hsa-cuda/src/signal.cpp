@@ -233,6 +233,7 @@ hsa_status_t hsa_signal_create(hsa_signal_value_t initial_value, uint32_t num_co
 hsa_status_t hsa_signal_destroy(hsa_signal_t signal) {
   if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
   if (signal.handle == 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (signal_valid(signal)) profiling_forget(signal);  // its profiled packet's events
   std::lock_guard<std::mutex> lock(g_signals_mutex);
   if (!g_live.erase(signal.handle)) return HSA_STATUS_ERROR_INVALID_SIGNAL;
   auto* object = reinterpret_cast<amd_signal_t*>(signal.handle);

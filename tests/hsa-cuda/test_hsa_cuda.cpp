@@ -208,6 +208,22 @@ typedef struct {
 typedef struct {
   volatile uint32_t* bad;
 } fault_args_t;
+typedef struct {
+  uint64_t* elapsed;
+  uint64_t ns;
+} spin_args_t;
+
+uint64_t system_now() {
+  uint64_t t = 0;
+  REQUIRE(hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP, &t) == HSA_STATUS_SUCCESS);
+  return t;
+}
+
+hsa_amd_profiling_dispatch_time_t dispatch_time(hsa_agent_t agent, hsa_signal_t signal) {
+  hsa_amd_profiling_dispatch_time_t time{~0ull, ~0ull};
+  REQUIRE(hsa_amd_profiling_get_dispatch_time(agent, signal, &time) == HSA_STATUS_SUCCESS);
+  return time;
+}
 
 }  // namespace
 
@@ -633,6 +649,122 @@ TEST_CASE("kernel.h on nvptx: atomics") {
 }
 
 // Run alone (its own process): a device fault poisons the CUDA context.
+TEST_CASE("dispatch profiling: device times of a spin kernel in the system timestamp domain") {
+  Gpu gpu;
+  if (!gpu.ok) return;
+  hsa_queue_t* queue = nullptr;
+  ErrorLog errors;
+  REQUIRE(hsa_queue_create(gpu.agent, 64, HSA_QUEUE_TYPE_SINGLE, on_queue_error, &errors, 0, 0, &queue) ==
+          HSA_STATUS_SUCCESS);
+  hsa_signal_t done[3];
+  for (hsa_signal_t& s : done) REQUIRE(hsa_signal_create(1, 0, nullptr, &s) == HSA_STATUS_SUCCESS);
+  auto* elapsed = static_cast<uint64_t*>(gpu.allocate(gpu.pools.host, 3 * 8));
+  const uint64_t spin_ns = 2000000;  // 2 ms of the GPU's global timer
+  void* args[3];
+  for (int i = 0; i < 3; ++i) args[i] = gpu.kernargs(spin_args_t{elapsed + i, spin_ns});
+  const Kernel spin = gpu.kernel("spin");
+  // The anchor pairing GPU and host time is known to within half of a window
+  // of at most 10 µs (src/profiling.cpp); cuEventElapsedTime resolves 0.5 µs.
+  const uint64_t slack = 10000;
+
+  // Argument rules (ROCR's statuses).
+  hsa_amd_profiling_dispatch_time_t time{};
+  CHECK(hsa_amd_profiling_set_profiler_enabled(nullptr, 1) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  hsa_queue_t not_a_queue{};
+  CHECK(hsa_amd_profiling_set_profiler_enabled(&not_a_queue, 1) == HSA_STATUS_ERROR_INVALID_QUEUE);
+  CHECK(hsa_amd_profiling_get_dispatch_time(gpu.host_agent, done[0], &time) == HSA_STATUS_ERROR_INVALID_AGENT);
+  CHECK(hsa_amd_profiling_get_dispatch_time(gpu.agent, hsa_signal_t{0}, &time) == HSA_STATUS_ERROR_INVALID_SIGNAL);
+  CHECK(hsa_amd_profiling_get_dispatch_time(gpu.agent, done[0], nullptr) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+
+  // Profiling off: the dispatch is not timed (0, 0 on a signal never profiled).
+  dispatch1d(queue, spin, args[0], 1, 1, done[0]);
+  REQUIRE(wait_zero(done[0]));
+  time = dispatch_time(gpu.agent, done[0]);
+  CHECK(time.start == 0);
+  CHECK(time.end == 0);
+
+  // On: one dispatch at a time, inside [host before the submission, host
+  // after the wait], as long as the kernel spun.
+  REQUIRE(hsa_amd_profiling_set_profiler_enabled(queue, 1) == HSA_STATUS_SUCCESS);
+  for (int round = 0; round < 3; ++round) {
+    hsa_signal_store_relaxed(done[0], 1);
+    const uint64_t before = system_now();
+    dispatch1d(queue, spin, args[0], 1, 1, done[0]);
+    REQUIRE(wait_zero(done[0]));
+    const uint64_t after = system_now();
+    time = dispatch_time(gpu.agent, done[0]);
+    std::fprintf(stderr,
+                 "hsa-cuda tests: profiled spin of %llu ns: %llu ns on the device (kernel's own %llu ns); "
+                 "start %lld ns after the submission began, end %lld ns before the wait returned\n",
+                 (unsigned long long)spin_ns, (unsigned long long)(time.end - time.start),
+                 (unsigned long long)elapsed[0], (long long)(time.start - before), (long long)(after - time.end));
+    CHECK(time.end >= time.start);
+    CHECK(time.start + slack >= before);
+    CHECK(time.end <= after + slack);
+    CHECK(elapsed[0] >= spin_ns);
+    CHECK(time.end - time.start + 1000 >= elapsed[0]);
+    CHECK(time.end - time.start <= elapsed[0] + 500000);  // launch and events: well under 0.5 ms
+    // A second query reads the same times (kept with the signal).
+    const hsa_amd_profiling_dispatch_time_t again = dispatch_time(gpu.agent, done[0]);
+    CHECK(again.start == time.start);
+    CHECK(again.end == time.end);
+  }
+
+  // Three in a row on the stream, queried after the last: in stream order.
+  for (hsa_signal_t s : done) hsa_signal_store_relaxed(s, 1);
+  const uint64_t before = system_now();
+  for (int i = 0; i < 3; ++i) dispatch1d(queue, spin, args[i], 1, 1, done[i]);
+  REQUIRE(wait_zero(done[2]));
+  const uint64_t after = system_now();
+  hsa_amd_profiling_dispatch_time_t times[3];
+  for (int i = 0; i < 3; ++i) {
+    REQUIRE(wait_zero(done[i]));
+    times[i] = dispatch_time(gpu.agent, done[i]);
+    CHECK(times[i].end - times[i].start + 1000 >= spin_ns);
+    if (i) CHECK(times[i].start + 1000 >= times[i - 1].end);
+  }
+  CHECK(times[0].start + slack >= before);
+  CHECK(times[2].end <= after + slack);
+  CHECK(times[2].end - times[0].start + 1000 >= 3 * spin_ns);
+
+  // A barrier-AND packet is timed too: it ends after the host opens its gate.
+  hsa_signal_t gate;
+  REQUIRE(hsa_signal_create(1, 0, nullptr, &gate) == HSA_STATUS_SUCCESS);
+  hsa_signal_store_relaxed(done[1], 1);
+  hsa_barrier_and_packet_t barrier{};
+  barrier.dep_signal[0] = gate;
+  barrier.completion_signal = done[1];
+  submit(queue, &barrier, header(HSA_PACKET_TYPE_BARRIER_AND));
+  usleep(2000);
+  const uint64_t opened = system_now();
+  hsa_signal_store_screlease(gate, 0);
+  REQUIRE(wait_zero(done[1]));
+  time = dispatch_time(gpu.agent, done[1]);
+  CHECK(time.end >= time.start);
+  CHECK(time.start <= opened + slack);
+  CHECK(time.end + slack >= opened);
+
+  // Off again: a signal profiled but never queried, then used unprofiled,
+  // reads 0, 0 (its pair is dropped with the reuse).
+  hsa_signal_store_relaxed(done[2], 1);
+  dispatch1d(queue, spin, args[2], 1, 1, done[2]);
+  REQUIRE(wait_zero(done[2]));
+  REQUIRE(hsa_amd_profiling_set_profiler_enabled(queue, 0) == HSA_STATUS_SUCCESS);
+  hsa_signal_store_relaxed(done[2], 1);
+  dispatch1d(queue, spin, args[2], 1, 1, done[2]);
+  REQUIRE(wait_zero(done[2]));
+  time = dispatch_time(gpu.agent, done[2]);
+  CHECK(time.start == 0);
+  CHECK(time.end == 0);
+
+  CHECK(errors.count == 0);
+  CHECK(hsa_queue_destroy(queue) == HSA_STATUS_SUCCESS);
+  for (hsa_signal_t s : done) hsa_signal_destroy(s);
+  hsa_signal_destroy(gate);
+  for (void* a : args) hsa_amd_memory_pool_free(a);
+  hsa_amd_memory_pool_free(elapsed);
+}
+
 TEST_CASE("a faulting kernel is a queue error, not a dead process") {
   if (!std::getenv("HSA_CUDA_TEST_FAULT")) return;
   Gpu gpu;

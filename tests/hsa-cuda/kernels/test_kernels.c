@@ -46,3 +46,23 @@ typedef struct {
 
 /* Writes through a pointer the test makes invalid: a device fault. */
 KERNEL void fault(fault_args_t args) { *args.bad = 1; }
+
+typedef struct {
+  uint64_t* elapsed;
+  uint64_t ns;
+} spin_args_t;
+
+static inline uint64_t global_timer(void) {
+  uint64_t t;
+  __asm__ volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+/* One work item spins for `ns` of the GPU's global timer and stores how long
+   it spun: a kernel of known length for the profiling tests. */
+KERNEL void spin(spin_args_t args) {
+  const uint64_t start = global_timer();
+  uint64_t now = start;
+  while (now - start < args.ns) now = global_timer();
+  if (global_id_x() == 0) *args.elapsed = now - start;
+}
