@@ -8,6 +8,8 @@
 //   completion      -> cuStreamWriteValue64(signal, value at issue - 1); the
 //                      idle processor then polls the signal for a while and
 //                      wakes the host's sleepers when it lands
+// A profiling queue (hsa_amd_profiling_set_profiler_enabled) also records a
+// CUDA event before and after each packet's work (profiling.cpp).
 // The stream runs packets in order, so every packet behaves as if its barrier
 // bit were set. An INVALID header with work in flight makes the processor
 // drain the stream and read the slot again (a device kernel may be writing
