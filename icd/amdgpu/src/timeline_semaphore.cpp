@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -18,13 +19,17 @@ namespace {
 
 // Every semaphore between xgpuCreateSemaphore and xgpuDestroySemaphore, of
 // every device (a queue may wait on or signal another device's semaphores).
-// Never freed: destruction may run from exit handlers after static objects.
+// Constructed once in static storage and never destroyed: semaphores may be
+// destroyed from exit handlers after static destructors ran. Its heap storage
+// is given back whenever the set empties, so a driver unloaded with no live
+// semaphore leaves nothing behind.
 struct LiveSemaphores {
   std::mutex mutex;
   std::unordered_set<const void*> handles;
 };
 LiveSemaphores& live_semaphores() {
-  static LiveSemaphores* live = new LiveSemaphores;
+  alignas(LiveSemaphores) static unsigned char storage[sizeof(LiveSemaphores)];
+  static LiveSemaphores* live = new (storage) LiveSemaphores;
   return *live;
 }
 
@@ -130,6 +135,7 @@ void semaphore_destroy(XgpuDevice handle, XgpuSemaphore semaphore_handle,
     LiveSemaphores& live = live_semaphores();
     std::lock_guard<std::mutex> lock(live.mutex);
     live.handles.erase(semaphore);
+    if (live.handles.empty()) std::unordered_set<const void*>().swap(live.handles);  // frees the buckets
   }
   semaphore_release(semaphore);
 }
