@@ -59,6 +59,7 @@ struct Recorder {
   uint32_t packet_count = 0;                // packets of the commands recorded so far
   uint64_t kernarg_bytes = 0;               // per-submission kernarg bytes so far
   bool reads_memory_at_issue = false;       // a STATIC indirect dispatch was recorded
+  bool resolves_at_issue = false;           // a command resolves references or reads counts at issue
   bool barrier_pending = false;             // a barrier precedes the next packet-producing command
   bool last_packet_has_barrier = false;     // the last packet recorded so far has the barrier bit
   int32_t label_depth = 0;                  // open debug labels
@@ -478,6 +479,7 @@ xgpu_amdgpu_command_dispatch_t* append_dispatch(CommandBuffer* cb, Recorder* r, 
                                : arena_alloc(cb, r, false, kernel.kernarg_size,
                                              std::max<uint64_t>(alignment, kRodataAlignment));
   if (!kernargs) return nullptr;
+  if (!prebuilt || spec.type == XGPU_AMDGPU_COMMAND_DISPATCH_INDIRECT) r->resolves_at_issue = true;
   auto* command = append_command<xgpu_amdgpu_command_dispatch_t>(
       cb, r, spec.type, base_size + uint64_t(spec.patch_count) * sizeof(xgpu_amdgpu_kernarg_patch_t));
   if (!command) return nullptr;
@@ -673,6 +675,7 @@ void free_program(CommandBuffer* cb) {
   program.command_count = 0;
   program.command_packet_count = 0;
   program.trailing_barrier = false;
+  program.resolves_at_issue = false;
   program.sizes = IssueSizes{};
   program.slots.clear();
 }
@@ -685,6 +688,7 @@ void finalize(CommandBuffer* cb) {
   program.command_count = r->command_count;
   program.command_packet_count = r->packet_count;
   program.trailing_barrier = r->packet_count > 1 && !r->last_packet_has_barrier;
+  program.resolves_at_issue = r->resolves_at_issue;
   program.sizes.packet_count = std::max<uint32_t>(r->packet_count, 1) + (program.trailing_barrier ? 1 : 0);
   program.sizes.kernarg_bytes = r->kernarg_bytes;
   program.sizes.binding_capacity = cb->binding_capacity;
@@ -813,6 +817,7 @@ XgpuResult XGPU_API_CALL begin_command_buffer(XgpuCommandBuffer handle, const Xg
   r->packet_count = 0;
   r->kernarg_bytes = 0;
   r->reads_memory_at_issue = false;
+  r->resolves_at_issue = false;
   r->barrier_pending = false;
   r->last_packet_has_barrier = false;
   r->label_depth = 0;
@@ -1112,6 +1117,7 @@ void XGPU_API_CALL cmd_dispatch(XgpuCommandBuffer handle, uint32_t x, uint32_t y
     const uint64_t offset = align_up(r->kernarg_bytes, r->template_kernarg_alignment);
     header.kernarg_offset = uint32_t(offset);
     r->kernarg_bytes = offset + r->template_kernarg_size;
+    r->resolves_at_issue = true;
   }
   d.workgroup_count[0] = x;
   d.workgroup_count[1] = y;
