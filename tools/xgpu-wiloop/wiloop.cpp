@@ -121,6 +121,11 @@ class WorkItemLoops {
   std::vector<BasicBlock*> region_starts_;    // index r = region r
   std::vector<SetVector<BasicBlock*>> regions_;  // blocks of each region
   DenseMap<BasicBlock*, unsigned> barrier_index_;  // barrier block -> k
+  // Per region: the one barrier k its items can leave it for (k >= 1),
+  // kExitsReturn when they can only return, kExitsMixed otherwise.
+  std::vector<unsigned> region_exits_;
+  static constexpr unsigned kExitsReturn = 0;
+  static constexpr unsigned kExitsMixed = ~0u;
   std::vector<AllocaInst*> allocas_;          // every alloca, entry block
   SmallPtrSet<AllocaInst*, 16> per_item_;     // allocas that need a slot per item
 };
@@ -327,6 +332,15 @@ void WorkItemLoops::find_regions() {
       for (BasicBlock* next : successors(block))
         if (!barrier_index_.count(next) && blocks.insert(next)) stack.push_back(next);
     }
+    // Ways out of the region: the barriers its blocks branch to, and
+    // return (kExitsReturn).
+    SmallSetVector<unsigned, 4> exits;
+    for (BasicBlock* block : blocks) {
+      if (isa<ReturnInst>(block->getTerminator())) exits.insert(kExitsReturn);
+      for (BasicBlock* next : successors(block))
+        if (auto it = barrier_index_.find(next); it != barrier_index_.end()) exits.insert(it->second);
+    }
+    region_exits_.push_back(exits.size() == 1 ? exits[0] : kExitsMixed);
     regions_.push_back(std::move(blocks));
   }
 }
@@ -543,46 +557,56 @@ void WorkItemLoops::build() {
     b.SetInsertPoint(zl);
     Value* z1 = b.CreateNUWAdd(z, b.getInt32(1));
     z->addIncoming(z1, zl);
-    b.CreateCondBr(b.CreateICmpULT(z1, counts[2]), zh, dispatch);
+    // A region run by every item whose only way out is one barrier (or
+    // return) leaves every item there: the next region follows without the
+    // dispatcher's scan.
+    BasicBlock* done = dispatch;
+    if (barrier_count && region_exits_[r] != kExitsMixed) {
+      done = BasicBlock::Create(ctx_, tag + ".done", &f_);
+      IRBuilder<> db(done);
+      BasicBlock* next = region_exits_[r] == kExitsReturn ? exit : region_entries[region_exits_[r]];
+      if (r == 0) {
+        if (next != exit) db.CreateStore(db.getTrue(), uniform_slot);
+        db.CreateBr(next);
+      } else {
+        db.CreateCondBr(uniform, next, dispatch);  // the uniform slot stays true
+      }
+    }
+    b.CreateCondBr(b.CreateICmpULT(z1, counts[2]), zh, done);
   }
 
   if (barrier_count) {
-    // The next region is where the first item that has not returned waits
-    // (all items that have not returned wait at the same barrier in a kernel
-    // that follows the language rules; others wait for a later round).
+    // The next region is that of the lowest-numbered barrier an item waits
+    // at (all items that have not returned wait at the same barrier in a
+    // kernel that follows the language rules; others wait for a later
+    // round). One pass over the state words, two reductions (vectorised):
+    // the lowest and the highest state; every item waits at the same barrier
+    // (none returned, none elsewhere) when they are equal.
     BasicBlock* scan = BasicBlock::Create(ctx_, "xgpu.dispatch.scan", &f_);
-    BasicBlock* next = BasicBlock::Create(ctx_, "xgpu.dispatch.next", &f_);
-    BasicBlock* found = BasicBlock::Create(ctx_, "xgpu.dispatch.found", &f_);
+    BasicBlock* chosen = BasicBlock::Create(ctx_, "xgpu.dispatch.chosen", &f_);
+    BasicBlock* resume = BasicBlock::Create(ctx_, "xgpu.dispatch.resume", &f_);
     b.SetInsertPoint(dispatch);
     b.CreateBr(scan);
     b.SetInsertPoint(scan);
     PHINode* i = b.CreatePHI(i64, 2, "xgpu.scan");
+    PHINode* lowest = b.CreatePHI(i32, 2, "xgpu.scan.lowest");
+    PHINode* highest = b.CreatePHI(i32, 2, "xgpu.scan.highest");
     i->addIncoming(b.getInt64(0), dispatch);
+    lowest->addIncoming(b.getInt32(kStateReturned), dispatch);
+    highest->addIncoming(b.getInt32(0), dispatch);
     Value* s = b.CreateAlignedLoad(i32, b.CreateInBoundsGEP(i32, state, i), Align(4));
-    b.CreateCondBr(b.CreateICmpEQ(s, b.getInt32(kStateReturned)), next, found);
-    b.SetInsertPoint(next);
+    Value* lowest1 = b.CreateBinaryIntrinsic(Intrinsic::umin, lowest, s);
+    Value* highest1 = b.CreateBinaryIntrinsic(Intrinsic::umax, highest, s);
     Value* i1 = b.CreateNUWAdd(i, b.getInt64(1));
-    i->addIncoming(i1, next);
-    b.CreateCondBr(b.CreateICmpULT(i1, items64), scan, exit);
-    // Do all items wait at the same barrier (none returned, none elsewhere)?
-    BasicBlock* same = BasicBlock::Create(ctx_, "xgpu.dispatch.same", &f_);
-    BasicBlock* chosen = BasicBlock::Create(ctx_, "xgpu.dispatch.chosen", &f_);
-    b.SetInsertPoint(found);
-    b.CreateBr(same);
-    b.SetInsertPoint(same);
-    PHINode* j = b.CreatePHI(i64, 2, "xgpu.same.item");
-    PHINode* all = b.CreatePHI(b.getInt1Ty(), 2, "xgpu.same.all");
-    j->addIncoming(b.getInt64(0), found);
-    all->addIncoming(b.getTrue(), found);
-    Value* equal = b.CreateICmpEQ(b.CreateAlignedLoad(i32, b.CreateInBoundsGEP(i32, state, j), Align(4)), s);
-    Value* all1 = b.CreateAnd(all, equal);
-    Value* j1 = b.CreateNUWAdd(j, b.getInt64(1));
-    j->addIncoming(j1, same);
-    all->addIncoming(all1, same);
-    b.CreateCondBr(b.CreateICmpULT(j1, items64), same, chosen);
+    i->addIncoming(i1, scan);
+    lowest->addIncoming(lowest1, scan);
+    highest->addIncoming(highest1, scan);
+    b.CreateCondBr(b.CreateICmpULT(i1, items64), scan, chosen);
     b.SetInsertPoint(chosen);
-    b.CreateStore(all1, uniform_slot);
-    SwitchInst* sw = b.CreateSwitch(s, exit, barrier_count);
+    b.CreateCondBr(b.CreateICmpEQ(lowest1, b.getInt32(kStateReturned)), exit, resume);
+    b.SetInsertPoint(resume);
+    b.CreateStore(b.CreateICmpEQ(lowest1, highest1), uniform_slot);
+    SwitchInst* sw = b.CreateSwitch(lowest1, exit, barrier_count);
     for (unsigned k = 1; k <= barrier_count; ++k) sw->addCase(b.getInt32(k), region_entries[k]);
   }
 
@@ -605,8 +629,10 @@ bool WorkItemLoops::run(std::string* reason) {
   for (Instruction* inst : lifetimes) inst->eraseFromParent();
 
   lower_group_segment_atomics();
-  rematerialize_uses();
+  // Barriers split blocks first, so that a value used on both sides of a
+  // barrier in one original block is recomputed after it too.
   split_barriers();
+  rematerialize_uses();
   demote();
   find_regions();
   classify_allocas();
