@@ -448,15 +448,32 @@ void WorkItemLoops::build() {
     arrays[alloca] = array;
   }
   const unsigned barrier_count = unsigned(barrier_blocks_.size());
-  AllocaInst* state = barrier_count ? b.CreateAlloca(i32, items64, "xgpu.state") : nullptr;
+  // Follow the regions from region 0, which every item runs: while each has
+  // one way out, every item reaches the same barrier and the next region is
+  // known at build time. Only when a region with several ways out is
+  // reachable so do items need a state word, and the workgroup a dispatcher.
+  bool dispatched = false;
+  {
+    std::vector<bool> seen(regions_.size());
+    for (unsigned r = 0; !seen[r];) {
+      seen[r] = true;
+      if (region_exits_[r] == kExitsMixed) {
+        dispatched = true;
+        break;
+      }
+      if (region_exits_[r] == kExitsReturn) break;
+      r = region_exits_[r];
+    }
+  }
+  AllocaInst* state = dispatched ? b.CreateAlloca(i32, items64, "xgpu.state") : nullptr;
 
   BasicBlock* exit = BasicBlock::Create(ctx_, "xgpu.exit", &f_);
   ReturnInst::Create(ctx_, exit);
-  BasicBlock* dispatch = barrier_count ? BasicBlock::Create(ctx_, "xgpu.dispatch", &f_) : exit;
+  BasicBlock* dispatch = dispatched ? BasicBlock::Create(ctx_, "xgpu.dispatch", &f_) : exit;
 
   // Set by the dispatcher: every item waits at the barrier being resumed, so
   // its region's loop needs no per-item test (the loop is unswitched on it).
-  AllocaInst* uniform_slot = barrier_count ? b.CreateAlloca(b.getInt1Ty(), nullptr, "xgpu.uniform") : nullptr;
+  AllocaInst* uniform_slot = dispatched ? b.CreateAlloca(b.getInt1Ty(), nullptr, "xgpu.uniform") : nullptr;
 
   std::vector<BasicBlock*> region_entries(regions_.size());
   for (unsigned r = 0; r < regions_.size(); ++r)
@@ -474,7 +491,8 @@ void WorkItemLoops::build() {
     BasicBlock* yl = BasicBlock::Create(ctx_, tag + ".y.next", &f_);
     BasicBlock* zl = BasicBlock::Create(ctx_, tag + ".z.next", &f_);
     Value* uniform = nullptr;
-    if (r == 0) {
+    if (r == 0 || !dispatched) {
+      uniform = ConstantInt::getTrue(ctx_);
       BranchInst::Create(zh, region_entries[r]);
     } else {
       IRBuilder<> rb(region_entries[r]);
@@ -504,7 +522,7 @@ void WorkItemLoops::build() {
     // Exits: to barrier k records k; a return records kStateReturned.
     for (BasicBlock* barrier : barrier_blocks_) {
       BasicBlock* leave = BasicBlock::Create(ctx_, tag + ".to.barrier" + Twine(barrier_index_[barrier]), &f_);
-      new StoreInst(ConstantInt::get(i32, barrier_index_[barrier]), state_slot, leave);
+      if (state_slot) new StoreInst(ConstantInt::get(i32, barrier_index_[barrier]), state_slot, leave);
       BranchInst::Create(xl, leave);
       map[barrier] = leave;
     }
@@ -514,7 +532,7 @@ void WorkItemLoops::build() {
       map[block] = clone;
       clones.push_back(clone);
     }
-    if (r == 0) {
+    if (r == 0 || !dispatched) {
       b.CreateBr(cast<BasicBlock>(map[region_starts_[r]]));
     } else {
       // Only the items waiting at this region's barrier run it.
@@ -565,7 +583,9 @@ void WorkItemLoops::build() {
       done = BasicBlock::Create(ctx_, tag + ".done", &f_);
       IRBuilder<> db(done);
       BasicBlock* next = region_exits_[r] == kExitsReturn ? exit : region_entries[region_exits_[r]];
-      if (r == 0) {
+      if (!dispatched) {
+        db.CreateBr(next);
+      } else if (r == 0) {
         if (next != exit) db.CreateStore(db.getTrue(), uniform_slot);
         db.CreateBr(next);
       } else {
@@ -575,7 +595,7 @@ void WorkItemLoops::build() {
     b.CreateCondBr(b.CreateICmpULT(z1, counts[2]), zh, done);
   }
 
-  if (barrier_count) {
+  if (dispatched) {
     // The next region is that of the lowest-numbered barrier an item waits
     // at (all items that have not returned wait at the same barrier in a
     // kernel that follows the language rules; others wait for a later
