@@ -55,12 +55,16 @@ constexpr StringLiteral kDescriptorSuffix = ".kd";
 // xgpu_host_kernel_descriptor_t fields (struct element indices).
 constexpr unsigned kDescriptorRunWorkgroupField = 3;
 constexpr unsigned kDescriptorKernargSizeField = 5;
+constexpr unsigned kDescriptorKernargAlignmentField = 6;
 constexpr unsigned kDescriptorFlagsField = 10;
 constexpr uint64_t kFlagWorkitemLoops = 0x2;  // XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS
 // xgpu_host_workgroup_t byte offsets.
+constexpr uint64_t kWorkgroupIdOffset = 0;             // uint32_t workgroup_id[3]
+constexpr uint64_t kWorkgroupSizeOffset = 12;          // uint32_t workgroup_size[3]
 constexpr uint64_t kWorkgroupItemCountOffset = 48;     // uint32_t item_count[3]
 constexpr uint64_t kWorkgroupGroupSegmentOffset = 64;  // void* group_segment
 constexpr uint64_t kWorkgroupRecordBytes = 96;         // sizeof(xgpu_host_workgroup_t)
+constexpr uint64_t kWorkgroupRecordAlignment = 8;      // _Alignof(xgpu_host_workgroup_t)
 // Work-item state value of an item that returned.
 constexpr uint32_t kStateReturned = 0xffffffffu;
 // How deep a value's operand tree may be to be recomputed where it is used.
@@ -101,6 +105,7 @@ class WorkItemLoops {
  private:
   bool check(std::string* reason);
   void lower_group_segment_atomics();
+  void mark_global_ids();
   bool rematerializable(Value* value, unsigned depth);
   Value* rematerialize(Value* value, Instruction* before);
   void rematerialize_uses();
@@ -213,6 +218,44 @@ void WorkItemLoops::lower_group_segment_atomics() {
       rmw->eraseFromParent();
     }
   }
+}
+
+// A global id, workgroup id * workgroup size + local id, is below the grid
+// size, a uint32_t: neither step wraps. Said in the IR (nuw), a global id
+// used as an index is an affine function of the item loop's induction
+// variable, which the loop vectoriser needs to check its accesses' bounds.
+void WorkItemLoops::mark_global_ids() {
+  auto record_field = [&](Value* value, uint64_t base, unsigned* dimension) {
+    auto* load = dyn_cast<LoadInst>(value);
+    uint64_t offset = 0;
+    if (!load || !load->isSimple() || !load->getType()->isIntegerTy(32) ||
+        !is_argument_field(load->getPointerOperand(), workgroup(), dl_, &offset) || offset < base ||
+        offset >= base + 12 || (offset - base) % 4 != 0)
+      return false;
+    *dimension = unsigned((offset - base) / 4);
+    return true;
+  };
+  for (BasicBlock& block : f_)
+    for (Instruction& inst : block) {
+      auto* mul = dyn_cast<BinaryOperator>(&inst);
+      if (!mul || mul->getOpcode() != Instruction::Mul) continue;
+      unsigned d0 = 0, d1 = 0;
+      Value* a = mul->getOperand(0);
+      Value* b = mul->getOperand(1);
+      if (!((record_field(a, kWorkgroupIdOffset, &d0) && record_field(b, kWorkgroupSizeOffset, &d1)) ||
+            (record_field(b, kWorkgroupIdOffset, &d0) && record_field(a, kWorkgroupSizeOffset, &d1))) ||
+          d0 != d1)
+        continue;
+      mul->setHasNoUnsignedWrap(true);
+      for (User* user : mul->users()) {
+        auto* add = dyn_cast<BinaryOperator>(user);
+        if (!add || add->getOpcode() != Instruction::Add) continue;
+        Value* other = add->getOperand(0) == mul ? add->getOperand(1) : add->getOperand(0);
+        auto* call = dyn_cast<CallInst>(other);
+        auto* d = call && is_call_to(*call, kLocalIdMarker) ? dyn_cast<ConstantInt>(call->getArgOperand(0)) : nullptr;
+        if (d && d->getZExtValue() == d0) add->setHasNoUnsignedWrap(true);
+      }
+    }
 }
 
 // Values that depend only on the kernarg, the workgroup record and the local
@@ -641,14 +684,26 @@ void WorkItemLoops::build() {
 bool WorkItemLoops::run(std::string* reason) {
   if (!check(reason)) return false;
   // Lifetime markers would land on per-item slots; they are only hints.
-  std::vector<Instruction*> lifetimes;
+  // Scoped no-alias declarations (from inlining the kernel body into the
+  // work-item function) would sit inside the item loops, where they keep
+  // loads of the kernarg (a no-alias, read-only parameter once transformed)
+  // from moving out of them; dropped with the metadata that names them.
+  std::vector<Instruction*> hints;
   for (BasicBlock& block : f_)
-    for (Instruction& inst : block)
-      if (auto* intrinsic = dyn_cast<IntrinsicInst>(&inst); intrinsic && intrinsic->isLifetimeStartOrEnd())
-        lifetimes.push_back(intrinsic);
-  for (Instruction* inst : lifetimes) inst->eraseFromParent();
+    for (Instruction& inst : block) {
+      auto* intrinsic = dyn_cast<IntrinsicInst>(&inst);
+      if (intrinsic && (intrinsic->isLifetimeStartOrEnd() ||
+                        intrinsic->getIntrinsicID() == Intrinsic::experimental_noalias_scope_decl)) {
+        hints.push_back(intrinsic);
+        continue;
+      }
+      inst.setMetadata(LLVMContext::MD_alias_scope, nullptr);
+      inst.setMetadata(LLVMContext::MD_noalias, nullptr);
+    }
+  for (Instruction* inst : hints) inst->eraseFromParent();
 
   lower_group_segment_atomics();
+  mark_global_ids();
   // Barriers split blocks first, so that a value used on both sides of a
   // barrier in one original block is recomputed after it too.
   split_barriers();
@@ -764,6 +819,14 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
       if (kernarg_size && kernarg_size->getZExtValue() != 0)
         function->addDereferenceableParamAttr(0, kernarg_size->getZExtValue());
       function->addDereferenceableParamAttr(1, kWorkgroupRecordBytes);
+      // Aligned as the descriptor says (the kernarg, spec/kernels.md) and
+      // as the record's type is: such loads may be speculated.
+      const auto* kernarg_alignment = dyn_cast<ConstantInt>(init->getOperand(kDescriptorKernargAlignmentField));
+      if (kernarg_alignment && isPowerOf2_64(kernarg_alignment->getZExtValue()))
+        function->addParamAttr(0, Attribute::getWithAlignment(function->getContext(),
+                                                              Align(kernarg_alignment->getZExtValue())));
+      function->addParamAttr(
+          1, Attribute::getWithAlignment(function->getContext(), Align(kWorkgroupRecordAlignment)));
       for (unsigned arg = 0; arg < 2; ++arg) {
         function->addParamAttr(arg, Attribute::NoAlias);
         function->addParamAttr(arg, Attribute::ReadOnly);
