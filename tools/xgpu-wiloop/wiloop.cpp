@@ -113,6 +113,7 @@ class WorkItemLoops {
   void demote();
   void find_regions();
   void classify_allocas();
+  uint64_t x_bound(unsigned region);
   void build();
 
   Argument* kernarg() { return f_.getArg(0); }
@@ -460,6 +461,53 @@ void WorkItemLoops::classify_allocas() {
   }
 }
 
+// Region `region` starts with a branch on the item's local id x against a
+// constant that sends every item with x >= bound straight to the region's
+// one barrier, and nothing before that branch writes memory or has another
+// effect (`if (lid < stride) { ... } xgpu_barrier();`): returns that bound,
+// or 0. Such items do nothing in the region, so its x loop can stop there.
+uint64_t WorkItemLoops::x_bound(unsigned region) {
+  const unsigned barrier = region_exits_[region];
+  if (barrier == kExitsMixed || barrier == kExitsReturn) return 0;
+  BasicBlock* start = region_starts_[region];
+  auto* branch = dyn_cast<BranchInst>(start->getTerminator());
+  if (!branch || !branch->isConditional()) return 0;
+  for (Instruction& inst : *start)
+    if (&inst != branch && (inst.mayHaveSideEffects() || inst.mayReadOrWriteMemory()) && !isa<LoadInst>(inst) &&
+        !is_call_to(inst, kLocalIdMarker))
+      return 0;
+  auto* compare = dyn_cast<ICmpInst>(branch->getCondition());
+  auto* id = compare ? dyn_cast<CallInst>(compare->getOperand(0)) : nullptr;
+  auto* constant = compare ? dyn_cast<ConstantInt>(compare->getOperand(1)) : nullptr;
+  if (!id || !constant || !is_call_to(*id, kLocalIdMarker) || !isa<ConstantInt>(id->getArgOperand(0)) ||
+      !cast<ConstantInt>(id->getArgOperand(0))->isZero() || constant->getBitWidth() > 64)
+    return 0;
+  // Does `block` go to the barrier with no instruction on the way?
+  auto to_barrier = [&](BasicBlock* block) {
+    for (unsigned step = 0; step < 4 && block; ++step) {
+      if (auto it = barrier_index_.find(block); it != barrier_index_.end()) return it->second == barrier;
+      if (block->size() != 1) return false;
+      block = block->getSingleSuccessor();
+    }
+    return false;
+  };
+  const bool leave_if_false = to_barrier(branch->getSuccessor(1));
+  const bool leave_if_true = to_barrier(branch->getSuccessor(0));
+  if (leave_if_false == leave_if_true) return 0;
+  // x is below 2^31 (workgroups are small), so signed and unsigned agree
+  // for a constant that is not negative.
+  if (compare->isSigned() && constant->isNegative()) return 0;
+  const uint64_t c = constant->getZExtValue();
+  if (c >= kMaxWorkgroupItems) return 0;
+  CmpInst::Predicate stay = leave_if_false ? compare->getPredicate() : compare->getInversePredicate();
+  switch (stay) {
+    case CmpInst::ICMP_ULT: case CmpInst::ICMP_SLT: return c;      // x < c runs the region
+    case CmpInst::ICMP_ULE: case CmpInst::ICMP_SLE: return c + 1;  // x <= c
+    case CmpInst::ICMP_EQ: return c == 0 ? 1 : 0;                 // x == 0
+    default: return 0;
+  }
+}
+
 void WorkItemLoops::build() {
   Type* i32 = Type::getInt32Ty(ctx_);
   Type* i64 = Type::getInt64Ty(ctx_);
@@ -530,6 +578,9 @@ void WorkItemLoops::build() {
     BasicBlock* zh = BasicBlock::Create(ctx_, tag + ".z", &f_);
     BasicBlock* yh = BasicBlock::Create(ctx_, tag + ".y", &f_);
     BasicBlock* xh = BasicBlock::Create(ctx_, tag + ".x", &f_);
+    // Without state words, items that would only pass through to the
+    // barrier need not run at all: the x loop stops at x_bound.
+    const uint64_t bound = dispatched ? 0 : x_bound(r);
     BasicBlock* xl = BasicBlock::Create(ctx_, tag + ".x.next", &f_);
     BasicBlock* yl = BasicBlock::Create(ctx_, tag + ".y.next", &f_);
     BasicBlock* zl = BasicBlock::Create(ctx_, tag + ".z.next", &f_);
@@ -543,6 +594,12 @@ void WorkItemLoops::build() {
       rb.CreateBr(zh);
     }
 
+    Value* x_count = counts[0];
+    if (bound) {
+      IRBuilder<> rb(region_entries[r]->getTerminator());
+      x_count = rb.CreateBinaryIntrinsic(Intrinsic::umin, counts[0], rb.getInt32(uint32_t(bound)), nullptr,
+                                         "xgpu.x.count");
+    }
     b.SetInsertPoint(zh);
     PHINode* z = b.CreatePHI(i32, 2, "xgpu.z");
     z->addIncoming(b.getInt32(0), region_entries[r]);
@@ -550,7 +607,7 @@ void WorkItemLoops::build() {
     b.SetInsertPoint(yh);
     PHINode* y = b.CreatePHI(i32, 2, "xgpu.y");
     y->addIncoming(b.getInt32(0), zh);
-    b.CreateBr(xh);
+    b.CreateBr(xh);  // x_count >= 1, as x_bound and the item counts are
     b.SetInsertPoint(xh);
     PHINode* x = b.CreatePHI(i32, 2, "xgpu.x");
     x->addIncoming(b.getInt32(0), yh);
@@ -610,7 +667,7 @@ void WorkItemLoops::build() {
     b.SetInsertPoint(xl);
     Value* x1 = b.CreateNUWAdd(x, b.getInt32(1));
     x->addIncoming(x1, xl);
-    b.CreateCondBr(b.CreateICmpULT(x1, counts[0]), xh, yl);
+    b.CreateCondBr(b.CreateICmpULT(x1, x_count), xh, yl);
     b.SetInsertPoint(yl);
     Value* y1 = b.CreateNUWAdd(y, b.getInt32(1));
     y->addIncoming(y1, yl);

@@ -133,6 +133,16 @@ typedef struct carry_args {
   uint32_t rounds;    /* barrier loop iterations */
 } carry_args_t;
 
+/* `x_ranges` (args: carry_args_t, `rounds` unused): 2-D workgroups, one
+ * uint32_t of dynamic groupshared memory per work item (row-major, x
+ * fastest); after loading in[global linear id] (0 past n), regions that only
+ * some items of each row run, each chosen by a comparison of the local x id
+ * with a constant, as a tree step in a kernel is (the transform runs such a
+ * region's loop over those items only):
+ *   x < 5: += 100;  x <= 6: *= 3;  !(x > 9): ^= 0x55;  (int)x < 3: += 7;
+ *   x == 0: v = the sum of the row's values;
+ * then every item writes its value to out[global linear id] (when < n). */
+
 /* 1-, 2- and 3-D workgroups with static groupshared memory: every item
  * stores its global linear id, then reads the one of the item at the
  * reversed local linear position of its workgroup. */
