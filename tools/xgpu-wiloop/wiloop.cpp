@@ -57,6 +57,7 @@ constexpr unsigned kDescriptorRunWorkgroupField = 3;
 constexpr unsigned kDescriptorKernargSizeField = 5;
 constexpr unsigned kDescriptorKernargAlignmentField = 6;
 constexpr unsigned kDescriptorFlagsField = 10;
+constexpr uint64_t kFlagUsesBarriers = 0x1;   // XGPU_HOST_KERNEL_FLAG_USES_BARRIERS
 constexpr uint64_t kFlagWorkitemLoops = 0x2;  // XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS
 // xgpu_host_workgroup_t byte offsets.
 constexpr uint64_t kWorkgroupIdOffset = 0;             // uint32_t workgroup_id[3]
@@ -99,6 +100,9 @@ class WorkItemLoops {
   WorkItemLoops(Function& function, const DataLayout& dl, const SmallPtrSetImpl<Function*>& reaches_barrier)
       : f_(function), dl_(dl), ctx_(function.getContext()), reaches_barrier_(reaches_barrier) {}
 
+  // Kernels without barriers: finds the atomic adds that the workgroup
+  // function can aggregate; returns whether there is one.
+  bool find_aggregates();
   // Transforms the function; on failure returns false and sets *reason.
   bool run(std::string* reason);
 
@@ -106,6 +110,8 @@ class WorkItemLoops {
   bool check(std::string* reason);
   void lower_group_segment_atomics();
   void mark_global_ids();
+  bool uniform(Value* value, unsigned depth);
+  void split_aggregates();
   bool rematerializable(Value* value, unsigned depth);
   Value* rematerialize(Value* value, Instruction* before);
   void rematerialize_uses();
@@ -134,7 +140,78 @@ class WorkItemLoops {
   static constexpr unsigned kExitsMixed = ~0u;
   std::vector<AllocaInst*> allocas_;          // every alloca, entry block
   SmallPtrSet<AllocaInst*, 16> per_item_;     // allocas that need a slot per item
+  // An agent- or system-scope atomic add to one address for every item of
+  // the workgroup, in a kernel without barriers. Each item takes the next
+  // offset of a running total where it reaches the add and waits there as
+  // at a barrier; the region that resumes them makes one atomic add of the
+  // total and gives each item the old value plus its offset: as if the
+  // items' adds had followed each other in item order.
+  struct Aggregate {
+    AtomicRMWInst* rmw;
+    Value* pointer;              // uniform: recomputed before the one add
+    AtomicOrdering ordering;
+    SyncScope::ID scope;
+    Align align;
+    Type* type;
+    AllocaInst* running = nullptr;  // this round's total so far (one slot)
+    AllocaInst* base = nullptr;     // the one add's old value (one slot)
+    unsigned barrier = 0;           // its pseudo-barrier index
+  };
+  std::vector<Aggregate> aggregates_;
+  SmallPtrSet<AllocaInst*, 8> shared_slots_;  // one slot for all items
 };
+
+// A value every item of a workgroup computes alike: made only of the
+// kernarg, the workgroup record and constants (no local id).
+bool WorkItemLoops::uniform(Value* value, unsigned depth) {
+  if (isa<Constant>(value) || isa<Argument>(value)) return true;
+  auto* inst = dyn_cast<Instruction>(value);
+  if (!inst || depth == 0 || is_call_to(*inst, kLocalIdMarker) || !rematerializable(inst, depth)) return false;
+  if (isa<LoadInst>(inst)) return true;  // a field of the kernarg or the record
+  for (Value* operand : inst->operands())
+    if (!uniform(operand, depth - 1)) return false;
+  return true;
+}
+
+bool WorkItemLoops::find_aggregates() {
+  for (BasicBlock& block : f_)
+    for (Instruction& inst : block) {
+      auto* rmw = dyn_cast<AtomicRMWInst>(&inst);
+      if (!rmw || rmw->getOperation() != AtomicRMWInst::Add || rmw->isVolatile() ||
+          rmw->getOrdering() != AtomicOrdering::Monotonic || !uniform(rmw->getPointerOperand(), kRematerializeDepth))
+        continue;
+      aggregates_.push_back({rmw, rmw->getPointerOperand(), rmw->getOrdering(), rmw->getSyncScopeID(),
+                             rmw->getAlign(), rmw->getType()});
+    }
+  return !aggregates_.empty();
+}
+
+// Each aggregated add: the item adds its operand to the running total and
+// keeps the total before it (its offset), then waits at a pseudo-barrier;
+// after it, the add's result is the one add's old value plus the offset.
+void WorkItemLoops::split_aggregates() {
+  BasicBlock& entry = f_.getEntryBlock();
+  IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
+  for (Aggregate& a : aggregates_) {
+    a.running = eb.CreateAlloca(a.type, nullptr, "xgpu.aggregate.running");
+    a.base = eb.CreateAlloca(a.type, nullptr, "xgpu.aggregate.base");
+    shared_slots_.insert(a.running);
+    shared_slots_.insert(a.base);
+    IRBuilder<> b(a.rmw);
+    Value* offset = b.CreateLoad(a.type, a.running, "xgpu.aggregate.offset");
+    b.CreateStore(b.CreateAdd(offset, a.rmw->getValOperand()), a.running);
+    BasicBlock* marker = a.rmw->getParent()->splitBasicBlock(a.rmw, "xgpu.aggregate");
+    marker->splitBasicBlock(a.rmw, "xgpu.aggregate.resume");
+    IRBuilder<> rb(a.rmw);
+    Value* result = rb.CreateAdd(rb.CreateLoad(a.type, a.base, "xgpu.aggregate.old"), offset);
+    a.rmw->replaceAllUsesWith(result);
+    a.rmw->eraseFromParent();
+    a.rmw = nullptr;
+    a.barrier = unsigned(barrier_blocks_.size()) + 1;
+    barrier_index_[marker] = a.barrier;
+    barrier_blocks_.push_back(marker);
+  }
+}
 
 bool WorkItemLoops::check(std::string* reason) {
   if (f_.arg_size() != 2) {
@@ -395,6 +472,7 @@ void WorkItemLoops::classify_allocas() {
   for (Instruction& inst : f_.getEntryBlock())
     if (auto* alloca = dyn_cast<AllocaInst>(&inst)) allocas_.push_back(alloca);
   for (AllocaInst* alloca : allocas_) {
+    if (shared_slots_.count(alloca)) continue;
     SmallPtrSet<BasicBlock*, 8> blocks;
     bool escapes = false;
     std::vector<Value*> pointers{alloca};
@@ -570,6 +648,7 @@ void WorkItemLoops::build() {
   for (unsigned r = 0; r < regions_.size(); ++r)
     region_entries[r] = BasicBlock::Create(ctx_, "xgpu.region" + Twine(r), &f_);
   b.SetInsertPoint(entry);
+  for (Aggregate& a : aggregates_) b.CreateStore(Constant::getNullValue(a.type), a.running);
   b.CreateBr(region_entries[0]);
 
   for (unsigned r = 0; r < regions_.size(); ++r) {
@@ -594,6 +673,17 @@ void WorkItemLoops::build() {
       rb.CreateBr(zh);
     }
 
+    // Resuming the items that wait at an aggregated add: the one atomic add
+    // of their total, whose old value they all add their offset to.
+    for (Aggregate& a : aggregates_) {
+      if (a.barrier != r) continue;
+      IRBuilder<> ab(region_entries[r]->getTerminator());
+      Value* total = ab.CreateLoad(a.type, a.running, "xgpu.aggregate.total");
+      Value* pointer = rematerialize(a.pointer, region_entries[r]->getTerminator());
+      AtomicRMWInst* add = ab.CreateAtomicRMW(AtomicRMWInst::Add, pointer, total, a.align, a.ordering, a.scope);
+      ab.CreateStore(add, a.base);
+      ab.CreateStore(Constant::getNullValue(a.type), a.running);
+    }
     Value* x_count = counts[0];
     if (bound) {
       IRBuilder<> rb(region_entries[r]->getTerminator());
@@ -764,6 +854,7 @@ bool WorkItemLoops::run(std::string* reason) {
   // Barriers split blocks first, so that a value used on both sides of a
   // barrier in one original block is recomputed after it too.
   split_barriers();
+  split_aggregates();
   rematerialize_uses();
   demote();
   find_regions();
@@ -831,6 +922,21 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
     for (Function* function : items) {
       StringRef kernel = function->getName().drop_back(kItemFunctionSuffix.size());
       std::string reason;
+      GlobalVariable* descriptor = find_descriptor(module, kernel);
+      auto* init = descriptor && descriptor->hasInitializer()
+                       ? dyn_cast<ConstantStruct>(descriptor->getInitializer())
+                       : nullptr;
+      const bool barriers = !init || init->getNumOperands() <= kDescriptorFlagsField ||
+                            (cast<ConstantInt>(init->getOperand(kDescriptorFlagsField))->getZExtValue() &
+                             kFlagUsesBarriers);
+      // A kernel without barriers keeps <xgpu/kernel.h>'s item loop unless it
+      // has an atomic add the workgroup function aggregates.
+      if (!barriers && !WorkItemLoops(*function, module.getDataLayout(), reaches_barrier).find_aggregates()) {
+        removeFromUsedLists(module, [&](Constant* c) { return c->stripPointerCasts() == function; });
+        function->replaceAllUsesWith(PoisonValue::get(function->getType()));
+        function->eraseFromParent();
+        continue;
+      }
       for (unsigned round = 0; round < kInlineRounds; ++round) {
         std::vector<CallBase*> calls;
         for (Instruction& inst : instructions(*function))
@@ -846,21 +952,18 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
       }
       fam.invalidate(*function, PreservedAnalyses::none());
       cleanup.run(*function, fam);
-      GlobalVariable* descriptor = find_descriptor(module, kernel);
-      auto* init = descriptor && descriptor->hasInitializer()
-                       ? dyn_cast<ConstantStruct>(descriptor->getInitializer())
-                       : nullptr;
       bool done = false;
       if (!init || init->getNumOperands() <= kDescriptorFlagsField) {
         reason = "its host descriptor was not found";
       } else {
         WorkItemLoops transform(*function, module.getDataLayout(), reaches_barrier);
-        done = transform.run(&reason);
+        done = (barriers || transform.find_aggregates()) && transform.run(&reason);
       }
       removeFromUsedLists(module, [&](Constant* c) { return c->stripPointerCasts() == function; });
       if (!done) {
-        errs() << "xgpu-wiloop: note: kernel '" << kernel << "' runs its work items as fibers on the host: "
-               << reason << "\n";
+        if (barriers)
+          errs() << "xgpu-wiloop: note: kernel '" << kernel << "' runs its work items as fibers on the host: "
+                 << reason << "\n";
         function->replaceAllUsesWith(PoisonValue::get(function->getType()));
         function->eraseFromParent();
         continue;
@@ -894,7 +997,8 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
       for (unsigned i = 0; i < init->getNumOperands(); ++i) fields.push_back(init->getOperand(i));
       fields[kDescriptorRunWorkgroupField] = function;
       auto* flags = cast<ConstantInt>(fields[kDescriptorFlagsField]);
-      fields[kDescriptorFlagsField] = ConstantInt::get(flags->getType(), flags->getZExtValue() | kFlagWorkitemLoops);
+      if (barriers)
+        fields[kDescriptorFlagsField] = ConstantInt::get(flags->getType(), flags->getZExtValue() | kFlagWorkitemLoops);
       descriptor->setInitializer(ConstantStruct::get(init->getType(), fields));
     }
     // What is left of the markers sits in helpers on paths only the

@@ -84,6 +84,19 @@ XGPU_KERNEL_BARRIERS(x_ranges, carry_args_t, args) {
 }
 XGPU_KERNEL_BINDINGS(x_ranges, 2);
 
+XGPU_KERNEL(append, append_args_t, args) {
+  const uint32_t g = xgpu_global_id(1) * args->grid_width + xgpu_global_id(0);
+  if (g >= args->n) return;
+  const uint32_t v = args->in[g];
+  if (v % 3u != 0u)
+    args->out[xgpu_atomic_fetch_add(&args->counters[0], 1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT)] = g;
+  for (uint32_t k = 0; k < v % 4u; ++k)
+    args->starts[g * 3u + k] =
+        xgpu_atomic_fetch_add(&args->counters[1], k + 1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
+  xgpu_atomic_fetch_add(&args->counters[2], v % 5u, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
+}
+XGPU_KERNEL_BINDINGS(append, 4);
+
 /* 4 KiB per work item live across the barrier: more than the transform keeps
  * per item (tools/xgpu-wiloop), so this kernel keeps fiber mode. */
 XGPU_KERNEL_BARRIERS(big_private, carry_args_t, args) {
