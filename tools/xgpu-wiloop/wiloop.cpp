@@ -108,6 +108,7 @@ class WorkItemLoops {
 
  private:
   bool check(std::string* reason);
+  bool on_group_segment(Value* ptr);
   void lower_group_segment_atomics();
   void mark_global_ids();
   bool uniform(Value* value, unsigned depth);
@@ -177,8 +178,10 @@ bool WorkItemLoops::find_aggregates() {
   for (BasicBlock& block : f_)
     for (Instruction& inst : block) {
       auto* rmw = dyn_cast<AtomicRMWInst>(&inst);
+      // (Atomics on group memory become plain operations instead.)
       if (!rmw || rmw->getOperation() != AtomicRMWInst::Add || rmw->isVolatile() ||
-          rmw->getOrdering() != AtomicOrdering::Monotonic || !uniform(rmw->getPointerOperand(), kRematerializeDepth))
+          rmw->getOrdering() != AtomicOrdering::Monotonic || on_group_segment(rmw->getPointerOperand()) ||
+          !uniform(rmw->getPointerOperand(), kRematerializeDepth))
         continue;
       aggregates_.push_back({rmw, rmw->getPointerOperand(), rmw->getOrdering(), rmw->getSyncScopeID(),
                              rmw->getAlign(), rmw->getType()});
@@ -248,14 +251,15 @@ bool WorkItemLoops::check(std::string* reason) {
 // In loop mode one thread runs every work item of a workgroup, so atomics on
 // the group segment (which no other workgroup can see) are plain memory
 // operations. Done while SSA still shows where each pointer comes from.
+bool WorkItemLoops::on_group_segment(Value* ptr) {
+  const Value* base = getUnderlyingObject(ptr, /*MaxLookup=*/0);
+  const auto* load = dyn_cast<LoadInst>(base);
+  uint64_t offset = 0;
+  return load && is_argument_field(load->getPointerOperand(), workgroup(), dl_, &offset) &&
+         offset == kWorkgroupGroupSegmentOffset;
+}
+
 void WorkItemLoops::lower_group_segment_atomics() {
-  auto on_group_segment = [&](Value* ptr) {
-    const Value* base = getUnderlyingObject(ptr, /*MaxLookup=*/0);
-    const auto* load = dyn_cast<LoadInst>(base);
-    uint64_t offset = 0;
-    return load && is_argument_field(load->getPointerOperand(), workgroup(), dl_, &offset) &&
-           offset == kWorkgroupGroupSegmentOffset;
-  };
   std::vector<Instruction*> worklist;
   for (BasicBlock& block : f_)
     for (Instruction& inst : block) worklist.push_back(&inst);
@@ -551,8 +555,8 @@ uint64_t WorkItemLoops::x_bound(unsigned region) {
   auto* branch = dyn_cast<BranchInst>(start->getTerminator());
   if (!branch || !branch->isConditional()) return 0;
   for (Instruction& inst : *start)
-    if (&inst != branch && (inst.mayHaveSideEffects() || inst.mayReadOrWriteMemory()) && !isa<LoadInst>(inst) &&
-        !is_call_to(inst, kLocalIdMarker))
+    if (&inst != branch && (inst.mayHaveSideEffects() || inst.mayReadOrWriteMemory()) &&
+        !(isa<LoadInst>(inst) && cast<LoadInst>(inst).isSimple()) && !is_call_to(inst, kLocalIdMarker))
       return 0;
   auto* compare = dyn_cast<ICmpInst>(branch->getCondition());
   auto* id = compare ? dyn_cast<CallInst>(compare->getOperand(0)) : nullptr;
