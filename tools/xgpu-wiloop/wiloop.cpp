@@ -15,6 +15,9 @@
 // points at it and its flags gain XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS.
 // A kernel the pass cannot transform keeps fiber mode: K_xgpu_wi_ is
 // deleted and the build prints a note naming the kernel and the reason.
+// <xgpu/kernel.h> emits K_xgpu_wi_ for kernels without barriers too: the
+// pass transforms it only when it has an atomic add to aggregate (then
+// run_workgroup points at it, the flags stay) and deletes it otherwise.
 //
 // Thread-safety: an LLVM pass; runs on one module at a time.
 #include <cstdint>
