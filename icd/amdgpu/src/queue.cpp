@@ -87,6 +87,15 @@ const char* submission_kind_name(SubmissionKind kind) {
 
 // --- finalization ------------------------------------------------------------
 
+// Drops one hold on `s` (Submission::holders); the last frees it and gives
+// its completion signal back. The completion handler holds it until it has
+// run: the runtime watches the signal until then, so it must not be reused.
+void submission_release(Submission* s) {
+  if (s->holders.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  if (s->completion) completion_signal_release(s->queue->device, s->completion);
+  delete s;  // releases the semaphores
+}
+
 // Sets or fails the submission's semaphores and frees it. No queue lock held.
 // Once a payload is set the host may observe it and destroy what the
 // submission used (its command buffer, the semaphores it signals), so
@@ -118,7 +127,7 @@ void finalize(Submission* s) {
   if (s->kind == SubmissionKind::kDealloca) memory_pool_dealloca_complete(s->alloca_buffer);
   if (s->kind == SubmissionKind::kAlloca) memory_pool_alloca_finished(s->alloca_buffer);
   for (CompletionSignal* dependency : s->dependencies) completion_signal_release(device, dependency);
-  if (s->completion) completion_signal_release(device, s->completion);
+  s->dependencies.clear();
   if (s->dedicated_kernargs) device_free(device, s->dedicated_kernargs);
   if (s->command_buffer) {
     command_buffer_release_after_submit(s->command_buffer);
@@ -136,11 +145,11 @@ void finalize(Submission* s) {
     for (const SemaphoreValue& signal : s->signals) semaphore_fail(signal.semaphore, status);
   }
   trace_submission_finalized(s);
-  delete s;  // releases the semaphores
+  submission_release(s);
 }
 
-// Finalizes `failed` (popped from `queue` with `finishing` counted) and
-// wakes waiters.
+// Finalizes `batch` (popped from `queue`'s pending list with `finishing`
+// counted: failed, or empty and done at once) and wakes waiters.
 void finish_batch(Queue* queue, std::vector<Submission*>& batch) {
   if (batch.empty()) return;
   for (Submission* s : batch) finalize(s);
@@ -150,27 +159,69 @@ void finish_batch(Queue* queue, std::vector<Submission*>& batch) {
   queue->idle.notify_all();
 }
 
-void complete_submission(Submission* s) {
-  Queue* queue = s->queue;
-  std::vector<Submission*> done;
+// Retires what completed at the front of `queue`: `known_done` (its handler
+// fired; may be null) and, where the runtime lets the signal be read, every
+// submission from the front whose completion signal fired; then finalizes
+// the done prefix of `inflight` in order. Retirement is serialized per queue
+// (retire_mutex), so payloads are set in queue order whichever thread
+// retires. `blocking` false: returns false at once when another thread is
+// retiring.
+bool retire(Queue* queue, Submission* known_done, bool blocking) {
+  std::unique_lock<std::mutex> retire_lock(queue->retire_mutex, std::defer_lock);
+  if (blocking) {
+    retire_lock.lock();
+  } else if (!retire_lock.try_lock()) {
+    return false;
+  }
+  const HsaApi& hsa = *queue->device->hsa;
+  std::vector<Submission*> observed;  // completions seen by this call
+  std::vector<Submission*> batch;     // popped, to finalize
   {
     std::lock_guard<std::mutex> lock(queue->mutex);
-    s->done = true;
-    queue->progress_at = std::chrono::steady_clock::now();
+    if (known_done && !known_done->done) {
+      known_done->done = true;
+      observed.push_back(known_done);
+    }
+    if (hsa.hsa_signal_load_scacquire) {
+      // Submissions complete in queue order (each one's first packet has
+      // the barrier bit): stop at the first that has not.
+      for (Submission* s : queue->inflight) {
+        if (s->done) continue;
+        if (hsa.hsa_signal_load_scacquire(s->completion->signal) >= 1) break;
+        s->done = true;
+        observed.push_back(s);
+      }
+    }
+    if (!observed.empty()) queue->progress_at = std::chrono::steady_clock::now();
     while (!queue->inflight.empty() && queue->inflight.front()->done) {
       Submission* front = queue->inflight.front();
       queue->inflight.pop_front();
       if (front->kernarg_end) queue->kernarg_tail = std::max(queue->kernarg_tail, front->kernarg_end);
-      done.push_back(front);
+      front->retired.store(true, std::memory_order_release);
+      batch.push_back(front);
     }
-    queue->finishing += uint32_t(done.size());
+    queue->finishing += uint32_t(batch.size());
   }
-  finish_batch(queue, done);
+  for (Submission* s : observed) trace_completion_observed(s);
+  if (batch.empty()) return true;
+  for (Submission* s : batch) finalize(s);
+  retire_lock.unlock();
+  wake_held_submissions();
+  std::lock_guard<std::mutex> lock(queue->mutex);
+  queue->finishing -= uint32_t(batch.size());
+  queue->idle.notify_all();
+  return true;
 }
 
+// The HSA async handler of a submission's completion signal. A host waiter
+// may have retired the submission already; the handler's hold keeps it
+// allocated until here either way.
 bool on_completion(hsa_signal_value_t, void* arg) {
-  trace_completion_observed(static_cast<Submission*>(arg));
-  complete_submission(static_cast<Submission*>(arg));
+  auto* s = static_cast<Submission*>(arg);
+  Queue* queue = s->queue;
+  if (!s->retired.load(std::memory_order_acquire)) retire(queue, s, /*blocking=*/true);
+  submission_release(s);
+  queue->handlers.fetch_sub(1, std::memory_order_release);  // the last touch of the queue
   return false;  // one shot
 }
 
@@ -418,9 +469,13 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
   queue->pending.pop_front();
   if (queue->inflight.empty()) queue->progress_at = std::chrono::steady_clock::now();
   queue->inflight.push_back(s);
+  s->holders.fetch_add(1, std::memory_order_relaxed);  // the handler's (on_completion drops it)
+  queue->handlers.fetch_add(1, std::memory_order_relaxed);
   result = hsa.hsa_amd_signal_async_handler_checked(&error, completion->signal, HSA_SIGNAL_CONDITION_LT,
                                                     hsa_signal_value_t(1), on_completion, static_cast<void*>(s));
   if (result != XGPU_SUCCESS) {
+    s->holders.fetch_sub(1, std::memory_order_relaxed);
+    queue->handlers.fetch_sub(1, std::memory_order_relaxed);
     queue->broken = true;  // this submission's completion will never be seen
     *out_lost = true;
     *out_lost_reason = "cannot observe submission completion: " + error;
@@ -429,9 +484,9 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
 }
 
 // Issues what can be issued from the front of `queue`; fails submissions
-// whose waits failed.
+// whose waits failed; completes empty submissions that need no queue.
 void pump(Queue* queue) {
-  std::vector<Submission*> failed;
+  std::vector<Submission*> finished;  // failed, or empty and done at once: finalized in order
   bool lost = false;
   std::string lost_reason;
   {
@@ -442,7 +497,7 @@ void pump(Queue* queue) {
       if (queue->device->lost) {
         s->status = XGPU_ERROR_DEVICE_LOST;
         queue->pending.pop_front();
-        failed.push_back(s);
+        finished.push_back(s);
         continue;
       }
       // STATIC indirect counts are read on the host at issue: such a
@@ -484,7 +539,19 @@ void pump(Queue* queue) {
         if (!ready) break;
         s->status = wait_status;
         queue->pending.pop_front();
-        failed.push_back(s);
+        finished.push_back(s);
+        continue;
+      }
+      // An empty submission (no command buffer) whose waits are all reached
+      // on the host, with nothing ahead of it on this queue (nothing in
+      // flight, nothing another thread is finalizing; what this pass
+      // finalizes is finalized first, in order): its signals are set here,
+      // on this thread, without a packet, a completion signal or a hand-off
+      // to the packet processor and the completion handler.
+      if (s->kind == SubmissionKind::kBarrier && s->status == XGPU_SUCCESS && dependencies.empty() &&
+          queue->inflight.empty() && queue->finishing == 0) {
+        queue->pending.pop_front();
+        finished.push_back(s);
         continue;
       }
       // An alloca ordered after work on other queues by device-side waits
@@ -501,7 +568,7 @@ void pump(Queue* queue) {
       if (outcome == IssueOutcome::kFailed) {
         for (CompletionSignal* dependency : dependencies) completion_signal_release(queue->device, dependency);
         queue->pending.pop_front();
-        failed.push_back(s);
+        finished.push_back(s);
         if (lost) break;
         continue;
       }
@@ -523,10 +590,10 @@ void pump(Queue* queue) {
         continue;
       }
     }
-    queue->finishing += uint32_t(failed.size());
+    queue->finishing += uint32_t(finished.size());
     if (queue->pending.size() < kHeldSubmissionsWarning / 2) queue->held_warning_at = kHeldSubmissionsWarning;
   }
-  finish_batch(queue, failed);
+  finish_batch(queue, finished);
   if (lost) device_mark_lost(queue->device, lost_reason);
 }
 
@@ -547,6 +614,8 @@ void wake_held_submissions() {
   } while (t_wake_again);
   t_waking = false;
 }
+
+bool queue_retire_completed(Queue* queue) { return retire(queue, nullptr, /*blocking=*/false); }
 
 // --- queue lifetime ----------------------------------------------------------
 
@@ -600,6 +669,22 @@ void queue_destroy(Queue* queue) {
                       " still runs a dispatch that never finished: the queue, its kernarg ring, the device's "
                       "memory, completion signals and builtin kernels are abandoned (leaked), not released under it");
     return;
+  }
+  // Completion handlers of submissions a host waiter retired may still be
+  // on their way (each fires once its signal is below 1, which every
+  // retired or failed submission's is): they hold the submission, its
+  // completion signal and this queue until they return.
+  const auto handlers_deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kDestroyDrainMs);
+  while (queue->handlers.load(std::memory_order_acquire) != 0) {
+    if (std::chrono::steady_clock::now() >= handlers_deadline) {
+      queue->abandoned = true;
+      device_report(queue->device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kHsaCallFailed,
+                    "xgpuDestroyDevice: " + std::to_string(queue->handlers.load()) + " completion handler(s) of HSA queue " +
+                        std::to_string(queue->index) + " did not run within " + std::to_string(kDestroyDrainMs) +
+                        " ms: the queue, its completion signals and the device's memory are abandoned (leaked)");
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
   std::string error;
   if (queue->device->hsa->hsa_queue_destroy_checked(&error, queue->aql) != XGPU_SUCCESS)
