@@ -2,6 +2,8 @@
 // done on the submitting thread; a host thread waiting for a payload that an
 // issued submission signals retires that submission itself, racing the
 // completion handler. Queue order, failures and timeouts hold on every path.
+// And a submission held on the host is released onto the device as soon as
+// another queue's issued submission announces what it waits for.
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -250,4 +252,27 @@ TEST_CASE("a device destroyed right after a host waiter retired its last submiss
     api().DestroyExecutable(env.device(), executable, nullptr);
     // ~Env destroys the device now.
   }
+}
+
+TEST_CASE("a submission held for a payload is issued as soon as another queue issues its signaller") {
+  Env env(1, 2);
+  REQUIRE(have_command_buffers());
+  XgpuSemaphore s = env.semaphore(0), t = env.semaphore(0);
+  {
+    Spinner spinner(env);
+    // Nothing signals s yet: held on the host.
+    REQUIRE(submit_barrier(env.queue(1), {s}, {1}, {t}, {1}) == XGPU_SUCCESS);
+    // Queue 0's submission will signal s: the held one is issued now, with
+    // a device-side wait for it (not when queue 0's work is retired).
+    spinner.submit(env.queue(0), {s}, {1});
+    CHECK(env.wait(t, 1, 20'000'000) == XGPU_TIMEOUT);  // queue 0 still runs
+    // Issued work is not recalled: failing s now no longer reaches the
+    // submission on queue 1 (a held one would fail t with this status).
+    REQUIRE(api().FailSemaphore(env.device(), s, XGPU_ERROR_OUT_OF_DEVICE_MEMORY) == XGPU_SUCCESS);
+    spinner.release();
+    CHECK(env.wait(t, 1) == XGPU_SUCCESS);
+    CHECK(env.value(t) == 1);
+  }
+  api().DestroySemaphore(env.device(), s, nullptr);
+  api().DestroySemaphore(env.device(), t, nullptr);
 }

@@ -19,6 +19,19 @@ std::mutex g_registry_mutex;          // guards g_queues; held while pumping all
 std::vector<Queue*> g_queues;         // every live queue of every device
 thread_local bool t_waking = false;   // this thread is inside wake_held_submissions
 thread_local bool t_wake_again = false;  // a semaphore changed during the pass
+std::atomic<uint32_t> g_holding_queues{0};  // queues whose pending list was non-empty after their last pump
+
+// Records whether `queue` holds submissions (called with queue->mutex held
+// whenever its pending list may have changed).
+void note_holding_locked(Queue* queue) {
+  const bool holding = !queue->pending.empty();
+  if (holding == queue->holding) return;
+  queue->holding = holding;
+  if (holding)
+    g_holding_queues.fetch_add(1, std::memory_order_release);
+  else
+    g_holding_queues.fetch_sub(1, std::memory_order_release);
+}
 
 // --- AQL packets ----------------------------------------------------------
 
@@ -487,6 +500,8 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
 // whose waits failed; completes empty submissions that need no queue.
 void pump(Queue* queue) {
   std::vector<Submission*> finished;  // failed, or empty and done at once: finalized in order
+  bool announced = false;  // an issued submission announced signals (pending_signals)
+  bool holding = false;    // this queue still holds submissions
   bool lost = false;
   std::string lost_reason;
   {
@@ -573,6 +588,7 @@ void pump(Queue* queue) {
         continue;
       }
       if (lost) break;  // the device is lost: what is still pending fails with it
+      if (outcome == IssueOutcome::kIssued && s->status == XGPU_SUCCESS && !s->signals.empty()) announced = true;
       if (outcome == IssueOutcome::kNoRoom) {
         for (CompletionSignal* dependency : dependencies) completion_signal_release(queue->device, dependency);
         if (!queue->inflight.empty() || queue->finishing) break;  // a completion pumps again
@@ -592,9 +608,16 @@ void pump(Queue* queue) {
     }
     queue->finishing += uint32_t(finished.size());
     if (queue->pending.size() < kHeldSubmissionsWarning / 2) queue->held_warning_at = kHeldSubmissionsWarning;
+    note_holding_locked(queue);
+    holding = queue->holding;
   }
   finish_batch(queue, finished);
   if (lost) device_mark_lost(queue->device, lost_reason);
+  // Signals just announced may let submissions held on other queues of the
+  // device wait for this one on the device (a barrier packet on its
+  // completion signal) instead of on the host until it is retired: pump
+  // them now.
+  if (announced && g_holding_queues.load(std::memory_order_acquire) > (holding ? 1u : 0u)) wake_held_submissions();
 }
 
 }  // namespace
@@ -733,6 +756,7 @@ void queue_fail_all(Queue* queue, XgpuResult status) {
       s->status = status;
       failed.push_back(s);
     }
+    note_holding_locked(queue);
     // In-flight work will not complete on a broken queue: complete it here
     // (the handler then fails its semaphores). Its signals are not recycled
     // while the device is lost. On the device's other queues in-flight work

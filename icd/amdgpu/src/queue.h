@@ -113,6 +113,8 @@ struct Queue {
   bool abandoned = false;                      // destroy left its HSA queue running (leaked)
   std::atomic<bool> errored{false};            // the runtime reported a queue error: it stopped
   size_t held_warning_at = kHeldSubmissionsWarning;  // pending count of the next held-operations warning
+  bool holding = false;                        // `pending` was non-empty after the last pump (counted
+                                               // in queue.cpp's number of holding queues)
   uint32_t finishing = 0;                      // completed, being finalized outside the lock
   uint64_t kernarg_head = 0;                   // next free ring byte (monotonic)
   uint64_t kernarg_tail = 0;                   // oldest live ring byte (monotonic)
