@@ -100,15 +100,6 @@ const char* submission_kind_name(SubmissionKind kind) {
 
 // --- finalization ------------------------------------------------------------
 
-// Drops one hold on `s` (Submission::holders); the last frees it and gives
-// its completion signal back. The completion handler holds it until it has
-// run: the runtime watches the signal until then, so it must not be reused.
-void submission_release(Submission* s) {
-  if (s->holders.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  if (s->completion) completion_signal_release(s->queue->device, s->completion);
-  delete s;  // releases the semaphores
-}
-
 // Sets or fails the submission's semaphores and frees it. No queue lock held.
 // Once a payload is set the host may observe it and destroy what the
 // submission used (its command buffer, the semaphores it signals), so
@@ -232,7 +223,13 @@ bool retire(Queue* queue, Submission* known_done, bool blocking) {
 bool on_completion(hsa_signal_value_t, void* arg) {
   auto* s = static_cast<Submission*>(arg);
   Queue* queue = s->queue;
-  if (!s->retired.load(std::memory_order_acquire)) retire(queue, s, /*blocking=*/true);
+  // A host thread waiting on this completion retires it (a waiter that
+  // stops waiting looks at the signal once more after it stopped counting
+  // itself, and retires what fired): the handler's thread stays off its
+  // path. Payloads of other submissions do not wait for it: each has its
+  // own handler, and retirement pops every completed one from the front.
+  if (!s->retired.load(std::memory_order_acquire) && s->host_waiters.load(std::memory_order_seq_cst) == 0)
+    retire(queue, s, /*blocking=*/true);
   submission_release(s);
   queue->handlers.fetch_sub(1, std::memory_order_release);  // the last touch of the queue
   return false;  // one shot
@@ -638,7 +635,18 @@ void wake_held_submissions() {
   t_waking = false;
 }
 
-bool queue_retire_completed(Queue* queue) { return retire(queue, nullptr, /*blocking=*/false); }
+void queue_retire_completed(Queue* queue) { retire(queue, nullptr, /*blocking=*/true); }
+
+void submission_retain(Submission* s) { s->holders.fetch_add(1, std::memory_order_relaxed); }
+
+// Drops one hold on `s` (Submission::holders); the last frees it and gives
+// its completion signal back. The completion handler holds it until it has
+// run: the runtime watches the signal until then, so it must not be reused.
+void submission_release(Submission* s) {
+  if (s->holders.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  if (s->completion) completion_signal_release(s->queue->device, s->completion);
+  delete s;  // releases the semaphores
+}
 
 // --- queue lifetime ----------------------------------------------------------
 

@@ -85,8 +85,11 @@ struct Submission {
   std::atomic<bool> retired{false};            // taken off `inflight` to be finalized (set under
                                                // Queue::mutex; the handler reads it without)
   std::atomic<uint32_t> holders{1};            // the queue's hold (dropped once finalized) plus the
-                                               // completion handler's while registered; the last one
-                                               // frees the submission and its completion signal
+                                               // completion handler's while registered, plus one per
+                                               // host waiter on it; the last one frees the submission
+                                               // and its completion signal
+  std::atomic<uint32_t> host_waiters{0};       // host threads waiting on its completion signal to retire
+                                               // it (its handler then leaves the retirement to them)
 };
 
 // Pending operations on a queue at which a warning says how many are held
@@ -139,9 +142,12 @@ bool queue_hsa_busy(const Queue* queue);
 void wake_held_submissions();
 // Retires, in order, the submissions at the front of `queue` whose completion
 // signals fired, on the calling thread (what the completion handler does).
-// False, doing nothing, when another thread is retiring on this queue right
-// now (it sets the payloads; the caller waits for them instead).
-bool queue_retire_completed(Queue* queue);
+void queue_retire_completed(Queue* queue);
+// A host waiter's hold on an issued submission (taken where the submission
+// is known to be alive, e.g. under its semaphore's lock while it is listed
+// in pending_signals), and its release.
+void submission_retain(Submission* submission);
+void submission_release(Submission* submission);
 // Fails everything pending and in flight (device lost).
 void queue_fail_all(Queue* queue, XgpuResult status);
 // Waits until nothing is pending or in flight on the queue.
