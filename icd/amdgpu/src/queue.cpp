@@ -19,6 +19,19 @@ std::mutex g_registry_mutex;          // guards g_queues; held while pumping all
 std::vector<Queue*> g_queues;         // every live queue of every device
 thread_local bool t_waking = false;   // this thread is inside wake_held_submissions
 thread_local bool t_wake_again = false;  // a semaphore changed during the pass
+std::atomic<uint32_t> g_holding_queues{0};  // queues whose pending list was non-empty after their last pump
+
+// Records whether `queue` holds submissions (called with queue->mutex held
+// whenever its pending list may have changed).
+void note_holding_locked(Queue* queue) {
+  const bool holding = !queue->pending.empty();
+  if (holding == queue->holding) return;
+  queue->holding = holding;
+  if (holding)
+    g_holding_queues.fetch_add(1, std::memory_order_release);
+  else
+    g_holding_queues.fetch_sub(1, std::memory_order_release);
+}
 
 // --- AQL packets ----------------------------------------------------------
 
@@ -118,7 +131,7 @@ void finalize(Submission* s) {
   if (s->kind == SubmissionKind::kDealloca) memory_pool_dealloca_complete(s->alloca_buffer);
   if (s->kind == SubmissionKind::kAlloca) memory_pool_alloca_finished(s->alloca_buffer);
   for (CompletionSignal* dependency : s->dependencies) completion_signal_release(device, dependency);
-  if (s->completion) completion_signal_release(device, s->completion);
+  s->dependencies.clear();
   if (s->dedicated_kernargs) device_free(device, s->dedicated_kernargs);
   if (s->command_buffer) {
     command_buffer_release_after_submit(s->command_buffer);
@@ -136,11 +149,11 @@ void finalize(Submission* s) {
     for (const SemaphoreValue& signal : s->signals) semaphore_fail(signal.semaphore, status);
   }
   trace_submission_finalized(s);
-  delete s;  // releases the semaphores
+  submission_release(s);
 }
 
-// Finalizes `failed` (popped from `queue` with `finishing` counted) and
-// wakes waiters.
+// Finalizes `batch` (popped from `queue`'s pending list with `finishing`
+// counted: failed, or empty and done at once) and wakes waiters.
 void finish_batch(Queue* queue, std::vector<Submission*>& batch) {
   if (batch.empty()) return;
   for (Submission* s : batch) finalize(s);
@@ -150,27 +163,75 @@ void finish_batch(Queue* queue, std::vector<Submission*>& batch) {
   queue->idle.notify_all();
 }
 
-void complete_submission(Submission* s) {
-  Queue* queue = s->queue;
-  std::vector<Submission*> done;
+// Retires what completed at the front of `queue`: `known_done` (its handler
+// fired; may be null) and, where the runtime lets the signal be read, every
+// submission from the front whose completion signal fired; then finalizes
+// the done prefix of `inflight` in order. Retirement is serialized per queue
+// (retire_mutex), so payloads are set in queue order whichever thread
+// retires. `blocking` false: returns false at once when another thread is
+// retiring.
+bool retire(Queue* queue, Submission* known_done, bool blocking) {
+  std::unique_lock<std::mutex> retire_lock(queue->retire_mutex, std::defer_lock);
+  if (blocking) {
+    retire_lock.lock();
+  } else if (!retire_lock.try_lock()) {
+    return false;
+  }
+  const HsaApi& hsa = *queue->device->hsa;
+  std::vector<Submission*> observed;  // completions seen by this call
+  std::vector<Submission*> batch;     // popped, to finalize
   {
     std::lock_guard<std::mutex> lock(queue->mutex);
-    s->done = true;
-    queue->progress_at = std::chrono::steady_clock::now();
+    if (known_done && !known_done->done) {
+      known_done->done = true;
+      observed.push_back(known_done);
+    }
+    if (hsa.hsa_signal_load_scacquire) {
+      // Submissions complete in queue order (each one's first packet has
+      // the barrier bit): stop at the first that has not.
+      for (Submission* s : queue->inflight) {
+        if (s->done) continue;
+        if (hsa.hsa_signal_load_scacquire(s->completion->signal) >= 1) break;
+        s->done = true;
+        observed.push_back(s);
+      }
+    }
+    if (!observed.empty()) queue->progress_at = std::chrono::steady_clock::now();
     while (!queue->inflight.empty() && queue->inflight.front()->done) {
       Submission* front = queue->inflight.front();
       queue->inflight.pop_front();
       if (front->kernarg_end) queue->kernarg_tail = std::max(queue->kernarg_tail, front->kernarg_end);
-      done.push_back(front);
+      front->retired.store(true, std::memory_order_release);
+      batch.push_back(front);
     }
-    queue->finishing += uint32_t(done.size());
+    queue->finishing += uint32_t(batch.size());
   }
-  finish_batch(queue, done);
+  for (Submission* s : observed) trace_completion_observed(s);
+  if (batch.empty()) return true;
+  for (Submission* s : batch) finalize(s);
+  retire_lock.unlock();
+  wake_held_submissions();
+  std::lock_guard<std::mutex> lock(queue->mutex);
+  queue->finishing -= uint32_t(batch.size());
+  queue->idle.notify_all();
+  return true;
 }
 
+// The HSA async handler of a submission's completion signal. A host waiter
+// may have retired the submission already; the handler's hold keeps it
+// allocated until here either way.
 bool on_completion(hsa_signal_value_t, void* arg) {
-  trace_completion_observed(static_cast<Submission*>(arg));
-  complete_submission(static_cast<Submission*>(arg));
+  auto* s = static_cast<Submission*>(arg);
+  Queue* queue = s->queue;
+  // A host thread waiting on this completion retires it (a waiter that
+  // stops waiting looks at the signal once more after it stopped counting
+  // itself, and retires what fired): the handler's thread stays off its
+  // path. Payloads of other submissions do not wait for it: each has its
+  // own handler, and retirement pops every completed one from the front.
+  if (!s->retired.load(std::memory_order_acquire) && s->host_waiters.load(std::memory_order_seq_cst) == 0)
+    retire(queue, s, /*blocking=*/true);
+  submission_release(s);
+  queue->handlers.fetch_sub(1, std::memory_order_release);  // the last touch of the queue
   return false;  // one shot
 }
 
@@ -418,9 +479,13 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
   queue->pending.pop_front();
   if (queue->inflight.empty()) queue->progress_at = std::chrono::steady_clock::now();
   queue->inflight.push_back(s);
+  s->holders.fetch_add(1, std::memory_order_relaxed);  // the handler's (on_completion drops it)
+  queue->handlers.fetch_add(1, std::memory_order_relaxed);
   result = hsa.hsa_amd_signal_async_handler_checked(&error, completion->signal, HSA_SIGNAL_CONDITION_LT,
                                                     hsa_signal_value_t(1), on_completion, static_cast<void*>(s));
   if (result != XGPU_SUCCESS) {
+    s->holders.fetch_sub(1, std::memory_order_relaxed);
+    queue->handlers.fetch_sub(1, std::memory_order_relaxed);
     queue->broken = true;  // this submission's completion will never be seen
     *out_lost = true;
     *out_lost_reason = "cannot observe submission completion: " + error;
@@ -429,9 +494,11 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
 }
 
 // Issues what can be issued from the front of `queue`; fails submissions
-// whose waits failed.
+// whose waits failed; completes empty submissions that need no queue.
 void pump(Queue* queue) {
-  std::vector<Submission*> failed;
+  std::vector<Submission*> finished;  // failed, or empty and done at once: finalized in order
+  bool announced = false;  // an issued submission announced signals (pending_signals)
+  bool holding = false;    // this queue still holds submissions
   bool lost = false;
   std::string lost_reason;
   {
@@ -442,7 +509,7 @@ void pump(Queue* queue) {
       if (queue->device->lost) {
         s->status = XGPU_ERROR_DEVICE_LOST;
         queue->pending.pop_front();
-        failed.push_back(s);
+        finished.push_back(s);
         continue;
       }
       // STATIC indirect counts are read on the host at issue: such a
@@ -484,7 +551,19 @@ void pump(Queue* queue) {
         if (!ready) break;
         s->status = wait_status;
         queue->pending.pop_front();
-        failed.push_back(s);
+        finished.push_back(s);
+        continue;
+      }
+      // An empty submission (no command buffer) whose waits are all reached
+      // on the host, with nothing ahead of it on this queue (nothing in
+      // flight, nothing another thread is finalizing; what this pass
+      // finalizes is finalized first, in order): its signals are set here,
+      // on this thread, without a packet, a completion signal or a hand-off
+      // to the packet processor and the completion handler.
+      if (s->kind == SubmissionKind::kBarrier && s->status == XGPU_SUCCESS && dependencies.empty() &&
+          queue->inflight.empty() && queue->finishing == 0) {
+        queue->pending.pop_front();
+        finished.push_back(s);
         continue;
       }
       // An alloca ordered after work on other queues by device-side waits
@@ -501,11 +580,12 @@ void pump(Queue* queue) {
       if (outcome == IssueOutcome::kFailed) {
         for (CompletionSignal* dependency : dependencies) completion_signal_release(queue->device, dependency);
         queue->pending.pop_front();
-        failed.push_back(s);
+        finished.push_back(s);
         if (lost) break;
         continue;
       }
       if (lost) break;  // the device is lost: what is still pending fails with it
+      if (outcome == IssueOutcome::kIssued && s->status == XGPU_SUCCESS && !s->signals.empty()) announced = true;
       if (outcome == IssueOutcome::kNoRoom) {
         for (CompletionSignal* dependency : dependencies) completion_signal_release(queue->device, dependency);
         if (!queue->inflight.empty() || queue->finishing) break;  // a completion pumps again
@@ -523,11 +603,18 @@ void pump(Queue* queue) {
         continue;
       }
     }
-    queue->finishing += uint32_t(failed.size());
+    queue->finishing += uint32_t(finished.size());
     if (queue->pending.size() < kHeldSubmissionsWarning / 2) queue->held_warning_at = kHeldSubmissionsWarning;
+    note_holding_locked(queue);
+    holding = queue->holding;
   }
-  finish_batch(queue, failed);
+  finish_batch(queue, finished);
   if (lost) device_mark_lost(queue->device, lost_reason);
+  // Signals just announced may let submissions held on other queues of the
+  // device wait for this one on the device (a barrier packet on its
+  // completion signal) instead of on the host until it is retired: pump
+  // them now.
+  if (announced && g_holding_queues.load(std::memory_order_acquire) > (holding ? 1u : 0u)) wake_held_submissions();
 }
 
 }  // namespace
@@ -546,6 +633,19 @@ void wake_held_submissions() {
     for (Queue* queue : g_queues) pump(queue);
   } while (t_wake_again);
   t_waking = false;
+}
+
+void queue_retire_completed(Queue* queue) { retire(queue, nullptr, /*blocking=*/true); }
+
+void submission_retain(Submission* s) { s->holders.fetch_add(1, std::memory_order_relaxed); }
+
+// Drops one hold on `s` (Submission::holders); the last frees it and gives
+// its completion signal back. The completion handler holds it until it has
+// run: the runtime watches the signal until then, so it must not be reused.
+void submission_release(Submission* s) {
+  if (s->holders.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  if (s->completion) completion_signal_release(s->queue->device, s->completion);
+  delete s;  // releases the semaphores
 }
 
 // --- queue lifetime ----------------------------------------------------------
@@ -601,6 +701,22 @@ void queue_destroy(Queue* queue) {
                       "memory, completion signals and builtin kernels are abandoned (leaked), not released under it");
     return;
   }
+  // Completion handlers of submissions a host waiter retired may still be
+  // on their way (each fires once its signal is below 1, which every
+  // retired or failed submission's is): they hold the submission, its
+  // completion signal and this queue until they return.
+  const auto handlers_deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kDestroyDrainMs);
+  while (queue->handlers.load(std::memory_order_acquire) != 0) {
+    if (std::chrono::steady_clock::now() >= handlers_deadline) {
+      queue->abandoned = true;
+      device_report(queue->device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kHsaCallFailed,
+                    "xgpuDestroyDevice: " + std::to_string(queue->handlers.load()) + " completion handler(s) of HSA queue " +
+                        std::to_string(queue->index) + " did not run within " + std::to_string(kDestroyDrainMs) +
+                        " ms: the queue, its completion signals and the device's memory are abandoned (leaked)");
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
   std::string error;
   if (queue->device->hsa->hsa_queue_destroy_checked(&error, queue->aql) != XGPU_SUCCESS)
     device_report(queue->device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kHsaCallFailed,
@@ -648,6 +764,7 @@ void queue_fail_all(Queue* queue, XgpuResult status) {
       s->status = status;
       failed.push_back(s);
     }
+    note_holding_locked(queue);
     // In-flight work will not complete on a broken queue: complete it here
     // (the handler then fails its semaphores). Its signals are not recycled
     // while the device is lost. On the device's other queues in-flight work

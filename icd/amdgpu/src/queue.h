@@ -5,11 +5,19 @@
 // `pending`; the queue issues pending submissions from the front as soon as
 // each one's waits are satisfiable and the AQL ring and kernarg ring have
 // room. Issued submissions move to `inflight` until their completion signal
-// fires (HSA async handler), which sets the signal semaphores, recycles ring
-// space and pumps every queue again.
+// fires; then they are retired in order (their signal semaphores set, ring
+// space recycled, every queue pumped again) by whichever thread sees it
+// first: the HSA async handler registered on the signal, or a host thread
+// waiting for a payload such a submission signals (xgpuWaitSemaphores waits
+// on the completion signal itself and retires, so the hand-off to the
+// handler thread is off its path). A submission with no work, whose waits
+// are reached and with nothing ahead of it on its queue, is retired at once
+// by the submitting thread without the HSA queue.
 //
-// Thread-safety: thread-safe; `mutex` guards the lists and ring counters.
-// Lock order: the queue registry, then Queue::mutex, then Semaphore::mutex.
+// Thread-safety: thread-safe; `mutex` guards the lists and ring counters,
+// `retire_mutex` serializes retirement (payloads are set in queue order).
+// Lock order: the queue registry, then Queue::retire_mutex, then
+// Queue::mutex, then Semaphore::mutex.
 #pragma once
 
 #include <atomic>
@@ -72,8 +80,16 @@ struct Submission {
   std::vector<CompletionSignal*> dependencies; // other queues' completion signals waited for
   uint64_t kernarg_end = 0;                    // ring position after its kernargs (0: none)
   void* dedicated_kernargs = nullptr;          // kernargs too large for the ring
-  bool done = false;                           // completion observed
+  bool done = false;                           // completion observed (guarded by Queue::mutex)
   XgpuResult status = XGPU_SUCCESS;            // negative: failed (signals get failed)
+  std::atomic<bool> retired{false};            // taken off `inflight` to be finalized (set under
+                                               // Queue::mutex; the handler reads it without)
+  std::atomic<uint32_t> holders{1};            // the queue's hold (dropped once finalized) plus the
+                                               // completion handler's while registered, plus one per
+                                               // host waiter on it; the last one frees the submission
+                                               // and its completion signal
+  std::atomic<uint32_t> host_waiters{0};       // host threads waiting on its completion signal to retire
+                                               // it (its handler then leaves the retirement to them)
 };
 
 // Pending operations on a queue at which a warning says how many are held
@@ -89,6 +105,8 @@ struct Queue {
                                                // completions unobservable, ring stuck)
   uint32_t aql_packets = 0;                    // ring size in packets
   uint8_t* kernarg_ring = nullptr;             // kernarg memory (kernarg pool), kKernargRingSize bytes
+  std::atomic<uint32_t> handlers{0};           // completion handlers registered and not yet returned
+  std::mutex retire_mutex;                     // held while retiring (popping and finalizing) in order
   std::mutex mutex;                            // guards the fields below
   std::condition_variable idle;                // notified when pending+inflight+finishing drain
   std::deque<Submission*> pending;             // accepted, not issued, in order
@@ -98,6 +116,8 @@ struct Queue {
   bool abandoned = false;                      // destroy left its HSA queue running (leaked)
   std::atomic<bool> errored{false};            // the runtime reported a queue error: it stopped
   size_t held_warning_at = kHeldSubmissionsWarning;  // pending count of the next held-operations warning
+  bool holding = false;                        // `pending` was non-empty after the last pump (counted
+                                               // in queue.cpp's number of holding queues)
   uint32_t finishing = 0;                      // completed, being finalized outside the lock
   uint64_t kernarg_head = 0;                   // next free ring byte (monotonic)
   uint64_t kernarg_tail = 0;                   // oldest live ring byte (monotonic)
@@ -120,6 +140,14 @@ bool queue_watchdog_expired(Queue* queue, uint64_t timeout_ms, std::string* out_
 bool queue_hsa_busy(const Queue* queue);
 // Pumps every live queue (after a semaphore payload or failure changed).
 void wake_held_submissions();
+// Retires, in order, the submissions at the front of `queue` whose completion
+// signals fired, on the calling thread (what the completion handler does).
+void queue_retire_completed(Queue* queue);
+// A host waiter's hold on an issued submission (taken where the submission
+// is known to be alive, e.g. under its semaphore's lock while it is listed
+// in pending_signals), and its release.
+void submission_retain(Submission* submission);
+void submission_release(Submission* submission);
 // Fails everything pending and in flight (device lost).
 void queue_fail_all(Queue* queue, XgpuResult status);
 // Waits until nothing is pending or in flight on the queue.

@@ -189,6 +189,44 @@ hsa_signal_value_t mirror_target(uint64_t value) {
   return hsa_signal_value_t(std::min<uint64_t>(value, uint64_t(kFailedMirrorValue)));
 }
 
+// When an issued submission will set `semaphore` to `value` (the first
+// pending signaller at or above it), waits for its completion signal or the
+// mirror, whichever comes first, and retires the completed submissions of
+// its queue on this thread: the payload is set here instead of after a
+// hand-off to the completion handler's thread (which leaves the submission
+// to its host waiters). Returns false when there is no such submission (not
+// issued yet, a host signal to come) or the runtime lacks what this needs:
+// the caller then waits on the mirror. True when it waited (the caller
+// re-checks the payload and its deadline).
+bool wait_for_signaller(const Device* device, Semaphore* semaphore, uint64_t value, uint64_t ticks) {
+  const HsaApi& hsa = *device->hsa;
+  if (!hsa.hsa_amd_signal_wait_any || !hsa.hsa_signal_load_scacquire) return false;
+  Submission* signaller = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(semaphore->mutex);
+    if (semaphore->failure != XGPU_SUCCESS || semaphore->value >= value) return true;
+    auto it = semaphore->pending_signals.lower_bound(value);
+    if (it == semaphore->pending_signals.end()) return false;
+    // Listed here, the submission is alive (it is withdrawn under this lock
+    // before it is finalized); held, it and its completion signal stay so.
+    signaller = it->second;
+    submission_retain(signaller);
+    signaller->host_waiters.fetch_add(1, std::memory_order_seq_cst);
+  }
+  const hsa_signal_t completion = signaller->completion->signal;
+  hsa_signal_t signals[2] = {completion, semaphore->mirror};
+  hsa_signal_condition_t conditions[2] = {HSA_SIGNAL_CONDITION_LT, HSA_SIGNAL_CONDITION_GTE};
+  hsa_signal_value_t values[2] = {1, mirror_target(value)};
+  hsa_signal_value_t observed = 0;
+  hsa.hsa_amd_signal_wait_any(2, signals, conditions, values, ticks, HSA_WAIT_STATE_BLOCKED, &observed);
+  signaller->host_waiters.fetch_sub(1, std::memory_order_seq_cst);
+  // Looked at after this thread stopped counting itself: a completion
+  // handler that saw it counted left the retirement to it.
+  if (hsa.hsa_signal_load_scacquire(completion) < 1) queue_retire_completed(signaller->queue);
+  submission_release(signaller);
+  return true;
+}
+
 }  // namespace
 
 XgpuResult semaphore_wait(XgpuDevice handle, const XgpuSemaphoreWaitInfo* info, uint64_t timeout_ns) {
@@ -263,6 +301,7 @@ XgpuResult semaphore_wait(XgpuDevice handle, const XgpuSemaphoreWaitInfo* info, 
       if (device->lost) return XGPU_ERROR_DEVICE_LOST;
       const uint64_t ticks = remaining_ticks();
       if (ticks == 0) return XGPU_TIMEOUT;
+      if (wait_for_signaller(device, semaphore, info->pValues[i], ticks)) continue;
       hsa.hsa_signal_wait_scacquire(semaphore->mirror, HSA_SIGNAL_CONDITION_GTE,
                                     mirror_target(info->pValues[i]), ticks, HSA_WAIT_STATE_BLOCKED);
     }
