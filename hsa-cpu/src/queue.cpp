@@ -98,7 +98,25 @@ class DispatchJob final : public Job {
                                                                   : kernel.private_segment_size;
   }
 
-  void run_item(uint32_t index, WorkerContext& context) override {
+  void run_item(uint32_t index, WorkerContext& context) override { run_workgroups(index, 1, context); }
+
+  // A batch runs as runs of consecutive workgroups along x, one call into
+  // the kernel per run, when the kernel takes runs (no barriers).
+  void run_items(uint32_t first, uint32_t last, WorkerContext& context) override {
+    if ((kernel_.flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) == 0) {
+      for (uint32_t i = first; i < last; ++i) run_workgroups(i, 1, context);
+      return;
+    }
+    while (first < last) {
+      const uint32_t row_left = counts_[0] - first % counts_[0];
+      const uint32_t run = last - first < row_left ? last - first : row_left;
+      run_workgroups(first, run, context);
+      first += run;
+    }
+  }
+
+  // Runs `run` workgroups from linear index `index`, all in one row along x.
+  void run_workgroups(uint32_t index, uint32_t run, WorkerContext& context) {
     xgpu_host_workgroup_t wg;
     const uint32_t x = index % counts_[0];
     const uint32_t yz = index / counts_[0];
@@ -123,7 +141,7 @@ class DispatchJob final : public Job {
                                  HSA_KERNEL_DISPATCH_PACKET_SETUP_WIDTH_DIMENSIONS);
     wg.group_segment = group_bytes_ != 0 ? context.group_segment : nullptr;
     wg.group_segment_size = group_bytes_;
-    wg.reserved0 = 0;
+    wg.workgroup_run = (kernel_.flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) != 0 ? run : 0;
     wg.barrier = nullptr;
     wg.runtime = nullptr;
     // A dispatch whose kernel faulted, or whose queue was inactivated or
@@ -139,7 +157,8 @@ class DispatchJob final : public Job {
       else
         kernel_.run_workgroup(packet_.kernarg_address, &wg);
     });
-    if (!returned) contained_fault(context, x, y, z, fibers);
+    // A run's kernel records the x id of the workgroup it is running.
+    if (!returned) contained_fault(context, wg.workgroup_id[0], y, z, fibers);
   }
 
   // Pool jobs also retire the queue's in-flight count and wake a processor
