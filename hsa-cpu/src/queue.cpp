@@ -157,8 +157,12 @@ class DispatchJob final : public Job {
       else
         kernel_.run_workgroup(packet_.kernarg_address, &wg);
     });
-    // A run's kernel records the x id of the workgroup it is running.
-    if (!returned) contained_fault(context, wg.workgroup_id[0], y, z, fibers);
+    // A run's kernel records which of its workgroups it is running: one
+    // (workgroup_run 1), or the whole run when it interleaves their items.
+    if (!returned) {
+      const uint32_t ran = wg.workgroup_run > 1 ? wg.workgroup_run : 1;
+      contained_fault(context, wg.workgroup_id[0], wg.workgroup_id[0] + ran - 1, y, z, fibers);
+    }
   }
 
   // Pool jobs also retire the queue's in-flight count and wake a processor
@@ -183,15 +187,21 @@ class DispatchJob final : public Job {
  private:
   // Called on the faulting thread, in ordinary context, after the guard
   // brought it back from the kernel: fails the dispatch and its queue.
-  void contained_fault(WorkerContext& context, uint32_t x, uint32_t y, uint32_t z, bool fibers) {
+  void contained_fault(WorkerContext& context, uint32_t x, uint32_t x_last, uint32_t y, uint32_t z, bool fibers) {
     if (fibers) context.fibers->abandon();
     const KernelFault fault = context.guard->fault;
     faulted_.store(true, std::memory_order_relaxed);
     const char* status_name = "?";
     hsa_status_string(fault_status(fault), &status_name);
-    log("queue %llu: kernel '%s' faulted in workgroup (%u, %u, %u): %s at address 0x%llx, pc 0x%llx (%.*s); "
+    char xs[32];
+    if (x_last != x)
+      snprintf(xs, sizeof xs, "%u..%u", x, x_last);
+    else
+      snprintf(xs, sizeof xs, "%u", x);
+    log("queue %llu: kernel '%s' faulted in workgroup%s (%s, %u, %u): %s at address 0x%llx, pc 0x%llx (%.*s); "
         "the dispatch is abandoned and the queue stops",
-        static_cast<unsigned long long>(queue_->amd.hsa_queue.id), kernel_.name ? kernel_.name : "?", x, y, z,
+        static_cast<unsigned long long>(queue_->amd.hsa_queue.id), kernel_.name ? kernel_.name : "?",
+        x_last != x ? "s" : "", xs, y, z,
         fault_description(fault), static_cast<unsigned long long>(fault.address),
         static_cast<unsigned long long>(fault.pc), static_cast<int>(strcspn(status_name, ":")), status_name);
     {

@@ -64,9 +64,12 @@ extern "C" {
 /* run_workgroup runs a run of workgroups per call: the workgroups
  * (workgroup_id[0] + r, workgroup_id[1], workgroup_id[2]) for
  * r = 0 .. workgroup_run - 1 (0 counts as 1), all within workgroup_count[0],
- * in that order. Before each workgroup of the run it stores that workgroup's
- * workgroup_id[0] and item_count[0] into `wg`, so that after a fault the
- * runtime knows which workgroup was running. Only kernels without barriers
+ * in any order of their work items. It keeps `wg` naming what it is running,
+ * so that after a fault the runtime knows: running the workgroups one after
+ * another, it stores each one's workgroup_id[0] and item_count[0] and sets
+ * workgroup_run to 1 before running it; interleaving the items of several
+ * (rows as long as the run), it leaves `wg` naming the whole run and the
+ * runtime reports the range. Only kernels without barriers
  * set it. A runtime that leaves workgroup_run 0 (as runtimes before the flag
  * did with the field's reserved zero) gets one workgroup per call, so code
  * objects and runtimes of either side of the flag work together: the layout

@@ -365,50 +365,67 @@ TEST_CASE("a kernel without barriers runs exactly the run of workgroups it is gi
   CHECK((device.descriptor("reduce")->flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) == 0);
   const xgpu_host_kernel_descriptor_t* kd = device.descriptor("ids");
   // 2-D grid of 37 x 5 items in 4 x 2 workgroups: 10 x 3 workgroups, the
-  // last of each row 1 item wide and the last row 1 item high.
+  // last of each row 1 item wide and the last row 1 item high. Row 2 (one
+  // item high) runs workgroup after workgroup; row 1 (two items high)
+  // interleaves the run's workgroups row by row.
   const uint32_t grid[3] = {37, 5, 1};
   const uint32_t size[3] = {4, 2, 1};
   const uint32_t total = grid[0] * grid[1];
   std::vector<uint32_t> out(size_t{total} * XGPU_TEST_IDS_FIELDS, 0xffffffffu);
   const ids_args_t args = {out.data(), 0};
-  for (const uint32_t run : {0u, 1u, 4u}) {
-    CAPTURE(run);
-    std::fill(out.begin(), out.end(), 0xffffffffu);
-    // Workgroups (6 .. 6 + max(run, 1) - 1, 2): row 2 is the partial one.
-    xgpu_host_workgroup_t wg{};
-    const uint32_t first = 6, row = 2;
-    wg.workgroup_id[0] = first;
-    wg.workgroup_id[1] = row;
-    for (int d = 0; d < 3; ++d) {
-      wg.workgroup_size[d] = size[d];
-      wg.grid_size[d] = grid[d];
-      wg.workgroup_count[d] = (grid[d] + size[d] - 1) / size[d];
-    }
-    wg.item_count[0] = 4;
-    wg.item_count[1] = 1;
-    wg.item_count[2] = 1;
-    wg.dimensions = 2;
-    wg.workgroup_run = run;
-    kd->run_workgroup(&args, &wg);
-    const uint32_t last = first + (run > 1 ? run : 1) - 1;
-    // The kernel recorded the last workgroup it ran: the partial one for 4.
-    CHECK(wg.workgroup_id[0] == last);
-    CHECK(wg.item_count[0] == (last == 9 ? 1u : 4u));
-    CHECK(wg.workgroup_id[1] == row);
-    for (uint32_t y = 0; y < grid[1]; ++y) {
-      for (uint32_t x = 0; x < grid[0]; ++x) {
-        INFO("item " << x << "," << y);
-        const uint32_t* r = out.data() + (size_t{y} * grid[0] + x) * XGPU_TEST_IDS_FIELDS;
-        const bool in_run = y / size[1] == row && x / size[0] >= first && x / size[0] <= last;
-        if (!in_run) {
-          REQUIRE(r[0] == 0xffffffffu);
-          continue;
+  for (const uint32_t row : {1u, 2u}) {
+    for (const uint32_t run : {0u, 1u, 4u}) {
+      CAPTURE(row);
+      CAPTURE(run);
+      std::fill(out.begin(), out.end(), 0xffffffffu);
+      // Workgroups (6 .. 6 + max(run, 1) - 1, row).
+      xgpu_host_workgroup_t wg{};
+      const uint32_t first = 6;
+      const uint32_t high = row == 2 ? 1 : 2;
+      wg.workgroup_id[0] = first;
+      wg.workgroup_id[1] = row;
+      for (int d = 0; d < 3; ++d) {
+        wg.workgroup_size[d] = size[d];
+        wg.grid_size[d] = grid[d];
+        wg.workgroup_count[d] = (grid[d] + size[d] - 1) / size[d];
+      }
+      wg.item_count[0] = 4;
+      wg.item_count[1] = high;
+      wg.item_count[2] = 1;
+      wg.dimensions = 2;
+      wg.workgroup_run = run;
+      kd->run_workgroup(&args, &wg);
+      const uint32_t last = first + (run > 1 ? run : 1) - 1;
+      CHECK(wg.workgroup_id[1] == row);
+      if (high == 1 || run <= 1) {
+        // One after another: `wg` names the last workgroup, the partial one
+        // for a run of 4.
+        CHECK(wg.workgroup_id[0] == last);
+        CHECK(wg.workgroup_run == 1);
+        CHECK(wg.item_count[0] == (last == 9 ? 1u : 4u));
+      } else {
+        // Interleaved: `wg` still names the whole run.
+        CHECK(wg.workgroup_id[0] == first);
+        CHECK(wg.workgroup_run == run);
+      }
+      for (uint32_t y = 0; y < grid[1]; ++y) {
+        for (uint32_t x = 0; x < grid[0]; ++x) {
+          INFO("item " << x << "," << y);
+          const uint32_t* r = out.data() + (size_t{y} * grid[0] + x) * XGPU_TEST_IDS_FIELDS;
+          const bool in_run = y / size[1] == row && x / size[0] >= first && x / size[0] <= last;
+          if (!in_run) {
+            REQUIRE(r[0] == 0xffffffffu);
+            continue;
+          }
+          REQUIRE(r[0] == x);
+          REQUIRE(r[1] == y);
+          REQUIRE(r[2] == 0);
+          REQUIRE(r[3] == (y % size[1]) * size[0] + x % size[0]);
+          REQUIRE(r[4] == row * 10 + x / size[0]);
+          REQUIRE(r[5] == (x / size[0] == 9 ? 1u : 4u) * high);
+          REQUIRE(r[6] == 30);
+          REQUIRE(r[7] == 8);
         }
-        REQUIRE(r[0] == x);
-        REQUIRE(r[1] == y);
-        REQUIRE(r[3] == (y % size[1]) * size[0] + x % size[0]);
-        REQUIRE(r[4] == row * 10 + x / size[0]);
-        REQUIRE(r[5] == (x / size[0] == 9 ? 1u : 4u) * 1u);
       }
     }
   }
