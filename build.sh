@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One entry point for setting up, building and running xgpu.
 #   ./build.sh samples        install what is missing, build, run the samples
-#   ./build.sh test [--asan|--tsan]
+#   ./build.sh test [--asan] [--tsan]
 #                             install what is missing, build, run every test
 #                             (--asan: also the ASan+UBSan build's tests;
 #                             --tsan: also the hsa-cpu, ICD and loader suites
@@ -64,18 +64,19 @@ case "$cmd" in
     ;;
   test)
     setup
-    case "${2:-}" in
-      --asan)
-        build asan
-        ctest --preset asan -j "$(nproc)"
-        ;;
-      --tsan)
-        build tsan
-        ctest --preset tsan -j "$(nproc)"   # the preset selects hsa-cpu.*, icd.*, loader.*
-        ;;
-      "") ;;
-      *) echo "usage: $0 test [--asan|--tsan]" >&2; exit 2 ;;
-    esac
+    for flag in "${@:2}"; do
+      case "$flag" in
+        --asan)
+          build asan
+          ctest --preset asan -j "$(nproc)"
+          ;;
+        --tsan)
+          build tsan
+          ctest --preset tsan -j "$(nproc)"   # the preset selects hsa-cpu.*, icd.*, loader.*
+          ;;
+        *) echo "usage: $0 test [--asan] [--tsan]" >&2; exit 2 ;;
+      esac
+    done
     build default
     ctest --preset default -j "$(nproc)"
     ;;
@@ -106,5 +107,5 @@ case "$cmd" in
       cross_queue_bench saxpy_bench
     bench/cuda/gpu_bench.sh build/gpu
     ;;
-  *) echo "usage: $0 samples | test [--asan|--tsan] | bench | gpu-test | gpu-bench | setup" >&2; exit 2 ;;
+  *) echo "usage: $0 samples | test [--asan] [--tsan] | bench | gpu-test | gpu-bench | setup" >&2; exit 2 ;;
 esac

@@ -5,10 +5,13 @@
 // one run; every result is checked equal to the 1-thread C loop's.
 //
 // Usage: cpu_kernels_bench [--smoke] [--code-objects DIR] [--level LEVEL]
+//                          [--only KERNEL] [--repeats N]
 //   --smoke: small sizes, for ctest; --code-objects: load the host code
 //   objects from DIR (same file names) instead of the build tree; --level:
 //   the highest host level to try (x86-64-v4, -v3 or -v2); --json: one JSON
-//   object per figure and per check (bench/run.py), instead of a table.
+//   object per figure and per check (bench/run.py), instead of a table;
+//   --only: one kernel (its name in kernels.c; atax runs both of its own);
+//   --repeats: timed repeats per figure (default 9).
 // Barrier kernels run as work-item loops when the build has the pass plugin;
 // HSA_CPU_BARRIER_MODE=fibers measures fiber mode instead.
 #define CL_TARGET_OPENCL_VERSION 120
@@ -33,6 +36,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 bool g_smoke = false;
+const char* g_only = nullptr;  // --only: run this kernel alone
+int g_repeats = 9;             // --repeats
 int g_failures = 0;
 std::string g_code_object_dir;  // --code-objects, or empty: the build tree
 std::string g_level;            // --level, or empty: the best the CPU runs
@@ -64,7 +69,7 @@ struct Stats {
 
 // Runs `body` (after one warm-up run) `repeats` times.
 Stats measure(const std::function<void()>& body) {
-  const int repeats = g_smoke ? 1 : 9;
+  const int repeats = g_smoke ? 1 : g_repeats;
   body();
   std::vector<double> ms;
   for (int i = 0; i < repeats; ++i) {
@@ -779,8 +784,13 @@ int main(int argc, char** argv) {
       g_json = true;
     } else if (std::strcmp(argv[i], "--level") == 0 && i + 1 < argc) {
       g_level = argv[++i];
+    } else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+      g_only = argv[++i];
+    } else if (std::strcmp(argv[i], "--repeats") == 0 && i + 1 < argc && std::atoi(argv[i + 1]) > 0) {
+      g_repeats = std::atoi(argv[++i]);
     } else {
-      fprintf(stderr, "usage: %s [--smoke] [--code-objects DIR] [--level x86-64-vN] [--json]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--smoke] [--code-objects DIR] [--level x86-64-vN] [--only KERNEL] [--repeats N] [--json]\n",
+              argv[0]);
       return 2;
     }
   }
@@ -801,13 +811,22 @@ int main(int argc, char** argv) {
            g_smoke ? " [smoke]" : "");
     if (!pocl.ok()) printf("  PoCL: %s\n", pocl.why().c_str());
   }
-  histogram(hsa, pocl);
-  reduction(hsa, pocl);
-  gemm(hsa, pocl);
-  atax(hsa, pocl);
-  jacobi(hsa, pocl);
-  scan(hsa, pocl);
-  compaction(hsa, pocl);
+  const struct {
+    const char* name;
+    void (*run)(Hsa&, Pocl&);
+  } kernels[] = {{"histogram256", histogram}, {"reduce_sum", reduction}, {"gemm", gemm},  {"atax", atax},
+                 {"jacobi2d", jacobi},        {"scan256", scan},         {"compact", compaction}};
+  bool any = false;
+  for (const auto& kernel : kernels) {
+    if (g_only && std::strcmp(g_only, kernel.name) != 0) continue;
+    kernel.run(hsa, pocl);
+    any = true;
+  }
+  if (!any) {
+    fprintf(stderr, "--only %s: no such kernel (histogram256, reduce_sum, gemm, atax, jacobi2d, scan256, compact)\n",
+            g_only);
+    return 2;
+  }
   if (g_failures && !g_json) printf("%d results differ\n", g_failures);
   return g_failures ? 1 : 0;
 }

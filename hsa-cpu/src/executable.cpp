@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <shared_mutex>
@@ -66,6 +67,9 @@ struct Executable {
   // definition of the same name is refused as the specification asks.
   std::vector<VariableDefinition> definitions;    // Registry::mutex
 };
+
+// kernel_object_generation(): executables destroyed so far.
+std::atomic<uint64_t> g_kernel_object_generation{0};
 
 struct Registry {
   std::shared_mutex mutex;
@@ -372,6 +376,9 @@ void destroy_executable(Executable* exec) {
       r.symbols.erase(s.get());
       if (s->is_kernel) r.kernel_objects.erase(reinterpret_cast<uint64_t>(s->kernel));
     }
+    // Before the objects are unloaded: a memo filled before this point no
+    // longer answers once their addresses can be reused.
+    g_kernel_object_generation.fetch_add(1, std::memory_order_acq_rel);
   }
   for (auto& o : exec->objects) unload_object(o.get());
   delete exec;
@@ -389,6 +396,8 @@ hsa_status_t create_reader(std::vector<unsigned char>&& bytes, hsa_code_object_r
 }
 
 }  // namespace
+
+uint64_t kernel_object_generation() { return g_kernel_object_generation.load(std::memory_order_acquire); }
 
 bool read_kernel_descriptor(uint64_t kernel_object, xgpu_host_kernel_descriptor_t* out) {
   Registry& r = registry();

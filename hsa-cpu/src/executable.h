@@ -25,6 +25,36 @@ namespace hsa_cpu {
 // of a live symbol); false for any other value, which is never dereferenced.
 bool read_kernel_descriptor(uint64_t kernel_object, xgpu_host_kernel_descriptor_t* out);
 
+// Counts executable destructions: a kernel object found live stays live
+// (and its descriptor unchanged) while this does not change.
+uint64_t kernel_object_generation();
+
+// One reader's memo of the last kernel object read_kernel_descriptor
+// accepted, so a packet stream dispatching one kernel does not take the
+// registry's lock per packet. Thread-compatible (one per queue processor).
+struct KernelDescriptorCache {
+  uint64_t kernel_object = 0;                 // the object it holds; 0: none
+  uint64_t generation = 0;                    // kernel_object_generation() before it was read
+  xgpu_host_kernel_descriptor_t descriptor{}; // its descriptor
+};
+
+// read_kernel_descriptor through `cache`: the memo answers while no
+// executable was destroyed since it was filled (a later load may reuse a
+// destroyed kernel object's address).
+inline bool read_kernel_descriptor_cached(uint64_t kernel_object, KernelDescriptorCache* cache,
+                                          xgpu_host_kernel_descriptor_t* out) {
+  const uint64_t generation = kernel_object_generation();
+  if (kernel_object != 0 && cache->kernel_object == kernel_object && cache->generation == generation) {
+    *out = cache->descriptor;
+    return true;
+  }
+  if (!read_kernel_descriptor(kernel_object, out)) return false;
+  cache->kernel_object = kernel_object;
+  cache->generation = generation;
+  cache->descriptor = *out;
+  return true;
+}
+
 // Unloads every executable and frees every reader (hsa_shut_down).
 void destroy_all_executables();
 

@@ -260,6 +260,7 @@ struct Processor {
   Queue* queue;
   hsa_status_t packet_error = HSA_STATUS_SUCCESS;  // status of the refused packet
   bool error_reported = false;                     // the callback was called
+  KernelDescriptorCache descriptor_cache;          // the last kernel object dispatched
 
   bool stopping() const {
     return queue->stop.load(std::memory_order_acquire) ||
@@ -328,7 +329,7 @@ struct Processor {
       return invalid(kPacketSizes, "workgroup exceeds the maximum work items", items_per_group);
     if (packet.kernel_object == 0) return invalid(kPacketCode, "null kernel object", 0);
     xgpu_host_kernel_descriptor_t kernel;
-    if (!read_kernel_descriptor(packet.kernel_object, &kernel))
+    if (!read_kernel_descriptor_cached(packet.kernel_object, &descriptor_cache, &kernel))
       return invalid(kPacketCode, "kernel object is not a kernel of a loaded executable", packet.kernel_object);
     if (kernel.magic != XGPU_HOST_KERNEL_MAGIC)
       return invalid(kPacketCode, "kernel object is not an xgpu host kernel descriptor (magic)", kernel.magic);

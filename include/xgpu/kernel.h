@@ -714,9 +714,11 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
 #define XGPU_KERNEL_HOST_RUNS_NO_BARRIERS_ XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS
 #define XGPU_KERNEL_HOST_RUNS_BARRIERS_ 0u
 
-/* The work-item function of a barrier kernel (one item's code; local ids and
+/* The work-item function of a kernel (one item's code; local ids and
  * barriers are markers), which the build's pass plugin turns into the
- * kernel's workgroup function. `invoke` runs the body with context `c`. */
+ * kernel's workgroup function: always for a barrier kernel, and for a
+ * kernel without barriers when it aggregates an atomic add (otherwise the
+ * pass deletes it). `invoke` runs the body with context `c`. */
 #if defined(XGPU_KERNEL_WORKITEM_LOOPS)
 #define XGPU_KERNEL_HOST_WORKITEM_FN_(name, static_group_size, invoke)       \
   /* An assembler name, so that the pass finds it also in C++. */            \
@@ -736,7 +738,10 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
 #else
 #define XGPU_KERNEL_HOST_WORKITEM_FN_(name, static_group_size, invoke)
 #endif
-#define XGPU_KERNEL_HOST_WORKITEM_FN_NO_BARRIERS_(name, args_type)
+#define XGPU_KERNEL_HOST_WORKITEM_FN_NO_BARRIERS_(name, args_type)           \
+  XGPU_KERNEL_HOST_WORKITEM_FN_(name, 0u,                                     \
+      name##_xgpu_body_((const args_type*)kernarg,                            \
+                        &c XGPU_KERNEL_PERMIT_ARG_NO_BARRIERS_))
 #define XGPU_KERNEL_HOST_WORKITEM_FN_BARRIERS_(name, args_type)               \
   XGPU_KERNEL_HOST_WORKITEM_FN_(name, 0u,                                     \
       name##_xgpu_body_((const args_type*)kernarg,                            \

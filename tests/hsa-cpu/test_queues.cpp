@@ -421,6 +421,39 @@ TEST_CASE("HSA 1.2 §2.6 AQL packets: a refused packet reports ROCR's status thr
   }
 }
 
+TEST_CASE("a kernel object of a destroyed executable is refused after the queue dispatched it") {
+  // The packet processor remembers the last kernel object it accepted; a
+  // destroyed executable's objects must not be served from that memory.
+  Runtime rt;
+  auto kernels = std::make_unique<Kernels>(rt.agent);
+  uint32_t* out = rt.alloc<uint32_t>(8);
+  void** kernarg = rt.alloc<void*>(1, rt.kernarg_pool);
+  kernarg[0] = out;
+  Queue q(rt.agent);
+  hsa_signal_t first = make_signal(1), second = make_signal(1), third = make_signal(1);
+  Dispatch d;
+  d.kernel_object = kernels->object("write_ids");
+  d.kernarg = kernarg;
+  d.grid[0] = 8;
+  d.workgroup[0] = 8;
+  d.completion = first;
+  dispatch(q.queue, d);
+  REQUIRE(wait_eq(first, 0));
+  d.completion = second;  // the same object again: still live, runs
+  dispatch(q.queue, d);
+  REQUIRE(wait_eq(second, 0));
+  for (uint32_t i = 0; i < 8; ++i) CHECK(out[i] == 2 * (i + 1));
+  kernels.reset();  // destroys the executable
+  d.completion = third;
+  const uint64_t index = dispatch(q.queue, d);
+  CHECK(q.wait_error());
+  CHECK(q.last_error.load() == HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
+  CHECK(hsa_signal_load_scacquire(third) == 1);
+  CHECK(hsa_queue_load_read_index_scacquire(q.queue) == index);
+  for (uint32_t i = 0; i < 8; ++i) CHECK(out[i] == 2 * (i + 1));  // nothing ran
+  for (hsa_signal_t s : {first, second, third}) hsa_signal_destroy(s);
+}
+
 TEST_CASE("a reserved fence scope is an invalid packet") {
   Runtime rt;
   Kernels kernels(rt.agent);

@@ -806,3 +806,157 @@ TEST_CASE("xgpuCmdDispatch: a count over limits.maxWorkgroupCount is XGPU-VUID-x
                                      ", limits.maxGridSize[1] 4294967295 / workgroup size 1)");
   CHECK(f.end(f.cb) == XGPU_ERROR_INVALID_ARGUMENT);
 }
+
+TEST_CASE("dispatch template: constants per dispatch, rebuilt by every bind, an empty dispatch records nothing") {
+  Fixture f;
+  auto set_group = entry<PFN_xgpuCmdSetWorkgroupMemorySize>("xgpuCmdSetWorkgroupMemorySize");
+  uint8_t *a = nullptr, *b = nullptr, *src_only_data = nullptr;
+  XgpuBuffer ba = fake::make_buffer(f.device.get(), 1024, kAllUsage, &a);
+  XgpuBuffer bb = fake::make_buffer(f.device.get(), 1024, kAllUsage, &b);
+  XgpuBuffer src_only = fake::make_buffer(f.device.get(), 1024, XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT, &src_only_data);
+  XgpuPipeline k = fake::make_pipeline(f.device.get(), "k", 1, 4, 8);   // 1 binding, 4 bytes of constants
+  XgpuPipeline k2 = fake::make_pipeline(f.device.get(), "k2", 1, 4, 4, 2);
+  f.start(2);
+  f.bind_pipeline(f.cb, k);
+  const XgpuBufferRef ra = ref_of(ba), rb = ref_of(bb, 64), rs = slot_ref(1);
+  f.bind_buffers(f.cb, 0, 1, &ra);
+  for (uint32_t c = 10; c < 13; ++c) {  // commands 0..2: the same template, each its own constant
+    f.push(f.cb, 0, sizeof(c), &c);
+    f.dispatch(f.cb, 1, 1, 1);
+  }
+  f.bind_buffers(f.cb, 0, 1, &rb);
+  f.dispatch(f.cb, 2, 3, 1);            // command 3: the new binding, 2 dimensions from the counts
+  set_group(f.cb, 96);
+  f.dispatch(f.cb, 1, 1, 1);            // command 4: the new workgroup memory
+  f.bind_pipeline(f.cb, k2);
+  f.dispatch(f.cb, 1, 1, 1);            // command 5: the new pipeline (2 dimensions from its workgroup)
+  f.bind_buffers(f.cb, 0, 1, &rs);
+  f.dispatch(f.cb, 0, 1, 1);            // empty: builds the template, records nothing
+  f.dispatch(f.cb, 1, 1, 1);            // command 6: the first to need slot 1
+  REQUIRE(f.end(f.cb) == XGPU_SUCCESS);
+  CHECK(f.internal()->program.command_count == 7);
+  CHECK(f.sizes().kernarg_bytes == 12);  // only command 6 builds its kernargs (8 + 4 bytes) per submission
+
+  Ring ring;
+  std::string error;
+  REQUIRE_MESSAGE(f.issue(ring, 0, {{ba, 0, XGPU_WHOLE_SIZE}, {bb, 0, XGPU_WHOLE_SIZE}}, &error) == XGPU_SUCCESS,
+                  error);
+  struct Expect {
+    uint64_t pointer;
+    uint32_t constant;
+    uint32_t grid[3];
+    uint32_t group;
+    uint64_t kernel;
+  };
+  const uint64_t k_object = ring.at(0).kernel_object;
+  const Expect expect[7] = {
+      {address(a), 10, {8, 1, 1}, 0, k_object},       {address(a), 11, {8, 1, 1}, 0, k_object},
+      {address(a), 12, {8, 1, 1}, 0, k_object},       {address(b) + 64, 12, {16, 3, 1}, 0, k_object},
+      {address(b) + 64, 12, {8, 1, 1}, 96, k_object}, {address(b) + 64, 12, {4, 2, 1}, 96, 0},
+      {address(b), 12, {4, 2, 1}, 96, 0},
+  };
+  for (uint32_t i = 0; i < 7; ++i) {
+    CAPTURE(i);
+    const hsa_kernel_dispatch_packet_t& p = ring.at(i);
+    REQUIRE(type_of(p.header) == HSA_PACKET_TYPE_KERNEL_DISPATCH);
+    uint64_t pointer = 0;
+    uint32_t constant = 0;
+    std::memcpy(&pointer, p.kernarg_address, sizeof(pointer));
+    std::memcpy(&constant, static_cast<const uint8_t*>(p.kernarg_address) + 8, sizeof(constant));
+    CHECK(pointer == expect[i].pointer);
+    CHECK(constant == expect[i].constant);
+    CHECK(p.grid_size_x == expect[i].grid[0]);
+    CHECK(p.grid_size_y == expect[i].grid[1]);
+    CHECK(p.grid_size_z == expect[i].grid[2]);
+    CHECK(dims_of(p.setup) == (expect[i].grid[1] > 1 ? 2u : 1u));
+    CHECK(p.group_segment_size == expect[i].group);
+    if (expect[i].kernel) CHECK(p.kernel_object == expect[i].kernel);
+    else CHECK(p.kernel_object != k_object);
+  }
+  // The slot's requirement names the dispatch that recorded (not the empty one).
+  const char* rule = nullptr;
+  const XgpuBufferBinding table[2] = {{ba, 0, XGPU_WHOLE_SIZE}, {src_only, 0, XGPU_WHOLE_SIZE}};
+  CHECK(command_buffer_check_binding_usage(f.internal(), table, 2, &error, &rule) == XGPU_ERROR_INVALID_USAGE);
+  CHECK(error.find("which command 6 (xgpuCmdDispatch binding 0 (xgpuCmdBindBuffers))") != std::string::npos);
+}
+
+namespace {
+// A 256-packet ring and the hand-overs issue made to it (doorbell values).
+struct BigRing {
+  static constexpr uint32_t kSize = 256;
+  std::vector<hsa_kernel_dispatch_packet_t> packets = std::vector<hsa_kernel_dispatch_packet_t>(kSize);
+  hsa_queue_t queue{};
+  std::vector<uint8_t> kernargs = std::vector<uint8_t>(16384);
+  std::vector<uint64_t> doorbells;                  // wait_for_ring_space's doorbell values
+  std::vector<uint32_t> published_at_doorbell;      // packets with a valid header at each
+  BigRing() {
+    for (auto& p : packets) p.header = HSA_PACKET_TYPE_INVALID << HSA_PACKET_HEADER_TYPE;
+    queue.base_address = packets.data();
+    queue.size = kSize;
+  }
+  static bool wait(const IssueTarget& target, uint64_t doorbell, uint64_t, uint64_t* out_read) {
+    auto* self = static_cast<BigRing*>(target.runtime_context);
+    self->doorbells.push_back(doorbell);
+    uint32_t valid = 0;
+    for (const auto& p : self->packets) valid += type_of(p.header) != HSA_PACKET_TYPE_INVALID;
+    self->published_at_doorbell.push_back(valid);
+    *out_read = 0;
+    return true;
+  }
+};
+}  // namespace
+
+TEST_CASE("issue hands packets over in batches only when no command can fail at issue") {
+  Fixture f;
+  uint8_t* a = nullptr;
+  XgpuBuffer ba = fake::make_buffer(f.device.get(), 1024, kAllUsage, &a);
+  XgpuPipeline k = fake::make_pipeline(f.device.get(), "k", 1, 4, 8);
+  for (const bool slot : {false, true}) {
+    CAPTURE(slot);
+    f.start(1);
+    f.bind_pipeline(f.cb, k);
+    const XgpuBufferRef r = slot ? slot_ref(0) : ref_of(ba);
+    f.bind_buffers(f.cb, 0, 1, &r);
+    constexpr uint32_t kDispatches = 200;
+    for (uint32_t c = 0; c < kDispatches; ++c) {
+      f.push(f.cb, 0, sizeof(c), &c);
+      f.dispatch(f.cb, 1, 1, 1);
+    }
+    REQUIRE(f.end(f.cb) == XGPU_SUCCESS);
+    BigRing ring;
+    IssueTarget target;
+    target.aql_queue = &ring.queue;
+    target.packet_count = f.sizes().packet_count;
+    target.kernarg_base = ring.kernargs.data();
+    target.kernarg_capacity = ring.kernargs.size();
+    const XgpuBufferBinding table[1] = {{ba, 0, XGPU_WHOLE_SIZE}};
+    target.bindings = table;
+    target.binding_count = 1;
+    target.completion_signal = hsa_signal_t{0xC0};
+    target.wait_for_ring_space = &BigRing::wait;
+    target.runtime_context = &ring;
+    std::string error;
+    target.out_error = &error;
+    REQUIRE_MESSAGE(command_buffer_issue(f.internal(), target) == XGPU_SUCCESS, error);
+    if (slot) {
+      CHECK(ring.doorbells.empty());  // a slot reference could fail issue: all or nothing
+    } else {
+      // Every 64 packets, the ones before are published and rung.
+      REQUIRE(ring.doorbells.size() == 3);
+      for (uint32_t i = 0; i < 3; ++i) {
+        CHECK(ring.doorbells[i] == uint64_t(64) * (i + 1) - 1);
+        CHECK(ring.published_at_doorbell[i] == 64 * (i + 1));
+      }
+    }
+    for (uint32_t c = 0; c < kDispatches; ++c) {
+      CAPTURE(c);
+      const hsa_kernel_dispatch_packet_t& p = ring.packets[c];
+      REQUIRE(type_of(p.header) == HSA_PACKET_TYPE_KERNEL_DISPATCH);
+      uint32_t constant = 0;
+      std::memcpy(&constant, static_cast<const uint8_t*>(p.kernarg_address) + 8, sizeof(constant));
+      CHECK(constant == c);
+    }
+    f.destroy(f.handle, f.cb, nullptr);
+    f.cb = nullptr;
+  }
+}

@@ -753,6 +753,99 @@ TEST_CASE("work-item loops: 1-, 2- and 3-D workgroups with partial workgroups an
   }
 }
 
+TEST_CASE("work-item loops: regions that only the first items of each row run (tree steps)") {
+  Device device("", XGPU_TEST_WILOOP_KERNELS_FILE);
+  struct Case {
+    uint32_t grid[2];
+    uint16_t workgroup[2];
+  };
+  // Rows longer and shorter than every constant (partial workgroups of 3
+  // and 1 columns), one row and several.
+  for (const Case c : {Case{{64, 1}, {16, 1}}, Case{{35, 6}, {16, 4}}, Case{{19, 5}, {8, 2}}, Case{{5, 3}, {1, 3}},
+                       Case{{40, 2}, {40, 2}}}) {
+    INFO("grid " << c.grid[0] << "x" << c.grid[1] << " workgroup " << c.workgroup[0] << "x" << c.workgroup[1]);
+    const uint32_t total = c.grid[0] * c.grid[1], n = total - 3;
+    uint32_t* in = device.allocate<uint32_t>(total);
+    uint32_t* out = device.allocate<uint32_t>(total);
+    for (uint32_t i = 0; i < total; ++i) in[i] = i * 2654435761u >> 7;
+    std::fill(out, out + total, 0xdeadbeefu);
+    carry_args_t args = {in, out, n, 0};
+    device.run({"x_ranges", &args, sizeof(args), 2, {c.grid[0], c.grid[1], 1}, {c.workgroup[0], c.workgroup[1], 1},
+                uint32_t(c.workgroup[0] * c.workgroup[1] * sizeof(uint32_t))});
+    for (uint32_t gy = 0; gy < c.grid[1]; ++gy)
+      for (uint32_t first = 0; first < c.grid[0]; first += c.workgroup[0]) {
+        const uint32_t columns = std::min<uint32_t>(c.workgroup[0], c.grid[0] - first);
+        std::vector<uint32_t> v(columns);
+        for (uint32_t x = 0; x < columns; ++x) {
+          const uint32_t g = gy * c.grid[0] + first + x;
+          v[x] = g < n ? in[g] : 0u;
+          if (x < 5) v[x] += 100u;
+          if (x <= 6) v[x] *= 3u;
+          if (x <= 9) v[x] ^= 0x55u;
+          if (x < 3) v[x] += 7u;
+        }
+        uint32_t sum = 0;
+        for (uint32_t x = 0; x < columns; ++x) sum += v[x];
+        v[0] = sum;
+        for (uint32_t x = 0; x < columns; ++x) {
+          const uint32_t g = gy * c.grid[0] + first + x;
+          INFO("item " << first + x << "," << gy);
+          REQUIRE(out[g] == (g < n ? v[x] : 0xdeadbeefu));
+        }
+      }
+  }
+}
+
+TEST_CASE("work-item loops: atomic adds to one address, aggregated per workgroup, hand out disjoint ranges") {
+  Device device("", XGPU_TEST_WILOOP_KERNELS_FILE);
+  struct Case {
+    uint32_t grid[2];
+    uint16_t workgroup[2];
+  };
+  // Partial workgroups in both dimensions, one item per workgroup, items
+  // past n that return at once.
+  for (const Case c : {Case{{1000, 1}, {64, 1}}, Case{{37, 29}, {16, 4}}, Case{{300, 2}, {1, 1}},
+                       Case{{1024, 1}, {1024, 1}}}) {
+    INFO("grid " << c.grid[0] << "x" << c.grid[1] << " workgroup " << c.workgroup[0] << "x" << c.workgroup[1]);
+    const uint32_t n = c.grid[0] * c.grid[1] - 5;
+    uint32_t* in = device.allocate<uint32_t>(n);
+    uint32_t* out = device.allocate<uint32_t>(n);
+    uint32_t* starts = device.allocate<uint32_t>(3 * n);
+    uint32_t* counters = device.allocate<uint32_t>(3);
+    for (uint32_t i = 0; i < n; ++i) in[i] = (i * 2654435761u) >> 9;
+    std::fill(out, out + n, 0xffffffffu);
+    std::fill(starts, starts + 3 * n, 0xffffffffu);
+    std::fill(counters, counters + 3, 0u);
+    append_args_t args = {in, out, starts, counters, n, c.grid[0]};
+    device.run({"append", &args, sizeof(args), 2, {c.grid[0], c.grid[1], 1}, {c.workgroup[0], c.workgroup[1], 1}});
+    std::vector<uint32_t> kept, expected_kept;
+    uint32_t slots = 0, sum = 0;
+    std::vector<std::pair<uint32_t, uint32_t>> ranges;  // [start, start + size)
+    for (uint32_t g = 0; g < n; ++g) {
+      if (in[g] % 3u != 0u) expected_kept.push_back(g);
+      for (uint32_t k = 0; k < in[g] % 4u; ++k) {
+        slots += k + 1;
+        ranges.emplace_back(starts[g * 3 + k], starts[g * 3 + k] + k + 1);
+      }
+      sum += in[g] % 5u;
+    }
+    REQUIRE(counters[0] == expected_kept.size());
+    kept.assign(out, out + counters[0]);
+    std::sort(kept.begin(), kept.end());
+    CHECK(kept == expected_kept);
+    REQUIRE(counters[1] == slots);
+    CHECK(counters[2] == sum);
+    // The ranges tile [0, slots) exactly: every add got its own old value.
+    std::sort(ranges.begin(), ranges.end());
+    uint32_t next = 0;
+    for (const auto& [first, end] : ranges) {
+      REQUIRE(first == next);
+      next = end;
+    }
+    CHECK(next == slots);
+  }
+}
+
 TEST_CASE("work-item loops: a kernel the transform leaves to fibers still matches its reference") {
   Device device("", XGPU_TEST_WILOOP_KERNELS_FILE);
   constexpr uint32_t n = 500, workgroup = 64, groups = (n + workgroup - 1) / workgroup, rounds = 3;

@@ -15,6 +15,10 @@
 // points at it and its flags gain XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS.
 // A kernel the pass cannot transform keeps fiber mode: K_xgpu_wi_ is
 // deleted and the build prints a note naming the kernel and the reason.
+// <xgpu/kernel.h> emits K_xgpu_wi_ for kernels without barriers too: the
+// pass transforms it only when it has an atomic add to aggregate (then
+// run_workgroup points at it, and XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS is
+// cleared: it runs one workgroup per call) and deletes it otherwise.
 //
 // Thread-safety: an LLVM pass; runs on one module at a time.
 #include <cstdint>
@@ -55,12 +59,18 @@ constexpr StringLiteral kDescriptorSuffix = ".kd";
 // xgpu_host_kernel_descriptor_t fields (struct element indices).
 constexpr unsigned kDescriptorRunWorkgroupField = 3;
 constexpr unsigned kDescriptorKernargSizeField = 5;
+constexpr unsigned kDescriptorKernargAlignmentField = 6;
 constexpr unsigned kDescriptorFlagsField = 10;
+constexpr uint64_t kFlagUsesBarriers = 0x1;   // XGPU_HOST_KERNEL_FLAG_USES_BARRIERS
 constexpr uint64_t kFlagWorkitemLoops = 0x2;  // XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS
+constexpr uint64_t kFlagWorkgroupRuns = 0x4;  // XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS
 // xgpu_host_workgroup_t byte offsets.
+constexpr uint64_t kWorkgroupIdOffset = 0;             // uint32_t workgroup_id[3]
+constexpr uint64_t kWorkgroupSizeOffset = 12;          // uint32_t workgroup_size[3]
 constexpr uint64_t kWorkgroupItemCountOffset = 48;     // uint32_t item_count[3]
 constexpr uint64_t kWorkgroupGroupSegmentOffset = 64;  // void* group_segment
 constexpr uint64_t kWorkgroupRecordBytes = 96;         // sizeof(xgpu_host_workgroup_t)
+constexpr uint64_t kWorkgroupRecordAlignment = 8;      // _Alignof(xgpu_host_workgroup_t)
 // Work-item state value of an item that returned.
 constexpr uint32_t kStateReturned = 0xffffffffu;
 // How deep a value's operand tree may be to be recomputed where it is used.
@@ -95,12 +105,19 @@ class WorkItemLoops {
   WorkItemLoops(Function& function, const DataLayout& dl, const SmallPtrSetImpl<Function*>& reaches_barrier)
       : f_(function), dl_(dl), ctx_(function.getContext()), reaches_barrier_(reaches_barrier) {}
 
+  // Kernels without barriers: finds the atomic adds that the workgroup
+  // function can aggregate; returns whether there is one.
+  bool find_aggregates();
   // Transforms the function; on failure returns false and sets *reason.
   bool run(std::string* reason);
 
  private:
   bool check(std::string* reason);
+  bool on_group_segment(Value* ptr);
   void lower_group_segment_atomics();
+  void mark_global_ids();
+  bool uniform(Value* value, unsigned depth);
+  void split_aggregates();
   bool rematerializable(Value* value, unsigned depth);
   Value* rematerialize(Value* value, Instruction* before);
   void rematerialize_uses();
@@ -108,6 +125,7 @@ class WorkItemLoops {
   void demote();
   void find_regions();
   void classify_allocas();
+  uint64_t x_bound(unsigned region);
   void build();
 
   Argument* kernarg() { return f_.getArg(0); }
@@ -121,9 +139,87 @@ class WorkItemLoops {
   std::vector<BasicBlock*> region_starts_;    // index r = region r
   std::vector<SetVector<BasicBlock*>> regions_;  // blocks of each region
   DenseMap<BasicBlock*, unsigned> barrier_index_;  // barrier block -> k
+  // Per region: the one barrier k its items can leave it for (k >= 1),
+  // kExitsReturn when they can only return, kExitsMixed otherwise.
+  std::vector<unsigned> region_exits_;
+  static constexpr unsigned kExitsReturn = 0;
+  static constexpr unsigned kExitsMixed = ~0u;
   std::vector<AllocaInst*> allocas_;          // every alloca, entry block
   SmallPtrSet<AllocaInst*, 16> per_item_;     // allocas that need a slot per item
+  // An agent- or system-scope atomic add to one address for every item of
+  // the workgroup, in a kernel without barriers. Each item takes the next
+  // offset of a running total where it reaches the add and waits there as
+  // at a barrier; the region that resumes them makes one atomic add of the
+  // total and gives each item the old value plus its offset: as if the
+  // items' adds had followed each other in item order.
+  struct Aggregate {
+    AtomicRMWInst* rmw;
+    Value* pointer;              // uniform: recomputed before the one add
+    AtomicOrdering ordering;
+    SyncScope::ID scope;
+    Align align;
+    Type* type;
+    AllocaInst* running = nullptr;  // this round's total so far (one slot)
+    AllocaInst* base = nullptr;     // the one add's old value (one slot)
+    unsigned barrier = 0;           // its pseudo-barrier index
+  };
+  std::vector<Aggregate> aggregates_;
+  SmallPtrSet<AllocaInst*, 8> shared_slots_;  // one slot for all items
 };
+
+// A value every item of a workgroup computes alike: made only of the
+// kernarg, the workgroup record and constants (no local id).
+bool WorkItemLoops::uniform(Value* value, unsigned depth) {
+  if (isa<Constant>(value) || isa<Argument>(value)) return true;
+  auto* inst = dyn_cast<Instruction>(value);
+  if (!inst || depth == 0 || is_call_to(*inst, kLocalIdMarker) || !rematerializable(inst, depth)) return false;
+  if (isa<LoadInst>(inst)) return true;  // a field of the kernarg or the record
+  for (Value* operand : inst->operands())
+    if (!uniform(operand, depth - 1)) return false;
+  return true;
+}
+
+bool WorkItemLoops::find_aggregates() {
+  for (BasicBlock& block : f_)
+    for (Instruction& inst : block) {
+      auto* rmw = dyn_cast<AtomicRMWInst>(&inst);
+      // (Atomics on group memory become plain operations instead.)
+      if (!rmw || rmw->getOperation() != AtomicRMWInst::Add || rmw->isVolatile() ||
+          rmw->getOrdering() != AtomicOrdering::Monotonic || on_group_segment(rmw->getPointerOperand()) ||
+          !uniform(rmw->getPointerOperand(), kRematerializeDepth))
+        continue;
+      aggregates_.push_back({rmw, rmw->getPointerOperand(), rmw->getOrdering(), rmw->getSyncScopeID(),
+                             rmw->getAlign(), rmw->getType()});
+    }
+  return !aggregates_.empty();
+}
+
+// Each aggregated add: the item adds its operand to the running total and
+// keeps the total before it (its offset), then waits at a pseudo-barrier;
+// after it, the add's result is the one add's old value plus the offset.
+void WorkItemLoops::split_aggregates() {
+  BasicBlock& entry = f_.getEntryBlock();
+  IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
+  for (Aggregate& a : aggregates_) {
+    a.running = eb.CreateAlloca(a.type, nullptr, "xgpu.aggregate.running");
+    a.base = eb.CreateAlloca(a.type, nullptr, "xgpu.aggregate.base");
+    shared_slots_.insert(a.running);
+    shared_slots_.insert(a.base);
+    IRBuilder<> b(a.rmw);
+    Value* offset = b.CreateLoad(a.type, a.running, "xgpu.aggregate.offset");
+    b.CreateStore(b.CreateAdd(offset, a.rmw->getValOperand()), a.running);
+    BasicBlock* marker = a.rmw->getParent()->splitBasicBlock(a.rmw, "xgpu.aggregate");
+    marker->splitBasicBlock(a.rmw, "xgpu.aggregate.resume");
+    IRBuilder<> rb(a.rmw);
+    Value* result = rb.CreateAdd(rb.CreateLoad(a.type, a.base, "xgpu.aggregate.old"), offset);
+    a.rmw->replaceAllUsesWith(result);
+    a.rmw->eraseFromParent();
+    a.rmw = nullptr;
+    a.barrier = unsigned(barrier_blocks_.size()) + 1;
+    barrier_index_[marker] = a.barrier;
+    barrier_blocks_.push_back(marker);
+  }
+}
 
 bool WorkItemLoops::check(std::string* reason) {
   if (f_.arg_size() != 2) {
@@ -160,14 +256,15 @@ bool WorkItemLoops::check(std::string* reason) {
 // In loop mode one thread runs every work item of a workgroup, so atomics on
 // the group segment (which no other workgroup can see) are plain memory
 // operations. Done while SSA still shows where each pointer comes from.
+bool WorkItemLoops::on_group_segment(Value* ptr) {
+  const Value* base = getUnderlyingObject(ptr, /*MaxLookup=*/0);
+  const auto* load = dyn_cast<LoadInst>(base);
+  uint64_t offset = 0;
+  return load && is_argument_field(load->getPointerOperand(), workgroup(), dl_, &offset) &&
+         offset == kWorkgroupGroupSegmentOffset;
+}
+
 void WorkItemLoops::lower_group_segment_atomics() {
-  auto on_group_segment = [&](Value* ptr) {
-    const Value* base = getUnderlyingObject(ptr, /*MaxLookup=*/0);
-    const auto* load = dyn_cast<LoadInst>(base);
-    uint64_t offset = 0;
-    return load && is_argument_field(load->getPointerOperand(), workgroup(), dl_, &offset) &&
-           offset == kWorkgroupGroupSegmentOffset;
-  };
   std::vector<Instruction*> worklist;
   for (BasicBlock& block : f_)
     for (Instruction& inst : block) worklist.push_back(&inst);
@@ -208,6 +305,44 @@ void WorkItemLoops::lower_group_segment_atomics() {
       rmw->eraseFromParent();
     }
   }
+}
+
+// A global id, workgroup id * workgroup size + local id, is below the grid
+// size, a uint32_t: neither step wraps. Said in the IR (nuw), a global id
+// used as an index is an affine function of the item loop's induction
+// variable, which the loop vectoriser needs to check its accesses' bounds.
+void WorkItemLoops::mark_global_ids() {
+  auto record_field = [&](Value* value, uint64_t base, unsigned* dimension) {
+    auto* load = dyn_cast<LoadInst>(value);
+    uint64_t offset = 0;
+    if (!load || !load->isSimple() || !load->getType()->isIntegerTy(32) ||
+        !is_argument_field(load->getPointerOperand(), workgroup(), dl_, &offset) || offset < base ||
+        offset >= base + 12 || (offset - base) % 4 != 0)
+      return false;
+    *dimension = unsigned((offset - base) / 4);
+    return true;
+  };
+  for (BasicBlock& block : f_)
+    for (Instruction& inst : block) {
+      auto* mul = dyn_cast<BinaryOperator>(&inst);
+      if (!mul || mul->getOpcode() != Instruction::Mul) continue;
+      unsigned d0 = 0, d1 = 0;
+      Value* a = mul->getOperand(0);
+      Value* b = mul->getOperand(1);
+      if (!((record_field(a, kWorkgroupIdOffset, &d0) && record_field(b, kWorkgroupSizeOffset, &d1)) ||
+            (record_field(b, kWorkgroupIdOffset, &d0) && record_field(a, kWorkgroupSizeOffset, &d1))) ||
+          d0 != d1)
+        continue;
+      mul->setHasNoUnsignedWrap(true);
+      for (User* user : mul->users()) {
+        auto* add = dyn_cast<BinaryOperator>(user);
+        if (!add || add->getOpcode() != Instruction::Add) continue;
+        Value* other = add->getOperand(0) == mul ? add->getOperand(1) : add->getOperand(0);
+        auto* call = dyn_cast<CallInst>(other);
+        auto* d = call && is_call_to(*call, kLocalIdMarker) ? dyn_cast<ConstantInt>(call->getArgOperand(0)) : nullptr;
+        if (d && d->getZExtValue() == d0) add->setHasNoUnsignedWrap(true);
+      }
+    }
 }
 
 // Values that depend only on the kernarg, the workgroup record and the local
@@ -327,6 +462,15 @@ void WorkItemLoops::find_regions() {
       for (BasicBlock* next : successors(block))
         if (!barrier_index_.count(next) && blocks.insert(next)) stack.push_back(next);
     }
+    // Ways out of the region: the barriers its blocks branch to, and
+    // return (kExitsReturn).
+    SmallSetVector<unsigned, 4> exits;
+    for (BasicBlock* block : blocks) {
+      if (isa<ReturnInst>(block->getTerminator())) exits.insert(kExitsReturn);
+      for (BasicBlock* next : successors(block))
+        if (auto it = barrier_index_.find(next); it != barrier_index_.end()) exits.insert(it->second);
+    }
+    region_exits_.push_back(exits.size() == 1 ? exits[0] : kExitsMixed);
     regions_.push_back(std::move(blocks));
   }
 }
@@ -337,6 +481,7 @@ void WorkItemLoops::classify_allocas() {
   for (Instruction& inst : f_.getEntryBlock())
     if (auto* alloca = dyn_cast<AllocaInst>(&inst)) allocas_.push_back(alloca);
   for (AllocaInst* alloca : allocas_) {
+    if (shared_slots_.count(alloca)) continue;
     SmallPtrSet<BasicBlock*, 8> blocks;
     bool escapes = false;
     std::vector<Value*> pointers{alloca};
@@ -403,6 +548,53 @@ void WorkItemLoops::classify_allocas() {
   }
 }
 
+// Region `region` starts with a branch on the item's local id x against a
+// constant that sends every item with x >= bound straight to the region's
+// one barrier, and nothing before that branch writes memory or has another
+// effect (`if (lid < stride) { ... } xgpu_barrier();`): returns that bound,
+// or 0. Such items do nothing in the region, so its x loop can stop there.
+uint64_t WorkItemLoops::x_bound(unsigned region) {
+  const unsigned barrier = region_exits_[region];
+  if (barrier == kExitsMixed || barrier == kExitsReturn) return 0;
+  BasicBlock* start = region_starts_[region];
+  auto* branch = dyn_cast<BranchInst>(start->getTerminator());
+  if (!branch || !branch->isConditional()) return 0;
+  for (Instruction& inst : *start)
+    if (&inst != branch && (inst.mayHaveSideEffects() || inst.mayReadOrWriteMemory()) &&
+        !(isa<LoadInst>(inst) && cast<LoadInst>(inst).isSimple()) && !is_call_to(inst, kLocalIdMarker))
+      return 0;
+  auto* compare = dyn_cast<ICmpInst>(branch->getCondition());
+  auto* id = compare ? dyn_cast<CallInst>(compare->getOperand(0)) : nullptr;
+  auto* constant = compare ? dyn_cast<ConstantInt>(compare->getOperand(1)) : nullptr;
+  if (!id || !constant || !is_call_to(*id, kLocalIdMarker) || !isa<ConstantInt>(id->getArgOperand(0)) ||
+      !cast<ConstantInt>(id->getArgOperand(0))->isZero() || constant->getBitWidth() > 64)
+    return 0;
+  // Does `block` go to the barrier with no instruction on the way?
+  auto to_barrier = [&](BasicBlock* block) {
+    for (unsigned step = 0; step < 4 && block; ++step) {
+      if (auto it = barrier_index_.find(block); it != barrier_index_.end()) return it->second == barrier;
+      if (block->size() != 1) return false;
+      block = block->getSingleSuccessor();
+    }
+    return false;
+  };
+  const bool leave_if_false = to_barrier(branch->getSuccessor(1));
+  const bool leave_if_true = to_barrier(branch->getSuccessor(0));
+  if (leave_if_false == leave_if_true) return 0;
+  // x is below 2^31 (workgroups are small), so signed and unsigned agree
+  // for a constant that is not negative.
+  if (compare->isSigned() && constant->isNegative()) return 0;
+  const uint64_t c = constant->getZExtValue();
+  if (c >= kMaxWorkgroupItems) return 0;
+  CmpInst::Predicate stay = leave_if_false ? compare->getPredicate() : compare->getInversePredicate();
+  switch (stay) {
+    case CmpInst::ICMP_ULT: case CmpInst::ICMP_SLT: return c;      // x < c runs the region
+    case CmpInst::ICMP_ULE: case CmpInst::ICMP_SLE: return c + 1;  // x <= c
+    case CmpInst::ICMP_EQ: return c == 0 ? 1 : 0;                 // x == 0
+    default: return 0;
+  }
+}
+
 void WorkItemLoops::build() {
   Type* i32 = Type::getInt32Ty(ctx_);
   Type* i64 = Type::getInt64Ty(ctx_);
@@ -434,20 +626,38 @@ void WorkItemLoops::build() {
     arrays[alloca] = array;
   }
   const unsigned barrier_count = unsigned(barrier_blocks_.size());
-  AllocaInst* state = barrier_count ? b.CreateAlloca(i32, items64, "xgpu.state") : nullptr;
+  // Follow the regions from region 0, which every item runs: while each has
+  // one way out, every item reaches the same barrier and the next region is
+  // known at build time. Only when a region with several ways out is
+  // reachable so do items need a state word, and the workgroup a dispatcher.
+  bool dispatched = false;
+  {
+    std::vector<bool> seen(regions_.size());
+    for (unsigned r = 0; !seen[r];) {
+      seen[r] = true;
+      if (region_exits_[r] == kExitsMixed) {
+        dispatched = true;
+        break;
+      }
+      if (region_exits_[r] == kExitsReturn) break;
+      r = region_exits_[r];
+    }
+  }
+  AllocaInst* state = dispatched ? b.CreateAlloca(i32, items64, "xgpu.state") : nullptr;
 
   BasicBlock* exit = BasicBlock::Create(ctx_, "xgpu.exit", &f_);
   ReturnInst::Create(ctx_, exit);
-  BasicBlock* dispatch = barrier_count ? BasicBlock::Create(ctx_, "xgpu.dispatch", &f_) : exit;
+  BasicBlock* dispatch = dispatched ? BasicBlock::Create(ctx_, "xgpu.dispatch", &f_) : exit;
 
   // Set by the dispatcher: every item waits at the barrier being resumed, so
   // its region's loop needs no per-item test (the loop is unswitched on it).
-  AllocaInst* uniform_slot = barrier_count ? b.CreateAlloca(b.getInt1Ty(), nullptr, "xgpu.uniform") : nullptr;
+  AllocaInst* uniform_slot = dispatched ? b.CreateAlloca(b.getInt1Ty(), nullptr, "xgpu.uniform") : nullptr;
 
   std::vector<BasicBlock*> region_entries(regions_.size());
   for (unsigned r = 0; r < regions_.size(); ++r)
     region_entries[r] = BasicBlock::Create(ctx_, "xgpu.region" + Twine(r), &f_);
   b.SetInsertPoint(entry);
+  for (Aggregate& a : aggregates_) b.CreateStore(Constant::getNullValue(a.type), a.running);
   b.CreateBr(region_entries[0]);
 
   for (unsigned r = 0; r < regions_.size(); ++r) {
@@ -456,11 +666,15 @@ void WorkItemLoops::build() {
     BasicBlock* zh = BasicBlock::Create(ctx_, tag + ".z", &f_);
     BasicBlock* yh = BasicBlock::Create(ctx_, tag + ".y", &f_);
     BasicBlock* xh = BasicBlock::Create(ctx_, tag + ".x", &f_);
+    // Without state words, items that would only pass through to the
+    // barrier need not run at all: the x loop stops at x_bound.
+    const uint64_t bound = dispatched ? 0 : x_bound(r);
     BasicBlock* xl = BasicBlock::Create(ctx_, tag + ".x.next", &f_);
     BasicBlock* yl = BasicBlock::Create(ctx_, tag + ".y.next", &f_);
     BasicBlock* zl = BasicBlock::Create(ctx_, tag + ".z.next", &f_);
     Value* uniform = nullptr;
-    if (r == 0) {
+    if (r == 0 || !dispatched) {
+      uniform = ConstantInt::getTrue(ctx_);
       BranchInst::Create(zh, region_entries[r]);
     } else {
       IRBuilder<> rb(region_entries[r]);
@@ -468,6 +682,23 @@ void WorkItemLoops::build() {
       rb.CreateBr(zh);
     }
 
+    // Resuming the items that wait at an aggregated add: the one atomic add
+    // of their total, whose old value they all add their offset to.
+    for (Aggregate& a : aggregates_) {
+      if (a.barrier != r) continue;
+      IRBuilder<> ab(region_entries[r]->getTerminator());
+      Value* total = ab.CreateLoad(a.type, a.running, "xgpu.aggregate.total");
+      Value* pointer = rematerialize(a.pointer, region_entries[r]->getTerminator());
+      AtomicRMWInst* add = ab.CreateAtomicRMW(AtomicRMWInst::Add, pointer, total, a.align, a.ordering, a.scope);
+      ab.CreateStore(add, a.base);
+      ab.CreateStore(Constant::getNullValue(a.type), a.running);
+    }
+    Value* x_count = counts[0];
+    if (bound) {
+      IRBuilder<> rb(region_entries[r]->getTerminator());
+      x_count = rb.CreateBinaryIntrinsic(Intrinsic::umin, counts[0], rb.getInt32(uint32_t(bound)), nullptr,
+                                         "xgpu.x.count");
+    }
     b.SetInsertPoint(zh);
     PHINode* z = b.CreatePHI(i32, 2, "xgpu.z");
     z->addIncoming(b.getInt32(0), region_entries[r]);
@@ -475,7 +706,7 @@ void WorkItemLoops::build() {
     b.SetInsertPoint(yh);
     PHINode* y = b.CreatePHI(i32, 2, "xgpu.y");
     y->addIncoming(b.getInt32(0), zh);
-    b.CreateBr(xh);
+    b.CreateBr(xh);  // x_count >= 1, as x_bound and the item counts are
     b.SetInsertPoint(xh);
     PHINode* x = b.CreatePHI(i32, 2, "xgpu.x");
     x->addIncoming(b.getInt32(0), yh);
@@ -490,7 +721,7 @@ void WorkItemLoops::build() {
     // Exits: to barrier k records k; a return records kStateReturned.
     for (BasicBlock* barrier : barrier_blocks_) {
       BasicBlock* leave = BasicBlock::Create(ctx_, tag + ".to.barrier" + Twine(barrier_index_[barrier]), &f_);
-      new StoreInst(ConstantInt::get(i32, barrier_index_[barrier]), state_slot, leave);
+      if (state_slot) new StoreInst(ConstantInt::get(i32, barrier_index_[barrier]), state_slot, leave);
       BranchInst::Create(xl, leave);
       map[barrier] = leave;
     }
@@ -500,7 +731,7 @@ void WorkItemLoops::build() {
       map[block] = clone;
       clones.push_back(clone);
     }
-    if (r == 0) {
+    if (r == 0 || !dispatched) {
       b.CreateBr(cast<BasicBlock>(map[region_starts_[r]]));
     } else {
       // Only the items waiting at this region's barrier run it.
@@ -535,7 +766,7 @@ void WorkItemLoops::build() {
     b.SetInsertPoint(xl);
     Value* x1 = b.CreateNUWAdd(x, b.getInt32(1));
     x->addIncoming(x1, xl);
-    b.CreateCondBr(b.CreateICmpULT(x1, counts[0]), xh, yl);
+    b.CreateCondBr(b.CreateICmpULT(x1, x_count), xh, yl);
     b.SetInsertPoint(yl);
     Value* y1 = b.CreateNUWAdd(y, b.getInt32(1));
     y->addIncoming(y1, yl);
@@ -543,46 +774,58 @@ void WorkItemLoops::build() {
     b.SetInsertPoint(zl);
     Value* z1 = b.CreateNUWAdd(z, b.getInt32(1));
     z->addIncoming(z1, zl);
-    b.CreateCondBr(b.CreateICmpULT(z1, counts[2]), zh, dispatch);
+    // A region run by every item whose only way out is one barrier (or
+    // return) leaves every item there: the next region follows without the
+    // dispatcher's scan.
+    BasicBlock* done = dispatch;
+    if (barrier_count && region_exits_[r] != kExitsMixed) {
+      done = BasicBlock::Create(ctx_, tag + ".done", &f_);
+      IRBuilder<> db(done);
+      BasicBlock* next = region_exits_[r] == kExitsReturn ? exit : region_entries[region_exits_[r]];
+      if (!dispatched) {
+        db.CreateBr(next);
+      } else if (r == 0) {
+        if (next != exit) db.CreateStore(db.getTrue(), uniform_slot);
+        db.CreateBr(next);
+      } else {
+        db.CreateCondBr(uniform, next, dispatch);  // the uniform slot stays true
+      }
+    }
+    b.CreateCondBr(b.CreateICmpULT(z1, counts[2]), zh, done);
   }
 
-  if (barrier_count) {
-    // The next region is where the first item that has not returned waits
-    // (all items that have not returned wait at the same barrier in a kernel
-    // that follows the language rules; others wait for a later round).
+  if (dispatched) {
+    // The next region is that of the lowest-numbered barrier an item waits
+    // at (all items that have not returned wait at the same barrier in a
+    // kernel that follows the language rules; others wait for a later
+    // round). One pass over the state words, two reductions (vectorised):
+    // the lowest and the highest state; every item waits at the same barrier
+    // (none returned, none elsewhere) when they are equal.
     BasicBlock* scan = BasicBlock::Create(ctx_, "xgpu.dispatch.scan", &f_);
-    BasicBlock* next = BasicBlock::Create(ctx_, "xgpu.dispatch.next", &f_);
-    BasicBlock* found = BasicBlock::Create(ctx_, "xgpu.dispatch.found", &f_);
+    BasicBlock* chosen = BasicBlock::Create(ctx_, "xgpu.dispatch.chosen", &f_);
+    BasicBlock* resume = BasicBlock::Create(ctx_, "xgpu.dispatch.resume", &f_);
     b.SetInsertPoint(dispatch);
     b.CreateBr(scan);
     b.SetInsertPoint(scan);
     PHINode* i = b.CreatePHI(i64, 2, "xgpu.scan");
+    PHINode* lowest = b.CreatePHI(i32, 2, "xgpu.scan.lowest");
+    PHINode* highest = b.CreatePHI(i32, 2, "xgpu.scan.highest");
     i->addIncoming(b.getInt64(0), dispatch);
+    lowest->addIncoming(b.getInt32(kStateReturned), dispatch);
+    highest->addIncoming(b.getInt32(0), dispatch);
     Value* s = b.CreateAlignedLoad(i32, b.CreateInBoundsGEP(i32, state, i), Align(4));
-    b.CreateCondBr(b.CreateICmpEQ(s, b.getInt32(kStateReturned)), next, found);
-    b.SetInsertPoint(next);
+    Value* lowest1 = b.CreateBinaryIntrinsic(Intrinsic::umin, lowest, s);
+    Value* highest1 = b.CreateBinaryIntrinsic(Intrinsic::umax, highest, s);
     Value* i1 = b.CreateNUWAdd(i, b.getInt64(1));
-    i->addIncoming(i1, next);
-    b.CreateCondBr(b.CreateICmpULT(i1, items64), scan, exit);
-    // Do all items wait at the same barrier (none returned, none elsewhere)?
-    BasicBlock* same = BasicBlock::Create(ctx_, "xgpu.dispatch.same", &f_);
-    BasicBlock* chosen = BasicBlock::Create(ctx_, "xgpu.dispatch.chosen", &f_);
-    b.SetInsertPoint(found);
-    b.CreateBr(same);
-    b.SetInsertPoint(same);
-    PHINode* j = b.CreatePHI(i64, 2, "xgpu.same.item");
-    PHINode* all = b.CreatePHI(b.getInt1Ty(), 2, "xgpu.same.all");
-    j->addIncoming(b.getInt64(0), found);
-    all->addIncoming(b.getTrue(), found);
-    Value* equal = b.CreateICmpEQ(b.CreateAlignedLoad(i32, b.CreateInBoundsGEP(i32, state, j), Align(4)), s);
-    Value* all1 = b.CreateAnd(all, equal);
-    Value* j1 = b.CreateNUWAdd(j, b.getInt64(1));
-    j->addIncoming(j1, same);
-    all->addIncoming(all1, same);
-    b.CreateCondBr(b.CreateICmpULT(j1, items64), same, chosen);
+    i->addIncoming(i1, scan);
+    lowest->addIncoming(lowest1, scan);
+    highest->addIncoming(highest1, scan);
+    b.CreateCondBr(b.CreateICmpULT(i1, items64), scan, chosen);
     b.SetInsertPoint(chosen);
-    b.CreateStore(all1, uniform_slot);
-    SwitchInst* sw = b.CreateSwitch(s, exit, barrier_count);
+    b.CreateCondBr(b.CreateICmpEQ(lowest1, b.getInt32(kStateReturned)), exit, resume);
+    b.SetInsertPoint(resume);
+    b.CreateStore(b.CreateICmpEQ(lowest1, highest1), uniform_slot);
+    SwitchInst* sw = b.CreateSwitch(lowest1, exit, barrier_count);
     for (unsigned k = 1; k <= barrier_count; ++k) sw->addCase(b.getInt32(k), region_entries[k]);
   }
 
@@ -597,16 +840,31 @@ void WorkItemLoops::build() {
 bool WorkItemLoops::run(std::string* reason) {
   if (!check(reason)) return false;
   // Lifetime markers would land on per-item slots; they are only hints.
-  std::vector<Instruction*> lifetimes;
+  // Scoped no-alias declarations (from inlining the kernel body into the
+  // work-item function) would sit inside the item loops, where they keep
+  // loads of the kernarg (a no-alias, read-only parameter once transformed)
+  // from moving out of them; dropped with the metadata that names them.
+  std::vector<Instruction*> hints;
   for (BasicBlock& block : f_)
-    for (Instruction& inst : block)
-      if (auto* intrinsic = dyn_cast<IntrinsicInst>(&inst); intrinsic && intrinsic->isLifetimeStartOrEnd())
-        lifetimes.push_back(intrinsic);
-  for (Instruction* inst : lifetimes) inst->eraseFromParent();
+    for (Instruction& inst : block) {
+      auto* intrinsic = dyn_cast<IntrinsicInst>(&inst);
+      if (intrinsic && (intrinsic->isLifetimeStartOrEnd() ||
+                        intrinsic->getIntrinsicID() == Intrinsic::experimental_noalias_scope_decl)) {
+        hints.push_back(intrinsic);
+        continue;
+      }
+      inst.setMetadata(LLVMContext::MD_alias_scope, nullptr);
+      inst.setMetadata(LLVMContext::MD_noalias, nullptr);
+    }
+  for (Instruction* inst : hints) inst->eraseFromParent();
 
   lower_group_segment_atomics();
-  rematerialize_uses();
+  mark_global_ids();
+  // Barriers split blocks first, so that a value used on both sides of a
+  // barrier in one original block is recomputed after it too.
   split_barriers();
+  split_aggregates();
+  rematerialize_uses();
   demote();
   find_regions();
   classify_allocas();
@@ -673,6 +931,21 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
     for (Function* function : items) {
       StringRef kernel = function->getName().drop_back(kItemFunctionSuffix.size());
       std::string reason;
+      GlobalVariable* descriptor = find_descriptor(module, kernel);
+      auto* init = descriptor && descriptor->hasInitializer()
+                       ? dyn_cast<ConstantStruct>(descriptor->getInitializer())
+                       : nullptr;
+      const bool barriers = !init || init->getNumOperands() <= kDescriptorFlagsField ||
+                            (cast<ConstantInt>(init->getOperand(kDescriptorFlagsField))->getZExtValue() &
+                             kFlagUsesBarriers);
+      // A kernel without barriers keeps <xgpu/kernel.h>'s item loop unless it
+      // has an atomic add the workgroup function aggregates.
+      if (!barriers && !WorkItemLoops(*function, module.getDataLayout(), reaches_barrier).find_aggregates()) {
+        removeFromUsedLists(module, [&](Constant* c) { return c->stripPointerCasts() == function; });
+        function->replaceAllUsesWith(PoisonValue::get(function->getType()));
+        function->eraseFromParent();
+        continue;
+      }
       for (unsigned round = 0; round < kInlineRounds; ++round) {
         std::vector<CallBase*> calls;
         for (Instruction& inst : instructions(*function))
@@ -688,21 +961,18 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
       }
       fam.invalidate(*function, PreservedAnalyses::none());
       cleanup.run(*function, fam);
-      GlobalVariable* descriptor = find_descriptor(module, kernel);
-      auto* init = descriptor && descriptor->hasInitializer()
-                       ? dyn_cast<ConstantStruct>(descriptor->getInitializer())
-                       : nullptr;
       bool done = false;
       if (!init || init->getNumOperands() <= kDescriptorFlagsField) {
         reason = "its host descriptor was not found";
       } else {
         WorkItemLoops transform(*function, module.getDataLayout(), reaches_barrier);
-        done = transform.run(&reason);
+        done = (barriers || transform.find_aggregates()) && transform.run(&reason);
       }
       removeFromUsedLists(module, [&](Constant* c) { return c->stripPointerCasts() == function; });
       if (!done) {
-        errs() << "xgpu-wiloop: note: kernel '" << kernel << "' runs its work items as fibers on the host: "
-               << reason << "\n";
+        if (barriers)
+          errs() << "xgpu-wiloop: note: kernel '" << kernel << "' runs its work items as fibers on the host: "
+                 << reason << "\n";
         function->replaceAllUsesWith(PoisonValue::get(function->getType()));
         function->eraseFromParent();
         continue;
@@ -718,6 +988,14 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
       if (kernarg_size && kernarg_size->getZExtValue() != 0)
         function->addDereferenceableParamAttr(0, kernarg_size->getZExtValue());
       function->addDereferenceableParamAttr(1, kWorkgroupRecordBytes);
+      // Aligned as the descriptor says (the kernarg, spec/kernels.md) and
+      // as the record's type is: such loads may be speculated.
+      const auto* kernarg_alignment = dyn_cast<ConstantInt>(init->getOperand(kDescriptorKernargAlignmentField));
+      if (kernarg_alignment && isPowerOf2_64(kernarg_alignment->getZExtValue()))
+        function->addParamAttr(0, Attribute::getWithAlignment(function->getContext(),
+                                                              Align(kernarg_alignment->getZExtValue())));
+      function->addParamAttr(
+          1, Attribute::getWithAlignment(function->getContext(), Align(kWorkgroupRecordAlignment)));
       for (unsigned arg = 0; arg < 2; ++arg) {
         function->addParamAttr(arg, Attribute::NoAlias);
         function->addParamAttr(arg, Attribute::ReadOnly);
@@ -728,7 +1006,11 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
       for (unsigned i = 0; i < init->getNumOperands(); ++i) fields.push_back(init->getOperand(i));
       fields[kDescriptorRunWorkgroupField] = function;
       auto* flags = cast<ConstantInt>(fields[kDescriptorFlagsField]);
-      fields[kDescriptorFlagsField] = ConstantInt::get(flags->getType(), flags->getZExtValue() | kFlagWorkitemLoops);
+      if (barriers)
+        fields[kDescriptorFlagsField] = ConstantInt::get(flags->getType(), flags->getZExtValue() | kFlagWorkitemLoops);
+      else  // the function written here runs one workgroup per call
+        fields[kDescriptorFlagsField] =
+            ConstantInt::get(flags->getType(), flags->getZExtValue() & ~kFlagWorkgroupRuns);
       descriptor->setInitializer(ConstantStruct::get(init->getType(), fields));
     }
     // What is left of the markers sits in helpers on paths only the

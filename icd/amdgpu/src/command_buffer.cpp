@@ -59,6 +59,7 @@ struct Recorder {
   uint32_t packet_count = 0;                // packets of the commands recorded so far
   uint64_t kernarg_bytes = 0;               // per-submission kernarg bytes so far
   bool reads_memory_at_issue = false;       // a STATIC indirect dispatch was recorded
+  bool resolves_at_issue = false;           // a command resolves references or reads counts at issue
   bool barrier_pending = false;             // a barrier precedes the next packet-producing command
   bool last_packet_has_barrier = false;     // the last packet recorded so far has the barrier bit
   int32_t label_depth = 0;                  // open debug labels
@@ -71,6 +72,22 @@ struct Recorder {
   std::vector<uint8_t> bound;               // bindings[i] was bound
   uint32_t dynamic_group_size = 0;          // xgpuCmdSetWorkgroupMemorySize
   std::vector<SlotRequirement> slots;       // per binding-table slot: what the commands need of it
+  // What xgpuCmdDispatch writes for the bound pipeline, bindings and
+  // workgroup memory: built (after prepare_dispatch's checks) by the first
+  // dispatch after any of them changed, then copied per dispatch. Binding
+  // the pipeline, buffers or workgroup memory, and Begin, invalidate it.
+  bool template_valid = false;              // the fields below describe the bound state
+  bool template_prebuilt = false;           // every binding is static: kernargs built at record time
+  bool template_slots_noted = false;        // its slot requirements were noted (by the first dispatch using it)
+  uint16_t template_dimensions = 1;         // AQL dimensions the workgroup size needs (1..3)
+  uint32_t template_size = 0;               // bytes of the command, patches included (aligned)
+  uint32_t template_kernarg_size = 0;       // bytes of the kernargs
+  uint32_t template_kernarg_alignment = 0;  // alignment of the kernargs in the submission's range, bytes
+  uint32_t template_arena_alignment = 0;    // alignment of the kernargs in their arena, bytes
+  uint32_t template_constants_offset = 0;   // where the pushed constants go in the kernargs, bytes
+  uint32_t template_constants_size = 0;     // bytes of pushed constants copied
+  std::vector<uint64_t> template_command;   // the command (header, dispatch, patches); per-dispatch fields 0
+  std::vector<uint8_t> template_kernargs;   // the kernargs: static binding addresses, zeros elsewhere
 };
 
 namespace {
@@ -137,14 +154,17 @@ bool report_if_lost(const Device* device, const char* function) {
 
 // Common entry check of every xgpuCmd*: returns the recorder or nullptr.
 // `recording_vuid` is the command's XGPU-VUID-<function>-commandBuffer-recording.
-Recorder* recording(CommandBuffer* cb, const char* function, const char* recording_vuid) {
-  if (!cb) return nullptr;
-  if (cb->state != CommandBufferState::kRecording || !cb->recorder) {
-    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, recording_vuid,
-                  std::string(function) + ": commandBuffer is not in the recording state (call xgpuBeginCommandBuffer)");
-    if (cb->first_error == XGPU_SUCCESS) cb->first_error = XGPU_ERROR_INVALID_USAGE;
-    return nullptr;
-  }
+[[gnu::noinline, gnu::cold]] Recorder* not_recording(CommandBuffer* cb, const char* function,
+                                                      const char* recording_vuid) {
+  device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, recording_vuid,
+                std::string(function) + ": commandBuffer is not in the recording state (call xgpuBeginCommandBuffer)");
+  if (cb->first_error == XGPU_SUCCESS) cb->first_error = XGPU_ERROR_INVALID_USAGE;
+  return nullptr;
+}
+inline Recorder* recording(CommandBuffer* cb, const char* function, const char* recording_vuid) {
+  if (!cb) [[unlikely]] return nullptr;
+  if (cb->state != CommandBufferState::kRecording || !cb->recorder) [[unlikely]]
+    return not_recording(cb, function, recording_vuid);
   return cb->recorder;
 }
 
@@ -166,18 +186,23 @@ uint8_t* take_chunk(CommandBuffer* cb, Recorder* r, MemoryKind kind, uint64_t si
 // `size` bytes at `alignment` from an arena (read-only data or prebuilt
 // kernargs), taking a new chunk when the current one is full; nullptr
 // after recording an error.
-uint8_t* arena_alloc(CommandBuffer* cb, Recorder* r, bool kernarg, uint64_t size, uint64_t alignment) {
+[[gnu::noinline]] uint8_t* arena_refill(CommandBuffer* cb, Recorder* r, bool kernarg, uint64_t size) {
   uint8_t*& cursor = kernarg ? r->kernarg_cursor : r->rodata_cursor;
   uint8_t*& limit = kernarg ? r->kernarg_limit : r->rodata_limit;
+  const uint64_t chunk_size = std::max<uint64_t>(size, CommandChunkPool::kChunkSize);
+  uint8_t* base = take_chunk(cb, r, kernarg ? MemoryKind::kKernarg : MemoryKind::kHostCoherent, chunk_size,
+                             kernarg ? "prebuilt kernargs" : "read-only data");
+  if (!base) return nullptr;
+  limit = base + chunk_size;
+  cursor = base + size;  // chunks are at least 256-byte aligned
+  return base;
+}
+inline uint8_t* arena_alloc(CommandBuffer* cb, Recorder* r, bool kernarg, uint64_t size, uint64_t alignment) {
+  uint8_t*& cursor = kernarg ? r->kernarg_cursor : r->rodata_cursor;
+  uint8_t* const limit = kernarg ? r->kernarg_limit : r->rodata_limit;
   uint8_t* at = reinterpret_cast<uint8_t*>(align_up(uint64_t(reinterpret_cast<uintptr_t>(cursor)), alignment));
-  if (!cursor || at + size > limit) {
-    const uint64_t chunk_size = std::max<uint64_t>(size, CommandChunkPool::kChunkSize);
-    uint8_t* base = take_chunk(cb, r, kernarg ? MemoryKind::kKernarg : MemoryKind::kHostCoherent, chunk_size,
-                               kernarg ? "prebuilt kernargs" : "read-only data");
-    if (!base) return nullptr;
-    at = base;  // chunks are at least 256-byte aligned
-    limit = base + chunk_size;
-  }
+  if (!cursor || at + size > limit) [[unlikely]]
+    return arena_refill(cb, r, kernarg, size);
   cursor = at + size;
   return at;
 }
@@ -205,7 +230,7 @@ void write_terminator(Recorder* r, uint8_t type, const uint8_t* next) {
 
 // Starts a new block with room for a command of `size` bytes; the current
 // one (if any) branches to it.
-bool new_block(CommandBuffer* cb, Recorder* r, uint64_t size) {
+[[gnu::noinline]] bool new_block(CommandBuffer* cb, Recorder* r, uint64_t size) {
   const uint64_t block_size = std::max<uint64_t>(size + kTerminatorSize, kBlockSize);
   uint8_t* block = take_chunk(cb, r, MemoryKind::kHostCoherent, block_size, "command block");
   if (!block) return false;
@@ -454,6 +479,7 @@ xgpu_amdgpu_command_dispatch_t* append_dispatch(CommandBuffer* cb, Recorder* r, 
                                : arena_alloc(cb, r, false, kernel.kernarg_size,
                                              std::max<uint64_t>(alignment, kRodataAlignment));
   if (!kernargs) return nullptr;
+  if (!prebuilt || spec.type == XGPU_AMDGPU_COMMAND_DISPATCH_INDIRECT) r->resolves_at_issue = true;
   auto* command = append_command<xgpu_amdgpu_command_dispatch_t>(
       cb, r, spec.type, base_size + uint64_t(spec.patch_count) * sizeof(xgpu_amdgpu_kernarg_patch_t));
   if (!command) return nullptr;
@@ -649,6 +675,7 @@ void free_program(CommandBuffer* cb) {
   program.command_count = 0;
   program.command_packet_count = 0;
   program.trailing_barrier = false;
+  program.resolves_at_issue = false;
   program.sizes = IssueSizes{};
   program.slots.clear();
 }
@@ -661,6 +688,7 @@ void finalize(CommandBuffer* cb) {
   program.command_count = r->command_count;
   program.command_packet_count = r->packet_count;
   program.trailing_barrier = r->packet_count > 1 && !r->last_packet_has_barrier;
+  program.resolves_at_issue = r->resolves_at_issue;
   program.sizes.packet_count = std::max<uint32_t>(r->packet_count, 1) + (program.trailing_barrier ? 1 : 0);
   program.sizes.kernarg_bytes = r->kernarg_bytes;
   program.sizes.binding_capacity = cb->binding_capacity;
@@ -789,6 +817,7 @@ XgpuResult XGPU_API_CALL begin_command_buffer(XgpuCommandBuffer handle, const Xg
   r->packet_count = 0;
   r->kernarg_bytes = 0;
   r->reads_memory_at_issue = false;
+  r->resolves_at_issue = false;
   r->barrier_pending = false;
   r->last_packet_has_barrier = false;
   r->label_depth = 0;
@@ -797,6 +826,7 @@ XgpuResult XGPU_API_CALL begin_command_buffer(XgpuCommandBuffer handle, const Xg
   r->bindings.assign(limits.maxBindings, xgpu_amdgpu_buffer_ref_t{});
   r->bound.assign(limits.maxBindings, 0);
   r->dynamic_group_size = 0;
+  r->template_valid = false;
   r->slots.clear();
   cb->mode = info->mode;
   cb->binding_capacity = info->bindingCapacity;
@@ -851,14 +881,16 @@ void XGPU_API_CALL cmd_bind_pipeline(XgpuCommandBuffer handle, XgpuPipeline pipe
     return;
   }
   r->pipeline = info;
+  r->template_valid = false;
   for (int d = 0; d < 3; ++d)
     r->max_workgroup_count[d] = max_workgroup_count(*r->limits, info->workgroup_size, d);
 }
 
-void XGPU_API_CALL cmd_push_constants(XgpuCommandBuffer handle, uint32_t offset, uint32_t size, const void* values) {
-  CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdPushConstants", "XGPU-VUID-xgpuCmdPushConstants-commandBuffer-recording");
-  if (!r) return;
+// Reports the first rule xgpuCmdPushConstants(offset, size, values) breaks
+// (the caller found that one does); `constant_limit` bounds offset + size.
+[[gnu::noinline, gnu::cold]] void report_push_constants(CommandBuffer* cb, Recorder* r, uint32_t offset,
+                                                        uint32_t size, const void* values,
+                                                        uint64_t constant_limit) {
   if (offset % 4 != 0) {
     record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdPushConstants-offset",
                  "xgpuCmdPushConstants: offset (" + std::to_string(offset) + ") is not a multiple of 4");
@@ -869,9 +901,6 @@ void XGPU_API_CALL cmd_push_constants(XgpuCommandBuffer handle, uint32_t offset,
                  "xgpuCmdPushConstants: size (" + std::to_string(size) + ") is not a non-zero multiple of 4");
     return;
   }
-  // The bound pipeline's constants bound the range (without one, which the
-  // layer reports, the storage does).
-  const uint64_t constant_limit = r->pipeline ? r->pipeline->constant_size : r->pushed.size();
   if (uint64_t(offset) + size > constant_limit) {
     record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdPushConstants-range",
                  "xgpuCmdPushConstants: offset (" + std::to_string(offset) + ") + size (" + std::to_string(size) +
@@ -886,7 +915,20 @@ void XGPU_API_CALL cmd_push_constants(XgpuCommandBuffer handle, uint32_t offset,
                  "xgpuCmdPushConstants: pValues is NULL but size is " + std::to_string(size));
     return;
   }
-  if (size) std::memcpy(r->pushed.data() + offset, values, size);
+}
+
+void XGPU_API_CALL cmd_push_constants(XgpuCommandBuffer handle, uint32_t offset, uint32_t size, const void* values) {
+  CommandBuffer* cb = from_handle(handle);
+  Recorder* r = recording(cb, "xgpuCmdPushConstants", "XGPU-VUID-xgpuCmdPushConstants-commandBuffer-recording");
+  if (!r) return;
+  // The bound pipeline's constants bound the range (without one, which the
+  // layer reports, the storage does).
+  const uint64_t constant_limit = r->pipeline ? r->pipeline->constant_size : r->pushed.size();
+  if (((offset | size) % 4) != 0 || size == 0 || uint64_t(offset) + size > constant_limit || !values) [[unlikely]] {
+    report_push_constants(cb, r, offset, size, values, constant_limit);
+    return;
+  }
+  std::memcpy(r->pushed.data() + offset, values, size);
 }
 
 void XGPU_API_CALL cmd_bind_buffers(XgpuCommandBuffer handle, uint32_t first, uint32_t count,
@@ -916,6 +958,7 @@ void XGPU_API_CALL cmd_bind_buffers(XgpuCommandBuffer handle, uint32_t first, ui
                  "xgpuCmdBindBuffers: pBuffers is NULL but bindingCount is " + std::to_string(count));
     return;
   }
+  r->template_valid = false;
   const uint64_t alignment = std::max<uint64_t>(device_limits(cb->device).minBufferOffsetAlignment, 1);
   const RefRules rules{"xgpuCmdBindBuffers", "pBuffers", XGPU_BUFFER_USAGE_STORAGE_BIT,
                        "XGPU_BUFFER_USAGE_STORAGE_BIT", alignment, 0};
@@ -940,14 +983,66 @@ void XGPU_API_CALL cmd_set_workgroup_memory_size(XgpuCommandBuffer handle, uint3
     return;
   }
   r->dynamic_group_size = dynamic_size;
+  r->template_valid = false;
 }
 
-void XGPU_API_CALL cmd_dispatch(XgpuCommandBuffer handle, uint32_t x, uint32_t y, uint32_t z) {
-  CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdDispatch", "XGPU-VUID-xgpuCmdDispatch-commandBuffer-recording");
-  if (!r) return;
+// Checks the bound state as prepare_dispatch does and, when it passes,
+// builds the recorder's dispatch template from it: the command
+// append_dispatch would write for it, with the per-dispatch fields left 0,
+// and the kernargs with the static binding addresses in place.
+[[gnu::noinline]] bool build_dispatch_template(CommandBuffer* cb, Recorder* r) {
   DispatchSpec spec;
-  if (!prepare_dispatch(cb, r, kDispatchRules, &spec)) return;
+  if (!prepare_dispatch(cb, r, kDispatchRules, &spec)) return false;
+  const KernelInfo& kernel = *spec.kernel;
+  bool prebuilt = true;
+  bool slots = false;
+  for (uint32_t i = 0; i < spec.patch_count; ++i) {
+    prebuilt = prebuilt && ref_is_static(spec.ref(i));
+    slots = slots || spec.ref(i).kind == XGPU_AMDGPU_BUFFER_REF_KIND_SLOT;
+  }
+  const uint32_t alignment = std::max<uint32_t>(kernel.kernarg_alignment, kMinKernargSegmentAlignment);
+  const uint64_t base_size = sizeof(xgpu_amdgpu_command_dispatch_t);
+  const uint64_t size =
+      align_up(base_size + uint64_t(spec.patch_count) * sizeof(xgpu_amdgpu_kernarg_patch_t), kCommandAlignment);
+  r->template_command.assign(size / sizeof(uint64_t), 0);
+  auto* command = reinterpret_cast<xgpu_amdgpu_command_dispatch_t*>(r->template_command.data());
+  command->header.type = XGPU_AMDGPU_COMMAND_DISPATCH;
+  command->header.size = uint16_t(size);
+  if (prebuilt) command->header.flags = XGPU_AMDGPU_COMMAND_FLAG_PREBUILT_KERNARGS;
+  xgpu_amdgpu_dispatch_t& d = command->dispatch;
+  d.kernel_object = kernel.kernel_object;
+  for (int i = 0; i < 3; ++i) d.workgroup_size[i] = uint16_t(spec.workgroup_size[i]);
+  d.private_segment_size = kernel.private_segment_size;
+  d.group_segment_size = kernel.group_segment_size + spec.dynamic_group_size;
+  d.kernarg_size = kernel.kernarg_size;
+  d.kernarg_alignment = alignment;
+  d.patch_count = uint16_t(spec.patch_count);
+  d.debug_name = uint64_t(reinterpret_cast<uintptr_t>(kernel.name.c_str()));  // interned with the kernel
+  auto* patches = reinterpret_cast<xgpu_amdgpu_kernarg_patch_t*>(reinterpret_cast<uint8_t*>(command) + base_size);
+  r->template_kernargs.assign(kernel.kernarg_size, 0);
+  for (uint32_t i = 0; i < spec.patch_count; ++i) {
+    patches[i] = spec.patch(i);
+    if (prebuilt) {
+      const uint64_t value = static_patch_value(patches[i]);
+      std::memcpy(r->template_kernargs.data() + patches[i].kernarg_offset, &value, sizeof(value));
+    }
+  }
+  const uint32_t one[3] = {1, 1, 1};
+  r->template_dimensions = dimensions_of(spec.workgroup_size, one);
+  r->template_prebuilt = prebuilt;
+  r->template_slots_noted = !slots;
+  r->template_size = uint32_t(size);
+  r->template_kernarg_size = kernel.kernarg_size;
+  r->template_kernarg_alignment = alignment;
+  r->template_arena_alignment = prebuilt ? alignment : std::max<uint32_t>(alignment, uint32_t(kRodataAlignment));
+  r->template_constants_offset = spec.constants_offset;
+  r->template_constants_size = spec.constants_size;
+  r->template_valid = true;
+  return true;
+}
+
+[[gnu::noinline, gnu::cold]] void report_group_count(CommandBuffer* cb, Recorder* r, uint32_t x, uint32_t y,
+                                                     uint32_t z) {
   const XgpuPhysicalDeviceLimits& limits = *r->limits;
   const uint32_t counts[3] = {x, y, z};
   static const char* const kNames[3] = {"groupCountX", "groupCountY", "groupCountZ"};
@@ -960,17 +1055,76 @@ void XGPU_API_CALL cmd_dispatch(XgpuCommandBuffer handle, uint32_t x, uint32_t y
                        std::to_string(bound) + ": limits.maxWorkgroupCount[" + std::to_string(d) + "] " +
                        std::to_string(limits.maxWorkgroupCount[d]) + ", limits.maxGridSize[" + std::to_string(d) +
                        "] " + std::to_string(limits.maxGridSize[d]) + " / workgroup size " +
-                       std::to_string(spec.workgroup_size[d]) + ")");
+                       std::to_string(r->pipeline->workgroup_size[d]) + ")");
       return;
     }
   }
+}
+
+// The first dispatch recorded from a template notes what its bindings need
+// of their binding-table slots (later ones need nothing new).
+[[gnu::noinline]] void note_template_slots(Recorder* r, uint32_t index) {
+  DispatchSpec spec;
+  spec.binding_refs = r->bindings.data();
+  spec.patch_count = r->pipeline->binding_count;
+  require_bindings(r, spec, index, "xgpuCmdDispatch");
+  r->template_slots_noted = true;
+}
+
+// The bound state was checked when the template was built; what is left per
+// dispatch is the counts, two bump allocations and two copies.
+void XGPU_API_CALL cmd_dispatch(XgpuCommandBuffer handle, uint32_t x, uint32_t y, uint32_t z) {
+  CommandBuffer* cb = from_handle(handle);
+  Recorder* r = recording(cb, "xgpuCmdDispatch", "XGPU-VUID-xgpuCmdDispatch-commandBuffer-recording");
+  if (!r) return;
+  if (!r->template_valid) [[unlikely]] {
+    if (!build_dispatch_template(cb, r)) return;
+  }
+  if (x > r->max_workgroup_count[0] || y > r->max_workgroup_count[1] || z > r->max_workgroup_count[2])
+      [[unlikely]] {
+    report_group_count(cb, r, x, y, z);
+    return;
+  }
   if (x == 0 || y == 0 || z == 0) return;  // an empty dispatch does nothing
-  for (int d = 0; d < 3; ++d) spec.workgroup_count[d] = counts[d];
-  uint32_t unused = 0;
-  const auto* command = append_dispatch(cb, r, spec, sizeof(xgpu_amdgpu_command_dispatch_t), 1, 0, 1, &unused);
-  if (!command) return;
-  r->last_packet_has_barrier = command->header.flags & XGPU_AMDGPU_COMMAND_FLAG_BARRIER;
-  require_bindings(r, spec, command->header.index, "xgpuCmdDispatch");
+  const bool prebuilt = r->template_prebuilt;
+  uint8_t* kernargs = arena_alloc(cb, r, prebuilt, r->template_kernarg_size, r->template_arena_alignment);
+  if (!kernargs) return;
+  const uint32_t size = r->template_size;
+  if (r->block_cursor + size > r->block_limit) [[unlikely]] {
+    if (!new_block(cb, r, size)) return;
+  }
+  auto* command = reinterpret_cast<xgpu_amdgpu_command_dispatch_t*>(r->block_cursor);
+  r->block_cursor += size;
+  std::memcpy(command, r->template_command.data(), size);
+  if (const uint32_t bytes = r->template_kernarg_size) std::memcpy(kernargs, r->template_kernargs.data(), bytes);
+  if (const uint32_t bytes = r->template_constants_size)
+    std::memcpy(kernargs + r->template_constants_offset, r->pushed.data(), bytes);
+
+  xgpu_amdgpu_command_header_t& header = command->header;
+  const uint32_t index = r->command_count++;
+  header.index = index;
+  header.packet_offset = r->packet_count++;
+  const bool barrier = r->barrier_pending;
+  header.flags |= barrier ? uint8_t(XGPU_AMDGPU_COMMAND_FLAG_BARRIER) : uint8_t(0);
+  r->barrier_pending = false;
+  r->last_packet_has_barrier = barrier;
+  xgpu_amdgpu_dispatch_t& d = command->dispatch;
+  const uint64_t kernarg_address = uint64_t(reinterpret_cast<uintptr_t>(kernargs));
+  d.kernarg_template = kernarg_address;
+  if (prebuilt) {
+    d.prebuilt_kernarg_address = kernarg_address;
+  } else {
+    const uint64_t offset = align_up(r->kernarg_bytes, r->template_kernarg_alignment);
+    header.kernarg_offset = uint32_t(offset);
+    r->kernarg_bytes = offset + r->template_kernarg_size;
+    r->resolves_at_issue = true;
+  }
+  d.workgroup_count[0] = x;
+  d.workgroup_count[1] = y;
+  d.workgroup_count[2] = z;
+  const uint16_t count_dimensions = z > 1 ? 3 : y > 1 ? 2 : 1;
+  d.dimensions = std::max(r->template_dimensions, count_dimensions);
+  if (!r->template_slots_noted) [[unlikely]] note_template_slots(r, index);
 }
 
 void XGPU_API_CALL cmd_dispatch_indirect(XgpuCommandBuffer handle, const XgpuBufferRef* counts,
@@ -1203,7 +1357,7 @@ void XGPU_API_CALL cmd_update_buffer(XgpuCommandBuffer handle, const XgpuBufferR
 // neither is 0: `src_rule` / `dst_rule`).
 void record_barrier(CommandBuffer* cb, Recorder* r, const char* function, const char* src_rule, const char* dst_rule,
                     XgpuPipelineStageFlags src_stages, XgpuPipelineStageFlags dst_stages) {
-  if (src_stages == 0 || dst_stages == 0) {
+  if (src_stages == 0 || dst_stages == 0) [[unlikely]] {
     const bool src = src_stages == 0;
     record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, src ? src_rule : dst_rule,
                  std::string(function) + ": " + (src ? "srcStageMask" : "dstStageMask") +
@@ -1212,13 +1366,22 @@ void record_barrier(CommandBuffer* cb, Recorder* r, const char* function, const 
   }
   // AQL orders whole packets: every barrier becomes the next packet's
   // barrier bit with agent-scope fences, whatever its stages and ranges.
-  auto* cmd = append_command<xgpu_amdgpu_command_barrier_t>(cb, r, XGPU_AMDGPU_COMMAND_BARRIER,
-                                                           sizeof(xgpu_amdgpu_command_barrier_t));
-  if (!cmd) return;
-  cmd->header.packet_offset = r->packet_count;
-  cmd->header.kernarg_offset = uint32_t(r->kernarg_bytes);
-  cmd->src_stage_mask = src_stages;
-  cmd->dst_stage_mask = dst_stages;
+  // Written whole (no zeroing pass): the struct has no padding.
+  static_assert(sizeof(xgpu_amdgpu_command_barrier_t) % kCommandAlignment == 0);
+  constexpr uint64_t kSize = sizeof(xgpu_amdgpu_command_barrier_t);
+  if (r->block_cursor + kSize > r->block_limit) [[unlikely]] {
+    if (!new_block(cb, r, kSize)) return;
+  }
+  xgpu_amdgpu_command_barrier_t cmd{};
+  cmd.header.type = XGPU_AMDGPU_COMMAND_BARRIER;
+  cmd.header.size = uint16_t(kSize);
+  cmd.header.index = r->command_count++;
+  cmd.header.packet_offset = r->packet_count;
+  cmd.header.kernarg_offset = uint32_t(r->kernarg_bytes);
+  cmd.src_stage_mask = src_stages;
+  cmd.dst_stage_mask = dst_stages;
+  std::memcpy(r->block_cursor, &cmd, kSize);
+  r->block_cursor += kSize;
   r->barrier_pending = true;
 }
 

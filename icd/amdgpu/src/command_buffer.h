@@ -73,6 +73,8 @@ struct CommandProgram {
   uint32_t command_count = 0;              // commands recorded (terminators excluded)
   uint32_t command_packet_count = 0;       // packets the commands produce
   bool trailing_barrier = false;           // a barrier-AND after the commands carries the completion signal
+  bool resolves_at_issue = false;          // some command resolves references (or reads counts) at issue, where
+                                           // it may fail: issue publishes its packets only once all are written
   IssueSizes sizes;                        // what each submission reserves
   std::vector<SlotRequirement> slots;      // per binding-table slot, up to the highest one referenced
 };

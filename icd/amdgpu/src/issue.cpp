@@ -259,6 +259,14 @@ class Issuer {
     room_end_ = read + ring;
     return XGPU_SUCCESS;
   }
+  // Early hand-over: publishes packets [published_, end) and rings the
+  // doorbell for them (through wait_for_ring_space, waiting for nothing),
+  // so the packet processor starts on them while issue writes the rest.
+  void hand_over(uint32_t end) {
+    publish(end);
+    uint64_t read = 0;
+    target_.wait_for_ring_space(target_, target_.first_packet_id + end - 1, /*min_read_index=*/0, &read);
+  }
   static uint32_t packets_of(const xgpu_amdgpu_command_header_t* command) {
     switch (command->type) {
       case XGPU_AMDGPU_COMMAND_DISPATCH:
@@ -281,6 +289,8 @@ class Issuer {
   uint32_t published_ = 0;         // packets [0, published_) have their headers stored
   uint64_t room_end_ = UINT64_MAX; // packet ids below this may be written now
   bool streaming_ = false;         // the submission is larger than the ring
+  bool early_ = false;             // packets are handed over in batches as they are written (hand_over)
+  static constexpr uint32_t kEarlyBatch = 64;    // packets handed over at a time when early_
   static constexpr uint32_t kStreamBatch = 256;  // packets published at a time while streaming
 };
 
@@ -541,6 +551,12 @@ XgpuResult Issuer::run() {
     streaming_ = true;
     room_end_ = 0;
   }
+  // A program whose commands cannot fail at issue (no reference resolved
+  // here) is handed over in batches as it is written: the processor runs
+  // the first packets while issue writes the rest. Otherwise nothing is
+  // published until every packet is written, so a failed issue runs none.
+  early_ = !streaming_ && !program_.resolves_at_issue && sizes.packet_count > kEarlyBatch &&
+           target_.wait_for_ring_space;
   t_scratch.words.assign(sizes.packet_count, kUnpublished);
   if (logging_) {
     t_scratch.images.assign(sizes.packet_count, hsa_kernel_dispatch_packet_t{});
@@ -552,6 +568,7 @@ XgpuResult Issuer::run() {
   command_program_for_each(program_, [&](const xgpu_amdgpu_command_header_t* command) {
     if (result != XGPU_SUCCESS) return;
     if (const uint32_t packets = packets_of(command); packets) {
+      if (early_ && command->packet_offset - published_ >= kEarlyBatch) hand_over(command->packet_offset);
       result = ensure_room(command->packet_offset, packets);
       if (result != XGPU_SUCCESS) return;
     }

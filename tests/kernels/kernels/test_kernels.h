@@ -133,6 +133,33 @@ typedef struct carry_args {
   uint32_t rounds;    /* barrier loop iterations */
 } carry_args_t;
 
+/* `x_ranges` (args: carry_args_t, `rounds` unused): 2-D workgroups, one
+ * uint32_t of dynamic groupshared memory per work item (row-major, x
+ * fastest); after loading in[global linear id] (0 past n), regions that only
+ * some items of each row run, each chosen by a comparison of the local x id
+ * with a constant, as a tree step in a kernel is (the transform runs such a
+ * region's loop over those items only):
+ *   x < 5: += 100;  x <= 6: *= 3;  !(x > 9): ^= 0x55;  (int)x < 3: += 7;
+ *   x == 0: v = the sum of the row's values;
+ * then every item writes its value to out[global linear id] (when < n). */
+
+/* `append` (a kernel without barriers whose agent-scope atomic adds to one
+ * address per dispatch are aggregated per workgroup by the transform): the
+ * item at (x, y) of a grid_width-wide 2-D grid, g = y * grid_width + x,
+ * with g < n and v = in[g]:
+ *   when v % 3 != 0, writes g to out[atomic_add(&counters[0], 1)];
+ *   for k < v % 4, takes k + 1 slots, at = atomic_add(&counters[1], k + 1),
+ *   and writes at to starts[g * 3 + k];
+ *   adds v % 5 to counters[2] (the old value unused). */
+typedef struct append_args {
+  const uint32_t* in; /* binding: n values */
+  uint32_t* out;      /* binding: n values */
+  uint32_t* starts;   /* binding: 3 n values */
+  uint32_t* counters; /* binding: 3 counters, zero before the dispatch */
+  uint32_t n;         /* element count */
+  uint32_t grid_width;
+} append_args_t;
+
 /* 1-, 2- and 3-D workgroups with static groupshared memory: every item
  * stores its global linear id, then reads the one of the item at the
  * reversed local linear position of its workgroup. */

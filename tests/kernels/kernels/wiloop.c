@@ -55,6 +55,48 @@ XGPU_KERNEL_GROUPSHARED(grid_reverse, grid_reverse_args_t, args, grid_reverse_sh
 }
 XGPU_KERNEL_BINDINGS(grid_reverse, 1);
 
+XGPU_KERNEL_BARRIERS(x_ranges, carry_args_t, args) {
+  const uint32_t x = xgpu_local_id(0);
+  const uint32_t row = xgpu_local_id(1) * xgpu_workgroup_item_count(0);
+  const uint32_t columns = xgpu_workgroup_item_count(0);
+  const uint32_t g = xgpu_global_id(1) * xgpu_grid_size(0) + xgpu_global_id(0);
+  uint32_t* v = (uint32_t*)xgpu_dynamic_groupshared() + row;
+  v[x] = g < args->n ? args->in[g] : 0u;
+  xgpu_barrier();
+  if (x < 5u) v[x] += 100u;
+  xgpu_barrier();
+  if (x <= 6u) v[x] *= 3u;
+  xgpu_barrier();
+  if (x > 9u) {
+  } else {
+    v[x] ^= 0x55u;
+  }
+  xgpu_barrier();
+  if ((int32_t)x < 3) v[x] += 7u;
+  xgpu_barrier();
+  if (x == 0u) {
+    uint32_t sum = 0;
+    for (uint32_t k = 0; k < columns; ++k) sum += v[k];
+    v[0] = sum;
+  }
+  xgpu_barrier();
+  if (g < args->n) args->out[g] = v[x];
+}
+XGPU_KERNEL_BINDINGS(x_ranges, 2);
+
+XGPU_KERNEL(append, append_args_t, args) {
+  const uint32_t g = xgpu_global_id(1) * args->grid_width + xgpu_global_id(0);
+  if (g >= args->n) return;
+  const uint32_t v = args->in[g];
+  if (v % 3u != 0u)
+    args->out[xgpu_atomic_fetch_add(&args->counters[0], 1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT)] = g;
+  for (uint32_t k = 0; k < v % 4u; ++k)
+    args->starts[g * 3u + k] =
+        xgpu_atomic_fetch_add(&args->counters[1], k + 1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
+  xgpu_atomic_fetch_add(&args->counters[2], v % 5u, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
+}
+XGPU_KERNEL_BINDINGS(append, 4);
+
 /* 4 KiB per work item live across the barrier: more than the transform keeps
  * per item (tools/xgpu-wiloop), so this kernel keeps fiber mode. */
 XGPU_KERNEL_BARRIERS(big_private, carry_args_t, args) {
