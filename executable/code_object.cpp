@@ -472,8 +472,12 @@ Status read_host(const Elf& elf, CodeObjectInfo* info) {
     if (ki.uses_barriers && run_workitem == 0) {
       return Status::error(who + ": uses barriers but run_workitem is null");
     }
-    if (raw.flags & ~(XGPU_HOST_KERNEL_FLAG_USES_BARRIERS | XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS)) {
+    if (raw.flags & ~(XGPU_HOST_KERNEL_FLAG_USES_BARRIERS | XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS |
+                      XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS)) {
       return Status::error(who + ": unknown flags 0x" + hex(raw.flags));
+    }
+    if ((raw.flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) && ki.uses_barriers) {
+      return Status::error(who + ": flags 0x" + hex(raw.flags) + " have workgroup runs with barriers");
     }
     ki.workitem_loops = (raw.flags & XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS) != 0;
     if (ki.workitem_loops && !ki.uses_barriers) {

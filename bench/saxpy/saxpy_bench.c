@@ -7,6 +7,8 @@
  *   Vulkan             saxpy.comp (GLSL, compiled by glslangValidator) on lavapipe
  *   OpenCL             the same kernel in OpenCL C on PoCL (the first CPU OpenCL device)
  *   C loop, 1 thread   a plain loop, compiled with the benchmark
+ *   C loop, the kernel's bounds check ...   diagnostic: the kernel's loop in
+ *                      C (a bounds check per item), widened with AVX2 masks
  *   C loop, T threads  the same loop split over every online core
  *
  * One sample is one pass over the arrays: submit -> completion (xgpu, Vulkan,
@@ -90,6 +92,39 @@ static void* slice_thread(void* p) {
   const slice_t* s = p;
   saxpy_loop(s->x, s->y, A, s->begin, s->end);
   return NULL;
+}
+
+/* The kernel's own loop in plain C, as the host code object's x86-64-v3
+ * build runs it: work items of 256-item workgroups, each behind the kernel's
+ * bounds check `if (i < n)`. clang widens it with AVX2 masked loads and
+ * stores (vmaskmovps), as it widens the kernel: this diagnostic shows what
+ * those cost on this CPU beside the plain loop. */
+__attribute__((target("avx2,fma"), noinline)) static void saxpy_guarded_loop(const float* restrict x,
+                                                                             float* restrict y, float a,
+                                                                             uint32_t n) {
+  const uint32_t groups = (n + 255u) / 256u;
+  for (uint32_t g = 0; g < groups; ++g) {
+    for (uint32_t l = 0; l < 256u; ++l) {
+      const uint32_t i = g * 256u + l;
+      if (i < n) y[i] = a * x[i] + y[i];
+    }
+  }
+}
+
+static void run_c_guarded(run_t* r, double* gbps) {
+  float* x = aligned_alloc(64, (size_t)r->n * sizeof(float));
+  float* y = aligned_alloc(64, (size_t)r->n * sizeof(float));
+  if (!x || !y) exit(EXIT_FAILURE);
+  fill(x, y, r->n);
+  for (uint32_t p = 0; p <= r->passes; ++p) {
+    const uint64_t start = bench_now_ns();
+    saxpy_guarded_loop(x, y, A, r->n);
+    const uint64_t ns = bench_now_ns() - start;
+    if (p > 0) gbps[p - 1] = gb_per_s(r->n, ns);
+  }
+  finish(r, "C loop, the kernel's bounds check per item, AVX2 masks, 1 thread (diagnostic)", gbps, y);
+  free(x);
+  free(y);
 }
 
 static void run_c(run_t* r, uint32_t threads, double* gbps) {
@@ -323,6 +358,7 @@ int main(int argc, char** argv) {
 
   run_xgpu(&r, gbps);
   run_c(&r, 1, gbps);
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) run_c_guarded(&r, gbps);
   if (threads > 1) run_c(&r, threads, gbps);
 #if defined(BENCH_HAVE_VULKAN)
   run_vulkan(&r, gbps);

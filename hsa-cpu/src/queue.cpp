@@ -98,7 +98,25 @@ class DispatchJob final : public Job {
                                                                   : kernel.private_segment_size;
   }
 
-  void run_item(uint32_t index, WorkerContext& context) override {
+  void run_item(uint32_t index, WorkerContext& context) override { run_workgroups(index, 1, context); }
+
+  // A batch runs as runs of consecutive workgroups along x, one call into
+  // the kernel per run, when the kernel takes runs (no barriers).
+  void run_items(uint32_t first, uint32_t last, WorkerContext& context) override {
+    if ((kernel_.flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) == 0) {
+      for (uint32_t i = first; i < last; ++i) run_workgroups(i, 1, context);
+      return;
+    }
+    while (first < last) {
+      const uint32_t row_left = counts_[0] - first % counts_[0];
+      const uint32_t run = last - first < row_left ? last - first : row_left;
+      run_workgroups(first, run, context);
+      first += run;
+    }
+  }
+
+  // Runs `run` workgroups from linear index `index`, all in one row along x.
+  void run_workgroups(uint32_t index, uint32_t run, WorkerContext& context) {
     xgpu_host_workgroup_t wg;
     const uint32_t x = index % counts_[0];
     const uint32_t yz = index / counts_[0];
@@ -123,7 +141,7 @@ class DispatchJob final : public Job {
                                  HSA_KERNEL_DISPATCH_PACKET_SETUP_WIDTH_DIMENSIONS);
     wg.group_segment = group_bytes_ != 0 ? context.group_segment : nullptr;
     wg.group_segment_size = group_bytes_;
-    wg.reserved0 = 0;
+    wg.workgroup_run = (kernel_.flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) != 0 ? run : 0;
     wg.barrier = nullptr;
     wg.runtime = nullptr;
     // A dispatch whose kernel faulted, or whose queue was inactivated or
@@ -139,7 +157,12 @@ class DispatchJob final : public Job {
       else
         kernel_.run_workgroup(packet_.kernarg_address, &wg);
     });
-    if (!returned) contained_fault(context, x, y, z, fibers);
+    // A run's kernel records which of its workgroups it is running: one
+    // (workgroup_run 1), or the whole run when it interleaves their items.
+    if (!returned) {
+      const uint32_t ran = wg.workgroup_run > 1 ? wg.workgroup_run : 1;
+      contained_fault(context, wg.workgroup_id[0], wg.workgroup_id[0] + ran - 1, y, z, fibers);
+    }
   }
 
   // Pool jobs also retire the queue's in-flight count and wake a processor
@@ -164,15 +187,21 @@ class DispatchJob final : public Job {
  private:
   // Called on the faulting thread, in ordinary context, after the guard
   // brought it back from the kernel: fails the dispatch and its queue.
-  void contained_fault(WorkerContext& context, uint32_t x, uint32_t y, uint32_t z, bool fibers) {
+  void contained_fault(WorkerContext& context, uint32_t x, uint32_t x_last, uint32_t y, uint32_t z, bool fibers) {
     if (fibers) context.fibers->abandon();
     const KernelFault fault = context.guard->fault;
     faulted_.store(true, std::memory_order_relaxed);
     const char* status_name = "?";
     hsa_status_string(fault_status(fault), &status_name);
-    log("queue %llu: kernel '%s' faulted in workgroup (%u, %u, %u): %s at address 0x%llx, pc 0x%llx (%.*s); "
+    char xs[32];
+    if (x_last != x)
+      snprintf(xs, sizeof xs, "%u..%u", x, x_last);
+    else
+      snprintf(xs, sizeof xs, "%u", x);
+    log("queue %llu: kernel '%s' faulted in workgroup%s (%s, %u, %u): %s at address 0x%llx, pc 0x%llx (%.*s); "
         "the dispatch is abandoned and the queue stops",
-        static_cast<unsigned long long>(queue_->amd.hsa_queue.id), kernel_.name ? kernel_.name : "?", x, y, z,
+        static_cast<unsigned long long>(queue_->amd.hsa_queue.id), kernel_.name ? kernel_.name : "?",
+        x_last != x ? "s" : "", xs, y, z,
         fault_description(fault), static_cast<unsigned long long>(fault.address),
         static_cast<unsigned long long>(fault.pc), static_cast<int>(strcspn(status_name, ":")), status_name);
     {

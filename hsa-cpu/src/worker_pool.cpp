@@ -62,7 +62,7 @@ void WorkerPool::drain(Job* job, WorkerContext& context) {
     const uint32_t first = job->next_item_.fetch_add(batch, std::memory_order_relaxed);
     if (first >= count) return;
     const uint32_t last = first + batch < count ? first + batch : count;
-    for (uint32_t i = first; i < last; ++i) job->run_item(i, context);
+    job->run_items(first, last, context);
     const uint32_t ran = last - first;
     if (job->items_done_.fetch_add(ran, std::memory_order_acq_rel) + ran == count) {
       job->finish();

@@ -39,6 +39,11 @@ class Job {
   virtual ~Job() = default;
   // Runs item `index` (0 <= index < item_count).
   virtual void run_item(uint32_t index, WorkerContext& context) = 0;
+  // Runs items first .. last - 1 (a claimed batch), in any order; a job
+  // whose items are cheaper run together overrides it.
+  virtual void run_items(uint32_t first, uint32_t last, WorkerContext& context) {
+    for (uint32_t i = first; i < last; ++i) run_item(i, context);
+  }
   // Called once after every item ran, on the thread that ran the last one.
   virtual void finish() = 0;
 

@@ -17,7 +17,8 @@
  * xgpu_host_workgroup_t and either
  *   - calls `run_workgroup(kernarg, wg)` once, which loops over all work items
  *     of the workgroup itself (kernels without barriers: the loop is plain C
- *     that clang vectorizes), or
+ *     that clang vectorizes); with XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS one
+ *     call runs `wg->workgroup_run` consecutive workgroups along x, or
  *   - when XGPU_HOST_KERNEL_FLAG_USES_BARRIERS is set and
  *     XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS is not, runs every work item as
  *     a fiber calling `run_workitem(kernarg, wg, item)`; the kernel's
@@ -60,6 +61,20 @@ extern "C" {
 /* run_workgroup runs the whole workgroup, barriers included (work-item
  * loops); run_workitem remains the fiber-mode entry of the same kernel. */
 #define XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS 0x2u
+/* run_workgroup runs a run of workgroups per call: the workgroups
+ * (workgroup_id[0] + r, workgroup_id[1], workgroup_id[2]) for
+ * r = 0 .. workgroup_run - 1 (0 counts as 1), all within workgroup_count[0],
+ * in any order of their work items. It keeps `wg` naming what it is running,
+ * so that after a fault the runtime knows: running the workgroups one after
+ * another, it stores each one's workgroup_id[0] and item_count[0] and sets
+ * workgroup_run to 1 before running it; interleaving the items of several
+ * (rows as long as the run), it leaves `wg` naming the whole run and the
+ * runtime reports the range. Only kernels without barriers
+ * set it. A runtime that leaves workgroup_run 0 (as runtimes before the flag
+ * did with the field's reserved zero) gets one workgroup per call, so code
+ * objects and runtimes of either side of the flag work together: the layout
+ * and XGPU_HOST_KERNEL_ABI_VERSION are unchanged. */
+#define XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS 0x4u
 
 /* Alignment of the group segment base handed to a workgroup (bytes). */
 #define XGPU_HOST_GROUP_SEGMENT_ALIGNMENT 64u
@@ -102,7 +117,9 @@ struct xgpu_host_workgroup {
                                   XGPU_HOST_GROUP_SEGMENT_ALIGNMENT aligned;
                                   NULL when the size is 0 */
   uint32_t group_segment_size; /* bytes at group_segment (static + dynamic) */
-  uint32_t reserved0;          /* zero */
+  uint32_t workgroup_run;      /* workgroups this call runs along x
+                                  (XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS;
+                                  0 or 1: one); 0 for kernels without it */
   xgpu_host_barrier_fn barrier; /* fiber mode only; NULL in loop mode */
   void* runtime;               /* opaque to kernels: the runtime's state */
 };

@@ -620,8 +620,9 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
        * compares it with the AMDGPU private segment size. */              \
       0u,                                                                    \
       {(req_x), (req_y), (req_z)},                                           \
-      ((flags) & XGPU_KERNEL_USES_BARRIERS) ? XGPU_HOST_KERNEL_FLAG_USES_BARRIERS \
-                                            : 0u,                            \
+      (((flags) & XGPU_KERNEL_USES_BARRIERS) ? XGPU_HOST_KERNEL_FLAG_USES_BARRIERS \
+                                             : 0u) |                         \
+          ((flags) & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS),                  \
   }
 
 /* The item loop of one workgroup (loop mode). `invoke` runs the body for the
@@ -641,6 +642,77 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
       }                                                            \
     }                                                              \
   }
+
+/* The item loop of a kernel without barriers: runs the run of workgroups
+ * along x that `wg` names (XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS; one
+ * workgroup when workgroup_run is 0 or 1). The innermost loop is over x with
+ * the work-item id as its induction variable, y and z fixed: the loop clang
+ * widens.
+ * - Workgroups one item high and deep (and single workgroups) run one after
+ *   another; before each, its x id is stored into `wg` (workgroup_id[0],
+ *   item_count[0], workgroup_run = 1), so that a fault names it.
+ * - Workgroups of several rows run interleaved: for each row (y, z), one
+ *   x loop over the whole run's items (global x id; workgroup and local id
+ *   derived from it, a division that folds away when the body uses only
+ *   global ids), so that rows are as long as the run, not the workgroup.
+ *   `wg` keeps naming the whole run.
+ * `invoke` runs the body for the item whose ids are in `xgpu_item_`. */
+#define XGPU_KERNEL_HOST_RUN_LOOP_(wg, invoke)                                 \
+  const uint32_t xgpu_run_ = (wg)->workgroup_run > 1u ? (wg)->workgroup_run : 1u; \
+  const uint32_t xgpu_first_ = c.workgroup_id[0];                             \
+  const uint32_t xgpu_wsx_ = c.workgroup_size[0];                             \
+  const uint32_t xgpu_ny_ = (wg)->item_count[1];                              \
+  const uint32_t xgpu_nz_ = (wg)->item_count[2];                              \
+  if (xgpu_run_ == 1u || (xgpu_ny_ == 1u && xgpu_nz_ == 1u)) {                \
+    /* volatile: stored before each workgroup runs, not sunk past the loop. */ \
+    *(volatile uint32_t*)&(wg)->workgroup_run = 1u;                           \
+    for (uint32_t xgpu_r_ = 0; xgpu_r_ < xgpu_run_; ++xgpu_r_) {              \
+      const uint32_t xgpu_gx_ = xgpu_first_ + xgpu_r_;                        \
+      const uint64_t xgpu_left_ =                                             \
+          (uint64_t)c.grid_size[0] - (uint64_t)xgpu_gx_ * xgpu_wsx_;          \
+      const uint32_t xgpu_nx_ =                                               \
+          xgpu_left_ < xgpu_wsx_ ? (uint32_t)xgpu_left_ : xgpu_wsx_;          \
+      *(volatile uint32_t*)&(wg)->workgroup_id[0] = xgpu_gx_;                 \
+      *(volatile uint32_t*)&(wg)->item_count[0] = xgpu_nx_;                   \
+      c.workgroup_id[0] = xgpu_gx_;                                           \
+      for (uint32_t xgpu_z_ = 0; xgpu_z_ < xgpu_nz_; ++xgpu_z_) {             \
+        for (uint32_t xgpu_y_ = 0; xgpu_y_ < xgpu_ny_; ++xgpu_y_) {           \
+          for (uint32_t xgpu_x_ = 0; xgpu_x_ < xgpu_nx_; ++xgpu_x_) {         \
+            xgpu_context_t xgpu_item_ = c;                                    \
+            xgpu_item_.local_id[0] = xgpu_x_;                                 \
+            xgpu_item_.local_id[1] = xgpu_y_;                                 \
+            xgpu_item_.local_id[2] = xgpu_z_;                                 \
+            invoke;                                                           \
+          }                                                                   \
+        }                                                                     \
+      }                                                                       \
+    }                                                                         \
+  } else {                                                                    \
+    const uint32_t xgpu_begin_ = xgpu_first_ * xgpu_wsx_;                     \
+    const uint64_t xgpu_stop_ = (uint64_t)(xgpu_first_ + xgpu_run_) * xgpu_wsx_; \
+    const uint32_t xgpu_end_ = xgpu_stop_ < c.grid_size[0]                    \
+                                   ? (uint32_t)xgpu_stop_                     \
+                                   : c.grid_size[0];                          \
+    for (uint32_t xgpu_z_ = 0; xgpu_z_ < xgpu_nz_; ++xgpu_z_) {               \
+      for (uint32_t xgpu_y_ = 0; xgpu_y_ < xgpu_ny_; ++xgpu_y_) {             \
+        for (uint32_t xgpu_gx_ = xgpu_begin_; xgpu_gx_ < xgpu_end_; ++xgpu_gx_) { \
+          const uint32_t xgpu_wid_ = xgpu_gx_ / xgpu_wsx_;                    \
+          xgpu_context_t xgpu_item_ = c;                                      \
+          xgpu_item_.workgroup_id[0] = xgpu_wid_;                             \
+          xgpu_item_.local_id[0] = xgpu_gx_ - xgpu_wid_ * xgpu_wsx_;          \
+          xgpu_item_.local_id[1] = xgpu_y_;                                   \
+          xgpu_item_.local_id[2] = xgpu_z_;                                   \
+          invoke;                                                             \
+        }                                                                     \
+      }                                                                       \
+    }                                                                         \
+  }
+/* Kernels without barriers run runs of workgroups; barrier kernels one
+ * workgroup per call (loop mode only for single-item workgroups). */
+#define XGPU_KERNEL_HOST_ITEMS_NO_BARRIERS_ XGPU_KERNEL_HOST_RUN_LOOP_
+#define XGPU_KERNEL_HOST_ITEMS_BARRIERS_ XGPU_KERNEL_HOST_LOOP_
+#define XGPU_KERNEL_HOST_RUNS_NO_BARRIERS_ XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS
+#define XGPU_KERNEL_HOST_RUNS_BARRIERS_ 0u
 
 /* The work-item function of a kernel (one item's code; local ids and
  * barriers are markers), which the build's pass plugin turns into the
@@ -688,7 +760,7 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
       xgpu_host_workgroup_t* wg) {                                            \
     xgpu_context_t c;                                                         \
     xgpu_host_context_init_(&c, wg, 0);                                       \
-    XGPU_KERNEL_HOST_LOOP_(wg, name##_xgpu_body_(args, &xgpu_item_            \
+    XGPU_KERNEL_HOST_ITEMS_##barriers(wg, name##_xgpu_body_(args, &xgpu_item_ \
                                    XGPU_KERNEL_PERMIT_ARG_##barriers))        \
   }                                                                           \
   static void name##_xgpu_run_workgroup_(const void* kernarg,                 \
@@ -712,7 +784,8 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
                       &c XGPU_KERNEL_PERMIT_ARG_##barriers);                  \
   }                                                                           \
   XGPU_KERNEL_HOST_DESCRIPTOR_(                                               \
-      name, args_type, XGPU_KERNEL_FLAGS_##barriers, 0u,                      \
+      name, args_type,                                                        \
+      XGPU_KERNEL_FLAGS_##barriers | XGPU_KERNEL_HOST_RUNS_##barriers, 0u,    \
       (XGPU_KERNEL_FLAGS_##barriers) ? name##_xgpu_run_workitem_ : 0,         \
       req_x, req_y, req_z);                                                   \
   XGPU_KERNEL_INLINE_ void name##_xgpu_body_(                                 \

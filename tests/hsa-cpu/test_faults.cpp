@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <memory>
 
 #include "hsa_test_util.h"
@@ -140,6 +141,54 @@ TEST_CASE("a kernel reading an unmapped address fails its queue with MEMORY_FAUL
     hsa_signal_destroy(later);
     release(run);
   }
+}
+
+TEST_CASE("a fault inside a run of workgroups names the workgroup that faulted") {
+  ScopedEnv log_env("HSA_CPU_LOG", "1");
+  Runtime rt;
+  Kernels kernels(rt.agent);
+  // 1000 workgroups: the pool's batches (tens of workgroups) run as runs, and
+  // workgroup 500 is not the first of its run.
+  for (uint32_t groups : {64u, 1000u}) {
+    CAPTURE(groups);
+    Queue faulting(rt.agent);
+    FaultRun run;
+    const std::string log = capture_stderr([&] {
+      run = dispatch_fault(rt, kernels, faulting.queue, "fault_runs", kFaultRead, kUnmapped, groups, groups / 2);
+      REQUIRE(faulting.wait_error());
+    });
+    INFO("stderr: " << log);
+    CHECK(status_bits(faulting.last_error.load()) == HSA_STATUS_ERROR_MEMORY_FAULT);
+    CHECK(log.find("kernel 'fault_runs' faulted in workgroup (" + std::to_string(groups / 2) +
+                   ", 0, 0): SIGSEGV (address not mapped) at address 0x10") != std::string::npos);
+    CHECK(__atomic_load_n(&run.ran[groups / 2], __ATOMIC_ACQUIRE) == 0);
+    CHECK_FALSE(wait_eq(run.done, 0, 30 * kMs));
+    release(run);
+  }
+  // A kernel that leaves `wg` naming its whole run: the log names the range,
+  // which holds the faulting workgroup.
+  const uint32_t groups = 1000;
+  Queue faulting(rt.agent);
+  FaultRun run;
+  const std::string log = capture_stderr([&] {
+    run = dispatch_fault(rt, kernels, faulting.queue, "fault_runs_whole", kFaultRead, kUnmapped, groups, groups / 2);
+    REQUIRE(faulting.wait_error());
+  });
+  INFO("stderr: " << log);
+  const std::string prefix = "kernel 'fault_runs_whole' faulted in workgroup";
+  const size_t at = log.find(prefix);
+  REQUIRE(at != std::string::npos);
+  unsigned first = 0, last = 0;
+  if (log.compare(at + prefix.size(), 2, "s ") == 0) {
+    REQUIRE(std::sscanf(log.c_str() + at + prefix.size(), "s (%u..%u, 0, 0)", &first, &last) == 2);
+    CHECK(first < last);
+  } else {  // a run of one workgroup
+    REQUIRE(std::sscanf(log.c_str() + at + prefix.size(), " (%u, 0, 0)", &first) == 1);
+    last = first;
+  }
+  CHECK(first <= groups / 2);
+  CHECK(groups / 2 <= last);
+  release(run);
 }
 
 TEST_CASE("each kind of fault reports ROCR's status") {

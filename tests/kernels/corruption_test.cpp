@@ -382,9 +382,14 @@ TEST_CASE("real code objects: targeted host descriptor, symbol and relocation co
         who + "host kernel descriptor 'reduce.kd': magic 0x4b484758 / ABI version 2, expected 0x4b484758 / 1");
   // reduce uses barriers (0x1) and, when the build has the pass plugin,
   // work-item loops (0x2).
-  const std::string unknown = descriptor([](auto& d) { d.flags |= 0x4; }).message();
-  CHECK((unknown == who + "host kernel descriptor 'reduce.kd': unknown flags 0x5" ||
-         unknown == who + "host kernel descriptor 'reduce.kd': unknown flags 0x7"));
+  const std::string unknown = descriptor([](auto& d) { d.flags |= 0x8; }).message();
+  CHECK((unknown == who + "host kernel descriptor 'reduce.kd': unknown flags 0x9" ||
+         unknown == who + "host kernel descriptor 'reduce.kd': unknown flags 0xb"));
+  // Workgroup runs are for kernels without barriers only.
+  const std::string runs =
+      descriptor([](auto& d) { d.flags |= XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS; }).message();
+  CHECK((runs == who + "host kernel descriptor 'reduce.kd': flags 0x5 have workgroup runs with barriers" ||
+         runs == who + "host kernel descriptor 'reduce.kd': flags 0x7 have workgroup runs with barriers"));
   CHECK(descriptor([](auto& d) { d.flags = XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS; }).message() ==
         who + "host kernel descriptor 'reduce.kd': flags 0x2 have work-item loops without barriers");
   // The kernel's layout record still states the size the kernel was built

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include <xgpu/host_kernel.h>
+
 #include "test_kernels.h"
 #include "xgpu_executable.h"
 
@@ -158,6 +160,17 @@ class Device {
     HSA_CHECK(hsa_memory_allocate(data_region_, count * sizeof(T) + 1, &p));
     allocations_.push_back(p);
     return static_cast<T*>(p);
+  }
+
+  // The host kernel descriptor of `kernel` (hsa-cpu: the kernel object is
+  // its address in the loaded code object).
+  const xgpu_host_kernel_descriptor_t* descriptor(const char* kernel) {
+    hsa_executable_symbol_t symbol;
+    HSA_CHECK(hsa_executable_get_symbol_by_name(executable_handle_, (std::string(kernel) + ".kd").c_str(), &agent_,
+                                                &symbol));
+    uint64_t kernel_object = 0;
+    HSA_CHECK(hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &kernel_object));
+    return reinterpret_cast<const xgpu_host_kernel_descriptor_t*>(static_cast<uintptr_t>(kernel_object));
   }
 
   // Dispatches one kernel and waits (bounded) for it to complete.
@@ -320,6 +333,101 @@ TEST_CASE("2D and 3D ids with partial workgroups in every dimension") {
     const uint32_t grid[3] = {9, 7, 5};
     const uint16_t workgroup[3] = {4, 2, 3};
     check_ids(device, 3, grid, workgroup);
+  }
+}
+
+TEST_CASE("ids are exact when the workers run batches of workgroups as runs along x (1-, 2- and 3-D, partial edges)") {
+  // Enough workgroups that every batch the pool hands out holds many, so
+  // runs start and end inside rows and at the partial last workgroup.
+  Device device;
+  SUBCASE("1D") {
+    const uint32_t grid[3] = {5003, 1, 1};
+    const uint16_t workgroup[3] = {7, 1, 1};
+    check_ids(device, 1, grid, workgroup);
+  }
+  SUBCASE("2D") {
+    const uint32_t grid[3] = {301, 67, 1};
+    const uint16_t workgroup[3] = {8, 4, 1};
+    check_ids(device, 2, grid, workgroup);
+  }
+  SUBCASE("3D") {
+    const uint32_t grid[3] = {45, 13, 11};
+    const uint16_t workgroup[3] = {4, 2, 3};
+    check_ids(device, 3, grid, workgroup);
+  }
+}
+
+TEST_CASE("a kernel without barriers runs exactly the run of workgroups it is given") {
+  Device device;
+  // Kernels without barriers take runs; barrier kernels one workgroup.
+  CHECK((device.descriptor("ids")->flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) != 0);
+  CHECK((device.descriptor("saxpy")->flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) != 0);
+  CHECK((device.descriptor("reduce")->flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) == 0);
+  const xgpu_host_kernel_descriptor_t* kd = device.descriptor("ids");
+  // 2-D grid of 37 x 5 items in 4 x 2 workgroups: 10 x 3 workgroups, the
+  // last of each row 1 item wide and the last row 1 item high. Row 2 (one
+  // item high) runs workgroup after workgroup; row 1 (two items high)
+  // interleaves the run's workgroups row by row.
+  const uint32_t grid[3] = {37, 5, 1};
+  const uint32_t size[3] = {4, 2, 1};
+  const uint32_t total = grid[0] * grid[1];
+  std::vector<uint32_t> out(size_t{total} * XGPU_TEST_IDS_FIELDS, 0xffffffffu);
+  const ids_args_t args = {out.data(), 0};
+  for (const uint32_t row : {1u, 2u}) {
+    for (const uint32_t run : {0u, 1u, 4u}) {
+      CAPTURE(row);
+      CAPTURE(run);
+      std::fill(out.begin(), out.end(), 0xffffffffu);
+      // Workgroups (6 .. 6 + max(run, 1) - 1, row).
+      xgpu_host_workgroup_t wg{};
+      const uint32_t first = 6;
+      const uint32_t high = row == 2 ? 1 : 2;
+      wg.workgroup_id[0] = first;
+      wg.workgroup_id[1] = row;
+      for (int d = 0; d < 3; ++d) {
+        wg.workgroup_size[d] = size[d];
+        wg.grid_size[d] = grid[d];
+        wg.workgroup_count[d] = (grid[d] + size[d] - 1) / size[d];
+      }
+      wg.item_count[0] = 4;
+      wg.item_count[1] = high;
+      wg.item_count[2] = 1;
+      wg.dimensions = 2;
+      wg.workgroup_run = run;
+      kd->run_workgroup(&args, &wg);
+      const uint32_t last = first + (run > 1 ? run : 1) - 1;
+      CHECK(wg.workgroup_id[1] == row);
+      if (high == 1 || run <= 1) {
+        // One after another: `wg` names the last workgroup, the partial one
+        // for a run of 4.
+        CHECK(wg.workgroup_id[0] == last);
+        CHECK(wg.workgroup_run == 1);
+        CHECK(wg.item_count[0] == (last == 9 ? 1u : 4u));
+      } else {
+        // Interleaved: `wg` still names the whole run.
+        CHECK(wg.workgroup_id[0] == first);
+        CHECK(wg.workgroup_run == run);
+      }
+      for (uint32_t y = 0; y < grid[1]; ++y) {
+        for (uint32_t x = 0; x < grid[0]; ++x) {
+          INFO("item " << x << "," << y);
+          const uint32_t* r = out.data() + (size_t{y} * grid[0] + x) * XGPU_TEST_IDS_FIELDS;
+          const bool in_run = y / size[1] == row && x / size[0] >= first && x / size[0] <= last;
+          if (!in_run) {
+            REQUIRE(r[0] == 0xffffffffu);
+            continue;
+          }
+          REQUIRE(r[0] == x);
+          REQUIRE(r[1] == y);
+          REQUIRE(r[2] == 0);
+          REQUIRE(r[3] == (y % size[1]) * size[0] + x % size[0]);
+          REQUIRE(r[4] == row * 10 + x / size[0]);
+          REQUIRE(r[5] == (x / size[0] == 9 ? 1u : 4u) * high);
+          REQUIRE(r[6] == 30);
+          REQUIRE(r[7] == 8);
+        }
+      }
+    }
   }
 }
 

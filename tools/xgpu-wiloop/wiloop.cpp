@@ -17,7 +17,8 @@
 // deleted and the build prints a note naming the kernel and the reason.
 // <xgpu/kernel.h> emits K_xgpu_wi_ for kernels without barriers too: the
 // pass transforms it only when it has an atomic add to aggregate (then
-// run_workgroup points at it, the flags stay) and deletes it otherwise.
+// run_workgroup points at it, and XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS is
+// cleared: it runs one workgroup per call) and deletes it otherwise.
 //
 // Thread-safety: an LLVM pass; runs on one module at a time.
 #include <cstdint>
@@ -62,6 +63,7 @@ constexpr unsigned kDescriptorKernargAlignmentField = 6;
 constexpr unsigned kDescriptorFlagsField = 10;
 constexpr uint64_t kFlagUsesBarriers = 0x1;   // XGPU_HOST_KERNEL_FLAG_USES_BARRIERS
 constexpr uint64_t kFlagWorkitemLoops = 0x2;  // XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS
+constexpr uint64_t kFlagWorkgroupRuns = 0x4;  // XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS
 // xgpu_host_workgroup_t byte offsets.
 constexpr uint64_t kWorkgroupIdOffset = 0;             // uint32_t workgroup_id[3]
 constexpr uint64_t kWorkgroupSizeOffset = 12;          // uint32_t workgroup_size[3]
@@ -1006,6 +1008,9 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
       auto* flags = cast<ConstantInt>(fields[kDescriptorFlagsField]);
       if (barriers)
         fields[kDescriptorFlagsField] = ConstantInt::get(flags->getType(), flags->getZExtValue() | kFlagWorkitemLoops);
+      else  // the function written here runs one workgroup per call
+        fields[kDescriptorFlagsField] =
+            ConstantInt::get(flags->getType(), flags->getZExtValue() & ~kFlagWorkgroupRuns);
       descriptor->setInitializer(ConstantStruct::get(init->getType(), fields));
     }
     // What is left of the markers sits in helpers on paths only the

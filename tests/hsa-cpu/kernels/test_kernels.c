@@ -230,6 +230,37 @@ static void fault_workgroup(const void* kernarg, xgpu_host_workgroup_t* wg) {
 }
 KERNEL_DESCRIPTOR(fault, 0, 0, fault_workgroup, 0, fault_args_t);
 
+/* fault_runs: `fault` taking runs of workgroups along x
+ * (XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS), running them one after another
+ * and recording each one in `wg` before running it, as the contract says. */
+static void fault_runs_workgroup(const void* kernarg, xgpu_host_workgroup_t* wg) {
+  const fault_args_t* args = (const fault_args_t*)kernarg;
+  const uint32_t run = wg->workgroup_run > 1u ? wg->workgroup_run : 1u;
+  const uint32_t first = wg->workgroup_id[0];
+  *(volatile uint32_t*)&wg->workgroup_run = 1u;
+  for (uint32_t r = 0; r < run; ++r) {
+    const uint32_t id = first + r;
+    *(volatile uint32_t*)&wg->workgroup_id[0] = id;
+    if (id == args->faulting_group) fault_now(args, (volatile uint32_t*)&((fault_args_t*)kernarg)->depth);
+    __atomic_store_n(&args->ran[id], 1u, __ATOMIC_RELEASE);
+  }
+}
+KERNEL_DESCRIPTOR(fault_runs, 0, XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS, fault_runs_workgroup, 0, fault_args_t);
+
+/* fault_runs_whole: the same, leaving `wg` naming the whole run (as a kernel
+ * that interleaves the run's work items does). */
+static void fault_runs_whole_workgroup(const void* kernarg, xgpu_host_workgroup_t* wg) {
+  const fault_args_t* args = (const fault_args_t*)kernarg;
+  const uint32_t run = wg->workgroup_run > 1u ? wg->workgroup_run : 1u;
+  for (uint32_t r = 0; r < run; ++r) {
+    const uint32_t id = wg->workgroup_id[0] + r;
+    if (id == args->faulting_group) fault_now(args, (volatile uint32_t*)&((fault_args_t*)kernarg)->depth);
+    __atomic_store_n(&args->ran[id], 1u, __ATOMIC_RELEASE);
+  }
+}
+KERNEL_DESCRIPTOR(fault_runs_whole, 0, XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS, fault_runs_whole_workgroup, 0,
+                  fault_args_t);
+
 /* fault_fiber (fiber mode): every item reaches a barrier; then item 0 of
  * workgroup `faulting_group` faults (on its fiber's stack) while the
  * others wait at a second barrier; every other workgroup sets ran[]. */
