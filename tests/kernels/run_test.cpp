@@ -577,6 +577,99 @@ TEST_CASE("every host level the agent supports runs a loop-mode and a fiber-mode
   CHECK(ran >= 1);
 }
 
+namespace {
+
+// Every host level of the test executable that the agent runs.
+std::vector<std::string> runnable_host_levels() {
+  std::vector<std::string> levels;
+  {
+    Device device;
+    for (const std::string& isa : device.isas()) levels.push_back(isa);
+  }
+  std::vector<uint8_t> bytes;
+  std::ifstream in(XGPU_TEST_KERNELS_FILE, std::ios::binary);
+  bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  xe::Executable executable;
+  REQUIRE(xe::Executable::parse(bytes, &executable).ok());
+  std::vector<std::string> found;
+  for (const std::string& isa : levels)
+    if (executable.find(isa)) found.push_back(isa);
+  return found;
+}
+
+}  // namespace
+
+// The host build versions each item loop on its bounds checks holding for
+// every item (a guard-free copy) and keeps the checked loop for the rest:
+// ragged sizes, rows whose index wraps around 2^32 inside a workgroup, n = 0.
+TEST_CASE("bounds-checked kernels match the C reference at every host level (ragged, wrapping, empty)") {
+  const std::vector<std::string> levels = runnable_host_levels();
+  REQUIRE(!levels.empty());
+  struct RowsCase {
+    uint32_t n, row, offset, grid_x, grid_y;
+    uint16_t workgroup_x, workgroup_y;
+  };
+  const RowsCase rows_cases[] = {
+      {1000, 1000, 0, 1000, 1, 64, 1},             // 1-D, partial last workgroup
+      {997, 256, 0, 256, 4, 64, 1},                // 2-D rows, n ends inside a workgroup
+      {997, 256, 0, 256, 4, 32, 2},                // 2-D workgroups
+      {1000, 300, 0, 300, 4, 128, 1},              // rows longer than n / 4: the last row is partial
+      {0, 256, 0, 256, 2, 64, 1},                  // n = 0: nothing is written
+      {1000, 0xfffffe00u, 500, 300, 2, 64, 1},     // row 1 starts at -12: wraps inside its first workgroup
+      {700, 1000, 0xffffffc0u, 777, 1, 256, 1},    // the first 64 items' indices wrap past 2^32
+      {1, 1, 0, 5, 5, 3, 3},                       // one element
+  };
+  const uint32_t w = 37, h = 29;  // ragged stencil: no dimension a multiple of the workgroup
+  for (const std::string& isa : levels) {
+    INFO(isa);
+    Device device(isa);
+    for (const RowsCase& rc : rows_cases) {
+      INFO("n " << rc.n << " row " << rc.row << " offset " << rc.offset << " grid " << rc.grid_x << "x" << rc.grid_y
+                << " workgroup " << rc.workgroup_x << "x" << rc.workgroup_y);
+      const uint32_t size = rc.n + 64;  // sentinels past n
+      float* x = device.allocate<float>(size);
+      float* y = device.allocate<float>(size);
+      float* out = device.allocate<float>(size);
+      for (uint32_t i = 0; i < size; ++i) {
+        x[i] = static_cast<float>(i % 1024);
+        y[i] = static_cast<float>(i % 7);
+        out[i] = -1.0f;
+      }
+      guarded_rows_args_t args = {x, y, out, 2.0f, rc.n, rc.row, rc.offset};
+      device.run({"guarded_rows", &args, sizeof(args), 2, {rc.grid_x, rc.grid_y, 1},
+                  {rc.workgroup_x, rc.workgroup_y, 1}});
+      std::vector<float> expected(size, -1.0f);
+      for (uint32_t gy = 0; gy < rc.grid_y; ++gy)
+        for (uint32_t gx = 0; gx < rc.grid_x; ++gx) {
+          const uint32_t i = gy * rc.row + gx + rc.offset;
+          if (i < rc.n) expected[i] = 2.0f * x[i] + y[i];
+        }
+      for (uint32_t i = 0; i < size; ++i) {
+        INFO("i = " << i);
+        REQUIRE(out[i] == expected[i]);
+      }
+    }
+    float* in = device.allocate<float>(w * h);
+    float* out = device.allocate<float>(w * h);
+    for (uint32_t i = 0; i < w * h; ++i) {
+      in[i] = static_cast<float>((i * 37u) % 101u);
+      out[i] = -1.0f;
+    }
+    guarded_stencil_args_t stencil = {in, out, w, h};
+    // The grid overhangs w x h, so the kernel's own edge checks run too.
+    device.run({"guarded_stencil", &stencil, sizeof(stencil), 2, {w + 3, h + 1, 1}, {16, 4, 1}});
+    for (uint32_t gy = 0; gy < h; ++gy)
+      for (uint32_t gx = 0; gx < w; ++gx) {
+        const uint32_t i = gy * w + gx;
+        const float expected = gx > 0 && gx < w - 1 && gy > 0 && gy < h - 1
+                                   ? 0.25f * (in[i - 1] + in[i + 1] + in[i - w] + in[i + w])
+                                   : in[i];
+        INFO("x " << gx << " y " << gy);
+        REQUIRE(out[i] == expected);
+      }
+  }
+}
+
 TEST_CASE("a kernel with barriers and a fixed workgroup size reverses each workgroup through dynamic group memory") {
   Device device;
   constexpr uint32_t n = 300, workgroup = XGPU_TEST_REVERSE_WORKGROUP;  // 4 full workgroups + one of 44

@@ -28,7 +28,11 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/InstIterator.h"
@@ -44,6 +48,8 @@
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/Local.h"
+#include "llvm/Transforms/Utils/LoopUtils.h"
+#include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
@@ -78,6 +84,10 @@ constexpr unsigned kRematerializeDepth = 8;
 // Work items of the largest workgroup hsa-cpu runs, and the stack the
 // per-item slots of one workgroup may take.
 constexpr uint64_t kMaxWorkgroupItems = 1024;
+// Bound checks versioned per item loop, and the largest item loop (in
+// instructions) that gets a guard-free copy.
+constexpr unsigned kMaxVersionedChecks = 4;
+constexpr unsigned kMaxVersionedLoopSize = 256;
 constexpr uint64_t kMaxPerItemStackBytes = 2u << 20;
 // Rounds of inlining helpers that reach a barrier (nested helpers).
 constexpr unsigned kInlineRounds = 8;
@@ -897,6 +907,142 @@ GlobalVariable* find_descriptor(Module& module, StringRef kernel) {
   return module.getGlobalVariable(("\01" + name));
 }
 
+// Guard-free item loops. A bounds check on an item index, `if (i < n)` with
+// i = start + item (an affine function of the item loop's counter, step 1,
+// in any integer width, wrapping or not) and n the same on every item, is
+// if-converted by the loop vectoriser into masked loads and stores, which
+// are slow on many x86-64 CPUs. Each such check of an innermost loop is
+// true on every iteration when start < n and the loop's last counter value
+// is below n - start (no iteration can wrap then: start + k < n). The loop
+// is versioned on that test: a copy whose checks are constant true, which
+// widens without masks, runs when it holds (every full workgroup of a
+// guarded kernel), the original loop otherwise (the grid's edge). Checks of
+// any other form are left as they are.
+struct BoundCheck {
+  ICmpInst* compare;  // i < n, as `icmp ult i, n` or `icmp ugt n, i`
+  const SCEV* start;  // i on the loop's first iteration
+  const SCEV* bound;  // n, loop-invariant
+};
+
+bool find_bound_checks(Loop& loop, ScalarEvolution& se, std::vector<BoundCheck>* out) {
+  unsigned size = 0;
+  for (BasicBlock* block : loop.blocks()) size += unsigned(block->size());
+  for (BasicBlock* block : loop.blocks())
+    for (Instruction& inst : *block) {
+    auto* compare = dyn_cast<ICmpInst>(&inst);
+    if (!compare) continue;
+    // The loop's own exit tests are not bounds checks.
+    bool exits = false;
+    for (User* user : compare->users()) {
+      auto* user_inst = dyn_cast<Instruction>(user);
+      exits |= !user_inst || !loop.contains(user_inst) ||
+               (user_inst->isTerminator() && loop.isLoopExiting(user_inst->getParent()));
+    }
+    if (exits) continue;
+    Value* index = nullptr;
+    Value* bound = nullptr;
+    if (compare->getPredicate() == ICmpInst::ICMP_ULT) {
+      index = compare->getOperand(0);
+      bound = compare->getOperand(1);
+    } else if (compare->getPredicate() == ICmpInst::ICMP_UGT) {
+      index = compare->getOperand(1);
+      bound = compare->getOperand(0);
+    } else {
+      continue;
+    }
+    if (!se.isSCEVable(index->getType())) continue;
+    const SCEV* bound_scev = se.getSCEV(bound);
+    auto* rec = dyn_cast<SCEVAddRecExpr>(se.getSCEV(index));
+    if (!rec || rec->getLoop() != &loop || !rec->isAffine() || !rec->getStepRecurrence(se)->isOne() ||
+        !se.isLoopInvariant(bound_scev, &loop) || !se.isLoopInvariant(rec->getStart(), &loop))
+      continue;
+    out->push_back({compare, rec->getStart(), bound_scev});
+    }
+  if (out->size() > kMaxVersionedChecks) out->resize(kMaxVersionedChecks);
+  return !out->empty() && size <= kMaxVersionedLoopSize;
+}
+
+// Versions `loop` on its bound checks being true throughout (see above).
+// Returns whether it did.
+bool version_bound_checks(Function& function, Loop& loop, LoopInfo& li, DominatorTree& dt, ScalarEvolution& se) {
+  BasicBlock* preheader = loop.getLoopPreheader();
+  if (!preheader || !loop.isLoopSimplifyForm() || !loop.isInnermost()) return false;
+  std::vector<BoundCheck> checks;
+  if (!find_bound_checks(loop, se, &checks)) return false;
+  const SCEV* last = se.getBackedgeTakenCount(&loop);  // the counter's last value
+  if (isa<SCEVCouldNotCompute>(last)) return false;
+  const DataLayout& dl = function.getParent()->getDataLayout();
+  SCEVExpander expander(se, dl, "xgpu.split");
+  Instruction* at = preheader->getTerminator();
+  if (!expander.isSafeToExpandAt(last, at)) return false;
+  for (const BoundCheck& check : checks)
+    if (!expander.isSafeToExpandAt(check.start, at) || !expander.isSafeToExpandAt(check.bound, at)) return false;
+  formLCSSARecursively(loop, dt, &li, &se);
+
+  // The test, in a block of its own before the two loops.
+  BasicBlock* test_block = preheader;
+  preheader = SplitBlock(test_block, test_block->getTerminator(), &dt, &li, nullptr, "xgpu.split.ph");
+  at = test_block->getTerminator();
+  IRBuilder<> b(at);
+  Value* all = b.getTrue();
+  for (const BoundCheck& check : checks) {
+    Value* start = expander.expandCodeFor(check.start, check.start->getType(), at);
+    Value* bound = expander.expandCodeFor(check.bound, check.start->getType(), at);
+    Type* wide = last->getType()->getIntegerBitWidth() > start->getType()->getIntegerBitWidth() ? last->getType()
+                                                                                                  : start->getType();
+    Value* count = expander.expandCodeFor(last, last->getType(), at);
+    Value* below = b.CreateICmpULT(start, bound, "xgpu.split.start");
+    Value* room = b.CreateZExt(b.CreateSub(bound, start), wide);
+    Value* fits = b.CreateICmpULT(b.CreateZExt(count, wide), room, "xgpu.split.fits");
+    all = b.CreateAnd(all, b.CreateAnd(below, fits));
+  }
+  expander.clear();
+
+  // The guard-free copy, its exits joined to the original loop's.
+  SmallVector<BasicBlock*, 8> exits;
+  loop.getExitBlocks(exits);
+  SmallVector<BasicBlock*, 8> exiting;
+  loop.getExitingBlocks(exiting);
+  ValueToValueMapTy map;
+  SmallVector<BasicBlock*, 16> blocks;
+  Loop* copy = cloneLoopWithPreheader(preheader, test_block, &loop, map, ".xgpu.nocheck", &li, &dt, blocks);
+  remapInstructionsInBlocks(blocks, map);
+  for (BasicBlock* exit : exits)
+    for (PHINode& phi : exit->phis())
+      for (BasicBlock* from : exiting)
+        if (int index = phi.getBasicBlockIndex(from); index >= 0) {
+          Value* value = phi.getIncomingValue(unsigned(index));
+          Value* mapped = map.count(value) ? static_cast<Value*>(map[value]) : value;
+          phi.addIncoming(mapped, cast<BasicBlock>(map[from]));
+        }
+  for (const BoundCheck& check : checks) {
+    auto* copied = cast<ICmpInst>(map[check.compare]);
+    copied->replaceAllUsesWith(ConstantInt::getTrue(copied->getType()));
+    copied->eraseFromParent();
+  }
+  // Branch between the two.
+  Instruction* old = test_block->getTerminator();
+  BranchInst::Create(copy->getLoopPreheader(), preheader, all, old->getIterator());
+  old->eraseFromParent();
+  dt.recalculate(function);
+  return true;
+}
+
+// Versions the innermost item loops of a host workgroup function.
+void split_bound_checks(Function& function, FunctionAnalysisManager& fam) {
+  std::vector<BasicBlock*> headers;
+  for (Loop* loop : fam.getResult<LoopAnalysis>(function).getLoopsInPreorder())
+    if (loop->isInnermost()) headers.push_back(loop->getHeader());
+  for (BasicBlock* header : headers) {
+    LoopInfo& li = fam.getResult<LoopAnalysis>(function);
+    DominatorTree& dt = fam.getResult<DominatorTreeAnalysis>(function);
+    ScalarEvolution& se = fam.getResult<ScalarEvolutionAnalysis>(function);
+    Loop* loop = li.getLoopFor(header);
+    if (!loop || loop->getHeader() != header) continue;
+    if (version_bound_checks(function, *loop, li, dt, se)) fam.invalidate(function, PreservedAnalyses::none());
+  }
+}
+
 struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
   explicit WorkItemLoopPass(PassBuilder* builder) : builder_(builder) {}
 
@@ -1012,6 +1158,14 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
         fields[kDescriptorFlagsField] =
             ConstantInt::get(flags->getType(), flags->getZExtValue() & ~kFlagWorkgroupRuns);
       descriptor->setInitializer(ConstantStruct::get(init->getType(), fields));
+    }
+    // Guard-free copies of the item loops of every workgroup function.
+    for (GlobalVariable& global : module.globals()) {
+      if (!global.getName().ends_with(kDescriptorSuffix) || !global.hasInitializer()) continue;
+      auto* fields = dyn_cast<ConstantStruct>(global.getInitializer());
+      if (!fields || fields->getNumOperands() <= kDescriptorRunWorkgroupField) continue;
+      auto* run = dyn_cast<Function>(fields->getOperand(kDescriptorRunWorkgroupField)->stripPointerCasts());
+      if (run && !run->isDeclaration()) split_bound_checks(*run, fam);
     }
     // What is left of the markers sits in helpers on paths only the
     // work-item functions take (workitem_loops == 1): never reached.

@@ -9,6 +9,25 @@ XGPU_KERNEL(saxpy, saxpy_args_t, args) {
 }
 XGPU_KERNEL_BINDINGS(saxpy, 2);
 
+XGPU_KERNEL(guarded_rows, guarded_rows_args_t, args) {
+  const uint32_t i = xgpu_global_id(1) * args->row + xgpu_global_id(0) + args->offset;
+  if (i < args->n) args->out[i] = args->a * args->x[i] + args->y[i];
+}
+XGPU_KERNEL_BINDINGS(guarded_rows, 3);
+
+XGPU_KERNEL(guarded_stencil, guarded_stencil_args_t, args) {
+  const uint32_t gx = xgpu_global_id(0);
+  const uint32_t gy = xgpu_global_id(1);
+  const uint32_t w = args->w;
+  if (gx >= w || gy >= args->h) return;
+  const uint32_t i = gy * w + gx;
+  if (gx > 0 && gx < w - 1 && gy > 0 && gy < args->h - 1)
+    args->out[i] = 0.25f * (args->in[i - 1] + args->in[i + 1] + args->in[i - w] + args->in[i + w]);
+  else
+    args->out[i] = args->in[i];
+}
+XGPU_KERNEL_BINDINGS(guarded_stencil, 2);
+
 static inline uint32_t items_in_workgroup(XGPU_CTX_PARAM) {
   return xgpu_workgroup_item_count(0) * xgpu_workgroup_item_count(1) * xgpu_workgroup_item_count(2);
 }

@@ -13,6 +13,29 @@ typedef struct saxpy_args {
   uint32_t n;     /* element count */
 } saxpy_args_t;
 
+/* Bounds-checked kernels whose item loops the host build versions into a
+ * guard-free copy (tools/xgpu-wiloop). guarded_rows: i = gid1 * row + gid0 +
+ * offset (uint32_t, wrapping), out[i] = a * x[i] + y[i] where i < n.
+ * guarded_stencil: on a w x h grid, interior points (0 < gx < w - 1,
+ * 0 < gy < h - 1) get the mean of their 4 neighbours in `in`, the border a
+ * copy of `in`. */
+typedef struct guarded_rows_args {
+  const float* x; /* binding: n floats */
+  const float* y; /* binding: n floats */
+  float* out;     /* binding: n floats */
+  float a;        /* scale */
+  uint32_t n;     /* element count */
+  uint32_t row;   /* index step per grid row (may wrap) */
+  uint32_t offset;/* index of item (0, 0) (may wrap) */
+} guarded_rows_args_t;
+
+typedef struct guarded_stencil_args {
+  const float* in; /* binding: w*h floats */
+  float* out;      /* binding: w*h floats */
+  uint32_t w;      /* grid width */
+  uint32_t h;      /* grid height */
+} guarded_stencil_args_t;
+
 /* Writes every work item's ids: out[global linear id] = {global id x, y, z,
  * local linear id, workgroup linear id, workgroup item count x*y*z}. */
 typedef struct ids_args {
