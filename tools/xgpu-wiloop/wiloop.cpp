@@ -48,6 +48,7 @@
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/Local.h"
+#include "llvm/Transforms/Utils/LoopSimplify.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
@@ -916,13 +917,21 @@ GlobalVariable* find_descriptor(Module& module, StringRef kernel) {
 // is below n - start (no iteration can wrap then: start + k < n). The loop
 // is versioned on that test: a copy whose checks are constant true, which
 // widens without masks, runs when it holds (every full workgroup of a
-// guarded kernel), the original loop otherwise (the grid's edge). Checks of
-// any other form are left as they are.
+// guarded kernel), the original loop otherwise (the grid's edge). Checks
+// written as i >= n (an early return) fold to false in the copy; i != 0
+// (`i > 0` on an unsigned id) is i - 1 < all ones. Checks of any other form
+// are left as they are.
 struct BoundCheck {
-  ICmpInst* compare;  // i < n, as `icmp ult i, n` or `icmp ugt n, i`
+  ICmpInst* compare;  // i < n or i >= n, in either operand order
   const SCEV* start;  // i on the loop's first iteration
   const SCEV* bound;  // n, loop-invariant
+  bool in_range;      // the compare is i < n (else i >= n)
 };
+
+bool match_zero(const Value* value) {
+  const auto* constant = dyn_cast<ConstantInt>(value);
+  return constant && constant->isZero();
+}
 
 bool find_bound_checks(Loop& loop, ScalarEvolution& se, std::vector<BoundCheck>* out) {
   unsigned size = 0;
@@ -939,16 +948,43 @@ bool find_bound_checks(Loop& loop, ScalarEvolution& se, std::vector<BoundCheck>*
                (user_inst->isTerminator() && loop.isLoopExiting(user_inst->getParent()));
     }
     if (exits) continue;
+    // i < n (true in the copy) or its negation i >= n (false in the copy).
     Value* index = nullptr;
     Value* bound = nullptr;
-    if (compare->getPredicate() == ICmpInst::ICMP_ULT) {
-      index = compare->getOperand(0);
-      bound = compare->getOperand(1);
-    } else if (compare->getPredicate() == ICmpInst::ICMP_UGT) {
-      index = compare->getOperand(1);
-      bound = compare->getOperand(0);
-    } else {
-      continue;
+    bool in_range = true;
+    switch (compare->getPredicate()) {
+      case ICmpInst::ICMP_UGE:
+        in_range = false;
+        [[fallthrough]];
+      case ICmpInst::ICMP_ULT:
+        index = compare->getOperand(0);
+        bound = compare->getOperand(1);
+        break;
+      case ICmpInst::ICMP_ULE:
+        in_range = false;
+        [[fallthrough]];
+      case ICmpInst::ICMP_UGT:
+        index = compare->getOperand(1);
+        bound = compare->getOperand(0);
+        break;
+      case ICmpInst::ICMP_EQ:
+      case ICmpInst::ICMP_NE: {
+        // i != 0 is i - 1 < all ones (`j > 0` on an unsigned id).
+        in_range = compare->getPredicate() == ICmpInst::ICMP_NE;
+        const bool zero_right = match_zero(compare->getOperand(1));
+        if (!zero_right && !match_zero(compare->getOperand(0))) continue;
+        Value* value = compare->getOperand(zero_right ? 0 : 1);
+        if (!se.isSCEVable(value->getType())) continue;
+        auto* rec = dyn_cast<SCEVAddRecExpr>(se.getSCEV(value));
+        if (!rec || rec->getLoop() != &loop || !rec->isAffine() || !rec->getStepRecurrence(se)->isOne() ||
+            !se.isLoopInvariant(rec->getStart(), &loop))
+          continue;
+        out->push_back({compare, se.getMinusSCEV(rec->getStart(), se.getOne(rec->getType())),
+                        se.getMinusOne(rec->getType()), in_range});
+        continue;
+      }
+      default:
+        continue;
     }
     if (!se.isSCEVable(index->getType())) continue;
     const SCEV* bound_scev = se.getSCEV(bound);
@@ -956,7 +992,7 @@ bool find_bound_checks(Loop& loop, ScalarEvolution& se, std::vector<BoundCheck>*
     if (!rec || rec->getLoop() != &loop || !rec->isAffine() || !rec->getStepRecurrence(se)->isOne() ||
         !se.isLoopInvariant(bound_scev, &loop) || !se.isLoopInvariant(rec->getStart(), &loop))
       continue;
-    out->push_back({compare, rec->getStart(), bound_scev});
+    out->push_back({compare, rec->getStart(), bound_scev, in_range});
     }
   if (out->size() > kMaxVersionedChecks) out->resize(kMaxVersionedChecks);
   return !out->empty() && size <= kMaxVersionedLoopSize;
@@ -965,10 +1001,14 @@ bool find_bound_checks(Loop& loop, ScalarEvolution& se, std::vector<BoundCheck>*
 // Versions `loop` on its bound checks being true throughout (see above).
 // Returns whether it did.
 bool version_bound_checks(Function& function, Loop& loop, LoopInfo& li, DominatorTree& dt, ScalarEvolution& se) {
-  BasicBlock* preheader = loop.getLoopPreheader();
-  if (!preheader || !loop.isLoopSimplifyForm() || !loop.isInnermost()) return false;
+  if (!loop.isInnermost()) return false;
   std::vector<BoundCheck> checks;
   if (!find_bound_checks(loop, se, &checks)) return false;
+  // A preheader of its own and dedicated exits (the loop may be entered
+  // straight from the outer loop's check).
+  simplifyLoop(&loop, &dt, &li, &se, nullptr, nullptr, /*PreserveLCSSA=*/false);
+  BasicBlock* preheader = loop.getLoopPreheader();
+  if (!preheader || !loop.isLoopSimplifyForm()) return false;
   const SCEV* last = se.getBackedgeTakenCount(&loop);  // the counter's last value
   if (isa<SCEVCouldNotCompute>(last)) return false;
   const DataLayout& dl = function.getParent()->getDataLayout();
@@ -1017,7 +1057,7 @@ bool version_bound_checks(Function& function, Loop& loop, LoopInfo& li, Dominato
         }
   for (const BoundCheck& check : checks) {
     auto* copied = cast<ICmpInst>(map[check.compare]);
-    copied->replaceAllUsesWith(ConstantInt::getTrue(copied->getType()));
+    copied->replaceAllUsesWith(ConstantInt::getBool(copied->getType(), check.in_range));
     copied->eraseFromParent();
   }
   // Branch between the two.
