@@ -936,64 +936,65 @@ bool match_zero(const Value* value) {
 bool find_bound_checks(Loop& loop, ScalarEvolution& se, std::vector<BoundCheck>* out) {
   unsigned size = 0;
   for (BasicBlock* block : loop.blocks()) size += unsigned(block->size());
-  for (BasicBlock* block : loop.blocks())
+  for (BasicBlock* block : loop.blocks()) {
     for (Instruction& inst : *block) {
-    auto* compare = dyn_cast<ICmpInst>(&inst);
-    if (!compare) continue;
-    // The loop's own exit tests are not bounds checks.
-    bool exits = false;
-    for (User* user : compare->users()) {
-      auto* user_inst = dyn_cast<Instruction>(user);
-      exits |= !user_inst || !loop.contains(user_inst) ||
-               (user_inst->isTerminator() && loop.isLoopExiting(user_inst->getParent()));
-    }
-    if (exits) continue;
-    // i < n (true in the copy) or its negation i >= n (false in the copy).
-    Value* index = nullptr;
-    Value* bound = nullptr;
-    bool in_range = true;
-    switch (compare->getPredicate()) {
-      case ICmpInst::ICMP_UGE:
-        in_range = false;
-        [[fallthrough]];
-      case ICmpInst::ICMP_ULT:
-        index = compare->getOperand(0);
-        bound = compare->getOperand(1);
-        break;
-      case ICmpInst::ICMP_ULE:
-        in_range = false;
-        [[fallthrough]];
-      case ICmpInst::ICMP_UGT:
-        index = compare->getOperand(1);
-        bound = compare->getOperand(0);
-        break;
-      case ICmpInst::ICMP_EQ:
-      case ICmpInst::ICMP_NE: {
-        // i != 0 is i - 1 < all ones (`j > 0` on an unsigned id).
-        in_range = compare->getPredicate() == ICmpInst::ICMP_NE;
-        const bool zero_right = match_zero(compare->getOperand(1));
-        if (!zero_right && !match_zero(compare->getOperand(0))) continue;
-        Value* value = compare->getOperand(zero_right ? 0 : 1);
-        if (!se.isSCEVable(value->getType())) continue;
-        auto* rec = dyn_cast<SCEVAddRecExpr>(se.getSCEV(value));
-        if (!rec || rec->getLoop() != &loop || !rec->isAffine() || !rec->getStepRecurrence(se)->isOne() ||
-            !se.isLoopInvariant(rec->getStart(), &loop))
-          continue;
-        out->push_back({compare, se.getMinusSCEV(rec->getStart(), se.getOne(rec->getType())),
-                        se.getMinusOne(rec->getType()), in_range});
-        continue;
+      auto* compare = dyn_cast<ICmpInst>(&inst);
+      if (!compare) continue;
+      // The loop's own exit tests are not bounds checks.
+      bool exits = false;
+      for (User* user : compare->users()) {
+        auto* user_inst = dyn_cast<Instruction>(user);
+        exits |= !user_inst || !loop.contains(user_inst) ||
+                 (user_inst->isTerminator() && loop.isLoopExiting(user_inst->getParent()));
       }
-      default:
+      if (exits) continue;
+      // i < n (true in the copy) or its negation i >= n (false in the copy).
+      Value* index = nullptr;
+      Value* bound = nullptr;
+      bool in_range = true;
+      switch (compare->getPredicate()) {
+        case ICmpInst::ICMP_UGE:
+          in_range = false;
+          [[fallthrough]];
+        case ICmpInst::ICMP_ULT:
+          index = compare->getOperand(0);
+          bound = compare->getOperand(1);
+          break;
+        case ICmpInst::ICMP_ULE:
+          in_range = false;
+          [[fallthrough]];
+        case ICmpInst::ICMP_UGT:
+          index = compare->getOperand(1);
+          bound = compare->getOperand(0);
+          break;
+        case ICmpInst::ICMP_EQ:
+        case ICmpInst::ICMP_NE: {
+          // i != 0 is i - 1 < all ones (`j > 0` on an unsigned id).
+          in_range = compare->getPredicate() == ICmpInst::ICMP_NE;
+          const bool zero_right = match_zero(compare->getOperand(1));
+          if (!zero_right && !match_zero(compare->getOperand(0))) continue;
+          Value* value = compare->getOperand(zero_right ? 0 : 1);
+          if (!se.isSCEVable(value->getType())) continue;
+          auto* rec = dyn_cast<SCEVAddRecExpr>(se.getSCEV(value));
+          if (!rec || rec->getLoop() != &loop || !rec->isAffine() || !rec->getStepRecurrence(se)->isOne() ||
+              !se.isLoopInvariant(rec->getStart(), &loop))
+            continue;
+          out->push_back({compare, se.getMinusSCEV(rec->getStart(), se.getOne(rec->getType())),
+                          se.getMinusOne(rec->getType()), in_range});
+          continue;
+        }
+        default:
+          continue;
+      }
+      if (!se.isSCEVable(index->getType())) continue;
+      const SCEV* bound_scev = se.getSCEV(bound);
+      auto* rec = dyn_cast<SCEVAddRecExpr>(se.getSCEV(index));
+      if (!rec || rec->getLoop() != &loop || !rec->isAffine() || !rec->getStepRecurrence(se)->isOne() ||
+          !se.isLoopInvariant(bound_scev, &loop) || !se.isLoopInvariant(rec->getStart(), &loop))
         continue;
+      out->push_back({compare, rec->getStart(), bound_scev, in_range});
     }
-    if (!se.isSCEVable(index->getType())) continue;
-    const SCEV* bound_scev = se.getSCEV(bound);
-    auto* rec = dyn_cast<SCEVAddRecExpr>(se.getSCEV(index));
-    if (!rec || rec->getLoop() != &loop || !rec->isAffine() || !rec->getStepRecurrence(se)->isOne() ||
-        !se.isLoopInvariant(bound_scev, &loop) || !se.isLoopInvariant(rec->getStart(), &loop))
-      continue;
-    out->push_back({compare, rec->getStart(), bound_scev, in_range});
-    }
+  }
   if (out->size() > kMaxVersionedChecks) out->resize(kMaxVersionedChecks);
   return !out->empty() && size <= kMaxVersionedLoopSize;
 }
@@ -1079,7 +1080,9 @@ void split_bound_checks(Function& function, FunctionAnalysisManager& fam) {
     ScalarEvolution& se = fam.getResult<ScalarEvolutionAnalysis>(function);
     Loop* loop = li.getLoopFor(header);
     if (!loop || loop->getHeader() != header) continue;
-    if (version_bound_checks(function, *loop, li, dt, se)) fam.invalidate(function, PreservedAnalyses::none());
+    version_bound_checks(function, *loop, li, dt, se);
+    // Even a loop left alone may have been put in simplified form.
+    fam.invalidate(function, PreservedAnalyses::none());
   }
 }
 
