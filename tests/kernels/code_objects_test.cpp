@@ -55,6 +55,8 @@ struct ExpectedKernel {
 const std::map<std::string, ExpectedKernel> kExpected = {
     {"saxpy", {sizeof(saxpy_args_t), alignof(saxpy_args_t), 0, false}},
     {"ids", {sizeof(ids_args_t), alignof(ids_args_t), 0, false}},
+    {"guarded_rows", {sizeof(guarded_rows_args_t), alignof(guarded_rows_args_t), 0, false}},
+    {"guarded_stencil", {sizeof(guarded_stencil_args_t), alignof(guarded_stencil_args_t), 0, false}},
     {"histogram", {sizeof(histogram_args_t), alignof(histogram_args_t), 0, false}},
     {"reduce", {sizeof(reduce_args_t), alignof(reduce_args_t), sizeof(reduce_shared_t), true}},
     {"scan", {sizeof(scan_args_t), alignof(scan_args_t), sizeof(scan_shared_t), true}},
@@ -73,6 +75,7 @@ const std::map<std::string, ExpectedKernel> kExpected = {
 const std::map<std::string, uint32_t> kBindings = {
     {"saxpy", 2}, {"ids", 1},   {"histogram", 3},  {"reduce", 2},     {"scan", 4},
     {"fill", 1},  {"group_atomics", 1}, {"reverse", 2}, {"poly_clamp", 2}, {"tile_max", 2},
+    {"guarded_rows", 3}, {"guarded_stencil", 2},
 };
 
 using Loaded = TestExecutable;
@@ -409,7 +412,7 @@ TEST_CASE("the check reports a kernel missing from one target") {
   REQUIRE_FALSE(status.ok());
   CHECK(status.message().starts_with("kernel sets differ: "));
   CHECK(status.message().find(host_isa +
-                              " has fill, group_atomics, histogram, ids, poly_clamp, reduce, reverse, saxpy, scam, "
+                              " has fill, group_atomics, guarded_rows, guarded_stencil, histogram, ids, poly_clamp, reduce, reverse, saxpy, scam, "
                               "tile_max") != std::string::npos);
 }
 

@@ -496,7 +496,7 @@ TEST_CASE("real code objects: targeted kernel layout record corruption") {
     // Records that are well formed but do not describe the code object.
     CHECK(subject.corrupt(index, [&](std::span<uint8_t> bytes) { bytes[name + 4] = 'z'; }).message() ==
           who + record_of + "'saxpz': the code object has no kernel 'saxpz' (its kernels: fill, group_atomics, "
-                            "histogram, ids, poly_clamp, reduce, reverse, saxpy, scan, tile_max)");
+                            "guarded_rows, guarded_stencil, histogram, ids, poly_clamp, reduce, reverse, saxpy, scan, tile_max)");
     // fill and ids have the same layout (1 binding, 8 bytes of constants),
     // so whichever record comes first is accepted and the second is the
     // duplicate.
