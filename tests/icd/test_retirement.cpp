@@ -302,3 +302,188 @@ TEST_CASE("chain across two queues with a dispatch: queue 1 waits on the device 
   api().DestroySemaphore(env.device(), mid, nullptr);
   api().DestroySemaphore(env.device(), end, nullptr);
 }
+
+// Completion handlers are registered on demand: a submission whose payload a
+// host thread waits for is retired by that thread, and nothing else is woken
+// for it. Every other way of learning of a completion must still work without
+// any host waiter on the signaller's completion signal, and without the
+// watchdog's periodic safety net (off in these cases: each would otherwise
+// finish at its next tick, a second later, instead of hanging).
+namespace {
+
+struct NoWatchdog {
+  NoWatchdog() { setenv("XGPU_AMDGPU_WATCHDOG_MS", "0", 1); }
+  ~NoWatchdog() { unsetenv("XGPU_AMDGPU_WATCHDOG_MS"); }
+};
+
+// Polls xgpuGetSemaphoreCounterValue until `value` or `ms` milliseconds pass.
+bool value_within(Env& env, XgpuSemaphore s, uint64_t value, int ms, uint32_t d = 0) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    XgpuResult result = XGPU_SUCCESS;
+    if (env.value(s, &result, d) >= value) return result == XGPU_SUCCESS;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("on-demand completion handlers: a payload nobody waits for is seen by xgpuGetSemaphoreCounterValue") {
+  NoWatchdog no_watchdog;
+  Env env(1, 1);
+  REQUIRE(have_command_buffers());
+  XgpuSemaphore s = env.semaphore(0);
+  {
+    Spinner spinner(env);
+    spinner.submit(env.queue(0), {s}, {1});
+    CHECK(env.value(s) == 0);  // still running
+    spinner.release();
+    CHECK(value_within(env, s, 1, 5000));
+  }
+  api().DestroySemaphore(env.device(), s, nullptr);
+}
+
+TEST_CASE("on-demand completion handlers: xgpuQueueWaitIdle retires work nobody waits for") {
+  NoWatchdog no_watchdog;
+  Env env(1, 1);
+  REQUIRE(have_command_buffers());
+  XgpuSemaphore s = env.semaphore(0);
+  {
+    Spinner spinner(env);
+    spinner.submit(env.queue(0), {s}, {1});
+    spinner.submit(env.queue(0), {s}, {2});
+    std::thread releaser([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      spinner.release();
+    });
+    CHECK(api().QueueWaitIdle(env.queue(0)) == XGPU_SUCCESS);
+    releaser.join();
+    // Idle means retired: the payload is set, read without retiring here.
+    XgpuResult result = XGPU_ERROR_UNKNOWN;
+    CHECK(env.value(s, &result) == 2);
+    CHECK(result == XGPU_SUCCESS);
+  }
+  api().DestroySemaphore(env.device(), s, nullptr);
+}
+
+TEST_CASE("on-demand completion handlers: a host waiter waiting before the signaller is submitted wakes") {
+  NoWatchdog no_watchdog;
+  Env env(1, 1);
+  REQUIRE(have_command_buffers());
+  XgpuSemaphore s = env.semaphore(0), t = env.semaphore(0);
+  {
+    Spinner spinner(env);
+    spinner.release();  // its dispatches end at once
+    // One thread waits for one payload, another for either of two, each
+    // before anything that signals them exists: they wait on the payloads'
+    // mirrors, which only retirement advances.
+    std::atomic<XgpuResult> one{XGPU_ERROR_UNKNOWN}, any{XGPU_ERROR_UNKNOWN};
+    std::thread waiter([&] { one = env.wait(s, 1, 5'000'000'000ull); });
+    std::thread any_waiter([&] {
+      XgpuSemaphore both[2] = {s, t};
+      uint64_t values[2] = {5, 1};
+      XgpuSemaphoreWaitInfo info{};
+      info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
+      info.flags = XGPU_SEMAPHORE_WAIT_ANY_BIT;
+      info.semaphoreCount = 2;
+      info.pSemaphores = both;
+      info.pValues = values;
+      any = api().WaitSemaphores(env.device(), &info, 5'000'000'000ull);
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    spinner.submit(env.queue(0), {s}, {1});
+    spinner.submit(env.queue(0), {t}, {1});
+    waiter.join();
+    any_waiter.join();
+    CHECK(one.load() == XGPU_SUCCESS);
+    CHECK(any.load() == XGPU_SUCCESS);
+  }
+  api().DestroySemaphore(env.device(), s, nullptr);
+  api().DestroySemaphore(env.device(), t, nullptr);
+}
+
+TEST_CASE("on-demand completion handlers: a wait-any on signallers issued before it returns") {
+  NoWatchdog no_watchdog;
+  Env env(1, 1);
+  REQUIRE(have_command_buffers());
+  XgpuSemaphore s = env.semaphore(0), t = env.semaphore(0);
+  {
+    Spinner spinner(env);
+    spinner.submit(env.queue(0), {s}, {1});
+    spinner.submit(env.queue(0), {t}, {1});
+    spinner.release();
+    XgpuSemaphore both[2] = {s, t};
+    uint64_t values[2] = {1, 1};
+    XgpuSemaphoreWaitInfo info{};
+    info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
+    info.flags = XGPU_SEMAPHORE_WAIT_ANY_BIT;
+    info.semaphoreCount = 2;
+    info.pSemaphores = both;
+    info.pValues = values;
+    CHECK(api().WaitSemaphores(env.device(), &info, 5'000'000'000ull) == XGPU_SUCCESS);
+  }
+  api().DestroySemaphore(env.device(), s, nullptr);
+  api().DestroySemaphore(env.device(), t, nullptr);
+}
+
+TEST_CASE("on-demand completion handlers: work held on another device for an issued signaller runs after it") {
+  NoWatchdog no_watchdog;
+  Env env(2, 1);
+  REQUIRE(have_command_buffers());
+  XgpuSemaphore s = env.semaphore(0), t = env.semaphore(0, 1);
+  {
+    Spinner spinner(env);
+    // Issued on device 0 first, then device 1 holds for it; nobody waits
+    // for s on the host.
+    spinner.submit(env.queue(0), {s}, {1});
+    REQUIRE(submit_barrier(env.queue(0, 1), {s}, {1}, {t}, {1}) == XGPU_SUCCESS);
+    CHECK(env.wait(t, 1, 20'000'000, 1) == XGPU_TIMEOUT);
+    spinner.release();
+    CHECK(env.wait(t, 1, 5'000'000'000ull, 1) == XGPU_SUCCESS);
+  }
+  api().DestroySemaphore(env.device(), s, nullptr);
+  api().DestroySemaphore(env.device(1), t, nullptr);
+}
+
+TEST_CASE("on-demand completion handlers: work held on another device before its signaller exists runs after it") {
+  NoWatchdog no_watchdog;
+  Env env(2, 1);
+  REQUIRE(have_command_buffers());
+  XgpuSemaphore s = env.semaphore(0), t = env.semaphore(0, 1);
+  {
+    Spinner spinner(env);
+    // Held first (nothing signals s), then its signaller is issued on
+    // device 0; nobody waits for s on the host.
+    REQUIRE(submit_barrier(env.queue(0, 1), {s}, {1}, {t}, {1}) == XGPU_SUCCESS);
+    spinner.submit(env.queue(0), {s}, {1});
+    spinner.release();
+    CHECK(env.wait(t, 1, 5'000'000'000ull, 1) == XGPU_SUCCESS);
+  }
+  api().DestroySemaphore(env.device(), s, nullptr);
+  api().DestroySemaphore(env.device(1), t, nullptr);
+}
+
+TEST_CASE("on-demand completion handlers: the watchdog does not take completed, unretired work for a hang") {
+  setenv("XGPU_AMDGPU_WATCHDOG_MS", "40", 1);
+  {
+    Env env(1, 1);
+    REQUIRE(have_command_buffers());
+    XgpuSemaphore s = env.semaphore(0);
+    {
+      Spinner spinner(env);
+      spinner.release();
+      spinner.submit(env.queue(0), {s}, {1});
+      // Several watchdog periods with the submission done and nobody
+      // looking: its first tick registers the completion handler, which
+      // retires it.
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      XgpuResult result = XGPU_ERROR_UNKNOWN;
+      CHECK(env.value(s, &result) == 1);
+      CHECK(result == XGPU_SUCCESS);
+    }
+    CHECK(env.log.all().empty());
+    api().DestroySemaphore(env.device(), s, nullptr);
+  }
+  unsetenv("XGPU_AMDGPU_WATCHDOG_MS");
+}

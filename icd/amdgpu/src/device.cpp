@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <future>
 
 #include "common.h"
@@ -245,6 +247,10 @@ void start_watchdog(Device* device) {
       if (device->watchdog_stop || device->lost.load()) continue;
       lock.unlock();
       for (auto& queue : device->queues) {
+        // The safety net of on-demand completion handlers (queue.cpp): work
+        // in flight at a tick is retired by a handler even when no host
+        // thread ever waits for it.
+        queue_watch_inflight(queue.get());
         std::string reason;
         if (!queue_watchdog_expired(queue.get(), device->watchdog_ms, &reason)) continue;
         device_mark_lost(device, reason, {{XGPU_OBJECT_TYPE_QUEUE, uint64_t(reinterpret_cast<uintptr_t>(queue.get()))}});
@@ -322,6 +328,11 @@ XgpuResult device_create(XgpuPhysicalDevice physical_handle, const XgpuDeviceCre
     device->queues.emplace_back(queue);
   }
 
+  {
+    const char* eager = std::getenv("XGPU_AMDGPU_EAGER_COMPLETION");
+    device->lazy_completion = device->hsa->hsa_signal_load_scacquire && device->hsa->hsa_amd_signal_wait_any &&
+                              !(eager && std::strcmp(eager, "1") == 0);
+  }
   XgpuResult result = device_library_load(device.get(), &device->library);
   if (result == XGPU_SUCCESS) start_watchdog(device.get());
   if (result != XGPU_SUCCESS) {

@@ -80,6 +80,9 @@ struct Device {
   std::mutex watchdog_mutex;                         // guards watchdog_stop
   std::condition_variable watchdog_wake;             // wakes the watchdog to stop
   bool watchdog_stop = false;                        // destroy asks the watchdog to end
+  bool lazy_completion = false;                      // completion handlers registered on demand (queue.cpp;
+                                                     // needs signal loads and wait-any; off with
+                                                     // XGPU_AMDGPU_EAGER_COMPLETION=1)
 };
 
 // Default of XGPU_AMDGPU_WATCHDOG_MS: how long a queue may run one operation

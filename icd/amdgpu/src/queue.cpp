@@ -288,6 +288,25 @@ void report_issue_failure(Queue* queue, const Submission* s, const std::string& 
   device_report(queue->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, rule.c_str(), text, objects);
 }
 
+// Registers `s`'s completion handler unless it is registered already (s
+// alive). False, with the runtime's error, when the runtime refuses: its
+// completion will never be seen, so the queue is broken and the caller loses
+// the device.
+bool register_completion_handler(Submission* s, std::string* out_error) {
+  if (s->watched.exchange(true, std::memory_order_acq_rel)) return true;
+  Queue* queue = s->queue;
+  s->holders.fetch_add(1, std::memory_order_relaxed);  // the handler's (on_completion drops it)
+  queue->handlers.fetch_add(1, std::memory_order_relaxed);
+  const XgpuResult result = queue->device->hsa->hsa_amd_signal_async_handler_checked(
+      out_error, s->completion->signal, HSA_SIGNAL_CONDITION_LT, hsa_signal_value_t(1), on_completion,
+      static_cast<void*>(s));
+  if (result == XGPU_SUCCESS) return true;
+  s->holders.fetch_sub(1, std::memory_order_relaxed);
+  queue->handlers.fetch_sub(1, std::memory_order_relaxed);
+  queue->broken = true;
+  return false;
+}
+
 enum class IssueOutcome { kIssued, kNoRoom, kFailed };
 
 // IssueTarget::wait_for_ring_space: streaming a command buffer larger than
@@ -452,10 +471,17 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
   // alloca that could not be satisfied, a dealloca whose wait failed, a
   // failed issue) is not announced: its waiters stay held until the
   // completion handler fails the semaphores, and fail in turn.
+  // Its completion handler is registered now only where something other
+  // than a host waiter on its completion signal needs it retired (below);
+  // otherwise on demand (queue_watch_completion).
+  bool watch_now = s->status != XGPU_SUCCESS || !device->lazy_completion || queue->idle_waiters != 0 ||
+                   (s->kind != SubmissionKind::kCommands && s->kind != SubmissionKind::kBarrier) ||
+                   g_holding_queues.load(std::memory_order_seq_cst) != 0;
   if (s->status == XGPU_SUCCESS) {
     for (const SemaphoreValue& signal : s->signals) {
       std::lock_guard<std::mutex> lock(signal.semaphore->mutex);
       signal.semaphore->pending_signals.emplace(signal.value, s);
+      if (signal.semaphore->mirror_waiters != 0 || signal.semaphore->held_on) watch_now = true;
     }
   }
   if (s->kind == SubmissionKind::kTestFault && s->status == XGPU_SUCCESS) {
@@ -479,14 +505,7 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
   queue->pending.pop_front();
   if (queue->inflight.empty()) queue->progress_at = std::chrono::steady_clock::now();
   queue->inflight.push_back(s);
-  s->holders.fetch_add(1, std::memory_order_relaxed);  // the handler's (on_completion drops it)
-  queue->handlers.fetch_add(1, std::memory_order_relaxed);
-  result = hsa.hsa_amd_signal_async_handler_checked(&error, completion->signal, HSA_SIGNAL_CONDITION_LT,
-                                                    hsa_signal_value_t(1), on_completion, static_cast<void*>(s));
-  if (result != XGPU_SUCCESS) {
-    s->holders.fetch_sub(1, std::memory_order_relaxed);
-    queue->handlers.fetch_sub(1, std::memory_order_relaxed);
-    queue->broken = true;  // this submission's completion will never be seen
+  if (watch_now && !register_completion_handler(s, &error)) {
     *out_lost = true;
     *out_lost_reason = "cannot observe submission completion: " + error;
   }
@@ -501,6 +520,10 @@ void pump(Queue* queue) {
   bool holding = false;    // this queue still holds submissions
   bool lost = false;
   std::string lost_reason;
+  // What a hold waits for to be retired: its completion handlers are
+  // registered after the lock is released (queue_watch_completion).
+  std::vector<Submission*> watch;  // held (submission_retain)
+  bool watch_inflight = false;     // every submission in flight on this queue
   {
     std::unique_lock<std::mutex> lock(queue->mutex);
     uint32_t no_room_spins = 0;
@@ -516,7 +539,10 @@ void pump(Queue* queue) {
       // submission waits (on the host) until everything before it on this
       // queue completed and its waits are reached, not merely scheduled.
       const bool reads_memory = s->kind == SubmissionKind::kCommands && s->sizes.reads_memory_at_issue;
-      if (reads_memory && !queue->inflight.empty()) break;  // a completion pumps again
+      if (reads_memory && !queue->inflight.empty()) {
+        watch_inflight = true;
+        break;  // a completion pumps again
+      }
       std::vector<CompletionSignal*> dependencies;
       XgpuResult wait_status = XGPU_SUCCESS;
       bool ready = true;
@@ -542,6 +568,14 @@ void pump(Queue* queue) {
           }
         }
         ready = false;  // wait-before-signal, another device, or a host signal: hold
+        // Released by a retirement: that of the issued signaller, or of one
+        // issued later (which, seeing held_on, gets its handler at issue).
+        if (it != semaphore->pending_signals.end()) {
+          submission_retain(it->second);
+          watch.push_back(it->second);
+        } else {
+          semaphore->held_on = true;
+        }
         break;
       }
       if (ready && wait_status != XGPU_SUCCESS && s->kind == SubmissionKind::kDealloca) {
@@ -574,6 +608,14 @@ void pump(Queue* queue) {
       if (s->kind == SubmissionKind::kAlloca && s->status == XGPU_SUCCESS && !dependencies.empty() &&
           !memory_pool_alloca_fits(s->alloca_buffer, queue)) {
         for (CompletionSignal* dependency : dependencies) completion_signal_release(queue->device, dependency);
+        for (const SemaphoreValue& wait : s->waits) {
+          std::lock_guard<std::mutex> semaphore_lock(wait.semaphore->mutex);
+          for (auto it = wait.semaphore->pending_signals.lower_bound(wait.value);
+               it != wait.semaphore->pending_signals.end(); ++it) {
+            submission_retain(it->second);
+            watch.push_back(it->second);
+          }
+        }
         break;  // the completion of what it waits for pumps again
       }
       IssueOutcome outcome = issue(queue, s, dependencies, &lost, &lost_reason);
@@ -588,7 +630,10 @@ void pump(Queue* queue) {
       if (outcome == IssueOutcome::kIssued && s->status == XGPU_SUCCESS && !s->signals.empty()) announced = true;
       if (outcome == IssueOutcome::kNoRoom) {
         for (CompletionSignal* dependency : dependencies) completion_signal_release(queue->device, dependency);
-        if (!queue->inflight.empty() || queue->finishing) break;  // a completion pumps again
+        if (!queue->inflight.empty() || queue->finishing) {
+          watch_inflight = true;
+          break;  // a completion pumps again
+        }
         // Nothing in flight: the packet processor is only catching up on
         // its read index. Back off briefly and retry.
         if (++no_room_spins > 100000) {
@@ -610,6 +655,11 @@ void pump(Queue* queue) {
   }
   finish_batch(queue, finished);
   if (lost) device_mark_lost(queue->device, lost_reason);
+  for (Submission* held : watch) {
+    queue_watch_completion(held);
+    submission_release(held);
+  }
+  if (watch_inflight) queue_watch_inflight(queue);
   // Signals just announced may let submissions held on other queues of the
   // device wait for this one on the device (a barrier packet on its
   // completion signal) instead of on the host until it is retired: pump
@@ -636,6 +686,29 @@ void wake_held_submissions() {
 }
 
 void queue_retire_completed(Queue* queue) { retire(queue, nullptr, /*blocking=*/true); }
+
+void queue_watch_completion(Submission* s) {
+  if (s->watched.load(std::memory_order_acquire)) return;
+  std::string error;
+  if (!register_completion_handler(s, &error))
+    device_mark_lost(s->queue->device, "cannot observe submission completion: " + error);
+}
+
+void queue_watch_inflight(Queue* queue) {
+  std::vector<Submission*> unwatched;
+  {
+    std::lock_guard<std::mutex> lock(queue->mutex);
+    for (Submission* s : queue->inflight) {
+      if (s->watched.load(std::memory_order_acquire)) continue;
+      submission_retain(s);
+      unwatched.push_back(s);
+    }
+  }
+  for (Submission* s : unwatched) {
+    queue_watch_completion(s);
+    submission_release(s);
+  }
+}
 
 void submission_retain(Submission* s) { s->holders.fetch_add(1, std::memory_order_relaxed); }
 
@@ -735,6 +808,9 @@ bool queue_watchdog_expired(Queue* queue, uint64_t timeout_ms, std::string* out_
   std::lock_guard<std::mutex> lock(queue->mutex);
   if (queue->broken || queue->inflight.empty()) return false;
   const Submission* front = queue->inflight.front();
+  // Completed, not retired yet (its completion handler is registered on
+  // demand: the watchdog's caller registers it): not running.
+  if (hsa.hsa_signal_load_relaxed && hsa.hsa_signal_load_relaxed(front->completion->signal) < 1) return false;
   // Waiting on the device for another queue's work is not running.
   for (const CompletionSignal* dependency : front->dependencies)
     if (hsa.hsa_signal_load_relaxed && hsa.hsa_signal_load_relaxed(dependency->signal) != 0) return false;
@@ -779,17 +855,27 @@ void queue_fail_all(Queue* queue, XgpuResult status) {
     queue->finishing += uint32_t(failed.size());
   }
   finish_batch(queue, failed);
+  queue_watch_inflight(queue);  // retirement fails or completes what is in flight
 }
 
 XgpuResult queue_wait_idle_internal(Queue* queue, uint64_t timeout_ns) {
+  // Retirement empties the queue: what is in flight gets its completion
+  // handler, and so does what is issued while this thread waits.
+  {
+    std::lock_guard<std::mutex> lock(queue->mutex);
+    ++queue->idle_waiters;
+  }
+  queue_watch_inflight(queue);
   std::unique_lock<std::mutex> lock(queue->mutex);
   auto idle = [&] { return queue->pending.empty() && queue->inflight.empty() && queue->finishing == 0; };
+  bool reached = true;
   if (timeout_ns == UINT64_MAX) {
     queue->idle.wait(lock, idle);
-  } else if (!queue->idle.wait_for(lock, std::chrono::nanoseconds(timeout_ns), idle)) {
-    return XGPU_TIMEOUT;
+  } else {
+    reached = queue->idle.wait_for(lock, std::chrono::nanoseconds(timeout_ns), idle);
   }
-  return XGPU_SUCCESS;
+  --queue->idle_waiters;
+  return reached ? XGPU_SUCCESS : XGPU_TIMEOUT;
 }
 
 // Called with queue->mutex held after operations were added to `pending`:

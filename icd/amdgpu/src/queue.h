@@ -90,6 +90,8 @@ struct Submission {
                                                // and its completion signal
   std::atomic<uint32_t> host_waiters{0};       // host threads waiting on its completion signal to retire
                                                // it (its handler then leaves the retirement to them)
+  std::atomic<bool> watched{false};            // its completion handler is registered (at issue, or
+                                               // later by queue_watch_completion)
 };
 
 // Pending operations on a queue at which a warning says how many are held
@@ -121,6 +123,8 @@ struct Queue {
   uint32_t finishing = 0;                      // completed, being finalized outside the lock
   uint64_t kernarg_head = 0;                   // next free ring byte (monotonic)
   uint64_t kernarg_tail = 0;                   // oldest live ring byte (monotonic)
+  uint32_t idle_waiters = 0;                   // threads in queue_wait_idle_internal (each submission
+                                               // issued meanwhile gets its completion handler at issue)
 };
 
 // Creates / destroys a queue (destroy waits for nothing: callers idle first).
@@ -143,6 +147,15 @@ void wake_held_submissions();
 // Retires, in order, the submissions at the front of `queue` whose completion
 // signals fired, on the calling thread (what the completion handler does).
 void queue_retire_completed(Queue* queue);
+// Completion handlers are registered on demand ("Submission", README): a
+// submission whose completion a host waiter observes and retires itself needs
+// none. These register the handler of `submission` (alive: held by the
+// caller, or listed where its owner withdraws it under a lock the caller
+// holds), or of every submission in flight on `queue`, unless registered
+// already. A registration the runtime refuses loses the device. Called
+// without the queue's or a semaphore's lock held.
+void queue_watch_completion(Submission* submission);
+void queue_watch_inflight(Queue* queue);
 // A host waiter's hold on an issued submission (taken where the submission
 // is known to be alive, e.g. under its semaphore's lock while it is listed
 // in pending_signals), and its release.

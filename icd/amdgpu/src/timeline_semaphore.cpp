@@ -196,17 +196,22 @@ hsa_signal_value_t mirror_target(uint64_t value) {
 // hand-off to the completion handler's thread (which leaves the submission
 // to its host waiters). Returns false when there is no such submission (not
 // issued yet, a host signal to come) or the runtime lacks what this needs:
-// the caller then waits on the mirror. True when it waited (the caller
+// the caller then waits on the mirror, counted in mirror_waiters (from
+// here, under the lock that saw no signaller: a signaller issued from then
+// on gets its completion handler at issue, which advances the mirror); it
+// calls end_mirror_wait afterwards. True when it waited (the caller
 // re-checks the payload and its deadline).
 bool wait_for_signaller(const Device* device, Semaphore* semaphore, uint64_t value, uint64_t ticks) {
   const HsaApi& hsa = *device->hsa;
-  if (!hsa.hsa_amd_signal_wait_any || !hsa.hsa_signal_load_scacquire) return false;
   Submission* signaller = nullptr;
   {
     std::lock_guard<std::mutex> lock(semaphore->mutex);
     if (semaphore->failure != XGPU_SUCCESS || semaphore->value >= value) return true;
     auto it = semaphore->pending_signals.lower_bound(value);
-    if (it == semaphore->pending_signals.end()) return false;
+    if (it == semaphore->pending_signals.end() || !hsa.hsa_amd_signal_wait_any || !hsa.hsa_signal_load_scacquire) {
+      ++semaphore->mirror_waiters;
+      return false;
+    }
     // Listed here, the submission is alive (it is withdrawn under this lock
     // before it is finalized); held, it and its completion signal stay so.
     signaller = it->second;
@@ -221,11 +226,57 @@ bool wait_for_signaller(const Device* device, Semaphore* semaphore, uint64_t val
   hsa.hsa_amd_signal_wait_any(2, signals, conditions, values, ticks, HSA_WAIT_STATE_BLOCKED, &observed);
   signaller->host_waiters.fetch_sub(1, std::memory_order_seq_cst);
   // Looked at after this thread stopped counting itself: a completion
-  // handler that saw it counted left the retirement to it.
-  if (hsa.hsa_signal_load_scacquire(completion) < 1) queue_retire_completed(signaller->queue);
+  // handler that saw it counted left the retirement to it. Not completed
+  // (the wait timed out, or the mirror was reached another way): someone
+  // else must see it complete, so its handler is registered.
+  if (hsa.hsa_signal_load_scacquire(completion) < 1)
+    queue_retire_completed(signaller->queue);
+  else
+    queue_watch_completion(signaller);
   submission_release(signaller);
   return true;
 }
+
+void end_mirror_wait(Semaphore* semaphore) {
+  std::lock_guard<std::mutex> lock(semaphore->mutex);
+  --semaphore->mirror_waiters;
+}
+
+// Counts this thread as a mirror waiter of `semaphore` and registers the
+// completion handlers of its issued signallers (the mirror advances when
+// they are retired). Undone by end_mirror_wait.
+void begin_mirror_wait(Semaphore* semaphore) {
+  std::vector<Submission*> signallers;
+  {
+    std::lock_guard<std::mutex> lock(semaphore->mutex);
+    ++semaphore->mirror_waiters;
+    for (auto& [value, signaller] : semaphore->pending_signals) {
+      if (signaller->watched.load(std::memory_order_acquire)) continue;
+      submission_retain(signaller);
+      signallers.push_back(signaller);
+    }
+  }
+  for (Submission* signaller : signallers) {
+    queue_watch_completion(signaller);
+    submission_release(signaller);
+  }
+}
+
+// A wait-any's mirror waits, for its duration.
+class MirrorWaits {
+ public:
+  explicit MirrorWaits(std::vector<Semaphore*> semaphores) : semaphores_(std::move(semaphores)) {
+    for (Semaphore* semaphore : semaphores_) begin_mirror_wait(semaphore);
+  }
+  ~MirrorWaits() {
+    for (Semaphore* semaphore : semaphores_) end_mirror_wait(semaphore);
+  }
+  MirrorWaits(const MirrorWaits&) = delete;
+  MirrorWaits& operator=(const MirrorWaits&) = delete;
+
+ private:
+  std::vector<Semaphore*> semaphores_;
+};
 
 }  // namespace
 
@@ -270,6 +321,10 @@ XgpuResult semaphore_wait(XgpuDevice handle, const XgpuSemaphoreWaitInfo* info, 
       signals[i] = semaphore_at(i)->mirror;
       values[i] = mirror_target(info->pValues[i]);
     }
+    // Every semaphore's payload is watched through its mirror.
+    std::vector<Semaphore*> semaphores(count);
+    for (uint32_t i = 0; i < count; ++i) semaphores[i] = semaphore_at(i);
+    MirrorWaits mirror_waits(std::move(semaphores));
     for (;;) {
       for (uint32_t i = 0; i < count; ++i) {
         int64_t state = check(semaphore_at(i), info->pValues[i]);
@@ -304,6 +359,7 @@ XgpuResult semaphore_wait(XgpuDevice handle, const XgpuSemaphoreWaitInfo* info, 
       if (wait_for_signaller(device, semaphore, info->pValues[i], ticks)) continue;
       hsa.hsa_signal_wait_scacquire(semaphore->mirror, HSA_SIGNAL_CONDITION_GTE,
                                     mirror_target(info->pValues[i]), ticks, HSA_WAIT_STATE_BLOCKED);
+      end_mirror_wait(semaphore);
     }
   }
   return XGPU_SUCCESS;
@@ -313,6 +369,27 @@ XgpuResult semaphore_get_value(XgpuDevice handle, XgpuSemaphore semaphore_handle
   Device* device = device_from_handle(handle);
   auto* semaphore = from_handle<Semaphore>(semaphore_handle);
   if (!device || !semaphore || !out_value) return XGPU_ERROR_INVALID_ARGUMENT;
+  // The payload rises when its signallers are retired: those that completed
+  // are retired here (nobody may be waiting for them, and their completion
+  // handlers are registered on demand); the others get their handlers, so
+  // the payload advances without another call.
+  std::vector<Submission*> signallers;
+  {
+    std::lock_guard<std::mutex> lock(semaphore->mutex);
+    for (auto& [value, signaller] : semaphore->pending_signals) {
+      if (signaller->watched.load(std::memory_order_acquire)) continue;
+      submission_retain(signaller);
+      signallers.push_back(signaller);
+    }
+  }
+  for (Submission* signaller : signallers) {
+    const HsaApi& hsa = *signaller->queue->device->hsa;
+    if (hsa.hsa_signal_load_scacquire && hsa.hsa_signal_load_scacquire(signaller->completion->signal) < 1)
+      queue_retire_completed(signaller->queue);
+    else
+      queue_watch_completion(signaller);
+    submission_release(signaller);
+  }
   std::lock_guard<std::mutex> lock(semaphore->mutex);
   *out_value = semaphore->value;
   // A semaphore failed earlier reports its own status; otherwise a lost

@@ -43,6 +43,11 @@ struct Semaphore {
   std::multimap<uint64_t, Submission*> pending_signals;  // issued, incomplete signallers by value
   std::deque<uint64_t> accepted_signals;         // payloads accepted queue operations will signal, increasing;
                                                  // entries <= value are done (dropped as value rises)
+  // Who learns of a new payload only through retirement (so a submission
+  // signalling it gets its completion handler at issue, queue.cpp):
+  uint32_t mirror_waiters = 0;                   // host threads waiting on `mirror`
+  bool held_on = false;                          // a submission was once held on the host for it with
+                                                 // no signaller issued (sticky)
 };
 
 // References: a submission retains every semaphore of its wait and signal
