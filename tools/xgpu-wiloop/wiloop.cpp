@@ -1145,13 +1145,19 @@ void set_loop_option(Loop& loop, StringRef name, uint64_t value) {
   loop.setLoopID(id);
 }
 
-// Removes the item-loop and jam marks from every loop ID in `module`.
+// Removes the item-loop and jam marks from every loop ID in `module` (one
+// new ID per old one: the latches of a loop keep sharing theirs).
 void drop_loop_marks(Module& module) {
+  DenseMap<MDNode*, MDNode*> replaced;
   for (Function& function : module)
     for (BasicBlock& block : function) {
       Instruction* terminator = block.getTerminator();
       MDNode* id = terminator ? terminator->getMetadata(LLVMContext::MD_loop) : nullptr;
       if (!id) continue;
+      if (MDNode* done = replaced.lookup(id)) {
+        terminator->setMetadata(LLVMContext::MD_loop, done);
+        continue;
+      }
       SmallVector<Metadata*, 4> operands{nullptr};
       for (unsigned i = 1; i < id->getNumOperands(); ++i) {
         const auto* option = dyn_cast<MDNode>(id->getOperand(i));
@@ -1163,6 +1169,7 @@ void drop_loop_marks(Module& module) {
       if (operands.size() == id->getNumOperands()) continue;
       MDNode* stripped = MDNode::getDistinct(function.getContext(), operands);
       stripped->replaceOperandWith(0, stripped);
+      replaced[id] = stripped;
       terminator->setMetadata(LLVMContext::MD_loop, stripped);
     }
 }
