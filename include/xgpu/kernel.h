@@ -643,6 +643,17 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
     }                                                              \
   }
 
+/* Marks the item loops below (loops over work items, whose iterations share
+ * no ordering but through atomics) for the build's pass plugin
+ * (tools/xgpu-wiloop), which may interleave them (unroll-and-jam). The mark is
+ * a software-pipelining hint with a value no one writes by hand: x86-64 code
+ * generation never reads it, and the pass removes it. */
+#if defined(XGPU_KERNEL_WORKITEM_LOOPS)
+#define XGPU_KERNEL_ITEM_LOOP_ _Pragma("clang loop pipeline_initiation_interval(30823)")
+#else
+#define XGPU_KERNEL_ITEM_LOOP_
+#endif
+
 /* The item loop of a kernel without barriers: runs the run of workgroups
  * along x that `wg` names (XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS; one
  * workgroup when workgroup_run is 0 or 1). The innermost loop is over x with
@@ -677,6 +688,7 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
       c.workgroup_id[0] = xgpu_gx_;                                           \
       for (uint32_t xgpu_z_ = 0; xgpu_z_ < xgpu_nz_; ++xgpu_z_) {             \
         for (uint32_t xgpu_y_ = 0; xgpu_y_ < xgpu_ny_; ++xgpu_y_) {           \
+          XGPU_KERNEL_ITEM_LOOP_                                              \
           for (uint32_t xgpu_x_ = 0; xgpu_x_ < xgpu_nx_; ++xgpu_x_) {         \
             xgpu_context_t xgpu_item_ = c;                                    \
             xgpu_item_.local_id[0] = xgpu_x_;                                 \
@@ -695,6 +707,7 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
                                    : c.grid_size[0];                          \
     for (uint32_t xgpu_z_ = 0; xgpu_z_ < xgpu_nz_; ++xgpu_z_) {               \
       for (uint32_t xgpu_y_ = 0; xgpu_y_ < xgpu_ny_; ++xgpu_y_) {             \
+        XGPU_KERNEL_ITEM_LOOP_                                                \
         for (uint32_t xgpu_gx_ = xgpu_begin_; xgpu_gx_ < xgpu_end_; ++xgpu_gx_) { \
           const uint32_t xgpu_wid_ = xgpu_gx_ / xgpu_wsx_;                    \
           xgpu_context_t xgpu_item_ = c;                                      \

@@ -579,15 +579,16 @@ TEST_CASE("every host level the agent supports runs a loop-mode and a fiber-mode
 
 namespace {
 
-// Every host level of the test executable that the agent runs.
-std::vector<std::string> runnable_host_levels() {
+// Every host level of a test executable (the basic kernels' by default)
+// that the agent runs.
+std::vector<std::string> runnable_host_levels(const char* file = XGPU_TEST_KERNELS_FILE) {
   std::vector<std::string> levels;
   {
     Device device;
     for (const std::string& isa : device.isas()) levels.push_back(isa);
   }
   std::vector<uint8_t> bytes;
-  std::ifstream in(XGPU_TEST_KERNELS_FILE, std::ios::binary);
+  std::ifstream in(file, std::ios::binary);
   bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   xe::Executable executable;
   REQUIRE(xe::Executable::parse(bytes, &executable).ok());
@@ -936,6 +937,82 @@ TEST_CASE("work-item loops: atomic adds to one address, aggregated per workgroup
       next = end;
     }
     CHECK(next == slots);
+  }
+}
+
+// The host build interleaves the inner loops of several items
+// (unroll-and-jam) in the guard-free copy of an item loop, and runs the rest
+// (the grid's edge, the last items of a row short of the jam count) item by
+// item: ragged sizes, sizes below one workgroup and one jam, one element,
+// 1-item workgroups, an empty inner loop, an inner loop whose trip count
+// differs per item. Integer-valued floats: every sum is exact, so any
+// order gives the reference's floats and a wrong item or index shows.
+TEST_CASE("item loops around a uniform inner loop (unroll-and-jam) match the C reference at every host level") {
+  const std::vector<std::string> levels = runnable_host_levels(XGPU_TEST_WILOOP_KERNELS_FILE);
+  REQUIRE(!levels.empty());
+  struct Case {
+    uint32_t rows, cols, depth, grid_x, grid_y;
+    uint16_t workgroup_x, workgroup_y;
+  };
+  const Case cases[] = {
+      {45, 37, 29, 48, 48, 16, 16},  // ragged: cols and rows end inside workgroups and inside a jam
+      {64, 64, 64, 64, 64, 16, 16},  // whole workgroups
+      {1, 1, 1, 16, 16, 16, 16},     // one element
+      {5, 7, 3, 16, 16, 16, 16},     // smaller than a workgroup and than one jam
+      {20, 100, 0, 112, 20, 16, 4},  // an empty inner loop
+      {9, 9, 17, 9, 9, 1, 1},        // 1-item workgroups
+      {30, 203, 11, 256, 32, 64, 2}, // long rows (workgroup runs), a partial last workgroup
+      {3, 70, 40, 70, 3, 7, 3},      // 7-item-wide workgroups: rows end inside a jam
+  };
+  for (const std::string& isa : levels) {
+    INFO(isa);
+    Device device(isa, XGPU_TEST_WILOOP_KERNELS_FILE);
+    for (const Case& c : cases) {
+      INFO("rows " << c.rows << " cols " << c.cols << " depth " << c.depth << " grid " << c.grid_x << "x" << c.grid_y
+                   << " workgroup " << c.workgroup_x << "x" << c.workgroup_y);
+      const uint32_t a_size = std::max(c.rows * c.depth, c.depth * c.cols) + 1;
+      const uint32_t c_size = std::max(c.rows, 1u) * c.cols + 64;  // sentinels past the last row
+      float* a = device.allocate<float>(a_size);
+      float* b = device.allocate<float>(std::max(c.depth * c.cols, c.depth) + 1);
+      float* out = device.allocate<float>(c_size);
+      for (uint32_t i = 0; i < a_size; ++i) a[i] = static_cast<float>(static_cast<int32_t>(i * 7u % 17u) - 8);
+      for (uint32_t i = 0; i < std::max(c.depth * c.cols, c.depth) + 1; ++i)
+        b[i] = static_cast<float>(static_cast<int32_t>(i * 5u % 13u) - 6);
+      jam_args_t args = {a, b, out, c.rows, c.cols, c.depth};
+      for (const std::string kernel :
+           {"jam_matmul", "jam_unguarded", "jam_private", "jam_triangle", "jam_column_sums"}) {
+        INFO(kernel);
+        const bool columns = kernel == "jam_column_sums";
+        // jam_unguarded: a grid of exactly cols x rows (partial workgroups).
+        const uint32_t grid_x = kernel == "jam_unguarded" ? c.cols : c.grid_x;
+        const uint32_t grid_y = columns ? 1u : kernel == "jam_unguarded" ? c.rows : c.grid_y;
+        std::fill(out, out + c_size, -1000.0f);
+        device.run({kernel.c_str(), &args, sizeof(args), 2, {grid_x, grid_y, 1},
+                    {c.workgroup_x, columns ? uint16_t{1} : c.workgroup_y, 1}});
+        std::vector<float> expected(c_size, -1000.0f);
+        for (uint32_t row = 0; row < std::min(c.rows, grid_y); ++row)
+          for (uint32_t col = 0; col < std::min(c.cols, grid_x); ++col) {
+            double sum = 0, partial[4] = {0, 0, 0, 0};
+            for (uint32_t k = 0; k < c.depth; ++k) {
+              const double product = double(a[row * c.depth + k]) * b[k * c.cols + col];
+              if (columns)
+                sum += double(a[k * c.cols + col]) * b[k];
+              else if (kernel == "jam_matmul" || kernel == "jam_unguarded")
+                sum += product;
+              else if (kernel == "jam_private")
+                partial[(k * 5u + col) % 4u] += product;
+              else if (k <= col)
+                sum += a[row * c.depth + k];
+            }
+            if (kernel == "jam_private") sum = ((partial[0] + partial[1]) + partial[2]) + partial[3];
+            expected[row * c.cols + col] = static_cast<float>(sum);
+          }
+        for (uint32_t i = 0; i < c_size; ++i) {
+          INFO("i = " << i);
+          REQUIRE(out[i] == expected[i]);
+        }
+      }
+    }
   }
 }
 

@@ -28,9 +28,12 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Constants.h"
@@ -45,12 +48,14 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Scalar/EarlyCSE.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/Local.h"
 #include "llvm/Transforms/Utils/LoopSimplify.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
+#include "llvm/Transforms/Utils/UnrollLoop.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
@@ -89,6 +94,14 @@ constexpr uint64_t kMaxWorkgroupItems = 1024;
 // instructions) that gets a guard-free copy.
 constexpr unsigned kMaxVersionedChecks = 4;
 constexpr unsigned kMaxVersionedLoopSize = 256;
+// <xgpu/kernel.h>'s mark on its item loops (XGPU_KERNEL_ITEM_LOOP_): a
+// software-pipelining hint with this value, which x86-64 never reads.
+constexpr StringLiteral kItemLoopMarker = "llvm.loop.pipeline.initiationinterval";
+constexpr uint64_t kItemLoopMarkerValue = 30823;
+// The pass's own mark on a guard-free item loop copy to interleave, and by
+// how many items (measured on gemm and atax: bench/cpu_kernels/README.md).
+constexpr StringLiteral kJamMarker = "llvm.loop.unroll_and_jam.count";
+constexpr unsigned kJamCount = 8;
 constexpr uint64_t kMaxPerItemStackBytes = 2u << 20;
 // Rounds of inlining helpers that reach a barrier (nested helpers).
 constexpr unsigned kInlineRounds = 8;
@@ -933,10 +946,33 @@ bool match_zero(const Value* value) {
   return constant && constant->isZero();
 }
 
+// Whether `block` of `loop` is in none of its inner loops.
+bool own_block(const Loop& loop, const BasicBlock* block) {
+  for (const Loop* inner : loop)
+    if (inner->contains(block)) return false;
+  return true;
+}
+
+// Whether `loop` is one of <xgpu/kernel.h>'s item loops (its mark).
+bool item_loop(const Loop& loop) {
+  const MDNode* option = findOptionMDForLoopID(loop.getLoopID(), kItemLoopMarker);
+  if (!option || option->getNumOperands() != 2) return false;
+  const auto* value = mdconst::dyn_extract<ConstantInt>(option->getOperand(1));
+  return value && value->getZExtValue() == kItemLoopMarkerValue;
+}
+
+// An item loop around exactly one inner loop, which is innermost and runs
+// the same number of times for every item: what unroll-and-jam interleaves.
+bool jam_candidate(Loop& loop, ScalarEvolution& se) {
+  return item_loop(loop) && loop.getSubLoops().size() == 1 && loop.getSubLoops()[0]->isInnermost() &&
+         hasIterationCountInvariantInParent(loop.getSubLoops()[0], se);
+}
+
 bool find_bound_checks(Loop& loop, ScalarEvolution& se, std::vector<BoundCheck>* out) {
   unsigned size = 0;
   for (BasicBlock* block : loop.blocks()) size += unsigned(block->size());
   for (BasicBlock* block : loop.blocks()) {
+    if (!own_block(loop, block)) continue;  // an inner loop's checks are its own
     for (Instruction& inst : *block) {
       auto* compare = dyn_cast<ICmpInst>(&inst);
       if (!compare) continue;
@@ -1000,9 +1036,10 @@ bool find_bound_checks(Loop& loop, ScalarEvolution& se, std::vector<BoundCheck>*
 }
 
 // Versions `loop` on its bound checks being true throughout (see above).
-// Returns whether it did.
-bool version_bound_checks(Function& function, Loop& loop, LoopInfo& li, DominatorTree& dt, ScalarEvolution& se) {
-  if (!loop.isInnermost()) return false;
+// Returns whether it did, and the guard-free copy in *copy_out.
+bool version_bound_checks(Function& function, Loop& loop, LoopInfo& li, DominatorTree& dt, ScalarEvolution& se,
+                          Loop** copy_out = nullptr) {
+  if (!loop.isInnermost() && !jam_candidate(loop, se)) return false;
   std::vector<BoundCheck> checks;
   if (!find_bound_checks(loop, se, &checks)) return false;
   // A preheader of its own and dedicated exits (the loop may be entered
@@ -1066,12 +1103,244 @@ bool version_bound_checks(Function& function, Loop& loop, LoopInfo& li, Dominato
   BranchInst::Create(copy->getLoopPreheader(), preheader, all, old->getIterator());
   old->eraseFromParent();
   dt.recalculate(function);
+  if (copy_out) *copy_out = copy;
   return true;
 }
 
-// Versions the innermost item loops of a host workgroup function.
+// Unroll-and-jam of guard-free item loops. An item loop around one inner
+// loop whose trip count is the same for every item (gemm's and atax's `k`
+// loop: it depends only on the arguments) runs one item's inner loop after
+// another: a float sum over `k` is one dependency chain per item, and the
+// inner loop is what LLVM's vectoriser sees. Interleaving the inner loops of
+// kJamCount items (unroll the item loop, jam the copies of the inner loop
+// into one) gives each `k` iteration kJamCount independent chains, and loads
+// that are the same for every item (a[row * n + k]) once. Each item's own
+// operations keep their order (a sum is not reassociated: the floats stay
+// the same); only operations of different items are interleaved, which
+// their model allows: work items of a kernel are unordered but through
+// atomics, and item loops with atomics, volatile accesses or calls are left
+// alone. LLVM's LoopUnrollAndJamPass is not in clang's pipeline and proves
+// that order free from dependence analysis, which fails on any two kernel
+// buffers (they may alias); the pass knows it from the model and calls
+// LLVM's UnrollAndJamLoop itself, on the loops <xgpu/kernel.h> marks as
+// item loops (XGPU_KERNEL_ITEM_LOOP_) only, in their guard-free copy (the
+// checks folded, the copy is straight-line code around the inner loop).
+
+// Sets the integer option `name` of `loop` to `value`, in a loop ID of its
+// own (a cloned loop shares its original's).
+void set_loop_option(Loop& loop, StringRef name, uint64_t value) {
+  LLVMContext& context = loop.getHeader()->getContext();
+  SmallVector<Metadata*, 4> operands{nullptr};
+  if (MDNode* id = loop.getLoopID())
+    for (unsigned i = 1; i < id->getNumOperands(); ++i) {
+      const auto* option = dyn_cast<MDNode>(id->getOperand(i));
+      const auto* option_name =
+          option && option->getNumOperands() > 0 ? dyn_cast<MDString>(option->getOperand(0)) : nullptr;
+      if (!option_name || option_name->getString() != name) operands.push_back(id->getOperand(i));
+    }
+  Metadata* count = ConstantAsMetadata::get(ConstantInt::get(Type::getInt32Ty(context), value));
+  operands.push_back(MDNode::get(context, {MDString::get(context, name), count}));
+  MDNode* id = MDNode::getDistinct(context, operands);
+  id->replaceOperandWith(0, id);
+  loop.setLoopID(id);
+}
+
+// Removes the item-loop and jam marks from every loop ID in `module` (one
+// new ID per old one: the latches of a loop keep sharing theirs).
+void drop_loop_marks(Module& module) {
+  DenseMap<MDNode*, MDNode*> replaced;
+  for (Function& function : module)
+    for (BasicBlock& block : function) {
+      Instruction* terminator = block.getTerminator();
+      MDNode* id = terminator ? terminator->getMetadata(LLVMContext::MD_loop) : nullptr;
+      if (!id) continue;
+      if (MDNode* done = replaced.lookup(id)) {
+        terminator->setMetadata(LLVMContext::MD_loop, done);
+        continue;
+      }
+      SmallVector<Metadata*, 4> operands{nullptr};
+      for (unsigned i = 1; i < id->getNumOperands(); ++i) {
+        const auto* option = dyn_cast<MDNode>(id->getOperand(i));
+        const auto* name =
+            option && option->getNumOperands() > 0 ? dyn_cast<MDString>(option->getOperand(0)) : nullptr;
+        if (!name || (name->getString() != kItemLoopMarker && name->getString() != kJamMarker))
+          operands.push_back(id->getOperand(i));
+      }
+      if (operands.size() == id->getNumOperands()) continue;
+      MDNode* stripped = MDNode::getDistinct(function.getContext(), operands);
+      stripped->replaceOperandWith(0, stripped);
+      replaced[id] = stripped;
+      terminator->setMetadata(LLVMContext::MD_loop, stripped);
+    }
+}
+
+bool jam_marked(const Loop& loop) { return findOptionMDForLoopID(loop.getLoopID(), kJamMarker) != nullptr; }
+
+// Whether UnrollAndJamLoop may interleave `loop`'s items: the shape it takes
+// (LLVM's isSafeToUnrollAndJam without its dependence test, which the item
+// loop's model answers, see above) and nothing that orders items.
+bool jammable(Loop& loop, DominatorTree& dt, ScalarEvolution& se) {
+  if (loop.getSubLoops().size() != 1) return false;
+  Loop* inner = loop.getSubLoops()[0];
+  if (!inner->isInnermost() || !hasIterationCountInvariantInParent(inner, se)) return false;
+  for (Loop* each : {&loop, inner})
+    if (!each->isLoopSimplifyForm() || !each->isRotatedForm() || !each->getExitBlock() ||
+        !each->getExitingBlock() || each->getHeader()->hasAddressTaken())
+      return false;
+  // Blocks before the inner loop lead only into it; one block after it.
+  BasicBlock* inner_latch = inner->getLoopLatch();
+  BasicBlock* inner_preheader = inner->getLoopPreheader();
+  SmallPtrSet<BasicBlock*, 8> fore;
+  SmallPtrSet<BasicBlock*, 2> aft;
+  for (BasicBlock* block : loop.blocks()) {
+    if (inner->contains(block)) continue;
+    if (dt.dominates(inner_latch, block))
+      aft.insert(block);
+    else
+      fore.insert(block);
+  }
+  if (aft.size() != 1) return false;
+  for (BasicBlock* block : fore)
+    if (block != inner_preheader)
+      for (BasicBlock* next : successors(block))
+        if (!fore.count(next)) return false;
+  // Nothing that orders items or leaves the loop otherwise.
+  for (BasicBlock* block : loop.blocks())
+    for (Instruction& inst : *block) {
+      if (inst.mayThrow()) return false;
+      if (auto* load = dyn_cast<LoadInst>(&inst)) {
+        if (!load->isSimple()) return false;
+      } else if (auto* store = dyn_cast<StoreInst>(&inst)) {
+        if (!store->isSimple()) return false;
+        // A private array the body writes is one stack slot that every
+        // item reuses in turn: interleaved items would share it.
+        SmallVector<const Value*, 4> objects;
+        getUnderlyingObjects(store->getPointerOperand(), objects);
+        for (const Value* object : objects)
+          if (isa<AllocaInst>(object)) return false;
+      } else if (inst.mayReadOrWriteMemory() || (isa<CallBase>(&inst) && !isa<IntrinsicInst>(&inst))) {
+        return false;
+      }
+    }
+  // The next item's header values are computed before the inner loop (the
+  // jammed copies of the blocks before it run back to back).
+  BasicBlock* latch = loop.getLoopLatch();
+  SmallPtrSet<Instruction*, 8> seen;
+  std::vector<Instruction*> work;
+  for (PHINode& phi : loop.getHeader()->phis())
+    if (auto* value = dyn_cast<Instruction>(phi.getIncomingValueForBlock(latch))) work.push_back(value);
+  while (!work.empty()) {
+    Instruction* inst = work.back();
+    work.pop_back();
+    if (!seen.insert(inst).second) continue;
+    if (inner->contains(inst)) return false;
+    if (!aft.count(inst->getParent())) continue;
+    if (isa<PHINode>(inst) || inst->mayHaveSideEffects() || inst->mayReadOrWriteMemory()) return false;
+    for (Value* operand : inst->operands())
+      if (auto* operand_inst = dyn_cast<Instruction>(operand)) work.push_back(operand_inst);
+  }
+  return true;
+}
+
+// Interleaves the item loops of `function` marked for it (see above).
+void jam_item_loops(Function& function, FunctionAnalysisManager& fam) {
+  std::vector<BasicBlock*> headers;
+  for (Loop* loop : fam.getResult<LoopAnalysis>(function).getLoopsInPreorder())
+    if (jam_marked(*loop)) headers.push_back(loop->getHeader());
+  if (headers.empty()) return;
+  // The copy's checks are constants: fold the branches on them, and the
+  // values computed from them first.
+  {
+    LoopInfo& li = fam.getResult<LoopAnalysis>(function);
+    for (BasicBlock* header : headers)
+      if (Loop* loop = li.getLoopFor(header); loop && loop->getHeader() == header)
+        for (BasicBlock* block : loop->blocks())
+          if (own_block(*loop, block)) {
+            SimplifyInstructionsInBlock(block);
+            ConstantFoldTerminator(block, /*DeleteDeadConditions=*/true);
+          }
+    removeUnreachableBlocks(function);
+    fam.invalidate(function, PreservedAnalyses::none());
+  }
+  // Blocks in a line merged: one block after the inner loop.
+  {
+    LoopInfo& li = fam.getResult<LoopAnalysis>(function);
+    for (BasicBlock* header : headers) {
+      Loop* loop = li.getLoopFor(header);
+      if (!loop || loop->getHeader() != header) continue;
+      for (bool merged = true; merged;) {
+        merged = false;
+        for (BasicBlock* block : loop->blocks())
+          if (block != header && own_block(*loop, block) && MergeBlockIntoPredecessor(block, nullptr, &li)) {
+            merged = true;
+            break;
+          }
+      }
+    }
+    fam.invalidate(function, PreservedAnalyses::none());
+  }
+  std::vector<BasicBlock*> jammed_headers;  // of the jammed inner loops
+  for (BasicBlock* header : headers) {
+    LoopInfo& li = fam.getResult<LoopAnalysis>(function);
+    DominatorTree& dt = fam.getResult<DominatorTreeAnalysis>(function);
+    ScalarEvolution& se = fam.getResult<ScalarEvolutionAnalysis>(function);
+    AssumptionCache& ac = fam.getResult<AssumptionAnalysis>(function);
+    Loop* loop = li.getLoopFor(header);
+    if (!loop || loop->getHeader() != header) continue;
+    simplifyLoop(loop, &dt, &li, &se, &ac, nullptr, /*PreserveLCSSA=*/false);
+    formLCSSARecursively(*loop, dt, &li, &se);
+    if (jammable(*loop, dt, se)) {
+      const TargetTransformInfo& tti = fam.getResult<TargetIRAnalysis>(function);
+      OptimizationRemarkEmitter& ore = fam.getResult<OptimizationRemarkEmitterAnalysis>(function);
+      // The trip count is known at run time only: a remainder loop runs the
+      // last items (fewer than kJamCount) one by one.
+      if (UnrollAndJamLoop(loop, kJamCount, /*TripCount=*/0, /*TripMultiple=*/1, /*UnrollRemainder=*/false, &li,
+                           &se, &dt, &ac, &tti, &ore) != LoopUnrollResult::Unmodified)
+        jammed_headers.push_back(loop->getSubLoops()[0]->getHeader());
+    }
+    fam.invalidate(function, PreservedAnalyses::none());
+  }
+  // Each jammed copy of the inner loop brought its own counter, the same
+  // recurrence as the first's: one counter, so that the values the items
+  // share (a[row * n + k] and its index) are computed once (EarlyCSE below).
+  if (!jammed_headers.empty()) {
+    ScalarEvolution& se = fam.getResult<ScalarEvolutionAnalysis>(function);
+    for (BasicBlock* header : jammed_headers) {
+      std::vector<PHINode*> kept, merged;
+      for (PHINode& phi : header->phis()) {
+        if (!se.isSCEVable(phi.getType())) continue;
+        const SCEV* value = se.getSCEV(&phi);
+        PHINode* same = nullptr;
+        for (PHINode* other : kept)
+          if (other->getType() == phi.getType() && se.getSCEV(other) == value && isa<SCEVAddRecExpr>(value))
+            same = other;
+        if (same) {
+          phi.replaceAllUsesWith(same);
+          merged.push_back(&phi);
+        } else {
+          kept.push_back(&phi);
+        }
+      }
+      // Their increments are left dead (EarlyCSE deletes them).
+      for (PHINode* phi : merged) phi->eraseFromParent();
+    }
+    fam.invalidate(function, PreservedAnalyses::none());
+  }
+  // The jammed copies load what every item loads (a[row * n + k]): one load.
+  if (!jammed_headers.empty()) fam.invalidate(function, EarlyCSEPass(/*UseMemorySSA=*/true).run(function, fam));
+}
+
+// Versions the innermost item loops of a host workgroup function, and item
+// loops around one inner loop (then interleaved in their guard-free copy).
 void split_bound_checks(Function& function, FunctionAnalysisManager& fam) {
   std::vector<BasicBlock*> headers;
+  {
+    ScalarEvolution& se = fam.getResult<ScalarEvolutionAnalysis>(function);
+    // The outer ones first: the inner loop of the guard-free copy is not
+    // versioned itself (two inner loops could not be jammed).
+    for (Loop* loop : fam.getResult<LoopAnalysis>(function).getLoopsInPreorder())
+      if (!loop->isInnermost() && jam_candidate(*loop, se)) headers.push_back(loop->getHeader());
+  }
   for (Loop* loop : fam.getResult<LoopAnalysis>(function).getLoopsInPreorder())
     if (loop->isInnermost()) headers.push_back(loop->getHeader());
   for (BasicBlock* header : headers) {
@@ -1080,10 +1349,21 @@ void split_bound_checks(Function& function, FunctionAnalysisManager& fam) {
     ScalarEvolution& se = fam.getResult<ScalarEvolutionAnalysis>(function);
     Loop* loop = li.getLoopFor(header);
     if (!loop || loop->getHeader() != header) continue;
-    version_bound_checks(function, *loop, li, dt, se);
+    Loop* copy = nullptr;
+    if (version_bound_checks(function, *loop, li, dt, se, &copy)) {
+      if (copy && !copy->isInnermost()) set_loop_option(*copy, kJamMarker, kJamCount);
+    } else if (!loop->isInnermost()) {
+      // Jam candidates only (the outer loops above): one without bounds
+      // checks is guard-free as it is (one with checks that could not be
+      // versioned fails jammable()).
+      unsigned size = 0;
+      for (BasicBlock* block : loop->blocks()) size += unsigned(block->size());
+      if (size <= kMaxVersionedLoopSize) set_loop_option(*loop, kJamMarker, kJamCount);
+    }
     // Even a loop left alone may have been put in simplified form.
     fam.invalidate(function, PreservedAnalyses::none());
   }
+  jam_item_loops(function, fam);
 }
 
 struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
@@ -1210,6 +1490,7 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
       auto* run = dyn_cast<Function>(fields->getOperand(kDescriptorRunWorkgroupField)->stripPointerCasts());
       if (run && !run->isDeclaration()) split_bound_checks(*run, fam);
     }
+    drop_loop_marks(module);
     // What is left of the markers sits in helpers on paths only the
     // work-item functions take (workitem_loops == 1): never reached.
     for (StringRef marker : {kLocalIdMarker, kBarrierMarker}) {

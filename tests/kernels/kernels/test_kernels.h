@@ -183,6 +183,32 @@ typedef struct append_args {
   uint32_t grid_width;
 } append_args_t;
 
+/* Kernels without barriers whose item loop runs an inner loop of the same
+ * trip count for every item (the transform interleaves several items'
+ * inner loops in full workgroups: unroll-and-jam):
+ * `jam_matmul`: item (col, row) with row < rows and col < cols writes
+ *   c[row * cols + col] = sum over k < depth of a[row * depth + k] * b[k * cols + col]
+ *   (in k order);
+ * `jam_column_sums`: item col < cols writes
+ *   c[col] = sum over k < depth of a[k * cols + col] * b[k] (rows unused);
+ * `jam_unguarded`: jam_matmul without its bounds check (for grids of
+ *   exactly cols x rows items);
+ * `jam_private`: jam_matmul with the products summed into a private array
+ *   of 4 partial sums, product k into partial[(5 k + col) % 4], then
+ *   c[row * cols + col] = ((p[0] + p[1]) + p[2]) + p[3] (a stack slot that
+ *   every item writes: not interleaved);
+ * `jam_triangle` (an inner trip count that differs per item: not
+ *   interleaved): item (col, row) as in jam_matmul writes
+ *   c[row * cols + col] = sum over k <= col, k < depth of a[row * depth + k]. */
+typedef struct jam_args {
+  const float* a; /* binding */
+  const float* b; /* binding */
+  float* c;       /* binding */
+  uint32_t rows;
+  uint32_t cols;
+  uint32_t depth;
+} jam_args_t;
+
 /* 1-, 2- and 3-D workgroups with static groupshared memory: every item
  * stores its global linear id, then reads the one of the item at the
  * reversed local linear position of its workgroup. */

@@ -97,6 +97,51 @@ XGPU_KERNEL(append, append_args_t, args) {
 }
 XGPU_KERNEL_BINDINGS(append, 4);
 
+XGPU_KERNEL(jam_matmul, jam_args_t, args) {
+  const uint32_t col = xgpu_global_id(0), row = xgpu_global_id(1);
+  if (row >= args->rows || col >= args->cols) return;
+  float acc = 0.0f;
+  for (uint32_t k = 0; k < args->depth; ++k) acc += args->a[row * args->depth + k] * args->b[k * args->cols + col];
+  args->c[row * args->cols + col] = acc;
+}
+XGPU_KERNEL_BINDINGS(jam_matmul, 3);
+
+XGPU_KERNEL(jam_column_sums, jam_args_t, args) {
+  const uint32_t col = xgpu_global_id(0);
+  if (col >= args->cols) return;
+  float acc = 0.0f;
+  for (uint32_t k = 0; k < args->depth; ++k) acc += args->a[k * args->cols + col] * args->b[k];
+  args->c[col] = acc;
+}
+XGPU_KERNEL_BINDINGS(jam_column_sums, 3);
+
+XGPU_KERNEL(jam_unguarded, jam_args_t, args) {
+  const uint32_t col = xgpu_global_id(0), row = xgpu_global_id(1);
+  float acc = 0.0f;
+  for (uint32_t k = 0; k < args->depth; ++k) acc += args->a[row * args->depth + k] * args->b[k * args->cols + col];
+  args->c[row * args->cols + col] = acc;
+}
+XGPU_KERNEL_BINDINGS(jam_unguarded, 3);
+
+XGPU_KERNEL(jam_private, jam_args_t, args) {
+  const uint32_t col = xgpu_global_id(0), row = xgpu_global_id(1);
+  if (row >= args->rows || col >= args->cols) return;
+  float partial[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  for (uint32_t k = 0; k < args->depth; ++k)
+    partial[(k * 5u + col) % 4u] += args->a[row * args->depth + k] * args->b[k * args->cols + col];
+  args->c[row * args->cols + col] = ((partial[0] + partial[1]) + partial[2]) + partial[3];
+}
+XGPU_KERNEL_BINDINGS(jam_private, 3);
+
+XGPU_KERNEL(jam_triangle, jam_args_t, args) {
+  const uint32_t col = xgpu_global_id(0), row = xgpu_global_id(1);
+  if (row >= args->rows || col >= args->cols) return;
+  float acc = 0.0f;
+  for (uint32_t k = 0; k <= col && k < args->depth; ++k) acc += args->a[row * args->depth + k];
+  args->c[row * args->cols + col] = acc;
+}
+XGPU_KERNEL_BINDINGS(jam_triangle, 3);
+
 /* 4 KiB per work item live across the barrier: more than the transform keeps
  * per item (tools/xgpu-wiloop), so this kernel keeps fiber mode. */
 XGPU_KERNEL_BARRIERS(big_private, carry_args_t, args) {
