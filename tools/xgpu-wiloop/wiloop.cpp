@@ -157,6 +157,7 @@ class WorkItemLoops {
   bool tail(AtomicRMWInst* rmw);
   Value* detach(Value* value);
   void combine_tails();
+  Function* combine_function();
   void build();
 
   Argument* kernarg() { return f_.getArg(0); }
@@ -762,6 +763,96 @@ void WorkItemLoops::combine_tails() {
   }
 }
 
+// The combined atomics of a run, a function of their own (called once per
+// run; the workgroup function keeps no atomic in its loops):
+// K_xgpu_wi_.combine(kernarg, wg, first, length, slots, width, rows,
+// totals...) makes one atomic add, with the original add's ordering and
+// scope, per slot whose total is not zero, to the address the items of
+// the slot's local ids added to. Those adds belong to the whole run,
+// which `wg` names while they run (a fault in one reports the run).
+Function* WorkItemLoops::combine_function() {
+  Type* i32 = Type::getInt32Ty(ctx_);
+  Type* ptr = PointerType::getUnqual(ctx_);
+  std::vector<Type*> parameters{ptr, ptr, i32, i32, i32, i32, i32};
+  for (size_t k = 0; k < combines_.size(); ++k) parameters.push_back(ptr);
+  Function* function = Function::Create(FunctionType::get(Type::getVoidTy(ctx_), parameters, false),
+                                        GlobalValue::InternalLinkage, f_.getName() + ".combine", f_.getParent());
+  function->copyAttributesFrom(&f_);
+  function->setAttributes(AttributeList::get(ctx_, AttributeList::FunctionIndex,
+                                             f_.getAttributes().getFnAttrs()));
+  function->addFnAttr(Attribute::NoInline);
+  function->removeFnAttr(Attribute::AlwaysInline);
+  function->removeFnAttr(Attribute::Convergent);
+  // Nothing keeps the pointers it is given: the totals stay private to
+  // the workgroup function as far as its alias analysis knows.
+  for (unsigned arg = 0; arg < function->arg_size(); ++arg) {
+    if (!function->getArg(arg)->getType()->isPointerTy()) continue;
+    function->addParamAttr(arg, Attribute::NoCapture);
+    if (arg != 1) function->addParamAttr(arg, Attribute::ReadOnly);
+  }
+  Argument* kernarg = function->getArg(0);
+  Argument* wg = function->getArg(1);
+  Argument* first = function->getArg(2);
+  Argument* length = function->getArg(3);
+  Argument* slots = function->getArg(4);
+  Argument* width = function->getArg(5);
+  Argument* rows = function->getArg(6);
+  BasicBlock* entry = BasicBlock::Create(ctx_, "entry", function);
+  IRBuilder<> b(entry);
+  b.CreateAlignedStore(first, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), wg, kWorkgroupIdOffset), Align(4),
+                       /*isVolatile=*/true);
+  b.CreateAlignedStore(length, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), wg, kWorkgroupRunOffset), Align(4),
+                       /*isVolatile=*/true);
+  BasicBlock* loop = BasicBlock::Create(ctx_, "slot", function);
+  b.CreateBr(loop);
+  b.SetInsertPoint(loop);
+  PHINode* slot = b.CreatePHI(i32, 2, "slot");
+  slot->addIncoming(b.getInt32(0), entry);
+  BasicBlock* current = loop;
+  for (size_t k = 0; k < combines_.size(); ++k) {
+    Combine& c = combines_[k];
+    Value* total =
+        b.CreateLoad(c.type, b.CreateInBoundsGEP(c.type, function->getArg(7 + unsigned(k)), b.CreateZExt(slot, b.getInt64Ty())));
+    BasicBlock* add = BasicBlock::Create(ctx_, "add", function);
+    BasicBlock* after = BasicBlock::Create(ctx_, "next", function);
+    b.CreateCondBr(b.CreateICmpNE(total, Constant::getNullValue(c.type)), add, after);
+    // The slot's local ids, and the address the items of those ids add to.
+    IRBuilder<> ab(add);
+    Value* x = ab.CreateURem(slot, width);
+    Value* yz = ab.CreateUDiv(slot, width);
+    Value* y = ab.CreateURem(yz, rows);
+    Value* z = ab.CreateUDiv(yz, rows);
+    Instruction* at = ab.CreateBr(after);
+    Value* pointer = rematerialize(c.pointer, at);
+    for (auto it = add->begin(); it != add->end();) {
+      Instruction& inst = *it++;
+      inst.replaceUsesOfWith(f_.getArg(0), kernarg);
+      inst.replaceUsesOfWith(f_.getArg(1), wg);
+      if (!is_call_to(inst, kLocalIdMarker)) continue;
+      Value* d = cast<CallInst>(inst).getArgOperand(0);
+      IRBuilder<> ib(&inst);
+      inst.replaceAllUsesWith(ib.CreateSelect(
+          ib.CreateICmpEQ(d, ib.getInt32(0)), x,
+          ib.CreateSelect(ib.CreateICmpEQ(d, ib.getInt32(1)), y,
+                          ib.CreateSelect(ib.CreateICmpEQ(d, ib.getInt32(2)), z, ib.getInt32(0)))));
+      inst.eraseFromParent();
+    }
+    if (pointer == f_.getArg(0)) pointer = kernarg;
+    IRBuilder<>(at).CreateAtomicRMW(AtomicRMWInst::Add, pointer, total, c.align, c.ordering, c.scope);
+    b.SetInsertPoint(after);
+    current = after;
+  }
+  Value* next = b.CreateNUWAdd(slot, b.getInt32(1));
+  slot->addIncoming(next, current);
+  BasicBlock* done = BasicBlock::Create(ctx_, "done", function);
+  b.CreateCondBr(b.CreateICmpULT(next, slots), loop, done);
+  ReturnInst::Create(ctx_, done);
+  for (Instruction* inst : detached_) inst->dropAllReferences();
+  for (Instruction* inst : detached_) inst->deleteValue();
+  detached_.clear();
+  return function;
+}
+
 void WorkItemLoops::build() {
   Type* i32 = Type::getInt32Ty(ctx_);
   Type* i64 = Type::getInt64Ty(ctx_);
@@ -1048,62 +1139,17 @@ void WorkItemLoops::build() {
   }
 
   if (runs()) {
-    // The run's end: the next workgroup, or the combined atomics. Those
-    // belong to the whole run, which `wg` names while they run (a fault
-    // in one reports the run's range).
+    // The run's end: the next workgroup, or the combined atomics.
     IRBuilder<> eb(exit);
     Value* next = eb.CreateNUWAdd(run_index, eb.getInt32(1));
     run_index->addIncoming(next, exit);
     BasicBlock* flush = BasicBlock::Create(ctx_, "xgpu.combine.flush", &f_);
     eb.CreateCondBr(eb.CreateICmpULT(next, run_length), run_head, flush);
     IRBuilder<> fb(flush);
-    fb.CreateAlignedStore(run_first, fb.CreateConstInBoundsGEP1_64(fb.getInt8Ty(), workgroup(), kWorkgroupIdOffset),
-                          Align(4), /*isVolatile=*/true);
-    fb.CreateAlignedStore(run_length,
-                          fb.CreateConstInBoundsGEP1_64(fb.getInt8Ty(), workgroup(), kWorkgroupRunOffset), Align(4),
-                          /*isVolatile=*/true);
-    BasicBlock* loop = BasicBlock::Create(ctx_, "xgpu.combine.loop", &f_);
-    fb.CreateBr(loop);
-    fb.SetInsertPoint(loop);
-    PHINode* slot = fb.CreatePHI(i32, 2, "xgpu.combine.slot");
-    slot->addIncoming(fb.getInt32(0), flush);
-    BasicBlock* current = loop;
-    for (Combine& c : combines_) {
-      Value* total = fb.CreateLoad(c.type, fb.CreateInBoundsGEP(c.type, c.totals, fb.CreateZExt(slot, i64)));
-      BasicBlock* add = BasicBlock::Create(ctx_, "xgpu.combine.add", &f_);
-      BasicBlock* after = BasicBlock::Create(ctx_, "xgpu.combine.next", &f_);
-      fb.CreateCondBr(fb.CreateICmpNE(total, Constant::getNullValue(c.type)), add, after);
-      // The slot's local ids, and the address the items of those ids add to.
-      IRBuilder<> ab(add);
-      Value* x = ab.CreateURem(slot, group_width);
-      Value* yz = ab.CreateUDiv(slot, group_width);
-      Value* y = ab.CreateURem(yz, counts[1]);
-      Value* z = ab.CreateUDiv(yz, counts[1]);
-      Instruction* at = ab.CreateBr(after);
-      Value* pointer = rematerialize(c.pointer, at);
-      for (auto it = add->begin(); it != add->end();) {
-        Instruction& inst = *it++;
-        if (!is_call_to(inst, kLocalIdMarker)) continue;
-        Value* d = cast<CallInst>(inst).getArgOperand(0);
-        IRBuilder<> ib(&inst);
-        inst.replaceAllUsesWith(ib.CreateSelect(
-            ib.CreateICmpEQ(d, ib.getInt32(0)), x,
-            ib.CreateSelect(ib.CreateICmpEQ(d, ib.getInt32(1)), y,
-                            ib.CreateSelect(ib.CreateICmpEQ(d, ib.getInt32(2)), z, ib.getInt32(0)))));
-        inst.eraseFromParent();
-      }
-      IRBuilder<>(at).CreateAtomicRMW(AtomicRMWInst::Add, pointer, total, c.align, c.ordering, c.scope);
-      fb.SetInsertPoint(after);
-      current = after;
-    }
-    Value* next_slot = fb.CreateNUWAdd(slot, fb.getInt32(1));
-    slot->addIncoming(next_slot, current);
-    BasicBlock* done = BasicBlock::Create(ctx_, "xgpu.combine.done", &f_);
-    fb.CreateCondBr(fb.CreateICmpULT(next_slot, slot_count), loop, done);
-    ReturnInst::Create(ctx_, done);
-    for (Instruction* inst : detached_) inst->dropAllReferences();
-    for (Instruction* inst : detached_) inst->deleteValue();
-    detached_.clear();
+    std::vector<Value*> arguments{kernarg(), workgroup(), run_first, run_length, slot_count, group_width, counts[1]};
+    for (Combine& c : combines_) arguments.push_back(c.totals);
+    fb.CreateCall(combine_function(), arguments);
+    fb.CreateRetVoid();
   }
 
   for (BasicBlock* block : old_blocks) block->dropAllReferences();
