@@ -967,19 +967,28 @@ namespace {
 // tail_bins / tail_bins_by_group (test_kernels.h) over a grid[0] x grid[1]
 // grid of size[0] x size[1] workgroups, for the workgroups along x from
 // `first` to `last` (all by default).
+// (`returns`: tail_bins_return.)
 std::vector<uint32_t> tail_bins_reference(const uint32_t* in, uint32_t n, const uint32_t grid[2],
                                           const uint16_t size[2], bool by_group, uint32_t first = 0,
-                                          uint32_t last = UINT32_MAX) {
+                                          uint32_t last = UINT32_MAX, bool returns = false) {
   const uint32_t bins = uint32_t(size[0]) * size[1];
   std::vector<uint32_t> out(size_t{by_group ? 3u : 2u} * bins, 0);
-  for (uint32_t gy = 0; gy < grid[1]; ++gy)
-    for (uint32_t gx = 0; gx < grid[0]; ++gx) {
-      const uint32_t g = gy * grid[0] + gx, wx = gx / size[0], wy = gy / size[1];
-      if (g >= n || wx < first || wx > last) continue;
+  for (uint32_t wy = 0; wy * size[1] < grid[1]; ++wy)
+    for (uint32_t wx = first; wx * size[0] < grid[0] && wx <= last; ++wx) {
       const uint32_t w = std::min<uint32_t>(size[0], grid[0] - wx * size[0]);
       const uint32_t h = std::min<uint32_t>(size[1], grid[1] - wy * size[1]);
-      const uint32_t v = in[g] % (w * h);
-      ++out[(by_group ? wx % 3u : wy % 2u) * bins + v / w * size[0] + v % w];
+      std::vector<uint32_t> sub(bins, 0);
+      for (uint32_t y = 0; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x) {
+          const uint32_t g = (wy * size[1] + y) * grid[0] + wx * size[0] + x;
+          if (g < n) ++sub[in[g] % (w * h) / w * size[0] + in[g] % (w * h) % w];
+        }
+      for (uint32_t y = 0; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x) {
+          const uint32_t g = (wy * size[1] + y) * grid[0] + wx * size[0] + x;
+          if (returns && g >= n) continue;
+          out[(by_group ? wx % 3u : wy % 2u) * bins + y * size[0] + x] += sub[y * size[0] + x];
+        }
     }
   return out;
 }
@@ -1002,6 +1011,8 @@ TEST_CASE("work-item loops: tail atomic adds combined across runs of workgroups 
   CHECK((device.descriptor("tail_bins")->flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) ==
         (loops ? XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS : 0u));
   CHECK((device.descriptor("tail_bins_by_group")->flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) == 0);
+  CHECK((device.descriptor("tail_bins_return")->flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) ==
+        (loops ? XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS : 0u));
   struct Case {
     uint32_t grid[2];
     uint16_t size[2];
@@ -1012,8 +1023,9 @@ TEST_CASE("work-item loops: tail atomic adds combined across runs of workgroups 
   for (const Case c : {Case{{1000, 1}, {64, 1}}, Case{{50, 1}, {64, 1}}, Case{{64, 1}, {64, 1}},
                        Case{{100003, 1}, {32, 1}}, Case{{37, 29}, {8, 4}}, Case{{300, 2}, {1, 1}},
                        Case{{5000, 1}, {1024, 1}}}) {
-    for (const bool by_group : {false, true}) {
-      const char* kernel = by_group ? "tail_bins_by_group" : "tail_bins";
+    for (const int variant : {0, 1, 2}) {
+      const bool by_group = variant == 1, returns = variant == 2;
+      const char* kernel = returns ? "tail_bins_return" : by_group ? "tail_bins_by_group" : "tail_bins";
       INFO(kernel << " grid " << c.grid[0] << "x" << c.grid[1] << " workgroup " << c.size[0] << "x" << c.size[1]);
       const uint32_t total = c.grid[0] * c.grid[1], n = total - 3;
       const uint32_t bin_count = (by_group ? 3u : 2u) * c.size[0] * c.size[1];
@@ -1024,7 +1036,8 @@ TEST_CASE("work-item loops: tail atomic adds combined across runs of workgroups 
       tail_bins_args_t args = {in, bins, n};
       device.run({kernel, &args, sizeof(args), 2, {c.grid[0], c.grid[1], 1}, {c.size[0], c.size[1], 1},
                   uint32_t(c.size[0] * c.size[1] * sizeof(uint32_t))});
-      const std::vector<uint32_t> expected = tail_bins_reference(in, n, c.grid, c.size, by_group);
+      const std::vector<uint32_t> expected =
+          tail_bins_reference(in, n, c.grid, c.size, by_group, 0, UINT32_MAX, returns);
       for (uint32_t b = 0; b < bin_count; ++b) {
         INFO("bin " << b);
         REQUIRE(bins[b] == expected[b]);

@@ -194,7 +194,10 @@ typedef struct append_args {
  * bin is not zero adds it to
  *   tail_bins:          bins[(workgroup id y % 2) * W * H + y * W + x]
  *   tail_bins_by_group: bins[(workgroup id x % 3) * W * H + y * W + x]
- * The second's address depends on the workgroup's x id: not combined. */
+ * The second's address depends on the workgroup's x id: not combined.
+ * tail_bins_return is tail_bins whose items with g >= n return before the
+ * first barrier: their bins are counted but never added to `bins` (and
+ * their workgroups' regions run as the transform's dispatcher picks). */
 typedef struct tail_bins_args {
   const uint32_t* in; /* binding: n values */
   uint32_t* bins;     /* binding: 2 (tail_bins) or 3 W * H bins */
