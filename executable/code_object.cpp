@@ -476,8 +476,12 @@ Status read_host(const Elf& elf, CodeObjectInfo* info) {
                       XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS)) {
       return Status::error(who + ": unknown flags 0x" + hex(raw.flags));
     }
-    if ((raw.flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) && ki.uses_barriers) {
-      return Status::error(who + ": flags 0x" + hex(raw.flags) + " have workgroup runs with barriers");
+    // A barrier kernel runs runs of workgroups only as work-item loops
+    // (its fiber entry runs one workgroup).
+    if ((raw.flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) && ki.uses_barriers &&
+        !(raw.flags & XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS)) {
+      return Status::error(who + ": flags 0x" + hex(raw.flags) +
+                           " have workgroup runs with barriers but no work-item loops");
     }
     ki.workitem_loops = (raw.flags & XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS) != 0;
     if (ki.workitem_loops && !ki.uses_barriers) {

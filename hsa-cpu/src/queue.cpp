@@ -91,7 +91,8 @@ class DispatchJob final : public Job {
               const xgpu_host_kernel_descriptor_t& kernel, const uint32_t counts[3],
               uint32_t item_count, uint32_t group_bytes, uint64_t start_ns, bool pooled)
       : Job(item_count), queue_(queue), packet_(packet), kernel_(kernel),
-        group_bytes_(group_bytes), start_ns_(start_ns), pooled_(pooled) {
+        group_bytes_(group_bytes), start_ns_(start_ns), pooled_(pooled),
+        runs_((kernel.flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) != 0 && !runs_as_fibers(kernel)) {
     for (int d = 0; d < 3; ++d) counts_[d] = counts[d];
     const uint32_t packet_private = packet.private_segment_size;
     private_bytes_ = packet_private > kernel.private_segment_size ? packet_private
@@ -101,9 +102,10 @@ class DispatchJob final : public Job {
   void run_item(uint32_t index, WorkerContext& context) override { run_workgroups(index, 1, context); }
 
   // A batch runs as runs of consecutive workgroups along x, one call into
-  // the kernel per run, when the kernel takes runs (no barriers).
+  // the kernel per run, when the kernel takes runs (kernels without
+  // barriers, and work-item loops that combine atomics across a run).
   void run_items(uint32_t first, uint32_t last, WorkerContext& context) override {
-    if ((kernel_.flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) == 0) {
+    if (!runs_) {
       for (uint32_t i = first; i < last; ++i) run_workgroups(i, 1, context);
       return;
     }
@@ -141,7 +143,7 @@ class DispatchJob final : public Job {
                                  HSA_KERNEL_DISPATCH_PACKET_SETUP_WIDTH_DIMENSIONS);
     wg.group_segment = group_bytes_ != 0 ? context.group_segment : nullptr;
     wg.group_segment_size = group_bytes_;
-    wg.workgroup_run = (kernel_.flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) != 0 ? run : 0;
+    wg.workgroup_run = runs_ ? run : 0;
     wg.barrier = nullptr;
     wg.runtime = nullptr;
     // A dispatch whose kernel faulted, or whose queue was inactivated or
@@ -228,6 +230,9 @@ class DispatchJob final : public Job {
   size_t private_bytes_;                      // per-item private bytes
   uint64_t start_ns_;                         // launch time (profiling)
   bool pooled_;                               // runs on the worker pool
+  // Runs of workgroups per call: the descriptor's WORKGROUP_RUNS, unless
+  // fibers run the kernel (one workgroup each, HSA_CPU_BARRIER_MODE).
+  bool runs_;
   std::atomic<bool> faulted_{false};          // a workgroup faulted
   std::atomic<bool> skipped_{false};          // a workgroup was not run
 };

@@ -69,8 +69,12 @@ extern "C" {
  * another, it stores each one's workgroup_id[0] and item_count[0] and sets
  * workgroup_run to 1 before running it; interleaving the items of several
  * (rows as long as the run), it leaves `wg` naming the whole run and the
- * runtime reports the range. Only kernels without barriers
- * set it. A runtime that leaves workgroup_run 0 (as runtimes before the flag
+ * runtime reports the range. Kernels without barriers set it, and barrier
+ * kernels with XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS whose run_workgroup
+ * combines atomic adds across the run (tools/xgpu-wiloop: it runs the
+ * workgroups one after another, then makes the run's deferred adds while
+ * `wg` names the whole run); a runtime that runs such a kernel as fibers
+ * gives run_workitem one workgroup as always. A runtime that leaves workgroup_run 0 (as runtimes before the flag
  * did with the field's reserved zero) gets one workgroup per call, so code
  * objects and runtimes of either side of the flag work together: the layout
  * and XGPU_HOST_KERNEL_ABI_VERSION are unchanged. */

@@ -3,7 +3,8 @@
 # the work-item loop. Invoked by ctest with -D OBJDUMP, CODE_OBJECT, FUNCTION
 # and optionally PATTERN (a regex over the disassembly with its line breaks
 # written as '|', so that [^|]* stays within one instruction; default: a ymm
-# float FMA or multiply) and WHAT (how the message names it).
+# float FMA or multiply) and WHAT (how the message names it). With
+# -DABSENT=ON it passes when FUNCTION exists and PATTERN is NOT in it.
 if(NOT DEFINED PATTERN)
   set(PATTERN "(vfmadd[0-9]+ps|vmulps)[^|]*%ymm")
   set(WHAT "ymm vfmadd/vmulps")
@@ -24,7 +25,14 @@ string(SUBSTRING "${disassembly}" ${begin} -1 body)
 string(FIND "${body}" "\n\n" end)
 string(SUBSTRING "${body}" 0 ${end} body)
 string(REPLACE "\n" "|" lines "${body}")
+if(ABSENT)
+  if(lines MATCHES "${PATTERN}")
+    message(FATAL_ERROR "${FUNCTION} in ${CODE_OBJECT} has ${WHAT}:\n${body}")
+  endif()
+  message(STATUS "${FUNCTION}: no ${WHAT}")
+  return()
+endif()
 if(NOT lines MATCHES "${PATTERN}")
   message(FATAL_ERROR "${FUNCTION} in ${CODE_OBJECT} is not vectorised (no ${WHAT}):\n${body}")
 endif()
-message(STATUS "${FUNCTION}: vectorised (${WHAT} found)")
+message(STATUS "${FUNCTION}: ${WHAT} found")

@@ -4,6 +4,11 @@
 // are compared with references computed here.
 #include <doctest/doctest.h>
 
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 
@@ -1032,4 +1037,167 @@ TEST_CASE("work-item loops: a kernel the transform leaves to fibers still matche
     INFO("item " << i);
     REQUIRE(out[i] == in[i] + (lid * 13u % 1024u) * rounds + ring);
   }
+}
+
+namespace {
+
+// tail_bins / tail_bins_by_group (test_kernels.h) over a grid[0] x grid[1]
+// grid of size[0] x size[1] workgroups, for the workgroups along x from
+// `first` to `last` (all by default).
+// (`returns`: tail_bins_return.)
+std::vector<uint32_t> tail_bins_reference(const uint32_t* in, uint32_t n, const uint32_t grid[2],
+                                          const uint16_t size[2], bool by_group, uint32_t first = 0,
+                                          uint32_t last = UINT32_MAX, bool returns = false) {
+  const uint32_t bins = uint32_t(size[0]) * size[1];
+  std::vector<uint32_t> out(size_t{by_group ? 3u : 2u} * bins, 0);
+  for (uint32_t wy = 0; wy * size[1] < grid[1]; ++wy)
+    for (uint32_t wx = first; wx * size[0] < grid[0] && wx <= last; ++wx) {
+      const uint32_t w = std::min<uint32_t>(size[0], grid[0] - wx * size[0]);
+      const uint32_t h = std::min<uint32_t>(size[1], grid[1] - wy * size[1]);
+      std::vector<uint32_t> sub(bins, 0);
+      for (uint32_t y = 0; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x) {
+          const uint32_t g = (wy * size[1] + y) * grid[0] + wx * size[0] + x;
+          if (g < n) ++sub[in[g] % (w * h) / w * size[0] + in[g] % (w * h) % w];
+        }
+      for (uint32_t y = 0; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x) {
+          const uint32_t g = (wy * size[1] + y) * grid[0] + wx * size[0] + x;
+          if (returns && g >= n) continue;
+          out[(by_group ? wx % 3u : wy % 2u) * bins + y * size[0] + x] += sub[y * size[0] + x];
+        }
+    }
+  return out;
+}
+
+// The workgroup record the kernel last stored, read by a fault handler.
+xgpu_host_workgroup_t* g_fault_workgroup = nullptr;
+
+void report_fault_workgroup(int) {
+  _exit(int(g_fault_workgroup->workgroup_run * 16u + g_fault_workgroup->workgroup_id[0]));
+}
+
+}  // namespace
+
+TEST_CASE("work-item loops: tail atomic adds combined across runs of workgroups match the C reference") {
+  Device device("", XGPU_TEST_WILOOP_KERNELS_FILE);
+  // With work-item loops, tail_bins takes runs (its tail adds are combined);
+  // tail_bins_by_group's address depends on the workgroup's x id: one
+  // workgroup per call, its adds as written.
+  const uint32_t loops = device.descriptor("tail_bins")->flags & XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS;
+  CHECK((device.descriptor("tail_bins")->flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) ==
+        (loops ? XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS : 0u));
+  CHECK((device.descriptor("tail_bins_by_group")->flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) == 0);
+  CHECK((device.descriptor("tail_bins_return")->flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) ==
+        (loops ? XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS : 0u));
+  struct Case {
+    uint32_t grid[2];
+    uint16_t size[2];
+  };
+  // Ragged 1-D, one partial workgroup, one full, many (runs of many
+  // workgroups on every worker), ragged 2-D (bins of two rows of
+  // workgroups), one item per workgroup, the largest workgroup.
+  for (const Case c : {Case{{1000, 1}, {64, 1}}, Case{{50, 1}, {64, 1}}, Case{{64, 1}, {64, 1}},
+                       Case{{100003, 1}, {32, 1}}, Case{{37, 29}, {8, 4}}, Case{{300, 2}, {1, 1}},
+                       Case{{5000, 1}, {1024, 1}}}) {
+    for (const int variant : {0, 1, 2}) {
+      const bool by_group = variant == 1, returns = variant == 2;
+      const char* kernel = returns ? "tail_bins_return" : by_group ? "tail_bins_by_group" : "tail_bins";
+      INFO(kernel << " grid " << c.grid[0] << "x" << c.grid[1] << " workgroup " << c.size[0] << "x" << c.size[1]);
+      const uint32_t total = c.grid[0] * c.grid[1], n = total - 3;
+      const uint32_t bin_count = (by_group ? 3u : 2u) * c.size[0] * c.size[1];
+      uint32_t* in = device.allocate<uint32_t>(n);
+      uint32_t* bins = device.allocate<uint32_t>(bin_count);
+      for (uint32_t i = 0; i < n; ++i) in[i] = (i * 2654435761u) >> 7;
+      std::fill(bins, bins + bin_count, 0u);
+      tail_bins_args_t args = {in, bins, n};
+      device.run({kernel, &args, sizeof(args), 2, {c.grid[0], c.grid[1], 1}, {c.size[0], c.size[1], 1},
+                  uint32_t(c.size[0] * c.size[1] * sizeof(uint32_t))});
+      const std::vector<uint32_t> expected =
+          tail_bins_reference(in, n, c.grid, c.size, by_group, 0, UINT32_MAX, returns);
+      for (uint32_t b = 0; b < bin_count; ++b) {
+        INFO("bin " << b);
+        REQUIRE(bins[b] == expected[b]);
+      }
+    }
+  }
+}
+
+TEST_CASE("work-item loops: a run with combined tail atomics runs its workgroups and names what it runs") {
+  Device device("", XGPU_TEST_WILOOP_KERNELS_FILE);
+  const xgpu_host_kernel_descriptor_t* kd = device.descriptor("tail_bins");
+  if ((kd->flags & XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS) == 0) return;  // fibers: no runs
+  // 600 items in workgroups of 64: 10 workgroups, the last 24 items wide.
+  // Runs from workgroup 6: of 0 (one), 1 and 4 (to the partial last one).
+  const uint32_t grid[2] = {600, 1};
+  const uint16_t size[2] = {64, 1};
+  const uint32_t n = 597, first = 6;
+  alignas(XGPU_HOST_GROUP_SEGMENT_ALIGNMENT) static uint32_t group[64];
+  std::vector<uint32_t> in(n), bins(128);
+  for (uint32_t i = 0; i < n; ++i) in[i] = (i * 2654435761u) >> 7;
+  auto workgroup = [&](uint32_t run) {
+    xgpu_host_workgroup_t wg{};
+    wg.workgroup_id[0] = first;
+    wg.workgroup_size[0] = size[0];
+    wg.workgroup_size[1] = wg.workgroup_size[2] = 1;
+    wg.grid_size[0] = grid[0];
+    wg.grid_size[1] = wg.grid_size[2] = 1;
+    wg.workgroup_count[0] = 10;
+    wg.workgroup_count[1] = wg.workgroup_count[2] = 1;
+    wg.item_count[0] = 64;
+    wg.item_count[1] = wg.item_count[2] = 1;
+    wg.dimensions = 1;
+    wg.group_segment = group;
+    wg.group_segment_size = sizeof group;
+    wg.workgroup_run = run;
+    return wg;
+  };
+  for (const uint32_t run : {0u, 1u, 4u}) {
+    CAPTURE(run);
+    std::fill(bins.begin(), bins.end(), 0u);
+    tail_bins_args_t args = {in.data(), bins.data(), n};
+    xgpu_host_workgroup_t wg = workgroup(run);
+    kd->run_workgroup(&args, &wg);
+    const uint32_t length = run > 1 ? run : 1;
+    CHECK(bins == tail_bins_reference(in.data(), n, grid, size, false, first, first + length - 1));
+    // The combined adds ran last, for the whole run: `wg` names it.
+    CHECK(wg.workgroup_id[0] == first);
+    CHECK(wg.workgroup_run == length);
+  }
+
+  // Faults, in a child process whose fault handler exits with what `wg`
+  // named: workgroup_run * 16 + workgroup_id[0].
+  auto fault_names = [&](const uint32_t* input, uint32_t* output) {
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      static xgpu_host_workgroup_t wg;
+      wg = workgroup(4);
+      g_fault_workgroup = &wg;
+      struct sigaction action {};
+      action.sa_handler = report_fault_workgroup;
+      sigaction(SIGSEGV, &action, nullptr);
+      sigaction(SIGBUS, &action, nullptr);
+      tail_bins_args_t args = {input, output, n};
+      kd->run_workgroup(&args, &wg);
+      _exit(0);
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    return WEXITSTATUS(status);
+  };
+  // Workgroup 8's input starts on a page nobody may read: the fault is in
+  // workgroup 8, which `wg` names alone.
+  const long page = sysconf(_SC_PAGESIZE);
+  auto* pages = static_cast<uint8_t*>(mmap(nullptr, size_t(2 * page), PROT_READ | PROT_WRITE,
+                                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  REQUIRE(pages != MAP_FAILED);
+  REQUIRE(mprotect(pages + page, size_t(page), PROT_NONE) == 0);
+  const auto* guarded = reinterpret_cast<const uint32_t*>(pages + page) - 8 * 64;
+  CHECK(fault_names(guarded, bins.data()) == 1 * 16 + 8);
+  // The bins unmapped: the fault is in the run's combined adds, which
+  // belong to the whole run (workgroups 6..9).
+  CHECK(fault_names(in.data(), reinterpret_cast<uint32_t*>(uintptr_t{0x10})) == 4 * 16 + 6);
+  munmap(pages, size_t(2 * page));
 }

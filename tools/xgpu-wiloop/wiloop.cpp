@@ -12,7 +12,10 @@
 //   call void @xgpu_wiloop_barrier_()                xgpu_barrier()
 //   @"K.kd"                                          the host descriptor
 // Output: K_xgpu_wi_ runs the whole workgroup; the descriptor's run_workgroup
-// points at it and its flags gain XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS.
+// points at it and its flags gain XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS. When
+// it combines tail atomic adds across workgroups (combine_tails), it runs a
+// run of workgroups per call (XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) and calls
+// K_xgpu_wi_.combine at the run's end.
 // A kernel the pass cannot transform keeps fiber mode: K_xgpu_wi_ is
 // deleted and the build prints a note naming the kernel and the reason.
 // <xgpu/kernel.h> emits K_xgpu_wi_ for kernels without barriers too: the
@@ -79,8 +82,10 @@ constexpr uint64_t kFlagWorkgroupRuns = 0x4;  // XGPU_HOST_KERNEL_FLAG_WORKGROUP
 // xgpu_host_workgroup_t byte offsets.
 constexpr uint64_t kWorkgroupIdOffset = 0;             // uint32_t workgroup_id[3]
 constexpr uint64_t kWorkgroupSizeOffset = 12;          // uint32_t workgroup_size[3]
+constexpr uint64_t kWorkgroupGridSizeOffset = 24;      // uint32_t grid_size[3]
 constexpr uint64_t kWorkgroupItemCountOffset = 48;     // uint32_t item_count[3]
 constexpr uint64_t kWorkgroupGroupSegmentOffset = 64;  // void* group_segment
+constexpr uint64_t kWorkgroupRunOffset = 76;           // uint32_t workgroup_run
 constexpr uint64_t kWorkgroupRecordBytes = 96;         // sizeof(xgpu_host_workgroup_t)
 constexpr uint64_t kWorkgroupRecordAlignment = 8;      // _Alignof(xgpu_host_workgroup_t)
 // Work-item state value of an item that returned.
@@ -103,6 +108,9 @@ constexpr uint64_t kItemLoopMarkerValue = 30823;
 constexpr StringLiteral kJamMarker = "llvm.loop.unroll_and_jam.count";
 constexpr unsigned kJamCount = 8;
 constexpr uint64_t kMaxPerItemStackBytes = 2u << 20;
+// Tail atomics combined across a run of workgroups per kernel (each keeps
+// kMaxWorkgroupItems totals on the stack).
+constexpr size_t kMaxCombinedAtomics = 4;
 // Rounds of inlining helpers that reach a barrier (nested helpers).
 constexpr unsigned kInlineRounds = 8;
 
@@ -128,12 +136,23 @@ class WorkItemLoops {
   // directly or through other functions.
   WorkItemLoops(Function& function, const DataLayout& dl, const SmallPtrSetImpl<Function*>& reaches_barrier)
       : f_(function), dl_(dl), ctx_(function.getContext()), reaches_barrier_(reaches_barrier) {}
+  WorkItemLoops(const WorkItemLoops&) = delete;
+  WorkItemLoops& operator=(const WorkItemLoops&) = delete;
+  // Copies of addresses that a failed transform did not use.
+  ~WorkItemLoops() {
+    for (Instruction* inst : detached_) inst->dropAllReferences();
+    for (Instruction* inst : detached_) inst->deleteValue();
+  }
 
   // Kernels without barriers: finds the atomic adds that the workgroup
   // function can aggregate; returns whether there is one.
   bool find_aggregates();
   // Transforms the function; on failure returns false and sets *reason.
   bool run(std::string* reason);
+  // After run(): the function runs a run of workgroups along x per call
+  // (XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS), which it does when it combines
+  // tail atomics across them.
+  bool runs() const { return !combines_.empty(); }
 
  private:
   bool check(std::string* reason);
@@ -150,6 +169,11 @@ class WorkItemLoops {
   void find_regions();
   void classify_allocas();
   uint64_t x_bound(unsigned region);
+  bool run_invariant(Value* value, unsigned depth);
+  bool tail(AtomicRMWInst* rmw);
+  Value* detach(Value* value);
+  void combine_tails();
+  Function* combine_function();
   void build();
 
   Argument* kernarg() { return f_.getArg(0); }
@@ -189,6 +213,20 @@ class WorkItemLoops {
   };
   std::vector<Aggregate> aggregates_;
   SmallPtrSet<AllocaInst*, 8> shared_slots_;  // one slot for all items
+  // A tail atomic add of a barrier kernel whose address is the same for
+  // the items of one local id in every workgroup of a run (see
+  // combine_tails): each item adds its operand to its local id's total,
+  // and the run's end makes one atomic add per non-zero total.
+  struct Combine {
+    Value* pointer;                  // a detached copy of the address
+    AtomicOrdering ordering;
+    SyncScope::ID scope;
+    Align align;
+    Type* type;
+    AllocaInst* totals = nullptr;    // kMaxWorkgroupItems totals, by local id
+  };
+  std::vector<Combine> combines_;
+  std::vector<Instruction*> detached_;  // the detached copies' instructions
 };
 
 // A value every item of a workgroup computes alike: made only of the
@@ -619,6 +657,218 @@ uint64_t WorkItemLoops::x_bound(unsigned region) {
   }
 }
 
+// Combined tail atomics. An atomic add that is the last thing its work
+// item does (result unused, relaxed, nothing after it on any path of the
+// item but return) may be performed at any later point before the kernel
+// completes: that is what would happen if the item simply ran later, and
+// nothing the item does afterwards can order anything after it. The
+// language gives workgroups no forward-progress guarantee towards each
+// other, so "later" may be the end of the run of workgroups the call
+// runs. Two deferred adds to one address then equal one add of their sum.
+// When the address is the same for the items of one local id in every
+// workgroup of a run (`&args->bins[lid]`: built from the kernarg, the
+// local ids and the record fields a run shares), each item adds its
+// operand to its local id's total instead, and the run's end makes one
+// atomic add per local id whose total is not zero, with the add's
+// ordering and scope: one atomic per bin per run instead of one per bin
+// per workgroup.
+
+// A value that the items of one local id compute alike in every workgroup
+// of a run along x: made of the kernarg and its fields, the local ids,
+// constants and the fields of the workgroup record that a run shares (all
+// but workgroup_id[0], item_count[0] and the runtime's pointers).
+bool WorkItemLoops::run_invariant(Value* value, unsigned depth) {
+  if (isa<Constant>(value)) return true;
+  if (isa<Argument>(value)) return value == kernarg();
+  auto* inst = dyn_cast<Instruction>(value);
+  if (!inst || depth == 0 || !rematerializable(inst, depth)) return false;
+  if (is_call_to(*inst, kLocalIdMarker)) return isa<Constant>(cast<CallInst>(inst)->getArgOperand(0));
+  if (auto* load = dyn_cast<LoadInst>(inst)) {
+    uint64_t offset = 0;
+    if (is_argument_field(load->getPointerOperand(), kernarg(), dl_, &offset)) return true;
+    if (!is_argument_field(load->getPointerOperand(), workgroup(), dl_, &offset)) return false;
+    const uint64_t end = offset + dl_.getTypeStoreSize(load->getType()).getFixedValue();
+    return (offset >= kWorkgroupIdOffset + 4 && end <= kWorkgroupItemCountOffset) ||
+           (offset >= kWorkgroupItemCountOffset + 4 && end <= kWorkgroupGroupSegmentOffset);
+  }
+  for (Value* operand : inst->operands())
+    if (!run_invariant(operand, depth - 1)) return false;
+  return true;
+}
+
+// Nothing follows `rmw` on any path of its item but instructions that
+// neither touch memory nor have another effect, branches and return (a
+// loop back to the add, a barrier or a call fails the test).
+bool WorkItemLoops::tail(AtomicRMWInst* rmw) {
+  if (!rmw->use_empty()) return false;
+  std::vector<std::pair<BasicBlock*, BasicBlock::iterator>> work{
+      {rmw->getParent(), std::next(rmw->getIterator())}};
+  SmallPtrSet<BasicBlock*, 16> seen;
+  while (!work.empty()) {
+    auto [block, it] = work.back();
+    work.pop_back();
+    for (; it != block->end(); ++it) {
+      Instruction& inst = *it;
+      if (isa<ReturnInst>(inst) || isa<UnreachableInst>(inst)) break;
+      if (isa<BranchInst>(inst) || isa<SwitchInst>(inst)) {
+        for (BasicBlock* next : successors(&inst))
+          if (seen.insert(next).second) work.push_back({next, next->begin()});
+        break;
+      }
+      if (inst.isTerminator() || inst.mayReadOrWriteMemory() || inst.mayHaveSideEffects()) return false;
+    }
+  }
+  return true;
+}
+
+// A copy of `value`'s operand tree that is in no block (rematerialize
+// copies it where the run's end needs the address).
+Value* WorkItemLoops::detach(Value* value) {
+  auto* inst = dyn_cast<Instruction>(value);
+  if (!inst) return value;
+  Instruction* copy = inst->clone();
+  for (unsigned i = 0; i < copy->getNumOperands(); ++i) copy->setOperand(i, detach(copy->getOperand(i)));
+  detached_.push_back(copy);
+  return copy;
+}
+
+// Finds the combinable tail atomics of a barrier kernel (see above) and
+// turns each into an add to its local id's total.
+void WorkItemLoops::combine_tails() {
+  if (barrier_blocks_.empty() || !aggregates_.empty()) return;
+  std::vector<AtomicRMWInst*> found;
+  for (BasicBlock& block : f_)
+    for (Instruction& inst : block) {
+      auto* rmw = dyn_cast<AtomicRMWInst>(&inst);
+      if (rmw && rmw->getOperation() == AtomicRMWInst::Add && !rmw->isVolatile() &&
+          rmw->getOrdering() == AtomicOrdering::Monotonic && !on_group_segment(rmw->getPointerOperand()) &&
+          run_invariant(rmw->getPointerOperand(), kRematerializeDepth) && tail(rmw) &&
+          found.size() < kMaxCombinedAtomics)
+        found.push_back(rmw);
+    }
+  if (found.empty()) return;
+  Type* i32 = Type::getInt32Ty(ctx_);
+  FunctionCallee local_id =
+      f_.getParent()->getOrInsertFunction(kLocalIdMarker, FunctionType::get(i32, {i32}, false));
+  BasicBlock& entry = f_.getEntryBlock();
+  IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
+  for (AtomicRMWInst* rmw : found) {
+    Combine c{detach(rmw->getPointerOperand()), rmw->getOrdering(), rmw->getSyncScopeID(), rmw->getAlign(),
+              rmw->getType()};
+    c.totals = eb.CreateAlloca(c.type, eb.getInt32(uint32_t(kMaxWorkgroupItems)), "xgpu.combine.totals");
+    shared_slots_.insert(c.totals);
+    // The local id's slot: (z * item_count[1] + y) * workgroup_size[0] + x,
+    // the same in every workgroup of the run (only the last may be
+    // narrower along x).
+    IRBuilder<> b(rmw);
+    Value* id[3];
+    for (unsigned d = 0; d < 3; ++d) {
+      CallInst* call = b.CreateCall(local_id, {b.getInt32(d)});
+      call->setDoesNotAccessMemory();
+      id[d] = call;
+    }
+    Value* rows = b.CreateAlignedLoad(
+        i32, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), workgroup(), kWorkgroupItemCountOffset + 4), Align(4));
+    Value* width = b.CreateAlignedLoad(
+        i32, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), workgroup(), kWorkgroupSizeOffset), Align(4));
+    Value* index = b.CreateNUWAdd(b.CreateNUWMul(b.CreateNUWAdd(b.CreateNUWMul(id[2], rows), id[1]), width), id[0]);
+    Value* slot = b.CreateInBoundsGEP(c.type, c.totals, b.CreateZExt(index, b.getInt64Ty()), "xgpu.combine.slot");
+    b.CreateStore(b.CreateAdd(b.CreateLoad(c.type, slot), rmw->getValOperand()), slot);
+    rmw->eraseFromParent();
+    combines_.push_back(c);
+  }
+}
+
+// The combined atomics of a run, a function of their own (called once per
+// run; the workgroup function keeps no atomic in its loops):
+// K_xgpu_wi_.combine(kernarg, wg, first, length, slots, width, rows,
+// totals...) makes one atomic add, with the original add's ordering and
+// scope, per slot whose total is not zero, to the address the items of
+// the slot's local ids added to. Those adds belong to the whole run,
+// which `wg` names while they run (a fault in one reports the run).
+Function* WorkItemLoops::combine_function() {
+  Type* i32 = Type::getInt32Ty(ctx_);
+  Type* ptr = PointerType::getUnqual(ctx_);
+  std::vector<Type*> parameters{ptr, ptr, i32, i32, i32, i32, i32};
+  for (size_t k = 0; k < combines_.size(); ++k) parameters.push_back(ptr);
+  Function* function = Function::Create(FunctionType::get(Type::getVoidTy(ctx_), parameters, false),
+                                        GlobalValue::InternalLinkage, f_.getName() + ".combine", f_.getParent());
+  function->copyAttributesFrom(&f_);
+  function->setAttributes(AttributeList::get(ctx_, AttributeList::FunctionIndex,
+                                             f_.getAttributes().getFnAttrs()));
+  function->addFnAttr(Attribute::NoInline);
+  function->removeFnAttr(Attribute::AlwaysInline);
+  function->removeFnAttr(Attribute::Convergent);
+  // Nothing keeps the pointers it is given: the totals stay private to
+  // the workgroup function as far as its alias analysis knows.
+  for (unsigned arg = 0; arg < function->arg_size(); ++arg) {
+    if (!function->getArg(arg)->getType()->isPointerTy()) continue;
+    function->addParamAttr(arg, Attribute::NoCapture);
+    if (arg != 1) function->addParamAttr(arg, Attribute::ReadOnly);
+  }
+  Argument* kernarg = function->getArg(0);
+  Argument* wg = function->getArg(1);
+  Argument* first = function->getArg(2);
+  Argument* length = function->getArg(3);
+  Argument* slots = function->getArg(4);
+  Argument* width = function->getArg(5);
+  Argument* rows = function->getArg(6);
+  BasicBlock* entry = BasicBlock::Create(ctx_, "entry", function);
+  IRBuilder<> b(entry);
+  b.CreateAlignedStore(first, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), wg, kWorkgroupIdOffset), Align(4),
+                       /*isVolatile=*/true);
+  b.CreateAlignedStore(length, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), wg, kWorkgroupRunOffset), Align(4),
+                       /*isVolatile=*/true);
+  BasicBlock* loop = BasicBlock::Create(ctx_, "slot", function);
+  b.CreateBr(loop);
+  b.SetInsertPoint(loop);
+  PHINode* slot = b.CreatePHI(i32, 2, "slot");
+  slot->addIncoming(b.getInt32(0), entry);
+  BasicBlock* current = loop;
+  for (size_t k = 0; k < combines_.size(); ++k) {
+    Combine& c = combines_[k];
+    Value* total =
+        b.CreateLoad(c.type, b.CreateInBoundsGEP(c.type, function->getArg(7 + unsigned(k)), b.CreateZExt(slot, b.getInt64Ty())));
+    BasicBlock* add = BasicBlock::Create(ctx_, "add", function);
+    BasicBlock* after = BasicBlock::Create(ctx_, "next", function);
+    b.CreateCondBr(b.CreateICmpNE(total, Constant::getNullValue(c.type)), add, after);
+    // The slot's local ids, and the address the items of those ids add to.
+    IRBuilder<> ab(add);
+    Value* x = ab.CreateURem(slot, width);
+    Value* yz = ab.CreateUDiv(slot, width);
+    Value* y = ab.CreateURem(yz, rows);
+    Value* z = ab.CreateUDiv(yz, rows);
+    Instruction* at = ab.CreateBr(after);
+    Value* pointer = rematerialize(c.pointer, at);
+    for (auto it = add->begin(); it != add->end();) {
+      Instruction& inst = *it++;
+      inst.replaceUsesOfWith(f_.getArg(0), kernarg);
+      inst.replaceUsesOfWith(f_.getArg(1), wg);
+      if (!is_call_to(inst, kLocalIdMarker)) continue;
+      Value* d = cast<CallInst>(inst).getArgOperand(0);
+      IRBuilder<> ib(&inst);
+      inst.replaceAllUsesWith(ib.CreateSelect(
+          ib.CreateICmpEQ(d, ib.getInt32(0)), x,
+          ib.CreateSelect(ib.CreateICmpEQ(d, ib.getInt32(1)), y,
+                          ib.CreateSelect(ib.CreateICmpEQ(d, ib.getInt32(2)), z, ib.getInt32(0)))));
+      inst.eraseFromParent();
+    }
+    if (pointer == f_.getArg(0)) pointer = kernarg;
+    IRBuilder<>(at).CreateAtomicRMW(AtomicRMWInst::Add, pointer, total, c.align, c.ordering, c.scope);
+    b.SetInsertPoint(after);
+    current = after;
+  }
+  Value* next = b.CreateNUWAdd(slot, b.getInt32(1));
+  slot->addIncoming(next, current);
+  BasicBlock* done = BasicBlock::Create(ctx_, "done", function);
+  b.CreateCondBr(b.CreateICmpULT(next, slots), loop, done);
+  ReturnInst::Create(ctx_, done);
+  for (Instruction* inst : detached_) inst->dropAllReferences();
+  for (Instruction* inst : detached_) inst->deleteValue();
+  detached_.clear();
+  return function;
+}
+
 void WorkItemLoops::build() {
   Type* i32 = Type::getInt32Ty(ctx_);
   Type* i64 = Type::getInt64Ty(ctx_);
@@ -669,8 +919,9 @@ void WorkItemLoops::build() {
   }
   AllocaInst* state = dispatched ? b.CreateAlloca(i32, items64, "xgpu.state") : nullptr;
 
+  // Where the workgroup ends: return, or the next workgroup of the run.
   BasicBlock* exit = BasicBlock::Create(ctx_, "xgpu.exit", &f_);
-  ReturnInst::Create(ctx_, exit);
+  if (!runs()) ReturnInst::Create(ctx_, exit);
   BasicBlock* dispatch = dispatched ? BasicBlock::Create(ctx_, "xgpu.dispatch", &f_) : exit;
 
   // Set by the dispatcher: every item waits at the barrier being resumed, so
@@ -682,6 +933,56 @@ void WorkItemLoops::build() {
     region_entries[r] = BasicBlock::Create(ctx_, "xgpu.region" + Twine(r), &f_);
   b.SetInsertPoint(entry);
   for (Aggregate& a : aggregates_) b.CreateStore(Constant::getNullValue(a.type), a.running);
+  // A run of workgroups along x (combined tail atomics): the regions run
+  // once per workgroup; before each, `wg` names it (workgroup_id[0],
+  // item_count[0], workgroup_run 1: volatile, so that a fault finds them
+  // stored), and the per-item state is sized for the run's first, its
+  // widest. Its local ids' totals start at zero.
+  Value* run_first = nullptr;
+  Value* run_length = nullptr;
+  Value* slot_count = nullptr;
+  Value* group_width = nullptr;
+  PHINode* run_index = nullptr;
+  BasicBlock* run_head = nullptr;
+  if (runs()) {
+    auto field = [&](uint64_t offset) { return b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), workgroup(), offset); };
+    run_first = b.CreateAlignedLoad(i32, field(kWorkgroupIdOffset), Align(4), "xgpu.run.first");
+    Value* length = b.CreateAlignedLoad(i32, field(kWorkgroupRunOffset), Align(4));
+    run_length = b.CreateBinaryIntrinsic(Intrinsic::umax, length, b.getInt32(1), nullptr, "xgpu.run.length");
+    group_width = b.CreateAlignedLoad(i32, field(kWorkgroupSizeOffset), Align(4), "xgpu.run.width");
+    Value* grid_width = b.CreateAlignedLoad(i32, field(kWorkgroupGridSizeOffset), Align(4));
+    slot_count = b.CreateNUWMul(b.CreateNUWMul(group_width, counts[1]), counts[2], "xgpu.combine.slots");
+    b.CreateAlignedStore(b.getInt32(1), field(kWorkgroupRunOffset), Align(4), /*isVolatile=*/true);
+    // No workgroup has more items than the totals hold (the runtime's
+    // limit); a runtime that broke it would get a trap, not a stack smash.
+    BasicBlock* too_big = BasicBlock::Create(ctx_, "xgpu.combine.too_big", &f_);
+    BasicBlock* zero = BasicBlock::Create(ctx_, "xgpu.combine.zero", &f_);
+    b.CreateCondBr(b.CreateICmpUGT(slot_count, b.getInt32(uint32_t(kMaxWorkgroupItems))), too_big, zero);
+    IRBuilder<> tb(too_big);
+    tb.CreateIntrinsic(Intrinsic::trap, {}, {});
+    tb.CreateUnreachable();
+    b.SetInsertPoint(zero);
+    PHINode* slot = b.CreatePHI(i32, 2, "xgpu.combine.zero.slot");
+    slot->addIncoming(b.getInt32(0), entry);
+    for (Combine& c : combines_)
+      b.CreateStore(Constant::getNullValue(c.type), b.CreateInBoundsGEP(c.type, c.totals, b.CreateZExt(slot, i64)));
+    Value* next_slot = b.CreateNUWAdd(slot, b.getInt32(1));
+    slot->addIncoming(next_slot, zero);
+    run_head = BasicBlock::Create(ctx_, "xgpu.run", &f_);
+    b.CreateCondBr(b.CreateICmpULT(next_slot, slot_count), zero, run_head);
+    b.SetInsertPoint(run_head);
+    run_index = b.CreatePHI(i32, 2, "xgpu.run.index");
+    run_index->addIncoming(b.getInt32(0), zero);
+    Value* group = b.CreateNUWAdd(run_first, run_index, "xgpu.run.group");
+    Value* left = b.CreateSub(b.CreateZExt(grid_width, i64),
+                              b.CreateNUWMul(b.CreateZExt(group, i64), b.CreateZExt(group_width, i64)));
+    Value* width = b.CreateTrunc(
+        b.CreateBinaryIntrinsic(Intrinsic::umin, left, b.CreateZExt(group_width, i64)), i32, "xgpu.run.items");
+    b.CreateAlignedStore(group, field(kWorkgroupIdOffset), Align(4), /*isVolatile=*/true);
+    b.CreateAlignedStore(width, field(kWorkgroupItemCountOffset), Align(4), /*isVolatile=*/true);
+    counts[0] = width;
+    items64 = b.CreateZExt(b.CreateNUWMul(b.CreateNUWMul(width, counts[1]), counts[2]), i64);
+  }
   b.CreateBr(region_entries[0]);
 
   for (unsigned r = 0; r < regions_.size(); ++r) {
@@ -853,6 +1154,20 @@ void WorkItemLoops::build() {
     for (unsigned k = 1; k <= barrier_count; ++k) sw->addCase(b.getInt32(k), region_entries[k]);
   }
 
+  if (runs()) {
+    // The run's end: the next workgroup, or the combined atomics.
+    IRBuilder<> eb(exit);
+    Value* next = eb.CreateNUWAdd(run_index, eb.getInt32(1));
+    run_index->addIncoming(next, exit);
+    BasicBlock* flush = BasicBlock::Create(ctx_, "xgpu.combine.flush", &f_);
+    eb.CreateCondBr(eb.CreateICmpULT(next, run_length), run_head, flush);
+    IRBuilder<> fb(flush);
+    std::vector<Value*> arguments{kernarg(), workgroup(), run_first, run_length, slot_count, group_width, counts[1]};
+    for (Combine& c : combines_) arguments.push_back(c.totals);
+    fb.CreateCall(combine_function(), arguments);
+    fb.CreateRetVoid();
+  }
+
   for (BasicBlock* block : old_blocks) block->dropAllReferences();
   for (BasicBlock* block : old_blocks) block->eraseFromParent();
   for (auto& [alloca, array] : arrays) {
@@ -887,6 +1202,7 @@ bool WorkItemLoops::run(std::string* reason) {
   // Barriers split blocks first, so that a value used on both sides of a
   // barrier in one original block is recomputed after it too.
   split_barriers();
+  combine_tails();
   split_aggregates();
   rematerialize_uses();
   demote();
@@ -1431,11 +1747,13 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
       fam.invalidate(*function, PreservedAnalyses::none());
       cleanup.run(*function, fam);
       bool done = false;
+      bool runs = false;  // the function runs runs of workgroups
       if (!init || init->getNumOperands() <= kDescriptorFlagsField) {
         reason = "its host descriptor was not found";
       } else {
         WorkItemLoops transform(*function, module.getDataLayout(), reaches_barrier);
         done = (barriers || transform.find_aggregates()) && transform.run(&reason);
+        runs = done && transform.runs();
       }
       removeFromUsedLists(module, [&](Constant* c) { return c->stripPointerCasts() == function; });
       if (!done) {
@@ -1465,9 +1783,11 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
                                                               Align(kernarg_alignment->getZExtValue())));
       function->addParamAttr(
           1, Attribute::getWithAlignment(function->getContext(), Align(kWorkgroupRecordAlignment)));
+      // A function that runs runs of workgroups writes `wg` (the
+      // workgroup it is running), which nothing else reads while it runs.
       for (unsigned arg = 0; arg < 2; ++arg) {
         function->addParamAttr(arg, Attribute::NoAlias);
-        function->addParamAttr(arg, Attribute::ReadOnly);
+        if (arg == 0 || !runs) function->addParamAttr(arg, Attribute::ReadOnly);
       }
       fam.invalidate(*function, PreservedAnalyses::none());
       cleanup.run(*function, fam);
@@ -1476,7 +1796,8 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
       fields[kDescriptorRunWorkgroupField] = function;
       auto* flags = cast<ConstantInt>(fields[kDescriptorFlagsField]);
       if (barriers)
-        fields[kDescriptorFlagsField] = ConstantInt::get(flags->getType(), flags->getZExtValue() | kFlagWorkitemLoops);
+        fields[kDescriptorFlagsField] = ConstantInt::get(
+            flags->getType(), flags->getZExtValue() | kFlagWorkitemLoops | (runs ? kFlagWorkgroupRuns : 0));
       else  // the function written here runs one workgroup per call
         fields[kDescriptorFlagsField] =
             ConstantInt::get(flags->getType(), flags->getZExtValue() & ~kFlagWorkgroupRuns);

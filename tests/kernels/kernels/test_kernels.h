@@ -208,6 +208,26 @@ typedef struct jam_args {
   uint32_t cols;
   uint32_t depth;
 } jam_args_t;
+/* Histograms whose last step is one agent-scope atomic add per bin per
+ * workgroup, as a GPU histogram's is (the transform combines such tail
+ * adds across the run of workgroups a call runs, tools/xgpu-wiloop). With
+ * W x H the workgroup size, w x h a workgroup's item count (smaller at the
+ * grid's edges), (x, y) an item's local id and g = global y * grid width +
+ * global x: each item with g < n counts v = in[g] % (w * h) in its
+ * workgroup's groupshared bin (v / w) * W + v % w (one uint32_t of dynamic
+ * groupshared memory per item of a full workgroup); then each item whose
+ * bin is not zero adds it to
+ *   tail_bins:          bins[(workgroup id y % 2) * W * H + y * W + x]
+ *   tail_bins_by_group: bins[(workgroup id x % 3) * W * H + y * W + x]
+ * The second's address depends on the workgroup's x id: not combined.
+ * tail_bins_return is tail_bins whose items with g >= n return before the
+ * first barrier: their bins are counted but never added to `bins` (and
+ * their workgroups' regions run as the transform's dispatcher picks). */
+typedef struct tail_bins_args {
+  const uint32_t* in; /* binding: n values */
+  uint32_t* bins;     /* binding: 2 (tail_bins) or 3 W * H bins */
+  uint32_t n;         /* element count */
+} tail_bins_args_t;
 
 /* 1-, 2- and 3-D workgroups with static groupshared memory: every item
  * stores its global linear id, then reads the one of the item at the

@@ -141,6 +141,53 @@ XGPU_KERNEL(jam_triangle, jam_args_t, args) {
   args->c[row * args->cols + col] = acc;
 }
 XGPU_KERNEL_BINDINGS(jam_triangle, 3);
+/* The body of tail_bins and tail_bins_by_group: `group` picks the set of
+ * bins the workgroup adds to. */
+#define TAIL_BINS_BODY(group)                                                           \
+  const uint32_t width = xgpu_workgroup_size(0);                                        \
+  const uint32_t bins = width * xgpu_workgroup_size(1);                                 \
+  const uint32_t columns = xgpu_workgroup_item_count(0);                                \
+  const uint32_t count = columns * xgpu_workgroup_item_count(1);                        \
+  const uint32_t lid = xgpu_local_id(1) * width + xgpu_local_id(0);                     \
+  const uint32_t g = xgpu_global_id(1) * xgpu_grid_size(0) + xgpu_global_id(0);        \
+  uint32_t* sub = (uint32_t*)xgpu_dynamic_groupshared();                                \
+  sub[lid] = 0;                                                                         \
+  xgpu_barrier();                                                                       \
+  if (g < args->n) {                                                                    \
+    const uint32_t v = args->in[g] % count;                                             \
+    xgpu_atomic_fetch_add(&sub[v / columns * width + v % columns], 1u, XGPU_ORDER_RELAXED, \
+                          XGPU_SCOPE_WORKGROUP);                                        \
+  }                                                                                     \
+  xgpu_barrier();                                                                       \
+  if (sub[lid] != 0)                                                                    \
+    xgpu_atomic_fetch_add(&args->bins[(group) * bins + lid], sub[lid], XGPU_ORDER_RELAXED, \
+                          XGPU_SCOPE_AGENT)
+
+XGPU_KERNEL_BARRIERS(tail_bins, tail_bins_args_t, args) { TAIL_BINS_BODY(xgpu_workgroup_id(1) % 2u); }
+XGPU_KERNEL_BINDINGS(tail_bins, 2);
+
+XGPU_KERNEL_BARRIERS(tail_bins_by_group, tail_bins_args_t, args) { TAIL_BINS_BODY(xgpu_workgroup_id(0) % 3u); }
+XGPU_KERNEL_BINDINGS(tail_bins_by_group, 2);
+
+XGPU_KERNEL_BARRIERS(tail_bins_return, tail_bins_args_t, args) {
+  const uint32_t width = xgpu_workgroup_size(0);
+  const uint32_t bins = width * xgpu_workgroup_size(1);
+  const uint32_t columns = xgpu_workgroup_item_count(0);
+  const uint32_t count = columns * xgpu_workgroup_item_count(1);
+  const uint32_t lid = xgpu_local_id(1) * width + xgpu_local_id(0);
+  const uint32_t g = xgpu_global_id(1) * xgpu_grid_size(0) + xgpu_global_id(0);
+  uint32_t* sub = (uint32_t*)xgpu_dynamic_groupshared();
+  sub[lid] = 0;
+  if (g >= args->n) return;
+  xgpu_barrier();
+  const uint32_t v = args->in[g] % count;
+  xgpu_atomic_fetch_add(&sub[v / columns * width + v % columns], 1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_WORKGROUP);
+  xgpu_barrier();
+  if (sub[lid] != 0)
+    xgpu_atomic_fetch_add(&args->bins[(xgpu_workgroup_id(1) % 2u) * bins + lid], sub[lid], XGPU_ORDER_RELAXED,
+                          XGPU_SCOPE_AGENT);
+}
+XGPU_KERNEL_BINDINGS(tail_bins_return, 2);
 
 /* 4 KiB per work item live across the barrier: more than the transform keeps
  * per item (tools/xgpu-wiloop), so this kernel keeps fiber mode. */
