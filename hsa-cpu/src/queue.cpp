@@ -545,13 +545,13 @@ struct Processor {
       ++read;
       __atomic_store_n(queue->read_index(), read, __ATOMIC_RELEASE);
     }
-    report_fault();
-    // Launched dispatches still reference the queue: let them finish (a
-    // fault in one of them is reported once it is known).
-    wait_until(&queue->doorbell, 1, nullptr, UINT64_MAX, HSA_WAIT_STATE_BLOCKED, UINT64_MAX, [&] {
-      report_fault();
-      return queue->inflight.load(std::memory_order_acquire) == 0;
-    });
+    // Launched dispatches still reference the queue: let them finish. A
+    // fault is reported once they all have, when the queue has stopped (as
+    // a GPU's queue has when its error is reported): whoever hears of it may
+    // free what the dispatches use, their kernels' code included, while
+    // another worker would still be in a faulted dispatch's workgroup.
+    wait_until(&queue->doorbell, 1, nullptr, UINT64_MAX, HSA_WAIT_STATE_BLOCKED, UINT64_MAX,
+               [&] { return queue->inflight.load(std::memory_order_acquire) == 0; });
     report_fault();
   }
 };
