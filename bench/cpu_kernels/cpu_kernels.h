@@ -92,7 +92,7 @@ typedef struct compact_args {
  * (one item) writes the workgroup counts of the next dispatch from the kept
  * count, then `compact_process`, dispatched indirectly with those counts,
  * writes out2[i] = bench_compact_transform(out[i]) for every i < count. */
-#define BENCH_COMPACT_WORKGROUP 256u /* work items per workgroup of compact and compact_process */
+#define BENCH_COMPACT_WORKGROUP 1024u /* work items per workgroup of compact and compact_process */
 static inline uint32_t bench_compact_transform(uint32_t v) { return v * 3u + 1u; }
 typedef struct compact_groups_args {
   const uint32_t* count;     /* binding: the kept count compact wrote */
