@@ -7,7 +7,8 @@
 // Usage: cpu_kernels_bench [--smoke] [--code-objects DIR] [--level LEVEL]
 //                          [--only KERNEL] [--repeats N]
 //   --smoke: small sizes, for ctest; --code-objects: load the host code
-//   objects from DIR (same file names) instead of the build tree; --level:
+//   objects (and the executable file the xgpu API side loads) from DIR
+//   (same file names) instead of the build tree; --level:
 //   the highest host level to try (x86-64-v4, -v3 or -v2); --json: one JSON
 //   object per figure and per check (bench/run.py), instead of a table;
 //   --only: one kernel (its name in kernels.c; atax runs both of its own;
@@ -352,7 +353,8 @@ class XgpuApi {
     xgpuGetDeviceQueue(device_, family_, 0, &queue_);
     XgpuPhysicalDeviceMemoryProperties memory;
     xgpuGetPhysicalDeviceMemoryProperties(physical, &memory);
-    const XgpuMemoryPropertyFlags wanted = XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT | XGPU_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    const XgpuMemoryPropertyFlags wanted =
+        XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT | XGPU_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     memory_type_ = UINT32_MAX;
     for (uint32_t i = 0; i < memory.memoryTypeCount && memory_type_ == UINT32_MAX; ++i)
       if ((memory.memoryTypes[i].propertyFlags & wanted) == wanted) memory_type_ = i;
@@ -1079,7 +1081,8 @@ void compaction_indirect(Hsa&, Pocl& pocl) {
       *xgroups = 0;
       x.submit_and_wait(cb);
     });
-    const uint32_t expected_groups = uint32_t((reference.size() + BENCH_COMPACT_WORKGROUP - 1) / BENCH_COMPACT_WORKGROUP);
+    const uint32_t expected_groups =
+        uint32_t((reference.size() + BENCH_COMPACT_WORKGROUP - 1) / BENCH_COMPACT_WORKGROUP);
     report(figure, "xgpu API, hsa-cpu", xs, *xgroups == expected_groups && equal_sorted(xout2, *xcount));
   }
 
@@ -1156,7 +1159,9 @@ int main(int argc, char** argv) {
     any = true;
   }
   if (!any) {
-    fprintf(stderr, "--only %s: no such kernel (histogram256, reduce_sum, gemm, atax, jacobi2d, scan256, compact, compact_indirect)\n",
+    fprintf(stderr,
+            "--only %s: no such kernel (histogram256, reduce_sum, gemm, atax, jacobi2d, scan256, compact, "
+            "compact_indirect)\n",
             g_only);
     return 2;
   }
