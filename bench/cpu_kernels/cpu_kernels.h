@@ -87,4 +87,21 @@ typedef struct compact_args {
   uint32_t reserved;  /* zero */
 } compact_args_t;
 
+/* The compaction followed by a DYNAMIC indirect dispatch over the kept
+ * values (through the xgpu API): `compact` as above, then `compact_groups`
+ * (one item) writes the workgroup counts of the next dispatch from the kept
+ * count, then `compact_process`, dispatched indirectly with those counts,
+ * writes out2[i] = bench_compact_transform(out[i]) for every i < count. */
+#define BENCH_COMPACT_WORKGROUP 1024u /* work items per workgroup of compact and compact_process */
+static inline uint32_t bench_compact_transform(uint32_t v) { return v * 3u + 1u; }
+typedef struct compact_groups_args {
+  const uint32_t* count;     /* binding: the kept count compact wrote */
+  uint32_t* workgroup_count; /* binding: {x, y, z} of the indirect dispatch */
+} compact_groups_args_t;
+typedef struct compact_process_args {
+  const uint32_t* in;    /* binding: the kept values (compact's out) */
+  uint32_t* out;         /* binding: one result per kept value */
+  const uint32_t* count; /* binding: the kept count */
+} compact_process_args_t;
+
 #endif /* XGPU_BENCH_CPU_KERNELS_H_ */

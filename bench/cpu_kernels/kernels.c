@@ -90,3 +90,21 @@ XGPU_KERNEL(compact, compact_args_t, args) {
     args->out[xgpu_atomic_fetch_add(args->count, 1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT)] = v;
 }
 XGPU_KERNEL_BINDINGS(compact, 3);
+
+/* One item: the workgroup counts of compact_process's DYNAMIC indirect
+ * dispatch, from the count compact left (computed on the device: the host
+ * never reads the count in between). */
+XGPU_KERNEL(compact_groups, compact_groups_args_t, args) {
+  if (xgpu_global_id(0) != 0) return;
+  args->workgroup_count[0] = (*args->count + BENCH_COMPACT_WORKGROUP - 1u) / BENCH_COMPACT_WORKGROUP;
+  args->workgroup_count[1] = 1u;
+  args->workgroup_count[2] = 1u;
+}
+XGPU_KERNEL_BINDINGS(compact_groups, 2);
+
+XGPU_KERNEL(compact_process, compact_process_args_t, args) {
+  const uint32_t i = xgpu_global_id(0);
+  if (i >= *args->count) return;  /* the last workgroup's tail */
+  args->out[i] = bench_compact_transform(args->in[i]);
+}
+XGPU_KERNEL_BINDINGS(compact_process, 3);

@@ -945,6 +945,83 @@ TEST_CASE("work-item loops: atomic adds to one address, aggregated per workgroup
   }
 }
 
+// Aggregated adds reached only through code without effects are counted in
+// a first pass over the workgroup and handed out in a second (the item's code
+// runs twice up to its add): ragged 2-D grids, 1-item and 1024-item
+// workgroups, operands of 0 to 3, two adds on different paths, a loop before
+// them and a store on a path that reaches neither. The same body with
+// acq_rel adds (not aggregated: one atomic per item) must agree, at every
+// host level.
+TEST_CASE("work-item loops: aggregated adds counted before they run hand out the ranges one atomic per item does") {
+  const std::vector<std::string> levels = runnable_host_levels(XGPU_TEST_WILOOP_KERNELS_FILE);
+  REQUIRE(!levels.empty());
+  struct Case {
+    uint32_t grid[2];
+    uint16_t workgroup[2];
+  };
+  for (const std::string& isa : levels) {
+    INFO(isa);
+    Device device(isa, XGPU_TEST_WILOOP_KERNELS_FILE);
+    for (const Case c : {Case{{1000, 1}, {64, 1}}, Case{{37, 29}, {16, 4}}, Case{{300, 2}, {1, 1}},
+                         Case{{1024, 1}, {1024, 1}}, Case{{4100, 1}, {1024, 1}}, Case{{7, 3}, {8, 8}}}) {
+      INFO("grid " << c.grid[0] << "x" << c.grid[1] << " workgroup " << c.workgroup[0] << "x" << c.workgroup[1]);
+      const uint32_t n = c.grid[0] * c.grid[1] - 5;
+      uint32_t* in = device.allocate<uint32_t>(n);
+      uint32_t* out = device.allocate<uint32_t>(3 * n);
+      uint32_t* out2 = device.allocate<uint32_t>(n);
+      uint32_t* side = device.allocate<uint32_t>(n);
+      uint32_t* counters = device.allocate<uint32_t>(2);
+      for (uint32_t i = 0; i < n; ++i) in[i] = (i * 2654435761u) >> 9;
+      // The C reference: what each item writes, in item order.
+      std::vector<uint32_t> expected_out, expected_out2, expected_side(n, 0xffffffffu);
+      std::vector<uint32_t> takes(n, 0);
+      for (uint32_t g = 0; g < n; ++g) {
+        const uint32_t v = in[g], h = recount_hash(v);
+        if (h % 3u == 0u) {
+          expected_side[g] = h;
+        } else if (h & 4u) {
+          takes[g] = v % 4u;
+          for (uint32_t k = 0; k < v % 4u; ++k) expected_out.push_back(g);
+        } else {
+          expected_out2.push_back(g);
+        }
+      }
+      std::sort(expected_out2.begin(), expected_out2.end());
+      for (const char* kernel : {"recount", "recount_per_item"}) {
+        INFO(kernel);
+        std::fill(out, out + 3 * n, 0xffffffffu);
+        std::fill(out2, out2 + n, 0xffffffffu);
+        std::fill(side, side + n, 0xffffffffu);
+        std::fill(counters, counters + 2, 0u);
+        recount_args_t args = {in, out, out2, side, counters, n, c.grid[0]};
+        device.run({kernel, &args, sizeof(args), 2, {c.grid[0], c.grid[1], 1}, {c.workgroup[0], c.workgroup[1], 1}});
+        REQUIRE(counters[0] == expected_out.size());
+        REQUIRE(counters[1] == expected_out2.size());
+        CHECK(std::equal(side, side + n, expected_side.begin()));
+        std::vector<uint32_t> kept2(out2, out2 + counters[1]);
+        std::sort(kept2.begin(), kept2.end());
+        CHECK(kept2 == expected_out2);
+        CHECK(std::all_of(out2 + counters[1], out2 + n, [](uint32_t x) { return x == 0xffffffffu; }));
+        // Each item's slots are one contiguous range of its own: walking
+        // out, every run of one g is as long as that item's take, and
+        // every item with a take appears once.
+        std::vector<uint32_t> seen(n, 0);
+        for (uint32_t at = 0; at < counters[0];) {
+          const uint32_t g = out[at];
+          REQUIRE(g < n);
+          REQUIRE(seen[g] == 0);
+          REQUIRE(takes[g] > 0);
+          for (uint32_t k = 0; k < takes[g]; ++k) REQUIRE(out[at + k] == g);
+          seen[g] = 1;
+          at += takes[g];
+        }
+        for (uint32_t g = 0; g < n; ++g) CHECK(seen[g] == (takes[g] > 0 ? 1u : 0u));
+        CHECK(std::all_of(out + counters[0], out + 3 * n, [](uint32_t x) { return x == 0xffffffffu; }));
+      }
+    }
+  }
+}
+
 // The host build interleaves the inner loops of several items
 // (unroll-and-jam) in the guard-free copy of an item loop, and runs the rest
 // (the grid's edge, the last items of a row short of the jam count) item by

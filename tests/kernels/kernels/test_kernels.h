@@ -183,6 +183,32 @@ typedef struct append_args {
   uint32_t grid_width;
 } append_args_t;
 
+/* `recount` (a kernel without barriers whose aggregated adds are reached
+ * only through code without effects: the transform counts each workgroup's
+ * operands in a first pass, makes the one atomic add, then runs the items
+ * with the offsets) and `recount_per_item` (the same body with acq_rel
+ * adds, which the transform leaves alone: one atomic per item): the item at
+ * (x, y) of a grid_width-wide 2-D grid, g = y * grid_width + x, with g < n,
+ * v = in[g] and h = v hashed (v % 5 rounds of h = h * 31 + k):
+ *   when h % 3 == 0, writes h to side[g] and does nothing else;
+ *   else when h & 4, takes v % 4 slots (0 to 3),
+ *   at = atomic_add(&counters[0], v % 4), and writes g to out[at .. at + v % 4);
+ *   else writes g to out2[atomic_add(&counters[1], 1)]. */
+typedef struct recount_args {
+  const uint32_t* in; /* binding: n values */
+  uint32_t* out;      /* binding: 3 n values */
+  uint32_t* out2;     /* binding: n values */
+  uint32_t* side;     /* binding: n values */
+  uint32_t* counters; /* binding: 2 counters, zero before the dispatch */
+  uint32_t n;         /* element count */
+  uint32_t grid_width;
+} recount_args_t;
+static inline uint32_t recount_hash(uint32_t v) {
+  uint32_t h = v;
+  for (uint32_t k = 0; k < v % 5u; ++k) h = h * 31u + k;
+  return h;
+}
+
 /* Kernels without barriers whose item loop runs an inner loop of the same
  * trip count for every item (the transform interleaves several items'
  * inner loops in full workgroups: unroll-and-jam):

@@ -97,6 +97,29 @@ XGPU_KERNEL(append, append_args_t, args) {
 }
 XGPU_KERNEL_BINDINGS(append, 4);
 
+#define RECOUNT_BODY(order)                                                                        \
+  const uint32_t g = xgpu_global_id(1) * args->grid_width + xgpu_global_id(0);                   \
+  if (g >= args->n) return;                                                                      \
+  const uint32_t v = args->in[g];                                                                \
+  const uint32_t h = recount_hash(v); /* a loop before the adds */                               \
+  if (h % 3u == 0u) {                 /* a store no add follows */                               \
+    args->side[g] = h;                                                                           \
+    return;                                                                                      \
+  }                                                                                              \
+  if (h & 4u) {                                                                                  \
+    const uint32_t take = v % 4u;                                                                \
+    const uint32_t at = xgpu_atomic_fetch_add(&args->counters[0], take, order, XGPU_SCOPE_AGENT); \
+    for (uint32_t k = 0; k < take; ++k) args->out[at + k] = g;                                   \
+  } else {                                                                                       \
+    args->out2[xgpu_atomic_fetch_add(&args->counters[1], 1u, order, XGPU_SCOPE_AGENT)] = g;      \
+  }
+
+XGPU_KERNEL(recount, recount_args_t, args) { RECOUNT_BODY(XGPU_ORDER_RELAXED) }
+XGPU_KERNEL_BINDINGS(recount, 5);
+
+XGPU_KERNEL(recount_per_item, recount_args_t, args) { RECOUNT_BODY(XGPU_ORDER_ACQ_REL) }
+XGPU_KERNEL_BINDINGS(recount_per_item, 5);
+
 XGPU_KERNEL(jam_matmul, jam_args_t, args) {
   const uint32_t col = xgpu_global_id(0), row = xgpu_global_id(1);
   if (row >= args->rows || col >= args->cols) return;
