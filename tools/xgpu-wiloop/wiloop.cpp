@@ -12,10 +12,10 @@
 //   call void @xgpu_wiloop_barrier_()                xgpu_barrier()
 //   @"K.kd"                                          the host descriptor
 // Output: K_xgpu_wi_ runs the whole workgroup; the descriptor's run_workgroup
-// points at it and its flags gain XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS. When
-// it combines tail atomic adds across workgroups (combine_tails), it runs a
-// run of workgroups per call (XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) and calls
-// K_xgpu_wi_.combine at the run's end.
+// points at it and its flags gain XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS and
+// XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS: it runs a run of workgroups along x
+// per call. When it combines tail atomic adds across workgroups
+// (combine_tails), it calls K_xgpu_wi_.combine at the run's end.
 // A kernel the pass cannot transform keeps fiber mode: K_xgpu_wi_ is
 // deleted and the build prints a note naming the kernel and the reason.
 // <xgpu/kernel.h> emits K_xgpu_wi_ for kernels without barriers too: the
