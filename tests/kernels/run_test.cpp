@@ -364,10 +364,14 @@ TEST_CASE("ids are exact when the workers run batches of workgroups as runs alon
 
 TEST_CASE("a kernel without barriers runs exactly the run of workgroups it is given") {
   Device device;
-  // Kernels without barriers take runs; barrier kernels one workgroup.
+  // Kernels without barriers take runs; barrier kernels too when they run
+  // as work-item loops (the pass loops over the run), as fibers one
+  // workgroup.
   CHECK((device.descriptor("ids")->flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) != 0);
   CHECK((device.descriptor("saxpy")->flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) != 0);
-  CHECK((device.descriptor("reduce")->flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) == 0);
+  const uint32_t reduce_flags = device.descriptor("reduce")->flags;
+  CHECK((reduce_flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) ==
+        ((reduce_flags & XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS) ? XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS : 0u));
   const xgpu_host_kernel_descriptor_t* kd = device.descriptor("ids");
   // 2-D grid of 37 x 5 items in 4 x 2 workgroups: 10 x 3 workgroups, the
   // last of each row 1 item wide and the last row 1 item high. Row 2 (one
@@ -855,43 +859,55 @@ TEST_CASE("work-item loops: 1-, 2- and 3-D workgroups with partial workgroups an
 TEST_CASE("work-item loops: regions that only the first items of each row run (tree steps)") {
   Device device("", XGPU_TEST_WILOOP_KERNELS_FILE);
   struct Case {
-    uint32_t grid[2];
-    uint16_t workgroup[2];
+    uint32_t grid[3];
+    uint16_t workgroup[3];
   };
   // Rows longer and shorter than every constant (partial workgroups of 3
-  // and 1 columns), one row and several.
-  for (const Case c : {Case{{64, 1}, {16, 1}}, Case{{35, 6}, {16, 4}}, Case{{19, 5}, {8, 2}}, Case{{5, 3}, {1, 3}},
-                       Case{{40, 2}, {40, 2}}}) {
-    INFO("grid " << c.grid[0] << "x" << c.grid[1] << " workgroup " << c.workgroup[0] << "x" << c.workgroup[1]);
-    const uint32_t total = c.grid[0] * c.grid[1], n = total - 3;
+  // and 1 columns), one row and several. A 1-D workgroup at least as wide
+  // as a region's constant runs that region's loop with the constant trip
+  // count, a narrower one (or one of several rows) the loop up to its
+  // width: 1-D rows as wide as every constant (64, and 48 with a ragged
+  // last workgroup of 8 items), rows between the constants (7: wider than
+  // 5 and 3, narrower than 10 and 40), 2-D and 3-D workgroups.
+  for (const Case c : {Case{{64, 1, 1}, {16, 1, 1}}, Case{{35, 6, 1}, {16, 4, 1}}, Case{{19, 5, 1}, {8, 2, 1}},
+                       Case{{5, 3, 1}, {1, 3, 1}}, Case{{40, 2, 1}, {40, 2, 1}}, Case{{128, 1, 1}, {64, 1, 1}},
+                       Case{{200, 1, 1}, {48, 1, 1}}, Case{{23, 1, 1}, {7, 1, 1}}, Case{{20, 3, 2}, {8, 3, 2}},
+                       Case{{90, 2, 3}, {45, 1, 3}}, Case{{41, 1, 1}, {41, 1, 1}}}) {
+    INFO("grid " << c.grid[0] << "x" << c.grid[1] << "x" << c.grid[2] << " workgroup " << c.workgroup[0] << "x"
+                 << c.workgroup[1] << "x" << c.workgroup[2]);
+    const uint32_t total = c.grid[0] * c.grid[1] * c.grid[2], n = total - 3;
     uint32_t* in = device.allocate<uint32_t>(total);
     uint32_t* out = device.allocate<uint32_t>(total);
     for (uint32_t i = 0; i < total; ++i) in[i] = i * 2654435761u >> 7;
     std::fill(out, out + total, 0xdeadbeefu);
     carry_args_t args = {in, out, n, 0};
-    device.run({"x_ranges", &args, sizeof(args), 2, {c.grid[0], c.grid[1], 1}, {c.workgroup[0], c.workgroup[1], 1},
-                uint32_t(c.workgroup[0] * c.workgroup[1] * sizeof(uint32_t))});
-    for (uint32_t gy = 0; gy < c.grid[1]; ++gy)
-      for (uint32_t first = 0; first < c.grid[0]; first += c.workgroup[0]) {
-        const uint32_t columns = std::min<uint32_t>(c.workgroup[0], c.grid[0] - first);
-        std::vector<uint32_t> v(columns);
-        for (uint32_t x = 0; x < columns; ++x) {
-          const uint32_t g = gy * c.grid[0] + first + x;
-          v[x] = g < n ? in[g] : 0u;
-          if (x < 5) v[x] += 100u;
-          if (x <= 6) v[x] *= 3u;
-          if (x <= 9) v[x] ^= 0x55u;
-          if (x < 3) v[x] += 7u;
+    device.run({"x_ranges", &args, sizeof(args), c.grid[2] > 1 ? 3u : 2u, {c.grid[0], c.grid[1], c.grid[2]},
+                {c.workgroup[0], c.workgroup[1], c.workgroup[2]},
+                uint32_t(c.workgroup[0] * c.workgroup[1] * c.workgroup[2] * sizeof(uint32_t))});
+    for (uint32_t gz = 0; gz < c.grid[2]; ++gz)
+      for (uint32_t gy = 0; gy < c.grid[1]; ++gy)
+        for (uint32_t first = 0; first < c.grid[0]; first += c.workgroup[0]) {
+          const uint32_t columns = std::min<uint32_t>(c.workgroup[0], c.grid[0] - first);
+          const uint32_t base = (gz * c.grid[1] + gy) * c.grid[0] + first;
+          std::vector<uint32_t> v(columns);
+          for (uint32_t x = 0; x < columns; ++x) {
+            const uint32_t g = base + x;
+            v[x] = g < n ? in[g] : 0u;
+            if (x < 5) v[x] += 100u;
+            if (x < 40) v[x] -= v[x] >> 3;
+            if (x <= 6) v[x] *= 3u;
+            if (x <= 9) v[x] ^= 0x55u;
+            if (x < 3) v[x] += 7u;
+          }
+          uint32_t sum = 0;
+          for (uint32_t x = 0; x < columns; ++x) sum += v[x];
+          v[0] = sum;
+          for (uint32_t x = 0; x < columns; ++x) {
+            const uint32_t g = base + x;
+            INFO("item " << first + x << "," << gy << "," << gz);
+            REQUIRE(out[g] == (g < n ? v[x] : 0xdeadbeefu));
+          }
         }
-        uint32_t sum = 0;
-        for (uint32_t x = 0; x < columns; ++x) sum += v[x];
-        v[0] = sum;
-        for (uint32_t x = 0; x < columns; ++x) {
-          const uint32_t g = gy * c.grid[0] + first + x;
-          INFO("item " << first + x << "," << gy);
-          REQUIRE(out[g] == (g < n ? v[x] : 0xdeadbeefu));
-        }
-      }
   }
 }
 
@@ -1158,13 +1174,14 @@ void report_fault_workgroup(int) {
 
 TEST_CASE("work-item loops: tail atomic adds combined across runs of workgroups match the C reference") {
   Device device("", XGPU_TEST_WILOOP_KERNELS_FILE);
-  // With work-item loops, tail_bins takes runs (its tail adds are combined);
-  // tail_bins_by_group's address depends on the workgroup's x id: one
-  // workgroup per call, its adds as written.
+  // With work-item loops every barrier kernel takes runs: tail_bins combines
+  // its tail adds across the run; tail_bins_by_group's address depends on
+  // the workgroup's x id: its adds as written, in each workgroup of the run.
   const uint32_t loops = device.descriptor("tail_bins")->flags & XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS;
   CHECK((device.descriptor("tail_bins")->flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) ==
         (loops ? XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS : 0u));
-  CHECK((device.descriptor("tail_bins_by_group")->flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) == 0);
+  CHECK((device.descriptor("tail_bins_by_group")->flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) ==
+        (loops ? XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS : 0u));
   CHECK((device.descriptor("tail_bins_return")->flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) ==
         (loops ? XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS : 0u));
   struct Case {

@@ -57,13 +57,16 @@ XGPU_KERNEL_BINDINGS(grid_reverse, 1);
 
 XGPU_KERNEL_BARRIERS(x_ranges, carry_args_t, args) {
   const uint32_t x = xgpu_local_id(0);
-  const uint32_t row = xgpu_local_id(1) * xgpu_workgroup_item_count(0);
+  const uint32_t row = (xgpu_local_id(2) * xgpu_workgroup_item_count(1) + xgpu_local_id(1)) * xgpu_workgroup_item_count(0);
   const uint32_t columns = xgpu_workgroup_item_count(0);
-  const uint32_t g = xgpu_global_id(1) * xgpu_grid_size(0) + xgpu_global_id(0);
+  const uint32_t g =
+      (xgpu_global_id(2) * xgpu_grid_size(1) + xgpu_global_id(1)) * xgpu_grid_size(0) + xgpu_global_id(0);
   uint32_t* v = (uint32_t*)xgpu_dynamic_groupshared() + row;
   v[x] = g < args->n ? args->in[g] : 0u;
   xgpu_barrier();
   if (x < 5u) v[x] += 100u;
+  xgpu_barrier();
+  if (x < 40u) v[x] -= v[x] >> 3;  // a bound long enough to vectorise
   xgpu_barrier();
   if (x <= 6u) v[x] *= 3u;
   xgpu_barrier();
