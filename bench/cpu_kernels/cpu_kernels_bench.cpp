@@ -149,6 +149,27 @@ void parallel_for(uint32_t count, const std::function<void(uint32_t, uint32_t)>&
   for (std::thread& t : pool) t.join();
 }
 
+// The compaction's C loop on every core: each thread keeps its share's
+// values in its own list, then the lists are concatenated into `out`.
+// Returns the count kept.
+uint32_t compact_all_cores(const uint32_t* in, uint32_t n, std::vector<std::vector<uint32_t>>& parts,
+                           uint32_t* out) {
+  std::atomic<uint32_t> slot{0};
+  parallel_for(n, [&](uint32_t first, uint32_t last) {
+    std::vector<uint32_t>& mine = parts[slot.fetch_add(1)];
+    mine.clear();
+    for (uint32_t i = first; i < last; ++i)
+      if ((in[i] & 3u) == 0u) mine.push_back(in[i]);
+  });
+  uint32_t kept = 0;
+  for (uint32_t t = 0; t < slot.load(); ++t) {
+    std::copy(parts[t].begin(), parts[t].end(), out + kept);
+    kept += uint32_t(parts[t].size());
+  }
+  return kept;
+}
+
+
 // --- hsa-cpu ---------------------------------------------------------------
 
 class Hsa {
@@ -936,18 +957,7 @@ void compaction(Hsa& hsa, Pocl& pocl) {
   const uint32_t threads = std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::vector<uint32_t>> parts(threads);
   const Stats call = measure([&] {
-    std::atomic<uint32_t> slot{0};
-    parallel_for(n, [&](uint32_t first, uint32_t last) {
-      std::vector<uint32_t>& mine = parts[slot.fetch_add(1)];
-      mine.clear();
-      for (uint32_t i = first; i < last; ++i)
-        if ((in[i] & 3u) == 0u) mine.push_back(in[i]);
-    });
-    kept = 0;
-    for (uint32_t t = 0; t < slot.load(); ++t) {
-      std::copy(parts[t].begin(), parts[t].end(), c.begin() + kept);
-      kept += uint32_t(parts[t].size());
-    }
+    kept = compact_all_cores(in, n, parts, c.data());
   });
   report("compaction", "C loop, all cores", call, equal_sorted(c.data(), kept));
   compact_args_t args = {in, out, count, n, 0};
@@ -1006,18 +1016,7 @@ void compaction_indirect(Hsa&, Pocl& pocl) {
   const uint32_t threads = std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::vector<uint32_t>> parts(threads);
   const Stats call = measure([&] {
-    std::atomic<uint32_t> slot{0};
-    parallel_for(n, [&](uint32_t first, uint32_t last) {
-      std::vector<uint32_t>& mine = parts[slot.fetch_add(1)];
-      mine.clear();
-      for (uint32_t i = first; i < last; ++i)
-        if ((in[i] & 3u) == 0u) mine.push_back(in[i]);
-    });
-    kept = 0;
-    for (uint32_t t = 0; t < slot.load(); ++t) {
-      std::copy(parts[t].begin(), parts[t].end(), c.begin() + kept);
-      kept += uint32_t(parts[t].size());
-    }
+    kept = compact_all_cores(in.data(), n, parts, c.data());
     parallel_for(kept, [&](uint32_t first, uint32_t last) {
       for (uint32_t i = first; i < last; ++i) c2[i] = bench_compact_transform(c[i]);
     });

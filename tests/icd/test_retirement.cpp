@@ -316,6 +316,19 @@ struct NoWatchdog {
   ~NoWatchdog() { unsetenv("XGPU_AMDGPU_WATCHDOG_MS"); }
 };
 
+// xgpuWaitSemaphores with XGPU_SEMAPHORE_WAIT_ANY_BIT on two payloads.
+XgpuResult wait_any(Env& env, XgpuSemaphore a, uint64_t a_value, XgpuSemaphore b, uint64_t b_value) {
+  XgpuSemaphore semaphores[2] = {a, b};
+  uint64_t values[2] = {a_value, b_value};
+  XgpuSemaphoreWaitInfo info{};
+  info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
+  info.flags = XGPU_SEMAPHORE_WAIT_ANY_BIT;
+  info.semaphoreCount = 2;
+  info.pSemaphores = semaphores;
+  info.pValues = values;
+  return api().WaitSemaphores(env.device(), &info, 5'000'000'000ull);
+}
+
 // Polls xgpuGetSemaphoreCounterValue until `value` or `ms` milliseconds pass.
 bool value_within(Env& env, XgpuSemaphore s, uint64_t value, int ms, uint32_t d = 0) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
@@ -380,17 +393,7 @@ TEST_CASE("on-demand completion handlers: a host waiter waiting before the signa
     // mirrors, which only retirement advances.
     std::atomic<XgpuResult> one{XGPU_ERROR_UNKNOWN}, any{XGPU_ERROR_UNKNOWN};
     std::thread waiter([&] { one = env.wait(s, 1, 5'000'000'000ull); });
-    std::thread any_waiter([&] {
-      XgpuSemaphore both[2] = {s, t};
-      uint64_t values[2] = {5, 1};
-      XgpuSemaphoreWaitInfo info{};
-      info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
-      info.flags = XGPU_SEMAPHORE_WAIT_ANY_BIT;
-      info.semaphoreCount = 2;
-      info.pSemaphores = both;
-      info.pValues = values;
-      any = api().WaitSemaphores(env.device(), &info, 5'000'000'000ull);
-    });
+    std::thread any_waiter([&] { any = wait_any(env, s, 5, t, 1); });
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
     spinner.submit(env.queue(0), {s}, {1});
     spinner.submit(env.queue(0), {t}, {1});
@@ -413,15 +416,7 @@ TEST_CASE("on-demand completion handlers: a wait-any on signallers issued before
     spinner.submit(env.queue(0), {s}, {1});
     spinner.submit(env.queue(0), {t}, {1});
     spinner.release();
-    XgpuSemaphore both[2] = {s, t};
-    uint64_t values[2] = {1, 1};
-    XgpuSemaphoreWaitInfo info{};
-    info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
-    info.flags = XGPU_SEMAPHORE_WAIT_ANY_BIT;
-    info.semaphoreCount = 2;
-    info.pSemaphores = both;
-    info.pValues = values;
-    CHECK(api().WaitSemaphores(env.device(), &info, 5'000'000'000ull) == XGPU_SUCCESS);
+    CHECK(wait_any(env, s, 1, t, 1) == XGPU_SUCCESS);
   }
   api().DestroySemaphore(env.device(), s, nullptr);
   api().DestroySemaphore(env.device(), t, nullptr);

@@ -571,8 +571,7 @@ void pump(Queue* queue) {
         // Released by a retirement: that of the issued signaller, or of one
         // issued later (which, seeing held_on, gets its handler at issue).
         if (it != semaphore->pending_signals.end()) {
-          submission_retain(it->second);
-          watch.push_back(it->second);
+          add_unwatched(it->second, &watch);
         } else {
           semaphore->held_on = true;
         }
@@ -611,10 +610,8 @@ void pump(Queue* queue) {
         for (const SemaphoreValue& wait : s->waits) {
           std::lock_guard<std::mutex> semaphore_lock(wait.semaphore->mutex);
           for (auto it = wait.semaphore->pending_signals.lower_bound(wait.value);
-               it != wait.semaphore->pending_signals.end(); ++it) {
-            submission_retain(it->second);
-            watch.push_back(it->second);
-          }
+               it != wait.semaphore->pending_signals.end(); ++it)
+            add_unwatched(it->second, &watch);
         }
         break;  // the completion of what it waits for pumps again
       }
@@ -655,10 +652,7 @@ void pump(Queue* queue) {
   }
   finish_batch(queue, finished);
   if (lost) device_mark_lost(queue->device, lost_reason);
-  for (Submission* held : watch) {
-    queue_watch_completion(held);
-    submission_release(held);
-  }
+  watch_and_release(watch);
   if (watch_inflight) queue_watch_inflight(queue);
   // Signals just announced may let submissions held on other queues of the
   // device wait for this one on the device (a barrier packet on its
@@ -694,20 +688,27 @@ void queue_watch_completion(Submission* s) {
     device_mark_lost(s->queue->device, "cannot observe submission completion: " + error);
 }
 
+void add_unwatched(Submission* s, std::vector<Submission*>* out) {
+  if (s->watched.load(std::memory_order_acquire)) return;
+  submission_retain(s);
+  out->push_back(s);
+}
+
+void watch_and_release(std::vector<Submission*>& held) {
+  for (Submission* s : held) {
+    queue_watch_completion(s);
+    submission_release(s);
+  }
+  held.clear();
+}
+
 void queue_watch_inflight(Queue* queue) {
   std::vector<Submission*> unwatched;
   {
     std::lock_guard<std::mutex> lock(queue->mutex);
-    for (Submission* s : queue->inflight) {
-      if (s->watched.load(std::memory_order_acquire)) continue;
-      submission_retain(s);
-      unwatched.push_back(s);
-    }
+    for (Submission* s : queue->inflight) add_unwatched(s, &unwatched);
   }
-  for (Submission* s : unwatched) {
-    queue_watch_completion(s);
-    submission_release(s);
-  }
+  watch_and_release(unwatched);
 }
 
 void submission_retain(Submission* s) { s->holders.fetch_add(1, std::memory_order_relaxed); }

@@ -156,6 +156,12 @@ void queue_retire_completed(Queue* queue);
 // without the queue's or a semaphore's lock held.
 void queue_watch_completion(Submission* submission);
 void queue_watch_inflight(Queue* queue);
+// Collecting under a lock, registering after it: add_unwatched retains
+// `submission` into `out` unless its handler is registered (call with the
+// lock that keeps it listed held); watch_and_release registers the handlers
+// of `held` and drops those holds (call without the lock).
+void add_unwatched(Submission* submission, std::vector<Submission*>* out);
+void watch_and_release(std::vector<Submission*>& held);
 // A host waiter's hold on an issued submission (taken where the submission
 // is known to be alive, e.g. under its semaphore's lock while it is listed
 // in pending_signals), and its release.

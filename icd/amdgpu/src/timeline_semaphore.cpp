@@ -250,16 +250,9 @@ void begin_mirror_wait(Semaphore* semaphore) {
   {
     std::lock_guard<std::mutex> lock(semaphore->mutex);
     ++semaphore->mirror_waiters;
-    for (auto& [value, signaller] : semaphore->pending_signals) {
-      if (signaller->watched.load(std::memory_order_acquire)) continue;
-      submission_retain(signaller);
-      signallers.push_back(signaller);
-    }
+    for (auto& [value, signaller] : semaphore->pending_signals) add_unwatched(signaller, &signallers);
   }
-  for (Submission* signaller : signallers) {
-    queue_watch_completion(signaller);
-    submission_release(signaller);
-  }
+  watch_and_release(signallers);
 }
 
 // A wait-any's mirror waits, for its duration.
@@ -376,11 +369,7 @@ XgpuResult semaphore_get_value(XgpuDevice handle, XgpuSemaphore semaphore_handle
   std::vector<Submission*> signallers;
   {
     std::lock_guard<std::mutex> lock(semaphore->mutex);
-    for (auto& [value, signaller] : semaphore->pending_signals) {
-      if (signaller->watched.load(std::memory_order_acquire)) continue;
-      submission_retain(signaller);
-      signallers.push_back(signaller);
-    }
+    for (auto& [value, signaller] : semaphore->pending_signals) add_unwatched(signaller, &signallers);
   }
   for (Submission* signaller : signallers) {
     const HsaApi& hsa = *signaller->queue->device->hsa;
