@@ -175,6 +175,8 @@ class WorkItemLoops {
   void find_regions();
   void classify_allocas();
   uint64_t x_bound(unsigned region);
+  bool group_element(Value* ptr, Type* type, int64_t* element, uint64_t* scale);
+  unsigned fusion_order(unsigned region, SmallPtrSetImpl<AllocaInst*>* scalars);
   bool run_invariant(Value* value, unsigned depth);
   bool tail(AtomicRMWInst* rmw);
   Value* detach(Value* value);
@@ -198,6 +200,11 @@ class WorkItemLoops {
   std::vector<unsigned> region_exits_;
   static constexpr unsigned kExitsReturn = 0;
   static constexpr unsigned kExitsMixed = ~0u;
+  // fusion_order's answers: the order a fused pair of regions visits the
+  // items of a one-row workgroup in.
+  static constexpr unsigned kNoFusion = 0;
+  static constexpr unsigned kFuseAscending = 1;
+  static constexpr unsigned kFuseDescending = 2;
   std::vector<AllocaInst*> allocas_;          // every alloca, entry block
   SmallPtrSet<AllocaInst*, 16> per_item_;     // allocas that need a slot per item
   // An agent- or system-scope atomic add to one address for every item of
@@ -782,6 +789,191 @@ uint64_t WorkItemLoops::x_bound(unsigned region) {
   }
 }
 
+// A local id x plus a constant: `x`, `x + c`, `x - c`, with at most one
+// zero or sign extension from i32 on the way. Sets *c. Such a value is
+// x + c exactly or, after a zero extension of a negative i32, x + c + 2^32.
+static bool local_x_plus(Value* value, int64_t* c) {
+  int64_t total = 0;
+  bool extended = false;
+  for (unsigned depth = 0; depth < 8; ++depth) {
+    if (auto* call = dyn_cast<CallInst>(value); call && is_call_to(*call, kLocalIdMarker)) {
+      auto* d = dyn_cast<ConstantInt>(call->getArgOperand(0));
+      if (!d || !d->isZero()) return false;
+      *c = total;
+      return true;
+    }
+    if (isa<ZExtInst>(value) || isa<SExtInst>(value)) {
+      Value* source = cast<Instruction>(value)->getOperand(0);
+      if (extended || !source->getType()->isIntegerTy(32)) return false;
+      extended = true;
+      value = source;
+      continue;
+    }
+    auto* op = dyn_cast<BinaryOperator>(value);
+    auto* k = op ? dyn_cast<ConstantInt>(op->getOperand(1)) : nullptr;
+    if (!k || k->getBitWidth() > 64) return false;
+    if (op->getOpcode() == Instruction::Add) total += k->getSExtValue();
+    else if (op->getOpcode() == Instruction::Sub) total -= k->getSExtValue();
+    else return false;
+    if (total > (int64_t(1) << 20) || total < -(int64_t(1) << 20)) return false;
+    value = op->getOperand(0);
+  }
+  return false;
+}
+
+// A group-segment access of `type` at `ptr` = group base + scale * (x +
+// element) bytes, with x the item's local id x, scale the same for every
+// such access and the access within one scale-sized element: sets
+// *element and *scale. Any other shape (an address that does not depend on
+// x, several variable indices, a base that is not the group segment)
+// answers false.
+bool WorkItemLoops::group_element(Value* ptr, Type* type, int64_t* element, uint64_t* scale) {
+  const unsigned bits = dl_.getIndexTypeSizeInBits(ptr->getType());
+  APInt constant(bits, 0);
+  Value* variable = nullptr;
+  APInt variable_scale(bits, 0);
+  for (unsigned depth = 0; depth < 8; ++depth) {
+    auto* gep = dyn_cast<GEPOperator>(ptr);
+    if (!gep) break;
+    MapVector<Value*, APInt> variables;
+    if (!gep->collectOffset(dl_, bits, variables, constant)) return false;
+    for (auto& [v, s] : variables) {
+      if (variable) return false;
+      variable = v;
+      variable_scale = s;
+    }
+    ptr = gep->getPointerOperand();
+  }
+  auto* base = dyn_cast<LoadInst>(ptr);
+  uint64_t field = 0;
+  if (!base || !is_argument_field(base->getPointerOperand(), workgroup(), dl_, &field) ||
+      field != kWorkgroupGroupSegmentOffset || !variable)
+    return false;
+  int64_t c = 0;
+  if (!local_x_plus(variable, &c)) return false;
+  const int64_t s = variable_scale.getSExtValue();
+  const int64_t k = constant.getSExtValue();
+  if (s <= 0 || s > (int64_t(1) << 16) || k % s != 0 || k / s > (int64_t(1) << 20) || k / s < -(int64_t(1) << 20) ||
+      dl_.getTypeStoreSize(type).getKnownMinValue() > uint64_t(s) || dl_.getTypeStoreSize(type).isScalable())
+    return false;
+  *element = c + k / s;
+  *scale = uint64_t(s);
+  return true;
+}
+
+// Fused regions. Region `region` ends at barrier region + 1, after which
+// region + 1 runs. In a one-row workgroup the two can run as one loop over
+// the items when an order of the items keeps every pair of conflicting
+// group-memory accesses (region's of item j, region + 1's of item i != j,
+// one of them a store) in the order the barrier gave them: j before i.
+// With both addresses base + scale * (x + e) (group_element), the
+// constants small and x below kMaxWorkgroupItems, the two touch one
+// element only when x_j + e_a = x_i + e_b (a zero extension's 2^32 cannot
+// be made up by the small constants): x_j - x_i = e_b - e_a = d. So d > 0
+// asks for descending x, d < 0 for ascending, d = 0 is the item itself
+// (region before region + 1 in its own iteration). Hillis-Steele's
+// `left = v[x - off]; barrier; v[x] += left` has d = off > 0: descending.
+// Conservative: both regions do nothing but arithmetic, simple loads and
+// stores of group memory and of the item's own stack, and loads of the
+// kernarg and the workgroup record (no calls, atomics, volatile accesses
+// or global memory); neither narrows its x loop (x_bound); region + 1
+// does not loop back to its own barrier. Returns the order (or
+// kNoFusion) and puts in *scalars the per-item slots that only carry a
+// value from region to region + 1 (every path through region stores
+// them, only region + 1 loads them): in the fused loop they are one
+// scalar each.
+unsigned WorkItemLoops::fusion_order(unsigned region, SmallPtrSetImpl<AllocaInst*>* scalars) {
+  const unsigned next = region + 1;
+  if (next >= regions_.size() || region_exits_[region] != next || region_exits_[next] == kExitsMixed ||
+      region_exits_[next] == next || !aggregates_.empty() || x_bound(region) || x_bound(next))
+    return kNoFusion;
+  for (BasicBlock* block : regions_[region])
+    if (regions_[next].contains(block)) return kNoFusion;
+  struct Access {
+    int64_t element;
+    uint64_t scale;
+    bool store;
+  };
+  std::vector<Access> accesses[2];
+  for (unsigned half = 0; half < 2; ++half)
+    for (BasicBlock* block : regions_[region + half])
+      for (Instruction& inst : *block) {
+        Value* ptr = nullptr;
+        Type* type = nullptr;
+        bool store = false;
+        if (auto* load = dyn_cast<LoadInst>(&inst)) {
+          if (!load->isSimple()) return kNoFusion;
+          ptr = load->getPointerOperand();
+          type = load->getType();
+        } else if (auto* st = dyn_cast<StoreInst>(&inst)) {
+          if (!st->isSimple()) return kNoFusion;
+          ptr = st->getPointerOperand();
+          type = st->getValueOperand()->getType();
+          store = true;
+        } else if (is_call_to(inst, kLocalIdMarker)) {
+          continue;
+        } else if (inst.mayReadOrWriteMemory() || inst.mayHaveSideEffects()) {
+          return kNoFusion;
+        } else {
+          continue;
+        }
+        if (isa<AllocaInst>(getUnderlyingObject(ptr, /*MaxLookup=*/0))) continue;  // the item's own stack
+        if (on_group_segment(ptr)) {
+          Access access{0, 0, store};
+          if (!group_element(ptr, type, &access.element, &access.scale)) return kNoFusion;
+          accesses[half].push_back(access);
+          continue;
+        }
+        const Value* object = getUnderlyingObject(ptr, /*MaxLookup=*/0);
+        if (store || (object != kernarg() && object != workgroup())) return kNoFusion;
+      }
+  bool ascending = false;
+  bool descending = false;
+  for (const Access& a : accesses[0])
+    for (const Access& b : accesses[1]) {
+      if (!a.store && !b.store) continue;
+      if (a.scale != b.scale) return kNoFusion;
+      if (b.element > a.element) descending = true;
+      if (b.element < a.element) ascending = true;
+    }
+  if (ascending && descending) return kNoFusion;
+
+  // The per-item slots that only carry a value across this barrier.
+  for (AllocaInst* alloca : per_item_) {
+    if (auto* size = dyn_cast<ConstantInt>(alloca->getArraySize()); !size || !size->isOne()) continue;
+    SmallPtrSet<BasicBlock*, 4> stores;
+    bool carries = !alloca->use_empty();
+    for (User* user : alloca->users()) {
+      auto* load = dyn_cast<LoadInst>(user);
+      auto* store = dyn_cast<StoreInst>(user);
+      if (load && regions_[next].contains(load->getParent())) continue;
+      if (store && store->getPointerOperand() == alloca && regions_[region].contains(store->getParent())) {
+        stores.insert(store->getParent());
+        continue;
+      }
+      carries = false;
+    }
+    if (!carries || stores.empty()) continue;
+    // Every way from the region's start to its barrier passes a store.
+    std::vector<BasicBlock*> stack;
+    SmallPtrSet<BasicBlock*, 16> visited;
+    if (!stores.count(region_starts_[region])) stack.push_back(region_starts_[region]);
+    visited.insert(region_starts_[region]);
+    bool unstored = false;
+    while (!stack.empty() && !unstored) {
+      BasicBlock* block = stack.back();
+      stack.pop_back();
+      for (BasicBlock* succ : successors(block)) {
+        if (succ == barrier_blocks_[region]) unstored = true;
+        if (regions_[region].contains(succ) && !stores.count(succ) && visited.insert(succ).second)
+          stack.push_back(succ);
+      }
+    }
+    if (!unstored) scalars->insert(alloca);
+  }
+  return descending ? kFuseDescending : kFuseAscending;
+}
+
 // Combined tail atomics. An atomic add that is the last thing its work
 // item does (result unused, relaxed, nothing after it on any path of the
 // item but return) may be performed at any later point before the kernel
@@ -1117,6 +1309,28 @@ void WorkItemLoops::build() {
   }
   b.CreateBr(region_entries[0]);
 
+  // Pairs of regions that one-row workgroups run as one loop (fusion_order),
+  // taken from the first region on; a region fused with the one before it
+  // starts no pair. The slots that only carry a value into the second
+  // region are one scalar each there (mem2reg makes them registers).
+  // Off unless the build sets XGPU_WILOOP_FUSE: on scan256 LLVM 19's loop
+  // vectoriser versions the fused descending loop on a run-time check that
+  // the read and written ranges of group memory do not overlap, which they
+  // always do (that is the dependence), so the scalar copy runs: measured
+  // about 5x slower than the two vector loops it replaces.
+  std::vector<unsigned> fusions(regions_.size(), kNoFusion);
+  std::vector<DenseMap<AllocaInst*, AllocaInst*>> fused_scalars(regions_.size());
+  if (!dispatched && getenv("XGPU_WILOOP_FUSE"))
+    for (unsigned r = 0; r + 1 < regions_.size(); ++r) {
+      SmallPtrSet<AllocaInst*, 4> scalars;
+      fusions[r] = fusion_order(r, &scalars);
+      if (fusions[r] == kNoFusion) continue;
+      IRBuilder<> sb(entry, entry->getFirstInsertionPt());
+      for (AllocaInst* alloca : scalars)
+        fused_scalars[r][alloca] = sb.CreateAlloca(alloca->getAllocatedType(), nullptr, alloca->getName() + ".fused");
+      ++r;
+    }
+
   for (unsigned r = 0; r < regions_.size(); ++r) {
     const std::string region_tag = "r" + std::to_string(r);
     // Without state words, items that would only pass through to the
@@ -1165,7 +1379,12 @@ void WorkItemLoops::build() {
     // Emits the region's loop nest z { y { x { item } } }, bottom-tested
     // (every count is >= 1), with `x_count` items along x; returns its
     // first block. Its last z iteration goes to `done`.
-    auto emit_nest = [&](Value* x_count, Value* y_count, Value* z_count, const std::string& tag) -> BasicBlock* {
+    // With `fused` (a one-row nest only), the nest runs region r + 1 after
+    // region r in each item's iteration, in that order of the items, and
+    // its last iteration goes to `fused_done`.
+    auto emit_nest = [&](Value* x_count, Value* y_count, Value* z_count, const std::string& tag,
+                         unsigned fused = kNoFusion, BasicBlock* fused_done = nullptr) -> BasicBlock* {
+      const bool descending = fused == kFuseDescending;
       BasicBlock* zh = BasicBlock::Create(ctx_, tag + ".z", &f_);
       BasicBlock* yh = BasicBlock::Create(ctx_, tag + ".y", &f_);
       BasicBlock* xh = BasicBlock::Create(ctx_, tag + ".x", &f_);
@@ -1178,31 +1397,38 @@ void WorkItemLoops::build() {
       b.SetInsertPoint(yh);
       PHINode* y = b.CreatePHI(i32, 2, "xgpu.y");
       y->addIncoming(b.getInt32(0), zh);
+      Value* first_x = descending ? b.CreateSub(x_count, b.getInt32(1)) : b.getInt32(0);
       b.CreateBr(xh);  // x_count >= 1, as x_bound and the item counts are
       b.SetInsertPoint(xh);
       PHINode* x = b.CreatePHI(i32, 2, "xgpu.x");
-      x->addIncoming(b.getInt32(0), yh);
+      x->addIncoming(first_x, yh);
       Value* row = b.CreateNUWAdd(b.CreateNUWMul(z, counts[1]), y);
       Value* linear = b.CreateZExt(b.CreateNUWAdd(b.CreateNUWMul(row, counts[0]), x), i64, "xgpu.item");
 
       ValueToValueMapTy map;
       for (auto& [alloca, array] : arrays)
-        map[alloca] = b.CreateInBoundsGEP(array->getAllocatedType(), array, linear, alloca->getName() + ".item");
+        if (!fused || !fused_scalars[r].count(alloca))
+          map[alloca] = b.CreateInBoundsGEP(array->getAllocatedType(), array, linear, alloca->getName() + ".item");
+      if (fused)
+        for (auto& [alloca, scalar] : fused_scalars[r]) map[alloca] = scalar;
       Value* state_slot = state ? b.CreateInBoundsGEP(i32, state, linear, "xgpu.state.item") : nullptr;
 
       // Exits: to barrier k records k; a return records kStateReturned.
       for (BasicBlock* barrier : barrier_blocks_) {
+        if (fused && barrier == barrier_blocks_[r]) continue;  // into region r + 1
         BasicBlock* leave = BasicBlock::Create(ctx_, tag + ".to.barrier" + Twine(barrier_index_[barrier]), &f_);
         if (state_slot) new StoreInst(ConstantInt::get(i32, barrier_index_[barrier]), state_slot, leave);
         BranchInst::Create(xl, leave);
         map[barrier] = leave;
       }
       std::vector<BasicBlock*> clones;
-      for (BasicBlock* block : regions_[r]) {
-        BasicBlock* clone = CloneBasicBlock(block, map, "." + tag, &f_);
-        map[block] = clone;
-        clones.push_back(clone);
-      }
+      for (unsigned part = r; part <= (fused ? r + 1 : r); ++part)
+        for (BasicBlock* block : regions_[part]) {
+          BasicBlock* clone = CloneBasicBlock(block, map, "." + tag, &f_);
+          map[block] = clone;
+          clones.push_back(clone);
+        }
+      if (fused) map[barrier_blocks_[r]] = map[region_starts_[r + 1]];
       if (r == 0 || !dispatched) {
         b.CreateBr(cast<BasicBlock>(map[region_starts_[r]]));
       } else {
@@ -1236,9 +1462,15 @@ void WorkItemLoops::build() {
       }
 
       b.SetInsertPoint(xl);
-      Value* x1 = b.CreateNUWAdd(x, b.getInt32(1));
-      x->addIncoming(x1, xl);
-      b.CreateCondBr(b.CreateICmpULT(x1, x_count), xh, yl);
+      if (descending) {
+        Value* x1 = b.CreateSub(x, b.getInt32(1));
+        x->addIncoming(x1, xl);
+        b.CreateCondBr(b.CreateICmpNE(x, b.getInt32(0)), xh, yl);
+      } else {
+        Value* x1 = b.CreateNUWAdd(x, b.getInt32(1));
+        x->addIncoming(x1, xl);
+        b.CreateCondBr(b.CreateICmpULT(x1, x_count), xh, yl);
+      }
       b.SetInsertPoint(yl);
       Value* y1 = b.CreateNUWAdd(y, b.getInt32(1));
       y->addIncoming(y1, yl);
@@ -1246,7 +1478,7 @@ void WorkItemLoops::build() {
       b.SetInsertPoint(zl);
       Value* z1 = b.CreateNUWAdd(z, b.getInt32(1));
       z->addIncoming(z1, zl);
-      b.CreateCondBr(b.CreateICmpULT(z1, z_count), zh, done);
+      b.CreateCondBr(b.CreateICmpULT(z1, z_count), zh, fused ? fused_done : done);
       return zh;
     };
 
@@ -1256,7 +1488,16 @@ void WorkItemLoops::build() {
     // few instructions more (measured on scan256: about 5 %).
     Value* one_row = rb.CreateICmpEQ(rb.CreateOr(counts[1], counts[2]), rb.getInt32(1), "xgpu.one_row");  // counts >= 1
     if (!bound) {
-      BasicBlock* row_nest = emit_nest(counts[0], rb.getInt32(1), rb.getInt32(1), region_tag + ".row");
+      // A fused pair (one-row workgroups only: items of other rows share
+      // x) goes on to the region after region r + 1.
+      BasicBlock* fused_done = nullptr;
+      if (fusions[r] != kNoFusion) {
+        fused_done = BasicBlock::Create(ctx_, region_tag + ".fused.done", &f_);
+        const unsigned after = region_exits_[r + 1];
+        BranchInst::Create(after == kExitsReturn ? exit : region_entries[after], fused_done);
+      }
+      BasicBlock* row_nest =
+          emit_nest(counts[0], rb.getInt32(1), rb.getInt32(1), region_tag + ".row", fusions[r], fused_done);
       BasicBlock* nest = emit_nest(counts[0], counts[1], counts[2], region_tag);
       cast<PHINode>(&row_nest->front())->addIncoming(rb.getInt32(0), region_entries[r]);
       cast<PHINode>(&nest->front())->addIncoming(rb.getInt32(0), region_entries[r]);
