@@ -176,7 +176,9 @@ class WorkItemLoops {
   void classify_allocas();
   uint64_t x_bound(unsigned region);
   bool group_element(Value* ptr, Type* type, int64_t* element, uint64_t* scale);
-  unsigned fusion_order(unsigned region, SmallPtrSetImpl<AllocaInst*>* scalars);
+  unsigned fusion_order(unsigned region, SmallPtrSetImpl<AllocaInst*>* scalars, uint32_t* split);
+  void widen_group_indices(BasicBlock* block, Value* x64);
+  static void fold_x_compares(BasicBlock* block, uint32_t low, uint32_t high);
   bool run_invariant(Value* value, unsigned depth);
   bool tail(AtomicRMWInst* rmw);
   Value* detach(Value* value);
@@ -881,8 +883,12 @@ bool WorkItemLoops::group_element(Value* ptr, Type* type, int64_t* element, uint
 // kNoFusion) and puts in *scalars the per-item slots that only carry a
 // value from region to region + 1 (every path through region stores
 // them, only region + 1 loads them): in the fused loop they are one
-// scalar each.
-unsigned WorkItemLoops::fusion_order(unsigned region, SmallPtrSetImpl<AllocaInst*>* scalars) {
+// scalar each. For a descending order whose conflicting pairs all have
+// one distance d, *split is d (else 0): the items below d read nothing a
+// later item writes (Hillis-Steele's `lid >= off` guard), and the fused
+// loop is split there (fold_x_compares).
+unsigned WorkItemLoops::fusion_order(unsigned region, SmallPtrSetImpl<AllocaInst*>* scalars, uint32_t* split) {
+  *split = 0;
   const unsigned next = region + 1;
   if (next >= regions_.size() || region_exits_[region] != next || region_exits_[next] == kExitsMixed ||
       region_exits_[next] == next || !aggregates_.empty() || x_bound(region) || x_bound(next))
@@ -929,14 +935,20 @@ unsigned WorkItemLoops::fusion_order(unsigned region, SmallPtrSetImpl<AllocaInst
       }
   bool ascending = false;
   bool descending = false;
+  int64_t distance = 0;  // one distance of every descending pair, or -1
   for (const Access& a : accesses[0])
     for (const Access& b : accesses[1]) {
       if (!a.store && !b.store) continue;
       if (a.scale != b.scale) return kNoFusion;
-      if (b.element > a.element) descending = true;
+      if (b.element > a.element) {
+        descending = true;
+        const int64_t d = b.element - a.element;
+        distance = distance == 0 || distance == d ? d : -1;
+      }
       if (b.element < a.element) ascending = true;
     }
   if (ascending && descending) return kNoFusion;
+  if (descending && distance > 0 && distance < int64_t(kMaxWorkgroupItems)) *split = uint32_t(distance);
 
   // The per-item slots that only carry a value across this barrier.
   for (AllocaInst* alloca : per_item_) {
@@ -972,6 +984,70 @@ unsigned WorkItemLoops::fusion_order(unsigned region, SmallPtrSetImpl<AllocaInst
     if (!unstored) scalars->insert(alloca);
   }
   return descending ? kFuseDescending : kFuseAscending;
+}
+
+// Group indices of a fused loop. Its accesses index group memory with
+// ext(x + c) (group_element), which scalar evolution can only take for an
+// affine function of the item counter under a run-time no-wrap assumption;
+// the loop vectoriser then cannot see the constant distance between the
+// read and the written elements and guards its wide loop with an overlap
+// check that always fails (Hillis-Steele's ranges overlap by design).
+// Each such index operand of an in-bounds GEP becomes x64 + c, with x64
+// the fused loop's i64 item counter: equal where x + c does not wrap, and
+// where it wraps the original address lies 2^32 elements away, outside
+// the group segment (far smaller), so the in-bounds GEP was poison and
+// the access undefined. Runs on a fused nest's clones before the local id
+// markers are replaced.
+void WorkItemLoops::widen_group_indices(BasicBlock* block, Value* x64) {
+  for (Instruction& inst : *block) {
+    Value* ptr = nullptr;
+    if (auto* load = dyn_cast<LoadInst>(&inst)) ptr = load->getPointerOperand();
+    else if (auto* store = dyn_cast<StoreInst>(&inst)) ptr = store->getPointerOperand();
+    if (!ptr || !on_group_segment(ptr)) continue;
+    for (unsigned depth = 0; depth < 8; ++depth) {
+      auto* gep = dyn_cast<GetElementPtrInst>(ptr);
+      if (!gep) break;
+      for (Use& index : gep->indices()) {
+        int64_t c = 0;
+        if (isa<Constant>(index) || !index->getType()->isIntegerTy(64) || !gep->isInBounds() ||
+            !local_x_plus(index, &c))
+          continue;
+        IRBuilder<> ib(gep);
+        index.set(ib.CreateAdd(x64, ib.getInt64(c), "xgpu.x.index", /*HasNUW=*/false, /*HasNSW=*/true));
+      }
+      ptr = gep->getPointerOperand();
+    }
+  }
+}
+
+// Compares of the local id x with a constant, in a copy of a fused loop
+// that only runs the items low..high: those the range decides become
+// constants (the split fused loop's `lid >= off` guards), so neither copy
+// keeps the branch (a masked load once vectorised). Runs before the local
+// id markers are replaced.
+void WorkItemLoops::fold_x_compares(BasicBlock* block, uint32_t low, uint32_t high) {
+  for (Instruction& inst : *block) {
+    auto* compare = dyn_cast<ICmpInst>(&inst);
+    if (!compare) continue;
+    for (unsigned side = 0; side < 2; ++side) {
+      Value* id = compare->getOperand(side);
+      auto* constant = dyn_cast<ConstantInt>(compare->getOperand(1 - side));
+      if (isa<ZExtInst>(id)) id = cast<ZExtInst>(id)->getOperand(0);
+      auto* call = dyn_cast<CallInst>(id);
+      if (!constant || !call || !is_call_to(*call, kLocalIdMarker) || !isa<ConstantInt>(call->getArgOperand(0)) ||
+          !cast<ConstantInt>(call->getArgOperand(0))->isZero())
+        continue;
+      const unsigned bits = constant->getBitWidth();
+      const ConstantRange x(APInt(bits, low), APInt(bits, uint64_t(high) + 1));
+      const ConstantRange other(constant->getValue());
+      const CmpInst::Predicate pred = side == 0 ? compare->getPredicate() : compare->getSwappedPredicate();
+      if (ConstantRange::makeSatisfyingICmpRegion(pred, other).contains(x))
+        compare->replaceAllUsesWith(ConstantInt::getTrue(compare->getType()));
+      else if (ConstantRange::makeSatisfyingICmpRegion(CmpInst::getInversePredicate(pred), other).contains(x))
+        compare->replaceAllUsesWith(ConstantInt::getFalse(compare->getType()));
+      break;
+    }
+  }
 }
 
 // Combined tail atomics. An atomic add that is the last thing its work
@@ -1313,17 +1389,19 @@ void WorkItemLoops::build() {
   // taken from the first region on; a region fused with the one before it
   // starts no pair. The slots that only carry a value into the second
   // region are one scalar each there (mem2reg makes them registers).
-  // Off unless the build sets XGPU_WILOOP_FUSE: on scan256 LLVM 19's loop
-  // vectoriser versions the fused descending loop on a run-time check that
-  // the read and written ranges of group memory do not overlap, which they
-  // always do (that is the dependence), so the scalar copy runs: measured
-  // about 5x slower than the two vector loops it replaces.
+  // The fused loop counts its items in i64 and indexes group memory with
+  // that counter (widen_group_indices), and a descending one is split at
+  // its distance (fold_x_compares), so the vectoriser sees the constant
+  // distance between the elements read and written and widens it without
+  // run-time overlap checks or masked loads: on scan256 half the time of
+  // the two loops it replaces.
   std::vector<unsigned> fusions(regions_.size(), kNoFusion);
+  std::vector<uint32_t> splits(regions_.size(), 0);
   std::vector<DenseMap<AllocaInst*, AllocaInst*>> fused_scalars(regions_.size());
-  if (!dispatched && getenv("XGPU_WILOOP_FUSE"))
+  if (!dispatched)
     for (unsigned r = 0; r + 1 < regions_.size(); ++r) {
       SmallPtrSet<AllocaInst*, 4> scalars;
-      fusions[r] = fusion_order(r, &scalars);
+      fusions[r] = fusion_order(r, &scalars, &splits[r]);
       if (fusions[r] == kNoFusion) continue;
       IRBuilder<> sb(entry, entry->getFirstInsertionPt());
       for (AllocaInst* alloca : scalars)
@@ -1381,9 +1459,13 @@ void WorkItemLoops::build() {
     // first block. Its last z iteration goes to `done`.
     // With `fused` (a one-row nest only), the nest runs region r + 1 after
     // region r in each item's iteration, in that order of the items, and
-    // its last iteration goes to `fused_done`.
+    // its last iteration goes to `fused_done`; it runs the items low ..
+    // x_count - 1 (descending: low is where it stops), of which high is
+    // the largest there can be, and folds the compares of x that range
+    // decides (fold_x_compares).
     auto emit_nest = [&](Value* x_count, Value* y_count, Value* z_count, const std::string& tag,
-                         unsigned fused = kNoFusion, BasicBlock* fused_done = nullptr) -> BasicBlock* {
+                         unsigned fused = kNoFusion, BasicBlock* fused_done = nullptr, uint32_t low = 0,
+                         uint32_t high = kMaxWorkgroupItems - 1) -> BasicBlock* {
       const bool descending = fused == kFuseDescending;
       BasicBlock* zh = BasicBlock::Create(ctx_, tag + ".z", &f_);
       BasicBlock* yh = BasicBlock::Create(ctx_, tag + ".y", &f_);
@@ -1398,10 +1480,14 @@ void WorkItemLoops::build() {
       PHINode* y = b.CreatePHI(i32, 2, "xgpu.y");
       y->addIncoming(b.getInt32(0), zh);
       Value* first_x = descending ? b.CreateSub(x_count, b.getInt32(1)) : b.getInt32(0);
+      // A fused nest counts its items in i64 (widen_group_indices); x is
+      // its truncation, exact (x < kMaxWorkgroupItems).
+      Value* first_x64 = fused ? b.CreateZExt(first_x, i64) : nullptr;
       b.CreateBr(xh);  // x_count >= 1, as x_bound and the item counts are
       b.SetInsertPoint(xh);
-      PHINode* x = b.CreatePHI(i32, 2, "xgpu.x");
-      x->addIncoming(first_x, yh);
+      PHINode* x_phi = b.CreatePHI(fused ? i64 : i32, 2, fused ? "xgpu.x64" : "xgpu.x");
+      x_phi->addIncoming(fused ? first_x64 : first_x, yh);
+      Value* x = fused ? b.CreateTrunc(x_phi, i32, "xgpu.x", /*IsNUW=*/true, /*IsNSW=*/true) : x_phi;
       Value* row = b.CreateNUWAdd(b.CreateNUWMul(z, counts[1]), y);
       Value* linear = b.CreateZExt(b.CreateNUWAdd(b.CreateNUWMul(row, counts[0]), x), i64, "xgpu.item");
 
@@ -1439,8 +1525,14 @@ void WorkItemLoops::build() {
         Value* here = tb.CreateICmpEQ(tb.CreateAlignedLoad(i32, state_slot, Align(4)), tb.getInt32(r));
         tb.CreateCondBr(here, cast<BasicBlock>(map[region_starts_[r]]), xl);
       }
-      for (BasicBlock* clone : clones) {
+      for (BasicBlock* clone : clones)
         for (Instruction& inst : *clone) RemapInstruction(&inst, map, RF_NoModuleLevelChanges | RF_IgnoreMissingLocals);
+      if (fused)
+        for (BasicBlock* clone : clones) {
+          widen_group_indices(clone, x_phi);
+          fold_x_compares(clone, low, high);
+        }
+      for (BasicBlock* clone : clones) {
         for (auto it = clone->begin(); it != clone->end();) {
           Instruction& inst = *it++;
           if (is_call_to(inst, kLocalIdMarker)) {
@@ -1463,12 +1555,16 @@ void WorkItemLoops::build() {
 
       b.SetInsertPoint(xl);
       if (descending) {
-        Value* x1 = b.CreateSub(x, b.getInt32(1));
-        x->addIncoming(x1, xl);
-        b.CreateCondBr(b.CreateICmpNE(x, b.getInt32(0)), xh, yl);
+        Value* x1 = b.CreateSub(x_phi, b.getInt64(1));
+        x_phi->addIncoming(x1, xl);
+        b.CreateCondBr(b.CreateICmpNE(x_phi, b.getInt64(low)), xh, yl);
+      } else if (fused) {
+        Value* x1 = b.CreateNUWAdd(x_phi, b.getInt64(1));
+        x_phi->addIncoming(x1, xl);
+        b.CreateCondBr(b.CreateICmpULT(x1, b.CreateZExt(x_count, i64)), xh, yl);
       } else {
-        Value* x1 = b.CreateNUWAdd(x, b.getInt32(1));
-        x->addIncoming(x1, xl);
+        Value* x1 = b.CreateNUWAdd(x_phi, b.getInt32(1));
+        x_phi->addIncoming(x1, xl);
         b.CreateCondBr(b.CreateICmpULT(x1, x_count), xh, yl);
       }
       b.SetInsertPoint(yl);
@@ -1496,10 +1592,28 @@ void WorkItemLoops::build() {
         const unsigned after = region_exits_[r + 1];
         BranchInst::Create(after == kExitsReturn ? exit : region_entries[after], fused_done);
       }
-      BasicBlock* row_nest =
-          emit_nest(counts[0], rb.getInt32(1), rb.getInt32(1), region_tag + ".row", fusions[r], fused_done);
+      BasicBlock* row_nest = nullptr;
+      if (const uint32_t split = splits[r]) {
+        // A descending fused pair split at its distance d: the items d ..
+        // x_count - 1 (when there are such), then 0 .. min(x_count, d) - 1,
+        // each copy with the compares of x its range decides folded.
+        Value* low_count = rb.CreateBinaryIntrinsic(Intrinsic::umin, counts[0], rb.getInt32(split));
+        BasicBlock* low_nest = emit_nest(low_count, rb.getInt32(1), rb.getInt32(1), region_tag + ".row.low",
+                                         fusions[r], fused_done, 0, split - 1);
+        BasicBlock* high_nest = emit_nest(counts[0], rb.getInt32(1), rb.getInt32(1), region_tag + ".row.high",
+                                          fusions[r], low_nest, split);
+        row_nest = BasicBlock::Create(ctx_, region_tag + ".row.split", &f_);
+        IRBuilder<> sb(row_nest);
+        sb.CreateCondBr(sb.CreateICmpUGT(counts[0], sb.getInt32(split)), high_nest, low_nest);
+        cast<PHINode>(&high_nest->front())->addIncoming(sb.getInt32(0), row_nest);
+        auto* low_z = cast<PHINode>(&low_nest->front());
+        for (BasicBlock* pred : predecessors(low_nest))
+          if (low_z->getBasicBlockIndex(pred) < 0) low_z->addIncoming(sb.getInt32(0), pred);
+      } else {
+        row_nest = emit_nest(counts[0], rb.getInt32(1), rb.getInt32(1), region_tag + ".row", fusions[r], fused_done);
+        cast<PHINode>(&row_nest->front())->addIncoming(rb.getInt32(0), region_entries[r]);
+      }
       BasicBlock* nest = emit_nest(counts[0], counts[1], counts[2], region_tag);
-      cast<PHINode>(&row_nest->front())->addIncoming(rb.getInt32(0), region_entries[r]);
       cast<PHINode>(&nest->front())->addIncoming(rb.getInt32(0), region_entries[r]);
       rb.CreateCondBr(one_row, row_nest, nest);
       placeholder->eraseFromParent();
