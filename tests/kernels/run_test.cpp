@@ -911,6 +911,75 @@ TEST_CASE("work-item loops: regions that only the first items of each row run (t
   }
 }
 
+TEST_CASE("work-item loops: fused regions run in the order their group-memory accesses ask for") {
+  Device device("", XGPU_TEST_WILOOP_KERNELS_FILE);
+  struct Case {
+    uint32_t grid[3];
+    uint16_t workgroup[3];
+  };
+  // One-row workgroups (the fused loops) as wide as every offset and
+  // narrower than some (3, 1), ragged last workgroups, a 2-D grid of
+  // one-row workgroups; 2-D and 3-D workgroups of several rows (separate
+  // loops).
+  const Case cases[] = {Case{{1000, 1, 1}, {64, 1, 1}}, Case{{1000, 1, 1}, {48, 1, 1}}, Case{{37, 1, 1}, {64, 1, 1}},
+                        Case{{100, 1, 1}, {100, 1, 1}}, Case{{20, 1, 1}, {3, 1, 1}},  Case{{7, 1, 1}, {1, 1, 1}},
+                        Case{{37, 9, 1}, {16, 1, 1}},   Case{{37, 9, 1}, {16, 4, 1}}, Case{{20, 3, 2}, {8, 3, 2}}};
+  for (const char* kernel : {"fuse_scan", "fuse_up", "fuse_both", "fuse_global"}) {
+    const std::string name = kernel;
+    for (const Case& c : cases) {
+      INFO(name << " grid " << c.grid[0] << "x" << c.grid[1] << "x" << c.grid[2] << " workgroup " << c.workgroup[0]
+                << "x" << c.workgroup[1] << "x" << c.workgroup[2]);
+      const uint32_t total = c.grid[0] * c.grid[1] * c.grid[2], n = total - 3;
+      uint32_t* in = device.allocate<uint32_t>(total);
+      uint32_t* out = device.allocate<uint32_t>(total);
+      for (uint32_t i = 0; i < total; ++i) in[i] = i * 2654435761u >> 5;
+      std::fill(out, out + total, 0xdeadbeefu);
+      carry_args_t args = {in, out, n, 0};
+      device.run({kernel, &args, sizeof(args), c.grid[2] > 1 ? 3u : 2u, {c.grid[0], c.grid[1], c.grid[2]},
+                  {c.workgroup[0], c.workgroup[1], c.workgroup[2]}, uint32_t(c.workgroup[0] * sizeof(uint32_t))});
+      std::vector<uint32_t> expected(total);
+      for (uint32_t i = 0; i < total; ++i) expected[i] = i < n ? in[i] : 0xdeadbeefu;
+      // The first row of every workgroup: its x range starts at `first`.
+      for (uint32_t gz = 0; gz < c.grid[2]; gz += c.workgroup[2])
+        for (uint32_t gy = 0; gy < c.grid[1]; gy += c.workgroup[1])
+          for (uint32_t first = 0; first < c.grid[0]; first += c.workgroup[0]) {
+            const uint32_t count = std::min<uint32_t>(c.workgroup[0], c.grid[0] - first);
+            const uint32_t base = (gz * c.grid[1] + gy) * c.grid[0] + first;
+            std::vector<uint32_t> v(count), step(count);
+            for (uint32_t x = 0; x < count; ++x) v[x] = base + x < n ? in[base + x] : 0u;
+            if (name == "fuse_scan") {
+              for (uint32_t off = 1; off < 64; off *= 2) {
+                for (uint32_t x = 0; x < count; ++x) step[x] = x >= off ? v[x - off] : 0u;
+                for (uint32_t x = 0; x < count; ++x) v[x] += step[x];
+              }
+            } else if (name == "fuse_up") {
+              for (uint32_t d = 1; d < 16; d = d * 2 + 1) {
+                for (uint32_t x = 0; x < count; ++x) step[x] = x + d < count ? v[x + d] : 0u;
+                for (uint32_t x = 0; x < count; ++x) v[x] = v[x] * 3u + step[x];
+              }
+            } else if (name == "fuse_both") {
+              for (uint32_t k = 0; k < 3; ++k) {
+                for (uint32_t x = 0; x < count; ++x)
+                  step[x] = (x > 0 ? v[x - 1] : 0u) + (x + 1 < count ? v[x + 1] : 0u);
+                for (uint32_t x = 0; x < count; ++x) v[x] = (v[x] ^ step[x]) + k;
+              }
+            } else {
+              for (uint32_t off = 1; off < 8; off *= 2) {
+                for (uint32_t x = 0; x < count; ++x) step[x] = x >= off ? v[x - off] : 0u;
+                for (uint32_t x = 0; x < count; ++x) v[x] += base + x < n ? step[x] + off : step[x];
+              }
+            }
+            for (uint32_t x = 0; x < count; ++x)
+              if (base + x < n) expected[base + x] = v[x];
+          }
+      for (uint32_t i = 0; i < total; ++i) {
+        INFO("item " << i);
+        REQUIRE(out[i] == expected[i]);
+      }
+    }
+  }
+}
+
 TEST_CASE("work-item loops: atomic adds to one address, aggregated per workgroup, hand out disjoint ranges") {
   Device device("", XGPU_TEST_WILOOP_KERNELS_FILE);
   struct Case {

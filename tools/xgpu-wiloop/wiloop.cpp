@@ -175,6 +175,10 @@ class WorkItemLoops {
   void find_regions();
   void classify_allocas();
   uint64_t x_bound(unsigned region);
+  bool group_element(Value* ptr, Type* type, int64_t* element, uint64_t* scale);
+  unsigned fusion_order(unsigned region, SmallPtrSetImpl<AllocaInst*>* scalars, uint32_t* split);
+  void widen_group_indices(BasicBlock* block, Value* x64);
+  static void fold_x_compares(BasicBlock* block, uint32_t low, uint32_t high);
   bool run_invariant(Value* value, unsigned depth);
   bool tail(AtomicRMWInst* rmw);
   Value* detach(Value* value);
@@ -198,6 +202,11 @@ class WorkItemLoops {
   std::vector<unsigned> region_exits_;
   static constexpr unsigned kExitsReturn = 0;
   static constexpr unsigned kExitsMixed = ~0u;
+  // fusion_order's answers: the order a fused pair of regions visits the
+  // items of a one-row workgroup in.
+  static constexpr unsigned kNoFusion = 0;
+  static constexpr unsigned kFuseAscending = 1;
+  static constexpr unsigned kFuseDescending = 2;
   std::vector<AllocaInst*> allocas_;          // every alloca, entry block
   SmallPtrSet<AllocaInst*, 16> per_item_;     // allocas that need a slot per item
   // An agent- or system-scope atomic add to one address for every item of
@@ -782,6 +791,265 @@ uint64_t WorkItemLoops::x_bound(unsigned region) {
   }
 }
 
+// A local id x plus a constant: `x`, `x + c`, `x - c`, with at most one
+// zero or sign extension from i32 on the way. Sets *c. Such a value is
+// x + c exactly or, after a zero extension of a negative i32, x + c + 2^32.
+static bool local_x_plus(Value* value, int64_t* c) {
+  int64_t total = 0;
+  bool extended = false;
+  for (unsigned depth = 0; depth < 8; ++depth) {
+    if (auto* call = dyn_cast<CallInst>(value); call && is_call_to(*call, kLocalIdMarker)) {
+      auto* d = dyn_cast<ConstantInt>(call->getArgOperand(0));
+      if (!d || !d->isZero()) return false;
+      *c = total;
+      return true;
+    }
+    if (isa<ZExtInst>(value) || isa<SExtInst>(value)) {
+      Value* source = cast<Instruction>(value)->getOperand(0);
+      if (extended || !source->getType()->isIntegerTy(32)) return false;
+      extended = true;
+      value = source;
+      continue;
+    }
+    auto* op = dyn_cast<BinaryOperator>(value);
+    auto* k = op ? dyn_cast<ConstantInt>(op->getOperand(1)) : nullptr;
+    if (!k || k->getBitWidth() > 64) return false;
+    if (op->getOpcode() == Instruction::Add) total += k->getSExtValue();
+    else if (op->getOpcode() == Instruction::Sub) total -= k->getSExtValue();
+    else return false;
+    if (total > (int64_t(1) << 20) || total < -(int64_t(1) << 20)) return false;
+    value = op->getOperand(0);
+  }
+  return false;
+}
+
+// A group-segment access of `type` at `ptr` = group base + scale * (x +
+// element) bytes, with x the item's local id x, scale the same for every
+// such access and the access within one scale-sized element: sets
+// *element and *scale. Any other shape (an address that does not depend on
+// x, several variable indices, a base that is not the group segment)
+// answers false.
+bool WorkItemLoops::group_element(Value* ptr, Type* type, int64_t* element, uint64_t* scale) {
+  const unsigned bits = dl_.getIndexTypeSizeInBits(ptr->getType());
+  APInt constant(bits, 0);
+  Value* variable = nullptr;
+  APInt variable_scale(bits, 0);
+  for (unsigned depth = 0; depth < 8; ++depth) {
+    auto* gep = dyn_cast<GEPOperator>(ptr);
+    if (!gep) break;
+    MapVector<Value*, APInt> variables;
+    if (!gep->collectOffset(dl_, bits, variables, constant)) return false;
+    for (auto& [v, s] : variables) {
+      if (variable) return false;
+      variable = v;
+      variable_scale = s;
+    }
+    ptr = gep->getPointerOperand();
+  }
+  auto* base = dyn_cast<LoadInst>(ptr);
+  uint64_t field = 0;
+  if (!base || !is_argument_field(base->getPointerOperand(), workgroup(), dl_, &field) ||
+      field != kWorkgroupGroupSegmentOffset || !variable)
+    return false;
+  int64_t c = 0;
+  if (!local_x_plus(variable, &c)) return false;
+  const int64_t s = variable_scale.getSExtValue();
+  const int64_t k = constant.getSExtValue();
+  if (s <= 0 || s > (int64_t(1) << 16) || k % s != 0 || k / s > (int64_t(1) << 20) || k / s < -(int64_t(1) << 20) ||
+      dl_.getTypeStoreSize(type).getKnownMinValue() > uint64_t(s) || dl_.getTypeStoreSize(type).isScalable())
+    return false;
+  *element = c + k / s;
+  *scale = uint64_t(s);
+  return true;
+}
+
+// Fused regions. Region `region` ends at barrier region + 1, after which
+// region + 1 runs. In a one-row workgroup the two can run as one loop over
+// the items when an order of the items keeps every pair of conflicting
+// group-memory accesses (region's of item j, region + 1's of item i != j,
+// one of them a store) in the order the barrier gave them: j before i.
+// With both addresses base + scale * (x + e) (group_element), the
+// constants small and x below kMaxWorkgroupItems, the two touch one
+// element only when x_j + e_a = x_i + e_b (a zero extension's 2^32 cannot
+// be made up by the small constants): x_j - x_i = e_b - e_a = d. So d > 0
+// asks for descending x, d < 0 for ascending, d = 0 is the item itself
+// (region before region + 1 in its own iteration). Hillis-Steele's
+// `left = v[x - off]; barrier; v[x] += left` has d = off > 0: descending.
+// Conservative: both regions do nothing but arithmetic, simple loads and
+// stores of group memory and of the item's own stack, and loads of the
+// kernarg and the workgroup record (no calls, atomics, volatile accesses
+// or global memory); neither narrows its x loop (x_bound); region + 1
+// does not loop back to its own barrier. Returns the order (or
+// kNoFusion) and puts in *scalars the per-item slots that only carry a
+// value from region to region + 1 (every path through region stores
+// them, only region + 1 loads them): in the fused loop they are one
+// scalar each. For a descending order whose conflicting pairs all have
+// one distance d, *split is d (else 0): the items below d read nothing a
+// later item writes (Hillis-Steele's `lid >= off` guard), and the fused
+// loop is split there (fold_x_compares).
+unsigned WorkItemLoops::fusion_order(unsigned region, SmallPtrSetImpl<AllocaInst*>* scalars, uint32_t* split) {
+  *split = 0;
+  const unsigned next = region + 1;
+  if (next >= regions_.size() || region_exits_[region] != next || region_exits_[next] == kExitsMixed ||
+      region_exits_[next] == next || !aggregates_.empty() || x_bound(region) || x_bound(next))
+    return kNoFusion;
+  for (BasicBlock* block : regions_[region])
+    if (regions_[next].contains(block)) return kNoFusion;
+  struct Access {
+    int64_t element;
+    uint64_t scale;
+    bool store;
+  };
+  std::vector<Access> accesses[2];
+  for (unsigned half = 0; half < 2; ++half)
+    for (BasicBlock* block : regions_[region + half])
+      for (Instruction& inst : *block) {
+        Value* ptr = nullptr;
+        Type* type = nullptr;
+        bool store = false;
+        if (auto* load = dyn_cast<LoadInst>(&inst)) {
+          if (!load->isSimple()) return kNoFusion;
+          ptr = load->getPointerOperand();
+          type = load->getType();
+        } else if (auto* st = dyn_cast<StoreInst>(&inst)) {
+          if (!st->isSimple()) return kNoFusion;
+          ptr = st->getPointerOperand();
+          type = st->getValueOperand()->getType();
+          store = true;
+        } else if (is_call_to(inst, kLocalIdMarker)) {
+          continue;
+        } else if (inst.mayReadOrWriteMemory() || inst.mayHaveSideEffects()) {
+          return kNoFusion;
+        } else {
+          continue;
+        }
+        if (isa<AllocaInst>(getUnderlyingObject(ptr, /*MaxLookup=*/0))) continue;  // the item's own stack
+        if (on_group_segment(ptr)) {
+          Access access{0, 0, store};
+          if (!group_element(ptr, type, &access.element, &access.scale)) return kNoFusion;
+          accesses[half].push_back(access);
+          continue;
+        }
+        const Value* object = getUnderlyingObject(ptr, /*MaxLookup=*/0);
+        if (store || (object != kernarg() && object != workgroup())) return kNoFusion;
+      }
+  bool ascending = false;
+  bool descending = false;
+  int64_t distance = 0;  // one distance of every descending pair, or -1
+  for (const Access& a : accesses[0])
+    for (const Access& b : accesses[1]) {
+      if (!a.store && !b.store) continue;
+      if (a.scale != b.scale) return kNoFusion;
+      if (b.element > a.element) {
+        descending = true;
+        const int64_t d = b.element - a.element;
+        distance = distance == 0 || distance == d ? d : -1;
+      }
+      if (b.element < a.element) ascending = true;
+    }
+  if (ascending && descending) return kNoFusion;
+  if (descending && distance > 0 && distance < int64_t(kMaxWorkgroupItems)) *split = uint32_t(distance);
+
+  // The per-item slots that only carry a value across this barrier.
+  for (AllocaInst* alloca : per_item_) {
+    if (auto* size = dyn_cast<ConstantInt>(alloca->getArraySize()); !size || !size->isOne()) continue;
+    SmallPtrSet<BasicBlock*, 4> stores;
+    bool carries = !alloca->use_empty();
+    for (User* user : alloca->users()) {
+      auto* load = dyn_cast<LoadInst>(user);
+      auto* store = dyn_cast<StoreInst>(user);
+      if (load && regions_[next].contains(load->getParent())) continue;
+      if (store && store->getPointerOperand() == alloca && regions_[region].contains(store->getParent())) {
+        stores.insert(store->getParent());
+        continue;
+      }
+      carries = false;
+    }
+    if (!carries || stores.empty()) continue;
+    // Every way from the region's start to its barrier passes a store.
+    std::vector<BasicBlock*> stack;
+    SmallPtrSet<BasicBlock*, 16> visited;
+    if (!stores.count(region_starts_[region])) stack.push_back(region_starts_[region]);
+    visited.insert(region_starts_[region]);
+    bool unstored = false;
+    while (!stack.empty() && !unstored) {
+      BasicBlock* block = stack.back();
+      stack.pop_back();
+      for (BasicBlock* succ : successors(block)) {
+        if (succ == barrier_blocks_[region]) unstored = true;
+        if (regions_[region].contains(succ) && !stores.count(succ) && visited.insert(succ).second)
+          stack.push_back(succ);
+      }
+    }
+    if (!unstored) scalars->insert(alloca);
+  }
+  return descending ? kFuseDescending : kFuseAscending;
+}
+
+// Group indices of a fused loop. Its accesses index group memory with
+// ext(x + c) (group_element), which scalar evolution can only take for an
+// affine function of the item counter under a run-time no-wrap assumption;
+// the loop vectoriser then cannot see the constant distance between the
+// read and the written elements and guards its wide loop with an overlap
+// check that always fails (Hillis-Steele's ranges overlap by design).
+// Each such index operand of an in-bounds GEP becomes x64 + c, with x64
+// the fused loop's i64 item counter: equal where x + c does not wrap, and
+// where it wraps the original address lies 2^32 elements away, outside
+// the group segment (far smaller), so the in-bounds GEP was poison and
+// the access undefined. Runs on a fused nest's clones before the local id
+// markers are replaced.
+void WorkItemLoops::widen_group_indices(BasicBlock* block, Value* x64) {
+  for (Instruction& inst : *block) {
+    Value* ptr = nullptr;
+    if (auto* load = dyn_cast<LoadInst>(&inst)) ptr = load->getPointerOperand();
+    else if (auto* store = dyn_cast<StoreInst>(&inst)) ptr = store->getPointerOperand();
+    if (!ptr || !on_group_segment(ptr)) continue;
+    for (unsigned depth = 0; depth < 8; ++depth) {
+      auto* gep = dyn_cast<GetElementPtrInst>(ptr);
+      if (!gep) break;
+      for (Use& index : gep->indices()) {
+        int64_t c = 0;
+        if (isa<Constant>(index) || !index->getType()->isIntegerTy(64) || !gep->isInBounds() ||
+            !local_x_plus(index, &c))
+          continue;
+        IRBuilder<> ib(gep);
+        index.set(ib.CreateAdd(x64, ib.getInt64(c), "xgpu.x.index", /*HasNUW=*/false, /*HasNSW=*/true));
+      }
+      ptr = gep->getPointerOperand();
+    }
+  }
+}
+
+// Compares of the local id x with a constant, in a copy of a fused loop
+// that only runs the items low..high: those the range decides become
+// constants (the split fused loop's `lid >= off` guards), so neither copy
+// keeps the branch (a masked load once vectorised). Runs before the local
+// id markers are replaced.
+void WorkItemLoops::fold_x_compares(BasicBlock* block, uint32_t low, uint32_t high) {
+  for (Instruction& inst : *block) {
+    auto* compare = dyn_cast<ICmpInst>(&inst);
+    if (!compare) continue;
+    for (unsigned side = 0; side < 2; ++side) {
+      Value* id = compare->getOperand(side);
+      auto* constant = dyn_cast<ConstantInt>(compare->getOperand(1 - side));
+      if (isa<ZExtInst>(id)) id = cast<ZExtInst>(id)->getOperand(0);
+      auto* call = dyn_cast<CallInst>(id);
+      if (!constant || !call || !is_call_to(*call, kLocalIdMarker) || !isa<ConstantInt>(call->getArgOperand(0)) ||
+          !cast<ConstantInt>(call->getArgOperand(0))->isZero())
+        continue;
+      const unsigned bits = constant->getBitWidth();
+      const ConstantRange x(APInt(bits, low), APInt(bits, uint64_t(high) + 1));
+      const ConstantRange other(constant->getValue());
+      const CmpInst::Predicate pred = side == 0 ? compare->getPredicate() : compare->getSwappedPredicate();
+      if (ConstantRange::makeSatisfyingICmpRegion(pred, other).contains(x))
+        compare->replaceAllUsesWith(ConstantInt::getTrue(compare->getType()));
+      else if (ConstantRange::makeSatisfyingICmpRegion(CmpInst::getInversePredicate(pred), other).contains(x))
+        compare->replaceAllUsesWith(ConstantInt::getFalse(compare->getType()));
+      break;
+    }
+  }
+}
+
 // Combined tail atomics. An atomic add that is the last thing its work
 // item does (result unused, relaxed, nothing after it on any path of the
 // item but return) may be performed at any later point before the kernel
@@ -1117,6 +1385,30 @@ void WorkItemLoops::build() {
   }
   b.CreateBr(region_entries[0]);
 
+  // Pairs of regions that one-row workgroups run as one loop (fusion_order),
+  // taken from the first region on; a region fused with the one before it
+  // starts no pair. The slots that only carry a value into the second
+  // region are one scalar each there (mem2reg makes them registers).
+  // The fused loop counts its items in i64 and indexes group memory with
+  // that counter (widen_group_indices), and a descending one is split at
+  // its distance (fold_x_compares), so the vectoriser sees the constant
+  // distance between the elements read and written and widens it without
+  // run-time overlap checks or masked loads: on scan256 half the time of
+  // the two loops it replaces.
+  std::vector<unsigned> fusions(regions_.size(), kNoFusion);
+  std::vector<uint32_t> splits(regions_.size(), 0);
+  std::vector<DenseMap<AllocaInst*, AllocaInst*>> fused_scalars(regions_.size());
+  if (!dispatched)
+    for (unsigned r = 0; r + 1 < regions_.size(); ++r) {
+      SmallPtrSet<AllocaInst*, 4> scalars;
+      fusions[r] = fusion_order(r, &scalars, &splits[r]);
+      if (fusions[r] == kNoFusion) continue;
+      IRBuilder<> sb(entry, entry->getFirstInsertionPt());
+      for (AllocaInst* alloca : scalars)
+        fused_scalars[r][alloca] = sb.CreateAlloca(alloca->getAllocatedType(), nullptr, alloca->getName() + ".fused");
+      ++r;
+    }
+
   for (unsigned r = 0; r < regions_.size(); ++r) {
     const std::string region_tag = "r" + std::to_string(r);
     // Without state words, items that would only pass through to the
@@ -1165,7 +1457,16 @@ void WorkItemLoops::build() {
     // Emits the region's loop nest z { y { x { item } } }, bottom-tested
     // (every count is >= 1), with `x_count` items along x; returns its
     // first block. Its last z iteration goes to `done`.
-    auto emit_nest = [&](Value* x_count, Value* y_count, Value* z_count, const std::string& tag) -> BasicBlock* {
+    // With `fused` (a one-row nest only), the nest runs region r + 1 after
+    // region r in each item's iteration, in that order of the items, and
+    // its last iteration goes to `fused_done`; it runs the items low ..
+    // x_count - 1 (descending: low is where it stops), of which high is
+    // the largest there can be, and folds the compares of x that range
+    // decides (fold_x_compares).
+    auto emit_nest = [&](Value* x_count, Value* y_count, Value* z_count, const std::string& tag,
+                         unsigned fused = kNoFusion, BasicBlock* fused_done = nullptr, uint32_t low = 0,
+                         uint32_t high = kMaxWorkgroupItems - 1) -> BasicBlock* {
+      const bool descending = fused == kFuseDescending;
       BasicBlock* zh = BasicBlock::Create(ctx_, tag + ".z", &f_);
       BasicBlock* yh = BasicBlock::Create(ctx_, tag + ".y", &f_);
       BasicBlock* xh = BasicBlock::Create(ctx_, tag + ".x", &f_);
@@ -1178,31 +1479,42 @@ void WorkItemLoops::build() {
       b.SetInsertPoint(yh);
       PHINode* y = b.CreatePHI(i32, 2, "xgpu.y");
       y->addIncoming(b.getInt32(0), zh);
+      Value* first_x = descending ? b.CreateSub(x_count, b.getInt32(1)) : b.getInt32(0);
+      // A fused nest counts its items in i64 (widen_group_indices); x is
+      // its truncation, exact (x < kMaxWorkgroupItems).
+      Value* first_x64 = fused ? b.CreateZExt(first_x, i64) : nullptr;
       b.CreateBr(xh);  // x_count >= 1, as x_bound and the item counts are
       b.SetInsertPoint(xh);
-      PHINode* x = b.CreatePHI(i32, 2, "xgpu.x");
-      x->addIncoming(b.getInt32(0), yh);
+      PHINode* x_phi = b.CreatePHI(fused ? i64 : i32, 2, fused ? "xgpu.x64" : "xgpu.x");
+      x_phi->addIncoming(fused ? first_x64 : first_x, yh);
+      Value* x = fused ? b.CreateTrunc(x_phi, i32, "xgpu.x", /*IsNUW=*/true, /*IsNSW=*/true) : x_phi;
       Value* row = b.CreateNUWAdd(b.CreateNUWMul(z, counts[1]), y);
       Value* linear = b.CreateZExt(b.CreateNUWAdd(b.CreateNUWMul(row, counts[0]), x), i64, "xgpu.item");
 
       ValueToValueMapTy map;
       for (auto& [alloca, array] : arrays)
-        map[alloca] = b.CreateInBoundsGEP(array->getAllocatedType(), array, linear, alloca->getName() + ".item");
+        if (!fused || !fused_scalars[r].count(alloca))
+          map[alloca] = b.CreateInBoundsGEP(array->getAllocatedType(), array, linear, alloca->getName() + ".item");
+      if (fused)
+        for (auto& [alloca, scalar] : fused_scalars[r]) map[alloca] = scalar;
       Value* state_slot = state ? b.CreateInBoundsGEP(i32, state, linear, "xgpu.state.item") : nullptr;
 
       // Exits: to barrier k records k; a return records kStateReturned.
       for (BasicBlock* barrier : barrier_blocks_) {
+        if (fused && barrier == barrier_blocks_[r]) continue;  // into region r + 1
         BasicBlock* leave = BasicBlock::Create(ctx_, tag + ".to.barrier" + Twine(barrier_index_[barrier]), &f_);
         if (state_slot) new StoreInst(ConstantInt::get(i32, barrier_index_[barrier]), state_slot, leave);
         BranchInst::Create(xl, leave);
         map[barrier] = leave;
       }
       std::vector<BasicBlock*> clones;
-      for (BasicBlock* block : regions_[r]) {
-        BasicBlock* clone = CloneBasicBlock(block, map, "." + tag, &f_);
-        map[block] = clone;
-        clones.push_back(clone);
-      }
+      for (unsigned part = r; part <= (fused ? r + 1 : r); ++part)
+        for (BasicBlock* block : regions_[part]) {
+          BasicBlock* clone = CloneBasicBlock(block, map, "." + tag, &f_);
+          map[block] = clone;
+          clones.push_back(clone);
+        }
+      if (fused) map[barrier_blocks_[r]] = map[region_starts_[r + 1]];
       if (r == 0 || !dispatched) {
         b.CreateBr(cast<BasicBlock>(map[region_starts_[r]]));
       } else {
@@ -1213,8 +1525,14 @@ void WorkItemLoops::build() {
         Value* here = tb.CreateICmpEQ(tb.CreateAlignedLoad(i32, state_slot, Align(4)), tb.getInt32(r));
         tb.CreateCondBr(here, cast<BasicBlock>(map[region_starts_[r]]), xl);
       }
-      for (BasicBlock* clone : clones) {
+      for (BasicBlock* clone : clones)
         for (Instruction& inst : *clone) RemapInstruction(&inst, map, RF_NoModuleLevelChanges | RF_IgnoreMissingLocals);
+      if (fused)
+        for (BasicBlock* clone : clones) {
+          widen_group_indices(clone, x_phi);
+          fold_x_compares(clone, low, high);
+        }
+      for (BasicBlock* clone : clones) {
         for (auto it = clone->begin(); it != clone->end();) {
           Instruction& inst = *it++;
           if (is_call_to(inst, kLocalIdMarker)) {
@@ -1236,9 +1554,19 @@ void WorkItemLoops::build() {
       }
 
       b.SetInsertPoint(xl);
-      Value* x1 = b.CreateNUWAdd(x, b.getInt32(1));
-      x->addIncoming(x1, xl);
-      b.CreateCondBr(b.CreateICmpULT(x1, x_count), xh, yl);
+      if (descending) {
+        Value* x1 = b.CreateSub(x_phi, b.getInt64(1));
+        x_phi->addIncoming(x1, xl);
+        b.CreateCondBr(b.CreateICmpNE(x_phi, b.getInt64(low)), xh, yl);
+      } else if (fused) {
+        Value* x1 = b.CreateNUWAdd(x_phi, b.getInt64(1));
+        x_phi->addIncoming(x1, xl);
+        b.CreateCondBr(b.CreateICmpULT(x1, b.CreateZExt(x_count, i64)), xh, yl);
+      } else {
+        Value* x1 = b.CreateNUWAdd(x_phi, b.getInt32(1));
+        x_phi->addIncoming(x1, xl);
+        b.CreateCondBr(b.CreateICmpULT(x1, x_count), xh, yl);
+      }
       b.SetInsertPoint(yl);
       Value* y1 = b.CreateNUWAdd(y, b.getInt32(1));
       y->addIncoming(y1, yl);
@@ -1246,7 +1574,7 @@ void WorkItemLoops::build() {
       b.SetInsertPoint(zl);
       Value* z1 = b.CreateNUWAdd(z, b.getInt32(1));
       z->addIncoming(z1, zl);
-      b.CreateCondBr(b.CreateICmpULT(z1, z_count), zh, done);
+      b.CreateCondBr(b.CreateICmpULT(z1, z_count), zh, fused ? fused_done : done);
       return zh;
     };
 
@@ -1256,9 +1584,36 @@ void WorkItemLoops::build() {
     // few instructions more (measured on scan256: about 5 %).
     Value* one_row = rb.CreateICmpEQ(rb.CreateOr(counts[1], counts[2]), rb.getInt32(1), "xgpu.one_row");  // counts >= 1
     if (!bound) {
-      BasicBlock* row_nest = emit_nest(counts[0], rb.getInt32(1), rb.getInt32(1), region_tag + ".row");
+      // A fused pair (one-row workgroups only: items of other rows share
+      // x) goes on to the region after region r + 1.
+      BasicBlock* fused_done = nullptr;
+      if (fusions[r] != kNoFusion) {
+        fused_done = BasicBlock::Create(ctx_, region_tag + ".fused.done", &f_);
+        const unsigned after = region_exits_[r + 1];
+        BranchInst::Create(after == kExitsReturn ? exit : region_entries[after], fused_done);
+      }
+      BasicBlock* row_nest = nullptr;
+      if (const uint32_t split = splits[r]) {
+        // A descending fused pair split at its distance d: the items d ..
+        // x_count - 1 (when there are such), then 0 .. min(x_count, d) - 1,
+        // each copy with the compares of x its range decides folded.
+        Value* low_count = rb.CreateBinaryIntrinsic(Intrinsic::umin, counts[0], rb.getInt32(split));
+        BasicBlock* low_nest = emit_nest(low_count, rb.getInt32(1), rb.getInt32(1), region_tag + ".row.low",
+                                         fusions[r], fused_done, 0, split - 1);
+        BasicBlock* high_nest = emit_nest(counts[0], rb.getInt32(1), rb.getInt32(1), region_tag + ".row.high",
+                                          fusions[r], low_nest, split);
+        row_nest = BasicBlock::Create(ctx_, region_tag + ".row.split", &f_);
+        IRBuilder<> sb(row_nest);
+        sb.CreateCondBr(sb.CreateICmpUGT(counts[0], sb.getInt32(split)), high_nest, low_nest);
+        cast<PHINode>(&high_nest->front())->addIncoming(sb.getInt32(0), row_nest);
+        auto* low_z = cast<PHINode>(&low_nest->front());
+        for (BasicBlock* pred : predecessors(low_nest))
+          if (low_z->getBasicBlockIndex(pred) < 0) low_z->addIncoming(sb.getInt32(0), pred);
+      } else {
+        row_nest = emit_nest(counts[0], rb.getInt32(1), rb.getInt32(1), region_tag + ".row", fusions[r], fused_done);
+        cast<PHINode>(&row_nest->front())->addIncoming(rb.getInt32(0), region_entries[r]);
+      }
       BasicBlock* nest = emit_nest(counts[0], counts[1], counts[2], region_tag);
-      cast<PHINode>(&row_nest->front())->addIncoming(rb.getInt32(0), region_entries[r]);
       cast<PHINode>(&nest->front())->addIncoming(rb.getInt32(0), region_entries[r]);
       rb.CreateCondBr(one_row, row_nest, nest);
       placeholder->eraseFromParent();

@@ -166,6 +166,23 @@ typedef struct carry_args {
  *   x == 0: v = the sum of the row's values;
  * then every item writes its value to out[global linear id] (when < n). */
 
+/* Fused regions (tools/xgpu-wiloop runs a barrier's two regions as one
+ * loop over the items of a one-row workgroup, in the order the group-memory
+ * accesses ask for). Args: carry_args_t (`rounds` unused); one uint32_t of
+ * dynamic groupshared memory per x; g the global linear id (x fastest),
+ * mine = in[g] (0 past n). The first row of each workgroup (local y = z =
+ * 0) sets v[x] = mine and, with count the row's item count, runs:
+ *   fuse_scan (descending): for off = 1, 2, .. 32: v[x] += x >= off ? v[x - off] : 0;
+ *   fuse_up (ascending): for d = 1, 3, 7, 15: v[x] = v[x] * 3 + (x + d < count ? v[x + d] : 0);
+ *   fuse_both (both orders, not fused): for k = 0, 1, 2:
+ *     v[x] = (v[x] ^ ((x > 0 ? v[x - 1] : 0) + (x + 1 < count ? v[x + 1] : 0))) + k;
+ *   fuse_global (a global store in the first region, not fused): for off = 1, 2, 4:
+ *     left = x >= off ? v[x - off] : 0; out[g] = left + off (g < n);
+ *     v[x] += g < n ? left + off : left;
+ * each step's right-hand side from the values before it (a barrier in
+ * between); other rows do nothing to group memory. Every item with g < n
+ * writes out[g] = first row ? v[x] : mine. */
+
 /* `append` (a kernel without barriers whose agent-scope atomic adds to one
  * address per dispatch are aggregated per workgroup by the transform): the
  * item at (x, y) of a grid_width-wide 2-D grid, g = y * grid_width + x,

@@ -87,6 +87,72 @@ XGPU_KERNEL_BARRIERS(x_ranges, carry_args_t, args) {
 }
 XGPU_KERNEL_BINDINGS(x_ranges, 2);
 
+/* Fused regions (test_kernels.h, `fuse_*`): the first row of each
+ * workgroup works on one uint32_t of group memory per x. */
+#define FUSE_BEGIN                                                                                         \
+  const uint32_t x = xgpu_local_id(0);                                                                     \
+  const uint32_t count = xgpu_workgroup_item_count(0);                                                     \
+  const uint32_t g =                                                                                       \
+      (xgpu_global_id(2) * xgpu_grid_size(1) + xgpu_global_id(1)) * xgpu_grid_size(0) + xgpu_global_id(0); \
+  const int lead = (xgpu_local_id(1) | xgpu_local_id(2)) == 0u;                                            \
+  uint32_t* v = (uint32_t*)xgpu_dynamic_groupshared();                                                     \
+  const uint32_t mine = g < args->n ? args->in[g] : 0u;                                                    \
+  if (lead) v[x] = mine;                                                                                   \
+  xgpu_barrier()
+#define FUSE_END \
+  if (g < args->n) args->out[g] = lead ? v[x] : mine
+
+XGPU_KERNEL_BARRIERS(fuse_scan, carry_args_t, args) {
+  FUSE_BEGIN;
+  (void)count;
+  for (uint32_t off = 1; off < 64u; off *= 2u) {
+    const uint32_t left = lead && x >= off ? v[x - off] : 0u;
+    xgpu_barrier();
+    if (lead) v[x] += left;
+    xgpu_barrier();
+  }
+  FUSE_END;
+}
+XGPU_KERNEL_BINDINGS(fuse_scan, 2);
+
+XGPU_KERNEL_BARRIERS(fuse_up, carry_args_t, args) {
+  FUSE_BEGIN;
+  for (uint32_t d = 1; d < 16u; d = d * 2u + 1u) {
+    const uint32_t right = lead && x + d < count ? v[x + d] : 0u;
+    xgpu_barrier();
+    if (lead) v[x] = v[x] * 3u + right;
+    xgpu_barrier();
+  }
+  FUSE_END;
+}
+XGPU_KERNEL_BINDINGS(fuse_up, 2);
+
+XGPU_KERNEL_BARRIERS(fuse_both, carry_args_t, args) {
+  FUSE_BEGIN;
+  for (uint32_t k = 0; k < 3u; ++k) {
+    const uint32_t s = lead ? (x > 0u ? v[x - 1u] : 0u) + (x + 1u < count ? v[x + 1u] : 0u) : 0u;
+    xgpu_barrier();
+    if (lead) v[x] = (v[x] ^ s) + k;
+    xgpu_barrier();
+  }
+  FUSE_END;
+}
+XGPU_KERNEL_BINDINGS(fuse_both, 2);
+
+XGPU_KERNEL_BARRIERS(fuse_global, carry_args_t, args) {
+  FUSE_BEGIN;
+  (void)count;
+  for (uint32_t off = 1; off < 8u; off *= 2u) {
+    const uint32_t left = lead && x >= off ? v[x - off] : 0u;
+    if (g < args->n) args->out[g] = left + off;
+    xgpu_barrier();
+    if (lead) v[x] += g < args->n ? args->out[g] : left;
+    xgpu_barrier();
+  }
+  FUSE_END;
+}
+XGPU_KERNEL_BINDINGS(fuse_global, 2);
+
 XGPU_KERNEL(append, append_args_t, args) {
   const uint32_t g = xgpu_global_id(1) * args->grid_width + xgpu_global_id(0);
   if (g >= args->n) return;
