@@ -22,7 +22,8 @@ packages=(
 )
 
 # Peers the benchmarks measure beside xgpu (not needed for building or testing).
-bench_packages=(mesa-vulkan-drivers libvulkan-dev glslang-tools pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers)
+bench_packages=(mesa-vulkan-drivers libvulkan-dev glslang-tools pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers
+  libomp-19-dev)
 
 setup() {
   local missing=()

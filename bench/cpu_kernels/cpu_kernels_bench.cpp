@@ -20,6 +20,7 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <hsa/hsa.h>
+#include <omp.h>
 #include <xgpu/xgpu.h>
 #include <xgpu/xgpu_enum_string.h>
 
@@ -138,33 +139,57 @@ void report(const char* kernel, const char* who, const Stats& s, bool equal) {
 }
 
 // Splits [0, count) over every core.
+// The plain C loop on all cores: `body(first, last)` on one contiguous share
+// of [0, count) per thread of OpenMP's team (a persistent pool, as
+// `#pragma omp parallel for schedule(static)` would split it).
 void parallel_for(uint32_t count, const std::function<void(uint32_t, uint32_t)>& body) {
-  const uint32_t threads = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::thread> pool;
-  const uint32_t chunk = (count + threads - 1) / threads;
-  for (uint32_t t = 0; t < threads; ++t) {
-    const uint32_t first = t * chunk, last = std::min(count, first + chunk);
-    if (first < last) pool.emplace_back(body, first, last);
+#pragma omp parallel
+  {
+    const uint32_t threads = uint32_t(omp_get_num_threads()), t = uint32_t(omp_get_thread_num());
+    const uint32_t chunk = (count + threads - 1) / threads;
+    const uint32_t first = std::min(count, t * chunk), last = std::min(count, first + chunk);
+    if (first < last) body(first, last);
   }
-  for (std::thread& t : pool) t.join();
 }
 
-// The compaction's C loop on every core: each thread keeps its share's
-// values in its own list, then the lists are concatenated into `out`.
-// Returns the count kept.
-uint32_t compact_all_cores(const uint32_t* in, uint32_t n, std::vector<std::vector<uint32_t>>& parts,
-                           uint32_t* out) {
-  std::atomic<uint32_t> slot{0};
-  parallel_for(n, [&](uint32_t first, uint32_t last) {
-    std::vector<uint32_t>& mine = parts[slot.fetch_add(1)];
-    mine.clear();
-    for (uint32_t i = first; i < last; ++i)
-      if ((in[i] & 3u) == 0u) mine.push_back(in[i]);
-  });
+// OpenMP's idle workers spin for a while after a parallel region (libomp's
+// KMP_BLOCKTIME; main() makes it 5 ms unless the environment sets it). The
+// next figure (xgpu's, on the same cores) must not share the cores with
+// them: measure() of a C loop on all cores, then wait until they sleep.
+Stats measure_all_cores(const std::function<void()>& body) {
+  const Stats stats = measure(body);
+  std::this_thread::sleep_for(std::chrono::milliseconds(kmp_get_blocktime() + 5));
+  return stats;
+}
+
+// The compaction's C loop: appends the kept values of in[first, last) to
+// out; returns how many it kept.
+uint32_t compact_range(const uint32_t* in, uint32_t first, uint32_t last, uint32_t* out) {
   uint32_t kept = 0;
-  for (uint32_t t = 0; t < slot.load(); ++t) {
-    std::copy(parts[t].begin(), parts[t].end(), out + kept);
-    kept += uint32_t(parts[t].size());
+  for (uint32_t i = first; i < last; ++i)
+    if ((in[i] & 3u) == 0u) out[kept++] = in[i];
+  return kept;
+}
+
+// The same on every core: each thread counts what it keeps of its share,
+// then writes its values after those of the threads before it (the input
+// order is kept). Returns the count kept.
+uint32_t compact_all_cores(const uint32_t* in, uint32_t n, uint32_t* out) {
+  std::vector<uint32_t> counts(static_cast<size_t>(omp_get_max_threads()));
+  uint32_t kept = 0;
+#pragma omp parallel
+  {
+    const uint32_t threads = uint32_t(omp_get_num_threads()), t = uint32_t(omp_get_thread_num());
+    const uint32_t chunk = (n + threads - 1) / threads;
+    const uint32_t first = std::min(n, t * chunk), last = std::min(n, first + chunk);
+    uint32_t mine = 0;
+    for (uint32_t i = first; i < last; ++i) mine += (in[i] & 3u) == 0u;
+    counts[t] = mine;
+#pragma omp barrier
+    uint32_t at = 0;
+    for (uint32_t u = 0; u < t; ++u) at += counts[u];
+    at += compact_range(in, first, last, out + at);
+    if (t + 1 == threads) kept = at;
   }
   return kept;
 }
@@ -671,17 +696,14 @@ void histogram(Hsa& hsa, Pocl& pocl) {
   });
   reference = out;
   report("histogram256", "C loop, 1 thread", c1, true);
-  const Stats call = measure([&] {
-    std::vector<std::vector<uint32_t>> partial(std::max(1u, std::thread::hardware_concurrency()),
-                                               std::vector<uint32_t>(BENCH_HISTOGRAM_BINS));
-    std::atomic<uint32_t> slot{0};
-    parallel_for(n, [&](uint32_t first, uint32_t last) {
-      std::vector<uint32_t>& mine = partial[slot.fetch_add(1)];
-      for (uint32_t i = first; i < last; ++i) ++mine[in[i] & 255u];
-    });
+  const Stats call = measure_all_cores([&] {
+    // Each thread counts its share into its own bins, then adds them in.
     std::fill(out.begin(), out.end(), 0u);
-    for (auto& p : partial)
-      for (uint32_t b = 0; b < BENCH_HISTOGRAM_BINS; ++b) out[b] += p[b];
+    parallel_for(n, [&](uint32_t first, uint32_t last) {
+      uint32_t mine[BENCH_HISTOGRAM_BINS] = {};
+      for (uint32_t i = first; i < last; ++i) ++mine[in[i] & 255u];
+      for (uint32_t b = 0; b < BENCH_HISTOGRAM_BINS; ++b) std::atomic_ref<uint32_t>(out[b]).fetch_add(mine[b]);
+    });
   });
   report("histogram256", "C loop, all cores", call, out == reference);
   histogram_args_t args = {in, bins, n, 0};
@@ -721,7 +743,7 @@ void reduction(Hsa& hsa, Pocl& pocl) {
   const Stats c1 = measure([&] { sum_groups(0, groups); });
   reference = out;
   report("tree reduction", "C loop, 1 thread", c1, true);
-  const Stats call = measure([&] { parallel_for(groups, sum_groups); });
+  const Stats call = measure_all_cores([&] { parallel_for(groups, sum_groups); });
   report("tree reduction", "C loop, all cores", call, out == reference);
   reduce_args_t args = {in, sums, n, 0};
   const uint32_t grid[3] = {n, 1, 1};
@@ -759,7 +781,7 @@ void gemm(Hsa& hsa, Pocl& pocl) {
   const Stats c1 = measure([&] { rows(0, n); });
   reference = out;
   report("gemm", "C loop, 1 thread", c1, true);
-  const Stats call = measure([&] { parallel_for(n, rows); });
+  const Stats call = measure_all_cores([&] { parallel_for(n, rows); });
   report("gemm", "C loop, all cores", call, out == reference);
   gemm_args_t args = {a, b, c, n, 0};
   const uint32_t grid[3] = {n, n, 1};
@@ -807,7 +829,7 @@ void atax(Hsa& hsa, Pocl& pocl) {
   });
   reference = out;
   report("atax", "C loop, 1 thread", c1, true);
-  const Stats call = measure([&] {
+  const Stats call = measure_all_cores([&] {
     parallel_for(n, ax);
     parallel_for(n, atx);
   });
@@ -867,7 +889,7 @@ void jacobi(Hsa& hsa, Pocl& pocl) {
   const Stats c1 = measure([&] { run_c(false); });
   reference = kJacobiSteps % 2 ? cb : ca;
   report("jacobi-2d", "C loop, 1 thread", c1, true);
-  const Stats call = measure([&] { run_c(true); });
+  const Stats call = measure_all_cores([&] { run_c(true); });
   report("jacobi-2d", "C loop, all cores", call, (kJacobiSteps % 2 ? cb : ca) == reference);
   const jacobi_args_t forward = {grid_a, grid_b, n, 0}, backward = {grid_b, grid_a, n, 0};
   const uint32_t grid[3] = {n, n, 1};
@@ -914,7 +936,7 @@ void scan(Hsa& hsa, Pocl& pocl) {
   const Stats c1 = measure([&] { scan_blocks(0, blocks); });
   reference = c;
   report("prefix sum", "C loop, 1 thread", c1, true);
-  const Stats call = measure([&] { parallel_for(blocks, scan_blocks); });
+  const Stats call = measure_all_cores([&] { parallel_for(blocks, scan_blocks); });
   report("prefix sum", "C loop, all cores", call, c == reference);
   scan_args_t args = {in, out, n, 0};
   const uint32_t grid[3] = {n, 1, 1};
@@ -939,11 +961,7 @@ void compaction(Hsa& hsa, Pocl& pocl) {
   for (uint32_t i = 0; i < n; ++i) in[i] = (seed = seed * 1664525u + 1013904223u) >> 4;
   std::vector<uint32_t> c(n);
   uint32_t kept = 0;
-  const Stats c1 = measure([&] {
-    kept = 0;
-    for (uint32_t i = 0; i < n; ++i)
-      if ((in[i] & 3u) == 0u) c[kept++] = in[i];
-  });
+  const Stats c1 = measure([&] { kept = compact_range(in, 0, n, c.data()); });
   // The 1-thread loop keeps input order; the others' order is not defined,
   // so each result is compared as a sorted list.
   std::vector<uint32_t> reference(c.begin(), c.begin() + kept);
@@ -954,10 +972,8 @@ void compaction(Hsa& hsa, Pocl& pocl) {
     return v == reference;
   };
   report("compaction", "C loop, 1 thread", c1, true);
-  const uint32_t threads = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::vector<uint32_t>> parts(threads);
-  const Stats call = measure([&] {
-    kept = compact_all_cores(in, n, parts, c.data());
+  const Stats call = measure_all_cores([&] {
+    kept = compact_all_cores(in, n, c.data());
   });
   report("compaction", "C loop, all cores", call, equal_sorted(c.data(), kept));
   compact_args_t args = {in, out, count, n, 0};
@@ -997,9 +1013,7 @@ void compaction_indirect(Hsa&, Pocl& pocl) {
   std::vector<uint32_t> c(n), c2(n);
   uint32_t kept = 0;
   const Stats c1 = measure([&] {
-    kept = 0;
-    for (uint32_t i = 0; i < n; ++i)
-      if ((in[i] & 3u) == 0u) c[kept++] = in[i];
+    kept = compact_range(in.data(), 0, n, c.data());
     for (uint32_t i = 0; i < kept; ++i) c2[i] = bench_compact_transform(c[i]);
   });
   // Compared as sorted lists (the kernels' order is not defined), the count
@@ -1013,10 +1027,8 @@ void compaction_indirect(Hsa&, Pocl& pocl) {
     return v == reference;
   };
   report(figure, "C loop, 1 thread", c1, true);
-  const uint32_t threads = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::vector<uint32_t>> parts(threads);
-  const Stats call = measure([&] {
-    kept = compact_all_cores(in.data(), n, parts, c.data());
+  const Stats call = measure_all_cores([&] {
+    kept = compact_all_cores(in.data(), n, c.data());
     parallel_for(kept, [&](uint32_t first, uint32_t last) {
       for (uint32_t i = first; i < last; ++i) c2[i] = bench_compact_transform(c[i]);
     });
@@ -1109,6 +1121,8 @@ int main(int argc, char** argv) {
   // The xgpu API side finds the AMDGPU ICD of this build tree unless told
   // otherwise (it drives hsa-cpu through the ICD).
   setenv("XGPU_DRIVER_FILES", CPU_KERNELS_DRIVER_MANIFEST, 0);
+  // Read by libomp when the first parallel region starts (measure_all_cores).
+  setenv("KMP_BLOCKTIME", "5", 0);
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--smoke") == 0) {
       g_smoke = true;
