@@ -535,7 +535,8 @@ __kernel void histogram256(__global const uint* in, __global uint* bins, uint n)
   barrier(CLK_LOCAL_MEM_FENCE);
   if (local_bins[lid] != 0) atomic_add(&bins[lid], local_bins[lid]);
 }
-__kernel void reduce_sum(__global const uint* in, __global uint* sums, uint n) {
+__kernel __attribute__((reqd_work_group_size(256, 1, 1)))
+void reduce_sum(__global const uint* in, __global uint* sums, uint n) {
   __local uint partial[256];
   uint lid = get_local_id(0), i = get_global_id(0);
   partial[lid] = i < n ? in[i] : 0u;

@@ -18,7 +18,7 @@ XGPU_KERNEL_GROUPSHARED(histogram256, histogram_args_t, args, histogram_shared_t
 }
 XGPU_KERNEL_BINDINGS(histogram256, 2);
 
-XGPU_KERNEL_GROUPSHARED(reduce_sum, reduce_args_t, args, reduce_shared_t, shared) {
+XGPU_KERNEL_GROUPSHARED_SIZED(reduce_sum, reduce_args_t, args, reduce_shared_t, shared, BENCH_REDUCE_WORKGROUP, 1, 1) {
   const uint32_t lid = xgpu_local_id(0);
   const uint32_t i = xgpu_global_id(0);
   shared->partial[lid] = i < args->n ? args->in[i] : 0u;

@@ -51,7 +51,12 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/InstCombine/InstCombine.h"
+#include "llvm/Transforms/Scalar/DeadStoreElimination.h"
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
+#include "llvm/Transforms/Scalar/LoopUnrollPass.h"
+#include "llvm/Transforms/Scalar/SROA.h"
+#include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/Local.h"
@@ -75,6 +80,8 @@ constexpr StringLiteral kDescriptorSuffix = ".kd";
 constexpr unsigned kDescriptorRunWorkgroupField = 3;
 constexpr unsigned kDescriptorKernargSizeField = 5;
 constexpr unsigned kDescriptorKernargAlignmentField = 6;
+constexpr unsigned kDescriptorGroupSegmentSizeField = 7;
+constexpr unsigned kDescriptorRequiredSizeField = 9;
 constexpr unsigned kDescriptorFlagsField = 10;
 constexpr uint64_t kFlagUsesBarriers = 0x1;   // XGPU_HOST_KERNEL_FLAG_USES_BARRIERS
 constexpr uint64_t kFlagWorkitemLoops = 0x2;  // XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS
@@ -85,9 +92,11 @@ constexpr uint64_t kWorkgroupSizeOffset = 12;          // uint32_t workgroup_siz
 constexpr uint64_t kWorkgroupGridSizeOffset = 24;      // uint32_t grid_size[3]
 constexpr uint64_t kWorkgroupItemCountOffset = 48;     // uint32_t item_count[3]
 constexpr uint64_t kWorkgroupGroupSegmentOffset = 64;  // void* group_segment
+constexpr uint64_t kWorkgroupGroupSegmentSizeOffset = 72;  // uint32_t group_segment_size
 constexpr uint64_t kWorkgroupRunOffset = 76;           // uint32_t workgroup_run
 constexpr uint64_t kWorkgroupRecordBytes = 96;         // sizeof(xgpu_host_workgroup_t)
 constexpr uint64_t kWorkgroupRecordAlignment = 8;      // _Alignof(xgpu_host_workgroup_t)
+constexpr uint64_t kGroupSegmentAlignment = 64;        // XGPU_HOST_GROUP_SEGMENT_ALIGNMENT
 // Work-item state value of an item that returned.
 constexpr uint32_t kStateReturned = 0xffffffffu;
 // How deep a value's operand tree may be to be recomputed where it is used.
@@ -113,6 +122,17 @@ constexpr uint64_t kMaxPerItemStackBytes = 2u << 20;
 constexpr size_t kMaxCombinedAtomics = 4;
 // Rounds of inlining helpers that reach a barrier (nested helpers).
 constexpr unsigned kInlineRounds = 8;
+// The sized path's loops (see WorkItemLoops::set_sized): kept whole by the
+// unrollers before vectorisation (llvm.loop.unroll.disable), and marked so
+// that the pass's last step unrolls them after it.
+constexpr StringLiteral kUnrollDisable = "llvm.loop.unroll.disable";
+constexpr StringLiteral kUnrollFull = "llvm.loop.unroll.full";
+constexpr StringLiteral kLateUnrollMarker = "xgpu.wiloop.unroll_late";
+// The largest required workgroup (items) and static group memory (bytes)
+// the sized path is written for: beyond them the unrolled code would be
+// too large to keep in registers anyway.
+constexpr uint32_t kMaxSizedItems = 1024;
+constexpr uint32_t kMaxSizedGroupBytes = 16384;
 
 bool is_call_to(const Instruction& inst, StringRef name) {
   const auto* call = dyn_cast<CallInst>(&inst);
@@ -153,6 +173,25 @@ class WorkItemLoops {
   // along x per call even without tail atomics to combine (barrier kernels:
   // one call and one fault guard per run instead of per workgroup).
   void set_runs(bool runs) { runs_ = runs; }
+  // Before run(): transform for one full workgroup of the kernel's required
+  // size (x, 1, 1) only, whose group memory is the static `group_bytes`:
+  // the sized path. Item counts and workgroup sizes are constants, group
+  // memory and the per-item slots are arrays on the function's stack, and
+  // every region loop, of constant trip count, is marked to be unrolled
+  // after vectorisation (late_unroll), so that SROA keeps group memory in
+  // registers. Fails for kernels whose regions need the dispatcher.
+  void set_sized(uint32_t x, uint32_t group_bytes) {
+    sized_x_ = x;
+    sized_group_bytes_ = group_bytes;
+  }
+  // Before run(): the workgroup function calls `sized` (the same kernel
+  // transformed with set_sized(x, group_bytes)) for every workgroup that is
+  // full, of that size and without dynamic group memory.
+  void set_sized_path(Function* sized, uint32_t x, uint32_t group_bytes) {
+    sized_path_ = sized;
+    sized_path_x_ = x;
+    sized_path_group_bytes_ = group_bytes;
+  }
   // After run(): the function runs a run of workgroups along x per call
   // (XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS): when asked to (set_runs), and
   // always when it combines tail atomics across them.
@@ -160,6 +199,9 @@ class WorkItemLoops {
 
  private:
   bool combining() const { return !combines_.empty(); }
+  bool needs_dispatch() const;
+  void specialize_sized();
+  void mark_sized_loops();
   bool check(std::string* reason);
   bool on_group_segment(Value* ptr);
   void lower_group_segment_atomics();
@@ -242,6 +284,12 @@ class WorkItemLoops {
   };
   std::vector<Combine> combines_;
   bool runs_ = false;  // set_runs
+  uint32_t sized_x_ = 0;             // set_sized
+  AllocaInst* group_alloca_ = nullptr;  // the sized path's group memory
+  uint32_t sized_group_bytes_ = 0;
+  Function* sized_path_ = nullptr;   // set_sized_path
+  uint32_t sized_path_x_ = 0;
+  uint32_t sized_path_group_bytes_ = 0;
   std::vector<Instruction*> detached_;  // the detached copies' instructions
 };
 
@@ -545,7 +593,9 @@ void WorkItemLoops::mark_global_ids() {
 // ids are recomputed where they are used in another block instead of being
 // kept per work item across barriers.
 bool WorkItemLoops::rematerializable(Value* value, unsigned depth) {
-  if (isa<Constant>(value) || isa<Argument>(value)) return true;
+  // The sized path's group memory is, like the record's pointer it
+  // replaces, the same for every item: used as it is, not copied.
+  if (isa<Constant>(value) || isa<Argument>(value) || (group_alloca_ && value == group_alloca_)) return true;
   auto* inst = dyn_cast<Instruction>(value);
   if (!inst || depth == 0) return false;
   if (is_call_to(*inst, kLocalIdMarker))
@@ -578,7 +628,7 @@ bool WorkItemLoops::rematerializable(Value* value, unsigned depth) {
 
 Value* WorkItemLoops::rematerialize(Value* value, Instruction* before) {
   auto* inst = dyn_cast<Instruction>(value);
-  if (!inst) return value;
+  if (!inst || inst == group_alloca_) return value;
   Instruction* copy = inst->clone();
   for (unsigned i = 0; i < copy->getNumOperands(); ++i)
     copy->setOperand(i, rematerialize(copy->getOperand(i), before));
@@ -1262,6 +1312,103 @@ Function* WorkItemLoops::combine_function() {
   return function;
 }
 
+// Follow the regions from region 0, which every item runs: while each has
+// one way out, every item reaches the same barrier and the next region is
+// known at build time. Only when a region with several ways out is reachable
+// so do items need a state word, and the workgroup a dispatcher.
+bool WorkItemLoops::needs_dispatch() const {
+  std::vector<bool> seen(regions_.size());
+  for (unsigned r = 0; !seen[r];) {
+    seen[r] = true;
+    if (region_exits_[r] == kExitsMixed) return true;
+    if (region_exits_[r] == kExitsReturn) return false;
+    r = region_exits_[r];
+  }
+  return false;
+}
+
+// The sized path (set_sized): the workgroup record's sizes and item counts
+// are the required size's, and group memory is an array of the function,
+// aligned as the runtime aligns the group segment; a shared slot, not a
+// per-item one.
+void WorkItemLoops::specialize_sized() {
+  // The workgroup is full: its x range lies inside the grid. Said so that
+  // the kernel's own item count (<xgpu/kernel.h>: the grid size less the
+  // workgroup's first x id, at most the workgroup size) folds to the size.
+  {
+    IRBuilder<> b(&*f_.getEntryBlock().getFirstInsertionPt());
+    Type* i32 = b.getInt32Ty();
+    auto field = [&](uint64_t offset) {
+      return b.CreateAlignedLoad(i32, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), workgroup(), offset), Align(4));
+    };
+    Value* left = b.CreateSub(field(kWorkgroupGridSizeOffset),
+                              b.CreateMul(field(kWorkgroupIdOffset), b.getInt32(sized_x_)));
+    b.CreateAssumption(b.CreateICmpUGE(left, b.getInt32(sized_x_)));
+  }
+  AllocaInst* group = nullptr;
+  if (sized_group_bytes_) {
+    IRBuilder<> b(&*f_.getEntryBlock().getFirstInsertionPt());
+    group = b.CreateAlloca(ArrayType::get(b.getInt8Ty(), sized_group_bytes_), nullptr, "xgpu.group");
+    group->setAlignment(Align(kGroupSegmentAlignment));
+    shared_slots_.insert(group);
+    group_alloca_ = group;
+  }
+  std::vector<LoadInst*> loads;
+  for (BasicBlock& block : f_)
+    for (Instruction& inst : block)
+      if (auto* load = dyn_cast<LoadInst>(&inst)) loads.push_back(load);
+  for (LoadInst* load : loads) {
+    uint64_t offset = 0;
+    if (!load->isSimple() || !is_argument_field(load->getPointerOperand(), workgroup(), dl_, &offset)) continue;
+    Value* value = nullptr;
+    if (offset == kWorkgroupGroupSegmentOffset && load->getType()->isPointerTy()) {
+      value = group;
+    } else if (load->getType()->isIntegerTy(32)) {
+      for (uint64_t base : {kWorkgroupSizeOffset, kWorkgroupItemCountOffset})
+        if (offset >= base && offset < base + 12 && (offset - base) % 4 == 0)
+          value = ConstantInt::get(load->getType(), offset == base ? sized_x_ : 1);
+    }
+    if (!value) continue;
+    load->replaceAllUsesWith(value);
+    load->eraseFromParent();
+  }
+  // The path runs only without dynamic group memory: an address at or past
+  // the static bytes (<xgpu/kernel.h>'s xgpu_dynamic_groupshared()) is one
+  // no item may access there. Null says so to the optimiser, which drops
+  // such accesses (a kernel reaches them only behind a condition that is
+  // false without dynamic memory) instead of keeping group memory in memory
+  // for them.
+  if (group) {
+    std::vector<GetElementPtrInst*> past;
+    for (User* user : group->users())
+      if (auto* gep = dyn_cast<GetElementPtrInst>(user)) {
+        APInt offset(dl_.getIndexTypeSizeInBits(gep->getType()), 0);
+        if (gep->accumulateConstantOffset(dl_, offset) && offset.uge(sized_group_bytes_)) past.push_back(gep);
+      }
+    for (GetElementPtrInst* gep : past) {
+      gep->replaceAllUsesWith(ConstantPointerNull::get(cast<PointerType>(gep->getType())));
+      gep->eraseFromParent();
+    }
+  }
+}
+
+// Marks every loop of the sized path: no unrolling until the pass's last
+// step (LateUnrollPass), which unrolls them in full.
+void WorkItemLoops::mark_sized_loops() {
+  DominatorTree dt(f_);
+  LoopInfo li(dt);
+  for (Loop* loop : li.getLoopsInPreorder()) {
+    SmallVector<Metadata*, 4> operands{nullptr};
+    if (MDNode* id = loop->getLoopID())
+      for (unsigned i = 1; i < id->getNumOperands(); ++i) operands.push_back(id->getOperand(i));
+    operands.push_back(MDNode::get(ctx_, {MDString::get(ctx_, kUnrollDisable)}));
+    operands.push_back(MDNode::get(ctx_, {MDString::get(ctx_, kLateUnrollMarker)}));
+    MDNode* id = MDNode::getDistinct(ctx_, operands);
+    id->replaceOperandWith(0, id);
+    loop->setLoopID(id);
+  }
+}
+
 void WorkItemLoops::build() {
   Type* i32 = Type::getInt32Ty(ctx_);
   Type* i64 = Type::getInt64Ty(ctx_);
@@ -1275,41 +1422,31 @@ void WorkItemLoops::build() {
   b.SetInsertPoint(entry);
   Value* counts[3];
   for (unsigned d = 0; d < 3; ++d)
-    counts[d] = b.CreateAlignedLoad(
-        i32, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), workgroup(), kWorkgroupItemCountOffset + 4 * d),
-        Align(4), "xgpu.items");
+    counts[d] = sized_x_ ? static_cast<Value*>(b.getInt32(d == 0 ? sized_x_ : 1))
+                         : b.CreateAlignedLoad(i32,
+                                               b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), workgroup(),
+                                                                            kWorkgroupItemCountOffset + 4 * d),
+                                               Align(4), "xgpu.items");
   Value* items = b.CreateNUWMul(b.CreateNUWMul(counts[0], counts[1]), counts[2]);
   Value* items64 = b.CreateZExt(items, i64);
 
-  // Per-item slots: one array of the alloca's type per work item.
+  // Per-item slots: one array of the alloca's type per work item (of a
+  // constant size on the sized path, where SROA can split it).
   DenseMap<AllocaInst*, AllocaInst*> arrays;
+  DenseMap<AllocaInst*, Type*> item_types;
   for (AllocaInst* alloca : allocas_) {
     if (!per_item_.count(alloca)) continue;
     Type* element = alloca->getAllocatedType();
     if (auto* size = dyn_cast<ConstantInt>(alloca->getArraySize()); size && !size->isOne())
       element = ArrayType::get(element, size->getZExtValue());
-    AllocaInst* array = b.CreateAlloca(element, items64, alloca->getName() + ".items");
+    AllocaInst* array = sized_x_ ? b.CreateAlloca(ArrayType::get(element, sized_x_), nullptr, alloca->getName() + ".items")
+                                 : b.CreateAlloca(element, items64, alloca->getName() + ".items");
     array->setAlignment(alloca->getAlign());
     arrays[alloca] = array;
+    item_types[alloca] = element;
   }
   const unsigned barrier_count = unsigned(barrier_blocks_.size());
-  // Follow the regions from region 0, which every item runs: while each has
-  // one way out, every item reaches the same barrier and the next region is
-  // known at build time. Only when a region with several ways out is
-  // reachable so do items need a state word, and the workgroup a dispatcher.
-  bool dispatched = false;
-  {
-    std::vector<bool> seen(regions_.size());
-    for (unsigned r = 0; !seen[r];) {
-      seen[r] = true;
-      if (region_exits_[r] == kExitsMixed) {
-        dispatched = true;
-        break;
-      }
-      if (region_exits_[r] == kExitsReturn) break;
-      r = region_exits_[r];
-    }
-  }
+  const bool dispatched = needs_dispatch();
   AllocaInst* state = dispatched ? b.CreateAlloca(i32, items64, "xgpu.state") : nullptr;
 
   // Where the workgroup ends: return, or the next workgroup of the run.
@@ -1383,7 +1520,27 @@ void WorkItemLoops::build() {
     counts[0] = width;
     items64 = b.CreateZExt(b.CreateNUWMul(b.CreateNUWMul(width, counts[1]), counts[2]), i64);
   }
-  b.CreateBr(region_entries[0]);
+  if (sized_path_) {
+    // A workgroup of the kernel's required size, in full (not at the grid's
+    // edge), without dynamic group memory runs the sized path.
+    auto field = [&](uint64_t offset) {
+      return b.CreateAlignedLoad(i32, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), workgroup(), offset), Align(4));
+    };
+    Value* sized = b.CreateICmpEQ(counts[0], b.getInt32(sized_path_x_));
+    sized = b.CreateAnd(sized, b.CreateICmpEQ(b.CreateOr(counts[1], counts[2]), b.getInt32(1)));
+    sized = b.CreateAnd(sized, b.CreateICmpEQ(field(kWorkgroupSizeOffset), b.getInt32(sized_path_x_)));
+    sized = b.CreateAnd(sized, b.CreateICmpEQ(b.CreateOr(field(kWorkgroupSizeOffset + 4), field(kWorkgroupSizeOffset + 8)),
+                                              b.getInt32(1)));
+    sized = b.CreateAnd(sized, b.CreateICmpEQ(field(kWorkgroupGroupSegmentSizeOffset),
+                                              b.getInt32(sized_path_group_bytes_)), "xgpu.sized");
+    BasicBlock* call = BasicBlock::Create(ctx_, "xgpu.sized.call", &f_);
+    b.CreateCondBr(sized, call, region_entries[0]);
+    IRBuilder<> cb(call);
+    cb.CreateCall(sized_path_, {kernarg(), workgroup()});
+    cb.CreateBr(exit);
+  } else {
+    b.CreateBr(region_entries[0]);
+  }
 
   // Pairs of regions that one-row workgroups run as one loop (fusion_order),
   // taken from the first region on; a region fused with the one before it
@@ -1398,7 +1555,7 @@ void WorkItemLoops::build() {
   std::vector<unsigned> fusions(regions_.size(), kNoFusion);
   std::vector<uint32_t> splits(regions_.size(), 0);
   std::vector<DenseMap<AllocaInst*, AllocaInst*>> fused_scalars(regions_.size());
-  if (!dispatched)
+  if (!dispatched && !sized_x_)  // the sized path's unrolled loops need no fusion
     for (unsigned r = 0; r + 1 < regions_.size(); ++r) {
       SmallPtrSet<AllocaInst*, 4> scalars;
       fusions[r] = fusion_order(r, &scalars, &splits[r]);
@@ -1494,7 +1651,7 @@ void WorkItemLoops::build() {
       ValueToValueMapTy map;
       for (auto& [alloca, array] : arrays)
         if (!fused || !fused_scalars[r].count(alloca))
-          map[alloca] = b.CreateInBoundsGEP(array->getAllocatedType(), array, linear, alloca->getName() + ".item");
+          map[alloca] = b.CreateInBoundsGEP(item_types[alloca], array, linear, alloca->getName() + ".item");
       if (fused)
         for (auto& [alloca, scalar] : fused_scalars[r]) map[alloca] = scalar;
       Value* state_slot = state ? b.CreateInBoundsGEP(i32, state, linear, "xgpu.state.item") : nullptr;
@@ -1719,10 +1876,11 @@ bool WorkItemLoops::run(std::string* reason) {
 
   lower_group_segment_atomics();
   mark_global_ids();
+  if (sized_x_) specialize_sized();
   // Barriers split blocks first, so that a value used on both sides of a
   // barrier in one original block is recomputed after it too.
   split_barriers();
-  combine_tails();
+  if (!sized_x_) combine_tails();  // the sized path runs one workgroup per call
   if (!recount_aggregates()) split_aggregates();
   rematerialize_uses();
   demote();
@@ -1739,7 +1897,12 @@ bool WorkItemLoops::run(std::string* reason) {
               std::to_string(kMaxWorkgroupItems) + "-item workgroup)";
     return false;
   }
+  if (sized_x_ && (needs_dispatch() || !aggregates_.empty())) {
+    *reason = "its regions need a dispatcher";
+    return false;
+  }
   build();
+  if (sized_x_) mark_sized_loops();
   f_.removeFnAttr(Attribute::Convergent);
   return true;
 }
@@ -2271,10 +2434,54 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
       if (!init || init->getNumOperands() <= kDescriptorFlagsField) {
         reason = "its host descriptor was not found";
       } else {
+        // A barrier kernel of a required workgroup size (x, 1, 1) gets the
+        // sized path too: a copy of the work-item function transformed for
+        // exactly that workgroup (WorkItemLoops::set_sized), which the
+        // workgroup function calls for full workgroups. A kernel it does not
+        // fit runs without it.
+        Function* sized = nullptr;
+        uint32_t sized_x = 0, group_bytes = 0;
+        if (barriers && init->getNumOperands() > kDescriptorRequiredSizeField) {
+          Constant* required = init->getOperand(kDescriptorRequiredSizeField);
+          auto element = [&](unsigned i) {
+            auto* value = dyn_cast_or_null<ConstantInt>(required->getAggregateElement(i));
+            return value ? value->getZExtValue() : 0;
+          };
+          const auto* group = dyn_cast<ConstantInt>(init->getOperand(kDescriptorGroupSegmentSizeField));
+          if (element(0) >= 1 && element(0) <= kMaxSizedItems && element(1) == 1 && element(2) == 1 && group &&
+              group->getZExtValue() <= kMaxSizedGroupBytes) {
+            sized_x = uint32_t(element(0));
+            group_bytes = uint32_t(group->getZExtValue());
+            ValueToValueMapTy map;
+            sized = CloneFunction(function, map);
+            sized->setName(function->getName() + ".sized");
+            sized->setLinkage(GlobalValue::InternalLinkage);
+            WorkItemLoops sized_transform(*sized, module.getDataLayout(), reaches_barrier);
+            sized_transform.set_sized(sized_x, group_bytes);
+            std::string why;
+            if (!sized_transform.run(&why)) {
+              sized->eraseFromParent();
+              sized = nullptr;
+            }
+          }
+        }
         WorkItemLoops transform(*function, module.getDataLayout(), reaches_barrier);
         transform.set_runs(barriers);
+        if (sized) transform.set_sized_path(sized, sized_x, group_bytes);
         done = (barriers || transform.find_aggregates()) && transform.run(&reason);
         runs = done && transform.runs();
+        if (sized) {
+          // Into the workgroup function (its one call), where the sized
+          // path's stack arrays become the caller's.
+          std::vector<CallBase*> calls;
+          for (User* user : sized->users())
+            if (auto* call = dyn_cast<CallBase>(user)) calls.push_back(call);
+          for (CallBase* call : calls) {
+            InlineFunctionInfo info;
+            InlineFunction(*call, info);
+          }
+          if (sized->use_empty()) sized->eraseFromParent();
+        }
       }
       removeFromUsedLists(module, [&](Constant* c) { return c->stripPointerCasts() == function; });
       if (!done) {
@@ -2355,6 +2562,64 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
   PassBuilder* builder_;
 };
 
+// The pass's last step, after vectorisation: unrolls the sized path's loops
+// (WorkItemLoops::set_sized) in full, then lets SROA take group memory and
+// the per-item slots, now at constant offsets, into registers. Vectorised
+// first, the loops unroll into vector code (a tree reduction's steps into
+// vector adds of registers and, for the last steps, shuffles); unrolled
+// before, they would be scalar code the SLP vectoriser gathers badly.
+struct LateUnrollPass : PassInfoMixin<LateUnrollPass> {
+  PreservedAnalyses run(Module& module, ModuleAnalysisManager& mam) {
+    FunctionAnalysisManager& fam = mam.getResult<FunctionAnalysisManagerModuleProxy>(module).getManager();
+    bool changed = false;
+    for (Function& function : module) {
+      if (function.isDeclaration()) continue;
+      // The marked loop IDs, each replaced by one that asks for a full
+      // unroll (one new ID per old one: a loop's latches share theirs).
+      DenseMap<MDNode*, MDNode*> replaced;
+      for (BasicBlock& block : function) {
+        Instruction* terminator = block.getTerminator();
+        MDNode* id = terminator ? terminator->getMetadata(LLVMContext::MD_loop) : nullptr;
+        if (!id) continue;
+        if (MDNode* done = replaced.lookup(id)) {
+          terminator->setMetadata(LLVMContext::MD_loop, done);
+          continue;
+        }
+        SmallVector<Metadata*, 4> operands{nullptr};
+        bool marked = false;
+        for (unsigned i = 1; i < id->getNumOperands(); ++i) {
+          const auto* option = dyn_cast<MDNode>(id->getOperand(i));
+          const auto* name =
+              option && option->getNumOperands() > 0 ? dyn_cast<MDString>(option->getOperand(0)) : nullptr;
+          if (name && name->getString() == kLateUnrollMarker) marked = true;
+          if (!name || (name->getString() != kLateUnrollMarker && name->getString() != kUnrollDisable &&
+                        !name->getString().starts_with("llvm.loop.unroll.")))
+            operands.push_back(id->getOperand(i));
+        }
+        if (!marked) continue;
+        LLVMContext& context = function.getContext();
+        operands.push_back(MDNode::get(context, {MDString::get(context, kUnrollFull)}));
+        MDNode* full = MDNode::getDistinct(context, operands);
+        full->replaceOperandWith(0, full);
+        replaced[id] = full;
+        terminator->setMetadata(LLVMContext::MD_loop, full);
+      }
+      if (replaced.empty()) continue;
+      changed = true;
+      FunctionPassManager fpm;
+      fpm.addPass(LoopUnrollPass(LoopUnrollOptions(3, /*OnlyWhenForced=*/true, /*ForgetSCEV=*/false)));
+      fpm.addPass(SROAPass(SROAOptions::ModifyCFG));
+      fpm.addPass(EarlyCSEPass(/*UseMemorySSA=*/true));
+      fpm.addPass(InstCombinePass());
+      fpm.addPass(DSEPass());
+      fpm.addPass(SimplifyCFGPass());
+      fam.invalidate(function, PreservedAnalyses::none());
+      fam.invalidate(function, fpm.run(function, fam));
+    }
+    return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+};
+
 }  // namespace
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
@@ -2362,11 +2627,19 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
             builder.registerOptimizerEarlyEPCallback([&builder](ModulePassManager& mpm, OptimizationLevel) {
               mpm.addPass(WorkItemLoopPass(&builder));
             });
+            builder.registerOptimizerLastEPCallback(
+                [](ModulePassManager& mpm, OptimizationLevel) { mpm.addPass(LateUnrollPass()); });
             builder.registerPipelineParsingCallback(
                 [&builder](StringRef name, ModulePassManager& mpm, ArrayRef<PassBuilder::PipelineElement>) {
-                  if (name != "xgpu-wiloop") return false;
-                  mpm.addPass(WorkItemLoopPass(&builder));
-                  return true;
+                  if (name == "xgpu-wiloop") {
+                    mpm.addPass(WorkItemLoopPass(&builder));
+                    return true;
+                  }
+                  if (name == "xgpu-wiloop-late") {
+                    mpm.addPass(LateUnrollPass());
+                    return true;
+                  }
+                  return false;
                 });
           }};
 }

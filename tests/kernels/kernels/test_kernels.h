@@ -283,4 +283,30 @@ typedef struct grid_reverse_shared {
   uint32_t ids[XGPU_TEST_GRID_MAX_ITEMS]; /* by local linear id */
 } grid_reverse_shared_t;
 
+/* `sized_tree`: a barrier kernel of a required workgroup size
+ * (XGPU_TEST_SIZED_WORKGROUP, 1, 1) with static groupshared memory, whose
+ * full workgroups run the transform's sized path (group memory and values
+ * that cross barriers kept in registers) and others the general loops.
+ * With items the workgroup's item count, g the global id and
+ * mine = in[g] (0 past n), every item:
+ *   sum[lid] = mine; for s = 32, 16, .. 1: if (lid < s && lid + s < items)
+ *     sum[lid] += sum[lid + s];                          (a tree sum)
+ *   scan[lid] = 3 * mine + 1; for off = 1, 2, .. 32: scan[lid] +=
+ *     lid >= off ? scan[lid - off] (as it was before the step) : 0;
+ *   with `use_dynamic` (the dispatch gives items uint32_t of dynamic group
+ *     memory): dyn[lid] = mine ^ 0x5a5a, read back as
+ *     back = dyn[items - 1 - lid]; else back = 0;
+ *   out[g] = (scan[lid] ^ (mine << 1)) + sum[0] + back, for g < n. */
+#define XGPU_TEST_SIZED_WORKGROUP 64u
+typedef struct sized_tree_args {
+  const uint32_t* in; /* binding: n values */
+  uint32_t* out;      /* binding: n values */
+  uint32_t n;         /* element count */
+  uint32_t use_dynamic;
+} sized_tree_args_t;
+typedef struct sized_tree_shared {
+  uint32_t sum[XGPU_TEST_SIZED_WORKGROUP];
+  uint32_t scan[XGPU_TEST_SIZED_WORKGROUP];
+} sized_tree_shared_t;
+
 #endif /* XGPU_TEST_KERNELS_H_ */

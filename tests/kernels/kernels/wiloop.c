@@ -296,3 +296,30 @@ XGPU_KERNEL_BARRIERS(big_private, carry_args_t, args) {
   if (i < args->n) args->out[i] = table[(lid * 13u) % 1024u] + ring[(lid + 1u) % items];
 }
 XGPU_KERNEL_BINDINGS(big_private, 2);
+
+XGPU_KERNEL_GROUPSHARED_SIZED(sized_tree, sized_tree_args_t, args, sized_tree_shared_t, shared,
+                              XGPU_TEST_SIZED_WORKGROUP, 1u, 1u) {
+  const uint32_t lid = xgpu_local_id(0);
+  const uint32_t items = xgpu_workgroup_item_count(0);
+  const uint32_t i = xgpu_global_id(0);
+  const uint32_t mine = i < args->n ? args->in[i] : 0u;
+  shared->sum[lid] = mine;
+  shared->scan[lid] = 3u * mine + 1u;
+  xgpu_barrier();
+  for (uint32_t s = XGPU_TEST_SIZED_WORKGROUP / 2u; s > 0; s /= 2u) {
+    if (lid < s && lid + s < items) shared->sum[lid] += shared->sum[lid + s];
+    xgpu_barrier();
+  }
+  for (uint32_t off = 1; off < XGPU_TEST_SIZED_WORKGROUP; off *= 2u) {
+    const uint32_t left = lid >= off ? shared->scan[lid - off] : 0u;
+    xgpu_barrier();
+    shared->scan[lid] += left;
+    xgpu_barrier();
+  }
+  uint32_t* dyn = (uint32_t*)xgpu_dynamic_groupshared();
+  if (args->use_dynamic) dyn[lid] = mine ^ 0x5a5au;
+  xgpu_barrier();
+  const uint32_t back = args->use_dynamic ? dyn[items - 1u - lid] : 0u;
+  if (i < args->n) args->out[i] = (shared->scan[lid] ^ (mine << 1)) + shared->sum[0] + back;
+}
+XGPU_KERNEL_BINDINGS(sized_tree, 2);
