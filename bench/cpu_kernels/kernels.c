@@ -67,7 +67,7 @@ XGPU_KERNEL(jacobi2d, jacobi_args_t, args) {
 }
 XGPU_KERNEL_BINDINGS(jacobi2d, 2);
 
-XGPU_KERNEL_GROUPSHARED(scan256, scan_args_t, args, scan_shared_t, shared) {
+XGPU_KERNEL_GROUPSHARED_SIZED(scan256, scan_args_t, args, scan_shared_t, shared, BENCH_SCAN_WORKGROUP, 1, 1) {
   const uint32_t lid = xgpu_local_id(0);
   const uint32_t i = xgpu_global_id(0);
   shared->v[lid] = i < args->n ? args->in[i] : 0u;

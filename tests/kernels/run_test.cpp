@@ -911,41 +911,46 @@ TEST_CASE("work-item loops: regions that only the first items of each row run (t
   }
 }
 
-TEST_CASE("work-item loops: a kernel of a required size runs its full workgroups on the sized path") {
-  Device device("", XGPU_TEST_WILOOP_KERNELS_FILE);
-  constexpr uint32_t W = XGPU_TEST_SIZED_WORKGROUP;
-  struct Case {
-    uint32_t grid;
-    uint32_t n;
-    bool dynamic;  // dynamic group memory given (and used): never the sized path
-  };
-  // Full workgroups only (the sized path), items past n in full workgroups
-  // (its bounds checks), a ragged last workgroup (the general loops for
-  // it), one workgroup, dynamic group memory.
-  for (const Case c : {Case{8 * W, 8 * W, false}, Case{8 * W, 8 * W - 13, false}, Case{5 * W + 19, 5 * W + 19, false},
-                       Case{W, W, false}, Case{3 * W + 7, 3 * W, true}, Case{4 * W, 4 * W, true}}) {
-    INFO("grid " << c.grid << " n " << c.n << (c.dynamic ? " with dynamic group memory" : ""));
-    uint32_t* in = device.allocate<uint32_t>(c.grid);
-    uint32_t* out = device.allocate<uint32_t>(c.grid);
-    for (uint32_t i = 0; i < c.grid; ++i) in[i] = i * 2654435761u >> 9;
-    std::fill(out, out + c.grid, 0xdeadbeefu);
-    sized_tree_args_t args = {in, out, c.n, c.dynamic ? 1u : 0u};
-    device.run({"sized_tree", &args, sizeof(args), 1, {c.grid, 1, 1}, {uint16_t(W), 1, 1},
-                c.dynamic ? uint32_t(W * sizeof(uint32_t)) : 0u});
-    for (uint32_t first = 0; first < c.grid; first += W) {
-      const uint32_t items = std::min(W, c.grid - first);
-      std::vector<uint32_t> mine(items), scan(items);
-      uint32_t sum = 0;
-      for (uint32_t x = 0; x < items; ++x) {
-        mine[x] = first + x < c.n ? in[first + x] : 0u;
-        sum += mine[x];
-      }
-      for (uint32_t x = 0, running = 0; x < items; ++x) scan[x] = running += 3u * mine[x] + 1u;
-      for (uint32_t x = 0; x < items; ++x) {
-        const uint32_t g = first + x;
-        const uint32_t back = c.dynamic ? mine[items - 1u - x] ^ 0x5a5au : 0u;
-        INFO("item " << g);
-        REQUIRE(out[g] == (g < c.n ? (scan[x] ^ (mine[x] << 1)) + sum + back : 0xdeadbeefu));
+TEST_CASE("work-item loops: a kernel of a required size runs its full workgroups on the sized path (every host level)") {
+  const std::vector<std::string> levels = runnable_host_levels();
+  REQUIRE(!levels.empty());
+  for (const std::string& isa : levels) {
+    INFO(isa);
+    Device device(isa, XGPU_TEST_WILOOP_KERNELS_FILE);
+    constexpr uint32_t W = XGPU_TEST_SIZED_WORKGROUP;
+    struct Case {
+      uint32_t grid;
+      uint32_t n;
+      bool dynamic;  // dynamic group memory given (and used): never the sized path
+    };
+    // Full workgroups only (the sized path), items past n in full workgroups
+    // (its bounds checks), a ragged last workgroup (the general loops for
+    // it), one workgroup, dynamic group memory.
+    for (const Case c : {Case{8 * W, 8 * W, false}, Case{8 * W, 8 * W - 13, false}, Case{5 * W + 19, 5 * W + 19, false},
+                         Case{W, W, false}, Case{3 * W + 7, 3 * W, true}, Case{4 * W, 4 * W, true}}) {
+      INFO("grid " << c.grid << " n " << c.n << (c.dynamic ? " with dynamic group memory" : ""));
+      uint32_t* in = device.allocate<uint32_t>(c.grid);
+      uint32_t* out = device.allocate<uint32_t>(c.grid);
+      for (uint32_t i = 0; i < c.grid; ++i) in[i] = i * 2654435761u >> 9;
+      std::fill(out, out + c.grid, 0xdeadbeefu);
+      sized_tree_args_t args = {in, out, c.n, c.dynamic ? 1u : 0u};
+      device.run({"sized_tree", &args, sizeof(args), 1, {c.grid, 1, 1}, {uint16_t(W), 1, 1},
+                  c.dynamic ? uint32_t(W * sizeof(uint32_t)) : 0u});
+      for (uint32_t first = 0; first < c.grid; first += W) {
+        const uint32_t items = std::min(W, c.grid - first);
+        std::vector<uint32_t> mine(items), scan(items);
+        uint32_t sum = 0;
+        for (uint32_t x = 0; x < items; ++x) {
+          mine[x] = first + x < c.n ? in[first + x] : 0u;
+          sum += mine[x];
+        }
+        for (uint32_t x = 0, running = 0; x < items; ++x) scan[x] = running += 3u * mine[x] + 1u;
+        for (uint32_t x = 0; x < items; ++x) {
+          const uint32_t g = first + x;
+          const uint32_t back = c.dynamic ? mine[items - 1u - x] ^ 0x5a5au : 0u;
+          INFO("item " << g);
+          REQUIRE(out[g] == (g < c.n ? (scan[x] ^ (mine[x] << 1)) + sum + back : 0xdeadbeefu));
+        }
       }
     }
   }

@@ -45,6 +45,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/IR/Verifier.h"
@@ -202,6 +203,7 @@ class WorkItemLoops {
   bool needs_dispatch() const;
   void specialize_sized();
   void mark_sized_loops();
+  void scope_sized_arrays(const SmallPtrSetImpl<Value*>& arrays);
   bool check(std::string* reason);
   bool on_group_segment(Value* ptr);
   void lower_group_segment_atomics();
@@ -286,6 +288,7 @@ class WorkItemLoops {
   bool runs_ = false;  // set_runs
   uint32_t sized_x_ = 0;             // set_sized
   AllocaInst* group_alloca_ = nullptr;  // the sized path's group memory
+  std::vector<AllocaInst*> item_arrays_;  // build()'s per-item slot arrays
   uint32_t sized_group_bytes_ = 0;
   Function* sized_path_ = nullptr;   // set_sized_path
   uint32_t sized_path_x_ = 0;
@@ -1392,6 +1395,37 @@ void WorkItemLoops::specialize_sized() {
   }
 }
 
+// The sized path's arrays (group memory, the per-item slots) are its own:
+// no kernel buffer can alias them. Said with scoped no-alias metadata, so
+// that the vectoriser adds no run-time overlap checks between them and the
+// kernel's buffers (such a check compares their addresses as integers,
+// after which no alias analysis can tell them apart, nor can SROA take the
+// arrays into registers). Accesses whose every possible object is one of
+// the arrays get the scope; those of which none is get the no-alias list.
+void WorkItemLoops::scope_sized_arrays(const SmallPtrSetImpl<Value*>& arrays) {
+  MDBuilder mdb(ctx_);
+  MDNode* domain = mdb.createAnonymousAliasScopeDomain("xgpu.sized");
+  MDNode* scope = mdb.createAnonymousAliasScope(domain, "xgpu.sized.arrays");
+  MDNode* list = MDNode::get(ctx_, {scope});
+  for (BasicBlock& block : f_)
+    for (Instruction& inst : block) {
+      Value* ptr = nullptr;
+      if (auto* load = dyn_cast<LoadInst>(&inst)) ptr = load->getPointerOperand();
+      else if (auto* store = dyn_cast<StoreInst>(&inst)) ptr = store->getPointerOperand();
+      else if (auto* rmw = dyn_cast<AtomicRMWInst>(&inst)) ptr = rmw->getPointerOperand();
+      else if (auto* cmpxchg = dyn_cast<AtomicCmpXchgInst>(&inst)) ptr = cmpxchg->getPointerOperand();
+      if (!ptr) continue;
+      SmallVector<const Value*, 4> objects;
+      getUnderlyingObjects(ptr, objects);
+      unsigned own = 0;
+      for (const Value* object : objects) own += arrays.count(const_cast<Value*>(object)) ? 1 : 0;
+      if (own == objects.size() && own > 0)
+        inst.setMetadata(LLVMContext::MD_alias_scope, list);
+      else if (own == 0)
+        inst.setMetadata(LLVMContext::MD_noalias, list);
+    }
+}
+
 // Marks every loop of the sized path: no unrolling until the pass's last
 // step (LateUnrollPass), which unrolls them in full.
 void WorkItemLoops::mark_sized_loops() {
@@ -1444,6 +1478,7 @@ void WorkItemLoops::build() {
     array->setAlignment(alloca->getAlign());
     arrays[alloca] = array;
     item_types[alloca] = element;
+    item_arrays_.push_back(array);
   }
   const unsigned barrier_count = unsigned(barrier_blocks_.size());
   const bool dispatched = needs_dispatch();
@@ -1902,7 +1937,13 @@ bool WorkItemLoops::run(std::string* reason) {
     return false;
   }
   build();
-  if (sized_x_) mark_sized_loops();
+  if (sized_x_) {
+    mark_sized_loops();
+    SmallPtrSet<Value*, 8> arrays;
+    if (group_alloca_) arrays.insert(group_alloca_);
+    for (AllocaInst* array : item_arrays_) arrays.insert(array);
+    scope_sized_arrays(arrays);
+  }
   f_.removeFnAttr(Attribute::Convergent);
   return true;
 }
@@ -2562,6 +2603,88 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
   PassBuilder* builder_;
 };
 
+// A masked load or store of a stack array at a constant offset whose mask
+// is a constant run of lanes (a tree or scan step's first vector, whose
+// first lanes read before the array: `x >= off ? v[x - off] : 0`) becomes a
+// load or store of just those lanes, which lie inside the array, and a
+// shuffle: accesses SROA can take into registers, where the masked
+// intrinsic kept the whole array in memory. Returns whether it changed any.
+bool narrow_masked_array_accesses(Function& function) {
+  const DataLayout& dl = function.getParent()->getDataLayout();
+  std::vector<IntrinsicInst*> calls;
+  for (Instruction& inst : instructions(function))
+    if (auto* intrinsic = dyn_cast<IntrinsicInst>(&inst);
+        intrinsic && (intrinsic->getIntrinsicID() == Intrinsic::masked_load ||
+                      intrinsic->getIntrinsicID() == Intrinsic::masked_store))
+      calls.push_back(intrinsic);
+  bool changed = false;
+  for (IntrinsicInst* call : calls) {
+    const bool load = call->getIntrinsicID() == Intrinsic::masked_load;
+    Value* ptr = call->getArgOperand(load ? 0 : 1);
+    auto* mask = dyn_cast<Constant>(call->getArgOperand(load ? 2 : 3));
+    auto* type = cast<FixedVectorType>(load ? call->getType() : call->getArgOperand(0)->getType());
+    if (!mask) continue;
+    const unsigned lanes = type->getNumElements();
+    int first = -1, last = -1;
+    bool run = true;
+    for (unsigned i = 0; i < lanes; ++i) {
+      Constant* bit = mask->getAggregateElement(i);
+      if (!bit || isa<UndefValue>(bit)) {
+        run = false;
+        break;
+      }
+      if (bit->isOneValue()) {
+        if (last >= 0 && last != int(i) - 1) run = false;
+        if (first < 0) first = int(i);
+        last = int(i);
+      }
+    }
+    if (!run || first < 0) continue;
+    APInt offset(dl.getIndexTypeSizeInBits(ptr->getType()), 0);
+    auto* array = dyn_cast<AllocaInst>(ptr->stripAndAccumulateConstantOffsets(dl, offset, /*AllowNonInbounds=*/true));
+    std::optional<TypeSize> size = array ? array->getAllocationSize(dl) : std::nullopt;
+    const uint64_t element = dl.getTypeStoreSize(type->getElementType());
+    if (!size || size->isScalable() || dl.getTypeAllocSize(type->getElementType()) != element) continue;
+    const int64_t begin = offset.getSExtValue() + int64_t(first) * int64_t(element);
+    const int64_t end = offset.getSExtValue() + int64_t(last + 1) * int64_t(element);
+    if (begin < 0 || uint64_t(end) > size->getFixedValue()) continue;
+    const unsigned count = unsigned(last - first + 1);
+    IRBuilder<> b(call);
+    Type* part_type = count == 1 ? type->getElementType() : static_cast<Type*>(FixedVectorType::get(type->getElementType(), count));
+    Value* at = b.CreateConstGEP1_64(b.getInt8Ty(), ptr, uint64_t(first) * element);
+    const Align align = commonAlignment(cast<ConstantInt>(call->getArgOperand(load ? 1 : 2))->getAlignValue(),
+                                        uint64_t(first) * element);
+    if (load) {
+      Value* part = b.CreateAlignedLoad(part_type, at, align);
+      Value* result = call->getArgOperand(3);  // the passthru lanes
+      for (unsigned i = 0; i < count; ++i)
+        result = b.CreateInsertElement(result, count == 1 ? part : b.CreateExtractElement(part, uint64_t(i)),
+                                       uint64_t(first) + i);
+      call->replaceAllUsesWith(result);
+    } else {
+      Value* value = call->getArgOperand(0);
+      Value* part = nullptr;
+      if (count == 1) {
+        part = b.CreateExtractElement(value, uint64_t(first));
+      } else {
+        SmallVector<int, 16> indices;
+        for (unsigned i = 0; i < count; ++i) indices.push_back(int(first + i));
+        part = b.CreateShuffleVector(value, indices);
+      }
+      b.CreateAlignedStore(part, at, align);
+    }
+    call->eraseFromParent();
+    changed = true;
+  }
+  return changed;
+}
+
+struct NarrowMaskedArrayAccessesPass : PassInfoMixin<NarrowMaskedArrayAccessesPass> {
+  PreservedAnalyses run(Function& function, FunctionAnalysisManager&) {
+    return narrow_masked_array_accesses(function) ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+};
+
 // The pass's last step, after vectorisation: unrolls the sized path's loops
 // (WorkItemLoops::set_sized) in full, then lets SROA take group memory and
 // the per-item slots, now at constant offsets, into registers. Vectorised
@@ -2608,6 +2731,10 @@ struct LateUnrollPass : PassInfoMixin<LateUnrollPass> {
       changed = true;
       FunctionPassManager fpm;
       fpm.addPass(LoopUnrollPass(LoopUnrollOptions(3, /*OnlyWhenForced=*/true, /*ForgetSCEV=*/false)));
+      // A masked load of an array element, now at a constant offset, is a
+      // load and a select (the array is dereferenceable): what SROA takes.
+      fpm.addPass(InstCombinePass());
+      fpm.addPass(NarrowMaskedArrayAccessesPass());
       fpm.addPass(SROAPass(SROAOptions::ModifyCFG));
       fpm.addPass(EarlyCSEPass(/*UseMemorySSA=*/true));
       fpm.addPass(InstCombinePass());
