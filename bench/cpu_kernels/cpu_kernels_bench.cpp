@@ -574,7 +574,8 @@ __kernel void jacobi2d(__global const float* in, __global float* out, uint n) {
   out[i * n + j] = 0.2f * (in[i * n + j] + in[i * n + j - 1] + in[i * n + j + 1] + in[(i + 1) * n + j] +
                            in[(i - 1) * n + j]);
 }
-__kernel void scan256(__global const uint* in, __global uint* out, uint n) {
+__kernel __attribute__((reqd_work_group_size(256, 1, 1)))
+void scan256(__global const uint* in, __global uint* out, uint n) {
   __local uint v[256];
   uint lid = get_local_id(0), i = get_global_id(0);
   v[lid] = i < n ? in[i] : 0u;

@@ -1916,6 +1916,10 @@ bool WorkItemLoops::run(std::string* reason) {
   // barrier in one original block is recomputed after it too.
   split_barriers();
   if (!sized_x_) combine_tails();  // the sized path runs one workgroup per call
+  // Tail atomics combined across a run save more than the sized path's
+  // registers (a histogram's bins are indexed by data: they stay in memory
+  // on the sized path too): a kernel with them keeps the general loops.
+  if (combining()) sized_path_ = nullptr;
   if (!recount_aggregates()) split_aggregates();
   rematerialize_uses();
   demote();
