@@ -1242,7 +1242,7 @@ void WorkItemLoops::combine_tails() {
                (load->getPointerOperand() == slot ||
                 is_argument_field(load->getPointerOperand(), workgroup(), dl_, &offset) ||
                 is_argument_field(load->getPointerOperand(), kernarg(), dl_, &offset))) ||
-              isa<GetElementPtrInst>(inst) || isa<CastInst>(inst) ||
+              isa<GetElementPtrInst>(inst) || isa<CastInst>(inst) || isa<CmpInst>(inst) || isa<SelectInst>(inst) ||
               (isa<BinaryOperator>(inst) && !inst.isIntDivRem()) ||
               (isa<StoreInst>(inst) && cast<StoreInst>(inst).getPointerOperand() == slot);
     }
