@@ -77,11 +77,12 @@ struct Stats {
 // Runs `body` (after warming up) `repeats` times.
 Stats measure(const std::function<void()>& body) {
   const int repeats = g_smoke ? 1 : g_repeats;
-  // Warm-up: at least 20 ms of runs (one in smoke mode). A single run left
-  // the first timed repeats of sub-millisecond figures on a cold second
-  // core of the VM (an idle vCPU woken late): medians up to 2x higher in
-  // some processes and not in others.
-  const auto warm_until = Clock::now() + std::chrono::milliseconds(g_smoke ? 0 : 20);
+  // Warm-up: at least 100 ms of runs (one in smoke mode). A single run, or
+  // 20 ms, left the timed repeats of sub-millisecond figures in some
+  // processes at one core's speed for their first tens of milliseconds (an
+  // idle second vCPU of the VM): medians up to 2x higher in one run in four;
+  // none in ten runs with 100 ms.
+  const auto warm_until = Clock::now() + std::chrono::milliseconds(g_smoke ? 0 : 100);
   do body();
   while (Clock::now() < warm_until);
   std::vector<double> ms;
