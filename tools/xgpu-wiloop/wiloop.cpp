@@ -16,6 +16,11 @@
 // XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS: it runs a run of workgroups along x
 // per call. When it combines tail atomic adds across workgroups
 // (combine_tails), it calls K_xgpu_wi_.combine at the run's end.
+// A barrier kernel of a required workgroup size (x, 1, 1) also gets the
+// sized path (WorkItemLoops::set_sized): K_xgpu_wi_.sized, inlined into
+// K_xgpu_wi_ for full workgroups, whose loops LateUnrollPass (the plugin's
+// step at the end of the optimisation pipeline) unrolls after
+// vectorisation so that SROA keeps group memory in registers.
 // A kernel the pass cannot transform keeps fiber mode: K_xgpu_wi_ is
 // deleted and the build prints a note naming the kernel and the reason.
 // <xgpu/kernel.h> emits K_xgpu_wi_ for kernels without barriers too: the
