@@ -145,7 +145,6 @@ void report(const char* kernel, const char* who, const Stats& s, bool equal) {
          equal ? "result equal" : "RESULT DIFFERS");
 }
 
-// Splits [0, count) over every core.
 // The plain C loop on all cores: `body(first, last)` on one contiguous share
 // of [0, count) per thread of OpenMP's team (a persistent pool, as
 // `#pragma omp parallel for schedule(static)` would split it).
@@ -715,6 +714,24 @@ void histogram(Hsa& hsa, Pocl& pocl) {
     });
   });
   report("histogram256", "C loop, all cores", call, out == reference);
+  // The kernel's own algorithm as a C loop on all cores, for what bounds
+  // it: per block of 256 inputs (a workgroup), zero 256 bins, count the
+  // block into them, add them into the thread's totals; the totals into
+  // `out` at the end, as above. Not a peer of the goals.
+  const Stats blocks = measure_all_cores([&] {
+    std::fill(out.begin(), out.end(), 0u);
+    parallel_for(n, [&](uint32_t first, uint32_t last) {
+      uint32_t totals[BENCH_HISTOGRAM_BINS] = {};
+      for (uint32_t block = first; block < last; block += BENCH_HISTOGRAM_BINS) {
+        uint32_t local[BENCH_HISTOGRAM_BINS];
+        for (uint32_t b = 0; b < BENCH_HISTOGRAM_BINS; ++b) local[b] = 0;
+        for (uint32_t i = block; i < std::min(last, block + BENCH_HISTOGRAM_BINS); ++i) ++local[in[i] & 255u];
+        for (uint32_t b = 0; b < BENCH_HISTOGRAM_BINS; ++b) totals[b] += local[b];
+      }
+      for (uint32_t b = 0; b < BENCH_HISTOGRAM_BINS; ++b) std::atomic_ref<uint32_t>(out[b]).fetch_add(totals[b]);
+    });
+  });
+  report("histogram256", "C loop, all cores, per-256 bins", blocks, out == reference);
   histogram_args_t args = {in, bins, n, 0};
   const uint32_t grid[3] = {n, 1, 1};
   const uint16_t wg[3] = {BENCH_HISTOGRAM_BINS, 1, 1};
