@@ -2228,33 +2228,51 @@ void set_loop_option(Loop& loop, StringRef name, uint64_t value) {
   loop.setLoopID(id);
 }
 
-// Removes the item-loop and jam marks from every loop ID in `module` (one
-// new ID per old one: the latches of a loop keep sharing theirs).
-void drop_loop_marks(Module& module) {
+// The name of loop ID option `operand` (an MDNode whose first operand is
+// its name), or "".
+StringRef option_name(const MDOperand& operand) {
+  const auto* option = dyn_cast<MDNode>(operand);
+  const auto* name = option && option->getNumOperands() > 0 ? dyn_cast<MDString>(option->getOperand(0)) : nullptr;
+  return name ? name->getString() : StringRef();
+}
+
+// Replaces each loop ID of `function` for which `rewrite` returns options
+// (nullopt: keep the ID) with a new distinct ID of those options: one new
+// ID per old one, so that the latches of a loop keep sharing theirs.
+// Returns whether it replaced any.
+bool rewrite_loop_ids(Function& function,
+                      function_ref<std::optional<SmallVector<Metadata*, 4>>(MDNode*)> rewrite) {
   DenseMap<MDNode*, MDNode*> replaced;
-  for (Function& function : module)
-    for (BasicBlock& block : function) {
-      Instruction* terminator = block.getTerminator();
-      MDNode* id = terminator ? terminator->getMetadata(LLVMContext::MD_loop) : nullptr;
-      if (!id) continue;
-      if (MDNode* done = replaced.lookup(id)) {
-        terminator->setMetadata(LLVMContext::MD_loop, done);
-        continue;
-      }
+  for (BasicBlock& block : function) {
+    Instruction* terminator = block.getTerminator();
+    MDNode* id = terminator ? terminator->getMetadata(LLVMContext::MD_loop) : nullptr;
+    if (!id) continue;
+    MDNode* done = replaced.lookup(id);
+    if (!done) {
+      std::optional<SmallVector<Metadata*, 4>> options = rewrite(id);
+      if (!options) continue;
       SmallVector<Metadata*, 4> operands{nullptr};
-      for (unsigned i = 1; i < id->getNumOperands(); ++i) {
-        const auto* option = dyn_cast<MDNode>(id->getOperand(i));
-        const auto* name =
-            option && option->getNumOperands() > 0 ? dyn_cast<MDString>(option->getOperand(0)) : nullptr;
-        if (!name || (name->getString() != kItemLoopMarker && name->getString() != kJamMarker))
-          operands.push_back(id->getOperand(i));
-      }
-      if (operands.size() == id->getNumOperands()) continue;
-      MDNode* stripped = MDNode::getDistinct(function.getContext(), operands);
-      stripped->replaceOperandWith(0, stripped);
-      replaced[id] = stripped;
-      terminator->setMetadata(LLVMContext::MD_loop, stripped);
+      operands.append(options->begin(), options->end());
+      done = MDNode::getDistinct(function.getContext(), operands);
+      done->replaceOperandWith(0, done);
+      replaced[id] = done;
     }
+    terminator->setMetadata(LLVMContext::MD_loop, done);
+  }
+  return !replaced.empty();
+}
+
+// Removes the item-loop and jam marks from every loop ID in `module`.
+void drop_loop_marks(Module& module) {
+  for (Function& function : module)
+    rewrite_loop_ids(function, [](MDNode* id) -> std::optional<SmallVector<Metadata*, 4>> {
+      SmallVector<Metadata*, 4> options;
+      for (unsigned i = 1; i < id->getNumOperands(); ++i)
+        if (StringRef name = option_name(id->getOperand(i)); name != kItemLoopMarker && name != kJamMarker)
+          options.push_back(id->getOperand(i));
+      if (options.size() + 1 == id->getNumOperands()) return std::nullopt;
+      return options;
+    });
 }
 
 bool jam_marked(const Loop& loop) { return findOptionMDForLoopID(loop.getLoopID(), kJamMarker) != nullptr; }
@@ -2741,36 +2759,21 @@ struct LateUnrollPass : PassInfoMixin<LateUnrollPass> {
     for (Function& function : module) {
       if (function.isDeclaration()) continue;
       // The marked loop IDs, each replaced by one that asks for a full
-      // unroll (one new ID per old one: a loop's latches share theirs).
-      DenseMap<MDNode*, MDNode*> replaced;
-      for (BasicBlock& block : function) {
-        Instruction* terminator = block.getTerminator();
-        MDNode* id = terminator ? terminator->getMetadata(LLVMContext::MD_loop) : nullptr;
-        if (!id) continue;
-        if (MDNode* done = replaced.lookup(id)) {
-          terminator->setMetadata(LLVMContext::MD_loop, done);
-          continue;
-        }
-        SmallVector<Metadata*, 4> operands{nullptr};
-        bool marked = false;
+      // unroll instead.
+      LLVMContext& context = function.getContext();
+      const bool marked = rewrite_loop_ids(function, [&](MDNode* id) -> std::optional<SmallVector<Metadata*, 4>> {
+        SmallVector<Metadata*, 4> options;
+        bool late = false;
         for (unsigned i = 1; i < id->getNumOperands(); ++i) {
-          const auto* option = dyn_cast<MDNode>(id->getOperand(i));
-          const auto* name =
-              option && option->getNumOperands() > 0 ? dyn_cast<MDString>(option->getOperand(0)) : nullptr;
-          if (name && name->getString() == kLateUnrollMarker) marked = true;
-          if (!name || (name->getString() != kLateUnrollMarker && name->getString() != kUnrollDisable &&
-                        !name->getString().starts_with("llvm.loop.unroll.")))
-            operands.push_back(id->getOperand(i));
+          const StringRef name = option_name(id->getOperand(i));
+          late |= name == kLateUnrollMarker;
+          if (name != kLateUnrollMarker && !name.starts_with("llvm.loop.unroll.")) options.push_back(id->getOperand(i));
         }
-        if (!marked) continue;
-        LLVMContext& context = function.getContext();
-        operands.push_back(MDNode::get(context, {MDString::get(context, kUnrollFull)}));
-        MDNode* full = MDNode::getDistinct(context, operands);
-        full->replaceOperandWith(0, full);
-        replaced[id] = full;
-        terminator->setMetadata(LLVMContext::MD_loop, full);
-      }
-      if (replaced.empty()) continue;
+        if (!late) return std::nullopt;
+        options.push_back(MDNode::get(context, {MDString::get(context, kUnrollFull)}));
+        return options;
+      });
+      if (!marked) continue;
       changed = true;
       FunctionPassManager fpm;
       fpm.addPass(LoopUnrollPass(LoopUnrollOptions(3, /*OnlyWhenForced=*/true, /*ForgetSCEV=*/false)));
