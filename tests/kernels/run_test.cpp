@@ -911,6 +911,52 @@ TEST_CASE("work-item loops: regions that only the first items of each row run (t
   }
 }
 
+TEST_CASE("work-item loops: groupshared bins kept across a run's workgroups count what each workgroup's would") {
+  Device device("", XGPU_TEST_WILOOP_KERNELS_FILE);
+  struct Case {
+    uint32_t grid[2];
+    uint16_t width;
+    uint32_t n;
+  };
+  // Long runs of full workgroups (the bins kept across the run), a ragged
+  // last workgroup (its run keeps them per workgroup), items past n, a 2-D
+  // grid of one-row workgroups, narrower workgroups, one-item workgroups.
+  const Case cases[] = {{{64 * 2000, 1}, 64, 64 * 2000},      {{64 * 1500 + 13, 1}, 64, 64 * 1500 + 13},
+                        {{64 * 1800, 1}, 64, 64 * 1700 + 5},  {{64 * 300, 7}, 64, 64 * 300 * 7 - 100},
+                        {{32 * 2500 + 31, 1}, 32, 32 * 2500}, {{5000, 3}, 1, 14000}};
+  for (const char* kernel : {"run_bins", "run_bins_over"}) {
+    const bool over = std::string(kernel) == "run_bins_over";
+    for (const Case& c : cases) {
+      for (uint32_t weight : {1u, 3u}) {
+        INFO(kernel << " grid " << c.grid[0] << "x" << c.grid[1] << " width " << c.width << " n " << c.n
+                    << " weight " << weight);
+        const uint32_t total = c.grid[0] * c.grid[1];
+        uint32_t* in = device.allocate<uint32_t>(total);
+        uint32_t* out = device.allocate<uint32_t>(XGPU_TEST_RUN_BINS);
+        for (uint32_t i = 0; i < total; ++i) in[i] = (i * 2654435761u) >> 11;
+        std::fill(out, out + XGPU_TEST_RUN_BINS, 0u);
+        run_bins_args_t args = {in, out, c.n, weight};
+        device.run({kernel, &args, sizeof(args), 2, {c.grid[0], c.grid[1], 1}, {c.width, 1, 1}, 0});
+        std::vector<uint32_t> expected(XGPU_TEST_RUN_BINS);
+        for (uint32_t y = 0; y < c.grid[1]; ++y)
+          for (uint32_t first = 0; first < c.grid[0]; first += c.width) {
+            const uint32_t items = std::min<uint32_t>(c.width, c.grid[0] - first);
+            std::vector<uint32_t> bins(items);
+            for (uint32_t x = 0; x < items; ++x) {
+              const uint32_t g = y * c.grid[0] + first + x;
+              if (g < c.n) bins[in[g] % items] += weight;
+            }
+            for (uint32_t b = 0; b < items; ++b) expected[b] += over ? (bins[b] > weight ? 1u : 0u) : bins[b];
+          }
+        for (uint32_t b = 0; b < XGPU_TEST_RUN_BINS; ++b) {
+          INFO("bin " << b);
+          REQUIRE(out[b] == expected[b]);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("work-item loops: a kernel of a required size runs its full workgroups on the sized path (every host level)") {
   const std::vector<std::string> levels = runnable_host_levels();
   REQUIRE(!levels.empty());

@@ -51,6 +51,7 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/PatternMatch.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/IR/Verifier.h"
@@ -206,6 +207,7 @@ class WorkItemLoops {
  private:
   bool combining() const { return !combines_.empty(); }
   bool needs_dispatch() const;
+  bool plan_accumulation();
   void specialize_sized();
   void mark_sized_loops();
   void scope_sized_arrays(const SmallPtrSetImpl<Value*>& arrays);
@@ -291,6 +293,11 @@ class WorkItemLoops {
   };
   std::vector<Combine> combines_;
   bool runs_ = false;  // set_runs
+  // The loads and stores of group-memory atomic adds whose old value is
+  // unused (lower_group_segment_atomics), and whether the run accumulates
+  // group memory across its workgroups (plan_accumulation).
+  SmallPtrSet<Instruction*, 8> group_adds_;
+  bool accumulate_ = false;
   uint32_t sized_x_ = 0;             // set_sized
   AllocaInst* group_alloca_ = nullptr;  // the sized path's group memory
   std::vector<AllocaInst*> item_arrays_;  // build()'s per-item slot arrays
@@ -552,7 +559,13 @@ void WorkItemLoops::lower_group_segment_atomics() {
         old->eraseFromParent();
         continue;
       }
-      b.CreateAlignedStore(result, ptr, rmw->getAlign());
+      StoreInst* store = b.CreateAlignedStore(result, ptr, rmw->getAlign());
+      // An integer add whose old value nobody uses only accumulates
+      // (plan_accumulation).
+      if (rmw->getOperation() == AtomicRMWInst::Add && rmw->use_empty() && type->isIntegerTy()) {
+        group_adds_.insert(old);
+        group_adds_.insert(store);
+      }
       rmw->replaceAllUsesWith(old);
       rmw->eraseFromParent();
     }
@@ -1253,8 +1266,15 @@ void WorkItemLoops::combine_tails() {
     }
     if (hoist) {
       IRBuilder<> hb(branch);
-      Value* taken = branch->getSuccessor(0) == block ? branch->getCondition()
-                                                       : hb.CreateNot(branch->getCondition());
+      // The condition under which the add's block runs: the branch's, or
+      // its inverse (a compare's inverse predicate, which the accumulation
+      // of group memory recognises: `v != 0`).
+      Value* taken = branch->getCondition();
+      if (branch->getSuccessor(0) != block) {
+        auto* compare = dyn_cast<CmpInst>(taken);
+        taken = compare ? hb.CreateCmp(compare->getInversePredicate(), compare->getOperand(0), compare->getOperand(1))
+                        : hb.CreateNot(taken);
+      }
       value = hb.CreateSelect(taken, value, Constant::getNullValue(value->getType()));
       while (&block->front() != block->getTerminator()) block->front().moveBefore(branch);
     }
@@ -1352,6 +1372,118 @@ Function* WorkItemLoops::combine_function() {
   for (Instruction* inst : detached_) inst->deleteValue();
   detached_.clear();
   return function;
+}
+
+// Group memory kept across the workgroups of a run: a barrier kernel of
+// three regions, the shape of a groupshared histogram (or any per-slot
+// count: zero, add, flush), whose tail adds are combined (combine_tails):
+//   region 0 (one block, every item): group[x + e] = 0, its only group
+//     access;
+//   region 1: group memory only through integer atomic adds whose old value
+//     is unused (any address);
+//   region 2: group memory only through loads of group[x + e] (the element
+//     region 0 zeroed), no effect but the combined totals' updates, each in
+//     the region's first block and adding the loaded value v itself or
+//     `v != 0 ? v : 0`;
+//   no per-item slots (a skipped region would leave one stale).
+// The run's workgroups then zero only once and read the slots only once:
+// the first runs region 0, the last region 2, and in between group memory
+// keeps the counts of the run so far. Region 2's total over the run is the
+// same (a sum of each workgroup's slot is the slot of the summed adds:
+// integer adds wrap, associative and commutative), and nothing else reads
+// the slots: region 1's adds return nothing anyone reads. Only for runs of
+// full one-row workgroups, decided per call (every workgroup zeroes the
+// same slots then).
+bool WorkItemLoops::plan_accumulation() {
+  if (!combining() || !aggregates_.empty() || needs_dispatch() || !per_item_.empty()) return false;
+  if (regions_.size() != 3 || region_exits_[0] != 1 || region_exits_[1] != 2 || region_exits_[2] != kExitsReturn)
+    return false;
+  if (regions_[0].size() != 1) return false;
+  SmallPtrSet<const Value*, 4> totals;
+  for (const Combine& c : combines_) totals.insert(c.totals);
+  auto on_totals = [&](Value* ptr) { return totals.count(getUnderlyingObject(ptr, 0)) != 0; };
+  bool zeroed = false;
+  int64_t element = 0;
+  uint64_t scale = 0;
+  Type* type = nullptr;
+  SmallPtrSet<Value*, 4> slot_loads;  // region 2's loads of the zeroed slot
+  std::vector<StoreInst*> updates;    // region 2's stores to the totals
+  for (unsigned r = 0; r < 3; ++r)
+    for (BasicBlock* block : regions_[r])
+      for (Instruction& inst : *block) {
+        // The group segment's address must not escape into memory or calls.
+        if (auto* store = dyn_cast<StoreInst>(&inst); store && on_group_segment(store->getValueOperand()))
+          return false;
+        if (auto* call = dyn_cast<CallBase>(&inst)) {
+          for (Value* argument : call->args())
+            if (argument->getType()->isPointerTy() && on_group_segment(argument)) return false;
+          if (r == 2 && call->mayWriteToMemory()) return false;
+          continue;
+        }
+        Value* ptr = nullptr;
+        if (auto* load = dyn_cast<LoadInst>(&inst)) ptr = load->getPointerOperand();
+        else if (auto* store = dyn_cast<StoreInst>(&inst)) ptr = store->getPointerOperand();
+        else if (auto* rmw = dyn_cast<AtomicRMWInst>(&inst)) ptr = rmw->getPointerOperand();
+        else if (auto* cmpxchg = dyn_cast<AtomicCmpXchgInst>(&inst)) ptr = cmpxchg->getPointerOperand();
+        if (r == 2 && inst.mayWriteToMemory()) {
+          auto* store = dyn_cast<StoreInst>(&inst);
+          if (!store || !store->isSimple() || !on_totals(ptr) || block != region_starts_[2]) return false;
+          updates.push_back(store);
+          continue;
+        }
+        if (!ptr || !on_group_segment(ptr)) continue;
+        if (r == 1) {
+          if (!group_adds_.count(&inst)) return false;
+          continue;
+        }
+        int64_t e = 0;
+        uint64_t k = 0;
+        if (r == 0) {
+          auto* store = dyn_cast<StoreInst>(&inst);
+          auto* zero = store ? dyn_cast<Constant>(store->getValueOperand()) : nullptr;
+          if (zeroed || !store || !store->isSimple() || !zero || !zero->isNullValue() ||
+              !zero->getType()->isIntegerTy() ||
+              !group_element(ptr, zero->getType(), &element, &scale))
+            return false;
+          zeroed = true;
+          type = zero->getType();
+          continue;
+        }
+        auto* load = dyn_cast<LoadInst>(&inst);
+        if (!load || !load->isSimple() || !zeroed || load->getType() != type || !group_element(ptr, type, &e, &k) ||
+            e != element || k != scale)
+          return false;
+        slot_loads.insert(load);
+      }
+  if (!zeroed || updates.empty()) return false;
+  // Each update adds v or `v != 0 ? v : 0` (v a load of the slot) to what
+  // it loaded from the same total.
+  auto slot_value = [&](Value* value) {
+    if (slot_loads.count(value)) return true;
+    Value* v = nullptr;
+    ICmpInst::Predicate predicate;
+    if (match(value, PatternMatch::m_Select(
+                         PatternMatch::m_ICmp(predicate, PatternMatch::m_Value(v), PatternMatch::m_Zero()),
+                         PatternMatch::m_Deferred(v), PatternMatch::m_Zero())))
+      return predicate == ICmpInst::ICMP_NE && slot_loads.count(v) != 0;
+    if (match(value, PatternMatch::m_Select(
+                         PatternMatch::m_ICmp(predicate, PatternMatch::m_Value(v), PatternMatch::m_Zero()),
+                         PatternMatch::m_Zero(), PatternMatch::m_Deferred(v))))
+      return predicate == ICmpInst::ICMP_EQ && slot_loads.count(v) != 0;
+    return false;
+  };
+  for (StoreInst* update : updates) {
+    auto* add = dyn_cast<BinaryOperator>(update->getValueOperand());
+    if (!add || add->getOpcode() != Instruction::Add) return false;
+    bool ok = false;
+    for (unsigned i = 0; i < 2 && !ok; ++i) {
+      auto* previous = dyn_cast<LoadInst>(add->getOperand(i));
+      ok = previous && previous->getPointerOperand() == update->getPointerOperand() &&
+           slot_value(add->getOperand(1 - i));
+    }
+    if (!ok) return false;
+  }
+  return true;
 }
 
 // Follow the regions from region 0, which every item runs: while each has
@@ -1548,6 +1680,7 @@ void WorkItemLoops::build() {
   Value* group_width = nullptr;
   PHINode* run_index = nullptr;
   BasicBlock* run_head = nullptr;
+  Value* accumulating = nullptr;  // plan_accumulation's runs: this call's is one
   if (runs()) {
     auto field = [&](uint64_t offset) { return b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), workgroup(), offset); };
     run_first = b.CreateAlignedLoad(i32, field(kWorkgroupIdOffset), Align(4), "xgpu.run.first");
@@ -1555,6 +1688,13 @@ void WorkItemLoops::build() {
     run_length = b.CreateBinaryIntrinsic(Intrinsic::umax, length, b.getInt32(1), nullptr, "xgpu.run.length");
     group_width = b.CreateAlignedLoad(i32, field(kWorkgroupSizeOffset), Align(4), "xgpu.run.width");
     Value* grid_width = b.CreateAlignedLoad(i32, field(kWorkgroupGridSizeOffset), Align(4));
+    if (accumulate_) {
+      // Every workgroup of the run full along x, one row each.
+      Value* end = b.CreateNUWMul(b.CreateNUWAdd(b.CreateZExt(run_first, i64), b.CreateZExt(run_length, i64)),
+                                  b.CreateZExt(group_width, i64));
+      accumulating = b.CreateAnd(b.CreateICmpULE(end, b.CreateZExt(grid_width, i64)),
+                                 b.CreateICmpEQ(b.CreateOr(counts[1], counts[2]), b.getInt32(1)), "xgpu.accumulate");
+    }
     slot_count = b.CreateNUWMul(b.CreateNUWMul(group_width, counts[1]), counts[2], "xgpu.combine.slots");
     b.CreateAlignedStore(b.getInt32(1), field(kWorkgroupRunOffset), Align(4), /*isVolatile=*/true);
     BasicBlock* before_run = entry;
@@ -1612,6 +1752,10 @@ void WorkItemLoops::build() {
     IRBuilder<> cb(call);
     cb.CreateCall(sized_path_, {kernarg(), workgroup()});
     cb.CreateBr(exit);
+  } else if (accumulating) {
+    // Group memory keeps the run's counts: only its first workgroup zeroes.
+    Value* later = b.CreateICmpNE(run_index, b.getInt32(0));
+    b.CreateCondBr(b.CreateAnd(accumulating, later), region_entries[1], region_entries[0]);
   } else {
     b.CreateBr(region_entries[0]);
   }
@@ -1629,7 +1773,9 @@ void WorkItemLoops::build() {
   std::vector<unsigned> fusions(regions_.size(), kNoFusion);
   std::vector<uint32_t> splits(regions_.size(), 0);
   std::vector<DenseMap<AllocaInst*, AllocaInst*>> fused_scalars(regions_.size());
-  if (!dispatched && !sized_x_)  // the sized path's unrolled loops need no fusion
+  // (The sized path's unrolled loops need no fusion; a run that accumulates
+  // group memory skips regions 0 and 2 on its own.)
+  if (!dispatched && !sized_x_ && !accumulate_)
     for (unsigned r = 0; r + 1 < regions_.size(); ++r) {
       SmallPtrSet<AllocaInst*, 4> scalars;
       fusions[r] = fusion_order(r, &scalars, &splits[r]);
@@ -1675,7 +1821,11 @@ void WorkItemLoops::build() {
       done = BasicBlock::Create(ctx_, region_tag + ".done", &f_);
       IRBuilder<> db(done);
       BasicBlock* next = region_exits_[r] == kExitsReturn ? exit : region_entries[region_exits_[r]];
-      if (!dispatched) {
+      if (!dispatched && accumulating && r == 1) {
+        // ... and only its last reads the slots into the totals.
+        Value* more = db.CreateICmpNE(db.CreateNUWAdd(run_index, db.getInt32(1)), run_length);
+        db.CreateCondBr(db.CreateAnd(accumulating, more), exit, next);
+      } else if (!dispatched) {
         db.CreateBr(next);
       } else if (r == 0) {
         if (next != exit) db.CreateStore(db.getTrue(), uniform_slot);
@@ -1975,6 +2125,7 @@ bool WorkItemLoops::run(std::string* reason) {
               std::to_string(kMaxWorkgroupItems) + "-item workgroup)";
     return false;
   }
+  accumulate_ = !sized_x_ && runs() && plan_accumulation();
   if (sized_x_ && (needs_dispatch() || !aggregates_.empty())) {
     *reason = "its regions need a dispatcher";
     return false;

@@ -283,6 +283,27 @@ typedef struct grid_reverse_shared {
   uint32_t ids[XGPU_TEST_GRID_MAX_ITEMS]; /* by local linear id */
 } grid_reverse_shared_t;
 
+/* `run_bins` and `run_bins_over`: a groupshared histogram per workgroup
+ * (one-row workgroups of up to XGPU_TEST_RUN_BINS items along x), whose
+ * tail adds are combined across runs of workgroups. With items the
+ * workgroup's item count, g the global linear id and bins[] zeroed by
+ * every item (bins[lid] = 0), item g < n adds `weight` to
+ * bins[in[g] % items]; then item lid adds bins[lid] to out[lid] when it is
+ * not 0 (`run_bins`: the shape whose group memory the transform keeps
+ * across a run's workgroups) or 1 to out[lid] when bins[lid] > weight
+ * (`run_bins_over`: the same shape, but a count that must stay per
+ * workgroup). */
+#define XGPU_TEST_RUN_BINS 64u
+typedef struct run_bins_args {
+  const uint32_t* in; /* binding: n values */
+  uint32_t* out;      /* binding: XGPU_TEST_RUN_BINS counts */
+  uint32_t n;         /* element count */
+  uint32_t weight;
+} run_bins_args_t;
+typedef struct run_bins_shared {
+  uint32_t bins[XGPU_TEST_RUN_BINS];
+} run_bins_shared_t;
+
 /* `sized_tree`: a barrier kernel of a required workgroup size
  * (XGPU_TEST_SIZED_WORKGROUP, 1, 1) with static groupshared memory, whose
  * full workgroups run the transform's sized path (group memory and values
