@@ -924,8 +924,9 @@ TEST_CASE("work-item loops: groupshared bins kept across a run's workgroups coun
   const Case cases[] = {{{64 * 2000, 1}, 64, 64 * 2000},      {{64 * 1500 + 13, 1}, 64, 64 * 1500 + 13},
                         {{64 * 1800, 1}, 64, 64 * 1700 + 5},  {{64 * 300, 7}, 64, 64 * 300 * 7 - 100},
                         {{32 * 2500 + 31, 1}, 32, 32 * 2500}, {{5000, 3}, 1, 14000}};
-  for (const char* kernel : {"run_bins", "run_bins_over"}) {
+  for (const char* kernel : {"run_bins", "run_bins_over", "run_bins_counted"}) {
     const bool over = std::string(kernel) == "run_bins_over";
+    const bool counted = std::string(kernel) == "run_bins_counted";
     for (const Case& c : cases) {
       for (uint32_t weight : {1u, 3u}) {
         INFO(kernel << " grid " << c.grid[0] << "x" << c.grid[1] << " width " << c.width << " n " << c.n
@@ -947,6 +948,7 @@ TEST_CASE("work-item loops: groupshared bins kept across a run's workgroups coun
               if (g < c.n) bins[in[g] % items] += weight;
             }
             for (uint32_t b = 0; b < items; ++b) expected[b] += over ? (bins[b] > weight ? 1u : 0u) : bins[b];
+            if (counted) expected[XGPU_TEST_RUN_BINS - 1] += 1000u * items;
           }
         for (uint32_t b = 0; b < XGPU_TEST_RUN_BINS; ++b) {
           INFO("bin " << b);

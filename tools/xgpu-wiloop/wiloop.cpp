@@ -1377,8 +1377,9 @@ Function* WorkItemLoops::combine_function() {
 // Group memory kept across the workgroups of a run: a barrier kernel of
 // three regions, the shape of a groupshared histogram (or any per-slot
 // count: zero, add, flush), whose tail adds are combined (combine_tails):
-//   region 0 (one block, every item): group[x + e] = 0, its only group
-//     access;
+//   region 0 (one block, every item): group[x + e] = 0, and nothing else
+//     that touches memory or calls (loads of the kernarg and the record
+//     aside): later workgroups skip it;
 //   region 1: group memory only through integer atomic adds whose old value
 //     is unused (any address);
 //   region 2: group memory only through loads of group[x + e] (the element
@@ -1417,7 +1418,9 @@ bool WorkItemLoops::plan_accumulation() {
         if (auto* call = dyn_cast<CallBase>(&inst)) {
           for (Value* argument : call->args())
             if (argument->getType()->isPointerTy() && on_group_segment(argument)) return false;
-          if (r == 2 && call->mayWriteToMemory()) return false;
+          // Region 0 is skipped by later workgroups: it may do nothing
+          // else (no calls but the local ids).
+          if ((r == 0 && !is_call_to(inst, kLocalIdMarker)) || (r == 2 && call->mayWriteToMemory())) return false;
           continue;
         }
         Value* ptr = nullptr;
@@ -1429,6 +1432,17 @@ bool WorkItemLoops::plan_accumulation() {
           auto* store = dyn_cast<StoreInst>(&inst);
           if (!store || !store->isSimple() || !on_totals(ptr) || block != region_starts_[2]) return false;
           updates.push_back(store);
+          continue;
+        }
+        if (r == 0 && inst.mayReadOrWriteMemory() && !(ptr && on_group_segment(ptr))) {
+          // ... and reads only the kernarg and the record, which cannot
+          // fault (a load that could would fault only in the first
+          // workgroup of a run).
+          uint64_t offset = 0;
+          auto* load = dyn_cast<LoadInst>(&inst);
+          if (!load || !load->isSimple() ||
+              !(is_argument_field(ptr, kernarg(), dl_, &offset) || is_argument_field(ptr, workgroup(), dl_, &offset)))
+            return false;
           continue;
         }
         if (!ptr || !on_group_segment(ptr)) continue;

@@ -292,7 +292,9 @@ typedef struct grid_reverse_shared {
  * not 0 (`run_bins`: the shape whose group memory the transform keeps
  * across a run's workgroups) or 1 to out[lid] when bins[lid] > weight
  * (`run_bins_over`: the same shape, but a count that must stay per
- * workgroup). */
+ * workgroup). `run_bins_counted` is `run_bins` whose every item also adds
+ * 1000 to out[XGPU_TEST_RUN_BINS - 1] before the first barrier (work the
+ * first region does in every workgroup). */
 #define XGPU_TEST_RUN_BINS 64u
 typedef struct run_bins_args {
   const uint32_t* in; /* binding: n values */

@@ -324,10 +324,11 @@ XGPU_KERNEL_GROUPSHARED_SIZED(sized_tree, sized_tree_args_t, args, sized_tree_sh
 }
 XGPU_KERNEL_BINDINGS(sized_tree, 2);
 
-#define RUN_BINS_BODY(tail)                                                                    \
+#define RUN_BINS_BODY(first, tail)                                                             \
   const uint32_t lid = xgpu_local_id(0);                                                       \
   const uint32_t g = xgpu_global_id(1) * xgpu_grid_size(0) + xgpu_global_id(0);               \
   shared->bins[lid] = 0;                                                                       \
+  first                                                                                        \
   xgpu_barrier();                                                                              \
   if (g < args->n)                                                                             \
     xgpu_atomic_fetch_add(&shared->bins[args->in[g] % xgpu_workgroup_item_count(0)], args->weight, \
@@ -336,13 +337,21 @@ XGPU_KERNEL_BINDINGS(sized_tree, 2);
   tail
 
 XGPU_KERNEL_GROUPSHARED(run_bins, run_bins_args_t, args, run_bins_shared_t, shared) {
-  RUN_BINS_BODY(if (shared->bins[lid] != 0) xgpu_atomic_fetch_add(&args->out[lid], shared->bins[lid],
-                                                                  XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);)
+  RUN_BINS_BODY(, if (shared->bins[lid] != 0) xgpu_atomic_fetch_add(&args->out[lid], shared->bins[lid],
+                                                                    XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);)
 }
 XGPU_KERNEL_BINDINGS(run_bins, 2);
 
+XGPU_KERNEL_GROUPSHARED(run_bins_counted, run_bins_args_t, args, run_bins_shared_t, shared) {
+  RUN_BINS_BODY(xgpu_atomic_fetch_add(&args->out[XGPU_TEST_RUN_BINS - 1u], 1000u, XGPU_ORDER_RELAXED,
+                                      XGPU_SCOPE_AGENT);
+                , if (shared->bins[lid] != 0) xgpu_atomic_fetch_add(&args->out[lid], shared->bins[lid],
+                                                                    XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);)
+}
+XGPU_KERNEL_BINDINGS(run_bins_counted, 2);
+
 XGPU_KERNEL_GROUPSHARED(run_bins_over, run_bins_args_t, args, run_bins_shared_t, shared) {
-  RUN_BINS_BODY(if (shared->bins[lid] > args->weight)
+  RUN_BINS_BODY(, if (shared->bins[lid] > args->weight)
                     xgpu_atomic_fetch_add(&args->out[lid], 1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);)
 }
 XGPU_KERNEL_BINDINGS(run_bins_over, 2);
