@@ -1385,7 +1385,8 @@ Function* WorkItemLoops::combine_function() {
 //   region 2: group memory only through loads of group[x + e] (the element
 //     region 0 zeroed), no effect but the combined totals' updates, each in
 //     the region's first block and adding the loaded value v itself or
-//     `v != 0 ? v : 0`;
+//     `v != 0 ? v : 0`, no other load but of the kernarg, the record and
+//     the totals (only the run's last workgroup runs it);
 //   no per-item slots (a skipped region would leave one stale).
 // The run's workgroups then zero only once and read the slots only once:
 // the first runs region 0, the last region 2, and in between group memory
@@ -1434,14 +1435,15 @@ bool WorkItemLoops::plan_accumulation() {
           updates.push_back(store);
           continue;
         }
-        if (r == 0 && inst.mayReadOrWriteMemory() && !(ptr && on_group_segment(ptr))) {
-          // ... and reads only the kernarg and the record, which cannot
-          // fault (a load that could would fault only in the first
-          // workgroup of a run).
+        if (r != 1 && inst.mayReadOrWriteMemory() && !(ptr && on_group_segment(ptr))) {
+          // ... and, as region 2 (which only the last runs), reads only the
+          // kernarg, the record and the totals, which cannot fault (a load
+          // that could would fault only in one workgroup of a run).
           uint64_t offset = 0;
           auto* load = dyn_cast<LoadInst>(&inst);
           if (!load || !load->isSimple() ||
-              !(is_argument_field(ptr, kernarg(), dl_, &offset) || is_argument_field(ptr, workgroup(), dl_, &offset)))
+              !(is_argument_field(ptr, kernarg(), dl_, &offset) || is_argument_field(ptr, workgroup(), dl_, &offset) ||
+                (r == 2 && on_totals(ptr))))
             return false;
           continue;
         }
