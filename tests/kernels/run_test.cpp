@@ -1460,3 +1460,35 @@ TEST_CASE("work-item loops: a run with combined tail atomics runs its workgroups
   CHECK(fault_names(in.data(), reinterpret_cast<uint32_t*>(uintptr_t{0x10})) == 4 * 16 + 6);
   munmap(pages, size_t(2 * page));
 }
+
+TEST_CASE("work-item loops: kernels the transform once got wrong compute what they must (regressions)") {
+  Device device("", XGPU_TEST_WILOOP_KERNELS_FILE);
+  constexpr uint32_t W = XGPU_TEST_REGRESSION_WORKGROUP;
+  constexpr uint32_t kGroups = 256, N = kGroups * W;
+  uint32_t* in = device.allocate<uint32_t>(2 * N);
+  uint32_t* out = device.allocate<uint32_t>(2 * N);
+  struct Case {
+    const char* kernel;
+    uint32_t outputs;  // out[0 .. outputs) checked
+    uint32_t expected;
+  };
+  const uint32_t k = 2;
+  for (const Case c : {Case{"regression_sized_end", kGroups, W}, Case{"regression_sized_table", kGroups, 16u * (k & 3u) + 7u},
+                       Case{"regression_kept_peek", N, 1u}, Case{"regression_sized_keptptr", N, 1u}}) {
+    INFO(c.kernel);
+    for (uint32_t i = 0; i < 2 * N; ++i) in[i] = i, out[i] = 0;
+    regression_args_t args = {in, out, N, k};
+    device.run({c.kernel, &args, sizeof(args), 1, {N, 1, 1}, {uint16_t(W), 1, 1}});
+    uint32_t wrong = 0, first = 0;
+    for (uint32_t i = 0; i < c.outputs; ++i)
+      if (out[i] != c.expected && wrong++ == 0) first = i;
+    INFO("first wrong: out[" << first << "] = " << out[first]);
+    CHECK(wrong == 0);
+    if (std::string(c.kernel) == "regression_kept_peek") {
+      // Each bin of each workgroup got one add: 256 workgroups' worth.
+      wrong = 0;
+      for (uint32_t lid = 0; lid < W; ++lid) wrong += out[N + lid] != kGroups;
+      CHECK(wrong == 0);
+    }
+  }
+}

@@ -37,6 +37,7 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Analysis/AssumptionCache.h"
+#include "llvm/Analysis/CaptureTracking.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/Analysis/ScalarEvolution.h"
@@ -140,6 +141,9 @@ constexpr StringLiteral kLateUnrollMarker = "xgpu.wiloop.unroll_late";
 // too large to keep in registers anyway.
 constexpr uint32_t kMaxSizedItems = 1024;
 constexpr uint32_t kMaxSizedGroupBytes = 16384;
+// Uses capture tracking follows before it answers "captured" (LLVM's
+// default, 100, is too few for a sized path's unrolled accesses).
+constexpr unsigned kMaxCaptureUses = 1u << 16;
 
 bool is_call_to(const Instruction& inst, StringRef name) {
   const auto* call = dyn_cast<CallInst>(&inst);
@@ -212,7 +216,14 @@ class WorkItemLoops {
   void mark_sized_loops();
   void scope_sized_arrays(const SmallPtrSetImpl<Value*>& arrays);
   bool check(std::string* reason);
-  bool on_group_segment(Value* ptr);
+  // Which memory an access may touch, as far as group memory goes (see
+  // pointer_touch).
+  enum class Touch { kNone, kGroup, kOther, kUnknown };
+  bool group_root(const Value* value) const;
+  bool group_escapes();
+  Touch pointer_touch(const Value* ptr, bool escapes) const;
+  Touch access_touch(Instruction& inst, bool escapes) const;
+  bool on_group_segment(Value* ptr) const { return pointer_touch(ptr, /*escapes=*/true) == Touch::kGroup; }
   void lower_group_segment_atomics();
   void mark_global_ids();
   bool uniform(Value* value, unsigned depth);
@@ -512,17 +523,81 @@ bool WorkItemLoops::check(std::string* reason) {
   return true;
 }
 
-// In loop mode one thread runs every work item of a workgroup, so atomics on
-// the group segment (which no other workgroup can see) are plain memory
-// operations. Done while SSA still shows where each pointer comes from.
-bool WorkItemLoops::on_group_segment(Value* ptr) {
-  const Value* base = getUnderlyingObject(ptr, /*MaxLookup=*/0);
-  const auto* load = dyn_cast<LoadInst>(base);
+// Group memory: which objects an access may touch. The roots are the
+// group segment's pointer (a load of the workgroup record's
+// group_segment) and, on the sized path, the array that replaces it. A
+// pointer's underlying objects are found through GEPs, casts, selects and
+// phis (LLVM's getUnderlyingObjects, without a depth limit); an object
+// that is neither a root nor an identified object (a stack slot, a global,
+// an argument: the kernarg or the record) is a pointer loaded from memory,
+// returned by a call or made from an integer. Such a pointer can point into
+// group memory only when a group pointer escaped (was stored, passed to a
+// call that may keep it, converted to an integer or returned: LLVM's
+// capture tracking); when none did, it points elsewhere.
+bool WorkItemLoops::group_root(const Value* value) const {
+  if (group_alloca_ && value == group_alloca_) return true;
+  const auto* load = dyn_cast<LoadInst>(value);
   uint64_t offset = 0;
-  return load && is_argument_field(load->getPointerOperand(), workgroup(), dl_, &offset) &&
+  return load && load->getType()->isPointerTy() &&
+         is_argument_field(load->getPointerOperand(), const_cast<WorkItemLoops*>(this)->workgroup(), dl_, &offset) &&
          offset == kWorkgroupGroupSegmentOffset;
 }
 
+bool WorkItemLoops::group_escapes() {
+  for (BasicBlock& block : f_)
+    for (Instruction& inst : block)
+      if (group_root(&inst) && PointerMayBeCaptured(&inst, /*ReturnCaptures=*/true, /*StoreCaptures=*/true, kMaxCaptureUses))
+        return true;
+  return false;
+}
+
+// kGroup: every object `ptr` may point into is group memory; kOther: none
+// is; kUnknown: either may be, or the objects cannot be told (`escapes`:
+// whether a group pointer escaped, group_escapes()).
+WorkItemLoops::Touch WorkItemLoops::pointer_touch(const Value* ptr, bool escapes) const {
+  SmallVector<const Value*, 8> objects;
+  getUnderlyingObjects(ptr, objects, nullptr, /*MaxLookup=*/0);
+  bool group = false, other = false, unknown = objects.empty();
+  for (const Value* object : objects) {
+    if (group_root(object))
+      group = true;
+    else if (isa<AllocaInst>(object) || isa<GlobalValue>(object) || isa<Argument>(object) ||
+             isa<ConstantPointerNull>(object) || isa<UndefValue>(object))
+      other = true;
+    else if (escapes)
+      unknown = true;
+    else
+      other = true;
+  }
+  if (unknown || (group && other)) return Touch::kUnknown;
+  return group ? Touch::kGroup : Touch::kOther;
+}
+
+// The memory `inst` may touch: kNone for an instruction that touches none
+// (and the local id marker), a call's through its pointer arguments and,
+// unless it only accesses their pointees, any other memory.
+WorkItemLoops::Touch WorkItemLoops::access_touch(Instruction& inst, bool escapes) const {
+  auto join = [](Touch a, Touch b) { return a == Touch::kNone ? b : b == Touch::kNone || a == b ? a : Touch::kUnknown; };
+  if (!inst.mayReadOrWriteMemory() || isa<FenceInst>(inst) || is_call_to(inst, kLocalIdMarker)) return Touch::kNone;
+  if (auto* load = dyn_cast<LoadInst>(&inst)) return pointer_touch(load->getPointerOperand(), escapes);
+  if (auto* store = dyn_cast<StoreInst>(&inst)) return pointer_touch(store->getPointerOperand(), escapes);
+  if (auto* rmw = dyn_cast<AtomicRMWInst>(&inst)) return pointer_touch(rmw->getPointerOperand(), escapes);
+  if (auto* cmpxchg = dyn_cast<AtomicCmpXchgInst>(&inst)) return pointer_touch(cmpxchg->getPointerOperand(), escapes);
+  auto* call = dyn_cast<CallBase>(&inst);
+  if (!call) return Touch::kUnknown;
+  const MemoryEffects effects = call->getMemoryEffects();
+  if (effects.doesNotAccessMemory()) return Touch::kNone;
+  Touch touch = Touch::kNone;
+  for (Value* argument : call->args())
+    if (argument->getType()->isPointerTy()) touch = join(touch, pointer_touch(argument, escapes));
+  if (!effects.onlyAccessesArgPointees()) touch = join(touch, escapes ? Touch::kUnknown : Touch::kOther);
+  return touch;
+}
+
+// In loop mode one thread runs every work item of a workgroup, so atomics on
+// the group segment (which no other workgroup can see) are plain memory
+// operations. Done while SSA still shows where each pointer comes from; an
+// atomic that may touch group memory or other memory stays atomic.
 void WorkItemLoops::lower_group_segment_atomics() {
   std::vector<Instruction*> worklist;
   for (BasicBlock& block : f_)
@@ -1201,11 +1276,13 @@ Value* WorkItemLoops::detach(Value* value) {
 void WorkItemLoops::combine_tails() {
   if (barrier_blocks_.empty() || !aggregates_.empty()) return;
   std::vector<AtomicRMWInst*> found;
+  const bool escapes = group_escapes();
   for (BasicBlock& block : f_)
     for (Instruction& inst : block) {
       auto* rmw = dyn_cast<AtomicRMWInst>(&inst);
       if (rmw && rmw->getOperation() == AtomicRMWInst::Add && !rmw->isVolatile() &&
-          rmw->getOrdering() == AtomicOrdering::Monotonic && !on_group_segment(rmw->getPointerOperand()) &&
+          rmw->getOrdering() == AtomicOrdering::Monotonic &&
+          pointer_touch(rmw->getPointerOperand(), escapes) == Touch::kOther &&
           run_invariant(rmw->getPointerOperand(), kRematerializeDepth) && tail(rmw) &&
           found.size() < kMaxCombinedAtomics)
         found.push_back(rmw);
@@ -1404,6 +1481,9 @@ bool WorkItemLoops::plan_accumulation() {
   SmallPtrSet<const Value*, 4> totals;
   for (const Combine& c : combines_) totals.insert(c.totals);
   auto on_totals = [&](Value* ptr) { return totals.count(getUnderlyingObject(ptr, 0)) != 0; };
+  // A group pointer kept in memory, passed to a call or made into an
+  // integer could reach the bins where no analysis sees it.
+  if (group_escapes()) return false;
   bool zeroed = false;
   int64_t element = 0;
   uint64_t scale = 0;
@@ -1413,43 +1493,44 @@ bool WorkItemLoops::plan_accumulation() {
   for (unsigned r = 0; r < 3; ++r)
     for (BasicBlock* block : regions_[r])
       for (Instruction& inst : *block) {
-        // The group segment's address must not escape into memory or calls.
-        if (auto* store = dyn_cast<StoreInst>(&inst); store && on_group_segment(store->getValueOperand()))
-          return false;
-        if (auto* call = dyn_cast<CallBase>(&inst)) {
-          for (Value* argument : call->args())
-            if (argument->getType()->isPointerTy() && on_group_segment(argument)) return false;
-          // Region 0 is skipped by later workgroups: it may do nothing
-          // else (no calls but the local ids).
-          if ((r == 0 && !is_call_to(inst, kLocalIdMarker)) || (r == 2 && call->mayWriteToMemory())) return false;
+        // With no group pointer escaping (above), an access touches group
+        // memory, other memory, or both, and the analysis knows which.
+        const Touch touch = access_touch(inst, /*escapes=*/false);
+        if (touch == Touch::kUnknown) return false;
+        if (isa<CallBase>(inst)) {
+          if (is_call_to(inst, kLocalIdMarker)) continue;
+          // Region 0 is skipped by later workgroups: it makes no calls;
+          // region 2 (the last only) none that touch memory; region 1 none
+          // that touch group memory.
+          if (r == 0 || (r == 2 && touch != Touch::kNone) || touch == Touch::kGroup) return false;
           continue;
         }
-        Value* ptr = nullptr;
-        if (auto* load = dyn_cast<LoadInst>(&inst)) ptr = load->getPointerOperand();
-        else if (auto* store = dyn_cast<StoreInst>(&inst)) ptr = store->getPointerOperand();
-        else if (auto* rmw = dyn_cast<AtomicRMWInst>(&inst)) ptr = rmw->getPointerOperand();
+        if (touch == Touch::kNone) continue;
+        Value* ptr = getLoadStorePointerOperand(&inst);
+        if (auto* rmw = dyn_cast<AtomicRMWInst>(&inst)) ptr = rmw->getPointerOperand();
         else if (auto* cmpxchg = dyn_cast<AtomicCmpXchgInst>(&inst)) ptr = cmpxchg->getPointerOperand();
+        if (!ptr) return false;
+        if (r == 1) {
+          // Group memory only through the lowered adds whose result nobody reads.
+          if (touch == Touch::kGroup && !group_adds_.count(&inst)) return false;
+          continue;
+        }
         if (r == 2 && inst.mayWriteToMemory()) {
           auto* store = dyn_cast<StoreInst>(&inst);
           if (!store || !store->isSimple() || !on_totals(ptr) || block != region_starts_[2]) return false;
           updates.push_back(store);
           continue;
         }
-        if (r != 1 && inst.mayReadOrWriteMemory() && !(ptr && on_group_segment(ptr))) {
-          // ... and, as region 2 (which only the last runs), reads only the
-          // kernarg, the record and the totals, which cannot fault (a load
-          // that could would fault only in one workgroup of a run).
+        if (touch == Touch::kOther) {
+          // Regions 0 and 2 read only the kernarg, the record and (region
+          // 2) the totals, which cannot fault (a load that could would
+          // fault only in one workgroup of a run).
           uint64_t offset = 0;
           auto* load = dyn_cast<LoadInst>(&inst);
           if (!load || !load->isSimple() ||
               !(is_argument_field(ptr, kernarg(), dl_, &offset) || is_argument_field(ptr, workgroup(), dl_, &offset) ||
                 (r == 2 && on_totals(ptr))))
             return false;
-          continue;
-        }
-        if (!ptr || !on_group_segment(ptr)) continue;
-        if (r == 1) {
-          if (!group_adds_.count(&inst)) return false;
           continue;
         }
         int64_t e = 0;
@@ -1562,24 +1643,6 @@ void WorkItemLoops::specialize_sized() {
     load->replaceAllUsesWith(value);
     load->eraseFromParent();
   }
-  // The path runs only without dynamic group memory: an address at or past
-  // the static bytes (<xgpu/kernel.h>'s xgpu_dynamic_groupshared()) is one
-  // no item may access there. Null says so to the optimiser, which drops
-  // such accesses (a kernel reaches them only behind a condition that is
-  // false without dynamic memory) instead of keeping group memory in memory
-  // for them.
-  if (group) {
-    std::vector<GetElementPtrInst*> past;
-    for (User* user : group->users())
-      if (auto* gep = dyn_cast<GetElementPtrInst>(user)) {
-        APInt offset(dl_.getIndexTypeSizeInBits(gep->getType()), 0);
-        if (gep->accumulateConstantOffset(dl_, offset) && offset.uge(sized_group_bytes_)) past.push_back(gep);
-      }
-    for (GetElementPtrInst* gep : past) {
-      gep->replaceAllUsesWith(ConstantPointerNull::get(cast<PointerType>(gep->getType())));
-      gep->eraseFromParent();
-    }
-  }
 }
 
 // The sized path's arrays (group memory, the per-item slots) are its own:
@@ -1587,9 +1650,19 @@ void WorkItemLoops::specialize_sized() {
 // that the vectoriser adds no run-time overlap checks between them and the
 // kernel's buffers (such a check compares their addresses as integers,
 // after which no alias analysis can tell them apart, nor can SROA take the
-// arrays into registers). Accesses whose every possible object is one of
-// the arrays get the scope; those of which none is get the no-alias list.
+// arrays into registers). An access whose every underlying object (through
+// GEPs, casts, selects and phis) is one of the arrays gets the scope; one
+// none of whose objects can be one gets the no-alias list: each object is
+// another stack slot, a global or an argument, or — only when no array's
+// address escapes (stored, passed to a call that may keep it, made into an
+// integer: LLVM's capture tracking) — a pointer loaded from memory,
+// returned by a call or made from an integer. Any other access (a group
+// pointer read from a private table, one kept in a per-item slot across a
+// barrier, one built from an integer) gets neither.
 void WorkItemLoops::scope_sized_arrays(const SmallPtrSetImpl<Value*>& arrays) {
+  bool escapes = false;
+  for (Value* array : arrays)
+    escapes = escapes || PointerMayBeCaptured(array, /*ReturnCaptures=*/true, /*StoreCaptures=*/true, kMaxCaptureUses);
   MDBuilder mdb(ctx_);
   MDNode* domain = mdb.createAnonymousAliasScopeDomain("xgpu.sized");
   MDNode* scope = mdb.createAnonymousAliasScope(domain, "xgpu.sized.arrays");
@@ -1603,12 +1676,19 @@ void WorkItemLoops::scope_sized_arrays(const SmallPtrSetImpl<Value*>& arrays) {
       else if (auto* cmpxchg = dyn_cast<AtomicCmpXchgInst>(&inst)) ptr = cmpxchg->getPointerOperand();
       if (!ptr) continue;
       SmallVector<const Value*, 4> objects;
-      getUnderlyingObjects(ptr, objects);
-      unsigned own = 0;
-      for (const Value* object : objects) own += arrays.count(const_cast<Value*>(object)) ? 1 : 0;
-      if (own == objects.size() && own > 0)
+      getUnderlyingObjects(ptr, objects, nullptr, /*MaxLookup=*/0);
+      unsigned own = 0, apart = 0;
+      for (const Value* object : objects) {
+        if (arrays.count(const_cast<Value*>(object)))
+          ++own;
+        else if (isa<AllocaInst>(object) || isa<GlobalValue>(object) || isa<Argument>(object) ||
+                 isa<ConstantPointerNull>(object) || !escapes)
+          ++apart;
+      }
+      if (objects.empty()) continue;
+      if (own == objects.size())
         inst.setMetadata(LLVMContext::MD_alias_scope, list);
-      else if (own == 0)
+      else if (apart == objects.size())
         inst.setMetadata(LLVMContext::MD_noalias, list);
     }
 }
@@ -2442,6 +2522,16 @@ void drop_loop_marks(Module& module) {
     });
 }
 
+// Whether the address of a stack slot of `function` escapes (LLVM's
+// capture tracking): then a pointer loaded from memory or made from an
+// integer may point into one.
+bool stack_escapes(Function& function) {
+  for (Instruction& inst : instructions(function))
+    if (isa<AllocaInst>(inst) && PointerMayBeCaptured(&inst, /*ReturnCaptures=*/true, /*StoreCaptures=*/true, kMaxCaptureUses))
+      return true;
+  return false;
+}
+
 bool jam_marked(const Loop& loop) { return findOptionMDForLoopID(loop.getLoopID(), kJamMarker) != nullptr; }
 
 // Whether UnrollAndJamLoop may interleave `loop`'s items: the shape it takes
@@ -2481,11 +2571,15 @@ bool jammable(Loop& loop, DominatorTree& dt, ScalarEvolution& se) {
       } else if (auto* store = dyn_cast<StoreInst>(&inst)) {
         if (!store->isSimple()) return false;
         // A private array the body writes is one stack slot that every
-        // item reuses in turn: interleaved items would share it.
+        // item reuses in turn: interleaved items would share it. So is
+        // any store that may reach one (a pointer from memory or from an
+        // integer, while a stack slot's address escapes).
         SmallVector<const Value*, 4> objects;
-        getUnderlyingObjects(store->getPointerOperand(), objects);
+        getUnderlyingObjects(store->getPointerOperand(), objects, nullptr, /*MaxLookup=*/0);
         for (const Value* object : objects)
-          if (isa<AllocaInst>(object)) return false;
+          if (isa<AllocaInst>(object) ||
+              (!isa<GlobalValue>(object) && !isa<Argument>(object) && stack_escapes(*loop.getHeader()->getParent())))
+            return false;
       } else if (inst.mayReadOrWriteMemory() || (isa<CallBase>(&inst) && !isa<IntrinsicInst>(&inst))) {
         return false;
       }

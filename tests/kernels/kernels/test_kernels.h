@@ -332,4 +332,34 @@ typedef struct sized_tree_shared {
   uint32_t scan[XGPU_TEST_SIZED_WORKGROUP];
 } sized_tree_shared_t;
 
+/* Regressions of the work-item loop transform: kernels it once got wrong
+ * (kernels/wiloop_regressions.c). Each runs over workgroups of
+ * XGPU_TEST_REGRESSION_WORKGROUP items; `in[g] = g` unless said otherwise.
+ *   regression_sized_end: group v[lid] = 1; lid 0 sums v through a pointer
+ *     up to one past the array's end (kept in a volatile local):
+ *     out[wid] = XGPU_TEST_REGRESSION_WORKGROUP.
+ *   regression_sized_table: v[lid] = lid; lid 0 reads a row pointer into v
+ *     from a private table (row k & 3), adds 7 to the row's first element
+ *     through it and reads it back directly: out[wid] = 16 * (k & 3) + 7.
+ *   regression_kept_peek: bins zeroed, each item adds 1 to bin in[g] % 64
+ *     and reads that bin back through an address built from an integer
+ *     (out[g]: with in[g] = g, 1), then the bins are flushed into
+ *     out[n + lid] with a tail atomic add.
+ *   regression_sized_keptptr: a pointer to v[lid] (odd in[g]) or w[lid]
+ *     (even) chosen before a barrier, written through after it:
+ *     out[g] = v[lid] - (in[g] & 1) * 7 * before = 1. */
+#define XGPU_TEST_REGRESSION_WORKGROUP 64u
+typedef struct regression_args {
+  uint32_t* in;  /* binding 0 */
+  uint32_t* out; /* binding 1 */
+  uint32_t n, k; /* constants */
+} regression_args_t;
+typedef struct regression_v64 {
+  uint32_t v[XGPU_TEST_REGRESSION_WORKGROUP];
+} regression_v64_t;
+typedef struct regression_vw64 {
+  uint32_t v[XGPU_TEST_REGRESSION_WORKGROUP];
+  uint32_t w[XGPU_TEST_REGRESSION_WORKGROUP];
+} regression_vw64_t;
+
 #endif /* XGPU_TEST_KERNELS_H_ */
