@@ -17,7 +17,9 @@ diagnostic variant, shown as a baseline); every other side is a peer
 or a baseline measured in the same process on identical work. Other output
 lines pass through to stderr. The exit status is non-zero when a benchmark
 fails or any check is not ok; missed goals do not fail the run (they are
-reported, and bench/README.md says what bounds them).
+reported, and bench/README.md says what bounds them). A benchmark the build's
+configure step skipped (bench/skipped.json: a peer it needs is missing) is a
+note, not a failure; any other missing binary is a failure.
 """
 import argparse
 import datetime
@@ -100,10 +102,26 @@ def is_ours(side):
     return side == "xgpu" or side.startswith("xgpu (")
 
 
-def run_bench(build, name, binary, env_extra, reader, smoke):
+def skipped_at_configure(build):
+    """{binary: reason} of the benchmarks the build's configure step did not
+    build (a peer they cannot run without is missing): bench/skipped.json,
+    written by bench/CMakeLists.txt at every configure."""
+    try:
+        with open(os.path.join(build, "bench", "skipped.json")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def run_bench(build, name, binary, env_extra, reader, smoke, skipped):
     exe = os.path.join(build, "bin", binary)
     entry = {"name": name, "binary": binary, "env": env_extra}
     if not os.path.exists(exe):
+        if binary in skipped:
+            # Not an error: the configure step said why (the peers are
+            # installed by ./build.sh bench).
+            entry.update(rc=None, skipped=skipped[binary])
+            return entry, [{"bench": name, "note": f"not built: skipped at configure time: {skipped[binary]}"}]
         entry.update(rc=None, error="not built: " + exe)
         return entry, []
     args = [exe] + (["--smoke"] if smoke else BENCH_ARGS.get(binary, [])) + (["--json"] if reader == "json" else [])
@@ -315,12 +333,13 @@ def main():
     started = datetime.datetime.now(datetime.timezone.utc)
     load_before = os.getloadavg()
     entries, figures, checks, notes = [], {}, [], []
+    skipped = skipped_at_configure(a.build)
     for name, binary, env, reader in BENCHES:
         if only and name.split(",")[0] not in only:
             continue
         if a.smoke and env:
             continue  # the variant runs only matter for speed
-        entry, lines = run_bench(a.build, name, binary, env, reader, a.smoke)
+        entry, lines = run_bench(a.build, name, binary, env, reader, a.smoke, skipped)
         entries.append(entry)
         f, c, n = collect(lines, name)
         for key, fig in f.items():

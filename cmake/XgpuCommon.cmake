@@ -100,6 +100,33 @@ function(xgpu_add_output_test)
   endif()
 endfunction()
 
+# xgpu_add_folder_target(<name> <folder> [DEPENDS <target>...]): a target that
+# builds every target defined in <folder> (a source folder already added) and
+# the folders below it, plus the DEPENDS targets, so that a check or a command
+# builds only what it runs (`cmake --build <tree> --target <name>`, with any
+# generator).
+function(xgpu_add_folder_target name folder)
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "DEPENDS")
+  set(targets ${arg_DEPENDS})
+  set(folders ${folder})
+  while(folders)
+    list(POP_FRONT folders current)
+    get_property(defined DIRECTORY ${current} PROPERTY BUILDSYSTEM_TARGETS)
+    foreach(target IN LISTS defined)
+      get_target_property(type ${target} TYPE)
+      if(NOT type STREQUAL "INTERFACE_LIBRARY")
+        list(APPEND targets ${target})
+      endif()
+    endforeach()
+    get_property(below DIRECTORY ${current} PROPERTY SUBDIRECTORIES)
+    list(APPEND folders ${below})
+  endwhile()
+  add_custom_target(${name})
+  if(targets)
+    add_dependencies(${name} ${targets})
+  endif()
+endfunction()
+
 # --- Install layout ------------------------------------------------------------
 # GNUInstallDirs' folders under the prefix, plus xgpu's own. Everything is
 # found through paths relative to these folders, so an installed tree can be

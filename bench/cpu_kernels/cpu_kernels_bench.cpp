@@ -158,13 +158,26 @@ void parallel_for(uint32_t count, const std::function<void(uint32_t, uint32_t)>&
   }
 }
 
-// OpenMP's idle workers spin for a while after a parallel region (libomp's
-// KMP_BLOCKTIME; main() makes it 5 ms unless the environment sets it). The
-// next figure (xgpu's, on the same cores) must not share the cores with
-// them: measure() of a C loop on all cores, then wait until they sleep.
+// How long OpenMP's idle workers spin after a parallel region, in ms. LLVM's
+// libomp (whose omp.h defines KMP_VERSION_MAJOR) says: its KMP_BLOCKTIME,
+// which main() makes 5 ms unless the environment sets it. gcc's libgomp has
+// no such query; it spins 300000 iterations unless OMP_WAIT_POLICY or
+// GOMP_SPINCOUNT say otherwise, "about 3 ms, 5 times longer or shorter by the
+// CPU's speed" (libgomp's env.c): 15 ms covers it.
+int openmp_spin_ms() {
+#ifdef KMP_VERSION_MAJOR
+  return kmp_get_blocktime();
+#else
+  return 15;
+#endif
+}
+
+// The next figure (xgpu's, on the same cores) must not share the cores with
+// OpenMP's spinning workers: measure() of a C loop on all cores, then wait
+// until they sleep.
 Stats measure_all_cores(const std::function<void()>& body) {
   const Stats stats = measure(body);
-  std::this_thread::sleep_for(std::chrono::milliseconds(kmp_get_blocktime() + 5));
+  std::this_thread::sleep_for(std::chrono::milliseconds(openmp_spin_ms() + 5));
   return stats;
 }
 
