@@ -7,10 +7,12 @@
 #pragma once
 
 #include <dlfcn.h>
+#include <unistd.h>
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -176,6 +178,42 @@ struct MessageLog {
     objects.clear();
     ids.clear();
   }
+};
+
+// Redirects this process's stderr into a temporary file until stop().
+class StderrCapture {
+ public:
+  StderrCapture() {
+    char path[] = "/tmp/xgpu-icd-test-stderr-XXXXXX";
+    fd_ = mkstemp(path);
+    REQUIRE(fd_ >= 0);
+    unlink(path);
+    std::fflush(stderr);
+    saved_ = dup(STDERR_FILENO);
+    REQUIRE(saved_ >= 0);
+    REQUIRE(dup2(fd_, STDERR_FILENO) >= 0);
+  }
+  ~StderrCapture() { stop(); }
+  // Restores stderr; returns everything written meanwhile.
+  std::string stop() {
+    if (saved_ < 0) return text_;
+    std::fflush(stderr);
+    dup2(saved_, STDERR_FILENO);
+    close(saved_);
+    saved_ = -1;
+    std::string text;
+    char chunk[4096];
+    lseek(fd_, 0, SEEK_SET);
+    for (ssize_t n; (n = read(fd_, chunk, sizeof(chunk))) > 0;) text.append(chunk, size_t(n));
+    close(fd_);
+    text_ = text;
+    return text_;
+  }
+
+ private:
+  int fd_ = -1;       // the temporary file
+  int saved_ = -1;    // the original stderr
+  std::string text_;  // captured text once stopped
 };
 
 // An instance with a messenger, every physical device, and `device_count`

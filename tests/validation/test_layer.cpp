@@ -545,6 +545,38 @@ TEST_CASE("without a messenger, messages go to stderr") {
   f.ExpectNone();
 }
 
+TEST_CASE("a messenger that does not take errors does not listen: the error goes to stderr") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  SmallEnv small(f, false);
+  XgpuDebugMessengerCreateInfo warnings_only = f.log.CreateInfo();
+  warnings_only.messageSeverity = XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT;
+  XgpuDebugMessenger messenger = nullptr;
+  REQUIRE(xgpuCreateDebugMessenger(small.instance, &warnings_only, nullptr, &messenger) == XGPU_SUCCESS);
+  XgpuBufferCreateInfo info = FlaggedBufferInfo(f);
+  XgpuBuffer buffer = nullptr;
+  StderrCapture capture;
+  CHECK(xgpuCreateBuffer(small.device, &info, nullptr, &buffer) == XGPU_ERROR_INVALID_ARGUMENT);
+  const std::string text = capture.Stop();
+  CHECK(text.find("xgpu validation: error: xgpuCreateBuffer: pCreateInfo->flags is 0x1. Rule: ") == 0);
+  CHECK(text.find(kFlagsRule) != std::string::npos);
+  xgpuDestroyDebugMessenger(small.instance, messenger, nullptr);
+  f.ExpectNone();
+}
+
+TEST_CASE("settings: XGPU_VALIDATION_STDERR=0 keeps messages no messenger receives off stderr") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  ScopedEnv quiet("XGPU_VALIDATION_STDERR", "0");
+  SmallEnv small(f, false);
+  XgpuBufferCreateInfo info = FlaggedBufferInfo(f);
+  XgpuBuffer buffer = nullptr;
+  StderrCapture capture;
+  CHECK(xgpuCreateBuffer(small.device, &info, nullptr, &buffer) == XGPU_ERROR_INVALID_ARGUMENT);
+  CHECK(capture.Stop().empty());
+  f.ExpectNone();
+}
+
 TEST_CASE("settings: XGPU_VALIDATION_ON_ERROR=abort and =break stop the process at the first error") {
   Fixture& f = Fixture::Get();
   TestScope scope(f);

@@ -442,10 +442,27 @@ uint64_t Runtime::ns_to_ticks(uint64_t ns) const {
 
 namespace {
 
-void deliver(const XgpuDebugMessengerCreateInfo& info, XgpuDebugMessageSeverityFlagBits severity,
+// Calls the messenger's callback when it takes this severity and type;
+// returns whether it did.
+bool deliver(const XgpuDebugMessengerCreateInfo& info, XgpuDebugMessageSeverityFlagBits severity,
              XgpuDebugMessageTypeFlags types, const XgpuDebugMessageData& data) {
-  if ((info.messageSeverity & severity) && (info.messageType & types) && info.pfnUserCallback)
-    info.pfnUserCallback(severity, types, &data, info.pUserData);
+  if (!(info.messageSeverity & severity) || !(info.messageType & types) || !info.pfnUserCallback) return false;
+  info.pfnUserCallback(severity, types, &data, info.pUserData);
+  return true;
+}
+
+// What XGPU_DRIVER_DEBUG asks of stderr (read at every message: messages are
+// on the error path, and tests change it).
+enum class StderrMode {
+  kUnheardErrors,  // unset: ERROR messages that no messenger receives
+  kAll,            // "1" (any value but "0"): every message, messengers or not
+  kNone,           // "0": nothing
+};
+
+StderrMode stderr_mode() {
+  const char* value = std::getenv("XGPU_DRIVER_DEBUG");
+  if (!value || !value[0]) return StderrMode::kUnheardErrors;
+  return std::strcmp(value, "0") == 0 ? StderrMode::kNone : StderrMode::kAll;
 }
 
 const char* severity_name(XgpuDebugMessageSeverityFlagBits severity) {
@@ -462,12 +479,19 @@ const char* severity_name(XgpuDebugMessageSeverityFlagBits severity) {
 void instance_report(const Instance* instance, XgpuDebugMessageSeverityFlagBits severity,
                      const char* id, const std::string& message, const XgpuDebugObjectInfo* objects,
                      uint32_t object_count) {
-  static const bool to_stderr = env_flag("XGPU_DRIVER_DEBUG");
-  if (to_stderr) {
+  const StderrMode mode = stderr_mode();
+  const auto print = [&] {
     std::fprintf(stderr, "xgpu-amdgpu %s: %s%s%s\n", severity_name(severity), id ? id : "",
                  id ? ": " : "", message.c_str());
+  };
+  if (mode == StderrMode::kAll) print();
+  // As the Vulkan validation layers do with no callback: an error that no
+  // messenger receives is printed, never lost (api.md 14).
+  const bool print_unheard = mode == StderrMode::kUnheardErrors && severity == XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT;
+  if (!instance) {
+    if (print_unheard) print();
+    return;
   }
-  if (!instance) return;
   XgpuDebugMessageData data{};
   data.sType = XGPU_STRUCTURE_TYPE_DEBUG_MESSAGE_DATA;
   data.pMessageIdName = id;
@@ -477,10 +501,15 @@ void instance_report(const Instance* instance, XgpuDebugMessageSeverityFlagBits 
   data.pObjects = object_count ? objects : nullptr;
   const XgpuDebugMessageTypeFlags types =
       is_rule_id(id) ? XGPU_DEBUG_MESSAGE_TYPE_VALIDATION_BIT : XGPU_DEBUG_MESSAGE_TYPE_GENERAL_BIT;
+  bool heard = false;
   if (instance->has_creation_messenger && instance->in_create_or_destroy.load(std::memory_order_acquire))
-    deliver(instance->creation_messenger, severity, types, data);
-  std::lock_guard<std::mutex> lock(instance->messenger_mutex);
-  for (const DebugMessenger* messenger : instance->messengers) deliver(messenger->info, severity, types, data);
+    heard |= deliver(instance->creation_messenger, severity, types, data);
+  {
+    std::lock_guard<std::mutex> lock(instance->messenger_mutex);
+    for (const DebugMessenger* messenger : instance->messengers)
+      heard |= deliver(messenger->info, severity, types, data);
+  }
+  if (!heard && print_unheard) print();
 }
 
 XgpuResult instance_create(const XgpuInstanceCreateInfo* create_info,

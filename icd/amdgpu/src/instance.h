@@ -82,7 +82,9 @@ struct Instance {
 };
 
 // Sends a message about `object_count` objects to the instance's messengers
-// (instance may be nullptr) and to stderr when XGPU_DRIVER_DEBUG is set.
+// (instance may be nullptr). stderr gets it too when XGPU_DRIVER_DEBUG is set
+// (not "0"), or when it is an ERROR that no messenger receives and
+// XGPU_DRIVER_DEBUG is not "0".
 // `id` is its pMessageIdName (messageIdNumber is computed from it): a rule's
 // "XGPU-VUID-..." makes it a VALIDATION message, a msgid:: constant (seam.h)
 // a GENERAL one.

@@ -212,10 +212,10 @@ struct ReportObject {
   uint64_t handle = 0;                              // the handle, cast to uint64_t
 };
 
-// Reports a message to the instance's debug messengers (and to stderr when
-// XGPU_DRIVER_DEBUG is set). `id` is its pMessageIdName: a rule's
-// "XGPU-VUID-..." (type VALIDATION) or one of msgid:: (type GENERAL); a
-// string literal, never nullptr. The message lists the device, then
+// Reports a message to the instance's debug messengers (and to stderr as
+// instance_report says: an ERROR no messenger receives is never lost). `id`
+// is its pMessageIdName: a rule's "XGPU-VUID-..." (type VALIDATION) or one of
+// msgid:: (type GENERAL); a string literal, never nullptr. The message lists the device, then
 // `objects`, each with the name xgpuSetObjectName gave it.
 void device_report(const Device* device, XgpuDebugMessageSeverityFlagBits severity, const char* id,
                    const std::string& message, std::initializer_list<ReportObject> objects = {});

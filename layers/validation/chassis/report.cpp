@@ -57,6 +57,22 @@ void AppendMessengers(LayerInstance* instance, std::vector<MessengerInfo>* out, 
   out->insert(out->end(), instance->messengers.begin(), instance->messengers.end());
 }
 
+// Whether a message goes to stderr: with XGPU_VALIDATION_STDERR unset, when
+// no messenger receives it (none exists, or none takes its severity and
+// type), so no message is ever lost; 1: always; 0: never.
+bool PrintsOnStderr(Settings::Stderr mode, const std::vector<MessengerInfo>& messengers,
+                    XgpuDebugMessageSeverityFlagBits severity, XgpuDebugMessageTypeFlags types) {
+  switch (mode) {
+    case Settings::Stderr::kAll: return true;
+    case Settings::Stderr::kNone: return false;
+    case Settings::Stderr::kUnheard: break;
+  }
+  for (const MessengerInfo& m : messengers) {
+    if ((m.severities & severity) && (m.types & types)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::mutex& NamesMutex() {
@@ -208,7 +224,7 @@ bool CallContext::Report(Vuid vuid, const Field& field, const std::string& value
   }
   const auto severity = XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT;
   const XgpuDebugMessageTypeFlags types = XGPU_DEBUG_MESSAGE_TYPE_VALIDATION_BIT;
-  if (messengers.empty() || settings->also_stderr) {
+  if (PrintsOnStderr(settings->to_stderr, messengers, severity, types)) {
     std::string text = "xgpu validation: error: " + message + "\n";
     for (size_t n = 0; n < refs.size(); ++n) {
       text += "    object " + std::to_string(n) + ": " + TypeName(refs[n].type) + " " + Hex(refs[n].handle);
@@ -264,7 +280,7 @@ void CallContext::Warn(const char* id, int32_t number, const std::string& messag
   AppendMessengers(instance, &messengers);
   const auto severity = XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT;
   const XgpuDebugMessageTypeFlags types = XGPU_DEBUG_MESSAGE_TYPE_VALIDATION_BIT;
-  if (messengers.empty() || instance->settings.also_stderr) {
+  if (PrintsOnStderr(instance->settings.to_stderr, messengers, severity, types)) {
     std::string text = "xgpu validation: warning: " + message + "\n";
     for (size_t n = 0; n < refs.size(); ++n) {
       text += "    object " + std::to_string(n) + ": " + TypeName(refs[n].type) + " " + Hex(refs[n].handle);

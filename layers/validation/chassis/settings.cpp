@@ -103,7 +103,7 @@ void ApplyEnvironment(Settings* s, bool chained) {
   }
   if (const char* also = std::getenv("XGPU_VALIDATION_STDERR"); also && *also) {
     if (std::strcmp(also, "1") == 0 || std::strcmp(also, "0") == 0) {
-      s->also_stderr = also[0] == '1';
+      s->to_stderr = also[0] == '1' ? Settings::Stderr::kAll : Settings::Stderr::kNone;
     } else {
       std::fprintf(stderr, "xgpu validation: warning: XGPU_VALIDATION_STDERR=%s is not 1 or 0; it is ignored\n", also);
     }

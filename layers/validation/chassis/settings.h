@@ -32,9 +32,13 @@ struct Settings {
   // The synchronization-hazard warnings (hazards/: a read/write log of every
   // recording), opt-in like Vulkan's synchronization validation.
   bool sync_hazards = false;
-  // XGPU_VALIDATION_STDERR=1 (environment only): every message is also
-  // printed on stderr, messengers or not (for test runs that must be silent).
-  bool also_stderr = false;
+  // What goes to stderr (XGPU_VALIDATION_STDERR, environment only).
+  enum class Stderr {
+    kUnheard,  // unset: the messages no messenger receives (none is lost)
+    kAll,      // 1: every message, messengers or not (for test runs that must be silent)
+    kNone,     // 0: nothing (the program reads its messengers, or wants none)
+  };
+  Stderr to_stderr = Stderr::kUnheard;
 
   bool IsMuted(Vuid vuid) const { return !muted.empty() && muted[static_cast<size_t>(vuid)]; }
 
