@@ -12,6 +12,8 @@
 //   XGPU_HSA_SHIM_FAIL_STATUS=<n>      the status returned (default HSA_STATUS_ERROR)
 //   XGPU_HSA_SHIM_FAIL_COUNT=<n>       only the first n matching calls fail
 //   XGPU_HSA_SHIM_NO_KERNEL_DISPATCH=1  no agent reports HSA_AGENT_FEATURE_KERNEL_DISPATCH
+//   XGPU_HSA_SHIM_AGENT=<CPU|GPU>:<vendor>  every agent reports that HSA_AGENT_INFO_DEVICE
+//       and HSA_AGENT_INFO_VENDOR_NAME (as ROCR's CPU agent "CPU:AMD" would, or a GPU)
 //
 // Thread-safety: as hsa-cpu's; the failure count is guarded by a mutex.
 #include <dlfcn.h>
@@ -30,6 +32,7 @@
 namespace {
 
 constexpr uint64_t kAnyAttribute = UINT64_MAX;  // the "attribute" of calls that have none
+constexpr size_t kVendorNameBytes = 64;          // HSA_AGENT_INFO_VENDOR_NAME's buffer (hsa.h)
 
 std::mutex g_mutex;          // guards the two below
 std::string g_counted_spec;  // XGPU_HSA_SHIM_FAIL[_COUNT] the count is for
@@ -107,6 +110,20 @@ SHIM_EXPORT hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info_t 
     std::memcpy(&features, value, sizeof(features));
     features &= ~uint32_t(HSA_AGENT_FEATURE_KERNEL_DISPATCH);
     std::memcpy(value, &features, sizeof(features));
+  }
+  const char* pretend = std::getenv("XGPU_HSA_SHIM_AGENT");
+  if (status == HSA_STATUS_SUCCESS && pretend && std::strchr(pretend, ':')) {
+    const std::string text = pretend;
+    const std::string type = text.substr(0, text.find(':'));
+    const std::string vendor = text.substr(text.find(':') + 1);
+    if (attribute_bits == uint32_t(HSA_AGENT_INFO_DEVICE)) {
+      const hsa_device_type_t device = type == "GPU" ? HSA_DEVICE_TYPE_GPU : HSA_DEVICE_TYPE_CPU;
+      std::memcpy(value, &device, sizeof(device));
+    } else if (attribute_bits == uint32_t(HSA_AGENT_INFO_VENDOR_NAME)) {
+      char name[kVendorNameBytes] = {};
+      std::strncpy(name, vendor.c_str(), sizeof(name) - 1);
+      std::memcpy(value, name, sizeof(name));
+    }
   }
   return status;
 }

@@ -277,3 +277,38 @@ TEST_CASE("HSA errors: symbol queries and executable destruction name the failin
   INFO(env.log.all());
   CHECK(env.log.contains("hsa_executable_destroy failed: HSA_STATUS_ERROR: a generic error occurred."));
 }
+
+// --- what a physical device is ------------------------------------------------
+
+// deviceType and vendorId come from the agent's HSA_AGENT_INFO_DEVICE and
+// HSA_AGENT_INFO_VENDOR_NAME, whatever runtime library answers: a CPU agent
+// (hsa-cpu's, or ROCR's own "AMD" one) is a CPU device without PCI ids
+// (api.md 5), a GPU agent a GPU with its vendor's PCI id.
+TEST_CASE("physical devices: deviceType and vendorId come from the agent's HSA properties") {
+  struct Case {
+    const char* agent;              // XGPU_HSA_SHIM_AGENT (nullptr: hsa-cpu's own answers)
+    XgpuPhysicalDeviceType type;    // expected deviceType
+    uint32_t vendor;                // expected vendorId
+  };
+  const Case cases[] = {
+      {nullptr, XGPU_PHYSICAL_DEVICE_TYPE_CPU, 0},
+      {"CPU:AMD", XGPU_PHYSICAL_DEVICE_TYPE_CPU, 0},
+      {"GPU:AMD", XGPU_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU, 0x1002},
+      {"GPU:NVIDIA", XGPU_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU, 0x10DE},
+      {"GPU:Acme", XGPU_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU, 0},
+  };
+  for (const Case& c : cases) {
+    use_shim();
+    if (c.agent) setenv("XGPU_HSA_SHIM_AGENT", c.agent, 1); else unsetenv("XGPU_HSA_SHIM_AGENT");
+    Attempt attempt;
+    INFO(std::string(c.agent ? c.agent : "hsa-cpu as it is"));
+    INFO(attempt.log.all());
+    REQUIRE(attempt.result == XGPU_SUCCESS);
+    REQUIRE(!attempt.devices.empty());
+    const XgpuPhysicalDeviceProperties p = attempt.properties(0);
+    CHECK(p.deviceType == c.type);
+    CHECK(p.vendorId == c.vendor);
+    if (c.type == XGPU_PHYSICAL_DEVICE_TYPE_CPU) CHECK(p.deviceId == 0);
+  }
+  unsetenv("XGPU_HSA_SHIM_AGENT");
+}

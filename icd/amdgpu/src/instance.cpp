@@ -19,6 +19,8 @@ constexpr const char* kHsaCpuLibrary = "libxgpu-hsa-cpu.so";
 constexpr const char* kDriverName = "xgpu-amdgpu";
 constexpr uint32_t kDriverVersion = XGPU_MAKE_API_VERSION(0, 0, 1, 0);
 constexpr uint32_t kAmdVendorId = 0x1002;               // PCI vendor id of AMD
+constexpr uint32_t kNvidiaVendorId = 0x10DE;            // PCI vendor id of NVIDIA
+constexpr size_t kAgentVendorNameBytes = 64;            // HSA_AGENT_INFO_VENDOR_NAME's buffer (hsa.h)
 constexpr uint32_t kMaxBindings = 64;                   // 8-byte pointers per pipeline
 constexpr uint32_t kMaxPushConstantsSize = 2048;        // bytes of constants per pipeline
 constexpr uint32_t kMaxBindingCapacity = 4096;          // binding-table slots per command buffer
@@ -147,7 +149,6 @@ bool try_runtime(const Instance* instance, const std::string& path, Runtime* run
     return give_up("hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY) answered 0");
   runtime->description =
       hsa.library_path + " (HSA " + std::to_string(major) + "." + std::to_string(minor) + ")";
-  runtime->is_hsa_cpu = hsa.library_path.find("xgpu-hsa-cpu") != std::string::npos;
   return true;
 }
 
@@ -324,6 +325,14 @@ void add_pools(const Runtime& runtime, PhysicalDevice* device, hsa_agent_t owner
   }
 }
 
+// The PCI vendor id of a GPU agent's HSA_AGENT_INFO_VENDOR_NAME ("AMD" for
+// ROCR's GPUs, "NVIDIA" for hsa-cuda's), 0 for a vendor not known here.
+uint32_t pci_vendor_id(const char* vendor_name) {
+  if (std::strcmp(vendor_name, "AMD") == 0) return kAmdVendorId;
+  if (std::strcmp(vendor_name, "NVIDIA") == 0) return kNvidiaVendorId;
+  return 0;
+}
+
 // Builds the physical device of `agent`. A failing required HSA query fails
 // it with *out_error naming the call, the attribute and the status; optional
 // AMD attributes fall back (icd/amdgpu/README.md, "Physical devices").
@@ -344,7 +353,9 @@ XgpuResult make_physical_device(Instance* instance, hsa_agent_t agent, std::uniq
   };
 
   char name[64] = {};
+  char vendor[kAgentVendorNameBytes] = {};
   queries.agent(agent, XGPU_ATTRIBUTE(HSA_AGENT_INFO_NAME), name);
+  queries.agent(agent, XGPU_ATTRIBUTE(HSA_AGENT_INFO_VENDOR_NAME), vendor);
   queries.agent(agent, XGPU_ATTRIBUTE(HSA_AGENT_INFO_DEVICE), &device->hsa_device_type);
   queries.agent(agent, XGPU_ATTRIBUTE(HSA_AGENT_INFO_PROFILE), &device->profile);
   queries.agent(agent, XGPU_ATTRIBUTE(HSA_AGENT_INFO_QUEUE_MAX_SIZE), &device->queue_max_packets);
@@ -357,6 +368,7 @@ XgpuResult make_physical_device(Instance* instance, hsa_agent_t agent, std::uniq
   queries.agent(agent, XGPU_ATTRIBUTE(HSA_AGENT_INFO_WAVEFRONT_SIZE), &l.wavefrontSize);
   if (!queries.ok()) return failed();
   name[sizeof(name) - 1] = '\0';
+  vendor[sizeof(vendor) - 1] = '\0';
 
   IsaQuery isa_query{&hsa, &device->isa_names, {}};
   std::string error;
@@ -394,11 +406,14 @@ XgpuResult make_physical_device(Instance* instance, hsa_agent_t agent, std::uniq
     timestamp_frequency = runtime.timestamp_frequency;
   device->timestamp_frequency = timestamp_frequency;
 
-  const bool cpu = device->hsa_device_type == HSA_DEVICE_TYPE_CPU || runtime.is_hsa_cpu;
+  // What the device is comes from the agent's own properties, as for any
+  // HSA runtime (ROCR's CPU agent, hsa-cpu's, a GPU): a CPU device has no
+  // PCI ids (api.md 5); a GPU's vendor id is its vendor's PCI id.
+  const bool cpu = device->hsa_device_type == HSA_DEVICE_TYPE_CPU;
   p.apiVersion = XGPU_API_VERSION_1_0;
   p.driverVersion = kDriverVersion;
-  p.vendorId = cpu ? 0 : kAmdVendorId;
-  p.deviceId = chip_id;
+  p.vendorId = cpu ? 0 : pci_vendor_id(vendor);
+  p.deviceId = cpu ? 0 : chip_id;
   p.deviceType = cpu ? XGPU_PHYSICAL_DEVICE_TYPE_CPU : XGPU_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
   copy_string(p.deviceName, sizeof(p.deviceName), product);
   copy_string(p.isaName, sizeof(p.isaName), device->isa_names.empty() ? "" : device->isa_names[0]);

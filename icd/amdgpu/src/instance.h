@@ -24,7 +24,6 @@ struct Instance;
 struct Runtime {
   HsaApi hsa;                          // the dlsym'd table
   std::string description;             // "<library path> (HSA <major>.<minor>)"
-  bool is_hsa_cpu = false;             // the runtime is xgpu's CPU runtime
   uint64_t timestamp_frequency = 0;    // HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY (HSA wait ticks), ticks per second
   std::vector<hsa_agent_t> gpu_agents; // kernel-dispatch agents, in HSA order
   hsa_agent_t host_agent{0};           // first CPU agent (for host-visible pools), or 0
