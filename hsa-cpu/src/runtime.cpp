@@ -53,6 +53,7 @@ constexpr uint32_t kInitCountMax = INT32_MAX;
 constexpr uint16_t kHsaVersionMajor = 1;
 constexpr uint16_t kHsaVersionMinor = 1;
 constexpr size_t kAgentNameBytes = 64;   // HSA_AGENT_INFO_NAME / VENDOR_NAME
+constexpr uint32_t kCallConventionCount = 1;  // HSA_ISA_INFO_CALL_CONVENTION_COUNT of every ISA
 constexpr size_t kUuidBytes = 21;        // HSA_AMD_AGENT_INFO_UUID
 constexpr size_t kExtensionMaskBytes = 128;
 
@@ -648,16 +649,16 @@ namespace {
 
 hsa_status_t isa_info(const Isa* isa, uint32_t attribute, uint32_t index, void* value) {
   const uint32_t wavefront = isa->wavefront_size;
+  // hsa_isa_get_info's index: "between 0 (inclusive) and the value of
+  // HSA_ISA_INFO_CALL_CONVENTION_COUNT (not inclusive)" (hsa.h), for every
+  // attribute, as ROCR checks it (hsa_isa_get_info_alt passes 0).
+  if (index >= kCallConventionCount) return HSA_STATUS_ERROR_INVALID_INDEX;
   switch (attribute) {
     case HSA_ISA_INFO_NAME_LENGTH: *static_cast<uint32_t*>(value) = uint32_t(strlen(isa->name) + 1); break;
     case HSA_ISA_INFO_NAME: memcpy(value, isa->name, strlen(isa->name) + 1); break;
-    case HSA_ISA_INFO_CALL_CONVENTION_COUNT: *static_cast<uint32_t*>(value) = 1; break;
-    case HSA_ISA_INFO_CALL_CONVENTION_INFO_WAVEFRONT_SIZE:
-      if (index != 0) return HSA_STATUS_ERROR_INVALID_INDEX;
-      *static_cast<uint32_t*>(value) = wavefront;
-      break;
+    case HSA_ISA_INFO_CALL_CONVENTION_COUNT: *static_cast<uint32_t*>(value) = kCallConventionCount; break;
+    case HSA_ISA_INFO_CALL_CONVENTION_INFO_WAVEFRONT_SIZE: *static_cast<uint32_t*>(value) = wavefront; break;
     case HSA_ISA_INFO_CALL_CONVENTION_INFO_WAVEFRONTS_PER_COMPUTE_UNIT:
-      if (index != 0) return HSA_STATUS_ERROR_INVALID_INDEX;
       *static_cast<uint32_t*>(value) = kWorkgroupMaxSize / wavefront;
       break;
     case HSA_ISA_INFO_MACHINE_MODELS: {

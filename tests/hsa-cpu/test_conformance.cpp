@@ -425,6 +425,8 @@ ROW(hsa_isa_get_info, "NULL value", hsa_isa_get_info(f.isa, HSA_ISA_INFO_NAME_LE
 ROW(hsa_isa_get_info, "unknown attribute", hsa_isa_get_info(f.isa, static_cast<hsa_isa_info_t>(77), 0, f.o()));
 ROW(hsa_isa_get_info, "call convention index out of range",
     hsa_isa_get_info(f.isa, HSA_ISA_INFO_CALL_CONVENTION_INFO_WAVEFRONT_SIZE, 1, f.o()));
+ROW(hsa_isa_get_info, "index out of range with an attribute that is not a call convention's",
+    hsa_isa_get_info(f.isa, HSA_ISA_INFO_NAME_LENGTH, 1, f.o()));
 ROW(hsa_isa_get_info_alt, kNotInit, hsa_isa_get_info_alt(f.isa, HSA_ISA_INFO_NAME_LENGTH, f.o()));
 ROW(hsa_isa_get_info_alt, "unknown isa", hsa_isa_get_info_alt(hsa_isa_t{f.bad()}, HSA_ISA_INFO_NAME_LENGTH, f.o()));
 ROW(hsa_isa_get_info_alt, "NULL value", hsa_isa_get_info_alt(f.isa, HSA_ISA_INFO_NAME_LENGTH, nullptr));
