@@ -130,7 +130,7 @@ endif()
 # 19, the version it was built against. Without llvm-19-dev at xgpu's build,
 # or with another kernel clang, barrier kernels run as fibers.
 set(XGPU_KERNELS_WILOOP_PLUGIN "")
-set(xgpu_wiloop_source ${CMAKE_CURRENT_LIST_DIR}/../tools/xgpu-wiloop/wiloop.cpp)
+set(xgpu_wiloop_source ${CMAKE_CURRENT_LIST_DIR}/../tools/xgpu-wiloop/plugin.cpp)
 set(xgpu_wiloop_installed ${CMAKE_CURRENT_LIST_DIR}/../../xgpu/xgpu-wiloop.so)
 if(NOT EXISTS ${xgpu_wiloop_source} AND EXISTS ${xgpu_wiloop_installed} AND XGPU_KERNEL_CLANG)
   xgpu_kernel_tool_version_(${XGPU_KERNEL_CLANG} xgpu_wiloop_clang_version)
@@ -149,13 +149,30 @@ elseif(EXISTS ${xgpu_wiloop_source} AND XGPU_KERNEL_CLANG)
   endif()
   if(xgpu_llvm_include AND EXISTS ${xgpu_llvm_include}/llvm/Passes/PassPlugin.h)
     set(XGPU_KERNELS_WILOOP_PLUGIN ${CMAKE_BINARY_DIR}/lib/xgpu-wiloop.so)
+    # One object per source of the pass (tools/xgpu-wiloop/README.md), then
+    # the plugin. The ABI header is checked against <xgpu/host_kernel.h>.
+    get_filename_component(xgpu_wiloop_dir ${xgpu_wiloop_source} DIRECTORY)
+    file(GLOB xgpu_wiloop_sources ${xgpu_wiloop_dir}/*.cpp)
+    file(GLOB xgpu_wiloop_headers ${xgpu_wiloop_dir}/*.h)
+    set(xgpu_wiloop_objects)
+    foreach(source ${xgpu_wiloop_sources})
+      get_filename_component(stem ${source} NAME_WE)
+      set(object ${CMAKE_BINARY_DIR}/tools/xgpu-wiloop/${stem}.o)
+      add_custom_command(
+        OUTPUT ${object}
+        COMMAND ${XGPU_KERNEL_CLANG} --driver-mode=g++ -std=c++17 -O2 -fPIC -fno-rtti
+                -Wall -Wextra -Werror -Wno-unused-parameter
+                -isystem ${xgpu_llvm_include} -I${CMAKE_CURRENT_LIST_DIR}/../include -c ${source} -o ${object}
+        DEPENDS ${source} ${xgpu_wiloop_headers} ${CMAKE_CURRENT_LIST_DIR}/../include/xgpu/host_kernel.h
+        COMMENT "Compiling the xgpu-wiloop pass plugin: ${stem}.cpp"
+        VERBATIM)
+      list(APPEND xgpu_wiloop_objects ${object})
+    endforeach()
     add_custom_command(
       OUTPUT ${XGPU_KERNELS_WILOOP_PLUGIN}
-      COMMAND ${XGPU_KERNEL_CLANG} --driver-mode=g++ -std=c++17 -O2 -fPIC -shared -fno-rtti
-              -Wall -Wextra -Werror -Wno-unused-parameter
-              -isystem ${xgpu_llvm_include} ${xgpu_wiloop_source} -o ${XGPU_KERNELS_WILOOP_PLUGIN}
-      DEPENDS ${xgpu_wiloop_source}
-      COMMENT "Building the xgpu-wiloop pass plugin"
+      COMMAND ${XGPU_KERNEL_CLANG} --driver-mode=g++ -shared ${xgpu_wiloop_objects} -o ${XGPU_KERNELS_WILOOP_PLUGIN}
+      DEPENDS ${xgpu_wiloop_objects}
+      COMMENT "Linking the xgpu-wiloop pass plugin"
       VERBATIM)
     add_custom_target(xgpu-wiloop ALL DEPENDS ${XGPU_KERNELS_WILOOP_PLUGIN})
     # Installed beside the samples: the SDK's copy of this file finds it

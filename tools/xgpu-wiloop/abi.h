@@ -1,0 +1,78 @@
+// xgpu-wiloop: what the pass shares with <xgpu/kernel.h> (the names of the
+// work-item function and its markers) and <xgpu/host_kernel.h> (the host
+// kernel descriptor and workgroup record it reads and writes). The layout
+// is checked against host_kernel.h when the plugin is built.
+//
+// Thread-safety: constants only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <xgpu/host_kernel.h>
+
+#include "llvm/ADT/StringRef.h"
+
+namespace xgpu_wiloop {
+
+// Names <xgpu/kernel.h> emits under XGPU_KERNEL_WORKITEM_LOOPS.
+constexpr llvm::StringLiteral kItemFunctionSuffix = "_xgpu_wi_";     // K_xgpu_wi_: one work item's code
+constexpr llvm::StringLiteral kLocalIdMarker = "xgpu_wiloop_local_id_";  // uint32_t (uint32_t dimension)
+constexpr llvm::StringLiteral kBarrierMarker = "xgpu_wiloop_barrier_";   // void (void): xgpu_barrier()
+constexpr llvm::StringLiteral kDescriptorSuffix = XGPU_HOST_KERNEL_DESCRIPTOR_SUFFIX;  // "K.kd"
+// <xgpu/kernel.h>'s mark on its item loops (XGPU_KERNEL_ITEM_LOOP_): a
+// software-pipelining hint with this value, which x86-64 never reads.
+constexpr llvm::StringLiteral kItemLoopMarker = "llvm.loop.pipeline.initiationinterval";
+constexpr uint64_t kItemLoopMarkerValue = 30823;
+
+// xgpu_host_kernel_descriptor_t fields, as struct element indices of the
+// descriptor's initializer (the byte offset of each is checked below).
+constexpr unsigned kDescriptorRunWorkgroupField = 3;
+constexpr unsigned kDescriptorKernargSizeField = 5;
+constexpr unsigned kDescriptorKernargAlignmentField = 6;
+constexpr unsigned kDescriptorGroupSegmentSizeField = 7;
+constexpr unsigned kDescriptorRequiredSizeField = 9;
+constexpr unsigned kDescriptorFlagsField = 10;
+// Byte offset of each descriptor element, by index.
+constexpr size_t kDescriptorFieldOffsets[] = {0, 4, 8, 16, 24, 32, 36, 40, 44, 48, 60};
+constexpr uint64_t kFlagUsesBarriers = XGPU_HOST_KERNEL_FLAG_USES_BARRIERS;
+constexpr uint64_t kFlagWorkitemLoops = XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS;
+constexpr uint64_t kFlagWorkgroupRuns = XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS;
+
+// xgpu_host_workgroup_t byte offsets.
+constexpr uint64_t kWorkgroupIdOffset = offsetof(xgpu_host_workgroup_t, workgroup_id);        // uint32_t[3]
+constexpr uint64_t kWorkgroupSizeOffset = offsetof(xgpu_host_workgroup_t, workgroup_size);    // uint32_t[3]
+constexpr uint64_t kWorkgroupGridSizeOffset = offsetof(xgpu_host_workgroup_t, grid_size);     // uint32_t[3]
+constexpr uint64_t kWorkgroupItemCountOffset = offsetof(xgpu_host_workgroup_t, item_count);   // uint32_t[3]
+constexpr uint64_t kWorkgroupGroupSegmentOffset = offsetof(xgpu_host_workgroup_t, group_segment);  // void*
+constexpr uint64_t kWorkgroupGroupSegmentSizeOffset =
+    offsetof(xgpu_host_workgroup_t, group_segment_size);                                        // uint32_t
+constexpr uint64_t kWorkgroupRunOffset = offsetof(xgpu_host_workgroup_t, workgroup_run);      // uint32_t
+constexpr uint64_t kWorkgroupRecordBytes = sizeof(xgpu_host_workgroup_t);
+constexpr uint64_t kWorkgroupRecordAlignment = alignof(xgpu_host_workgroup_t);
+constexpr uint64_t kGroupSegmentAlignment = XGPU_HOST_GROUP_SEGMENT_ALIGNMENT;
+
+// The pass builds IR with these values: the layout it was written for.
+static_assert(kWorkgroupIdOffset == 0 && kWorkgroupSizeOffset == 12 && kWorkgroupGridSizeOffset == 24 &&
+                  kWorkgroupItemCountOffset == 48 && kWorkgroupGroupSegmentOffset == 64 &&
+                  kWorkgroupGroupSegmentSizeOffset == 72 && kWorkgroupRunOffset == 76 &&
+                  kWorkgroupRecordBytes == 96 && kWorkgroupRecordAlignment == 8,
+              "xgpu_host_workgroup_t changed: the pass's record accesses must follow");
+static_assert(sizeof(((xgpu_host_workgroup_t*)nullptr)->workgroup_id[0]) == 4 &&
+                  sizeof(((xgpu_host_workgroup_t*)nullptr)->item_count[0]) == 4,
+              "the pass reads the record's ids and counts as i32");
+static_assert(offsetof(xgpu_host_kernel_descriptor_t, run_workgroup) ==
+                  kDescriptorFieldOffsets[kDescriptorRunWorkgroupField] &&
+                  offsetof(xgpu_host_kernel_descriptor_t, kernarg_size) ==
+                      kDescriptorFieldOffsets[kDescriptorKernargSizeField] &&
+                  offsetof(xgpu_host_kernel_descriptor_t, kernarg_alignment) ==
+                      kDescriptorFieldOffsets[kDescriptorKernargAlignmentField] &&
+                  offsetof(xgpu_host_kernel_descriptor_t, group_segment_size) ==
+                      kDescriptorFieldOffsets[kDescriptorGroupSegmentSizeField] &&
+                  offsetof(xgpu_host_kernel_descriptor_t, required_workgroup_size) ==
+                      kDescriptorFieldOffsets[kDescriptorRequiredSizeField] &&
+                  offsetof(xgpu_host_kernel_descriptor_t, flags) == kDescriptorFieldOffsets[kDescriptorFlagsField] &&
+                  sizeof(xgpu_host_kernel_descriptor_t) == 64,
+              "xgpu_host_kernel_descriptor_t changed: the pass's field indices must follow");
+
+}  // namespace xgpu_wiloop

@@ -1,0 +1,138 @@
+// xgpu-wiloop: Groupshared bins kept across the workgroups of a run.
+#include "wiloop.h"
+
+namespace xgpu_wiloop {
+
+// Group memory kept across the workgroups of a run: a barrier kernel of
+// three regions, the shape of a groupshared histogram (or any per-slot
+// count: zero, add, flush), whose tail adds are combined (combine_tails):
+//   region 0 (one block, every item): group[x + e] = 0, and nothing else
+//     that touches memory or calls (loads of the kernarg and the record
+//     aside): later workgroups skip it;
+//   region 1: group memory only through integer atomic adds whose old value
+//     is unused (any address);
+//   region 2: group memory only through loads of group[x + e] (the element
+//     region 0 zeroed), no effect but the combined totals' updates, each in
+//     the region's first block and adding the loaded value v itself or
+//     `v != 0 ? v : 0`, no other load but of the kernarg, the record and
+//     the totals (only the run's last workgroup runs it);
+//   no per-item slots (a skipped region would leave one stale).
+// The run's workgroups then zero only once and read the slots only once:
+// the first runs region 0, the last region 2, and in between group memory
+// keeps the counts of the run so far. Region 2's total over the run is the
+// same (a sum of each workgroup's slot is the slot of the summed adds:
+// integer adds wrap, associative and commutative), and nothing else reads
+// the slots: region 1's adds return nothing anyone reads. Only for runs of
+// full one-row workgroups, decided per call (every workgroup zeroes the
+// same slots then).
+bool WorkItemLoops::plan_accumulation() {
+  if (!combining() || !aggregates_.empty() || needs_dispatch() || !per_item_.empty()) return false;
+  if (regions_.size() != 3 || region_exits_[0] != 1 || region_exits_[1] != 2 || region_exits_[2] != kExitsReturn)
+    return false;
+  if (regions_[0].size() != 1) return false;
+  SmallPtrSet<const Value*, 4> totals;
+  for (const Combine& c : combines_) totals.insert(c.totals);
+  auto on_totals = [&](Value* ptr) { return totals.count(getUnderlyingObject(ptr, 0)) != 0; };
+  // A group pointer kept in memory, passed to a call or made into an
+  // integer could reach the bins where no analysis sees it.
+  if (group_escapes()) return false;
+  bool zeroed = false;
+  int64_t element = 0;
+  uint64_t scale = 0;
+  Type* type = nullptr;
+  SmallPtrSet<Value*, 4> slot_loads;  // region 2's loads of the zeroed slot
+  std::vector<StoreInst*> updates;    // region 2's stores to the totals
+  for (unsigned r = 0; r < 3; ++r)
+    for (BasicBlock* block : regions_[r])
+      for (Instruction& inst : *block) {
+        // With no group pointer escaping (above), an access touches group
+        // memory, other memory, or both, and the analysis knows which.
+        const Touch touch = access_touch(inst, /*escapes=*/false);
+        if (touch == Touch::kUnknown) return false;
+        if (isa<CallBase>(inst)) {
+          if (is_call_to(inst, kLocalIdMarker)) continue;
+          // Region 0 is skipped by later workgroups: it makes no calls;
+          // region 2 (the last only) none that touch memory; region 1 none
+          // that touch group memory.
+          if (r == 0 || (r == 2 && touch != Touch::kNone) || touch == Touch::kGroup) return false;
+          continue;
+        }
+        if (touch == Touch::kNone) continue;
+        Value* ptr = getLoadStorePointerOperand(&inst);
+        if (auto* rmw = dyn_cast<AtomicRMWInst>(&inst)) ptr = rmw->getPointerOperand();
+        else if (auto* cmpxchg = dyn_cast<AtomicCmpXchgInst>(&inst)) ptr = cmpxchg->getPointerOperand();
+        if (!ptr) return false;
+        if (r == 1) {
+          // Group memory only through the lowered adds whose result nobody reads.
+          if (touch == Touch::kGroup && !group_adds_.count(&inst)) return false;
+          continue;
+        }
+        if (r == 2 && inst.mayWriteToMemory()) {
+          auto* store = dyn_cast<StoreInst>(&inst);
+          if (!store || !store->isSimple() || !on_totals(ptr) || block != region_starts_[2]) return false;
+          updates.push_back(store);
+          continue;
+        }
+        if (touch == Touch::kOther) {
+          // Regions 0 and 2 read only the kernarg, the record and (region
+          // 2) the totals, which cannot fault (a load that could would
+          // fault only in one workgroup of a run).
+          uint64_t offset = 0;
+          auto* load = dyn_cast<LoadInst>(&inst);
+          if (!load || !load->isSimple() ||
+              !(is_argument_field(ptr, kernarg(), dl_, &offset) || is_argument_field(ptr, workgroup(), dl_, &offset) ||
+                (r == 2 && on_totals(ptr))))
+            return false;
+          continue;
+        }
+        int64_t e = 0;
+        uint64_t k = 0;
+        if (r == 0) {
+          auto* store = dyn_cast<StoreInst>(&inst);
+          auto* zero = store ? dyn_cast<Constant>(store->getValueOperand()) : nullptr;
+          if (zeroed || !store || !store->isSimple() || !zero || !zero->isNullValue() ||
+              !zero->getType()->isIntegerTy() ||
+              !group_element(ptr, zero->getType(), &element, &scale))
+            return false;
+          zeroed = true;
+          type = zero->getType();
+          continue;
+        }
+        auto* load = dyn_cast<LoadInst>(&inst);
+        if (!load || !load->isSimple() || !zeroed || load->getType() != type || !group_element(ptr, type, &e, &k) ||
+            e != element || k != scale)
+          return false;
+        slot_loads.insert(load);
+      }
+  if (!zeroed || updates.empty()) return false;
+  // Each update adds v or `v != 0 ? v : 0` (v a load of the slot) to what
+  // it loaded from the same total.
+  auto slot_value = [&](Value* value) {
+    if (slot_loads.count(value)) return true;
+    Value* v = nullptr;
+    ICmpInst::Predicate predicate;
+    if (match(value, PatternMatch::m_Select(
+                         PatternMatch::m_ICmp(predicate, PatternMatch::m_Value(v), PatternMatch::m_Zero()),
+                         PatternMatch::m_Deferred(v), PatternMatch::m_Zero())))
+      return predicate == ICmpInst::ICMP_NE && slot_loads.count(v) != 0;
+    if (match(value, PatternMatch::m_Select(
+                         PatternMatch::m_ICmp(predicate, PatternMatch::m_Value(v), PatternMatch::m_Zero()),
+                         PatternMatch::m_Zero(), PatternMatch::m_Deferred(v))))
+      return predicate == ICmpInst::ICMP_EQ && slot_loads.count(v) != 0;
+    return false;
+  };
+  for (StoreInst* update : updates) {
+    auto* add = dyn_cast<BinaryOperator>(update->getValueOperand());
+    if (!add || add->getOpcode() != Instruction::Add) return false;
+    bool ok = false;
+    for (unsigned i = 0; i < 2 && !ok; ++i) {
+      auto* previous = dyn_cast<LoadInst>(add->getOperand(i));
+      ok = previous && previous->getPointerOperand() == update->getPointerOperand() &&
+           slot_value(add->getOperand(1 - i));
+    }
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace xgpu_wiloop

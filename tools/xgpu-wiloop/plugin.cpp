@@ -1,0 +1,245 @@
+// xgpu-wiloop: the plugin: the module pass that runs the per-kernel transform on
+// every work-item function, and its registration with clang's pipeline.
+#include "wiloop.h"
+
+namespace xgpu_wiloop {
+namespace {
+
+// Recursion cannot be inlined away; such a kernel keeps fiber mode.
+bool calls_itself(const Function& function) {
+  for (const Instruction& inst : instructions(function))
+    if (const auto* call = dyn_cast<CallBase>(&inst); call && call->getCalledFunction() == &function) return true;
+  return false;
+}
+
+GlobalVariable* find_descriptor(Module& module, StringRef kernel) {
+  const std::string name = (kernel + kDescriptorSuffix).str();
+  if (GlobalVariable* gv = module.getGlobalVariable(name)) return gv;
+  return module.getGlobalVariable(("\01" + name));
+}
+
+struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
+  explicit WorkItemLoopPass(PassBuilder* builder) : builder_(builder) {}
+
+  PreservedAnalyses run(Module& module, ModuleAnalysisManager& mam) {
+    std::vector<Function*> items;
+    for (Function& function : module)
+      if (!function.isDeclaration() && function.getName().ends_with(kItemFunctionSuffix)) items.push_back(&function);
+    if (items.empty()) return PreservedAnalyses::all();
+    FunctionAnalysisManager& fam = mam.getResult<FunctionAnalysisManagerModuleProxy>(module).getManager();
+    FunctionPassManager cleanup =
+        builder_->buildFunctionSimplificationPipeline(OptimizationLevel::O3, ThinOrFullLTOPhase::None);
+
+    // Helpers that call xgpu_barrier() and were not inlined (their code is
+    // shared with the fiber entry) are inlined into the work-item function.
+    SmallPtrSet<Function*, 8> reaches_barrier;
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (Function& function : module) {
+        if (function.isDeclaration() || reaches_barrier.count(&function)) continue;
+        for (Instruction& inst : instructions(function)) {
+          auto* call = dyn_cast<CallBase>(&inst);
+          Function* callee = call ? call->getCalledFunction() : nullptr;
+          if (callee && (callee->getName() == kBarrierMarker || reaches_barrier.count(callee))) {
+            reaches_barrier.insert(&function);
+            grew = true;
+            break;
+          }
+        }
+      }
+    }
+
+    for (Function* function : items) {
+      StringRef kernel = function->getName().drop_back(kItemFunctionSuffix.size());
+      std::string reason;
+      GlobalVariable* descriptor = find_descriptor(module, kernel);
+      auto* init = descriptor && descriptor->hasInitializer()
+                       ? dyn_cast<ConstantStruct>(descriptor->getInitializer())
+                       : nullptr;
+      const bool barriers = !init || init->getNumOperands() <= kDescriptorFlagsField ||
+                            (cast<ConstantInt>(init->getOperand(kDescriptorFlagsField))->getZExtValue() &
+                             kFlagUsesBarriers);
+      // A kernel without barriers keeps <xgpu/kernel.h>'s item loop unless it
+      // has an atomic add the workgroup function aggregates.
+      if (!barriers && !WorkItemLoops(*function, module.getDataLayout(), reaches_barrier).find_aggregates()) {
+        removeFromUsedLists(module, [&](Constant* c) { return c->stripPointerCasts() == function; });
+        function->replaceAllUsesWith(PoisonValue::get(function->getType()));
+        function->eraseFromParent();
+        continue;
+      }
+      for (unsigned round = 0; round < kInlineRounds; ++round) {
+        std::vector<CallBase*> calls;
+        for (Instruction& inst : instructions(*function))
+          if (auto* call = dyn_cast<CallBase>(&inst))
+            if (Function* callee = call->getCalledFunction();
+                callee && reaches_barrier.count(callee) && !calls_itself(*callee))
+              calls.push_back(call);
+        if (calls.empty()) break;
+        for (CallBase* call : calls) {
+          InlineFunctionInfo info;
+          InlineFunction(*call, info);
+        }
+      }
+      fam.invalidate(*function, PreservedAnalyses::none());
+      cleanup.run(*function, fam);
+      bool done = false;
+      bool runs = false;  // the function runs runs of workgroups
+      if (!init || init->getNumOperands() <= kDescriptorFlagsField) {
+        reason = "its host descriptor was not found";
+      } else {
+        // A barrier kernel of a required workgroup size (x, 1, 1) gets the
+        // sized path too: a copy of the work-item function transformed for
+        // exactly that workgroup (WorkItemLoops::set_sized), which the
+        // workgroup function calls for full workgroups. A kernel it does not
+        // fit runs without it.
+        Function* sized = nullptr;
+        uint32_t sized_x = 0, group_bytes = 0;
+        if (barriers && init->getNumOperands() > kDescriptorRequiredSizeField) {
+          Constant* required = init->getOperand(kDescriptorRequiredSizeField);
+          auto element = [&](unsigned i) {
+            auto* value = dyn_cast_or_null<ConstantInt>(required->getAggregateElement(i));
+            return value ? value->getZExtValue() : 0;
+          };
+          const auto* group = dyn_cast<ConstantInt>(init->getOperand(kDescriptorGroupSegmentSizeField));
+          if (element(0) >= 1 && element(0) <= kMaxSizedItems && element(1) == 1 && element(2) == 1 && group &&
+              group->getZExtValue() <= kMaxSizedGroupBytes) {
+            sized_x = uint32_t(element(0));
+            group_bytes = uint32_t(group->getZExtValue());
+            ValueToValueMapTy map;
+            sized = CloneFunction(function, map);
+            sized->setName(function->getName() + ".sized");
+            sized->setLinkage(GlobalValue::InternalLinkage);
+            WorkItemLoops sized_transform(*sized, module.getDataLayout(), reaches_barrier);
+            sized_transform.set_sized(sized_x, group_bytes);
+            std::string why;
+            if (!sized_transform.run(&why)) {
+              sized->eraseFromParent();
+              sized = nullptr;
+            }
+          }
+        }
+        WorkItemLoops transform(*function, module.getDataLayout(), reaches_barrier);
+        transform.set_runs(barriers);
+        if (sized) transform.set_sized_path(sized, sized_x, group_bytes);
+        done = (barriers || transform.find_aggregates()) && transform.run(&reason);
+        runs = done && transform.runs();
+        if (sized) {
+          // Into the workgroup function (its one call), where the sized
+          // path's stack arrays become the caller's.
+          std::vector<CallBase*> calls;
+          for (User* user : sized->users())
+            if (auto* call = dyn_cast<CallBase>(user)) calls.push_back(call);
+          for (CallBase* call : calls) {
+            InlineFunctionInfo info;
+            InlineFunction(*call, info);
+          }
+          if (sized->use_empty()) sized->eraseFromParent();
+        }
+      }
+      removeFromUsedLists(module, [&](Constant* c) { return c->stripPointerCasts() == function; });
+      if (!done) {
+        if (barriers)
+          errs() << "xgpu-wiloop: note: kernel '" << kernel << "' runs its work items as fibers on the host: "
+                 << reason << "\n";
+        function->replaceAllUsesWith(PoisonValue::get(function->getType()));
+        function->eraseFromParent();
+        continue;
+      }
+      if (verifyFunction(*function, &errs())) {
+        if (getenv("XGPU_WILOOP_DUMP")) function->print(errs());
+        report_fatal_error("xgpu-wiloop: kernel '" + kernel + "': the transformed function is invalid");
+      }
+      // The kernarg segment and the workgroup record are readable for the
+      // whole dispatch and written by nobody while it runs: loads from them
+      // may move out of the item loops.
+      const auto* kernarg_size = dyn_cast<ConstantInt>(init->getOperand(kDescriptorKernargSizeField));
+      if (kernarg_size && kernarg_size->getZExtValue() != 0)
+        function->addDereferenceableParamAttr(0, kernarg_size->getZExtValue());
+      function->addDereferenceableParamAttr(1, kWorkgroupRecordBytes);
+      // Aligned as the descriptor says (the kernarg, spec/kernels.md) and
+      // as the record's type is: such loads may be speculated.
+      const auto* kernarg_alignment = dyn_cast<ConstantInt>(init->getOperand(kDescriptorKernargAlignmentField));
+      if (kernarg_alignment && isPowerOf2_64(kernarg_alignment->getZExtValue()))
+        function->addParamAttr(0, Attribute::getWithAlignment(function->getContext(),
+                                                              Align(kernarg_alignment->getZExtValue())));
+      function->addParamAttr(
+          1, Attribute::getWithAlignment(function->getContext(), Align(kWorkgroupRecordAlignment)));
+      // A function that runs runs of workgroups writes `wg` (the
+      // workgroup it is running), which nothing else reads while it runs.
+      for (unsigned arg = 0; arg < 2; ++arg) {
+        function->addParamAttr(arg, Attribute::NoAlias);
+        if (arg == 0 || !runs) function->addParamAttr(arg, Attribute::ReadOnly);
+      }
+      fam.invalidate(*function, PreservedAnalyses::none());
+      cleanup.run(*function, fam);
+      std::vector<Constant*> fields;
+      for (unsigned i = 0; i < init->getNumOperands(); ++i) fields.push_back(init->getOperand(i));
+      fields[kDescriptorRunWorkgroupField] = function;
+      auto* flags = cast<ConstantInt>(fields[kDescriptorFlagsField]);
+      if (barriers)
+        fields[kDescriptorFlagsField] = ConstantInt::get(
+            flags->getType(), flags->getZExtValue() | kFlagWorkitemLoops | (runs ? kFlagWorkgroupRuns : 0));
+      else  // the function written here runs one workgroup per call
+        fields[kDescriptorFlagsField] =
+            ConstantInt::get(flags->getType(), flags->getZExtValue() & ~kFlagWorkgroupRuns);
+      descriptor->setInitializer(ConstantStruct::get(init->getType(), fields));
+    }
+    // Guard-free copies of the item loops of every workgroup function.
+    for (GlobalVariable& global : module.globals()) {
+      if (!global.getName().ends_with(kDescriptorSuffix) || !global.hasInitializer()) continue;
+      auto* fields = dyn_cast<ConstantStruct>(global.getInitializer());
+      if (!fields || fields->getNumOperands() <= kDescriptorRunWorkgroupField) continue;
+      auto* run = dyn_cast<Function>(fields->getOperand(kDescriptorRunWorkgroupField)->stripPointerCasts());
+      if (run && !run->isDeclaration()) split_bound_checks(*run, fam);
+    }
+    drop_loop_marks(module);
+    // What is left of the markers sits in helpers on paths only the
+    // work-item functions take (workitem_loops == 1): never reached.
+    for (StringRef marker : {kLocalIdMarker, kBarrierMarker}) {
+      Function* decl = module.getFunction(marker);
+      if (!decl) continue;
+      std::vector<CallInst*> calls;
+      for (User* user : decl->users())
+        if (auto* call = dyn_cast<CallInst>(user)) calls.push_back(call);
+      for (CallInst* call : calls) {
+        IRBuilder<> b(call);
+        b.CreateIntrinsic(Intrinsic::trap, {}, {});
+        if (!call->getType()->isVoidTy()) call->replaceAllUsesWith(PoisonValue::get(call->getType()));
+        call->eraseFromParent();
+      }
+      if (decl->use_empty()) decl->eraseFromParent();
+    }
+    return PreservedAnalyses::none();
+  }
+
+  PassBuilder* builder_;
+};
+
+}  // namespace
+}  // namespace xgpu_wiloop
+
+using namespace llvm;
+using xgpu_wiloop::LateUnrollPass;
+using xgpu_wiloop::WorkItemLoopPass;
+
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "xgpu-wiloop", "1", [](PassBuilder& builder) {
+            builder.registerOptimizerEarlyEPCallback([&builder](ModulePassManager& mpm, OptimizationLevel) {
+              mpm.addPass(WorkItemLoopPass(&builder));
+            });
+            builder.registerOptimizerLastEPCallback(
+                [](ModulePassManager& mpm, OptimizationLevel) { mpm.addPass(LateUnrollPass()); });
+            builder.registerPipelineParsingCallback(
+                [&builder](StringRef name, ModulePassManager& mpm, ArrayRef<PassBuilder::PipelineElement>) {
+                  if (name == "xgpu-wiloop") {
+                    mpm.addPass(WorkItemLoopPass(&builder));
+                    return true;
+                  }
+                  if (name == "xgpu-wiloop-late") {
+                    mpm.addPass(LateUnrollPass());
+                    return true;
+                  }
+                  return false;
+                });
+          }};
+}

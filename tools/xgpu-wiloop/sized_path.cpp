@@ -1,0 +1,248 @@
+// xgpu-wiloop: The sized path: one full workgroup of a kernel's required size, group memory
+// on the stack, unrolled after vectorisation.
+#include "wiloop.h"
+
+namespace xgpu_wiloop {
+
+// The sized path (set_sized): the workgroup record's sizes and item counts
+// are the required size's, and group memory is an array of the function,
+// aligned as the runtime aligns the group segment; a shared slot, not a
+// per-item one.
+void WorkItemLoops::specialize_sized() {
+  // The workgroup is full: its x range lies inside the grid. Said so that
+  // the kernel's own item count (<xgpu/kernel.h>: the grid size less the
+  // workgroup's first x id, at most the workgroup size) folds to the size.
+  {
+    IRBuilder<> b(&*f_.getEntryBlock().getFirstInsertionPt());
+    Type* i32 = b.getInt32Ty();
+    auto field = [&](uint64_t offset) {
+      return b.CreateAlignedLoad(i32, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), workgroup(), offset), Align(4));
+    };
+    Value* left = b.CreateSub(field(kWorkgroupGridSizeOffset),
+                              b.CreateMul(field(kWorkgroupIdOffset), b.getInt32(sized_x_)));
+    b.CreateAssumption(b.CreateICmpUGE(left, b.getInt32(sized_x_)));
+  }
+  AllocaInst* group = nullptr;
+  if (sized_group_bytes_) {
+    IRBuilder<> b(&*f_.getEntryBlock().getFirstInsertionPt());
+    group = b.CreateAlloca(ArrayType::get(b.getInt8Ty(), sized_group_bytes_), nullptr, "xgpu.group");
+    group->setAlignment(Align(kGroupSegmentAlignment));
+    shared_slots_.insert(group);
+    group_alloca_ = group;
+  }
+  std::vector<LoadInst*> loads;
+  for (BasicBlock& block : f_)
+    for (Instruction& inst : block)
+      if (auto* load = dyn_cast<LoadInst>(&inst)) loads.push_back(load);
+  for (LoadInst* load : loads) {
+    uint64_t offset = 0;
+    if (!load->isSimple() || !is_argument_field(load->getPointerOperand(), workgroup(), dl_, &offset)) continue;
+    Value* value = nullptr;
+    if (offset == kWorkgroupGroupSegmentOffset && load->getType()->isPointerTy()) {
+      value = group;
+    } else if (load->getType()->isIntegerTy(32)) {
+      for (uint64_t base : {kWorkgroupSizeOffset, kWorkgroupItemCountOffset})
+        if (offset >= base && offset < base + 12 && (offset - base) % 4 == 0)
+          value = ConstantInt::get(load->getType(), offset == base ? sized_x_ : 1);
+    }
+    if (!value) continue;
+    load->replaceAllUsesWith(value);
+    load->eraseFromParent();
+  }
+}
+
+// The sized path's arrays (group memory, the per-item slots) are its own:
+// no kernel buffer can alias them. Said with scoped no-alias metadata, so
+// that the vectoriser adds no run-time overlap checks between them and the
+// kernel's buffers (such a check compares their addresses as integers,
+// after which no alias analysis can tell them apart, nor can SROA take the
+// arrays into registers). An access whose every underlying object (through
+// GEPs, casts, selects and phis) is one of the arrays gets the scope; one
+// none of whose objects can be one gets the no-alias list: each object is
+// another stack slot, a global or an argument, or — only when no array's
+// address escapes (stored, passed to a call that may keep it, made into an
+// integer: LLVM's capture tracking) — a pointer loaded from memory,
+// returned by a call or made from an integer. Any other access (a group
+// pointer read from a private table, one kept in a per-item slot across a
+// barrier, one built from an integer) gets neither.
+void WorkItemLoops::scope_sized_arrays(const SmallPtrSetImpl<Value*>& arrays) {
+  bool escapes = false;
+  for (Value* array : arrays)
+    escapes = escapes || PointerMayBeCaptured(array, /*ReturnCaptures=*/true, /*StoreCaptures=*/true, kMaxCaptureUses);
+  MDBuilder mdb(ctx_);
+  MDNode* domain = mdb.createAnonymousAliasScopeDomain("xgpu.sized");
+  MDNode* scope = mdb.createAnonymousAliasScope(domain, "xgpu.sized.arrays");
+  MDNode* list = MDNode::get(ctx_, {scope});
+  for (BasicBlock& block : f_)
+    for (Instruction& inst : block) {
+      Value* ptr = nullptr;
+      if (auto* load = dyn_cast<LoadInst>(&inst)) ptr = load->getPointerOperand();
+      else if (auto* store = dyn_cast<StoreInst>(&inst)) ptr = store->getPointerOperand();
+      else if (auto* rmw = dyn_cast<AtomicRMWInst>(&inst)) ptr = rmw->getPointerOperand();
+      else if (auto* cmpxchg = dyn_cast<AtomicCmpXchgInst>(&inst)) ptr = cmpxchg->getPointerOperand();
+      if (!ptr) continue;
+      SmallVector<const Value*, 4> objects;
+      getUnderlyingObjects(ptr, objects, nullptr, /*MaxLookup=*/0);
+      unsigned own = 0, apart = 0;
+      for (const Value* object : objects) {
+        if (arrays.count(const_cast<Value*>(object)))
+          ++own;
+        else if (isa<AllocaInst>(object) || isa<GlobalValue>(object) || isa<Argument>(object) ||
+                 isa<ConstantPointerNull>(object) || !escapes)
+          ++apart;
+      }
+      if (objects.empty()) continue;
+      if (own == objects.size())
+        inst.setMetadata(LLVMContext::MD_alias_scope, list);
+      else if (apart == objects.size())
+        inst.setMetadata(LLVMContext::MD_noalias, list);
+    }
+}
+
+// Marks every loop of the sized path: no unrolling until the pass's last
+// step (LateUnrollPass), which unrolls them in full.
+void WorkItemLoops::mark_sized_loops() {
+  DominatorTree dt(f_);
+  LoopInfo li(dt);
+  for (Loop* loop : li.getLoopsInPreorder()) {
+    SmallVector<Metadata*, 4> operands{nullptr};
+    if (MDNode* id = loop->getLoopID())
+      for (unsigned i = 1; i < id->getNumOperands(); ++i) operands.push_back(id->getOperand(i));
+    operands.push_back(MDNode::get(ctx_, {MDString::get(ctx_, kUnrollDisable)}));
+    operands.push_back(MDNode::get(ctx_, {MDString::get(ctx_, kLateUnrollMarker)}));
+    MDNode* id = MDNode::getDistinct(ctx_, operands);
+    id->replaceOperandWith(0, id);
+    loop->setLoopID(id);
+  }
+}
+
+// A masked load or store of a stack array at a constant offset whose mask
+// is a constant run of lanes (a tree or scan step's first vector, whose
+// first lanes read before the array: `x >= off ? v[x - off] : 0`) becomes a
+// load or store of just those lanes, which lie inside the array, and a
+// shuffle: accesses SROA can take into registers, where the masked
+// intrinsic kept the whole array in memory. Returns whether it changed any.
+bool narrow_masked_array_accesses(Function& function) {
+  const DataLayout& dl = function.getParent()->getDataLayout();
+  std::vector<IntrinsicInst*> calls;
+  for (Instruction& inst : instructions(function))
+    if (auto* intrinsic = dyn_cast<IntrinsicInst>(&inst);
+        intrinsic && (intrinsic->getIntrinsicID() == Intrinsic::masked_load ||
+                      intrinsic->getIntrinsicID() == Intrinsic::masked_store))
+      calls.push_back(intrinsic);
+  bool changed = false;
+  for (IntrinsicInst* call : calls) {
+    const bool load = call->getIntrinsicID() == Intrinsic::masked_load;
+    Value* ptr = call->getArgOperand(load ? 0 : 1);
+    auto* mask = dyn_cast<Constant>(call->getArgOperand(load ? 2 : 3));
+    auto* type = cast<FixedVectorType>(load ? call->getType() : call->getArgOperand(0)->getType());
+    if (!mask) continue;
+    const unsigned lanes = type->getNumElements();
+    int first = -1, last = -1;
+    bool run = true;
+    for (unsigned i = 0; i < lanes; ++i) {
+      Constant* bit = mask->getAggregateElement(i);
+      if (!bit || isa<UndefValue>(bit)) {
+        run = false;
+        break;
+      }
+      if (bit->isOneValue()) {
+        if (last >= 0 && last != int(i) - 1) run = false;
+        if (first < 0) first = int(i);
+        last = int(i);
+      }
+    }
+    if (!run || first < 0) continue;
+    APInt offset(dl.getIndexTypeSizeInBits(ptr->getType()), 0);
+    auto* array = dyn_cast<AllocaInst>(ptr->stripAndAccumulateConstantOffsets(dl, offset, /*AllowNonInbounds=*/true));
+    std::optional<TypeSize> size = array ? array->getAllocationSize(dl) : std::nullopt;
+    const uint64_t element = dl.getTypeStoreSize(type->getElementType());
+    if (!size || size->isScalable() || dl.getTypeAllocSize(type->getElementType()) != element) continue;
+    const int64_t begin = offset.getSExtValue() + int64_t(first) * int64_t(element);
+    const int64_t end = offset.getSExtValue() + int64_t(last + 1) * int64_t(element);
+    if (begin < 0 || uint64_t(end) > size->getFixedValue()) continue;
+    const unsigned count = unsigned(last - first + 1);
+    IRBuilder<> b(call);
+    Type* part_type = count == 1 ? type->getElementType() : static_cast<Type*>(FixedVectorType::get(type->getElementType(), count));
+    Value* at = b.CreateConstGEP1_64(b.getInt8Ty(), ptr, uint64_t(first) * element);
+    const Align align = commonAlignment(cast<ConstantInt>(call->getArgOperand(load ? 1 : 2))->getAlignValue(),
+                                        uint64_t(first) * element);
+    if (load) {
+      Value* part = b.CreateAlignedLoad(part_type, at, align);
+      Value* result = call->getArgOperand(3);  // the passthru lanes
+      for (unsigned i = 0; i < count; ++i)
+        result = b.CreateInsertElement(result, count == 1 ? part : b.CreateExtractElement(part, uint64_t(i)),
+                                       uint64_t(first) + i);
+      call->replaceAllUsesWith(result);
+    } else {
+      Value* value = call->getArgOperand(0);
+      Value* part = nullptr;
+      if (count == 1) {
+        part = b.CreateExtractElement(value, uint64_t(first));
+      } else {
+        SmallVector<int, 16> indices;
+        for (unsigned i = 0; i < count; ++i) indices.push_back(int(first + i));
+        part = b.CreateShuffleVector(value, indices);
+      }
+      b.CreateAlignedStore(part, at, align);
+    }
+    call->eraseFromParent();
+    changed = true;
+  }
+  return changed;
+}
+
+namespace {
+struct NarrowMaskedArrayAccessesPass : PassInfoMixin<NarrowMaskedArrayAccessesPass> {
+  PreservedAnalyses run(Function& function, FunctionAnalysisManager&) {
+    return narrow_masked_array_accesses(function) ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+};
+}  // namespace
+
+// The pass's last step, after vectorisation: unrolls the sized path's loops
+// (WorkItemLoops::set_sized) in full, then lets SROA take group memory and
+// the per-item slots, now at constant offsets, into registers. Vectorised
+// first, the loops unroll into vector code (a tree reduction's steps into
+// vector adds of registers and, for the last steps, shuffles); unrolled
+// before, they would be scalar code the SLP vectoriser gathers badly.
+PreservedAnalyses LateUnrollPass::run(Module& module, ModuleAnalysisManager& mam) {
+  FunctionAnalysisManager& fam = mam.getResult<FunctionAnalysisManagerModuleProxy>(module).getManager();
+  bool changed = false;
+  for (Function& function : module) {
+    if (function.isDeclaration()) continue;
+    // The marked loop IDs, each replaced by one that asks for a full
+    // unroll instead.
+    LLVMContext& context = function.getContext();
+    const bool marked = rewrite_loop_ids(function, [&](MDNode* id) -> std::optional<SmallVector<Metadata*, 4>> {
+      SmallVector<Metadata*, 4> options;
+      bool late = false;
+      for (unsigned i = 1; i < id->getNumOperands(); ++i) {
+        const StringRef name = option_name(id->getOperand(i));
+        late |= name == kLateUnrollMarker;
+        if (name != kLateUnrollMarker && !name.starts_with("llvm.loop.unroll.")) options.push_back(id->getOperand(i));
+      }
+      if (!late) return std::nullopt;
+      options.push_back(MDNode::get(context, {MDString::get(context, kUnrollFull)}));
+      return options;
+    });
+    if (!marked) continue;
+    changed = true;
+    FunctionPassManager fpm;
+    fpm.addPass(LoopUnrollPass(LoopUnrollOptions(3, /*OnlyWhenForced=*/true, /*ForgetSCEV=*/false)));
+    // A masked load of an array element, now at a constant offset, is a
+    // load and a select (the array is dereferenceable): what SROA takes.
+    fpm.addPass(InstCombinePass());
+    fpm.addPass(NarrowMaskedArrayAccessesPass());
+    fpm.addPass(SROAPass(SROAOptions::ModifyCFG));
+    fpm.addPass(EarlyCSEPass(/*UseMemorySSA=*/true));
+    fpm.addPass(InstCombinePass());
+    fpm.addPass(DSEPass());
+    fpm.addPass(SimplifyCFGPass());
+    fam.invalidate(function, PreservedAnalyses::none());
+    fam.invalidate(function, fpm.run(function, fam));
+  }
+  return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+}
+
+}  // namespace xgpu_wiloop
