@@ -396,6 +396,42 @@ Status read_amdgpu(const Elf& elf, CodeObjectInfo* info) {
 
 // --- host -------------------------------------------------------------------
 
+// The records of XGPU_HOST_WILOOP_PATHS_SECTION ("<kernel>\0<paths>\0",
+// concatenated) into the kernels of `info` they name.
+Status read_wiloop_paths(const Elf& elf, CodeObjectInfo* info) {
+  const std::string section_name = XGPU_HOST_WILOOP_PATHS_SECTION;
+  for (const Elf64_Shdr& s : elf.sections()) {
+    std::string_view name;
+    Status status = elf.section_name(s, &name);
+    if (!status.ok()) return status;
+    if (name != section_name) continue;
+    if (s.sh_type != SHT_PROGBITS) {
+      return Status::error("section " + section_name + " has type " + std::to_string(s.sh_type) +
+                           ", expected SHT_PROGBITS (" + std::to_string(SHT_PROGBITS) + ")");
+    }
+    const std::span<const uint8_t> bytes = elf.data(s);
+    const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    for (size_t at = 0; at < text.size();) {
+      const size_t name_end = text.find('\0', at);
+      const size_t paths_end = name_end == std::string_view::npos ? name_end : text.find('\0', name_end + 1);
+      if (paths_end == std::string_view::npos) {
+        return Status::error("section " + section_name + ": the record at offset " + std::to_string(at) +
+                             " is not two NUL-terminated strings");
+      }
+      const std::string_view kernel = text.substr(at, name_end - at);
+      auto it = std::find_if(info->kernels.begin(), info->kernels.end(),
+                             [&](const KernelInfo& k) { return k.name == kernel; });
+      if (it == info->kernels.end()) {
+        return Status::error("section " + section_name + ": the record at offset " + std::to_string(at) +
+                             " names kernel '" + std::string(kernel) + "', which the code object does not define");
+      }
+      it->wiloop_paths = std::string(text.substr(name_end + 1, paths_end - name_end - 1));
+      at = paths_end + 1;
+    }
+  }
+  return {};
+}
+
 Status read_host(const Elf& elf, CodeObjectInfo* info) {
   std::vector<Elf64_Sym> symbols;
   uint32_t strtab = 0;
@@ -499,7 +535,7 @@ Status read_host(const Elf& elf, CodeObjectInfo* info) {
   if (!found_info) {
     return Status::error("host code object does not export " + std::string(XGPU_HOST_CODE_OBJECT_SYMBOL));
   }
-  return {};
+  return read_wiloop_paths(elf, info);
 }
 
 // --- kernel layout records (both kinds) --------------------------------------

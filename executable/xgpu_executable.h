@@ -126,6 +126,9 @@ struct KernelInfo {
   bool uses_barriers = false;                // host: XGPU_HOST_KERNEL_FLAG_USES_BARRIERS
   bool workitem_loops = false;               // host: XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS
                                              // (barriers run as work-item loops)
+  std::string wiloop_paths;                  // host: the paths the work-item loop pass took
+                                             // ("sized-path, work-item-loops"; XGPU_HOST_WILOOP_PATHS_SECTION),
+                                             // empty when it did not transform the kernel
   uint32_t explicit_arg_count = 0;           // AMDGPU: explicit kernel arguments
   std::vector<std::string> hidden_args;      // AMDGPU: value kinds of hidden arguments
                                              // (xgpu kernels have none)

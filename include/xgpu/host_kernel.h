@@ -80,6 +80,12 @@ extern "C" {
  * and XGPU_HOST_KERNEL_ABI_VERSION are unchanged. */
 #define XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS 0x4u
 
+/* Read-only section of a host code object in which the work-item loop
+ * pass (tools/xgpu-wiloop) records, per kernel it transformed, the paths it
+ * took: records of "<kernel>\0<path>, <path>...\0" (both NUL-terminated),
+ * concatenated. Informational (`xgpu-kernels inspect`); runtimes ignore it. */
+#define XGPU_HOST_WILOOP_PATHS_SECTION ".xgpu_wiloop_paths"
+
 /* Alignment of the group segment base handed to a workgroup (bytes). */
 #define XGPU_HOST_GROUP_SEGMENT_ALIGNMENT 64u
 

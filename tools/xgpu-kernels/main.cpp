@@ -161,8 +161,9 @@ std::string mode_text(const xe::KernelInfo& k, xgpu_executable_entry_kind_t kind
            std::to_string(k.vgpr_count);
   }
   if (kind == XGPU_EXECUTABLE_ENTRY_KIND_NVPTX) return "ptx";
-  if (k.workitem_loops) return "work-item loops (barriers)";
-  return k.uses_barriers ? "fibers (barriers)" : "loop";
+  const std::string paths = k.wiloop_paths.empty() ? "" : " [" + k.wiloop_paths + "]";
+  if (k.workitem_loops) return "work-item loops (barriers)" + paths;
+  return (k.uses_barriers ? "fibers (barriers)" : "loop") + paths;
 }
 
 int inspect(int argc, char** argv) {
@@ -235,6 +236,15 @@ int inspect(int argc, char** argv) {
         } else {
           j["uses_barriers"] = k.uses_barriers;
           j["workitem_loops"] = k.workitem_loops;
+          // The work-item loop pass's paths ([] when it left the kernel alone).
+          nlohmann::ordered_json paths = nlohmann::ordered_json::array();
+          for (size_t at = 0; at < k.wiloop_paths.size();) {
+            size_t end = k.wiloop_paths.find(", ", at);
+            if (end == std::string::npos) end = k.wiloop_paths.size();
+            paths.push_back(k.wiloop_paths.substr(at, end - at));
+            at = end + 2;
+          }
+          j["wiloop_paths"] = paths;
         }
         kernels.push_back(std::move(j));
       }

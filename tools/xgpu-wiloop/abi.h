@@ -20,6 +20,10 @@ constexpr llvm::StringLiteral kItemFunctionSuffix = "_xgpu_wi_";     // K_xgpu_w
 constexpr llvm::StringLiteral kLocalIdMarker = "xgpu_wiloop_local_id_";  // uint32_t (uint32_t dimension)
 constexpr llvm::StringLiteral kBarrierMarker = "xgpu_wiloop_barrier_";   // void (void): xgpu_barrier()
 constexpr llvm::StringLiteral kDescriptorSuffix = XGPU_HOST_KERNEL_DESCRIPTOR_SUFFIX;  // "K.kd"
+// The section of the paths the pass took, per kernel.
+constexpr llvm::StringLiteral kPathsSection = XGPU_HOST_WILOOP_PATHS_SECTION;
+// The pass's name in remarks (-Rpass=xgpu-wiloop).
+constexpr const char* kRemarkPass = "xgpu-wiloop";
 // <xgpu/kernel.h>'s mark on its item loops (XGPU_KERNEL_ITEM_LOOP_): a
 // software-pipelining hint with this value, which x86-64 never reads.
 constexpr llvm::StringLiteral kItemLoopMarker = "llvm.loop.pipeline.initiationinterval";

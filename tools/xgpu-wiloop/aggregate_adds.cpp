@@ -75,17 +75,21 @@ void WorkItemLoops::split_aggregates() {
 // cannot order before its own loads (no item can wait for another), so both
 // reads see the same values in a kernel without data races and each item
 // takes the same path to the same add both times.
-bool WorkItemLoops::recount_aggregates() {
-  if (!barrier_blocks_.empty() || aggregates_.empty()) return false;
+bool WorkItemLoops::recount_aggregates(std::string* why) {
+  auto no = [&](const char* reason) {
+    *why = reason;
+    return false;
+  };
+  if (!barrier_blocks_.empty() || aggregates_.empty()) return no("no aggregated adds");
   SmallPtrSet<BasicBlock*, 8> add_blocks;
   DenseMap<BasicBlock*, AtomicRMWInst*> add_of;
   for (Aggregate& a : aggregates_) {
-    if (!add_blocks.insert(a.rmw->getParent()).second) return false;  // two adds in a row
+    if (!add_blocks.insert(a.rmw->getParent()).second) return no("two adds in one block");
     add_of[a.rmw->getParent()] = a.rmw;
   }
   for (BasicBlock& block : f_)
     for (Instruction& inst : block)
-      if (isa<AllocaInst>(inst)) return false;  // private memory the copy would share
+      if (isa<AllocaInst>(inst)) return no("the kernel has private memory, which the copy would share");
   // The blocks that can reach an add (its predecessors are all in it too).
   SmallPtrSet<BasicBlock*, 32> prefix(add_blocks.begin(), add_blocks.end());
   std::vector<BasicBlock*> work(add_blocks.begin(), add_blocks.end());
@@ -98,16 +102,16 @@ bool WorkItemLoops::recount_aggregates() {
   // No add can follow an add (nor itself, in a loop): an item counts one.
   for (BasicBlock* block : add_blocks)
     for (BasicBlock* next : successors(block))
-      if (prefix.count(next)) return false;
+      if (prefix.count(next)) return no("an add can follow an add");
   for (BasicBlock* block : prefix)
     for (Instruction& inst : *block) {
       if (add_of.lookup(block) == &inst) break;  // what follows the add is not counted
       if (is_call_to(inst, kLocalIdMarker)) continue;
       if (auto* load = dyn_cast<LoadInst>(&inst)) {
-        if (!load->isSimple()) return false;
+        if (!load->isSimple()) return no("an atomic or volatile load on the way to an add");
         continue;
       }
-      if (inst.mayHaveSideEffects() || inst.mayReadOrWriteMemory()) return false;
+      if (inst.mayHaveSideEffects() || inst.mayReadOrWriteMemory()) return no("a store, call or other effect on the way to an add");
     }
 
   BasicBlock* entry = &f_.getEntryBlock();

@@ -140,7 +140,11 @@ void WorkItemLoops::build() {
     BasicBlock* call = BasicBlock::Create(ctx_, "xgpu.sized.call", &f_);
     b.CreateCondBr(sized, call, region_entries[0]);
     IRBuilder<> cb(call);
-    cb.CreateCall(sized_path_, {kernarg(), workgroup()});
+    CallInst* sized_call = cb.CreateCall(sized_path_, {kernarg(), workgroup()});
+    // With debug information, a call that is inlined needs a location in
+    // this function, to which the inlined code's locations are chained.
+    if (DISubprogram* subprogram = f_.getSubprogram())
+      sized_call->setDebugLoc(DILocation::get(ctx_, subprogram->getScopeLine(), 0, subprogram));
     cb.CreateBr(exit);
   } else if (accumulating) {
     // Group memory keeps the run's counts: only its first workgroup zeroes.
@@ -168,8 +172,17 @@ void WorkItemLoops::build() {
   if (!dispatched && !sized_x_ && !accumulate_)
     for (unsigned r = 0; r + 1 < regions_.size(); ++r) {
       SmallSetVector<AllocaInst*, 4> scalars;
-      fusions[r] = fusion_order(r, &scalars, &splits[r]);
-      if (fusions[r] == kNoFusion) continue;
+      std::string why;
+      fusions[r] = fusion_order(r, &scalars, &splits[r], &why);
+      if (fusions[r] == kNoFusion) {
+        // (Reported for pairs that could be fused but for what `why` says.)
+        if (!why.empty())
+          refuse("fused-regions", "regions " + Twine(r) + " and " + Twine(r + 1) + ": " + why);
+        continue;
+      }
+      take("fused-regions", "regions " + Twine(r) + " and " + Twine(r + 1) + " as one loop over the items in " +
+                                (fusions[r] == kFuseDescending ? "descending" : "ascending") + " order" +
+                                (splits[r] ? ", split at item " + Twine(splits[r]) : ""));
       IRBuilder<> sb(entry, entry->getFirstInsertionPt());
       for (AllocaInst* alloca : scalars)
         fused_scalars[r][alloca] = sb.CreateAlloca(alloca->getAllocatedType(), nullptr, alloca->getName() + ".fused");
@@ -181,6 +194,7 @@ void WorkItemLoops::build() {
     // Without state words, items that would only pass through to the
     // barrier need not run at all: the x loop stops at x_bound.
     const uint64_t bound = dispatched ? 0 : x_bound(r);
+    if (bound) take("narrowed-region", "region " + Twine(r) + " runs the items x < " + Twine(bound) + " only");
     // Replaced by the branch into the region's loop nest once it is built.
     Instruction* placeholder = new UnreachableInst(ctx_, region_entries[r]);
     Value* uniform = nullptr;

@@ -79,20 +79,43 @@ Value* WorkItemLoops::detach(Value* value) {
 
 // Finds the combinable tail atomics of a barrier kernel (see above) and
 // turns each into an add to its local id's total.
+// Legality of combining one atomic read-modify-write: nullptr when it may
+// be combined, else what stops it.
+const char* WorkItemLoops::why_not_combined(AtomicRMWInst* rmw, bool escapes) {
+  if (rmw->getOperation() != AtomicRMWInst::Add) return "not an add";
+  if (rmw->isVolatile()) return "volatile";
+  if (rmw->getOrdering() != AtomicOrdering::Monotonic) return "not relaxed";
+  if (pointer_touch(rmw->getPointerOperand(), escapes) != Touch::kOther) return "it may touch group memory";
+  if (!run_invariant(rmw->getPointerOperand(), kRematerializeDepth))
+    return "its address may differ between the workgroups of a run (it depends on the workgroup's x id, its width "
+           "or memory other than the kernarg)";
+  if (!rmw->use_empty()) return "its result is used";
+  if (!tail(rmw)) return "the item does more after it than compute and return";
+  return nullptr;
+}
+
 void WorkItemLoops::combine_tails() {
   if (barrier_blocks_.empty() || !aggregates_.empty()) return;
   std::vector<AtomicRMWInst*> found;
   const bool escapes = group_escapes();
+  std::string refused;
   for (BasicBlock& block : f_)
     for (Instruction& inst : block) {
       auto* rmw = dyn_cast<AtomicRMWInst>(&inst);
-      if (rmw && rmw->getOperation() == AtomicRMWInst::Add && !rmw->isVolatile() &&
-          rmw->getOrdering() == AtomicOrdering::Monotonic &&
-          pointer_touch(rmw->getPointerOperand(), escapes) == Touch::kOther &&
-          run_invariant(rmw->getPointerOperand(), kRematerializeDepth) && tail(rmw) &&
-          found.size() < kMaxCombinedAtomics)
+      if (!rmw || pointer_touch(rmw->getPointerOperand(), /*escapes=*/true) == Touch::kGroup) continue;
+      if (const char* why = why_not_combined(rmw, escapes)) {
+        if (refused.empty()) refused = std::string("an atomic ") + AtomicRMWInst::getOperationName(rmw->getOperation()).str() + ": " + why;
+      } else if (found.size() < kMaxCombinedAtomics) {
         found.push_back(rmw);
+      } else if (refused.empty()) {
+        refused = "more than " + std::to_string(kMaxCombinedAtomics) + " tail adds";
+      }
     }
+  if (!found.empty())
+    take("combined-tails", Twine(found.size()) + " tail atomic add(s) combined across the run's workgroups" +
+                               (refused.empty() ? "" : "; not " + refused));
+  else if (!refused.empty())
+    refuse("combined-tails", refused);
   if (found.empty()) return;
   Type* i32 = Type::getInt32Ty(ctx_);
   FunctionCallee local_id =
@@ -254,6 +277,9 @@ Function* WorkItemLoops::combine_function() {
   for (Instruction* inst : detached_) inst->dropAllReferences();
   for (Instruction* inst : detached_) inst->deleteValue();
   detached_.clear();
+  // Its code was copied from the work-item function, whose debug
+  // locations name that function's subprogram: this one has none.
+  for (Instruction& inst : instructions(*function)) inst.setDebugLoc(DebugLoc());
   return function;
 }
 

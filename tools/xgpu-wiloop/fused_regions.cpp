@@ -99,14 +99,19 @@ bool WorkItemLoops::group_element(Value* ptr, Type* type, int64_t* element, uint
 // one distance d, *split is d (else 0): the items below d read nothing a
 // later item writes (Hillis-Steele's `lid >= off` guard), and the fused
 // loop is split there (fold_x_compares).
-unsigned WorkItemLoops::fusion_order(unsigned region, SmallSetVector<AllocaInst*, 4>* scalars, uint32_t* split) {
+unsigned WorkItemLoops::fusion_order(unsigned region, SmallSetVector<AllocaInst*, 4>* scalars, uint32_t* split,
+                                     std::string* why) {
+  auto no = [&](const char* reason) {
+    *why = reason;
+    return kNoFusion;
+  };
   *split = 0;
   const unsigned next = region + 1;
   if (next >= regions_.size() || region_exits_[region] != next || region_exits_[next] == kExitsMixed ||
       region_exits_[next] == next || !aggregates_.empty() || x_bound(region) || x_bound(next))
-    return kNoFusion;
+    return no("");
   for (BasicBlock* block : regions_[region])
-    if (regions_[next].contains(block)) return kNoFusion;
+    if (regions_[next].contains(block)) return no("");
   struct Access {
     int64_t element;
     uint64_t scale;
@@ -120,30 +125,30 @@ unsigned WorkItemLoops::fusion_order(unsigned region, SmallSetVector<AllocaInst*
         Type* type = nullptr;
         bool store = false;
         if (auto* load = dyn_cast<LoadInst>(&inst)) {
-          if (!load->isSimple()) return kNoFusion;
+          if (!load->isSimple()) return no("an atomic or volatile load");
           ptr = load->getPointerOperand();
           type = load->getType();
         } else if (auto* st = dyn_cast<StoreInst>(&inst)) {
-          if (!st->isSimple()) return kNoFusion;
+          if (!st->isSimple()) return no("an atomic or volatile store");
           ptr = st->getPointerOperand();
           type = st->getValueOperand()->getType();
           store = true;
         } else if (is_call_to(inst, kLocalIdMarker)) {
           continue;
         } else if (inst.mayReadOrWriteMemory() || inst.mayHaveSideEffects()) {
-          return kNoFusion;
+          return no("a call, atomic or other effect");
         } else {
           continue;
         }
         if (isa<AllocaInst>(getUnderlyingObject(ptr, /*MaxLookup=*/0))) continue;  // the item's own stack
         if (on_group_segment(ptr)) {
           Access access{0, 0, store};
-          if (!group_element(ptr, type, &access.element, &access.scale)) return kNoFusion;
+          if (!group_element(ptr, type, &access.element, &access.scale)) return no("a group address that is not base + scale * (x + c)");
           accesses[half].push_back(access);
           continue;
         }
         const Value* object = getUnderlyingObject(ptr, /*MaxLookup=*/0);
-        if (store || (object != kernarg() && object != workgroup())) return kNoFusion;
+        if (store || (object != kernarg() && object != workgroup())) return no("a store to memory other than group memory and the item's own stack, or a load of memory other than group memory, the kernarg and the record");
       }
   bool ascending = false;
   bool descending = false;
@@ -151,7 +156,7 @@ unsigned WorkItemLoops::fusion_order(unsigned region, SmallSetVector<AllocaInst*
   for (const Access& a : accesses[0])
     for (const Access& b : accesses[1]) {
       if (!a.store && !b.store) continue;
-      if (a.scale != b.scale) return kNoFusion;
+      if (a.scale != b.scale) return no("group accesses of different element sizes");
       if (b.element > a.element) {
         descending = true;
         const int64_t d = b.element - a.element;
@@ -159,7 +164,7 @@ unsigned WorkItemLoops::fusion_order(unsigned region, SmallSetVector<AllocaInst*
       }
       if (b.element < a.element) ascending = true;
     }
-  if (ascending && descending) return kNoFusion;
+  if (ascending && descending) return no("conflicting group accesses need both orders of the items");
   if (descending && distance > 0 && distance < int64_t(kMaxWorkgroupItems)) *split = uint32_t(distance);
 
   // The per-item slots that only carry a value across this barrier.

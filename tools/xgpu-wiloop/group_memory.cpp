@@ -24,6 +24,16 @@ bool WorkItemLoops::group_root(const Value* value) const {
          offset == kWorkgroupGroupSegmentOffset;
 }
 
+// A pointer loaded from the kernarg segment, which the host wrote before
+// the dispatch and nothing writes while it runs: never a group address,
+// whatever escaped.
+bool WorkItemLoops::from_kernarg(const Value* object) const {
+  const auto* load = dyn_cast<LoadInst>(object);
+  uint64_t offset = 0;
+  return load && load->isSimple() &&
+         is_argument_field(load->getPointerOperand(), const_cast<WorkItemLoops*>(this)->kernarg(), dl_, &offset);
+}
+
 bool WorkItemLoops::group_escapes() {
   for (BasicBlock& block : f_)
     for (Instruction& inst : block)
@@ -43,7 +53,7 @@ WorkItemLoops::Touch WorkItemLoops::pointer_touch(const Value* ptr, bool escapes
     if (group_root(object))
       group = true;
     else if (isa<AllocaInst>(object) || isa<GlobalValue>(object) || isa<Argument>(object) ||
-             isa<ConstantPointerNull>(object) || isa<UndefValue>(object))
+             isa<ConstantPointerNull>(object) || isa<UndefValue>(object) || from_kernarg(object))
       other = true;
     else if (escapes)
       unknown = true;

@@ -25,17 +25,21 @@ namespace xgpu_wiloop {
 // the slots: region 1's adds return nothing anyone reads. Only for runs of
 // full one-row workgroups, decided per call (every workgroup zeroes the
 // same slots then).
-bool WorkItemLoops::plan_accumulation() {
-  if (!combining() || !aggregates_.empty() || needs_dispatch() || !per_item_.empty()) return false;
-  if (regions_.size() != 3 || region_exits_[0] != 1 || region_exits_[1] != 2 || region_exits_[2] != kExitsReturn)
+bool WorkItemLoops::plan_accumulation(std::string* why) {
+  auto no = [&](const char* reason) {
+    *why = reason;
     return false;
-  if (regions_[0].size() != 1) return false;
+  };
+  if (!combining() || !aggregates_.empty() || needs_dispatch() || !per_item_.empty()) return no("it has no combined tail adds, aggregates adds, needs a dispatcher or keeps values per item across barriers");
+  if (regions_.size() != 3 || region_exits_[0] != 1 || region_exits_[1] != 2 || region_exits_[2] != kExitsReturn)
+    return no("its regions are not zero, barrier, add, barrier, flush");
+  if (regions_[0].size() != 1) return no("its first region is more than one block");
   SmallPtrSet<const Value*, 4> totals;
   for (const Combine& c : combines_) totals.insert(c.totals);
   auto on_totals = [&](Value* ptr) { return totals.count(getUnderlyingObject(ptr, 0)) != 0; };
   // A group pointer kept in memory, passed to a call or made into an
   // integer could reach the bins where no analysis sees it.
-  if (group_escapes()) return false;
+  if (group_escapes()) return no("a group pointer escapes (stored, passed to a call or made into an integer)");
   bool zeroed = false;
   int64_t element = 0;
   uint64_t scale = 0;
@@ -48,28 +52,28 @@ bool WorkItemLoops::plan_accumulation() {
         // With no group pointer escaping (above), an access touches group
         // memory, other memory, or both, and the analysis knows which.
         const Touch touch = access_touch(inst, /*escapes=*/false);
-        if (touch == Touch::kUnknown) return false;
+        if (touch == Touch::kUnknown) return no("an access may touch group memory or other memory and the analysis cannot tell which");
         if (isa<CallBase>(inst)) {
           if (is_call_to(inst, kLocalIdMarker)) continue;
           // Region 0 is skipped by later workgroups: it makes no calls;
           // region 2 (the last only) none that touch memory; region 1 none
           // that touch group memory.
-          if (r == 0 || (r == 2 && touch != Touch::kNone) || touch == Touch::kGroup) return false;
+          if (r == 0 || (r == 2 && touch != Touch::kNone) || touch == Touch::kGroup) return no("a call in a region that later workgroups skip or only the last runs, or one that touches group memory");
           continue;
         }
         if (touch == Touch::kNone) continue;
         Value* ptr = getLoadStorePointerOperand(&inst);
         if (auto* rmw = dyn_cast<AtomicRMWInst>(&inst)) ptr = rmw->getPointerOperand();
         else if (auto* cmpxchg = dyn_cast<AtomicCmpXchgInst>(&inst)) ptr = cmpxchg->getPointerOperand();
-        if (!ptr) return false;
+        if (!ptr) return no("an access whose address the analysis does not know");
         if (r == 1) {
           // Group memory only through the lowered adds whose result nobody reads.
-          if (touch == Touch::kGroup && !group_adds_.count(&inst)) return false;
+          if (touch == Touch::kGroup && !group_adds_.count(&inst)) return no("the adding region touches group memory other than through adds whose result is unused");
           continue;
         }
         if (r == 2 && inst.mayWriteToMemory()) {
           auto* store = dyn_cast<StoreInst>(&inst);
-          if (!store || !store->isSimple() || !on_totals(ptr) || block != region_starts_[2]) return false;
+          if (!store || !store->isSimple() || !on_totals(ptr) || block != region_starts_[2]) return no("the flushing region writes memory other than the combined totals");
           updates.push_back(store);
           continue;
         }
@@ -82,7 +86,7 @@ bool WorkItemLoops::plan_accumulation() {
           if (!load || !load->isSimple() ||
               !(is_argument_field(ptr, kernarg(), dl_, &offset) || is_argument_field(ptr, workgroup(), dl_, &offset) ||
                 (r == 2 && on_totals(ptr))))
-            return false;
+            return no("the zeroing or flushing region reads memory other than the kernarg, the record and the totals");
           continue;
         }
         int64_t e = 0;
@@ -93,7 +97,7 @@ bool WorkItemLoops::plan_accumulation() {
           if (zeroed || !store || !store->isSimple() || !zero || !zero->isNullValue() ||
               !zero->getType()->isIntegerTy() ||
               !group_element(ptr, zero->getType(), &element, &scale))
-            return false;
+            return no("the zeroing region stores something other than one zero to the item's own element");
           zeroed = true;
           type = zero->getType();
           continue;
@@ -101,10 +105,10 @@ bool WorkItemLoops::plan_accumulation() {
         auto* load = dyn_cast<LoadInst>(&inst);
         if (!load || !load->isSimple() || !zeroed || load->getType() != type || !group_element(ptr, type, &e, &k) ||
             e != element || k != scale)
-          return false;
+          return no("the flushing region reads group memory other than the element the item zeroed");
         slot_loads.insert(load);
       }
-  if (!zeroed || updates.empty()) return false;
+  if (!zeroed || updates.empty()) return no("no zeroed element or no update of the totals");
   // Each update adds v or `v != 0 ? v : 0` (v a load of the slot) to what
   // it loaded from the same total.
   auto slot_value = [&](Value* value) {
@@ -123,14 +127,14 @@ bool WorkItemLoops::plan_accumulation() {
   };
   for (StoreInst* update : updates) {
     auto* add = dyn_cast<BinaryOperator>(update->getValueOperand());
-    if (!add || add->getOpcode() != Instruction::Add) return false;
+    if (!add || add->getOpcode() != Instruction::Add) return no("an update of the totals is not an add");
     bool ok = false;
     for (unsigned i = 0; i < 2 && !ok; ++i) {
       auto* previous = dyn_cast<LoadInst>(add->getOperand(i));
       ok = previous && previous->getPointerOperand() == update->getPointerOperand() &&
            slot_value(add->getOperand(1 - i));
     }
-    if (!ok) return false;
+    if (!ok) return no("an update of the totals adds something other than the element the item zeroed");
   }
   return true;
 }

@@ -12,6 +12,31 @@ bool calls_itself(const Function& function) {
   return false;
 }
 
+// Reports `plan` as remarks on `function` (kernel `kernel`).
+void emit_remarks(Function& function, StringRef kernel, const Plan& plan) {
+  OptimizationRemarkEmitter ore(&function);
+  for (const Plan::Decision& d : plan.decisions) {
+    if (d.taken)
+      ore.emit(OptimizationRemark(kRemarkPass, d.path, &function) << "kernel '" << kernel << "': " << d.path << ": "
+                                                                   << d.why);
+    else
+      ore.emit(OptimizationRemarkMissed(kRemarkPass, d.path, &function)
+               << "kernel '" << kernel << "': not " << d.path << ": " << d.why);
+  }
+}
+
+// Records the paths `plan` took for `kernel` in the code object
+// (XGPU_HOST_WILOOP_PATHS_SECTION).
+void record_paths(Module& module, StringRef kernel, const Plan& plan) {
+  const std::string record = kernel.str() + '\0' + plan.taken() + '\0';
+  Constant* bytes = ConstantDataArray::getString(module.getContext(), record, /*AddNull=*/false);
+  auto* global = new GlobalVariable(module, bytes->getType(), /*isConstant=*/true, GlobalValue::InternalLinkage,
+                                    bytes, kernel + ".xgpu_wiloop_paths");
+  global->setSection(kPathsSection);
+  global->setAlignment(Align(1));
+  appendToCompilerUsed(module, {global});
+}
+
 GlobalVariable* find_descriptor(Module& module, StringRef kernel) {
   const std::string name = (kernel + kDescriptorSuffix).str();
   if (GlobalVariable* gv = module.getGlobalVariable(name)) return gv;
@@ -84,6 +109,7 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
       cleanup.run(*function, fam);
       bool done = false;
       bool runs = false;  // the function runs runs of workgroups
+      Plan plan;
       if (!init || init->getNumOperands() <= kDescriptorFlagsField) {
         reason = "its host descriptor was not found";
       } else {
@@ -101,8 +127,15 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
             return value ? value->getZExtValue() : 0;
           };
           const auto* group = dyn_cast<ConstantInt>(init->getOperand(kDescriptorGroupSegmentSizeField));
-          if (element(0) >= 1 && element(0) <= kMaxSizedItems && element(1) == 1 && element(2) == 1 && group &&
-              group->getZExtValue() <= kMaxSizedGroupBytes) {
+          if (element(0) == 0) {
+            // No required size: no sized path, and nothing to say.
+          } else if (element(1) != 1 || element(2) != 1) {
+            plan.refuse("sized-path", "its required workgroup size is not (x, 1, 1)");
+          } else if (element(0) > kMaxSizedItems) {
+            plan.refuse("sized-path", "its required workgroup size is over " + Twine(kMaxSizedItems) + " items");
+          } else if (!group || group->getZExtValue() > kMaxSizedGroupBytes) {
+            plan.refuse("sized-path", "its static group memory is over " + Twine(kMaxSizedGroupBytes) + " bytes");
+          } else {
             sized_x = uint32_t(element(0));
             group_bytes = uint32_t(group->getZExtValue());
             ValueToValueMapTy map;
@@ -113,6 +146,7 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
             sized_transform.set_sized(sized_x, group_bytes);
             std::string why;
             if (!sized_transform.run(&why)) {
+              plan.refuse("sized-path", why);
               sized->eraseFromParent();
               sized = nullptr;
             }
@@ -120,9 +154,13 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
         }
         WorkItemLoops transform(*function, module.getDataLayout(), reaches_barrier);
         transform.set_runs(barriers);
+        transform.set_plan(&plan);
         if (sized) transform.set_sized_path(sized, sized_x, group_bytes);
         done = (barriers || transform.find_aggregates()) && transform.run(&reason);
         runs = done && transform.runs();
+        if (done && sized && !sized->use_empty())
+          plan.take("sized-path", "full workgroups of (" + Twine(sized_x) + ", 1, 1) items run with group memory "
+                                  "and per-item slots on the stack, unrolled after vectorisation");
         if (sized) {
           // Into the workgroup function (its one call), where the sized
           // path's stack arrays become the caller's.
@@ -138,13 +176,20 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
       }
       removeFromUsedLists(module, [&](Constant* c) { return c->stripPointerCasts() == function; });
       if (!done) {
-        if (barriers)
+        if (barriers) {
           errs() << "xgpu-wiloop: note: kernel '" << kernel << "' runs its work items as fibers on the host: "
                  << reason << "\n";
+          plan.refuse("work-item-loops", "runs its work items as fibers: " + reason);
+        }
+        emit_remarks(*function, kernel, plan);
         function->replaceAllUsesWith(PoisonValue::get(function->getType()));
         function->eraseFromParent();
         continue;
       }
+      if (barriers)
+        plan.take("work-item-loops", "the regions between its barriers run as loops over the work items");
+      emit_remarks(*function, kernel, plan);
+      record_paths(module, kernel, plan);
       if (verifyFunction(*function, &errs())) {
         if (getenv("XGPU_WILOOP_DUMP")) function->print(errs());
         report_fatal_error("xgpu-wiloop: kernel '" + kernel + "': the transformed function is invalid");

@@ -59,7 +59,8 @@ void WorkItemLoops::specialize_sized() {
 // arrays into registers). An access whose every underlying object (through
 // GEPs, casts, selects and phis) is one of the arrays gets the scope; one
 // none of whose objects can be one gets the no-alias list: each object is
-// another stack slot, a global or an argument, or — only when no array's
+// another stack slot, a global, an argument or a pointer loaded from the
+// kernarg (written by the host before the dispatch), or — only when no array's
 // address escapes (stored, passed to a call that may keep it, made into an
 // integer: LLVM's capture tracking) — a pointer loaded from memory,
 // returned by a call or made from an integer. Any other access (a group
@@ -88,7 +89,7 @@ void WorkItemLoops::scope_sized_arrays(const SmallPtrSetImpl<Value*>& arrays) {
         if (arrays.count(const_cast<Value*>(object)))
           ++own;
         else if (isa<AllocaInst>(object) || isa<GlobalValue>(object) || isa<Argument>(object) ||
-                 isa<ConstantPointerNull>(object) || !escapes)
+                 isa<ConstantPointerNull>(object) || from_kernarg(object) || !escapes)
           ++apart;
       }
       if (objects.empty()) continue;

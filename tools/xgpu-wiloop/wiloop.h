@@ -125,6 +125,34 @@ constexpr uint32_t kMaxSizedGroupBytes = 16384;
 // default, 100, is too few for a sized path's unrolled accesses).
 constexpr unsigned kMaxCaptureUses = 1u << 16;
 
+// What the pass decided for one kernel: each path it considered, whether
+// it took it, and why (or why not). Filled by the analyses as they decide,
+// before the transforms they license run; reported as optimisation remarks
+// (clang -Rpass=xgpu-wiloop / -Rpass-missed=xgpu-wiloop, opt
+// -pass-remarks=xgpu-wiloop / -pass-remarks-missed=xgpu-wiloop) and the
+// paths taken recorded in the code object (`xgpu-kernels inspect`).
+// A path is refused only where the kernel had something it could apply to
+// (an atomic add, a required size, a pair of regions), so a refusal always
+// names what was close and what stopped it.
+struct Plan {
+  struct Decision {
+    std::string path;  // "sized-path", "combined-tails", ... (spec/kernels.md)
+    bool taken;        // applied (else refused)
+    std::string why;   // what it applied to, or what stopped it
+  };
+  std::vector<Decision> decisions;
+  void take(StringRef path, const Twine& why) { decisions.push_back({path.str(), true, why.str()}); }
+  void refuse(StringRef path, const Twine& why) { decisions.push_back({path.str(), false, why.str()}); }
+  // The paths taken, comma-separated, each once, in the order decided.
+  std::string taken() const {
+    std::string out;
+    for (const Decision& d : decisions)
+      if (d.taken && (", " + out + ",").find(", " + d.path + ",") == std::string::npos)
+        out += (out.empty() ? "" : ", ") + d.path;
+    return out;
+  }
+};
+
 inline bool is_call_to(const Instruction& inst, StringRef name) {
   const auto* call = dyn_cast<CallInst>(&inst);
   const Function* callee = call ? call->getCalledFunction() : nullptr;
@@ -183,6 +211,8 @@ class WorkItemLoops {
     sized_path_x_ = x;
     sized_path_group_bytes_ = group_bytes;
   }
+  // Before run(): where the transform records what it decided (may stay null).
+  void set_plan(Plan* plan) { plan_ = plan; }
   // After run(): the function runs a run of workgroups along x per call
   // (XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS): when asked to (set_runs), and
   // always when it combines tail atomics across them.
@@ -191,7 +221,7 @@ class WorkItemLoops {
  private:
   bool combining() const { return !combines_.empty(); }
   bool needs_dispatch() const;
-  bool plan_accumulation();
+  bool plan_accumulation(std::string* why);
   void specialize_sized();
   void mark_sized_loops();
   void scope_sized_arrays(const SmallPtrSetImpl<Value*>& arrays);
@@ -201,6 +231,7 @@ class WorkItemLoops {
   enum class Touch { kNone, kGroup, kOther, kUnknown };
   bool group_root(const Value* value) const;
   bool group_escapes();
+  bool from_kernarg(const Value* object) const;
   Touch pointer_touch(const Value* ptr, bool escapes) const;
   Touch access_touch(Instruction& inst, bool escapes) const;
   bool on_group_segment(Value* ptr) const { return pointer_touch(ptr, /*escapes=*/true) == Touch::kGroup; }
@@ -208,7 +239,7 @@ class WorkItemLoops {
   void mark_global_ids();
   bool uniform(Value* value, unsigned depth);
   void split_aggregates();
-  bool recount_aggregates();
+  bool recount_aggregates(std::string* why);
   bool rematerializable(Value* value, unsigned depth);
   Value* rematerialize(Value* value, Instruction* before);
   void rematerialize_uses();
@@ -218,11 +249,13 @@ class WorkItemLoops {
   void classify_allocas();
   uint64_t x_bound(unsigned region);
   bool group_element(Value* ptr, Type* type, int64_t* element, uint64_t* scale);
-  unsigned fusion_order(unsigned region, SmallSetVector<AllocaInst*, 4>* scalars, uint32_t* split);
+  unsigned fusion_order(unsigned region, SmallSetVector<AllocaInst*, 4>* scalars, uint32_t* split,
+                        std::string* why);
   void widen_group_indices(BasicBlock* block, Value* x64);
   static void fold_x_compares(BasicBlock* block, uint32_t low, uint32_t high);
   bool run_invariant(Value* value, unsigned depth);
   bool tail(AtomicRMWInst* rmw);
+  const char* why_not_combined(AtomicRMWInst* rmw, bool escapes);
   Value* detach(Value* value);
   void combine_tails();
   Function* combine_function();
@@ -284,6 +317,13 @@ class WorkItemLoops {
   };
   std::vector<Combine> combines_;
   bool runs_ = false;  // set_runs
+  Plan* plan_ = nullptr;  // set_plan
+  void take(StringRef path, const Twine& why) {
+    if (plan_) plan_->take(path, why);
+  }
+  void refuse(StringRef path, const Twine& why) {
+    if (plan_) plan_->refuse(path, why);
+  }
   // The loads and stores of group-memory atomic adds whose old value is
   // unused (lower_group_segment_atomics), and whether the run accumulates
   // group memory across its workgroups (plan_accumulation).

@@ -34,8 +34,21 @@ bool WorkItemLoops::run(std::string* reason) {
   // Tail atomics combined across a run save more than the sized path's
   // registers (a histogram's bins are indexed by data: they stay in memory
   // on the sized path too): a kernel with them keeps the general loops.
-  if (combining()) sized_path_ = nullptr;
-  if (!recount_aggregates()) split_aggregates();
+  if (combining() && sized_path_) {
+    sized_path_ = nullptr;
+    refuse("sized-path", "its tail adds are combined across runs of workgroups, which saves more");
+  }
+  if (!aggregates_.empty()) {
+    std::string why;
+    const size_t adds = aggregates_.size();
+    if (recount_aggregates(&why)) {
+      take("recount", "the items run their code up to the adds twice instead of waiting at them");
+    } else {
+      refuse("recount", why);
+      split_aggregates();
+    }
+    take("aggregated-adds", Twine(adds) + " atomic add(s) to one address made once per workgroup");
+  }
   rematerialize_uses();
   demote();
   find_regions();
@@ -51,7 +64,15 @@ bool WorkItemLoops::run(std::string* reason) {
               std::to_string(kMaxWorkgroupItems) + "-item workgroup)";
     return false;
   }
-  accumulate_ = !sized_x_ && runs() && plan_accumulation();
+  accumulate_ = false;
+  if (!sized_x_ && runs() && combining()) {
+    std::string why;
+    accumulate_ = plan_accumulation(&why);
+    if (accumulate_)
+      take("kept-bins", "group memory kept across the workgroups of a run of full one-row workgroups");
+    else
+      refuse("kept-bins", why);
+  }
   if (sized_x_ && (needs_dispatch() || !aggregates_.empty())) {
     *reason = "its regions need a dispatcher";
     return false;
