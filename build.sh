@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One entry point for setting up, building and running xgpu.
-#   ./build.sh samples        install what is missing, build, run the samples
+#   ./build.sh samples        install what is missing, build the samples (only), run them
 #   ./build.sh test [--asan] [--tsan]
 #                             install what is missing, build, run every test
 #                             (--asan: also the ASan+UBSan build's tests;
@@ -39,10 +39,12 @@ setup() {
   fi
 }
 
+# build <preset> [target...]: everything, or only the targets named.
 build() {
   local preset=$1
+  shift
   cmake --preset "$preset" >/dev/null
-  cmake --build --preset "$preset" -j "$(nproc)"
+  cmake --build --preset "$preset" -j "$(nproc)" ${1:+--target "$@"}
 }
 
 cmd=${1:-samples}
@@ -50,7 +52,7 @@ case "$cmd" in
   setup) setup ;;
   samples)
     setup
-    build default
+    build default xgpu_samples   # the samples and the driver they run on; `test` builds the rest
     bin=build/default/bin
     ran=0
     for sample in indirect_dispatch alloca; do

@@ -102,9 +102,10 @@ endfunction()
 
 # xgpu_add_folder_target(<name> <folder> [DEPENDS <target>...]): a target that
 # builds every target defined in <folder> (a source folder already added) and
-# the folders below it, plus the DEPENDS targets, so that a check or a command
-# builds only what it runs (`cmake --build <tree> --target <name>`, with any
-# generator).
+# the folders below it, plus the DEPENDS targets and those a folder names in
+# its XGPU_FOLDER_DEPENDS directory property (what its tests run from
+# elsewhere), so that a check or a command builds only what it runs
+# (`cmake --build <tree> --target <name>`, with any generator).
 function(xgpu_add_folder_target name folder)
   cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "DEPENDS")
   set(targets ${arg_DEPENDS})
@@ -118,6 +119,8 @@ function(xgpu_add_folder_target name folder)
         list(APPEND targets ${target})
       endif()
     endforeach()
+    get_property(uses DIRECTORY ${current} PROPERTY XGPU_FOLDER_DEPENDS)
+    list(APPEND targets ${uses})
     get_property(below DIRECTORY ${current} PROPERTY SUBDIRECTORIES)
     list(APPEND folders ${below})
   endwhile()
