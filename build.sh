@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(
-  clang-19 lld-19 llvm-19 llvm-19-dev libclang-rt-19-dev cmake ninja-build python3 pkg-config
+  clang-19 lld-19 llvm-19 llvm-19-dev llvm-19-tools libclang-rt-19-dev cmake ninja-build python3 pkg-config
   libhsa-runtime-dev doctest-dev nlohmann-json3-dev libboost-context-dev libmsgpack-cxx-dev
 )
 

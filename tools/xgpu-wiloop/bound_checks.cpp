@@ -209,7 +209,13 @@ void split_bound_checks(Function& function, FunctionAnalysisManager& fam) {
     Loop* loop = li.getLoopFor(header);
     if (!loop || loop->getHeader() != header) continue;
     Loop* copy = nullptr;
+    const DebugLoc where = loop->getStartLoc();
+    BasicBlock* at = loop->getHeader();
     if (version_bound_checks(function, *loop, li, dt, se, &copy)) {
+      fam.getResult<OptimizationRemarkEmitterAnalysis>(function).emit(
+          OptimizationRemark(kRemarkPass, "bound-checks", where, at)
+          << "function '" << function.getName()
+          << "': bound-checks: an item loop versioned: a copy without its bounds checks runs where they all hold");
       if (copy && !copy->isInnermost()) set_loop_option(*copy, kJamMarker, kJamCount);
     } else if (!loop->isInnermost()) {
       // Jam candidates only (the outer loops above): one without bounds

@@ -30,7 +30,10 @@ bool WorkItemLoops::plan_accumulation(std::string* why) {
     *why = reason;
     return false;
   };
-  if (!combining() || !aggregates_.empty() || needs_dispatch() || !per_item_.empty()) return no("it has no combined tail adds, aggregates adds, needs a dispatcher or keeps values per item across barriers");
+  if (!combining()) return no("it has no combined tail adds");
+  if (!aggregates_.empty()) return no("it aggregates atomic adds");
+  if (needs_dispatch()) return no("its regions need a dispatcher");
+  if (!per_item_.empty()) return no("it keeps values per item across barriers");
   if (regions_.size() != 3 || region_exits_[0] != 1 || region_exits_[1] != 2 || region_exits_[2] != kExitsReturn)
     return no("its regions are not zero, barrier, add, barrier, flush");
   if (regions_[0].size() != 1) return no("its first region is more than one block");

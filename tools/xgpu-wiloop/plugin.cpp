@@ -119,6 +119,7 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
         // workgroup function calls for full workgroups. A kernel it does not
         // fit runs without it.
         Function* sized = nullptr;
+        Plan sized_plan;  // the sized transform's own decisions
         uint32_t sized_x = 0, group_bytes = 0;
         if (barriers && init->getNumOperands() > kDescriptorRequiredSizeField) {
           Constant* required = init->getOperand(kDescriptorRequiredSizeField);
@@ -144,6 +145,7 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
             sized->setLinkage(GlobalValue::InternalLinkage);
             WorkItemLoops sized_transform(*sized, module.getDataLayout(), reaches_barrier);
             sized_transform.set_sized(sized_x, group_bytes);
+            sized_transform.set_plan(&sized_plan);
             std::string why;
             if (!sized_transform.run(&why)) {
               plan.refuse("sized-path", why);
@@ -158,9 +160,13 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
         if (sized) transform.set_sized_path(sized, sized_x, group_bytes);
         done = (barriers || transform.find_aggregates()) && transform.run(&reason);
         runs = done && transform.runs();
-        if (done && sized && !sized->use_empty())
+        if (done && sized && !sized->use_empty()) {
+          std::string scopes;
+          for (const Plan::Decision& d : sized_plan.decisions)
+            if (d.path == "sized-path-scopes") scopes = "; " + d.why;
           plan.take("sized-path", "full workgroups of (" + Twine(sized_x) + ", 1, 1) items run with group memory "
-                                  "and per-item slots on the stack, unrolled after vectorisation");
+                                  "and per-item slots on the stack, unrolled after vectorisation" + scopes);
+        }
         if (sized) {
           // Into the workgroup function (its one call), where the sized
           // path's stack arrays become the caller's.

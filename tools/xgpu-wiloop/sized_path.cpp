@@ -74,6 +74,7 @@ void WorkItemLoops::scope_sized_arrays(const SmallPtrSetImpl<Value*>& arrays) {
   MDNode* domain = mdb.createAnonymousAliasScopeDomain("xgpu.sized");
   MDNode* scope = mdb.createAnonymousAliasScope(domain, "xgpu.sized.arrays");
   MDNode* list = MDNode::get(ctx_, {scope});
+  unsigned scoped = 0, apart_count = 0, left = 0;
   for (BasicBlock& block : f_)
     for (Instruction& inst : block) {
       Value* ptr = nullptr;
@@ -92,12 +93,18 @@ void WorkItemLoops::scope_sized_arrays(const SmallPtrSetImpl<Value*>& arrays) {
                  isa<ConstantPointerNull>(object) || from_kernarg(object) || !escapes)
           ++apart;
       }
-      if (objects.empty()) continue;
-      if (own == objects.size())
+      if (!objects.empty() && own == objects.size()) {
         inst.setMetadata(LLVMContext::MD_alias_scope, list);
-      else if (apart == objects.size())
+        ++scoped;
+      } else if (!objects.empty() && apart == objects.size()) {
         inst.setMetadata(LLVMContext::MD_noalias, list);
+        ++apart_count;
+      } else {
+        ++left;
+      }
     }
+  take("sized-path-scopes", Twine(scoped) + " accesses to its arrays, " + Twine(apart_count) + " apart from them, " +
+                                Twine(left) + " that may touch them unscoped" + (escapes ? " (an array's address escapes)" : ""));
 }
 
 // Marks every loop of the sized path: no unrolling until the pass's last

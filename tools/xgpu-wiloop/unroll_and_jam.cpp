@@ -36,14 +36,18 @@ bool jam_marked(const Loop& loop) { return findOptionMDForLoopID(loop.getLoopID(
 // Whether UnrollAndJamLoop may interleave `loop`'s items: the shape it takes
 // (LLVM's isSafeToUnrollAndJam without its dependence test, which the item
 // loop's model answers, see above) and nothing that orders items.
-bool jammable(Loop& loop, DominatorTree& dt, ScalarEvolution& se) {
-  if (loop.getSubLoops().size() != 1) return false;
+bool jammable(Loop& loop, DominatorTree& dt, ScalarEvolution& se, std::string* why) {
+  auto no = [&](const char* reason) {
+    *why = reason;
+    return false;
+  };
+  if (loop.getSubLoops().size() != 1) return no("it does not hold exactly one inner loop");
   Loop* inner = loop.getSubLoops()[0];
-  if (!inner->isInnermost() || !hasIterationCountInvariantInParent(inner, se)) return false;
+  if (!inner->isInnermost() || !hasIterationCountInvariantInParent(inner, se)) return no("its inner loop's trip count differs between items");
   for (Loop* each : {&loop, inner})
     if (!each->isLoopSimplifyForm() || !each->isRotatedForm() || !each->getExitBlock() ||
         !each->getExitingBlock() || each->getHeader()->hasAddressTaken())
-      return false;
+      return no("it is not in the shape unroll-and-jam takes");
   // Blocks before the inner loop lead only into it; one block after it.
   BasicBlock* inner_latch = inner->getLoopLatch();
   BasicBlock* inner_preheader = inner->getLoopPreheader();
@@ -56,19 +60,19 @@ bool jammable(Loop& loop, DominatorTree& dt, ScalarEvolution& se) {
     else
       fore.insert(block);
   }
-  if (aft.size() != 1) return false;
+  if (aft.size() != 1) return no("more than one block after the inner loop");
   for (BasicBlock* block : fore)
     if (block != inner_preheader)
       for (BasicBlock* next : successors(block))
-        if (!fore.count(next)) return false;
+        if (!fore.count(next)) return no("a branch before the inner loop");
   // Nothing that orders items or leaves the loop otherwise.
   for (BasicBlock* block : loop.blocks())
     for (Instruction& inst : *block) {
-      if (inst.mayThrow()) return false;
+      if (inst.mayThrow()) return no("an instruction that may throw");
       if (auto* load = dyn_cast<LoadInst>(&inst)) {
-        if (!load->isSimple()) return false;
+        if (!load->isSimple()) return no("an atomic or volatile load");
       } else if (auto* store = dyn_cast<StoreInst>(&inst)) {
-        if (!store->isSimple()) return false;
+        if (!store->isSimple()) return no("an atomic or volatile store");
         // A private array the body writes is one stack slot that every
         // item reuses in turn: interleaved items would share it. So is
         // any store that may reach one (a pointer from memory or from an
@@ -78,9 +82,9 @@ bool jammable(Loop& loop, DominatorTree& dt, ScalarEvolution& se) {
         for (const Value* object : objects)
           if (isa<AllocaInst>(object) ||
               (!isa<GlobalValue>(object) && !isa<Argument>(object) && stack_escapes(*loop.getHeader()->getParent())))
-            return false;
+            return no("a store that may reach a private array (every item reuses it in turn)");
       } else if (inst.mayReadOrWriteMemory() || (isa<CallBase>(&inst) && !isa<IntrinsicInst>(&inst))) {
-        return false;
+        return no("an atomic, call or other memory effect");
       }
     }
   // The next item's header values are computed before the inner loop (the
@@ -94,9 +98,9 @@ bool jammable(Loop& loop, DominatorTree& dt, ScalarEvolution& se) {
     Instruction* inst = work.back();
     work.pop_back();
     if (!seen.insert(inst).second) continue;
-    if (inner->contains(inst)) return false;
+    if (inner->contains(inst)) return no("the next item's values depend on the inner loop");
     if (!aft.count(inst->getParent())) continue;
-    if (isa<PHINode>(inst) || inst->mayHaveSideEffects() || inst->mayReadOrWriteMemory()) return false;
+    if (isa<PHINode>(inst) || inst->mayHaveSideEffects() || inst->mayReadOrWriteMemory()) return no("the next item's values depend on an effect after the inner loop");
     for (Value* operand : inst->operands())
       if (auto* operand_inst = dyn_cast<Instruction>(operand)) work.push_back(operand_inst);
   }
@@ -150,14 +154,22 @@ void jam_item_loops(Function& function, FunctionAnalysisManager& fam) {
     if (!loop || loop->getHeader() != header) continue;
     simplifyLoop(loop, &dt, &li, &se, &ac, nullptr, /*PreserveLCSSA=*/false);
     formLCSSARecursively(*loop, dt, &li, &se);
-    if (jammable(*loop, dt, se)) {
+    std::string why;
+    OptimizationRemarkEmitter& ore = fam.getResult<OptimizationRemarkEmitterAnalysis>(function);
+    if (!jammable(*loop, dt, se, &why)) {
+      ore.emit(OptimizationRemarkMissed(kRemarkPass, "unroll-and-jam", loop->getStartLoc(), loop->getHeader())
+               << "function '" << function.getName() << "': not unroll-and-jam: an item loop: " << why);
+    } else {
       const TargetTransformInfo& tti = fam.getResult<TargetIRAnalysis>(function);
-      OptimizationRemarkEmitter& ore = fam.getResult<OptimizationRemarkEmitterAnalysis>(function);
       // The trip count is known at run time only: a remainder loop runs the
       // last items (fewer than kJamCount) one by one.
       if (UnrollAndJamLoop(loop, kJamCount, /*TripCount=*/0, /*TripMultiple=*/1, /*UnrollRemainder=*/false, &li,
-                           &se, &dt, &ac, &tti, &ore) != LoopUnrollResult::Unmodified)
+                           &se, &dt, &ac, &tti, &ore) != LoopUnrollResult::Unmodified) {
         jammed_headers.push_back(loop->getSubLoops()[0]->getHeader());
+        ore.emit(OptimizationRemark(kRemarkPass, "unroll-and-jam", loop->getStartLoc(), loop->getHeader())
+                 << "function '" << function.getName() << "': unroll-and-jam: the inner loops of "
+                 << std::to_string(kJamCount) << " items interleaved");
+      }
     }
     fam.invalidate(function, PreservedAnalyses::none());
   }
