@@ -129,10 +129,18 @@ endif()
 # of this file (<libdir>/cmake/xgpu/) loads it when the kernel clang is LLVM
 # 19, the version it was built against. Without llvm-19-dev at xgpu's build,
 # or with another kernel clang, barrier kernels run as fibers.
+# XGPU_KERNELS_WORKITEM_LOOPS=OFF builds every kernel without the plugin:
+# barrier kernels then run as fibers (the reference the pass is tested
+# against), kernels without barriers as <xgpu/kernel.h>'s own item loop.
+option(XGPU_KERNELS_WORKITEM_LOOPS
+       "Compile host kernels with the xgpu-wiloop pass plugin (OFF: barrier kernels run as fibers)" ON)
 set(XGPU_KERNELS_WILOOP_PLUGIN "")
 set(xgpu_wiloop_source ${CMAKE_CURRENT_LIST_DIR}/../tools/xgpu-wiloop/plugin.cpp)
 set(xgpu_wiloop_installed ${CMAKE_CURRENT_LIST_DIR}/../../xgpu/xgpu-wiloop.so)
-if(NOT EXISTS ${xgpu_wiloop_source} AND EXISTS ${xgpu_wiloop_installed} AND XGPU_KERNEL_CLANG)
+if(NOT XGPU_KERNELS_WORKITEM_LOOPS)
+  message(STATUS "xgpu kernels: XGPU_KERNELS_WORKITEM_LOOPS is OFF: barrier kernels run their work items as fibers "
+                 "on the host")
+elseif(NOT EXISTS ${xgpu_wiloop_source} AND EXISTS ${xgpu_wiloop_installed} AND XGPU_KERNEL_CLANG)
   xgpu_kernel_tool_version_(${XGPU_KERNEL_CLANG} xgpu_wiloop_clang_version)
   if(xgpu_wiloop_clang_version EQUAL 19)
     get_filename_component(XGPU_KERNELS_WILOOP_PLUGIN ${xgpu_wiloop_installed} REALPATH)
