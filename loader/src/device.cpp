@@ -103,6 +103,8 @@ bool AdoptDeviceChild(XgpuDevice device, void** object, XgpuObjectType type, con
     return false;
   }
   *object_word = device_word;
+  // A command buffer at the address of one destroyed earlier starts clean.
+  if (type == XGPU_OBJECT_TYPE_COMMAND_BUFFER) ForgetRecording(static_cast<XgpuCommandBuffer>(*object));
   return true;
 }
 

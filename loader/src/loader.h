@@ -76,6 +76,25 @@ void UnregisterInstance(const Instance* instance);
 // True when stderr output of level is enabled (to skip building messages).
 bool StderrEnabled(Level level);
 
+// --------------------------------------------------------------- recordings --
+// Recordings the loader refused a command of (recording.cpp): a recording
+// command with a NULL required argument never reaches the chain, so the
+// loader keeps the recording's failure itself. Thread-safe.
+
+// The trampoline of `command` refused it for the rule `vuid`.
+void FailRecording(XgpuCommandBuffer command_buffer, const char* command, const char* vuid);
+// A new recording (xgpuBeginCommandBuffer succeeded), a destroyed or a newly
+// created command buffer: no failure is remembered.
+void ForgetRecording(XgpuCommandBuffer command_buffer);
+// xgpuBeginCommandBuffer's result, after forgetting on success.
+XgpuResult BeganRecording(XgpuCommandBuffer command_buffer, XgpuResult result);
+// xgpuEndCommandBuffer's result: XGPU_ERROR_INVALID_ARGUMENT when the loader
+// refused a command of the recording and the chain returned success.
+XgpuResult EndRecording(XgpuCommandBuffer command_buffer, XgpuResult result);
+// False (after reporting XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-state)
+// when a submission names a command buffer whose recording the loader failed.
+bool SubmittableRecordings(XgpuQueue queue, uint32_t count, const XgpuSubmitInfo* submits);
+
 // The callback part of an XgpuDebugMessengerCreateInfo.
 struct MessengerInfo {
   XgpuDebugMessageSeverityFlags severities;  // severities delivered

@@ -46,6 +46,26 @@ def _null_argument_vuid(reg: Registry, cmd: Command, argument: str) -> str:
     raise ValueError(f"{cmd.name}: no implicit rule requires {argument} (spec_check.Implicit)")
 
 
+# The loader's record of recordings it refused a command of (loader/src/
+# recording.cpp): what these trampolines do besides dispatching. Before the
+# call, and around its result ({call} is the dispatched call).
+_RECORDING_BEFORE = {
+    "xgpuDestroyCommandBuffer": "xgpu_loader::ForgetRecording(commandBuffer);",
+    "xgpuQueueSubmit": ("if (!xgpu_loader::SubmittableRecordings(queue, submitCount, pSubmits)) "
+                        "return XGPU_ERROR_INVALID_USAGE;"),
+}
+_RECORDING_RESULT = {
+    "xgpuBeginCommandBuffer": "xgpu_loader::BeganRecording(commandBuffer, {call})",
+    "xgpuEndCommandBuffer": "xgpu_loader::EndRecording(commandBuffer, {call})",
+}
+
+
+def _is_recording_command(cmd: Command) -> bool:
+    """A command recorded into a command buffer (xgpuCmd*): it returns nothing, so a refused one fails the
+    recording instead."""
+    return cmd.level == "command_buffer" and cmd.name.startswith("xgpuCmd") and cmd.ret == "void"
+
+
 def _argument_checks(reg: Registry, cmd: Command, indent: str) -> list[str]:
     """Early returns for NULL arguments, reported through the loader's log with the rule's VUID."""
     out = []
@@ -59,6 +79,8 @@ def _argument_checks(reg: Registry, cmd: Command, indent: str) -> list[str]:
             out.append(f"{indent}    if ({created.name} != NULL) *{created.name} = XGPU_NULL_HANDLE;")
         out.append(f"{indent}    xgpu_loader::ReportInvalidArgument({_object_type(reg, cmd)}, "
                    f"{handle if argument != handle else 'NULL'}, \"{cmd.name}\", \"{vuid}\", \"{msg}\");")
+        if _is_recording_command(cmd) and argument != handle:
+            out.append(f"{indent}    xgpu_loader::FailRecording({handle}, \"{cmd.name}\", \"{vuid}\");")
         out.append(f"{indent}    {_return(cmd.failure_return('XGPU_ERROR_INVALID_ARGUMENT'))}")
         out.append(f"{indent}}}")
     return out
@@ -80,6 +102,10 @@ def _trampoline(reg: Registry, cmd: Command) -> list[str]:
     out = [f"XGPU_LOADER_EXPORT {cmd.ret} XGPU_API_CALL {cmd.name}({cmd.param_list()}) {{"]
     out += _argument_checks(reg, cmd, "    ")
     call = f"xgpu_loader::{accessor}({handle})->{cmd.short_name}({cmd.arg_list()})"
+    if cmd.name in _RECORDING_BEFORE:
+        out.append(f"    {_RECORDING_BEFORE[cmd.name]}")
+    if cmd.name in _RECORDING_RESULT:
+        call = _RECORDING_RESULT[cmd.name].format(call=call)
     if cmd.creates_dispatchable:
         # The driver's new object gets the loader's device table in its first word.
         created = cmd.created_param

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <shared_mutex>
+#include <unordered_map>
 
 #include "device_library.h"
 #include "host_memory.h"
@@ -37,6 +39,17 @@ constexpr uint32_t kMaxPatches = (kMaxCommandSize - sizeof(xgpu_amdgpu_command_d
 constexpr uint64_t align_up(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) & ~(alignment - 1);
 }
+
+// CommandBuffer::pending's top bit: xgpuDestroyCommandBuffer ran while
+// submissions were pending; the last of them to complete frees the command
+// buffer (the low bits count them).
+constexpr uint32_t kDestroyedWhilePending = 0x80000000u;
+
+// Every live command buffer and its device, so that xgpuQueueSubmit can tell
+// a destroyed (or never created) handle from one of another device without
+// reading the object. Written at creation and destruction.
+std::shared_mutex g_live_command_buffers_mutex;
+std::unordered_map<const CommandBuffer*, Device*> g_live_command_buffers;
 
 }  // namespace
 
@@ -735,6 +748,10 @@ XgpuResult XGPU_API_CALL create_command_buffer(XgpuDevice device_handle, const X
   cb->device = device;
   cb->queue_family_index = info->queueFamilyIndex;
   device_track_handle(device, cb);
+  {
+    std::unique_lock lock(g_live_command_buffers_mutex);
+    g_live_command_buffers[cb] = device;
+  }
   *out = reinterpret_cast<XgpuCommandBuffer>(cb);
   return XGPU_SUCCESS;
 }
@@ -751,14 +768,35 @@ void reset(CommandBuffer* cb, bool destroy = false) {
   cb->submitted_once = false;
 }
 
+void free_command_buffer(CommandBuffer* cb) {
+  reset(cb, /*destroy=*/true);
+  host_delete(cb);
+}
+
 void XGPU_API_CALL destroy_command_buffer(XgpuDevice device, XgpuCommandBuffer handle, const XgpuAllocationCallbacks*) {
   CommandBuffer* cb = from_handle(handle);
   Device* owner = device_from_handle(device);
   if (!cb || !owner) return;
   if (!device_release_handle(owner, cb, "XGPU-VUID-xgpuDestroyCommandBuffer-commandBuffer-parameter",
                              "xgpuDestroyCommandBuffer: commandBuffer")) return;
-  reset(cb, /*destroy=*/true);
-  host_delete(cb);
+  {
+    std::unique_lock lock(g_live_command_buffers_mutex);
+    g_live_command_buffers.erase(cb);
+  }
+  // Submissions still pending read the recording: the last of them frees
+  // it, and those not issued yet fail (command_buffer_issue). From the
+  // fetch_or on, cb may be freed by another thread.
+  const uint32_t pending = cb->pending.fetch_or(kDestroyedWhilePending, std::memory_order_acq_rel);
+  if (pending == 0) {
+    free_command_buffer(cb);
+    return;
+  }
+  device_report(owner, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-VUID-xgpuDestroyCommandBuffer-commandBuffer-pending",
+                "xgpuDestroyCommandBuffer: commandBuffer has " + std::to_string(pending) +
+                    " submission(s) pending: those not issued yet fail (their signal semaphores with "
+                    "XGPU_ERROR_INVALID_USAGE), those issued run, and the command buffer is freed when the last "
+                    "completes",
+                {{XGPU_OBJECT_TYPE_COMMAND_BUFFER, uint64_t(reinterpret_cast<uintptr_t>(handle))}});
 }
 
 XgpuResult XGPU_API_CALL begin_command_buffer(XgpuCommandBuffer handle, const XgpuCommandBufferBeginInfo* info) {
@@ -778,10 +816,10 @@ XgpuResult XGPU_API_CALL begin_command_buffer(XgpuCommandBuffer handle, const Xg
                       ") is not XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO");
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
-  if (cb->pending.load(std::memory_order_acquire) != 0) {
+  if (const uint32_t pending = cb->pending.load(std::memory_order_acquire); pending != 0) {
     device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
                   "XGPU-VUID-xgpuBeginCommandBuffer-commandBuffer-pending",
-                  "xgpuBeginCommandBuffer: commandBuffer has " + std::to_string(cb->pending.load()) +
+                  "xgpuBeginCommandBuffer: commandBuffer has " + std::to_string(pending & ~kDestroyedWhilePending) +
                       " submissions pending; wait for them before recording again");
     return XGPU_ERROR_INVALID_USAGE;
   }
@@ -1537,6 +1575,12 @@ Device* command_buffer_device(const CommandBuffer* command_buffer) {
   return command_buffer ? command_buffer->device : nullptr;
 }
 
+Device* command_buffer_live_device(XgpuCommandBuffer handle) {
+  std::shared_lock lock(g_live_command_buffers_mutex);
+  const auto found = g_live_command_buffers.find(from_handle(handle));
+  return found == g_live_command_buffers.end() ? nullptr : found->second;
+}
+
 XgpuResult command_buffer_acquire_for_submit(CommandBuffer* cb, std::string* out_error, const char** out_id) {
   std::lock_guard<std::mutex> lock(cb->submit_mutex);
   if (cb->state != CommandBufferState::kExecutable) {
@@ -1559,7 +1603,16 @@ XgpuResult command_buffer_acquire_for_submit(CommandBuffer* cb, std::string* out
 
 IssueSizes command_buffer_issue_sizes(const CommandBuffer* cb) { return cb->program.sizes; }
 
-XgpuResult command_buffer_issue(const CommandBuffer* cb, IssueTarget& target) { return issue_program(*cb, target); }
+XgpuResult command_buffer_issue(const CommandBuffer* cb, IssueTarget& target) {
+  if (cb->pending.load(std::memory_order_acquire) & kDestroyedWhilePending) {
+    if (target.out_error)
+      *target.out_error = "the command buffer was destroyed (xgpuDestroyCommandBuffer) while this submission was "
+                          "pending";
+    if (target.out_error_id) *target.out_error_id = "XGPU-VUID-xgpuDestroyCommandBuffer-commandBuffer-pending";
+    return XGPU_ERROR_INVALID_USAGE;
+  }
+  return issue_program(*cb, target);
+}
 
 void command_buffer_release_after_submit(CommandBuffer* cb) {
   if (!cb) return;
@@ -1569,13 +1622,18 @@ void command_buffer_release_after_submit(CommandBuffer* cb) {
   // them to refuse a second submission.
   if (cb->mode == XGPU_COMMAND_BUFFER_MODE_ONE_SHOT && cb->pending.load(std::memory_order_acquire) == 1)
     release_program_memory(cb);
-  cb->pending.fetch_sub(1, std::memory_order_acq_rel);
+  if (cb->pending.fetch_sub(1, std::memory_order_acq_rel) == (kDestroyedWhilePending | 1)) free_command_buffer(cb);
 }
 
 void command_buffer_cancel_submit(CommandBuffer* cb) {
   if (!cb) return;
-  std::lock_guard<std::mutex> lock(cb->submit_mutex);
-  if (cb->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) cb->submitted_once = false;
+  uint32_t before = 0;
+  {
+    std::lock_guard<std::mutex> lock(cb->submit_mutex);
+    before = cb->pending.fetch_sub(1, std::memory_order_acq_rel);
+    if (before == 1) cb->submitted_once = false;
+  }
+  if (before == (kDestroyedWhilePending | 1)) free_command_buffer(cb);
 }
 
 XgpuResult command_buffer_check_binding_usage(const CommandBuffer* cb, const XgpuBufferBinding* bindings,

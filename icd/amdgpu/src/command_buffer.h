@@ -98,7 +98,8 @@ struct CommandBuffer {
   // Submission state (thread-safe).
   std::mutex submit_mutex;                 // guards submitted_once against acquire races
   bool submitted_once = false;             // a one-shot buffer was submitted since Begin
-  std::atomic<uint32_t> pending{0};        // submissions acquired and not released
+  std::atomic<uint32_t> pending{0};        // submissions acquired and not released; top bit: destroyed
+                                           // while they were pending (the last release frees the object)
 };
 
 // Walks the program's commands in order (following BRANCH), calling

@@ -537,7 +537,22 @@ void buffer_unmap(XgpuDevice, XgpuBuffer) {}
 
 XgpuDeviceAddress buffer_device_address(XgpuDevice handle, XgpuBuffer buffer_handle) {
   auto* buffer = from_handle<Buffer>(buffer_handle);
-  return buffer ? buffer->device_address.load(std::memory_order_acquire) : 0;
+  if (!buffer) return 0;
+  const uint64_t address = buffer->device_address.load(std::memory_order_acquire);
+  if (!buffer->is_alloca) return address;
+  // A queue allocation has an address only between its commit and its
+  // dealloca (api.md): outside, the call breaks the rule and gets 0.
+  const char* what = buffer->dealloca_submitted.load(std::memory_order_acquire)
+                         ? "its dealloca was submitted already"
+                     : address == 0 ? "its alloca has not committed yet (wait for one of the alloca's signal "
+                                      "semaphores first)"
+                                    : nullptr;
+  if (!what) return address;
+  device_report(buffer->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
+                "XGPU-VUID-xgpuGetBufferDeviceAddress-buffer-committed",
+                std::string("xgpuGetBufferDeviceAddress: buffer is a queue allocation and ") + what + "; returns 0",
+                {{XGPU_OBJECT_TYPE_BUFFER, uint64_t(reinterpret_cast<uintptr_t>(buffer_handle))}});
+  return 0;
 }
 
 BlockAllocator::Stats device_allocator_stats(Device* device, uint32_t memory_type) {

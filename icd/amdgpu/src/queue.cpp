@@ -1092,7 +1092,17 @@ XgpuResult queue_submit(XgpuQueue handle, uint32_t count, const XgpuSubmitInfo* 
     }
     if (info.commandBuffer) {
       auto* command_buffer = reinterpret_cast<CommandBuffer*>(info.commandBuffer);
-      if (command_buffer_device(command_buffer) != device) {
+      const Device* owner = command_buffer_live_device(info.commandBuffer);
+      if (!owner) {
+        discard(accepted);
+        char value[32];
+        std::snprintf(value, sizeof(value), "%p", static_cast<const void*>(info.commandBuffer));
+        return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
+                           "XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-parameter",
+                           "xgpuQueueSubmit: pSubmits[" + std::to_string(i) + "].commandBuffer (" + value +
+                               ") is not a live command buffer: it was destroyed already or never created");
+      }
+      if (owner != device) {
         discard(accepted);
         return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
                            "XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-parent",

@@ -265,6 +265,10 @@ PFN_xgpuVoidFunction commands_get_proc_addr(const char* name);
 
 // The device a command buffer was created on.
 Device* command_buffer_device(const CommandBuffer* command_buffer);
+// The device of `handle` when it is a live command buffer, else nullptr (it
+// was destroyed, or never created): xgpuQueueSubmit asks before it touches
+// the object. A lookup under a shared lock. Thread-safe.
+Device* command_buffer_live_device(XgpuCommandBuffer handle);
 // Checks that the command buffer can be submitted now (executable state; a
 // one-shot one not submitted before) and marks it pending. On a violation
 // sets *out_error to what is wrong and *out_id to the rule's VUID
@@ -277,7 +281,10 @@ IssueSizes command_buffer_issue_sizes(const CommandBuffer* command_buffer);
 // publishes their headers (the queue rings the doorbell afterwards). May run
 // concurrently for several submissions of one reusable command buffer.
 XgpuResult command_buffer_issue(const CommandBuffer* command_buffer, IssueTarget& target);
-// Called once per submission when it completed (or failed).
+// Called once per submission when it completed (or failed). The last
+// submission of a command buffer destroyed while they were pending frees it
+// (command_buffer_issue fails those not yet issued, with
+// XGPU-VUID-xgpuDestroyCommandBuffer-commandBuffer-pending).
 void command_buffer_release_after_submit(CommandBuffer* command_buffer);
 // Undoes command_buffer_acquire_for_submit for a submission that
 // xgpuQueueSubmit refused (nothing ran): a one-shot command buffer may be

@@ -500,6 +500,63 @@ RULE("XGPU-VUID-xgpuBeginCommandBuffer-commandBuffer-pending") {
   return returned(result);
 } END_RULE
 
+RULE("XGPU-VUID-xgpuDestroyCommandBuffer-commandBuffer-pending") {
+  // The submission is held behind a wait, so pending, when its command
+  // buffer is destroyed: the destroy reports the rule (the case's message),
+  // and the submission, issued once the wait is reached, fails with the
+  // rule's ID and XGPU_ERROR_INVALID_USAGE instead of reading a freed
+  // recording; the command buffer is freed then (HSA_CPU_LOG finds nothing
+  // live at the end).
+  XgpuCommandBuffer cb = f.begin(0);
+  REQUIRE(api().EndCommandBuffer(cb) == XGPU_SUCCESS);
+  XgpuSemaphore gate = f.semaphore(0), done = f.semaphore(0);
+  REQUIRE(submit_barrier(f.queue(), {gate}, {1}, {done}, {1}, cb) == XGPU_SUCCESS);
+  api().DestroyCommandBuffer(f.device(), cb, nullptr);
+  CHECK(f.env.log.text_of_id("XGPU-VUID-xgpuDestroyCommandBuffer-commandBuffer-pending")
+            .find("xgpuDestroyCommandBuffer: commandBuffer has 1 submission(s) pending") != std::string::npos);
+  REQUIRE(f.env.signal(gate, 1) == XGPU_SUCCESS);
+  CHECK(f.env.wait(done, 1) == XGPU_ERROR_INVALID_USAGE);
+  CHECK(api().QueueWaitIdle(f.queue()) == XGPU_SUCCESS);
+  {
+    // The submission's own report, checked and taken off the log.
+    std::lock_guard<std::mutex> lock(f.env.log.mutex);
+    REQUIRE(f.env.log.ids.size() == 2);
+    CHECK(f.env.log.ids[1].name == "XGPU-VUID-xgpuDestroyCommandBuffer-commandBuffer-pending");
+    CHECK(f.env.log.messages[1].find("the command buffer was destroyed (xgpuDestroyCommandBuffer) while this "
+                                     "submission was pending") != std::string::npos);
+    f.env.log.ids.pop_back();
+    f.env.log.messages.pop_back();
+    f.env.log.objects.pop_back();
+  }
+  f.destroy(gate);
+  f.destroy(done);
+  return no_result();
+} END_RULE
+
+RULE("XGPU-VUID-xgpuGetBufferDeviceAddress-buffer-committed") {
+  // An alloca held behind a wait has not committed: no address yet.
+  XgpuMemoryPoolCreateInfo info{};
+  info.sType = XGPU_STRUCTURE_TYPE_MEMORY_POOL_CREATE_INFO;
+  XgpuMemoryPool pool = nullptr;
+  REQUIRE(api().CreateMemoryPool(f.device(), &info, nullptr, &pool) == XGPU_SUCCESS);
+  XgpuSemaphore gate = f.semaphore(0), done = f.semaphore(0);
+  const uint64_t one = 1, two = 2;
+  const XgpuSemaphoreList wait{1, &gate, &one}, committed{1, &done, &one}, released{1, &done, &two};
+  XgpuBuffer buffer = nullptr;
+  REQUIRE(api().QueueAlloca(f.queue(), &wait, &committed, pool, 256, XGPU_BUFFER_USAGE_STORAGE_BIT, &buffer) ==
+          XGPU_SUCCESS);
+  CHECK(api().GetBufferDeviceAddress(f.device(), buffer) == 0);
+  CHECK(f.env.log.text_of_id("XGPU-VUID-xgpuGetBufferDeviceAddress-buffer-committed")
+            .find("its alloca has not committed yet") != std::string::npos);
+  REQUIRE(api().QueueDealloca(f.queue(), nullptr, &released, buffer) == XGPU_SUCCESS);
+  REQUIRE(f.env.signal(gate, 1) == XGPU_SUCCESS);
+  CHECK(f.env.wait(done, 2) == XGPU_SUCCESS);
+  api().DestroyMemoryPool(f.device(), pool, nullptr);
+  f.destroy(gate);
+  f.destroy(done);
+  return no_result();
+} END_RULE
+
 RULE("XGPU-VUID-xgpuBeginCommandBuffer-pBeginInfo-bindingCapacity") {
   XgpuCommandBufferCreateInfo create{};
   create.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
