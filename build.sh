@@ -12,6 +12,10 @@
 #                             samples on the machine's CUDA device (they skip without one)
 #   ./build.sh gpu-bench      the same build, then xgpu through hsa-cuda beside the CUDA driver API on the
 #                             machine's CUDA device (bench/cuda/gpu_bench.sh)
+#   ./build.sh fuzz-kernels [N] [SEED]
+#                             build, then run N random kernels (default 200) through the CPU kernel compiler's
+#                             differential fuzzer (tests/fuzz-kernels): work-item loops, fibers and a build
+#                             without the pass plugin must agree; a random seed is printed unless given
 #   ./build.sh setup          only install the Debian packages
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -110,5 +114,11 @@ case "$cmd" in
       cross_queue_bench saxpy_bench
     bench/cuda/gpu_bench.sh build/gpu
     ;;
-  *) echo "usage: $0 samples | test [--asan] [--tsan] | bench | gpu-test | gpu-bench | setup" >&2; exit 2 ;;
+  fuzz-kernels)
+    setup
+    build default fuzz_kernels_runner xgpu-wiloop xgpu-kernels
+    nice python3 tests/fuzz-kernels/fuzz.py --build build/default --count "${2:-200}" ${3:+--seed "$3"}
+    ;;
+  *) echo "usage: $0 samples | test [--asan] [--tsan] | bench | gpu-test | gpu-bench | fuzz-kernels [N] [SEED] | setup" >&2
+     exit 2 ;;
 esac
