@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks every #include in the repository against the include rules the
-folders' READMEs state ("May include" / "Who may include it"), so the layout
-cannot silently decay.
+folders' READMEs state ("May include" / "Who may include it"), and the
+libraries linked against the link rules they state, so the layout cannot
+silently decay.
 
     python3 tests/includes/check_includes.py [<repository root>] [--expect <file>]
 
@@ -11,6 +12,11 @@ then by its path suffix; <...> only under an include/ folder); anything else is
 a system or generated header. Kernel code
 (a file that includes <xgpu/kernel.h>, and every repository header it
 includes) may include only freestanding headers and never the host API.
+The per-header rules are read from include/xgpu/README.md's table: a header
+may be included only from the folders its "who may include it" column names
+in backticks (and from include/xgpu/ itself). The link rules are read from
+each library's README (LINK_RULES): the folders named in backticks on its
+"Linked directly" line are the only ones whose CMakeLists.txt may link it.
 Exits 1 and lists each violation as file:line.
 """
 from __future__ import annotations
@@ -44,6 +50,16 @@ RULES = [
     ("tests/icd-commands/", "tests/README.md", ["tests/", "include/xgpu/", "executable/xgpu_executable.h",
                                                 "icd/amdgpu/"]),
 ]
+
+# The per-header table (header, "who may include it" column).
+HEADER_TABLE = "include/xgpu/README.md"
+HEADER_TABLE_COLUMN = "who may include it"
+# (CMake target, README whose "- Linked directly" line names the folders that
+# may link it).
+LINK_RULES = [("xgpu-hsa-cpu", "hsa-cpu/README.md")]
+LINKED_LINE = "- Linked directly"
+FOLDER = re.compile(r"`([A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*/)`")
+TARGET_LINK = re.compile(r"target_link_libraries\s*\(([^)]*)\)", re.S)
 
 # What kernel code may include besides repository headers: clang's
 # freestanding headers (icd/amdgpu/device/README.md, include/xgpu/README.md).
@@ -79,6 +95,66 @@ def rule_for(path: str):
         if path.startswith(rule[0]) and (best is None or len(rule[0]) > len(best[0])):
             best = rule
     return best
+
+
+def header_rules(root: Path) -> tuple[dict[str, list[str]], list[str]]:
+    """({include/xgpu/<header>: folders that may include it}, problems with the table) from
+    HEADER_TABLE; none when the tree has no such README (the decayed tree may not)."""
+    path = root / HEADER_TABLE
+    if not path.exists():
+        return {}, []
+    rules, problems, column = {}, [], None
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else []
+        if not cells:
+            continue
+        if column is None:
+            if HEADER_TABLE_COLUMN in cells:
+                column = cells.index(HEADER_TABLE_COLUMN)
+            continue
+        header = re.fullmatch(r"`([^`/]+\.h)`", cells[0])
+        if not header or len(cells) <= column:
+            continue
+        folders = FOLDER.findall(cells[column])
+        if not folders:
+            problems.append(f"{HEADER_TABLE}:{number}: the row of {header.group(1)} names no folder in backticks "
+                            f"in its \"{HEADER_TABLE_COLUMN}\" column")
+        rules["include/xgpu/" + header.group(1)] = folders
+    if column is None:
+        problems.append(f"{HEADER_TABLE}: no table with a \"{HEADER_TABLE_COLUMN}\" column")
+    return rules, problems
+
+
+def link_violations(root: Path) -> list[str]:
+    """Links of LINK_RULES' targets from folders their README does not name."""
+    out = []
+    for target, readme in LINK_RULES:
+        path = root / readme
+        if not path.exists():
+            continue
+        text = path.read_text()
+        start = text.find(LINKED_LINE)
+        if start < 0:
+            out.append(f"{readme}: no \"{LINKED_LINE}\" line names the folders that may link {target}")
+            continue
+        end = text.find("\n- ", start + 1)
+        folders = FOLDER.findall(text[start:end if end >= 0 else len(text)])
+        owner = readme.rsplit("/", 1)[0] + "/"
+        for folder, subfolders, names in os.walk(root):
+            subfolders[:] = sorted(d for d in subfolders if d not in SKIPPED_FOLDERS)
+            if "CMakeLists.txt" not in names:
+                continue
+            cmake = (Path(folder) / "CMakeLists.txt").relative_to(root).as_posix()
+            if cmake.startswith(EXEMPT):
+                continue
+            source = (Path(folder) / "CMakeLists.txt").read_text(errors="replace")
+            for m in TARGET_LINK.finditer(source):
+                if target not in m.group(1).split():
+                    continue
+                number = source.count("\n", 0, m.start()) + 1
+                if not allowed(cmake, [owner] + folders):
+                    out.append(f"{cmake}:{number}: links {target}: only {', '.join(folders)} may ({readme})")
+    return out
 
 
 def allowed(target: str, prefixes: list[str]) -> bool:
@@ -133,7 +209,7 @@ def violations_in(root: Path) -> tuple[list[str], int, int, int]:
                 kernel_code.add(target)
                 frontier.append(target)
 
-    violations = []
+    per_header, violations = header_rules(root)
     checked = 0
     for f, entries in includes.items():
         rule = rule_for(f)
@@ -156,7 +232,11 @@ def violations_in(root: Path) -> tuple[list[str], int, int, int]:
                 violations.append(f"{where}: kernel code includes the host API (include/xgpu/README.md)")
             if target == "include/xgpu/kernel.h" and f not in kernel_code:
                 violations.append(f"{where}: only kernel code includes kernel.h (include/xgpu/README.md)")
+            if target in per_header and not f.startswith("include/xgpu/") and not allowed(f, per_header[target]):
+                violations.append(f"{where}: {target.rsplit('/', 1)[1]} may be included only from "
+                                  f"{', '.join(per_header[target])} ({HEADER_TABLE})")
 
+    violations += link_violations(root)
     return violations, checked, len(files), len(kernel_code)
 
 

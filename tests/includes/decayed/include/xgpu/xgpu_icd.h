@@ -1,0 +1,2 @@
+/* The loader <-> driver interface (decayed tree: only the name matters). */
+#pragma once
