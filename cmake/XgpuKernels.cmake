@@ -163,6 +163,9 @@ elseif(EXISTS ${xgpu_wiloop_source} AND XGPU_KERNEL_CLANG)
     file(GLOB xgpu_wiloop_sources ${xgpu_wiloop_dir}/*.cpp)
     file(GLOB xgpu_wiloop_headers ${xgpu_wiloop_dir}/*.h)
     set(xgpu_wiloop_objects)
+    # Ninja makes an output's folder itself; the Makefile generator (the
+    # plain `cmake -S . -B build`) does not.
+    file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/tools/xgpu-wiloop)
     foreach(source ${xgpu_wiloop_sources})
       get_filename_component(stem ${source} NAME_WE)
       set(object ${CMAKE_BINARY_DIR}/tools/xgpu-wiloop/${stem}.o)
