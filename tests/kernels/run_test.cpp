@@ -1492,3 +1492,19 @@ TEST_CASE("work-item loops: kernels the transform once got wrong compute what th
     }
   }
 }
+
+TEST_CASE("work-item loops: bins kept across a run are not given adds of another width (regression)") {
+  Device device("", XGPU_TEST_WILOOP_KERNELS_FILE);
+  constexpr uint32_t W = XGPU_TEST_REGRESSION_WORKGROUP;
+  constexpr uint32_t kGroups = 256, N = kGroups * W;
+  uint32_t* in = device.allocate<uint32_t>(N);
+  uint32_t* out = device.allocate<uint32_t>(W);
+  for (uint32_t g = 0; g < N; ++g) in[g] = g % W < 50u ? 0u : g % W;
+  std::fill(out, out + W, 0u);
+  regression_args_t args = {in, out, N, 0};
+  device.run({"regression_kept_byte_adds", &args, sizeof(args), 1, {N, 1, 1}, {uint16_t(W), 1, 1}});
+  for (uint32_t b = 0; b < W; ++b) {
+    INFO("bin " << b);
+    CHECK(out[b] == (b == 0 ? 50u * kGroups : b < 50u ? 0u : kGroups));
+  }
+}

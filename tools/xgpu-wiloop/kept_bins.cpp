@@ -25,6 +25,24 @@ namespace xgpu_wiloop {
 // the slots: region 1's adds return nothing anyone reads. Only for runs of
 // full one-row workgroups, decided per call (every workgroup zeroes the
 // same slots then).
+// Whether `ptr` is the group segment plus a sum of constants and variables
+// times strides that are all multiples of `scale` (through GEPs only): an
+// address of one whole scale-sized slot, whichever the variables choose.
+bool WorkItemLoops::whole_slot(Value* ptr, uint64_t scale) const {
+  const unsigned bits = dl_.getIndexTypeSizeInBits(ptr->getType());
+  APInt constant(bits, 0);
+  for (unsigned depth = 0; depth < 16 && !group_root(ptr); ++depth) {
+    auto* gep = dyn_cast<GEPOperator>(ptr);
+    if (!gep) return false;
+    MapVector<Value*, APInt> variables;
+    if (!gep->collectOffset(dl_, bits, variables, constant)) return false;
+    for (auto& [variable, stride] : variables)
+      if (stride.srem(APInt(bits, scale)) != 0) return false;
+    ptr = gep->getPointerOperand();
+  }
+  return group_root(ptr) && scale != 0 && constant.srem(APInt(bits, scale)) == 0;
+}
+
 bool WorkItemLoops::plan_accumulation(std::string* why) {
   auto no = [&](const char* reason) {
     *why = reason;
@@ -71,7 +89,15 @@ bool WorkItemLoops::plan_accumulation(std::string* why) {
         if (!ptr) return no("an access whose address the analysis does not know");
         if (r == 1) {
           // Group memory only through the lowered adds whose result nobody reads.
-          if (touch == Touch::kGroup && !group_adds_.count(&inst)) return no("the adding region touches group memory other than through adds whose result is unused");
+          if (touch != Touch::kGroup) continue;
+          if (!group_adds_.count(&inst)) return no("the adding region touches group memory other than through adds whose result is unused");
+          // Each add is to one whole slot of the zeroed slots' type and
+          // stride: the sum of a slot's per-workgroup counts is then the
+          // count of the run's adds (a narrower add would wrap sooner, a
+          // wider one carry into the next slot).
+          Type* added = isa<LoadInst>(inst) ? inst.getType() : cast<StoreInst>(inst).getValueOperand()->getType();
+          if (!zeroed || added != type) return no("an add to the bins is of another type than the zeroed slots");
+          if (!whole_slot(ptr, scale)) return no("an add to the bins may not be to one whole slot");
           continue;
         }
         if (r == 2 && inst.mayWriteToMemory()) {

@@ -222,6 +222,7 @@ class WorkItemLoops {
   bool combining() const { return !combines_.empty(); }
   bool needs_dispatch() const;
   bool plan_accumulation(std::string* why);
+  bool whole_slot(Value* ptr, uint64_t scale) const;
   void specialize_sized();
   void mark_sized_loops();
   void scope_sized_arrays(const SmallPtrSetImpl<Value*>& arrays);

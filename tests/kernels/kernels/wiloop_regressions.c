@@ -67,3 +67,17 @@ XGPU_KERNEL_GROUPSHARED_SIZED(regression_sized_keptptr, regression_args_t, args,
   args->out[g] = sh->v[lid] - (args->in[g] & 1u) * 7u * before;
 }
 XGPU_KERNEL_BINDINGS(regression_sized_keptptr, 2);
+
+/* Bins kept across a run's workgroups once took byte adds to 32-bit bins:
+ * the run's count then wrapped at 256 where each workgroup's did not. With
+ * in[g] = g % W < 50 ? 0 : g % W, each workgroup adds 50 to bin 0 and 1 to
+ * bins 50 .. W - 1; out[W * k + b] sums the flushes: out[0] = 50 * groups. */
+XGPU_KERNEL_GROUPSHARED(regression_kept_byte_adds, regression_args_t, args, regression_v64_t, sh) {
+  const uint32_t lid = xgpu_local_id(0), g = xgpu_global_id(0);
+  sh->v[lid] = 0;
+  xgpu_barrier();
+  xgpu_atomic_fetch_add((uint8_t*)&sh->v[args->in[g] % W], (uint8_t)1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_WORKGROUP);
+  xgpu_barrier();
+  if (sh->v[lid]) xgpu_atomic_fetch_add(&args->out[lid], sh->v[lid], XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
+}
+XGPU_KERNEL_BINDINGS(regression_kept_byte_adds, 2);
