@@ -83,6 +83,8 @@ bool jammable(Loop& loop, DominatorTree& dt, ScalarEvolution& se, std::string* w
           if (isa<AllocaInst>(object) ||
               (!isa<GlobalValue>(object) && !isa<Argument>(object) && stack_escapes(*loop.getHeader()->getParent())))
             return no("a store that may reach a private array (every item reuses it in turn)");
+      } else if (auto* intrinsic = dyn_cast<IntrinsicInst>(&inst); intrinsic && intrinsic->isLifetimeStartOrEnd()) {
+        return no("a private array's lifetime starts or ends in it (every item reuses the array in turn)");
       } else if (inst.mayReadOrWriteMemory() || (isa<CallBase>(&inst) && !isa<IntrinsicInst>(&inst))) {
         return no("an atomic, call or other memory effect");
       }
