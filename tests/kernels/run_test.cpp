@@ -1508,3 +1508,26 @@ TEST_CASE("work-item loops: bins kept across a run are not given adds of another
     CHECK(out[b] == (b == 0 ? 50u * kGroups : b < 50u ? 0u : kGroups));
   }
 }
+
+TEST_CASE("work-item loops: bins kept across a run through a bin address kept in a slot count every add") {
+  Device device("", XGPU_TEST_WILOOP_KERNELS_FILE);
+  constexpr uint32_t W = XGPU_TEST_REGRESSION_WORKGROUP;
+  for (const uint32_t n : {256u * W, 97u * W + 13u, W - 5u}) {
+    INFO("n " << n);
+    const uint32_t grid = (n + W - 1) / W * W;
+    uint32_t* in = device.allocate<uint32_t>(grid);
+    uint32_t* out = device.allocate<uint32_t>(W);
+    std::vector<uint32_t> expected(W, 0);
+    for (uint32_t g = 0; g < grid; ++g) {
+      in[g] = (g * 2654435761u) ^ (g << 13);
+      if (g < n) expected[in[g] % W] += (in[g] & 0x10000u) ? 2u : 1u;
+    }
+    std::fill(out, out + W, 0u);
+    regression_args_t args = {in, out, n, 0};
+    device.run({"regression_kept_twice", &args, sizeof(args), 1, {grid, 1, 1}, {uint16_t(W), 1, 1}});
+    for (uint32_t b = 0; b < W; ++b) {
+      INFO("bin " << b);
+      CHECK(out[b] == expected[b]);
+    }
+  }
+}

@@ -477,6 +477,7 @@ void WorkItemLoops::build() {
   for (BasicBlock* block : old_blocks) block->eraseFromParent();
   for (auto& [alloca, array] : arrays) {
     alloca->replaceAllUsesWith(array);  // none left but dead ones
+    demoted_.erase(alloca);
     alloca->eraseFromParent();
   }
 }

@@ -34,11 +34,47 @@ bool WorkItemLoops::from_kernarg(const Value* object) const {
          is_argument_field(load->getPointerOperand(), const_cast<WorkItemLoops*>(this)->kernarg(), dl_, &offset);
 }
 
+// Whether `ptr` is one of demote()'s slots (only the pass stores to and
+// loads from them, each the one SSA value it replaced).
+bool WorkItemLoops::demoted_slot(const Value* ptr) const {
+  const auto* slot = dyn_cast<AllocaInst>(ptr);
+  return slot && demoted_.count(const_cast<AllocaInst*>(slot));
+}
+
+// A group pointer escapes when anything but demote()'s own slots captures
+// it; what such a slot holds is followed to the slot's loads.
 bool WorkItemLoops::group_escapes() {
+  struct Tracker : CaptureTracker {
+    const WorkItemLoops* self;
+    std::vector<const Value*>* more;  // loads of demoted slots a group pointer went into
+    bool escaped = false;
+    void tooManyUses() override { escaped = true; }
+    bool captured(const Use* use) override {
+      const auto* store = dyn_cast<StoreInst>(use->getUser());
+      if (store && use->getOperandNo() == 0 && store->isSimple() && self->demoted_slot(store->getPointerOperand())) {
+        for (const User* user : store->getPointerOperand()->users())
+          if (isa<LoadInst>(user)) more->push_back(user);
+        return false;
+      }
+      escaped = true;
+      return true;
+    }
+  };
+  std::vector<const Value*> work;
   for (BasicBlock& block : f_)
     for (Instruction& inst : block)
-      if (group_root(&inst) && PointerMayBeCaptured(&inst, /*ReturnCaptures=*/true, /*StoreCaptures=*/true, kMaxCaptureUses))
-        return true;
+      if (group_root(&inst)) work.push_back(&inst);
+  SmallPtrSet<const Value*, 16> seen;
+  while (!work.empty()) {
+    const Value* pointer = work.back();
+    work.pop_back();
+    if (!seen.insert(pointer).second) continue;
+    Tracker tracker;
+    tracker.self = this;
+    tracker.more = &work;
+    PointerMayBeCaptured(pointer, &tracker, kMaxCaptureUses);
+    if (tracker.escaped) return true;
+  }
   return false;
 }
 
@@ -46,10 +82,37 @@ bool WorkItemLoops::group_escapes() {
 // is; kUnknown: either may be, or the objects cannot be told (`escapes`:
 // whether a group pointer escaped, group_escapes()).
 WorkItemLoops::Touch WorkItemLoops::pointer_touch(const Value* ptr, bool escapes) const {
+  SmallPtrSet<const Value*, 8> seen;
+  const Touch touch = pointer_touch(ptr, escapes, seen);
+  return touch == Touch::kNone ? Touch::kUnknown : touch;
+}
+
+// (A load of one of demote()'s slots is whatever was stored into it.)
+WorkItemLoops::Touch WorkItemLoops::pointer_touch(const Value* ptr, bool escapes,
+                                                  SmallPtrSetImpl<const Value*>& seen) const {
   SmallVector<const Value*, 8> objects;
   getUnderlyingObjects(ptr, objects, nullptr, /*MaxLookup=*/0);
   bool group = false, other = false, unknown = objects.empty();
   for (const Value* object : objects) {
+    const auto* load = dyn_cast<LoadInst>(object);
+    if (load && load->isSimple() && demoted_slot(load->getPointerOperand())) {
+      if (!seen.insert(load->getPointerOperand()).second) continue;  // a cycle through phis: nothing new
+      for (const User* user : load->getPointerOperand()->users()) {
+        const auto* store = dyn_cast<StoreInst>(user);
+        if (!store) continue;
+        if (!store->isSimple() || store->getPointerOperand() != load->getPointerOperand()) {
+          unknown = true;
+          continue;
+        }
+        switch (pointer_touch(store->getValueOperand(), escapes, seen)) {
+          case Touch::kGroup: group = true; break;
+          case Touch::kOther: other = true; break;
+          case Touch::kUnknown: unknown = true; break;
+          case Touch::kNone: break;
+        }
+      }
+      continue;
+    }
     if (group_root(object))
       group = true;
     else if (isa<AllocaInst>(object) || isa<GlobalValue>(object) || isa<Argument>(object) ||
@@ -61,6 +124,7 @@ WorkItemLoops::Touch WorkItemLoops::pointer_touch(const Value* ptr, bool escapes
       other = true;
   }
   if (unknown || (group && other)) return Touch::kUnknown;
+  if (!group && !other) return Touch::kNone;  // only slots already being followed
   return group ? Touch::kGroup : Touch::kOther;
 }
 

@@ -26,9 +26,21 @@ namespace xgpu_wiloop {
 // full one-row workgroups, decided per call (every workgroup zeroes the
 // same slots then).
 // Whether `ptr` is the group segment plus a sum of constants and variables
-// times strides that are all multiples of `scale` (through GEPs only): an
-// address of one whole scale-sized slot, whichever the variables choose.
-bool WorkItemLoops::whole_slot(Value* ptr, uint64_t scale) const {
+// times strides that are all multiples of `scale` (through GEPs, and
+// demote()'s slots: every value stored into one): an address of one whole
+// scale-sized slot, whichever the variables choose.
+bool WorkItemLoops::whole_slot(Value* ptr, uint64_t scale, unsigned depth) const {
+  if (auto* load = dyn_cast<LoadInst>(ptr); load && load->isSimple() && demoted_slot(load->getPointerOperand())) {
+    if (depth == 0) return false;
+    bool any = false;
+    for (User* user : load->getPointerOperand()->users()) {
+      auto* store = dyn_cast<StoreInst>(user);
+      if (!store) continue;
+      if (!store->isSimple() || !whole_slot(store->getValueOperand(), scale, depth - 1)) return false;
+      any = true;
+    }
+    return any;
+  }
   const unsigned bits = dl_.getIndexTypeSizeInBits(ptr->getType());
   APInt constant(bits, 0);
   for (unsigned depth = 0; depth < 16 && !group_root(ptr); ++depth) {
@@ -97,7 +109,7 @@ bool WorkItemLoops::plan_accumulation(std::string* why) {
           // wider one carry into the next slot).
           Type* added = isa<LoadInst>(inst) ? inst.getType() : cast<StoreInst>(inst).getValueOperand()->getType();
           if (!zeroed || added != type) return no("an add to the bins is of another type than the zeroed slots");
-          if (!whole_slot(ptr, scale)) return no("an add to the bins may not be to one whole slot");
+          if (!whole_slot(ptr, scale, /*depth=*/4)) return no("an add to the bins may not be to one whole slot");
           continue;
         }
         if (r == 2 && inst.mayWriteToMemory()) {

@@ -176,11 +176,13 @@ void WorkItemLoops::demote() {
         }
       }
     }
-  for (Instruction* inst : escaping) DemoteRegToStack(*inst, false, entry.getFirstInsertionPt());
+  for (Instruction* inst : escaping)
+    if (AllocaInst* slot = DemoteRegToStack(*inst, false, entry.getFirstInsertionPt())) demoted_.insert(slot);
   std::vector<PHINode*> phis;
   for (BasicBlock& block : f_)
     for (PHINode& phi : block.phis()) phis.push_back(&phi);
-  for (PHINode* phi : phis) DemotePHIToStack(phi, entry.getFirstInsertionPt());
+  for (PHINode* phi : phis)
+    if (AllocaInst* slot = DemotePHIToStack(phi, entry.getFirstInsertionPt())) demoted_.insert(slot);
 }
 
 void WorkItemLoops::find_regions() {

@@ -222,7 +222,7 @@ class WorkItemLoops {
   bool combining() const { return !combines_.empty(); }
   bool needs_dispatch() const;
   bool plan_accumulation(std::string* why);
-  bool whole_slot(Value* ptr, uint64_t scale) const;
+  bool whole_slot(Value* ptr, uint64_t scale, unsigned depth) const;
   void specialize_sized();
   void mark_sized_loops();
   void scope_sized_arrays(const SmallPtrSetImpl<Value*>& arrays);
@@ -232,6 +232,8 @@ class WorkItemLoops {
   enum class Touch { kNone, kGroup, kOther, kUnknown };
   bool group_root(const Value* value) const;
   bool group_escapes();
+  bool demoted_slot(const Value* ptr) const;
+  Touch pointer_touch(const Value* ptr, bool escapes, SmallPtrSetImpl<const Value*>& seen) const;
   bool from_kernarg(const Value* object) const;
   Touch pointer_touch(const Value* ptr, bool escapes) const;
   Touch access_touch(Instruction& inst, bool escapes) const;
@@ -284,6 +286,10 @@ class WorkItemLoops {
   static constexpr unsigned kFuseAscending = 1;
   static constexpr unsigned kFuseDescending = 2;
   std::vector<AllocaInst*> allocas_;          // every alloca, entry block
+  // The slots demote() made for SSA values (a value per slot, stored and
+  // loaded by the pass itself): the group-memory analysis follows a value
+  // through them.
+  SmallPtrSet<AllocaInst*, 16> demoted_;
   SmallSetVector<AllocaInst*, 16> per_item_;  // allocas that need a slot per item (in allocas_ order)
   // An agent- or system-scope atomic add to one address for every item of
   // the workgroup, in a kernel without barriers. Each item takes the next

@@ -81,3 +81,21 @@ XGPU_KERNEL_GROUPSHARED(regression_kept_byte_adds, regression_args_t, args, regr
   if (sh->v[lid]) xgpu_atomic_fetch_add(&args->out[lid], sh->v[lid], XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
 }
 XGPU_KERNEL_BINDINGS(regression_kept_byte_adds, 2);
+
+/* Bins kept across a run through a bin's address that the pass keeps in
+ * its own slot (used in two blocks): each item adds 1, and 1 more when
+ * in[g] has bit 16; out[b] sums every workgroup's bin b. */
+XGPU_KERNEL_GROUPSHARED(regression_kept_twice, regression_args_t, args, regression_v64_t, sh) {
+  const uint32_t lid = xgpu_local_id(0), g = xgpu_global_id(0);
+  sh->v[lid] = 0;
+  xgpu_barrier();
+  if (g < args->n) {
+    const uint32_t v = args->in[g];
+    uint32_t* bin = &sh->v[v % W];
+    xgpu_atomic_fetch_add(bin, 1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_WORKGROUP);
+    if (v & 0x10000u) xgpu_atomic_fetch_add(bin, 1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_WORKGROUP);
+  }
+  xgpu_barrier();
+  if (sh->v[lid]) xgpu_atomic_fetch_add(&args->out[lid], sh->v[lid], XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
+}
+XGPU_KERNEL_BINDINGS(regression_kept_twice, 2);

@@ -88,12 +88,9 @@ XGPU_KERNEL_GROUPSHARED(twice, bins_args_t, args, bins_shared_t, sh) {
 }
 XGPU_KERNEL_BINDINGS(twice, 2);
 // REMARK: kernel 'twice': combined-tails: 1 tail atomic add(s) combined
-// XFAIL-NOTE: should be `kept-bins:`. The bin's address, used in two blocks
-// and chosen by data, is demoted to a stack slot before plan_accumulation
-// runs (work_item_loops.cpp: demote(), then plan_accumulation), and that
-// store of a group pointer is the "escape": a refusal of a kernel the
-// condition allows (no miscompile; the kernel's own code stores no pointer).
-// REMARK: kernel 'twice': not kept-bins: a group pointer escapes (stored, passed to a call or made into an integer)
+// (The bin's address, used in two blocks and chosen by data, is kept in the
+// pass's own slot across them: the analysis follows it there.)
+// REMARK: kernel 'twice': kept-bins: group memory kept
 // REMARK: kernel 'twice': work-item-loops:
 
 /* Near miss: the adding region reads a bin back through an address built
