@@ -253,12 +253,14 @@ class Ctx:
         self.single = single          # inside the designated item's block
         self.helper = helper          # inside a helper (no kernel locals)
         self.depth = 0
-        self.kept = []                # kept pointers usable here: (name, Arr list, is_int_handle)
+        self.kept = []                # kept pointers usable here (Kept)
+        self.pure = False             # only group memory, the stack and arithmetic (regions the pass may fuse)
 
     def child(self, single=None):
         c = Ctx(self.modes, self.vars, self.uvars, self.single if single is None else single, self.helper)
         c.depth = self.depth + 1
         c.kept = self.kept
+        c.pure = self.pure
         return c
 
 
@@ -275,7 +277,12 @@ class KernelGen:
         self.barriers = kind not in ('plain', 'plain_sized')
         self.sized = kind in ('gs_sized', 'bar_sized', 'plain_sized') or (kind == 'histo' and r.random() < 0.5)
         # Workgroup shape.
-        if kind == 'histo' or (self.sized and kind != 'plain_sized' and r.random() < 0.75):
+        # Barrier kernels: 'wild' (barriers in uniform loops and branches, early returns),
+        # 'straight' (barriers only at the top level, no return: every region has one way
+        # out, as the sized path, kept bins and fused regions need) or 'fusable' (straight,
+        # one row, regions that touch only group memory and the stack).
+        self.profile = r.choices(['wild', 'straight', 'fusable'], [45, 35, 20])[0] if self.barriers else 'wild'
+        if kind == 'histo' or self.profile == 'fusable' or (self.sized and kind != 'plain_sized' and r.random() < 0.75):
             dims = 1
         else:
             dims = r.choices([1, 2, 3], [60, 25, 15])[0]
@@ -294,7 +301,7 @@ class KernelGen:
         self.ck = min(self.out_k - 2, 4)       # checkpoint slots 1..ck; the rest are free
         self.free_slots = list(range(1 + self.ck, self.out_k))
         self.single_id = r.choice(['0u', '(present - 1u)', f'({self.L // 2}u % present)'])
-        self.allow_returns = r.random() < 0.7  # otherwise no item returns early: every region has one way out
+        self.allow_returns = self.profile == 'wild' and r.random() < 0.7  # else no item returns early
         self.early_n = self.allow_returns and r.random() < 0.5  # items with g >= n return at the start
         self.arrays = []
         self.arr_by_name = {}
@@ -306,6 +313,11 @@ class KernelGen:
         self.priv_n = 4
         self.kept = []
         self.used_tickets = set()  # global ticket counters already taken by a site
+
+    def id_vars(self):
+        """Ids injective over the items of a workgroup: p and llid always, lx in one-row
+        workgroups (an address x + c is what fusing regions looks for)."""
+        return ['p', 'llid', 'lx', 'lx'] if self.wg[1] * self.wg[2] == 1 else ['p', 'p', 'llid']
 
     # --- small random helpers -------------------------------------------------
     def fresh(self, prefix='v'):
@@ -360,7 +372,7 @@ class KernelGen:
             return r.choice(ctx.vars)
         if w < 0.60:
             return self.uleaf(ctx)
-        if w < 0.72 and depth < 3:
+        if w < 0.72 and depth < 3 and not ctx.pure:
             return self.in_load(ctx, depth)
         if w < 0.88 and depth < 3:
             g = self.group_read(ctx, depth)
@@ -546,7 +558,7 @@ class KernelGen:
         forms = ['direct', 'direct', 'ptr', 'uintptr', 'table', 'rows', 'select']
         if not a.dyn:
             forms += ['structoff', 'structptr']
-        if allow_volatile:
+        if allow_volatile and not ctx.pure:
             forms.append('volatile')
         f = r.choice(forms)
         if f == 'direct':
@@ -640,11 +652,14 @@ class KernelGen:
                  ('ticket', 3), ('global', 5), ('outstore', 4), ('outatomic', 3), ('priv', 4), ('volatile', 2),
                  ('if', 5), ('loop', 3), ('ret', 2 if self.barriers or True else 0), ('single', 3),
                  ('helper', 4), ('fence', 1), ('kept', 5 if ctx.kept else 0), ('fstmt', 2), ('walk', 3),
-                 ('pickptr', 3), ('bounds', 3)]
+                 ('pickptr', 3), ('bounds', 3), ('bytes', 3), ('memcpy', 2)]
         if ctx.depth > 2:
             kinds = [(k, w) for k, w in kinds if k not in ('if', 'loop', 'single')]
         if ctx.single:
             kinds = [(k, w) for k, w in kinds if k != 'single'] + [('wgout', 6), ('sweep', 6), ('rowtable', 4)]
+        if ctx.pure:
+            kinds = [(k, w) for k, w in kinds if k in ('var', 'mix', 'gstore', 'grmw', 'priv', 'if', 'loop', 'walk',
+                                                      'fstmt', 'bytes')]
         k = r.choices([k for k, _ in kinds], [w for _, w in kinds])[0]
         getattr(self, 's_' + k)(ctx, out, sp, ind)
 
@@ -1170,6 +1185,49 @@ class KernelGen:
             out.append(f'{sp}*{q} = fz_fclamp(*{q} + 1.0f);')
         out.append(f'{sp}h = fz_mix(h, {self.gval(a, "*" + q)});')
 
+    def s_bytes(self, ctx, out, sp, ind):
+        """A byte of an element through a uint8_t view of the array (any object may be read
+        and written as bytes): a read of a readable element, or a write into an element
+        this item may write (not of floats: bytes could make a NaN, whose sign and payload
+        arithmetic need not keep)."""
+        r = self.r
+        reads = [a for a in self.arrays if self.readable_index(ctx, a) is not None]
+        writes = [a for a in self.arrays if self.writable_index(ctx, a) is not None and a.is_int()]
+        if not reads:
+            return self.s_var(ctx, out, sp, ind)
+        if writes and r.random() < 0.5:
+            a = r.choice(writes)
+            idx = self.writable_index(ctx, a)
+            b = r.randrange(a.size_bytes)
+            out.append(f'{sp}((uint8_t*){a.base})[({idx}) * {a.size_bytes}u + {b}u] = (uint8_t)({self.expr(ctx, 1)});')
+        else:
+            a = r.choice(reads)
+            idx = self.readable_index(ctx, a)
+            b = r.randrange(a.size_bytes)
+            out.append(f'{sp}h = fz_mix(h, ((const uint8_t*){a.base})[({idx}) * {a.size_bytes}u + {b}u]);')
+
+    def s_memcpy(self, ctx, out, sp, ind):
+        """An element copied (or set) with the inline memory builtins."""
+        r = self.r
+        writes = [a for a in self.arrays if self.writable_index(ctx, a) is not None and a.is_int()]
+        if not writes:
+            return self.s_var(ctx, out, sp, ind)
+        a = r.choice(writes)
+        T = a.ctype
+        dst = f'&{a.base}[{self.writable_index(ctx, a)}]'
+        srcs = [b for b in self.arrays if b.ctype == T and self.readable_index(ctx, b) is not None]
+        if srcs and r.random() < 0.7:
+            b = r.choice(srcs)
+            src = f'&{b.base}[{self.readable_index(ctx, b)}]'
+            if b is a:
+                # Two elements this item may touch may be the same one: copy through a temporary.
+                out.append(f'{sp}{{ {T} t = *({src}); __builtin_memcpy_inline({dst}, &t, sizeof({T})); }}')
+            else:
+                out.append(f'{sp}__builtin_memcpy_inline({dst}, {src}, sizeof({T}));')
+        else:
+            out.append(f'{sp}__builtin_memset_inline({dst}, {r.randrange(256)}, sizeof({T}));')
+        out.append(f'{sp}h = fz_mix(h, {self.gval(a, f"*({dst})")});')
+
     def s_bounds(self, ctx, out, sp, ind):
         """A bounds check on an index that grows with the item (versioned by the pass)."""
         r = self.r
@@ -1177,11 +1235,17 @@ class KernelGen:
         start = r.choice(['args->c0', 'args->c2', f'{r.getrandbits(32):#x}u', '0u', '(0u - 3u)'])
         base = r.choice(['xgpu_global_id(0)', 'lx', 'xgpu_global_id(0)',
                          '(xgpu_global_id(1) * xgpu_grid_size(0) + xgpu_global_id(0))'])
-        out.append(f'{sp}const uint32_t {i} = {base} + {start};')
+        width = r.choice(['uint32_t', 'uint32_t', 'uint64_t', 'uint16_t'])
+        if width == 'uint64_t':
+            out.append(f'{sp}FZ_U const uint64_t {i} = (uint64_t){base} + (uint64_t){start};')
+        else:
+            out.append(f'{sp}FZ_U const {width} {i} = ({width})({base} + {start});')
         bound = r.choice(['args->n', 'args->c1', 'args->c3', f'{r.randrange(1, 5000)}u'])
-        c = r.choice([f'{i} < {bound}', f'{i} >= {bound}', f'{i} != 0u', f'{i} > 0u'])
+        c = r.choice([f'{i} < {bound}', f'{i} >= {bound}', f'{i} != 0u', f'{i} > 0u', f'{bound} > {i}',
+                      f'{i} <= {bound}', f'(int32_t){i} < (int32_t){bound}', f'(int32_t){i} >= (int32_t){bound}',
+                      f'{i} - 1u < {bound}'])
         if not self.free_slots:
-            out.append(f'{sp}if ({c}) h = fz_mix(h, args->in0[{i} & {IN_SIZE - 1}u] * 3u + {i});')
+            out.append(f'{sp}if ({c}) h = fz_mix(h, args->in0[{i} & {IN_SIZE - 1}u] * 3u + (uint32_t){i});')
             return
         j = r.choice(self.free_slots)
         out.append(f'{sp}if ({c}) myout[{j}] = args->in0[{i} & {IN_SIZE - 1}u] * 3u + args->in1[({i} >> 3) & '
@@ -1244,7 +1308,7 @@ class KernelGen:
                     ('none', 10)]
             k = r.choices([o for o, _ in opts], [w for _, w in opts])[0]
             if k == 'own':
-                sig = self.sigma0[a.name] if r.random() < 0.6 else Sigma(r, self.L, a.m, r.choice(['p', 'llid']))
+                sig = self.sigma0[a.name] if r.random() < 0.6 else Sigma(r, self.L, a.m, r.choice(self.id_vars()))
                 modes[a.name] = Mode('own', sigma=sig)
             elif k == 'atomic':
                 if a.tkind == 'f':
@@ -1268,9 +1332,10 @@ class KernelGen:
     def phase(self, env, out, ind, last=False):
         """Code between two barriers."""
         r = self.r
-        style = r.choices(['mixed', 'group', 'narrow'], [65, 22, 13])[0]
+        style = r.choices(['mixed', 'group', 'narrow'], [15, 70, 15] if self.profile == 'fusable' else [55, 30, 15])[0]
         modes = self.choose_modes(style)
         ctx = Ctx(modes, env.vars, env.uvars, helper=env.helper)
+        ctx.pure = style == 'group'
         ctx.depth = env.depth
         ctx.kept = self.kept_for(modes)
         sp = '  ' * ind
@@ -1290,7 +1355,7 @@ class KernelGen:
             self.emit_block(ctx, n, out, ind)
             env.vars[:] = ctx.vars  # variables declared at this level stay visible
         if not last:
-            if self.chance(0.5):
+            if self.chance(0.5) and not ctx.pure:
                 out.append(f'{sp}myout[{1 + (self.phase_no % self.ck)}] = h;')
             out.append(f'{sp}xgpu_barrier();')
 
@@ -1339,7 +1404,7 @@ class KernelGen:
             sp2 = '  ' * ind2
             cond = f'{X} < {s}' + (f' && {X} + {s} < present' if guard else '')
             return f'{sp2}if ({cond}) {a.base}[{X}] = {op(f"{a.base}[{X}]", f"{a.base}[{X} + {s}]")};'
-        w = r.random()
+        w = r.random() if self.profile == 'wild' else 0.0
         out.append(f'{sp}/* tree reduction of {a.name} */')
         if w < 0.4:
             s_ = s0
@@ -1372,7 +1437,7 @@ class KernelGen:
         a = r.choice(cands)
         T = a.ctype
         kind = r.choice(['left', 'left', 'right', 'both', 'guarded'])
-        loop = r.random() < 0.5
+        loop = r.random() < 0.5 and self.profile == 'wild'
         sp2 = sp + ('  ' if loop else '')
         off = self.fresh('off') if loop else f'{r.choice([1, 2, 3, 4, 8, 16])}u'
         out.append(f'{sp}/* scan steps on {a.name} ({kind}) */')
@@ -1406,6 +1471,9 @@ class KernelGen:
         sp = '  ' * ind
         for _ in range(budget):
             w = r.random()
+            if self.profile != 'wild':
+                w = r.choice([0.2, 0.25, 0.41, 0.9, 0.9, 0.9] if self.profile == 'straight'
+                             else [0.25, 0.25, 0.25, 0.9, 0.9, 0.9])
             if w < 0.12 and depth < 2:
                 it = self.fresh('it')
                 trip = r.choice(['args->iters', f'{r.randrange(1, 4)}u', '(args->c0 & 3u)', '(wgl % 3u)',
@@ -1415,7 +1483,17 @@ class KernelGen:
                 c.vars.append(it)
                 form = r.choice(['for', 'for', 'while', 'do'])
                 if form == 'for':
+                    carry = None
+                    if r.random() < 0.3 and self.barriers:
+                        # Private memory first written inside the loop and carried from one
+                        # iteration to the next across its barriers.
+                        carry, n = self.fresh('carry'), r.choice([1, 2, 4, 8])
+                        out.append(f'{sp}uint32_t {carry}[{n}];')
                     out.append(f'{sp}for (uint32_t {it} = 0; {it} < {trip}; ++{it}) {{')
+                    if carry:
+                        out.append(f'{sp}  if ({it} == 0u) for (uint32_t i = 0; i < {n}u; ++i) {carry}[i] = g + i;')
+                        out.append(f'{sp}  {carry}[({self.expr(c, 1)}) & {n - 1}u] += {self.expr(c, 1)};')
+                        out.append(f'{sp}  h = fz_mix(h, {carry}[{it} & {n - 1}u]);')
                     self.segments(c, out, ind + 1, r.randrange(1, 3), depth + 1, in_loop=True)
                     out.append(f'{sp}}}')
                 elif form == 'while':
@@ -1486,7 +1564,7 @@ class KernelGen:
             self.arrays = []
             self.static_arrays = []
         for a in self.arrays:
-            self.sigma0[a.name] = Sigma(r, L, a.m, r.choice(['p', 'p', 'llid']))
+            self.sigma0[a.name] = Sigma(r, L, a.m, r.choice(self.id_vars()))
             self.arr_by_name[a.name] = a
 
     def prologue(self, out):
@@ -1577,15 +1655,19 @@ class KernelGen:
         self.phase(env, out, 1, last=True)
         out.append(f'  args->out[g * {self.out_k}u] = h;')
         # Tail atomic adds: the last thing each item does (combined across runs).
-        for _ in range(r.choice([0, 0, 1, 1, 2])):
+        for _ in range(r.choice([0, 0, 1, 1, 2] if self.profile == 'wild' else [0, 0, 0, 0, 1])):
             idx = r.choice(['lx', 'p', '(lx + 7u)', f'{r.randrange(BINS_SIZE)}u', '(wgl & 2047u)',
-                            '(xgpu_workgroup_id(0) & 1023u)', '((lx * 3u) & 2047u)'])
-            val = r.choice(['1u', '(h & 15u)', '(uint32_t)(lx < 3u)', 'args->in1[g & 4095u]'])
+                            '(xgpu_workgroup_id(0) & 1023u)', '((lx * 3u) & 2047u)', '((lx + args->c0) & 2047u)',
+                            '((ly * 64u + lx) & 2047u)', '((xgpu_workgroup_id(1) * 5u + lx) & 2047u)',
+                            '((icx + lx) & 2047u)', '((present * 3u + lx) & 2047u)', '(args->in1[lx] & 2047u)',
+                            '((xgpu_grid_size(0) + lx) & 2047u)', '(xgpu_global_id(0) & 2047u)', 'llid'])
+            val = r.choice(['1u', '(h & 15u)', '(uint32_t)(lx < 3u)', 'args->in1[g & 4095u]', 'h', '0u'])
             cond = r.random() < 0.3
             line = (f'xgpu_atomic_fetch_add(&args->bins[{idx}], {val}, XGPU_ORDER_RELAXED, '
                     f'{r.choice(GLOBAL_SCOPES)});')
             if cond:
-                out.append(f'  if ((h & 3u) != 0u) (void){line}')
+                out.append(f'  if ({r.choice(["(h & 3u) != 0u", "lx < 5u", "(lx & 1u) == 0u", "args->c1 > lx"])}) '
+                           f'(void){line}')
             else:
                 out.append(f'  (void){line}')
 
@@ -1642,17 +1724,12 @@ class KernelGen:
             if r.random() < 0.5:
                 body.append(f'  (void)xgpu_atomic_fetch_add(&args->acc[{r.randrange(32)}u], {v} & 3u, '
                             f'XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);')
-        elif w < 0.55:
-            # A uniform inner loop (unroll-and-jam).
-            k, s = self.fresh('k'), self.fresh('s')
-            trip = r.choice(['(args->c1 & 15u)', f'{r.randrange(1, 20)}u', 'args->iters'])
-            body.append(f'  uint32_t {s} = 0;')
-            guard = r.choice(['', f'if (g < args->n) '])
-            body.append(f'  {guard}for (uint32_t {k} = 0; {k} < {trip}; ++{k}) {s} += '
-                        f'args->in0[({k} * {r.choice([1, 64, 33])}u + xgpu_global_id(0)) & {IN_SIZE - 1}u] * '
-                        f'args->in1[({k} + xgpu_global_id(1) * 5u) & {IN_SIZE - 1}u];')
-            body.append(f'  h = fz_mix(h, {s});')
-            pvars.append(s)
+        elif w < 0.6:
+            # A uniform inner loop (unroll-and-jam), alone (the shape the pass jams) or not.
+            self.jam(body, pvars)
+            if r.random() < 0.5:
+                body.append(f'  args->out[g * {self.out_k}u] = h;')
+                return body
         else:
             body.append(f'  if (xgpu_global_id(0) < args->n) myout[{self.out_k - 1}] = '
                         f'args->in0[xgpu_global_id(0) & {IN_SIZE - 1}u] * 3u;')
@@ -1660,6 +1737,39 @@ class KernelGen:
         self.emit_block(ctx, r.randrange(2, 10), body, 1)
         body.append(f'  args->out[g * {self.out_k}u] = h;')
         return body
+
+    def jam(self, body, pvars):
+        """An item loop around one inner loop whose trip count is the same on every item
+        (usually): a gemm-like sum, integer or float (exact: small products), sometimes with
+        a bounds check around it, a condition inside or a store to the item's own slot."""
+        r = self.r
+        k, s, fs = self.fresh('k'), self.fresh('s'), self.fresh('fs')
+        trip = r.choice(['(args->c1 & 15u)', f'{r.randrange(1, 20)}u', 'args->iters', '(args->c0 % 9u)',
+                         '((lx & 3u) + 1u)'])
+        col = r.choice(['xgpu_global_id(0)', 'g', 'lx', '(xgpu_global_id(0) * 2u)'])
+        row = r.choice(['xgpu_global_id(1)', '0u', 'xgpu_workgroup_id(0)'])
+        stride = r.choice([1, 64, 33, 4096 - 1])
+        use_float = r.random() < 0.4
+        body.append(f'  uint32_t {s} = {r.choice(["0u", "args->c2", "lx"])};')
+        if use_float:
+            body.append(f'  float {fs} = 0.0f;')
+        guard = r.choice(['', '', f'if ({col} < args->n) ', f'if (xgpu_global_id(0) < args->c3) '])
+        body.append(f'  {guard}for (uint32_t {k} = 0; {k} < {trip}; ++{k}) {{')
+        body.append(f'    {s} += args->in0[({k} * {stride}u + {col}) & {IN_SIZE - 1}u] * '
+                    f'args->in1[({k} + {row} * 5u) & {IN_SIZE - 1}u];')
+        if use_float:
+            body.append(f'    {fs} += (float)(args->in0[({k} + {col} * 3u) & {IN_SIZE - 1}u] & 255u) * '
+                        f'(float)(args->in1[({k} * 7u) & {IN_SIZE - 1}u] & 15u);')
+        w = r.random()
+        if w < 0.2:
+            body.append(f'    if ((args->in1[({k} + {col}) & {IN_SIZE - 1}u] & 1u) != 0u) {s} ^= {k};')
+        elif w < 0.35 and self.free_slots:
+            body.append(f'    myout[{r.choice(self.free_slots)}] += {s};')
+        body.append('  }')
+        body.append(f'  h = fz_mix(h, {s});')
+        if use_float:
+            body.append(f'  h = fz_mix(h, fz_fbits({fs}));')
+        pvars.append(s)
 
     def gen_histo_kernel(self):
         """A groupshared histogram: zero the item's bins, atomic adds, tail add of the item's bins."""
