@@ -104,4 +104,64 @@ typedef struct compact_process_args {
   const uint32_t* count; /* binding: the kept count */
 } compact_process_args_t;
 
+/* --- Plainly written variants (kernels_plain.c) ------------------------------
+ * The same computations written the way a user first writes them, not shaped
+ * for the work-item-loop pass: strided loops over group memory, several
+ * group atomics and atomics whose result is used, the workgroup size read at
+ * run time instead of declared, small workgroups. Each computes exactly what
+ * its kernel above computes (the benchmark checks them against the same C
+ * loops). */
+#define BENCH_PLAIN_WORKGROUP 64u /* work items per (1-D) workgroup of the plain variants, unless said otherwise */
+#define BENCH_PLAIN_TILE 8u       /* gemm_plain's tile and jacobi2d_plain's workgroup: 8 x 8 items */
+
+/* histogram256_plain: histogram_args_t; its group memory: the bins and the
+ * count of elements the workgroup binned (a second group atomic). */
+typedef struct histogram_plain_shared {
+  uint32_t bins[BENCH_HISTOGRAM_BINS]; /* this workgroup's counts */
+  uint32_t counted;                    /* elements this workgroup counted */
+} histogram_plain_shared_t;
+
+/* gemm_plain: gemm_args_t; one BENCH_PLAIN_TILE-square tile of a and of b
+ * in group memory per step of the k loop. */
+typedef struct gemm_plain_shared {
+  float a[BENCH_PLAIN_TILE][BENCH_PLAIN_TILE]; /* a[row][t + kk] */
+  float b[BENCH_PLAIN_TILE][BENCH_PLAIN_TILE]; /* b[t + kk][col] */
+} gemm_plain_shared_t;
+
+/* atax_ax_plain: atax_args_t; one workgroup per row, its items' partial sums. */
+typedef struct atax_plain_shared {
+  float partial[BENCH_PLAIN_WORKGROUP]; /* one per item */
+} atax_plain_shared_t;
+
+/* scan256_plain: scan_args_t; two buffers of the block's running sums, read
+ * from one and written to the other at each step (at most 256 items). */
+typedef struct scan_plain_shared {
+  uint32_t buf[2 * BENCH_SCAN_WORKGROUP]; /* [0, size) and [size, 2 * size) */
+} scan_plain_shared_t;
+
+/* compact_plain (the shape of samples/indirect_dispatch's filter): the kept
+ * value goes to the slot an atomic add on the count returns, and the item
+ * whose slot opens a new block of BENCH_PLAIN_WORKGROUP kept values adds one
+ * workgroup to the counts of the next dispatch (a second atomic that depends
+ * on the first's result). At the end workgroup_count[0] ==
+ * ceil(count / BENCH_PLAIN_WORKGROUP). */
+typedef struct compact_plain_state {
+  uint32_t workgroup_count[3]; /* x, y, z workgroups of compact_process_plain; y, z: 1 */
+  uint32_t count;              /* kept values */
+} compact_plain_state_t;
+typedef struct compact_plain_args {
+  const uint32_t* in;           /* binding: n values */
+  uint32_t* out;                /* binding: n values (at most n kept) */
+  compact_plain_state_t* state; /* binding: {0, 1, 1, 0} before the dispatch */
+  uint32_t n;                   /* element count */
+  uint32_t reserved;            /* zero */
+} compact_plain_args_t;
+/* compact_process_plain: out[i] = bench_compact_transform(in[i]) for every
+ * i < state->count, dispatched indirectly with state->workgroup_count. */
+typedef struct compact_process_plain_args {
+  const uint32_t* in;                 /* binding: the kept values */
+  uint32_t* out;                      /* binding: one result per kept value */
+  const compact_plain_state_t* state; /* binding: compact_plain's state */
+} compact_process_plain_args_t;
+
 #endif /* XGPU_BENCH_CPU_KERNELS_H_ */
