@@ -1,20 +1,24 @@
 // CPU kernels benchmark: the same kernels through xgpu's kernel toolchain on
-// hsa-cpu (HSA API, the host code object of kernels.c), through PoCL (the
-// same kernels in OpenCL C, the peer) and as plain C loops on 1 thread and
-// on all cores. Every figure is the median of repeats with min and max, in
-// one run; every result is checked equal to the 1-thread C loop's.
+// hsa-cpu (HSA API, the host code object of kernels.c and kernels_plain.c),
+// through PoCL (the same kernels in OpenCL C, the peer) and as plain C loops
+// on 1 thread and on all cores. Each kernel also runs plainly written
+// (kernels_plain.c: the figure "<kernel> (plain)"), and a 16-dispatch chain
+// of a small jacobi-2d measures what a dispatch costs. Every figure is the
+// median of repeats with min and max, in one run; every result is checked
+// equal to the 1-thread C loop's.
 //
 // Usage: cpu_kernels_bench [--smoke] [--code-objects DIR] [--level LEVEL]
-//                          [--only KERNEL] [--repeats N]
+//                          [--only KERNEL[,KERNEL...]] [--repeats N]
 //   --smoke: small sizes, for ctest; --code-objects: load the host code
 //   objects (and the executable file the xgpu API side loads) from DIR
 //   (same file names) instead of the build tree; --level:
 //   the highest host level to try (x86-64-v4, -v3 or -v2); --json: one JSON
 //   object per figure and per check (bench/run.py), instead of a table;
-//   --only: one kernel (its name in kernels.c; atax runs both of its own;
+//   --only: these kernels (a name in kernels.c; atax runs both of its own;
 //   compact_indirect: the compaction followed by a DYNAMIC indirect
-//   dispatch, through the xgpu API); --repeats: timed repeats per figure
-//   (default 9).
+//   dispatch, through the xgpu API; NAME_plain its plainly written variant;
+//   jacobi2d_chain: the 16-dispatch chain; plain: every plain one);
+//   --repeats: timed repeats per figure (default 9).
 // Barrier kernels run as work-item loops when the build has the pass plugin;
 // HSA_CPU_BARRIER_MODE=fibers measures fiber mode instead.
 #define CL_TARGET_OPENCL_VERSION 120
@@ -112,6 +116,20 @@ std::string figure_name(const std::string& kernel) {
       {"compaction", "compaction of 1M u32", "compaction of 4096 u32"},
       {"compaction + DYNAMIC indirect", "compaction + DYNAMIC indirect of 1M u32",
        "compaction + DYNAMIC indirect of 4096 u32"},
+      // The plainly written variants (kernels_plain.c).
+      {"histogram256 (plain)", "histogram256 (plain) 1M u32", "histogram256 (plain) 4096 u32"},
+      {"tree reduction (plain)", "tree reduction (plain) 1M u32", "tree reduction (plain) 4096 u32"},
+      {"gemm (plain)", "gemm (plain) 192^3 float", "gemm (plain) 32^3 float"},
+      {"atax (plain)", "atax (plain) 2048^2 float", "atax (plain) 64^2 float"},
+      {"jacobi-2d (plain)", "jacobi-2d (plain) 1024^2 float, 10 steps", "jacobi-2d (plain) 32^2 float, 10 steps"},
+      {"jacobi-2d chain, 16 dispatches", "jacobi-2d chain 64^2 float, 16 steps, 16 dispatches",
+       "jacobi-2d chain 32^2 float, 16 steps, 16 dispatches"},
+      {"jacobi-2d chain, 1 dispatch", "jacobi-2d chain 64^2 float, 1 step, 1 dispatch",
+       "jacobi-2d chain 32^2 float, 1 step, 1 dispatch"},
+      {"prefix sum (plain)", "prefix sum (plain) per 256 of 1M u32", "prefix sum (plain) per 256 of 4096 u32"},
+      {"compaction (plain)", "compaction (plain) of 1M u32", "compaction (plain) of 4096 u32"},
+      {"compaction + DYNAMIC indirect (plain)", "compaction + DYNAMIC indirect (plain) of 1M u32",
+       "compaction + DYNAMIC indirect (plain) of 4096 u32"},
   };
   for (const Size& size : sizes)
     if (kernel == size.kernel) return g_smoke ? size.smoke : size.full;
@@ -141,7 +159,7 @@ void report(const char* kernel, const char* who, const Stats& s, bool equal) {
              figure.c_str(), side.c_str(), equal ? "true" : "false");
     return;
   }
-  printf("  %-29s %-22s %9.3f ms  (min %8.3f, max %8.3f)  %s\n", kernel, who, s.median, s.min, s.max,
+  printf("  %-38s %-22s %9.3f ms  (min %8.3f, max %8.3f)  %s\n", kernel, who, s.median, s.min, s.max,
          equal ? "result equal" : "RESULT DIFFERS");
 }
 
@@ -274,7 +292,7 @@ class Hsa {
     CHECK_HSA(hsa_executable_freeze(executable_, nullptr));
     CHECK_HSA(hsa_queue_create(agent_, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &queue_));
     CHECK_HSA(hsa_signal_create(1, 0, nullptr, &signal_));
-    CHECK_HSA(hsa_memory_allocate(kernarg_, 256, &kernarg_memory_));
+    CHECK_HSA(hsa_memory_allocate(kernarg_, size_t{kKernargSlot} * kMaxChain, &kernarg_memory_));
   }
   ~Hsa() {
     hsa_memory_free(kernarg_memory_);
@@ -299,38 +317,62 @@ class Hsa {
   // Dispatches `kernel` and waits for it.
   void run(const char* kernel, const void* args, uint32_t args_size, uint32_t dims, const uint32_t grid[3],
            const uint16_t workgroup[3]) {
+    run_chain(kernel, &args, 1, args_size, dims, grid, workgroup);
+  }
+
+  // Dispatches `kernel` `count` times, the i-th with args[i], each packet
+  // with the barrier bit (it starts when the one before has completed, as
+  // after a barrier between dispatches), and waits for the last: one
+  // doorbell, one wait. At most kMaxChain.
+  static constexpr uint32_t kMaxChain = 32;
+  void run_chain(const char* kernel, const void* const* args, uint32_t count, uint32_t args_size, uint32_t dims,
+                 const uint32_t grid[3], const uint16_t workgroup[3]) {
     hsa_executable_symbol_t symbol;
     CHECK_HSA(hsa_executable_get_symbol_by_name(executable_, (std::string(kernel) + ".kd").c_str(), &agent_, &symbol));
     uint64_t object = 0;
     uint32_t group = 0;
     CHECK_HSA(hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &object));
     CHECK_HSA(hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE, &group));
-    std::memcpy(kernarg_memory_, args, args_size);
+    if (count == 0 || count > kMaxChain || args_size > kKernargSlot) {
+      fprintf(stderr, "run_chain: %u dispatches of %u-byte arguments (at most %u of %u)\n", count, args_size,
+              kMaxChain, kKernargSlot);
+      exit(1);
+    }
     hsa_signal_store_screlease(signal_, 1);
-    const uint64_t index = hsa_queue_add_write_index_scacq_screl(queue_, 1);
-    auto* packet = static_cast<hsa_kernel_dispatch_packet_t*>(queue_->base_address) + (index % queue_->size);
-    std::memset(reinterpret_cast<uint8_t*>(packet) + 4, 0, sizeof(*packet) - 4);
-    packet->workgroup_size_x = workgroup[0];
-    packet->workgroup_size_y = workgroup[1];
-    packet->workgroup_size_z = workgroup[2];
-    packet->grid_size_x = grid[0];
-    packet->grid_size_y = grid[1];
-    packet->grid_size_z = grid[2];
-    packet->group_segment_size = group;
-    packet->kernel_object = object;
-    packet->kernarg_address = kernarg_memory_;
-    packet->completion_signal = signal_;
-    const uint16_t header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
-                            (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
-                            (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
-    const uint16_t setup = uint16_t(dims << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
-    __atomic_store_n(reinterpret_cast<uint32_t*>(packet), header | (uint32_t{setup} << 16), __ATOMIC_RELEASE);
-    hsa_signal_store_screlease(queue_->doorbell_signal, hsa_signal_value_t(index));
+    const uint64_t first = hsa_queue_add_write_index_scacq_screl(queue_, count);
+    for (uint32_t d = 0; d < count; ++d) {
+      void* kernarg = static_cast<uint8_t*>(kernarg_memory_) + size_t{d} * kKernargSlot;
+      std::memcpy(kernarg, args[d], args_size);
+      const uint64_t index = first + d;
+      auto* packet = static_cast<hsa_kernel_dispatch_packet_t*>(queue_->base_address) + (index % queue_->size);
+      std::memset(reinterpret_cast<uint8_t*>(packet) + 4, 0, sizeof(*packet) - 4);
+      packet->workgroup_size_x = workgroup[0];
+      packet->workgroup_size_y = workgroup[1];
+      packet->workgroup_size_z = workgroup[2];
+      packet->grid_size_x = grid[0];
+      packet->grid_size_y = grid[1];
+      packet->grid_size_z = grid[2];
+      packet->group_segment_size = group;
+      packet->kernel_object = object;
+      packet->kernarg_address = kernarg;
+      packet->completion_signal = d + 1 == count ? signal_ : hsa_signal_t{0};
+      // The first packet's barrier bit is clear as in run() before chains
+      // existed: nothing before it is in flight.
+      const uint16_t header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
+                              (uint16_t(d > 0) << HSA_PACKET_HEADER_BARRIER) |
+                              (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+                              (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+      const uint16_t setup = uint16_t(dims << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
+      __atomic_store_n(reinterpret_cast<uint32_t*>(packet), header | (uint32_t{setup} << 16), __ATOMIC_RELEASE);
+    }
+    hsa_signal_store_screlease(queue_->doorbell_signal, hsa_signal_value_t(first + count - 1));
     while (hsa_signal_wait_scacquire(signal_, HSA_SIGNAL_CONDITION_LT, 1, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) != 0) {
     }
   }
 
  private:
+  static constexpr uint32_t kKernargSlot = 256;  // bytes of kernarg memory per dispatch of a chain
+
   static hsa_file_t open_file(const char* path) {
     FILE* f = fopen(path, "rb");
     if (!f) {
@@ -476,13 +518,13 @@ class XgpuApi {
     buffers_.push_back(buffer);
     return buffer;
   }
-  XgpuPipeline pipeline(const char* kernel, uint32_t workgroup_size) {
+  XgpuPipeline pipeline(const char* kernel, uint32_t workgroup_size, uint32_t workgroup_size_y = 1) {
     XgpuPipelineCreateInfo info{};
     info.sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO;
     info.executable = executable_;
     info.pEntryPoint = kernel;  // layout: as kernels.c declares it
     info.workgroupSize[0] = workgroup_size;
-    info.workgroupSize[1] = 1;
+    info.workgroupSize[1] = workgroup_size_y;
     info.workgroupSize[2] = 1;
     XgpuPipeline pipeline;
     CHECK_XGPU(xgpuCreatePipeline(device_, &info, nullptr, &pipeline));
@@ -614,6 +656,106 @@ __kernel void compact_process(__global const uint* in, __global uint* out, uint 
 }
 )CL";
 
+// The plainly written variants (kernels_plain.c) in OpenCL C, the same way.
+static_assert(BENCH_PLAIN_TILE == 8 && BENCH_PLAIN_WORKGROUP == 64, "kOpenClPlainSource's sizes are cpu_kernels.h's");
+const char* kOpenClPlainSource = R"CL(
+__kernel void histogram256_plain(__global const uint* in, __global uint* bins, uint n) {
+  __local uint local_bins[256];
+  __local uint counted;
+  uint lid = get_local_id(0), size = get_local_size(0), i = get_global_id(0);
+  for (uint b = lid; b < 256; b += size) local_bins[b] = 0;
+  if (lid == 0) counted = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (i < n) {
+    atomic_inc(&local_bins[in[i] & 255u]);
+    atomic_inc(&counted);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (counted == 0) return;
+  for (uint b = lid; b < 256; b += size)
+    if (local_bins[b] != 0) atomic_add(&bins[b], local_bins[b]);
+}
+__kernel void reduce_sum_plain(__global const uint* in, __global uint* sums, uint n) {
+  __local uint partial[256];
+  uint lid = get_local_id(0), size = get_local_size(0), i = get_global_id(0);
+  partial[lid] = i < n ? in[i] : 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint s = 1; s < size; s *= 2) {
+    if (lid % (2 * s) == 0) partial[lid] += partial[lid + s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0) sums[get_group_id(0)] = partial[0];
+}
+__kernel void gemm_plain(__global const float* a, __global const float* b, __global float* c, uint n) {
+  __local float ta[8][8], tb[8][8];
+  uint tx = get_local_id(0), ty = get_local_id(1), col = get_global_id(0), row = get_global_id(1);
+  float acc = 0.0f;
+  for (uint t = 0; t < n; t += 8) {
+    ta[ty][tx] = row < n && t + tx < n ? a[row * n + t + tx] : 0.0f;
+    tb[ty][tx] = t + ty < n && col < n ? b[(t + ty) * n + col] : 0.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint k = 0; k < 8; ++k) acc += ta[ty][k] * tb[k][tx];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (row < n && col < n) c[row * n + col] = acc;
+}
+__kernel void atax_ax_plain(__global const float* a, __global const float* x, __global float* y, uint n) {
+  __local float partial[64];
+  uint lid = get_local_id(0), size = get_local_size(0), row = get_group_id(0);
+  float acc = 0.0f;
+  for (uint j = lid; j < n; j += size) acc += a[row * n + j] * x[j];
+  partial[lid] = acc;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint s = size / 2; s > 0; s /= 2) {
+    if (lid < s) partial[lid] += partial[lid + s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0) y[row] = partial[0];
+}
+__kernel void atax_atx_plain(__global const float* a, __global const float* x, __global float* y, uint n) {
+  uint col = get_global_id(0);
+  if (col < n) {
+    float acc = 0.0f;
+    for (uint i = 0; i < n; ++i) acc += a[i * n + col] * x[i];
+    y[col] = acc;
+  }
+}
+__kernel void jacobi2d_plain(__global const float* in, __global float* out, uint n) {
+  uint j = get_global_id(0), i = get_global_id(1);
+  if (i > 0 && j > 0 && i < n - 1 && j < n - 1) {
+    uint c = i * n + j;
+    out[c] = 0.2f * (in[c] + in[c - 1] + in[c + 1] + in[c + n] + in[c - n]);
+  }
+}
+__kernel void scan256_plain(__global const uint* in, __global uint* out, uint n) {
+  __local uint buf[2 * 256];
+  uint lid = get_local_id(0), size = get_local_size(0), i = get_global_id(0);
+  uint pout = 0, pin = 1;
+  buf[pout * size + lid] = i < n ? in[i] : 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint offset = 1; offset < size; offset *= 2) {
+    pout = 1 - pout;
+    pin = 1 - pout;
+    if (lid >= offset)
+      buf[pout * size + lid] = buf[pin * size + lid] + buf[pin * size + lid - offset];
+    else
+      buf[pout * size + lid] = buf[pin * size + lid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (i < n) out[i] = buf[pout * size + lid];
+}
+/* state: workgroup_count[3], count (compact_plain_state_t) */
+__kernel void compact_plain(__global const uint* in, __global uint* out, __global uint* state, uint n) {
+  uint i = get_global_id(0);
+  if (i >= n) return;
+  uint v = in[i];
+  if ((v & 3u) != 0u) return;
+  uint slot = atomic_inc(&state[3]);
+  out[slot] = v;
+  if (slot % 64 == 0) atomic_inc(&state[0]);
+}
+)CL";
+
 class Pocl {
  public:
   Pocl() {
@@ -640,7 +782,8 @@ class Pocl {
     }
     context_ = clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err);
     queue_ = clCreateCommandQueue(context_, device_, 0, &err);
-    program_ = clCreateProgramWithSource(context_, 1, &kOpenClSource, nullptr, &err);
+    const char* sources[2] = {kOpenClSource, kOpenClPlainSource};
+    program_ = clCreateProgramWithSource(context_, 2, sources, nullptr, &err);
     if (clBuildProgram(program_, 1, &device_, "-cl-std=CL1.2", nullptr, nullptr) != CL_SUCCESS) {
       char log[4096] = {};
       clGetProgramBuildInfo(program_, device_, CL_PROGRAM_BUILD_LOG, sizeof(log), log, nullptr);
@@ -703,7 +846,12 @@ class Pocl {
 
 // --- the kernels -----------------------------------------------------------
 
-void histogram(Hsa& hsa, Pocl& pocl) {
+// `plain`: the plainly written kernel (kernels_plain.c) and its OpenCL copy
+// instead of the shaped one, as the figure "<kernel> (plain)"; the C loops
+// are the same (measured again, beside it). So for the functions below.
+void histogram(Hsa& hsa, Pocl& pocl, bool plain) {
+  const char* const figure = plain ? "histogram256 (plain)" : "histogram256";
+  const uint32_t workgroup = plain ? BENCH_PLAIN_WORKGROUP : BENCH_HISTOGRAM_BINS;
   const uint32_t n = g_smoke ? 4096 : 1u << 20;
   uint32_t* in = hsa.allocate<uint32_t>(n);
   uint32_t* bins = hsa.allocate<uint32_t>(BENCH_HISTOGRAM_BINS);
@@ -716,7 +864,7 @@ void histogram(Hsa& hsa, Pocl& pocl) {
     for (uint32_t i = 0; i < n; ++i) ++out[in[i] & 255u];
   });
   reference = out;
-  report("histogram256", "C loop, 1 thread", c1, true);
+  report(figure, "C loop, 1 thread", c1, true);
   const Stats call = measure_all_cores([&] {
     // Each thread counts its share into its own bins, then adds them in.
     std::fill(out.begin(), out.end(), 0u);
@@ -726,46 +874,51 @@ void histogram(Hsa& hsa, Pocl& pocl) {
       for (uint32_t b = 0; b < BENCH_HISTOGRAM_BINS; ++b) std::atomic_ref<uint32_t>(out[b]).fetch_add(mine[b]);
     });
   });
-  report("histogram256", "C loop, all cores", call, out == reference);
+  report(figure, "C loop, all cores", call, out == reference);
   // The kernel's own algorithm as a C loop on all cores, for what bounds
   // it: per block of 256 inputs (a workgroup), zero 256 bins, count the
   // block into them, add them into the thread's totals; the totals into
-  // `out` at the end, as above. Not a peer of the goals.
-  const Stats blocks = measure_all_cores([&] {
-    std::fill(out.begin(), out.end(), 0u);
-    parallel_for(n, [&](uint32_t first, uint32_t last) {
-      uint32_t totals[BENCH_HISTOGRAM_BINS] = {};
-      for (uint32_t block = first; block < last; block += BENCH_HISTOGRAM_BINS) {
-        uint32_t local[BENCH_HISTOGRAM_BINS];
-        for (uint32_t b = 0; b < BENCH_HISTOGRAM_BINS; ++b) local[b] = 0;
-        for (uint32_t i = block; i < std::min(last, block + BENCH_HISTOGRAM_BINS); ++i) ++local[in[i] & 255u];
-        for (uint32_t b = 0; b < BENCH_HISTOGRAM_BINS; ++b) totals[b] += local[b];
-      }
-      for (uint32_t b = 0; b < BENCH_HISTOGRAM_BINS; ++b) std::atomic_ref<uint32_t>(out[b]).fetch_add(totals[b]);
+  // `out` at the end, as above. Not a peer of the goals; beside the
+  // shaped kernel only.
+  if (!plain) {
+    const Stats blocks = measure_all_cores([&] {
+      std::fill(out.begin(), out.end(), 0u);
+      parallel_for(n, [&](uint32_t first, uint32_t last) {
+        uint32_t totals[BENCH_HISTOGRAM_BINS] = {};
+        for (uint32_t block = first; block < last; block += BENCH_HISTOGRAM_BINS) {
+          uint32_t local[BENCH_HISTOGRAM_BINS];
+          for (uint32_t b = 0; b < BENCH_HISTOGRAM_BINS; ++b) local[b] = 0;
+          for (uint32_t i = block; i < std::min(last, block + BENCH_HISTOGRAM_BINS); ++i) ++local[in[i] & 255u];
+          for (uint32_t b = 0; b < BENCH_HISTOGRAM_BINS; ++b) totals[b] += local[b];
+        }
+        for (uint32_t b = 0; b < BENCH_HISTOGRAM_BINS; ++b) std::atomic_ref<uint32_t>(out[b]).fetch_add(totals[b]);
+      });
     });
-  });
-  report("histogram256", "C loop, all cores, per-256 bins", blocks, out == reference);
+    report(figure, "C loop, all cores, per-256 bins", blocks, out == reference);
+  }
   histogram_args_t args = {in, bins, n, 0};
   const uint32_t grid[3] = {n, 1, 1};
-  const uint16_t wg[3] = {BENCH_HISTOGRAM_BINS, 1, 1};
+  const uint16_t wg[3] = {uint16_t(workgroup), 1, 1};
   const Stats x = measure([&] {
     std::fill(bins, bins + BENCH_HISTOGRAM_BINS, 0u);
-    hsa.run("histogram256", &args, sizeof(args), 1, grid, wg);
+    hsa.run(plain ? "histogram256_plain" : "histogram256", &args, sizeof(args), 1, grid, wg);
   });
-  report("histogram256", "xgpu on hsa-cpu", x, std::equal(bins, bins + BENCH_HISTOGRAM_BINS, reference.begin()));
+  report(figure, "xgpu on hsa-cpu", x, std::equal(bins, bins + BENCH_HISTOGRAM_BINS, reference.begin()));
   if (pocl.ok()) {
     std::vector<uint32_t> pbins(BENCH_HISTOGRAM_BINS);
     cl_mem min = pocl.wrap(in, n * 4), mbins = pocl.wrap(pbins.data(), BENCH_HISTOGRAM_BINS * 4);
-    const size_t g[3] = {n, 1, 1}, l[3] = {BENCH_HISTOGRAM_BINS, 1, 1};
+    const size_t g[3] = {n, 1, 1}, l[3] = {workgroup, 1, 1};
     const Stats p = measure([&] {
       std::fill(pbins.begin(), pbins.end(), 0u);
-      pocl.run("histogram256", {min, mbins}, n, 1, g, l, mbins, BENCH_HISTOGRAM_BINS * 4);
+      pocl.run(plain ? "histogram256_plain" : "histogram256", {min, mbins}, n, 1, g, l, mbins, BENCH_HISTOGRAM_BINS * 4);
     });
-    report("histogram256", "PoCL", p, pbins == reference);
+    report(figure, "PoCL", p, pbins == reference);
   }
 }
 
-void reduction(Hsa& hsa, Pocl& pocl) {
+void reduction(Hsa& hsa, Pocl& pocl, bool plain) {
+  const char* const figure = plain ? "tree reduction (plain)" : "tree reduction";
+  const char* const kernel = plain ? "reduce_sum_plain" : "reduce_sum";
   const uint32_t n = g_smoke ? 4096 : 1u << 20;
   const uint32_t groups = (n + BENCH_REDUCE_WORKGROUP - 1) / BENCH_REDUCE_WORKGROUP;
   uint32_t* in = hsa.allocate<uint32_t>(n);
@@ -781,24 +934,27 @@ void reduction(Hsa& hsa, Pocl& pocl) {
   };
   const Stats c1 = measure([&] { sum_groups(0, groups); });
   reference = out;
-  report("tree reduction", "C loop, 1 thread", c1, true);
+  report(figure, "C loop, 1 thread", c1, true);
   const Stats call = measure_all_cores([&] { parallel_for(groups, sum_groups); });
-  report("tree reduction", "C loop, all cores", call, out == reference);
+  report(figure, "C loop, all cores", call, out == reference);
   reduce_args_t args = {in, sums, n, 0};
   const uint32_t grid[3] = {n, 1, 1};
   const uint16_t wg[3] = {BENCH_REDUCE_WORKGROUP, 1, 1};
-  const Stats x = measure([&] { hsa.run("reduce_sum", &args, sizeof(args), 1, grid, wg); });
-  report("tree reduction", "xgpu on hsa-cpu", x, std::equal(sums, sums + groups, reference.begin()));
+  const Stats x = measure([&] { hsa.run(kernel, &args, sizeof(args), 1, grid, wg); });
+  report(figure, "xgpu on hsa-cpu", x, std::equal(sums, sums + groups, reference.begin()));
   if (pocl.ok()) {
     std::vector<uint32_t> psums(groups);
     cl_mem min = pocl.wrap(in, n * 4), msums = pocl.wrap(psums.data(), groups * 4);
     const size_t g[3] = {n, 1, 1}, l[3] = {BENCH_REDUCE_WORKGROUP, 1, 1};
-    const Stats p = measure([&] { pocl.run("reduce_sum", {min, msums}, n, 1, g, l, msums, groups * 4); });
-    report("tree reduction", "PoCL", p, psums == reference);
+    const Stats p = measure([&] { pocl.run(kernel, {min, msums}, n, 1, g, l, msums, groups * 4); });
+    report(figure, "PoCL", p, psums == reference);
   }
 }
 
-void gemm(Hsa& hsa, Pocl& pocl) {
+void gemm(Hsa& hsa, Pocl& pocl, bool plain) {
+  const char* const figure = plain ? "gemm (plain)" : "gemm";
+  const char* const kernel = plain ? "gemm_plain" : "gemm";
+  const uint16_t side = plain ? BENCH_PLAIN_TILE : 16;  // workgroup: side x side items
   const uint32_t n = g_smoke ? 32 : 192;
   float* a = hsa.allocate<float>(n * n);
   float* b = hsa.allocate<float>(n * n);
@@ -819,25 +975,28 @@ void gemm(Hsa& hsa, Pocl& pocl) {
   };
   const Stats c1 = measure([&] { rows(0, n); });
   reference = out;
-  report("gemm", "C loop, 1 thread", c1, true);
+  report(figure, "C loop, 1 thread", c1, true);
   const Stats call = measure_all_cores([&] { parallel_for(n, rows); });
-  report("gemm", "C loop, all cores", call, out == reference);
+  report(figure, "C loop, all cores", call, out == reference);
   gemm_args_t args = {a, b, c, n, 0};
   const uint32_t grid[3] = {n, n, 1};
-  const uint16_t wg[3] = {16, 16, 1};
-  const Stats x = measure([&] { hsa.run("gemm", &args, sizeof(args), 2, grid, wg); });
-  report("gemm", "xgpu on hsa-cpu", x, std::equal(c, c + n * n, reference.begin()));
+  const uint16_t wg[3] = {side, side, 1};
+  const Stats x = measure([&] { hsa.run(kernel, &args, sizeof(args), 2, grid, wg); });
+  report(figure, "xgpu on hsa-cpu", x, std::equal(c, c + n * n, reference.begin()));
   if (pocl.ok()) {
     std::vector<float> pc(n * n);
     cl_mem ma = pocl.wrap(a, n * n * 4), mb = pocl.wrap(b, n * n * 4), mc = pocl.wrap(pc.data(), n * n * 4);
-    const size_t g[3] = {n, n, 1}, l[3] = {16, 16, 1};
-    const Stats p = measure([&] { pocl.run("gemm", {ma, mb, mc}, n, 2, g, l, mc, n * n * 4); });
-    report("gemm", "PoCL", p, pc == reference);
+    const size_t g[3] = {n, n, 1}, l[3] = {side, side, 1};
+    const Stats p = measure([&] { pocl.run(kernel, {ma, mb, mc}, n, 2, g, l, mc, n * n * 4); });
+    report(figure, "PoCL", p, pc == reference);
   }
 }
 
 
-void atax(Hsa& hsa, Pocl& pocl) {
+void atax(Hsa& hsa, Pocl& pocl, bool plain) {
+  const char* const figure = plain ? "atax (plain)" : "atax";
+  const char* const ax_kernel = plain ? "atax_ax_plain" : "atax_ax";
+  const char* const atx_kernel = plain ? "atax_atx_plain" : "atax_atx";
   const uint32_t n = g_smoke ? 64 : 2048;
   float* a = hsa.allocate<float>(size_t{n} * n);
   float* x = hsa.allocate<float>(n);
@@ -867,37 +1026,43 @@ void atax(Hsa& hsa, Pocl& pocl) {
     atx(0, n);
   });
   reference = out;
-  report("atax", "C loop, 1 thread", c1, true);
+  report(figure, "C loop, 1 thread", c1, true);
   const Stats call = measure_all_cores([&] {
     parallel_for(n, ax);
     parallel_for(n, atx);
   });
-  report("atax", "C loop, all cores", call, out == reference);
+  report(figure, "C loop, all cores", call, out == reference);
   const atax_args_t first = {a, x, tmp, n, 0}, second = {a, tmp, y, n, 0};
   const uint32_t grid[3] = {n, 1, 1};
+  // The plain A x runs one 64-item workgroup per row.
+  const uint32_t ax_grid[3] = {plain ? n * BENCH_PLAIN_WORKGROUP : n, 1, 1};
   const uint16_t wg[3] = {64, 1, 1};
   const Stats xs = measure([&] {
-    hsa.run("atax_ax", &first, sizeof(first), 1, grid, wg);
-    hsa.run("atax_atx", &second, sizeof(second), 1, grid, wg);
+    hsa.run(ax_kernel, &first, sizeof(first), 1, ax_grid, wg);
+    hsa.run(atx_kernel, &second, sizeof(second), 1, grid, wg);
   });
-  report("atax", "xgpu on hsa-cpu", xs, std::equal(y, y + n, reference.begin()));
+  report(figure, "xgpu on hsa-cpu", xs, std::equal(y, y + n, reference.begin()));
   if (pocl.ok()) {
     std::vector<float> pt(n), py(n);
     cl_mem ma = pocl.wrap(a, size_t{n} * n * 4), mx = pocl.wrap(x, n * 4), mt = pocl.wrap(pt.data(), n * 4),
            my = pocl.wrap(py.data(), n * 4);
     const size_t g[3] = {n, 1, 1}, l[3] = {64, 1, 1};
+    const size_t ax_g[3] = {ax_grid[0], 1, 1};
     const Stats p = measure([&] {
-      pocl.run("atax_ax", {ma, mx, mt}, n, 1, g, l, nullptr, 0);
-      pocl.run("atax_atx", {ma, mt, my}, n, 1, g, l, my, n * 4);
+      pocl.run(ax_kernel, {ma, mx, mt}, n, 1, ax_g, l, nullptr, 0);
+      pocl.run(atx_kernel, {ma, mt, my}, n, 1, g, l, my, n * 4);
     });
-    report("atax", "PoCL", p, py == reference);
+    report(figure, "PoCL", p, py == reference);
   }
 }
 
 // Time steps of jacobi-2d per measurement (in -> out, then out -> in).
 constexpr uint32_t kJacobiSteps = 10;
 
-void jacobi(Hsa& hsa, Pocl& pocl) {
+void jacobi(Hsa& hsa, Pocl& pocl, bool plain) {
+  const char* const figure = plain ? "jacobi-2d (plain)" : "jacobi-2d";
+  const char* const kernel = plain ? "jacobi2d_plain" : "jacobi2d";
+  const uint16_t side = plain ? BENCH_PLAIN_TILE : 16;  // workgroup: side x side items
   const uint32_t n = g_smoke ? 32 : 1024;  // a multiple of 16: OpenCL 1.2 needs whole workgroups
   const size_t cells = size_t{n} * n;
   float* grid_a = hsa.allocate<float>(cells);
@@ -927,38 +1092,175 @@ void jacobi(Hsa& hsa, Pocl& pocl) {
   };
   const Stats c1 = measure([&] { run_c(false); });
   reference = kJacobiSteps % 2 ? cb : ca;
-  report("jacobi-2d", "C loop, 1 thread", c1, true);
+  report(figure, "C loop, 1 thread", c1, true);
   const Stats call = measure_all_cores([&] { run_c(true); });
-  report("jacobi-2d", "C loop, all cores", call, (kJacobiSteps % 2 ? cb : ca) == reference);
+  report(figure, "C loop, all cores", call, (kJacobiSteps % 2 ? cb : ca) == reference);
   const jacobi_args_t forward = {grid_a, grid_b, n, 0}, backward = {grid_b, grid_a, n, 0};
   const uint32_t grid[3] = {n, n, 1};
-  const uint16_t wg[3] = {16, 16, 1};
+  const uint16_t wg[3] = {side, side, 1};
   const Stats xs = measure([&] {
     std::copy(initial.begin(), initial.end(), grid_a);
     std::copy(initial.begin(), initial.end(), grid_b);
     for (uint32_t t = 0; t < kJacobiSteps; ++t)
-      hsa.run("jacobi2d", t % 2 ? &backward : &forward, sizeof(forward), 2, grid, wg);
+      hsa.run(kernel, t % 2 ? &backward : &forward, sizeof(forward), 2, grid, wg);
   });
   const float* result = kJacobiSteps % 2 ? grid_b : grid_a;
-  report("jacobi-2d", "xgpu on hsa-cpu", xs, std::equal(result, result + cells, reference.begin()));
+  report(figure, "xgpu on hsa-cpu", xs, std::equal(result, result + cells, reference.begin()));
   if (pocl.ok()) {
     std::vector<float> pa(cells), pb(cells);
     cl_mem ma = pocl.wrap(pa.data(), cells * 4), mb = pocl.wrap(pb.data(), cells * 4);
-    const size_t g[3] = {n, n, 1}, l[3] = {16, 16, 1};
+    const size_t g[3] = {n, n, 1}, l[3] = {side, side, 1};
     const Stats p = measure([&] {
       pa = initial;  // same storage: the buffers use the host memory
       pb = initial;
       for (uint32_t t = 0; t < kJacobiSteps; ++t) {
         const bool last = t + 1 == kJacobiSteps;
         cl_mem out = t % 2 ? ma : mb;
-        pocl.run("jacobi2d", {t % 2 ? mb : ma, out}, n, 2, g, l, last ? out : nullptr, cells * 4);
+        pocl.run(kernel, {t % 2 ? mb : ma, out}, n, 2, g, l, last ? out : nullptr, cells * 4);
       }
     });
-    report("jacobi-2d", "PoCL", p, (kJacobiSteps % 2 ? pb : pa) == reference);
+    report(figure, "PoCL", p, (kJacobiSteps % 2 ? pb : pa) == reference);
   }
 }
 
-void scan(Hsa& hsa, Pocl& pocl) {
+// The 16-dispatch chain: jacobi2d_plain on a small grid (64 x 64, 8 x 8
+// workgroups), kChainSteps time steps, one dispatch per step with a barrier
+// between dispatches, as a user writes a time loop; the same with one step,
+// so that the difference is what the 15 later dispatches cost. Sides: the
+// xgpu API (one command buffer: per step the bindings swapped, the constants
+// and the dispatch, then a memory barrier; one submit, one wait), the same
+// dispatches as HSA packets with the barrier bit (one doorbell, one wait: no
+// driver on the way), PoCL (the steps enqueued on an in-order queue, one
+// wait), and the C loops (all cores: one OpenMP region per step).
+constexpr uint32_t kChainSteps = 16;
+
+void jacobi_chain(Hsa& hsa, Pocl& pocl) {
+  const uint32_t n = g_smoke ? 32 : 64;  // a multiple of BENCH_PLAIN_TILE: OpenCL 1.2 needs whole workgroups
+  const size_t cells = size_t{n} * n;
+  std::vector<float> initial(cells);
+  for (size_t i = 0; i < cells; ++i) initial[i] = float((i * 13) % 17);
+  auto step = [&](const float* in, float* out, uint32_t first, uint32_t last) {
+    for (uint32_t i = std::max(first, 1u); i < std::min(last, n - 1); ++i)
+      for (uint32_t j = 1; j < n - 1; ++j)
+        out[i * n + j] = 0.2f * (in[i * n + j] + in[i * n + j - 1] + in[i * n + j + 1] + in[(i + 1) * n + j] +
+                                 in[(i - 1) * n + j]);
+  };
+  XgpuApi x;
+  XgpuBuffer bufa = XGPU_NULL_HANDLE, bufb = XGPU_NULL_HANDLE;
+  XgpuPipeline pipeline = XGPU_NULL_HANDLE;
+  float *xa = nullptr, *xb = nullptr;
+  if (x.ok()) {
+    g_api_level = x.level();
+    bufa = x.buffer(cells, XGPU_BUFFER_USAGE_STORAGE_BIT, &xa);
+    bufb = x.buffer(cells, XGPU_BUFFER_USAGE_STORAGE_BIT, &xb);
+    pipeline = x.pipeline("jacobi2d_plain", BENCH_PLAIN_TILE, BENCH_PLAIN_TILE);
+  }
+  float* ha = hsa.allocate<float>(cells);
+  float* hb = hsa.allocate<float>(cells);
+  std::vector<float> pa(cells), pb(cells);
+  cl_mem ma = nullptr, mb = nullptr;
+  if (pocl.ok()) {
+    ma = pocl.wrap(pa.data(), cells * 4);
+    mb = pocl.wrap(pb.data(), cells * 4);
+  }
+  double median[2][4] = {};  // [16 steps, 1 step][xgpu API, HSA packets, PoCL, C all cores]
+  for (const uint32_t steps : {kChainSteps, 1u}) {
+    const int row = steps == kChainSteps ? 0 : 1;
+    const char* const figure = row == 0 ? "jacobi-2d chain, 16 dispatches" : "jacobi-2d chain, 1 dispatch";
+    // Every side evaluates the same expression in the same order.
+    std::vector<float> ca(cells), cb(cells), reference;
+    auto run_c = [&](bool all_cores) {
+      ca = initial;
+      cb = initial;
+      for (uint32_t t = 0; t < steps; ++t) {
+        const float* in = t % 2 ? cb.data() : ca.data();
+        float* out = t % 2 ? ca.data() : cb.data();
+        if (all_cores)
+          parallel_for(n, [&](uint32_t first, uint32_t last) { step(in, out, first, last); });
+        else
+          step(in, out, 0, n);
+      }
+    };
+    const Stats c1 = measure([&] { run_c(false); });
+    reference = steps % 2 ? cb : ca;
+    report(figure, "C loop, 1 thread", c1, true);
+    const Stats call = measure_all_cores([&] { run_c(true); });
+    report(figure, "C loop, all cores", call, (steps % 2 ? cb : ca) == reference);
+    median[row][3] = call.median;
+    if (x.ok()) {
+      XgpuCommandBuffer commands = x.begin();
+      xgpuCmdBindPipeline(commands, pipeline);
+      const uint32_t constants[2] = {n, 0};  // jacobi_args_t's n and reserved
+      xgpuCmdPushConstants(commands, 0, sizeof constants, constants);
+      const XgpuBufferRef forward[2] = {xgpuBufferRefWhole(bufa), xgpuBufferRefWhole(bufb)};
+      const XgpuBufferRef backward[2] = {xgpuBufferRefWhole(bufb), xgpuBufferRefWhole(bufa)};
+      for (uint32_t t = 0; t < steps; ++t) {
+        if (t > 0)
+          xgpuCmdMemoryBarrier(commands, XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_WRITE_BIT,
+                               XGPU_PIPELINE_STAGE_DISPATCH_BIT,
+                               XGPU_ACCESS_SHADER_READ_BIT | XGPU_ACCESS_SHADER_WRITE_BIT);
+        xgpuCmdBindBuffers(commands, 0, 2, t % 2 ? backward : forward);
+        xgpuCmdDispatch(commands, n / BENCH_PLAIN_TILE, n / BENCH_PLAIN_TILE, 1);
+      }
+      CHECK_XGPU(xgpuEndCommandBuffer(commands));
+      const Stats xs = measure([&] {
+        std::copy(initial.begin(), initial.end(), xa);
+        std::copy(initial.begin(), initial.end(), xb);
+        x.submit_and_wait(commands);
+      });
+      const float* result = steps % 2 ? xb : xa;
+      report(figure, "xgpu API, hsa-cpu", xs, std::equal(result, result + cells, reference.begin()));
+      median[row][0] = xs.median;
+    } else {
+      ++g_failures;  // the figure is missing: a broken build or setup, not a choice
+      printf(g_json ? "{\"bench\": \"cpu_kernels\", \"note\": \"%s: xgpu API: %s\"}\n" : "  %-29s xgpu API: %s\n",
+             figure, x.why().c_str());
+    }
+    const jacobi_args_t forward = {ha, hb, n, 0}, backward = {hb, ha, n, 0};
+    const void* chain[Hsa::kMaxChain];
+    for (uint32_t t = 0; t < steps; ++t) chain[t] = t % 2 ? &backward : &forward;
+    const uint32_t grid[3] = {n, n, 1};
+    const uint16_t wg[3] = {BENCH_PLAIN_TILE, BENCH_PLAIN_TILE, 1};
+    const Stats hs = measure([&] {
+      std::copy(initial.begin(), initial.end(), ha);
+      std::copy(initial.begin(), initial.end(), hb);
+      hsa.run_chain("jacobi2d_plain", chain, steps, sizeof(forward), 2, grid, wg);
+    });
+    const float* hresult = steps % 2 ? hb : ha;
+    report(figure, "xgpu, HSA packets", hs, std::equal(hresult, hresult + cells, reference.begin()));
+    median[row][1] = hs.median;
+    if (pocl.ok()) {
+      const size_t g[3] = {n, n, 1}, l[3] = {BENCH_PLAIN_TILE, BENCH_PLAIN_TILE, 1};
+      const Stats p = measure([&] {
+        pa = initial;  // same storage: the buffers use the host memory
+        pb = initial;
+        for (uint32_t t = 0; t < steps; ++t) {
+          const bool last = t + 1 == steps;
+          cl_mem out = t % 2 ? ma : mb;
+          pocl.run("jacobi2d_plain", {t % 2 ? mb : ma, out}, n, 2, g, l, last ? out : nullptr, cells * 4);
+        }
+      });
+      report(figure, "PoCL", p, (steps % 2 ? pb : pa) == reference);
+      median[row][2] = p.median;
+    }
+  }
+  // What each dispatch after the first costs: the two figures' difference
+  // over the 15 extra steps (the C loop's: a step on all cores).
+  auto per_step = [&](int side) { return (median[0][side] - median[1][side]) * 1000.0 / (kChainSteps - 1); };
+  char text[512];
+  snprintf(text, sizeof text,
+           "jacobi-2d chain: each step beyond the first ((16-step median - 1-step median) / 15), us: "
+           "xgpu API %.1f, HSA packets %.1f, PoCL %.1f, C loop on all cores %.1f",
+           per_step(0), per_step(1), pocl.ok() ? per_step(2) : 0.0, per_step(3));
+  if (g_json)
+    printf("{\"bench\": \"cpu_kernels\", \"note\": \"%s\"}\n", text);
+  else
+    printf("  %s\n", text);
+}
+
+void scan(Hsa& hsa, Pocl& pocl, bool plain) {
+  const char* const figure = plain ? "prefix sum (plain)" : "prefix sum";
+  const char* const kernel = plain ? "scan256_plain" : "scan256";
   const uint32_t n = g_smoke ? 4096 : 1u << 20;
   const uint32_t blocks = (n + BENCH_SCAN_WORKGROUP - 1) / BENCH_SCAN_WORKGROUP;
   uint32_t* in = hsa.allocate<uint32_t>(n);
@@ -974,20 +1276,20 @@ void scan(Hsa& hsa, Pocl& pocl) {
   };
   const Stats c1 = measure([&] { scan_blocks(0, blocks); });
   reference = c;
-  report("prefix sum", "C loop, 1 thread", c1, true);
+  report(figure, "C loop, 1 thread", c1, true);
   const Stats call = measure_all_cores([&] { parallel_for(blocks, scan_blocks); });
-  report("prefix sum", "C loop, all cores", call, c == reference);
+  report(figure, "C loop, all cores", call, c == reference);
   scan_args_t args = {in, out, n, 0};
   const uint32_t grid[3] = {n, 1, 1};
   const uint16_t wg[3] = {BENCH_SCAN_WORKGROUP, 1, 1};
-  const Stats xs = measure([&] { hsa.run("scan256", &args, sizeof(args), 1, grid, wg); });
-  report("prefix sum", "xgpu on hsa-cpu", xs, std::equal(out, out + n, reference.begin()));
+  const Stats xs = measure([&] { hsa.run(kernel, &args, sizeof(args), 1, grid, wg); });
+  report(figure, "xgpu on hsa-cpu", xs, std::equal(out, out + n, reference.begin()));
   if (pocl.ok()) {
     std::vector<uint32_t> pout(n);
     cl_mem min = pocl.wrap(in, n * 4), mout = pocl.wrap(pout.data(), n * 4);
     const size_t g[3] = {n, 1, 1}, l[3] = {BENCH_SCAN_WORKGROUP, 1, 1};
-    const Stats p = measure([&] { pocl.run("scan256", {min, mout}, n, 1, g, l, mout, n * 4); });
-    report("prefix sum", "PoCL", p, pout == reference);
+    const Stats p = measure([&] { pocl.run(kernel, {min, mout}, n, 1, g, l, mout, n * 4); });
+    report(figure, "PoCL", p, pout == reference);
   }
 }
 
@@ -1036,6 +1338,62 @@ void compaction(Hsa& hsa, Pocl& pocl) {
   }
 }
 
+
+// The compaction plainly written (compact_plain: the shape of
+// samples/indirect_dispatch's filter, 64-item workgroups): beside the kept
+// values and their count it counts the workgroups of a pass over them
+// (checked equal to ceil(count / 64), from the 1-thread C loop's count).
+void compaction_plain(Hsa& hsa, Pocl& pocl) {
+  const char* const figure = "compaction (plain)";
+  const uint32_t n = g_smoke ? 4096 : 1u << 20;
+  uint32_t* in = hsa.allocate<uint32_t>(n);
+  uint32_t* out = hsa.allocate<uint32_t>(n);
+  auto* state = hsa.allocate<compact_plain_state_t>(1);
+  uint32_t seed = 777;
+  for (uint32_t i = 0; i < n; ++i) in[i] = (seed = seed * 1664525u + 1013904223u) >> 4;
+  std::vector<uint32_t> c(n);
+  uint32_t kept = 0;
+  const Stats c1 = measure([&] { kept = compact_range(in, 0, n, c.data()); });
+  std::vector<uint32_t> reference(c.begin(), c.begin() + kept);
+  std::sort(reference.begin(), reference.end());
+  const uint32_t groups = uint32_t((reference.size() + BENCH_PLAIN_WORKGROUP - 1) / BENCH_PLAIN_WORKGROUP);
+  // The kept values as a sorted list (their order is not defined), the
+  // count and the workgroup counts exactly.
+  auto equal = [&](const uint32_t* values, const compact_plain_state_t& s) {
+    if (s.count != reference.size() || s.workgroup_count[0] != groups || s.workgroup_count[1] != 1 ||
+        s.workgroup_count[2] != 1)
+      return false;
+    std::vector<uint32_t> v(values, values + s.count);
+    std::sort(v.begin(), v.end());
+    return v == reference;
+  };
+  report(figure, "C loop, 1 thread", c1, true);
+  const Stats call = measure_all_cores([&] { kept = compact_all_cores(in, n, c.data()); });
+  std::vector<uint32_t> sorted(c.begin(), c.begin() + kept);
+  std::sort(sorted.begin(), sorted.end());
+  report(figure, "C loop, all cores", call, sorted == reference);
+  compact_plain_args_t args = {in, out, state, n, 0};
+  const uint32_t grid[3] = {n, 1, 1};
+  const uint16_t wg[3] = {BENCH_PLAIN_WORKGROUP, 1, 1};
+  const compact_plain_state_t reset = {{0, 1, 1}, 0};
+  const Stats xs = measure([&] {
+    *state = reset;
+    hsa.run("compact_plain", &args, sizeof(args), 1, grid, wg);
+  });
+  report(figure, "xgpu on hsa-cpu", xs, equal(out, *state));
+  if (pocl.ok()) {
+    std::vector<uint32_t> pout(n);
+    compact_plain_state_t pstate = reset;
+    cl_mem min = pocl.wrap(in, n * 4), mout = pocl.wrap(pout.data(), n * 4),
+           mstate = pocl.wrap(&pstate, sizeof pstate);
+    const size_t g[3] = {n, 1, 1}, l[3] = {BENCH_PLAIN_WORKGROUP, 1, 1};
+    const Stats p = measure([&] {
+      pstate = reset;
+      pocl.run("compact_plain", {min, mout, mstate}, n, 1, g, l, mstate, sizeof pstate);
+    });
+    report(figure, "PoCL", p, equal(pout.data(), pstate));
+  }
+}
 
 // The compaction followed by a second pass over the kept values, sized by
 // the kept count: through the xgpu API, one command buffer whose second
@@ -1154,6 +1512,108 @@ void compaction_indirect(Hsa&, Pocl& pocl) {
     report(figure, "PoCL", p, equal_sorted(pout2.data(), pcount));
   }
 }
+
+// The same plainly written: compact_plain counts the workgroups of the
+// second pass itself (no compact_groups dispatch), as samples/indirect_dispatch's
+// filter does, and compact_process_plain reads the count from the same
+// state; 64-item workgroups. PoCL reads the state back on the host and
+// enqueues compact_process over the counted workgroups.
+void compaction_indirect_plain(Hsa&, Pocl& pocl) {
+  const char* const figure = "compaction + DYNAMIC indirect (plain)";
+  const uint32_t n = g_smoke ? 4096 : 1u << 20;
+  std::vector<uint32_t> in(n);
+  uint32_t seed = 777;
+  for (uint32_t i = 0; i < n; ++i) in[i] = (seed = seed * 1664525u + 1013904223u) >> 4;
+  std::vector<uint32_t> c(n), c2(n);
+  uint32_t kept = 0;
+  const Stats c1 = measure([&] {
+    kept = compact_range(in.data(), 0, n, c.data());
+    for (uint32_t i = 0; i < kept; ++i) c2[i] = bench_compact_transform(c[i]);
+  });
+  std::vector<uint32_t> reference(c2.begin(), c2.begin() + kept);
+  std::sort(reference.begin(), reference.end());
+  const uint32_t groups = uint32_t((reference.size() + BENCH_PLAIN_WORKGROUP - 1) / BENCH_PLAIN_WORKGROUP);
+  auto equal_sorted = [&](const uint32_t* values, uint32_t count_kept) {
+    if (count_kept != reference.size()) return false;
+    std::vector<uint32_t> v(values, values + count_kept);
+    std::sort(v.begin(), v.end());
+    return v == reference;
+  };
+  report(figure, "C loop, 1 thread", c1, true);
+  const Stats call = measure_all_cores([&] {
+    kept = compact_all_cores(in.data(), n, c.data());
+    parallel_for(kept, [&](uint32_t first, uint32_t last) {
+      for (uint32_t i = first; i < last; ++i) c2[i] = bench_compact_transform(c[i]);
+    });
+  });
+  report(figure, "C loop, all cores", call, equal_sorted(c2.data(), kept));
+
+  XgpuApi x;
+  if (!x.ok()) {
+    ++g_failures;
+    if (g_json)
+      printf("{\"bench\": \"cpu_kernels\", \"note\": \"%s: xgpu API: %s\"}\n", figure, x.why().c_str());
+    else
+      printf("  %-29s xgpu API: %s\n", figure, x.why().c_str());
+  } else {
+    g_api_level = x.level();
+    uint32_t *xin, *xout, *xout2;
+    compact_plain_state_t* xstate;
+    const XgpuBuffer bin = x.buffer(n, XGPU_BUFFER_USAGE_STORAGE_BIT, &xin);
+    const XgpuBuffer bout = x.buffer(n, XGPU_BUFFER_USAGE_STORAGE_BIT, &xout);
+    const XgpuBuffer bstate = x.buffer(
+        1, XGPU_BUFFER_USAGE_STORAGE_BIT | XGPU_BUFFER_USAGE_TRANSFER_DST_BIT | XGPU_BUFFER_USAGE_INDIRECT_BIT,
+        &xstate);
+    const XgpuBuffer bout2 = x.buffer(n, XGPU_BUFFER_USAGE_STORAGE_BIT, &xout2);
+    std::copy(in.begin(), in.end(), xin);
+    const XgpuPipeline filter = x.pipeline("compact_plain", BENCH_PLAIN_WORKGROUP);
+    const XgpuPipeline process = x.pipeline("compact_process_plain", BENCH_PLAIN_WORKGROUP);
+    XgpuCommandBuffer cb = x.begin();
+    const XgpuBufferRef state_ref = xgpuBufferRefWhole(bstate);
+    const compact_plain_state_t reset = {{0, 1, 1}, 0};
+    xgpuCmdUpdateBuffer(cb, &state_ref, sizeof reset, &reset);
+    xgpuCmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_TRANSFER_BIT, XGPU_ACCESS_TRANSFER_WRITE_BIT,
+                         XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_READ_BIT | XGPU_ACCESS_SHADER_WRITE_BIT);
+    xgpuCmdBindPipeline(cb, filter);
+    const XgpuBufferRef filter_bindings[3] = {xgpuBufferRefWhole(bin), xgpuBufferRefWhole(bout), state_ref};
+    xgpuCmdBindBuffers(cb, 0, 3, filter_bindings);
+    const uint32_t constants[2] = {n, 0};  // compact_plain_args_t's n and reserved
+    xgpuCmdPushConstants(cb, 0, sizeof constants, constants);
+    xgpuCmdDispatch(cb, (n + BENCH_PLAIN_WORKGROUP - 1) / BENCH_PLAIN_WORKGROUP, 1, 1);
+    xgpuCmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_WRITE_BIT,
+                         XGPU_PIPELINE_STAGE_INDIRECT_BIT | XGPU_PIPELINE_STAGE_DISPATCH_BIT,
+                         XGPU_ACCESS_INDIRECT_READ_BIT | XGPU_ACCESS_SHADER_READ_BIT);
+    xgpuCmdBindPipeline(cb, process);
+    const XgpuBufferRef process_bindings[3] = {xgpuBufferRefWhole(bout), xgpuBufferRefWhole(bout2), state_ref};
+    xgpuCmdBindBuffers(cb, 0, 3, process_bindings);
+    const XgpuBufferRef counts_ref = xgpuBufferRefRange(bstate, 0, 3 * sizeof(uint32_t));
+    xgpuCmdDispatchIndirect(cb, &counts_ref, XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT);
+    CHECK_XGPU(xgpuEndCommandBuffer(cb));
+    const Stats xs = measure([&] {
+      std::fill(xout2, xout2 + n, 0u);  // stale results cannot pass for this repeat's
+      x.submit_and_wait(cb);
+    });
+    report(figure, "xgpu API, hsa-cpu", xs,
+           xstate->workgroup_count[0] == groups && equal_sorted(xout2, xstate->count));
+  }
+
+  if (pocl.ok()) {
+    std::vector<uint32_t> pout(n), pout2(n);
+    compact_plain_state_t pstate = {};
+    cl_mem min = pocl.wrap(in.data(), n * 4), mout = pocl.wrap(pout.data(), n * 4),
+           mstate = pocl.wrap(&pstate, sizeof pstate), mout2 = pocl.wrap(pout2.data(), n * 4);
+    const size_t g[3] = {n, 1, 1}, l[3] = {BENCH_PLAIN_WORKGROUP, 1, 1};
+    const Stats p = measure([&] {
+      std::fill(pout2.begin(), pout2.end(), 0u);
+      pstate = {{0, 1, 1}, 0};
+      pocl.run("compact_plain", {min, mout, mstate}, n, 1, g, l, mstate, sizeof pstate);  // waits: read here
+      if (pstate.workgroup_count[0] == 0) return;  // OpenCL 1.2 has no empty NDRange
+      const size_t g2[3] = {size_t{pstate.workgroup_count[0]} * BENCH_PLAIN_WORKGROUP, 1, 1};
+      pocl.run("compact_process", {mout, mout2}, pstate.count, 1, g2, l, mout2, size_t{pstate.count} * 4);
+    });
+    report(figure, "PoCL", p, pstate.workgroup_count[0] == groups && equal_sorted(pout2.data(), pstate.count));
+  }
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -1198,23 +1658,47 @@ int main(int argc, char** argv) {
            g_smoke ? " [smoke]" : "");
     if (!pocl.ok()) printf("  PoCL: %s\n", pocl.why().c_str());
   }
+  // Each plainly written variant right after its kernel. --only takes a
+  // comma-separated list of these names; "plain" stands for every plain one.
   const struct {
     const char* name;
+    bool plain;
     void (*run)(Hsa&, Pocl&);
-  } kernels[] = {{"histogram256", histogram}, {"reduce_sum", reduction}, {"gemm", gemm},  {"atax", atax},
-                 {"jacobi2d", jacobi},        {"scan256", scan},         {"compact", compaction},
-                 {"compact_indirect", compaction_indirect}};
+  } kernels[] = {
+      {"histogram256", false, [](Hsa& h, Pocl& p) { histogram(h, p, false); }},
+      {"histogram256_plain", true, [](Hsa& h, Pocl& p) { histogram(h, p, true); }},
+      {"reduce_sum", false, [](Hsa& h, Pocl& p) { reduction(h, p, false); }},
+      {"reduce_sum_plain", true, [](Hsa& h, Pocl& p) { reduction(h, p, true); }},
+      {"gemm", false, [](Hsa& h, Pocl& p) { gemm(h, p, false); }},
+      {"gemm_plain", true, [](Hsa& h, Pocl& p) { gemm(h, p, true); }},
+      {"atax", false, [](Hsa& h, Pocl& p) { atax(h, p, false); }},
+      {"atax_plain", true, [](Hsa& h, Pocl& p) { atax(h, p, true); }},
+      {"jacobi2d", false, [](Hsa& h, Pocl& p) { jacobi(h, p, false); }},
+      {"jacobi2d_plain", true, [](Hsa& h, Pocl& p) { jacobi(h, p, true); }},
+      {"jacobi2d_chain", true, jacobi_chain},
+      {"scan256", false, [](Hsa& h, Pocl& p) { scan(h, p, false); }},
+      {"scan256_plain", true, [](Hsa& h, Pocl& p) { scan(h, p, true); }},
+      {"compact", false, compaction},
+      {"compact_plain", true, compaction_plain},
+      {"compact_indirect", false, compaction_indirect},
+      {"compact_indirect_plain", true, compaction_indirect_plain},
+  };
+  auto selected = [&](const char* name, bool plain) {
+    if (!g_only) return true;
+    const std::string list = std::string(",") + g_only + ",";
+    return list.find("," + std::string(name) + ",") != std::string::npos ||
+           (plain && list.find(",plain,") != std::string::npos);
+  };
   bool any = false;
   for (const auto& kernel : kernels) {
-    if (g_only && std::strcmp(g_only, kernel.name) != 0) continue;
+    if (!selected(kernel.name, kernel.plain)) continue;
     kernel.run(hsa, pocl);
     any = true;
   }
   if (!any) {
-    fprintf(stderr,
-            "--only %s: no such kernel (histogram256, reduce_sum, gemm, atax, jacobi2d, scan256, compact, "
-            "compact_indirect)\n",
-            g_only);
+    std::string names;
+    for (const auto& kernel : kernels) names += std::string(names.empty() ? "" : ", ") + kernel.name;
+    fprintf(stderr, "--only %s: no such kernel (%s; plain: every plain one)\n", g_only, names.c_str());
     return 2;
   }
   if (g_failures && !g_json) printf("%d results differ\n", g_failures);
