@@ -8,9 +8,16 @@ plugin and without it, then runs every kernel three ways on hsa-cpu and
 compares every output element:
 
   loops   the plugin build, work-item loops (hsa-cpu's default)
+  loops1  the same with HSA_CPU_WORKERS=1 (one worker claims larger batches: longer runs of
+          workgroups along x, which combined tail adds and kept bins span)
   fibers  the plugin build with HSA_CPU_BARRIER_MODE=fibers (the reference)
   plain   the build without the plugin (barrier kernels as fibers, kernels
           without barriers as <xgpu/kernel.h>'s item loops)
+  shuffle the build without the plugin, run by the runner's own executor: workgroups in
+          a random order, the items of barrier kernels as fibers resumed in a new random
+          order after each barrier, group memory filled with random bytes. It checks the
+          generator: a kernel with a race, an order-dependent atomic or a read of memory
+          nobody wrote gives other outputs there.
 
   fuzz.py [--build build/default] [--count N] [--seed S]   N random kernels
   fuzz.py --kernel-seed K [...]                            exactly these kernels
@@ -38,7 +45,10 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import gen  # noqa: E402
 
-RUNS = ('loops', 'fibers', 'plain')
+RUNS = ('loops', 'loops1', 'fibers', 'plain', 'shuffle')
+# The runs whose disagreement is a compiler (or runtime) bug; 'shuffle' (and 'ubsan') check
+# the generated kernels themselves.
+COMPILER_RUNS = ('loops', 'loops1', 'fibers', 'plain')
 # --check-ub: a fourth build, without the plugin and with UBSan's checks as traps (no runtime
 # library: a check that fails is a kernel fault), which validates the generator itself.
 UBSAN_FLAGS = ['-fsanitize=undefined', '-fsanitize-trap=undefined']
@@ -125,9 +135,14 @@ class Toolchain:
         """Runs the runner once; returns (rc, stdout)."""
         env = dict(os.environ)
         env.pop('HSA_CPU_BARRIER_MODE', None)
+        env.pop('HSA_CPU_WORKERS', None)
         if mode == 'fibers':
             env['HSA_CPU_BARRIER_MODE'] = 'fibers'
+        if mode == 'loops1':
+            env['HSA_CPU_WORKERS'] = '1'
         cmd = ['nice', self.cfg['runner'], xgpux, manifest, '--timeout', str(timeout)]
+        if mode == 'shuffle':
+            cmd += ['--shuffle', '1']
         if only:
             cmd += ['--only', ','.join(only)]
         if dump:
@@ -203,8 +218,8 @@ def describe_groups(values):
 
 
 def build_of(run):
-    """The build a run uses: fibers run the plugin build."""
-    return 'loops' if run == 'fibers' else run
+    """The build a run uses: fibers and loops1 run the plugin build, shuffle the plain one."""
+    return 'loops' if run in ('fibers', 'loops1') else 'plain' if run == 'shuffle' else run
 
 
 def element_diffs(tc, builds, manifest, kernel, outcomes):
@@ -322,11 +337,12 @@ class Fuzzer:
             bad = {d: v for d, v in outcomes.items() if d[0] == k.name and len(set(v.values())) != 1}
             if not bad:
                 continue
-            if 'ubsan' in self.runs and all(len(set(v[r] for r in RUNS)) == 1 for v in bad.values()):
-                # Only the checked build differs: undefined behaviour in the generated kernel.
-                self.generator_errors.append((k, 'the UBSan build differs or faults'))
-                print(f'!! generator error: kernel {k.name} (seed {k.kseed:#x}): the UBSan build gives '
-                      f'{sorted(set(v["ubsan"] for v in bad.values()))}\n{k.source}', flush=True)
+            if all(len(set(v[r] for r in COMPILER_RUNS)) == 1 for v in bad.values()):
+                # Only a run that checks the kernel itself differs: a race, an order-dependent
+                # result, a read of memory nobody wrote or undefined behaviour in the kernel.
+                self.generator_errors.append((k, 'the shuffled or UBSan run differs'))
+                print(f'!! generator error: kernel {k.name} (seed {k.kseed:#x}): only the shuffled or UBSan run '
+                      f'differs ({"; ".join(describe_groups(v) for v in bad.values())})\n{k.source}', flush=True)
                 continue
             self.report(k, bad, builds, man)
 
@@ -351,7 +367,7 @@ class Fuzzer:
         sys.stdout.flush()
         path = None
         if not self.args.no_save:
-            path = save_found(k, text)
+            path = save_found(k, text, self.args.found, self.args.plugin)
             print(f'  saved: {rel(path)}  (rerun: {self.rerun_command(replay=path)})', flush=True)
         self.findings.append((k.name, text, path))
 
@@ -361,14 +377,15 @@ class Fuzzer:
         if any(x is None for x in builds.values()):
             return builds['loops'] is None and builds['plain'] is not None
         outcomes = self.run_all_modes(builds, man, [(k.name, i) for i in range(len(k.configs))])
-        return any(len(set(v[r] for r in RUNS)) != 1 for v in outcomes.values())
+        return any(len(set(v[r] for r in COMPILER_RUNS)) != 1 for v in outcomes.values())
 
 
-def save_found(k, text):
-    os.makedirs(os.path.join(HERE, 'found'), exist_ok=True)
-    path = os.path.join(HERE, 'found', f'{k.name}.c')
-    head = ['/* Found by tests/fuzz-kernels/fuzz.py: the runs of this kernel disagree.',
-            f' * Rerun: python3 tests/fuzz-kernels/fuzz.py --replay tests/fuzz-kernels/found/{k.name}.c',
+def save_found(k, text, folder, plugin):
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, f'{k.name}.c')
+    head = ['/* Found by tests/fuzz-kernels/fuzz.py: the runs of this kernel disagree'
+            + (f' (pass plugin {plugin}).' if plugin else '.'),
+            f' * Rerun: python3 tests/fuzz-kernels/fuzz.py --replay {rel(path)}',
             ' *']
     head += [' * ' + l.rstrip() for l in text.splitlines() if not l.lstrip().startswith('rerun:')]
     head += [' *', ' * Dispatches (gen.py manifest lines; --replay reads them):']
@@ -415,12 +432,14 @@ def main():
     ap.add_argument('--batch', type=int, default=40, help='kernels per compile')
     ap.add_argument('--kernel-seed', type=lambda s: int(s, 0), action='append', default=[],
                     help='run exactly this kernel (repeatable)')
-    ap.add_argument('--replay', help='build and run a saved kernel source (found/<kernel>.c)')
+    ap.add_argument('--replay', nargs='+',
+                    help='build and run saved kernel sources (found/<kernel>.c), or every .c of a folder')
     ap.add_argument('--jobs', type=int, default=2, help='parallel compiles (default 2)')
     ap.add_argument('--plugin', help='another build of the xgpu-wiloop plugin to test (default: the tree\'s)')
     ap.add_argument('--level', help='host level (default: x86-64-v3 when the CPU runs it, else x86-64-v2)')
     ap.add_argument('--work', help='work folder (default: a temporary one)')
     ap.add_argument('--no-save', action='store_true', help='do not write found/<kernel>.c')
+    ap.add_argument('--found', default=os.path.join(HERE, 'found'), help='where mismatching kernels are saved')
     ap.add_argument('--check-ub', action='store_true',
                     help='also build with UBSan checks as traps and run it: validates the generated kernels')
     args = ap.parse_args()
@@ -439,7 +458,16 @@ def main():
     fz = Fuzzer(args, tc)
     t0 = time.time()
     if args.replay:
-        return replay(fz, args.replay)
+        paths = []
+        for p in args.replay:
+            paths += sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith('.c')) if os.path.isdir(p) else [p]
+        worst = 0
+        for p in paths:
+            print(f'== {rel(p)}', flush=True)
+            worst = max(worst, replay(fz, p))
+        print(f'fuzz-kernels: replayed {len(paths)} kernel source(s): '
+              f'{"every run agrees" if worst == 0 else "MISMATCH" if worst == 1 else "a build failed"}')
+        return worst
     if args.kernel_seed:
         kernels = gen.generate(args.kernel_seed)
         print(f'fuzz-kernels: {len(kernels)} kernel(s) by seed, host level {level}, work folder {work}', flush=True)

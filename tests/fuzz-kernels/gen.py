@@ -255,12 +255,14 @@ class Ctx:
         self.depth = 0
         self.kept = []                # kept pointers usable here (Kept)
         self.pure = False             # only group memory, the stack and arithmetic (regions the pass may fuse)
+        self.wg_read = False          # every item may read its workgroup's wgout slots (nobody writes them)
 
     def child(self, single=None):
         c = Ctx(self.modes, self.vars, self.uvars, self.single if single is None else single, self.helper)
         c.depth = self.depth + 1
         c.kept = self.kept
         c.pure = self.pure
+        c.wg_read = self.wg_read
         return c
 
 
@@ -378,6 +380,9 @@ class KernelGen:
             g = self.group_read(ctx, depth)
             if g:
                 return g
+        if w < 0.91 and ctx.wg_read:
+            # What the designated item wrote before a barrier (global memory, one workgroup's).
+            return f'args->wgout[wgl * {WG_K}u + {r.randrange(WG_K)}u]'
         if w < 0.94 and self.has_priv and depth < 3:
             return f'priv[({self.expr(ctx, depth + 1)}) & {self.priv_n - 1}u]'
         if ctx.vars:
@@ -655,8 +660,10 @@ class KernelGen:
                  ('pickptr', 3), ('bounds', 3), ('bytes', 3), ('memcpy', 2)]
         if ctx.depth > 2:
             kinds = [(k, w) for k, w in kinds if k not in ('if', 'loop', 'single')]
-        if ctx.single:
+        if ctx.single and not ctx.wg_read:
             kinds = [(k, w) for k, w in kinds if k != 'single'] + [('wgout', 6), ('sweep', 6), ('rowtable', 4)]
+        elif ctx.single:
+            kinds = [(k, w) for k, w in kinds if k != 'single']
         if ctx.pure:
             kinds = [(k, w) for k, w in kinds if k in ('var', 'mix', 'gstore', 'grmw', 'priv', 'if', 'loop', 'walk',
                                                       'fstmt', 'bytes')]
@@ -1336,6 +1343,7 @@ class KernelGen:
         modes = self.choose_modes(style)
         ctx = Ctx(modes, env.vars, env.uvars, helper=env.helper)
         ctx.pure = style == 'group'
+        ctx.wg_read = not ctx.pure and self.barriers and r.random() < 0.3
         ctx.depth = env.depth
         ctx.kept = self.kept_for(modes)
         sp = '  ' * ind
@@ -1461,10 +1469,11 @@ class KernelGen:
             v = {'left': f'(uint64_t){lt}', 'guarded': f'(uint64_t){lt}', 'right': f'(uint64_t){rt}',
                  'both': f'(uint64_t){lt} - (uint64_t){rt}'}[kind]
             out.append(f'{sp2}{a.base}[lx] = ({T})((uint64_t){a.base}[lx] + {v});')
+        # (Before the barrier: after it the next phase may give a[lx] to another item.)
+        out.append(f'{sp2}h = fz_mix(h, {self.gval(a, f"{a.base}[lx]")});')
         out.append(f'{sp2}xgpu_barrier();')
         if loop:
             out.append(f'{sp}}}')
-        out.append(f'{sp}h = fz_mix(h, {self.gval(a, f"{a.base}[lx]")});')
 
     def segments(self, env, out, ind, budget, depth=0, in_loop=False):
         r = self.r
@@ -1875,6 +1884,8 @@ class KernelGen:
         for ci in range(r.choice([1, 2, 2])):
             max_items = 6000
             cx = r.choice([1, 2, 3, 5, 8, 12, 17]) if wx * wy * wz >= 32 else r.choice([1, 4, 9, 24, 40])
+            if r.random() < 0.3:
+                cx = r.choice([64, 100, 160, 256, 400])  # long runs of workgroups along x
             cy = r.choice([1, 1, 2, 3]) if (wy > 1 or r.random() < 0.3) else 1
             cz = r.choice([1, 1, 2]) if (wz > 1 or r.random() < 0.15) else 1
             while cx * cy * cz * wx * wy * wz > max_items and cx > 1:
@@ -1890,7 +1901,10 @@ class KernelGen:
             c = [r.getrandbits(32) for _ in range(4)]
             if r.random() < 0.5:
                 c = [x & 0xFF for x in c]
-            configs.append(dict(name=self.name, dims=dims, wg=self.wg, grid=(gx, gy, gz), dyn=dyn_bytes,
+            dyn = dyn_bytes
+            if not self.dyn and self.barriers and r.random() < 0.15:
+                dyn = r.choice([4, 64, 256])  # unused dynamic group memory: not the sized path
+            configs.append(dict(name=self.name, dims=dims, wg=self.wg, grid=(gx, gy, gz), dyn=dyn,
                                 out_k=self.out_k, n=n, c=c, iters=r.randrange(0, 4), flags=r.getrandbits(8),
                                 seed=r.getrandbits(32)))
         return configs
