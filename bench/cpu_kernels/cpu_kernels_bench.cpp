@@ -126,6 +126,10 @@ std::string figure_name(const std::string& kernel) {
        "jacobi-2d chain 32^2 float, 16 steps, 16 dispatches"},
       {"jacobi-2d chain, 1 dispatch", "jacobi-2d chain 64^2 float, 1 step, 1 dispatch",
        "jacobi-2d chain 32^2 float, 1 step, 1 dispatch"},
+      {"jacobi-2d chain (tiny), 16 dispatches", "jacobi-2d chain 16^2 float, 16 steps, 16 dispatches",
+       "jacobi-2d chain 16^2 float, 16 steps, 16 dispatches"},
+      {"jacobi-2d chain (tiny), 1 dispatch", "jacobi-2d chain 16^2 float, 1 step, 1 dispatch",
+       "jacobi-2d chain 16^2 float, 1 step, 1 dispatch"},
       {"prefix sum (plain)", "prefix sum (plain) per 256 of 1M u32", "prefix sum (plain) per 256 of 4096 u32"},
       {"compaction (plain)", "compaction (plain) of 1M u32", "compaction (plain) of 4096 u32"},
       {"compaction + DYNAMIC indirect (plain)", "compaction + DYNAMIC indirect (plain) of 1M u32",
@@ -1124,9 +1128,10 @@ void jacobi(Hsa& hsa, Pocl& pocl, bool plain) {
 }
 
 // The 16-dispatch chain: jacobi2d_plain on a small grid (64 x 64, 8 x 8
-// workgroups), kChainSteps time steps, one dispatch per step with a barrier
-// between dispatches, as a user writes a time loop; the same with one step,
-// so that the difference is what the 15 later dispatches cost. Sides: the
+// workgroups; and a tiny one, 16 x 16: 4 workgroups), kChainSteps time
+// steps, one dispatch per step with a barrier between dispatches, as a user
+// writes a time loop; the same with one step, so that the difference is
+// what the 15 later dispatches cost. Sides: the
 // xgpu API (one command buffer: per step the bindings swapped, the constants
 // and the dispatch, then a memory barrier; one submit, one wait), the same
 // dispatches as HSA packets with the barrier bit (one doorbell, one wait: no
@@ -1134,8 +1139,9 @@ void jacobi(Hsa& hsa, Pocl& pocl, bool plain) {
 // wait), and the C loops (all cores: one OpenMP region per step).
 constexpr uint32_t kChainSteps = 16;
 
-void jacobi_chain(Hsa& hsa, Pocl& pocl) {
-  const uint32_t n = g_smoke ? 32 : 64;  // a multiple of BENCH_PLAIN_TILE: OpenCL 1.2 needs whole workgroups
+void jacobi_chain_on(Hsa& hsa, Pocl& pocl, bool tiny) {
+  // A multiple of BENCH_PLAIN_TILE: OpenCL 1.2 needs whole workgroups.
+  const uint32_t n = tiny ? 16 : g_smoke ? 32 : 64;
   const size_t cells = size_t{n} * n;
   std::vector<float> initial(cells);
   for (size_t i = 0; i < cells; ++i) initial[i] = float((i * 13) % 17);
@@ -1166,7 +1172,8 @@ void jacobi_chain(Hsa& hsa, Pocl& pocl) {
   double median[2][4] = {};  // [16 steps, 1 step][xgpu API, HSA packets, PoCL, C all cores]
   for (const uint32_t steps : {kChainSteps, 1u}) {
     const int row = steps == kChainSteps ? 0 : 1;
-    const char* const figure = row == 0 ? "jacobi-2d chain, 16 dispatches" : "jacobi-2d chain, 1 dispatch";
+    const char* const figure = tiny ? (row == 0 ? "jacobi-2d chain (tiny), 16 dispatches" : "jacobi-2d chain (tiny), 1 dispatch")
+                                    : (row == 0 ? "jacobi-2d chain, 16 dispatches" : "jacobi-2d chain, 1 dispatch");
     // Every side evaluates the same expression in the same order.
     std::vector<float> ca(cells), cb(cells), reference;
     auto run_c = [&](bool all_cores) {
@@ -1249,13 +1256,18 @@ void jacobi_chain(Hsa& hsa, Pocl& pocl) {
   auto per_step = [&](int side) { return (median[0][side] - median[1][side]) * 1000.0 / (kChainSteps - 1); };
   char text[512];
   snprintf(text, sizeof text,
-           "jacobi-2d chain: each step beyond the first ((16-step median - 1-step median) / 15), us: "
+           "jacobi-2d chain %u^2: each step beyond the first ((16-step median - 1-step median) / 15), us: "
            "xgpu API %.1f, HSA packets %.1f, PoCL %.1f, C loop on all cores %.1f",
-           per_step(0), per_step(1), pocl.ok() ? per_step(2) : 0.0, per_step(3));
+           n, per_step(0), per_step(1), pocl.ok() ? per_step(2) : 0.0, per_step(3));
   if (g_json)
     printf("{\"bench\": \"cpu_kernels\", \"note\": \"%s\"}\n", text);
   else
     printf("  %s\n", text);
+}
+
+void jacobi_chain(Hsa& hsa, Pocl& pocl) {
+  jacobi_chain_on(hsa, pocl, false);
+  jacobi_chain_on(hsa, pocl, true);
 }
 
 void scan(Hsa& hsa, Pocl& pocl, bool plain) {
