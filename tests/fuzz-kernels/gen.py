@@ -289,7 +289,7 @@ class KernelGen:
         else:
             dims = r.choices([1, 2, 3], [60, 25, 15])[0]
         if dims == 1:
-            wx = r.choice([1, 2, 3, 4, 5, 7, 8, 13, 16, 16, 32, 32, 32, 48, 64, 64, 64, 100, 128, 128, 256])
+            wx = r.choice([1, 2, 3, 4, 5, 7, 8, 13, 16, 16, 32, 32, 32, 48, 64, 64, 64, 100, 128, 128, 256, 512, 1024])
             self.wg = (wx, 1, 1)
         elif dims == 2:
             self.wg = r.choice([(2, 2, 1), (4, 4, 1), (8, 4, 1), (16, 2, 1), (3, 5, 1), (32, 8, 1), (8, 8, 1),
@@ -1380,13 +1380,17 @@ class KernelGen:
         shared_param = f', {self.name}_shared_t* shared' if self.static_arrays else ''
         dyn_params = ''.join(f', {a.ctype}* {a.name}' for a in self.arrays if a.dyn)
         priv_param = f', uint32_t* priv' if self.has_priv else ''
+        noinline = '__attribute__((noinline)) ' if self.r.random() < 0.25 else ''
         self.helpers.append(
-            f'static uint32_t {hn}(XGPU_CTX_BARRIER_PARAM, const fz_args_t* args{shared_param}{dyn_params}'
+            f'{noinline}static uint32_t {hn}(XGPU_CTX_BARRIER_PARAM, const fz_args_t* args{shared_param}{dyn_params}'
             f'{priv_param}, uint32_t* myout, uint32_t h) {{\n  FZ_IDS\n' + '\n'.join(body) + '\n  return h;\n}')
         shared_arg = ', shared' if self.static_arrays else ''
         dyn_args = ''.join(f', {a.name}' for a in self.arrays if a.dyn)
         priv_arg = ', priv' if self.has_priv else ''
-        out.append(f'{"  " * ind}h = {hn}(XGPU_CTX_BARRIER, args{shared_arg}{dyn_args}{priv_arg}, myout, h);')
+        call = f'{"  " * ind}h = {hn}(XGPU_CTX_BARRIER, args{shared_arg}{dyn_args}{priv_arg}, myout, h);'
+        out.append(call)
+        if self.r.random() < 0.3:
+            out.append(call)  # the same phase again (its barrier separates the two)
 
     def tree_segment(self, env, out, ind):
         """A tree reduction: items below s combine element x with x + s, then a barrier."""
@@ -1700,7 +1704,7 @@ class KernelGen:
         self.dyn = None
         body = ['  FZ_IDS', f'  FZ_U uint32_t* const myout = args->out + g * {self.out_k}u;',
                 '  FZ_U uint32_t h = fz_mix(0x811c9dc5u, g);']
-        self.has_priv = r.random() < 0.4
+        self.has_priv = r.random() < 0.25
         self.priv_n = r.choice([4, 8])
         if self.has_priv:
             body.append(f'  uint32_t priv[{self.priv_n}];')
@@ -1711,28 +1715,12 @@ class KernelGen:
         pvars = []
         # Shapes the pass handles specially.
         w = r.random()
-        if w < 0.3:
-            # Aggregated add / recount: effect-free path to one add; ticket used order-independently.
-            v = self.fresh('v')
-            pvars.append(v)
-            body.append(f'  FZ_U const uint32_t {v} = args->in1[(g * {r.choice([1, 3, 7])}u) & {IN_SIZE - 1}u];')
-            first, count = ACC_REGIONS['ticket']
-            j = r.randrange(count)
-            self.used_tickets.add(j)
-            t = self.fresh('tk')
-            c = 1 + (j & 3)
-            cnd = r.choice([f'({v} & 1u) != 0u', f'{v} < {r.randrange(256)}u', 'true'])
-            body.append(f'  if ({cnd}) {{')
-            body.append(f'    const uint32_t {t} = xgpu_atomic_fetch_add(&args->acc[{first + j}u], {c}u, '
-                        f'XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);')
-            body.append(f'    (void)xgpu_atomic_fetch_max(&args->acc[{ACC_REGIONS["umax"][0] + r.randrange(8)}u], '
-                        f'{t}, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);')
-            body.append(f'    (void)xgpu_atomic_fetch_add(&args->acc[{ACC_REGIONS["add2"][0] + r.randrange(16)}u], '
-                        f'{t} * 3u, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);')
-            body.append('  }')
+        if w < 0.35:
+            # Atomic adds to one address (aggregated), on paths without effects (the recount).
+            self.aggregate(body, pvars)
             if r.random() < 0.5:
-                body.append(f'  (void)xgpu_atomic_fetch_add(&args->acc[{r.randrange(32)}u], {v} & 3u, '
-                            f'XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);')
+                body.append(f'  args->out[g * {self.out_k}u] = h;')
+                return body
         elif w < 0.6:
             # A uniform inner loop (unroll-and-jam), alone (the shape the pass jams) or not.
             self.jam(body, pvars)
@@ -1746,6 +1734,71 @@ class KernelGen:
         self.emit_block(ctx, r.randrange(2, 10), body, 1)
         body.append(f'  args->out[g * {self.out_k}u] = h;')
         return body
+
+    def aggregate(self, body, pvars):
+        """Relaxed atomic adds to addresses every item computes alike (the pass makes one add
+        per workgroup), reached through loads and arithmetic only (it then recounts): on one
+        path or two, in a loop, under conditions; each add's result is a ticket of its own
+        counter (one site per counter), fed to accumulators that are no such adds."""
+        r = self.r
+        first, count = ACC_REGIONS['ticket']
+        v, s = self.fresh('v'), self.fresh('s')
+        pvars.append(v)
+        body.append(f'  FZ_U const uint32_t {v} = args->in1[(g * {r.choice([1, 3, 7])}u + args->c0) & {IN_SIZE - 1}u];')
+        if r.random() < 0.4:
+            k = self.fresh('k')
+            body.append(f'  uint32_t {s} = {v};')
+            body.append(f'  for (uint32_t {k} = 0; {k} < (args->c1 & 3u); ++{k}) {s} += args->in0[({s} + {k}) & '
+                        f'{IN_SIZE - 1}u];')
+        else:
+            body.append(f'  const uint32_t {s} = {v} ^ lx;')
+        pvars.append(s)
+
+        def site(sp, operand_const):
+            j = r.choice([j for j in range(count) if j not in self.used_tickets] or [None])
+            if j is None:
+                body.append(f'{sp}(void)xgpu_atomic_fetch_add(&args->acc[{r.randrange(32)}u], {s} & 3u, '
+                            f'XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);')
+                return
+            self.used_tickets.add(j)
+            t = self.fresh('tk')
+            if operand_const:
+                body.append(f'{sp}const uint32_t {t} = xgpu_atomic_fetch_add(&args->acc[{first + j}u], '
+                            f'{1 + (j & 3)}u, XGPU_ORDER_RELAXED, {r.choice(GLOBAL_SCOPES)});')
+                sink = r.choice(['umax', 'umin', 'or', 'xor'])
+                op = {'umax': 'fetch_max', 'umin': 'fetch_min', 'or': 'fetch_or', 'xor': 'fetch_xor'}[sink]
+                body.append(f'{sp}(void)xgpu_atomic_{op}(&args->acc[{ACC_REGIONS[sink][0] + r.randrange(8)}u], '
+                            f'{t} * 3u, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);')
+                if r.random() < 0.4:
+                    body.append(f'{sp}(void)xgpu_atomic_fetch_add(&args->bins[{t} & {BINS_SIZE - 1}u], 1u, '
+                                f'XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);')
+            else:
+                # A varying operand: the result depends on the order, only the total counts.
+                body.append(f'{sp}(void)xgpu_atomic_fetch_add(&args->acc[{r.randrange(32)}u], {s} & 7u, '
+                            f'XGPU_ORDER_RELAXED, {r.choice(GLOBAL_SCOPES)});')
+            if self.free_slots and r.random() < 0.5:
+                body.append(f'{sp}myout[{r.choice(self.free_slots)}] = {s} * 5u;')
+
+        shape = r.choice(['one', 'two', 'loop', 'both'])
+        if shape == 'one':
+            body.append(f'  if ({r.choice([f"({s} & 1u) != 0u", f"{v} < args->c2", "lx < 5u", "true"])}) {{')
+            site('    ', r.random() < 0.7)
+            body.append('  }')
+        elif shape == 'two':
+            body.append(f'  if (({s} & 3u) == 0u) {{')
+            site('    ', True)
+            body.append(f'  }} else if (({s} & 3u) == 1u) {{')
+            site('    ', r.random() < 0.5)
+            body.append('  }')
+        elif shape == 'loop':
+            k = self.fresh('k')
+            body.append(f'  for (uint32_t {k} = 0; {k} < ({v} & 3u); ++{k}) {{')
+            site('    ', r.random() < 0.5)
+            body.append('  }')
+        else:
+            site('  ', True)
+            site('  ', False)
+        body.append(f'  h = fz_mix(h, {s});')
 
     def jam(self, body, pvars):
         """An item loop around one inner loop whose trip count is the same on every item
