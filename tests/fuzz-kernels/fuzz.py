@@ -90,6 +90,7 @@ class Toolchain:
         self.isa = f'x86_64-unknown-linux-gnu--{level}'
         self.work = work
         self.notes = []
+        self.compile_timeout = 120  # seconds per compile (fuzz.py --compile-timeout)
         for key in ('clang', 'lld', 'packer', 'runner', 'plugin'):
             if not os.path.exists(self.cfg[key]):
                 sys.exit(f'fuzz.py: {self.cfg[key]} ({key}) does not exist: build the tree first '
@@ -113,7 +114,12 @@ class Toolchain:
         info = os.path.join(self.work, f'info.{variant}.o')
         so = os.path.join(self.work, f'{stem}.{variant}.so')
         out = os.path.join(self.work, f'{stem}.{variant}.xgpux')
-        p = subprocess.run(['nice'] + self.compile_cmd(src, obj, variant), capture_output=True, text=True)
+        try:
+            p = subprocess.run(['nice'] + self.compile_cmd(src, obj, variant), capture_output=True, text=True,
+                               timeout=self.compile_timeout)
+        except subprocess.TimeoutExpired:
+            return None, f'COMPILE-TIMEOUT: the {variant} compile took more than {self.compile_timeout} s', \
+                time.time() - t0, []
         notes = [l for l in p.stderr.splitlines() if 'xgpu-wiloop: note:' in l]
         if p.returncode != 0:
             return None, p.stderr, time.time() - t0, notes
@@ -291,6 +297,9 @@ class Fuzzer:
         self.t_compile += time.time() - t0
         builds = {v: done[v][0] for v in self.variants}
         errors = {v: done[v][1] for v in self.variants}
+        if done['loops'][2] > 30 and done['loops'][2] > 8 * done['plain'][2]:
+            print(f'  (the plugin build of {stem} took {done["loops"][2]:.0f} s, the build without it '
+                  f'{done["plain"][2]:.0f} s)', flush=True)
         notes = done['loops'][3]
         return man, builds, errors, notes
 
@@ -440,6 +449,8 @@ def main():
     ap.add_argument('--work', help='work folder (default: a temporary one)')
     ap.add_argument('--no-save', action='store_true', help='do not write found/<kernel>.c')
     ap.add_argument('--found', default=os.path.join(HERE, 'found'), help='where mismatching kernels are saved')
+    ap.add_argument('--compile-timeout', type=int, default=120,
+                    help='seconds a compile may take; a kernel whose plugin build takes longer is reported')
     ap.add_argument('--check-ub', action='store_true',
                     help='also build with UBSan checks as traps and run it: validates the generated kernels')
     args = ap.parse_args()
@@ -455,6 +466,7 @@ def main():
         work = tempfile.mkdtemp(prefix='fuzz-kernels-')
     level = args.level or host_level()
     tc = Toolchain(args.config, level, work, args.plugin)
+    tc.compile_timeout = args.compile_timeout
     fz = Fuzzer(args, tc)
     t0 = time.time()
     if args.replay:

@@ -290,6 +290,10 @@ class KernelGen:
             dims = r.choices([1, 2, 3], [60, 25, 15])[0]
         if dims == 1:
             wx = r.choice([1, 2, 3, 4, 5, 7, 8, 13, 16, 16, 32, 32, 32, 48, 64, 64, 64, 100, 128, 128, 256, 512, 1024])
+            if wx > 256 and self.sized and self.barriers and r.random() < 0.9:
+                # The sized path unrolls every region's item loop in full: a 1024-item one
+                # takes the plugin a minute to compile. Kept, but rare.
+                wx = 256
             self.wg = (wx, 1, 1)
         elif dims == 2:
             self.wg = r.choice([(2, 2, 1), (4, 4, 1), (8, 4, 1), (16, 2, 1), (3, 5, 1), (32, 8, 1), (8, 8, 1),
@@ -315,6 +319,14 @@ class KernelGen:
         self.priv_n = 4
         self.kept = []
         self.used_tickets = set()  # global ticket counters already taken by a site
+
+    def span(self, a):
+        """Elements a loop with a constant trip count may cover: all of a, except in kernels
+        the sized path may take, which unrolls every such loop in full for every item (a
+        kernel of 64 items with a 256-iteration loop takes the plugin most of a minute)."""
+        if self.sized and self.barriers and self.wg[1] * self.wg[2] == 1 and self.r.random() < 0.9:
+            return min(a.size, 64)
+        return a.size
 
     def id_vars(self):
         """Ids injective over the items of a workgroup: p and llid always, lx in one-row
@@ -1052,15 +1064,15 @@ class KernelGen:
         if w < 0.4:
             e, q = self.fresh('end'), self.fresh('q')
             vol = ' volatile' if r.random() < 0.6 else ''
-            out.append(f'{sp}const {T}*{vol} {e} = {a.base} + {a.size}u;')
+            out.append(f'{sp}const {T}*{vol} {e} = {a.base} + {self.span(a)}u;')
             out.append(f'{sp}for (const {T}* {q} = {a.base}; {q} < {e}; ++{q}) {s} += {self.gval(a, "*" + q)};')
         elif w < 0.7:
             i = self.fresh('i')
-            out.append(f'{sp}for (uint32_t {i} = 0; {i} < {a.size}u; ++{i}) {s} = {s} * 3u + '
+            out.append(f'{sp}for (uint32_t {i} = 0; {i} < {self.span(a)}u; ++{i}) {s} = {s} * 3u + '
                        f'{self.gval(a, f"{a.base}[{i}]")};')
         else:
             i = self.fresh('i')
-            out.append(f'{sp}for (uint32_t {i} = {a.size}u; {i}-- > 0u;) {s} ^= {self.gval(a, f"{a.base}[{i}]")}'
+            out.append(f'{sp}for (uint32_t {i} = {self.span(a)}u; {i}-- > 0u;) {s} ^= {self.gval(a, f"{a.base}[{i}]")}'
                        f' + {i};')
         if ctx.modes[a.name].kind == 'single' and a.is_int() and r.random() < 0.5:
             out.append(f'{sp}{a.base}[{self.any_index(ctx, a)}] = ({T}){s};')
@@ -1287,7 +1299,7 @@ class KernelGen:
                     f'\n  return s;')
             self.helpers.append(f'{noinline}static uint32_t {hn}(const {T}* base, uint32_t n, uint32_t k) {{\n'
                                 f'{body}\n}}')
-            n = r.choice([a.size, max(1, a.size // 2), 3])
+            n = min(r.choice([a.size, max(1, a.size // 2), 3]), self.span(a))
             out.append(f'{sp}h = fz_mix(h, {hn}({a.base}, {n}u, {self.expr(ctx, 1)}));')
         elif w < 0.85:
             body = f'  return (xgpu_local_id(0) + 1u) * a ^ (xgpu_workgroup_id(0) << 3) ^ xgpu_global_linear_id();'
@@ -1868,12 +1880,31 @@ class KernelGen:
         if peek:
             # The bin this item adds to is its own (data-dependent k): it may read it back.
             bidx = f'(lx + {L}u * ({d} % {m}u))' if m > 1 else 'lx'
-        nadds = r.randrange(1, 3)
-        for i in range(nadds):
-            val = r.choice(['1u', f'({d} & 3u)', f'({d} >> 30)'])
-            scope = r.choice(GROUP_SCOPES)
+        variant = r.choice(['plain', 'plain', 'pointer', 'branches', 'ticket'])
+        if variant == 'ticket':
+            # The adds' old values are used (tickets of a constant operand, fed to a global
+            # maximum): bins that are not zeroed per workgroup would show.
+            t = self.fresh('tk')
+            body.append(f'{sp}const {T} {t} = xgpu_atomic_fetch_add(&shared->bins[{bidx}], ({T})1u, '
+                        f'XGPU_ORDER_RELAXED, XGPU_SCOPE_WORKGROUP);')
+            body.append(f'{sp}(void)xgpu_atomic_fetch_max(&args->acc[{ACC_REGIONS["umax"][0] + r.randrange(8)}u], '
+                        f'(uint32_t){t}, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);')
+        elif variant in ('pointer', 'branches'):
+            bp = self.fresh('bp')
+            body.append(f'{sp}{T}* const {bp} = &shared->bins[{bidx}];')
             order = r.choice(['XGPU_ORDER_RELAXED'] * 3 + ORDERS)
-            body.append(f'{sp}(void)xgpu_atomic_fetch_add(&shared->bins[{bidx}], ({T}){val}, {order}, {scope});')
+            if variant == 'branches':
+                body.append(f'{sp}if (({d} & 4u) != 0u) (void)xgpu_atomic_fetch_add({bp}, ({T})1u, {order}, '
+                            f'XGPU_SCOPE_WORKGROUP);')
+                body.append(f'{sp}else (void)xgpu_atomic_fetch_add({bp}, ({T})2u, {order}, XGPU_SCOPE_WORKGROUP);')
+            else:
+                body.append(f'{sp}(void)xgpu_atomic_fetch_add({bp}, ({T})({d} & 3u), {order}, XGPU_SCOPE_WORKGROUP);')
+        else:
+            for i in range(r.randrange(1, 3)):
+                val = r.choice(['1u', f'({d} & 3u)', f'({d} >> 30)'])
+                scope = r.choice(GROUP_SCOPES)
+                order = r.choice(['XGPU_ORDER_RELAXED'] * 3 + ORDERS)
+                body.append(f'{sp}(void)xgpu_atomic_fetch_add(&shared->bins[{bidx}], ({T}){val}, {order}, {scope});')
         if peek:
             alias = r.choice([f'({T}*)((uintptr_t)shared + (uintptr_t)({bidx}) * sizeof({T}))',
                               f'&shared->bins[{bidx}]'])
@@ -1884,8 +1915,15 @@ class KernelGen:
         body.append('  xgpu_barrier();')
         for k in range(m):
             bv = f'shared->bins[lx + {k * L}u]'
-            tgt = r.choice([f'args->bins[lx + {k * L}u]', f'args->bins[(lx + {k * L}u) & 2047u]',
-                            f'args->bins[(xgpu_workgroup_id(0) * 7u + lx + {k * L}u) & 2047u]'])
+            if r.random() < 0.3:
+                mine = self.fresh('mine')
+                body.append(f'  const {T}* const {mine} = &shared->bins[lx + {k * L}u];')
+                bv = f'*{mine}'
+            tgts = [f'args->bins[(lx + {k * L}u) & 2047u]',
+                    f'args->bins[(xgpu_workgroup_id(0) * 7u + lx + {k * L}u) & 2047u]']
+            if L * m <= BINS_SIZE:
+                tgts.append(f'args->bins[lx + {k * L}u]')
+            tgt = r.choice(tgts)
             val = f'(uint32_t){bv}'
             if r.random() < 0.5:
                 body.append(f'  if ({bv} != 0) (void)xgpu_atomic_fetch_add(&{tgt}, {val}, XGPU_ORDER_RELAXED, '
