@@ -89,7 +89,6 @@ class Toolchain:
         self.level = level
         self.isa = f'x86_64-unknown-linux-gnu--{level}'
         self.work = work
-        self.notes = []
         self.compile_timeout = 120  # seconds per compile (fuzz.py --compile-timeout)
         for key in ('clang', 'lld', 'packer', 'runner', 'plugin'):
             if not os.path.exists(self.cfg[key]):

@@ -181,9 +181,6 @@ class Sigma:
         elif self.kind == 'rot':
             self.c = r.randrange(0, L)
 
-    def key(self):
-        return (self.kind, getattr(self, 'c', None), self.idvar)
-
     def row(self, i):
         """Element within the first L for id expression i."""
         L = self.L
@@ -667,7 +664,7 @@ class KernelGen:
         sp = '  ' * ind
         kinds = [('var', 14), ('mix', 10), ('gstore', 12), ('grmw', 6), ('gatomic', 8), ('aatomic', 8),
                  ('ticket', 3), ('global', 5), ('outstore', 4), ('outatomic', 3), ('priv', 4), ('volatile', 2),
-                 ('if', 5), ('loop', 3), ('ret', 2 if self.barriers or True else 0), ('single', 3),
+                 ('if', 5), ('loop', 3), ('ret', 2), ('single', 3),
                  ('helper', 4), ('fence', 1), ('kept', 5 if ctx.kept else 0), ('fstmt', 2), ('walk', 3),
                  ('pickptr', 3), ('bounds', 3), ('bytes', 3), ('memcpy', 2)]
         if ctx.depth > 2:
@@ -742,7 +739,7 @@ class KernelGen:
             return f'{sp}{lv} = ({T})({e});'
         return f'{sp}{lv} {op} ({T})({e});'
 
-    def atomic_call(self, a, ptr, op, val, scope, result_type=None):
+    def atomic_call(self, a, ptr, op, val, scope):
         """One xgpu_atomic_* call on ptr (an a.ctype*), as an expression."""
         r = self.r
         if op == 'load':
@@ -755,7 +752,7 @@ class KernelGen:
         ops = ['fetch_add', 'fetch_sub', 'fetch_and', 'fetch_or', 'fetch_xor', 'fetch_min', 'fetch_max',
                'exchange', 'cmpxchg', 'load', 'store']
         if a.tkind == 'f':
-            return ['fetch_add', 'fetch_sub', 'load_f', 'store_f']
+            return ['fetch_add', 'fetch_sub', 'plain']  # 'plain': a clamped update, not atomic
         return ops
 
     def s_gatomic(self, ctx, out, sp, ind):
