@@ -1,7 +1,8 @@
 # One IR-level test of the work-item loop pass (tests/wiloop/CMakeLists.txt):
 #   cmake -DCLANG= -DOPT= -DFILECHECK= -DPLUGIN= -DFLAGS=<a|b|...> -DINCLUDE= -DSOURCE= -DWORK_DIR= -P run_filecheck.cmake
 # A case may say, on a line of its own, `// FLAGS: <extra clang flags>`
-# (e.g. -g) and `// LEVEL: x86-64-v2`.
+# (e.g. -g), `// LEVEL: x86-64-v2` and `// PASSES: <opt pipeline>` (default
+# xgpu-wiloop; xgpu-wiloop,xgpu-wiloop-late adds the plugin's last step).
 string(REPLACE "|" ";" flags "${FLAGS}")
 list(REMOVE_ITEM flags -O3 -g0 -Werror)
 file(MAKE_DIRECTORY ${WORK_DIR})
@@ -13,6 +14,10 @@ endif()
 set(level x86-64-v3)
 if(text MATCHES "// LEVEL: ([^\n ]*)")
   set(level ${CMAKE_MATCH_1})
+endif()
+set(passes xgpu-wiloop)
+if(text MATCHES "// PASSES: ([^\n ]*)")
+  set(passes ${CMAKE_MATCH_1})
 endif()
 get_filename_component(name ${SOURCE} NAME_WE)
 set(raw ${WORK_DIR}/${name}.raw.ll)
@@ -34,7 +39,7 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "simplifying ${raw} failed:\n${err}")
 endif()
 execute_process(
-  COMMAND ${OPT} -load-pass-plugin=${PLUGIN} -passes=xgpu-wiloop -pass-remarks=xgpu-wiloop
+  COMMAND ${OPT} -load-pass-plugin=${PLUGIN} -passes=${passes} -pass-remarks=xgpu-wiloop
           -pass-remarks-missed=xgpu-wiloop -S ${ir} -o ${out}
   RESULT_VARIABLE rc ERROR_FILE ${remarks})
 if(NOT rc EQUAL 0)

@@ -258,6 +258,7 @@ void WorkItemLoops::build() {
       BasicBlock* xl = BasicBlock::Create(ctx_, tag + ".x.next", &f_);
       BasicBlock* yl = BasicBlock::Create(ctx_, tag + ".y.next", &f_);
       BasicBlock* zl = BasicBlock::Create(ctx_, tag + ".z.next", &f_);
+      nest_headers_.insert({zh, yh, xh});
       b.SetInsertPoint(zh);
       PHINode* z = b.CreatePHI(i32, 2, "xgpu.z");
       b.CreateBr(yh);

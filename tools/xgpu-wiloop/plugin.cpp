@@ -163,9 +163,9 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
         if (done && sized && !sized->use_empty()) {
           std::string scopes;
           for (const Plan::Decision& d : sized_plan.decisions)
-            if (d.path == "sized-path-scopes") scopes = "; " + d.why;
+            if (d.path == "sized-path-scopes" || d.path == "sized-path-unroll") scopes += "; " + d.why;
           plan.take("sized-path", "full workgroups of (" + Twine(sized_x) + ", 1, 1) items run with group memory "
-                                  "and per-item slots on the stack, unrolled after vectorisation" + scopes);
+                                  "and per-item slots on the stack" + scopes);
         }
         if (sized) {
           // Into the workgroup function (its one call), where the sized

@@ -107,12 +107,28 @@ void WorkItemLoops::scope_sized_arrays(const SmallPtrSetImpl<Value*>& arrays) {
                                 Twine(left) + " that may touch them unscoped" + (escapes ? " (an array's address escapes)" : ""));
 }
 
-// Marks every loop of the sized path: no unrolling until the pass's last
-// step (LateUnrollPass), which unrolls them in full.
+// Marks the sized path's item loops (the nests build() made) and the
+// kernel's loops around them (a uniform loop with a barrier in it): no
+// unrolling until the pass's last step (LateUnrollPass), which unrolls them
+// in full. The kernel's own loops inside a region keep their IDs: marked,
+// each item's copy of such a loop would be unrolled in full too (a
+// 256-iteration loop in a 64-item kernel: 16,384 bodies, a build of tens
+// of seconds; tests/fuzz-kernels/found/sized_inner_loop_unroll.c), and SROA gains
+// nothing from it, as their accesses are the items' own.
 void WorkItemLoops::mark_sized_loops() {
   DominatorTree dt(f_);
   LoopInfo li(dt);
+  auto holds_nest = [&](const Loop* loop) {
+    for (const BasicBlock* block : loop->blocks())
+      if (nest_headers_.count(block)) return true;
+    return false;
+  };
+  unsigned marked = 0, kept = 0;
   for (Loop* loop : li.getLoopsInPreorder()) {
+    if (!holds_nest(loop)) {
+      ++kept;
+      continue;
+    }
     SmallVector<Metadata*, 4> operands{nullptr};
     if (MDNode* id = loop->getLoopID())
       for (unsigned i = 1; i < id->getNumOperands(); ++i) operands.push_back(id->getOperand(i));
@@ -121,7 +137,11 @@ void WorkItemLoops::mark_sized_loops() {
     MDNode* id = MDNode::getDistinct(ctx_, operands);
     id->replaceOperandWith(0, id);
     loop->setLoopID(id);
+    ++marked;
   }
+  std::string why = std::to_string(marked) + " loop(s) unrolled after vectorisation";
+  if (kept) why += ", " + std::to_string(kept) + " of the kernel's own left to LLVM's unroller";
+  take("sized-path-unroll", why);
 }
 
 // A masked load or store of a stack array at a constant offset whose mask
@@ -219,8 +239,52 @@ PreservedAnalyses LateUnrollPass::run(Module& module, ModuleAnalysisManager& mam
   bool changed = false;
   for (Function& function : module) {
     if (function.isDeclaration()) continue;
+    // Unrolled in full, how large the marked loops would be: a loop's
+    // size times its trip count, a marked inner loop counted unrolled.
+    // Over kMaxLateUnrolledSize the loops stay loops (still right, and
+    // still sized: constant counts, group memory on the stack), as the
+    // straight-line code would cost more to compile than it saves.
+    uint64_t unrolled = 0;
+    bool any = false;
+    {
+      DominatorTree dt(function);
+      LoopInfo li(dt);
+      const bool has_marks = any_of(li.getLoopsInPreorder(), [](const Loop* loop) {
+        return findOptionMDForLoopID(loop->getLoopID(), kLateUnrollMarker) != nullptr;
+      });
+      if (has_marks) {
+        any = true;
+        TargetLibraryInfoImpl tlii;
+        TargetLibraryInfo tli(tlii, &function);
+        AssumptionCache ac(function);
+        ScalarEvolution se(function, tli, ac, dt, li);
+        std::function<uint64_t(const Loop*)> size = [&](const Loop* loop) -> uint64_t {
+          const bool late = findOptionMDForLoopID(loop->getLoopID(), kLateUnrollMarker) != nullptr;
+          uint64_t body = 0;
+          for (const BasicBlock* block : loop->blocks())
+            if (li.getLoopFor(block) == loop) body += block->size();
+          for (const Loop* inner : *loop) body = SaturatingAdd(body, size(inner));
+          if (!late) return body;
+          const unsigned trips = se.getSmallConstantTripCount(const_cast<Loop*>(loop));
+          return trips ? SaturatingMultiply(body, uint64_t(trips)) : body;
+        };
+        for (const Loop* loop : li) unrolled = SaturatingAdd(unrolled, size(loop));
+      }
+    }
+    if (!any) continue;
+    const bool unroll = unrolled <= kMaxLateUnrolledSize;
+    if (!unroll) {
+      OptimizationRemarkEmitter ore(&function);
+      ore.emit([&] {
+        StringRef kernel = function.getName();
+        kernel.consume_back(kItemFunctionSuffix);
+        return OptimizationRemarkMissed(kRemarkPass, "sized-path-unroll", &function)
+               << "kernel '" << kernel << "': sized-path: its loops stay loops: unrolled in full they would be about " << ore::NV("Size", unrolled)
+               << " instructions, over " << ore::NV("Limit", kMaxLateUnrolledSize);
+      });
+    }
     // The marked loop IDs, each replaced by one that asks for a full
-    // unroll instead.
+    // unroll instead (or, over the budget, by one without the marks).
     LLVMContext& context = function.getContext();
     const bool marked = rewrite_loop_ids(function, [&](MDNode* id) -> std::optional<SmallVector<Metadata*, 4>> {
       SmallVector<Metadata*, 4> options;
@@ -231,10 +295,13 @@ PreservedAnalyses LateUnrollPass::run(Module& module, ModuleAnalysisManager& mam
         if (name != kLateUnrollMarker && !name.starts_with("llvm.loop.unroll.")) options.push_back(id->getOperand(i));
       }
       if (!late) return std::nullopt;
-      options.push_back(MDNode::get(context, {MDString::get(context, kUnrollFull)}));
+      if (unroll) options.push_back(MDNode::get(context, {MDString::get(context, kUnrollFull)}));
       return options;
     });
-    if (!marked) continue;
+    if (!marked || !unroll) {
+      changed |= marked;
+      continue;
+    }
     changed = true;
     FunctionPassManager fpm;
     fpm.addPass(LoopUnrollPass(LoopUnrollOptions(3, /*OnlyWhenForced=*/true, /*ForgetSCEV=*/false)));

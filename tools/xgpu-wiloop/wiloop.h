@@ -37,6 +37,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,7 @@
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Dominators.h"
@@ -66,6 +68,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/InstCombine/InstCombine.h"
 #include "llvm/Transforms/Scalar/DeadStoreElimination.h"
@@ -116,6 +119,9 @@ constexpr unsigned kInlineRounds = 8;
 constexpr StringLiteral kUnrollDisable = "llvm.loop.unroll.disable";
 constexpr StringLiteral kUnrollFull = "llvm.loop.unroll.full";
 constexpr StringLiteral kLateUnrollMarker = "xgpu.wiloop.unroll_late";
+// The largest a function's marked loops may be, unrolled in full (IR
+// instructions, after vectorisation), for the late unroll to take them.
+constexpr uint64_t kMaxLateUnrolledSize = 16384;
 // The largest required workgroup (items) and static group memory (bytes)
 // the sized path is written for: beyond them the unrolled code would be
 // too large to keep in registers anyway.
@@ -196,9 +202,11 @@ class WorkItemLoops {
   // size (x, 1, 1) only, whose group memory is the static `group_bytes`:
   // the sized path. Item counts and workgroup sizes are constants, group
   // memory and the per-item slots are arrays on the function's stack, and
-  // every region loop, of constant trip count, is marked to be unrolled
-  // after vectorisation (late_unroll), so that SROA keeps group memory in
-  // registers. Fails for kernels whose regions need the dispatcher.
+  // every item loop nest the pass builds, of constant trip count, is
+  // marked to be unrolled after vectorisation (LateUnrollPass), with the
+  // kernel's loops around nests, so that SROA keeps group memory in
+  // registers; the kernel's own loops inside a region are left to LLVM's
+  // unrolling heuristics. Fails for kernels whose regions need the dispatcher.
   void set_sized(uint32_t x, uint32_t group_bytes) {
     sized_x_ = x;
     sized_group_bytes_ = group_bytes;
@@ -286,6 +294,10 @@ class WorkItemLoops {
   static constexpr unsigned kFuseAscending = 1;
   static constexpr unsigned kFuseDescending = 2;
   std::vector<AllocaInst*> allocas_;          // every alloca, entry block
+  // The headers of the item loop nests build() made (z, y and x of each):
+  // the sized path marks these, and the kernel's loops around them, for
+  // the late full unroll; the kernel's own loops inside a region are not.
+  SmallPtrSet<BasicBlock*, 32> nest_headers_;
   // The slots demote() made for SSA values (a value per slot, stored and
   // loaded by the pass itself): the group-memory analysis follows a value
   // through them.

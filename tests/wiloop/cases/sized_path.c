@@ -111,3 +111,20 @@ XGPU_KERNEL_BINDINGS(end_pointer, 2);
 // IR-LABEL: define internal void @end_pointer_xgpu_wi_(
 // IR-NOT: store volatile ptr null
 // IR: store volatile ptr %{{.*}}, ptr %{{.*}}
+
+/* The kernel's own loop inside a region (here a 256-iteration loop over a
+ * buffer) is left to LLVM's unroller: only the item loops the pass builds,
+ * and the kernel's loops around them, are unrolled in full after
+ * vectorisation. Marked too, each item's copy of the loop was unrolled in
+ * full (64 x 256 bodies: a build of tens of seconds,
+ * tests/fuzz-kernels/found/compile-time). */
+XGPU_KERNEL_GROUPSHARED_SIZED(own_loop, args_t, args, v64_t, sh, 64, 1, 1) {
+  const uint32_t lid = xgpu_local_id(0);
+  uint32_t s = 0;
+  for (uint32_t i = 0; i < 256u; ++i) s = s * 31u + args->in[(lid + i * args->k) & 4095u];
+  sh->v[lid] = s;
+  xgpu_barrier();
+  args->out[xgpu_global_id(0)] = sh->v[63u - lid];
+}
+XGPU_KERNEL_BINDINGS(own_loop, 2);
+// REMARK: kernel 'own_loop': sized-path: {{.*}}; {{[1-9][0-9]*}} loop(s) unrolled after vectorisation, {{[1-9][0-9]*}} of the kernel's own left to LLVM's unroller;
