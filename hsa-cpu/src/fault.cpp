@@ -1,10 +1,13 @@
 #include "fault.h"
 
+#include <pthread.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #include <cstring>
+#include <mutex>
+#include <vector>
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -46,7 +49,24 @@ __attribute__((tls_model("initial-exec"))) thread_local KernelGuard* t_guard = n
 thread_local void* t_altstack = nullptr;
 
 struct sigaction g_previous[kFaultSignalCount];  // handlers before ours
+struct sigaction g_previous_cancel;              // the cancel signal's handler before ours
 bool g_installed = false;                        // init mutex held
+std::atomic<bool> g_cancel_installed{false};     // the cancel handler is ours
+
+// Threads that run kernel code, for cancel_kernels. Never destroyed: a
+// thread may release its guard during static destruction.
+struct KernelThread {
+  pthread_t thread;    // the thread (alive while listed)
+  KernelGuard* guard;  // its guard
+};
+std::mutex& kernel_threads_mutex() {
+  static auto* mutex = new std::mutex();
+  return *mutex;
+}
+std::vector<KernelThread>& kernel_threads() {
+  static auto* threads = new std::vector<KernelThread>();
+  return *threads;
+}
 
 size_t signal_index(int sig) {
   for (size_t i = 0; i < kFaultSignalCount; ++i)
@@ -57,8 +77,7 @@ size_t signal_index(int sig) {
 // What the signal's disposition was before hsa-cpu: call that handler, or
 // apply the default action (a fault raised by an instruction recurs when
 // the instruction re-executes; a signal sent by someone is raised again).
-void chain(int sig, siginfo_t* info, void* ucontext) {
-  const struct sigaction& previous = g_previous[signal_index(sig)];
+void chain_to(const struct sigaction& previous, int sig, siginfo_t* info, void* ucontext) {
   if (previous.sa_flags & SA_SIGINFO) {
     if (previous.sa_sigaction != nullptr) previous.sa_sigaction(sig, info, ucontext);
     return;
@@ -75,6 +94,21 @@ void chain(int sig, siginfo_t* info, void* ucontext) {
   previous.sa_handler(sig);
 }
 
+void chain(int sig, siginfo_t* info, void* ucontext) { chain_to(g_previous[signal_index(sig)], sig, info, ucontext); }
+
+// Leaves the kernel: the guard's frame returns false from run_guarded.
+[[noreturn]] void leave_kernel(KernelGuard* guard) {
+#if defined(HSA_CPU_TSAN)
+  // A fiber-mode work item faulted: TSan must be on the fiber whose
+  // _setjmp it recorded, or its longjmp interceptor finds no buffer.
+  if (void* home = guard->tsan_home_fiber) {
+    guard->tsan_home_fiber = nullptr;
+    __tsan_switch_to_fiber(home, 0);
+  }
+#endif
+  longjmp(guard->env, 1);
+}
+
 void on_fault(int sig, siginfo_t* info, void* ucontext) {
   KernelGuard* guard = t_guard;
   // Only a fault the CPU raised (si_code > 0) on a thread inside kernel code.
@@ -86,17 +120,28 @@ void on_fault(int sig, siginfo_t* info, void* ucontext) {
     guard->fault.address = reinterpret_cast<uint64_t>(info->si_addr);
     guard->fault.pc = uint64_t(uc->uc_mcontext.gregs[REG_RIP]);
     guard->fault.error_code = sig == SIGSEGV ? uint64_t(uc->uc_mcontext.gregs[REG_ERR]) : 0;
-#if defined(HSA_CPU_TSAN)
-    // A fiber-mode work item faulted: TSan must be on the fiber whose
-    // _setjmp it recorded, or its longjmp interceptor finds no buffer.
-    if (void* home = guard->tsan_home_fiber) {
-      guard->tsan_home_fiber = nullptr;
-      __tsan_switch_to_fiber(home, 0);
-    }
-#endif
-    longjmp(guard->env, 1);
+    leave_kernel(guard);
   }
   chain(sig, info, ucontext);
+}
+
+// The cancel signal: preempts kernel code whose queue's abort flag is set.
+void on_cancel(int sig, siginfo_t* info, void* ucontext) {
+  KernelGuard* guard = t_guard;
+  if (guard != nullptr && guard->armed) {
+    const std::atomic<bool>* flag = guard->cancel.load(std::memory_order_relaxed);
+    if (flag != nullptr && flag->load(std::memory_order_relaxed)) {
+      guard->armed = 0;
+      const auto* uc = static_cast<const ucontext_t*>(ucontext);
+      guard->fault = KernelFault{};
+      guard->fault.signal = sig;
+      guard->fault.pc = uint64_t(uc->uc_mcontext.gregs[REG_RIP]);
+      leave_kernel(guard);
+    }
+  }
+  // Sent by cancel_kernels and arrived once the kernel had ended: nothing to do.
+  if (info != nullptr && info->si_code == SI_TKILL && info->si_pid == getpid()) return;
+  chain_to(g_previous_cancel, sig, info, ucontext);
 }
 
 }  // namespace
@@ -110,6 +155,13 @@ void install_fault_handlers() {
   action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
   sigemptyset(&action.sa_mask);
   for (size_t i = 0; i < kFaultSignalCount; ++i) sigaction(kFaultSignals[i], &action, &g_previous[i]);
+  // The cancel signal may interrupt the runtime's own waits (a thread that
+  // just left its kernel): SA_RESTART resumes them.
+  struct sigaction cancel {};
+  cancel.sa_sigaction = &on_cancel;
+  cancel.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | SA_RESTART;
+  sigemptyset(&cancel.sa_mask);
+  g_cancel_installed.store(sigaction(cancel_signal(), &cancel, &g_previous_cancel) == 0, std::memory_order_release);
   g_installed = true;
 }
 
@@ -122,7 +174,23 @@ void uninstall_fault_handlers() {
     if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == &on_fault)
       sigaction(kFaultSignals[i], &g_previous[i], nullptr);
   }
+  if (g_cancel_installed.exchange(false, std::memory_order_acq_rel)) {
+    struct sigaction current {};
+    sigaction(cancel_signal(), nullptr, &current);
+    if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == &on_cancel)
+      sigaction(cancel_signal(), &g_previous_cancel, nullptr);
+  }
   g_installed = false;
+}
+
+int cancel_signal() { return SIGRTMAX - 2; }
+
+void cancel_kernels(const std::atomic<bool>* flag) {
+  if (!g_cancel_installed.load(std::memory_order_acquire)) return;
+  std::lock_guard<std::mutex> lock(kernel_threads_mutex());
+  for (const KernelThread& entry : kernel_threads()) {
+    if (entry.guard->cancel.load(std::memory_order_seq_cst) == flag) pthread_kill(entry.thread, cancel_signal());
+  }
 }
 
 KernelGuard* prepare_kernel_thread() {
@@ -148,6 +216,11 @@ KernelGuard* prepare_kernel_thread() {
   auto* guard = new KernelGuard();
   guard->armed = 0;
   guard->tsan_home_fiber = nullptr;
+  guard->cancel.store(nullptr, std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> lock(kernel_threads_mutex());
+    kernel_threads().push_back({pthread_self(), guard});
+  }
   t_guard = guard;
   return guard;
 }
@@ -156,6 +229,17 @@ KernelGuard* current_kernel_guard() { return t_guard; }
 
 void release_kernel_thread() {
   KernelGuard* guard = t_guard;
+  if (guard != nullptr) {
+    std::lock_guard<std::mutex> lock(kernel_threads_mutex());
+    std::vector<KernelThread>& threads = kernel_threads();
+    for (size_t i = 0; i < threads.size(); ++i) {
+      if (threads[i].guard == guard) {
+        threads[i] = threads.back();
+        threads.pop_back();
+        break;
+      }
+    }
+  }
   t_guard = nullptr;
   delete guard;
   if (t_altstack != nullptr) {

@@ -30,6 +30,22 @@
 //    took itself (e.g. inside malloc) leaves it held. Kernels are expected to
 //    be self-contained compute code; a GPU offers no more.
 //
+// Preemption: a dispatch abandoned while one of its workgroups runs (its
+// queue inactivated or destroyed, or another workgroup faulted) must stop
+// even when that workgroup never returns (an endless loop), or the thread
+// running it - and hsa_shut_down, which joins it - would wait forever. A
+// thread names, around each call into kernel code, the abort flag of the
+// queue it runs for (KernelGuard::cancel); cancel_kernels(flag) sends the
+// cancel signal (kCancelSignal) to each thread running kernel code under
+// that flag, and the handler, finding the flag set and the guard armed,
+// leaves the kernel exactly as a fault does (guard->fault.signal ==
+// kCancelSignal). The same reasoning makes it as safe as a fault: the
+// runtime holds no lock while kernel code runs, and only kernel frames are
+// abandoned. A cancel signal that arrives after the thread left the kernel
+// (or before it armed) finds the guard disarmed or the flag unset and is
+// ignored. Under ThreadSanitizer, which delays asynchronous signals to its
+// next interceptor, a kernel that calls none is not preempted.
+//
 // Threading: install/uninstall are called by hsa_init / the last
 // hsa_shut_down (serialised). Each thread owns its guard.
 #ifndef HSA_CPU_FAULT_H_
@@ -64,7 +80,18 @@ struct KernelGuard {
   // back to the fiber that called _setjmp before it jumps there. Null
   // otherwise, and always null without TSan.
   void* volatile tsan_home_fiber;
+  // The abort flag of the queue whose kernel this thread runs (set before
+  // arming, cleared after): cancel_kernels finds the thread by it.
+  std::atomic<const std::atomic<bool>*> cancel;
 };
+
+// The signal that preempts kernel code of an abandoned dispatch: a real-time
+// signal, so a sender's tgkill is never merged with or mistaken for a fault.
+int cancel_signal();
+
+// Sends the cancel signal to every thread running kernel code under `flag`
+// (which the caller has set). Thread-safe.
+void cancel_kernels(const std::atomic<bool>* flag);
 
 // Installs the handlers for the four signals, remembering the previous ones.
 void install_fault_handlers();

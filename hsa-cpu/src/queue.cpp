@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <sys/mman.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -147,8 +148,13 @@ class DispatchJob final : public Job {
     wg.barrier = nullptr;
     wg.runtime = nullptr;
     // A dispatch whose kernel faulted, or whose queue was inactivated or
-    // failed, runs no more workgroups (as a GPU stops its waves).
-    if (faulted_.load(std::memory_order_relaxed) || queue_->abort.load(std::memory_order_relaxed)) {
+    // failed, runs no more workgroups (as a GPU stops its waves); one that
+    // is abandoned while this workgroup runs preempts it (fault.h). The
+    // thread names the queue's abort flag before it reads it (both seq_cst),
+    // so an abort either is seen here or finds the thread to preempt.
+    context.guard->cancel.store(&queue_->abort, std::memory_order_seq_cst);
+    if (faulted_.load(std::memory_order_relaxed) || queue_->abort.load(std::memory_order_seq_cst)) {
+      context.guard->cancel.store(nullptr, std::memory_order_relaxed);
       skipped_.store(true, std::memory_order_relaxed);
       return;
     }
@@ -159,6 +165,13 @@ class DispatchJob final : public Job {
       else
         kernel_.run_workgroup(packet_.kernarg_address, &wg);
     });
+    context.guard->cancel.store(nullptr, std::memory_order_relaxed);
+    if (!returned && context.guard->fault.signal == cancel_signal()) {
+      // Preempted: the dispatch was abandoned, its workgroup ends here.
+      if (fibers) context.fibers->abandon();
+      skipped_.store(true, std::memory_order_relaxed);
+      return;
+    }
     // A run's kernel records which of its workgroups it is running: one
     // (workgroup_run 1), or the whole run when it interleaves their items.
     if (!returned) {
@@ -216,6 +229,7 @@ class DispatchJob final : public Job {
     }
     queue_->abort.store(true, std::memory_order_seq_cst);
     queue_->inactive.store(true, std::memory_order_seq_cst);
+    cancel_kernels(&queue_->abort);  // its other workgroups still running
     queue_->doorbell->notify_all_waiters();
   }
 
@@ -607,7 +621,25 @@ hsa_status_t make_queue(uint32_t size, hsa_queue_type32_t type, Signal* doorbell
 void free_queue(Queue* queue) {
   queue->stop.store(true, std::memory_order_seq_cst);
   queue->doorbell->notify_all_waiters();
-  if (queue->processor.joinable()) queue->processor.join();
+  if (queue->processor.joinable()) {
+    // Launched dispatches may finish within kQueueDestroyGraceNs; after that
+    // they are abandoned (as hsa_queue_inactivate does), their running
+    // workgroups preempted, so destroying a queue - and hsa_shut_down - ends
+    // even under a kernel that never returns.
+    const uint64_t deadline = now_ns() + kQueueDestroyGraceNs;
+    while (!queue->processor_done.load(std::memory_order_acquire) && now_ns() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (!queue->processor_done.load(std::memory_order_acquire)) {
+      log("queue %llu: destroyed while a dispatch still runs after %llu ms: the dispatch is abandoned",
+          static_cast<unsigned long long>(queue->amd.hsa_queue.id),
+          static_cast<unsigned long long>(kQueueDestroyGraceNs / 1'000'000));
+      queue->abort.store(true, std::memory_order_seq_cst);
+      queue->inactive.store(true, std::memory_order_seq_cst);
+      cancel_kernels(&queue->abort);
+      queue->doorbell->notify_all_waiters();
+    }
+    queue->processor.join();
+  }
   // A finishing dispatch may still be inside complete_dispatch.
   while (queue->finishers.load(std::memory_order_acquire) != 0) sched_yield();
   munmap(queue->ring, queue->ring_bytes);
@@ -680,7 +712,10 @@ HSA_CPU_EXPORT hsa_status_t hsa_queue_create(hsa_agent_t agent, uint32_t size,
   q->agent = a;
   q->callback = callback;
   q->callback_data = data;
-  q->processor = std::thread([q] { Processor{q}.run(); });
+  q->processor = std::thread([q] {
+    Processor{q}.run();
+    q->processor_done.store(true, std::memory_order_release);
+  });
   char name[16];
   snprintf(name, sizeof(name), "hsa-cpu-q%llu", static_cast<unsigned long long>(q->amd.hsa_queue.id));
   pthread_setname_np(q->processor.native_handle(), name);
@@ -741,6 +776,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_queue_inactivate(hsa_queue_t* queue) {
   // workgroups and do not complete.
   q->abort.store(true, std::memory_order_seq_cst);
   q->inactive.store(true, std::memory_order_seq_cst);
+  cancel_kernels(&q->abort);  // workgroups running now stop too (fault.h)
   q->doorbell->notify_all_waiters();
   return HSA_STATUS_SUCCESS;
 }

@@ -43,7 +43,8 @@ struct alignas(AMD_QUEUE_ALIGN_BYTES) Queue {
   void* callback_data = nullptr;      // passed to callback
   std::atomic<bool> stop{false};      // destroy requested
   std::atomic<bool> inactive{false};  // inactivated or in error: no processing
-  std::atomic<bool> abort{false};     // inactivated or a kernel faulted: the
+  std::atomic<bool> abort{false};     // inactivated, a kernel faulted or destroyed
+                                      // past its grace (kQueueDestroyGraceNs): the
                                       // remaining workgroups of launched
                                       // dispatches are skipped, their
                                       // completion signals left alone
@@ -57,6 +58,7 @@ struct alignas(AMD_QUEUE_ALIGN_BYTES) Queue {
   uint32_t cu_mask_words = 0;         // words last set by cu_set_mask
   uint32_t cu_mask[8] = {};           // last CU mask (informational)
   std::thread processor;              // the packet processor
+  std::atomic<bool> processor_done{false};  // the processor's run() returned
 
   hsa_queue_t* hsa() { return &amd.hsa_queue; }
   uint64_t* read_index() { return const_cast<uint64_t*>(&amd.read_dispatch_id); }
@@ -66,6 +68,10 @@ struct alignas(AMD_QUEUE_ALIGN_BYTES) Queue {
   }
 };
 static_assert(offsetof(Queue, amd) == 0, "hsa_queue_t* must point at amd_queue_t");
+
+// How long destroying a queue lets its launched dispatches finish before it
+// abandons them (preempting their running workgroups).
+inline constexpr uint64_t kQueueDestroyGraceNs = 2'000'000'000;
 
 // Stops and frees every queue (hsa_shut_down).
 void destroy_all_queues();

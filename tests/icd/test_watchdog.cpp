@@ -103,8 +103,8 @@ TEST_CASE("watchdog: a dispatch running past XGPU_AMDGPU_WATCHDOG_MS loses the d
   // Every later call answers DEVICE_LOST at once; the other queue too.
   CHECK(submit_barrier(env.queue(1), {}, {}, {after}, {1}) == XGPU_ERROR_DEVICE_LOST);
   CHECK(api().DeviceWaitIdle(env.device()) == XGPU_ERROR_DEVICE_LOST);
-  // The kernel itself cannot be stopped; once it ends, the queue drains
-  // and the device is destroyed normally (Env).
+  // The watchdog had the runtime stop the queue (and, on hsa-cpu, the
+  // kernel): the device is destroyed normally (Env).
   spin.release();
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   spin.destroy();
@@ -126,8 +126,9 @@ TEST_CASE("watchdog: XGPU_AMDGPU_WATCHDOG_MS=0 turns it off") {
   api().DestroySemaphore(env.device(), spun, nullptr);
 }
 
-// Leaks on purpose (the abandoned queue, the device's memory and objects):
-// skipped in the suites that check for leaks, run by ctest
+// Leaks on purpose (the objects left alive; on a runtime that cannot stop
+// the kernel, the abandoned queue and the device's memory too): skipped in
+// the suites that check for leaks, run by ctest
 // icd.watchdog.destroy_while_spinning.
 TEST_CASE("watchdog: a device destroyed while a dispatch spins returns in bounded time" * doctest::skip()) {
   WatchdogSetting setting("0");  // no watchdog: the destroy alone must not hang
@@ -164,11 +165,9 @@ TEST_CASE("watchdog: a device destroyed while a dispatch spins returns in bounde
   CHECK(took < 10.0);
   INFO(env.log.all());
   CHECK(env.log.contains("xgpuDestroyDevice: queue 0 still runs work after 2000 ms: it is abandoned"));
-  CHECK(env.log.contains("abandoned (leaked)"));
-  // Let the abandoned kernel end (its memory was leaked, not freed), so the
-  // runtime can shut down.
-  spin.release();
+  // The runtime stopped the abandoned kernel (hsa_queue_inactivate preempts
+  // it on hsa-cpu), so the device and its memory are gone: the gate is not
+  // touched again, and the runtime shuts down without waiting for it.
   if (returned) destroyer.join();
   else destroyer.detach();
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
 }

@@ -253,6 +253,10 @@ void start_watchdog(Device* device) {
         queue_watch_inflight(queue.get());
         std::string reason;
         if (!queue_watchdog_expired(queue.get(), device->watchdog_ms, &reason)) continue;
+        // The hung operation is abandoned: the runtime stops the queue (and
+        // a CPU runtime the kernel running on it), so nothing of it keeps
+        // running into xgpuDestroyDevice or the runtime's shutdown.
+        if (device->hsa->hsa_queue_inactivate) device->hsa->hsa_queue_inactivate(queue->aql);
         device_mark_lost(device, reason, {{XGPU_OBJECT_TYPE_QUEUE, uint64_t(reinterpret_cast<uintptr_t>(queue.get()))}});
         break;
       }
@@ -357,6 +361,18 @@ void device_destroy(XgpuDevice handle, const XgpuAllocationCallbacks* allocator)
   constexpr uint64_t kNsPerMs = 1'000'000;
   for (auto& queue : device->queues) {
     if (queue_wait_idle_internal(queue.get(), kDestroyDrainMs * kNsPerMs) == XGPU_SUCCESS) continue;
+    size_t held = 0;
+    {
+      std::lock_guard<std::mutex> lock(queue->mutex);
+      held = queue->pending.size();
+    }
+    if (held != 0 && !device->lost.load())
+      device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kHeldSubmissions,
+                    "xgpuDestroyDevice: queue " + std::to_string(queue->index) + " still holds " + std::to_string(held) +
+                        " operation(s) after " + std::to_string(kDestroyDrainMs) +
+                        " ms, waiting for semaphore payloads never signalled: they are dropped (not run; their "
+                        "signal semaphores fail with XGPU_ERROR_DEVICE_LOST)",
+                    {{XGPU_OBJECT_TYPE_QUEUE, uint64_t(reinterpret_cast<uintptr_t>(queue.get()))}});
     if (!queue->broken && !queue->errored && queue_hsa_busy(queue.get())) {
       queue->broken = true;
       if (device->hsa->hsa_queue_inactivate) device->hsa->hsa_queue_inactivate(queue->aql);

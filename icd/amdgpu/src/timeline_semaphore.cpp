@@ -340,6 +340,47 @@ XgpuResult semaphore_wait(XgpuDevice handle, const XgpuSemaphoreWaitInfo* info, 
     }
   }
 
+  if (count > 1) {
+    // All of several: a failure of any ends the wait at once (api.md), so
+    // the wait is on every semaphore not reached yet - a failed one's mirror
+    // jumps to kFailedMirrorValue and wakes it - until each is reached.
+    std::vector<Semaphore*> semaphores(count);
+    for (uint32_t i = 0; i < count; ++i) semaphores[i] = semaphore_at(i);
+    MirrorWaits mirror_waits(semaphores);
+    std::vector<hsa_signal_t> signals;
+    std::vector<hsa_signal_condition_t> conditions;
+    std::vector<hsa_signal_value_t> values;
+    signals.reserve(count);
+    conditions.reserve(count);
+    values.reserve(count);
+    for (;;) {
+      signals.clear();
+      conditions.clear();
+      values.clear();
+      for (uint32_t i = 0; i < count; ++i) {
+        const int64_t state = check(semaphores[i], info->pValues[i]);
+        if (state < 0) return XgpuResult(state);
+        if (state == 1) continue;
+        signals.push_back(semaphores[i]->mirror);
+        conditions.push_back(HSA_SIGNAL_CONDITION_GTE);
+        values.push_back(mirror_target(info->pValues[i]));
+      }
+      if (signals.empty()) return XGPU_SUCCESS;
+      if (device->lost) return XGPU_ERROR_DEVICE_LOST;
+      const uint64_t ticks = remaining_ticks();
+      if (ticks == 0) return XGPU_TIMEOUT;
+      if (hsa.hsa_amd_signal_wait_any) {
+        hsa_signal_value_t observed = 0;
+        hsa.hsa_amd_signal_wait_any(uint32_t(signals.size()), signals.data(), conditions.data(), values.data(),
+                                    ticks, HSA_WAIT_STATE_BLOCKED, &observed);
+      } else {
+        hsa.hsa_signal_wait_scacquire(signals[0], HSA_SIGNAL_CONDITION_GTE, values[0],
+                                      std::min<uint64_t>(ticks, device->runtime->ns_to_ticks(1'000'000)),
+                                      HSA_WAIT_STATE_BLOCKED);
+      }
+    }
+  }
+
   for (uint32_t i = 0; i < count; ++i) {
     Semaphore* semaphore = semaphore_at(i);
     for (;;) {

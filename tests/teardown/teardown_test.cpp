@@ -1,0 +1,623 @@
+// Teardown is bounded and nothing a program does kills the process:
+//   teardown scenarios (one per ctest entry, each run with and without the
+//   validation layer): a hung kernel, a device lost to the watchdog (objects
+//   destroyed after the loss, or left alive), work held behind a semaphore
+//   nobody signals; xgpuWaitSemaphores for all of {unsignalled, failed};
+//   host_memory_sweep: the whole life of a device (instance, device, buffer,
+//   semaphore, executable, pipeline, command buffer, submission, wait) in a
+//   child process under each of a range of address-space limits
+//   (RLIMIT_AS), expecting only clean results - never a signal or an abort.
+// Each step runs under an alarm: a step that hangs fails with its name
+// (and ctest's TIMEOUT is the last line).
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <xgpu/xgpu.h>
+
+#include "teardown_kernels.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int g_failures = 0;
+
+#define EXPECT(cond)                                                              \
+  do {                                                                            \
+    if (!(cond)) {                                                                \
+      std::fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond);     \
+      ++g_failures;                                                               \
+    }                                                                             \
+  } while (0)
+#define REQUIRE_OK(call)                                                          \
+  do {                                                                            \
+    const XgpuResult r_ = (call);                                                 \
+    if (r_ != XGPU_SUCCESS) {                                                     \
+      std::fprintf(stderr, "%s:%d: FAILED: %s returned %d\n", __FILE__, __LINE__, #call, int(r_)); \
+      std::exit(1);                                                               \
+    }                                                                             \
+  } while (0)
+
+// The step running now, named by the alarm handler when it hangs.
+const char* volatile g_step = "start";
+
+void on_alarm(int) {
+  const char* step = g_step;
+  (void)!write(2, "HUNG in step: ", 14);
+  (void)!write(2, step, std::strlen(step));
+  (void)!write(2, "\n", 1);
+  _exit(2);
+}
+
+// Runs `body` as step `name` with `limit_s` seconds before the process is
+// failed as hung; returns how long it took.
+template <typename Body>
+double step(const char* name, unsigned limit_s, Body&& body) {
+  g_step = name;
+  alarm(limit_s);
+  const Clock::time_point start = Clock::now();
+  body();
+  const double took = std::chrono::duration<double>(Clock::now() - start).count();
+  alarm(0);
+  std::printf("%-44s %.3f s\n", name, took);
+  std::fflush(stdout);
+  return took;
+}
+
+// Every message the instance's messenger hears.
+struct Log {
+  std::mutex mutex;
+  std::vector<std::string> ids, texts;
+  bool contains(const char* text) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const std::string& t : texts)
+      if (t.find(text) != std::string::npos) return true;
+    return false;
+  }
+  bool has_id(const char* id) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const std::string& i : ids)
+      if (i.find(id) != std::string::npos) return true;
+    return false;
+  }
+  void dump() {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (size_t i = 0; i < texts.size(); ++i) std::fprintf(stderr, "  [%s] %s\n", ids[i].c_str(), texts[i].c_str());
+  }
+};
+
+XgpuBool32 XGPU_API_CALL on_message(XgpuDebugMessageSeverityFlagBits, XgpuDebugMessageTypeFlags,
+                                    const XgpuDebugMessageData* data, void* user) {
+  auto* log = static_cast<Log*>(user);
+  std::lock_guard<std::mutex> lock(log->mutex);
+  log->ids.emplace_back(data->pMessageIdName ? data->pMessageIdName : "");
+  log->texts.emplace_back(data->pMessage ? data->pMessage : "");
+  return XGPU_FALSE;
+}
+
+bool layer_on() {
+  const char* layers = std::getenv("XGPU_INSTANCE_LAYERS");
+  return layers != nullptr && std::strstr(layers, "validation") != nullptr;
+}
+
+// Process CPU time (user + system), seconds.
+double cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+// An instance with a messenger, a device with `queues` queues on physical
+// device 0, and the objects of one dispatch of teardown_spin (64 workgroups
+// of one item: more than there are cores, so workgroups wait their turn
+// while others spin).
+struct World {
+  Log log;
+  XgpuInstance instance = nullptr;
+  XgpuDebugMessenger messenger = nullptr;
+  XgpuPhysicalDevice physical = nullptr;
+  XgpuDevice device = nullptr;
+  std::vector<XgpuQueue> queues;
+  uint32_t host_visible = 0;
+  XgpuExecutable executable = nullptr;
+  XgpuPipeline pipeline = nullptr;
+  XgpuBuffer gate = nullptr;
+  XgpuCommandBuffer spin = nullptr;
+
+  explicit World(uint32_t queue_count) {
+    XgpuInstanceCreateInfo instance_info{};
+    instance_info.sType = XGPU_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+    REQUIRE_OK(xgpuCreateInstance(&instance_info, nullptr, &instance));
+    XgpuDebugMessengerCreateInfo messenger_info{};
+    messenger_info.sType = XGPU_STRUCTURE_TYPE_DEBUG_MESSENGER_CREATE_INFO;
+    messenger_info.messageSeverity = XGPU_DEBUG_MESSAGE_SEVERITY_INFO_BIT | XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT |
+                                     XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT;
+    messenger_info.messageType = XGPU_DEBUG_MESSAGE_TYPE_GENERAL_BIT | XGPU_DEBUG_MESSAGE_TYPE_VALIDATION_BIT |
+                                 XGPU_DEBUG_MESSAGE_TYPE_PERFORMANCE_BIT;
+    messenger_info.pfnUserCallback = on_message;
+    messenger_info.pUserData = &log;
+    REQUIRE_OK(xgpuCreateDebugMessenger(instance, &messenger_info, nullptr, &messenger));
+    uint32_t count = 1;
+    const XgpuResult enumerated = xgpuEnumeratePhysicalDevices(instance, &count, &physical);
+    if ((enumerated != XGPU_SUCCESS && enumerated != XGPU_INCOMPLETE) || count == 0) std::exit(1);
+    XgpuPhysicalDeviceMemoryProperties memory{};
+    xgpuGetPhysicalDeviceMemoryProperties(physical, &memory);
+    for (uint32_t t = 0; t < memory.memoryTypeCount; ++t)
+      if (memory.memoryTypes[t].propertyFlags & XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+        host_visible = t;
+        break;
+      }
+    XgpuDeviceQueueCreateInfo queue_info{};
+    queue_info.sType = XGPU_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+    queue_info.queueCount = queue_count;
+    XgpuDeviceCreateInfo device_info{};
+    device_info.sType = XGPU_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+    device_info.queueCreateInfoCount = 1;
+    device_info.pQueueCreateInfos = &queue_info;
+    REQUIRE_OK(xgpuCreateDevice(physical, &device_info, nullptr, &device));
+    queues.resize(queue_count);
+    for (uint32_t i = 0; i < queue_count; ++i) xgpuGetDeviceQueue(device, 0, i, &queues[i]);
+  }
+
+  XgpuSemaphore semaphore(uint64_t initial = 0) {
+    XgpuSemaphoreCreateInfo info{};
+    info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
+    info.initialValue = initial;
+    XgpuSemaphore s = nullptr;
+    REQUIRE_OK(xgpuCreateSemaphore(device, &info, nullptr, &s));
+    return s;
+  }
+
+  void make_spin() {
+    XgpuExecutableCreateInfo executable_info{};
+    executable_info.sType = XGPU_STRUCTURE_TYPE_EXECUTABLE_CREATE_INFO;
+    executable_info.pFilePath = XGPU_TEARDOWN_KERNELS;
+    REQUIRE_OK(xgpuCreateExecutable(device, &executable_info, nullptr, &executable));
+    XgpuPipelineCreateInfo pipeline_info{};
+    pipeline_info.sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO;
+    pipeline_info.executable = executable;
+    pipeline_info.pEntryPoint = "teardown_spin";
+    pipeline_info.bindingCount = 1;
+    pipeline_info.workgroupSize[0] = pipeline_info.workgroupSize[1] = pipeline_info.workgroupSize[2] = 1;
+    REQUIRE_OK(xgpuCreatePipeline(device, &pipeline_info, nullptr, &pipeline));
+    XgpuBufferCreateInfo buffer_info{};
+    buffer_info.sType = XGPU_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+    buffer_info.size = 64;
+    buffer_info.usage = XGPU_BUFFER_USAGE_STORAGE_BIT;
+    buffer_info.memoryTypeIndex = host_visible;
+    REQUIRE_OK(xgpuCreateBuffer(device, &buffer_info, nullptr, &gate));
+    void* data = nullptr;
+    REQUIRE_OK(xgpuMapBuffer(device, gate, 0, XGPU_WHOLE_SIZE, &data));
+    __atomic_store_n(static_cast<uint32_t*>(data), 0u, __ATOMIC_RELEASE);
+    XgpuCommandBufferCreateInfo create{};
+    create.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
+    REQUIRE_OK(xgpuCreateCommandBuffer(device, &create, nullptr, &spin));
+    XgpuCommandBufferBeginInfo begin{};
+    begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    begin.mode = XGPU_COMMAND_BUFFER_MODE_REUSABLE;
+    REQUIRE_OK(xgpuBeginCommandBuffer(spin, &begin));
+    xgpuCmdBindPipeline(spin, pipeline);
+    const XgpuBufferRef ref = xgpuBufferRefWhole(gate);
+    xgpuCmdBindBuffers(spin, 0, 1, &ref);
+    xgpuCmdDispatch(spin, 64, 1, 1);
+    REQUIRE_OK(xgpuEndCommandBuffer(spin));
+  }
+
+  XgpuResult submit(uint32_t queue, XgpuCommandBuffer cb, std::vector<XgpuSemaphore> waits,
+                    std::vector<uint64_t> wait_values, std::vector<XgpuSemaphore> signals,
+                    std::vector<uint64_t> signal_values) {
+    XgpuSubmitInfo submit{};
+    submit.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+    submit.commandBuffer = cb;
+    submit.waitSemaphores = {uint32_t(waits.size()), waits.data(), wait_values.data()};
+    submit.signalSemaphores = {uint32_t(signals.size()), signals.data(), signal_values.data()};
+    return xgpuQueueSubmit(queues[queue], 1, &submit);
+  }
+
+  XgpuResult wait(XgpuSemaphore s, uint64_t value, uint64_t timeout = XGPU_INFINITE_TIMEOUT) {
+    XgpuSemaphoreWaitInfo info{};
+    info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
+    info.semaphoreCount = 1;
+    info.pSemaphores = &s;
+    info.pValues = &value;
+    return xgpuWaitSemaphores(device, &info, timeout);
+  }
+
+  void destroy_spin_objects() {
+    xgpuDestroyCommandBuffer(device, spin, nullptr);
+    xgpuDestroyBuffer(device, gate, nullptr);
+    xgpuDestroyPipeline(device, pipeline, nullptr);
+    xgpuDestroyExecutable(device, executable, nullptr);
+    spin = nullptr;
+    gate = nullptr;
+    pipeline = nullptr;
+    executable = nullptr;
+  }
+
+  // Destroys the device (bounded by `device_limit_s`) and the instance, and
+  // checks that nothing of the abandoned work still burns CPU time.
+  void teardown(double device_limit_s, bool expect_abandoned) {
+    const double device_s = step("xgpuDestroyDevice", unsigned(device_limit_s) + 10, [&] {
+      xgpuDestroyDevice(device, nullptr);
+    });
+    EXPECT(device_s < device_limit_s);
+    if (expect_abandoned) {
+      const bool said = log.contains("abandoned");
+      EXPECT(said);
+      if (!said) log.dump();
+    }
+    xgpuDestroyDebugMessenger(instance, messenger, nullptr);
+    const double instance_s = step("xgpuDestroyInstance", 15, [&] { xgpuDestroyInstance(instance, nullptr); });
+    EXPECT(instance_s < 3.5);
+    // The abandoned kernel was stopped: the process is idle.
+    const double cpu_before = cpu_seconds();
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    const double busy = cpu_seconds() - cpu_before;
+    std::printf("%-44s %.3f s of CPU in 0.4 s\n", "after teardown", busy);
+    EXPECT(busy < 0.2);
+  }
+};
+
+// Bounds: the driver waits 2 s per busy queue, the layer 2 s of its own
+// before it hands over to the driver (api.md, xgpuDestroyDevice).
+double destroy_bound_s() { return layer_on() ? 5.0 : 3.0; }
+
+// A kernel that never ends, the watchdog off: the destroy abandons it, and
+// the runtime stops it (instance teardown does not wait for it).
+int hung_kernel() {
+  setenv("XGPU_AMDGPU_WATCHDOG_MS", "0", 1);
+  World world(1);
+  world.make_spin();
+  REQUIRE_OK(world.submit(0, world.spin, {}, {}, {}, {}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  world.teardown(destroy_bound_s(), /*expect_abandoned=*/true);
+  return g_failures;
+}
+
+// The watchdog loses the device to a kernel that never ends; `destroy_first`:
+// the objects are destroyed after the loss (no -pending or -inUse report:
+// the host saw the submission fail), else left to xgpuDestroyDevice.
+int watchdog_loss(bool destroy_first) {
+  setenv("XGPU_AMDGPU_WATCHDOG_MS", "300", 1);
+  World world(2);
+  world.make_spin();
+  XgpuSemaphore spun = world.semaphore(0);
+  REQUIRE_OK(world.submit(0, world.spin, {}, {}, {spun}, {1}));
+  XgpuResult waited = XGPU_SUCCESS;
+  step("wait for the watchdog", 15, [&] { waited = world.wait(spun, 1); });
+  EXPECT(waited == XGPU_ERROR_DEVICE_LOST);
+  if (destroy_first) {
+    step("destroy the objects after the loss", 10, [&] {
+      world.destroy_spin_objects();
+      xgpuDestroySemaphore(world.device, spun, nullptr);
+    });
+    for (const char* id : {"-pending", "-inUse", "-children", "-idle"}) {
+      const bool reported = world.log.has_id(id);
+      if (reported) std::fprintf(stderr, "unexpected report %s\n", id);
+      EXPECT(!reported);
+    }
+    if (g_failures) world.log.dump();
+  }
+  world.teardown(destroy_first ? 1.5 : destroy_bound_s(), false);
+  return g_failures;
+}
+
+// Work held behind a semaphore nobody signals: the destroy drops it after
+// its bound, and says so.
+int never_signalled() {
+  World world(1);
+  XgpuSemaphore never = world.semaphore(0), after = world.semaphore(0);
+  REQUIRE_OK(world.submit(0, nullptr, {never}, {1}, {after}, {1}));
+  world.teardown(destroy_bound_s(), false);
+  const bool said = world.log.contains("never signalled") || world.log.contains("dropped");
+  EXPECT(said);
+  if (!said) world.log.dump();
+  return g_failures;
+}
+
+// xgpuWaitSemaphores for all of {unsignalled, failed} returns the failure at
+// once, with an infinite timeout too; for any of them, the failure as well
+// (the unsignalled one cannot satisfy it first).
+int wait_all_failed() {
+  World world(1);
+  XgpuSemaphore pending = world.semaphore(0), failed = world.semaphore(0);
+  REQUIRE_OK(xgpuFailSemaphore(world.device, failed, XGPU_ERROR_SEMAPHORE_FAILED));
+  const XgpuSemaphore both[2] = {pending, failed};
+  const uint64_t values[2] = {1, 1};
+  XgpuSemaphoreWaitInfo info{};
+  info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
+  info.semaphoreCount = 2;
+  info.pSemaphores = both;
+  info.pValues = values;
+  XgpuResult all = XGPU_SUCCESS, any = XGPU_SUCCESS, timed = XGPU_SUCCESS;
+  const double all_s = step("wait all, infinite timeout", 10, [&] { all = xgpuWaitSemaphores(world.device, &info, XGPU_INFINITE_TIMEOUT); });
+  const double timed_s = step("wait all, 5 s timeout", 10, [&] { timed = xgpuWaitSemaphores(world.device, &info, 5'000'000'000ull); });
+  info.flags = XGPU_SEMAPHORE_WAIT_ANY_BIT;
+  step("wait any", 10, [&] { any = xgpuWaitSemaphores(world.device, &info, XGPU_INFINITE_TIMEOUT); });
+  EXPECT(all == XGPU_ERROR_SEMAPHORE_FAILED);
+  EXPECT(timed == XGPU_ERROR_SEMAPHORE_FAILED);
+  EXPECT(any == XGPU_ERROR_SEMAPHORE_FAILED);
+  EXPECT(all_s < 1.0);
+  EXPECT(timed_s < 1.0);
+  // Failed by a submission that waited on it: the same.
+  XgpuSemaphore chained = world.semaphore(0);
+  REQUIRE_OK(world.submit(0, nullptr, {failed}, {1}, {chained}, {1}));
+  const XgpuSemaphore second[2] = {pending, chained};
+  info.flags = 0;
+  info.pSemaphores = second;
+  XgpuResult chained_result = XGPU_SUCCESS;
+  const double chained_s = step("wait all, failed by a submission", 10, [&] {
+    chained_result = xgpuWaitSemaphores(world.device, &info, XGPU_INFINITE_TIMEOUT);
+  });
+  EXPECT(chained_result == XGPU_ERROR_SEMAPHORE_FAILED);
+  EXPECT(chained_s < 1.0);
+  for (XgpuSemaphore s : {pending, failed, chained}) xgpuDestroySemaphore(world.device, s, nullptr);
+  world.teardown(1.0, false);
+  return g_failures;
+}
+
+// ---- host memory ----------------------------------------------------------
+
+// What one xgpu call of the workload may answer under a memory limit.
+bool clean(XgpuResult r) {
+  switch (r) {
+    case XGPU_SUCCESS:
+    case XGPU_ERROR_OUT_OF_HOST_MEMORY:
+    case XGPU_ERROR_OUT_OF_DEVICE_MEMORY:
+    case XGPU_ERROR_INITIALIZATION_FAILED:
+    case XGPU_ERROR_TOO_MANY_OBJECTS:
+    case XGPU_ERROR_DEVICE_LOST:
+    case XGPU_ERROR_INCOMPATIBLE_DRIVER:
+    case XGPU_ERROR_INVALID_EXECUTABLE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Exit codes of a workload child.
+constexpr int kWorkloadRan = 0;       // every step succeeded
+constexpr int kWorkloadRefused = 10;  // a step answered a clean error
+constexpr int kWorkloadWrong = 11;    // a step answered something else
+
+XgpuBool32 XGPU_API_CALL quiet(XgpuDebugMessageSeverityFlagBits, XgpuDebugMessageTypeFlags,
+                               const XgpuDebugMessageData*, void*) {
+  return XGPU_FALSE;
+}
+
+// The whole life of a device, every object destroyed on the way out; returns
+// a workload exit code. Prints the first refusal.
+int workload() {
+  int outcome = kWorkloadRan;
+  auto check = [&](const char* what, XgpuResult r) {
+    if (r == XGPU_SUCCESS) return true;
+    if (outcome == kWorkloadRan) {
+      outcome = clean(r) ? kWorkloadRefused : kWorkloadWrong;
+      std::printf("  %s: %d\n", what, int(r));
+    }
+    return false;
+  };
+  XgpuInstanceCreateInfo instance_info{};
+  instance_info.sType = XGPU_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+  XgpuInstance instance = nullptr;
+  if (!check("xgpuCreateInstance", xgpuCreateInstance(&instance_info, nullptr, &instance))) return outcome;
+  // Messages go to a quiet messenger (stderr would flood the sweep).
+  XgpuDebugMessengerCreateInfo messenger_info{};
+  messenger_info.sType = XGPU_STRUCTURE_TYPE_DEBUG_MESSENGER_CREATE_INFO;
+  messenger_info.messageSeverity = XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT | XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT;
+  messenger_info.messageType = XGPU_DEBUG_MESSAGE_TYPE_GENERAL_BIT | XGPU_DEBUG_MESSAGE_TYPE_VALIDATION_BIT;
+  messenger_info.pfnUserCallback = quiet;
+  XgpuDebugMessenger messenger = nullptr;
+  check("xgpuCreateDebugMessenger", xgpuCreateDebugMessenger(instance, &messenger_info, nullptr, &messenger));
+  uint32_t count = 1;
+  XgpuPhysicalDevice physical = nullptr;
+  const XgpuResult enumerated = xgpuEnumeratePhysicalDevices(instance, &count, &physical);
+  XgpuDevice device = nullptr;
+  if ((enumerated == XGPU_SUCCESS || enumerated == XGPU_INCOMPLETE) && count == 1) {
+    XgpuDeviceQueueCreateInfo queue_info{};
+    queue_info.sType = XGPU_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+    queue_info.queueCount = 1;
+    XgpuDeviceCreateInfo device_info{};
+    device_info.sType = XGPU_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+    device_info.queueCreateInfoCount = 1;
+    device_info.pQueueCreateInfos = &queue_info;
+    check("xgpuCreateDevice", xgpuCreateDevice(physical, &device_info, nullptr, &device));
+  } else {
+    check("xgpuEnumeratePhysicalDevices", enumerated == XGPU_SUCCESS ? XGPU_ERROR_INITIALIZATION_FAILED : enumerated);
+  }
+  if (device != nullptr) {
+    XgpuQueue queue = nullptr;
+    xgpuGetDeviceQueue(device, 0, 0, &queue);
+    XgpuBufferCreateInfo buffer_info{};
+    buffer_info.sType = XGPU_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+    buffer_info.size = 4096;
+    buffer_info.usage = XGPU_BUFFER_USAGE_STORAGE_BIT;
+    XgpuBuffer buffer = nullptr;
+    check("xgpuCreateBuffer", xgpuCreateBuffer(device, &buffer_info, nullptr, &buffer));
+    XgpuSemaphoreCreateInfo semaphore_info{};
+    semaphore_info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
+    XgpuSemaphore semaphore = nullptr;
+    check("xgpuCreateSemaphore", xgpuCreateSemaphore(device, &semaphore_info, nullptr, &semaphore));
+    XgpuExecutableCreateInfo executable_info{};
+    executable_info.sType = XGPU_STRUCTURE_TYPE_EXECUTABLE_CREATE_INFO;
+    executable_info.pFilePath = XGPU_TEARDOWN_KERNELS;
+    XgpuExecutable executable = nullptr;
+    check("xgpuCreateExecutable", xgpuCreateExecutable(device, &executable_info, nullptr, &executable));
+    XgpuPipeline pipeline = nullptr;
+    if (executable != nullptr) {
+      XgpuPipelineCreateInfo pipeline_info{};
+      pipeline_info.sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO;
+      pipeline_info.executable = executable;
+      pipeline_info.pEntryPoint = "teardown_iota";
+      pipeline_info.workgroupSize[0] = 64;
+      pipeline_info.workgroupSize[1] = pipeline_info.workgroupSize[2] = 1;
+      check("xgpuCreatePipeline", xgpuCreatePipeline(device, &pipeline_info, nullptr, &pipeline));
+    }
+    std::vector<XgpuCommandBuffer> cbs;
+    if (pipeline != nullptr && buffer != nullptr && semaphore != nullptr) {
+      // Several command buffers, so the limit falls inside their creation
+      // and recording at some step of the sweep.
+      for (int i = 0; i < 8; ++i) {
+        XgpuCommandBufferCreateInfo create{};
+        create.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
+        XgpuCommandBuffer cb = nullptr;
+        if (!check("xgpuCreateCommandBuffer", xgpuCreateCommandBuffer(device, &create, nullptr, &cb))) break;
+        cbs.push_back(cb);
+        XgpuCommandBufferBeginInfo begin{};
+        begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+        begin.mode = XGPU_COMMAND_BUFFER_MODE_ONE_SHOT;
+        if (!check("xgpuBeginCommandBuffer", xgpuBeginCommandBuffer(cb, &begin))) break;
+        xgpuCmdBindPipeline(cb, pipeline);
+        const XgpuBufferRef ref = xgpuBufferRefWhole(buffer);
+        xgpuCmdBindBuffers(cb, 0, 1, &ref);
+        const uint32_t constants[2] = {1024, 0};
+        xgpuCmdPushConstants(cb, 0, sizeof constants, constants);
+        for (int d = 0; d < 16; ++d) xgpuCmdDispatch(cb, 16, 1, 1);
+        if (!check("xgpuEndCommandBuffer", xgpuEndCommandBuffer(cb))) break;
+        const uint64_t value = uint64_t(i) + 1;
+        XgpuSubmitInfo submit{};
+        submit.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+        submit.commandBuffer = cb;
+        submit.signalSemaphores = {1, &semaphore, &value};
+        if (!check("xgpuQueueSubmit", xgpuQueueSubmit(queue, 1, &submit))) break;
+        XgpuSemaphoreWaitInfo wait{};
+        wait.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
+        wait.semaphoreCount = 1;
+        wait.pSemaphores = &semaphore;
+        wait.pValues = &value;
+        if (!check("xgpuWaitSemaphores", xgpuWaitSemaphores(device, &wait, 10'000'000'000ull))) break;
+      }
+    }
+    check("xgpuDeviceWaitIdle", xgpuDeviceWaitIdle(device));
+    for (XgpuCommandBuffer cb : cbs) xgpuDestroyCommandBuffer(device, cb, nullptr);
+    xgpuDestroyPipeline(device, pipeline, nullptr);
+    xgpuDestroyExecutable(device, executable, nullptr);
+    xgpuDestroySemaphore(device, semaphore, nullptr);
+    xgpuDestroyBuffer(device, buffer, nullptr);
+    xgpuDestroyDevice(device, nullptr);
+  }
+  if (messenger != nullptr) xgpuDestroyDebugMessenger(instance, messenger, nullptr);
+  xgpuDestroyInstance(instance, nullptr);
+  return outcome;
+}
+
+// Peak address space of this process, bytes (VmPeak).
+uint64_t peak_address_space() {
+  FILE* status = std::fopen("/proc/self/status", "r");
+  if (!status) return 0;
+  char line[256];
+  uint64_t kib = 0;
+  while (std::fgets(line, sizeof line, status))
+    if (std::sscanf(line, "VmPeak: %lu kB", &kib) == 1) break;
+  std::fclose(status);
+  return kib * 1024;
+}
+
+// Runs the workload in a child under RLIMIT_AS `limit` (0: none); returns
+// its wait status, or -1 when it ran past `timeout_s` (killed).
+int run_limited(uint64_t limit, unsigned timeout_s, uint64_t* out_peak) {
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) return -1;
+  std::fflush(stdout);
+  const pid_t child = fork();
+  if (child == 0) {
+    close(pipe_fds[0]);
+    if (limit != 0) {
+      rlimit rl{limit, limit};
+      setrlimit(RLIMIT_AS, &rl);
+    }
+    const int outcome = workload();
+    const uint64_t peak = peak_address_space();
+    (void)!write(pipe_fds[1], &peak, sizeof peak);
+    std::fflush(stdout);
+    _exit(outcome);
+  }
+  close(pipe_fds[1]);
+  int status = 0;
+  const Clock::time_point deadline = Clock::now() + std::chrono::seconds(timeout_s);
+  for (;;) {
+    const pid_t done = waitpid(child, &status, WNOHANG);
+    if (done == child) break;
+    if (Clock::now() >= deadline) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      close(pipe_fds[0]);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  uint64_t peak = 0;
+  if (read(pipe_fds[0], &peak, sizeof peak) == sizeof peak && out_peak) *out_peak = peak;
+  close(pipe_fds[0]);
+  return status;
+}
+
+// The sweep: first a run with no limit (its peak address space sets the
+// range), then `steps` limits from 1/8 of that peak up to it.
+int host_memory_sweep(int steps) {
+  uint64_t peak = 0;
+  const int free_status = run_limited(0, 60, &peak);
+  if (free_status == -1 || !WIFEXITED(free_status) || WEXITSTATUS(free_status) != kWorkloadRan) {
+    std::fprintf(stderr, "the workload does not run without a limit (status 0x%x)\n", free_status);
+    return 1;
+  }
+  std::printf("peak address space without a limit: %lu MiB\n", (unsigned long)(peak >> 20));
+  const uint64_t low = peak / 8, high = peak + (peak >> 4);
+  int ran = 0, refused = 0;
+  for (int i = 0; i < steps; ++i) {
+    const uint64_t limit = low + (high - low) * uint64_t(i) / uint64_t(steps - 1);
+    const int status = run_limited(limit, 30, nullptr);
+    std::printf("RLIMIT_AS %5lu MiB: ", (unsigned long)(limit >> 20));
+    if (status == -1) {
+      std::printf("HUNG (killed after 30 s)\n");
+      ++g_failures;
+    } else if (WIFSIGNALED(status)) {
+      std::printf("KILLED by signal %d (%s)\n", WTERMSIG(status), strsignal(WTERMSIG(status)));
+      ++g_failures;
+    } else if (WEXITSTATUS(status) == kWorkloadRan) {
+      std::printf("ran\n");
+      ++ran;
+    } else if (WEXITSTATUS(status) == kWorkloadRefused) {
+      std::printf("refused cleanly\n");
+      ++refused;
+    } else {
+      std::printf("WRONG: exit status %d\n", WEXITSTATUS(status));
+      ++g_failures;
+    }
+    std::fflush(stdout);
+  }
+  std::printf("%d limits: %d ran, %d refused cleanly, %d failed\n", steps, ran, refused, g_failures);
+  return g_failures;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  signal(SIGALRM, on_alarm);
+  const std::string scenario = argc > 1 ? argv[1] : "";
+  std::printf("scenario %s, validation layer %s\n", scenario.c_str(), layer_on() ? "on" : "off");
+  int failures = 1;
+  if (scenario == "hung_kernel") failures = hung_kernel();
+  else if (scenario == "watchdog_loss") failures = watchdog_loss(true);
+  else if (scenario == "watchdog_loss_children_alive") failures = watchdog_loss(false);
+  else if (scenario == "never_signalled") failures = never_signalled();
+  else if (scenario == "wait_all_failed") failures = wait_all_failed();
+  else if (scenario == "host_memory_sweep") failures = host_memory_sweep(argc > 2 ? std::atoi(argv[2]) : 24);
+  else std::fprintf(stderr, "usage: %s hung_kernel|watchdog_loss|watchdog_loss_children_alive|never_signalled|"
+                    "wait_all_failed|host_memory_sweep [steps]\n", argv[0]);
+  std::printf("%s\n", failures == 0 ? "PASSED" : "FAILED");
+  return failures == 0 ? 0 : 1;
+}
