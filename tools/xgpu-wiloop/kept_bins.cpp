@@ -127,7 +127,9 @@ bool WorkItemLoops::plan_accumulation(std::string* why) {
           if (!load || !load->isSimple() ||
               !(is_argument_field(ptr, kernarg(), dl_, &offset) || is_argument_field(ptr, workgroup(), dl_, &offset) ||
                 (r == 2 && on_totals(ptr))))
-            return no("the zeroing or flushing region reads memory other than the kernarg, the record and the totals");
+            return no(isa<LoadInst>(inst) || !inst.mayWriteToMemory()
+                          ? "the zeroing or flushing region reads memory other than the kernarg, the record and the totals"
+                          : "the zeroing region writes memory other than group memory (a store or an atomic)");
           continue;
         }
         int64_t e = 0;

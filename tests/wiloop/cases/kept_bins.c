@@ -206,7 +206,7 @@ XGPU_KERNEL_GROUPSHARED(counted, bins_args_t, args, bins_shared_t, sh) {
 }
 XGPU_KERNEL_BINDINGS(counted, 2);
 // REMARK: kernel 'counted': combined-tails: 1 tail atomic add(s) combined across the run's workgroups; not an atomic add: the item does more after it than compute and return
-// REMARK: kernel 'counted': not kept-bins: the zeroing or flushing region reads memory other than the kernarg, the record and the totals
+// REMARK: kernel 'counted': not kept-bins: the zeroing region writes memory other than group memory (a store or an atomic)
 // REMARK-NOT: kernel 'counted': kept-bins:
 // REMARK: kernel 'counted': work-item-loops:
 
@@ -290,3 +290,4 @@ XGPU_KERNEL_BINDINGS(wide_adds, 2);
 // REMARK: kernel 'wide_adds': combined-tails: 1 tail atomic add(s) combined
 // REMARK: kernel 'wide_adds': not kept-bins: an add to the bins is of another type than the zeroed slots
 // REMARK: kernel 'wide_adds': work-item-loops:
+
