@@ -267,6 +267,62 @@ const InterceptEntry* LookupIntercept(const char* name) {
 }
 
 }  // namespace
+
+bool DrainDevice(LayerDevice& device) {
+  if (device.drain_done) return device.drained_idle;
+  device.drain_done = true;
+  const XgpuDeviceDispatchTable& next = device.next;
+  auto wait_idle = [&] { return next.DeviceWaitIdle == nullptr || next.DeviceWaitIdle(device.handle) != XGPU_TIMEOUT; };
+  if (next.GetDeviceQueue == nullptr || next.CreateSemaphore == nullptr || next.QueueSubmit == nullptr ||
+      next.WaitSemaphores == nullptr || next.DestroySemaphore == nullptr) {
+    device.drained_idle = wait_idle();
+    return device.drained_idle;
+  }
+  std::vector<XgpuSemaphore> markers;
+  bool lost = false, refused = false;
+  for (uint32_t family = 0; family < device.queue_counts.size() && !lost; ++family) {
+    for (uint32_t index = 0; index < device.queue_counts[family] && !lost; ++index) {
+      XgpuQueue queue = nullptr;
+      next.GetDeviceQueue(device.handle, family, index, &queue);
+      if (queue == nullptr) continue;
+      XgpuSemaphoreCreateInfo info = {};
+      info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
+      XgpuSemaphore marker = nullptr;
+      XgpuResult result = next.CreateSemaphore(device.handle, &info, nullptr, &marker);
+      if (result == XGPU_SUCCESS) {
+        const uint64_t one = 1;
+        XgpuSubmitInfo submit = {};
+        submit.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+        submit.signalSemaphores = {1, &marker, &one};
+        result = next.QueueSubmit(queue, 1, &submit);
+        if (result == XGPU_SUCCESS) {
+          markers.push_back(marker);
+          continue;
+        }
+        next.DestroySemaphore(device.handle, marker, nullptr);
+      }
+      lost = result == XGPU_ERROR_DEVICE_LOST;
+      refused = !lost;
+    }
+  }
+  if (!lost && !markers.empty()) {
+    const std::vector<uint64_t> ones(markers.size(), 1);
+    XgpuSemaphoreWaitInfo wait = {};
+    wait.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
+    wait.semaphoreCount = uint32_t(markers.size());
+    wait.pSemaphores = markers.data();
+    wait.pValues = ones.data();
+    const XgpuResult result = next.WaitSemaphores(device.handle, &wait, kDestroyDrainNs);
+    lost = result == XGPU_ERROR_DEVICE_LOST;
+    device.drained_idle = result == XGPU_SUCCESS && !refused;
+  }
+  // (A marker still pending lives on in the driver until its submission ends.)
+  for (XgpuSemaphore marker : markers) next.DestroySemaphore(device.handle, marker, nullptr);
+  // Lost: what had not run was failed, what runs on its other queues ends.
+  if (lost) device.drained_idle = wait_idle();
+  return device.drained_idle;
+}
+
 }  // namespace xgpu_validation
 
 XGPU_VALIDATION_EXPORT XgpuResult xgpuNegotiateLoaderLayerInterfaceVersion(XgpuNegotiateLayerInterface* pVersionStruct) {

@@ -121,7 +121,23 @@ struct LayerDevice {
   XgpuDeviceDispatchTable next = {};                             // the next element's device-level functions
   PFN_xgpuGetDeviceProcAddr next_get_device_proc_addr = nullptr;  // the next element's
   LayerInstance* instance = nullptr;                             // instance it belongs to
+  // Destroying it (externally synchronized): DrainDevice's answer, once asked.
+  bool drain_done = false;                                       // DrainDevice ran
+  bool drained_idle = false;                                     // it found every queue idle in time
 };
+
+// How long the layer's destroy path waits for a device's queues before it
+// leaves what they may still use to the driver (the driver's own bound is
+// the same: api.md, xgpuDestroyDevice).
+inline constexpr uint64_t kDestroyDrainNs = 2'000'000'000;
+
+// Waits at most kDestroyDrainNs until every operation submitted so far to
+// `device`'s queues has completed or failed (a signal-only submission on each
+// queue, then one wait for all of them; on a lost device, the driver's
+// xgpuDeviceWaitIdle, which returns once nothing runs). True when they have.
+// Asked again, gives the first answer without waiting. For the destroy path
+// only (xgpuDestroyDevice, xgpuDestroyInstance).
+bool DrainDevice(LayerDevice& device);
 
 // A command buffer's state (api.md 13), kept by CommandBufferState.
 enum class CommandBufferStatus : uint8_t {

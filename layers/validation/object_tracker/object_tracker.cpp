@@ -163,8 +163,10 @@ void ReportAlive(CallContext& ctx, Vuid vuid, const char* field, const std::vect
 // Destroys down the chain what the application left of `device`: first the
 // queue-ordered allocations (on their queues), then, once the device is idle,
 // everything else, newest first (so a pipeline goes before its executable and
-// a buffer before its memory pool).
-void DestroyChildrenDown(const LayerDevice& device) {
+// a buffer before its memory pool). The wait is bounded (DrainDevice): work
+// still running after it may use any of them, so they are left to the
+// driver, whose xgpuDestroyDevice abandons that work and leaks what it uses.
+void DestroyChildrenDown(CallContext& ctx, LayerDevice& device) {
   std::vector<const ObjectRecord*> children = Select([&](const ObjectRecord& r) { return IsDeviceChild(r, &device); });
   if (children.empty()) return;
   std::sort(children.begin(), children.end(),
@@ -172,7 +174,18 @@ void DestroyChildrenDown(const LayerDevice& device) {
   for (const ObjectRecord* child : children) {
     if (child->made_on_type == XGPU_OBJECT_TYPE_QUEUE) DestroyDown(*child, device);
   }
-  if (device.next.DeviceWaitIdle != nullptr) device.next.DeviceWaitIdle(device.handle);
+  const size_t left = size_t(std::count_if(children.begin(), children.end(), [](const ObjectRecord* child) {
+    return child->made_on_type != XGPU_OBJECT_TYPE_QUEUE;
+  }));
+  if (left == 0) return;
+  if (!DrainDevice(device)) {
+    const ObjectRecord* device_record = Objects().Find(XGPU_OBJECT_TYPE_DEVICE, uint64_t(reinterpret_cast<uintptr_t>(device.handle)));
+    ctx.Report(Vuid::xgpuDestroyDevice_device_idle, Field{"device"},
+               (device_record ? Describe(device_record) : std::string("the device")) + ", whose queues still run work after " +
+                   std::to_string(kDestroyDrainNs / 1'000'000) + " ms: the layer leaves its " + std::to_string(left) +
+                   " object(s) alive to the driver, which abandons that work (nothing it may use is freed under it)");
+    return;
+  }
   for (const ObjectRecord* child : children) {
     if (child->made_on_type != XGPU_OBJECT_TYPE_QUEUE) DestroyDown(*child, device);
   }
@@ -192,7 +205,7 @@ bool ObjectTracker::ValidateDestroyDevice(CallContext& ctx, XgpuDevice device,
 
 void ObjectTracker::PreRecordDestroyDevice(CallContext& ctx, XgpuDevice device,
                                            const XgpuAllocationCallbacks* pAllocator) {
-  if (ctx.device != nullptr) DestroyChildrenDown(*ctx.device);
+  if (ctx.device != nullptr) DestroyChildrenDown(ctx, *ctx.device);
   ObjectTrackerGenerated::PreRecordDestroyDevice(ctx, device, pAllocator);
 }
 
@@ -204,7 +217,7 @@ void ObjectTracker::PreRecordDestroyInstance(CallContext& ctx, XgpuInstance inst
   });
   for (const ObjectRecord* record : devices) {
     LayerDevice* device = record->device;
-    DestroyChildrenDown(*device);
+    DestroyChildrenDown(ctx, *device);
     device->next.DestroyDevice(device->handle, record->Allocator());
     delete device;
   }

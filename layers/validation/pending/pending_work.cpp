@@ -220,8 +220,11 @@ void PendingWork::PreRecordDestroyDevice(CallContext& ctx, XgpuDevice device, co
                                     [&](const Dealloca& d) { return of_device(d.queue); }),
                      deallocas_.end());
   }
-  // The driver never sees a device destroyed under its work.
-  if (busy && ctx.device->next.DeviceWaitIdle != nullptr) ctx.device->next.DeviceWaitIdle(device);
+  // The driver sees a device destroyed under its work only when that work
+  // outlives the layer's bounded wait; the driver then waits its own bound
+  // and abandons it (api.md, xgpuDestroyDevice).
+  (void)device;
+  if (busy) DrainDevice(*ctx.device);
 }
 
 bool PendingWork::ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount,
@@ -574,8 +577,11 @@ void PendingWork::PostRecordQueueDealloca(CallContext& ctx, XgpuQueue queue, con
 
 // ---- observations ----
 
+// A queue or device wait returns XGPU_ERROR_DEVICE_LOST once nothing runs
+// any more (api.md 6.1): everything submitted has completed or failed, as
+// the host has now observed (1.8).
 void PendingWork::PostRecordQueueWaitIdle(CallContext&, XgpuQueue queue, XgpuResult result) {
-  if (result < 0) return;
+  if (result < 0 && result != XGPU_ERROR_DEVICE_LOST) return;
   std::lock_guard lock(mutex_);
   auto it = queues_.find(H(queue));
   if (it == queues_.end()) return;
@@ -586,7 +592,7 @@ void PendingWork::PostRecordQueueWaitIdle(CallContext&, XgpuQueue queue, XgpuRes
 }
 
 void PendingWork::PostRecordDeviceWaitIdle(CallContext& ctx, XgpuDevice, XgpuResult result) {
-  if (result < 0) return;
+  if (result < 0 && result != XGPU_ERROR_DEVICE_LOST) return;
   std::lock_guard lock(mutex_);
   Payloads reached;
   for (auto& [handle, q] : queues_) {
@@ -598,8 +604,17 @@ void PendingWork::PostRecordDeviceWaitIdle(CallContext& ctx, XgpuDevice, XgpuRes
 
 void PendingWork::PostRecordWaitSemaphores(CallContext& ctx, XgpuDevice device, const XgpuSemaphoreWaitInfo* pWaitInfo,
                                            uint64_t, XgpuResult result) {
-  if (result != XGPU_SUCCESS || !IsUsablePointer(pWaitInfo) || !IsUsablePointer(pWaitInfo->pSemaphores) ||
-      !IsUsablePointer(pWaitInfo->pValues) || ctx.device == nullptr) {
+  if ((result != XGPU_SUCCESS && result != XGPU_ERROR_DEVICE_LOST) || !IsUsablePointer(pWaitInfo) ||
+      !IsUsablePointer(pWaitInfo->pSemaphores) || !IsUsablePointer(pWaitInfo->pValues) || ctx.device == nullptr) {
+    return;
+  }
+  if (result == XGPU_ERROR_DEVICE_LOST) {
+    // The device is lost: every operation that would signal these semaphores
+    // and had not completed was abandoned and failed (api.md 6.1), and the
+    // host has now seen it fail (1.8) - it holds nothing any more.
+    std::lock_guard lock(mutex_);
+    for (uint32_t i = 0; i < pWaitInfo->semaphoreCount; ++i) ObserveLocked(H(pWaitInfo->pSemaphores[i]), UINT64_MAX);
+    PruneLocked();
     return;
   }
   const bool any = (pWaitInfo->flags & XGPU_SEMAPHORE_WAIT_ANY_BIT) != 0;
@@ -619,6 +634,13 @@ void PendingWork::PostRecordWaitSemaphores(CallContext& ctx, XgpuDevice device, 
 
 void PendingWork::PostRecordGetSemaphoreValue(CallContext&, XgpuDevice, XgpuSemaphore semaphore, uint64_t* pValue,
                                               XgpuResult result) {
+  if (result == XGPU_ERROR_DEVICE_LOST) {
+    // As for a wait that returns it: the signallers failed, seen by the host.
+    std::lock_guard lock(mutex_);
+    ObserveLocked(H(semaphore), UINT64_MAX);
+    PruneLocked();
+    return;
+  }
   if (result != XGPU_SUCCESS || !IsUsablePointer(pValue)) return;
   std::lock_guard lock(mutex_);
   ObserveLocked(H(semaphore), *pValue);

@@ -5,14 +5,18 @@
 // pending command_buffer_state rules of vuids.json): beginning or destroying
 // a pending command buffer; destroying a buffer, pipeline or semaphore a
 // pending operation uses; destroying a device with pending work (reported,
-// then the layer waits for the device before destroying it); submitting a
-// command buffer whose recording uses a destroyed buffer or pipeline.
+// then the layer waits for the device, at most kDestroyDrainNs, before
+// destroying it); submitting a command buffer whose recording uses a
+// destroyed buffer or pipeline.
 //
 // Each queue operation gets a sequence number on its queue; every object it
 // uses remembers, per queue, the last one. Observations: xgpuQueueWaitIdle,
-// xgpuDeviceWaitIdle, a successful xgpuWaitSemaphores (each semaphore's
+// xgpuDeviceWaitIdle (also when they return XGPU_ERROR_DEVICE_LOST: they do
+// once nothing runs), a successful xgpuWaitSemaphores (each semaphore's
 // payload; with XGPU_SEMAPHORE_WAIT_ANY_BIT the values are asked down the
-// chain), xgpuGetSemaphoreValue. Completion follows waits: an operation seen
+// chain), xgpuGetSemaphoreValue; a wait or value query that returns
+// XGPU_ERROR_DEVICE_LOST: the operations that would signal its semaphores
+// failed, seen by the host (api.md 1.8, 6.1). Completion follows waits: an operation seen
 // complete had each payload it waited on reached, so whatever signalled those
 // payloads (on another queue, or a queue of another device) completed too, and
 // so on down the chain.
