@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <shared_mutex>
@@ -79,6 +80,7 @@ struct Registry {
   std::unordered_set<uint64_t> kernel_objects;   // live descriptor addresses
   std::unordered_set<std::string> loaded_paths;  // dlopen names in use
   std::unordered_set<void*> loaded_handles;      // dlopen handles in use
+  uint64_t next_path_serial = 0;                 // spelt into the next dlopen name
 };
 Registry& registry() {
   static Registry* r = new Registry();
@@ -284,6 +286,28 @@ Inspection inspect(const std::vector<unsigned char>& bytes, const Agent* agent) 
   return result;
 }
 
+// The name a code object's memfd is dlopen()ed under. glibc returns the
+// object already loaded under a name it has seen, and a closed memfd's
+// number is reused by the next one, so every name must be new. The serial is
+// spelt between "fd" and the number in separators that leave the file named
+// the same ("/" for a 0 bit, "./" for a 1 bit, lowest bit first): distinct
+// serials give distinct names, and a name grows by two bytes per bit, so a
+// process may hold any number of code objects at once.
+std::string memfd_path(int fd, uint64_t serial) {
+  std::string path = "/proc/self/fd/";
+  for (; serial != 0; serial >>= 1) path += (serial & 1) ? "./" : "/";
+  return path + std::to_string(fd);
+}
+
+// True when dlopen's message says a resource ran out (memory, mappings,
+// files) rather than that the object is malformed.
+bool dlopen_out_of_resources(const char* message) {
+  if (message == nullptr) return false;
+  for (int error : {ENOMEM, EMFILE, ENFILE, EAGAIN})
+    if (strstr(message, strerror(error)) != nullptr) return true;
+  return false;
+}
+
 // dlopen()s `bytes` via a memfd without leaving a file behind.
 hsa_status_t map_object(const std::vector<unsigned char>& bytes, LoadedObject* out) {
   const int fd = memfd_create("hsa-cpu-code-object", MFD_CLOEXEC);
@@ -295,35 +319,34 @@ hsa_status_t map_object(const std::vector<unsigned char>& bytes, LoadedObject* o
   while (written < bytes.size()) {
     const ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
     if (n <= 0) {
+      log("writing the code object to its memfd failed: %s", n < 0 ? strerror(errno) : "no progress");
       close(fd);
       return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     }
     written += size_t(n);
   }
-  // glibc returns an already loaded object for a name it has seen; fd
-  // numbers are reused, so keep every name in use distinct.
   Registry& r = registry();
-  std::string path = "/proc/self/fd/" + std::to_string(fd);
   hsa_status_t status = HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
   {
     std::unique_lock<std::shared_mutex> lock(r.mutex);
-    for (int attempt = 0; attempt < 64; ++attempt, path.insert(0, "/")) {
-      if (r.loaded_paths.count(path)) continue;
-      void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (handle == nullptr) {
-        log("dlopen of the code object failed: %s", dlerror());
-        break;
-      }
-      if (r.loaded_handles.count(handle)) {  // aliased an object we hold
-        dlclose(handle);
-        continue;
-      }
+    std::string path = memfd_path(fd, r.next_path_serial++);
+    while (r.loaded_paths.count(path)) path = memfd_path(fd, r.next_path_serial++);
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      const char* message = dlerror();
+      log("dlopen of the code object failed: %s", message ? message : "(no message)");
+      if (dlopen_out_of_resources(message)) status = HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    } else if (r.loaded_handles.count(handle)) {
+      // The memfd is new, so glibc cannot have matched it to an object we
+      // hold by name or by file; refuse rather than share one.
+      log("dlopen of the code object returned an object already loaded");
+      dlclose(handle);
+    } else {
       r.loaded_paths.insert(path);
       r.loaded_handles.insert(handle);
       out->handle = handle;
       out->path = path;
       status = HSA_STATUS_SUCCESS;
-      break;
     }
   }
   close(fd);
