@@ -22,7 +22,7 @@ cd "$(dirname "$0")"
 
 packages=(
   clang-19 lld-19 llvm-19 llvm-19-dev llvm-19-tools libclang-rt-19-dev cmake ninja-build python3 pkg-config
-  libhsa-runtime-dev doctest-dev nlohmann-json3-dev libboost-context-dev libmsgpack-cxx-dev
+  libhsa-runtime-dev doctest-dev nlohmann-json3-dev libboost-context-dev libmsgpack-cxx-dev nettle-dev
 )
 
 # Peers the benchmarks measure beside xgpu (not needed for building or testing).

@@ -99,6 +99,10 @@ bool isa_compatible(std::string_view entry_isa, std::string_view agent_isa) {
 }
 
 Status Executable::parse(std::span<const uint8_t> bytes, Executable* out_executable) {
+  return parse_structure(bytes, /*verify_hashes=*/true, out_executable);
+}
+
+Status Executable::parse_structure(std::span<const uint8_t> bytes, bool verify_hashes, Executable* out_executable) {
   Executable result;
   xgpu_executable_header_t header;
   if (bytes.size() < sizeof(header)) {
@@ -108,6 +112,12 @@ Status Executable::parse(std::span<const uint8_t> bytes, Executable* out_executa
   std::memcpy(&header, bytes.data(), sizeof(header));
   if (std::memcmp(header.magic, XGPU_EXECUTABLE_MAGIC, XGPU_EXECUTABLE_MAGIC_SIZE) != 0) {
     return Status::error("not an xgpu executable: bad magic (expected \"" XGPU_EXECUTABLE_MAGIC "\\0\")");
+  }
+  if (header.version == 1) {
+    return Status::error("executable format version 1 is no longer read: its code objects carry no SHA-256, so "
+                         "corruption could reach the runtime; rebuild the file with this release's xgpu-kernels "
+                         "(xgpu_add_kernels) to get format version " +
+                         std::to_string(XGPU_EXECUTABLE_FORMAT_VERSION));
   }
   if (header.version != XGPU_EXECUTABLE_FORMAT_VERSION) {
     return Status::error("unsupported executable format version " + std::to_string(header.version) +
@@ -197,7 +207,9 @@ Status Executable::parse(std::span<const uint8_t> bytes, Executable* out_executa
       }
     }
     entry.offset = raw.code_object_offset;
+    entry.table_offset = table_offset + uint64_t{i} * sizeof(raw);
     entry.code_object = bytes.subspan(raw.code_object_offset, raw.code_object_size);
+    std::memcpy(entry.sha256.data(), raw.code_object_sha256, sizeof(raw.code_object_sha256));
     ranges.push_back({raw.code_object_offset, raw.code_object_offset + raw.code_object_size, i});
     result.entries_.push_back(entry);
   }
@@ -213,7 +225,31 @@ Status Executable::parse(std::span<const uint8_t> bytes, Executable* out_executa
                            std::to_string(ranges[i - 1].begin) + ", " + std::to_string(ranges[i - 1].end) + ")");
     }
   }
+  // Last, once every range is known to lie in the file: the hashes. Nothing
+  // reads a code object's bytes before its hash matched.
+  for (size_t i = 0; verify_hashes && i < result.entries_.size(); ++i) {
+    const Entry& entry = result.entries_[i];
+    const Sha256 actual = sha256(entry.code_object);
+    if (actual != entry.sha256) {
+      return Status::error("entry " + std::to_string(i) + " (" + std::string(entry.isa_name) +
+                           "): code object corrupt: its " + std::to_string(entry.code_object.size()) +
+                           " bytes at offset " + std::to_string(entry.offset) + " have SHA-256 " +
+                           hex_bytes(actual) + ", the entry says " + hex_bytes(entry.sha256));
+    }
+  }
   *out_executable = std::move(result);
+  return {};
+}
+
+Status rehash(std::span<uint8_t> bytes) {
+  Executable structure;
+  Status status = Executable::parse_structure(bytes, /*verify_hashes=*/false, &structure);
+  if (!status.ok()) return status;
+  for (const Entry& entry : structure.entries()) {
+    const Sha256 digest = sha256(entry.code_object);
+    std::memcpy(bytes.data() + entry.table_offset + offsetof(xgpu_executable_entry_t, code_object_sha256),
+                digest.data(), digest.size());
+  }
   return {};
 }
 
@@ -307,6 +343,8 @@ Status write(std::span<const EntryInput> entries, std::vector<uint8_t>* out_byte
     raw.code_object_offset = cursor;
     raw.code_object_size = entries[i].code_object.size();
     raw.kind = entries[i].kind;
+    const Sha256 digest = sha256(entries[i].code_object);
+    std::memcpy(raw.code_object_sha256, digest.data(), digest.size());
     cursor += raw.code_object_size;
   }
   header.file_size = cursor;

@@ -14,6 +14,7 @@
 // caller's bytes, which must outlive them.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -57,20 +58,36 @@ class [[nodiscard]] Status {
   bool failed_ = false;
 };
 
+// A SHA-256 digest (FIPS 180-4).
+using Sha256 = std::array<uint8_t, XGPU_EXECUTABLE_CODE_OBJECT_HASH_SIZE>;
+
+// The SHA-256 of `bytes`.
+Sha256 sha256(std::span<const uint8_t> bytes);
+
+// `digest` as lowercase hex.
+std::string hex_bytes(std::span<const uint8_t> digest);
+
 // One code object of an executable (a view into the file's bytes).
 struct Entry {
   std::string_view isa_name;                // HSA ISA name, e.g. "amdgcn-amd-amdhsa--gfx942"
   xgpu_executable_entry_kind_t kind;        // AMDGPU or host code object
   uint64_t offset;                          // file offset of the code object (bytes)
+  uint64_t table_offset;                    // file offset of this entry in the entry table (bytes)
   std::span<const uint8_t> code_object;     // the code object's bytes
+  Sha256 sha256;                            // the entry's code_object_sha256 (parse() checked it)
 };
 
 // A parsed, validated executable file.
 class Executable {
  public:
   // Validates `bytes` as a whole executable file (header, entry table, entry
-  // ranges; not the code objects' contents) and records its entries.
+  // ranges, and each code object's SHA-256 against its entry; not the code
+  // objects' contents) and records its entries.
   static Status parse(std::span<const uint8_t> bytes, Executable* out_executable);
+
+  // parse() with the hash check left out when `verify_hashes` is false: for
+  // rehash() and for readers that report on a file they will not load.
+  static Status parse_structure(std::span<const uint8_t> bytes, bool verify_hashes, Executable* out_executable);
 
   const std::vector<Entry>& entries() const { return entries_; }
   // The entry with exactly this ISA name, or nullptr.
@@ -99,8 +116,21 @@ struct EntryInput {
   std::vector<uint8_t> code_object;         // the code object's bytes
 };
 
-// Serializes `entries` (in order) into an executable file.
+// Serializes `entries` (in order) into an executable file, each entry with
+// its code object's SHA-256.
 Status write(std::span<const EntryInput> entries, std::vector<uint8_t>* out_bytes);
+
+// Recomputes every entry's code_object_sha256 of a structurally valid file
+// in place, for tools that edit a file's code objects and for tests and
+// fuzzers that corrupt them on purpose to reach the checks behind the hash.
+Status rehash(std::span<uint8_t> bytes);
+
+// Reads the executable file at `path` whole. Refuses, before reading a byte,
+// what is not a regular file (a folder, a FIFO, a device, a socket), an empty
+// file (as /proc files report themselves) and a file larger than
+// XGPU_EXECUTABLE_MAX_FILE_SIZE; opening never blocks (O_NONBLOCK) and
+// nothing here throws. The message names the path and what was wrong.
+Status read_file(const char* path, std::vector<uint8_t>* out_bytes);
 
 // The entry kind an ISA name implies: AMDGPU for "amdgcn-amd-amdhsa--*",
 // host for "x86_64-*"; error otherwise.

@@ -33,8 +33,15 @@ extern "C" {
 /* First 8 bytes of every file: "XGPUEXE" and a NUL. */
 #define XGPU_EXECUTABLE_MAGIC "XGPUEXE"
 #define XGPU_EXECUTABLE_MAGIC_SIZE 8u
-/* Bumped on any incompatible layout change. */
-#define XGPU_EXECUTABLE_FORMAT_VERSION 1u
+/* Bumped on any incompatible layout change. Version 2 added each code
+ * object's SHA-256 (code_object_sha256); readers reject version 1 files,
+ * which have none. */
+#define XGPU_EXECUTABLE_FORMAT_VERSION 2u
+/* Bytes of a code object's content hash (SHA-256, FIPS 180-4). */
+#define XGPU_EXECUTABLE_CODE_OBJECT_HASH_SIZE 32u
+/* Upper bound on the size of an executable file a reader accepts (bytes):
+ * 1 GiB. A path naming a larger file is refused before any byte is read. */
+#define XGPU_EXECUTABLE_MAX_FILE_SIZE (1ull << 30)
 /* File offset alignment of every code object (bytes): lets a loader map
  * code objects straight from the file. */
 #define XGPU_EXECUTABLE_CODE_OBJECT_ALIGNMENT 4096u
@@ -81,7 +88,10 @@ typedef struct xgpu_executable_entry {
   uint64_t code_object_size;   /* bytes of the code object, > 0 */
   uint32_t kind;               /* xgpu_executable_entry_kind_t */
   uint32_t flags;              /* zero (no flags defined) */
-  uint32_t reserved[10];       /* zero */
+  uint8_t code_object_sha256[XGPU_EXECUTABLE_CODE_OBJECT_HASH_SIZE]; /* SHA-256 of the
+                                  code_object_size bytes at code_object_offset;
+                                  a reader checks it before using any of them */
+  uint32_t reserved[2];        /* zero */
 } xgpu_executable_entry_t;
 
 /* ---------------------------------------------------------------------------
@@ -153,6 +163,10 @@ XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_executable_header_t, file_size) == 
 XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_executable_entry_t, code_object_offset) == 64,
                                "xgpu executable entry layout");
 XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_executable_entry_t, kind) == 80,
+                               "xgpu executable entry layout");
+XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_executable_entry_t, code_object_sha256) == 88,
+                               "xgpu executable entry layout");
+XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_executable_entry_t, reserved) == 120,
                                "xgpu executable entry layout");
 XGPU_EXECUTABLE_STATIC_ASSERT_(sizeof(xgpu_kernel_layout_record_t) == 16,
                                "xgpu kernel layout record layout");

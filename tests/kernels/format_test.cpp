@@ -116,7 +116,7 @@ TEST_CASE("corrupt headers are rejected with the field and value") {
   };
   CHECK(contains(with_header([](auto& h) { h.magic[0] = 'Y'; }), "bad magic"));
   CHECK(with_header([](auto& h) { h.version = 7; }) ==
-        "unsupported executable format version 7 (this reader supports 1)");
+        "unsupported executable format version 7 (this reader supports 2)");
   CHECK(with_header([](auto& h) { h.header_size = 32; }) == "header_size is 32, expected 64");
   CHECK(with_header([](auto& h) { h.entry_size = 64; }) == "entry_size is 64, expected 128");
   CHECK(with_header([](auto& h) { h.entry_count = 0; }) == "entry_count is 0, expected 1..256");
@@ -160,7 +160,7 @@ TEST_CASE("corrupt entries are rejected with the entry and value") {
   CHECK(contains(with_entry(1, [&](auto& e) { set_name(e, "amdgcn-amd-amdhsa--gfx942"); e.kind = 1; }),
                  "duplicate ISA name (entry 0 has it too)"));
   CHECK(contains(with_entry(0, [](auto& e) { e.flags = 2; }), "flags are 0x2"));
-  CHECK(contains(with_entry(0, [](auto& e) { e.reserved[9] = 2; }), "reserved fields are not zero"));
+  CHECK(contains(with_entry(0, [](auto& e) { e.reserved[1] = 2; }), "reserved fields are not zero"));
 }
 
 TEST_CASE("random corruption of the header and entry table gives a clear error or a consistent file") {
@@ -280,4 +280,54 @@ TEST_CASE("code object readers reject non-ELF and wrong-machine input") {
   CHECK(contains(xe::read_code_object(XGPU_EXECUTABLE_ENTRY_KIND_HOST, std::vector<uint8_t>(10), &info).message(),
                  "truncated ELF"));
   CHECK(xe::check_code_object_rules(XGPU_EXECUTABLE_ENTRY_KIND_HOST, junk).message() == "not an ELF file (bad magic)");
+}
+
+TEST_CASE("SHA-256 known answers") {
+  const std::string abc = "abc";
+  CHECK(xe::hex_bytes(xe::sha256(std::span(reinterpret_cast<const uint8_t*>(abc.data()), abc.size()))) ==
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(xe::hex_bytes(xe::sha256({})) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+TEST_CASE("every entry carries its code object's SHA-256, checked before the code object is used") {
+  std::vector<uint8_t> good = two_entry_file();
+  xe::Executable executable;
+  REQUIRE(xe::Executable::parse(good, &executable).ok());
+  for (size_t i = 0; i < executable.entries().size(); ++i) {
+    const xe::Entry& e = executable.entries()[i];
+    CHECK(e.sha256 == xe::sha256(e.code_object));
+    CHECK(std::memcmp(entry_of(good, i).code_object_sha256, e.sha256.data(), e.sha256.size()) == 0);
+  }
+  // One flipped bit in a code object.
+  std::vector<uint8_t> bytes = good;
+  bytes[executable.entries()[1].offset + 4999] ^= 0x10;
+  const std::string corrupt = parse_error(bytes);
+  CHECK(contains(corrupt, "entry 1 (x86_64-unknown-linux-gnu--x86-64-v3): code object corrupt: its 5000 bytes at "
+                          "offset 8192 have SHA-256 "));
+  CHECK(contains(corrupt, ", the entry says " + xe::hex_bytes(executable.entries()[1].sha256)));
+  // rehash() restamps a deliberately edited file.
+  REQUIRE(xe::rehash(bytes).ok());
+  CHECK(parse_error(bytes) == "(parsed)");
+  // One flipped bit in the stored hash.
+  bytes = good;
+  xgpu_executable_entry_t entry = entry_of(bytes, 0);
+  entry.code_object_sha256[31] ^= 0x01;
+  set_entry(bytes, 0, entry);
+  CHECK(contains(parse_error(bytes), "entry 0 (amdgcn-amd-amdhsa--gfx942): code object corrupt"));
+  // parse_structure() without the hash check reads it (xgpu-kernels inspect).
+  xe::Executable structure;
+  CHECK(xe::Executable::parse_structure(bytes, false, &structure).ok());
+  // rehash() refuses what is not structurally an executable.
+  std::vector<uint8_t> junk(100, 0x41);
+  CHECK(contains(xe::rehash(junk).message(), "bad magic"));
+}
+
+TEST_CASE("a format version 1 file (no hashes) is refused, naming the rebuild") {
+  std::vector<uint8_t> bytes = two_entry_file();
+  xgpu_executable_header_t header = header_of(bytes);
+  header.version = 1;
+  set_header(bytes, header);
+  const std::string message = parse_error(bytes);
+  CHECK(contains(message, "executable format version 1 is no longer read"));
+  CHECK(contains(message, "rebuild the file with this release's xgpu-kernels (xgpu_add_kernels)"));
 }
