@@ -1,7 +1,6 @@
 #include "executable.h"
 
 #include <algorithm>
-#include <fstream>
 #include <iterator>
 #include <span>
 
@@ -105,12 +104,15 @@ XgpuResult executable_load(Device* device, const char* function, const void* dat
   if (!status.ok())
     return device_fail(device, XGPU_ERROR_INCOMPATIBLE_EXECUTABLE, msgid::kIncompatibleExecutable,
                        std::string(function) + ": " + status.message());
-  xe::CodeObjectInfo metadata;
-  status = xe::read_code_object(entry->kind, entry->code_object, &metadata);
+  // The whole file passes what `xgpu-kernels check` checks (every code
+  // object's ELF, metadata and layout records, and the targets' agreement)
+  // before the runtime sees a byte of it.
+  std::vector<xe::CodeObjectInfo> infos;
+  status = xe::check(file, &infos);
   if (!status.ok())
     return device_fail(device, XGPU_ERROR_INVALID_EXECUTABLE, msgid::kInvalidExecutable,
-                       std::string(function) + ": code object for " + std::string(entry->isa_name) + ": " +
-                           status.message());
+                       std::string(function) + ": " + status.message());
+  const xe::CodeObjectInfo& metadata = infos[static_cast<size_t>(entry - file.entries().data())];
 
   HostPtr<LoadedExecutable> executable(host_new<LoadedExecutable>(allocator));
   if (!executable)
@@ -223,11 +225,12 @@ XgpuResult executable_create(XgpuDevice handle, const XgpuExecutableCreateInfo* 
                             : "xgpuCreateExecutable: pCreateInfo->codeSize is " + std::to_string(size) +
                                   " with pCreateInfo->pFilePath set (must be 0)");
   if (!data) {
-    std::ifstream stream(info->pFilePath, std::ios::binary);
-    if (!stream)
+    // A FIFO, a device, a folder, /proc files and oversized files are
+    // refused before a byte is read (xgpu::executable::read_file).
+    const xgpu::executable::Status read = xgpu::executable::read_file(info->pFilePath, &file);
+    if (!read.ok())
       return device_fail(device, XGPU_ERROR_INVALID_EXECUTABLE, msgid::kInvalidExecutable,
-                         std::string("xgpuCreateExecutable: cannot open ") + info->pFilePath);
-    file.assign(std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>());
+                         "xgpuCreateExecutable: pCreateInfo->pFilePath: " + read.message());
     data = file.data();
     size = file.size();
   }

@@ -99,9 +99,10 @@ std::shared_ptr<const ExecutableKernels> ReadExecutableKernels(const void* bytes
 }
 
 std::shared_ptr<const ExecutableKernels> ReadExecutableKernelsFromFile(const char* path, const char* isa_name) {
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream) return nullptr;
-  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(stream)), std::istreambuf_iterator<char>());
+  // The reader's read_file refuses a FIFO, a device, a folder, /proc files
+  // and oversized files before reading (the driver reports why).
+  std::vector<uint8_t> bytes;
+  if (!xgpu::executable::read_file(path, &bytes).ok()) return nullptr;
   return ReadExecutableKernels(bytes.data(), bytes.size(), isa_name);
 }
 
