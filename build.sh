@@ -16,6 +16,10 @@
 #                             build, then run N random kernels (default 200) through the CPU kernel compiler's
 #                             differential fuzzer (tests/fuzz-kernels): work-item loops, fibers and a build
 #                             without the pass plugin must agree; a random seed is printed unless given
+#   ./build.sh fuzz-executables [N] [SEED]
+#                             build, then load N corrupted copies of the project's own executables in a row
+#                             (default 10000) through xgpuCreateExecutable on hsa-cpu (tests/executables): each is
+#                             rejected with a clear error or loads without harm; a random seed is printed unless given
 #   ./build.sh setup          only install the Debian packages
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -119,6 +123,21 @@ case "$cmd" in
     build default fuzz_kernels_runner xgpu-wiloop xgpu-kernels
     nice python3 tests/fuzz-kernels/fuzz.py --build build/default --count "${2:-200}" ${3:+--seed "$3"}
     ;;
-  *) echo "usage: $0 samples | test [--asan] [--tsan] | bench | gpu-test | gpu-bench | fuzz-kernels [N] [SEED] | setup" >&2
+  fuzz-executables)
+    # N corrupted copies of the project's own executables in a row through
+    # xgpuCreateExecutable on hsa-cpu (tests/executables/README.md); each
+    # must be rejected cleanly or load without harm. Failures are saved
+    # under build/default/tests/executables/fuzz-out/run.
+    setup
+    build default xgpu_tests_executables
+    b=build/default
+    seeds=$(ls "$b"/tests/executables/*.xgpux "$b"/bin/*.xgpux "$b"/icd/amdgpu/device/*.xgpux | paste -sd, -)
+    seed=${3:-$(date +%s)}
+    echo "== fuzz-executables: ${2:-10000} inputs, seed $seed"
+    XGPU_DRIVER_FILES="$PWD/$b/share/xgpu/icd.d/xgpu_amdgpu.json" XGPU_HSA_LIBRARY="$PWD/$b/lib/libxgpu-hsa-cpu.so" \
+      HSA_CPU_AGENTS=1 "$b/bin/xgpu_executable_fuzz" run --seeds "$seeds" --count "${2:-10000}" --seed "$seed" \
+      --out "$b/tests/executables/fuzz-out/run"
+    ;;
+  *) echo "usage: $0 samples | test [--asan] [--tsan] | bench | gpu-test | gpu-bench | fuzz-kernels [N] [SEED] | fuzz-executables [N] [SEED] | setup" >&2
      exit 2 ;;
 esac
