@@ -213,13 +213,17 @@ KernelGuard* prepare_kernel_thread() {
       }
     }
   }
-  auto* guard = new KernelGuard();
+  auto* guard = new (std::nothrow) KernelGuard();
+  if (guard == nullptr) return nullptr;
   guard->armed = 0;
   guard->tsan_home_fiber = nullptr;
   guard->cancel.store(nullptr, std::memory_order_relaxed);
-  {
+  try {
     std::lock_guard<std::mutex> lock(kernel_threads_mutex());
     kernel_threads().push_back({pthread_self(), guard});
+  } catch (const std::exception&) {
+    delete guard;
+    return nullptr;
   }
   t_guard = guard;
   return guard;

@@ -100,6 +100,7 @@ void uninstall_fault_handlers();
 
 // Makes the calling thread ready to run kernel code: an alternate signal
 // stack (unless it has one) and its guard. Undone by release_kernel_thread.
+// Null when host memory ran out (the thread must then run no kernel code).
 KernelGuard* prepare_kernel_thread();
 void release_kernel_thread();
 // The calling thread's guard (null when it runs no kernel code).

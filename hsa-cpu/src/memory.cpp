@@ -591,13 +591,18 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_async_copy(void* dst, hsa_agent_t dst
   for (uint32_t i = 0; i < num_dep_signals; ++i)
     if (!signal_is_live(dep_signals[i])) return HSA_STATUS_ERROR_INVALID_SIGNAL;
   Signal* completion = to_signal(completion_signal);
-  auto copy = std::make_shared<PendingCopy>();
-  copy->dst = dst;
-  copy->src = src;
-  copy->size = size;
-  copy->completion = completion;
-  for (uint32_t i = 0; i < num_dep_signals; ++i) copy->deps.push_back(to_signal(dep_signals[i]));
-  continue_copy(std::move(copy), 0);
+  try {
+    auto copy = std::make_shared<PendingCopy>();
+    copy->dst = dst;
+    copy->src = src;
+    copy->size = size;
+    copy->completion = completion;
+    for (uint32_t i = 0; i < num_dep_signals; ++i) copy->deps.push_back(to_signal(dep_signals[i]));
+    continue_copy(std::move(copy), 0);
+  } catch (const std::exception& e) {
+    log("hsa_amd_memory_async_copy: %s", e.what());
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
   return HSA_STATUS_SUCCESS;
 }
 

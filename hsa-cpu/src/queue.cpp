@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <system_error>
 
 #include "executable.h"
 #include "fiber.h"
@@ -152,6 +153,15 @@ class DispatchJob final : public Job {
     // is abandoned while this workgroup runs preempts it (fault.h). The
     // thread names the queue's abort flag before it reads it (both seq_cst),
     // so an abort either is seen here or finds the thread to preempt.
+    if (!context.ready) [[unlikely]] {
+      // A thread without its kernel context (host memory ran out) runs no
+      // kernel code: the dispatch is abandoned and its queue stops.
+      skipped_.store(true, std::memory_order_relaxed);
+      queue_->abort.store(true, std::memory_order_seq_cst);
+      queue_->inactive.store(true, std::memory_order_seq_cst);
+      queue_->doorbell->notify_all_waiters();
+      return;
+    }
     context.guard->cancel.store(&queue_->abort, std::memory_order_seq_cst);
     if (faulted_.load(std::memory_order_relaxed) || queue_->abort.load(std::memory_order_seq_cst)) {
       context.guard->cancel.store(nullptr, std::memory_order_relaxed);
@@ -522,6 +532,14 @@ struct Processor {
   }
 
   void run() {
+    if (!WorkerContext::current().ready) {
+      // The processor runs kernel code itself (single workgroups, helping):
+      // without its context the queue cannot work.
+      log("queue %llu: no host memory for the packet processor's kernel context: the queue fails",
+          static_cast<unsigned long long>(queue->amd.hsa_queue.id));
+      report_error(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+      return;
+    }
     const uint64_t mask = queue->amd.hsa_queue.size - 1;
     auto* ring = static_cast<unsigned char*>(queue->ring);
     uint64_t read = __atomic_load_n(queue->read_index(), __ATOMIC_RELAXED);
@@ -611,7 +629,8 @@ hsa_status_t make_queue(uint32_t size, hsa_queue_type32_t type, Signal* doorbell
   queue->amd.queue_properties = AMD_QUEUE_PROPERTIES_IS_PTR64;
   queue->amd.read_dispatch_id_field_base_byte_offset =
       uint32_t(offsetof(amd_queue_t, read_dispatch_id) - offsetof(amd_queue_t, hsa_queue));
-  queue->amd.max_cu_id = runtime()->workers->worker_count() - 1;
+  const uint32_t workers = runtime()->workers->worker_count();
+  queue->amd.max_cu_id = workers != 0 ? workers - 1 : 0;
   queue->doorbell = doorbell;
   queue->owns_doorbell = owns_doorbell;
   *out_queue = queue;
@@ -712,10 +731,18 @@ HSA_CPU_EXPORT hsa_status_t hsa_queue_create(hsa_agent_t agent, uint32_t size,
   q->agent = a;
   q->callback = callback;
   q->callback_data = data;
-  q->processor = std::thread([q] {
-    Processor{q}.run();
-    q->processor_done.store(true, std::memory_order_release);
-  });
+  try {
+    q->processor = std::thread([q] {
+      Processor{q}.run();
+      q->processor_done.store(true, std::memory_order_release);
+    });
+  } catch (const std::system_error& e) {
+    log("hsa_queue_create: starting the queue's packet processor failed: %s", e.what());
+    free_queue(q);
+    std::lock_guard<std::mutex> lock(rt->queues_mutex);
+    --a->queue_count;
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
   char name[16];
   snprintf(name, sizeof(name), "hsa-cpu-q%llu", static_cast<unsigned long long>(q->amd.hsa_queue.id));
   pthread_setname_np(q->processor.native_handle(), name);

@@ -252,8 +252,15 @@ HSA_CPU_EXPORT hsa_status_t hsa_init() {
   std::lock_guard<std::mutex> lock(g_init_mutex);
   if (g_init_count == kInitCountMax) return HSA_STATUS_ERROR_REFCOUNT_OVERFLOW;
   if (g_init_count == 0) {
-    Runtime* rt = new (std::nothrow) Runtime();
-    if (rt == nullptr) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    // Host memory (or threads) running out while the runtime is built is a
+    // status, never an exception through the C API.
+    Runtime* rt = nullptr;
+    try {
+      rt = new Runtime();
+    } catch (const std::exception& e) {
+      log("hsa_init: building the runtime failed: %s", e.what());
+      return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
     g_runtime.store(rt, std::memory_order_release);
   }
   ++g_init_count;

@@ -3,6 +3,8 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <memory>
+#include <system_error>
 #include <thread>
 #include <unordered_set>
 
@@ -200,6 +202,9 @@ struct AsyncHandlerThread::State {
 
 AsyncHandlerThread::AsyncHandlerThread() : state_(new State()) {
   State* s = state_;
+  // (A thread that cannot start throws std::system_error: the state goes,
+  // and the entry point that asked returns OUT_OF_RESOURCES.)
+  std::unique_ptr<State> owner(s);
   s->thread = std::thread([s] {
     std::vector<Entry> active;
     std::vector<Entry> added;
@@ -265,6 +270,7 @@ AsyncHandlerThread::AsyncHandlerThread() : state_(new State()) {
     }
     for (Entry& e : active) e.signal->remove_waiter(&s->node);
   });
+  owner.release();
   pthread_setname_np(s->thread.native_handle(), "hsa-cpu-handler");
 }
 
@@ -670,14 +676,23 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_signal_async_handler(hsa_signal_t signal,
     log("hsa_amd_signal_async_handler: null handler or invalid condition %u", enum_bits(cond));
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }
-  async_handler_thread()->add(sig, cond, value,
-                              [handler, arg](int64_t v) { return handler(v, arg); });
+  try {
+    async_handler_thread()->add(sig, cond, value, [handler, arg](int64_t v) { return handler(v, arg); });
+  } catch (const std::exception& e) {
+    log("hsa_amd_signal_async_handler: %s", e.what());
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
   return HSA_STATUS_SUCCESS;
 }
 
 HSA_CPU_EXPORT hsa_status_t hsa_amd_async_function(void (*callback)(void* arg), void* arg) {
   HSA_CPU_REQUIRE_INIT();
   if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  async_handler_thread()->add_function([callback, arg] { callback(arg); });
+  try {
+    async_handler_thread()->add_function([callback, arg] { callback(arg); });
+  } catch (const std::exception& e) {
+    log("hsa_amd_async_function: %s", e.what());
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
   return HSA_STATUS_SUCCESS;
 }

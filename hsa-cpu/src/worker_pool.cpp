@@ -4,6 +4,7 @@
 #include <sched.h>
 
 #include <cstdlib>
+#include <new>
 
 #include "fault.h"
 #include "fiber.h"
@@ -12,29 +13,73 @@
 
 namespace hsa_cpu {
 
-WorkerContext& WorkerContext::current() {
-  struct Owner {
-    WorkerContext context;
-    Owner() {
-      context.group_segment =
-          std::aligned_alloc(XGPU_HOST_GROUP_SEGMENT_ALIGNMENT, kGroupSegmentMaxBytes);
+namespace {
+
+// A thread's context lives behind a pthread key, not in a thread_local
+// object: glibc aborts the process when it cannot register a thread_local's
+// destructor (host memory exhausted), where a key fails softly. The key goes
+// when the runtime is unloaded.
+struct Owner {
+  WorkerContext context;
+  // Host memory running out leaves the context not ready (its thread
+  // runs no kernel code) rather than throwing.
+  Owner() {
+    context.group_segment =
+        std::aligned_alloc(XGPU_HOST_GROUP_SEGMENT_ALIGNMENT, kGroupSegmentMaxBytes);
+    try {
       context.fibers = new FiberRunner();
-      context.guard = prepare_kernel_thread();
+    } catch (const std::exception&) {
+      context.fibers = nullptr;
     }
-    ~Owner() {
-      release_kernel_thread();
-      std::free(context.group_segment);
-      delete context.fibers;
-    }
-  };
-  static thread_local Owner owner;
-  return owner.context;
+    context.guard = prepare_kernel_thread();
+    context.ready = context.group_segment != nullptr && context.fibers != nullptr && context.guard != nullptr;
+  }
+  ~Owner() {
+    release_kernel_thread();
+    std::free(context.group_segment);
+    delete context.fibers;
+  }
+};
+
+struct OwnerKey {
+  pthread_key_t key{};
+  bool valid = false;
+  OwnerKey() { valid = pthread_key_create(&key, [](void* p) { delete static_cast<Owner*>(p); }) == 0; }
+  ~OwnerKey() {
+    if (valid) pthread_key_delete(key);
+  }
+};
+OwnerKey g_owner_key;
+thread_local Owner* t_owner = nullptr;
+
+}  // namespace
+
+WorkerContext& WorkerContext::current() {
+  // Returned when no context can be made: not ready, runs no kernel code.
+  static WorkerContext unavailable{nullptr, nullptr, nullptr, false};
+  if (t_owner != nullptr) return t_owner->context;
+  if (!g_owner_key.valid) return unavailable;
+  auto* owner = new (std::nothrow) Owner();
+  if (owner == nullptr) return unavailable;
+  if (pthread_setspecific(g_owner_key.key, owner) != 0) {
+    delete owner;
+    return unavailable;
+  }
+  t_owner = owner;
+  return owner->context;
 }
 
+// A thread that cannot start (no memory for its stack, a thread limit)
+// leaves the pool smaller: with none, submitters run their jobs themselves.
 WorkerPool::WorkerPool(uint32_t worker_count) {
   threads_.reserve(worker_count);
   for (uint32_t i = 0; i < worker_count; ++i) {
-    threads_.emplace_back([this] { worker_main(); });
+    try {
+      threads_.emplace_back([this] { worker_main(); });
+    } catch (const std::system_error& e) {
+      log("starting worker thread %u of %u failed (%s): the pool has %u", i + 1, worker_count, e.what(), i);
+      break;
+    }
     pthread_setname_np(threads_.back().native_handle(), "hsa-cpu-worker");
   }
 }
@@ -86,7 +131,7 @@ void WorkerPool::unlist(Job* job) {
 }
 
 void WorkerPool::submit(Job* job, bool help) {
-  const uint32_t workers = worker_count();
+  const uint32_t workers = worker_count() - failed_workers_.load(std::memory_order_relaxed);
   const uint32_t count = job->item_count_;
   // Enough batches for every thread to get several (load balance), few
   // enough that tiny items do not all contend on one counter.
@@ -129,6 +174,13 @@ void WorkerPool::submit(Job* job, bool help) {
 
 void WorkerPool::worker_main() {
   WorkerContext& context = WorkerContext::current();
+  if (!context.ready) {
+    // No memory for what a kernel needs: this worker takes no jobs (the
+    // others, and submitters that help, run them).
+    failed_workers_.fetch_add(1, std::memory_order_relaxed);
+    log("a worker thread could not allocate its kernel context: it takes no jobs");
+    return;
+  }
   for (;;) {
     // Poll briefly so back-to-back dispatches do not pay a futex round trip,
     // then sleep until a submit bumps the epoch.

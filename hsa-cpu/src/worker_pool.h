@@ -11,7 +11,9 @@
 #ifndef HSA_CPU_WORKER_POOL_H_
 #define HSA_CPU_WORKER_POOL_H_
 
+#include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -30,6 +32,8 @@ struct WorkerContext {
   void* group_segment;            // kGroupSegmentMaxBytes, 64-byte aligned
   FiberRunner* fibers;            // fiber-mode runner (stacks pooled)
   KernelGuard* guard;             // contains faults of kernel code (fault.h)
+  bool ready;                     // all three exist (false: host memory ran
+                                  // out; the thread must run no kernel code)
   static WorkerContext& current();  // this thread's context
 };
 
@@ -93,6 +97,7 @@ class WorkerPool {
   std::atomic<uint32_t> listed_jobs_{0};  // jobs in the list (lock-free peek)
   std::atomic<uint32_t> epoch_{0};        // futex word bumped per submit
   std::atomic<uint32_t> sleepers_{0};     // workers in futex_wait on epoch_
+  std::atomic<uint32_t> failed_workers_{0};  // workers whose context could not be made (they exited)
 };
 
 // Nanoseconds an idle worker polls for new jobs before sleeping.

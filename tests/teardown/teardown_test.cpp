@@ -9,6 +9,7 @@
 //   (RLIMIT_AS), expecting only clean results - never a signal or an abort.
 // Each step runs under an alarm: a step that hangs fails with its name
 // (and ctest's TIMEOUT is the last line).
+#include <execinfo.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -19,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -526,6 +528,15 @@ uint64_t peak_address_space() {
   return kib * 1024;
 }
 
+// An exception that escaped into the workload (std::terminate): where from.
+[[noreturn]] void on_terminate() {
+  static const char kText[] = "std::terminate: an exception crossed the C API; backtrace:\n";
+  (void)!write(2, kText, sizeof kText - 1);
+  void* frames[64];
+  backtrace_symbols_fd(frames, backtrace(frames, 64), 2);
+  std::abort();
+}
+
 // Runs the workload in a child under RLIMIT_AS `limit` (0: none); returns
 // its wait status, or -1 when it ran past `timeout_s` (killed).
 int run_limited(uint64_t limit, unsigned timeout_s, uint64_t* out_peak) {
@@ -535,6 +546,9 @@ int run_limited(uint64_t limit, unsigned timeout_s, uint64_t* out_peak) {
   const pid_t child = fork();
   if (child == 0) {
     close(pipe_fds[0]);
+    void* warm[1];
+    backtrace(warm, 1);  // loads what backtrace needs before memory runs short
+    std::set_terminate(on_terminate);
     if (limit != 0) {
       rlimit rl{limit, limit};
       setrlimit(RLIMIT_AS, &rl);
@@ -566,7 +580,7 @@ int run_limited(uint64_t limit, unsigned timeout_s, uint64_t* out_peak) {
 }
 
 // The sweep: first a run with no limit (its peak address space sets the
-// range), then `steps` limits from 1/8 of that peak up to it.
+// range), then `steps` limits from 1/16 of that peak up to it.
 int host_memory_sweep(int steps) {
   uint64_t peak = 0;
   const int free_status = run_limited(0, 60, &peak);
@@ -575,7 +589,7 @@ int host_memory_sweep(int steps) {
     return 1;
   }
   std::printf("peak address space without a limit: %lu MiB\n", (unsigned long)(peak >> 20));
-  const uint64_t low = peak / 8, high = peak + (peak >> 4);
+  const uint64_t low = peak / 16, high = peak + (peak >> 4);
   int ran = 0, refused = 0;
   for (int i = 0; i < steps; ++i) {
     const uint64_t limit = low + (high - low) * uint64_t(i) / uint64_t(steps - 1);

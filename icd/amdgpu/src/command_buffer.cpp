@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "device_library.h"
+#include "entry_guard.h"
 #include "host_memory.h"
 #include "issue.h"
 
@@ -1532,9 +1533,10 @@ struct NamedFunction {
   PFN_xgpuVoidFunction function;  // implementation
 };
 
-// The static_cast checks each implementation against the registry's PFN type.
+// The static_cast checks each implementation against the registry's PFN
+// type; EntryGuard keeps C++ exceptions from crossing the C API.
 #define XGPU_AMDGPU_ENTRY(name, function) \
-  {"xgpu" #name, reinterpret_cast<PFN_xgpuVoidFunction>(static_cast<PFN_xgpu##name>(&function))}
+  {"xgpu" #name, reinterpret_cast<PFN_xgpuVoidFunction>(static_cast<PFN_xgpu##name>(&EntryGuard<&function>::call))}
 const NamedFunction kEntryPoints[] = {
     XGPU_AMDGPU_ENTRY(CreateCommandBuffer, create_command_buffer),
     XGPU_AMDGPU_ENTRY(DestroyCommandBuffer, destroy_command_buffer),
@@ -1569,6 +1571,19 @@ PFN_xgpuVoidFunction commands_get_proc_addr(const char* name) {
   for (const NamedFunction& entry : kEntryPoints)
     if (std::strcmp(entry.name, name) == 0) return entry.function;
   return nullptr;
+}
+
+void command_buffer_note_exception(XgpuCommandBuffer handle) noexcept {
+  CommandBuffer* cb = from_handle(handle);
+  if (!cb) return;
+  if (cb->first_error == XGPU_SUCCESS) cb->first_error = XGPU_ERROR_OUT_OF_HOST_MEMORY;
+  try {
+    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kOutOfHostMemory,
+                  "recording: a host allocation failed: the recording fails with XGPU_ERROR_OUT_OF_HOST_MEMORY",
+                  {{XGPU_OBJECT_TYPE_COMMAND_BUFFER, uint64_t(reinterpret_cast<uintptr_t>(cb))}});
+  } catch (const std::exception&) {
+    // No memory for the message either: the result says it.
+  }
 }
 
 Device* command_buffer_device(const CommandBuffer* command_buffer) {

@@ -210,9 +210,13 @@ void device_mark_lost(Device* device, const std::string& reason, std::initialize
   bool expected = false;
   if (!device->lost_claimed.compare_exchange_strong(expected, true)) return;
   // Report before anything can observe the loss (a failed semaphore, a call
-  // returning XGPU_ERROR_DEVICE_LOST), so the message is there when it is seen.
-  device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kDeviceLost,
-                "device lost: " + reason + " (every later call returns XGPU_ERROR_DEVICE_LOST)", objects);
+  // returning XGPU_ERROR_DEVICE_LOST), so the message is there when it is
+  // seen. Without host memory for it, the device is lost all the same.
+  try {
+    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kDeviceLost,
+                  "device lost: " + reason + " (every later call returns XGPU_ERROR_DEVICE_LOST)", objects);
+  } catch (const std::exception&) {
+  }
   device->lost.store(true);
   for (auto& queue : device->queues) queue_fail_all(queue.get(), XGPU_ERROR_DEVICE_LOST);
   wake_held_submissions();
@@ -236,11 +240,14 @@ uint64_t watchdog_setting(const Device* device) {
   return value;
 }
 
-void start_watchdog(Device* device) {
+// A thread that cannot start (no memory for its stack, a thread limit) fails
+// the device's creation with XGPU_ERROR_OUT_OF_HOST_MEMORY.
+XgpuResult start_watchdog(Device* device) {
   device->watchdog_ms = watchdog_setting(device);
-  if (device->watchdog_ms == 0) return;
+  if (device->watchdog_ms == 0) return XGPU_SUCCESS;
   const uint64_t period_ms = std::clamp<uint64_t>(device->watchdog_ms / 4, 5, 1000);
-  device->watchdog = std::thread([device, period_ms] {
+  try {
+    device->watchdog = std::thread([device, period_ms] {
     std::unique_lock<std::mutex> lock(device->watchdog_mutex);
     while (!device->watchdog_stop) {
       device->watchdog_wake.wait_for(lock, std::chrono::milliseconds(period_ms));
@@ -263,6 +270,13 @@ void start_watchdog(Device* device) {
       lock.lock();
     }
   });
+  } catch (const std::system_error& e) {
+    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kOutOfHostMemory,
+                  std::string("xgpuCreateDevice: starting the watchdog thread failed (") + e.what() +
+                      "): XGPU_ERROR_OUT_OF_HOST_MEMORY");
+    return XGPU_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  return XGPU_SUCCESS;
 }
 
 void stop_watchdog(Device* device) {
@@ -338,7 +352,13 @@ XgpuResult device_create(XgpuPhysicalDevice physical_handle, const XgpuDeviceCre
                               !(eager && std::strcmp(eager, "1") == 0);
   }
   XgpuResult result = device_library_load(device.get(), &device->library);
-  if (result == XGPU_SUCCESS) start_watchdog(device.get());
+  if (result == XGPU_SUCCESS) {
+    result = start_watchdog(device.get());
+    if (result != XGPU_SUCCESS) {
+      device_destroy(reinterpret_cast<XgpuDevice>(device.release()), nullptr);
+      return result;
+    }
+  }
   if (result != XGPU_SUCCESS) {
     device_report(device.get(), XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kDeviceLibrary,
                   std::string("xgpuCreateDevice: loading the device library failed (") +

@@ -5,6 +5,7 @@
 
 #include "common.h"
 #include "device.h"
+#include "entry_guard.h"
 #include "executable.h"
 #include "instance.h"
 #include "memory_pool.h"
@@ -37,9 +38,10 @@ struct NamedFunction {
   PFN_xgpuVoidFunction function;  // the driver's implementation
 };
 
-// The static_cast checks each implementation against the registry's PFN type.
+// The static_cast checks each implementation against the registry's PFN
+// type; EntryGuard keeps C++ exceptions from crossing the C API.
 #define XGPU_ENTRY(name, impl) \
-  {"xgpu" #name, reinterpret_cast<PFN_xgpuVoidFunction>(static_cast<PFN_xgpu##name>(&impl))}
+  {"xgpu" #name, reinterpret_cast<PFN_xgpuVoidFunction>(static_cast<PFN_xgpu##name>(&EntryGuard<&impl>::call))}
 
 XgpuResult enumerate_instance_version(uint32_t* out_version) {
   if (!out_version) return XGPU_ERROR_INVALID_ARGUMENT;

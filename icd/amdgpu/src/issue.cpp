@@ -1,8 +1,11 @@
 // Issue of a recorded program into an AQL ring (see issue.h).
 #include "issue.h"
 
+#include <pthread.h>
+
 #include <cstddef>
 #include <cstring>
+#include <new>
 #include <vector>
 
 #include "device_library.h"
@@ -146,7 +149,34 @@ struct IssueScratch {
   std::vector<hsa_kernel_dispatch_packet_t> images;    // packet images for the log
   std::vector<const char*> names;                      // kernel names for the log
 };
-thread_local IssueScratch t_scratch;
+
+// The calling thread's scratch, made on first use; nullptr when host memory
+// ran out. Held through a pthread key, not a thread_local object: glibc
+// aborts the process when it cannot register a thread_local's destructor,
+// where a key fails softly. The key goes when the driver is unloaded.
+struct ScratchKey {
+  pthread_key_t key{};
+  bool valid = false;
+  ScratchKey() { valid = pthread_key_create(&key, [](void* p) { delete static_cast<IssueScratch*>(p); }) == 0; }
+  ~ScratchKey() {
+    if (valid) pthread_key_delete(key);
+  }
+};
+ScratchKey g_scratch_key;
+thread_local IssueScratch* t_scratch_ptr = nullptr;
+
+IssueScratch* thread_scratch() {
+  if (t_scratch_ptr != nullptr) return t_scratch_ptr;
+  if (!g_scratch_key.valid) return nullptr;
+  auto* scratch = new (std::nothrow) IssueScratch();
+  if (scratch == nullptr) return nullptr;
+  if (pthread_setspecific(g_scratch_key.key, scratch) != 0) {
+    delete scratch;
+    return nullptr;
+  }
+  t_scratch_ptr = scratch;
+  return scratch;
+}
 
 class Issuer {
  public:
@@ -188,11 +218,11 @@ class Issuer {
   void write_body(uint32_t packet_offset, const void* packet, uint32_t word, const char* name) {
     std::memcpy(slot(packet_offset) + kHeaderWordBytes, static_cast<const uint8_t*>(packet) + kHeaderWordBytes,
                 XGPU_AMDGPU_AQL_PACKET_SIZE - kHeaderWordBytes);
-    t_scratch.words[packet_offset] = word;
+    (*t_scratch_ptr).words[packet_offset] = word;
     if (logging_) {
-      std::memcpy(&t_scratch.images[packet_offset], packet, XGPU_AMDGPU_AQL_PACKET_SIZE);
-      std::memcpy(&t_scratch.images[packet_offset], &word, sizeof(word));
-      t_scratch.names[packet_offset] = name;
+      std::memcpy(&(*t_scratch_ptr).images[packet_offset], packet, XGPU_AMDGPU_AQL_PACKET_SIZE);
+      std::memcpy(&(*t_scratch_ptr).images[packet_offset], &word, sizeof(word));
+      (*t_scratch_ptr).names[packet_offset] = name;
     }
   }
 
@@ -221,7 +251,7 @@ class Issuer {
   // Publishes the headers of packets [published_, end) that issue wrote.
   void publish(uint32_t end) {
     for (uint32_t i = published_; i < end; ++i) {
-      const uint32_t word = t_scratch.words[i];
+      const uint32_t word = (*t_scratch_ptr).words[i];
       if (word == kUnpublished) continue;
       __atomic_store_n(reinterpret_cast<uint32_t*>(slot(i)), word, __ATOMIC_RELEASE);
     }
@@ -487,7 +517,7 @@ XgpuResult Issuer::issue_indirect(const xgpu_amdgpu_command_header_t* command) {
                                                 HSA_FENCE_SCOPE_NONE), kNoSetup),
                    __ATOMIC_RELAXED);
   write_body(dispatch_offset, &packet, make_word(dispatch_header, setup), name);
-  t_scratch.words[dispatch_offset] = kUnpublished;
+  (*t_scratch_ptr).words[dispatch_offset] = kUnpublished;
 
   xgpu_amdgpu_indirect_patch_args_t args{};
   args.counts = reinterpret_cast<const uint32_t*>(uintptr_t(counts_address));
@@ -557,10 +587,24 @@ XgpuResult Issuer::run() {
   // published until every packet is written, so a failed issue runs none.
   early_ = !streaming_ && !program_.resolves_at_issue && sizes.packet_count > kEarlyBatch &&
            target_.wait_for_ring_space;
-  t_scratch.words.assign(sizes.packet_count, kUnpublished);
-  if (logging_) {
-    t_scratch.images.assign(sizes.packet_count, hsa_kernel_dispatch_packet_t{});
-    t_scratch.names.assign(sizes.packet_count, nullptr);
+  // Host memory for the scratch may run out: the submission fails with
+  // XGPU_ERROR_OUT_OF_HOST_MEMORY before any packet is written.
+  IssueScratch* scratch = thread_scratch();
+  try {
+    if (scratch == nullptr) throw std::bad_alloc();
+    scratch->words.assign(sizes.packet_count, kUnpublished);
+    if (logging_) {
+      scratch->images.assign(sizes.packet_count, hsa_kernel_dispatch_packet_t{});
+      scratch->names.assign(sizes.packet_count, nullptr);
+    }
+  } catch (const std::bad_alloc&) {
+    try {
+      if (target_.out_error)
+        *target_.out_error = "no host memory for the issue's scratch of " + std::to_string(sizes.packet_count) + " packets";
+    } catch (const std::bad_alloc&) {
+      // Nor for the message: the result says it.
+    }
+    return XGPU_ERROR_OUT_OF_HOST_MEMORY;
   }
 
   // Pass 1: every body, headers untouched (the slots stay INVALID).
@@ -599,8 +643,8 @@ XgpuResult Issuer::run() {
   publish(sizes.packet_count);
   if (logging_) {
     for (uint32_t i = 0; i < sizes.packet_count; ++i) {
-      const bool unpublished = t_scratch.words[i] == kUnpublished;
-      packet_log_packet(target_.aql_queue, target_.first_packet_id + i, &t_scratch.images[i], t_scratch.names[i],
+      const bool unpublished = (*t_scratch_ptr).words[i] == kUnpublished;
+      packet_log_packet(target_.aql_queue, target_.first_packet_id + i, &(*t_scratch_ptr).images[i], (*t_scratch_ptr).names[i],
                         unpublished ? "header INVALID until the indirect patch kernel publishes it" : nullptr);
     }
   }

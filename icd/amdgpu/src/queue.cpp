@@ -235,10 +235,23 @@ bool on_completion(hsa_signal_value_t, void* arg) {
   return false;  // one shot
 }
 
+void report_queue_error(hsa_status_t status, hsa_queue_t* source, Queue* queue);
+
+// The runtime's error callback of an HSA queue (a C callback: nothing may
+// be thrown back into the runtime). Without host memory for the message
+// the device is still lost, with no words.
 void on_queue_error(hsa_status_t status, hsa_queue_t* source, void* data) {
   auto* queue = static_cast<Queue*>(data);
   queue->errored = true;
   queue->broken = true;
+  try {
+    report_queue_error(status, source, queue);
+  } catch (const std::exception&) {
+    device_mark_lost(queue->device, std::string());
+  }
+}
+
+void report_queue_error(hsa_status_t status, hsa_queue_t* source, Queue* queue) {
   std::string reason =
       "HSA queue " + std::to_string(queue->index) + " reported " + queue->device->hsa->status_string(status);
   // A packet the commands half wrote on purpose (an indirect dispatch whose
