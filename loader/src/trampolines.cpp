@@ -1,5 +1,6 @@
 // The generated entry points of libxgpu and the generated tables.
 #include <cstring>
+#include <exception>
 
 #include "loader.h"
 

@@ -99,7 +99,10 @@ def _trampoline(reg: Registry, cmd: Command) -> list[str]:
     table = reg.table_of(cmd)
     accessor = "InstanceDispatch" if table == "instance" else "DeviceDispatch"
     handle = cmd.dispatch_param.name
-    out = [f"XGPU_LOADER_EXPORT {cmd.ret} XGPU_API_CALL {cmd.name}({cmd.param_list()}) {{"]
+    # The checks and the call live in Checked<Command>; the exported function
+    # calls it behind a catch, so no C++ exception (host memory running out
+    # while a message is built) crosses the C API.
+    out = [f"static {cmd.ret} Checked{cmd.short_name}({cmd.param_list()}) {{"]
     out += _argument_checks(reg, cmd, "    ")
     call = f"xgpu_loader::{accessor}({handle})->{cmd.short_name}({cmd.arg_list()})"
     if cmd.name in _RECORDING_BEFORE:
@@ -136,6 +139,18 @@ def _trampoline(reg: Registry, cmd: Command) -> list[str]:
             raise ValueError(f"{cmd.name}: a non-custom command creating {cmd.creates} must return XgpuResult or void")
     else:
         out.append(f"    return {call};" if cmd.ret != "void" else f"    {call};")
+    out.append("}")
+    out.append("")
+    out.append(f"XGPU_LOADER_EXPORT {cmd.ret} XGPU_API_CALL {cmd.name}({cmd.param_list()}) {{")
+    out.append("    try {")
+    forward = f"Checked{cmd.short_name}({cmd.arg_list()})"
+    out.append(f"        return {forward};" if cmd.ret != "void" else f"        {forward};")
+    out.append("    } catch (const std::exception&) {")
+    if cmd.ret == "XgpuResult":
+        out.append("        return XGPU_ERROR_OUT_OF_HOST_MEMORY;")
+    elif cmd.ret != "void":
+        out.append(f"        return {cmd.ret}{{}};")
+    out.append("    }")
     out.append("}")
     return out
 

@@ -387,13 +387,14 @@ def generate_chassis(reg: Registry) -> str:
         out += _intercept(reg, cmd, sync_rules)
         out.append("")
     cmds = sorted(layer_commands(reg), key=lambda c: c.name)
-    out.append("/* Every intercept by name, sorted (LookupIntercept). table: which dispatch table")
-    out.append(" * of the next element must provide the command for the intercept to be offered. */")
+    out.append("/* Every intercept by name, sorted (LookupIntercept), each behind EntryGuard (no C++")
+    out.append(" * exception crosses the C API). table: which dispatch table of the next element")
+    out.append(" * must provide the command for the intercept to be offered. */")
     out.append("static const InterceptEntry kIntercepts[] = {")
     for c in cmds:
         table = {"instance": "TableKind::kInstance", "device": "TableKind::kDevice"}.get(reg.table_of(c) or "",
                                                                                         "TableKind::kGlobal")
-        out.append(f"    {{\"{c.name}\", reinterpret_cast<PFN_xgpuVoidFunction>(Intercept{c.short_name}), {table}}},")
+        out.append(f"    {{\"{c.name}\", reinterpret_cast<PFN_xgpuVoidFunction>(&EntryGuard<&Intercept{c.short_name}>::call), {table}}},")
     out.append("};")
     out.append("")
     return "\n".join(out)

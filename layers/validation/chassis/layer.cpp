@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "xgpu/xgpu_layer.h"
+#include "entry_guard.h"
 #include "layer.h"
 #include "object_map.h"
 #include "../command_buffer_state/command_buffer_state.h"
@@ -267,6 +268,18 @@ const InterceptEntry* LookupIntercept(const char* name) {
 }
 
 }  // namespace
+
+void NoteRecordingException(XgpuCommandBuffer command_buffer) noexcept {
+  ObjectRecord* record = nullptr;
+  try {
+    record = Objects().Find(XGPU_OBJECT_TYPE_COMMAND_BUFFER, uint64_t(reinterpret_cast<uintptr_t>(command_buffer)));
+  } catch (const std::exception&) {
+    return;
+  }
+  if (record == nullptr) return;
+  int32_t expected = 0;
+  record->recording_error.compare_exchange_strong(expected, XGPU_ERROR_OUT_OF_HOST_MEMORY, std::memory_order_relaxed);
+}
 
 bool DrainDevice(LayerDevice& device) {
   if (device.drain_done) return device.drained_idle;
