@@ -18,6 +18,7 @@
 //
 // Thread-safety: the index functions are lock-free; create/destroy may be
 // called from any thread but not concurrently for the same queue.
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -40,6 +41,7 @@ struct Queue {
   std::atomic<bool> stop{false};
   std::atomic<bool> inactive{false};  // hsa_queue_inactivate: no packet is issued any more
   bool in_flight = false;  // processor thread only
+  bool abandoned = false;  // its stream still ran when it was destroyed (read after the join)
   // The packet being issued when the queue profiles and the packet has a
   // completion signal (processor thread only; its start event is recorded).
   ProfiledPacket* profile = nullptr;
@@ -297,6 +299,30 @@ bool drain(Queue* q) {
   return true;
 }
 
+// How long a destroyed queue's stream may still run before it is abandoned.
+constexpr uint64_t kDestroyGraceNs = 2'000'000'000;
+
+// The processor's last act: the stream finishes within kDestroyGraceNs
+// (drained, faults reported) or is abandoned - CUDA cannot take back a
+// launched kernel, and waiting for one that never ends would make the
+// queue's destroy, and hsa_shut_down, wait forever.
+void finish_or_abandon(Queue* q) {
+  if (!q->in_flight) return;
+  const uint64_t deadline = now_ns() + kDestroyGraceNs;
+  while (g_runtime.cuda.cuStreamQuery(q->stream) == CUDA_ERROR_NOT_READY) {
+    if (now_ns() >= deadline) {
+      q->abandoned = true;
+      g_runtime.abandoned_work.store(true, std::memory_order_release);
+      log_error("queue %llu: destroyed while its stream still runs after %llu ms: the work is abandoned (the "
+                "device's context is reset at hsa_shut_down)",
+                (unsigned long long)q->amd->hsa_queue.id, (unsigned long long)(kDestroyGraceNs / 1000000));
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  drain(q);
+}
+
 void process(Queue* q) {
   make_current(q->agent);
   hsa_queue_t& hq = q->amd->hsa_queue;
@@ -375,7 +401,7 @@ void process(Queue* q) {
       ++q->stats.packets;
     }
   }
-  drain(q);
+  finish_or_abandon(q);
 }
 
 void destroy(Queue* q) {
@@ -403,8 +429,10 @@ void destroy(Queue* q) {
                  st.rings_after_landed ? double(st.ring_after_landed_ns) / double(st.rings_after_landed) : 0.0);
   }
   make_current(q->agent);
-  if (q->stream) g_runtime.cuda.cuStreamDestroy(q->stream);
-  if (q->ring) g_runtime.cuda.cuMemFreeHost(q->ring);
+  // An abandoned stream may still write completion values: it and the ring
+  // stay (leaked) until hsa_shut_down resets the context.
+  if (q->stream && !q->abandoned) g_runtime.cuda.cuStreamDestroy(q->stream);
+  if (q->ring && !q->abandoned) g_runtime.cuda.cuMemFreeHost(q->ring);
   if (q->doorbell.handle) hsa_signal_destroy(q->doorbell);
   q->agent->queue_count.fetch_sub(1);
   std::free(q->amd);

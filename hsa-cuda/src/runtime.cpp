@@ -167,6 +167,17 @@ hsa_status_t open_agents() {
 
 void close_agents() {
   queues_release_all();
+  // Work a destroyed queue abandoned (a kernel that never ends) is not
+  // waited for - a free or a synchronize would wait with it: resetting the
+  // context ends it, and what it used goes with the context.
+  const bool abandoned = g_runtime.abandoned_work.exchange(false, std::memory_order_acq_rel);
+  if (abandoned) {
+    for (auto& agent : g_runtime.agents) {
+      if (agent->host) continue;
+      log_error("hsa_shut_down: CUDA device %d may still run abandoned work: its context is reset", agent->ordinal);
+      g_runtime.cuda.cuDevicePrimaryCtxReset(agent->device);
+    }
+  }
   profiling_release_all();
   signals_release_all();
   memory_release_all();
@@ -174,7 +185,7 @@ void close_agents() {
     if (agent->host) continue;
     // A device fault leaves the context unusable (CUDA's sticky errors):
     // reset it, so that the next hsa_init starts on a fresh one.
-    CUresult r = make_current(agent.get()) ? g_runtime.cuda.cuCtxSynchronize() : CUDA_SUCCESS;
+    CUresult r = !abandoned && make_current(agent.get()) ? g_runtime.cuda.cuCtxSynchronize() : CUDA_SUCCESS;
     g_runtime.cuda.cuCtxSetCurrent(nullptr);
     if (r != CUDA_SUCCESS) {
       int none = 0;

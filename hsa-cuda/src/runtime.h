@@ -67,6 +67,10 @@ struct Runtime {
   // The first device fault of the process (a CUresult; 0: none). CUDA keeps
   // it for the whole process: no later CUDA call succeeds.
   std::atomic<int> sticky_fault{0};
+  // A queue was destroyed while a kernel of it still ran past its grace
+  // (queue.cpp): its stream was abandoned, so hsa_shut_down must not wait
+  // for the device (cuCtxSynchronize) but reset its context.
+  std::atomic<bool> abandoned_work{false};
   std::vector<std::unique_ptr<Agent>> agents;
   std::vector<std::unique_ptr<Isa>> isas;
   size_t host_memory = 0;
