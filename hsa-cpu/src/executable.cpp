@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
@@ -407,13 +408,35 @@ void destroy_executable(Executable* exec) {
   delete exec;
 }
 
+// Largest file hsa_code_object_reader_create_from_file reads (1 GiB): a
+// code object is far smaller, and a sparse file must not be read whole.
+constexpr uint64_t kMaxCodeObjectFileBytes = uint64_t{1} << 30;
+
+// `size` bytes from `bytes` (zeros when null) into *out; false when the
+// memory cannot be had (no exception leaves the HSA API).
+bool copy_bytes(const unsigned char* bytes, size_t size, std::vector<unsigned char>* out) {
+  try {
+    if (bytes) out->assign(bytes, bytes + size);
+    else out->resize(size);
+    return true;
+  } catch (const std::bad_alloc&) {
+    log("code object reader: cannot allocate %zu bytes", size);
+    return false;
+  }
+}
+
 hsa_status_t create_reader(std::vector<unsigned char>&& bytes, hsa_code_object_reader_t* out) {
   auto* reader = new (std::nothrow) CodeObjectReader();
   if (reader == nullptr) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   reader->bytes = std::move(bytes);
   Registry& r = registry();
   std::unique_lock<std::shared_mutex> lock(r.mutex);
-  r.readers.insert(reader);
+  try {
+    r.readers.insert(reader);
+  } catch (const std::bad_alloc&) {
+    delete reader;
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
   out->handle = reinterpret_cast<uintptr_t>(reader);
   return HSA_STATUS_SUCCESS;
 }
@@ -456,7 +479,9 @@ HSA_CPU_EXPORT hsa_status_t hsa_code_object_reader_create_from_memory(
   if (code_object == nullptr || size == 0 || code_object_reader == nullptr)
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   const auto* bytes = static_cast<const unsigned char*>(code_object);
-  return create_reader(std::vector<unsigned char>(bytes, bytes + size), code_object_reader);
+  std::vector<unsigned char> copy;
+  if (!copy_bytes(bytes, size, &copy)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  return create_reader(std::move(copy), code_object_reader);
 }
 
 HSA_CPU_EXPORT hsa_status_t hsa_code_object_reader_create_from_file(
@@ -468,10 +493,17 @@ HSA_CPU_EXPORT hsa_status_t hsa_code_object_reader_create_from_file(
     log("hsa_code_object_reader_create_from_file: fd %d is not a readable, non-empty file", file);
     return HSA_STATUS_ERROR_INVALID_FILE;
   }
-  std::vector<unsigned char> bytes(size_t(st.st_size));
+  if (uint64_t(st.st_size) > kMaxCodeObjectFileBytes) {
+    log("hsa_code_object_reader_create_from_file: fd %d is %lld bytes, more than the %llu a code object may have",
+        file, static_cast<long long>(st.st_size), static_cast<unsigned long long>(kMaxCodeObjectFileBytes));
+    return HSA_STATUS_ERROR_INVALID_FILE;
+  }
+  std::vector<unsigned char> bytes;
+  if (!copy_bytes(nullptr, size_t(st.st_size), &bytes)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = pread(file, bytes.data() + done, bytes.size() - done, off_t(done));
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return HSA_STATUS_ERROR_INVALID_FILE;
     done += size_t(n);
   }
@@ -546,10 +578,33 @@ HSA_CPU_EXPORT hsa_status_t hsa_executable_destroy(hsa_executable_t executable) 
   return HSA_STATUS_SUCCESS;
 }
 
+namespace {
+
+hsa_status_t load_agent_code_object(hsa_executable_t executable, hsa_agent_t agent,
+                                    hsa_code_object_reader_t code_object_reader,
+                                    hsa_loaded_code_object_t* loaded_code_object);
+
+}  // namespace
+
 HSA_CPU_EXPORT hsa_status_t hsa_executable_load_agent_code_object(
     hsa_executable_t executable, hsa_agent_t agent, hsa_code_object_reader_t code_object_reader,
     const char* options, hsa_loaded_code_object_t* loaded_code_object) {
   HSA_CPU_REQUIRE_INIT();
+  // Host memory running out while the symbols are collected is a status,
+  // not an exception through the C API.
+  try {
+    return load_agent_code_object(executable, agent, code_object_reader, loaded_code_object);
+  } catch (const std::bad_alloc&) {
+    log("hsa_executable_load_agent_code_object: out of host memory");
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
+}
+
+namespace {
+
+hsa_status_t load_agent_code_object(hsa_executable_t executable, hsa_agent_t agent,
+                                    hsa_code_object_reader_t code_object_reader,
+                                    hsa_loaded_code_object_t* loaded_code_object) {
   Executable* exec = lookup_executable(executable);
   if (exec == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
   const Agent* a = runtime()->agent(agent);
@@ -616,6 +671,8 @@ HSA_CPU_EXPORT hsa_status_t hsa_executable_load_agent_code_object(
   exec->objects.push_back(std::move(object));
   return HSA_STATUS_SUCCESS;
 }
+
+}  // namespace
 
 HSA_CPU_EXPORT hsa_status_t hsa_executable_load_program_code_object(
     hsa_executable_t executable, hsa_code_object_reader_t code_object_reader, const char* options,
