@@ -956,6 +956,16 @@ VALUE(hsa_code_object_reader_create_from_file, "a descriptor that is not a regul
   close(fd);
   return status;
 });
+VALUE(hsa_code_object_reader_create_from_file, "a 64 GiB sparse file (more than a code object may be)", {
+  char path[] = "/tmp/hsa-cpu-sparse-XXXXXX";
+  const int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  unlink(path);
+  uint32_t status = HSA_STATUS_ERROR_INVALID_FILE;  // a file system without sparse files: nothing to try
+  if (ftruncate(fd, off_t{64} << 30) == 0) status = status_bits(hsa_code_object_reader_create_from_file(fd, READER_OUT));
+  close(fd);
+  return status;
+});
 ROW(hsa_code_object_reader_destroy, kNotInit, hsa_code_object_reader_destroy(f.reader));
 ROW(hsa_code_object_reader_destroy, "unknown reader", hsa_code_object_reader_destroy(hsa_code_object_reader_t{f.bad()}));
 ROW(hsa_executable_create, kNotInit, hsa_executable_create(HSA_PROFILE_FULL, HSA_EXECUTABLE_STATE_UNFROZEN, nullptr, EXEC_OUT));
