@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
            c.path.c_str(), line);
   }
 
-  std::system(("rm -rf '" + dir + "'").c_str());
+  (void)!std::system(("rm -rf '" + dir + "'").c_str());
   if (failures == 0) std::printf("PASSED\n");
   return failures == 0 ? 0 : 1;
 }
