@@ -2,7 +2,8 @@
 // the project's own executables (bit flips, byte runs, truncations, the
 // header and entry table), each loaded through the loader and the driver,
 // alternately by pCode and by pFilePath. Every input must be rejected with a
-// clear message or load (and unload) without harm.
+// clear message or load (and unload) without harm; what loads must pass
+// `xgpu-kernels check` (xgpu::executable::check) as well.
 //
 //   xgpu_executable_fuzz run --seeds A.xgpux,B.xgpux --count N [--seed S] --out DIR
 //                            [--timeout-ms T] [--forged]
@@ -142,7 +143,13 @@ int child_main() {
     const XgpuResult result = xgpuCreateExecutable(device, &info, nullptr, &executable);
     std::string answer;
     if (result == XGPU_SUCCESS) {
+      // The driver loads nothing that `xgpu-kernels check` rejects.
+      if (by_path) bytes = read_bytes(file);
+      xe::Executable parsed;
+      xe::Status checked = xe::Executable::parse(bytes, &parsed);
+      if (checked.ok()) checked = xe::check(parsed);
       if (!executable) answer = "bad XGPU_SUCCESS with a null executable";
+      else if (!checked.ok()) answer = "bad loaded what xgpu-kernels check rejects: " + checked.message();
       else answer = "ok loaded";
       xgpuDestroyExecutable(device, executable, nullptr);
     } else if (executable) {
