@@ -163,7 +163,8 @@ Status Executable::parse_structure(std::span<const uint8_t> bytes, bool verify_h
     uint32_t index;
   };
   std::vector<Range> ranges;
-  ranges.push_back({0, table_offset + table_size, UINT32_MAX});  // header + table
+  ranges.push_back({0, sizeof(header), UINT32_MAX});                          // header
+  ranges.push_back({table_offset, table_offset + table_size, UINT32_MAX});  // entry table
   for (uint32_t i = 0; i < header.entry_count; ++i) {
     xgpu_executable_entry_t raw;
     std::memcpy(&raw, bytes.data() + table_offset + uint64_t{i} * sizeof(raw), sizeof(raw));
@@ -223,6 +224,20 @@ Status Executable::parse_structure(std::span<const uint8_t> bytes, bool verify_h
       return Status::error("overlapping ranges: " + name(ranges[i]) + " starts at " +
                            std::to_string(ranges[i].begin) + " inside " + name(ranges[i - 1]) + " [" +
                            std::to_string(ranges[i - 1].begin) + ", " + std::to_string(ranges[i - 1].end) + ")");
+    }
+  }
+  // The bytes outside every range (the alignment padding the writer
+  // zero-fills) are zero: damage there is damage too, and no hash covers it.
+  // The ranges are sorted and disjoint, so each gap runs from one range's
+  // end to the next one's begin (the last to the end of the file).
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const uint64_t gap_begin = ranges[i].end;
+    const uint64_t gap_end = i + 1 < ranges.size() ? ranges[i + 1].begin : bytes.size();
+    for (uint64_t at = gap_begin; at < gap_end; ++at) {
+      if (bytes[at] == 0) continue;
+      return Status::error("byte " + std::to_string(at) + " is 0x" + hex(bytes[at]) +
+                           ", outside the header, the entry table and every code object, where the file is " +
+                           "zero-filled (corrupt executable)");
     }
   }
   // Last, once every range is known to lie in the file: the hashes. Nothing

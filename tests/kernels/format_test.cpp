@@ -331,3 +331,17 @@ TEST_CASE("a format version 1 file (no hashes) is refused, naming the rebuild") 
   CHECK(contains(message, "executable format version 1 is no longer read"));
   CHECK(contains(message, "rebuild the file with this release's xgpu-kernels (xgpu_add_kernels)"));
 }
+
+TEST_CASE("the zero fill outside the header, the table and the code objects is checked too") {
+  std::vector<uint8_t> bytes = two_entry_file();
+  xe::Executable executable;
+  REQUIRE(xe::Executable::parse(bytes, &executable).ok());
+  // Between the table (64 + 2 * 128 bytes) and the first code object at 4096.
+  bytes[1000] = 0x20;
+  CHECK(parse_error(bytes) == "byte 1000 is 0x20, outside the header, the entry table and every code object, where "
+                              "the file is zero-filled (corrupt executable)");
+  // Between the first code object's end (4096 + 100) and the second at 8192.
+  bytes[1000] = 0;
+  bytes[8191] = 0x01;
+  CHECK(contains(parse_error(bytes), "byte 8191 is 0x1, outside the header"));
+}
