@@ -1531,3 +1531,54 @@ TEST_CASE("work-item loops: bins kept across a run through a bin address kept in
     }
   }
 }
+
+TEST_CASE("work-item loops: barrier loops the workgroup size decides compute the same at every size") {
+  // The transform gives such kernels sized copies for some sizes (the
+  // size folded, the loops unrolled); the other sizes, partial workgroups,
+  // 2-D workgroups and dynamic group memory run the general loops.
+  Device device("", XGPU_TEST_WILOOP_KERNELS_FILE);
+  constexpr uint32_t kMax = 64u * 1024u;
+  uint32_t* in = device.allocate<uint32_t>(kMax);
+  for (uint32_t g = 0; g < kMax; ++g) in[g] = (g * 2654435761u) >> 20;
+  uint32_t* out = device.allocate<uint32_t>(kMax);
+  struct Shape {
+    uint16_t x, y;
+    uint32_t grid_x, n, dynamic_bytes;
+  };
+  for (const Shape s : {Shape{64, 1, 64u * 40u, 64u * 40u, 0}, Shape{128, 1, 128u * 20u, 128u * 20u - 3u, 0},
+                        Shape{256, 1, 256u * 16u + 100u, 256u * 16u + 77u, 0}, Shape{32, 1, 32u * 9u, 32u * 9u, 0},
+                        Shape{100, 1, 100u * 7u + 1u, 100u * 7u + 1u, 0}, Shape{512, 1, 512u * 3u, 512u * 3u, 0},
+                        Shape{1024, 1, 1024u * 2u, 1024u * 2u - 1u, 0}, Shape{256, 1, 256u * 4u, 256u * 4u, 64},
+                        Shape{64, 2, 64u * 8u, 64u * 8u - 5u, 0}}) {
+    INFO("workgroup (" << s.x << ", " << s.y << "), grid x " << s.grid_x << ", n " << s.n << ", dynamic bytes "
+                       << s.dynamic_bytes);
+    const uint32_t groups = (s.grid_x + s.x - 1) / s.x, rows = 2u * s.y;
+    auto v = [&](uint32_t g) { return g < s.n ? in[g] : 0u; };
+    sizes_args_t args = {in, out, s.n, 0};
+    std::string first;
+    uint32_t wrong = 0;
+    std::fill(out, out + kMax, 0xdeadbeefu);
+    device.run({"sizes_tree", &args, sizeof(args), 2, {s.grid_x, rows, 1}, {s.x, s.y, 1}, s.dynamic_bytes});
+    for (uint32_t row = 0; row < rows; ++row)
+      for (uint32_t w = 0; w < groups; ++w) {
+        uint32_t sum = 0;
+        for (uint32_t g = w * s.x; g < std::min((w + 1) * s.x, s.grid_x); ++g) sum += v(g);
+        const uint32_t got = out[row * groups + w];
+        if (got != sum && wrong++ == 0)
+          first = "tree: row " + std::to_string(row) + " workgroup " + std::to_string(w) + ": " + std::to_string(got) +
+                  ", expected " + std::to_string(sum);
+      }
+    std::fill(out, out + kMax, 0xdeadbeefu);
+    device.run({"sizes_scan", &args, sizeof(args), 2, {s.grid_x, rows, 1}, {s.x, s.y, 1}, s.dynamic_bytes});
+    for (uint32_t row = 0; row < rows; ++row)
+      for (uint32_t g = 0, sum = 0; g < s.n; ++g) {
+        sum = g % s.x == 0 ? v(g) : sum + v(g);
+        const uint32_t got = out[row * s.grid_x + g];
+        if (got != sum && wrong++ == 0)
+          first = "scan: row " + std::to_string(row) + " item " + std::to_string(g) + ": " + std::to_string(got) +
+                  ", expected " + std::to_string(sum);
+      }
+    INFO(first);
+    CHECK(wrong == 0);
+  }
+}

@@ -124,28 +124,33 @@ void WorkItemLoops::build() {
     counts[0] = width;
     items64 = b.CreateZExt(b.CreateNUWMul(b.CreateNUWMul(width, counts[1]), counts[2]), i64);
   }
-  if (sized_path_) {
-    // A workgroup of the kernel's required size, in full (not at the grid's
-    // edge), without dynamic group memory runs the sized path.
+  if (!sized_paths_.empty()) {
+    // A workgroup of one of the sized copies' sizes, in full (not at the
+    // grid's edge), without dynamic group memory runs that copy.
     auto field = [&](uint64_t offset) {
       return b.CreateAlignedLoad(i32, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), workgroup(), offset), Align(4));
     };
-    Value* sized = b.CreateICmpEQ(counts[0], b.getInt32(sized_path_x_));
+    Value* sized = b.CreateICmpEQ(counts[0], field(kWorkgroupSizeOffset));
     sized = b.CreateAnd(sized, b.CreateICmpEQ(b.CreateOr(counts[1], counts[2]), b.getInt32(1)));
-    sized = b.CreateAnd(sized, b.CreateICmpEQ(field(kWorkgroupSizeOffset), b.getInt32(sized_path_x_)));
     sized = b.CreateAnd(sized, b.CreateICmpEQ(b.CreateOr(field(kWorkgroupSizeOffset + 4), field(kWorkgroupSizeOffset + 8)),
                                               b.getInt32(1)));
     sized = b.CreateAnd(sized, b.CreateICmpEQ(field(kWorkgroupGroupSegmentSizeOffset),
                                               b.getInt32(sized_path_group_bytes_)), "xgpu.sized");
-    BasicBlock* call = BasicBlock::Create(ctx_, "xgpu.sized.call", &f_);
-    b.CreateCondBr(sized, call, region_entries[0]);
-    IRBuilder<> cb(call);
-    CallInst* sized_call = cb.CreateCall(sized_path_, {kernarg(), workgroup()});
-    // With debug information, a call that is inlined needs a location in
-    // this function, to which the inlined code's locations are chained.
-    if (DISubprogram* subprogram = f_.getSubprogram())
-      sized_call->setDebugLoc(DILocation::get(ctx_, subprogram->getScopeLine(), 0, subprogram));
-    cb.CreateBr(exit);
+    BasicBlock* choose = BasicBlock::Create(ctx_, "xgpu.sized.choose", &f_);
+    b.CreateCondBr(sized, choose, region_entries[0]);
+    IRBuilder<> sb(choose);
+    SwitchInst* by_size = sb.CreateSwitch(counts[0], region_entries[0], unsigned(sized_paths_.size()));
+    for (auto& [copy, x] : sized_paths_) {
+      BasicBlock* call = BasicBlock::Create(ctx_, "xgpu.sized.call" + Twine(x), &f_);
+      by_size->addCase(sb.getInt32(x), call);
+      IRBuilder<> cb(call);
+      CallInst* sized_call = cb.CreateCall(copy, {kernarg(), workgroup()});
+      // With debug information, a call that is inlined needs a location in
+      // this function, to which the inlined code's locations are chained.
+      if (DISubprogram* subprogram = f_.getSubprogram())
+        sized_call->setDebugLoc(DILocation::get(ctx_, subprogram->getScopeLine(), 0, subprogram));
+      cb.CreateBr(exit);
+    }
   } else if (accumulating) {
     // Group memory keeps the run's counts: only its first workgroup zeroes.
     Value* later = b.CreateICmpNE(run_index, b.getInt32(0));

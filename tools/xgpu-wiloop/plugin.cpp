@@ -116,11 +116,52 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
         // A barrier kernel of a required workgroup size (x, 1, 1) gets the
         // sized path too: a copy of the work-item function transformed for
         // exactly that workgroup (WorkItemLoops::set_sized), which the
-        // workgroup function calls for full workgroups. A kernel it does not
-        // fit runs without it.
-        Function* sized = nullptr;
-        Plan sized_plan;  // the sized transform's own decisions
-        uint32_t sized_x = 0, group_bytes = 0;
+        // workgroup function calls for full workgroups. A kernel without a
+        // required size whose barriers sit in loops gets copies for the
+        // workgroup sizes kSizedVersions, when the first of them shows that
+        // the size decides those loops (they unroll once it is a constant).
+        // A kernel neither fits runs without them.
+        std::vector<std::pair<Function*, uint32_t>> sized;  // each copy and its x
+        Plan sized_plan;  // the sized transform's own decisions (the last copy's)
+        uint32_t group_bytes = 0;
+        bool declared = false;
+        // Whether a barrier sits in a loop (one the size may decide).
+        bool barrier_loop = false;
+        {
+          DominatorTree dt(*function);
+          LoopInfo li(dt);
+          for (const Loop* loop : li.getLoopsInPreorder())
+            for (const BasicBlock* block : loop->blocks())
+              for (const Instruction& inst : *block) barrier_loop = barrier_loop || is_call_to(inst, kBarrierMarker);
+        }
+        // The copy for (x, 1, 1): the record's sizes folded to constants,
+        // simplified again (uniform loops whose trip count the size decides
+        // unroll, barriers and all), then transformed; null if it fails.
+        auto make_sized = [&](uint32_t x, std::string* why) -> Function* {
+          ValueToValueMapTy map;
+          Function* copy = CloneFunction(function, map);
+          copy->setName(function->getName() + ".sized" + Twine(x));
+          copy->setLinkage(GlobalValue::InternalLinkage);
+          WorkItemLoops::fold_sizes(*copy, x);
+          if (barrier_loop) {
+            // (A kernel without barrier loops has nothing to unroll: its
+            // copy is left as it was simplified.)
+            fam.invalidate(*copy, PreservedAnalyses::none());
+            cleanup.run(*copy, fam);
+            fam.clear(*copy, copy->getName());
+          }
+          Plan copy_plan;
+          WorkItemLoops sized_transform(*copy, module.getDataLayout(), reaches_barrier);
+          sized_transform.set_sized(x, group_bytes);
+          sized_transform.set_sizes_folded();
+          sized_transform.set_plan(&copy_plan);
+          if (!sized_transform.run(why)) {
+            copy->eraseFromParent();
+            return nullptr;
+          }
+          sized_plan = std::move(copy_plan);
+          return copy;
+        };
         if (barriers && init->getNumOperands() > kDescriptorRequiredSizeField) {
           Constant* required = init->getOperand(kDescriptorRequiredSizeField);
           auto element = [&](unsigned i) {
@@ -128,8 +169,25 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
             return value ? value->getZExtValue() : 0;
           };
           const auto* group = dyn_cast<ConstantInt>(init->getOperand(kDescriptorGroupSegmentSizeField));
-          if (element(0) == 0) {
-            // No required size: no sized path, and nothing to say.
+          declared = element(0) != 0;
+          if (!declared) {
+            // No required size: copies by the dispatch's size, when its
+            // barriers sit in loops (said only when one is made).
+            if (barrier_loop && group && group->getZExtValue() <= kMaxSizedGroupBytes) {
+              group_bytes = uint32_t(group->getZExtValue());
+              for (uint32_t x : kSizedVersions) {
+                std::string why;
+                Function* copy = make_sized(x, &why);
+                if (!copy) {
+                  // The first size shows whether the size decides the loops.
+                  if (sized.empty())
+                    plan.refuse("sized-path", "a copy for workgroups of (" + Twine(x) + ", 1, 1) items (the kernel "
+                                              "declares no size): " + why);
+                  break;
+                }
+                sized.emplace_back(copy, x);
+              }
+            }
           } else if (element(1) != 1 || element(2) != 1) {
             plan.refuse("sized-path", "its required workgroup size is not (x, 1, 1)");
           } else if (element(0) > kMaxSizedItems) {
@@ -137,47 +195,46 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
           } else if (!group || group->getZExtValue() > kMaxSizedGroupBytes) {
             plan.refuse("sized-path", "its static group memory is over " + Twine(kMaxSizedGroupBytes) + " bytes");
           } else {
-            sized_x = uint32_t(element(0));
             group_bytes = uint32_t(group->getZExtValue());
-            ValueToValueMapTy map;
-            sized = CloneFunction(function, map);
-            sized->setName(function->getName() + ".sized");
-            sized->setLinkage(GlobalValue::InternalLinkage);
-            WorkItemLoops sized_transform(*sized, module.getDataLayout(), reaches_barrier);
-            sized_transform.set_sized(sized_x, group_bytes);
-            sized_transform.set_plan(&sized_plan);
             std::string why;
-            if (!sized_transform.run(&why)) {
+            if (Function* copy = make_sized(uint32_t(element(0)), &why))
+              sized.emplace_back(copy, uint32_t(element(0)));
+            else
               plan.refuse("sized-path", why);
-              sized->eraseFromParent();
-              sized = nullptr;
-            }
           }
         }
         WorkItemLoops transform(*function, module.getDataLayout(), reaches_barrier);
         transform.set_runs(barriers);
         transform.set_plan(&plan);
-        if (sized) transform.set_sized_path(sized, sized_x, group_bytes);
+        if (!sized.empty()) transform.set_sized_paths(sized, group_bytes);
         done = (barriers || transform.find_aggregates()) && transform.run(&reason);
         runs = done && transform.runs();
-        if (done && sized && !sized->use_empty()) {
+        bool used = false;
+        for (auto& [copy, x] : sized) used = used || !copy->use_empty();
+        if (done && used) {
           std::string scopes;
           for (const Plan::Decision& d : sized_plan.decisions)
             if (d.path == "sized-path-scopes" || d.path == "sized-path-unroll") scopes += "; " + d.why;
-          plan.take("sized-path", "full workgroups of (" + Twine(sized_x) + ", 1, 1) items run with group memory "
-                                  "and per-item slots on the stack" + scopes);
+          std::string sizes;
+          for (size_t i = 0; i < sized.size(); ++i)
+            sizes += (i == 0 ? "" : i + 1 == sized.size() ? " or " : ", ") + ("(" + std::to_string(sized[i].second) + ", 1, 1)");
+          plan.take("sized-path", "full workgroups of " + sizes + " items" +
+                                      (declared ? "" : ", by the dispatch's workgroup size (the kernel declares none),") +
+                                      " run with group memory and per-item slots on the stack" +
+                                      (sized.size() > 1 ? " (" + std::to_string(sized.back().second) + "'s copy: " : "") +
+                                      scopes.substr(sized.size() > 1 ? 2 : 0) + (sized.size() > 1 ? ")" : ""));
         }
-        if (sized) {
+        for (auto& [copy, x] : sized) {
           // Into the workgroup function (its one call), where the sized
           // path's stack arrays become the caller's.
           std::vector<CallBase*> calls;
-          for (User* user : sized->users())
+          for (User* user : copy->users())
             if (auto* call = dyn_cast<CallBase>(user)) calls.push_back(call);
           for (CallBase* call : calls) {
             InlineFunctionInfo info;
             InlineFunction(*call, info);
           }
-          if (sized->use_empty()) sized->eraseFromParent();
+          if (copy->use_empty()) copy->eraseFromParent();
         }
       }
       removeFromUsedLists(module, [&](Constant* c) { return c->stripPointerCasts() == function; });

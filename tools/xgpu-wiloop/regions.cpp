@@ -43,18 +43,20 @@ bool WorkItemLoops::check(std::string* reason) {
 // size, a uint32_t: neither step wraps. Said in the IR (nuw), a global id
 // used as an index is an affine function of the item loop's induction
 // variable, which the loop vectoriser needs to check its accesses' bounds.
-void WorkItemLoops::mark_global_ids() {
+void WorkItemLoops::mark_global_ids(Function& function) {
+  Argument* record = function.getArg(1);
+  const DataLayout& dl = function.getParent()->getDataLayout();
   auto record_field = [&](Value* value, uint64_t base, unsigned* dimension) {
     auto* load = dyn_cast<LoadInst>(value);
     uint64_t offset = 0;
     if (!load || !load->isSimple() || !load->getType()->isIntegerTy(32) ||
-        !is_argument_field(load->getPointerOperand(), workgroup(), dl_, &offset) || offset < base ||
+        !is_argument_field(load->getPointerOperand(), record, dl, &offset) || offset < base ||
         offset >= base + 12 || (offset - base) % 4 != 0)
       return false;
     *dimension = unsigned((offset - base) / 4);
     return true;
   };
-  for (BasicBlock& block : f_)
+  for (BasicBlock& block : function)
     for (Instruction& inst : block) {
       auto* mul = dyn_cast<BinaryOperator>(&inst);
       if (!mul || mul->getOpcode() != Instruction::Mul) continue;

@@ -9,19 +9,7 @@ namespace xgpu_wiloop {
 // aligned as the runtime aligns the group segment; a shared slot, not a
 // per-item one.
 void WorkItemLoops::specialize_sized() {
-  // The workgroup is full: its x range lies inside the grid. Said so that
-  // the kernel's own item count (<xgpu/kernel.h>: the grid size less the
-  // workgroup's first x id, at most the workgroup size) folds to the size.
-  {
-    IRBuilder<> b(&*f_.getEntryBlock().getFirstInsertionPt());
-    Type* i32 = b.getInt32Ty();
-    auto field = [&](uint64_t offset) {
-      return b.CreateAlignedLoad(i32, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), workgroup(), offset), Align(4));
-    };
-    Value* left = b.CreateSub(field(kWorkgroupGridSizeOffset),
-                              b.CreateMul(field(kWorkgroupIdOffset), b.getInt32(sized_x_)));
-    b.CreateAssumption(b.CreateICmpUGE(left, b.getInt32(sized_x_)));
-  }
+  if (!sizes_folded_) fold_sizes(f_, sized_x_);
   AllocaInst* group = nullptr;
   if (sized_group_bytes_) {
     IRBuilder<> b(&*f_.getEntryBlock().getFirstInsertionPt());
@@ -30,21 +18,59 @@ void WorkItemLoops::specialize_sized() {
     shared_slots_.insert(group);
     group_alloca_ = group;
   }
+  if (!group) return;  // no static group memory: the record's pointer stays
   std::vector<LoadInst*> loads;
   for (BasicBlock& block : f_)
     for (Instruction& inst : block)
       if (auto* load = dyn_cast<LoadInst>(&inst)) loads.push_back(load);
+  const DataLayout& dl = f_.getParent()->getDataLayout();
   for (LoadInst* load : loads) {
     uint64_t offset = 0;
-    if (!load->isSimple() || !is_argument_field(load->getPointerOperand(), workgroup(), dl_, &offset)) continue;
+    if (!load->isSimple() || !is_argument_field(load->getPointerOperand(), workgroup(), dl, &offset)) continue;
+    if (offset != kWorkgroupGroupSegmentOffset || !load->getType()->isPointerTy()) continue;
+    load->replaceAllUsesWith(group);
+    load->eraseFromParent();
+  }
+}
+
+// The first step of the sized path, which may run before the copy is
+// simplified again (plugin.cpp): the workgroup record's sizes and item
+// counts in `function` become those of one full workgroup of (x, 1, 1)
+// items. A uniform loop whose trip count they decide (a tree's `s <
+// xgpu_workgroup_size(0)`), barriers and all, then has a constant trip
+// count, and the simplification unrolls it: the copy's regions follow each
+// other with one way out each, as the sized path needs.
+void WorkItemLoops::fold_sizes(Function& function, uint32_t x) {
+  // Global ids are marked as not wrapping while the size is still a field
+  // of the record, which is what the marking recognises.
+  mark_global_ids(function);
+  Argument* record = function.getArg(1);
+  const DataLayout& dl = function.getParent()->getDataLayout();
+  // The workgroup is full: its x range lies inside the grid. Said so that
+  // the kernel's own item count (<xgpu/kernel.h>: the grid size less the
+  // workgroup's first x id, at most the workgroup size) folds to the size.
+  {
+    IRBuilder<> b(&*function.getEntryBlock().getFirstInsertionPt());
+    Type* i32 = b.getInt32Ty();
+    auto field = [&](uint64_t offset) {
+      return b.CreateAlignedLoad(i32, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), record, offset), Align(4));
+    };
+    Value* left = b.CreateSub(field(kWorkgroupGridSizeOffset), b.CreateMul(field(kWorkgroupIdOffset), b.getInt32(x)));
+    b.CreateAssumption(b.CreateICmpUGE(left, b.getInt32(x)));
+  }
+  std::vector<LoadInst*> loads;
+  for (BasicBlock& block : function)
+    for (Instruction& inst : block)
+      if (auto* load = dyn_cast<LoadInst>(&inst)) loads.push_back(load);
+  for (LoadInst* load : loads) {
+    uint64_t offset = 0;
+    if (!load->isSimple() || !load->getType()->isIntegerTy(32) ||
+        !is_argument_field(load->getPointerOperand(), record, dl, &offset))
+      continue;
     Value* value = nullptr;
-    if (offset == kWorkgroupGroupSegmentOffset && load->getType()->isPointerTy()) {
-      value = group;
-    } else if (load->getType()->isIntegerTy(32)) {
-      for (uint64_t base : {kWorkgroupSizeOffset, kWorkgroupItemCountOffset})
-        if (offset >= base && offset < base + 12 && (offset - base) % 4 == 0)
-          value = ConstantInt::get(load->getType(), offset == base ? sized_x_ : 1);
-    }
+    for (uint64_t base : {kWorkgroupSizeOffset, kWorkgroupItemCountOffset})
+      if (offset >= base && offset < base + 12 && (offset - base) % 4 == 0)
+        value = ConstantInt::get(load->getType(), offset == base ? x : 1);
     if (!value) continue;
     load->replaceAllUsesWith(value);
     load->eraseFromParent();
@@ -139,7 +165,7 @@ void WorkItemLoops::mark_sized_loops() {
     loop->setLoopID(id);
     ++marked;
   }
-  std::string why = std::to_string(marked) + " loop(s) unrolled after vectorisation";
+  std::string why = std::to_string(marked) + " loop(s) to unroll after vectorisation";
   if (kept) why += ", " + std::to_string(kept) + " of the kernel's own left to LLVM's unroller";
   take("sized-path-unroll", why);
 }

@@ -127,6 +127,11 @@ constexpr uint64_t kMaxLateUnrolledSize = 16384;
 // too large to keep in registers anyway.
 constexpr uint32_t kMaxSizedItems = 1024;
 constexpr uint32_t kMaxSizedGroupBytes = 16384;
+// The workgroup sizes (x, 1, 1) a barrier kernel without a required size
+// gets sized copies for, when the size decides its barrier loops: the
+// sizes compute kernels are most often dispatched with. Others run the
+// general loops.
+constexpr uint32_t kSizedVersions[] = {64, 128, 256};
 // Uses capture tracking follows before it answers "captured" (LLVM's
 // default, 100, is too few for a sized path's unrolled accesses).
 constexpr unsigned kMaxCaptureUses = 1u << 16;
@@ -211,12 +216,17 @@ class WorkItemLoops {
     sized_x_ = x;
     sized_group_bytes_ = group_bytes;
   }
-  // Before run(): the workgroup function calls `sized` (the same kernel
-  // transformed with set_sized(x, group_bytes)) for every workgroup that is
-  // full, of that size and without dynamic group memory.
-  void set_sized_path(Function* sized, uint32_t x, uint32_t group_bytes) {
-    sized_path_ = sized;
-    sized_path_x_ = x;
+  // The sized path's first step on its own (see set_sized): the record's
+  // sizes and item counts in `function` become (x, 1, 1)'s. A transform
+  // whose function had it done says so with set_sizes_folded().
+  static void fold_sizes(Function& function, uint32_t x);
+  void set_sizes_folded() { sizes_folded_ = true; }
+  // Before run(): the workgroup function calls a copy of `sized` (the same
+  // kernel transformed with set_sized(x, group_bytes)) for every workgroup
+  // that is full, of (x, 1, 1) items for the copy's x, and without dynamic
+  // group memory.
+  void set_sized_paths(std::vector<std::pair<Function*, uint32_t>> sized, uint32_t group_bytes) {
+    sized_paths_ = std::move(sized);
     sized_path_group_bytes_ = group_bytes;
   }
   // Before run(): where the transform records what it decided (may stay null).
@@ -247,7 +257,7 @@ class WorkItemLoops {
   Touch access_touch(Instruction& inst, bool escapes) const;
   bool on_group_segment(Value* ptr) const { return pointer_touch(ptr, /*escapes=*/true) == Touch::kGroup; }
   void lower_group_segment_atomics();
-  void mark_global_ids();
+  static void mark_global_ids(Function& function);
   bool uniform(Value* value, unsigned depth);
   void split_aggregates();
   bool recount_aggregates(std::string* why);
@@ -349,11 +359,11 @@ class WorkItemLoops {
   SmallPtrSet<Instruction*, 8> group_adds_;
   bool accumulate_ = false;
   uint32_t sized_x_ = 0;             // set_sized
+  bool sizes_folded_ = false;        // set_sizes_folded
   AllocaInst* group_alloca_ = nullptr;  // the sized path's group memory
   std::vector<AllocaInst*> item_arrays_;  // build()'s per-item slot arrays
   uint32_t sized_group_bytes_ = 0;
-  Function* sized_path_ = nullptr;   // set_sized_path
-  uint32_t sized_path_x_ = 0;
+  std::vector<std::pair<Function*, uint32_t>> sized_paths_;  // set_sized_paths
   uint32_t sized_path_group_bytes_ = 0;
   std::vector<Instruction*> detached_;  // the detached copies' instructions
 };

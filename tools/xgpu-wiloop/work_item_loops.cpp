@@ -25,7 +25,7 @@ bool WorkItemLoops::run(std::string* reason) {
   for (Instruction* inst : hints) inst->eraseFromParent();
 
   lower_group_segment_atomics();
-  mark_global_ids();
+  mark_global_ids(f_);
   if (sized_x_) specialize_sized();
   // Barriers split blocks first, so that a value used on both sides of a
   // barrier in one original block is recomputed after it too.
@@ -34,8 +34,8 @@ bool WorkItemLoops::run(std::string* reason) {
   // Tail atomics combined across a run save more than the sized path's
   // registers (a histogram's bins are indexed by data: they stay in memory
   // on the sized path too): a kernel with them keeps the general loops.
-  if (combining() && sized_path_) {
-    sized_path_ = nullptr;
+  if (combining() && !sized_paths_.empty()) {
+    sized_paths_.clear();
     refuse("sized-path", "its tail adds are combined across runs of workgroups, which saves more");
   }
   if (!aggregates_.empty()) {

@@ -362,4 +362,29 @@ typedef struct regression_vw64 {
   uint32_t w[XGPU_TEST_REGRESSION_WORKGROUP];
 } regression_vw64_t;
 
+/* Barrier loops whose trip count the workgroup size decides, read at run
+ * time (no declared size): the work-item loop transform's sized copies by
+ * the dispatch's workgroup size (kernels/wiloop_sizes.c). Workgroups of
+ * any (x, y) up to 1024 items, each row of a workgroup on its own; `count`
+ * a workgroup's items along x (the last may be partial), v(g) = g < n ?
+ * in[g] : 0 for the global x id g, every row of the grid reading the same:
+ *   sizes_tree: out[gy * workgroups along x + wid.x] = the sum of v over
+ *     the row's items, by the textbook's interleaved tree
+ *     (`lid % (2 s) == 0`, s < size);
+ *   sizes_scan: out[gy * grid x + g] = the inclusive prefix sum of v
+ *     within its workgroup's row, Hillis-Steele with two buffers (g < n
+ *     only). */
+#define XGPU_TEST_SIZES_MAX 1024u
+typedef struct sizes_args {
+  const uint32_t* in; /* binding 0 */
+  uint32_t* out;      /* binding 1 */
+  uint32_t n, pad;
+} sizes_args_t;
+typedef struct sizes_tree_shared {
+  uint32_t a[XGPU_TEST_SIZES_MAX];
+} sizes_tree_shared_t;
+typedef struct sizes_scan_shared {
+  uint32_t buf[2 * XGPU_TEST_SIZES_MAX];
+} sizes_scan_shared_t;
+
 #endif /* XGPU_TEST_KERNELS_H_ */

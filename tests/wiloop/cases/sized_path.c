@@ -127,4 +127,4 @@ XGPU_KERNEL_GROUPSHARED_SIZED(own_loop, args_t, args, v64_t, sh, 64, 1, 1) {
   args->out[xgpu_global_id(0)] = sh->v[63u - lid];
 }
 XGPU_KERNEL_BINDINGS(own_loop, 2);
-// REMARK: kernel 'own_loop': sized-path: {{.*}}; {{[1-9][0-9]*}} loop(s) unrolled after vectorisation, {{[1-9][0-9]*}} of the kernel's own left to LLVM's unroller;
+// REMARK: kernel 'own_loop': sized-path: {{.*}}; {{[1-9][0-9]*}} loop(s) to unroll after vectorisation, {{[1-9][0-9]*}} of the kernel's own left to LLVM's unroller;
