@@ -41,11 +41,8 @@ Status check(const Executable& executable, std::vector<CodeObjectInfo>* out_info
     }
     for (const KernelInfo& k : info.kernels) {
       if (!k.hidden_args.empty()) {
-        std::string kinds;
-        for (const std::string& h : k.hidden_args) kinds += (kinds.empty() ? "" : ", ") + h;
-        return Status::error(who + ": kernel '" + k.name + "' has hidden kernel arguments (" + kinds +
-                             "): it uses a compiler built-in that needs implicit arguments; use <xgpu/kernel.h> "
-                             "built-ins only");
+        return Status::error(who + ": kernel '" + k.name + "' has hidden kernel arguments (" + hidden_args_list(k) +
+                             "): " + kHiddenArgsCause);
       }
       if (entry.kind == XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU && k.explicit_arg_count != 1) {
         return Status::error(who + ": kernel '" + k.name + "' has " + std::to_string(k.explicit_arg_count) +

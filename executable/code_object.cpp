@@ -627,6 +627,14 @@ Status read_layout_records(std::span<const uint8_t> bytes, CodeObjectInfo* info)
     }
     if (kernel->layout_declared) return Status::error(who + ": the kernel has two layout records");
     if (record.kernarg_size != kernel->kernarg_size) {
+      if (!kernel->hidden_args.empty() && record.kernarg_size < kernel->kernarg_size) {
+        // What AMDGPU does to a kernel that makes a call it cannot see
+        // through: it reserves the implicit arguments after the explicit ones.
+        return Status::error(who + ": the kernel takes hidden kernel arguments (a kernarg segment of " +
+                             std::to_string(kernel->kernarg_size) + " bytes, its argument struct " +
+                             std::to_string(record.kernarg_size) + ", then " + hidden_args_list(*kernel) +
+                             "): " + kHiddenArgsCause);
+      }
       return Status::error(who + ": kernarg_size " + std::to_string(record.kernarg_size) +
                            " differs from the kernel's kernarg segment size " + std::to_string(kernel->kernarg_size));
     }

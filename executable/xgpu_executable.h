@@ -17,6 +17,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -171,6 +172,21 @@ struct KernelInfo {
 };
 
 // What one code object holds.
+// A kernel's hidden argument kinds, comma-separated ("hidden_block_count_x, ...").
+inline std::string hidden_args_list(const KernelInfo& kernel) {
+  std::string kinds;
+  const size_t shown = std::min<size_t>(kernel.hidden_args.size(), 3);
+  for (size_t i = 0; i < shown; ++i) kinds += (i ? ", " : "") + kernel.hidden_args[i];
+  if (kernel.hidden_args.size() > shown) kinds += " and " + std::to_string(kernel.hidden_args.size() - shown) + " more";
+  return kinds;
+}
+// Why an AMDGPU kernel takes hidden arguments, and what to do instead.
+inline constexpr const char* kHiddenArgsCause =
+    "the AMDGPU compiler adds them to a kernel that makes a call it cannot see through (a call through a "
+    "function pointer, or to a helper that was not inlined and whose body it cannot analyse) or that uses a "
+    "compiler built-in needing implicit arguments; call helpers directly (static functions, inlined or not) "
+    "and use <xgpu/kernel.h>'s built-ins only";
+
 struct CodeObjectInfo {
   std::string isa_name;             // AMDGPU: amdhsa.target; host: the info symbol's ISA name
   uint32_t e_machine = 0;           // ELF machine (EM_AMDGPU, EM_X86_64)
