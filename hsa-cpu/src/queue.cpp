@@ -395,9 +395,11 @@ struct Processor {
       job.finish();
       return PacketStatus::kDone;
     }
+    auto* job = new (std::nothrow) DispatchJob(queue, packet, kernel, counts, uint32_t(total), group_bytes,
+                                               start_ns, true);
+    if (job == nullptr)  // no host memory for the job: the queue fails (never a throw on its thread)
+      return invalid(HSA_STATUS_ERROR_OUT_OF_RESOURCES, "no host memory for the dispatch's job of workgroups", total);
     queue->inflight.fetch_add(1, std::memory_order_relaxed);
-    auto* job = new DispatchJob(queue, packet, kernel, counts, uint32_t(total), group_bytes,
-                                start_ns, true);
     runtime()->workers->submit(job, /*help=*/true);
     return PacketStatus::kDone;
   }
@@ -733,7 +735,17 @@ HSA_CPU_EXPORT hsa_status_t hsa_queue_create(hsa_agent_t agent, uint32_t size,
   q->callback_data = data;
   try {
     q->processor = std::thread([q] {
-      Processor{q}.run();
+      Processor processor{q};
+      try {
+        processor.run();
+      } catch (const std::exception& e) {
+        // Host memory ran out where the processor could not answer it: the
+        // queue fails (nothing is thrown out of its thread).
+        log("queue %llu: %s: the queue fails", static_cast<unsigned long long>(q->amd.hsa_queue.id), e.what());
+        q->abort.store(true, std::memory_order_seq_cst);
+        cancel_kernels(&q->abort);
+        processor.report_error(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+      }
       q->processor_done.store(true, std::memory_order_release);
     });
   } catch (const std::system_error& e) {

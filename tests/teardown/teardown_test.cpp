@@ -9,6 +9,7 @@
 //   (RLIMIT_AS), expecting only clean results - never a signal or an abort.
 // Each step runs under an alarm: a step that hangs fails with its name
 // (and ctest's TIMEOUT is the last line).
+#include <dlfcn.h>
 #include <execinfo.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -400,6 +401,11 @@ XgpuBool32 XGPU_API_CALL quiet(XgpuDebugMessageSeverityFlagBits, XgpuDebugMessag
   return XGPU_FALSE;
 }
 
+// Called by the workload once its instance exists (the failing allocator is
+// armed there: the sweep covers the device's life, not the loader's reading
+// of manifests - nlohmann::json's destructor allocates, and is noexcept).
+void (*g_after_instance)() = nullptr;
+
 // The whole life of a device, every object destroyed on the way out; returns
 // a workload exit code. Prints the first refusal.
 int workload() {
@@ -424,6 +430,7 @@ int workload() {
   messenger_info.pfnUserCallback = quiet;
   XgpuDebugMessenger messenger = nullptr;
   check("xgpuCreateDebugMessenger", xgpuCreateDebugMessenger(instance, &messenger_info, nullptr, &messenger));
+  if (g_after_instance != nullptr) g_after_instance();
   uint32_t count = 1;
   XgpuPhysicalDevice physical = nullptr;
   const XgpuResult enumerated = xgpuEnumeratePhysicalDevices(instance, &count, &physical);
@@ -537,9 +544,17 @@ uint64_t peak_address_space() {
   std::abort();
 }
 
-// Runs the workload in a child under RLIMIT_AS `limit` (0: none); returns
-// its wait status, or -1 when it ran past `timeout_s` (killed).
-int run_limited(uint64_t limit, unsigned timeout_s, uint64_t* out_peak) {
+// What the child runs before the workload: an address-space limit, or the
+// failing allocator's choice (failing_malloc.c, preloaded).
+struct Fault {
+  uint64_t address_space = 0;  // RLIMIT_AS in bytes; 0: none
+  long fail_allocation = -1;   // the allocation that fails; 0: count only; -1: the allocator is not armed
+};
+
+// Runs the workload in a child under `fault`; returns its wait status, or -1
+// when it ran past `timeout_s` (killed). `out_value`: the child's peak
+// address space (a limit) or its allocation count (the allocator).
+int run_faulted(const Fault& fault, unsigned timeout_s, uint64_t* out_value) {
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) return -1;
   std::fflush(stdout);
@@ -549,13 +564,23 @@ int run_limited(uint64_t limit, unsigned timeout_s, uint64_t* out_peak) {
     void* warm[1];
     backtrace(warm, 1);  // loads what backtrace needs before memory runs short
     std::set_terminate(on_terminate);
-    if (limit != 0) {
-      rlimit rl{limit, limit};
+    if (fault.address_space != 0) {
+      rlimit rl{fault.address_space, fault.address_space};
       setrlimit(RLIMIT_AS, &rl);
     }
+    using ArmFn = void (*)(long);
+    using CountFn = long (*)();
+    static ArmFn arm = reinterpret_cast<ArmFn>(dlsym(RTLD_DEFAULT, "xgpu_test_fail_allocation"));
+    auto count = reinterpret_cast<CountFn>(dlsym(RTLD_DEFAULT, "xgpu_test_allocation_count"));
+    static long fail_at = fault.fail_allocation;
+    if (fault.fail_allocation >= 0) {
+      if (arm == nullptr || count == nullptr) _exit(kWorkloadWrong);
+      g_after_instance = [] { arm(fail_at); };
+    }
     const int outcome = workload();
-    const uint64_t peak = peak_address_space();
-    (void)!write(pipe_fds[1], &peak, sizeof peak);
+    const uint64_t value = fault.fail_allocation >= 0 ? uint64_t(count()) : peak_address_space();
+    if (fault.fail_allocation >= 0) arm(-1);
+    (void)!write(pipe_fds[1], &value, sizeof value);
     std::fflush(stdout);
     _exit(outcome);
   }
@@ -573,45 +598,83 @@ int run_limited(uint64_t limit, unsigned timeout_s, uint64_t* out_peak) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  uint64_t peak = 0;
-  if (read(pipe_fds[0], &peak, sizeof peak) == sizeof peak && out_peak) *out_peak = peak;
+  uint64_t value = 0;
+  if (read(pipe_fds[0], &value, sizeof value) == sizeof value && out_value) *out_value = value;
   close(pipe_fds[0]);
   return status;
 }
 
+// Counts one child's outcome; prints it after `label`.
+void tally(const char* label, int status, unsigned timeout_s, int* ran, int* refused) {
+  std::printf("%s: ", label);
+  if (status == -1) {
+    std::printf("HUNG (killed after %u s)\n", timeout_s);
+    ++g_failures;
+  } else if (WIFSIGNALED(status)) {
+    std::printf("KILLED by signal %d (%s)\n", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    ++g_failures;
+  } else if (WEXITSTATUS(status) == kWorkloadRan) {
+    std::printf("ran\n");
+    ++*ran;
+  } else if (WEXITSTATUS(status) == kWorkloadRefused) {
+    std::printf("refused cleanly\n");
+    ++*refused;
+  } else {
+    std::printf("WRONG: exit status %d\n", WEXITSTATUS(status));
+    ++g_failures;
+  }
+  std::fflush(stdout);
+}
+
+// The failing allocator's sweep: a counting run gives the workload's
+// allocations once its instance exists, then `steps` runs each fail one of
+// them, spread over the whole count (the first hundred one by one).
+int allocation_sweep(int steps) {
+  uint64_t total = 0;
+  const int counted = run_faulted(Fault{0, 0}, 60, &total);
+  if (counted == -1 || !WIFEXITED(counted) || WEXITSTATUS(counted) != kWorkloadRan || total == 0) {
+    std::fprintf(stderr, "the workload does not run with the counting allocator (status 0x%x); is "
+                 "failing_malloc preloaded?\n", counted);
+    return 1;
+  }
+  std::printf("allocations of the workload: %lu\n", (unsigned long)total);
+  int ran = 0, refused = 0;
+  const uint64_t first = total < 100 ? total : 100;
+  std::vector<uint64_t> picks;
+  for (uint64_t n = 1; n <= first; ++n) picks.push_back(n);
+  for (int i = 1; i <= steps; ++i) picks.push_back(first + (total - first) * uint64_t(i) / uint64_t(steps));
+  for (uint64_t n : picks) {
+    const int status = run_faulted(Fault{0, long(n)}, 30, nullptr);
+    char label[64];
+    std::snprintf(label, sizeof label, "allocation %6lu fails", (unsigned long)n);
+    tally(label, status, 30, &ran, &refused);
+  }
+  std::printf("%zu allocations failed one at a time: %d ran, %d refused cleanly, %d failed\n", picks.size(), ran,
+              refused, g_failures);
+  return g_failures;
+}
+
 // The sweep: first a run with no limit (its peak address space sets the
-// range), then `steps` limits from 1/16 of that peak up to it.
+// range), then `steps` limits from 1/8 of that peak up to it (below, glibc itself
+// may abort a thread it cannot give dynamic TLS: README.md).
 int host_memory_sweep(int steps) {
   uint64_t peak = 0;
-  const int free_status = run_limited(0, 60, &peak);
+  const int free_status = run_faulted(Fault{}, 60, &peak);
   if (free_status == -1 || !WIFEXITED(free_status) || WEXITSTATUS(free_status) != kWorkloadRan) {
     std::fprintf(stderr, "the workload does not run without a limit (status 0x%x)\n", free_status);
     return 1;
   }
   std::printf("peak address space without a limit: %lu MiB\n", (unsigned long)(peak >> 20));
-  const uint64_t low = peak / 16, high = peak + (peak >> 4);
+  const uint64_t low = peak / 8, high = peak + (peak >> 4);
   int ran = 0, refused = 0;
   for (int i = 0; i < steps; ++i) {
     const uint64_t limit = low + (high - low) * uint64_t(i) / uint64_t(steps - 1);
-    const int status = run_limited(limit, 30, nullptr);
-    std::printf("RLIMIT_AS %5lu MiB: ", (unsigned long)(limit >> 20));
-    if (status == -1) {
-      std::printf("HUNG (killed after 30 s)\n");
-      ++g_failures;
-    } else if (WIFSIGNALED(status)) {
-      std::printf("KILLED by signal %d (%s)\n", WTERMSIG(status), strsignal(WTERMSIG(status)));
-      ++g_failures;
-    } else if (WEXITSTATUS(status) == kWorkloadRan) {
-      std::printf("ran\n");
-      ++ran;
-    } else if (WEXITSTATUS(status) == kWorkloadRefused) {
-      std::printf("refused cleanly\n");
-      ++refused;
-    } else {
-      std::printf("WRONG: exit status %d\n", WEXITSTATUS(status));
-      ++g_failures;
-    }
-    std::fflush(stdout);
+    Fault fault;
+    fault.address_space = limit;
+    const int status = run_faulted(fault, 30, nullptr);
+    char label[64];
+    std::snprintf(label, sizeof label, "RLIMIT_AS %5lu MiB", (unsigned long)(limit >> 20));
+    tally(label, status, 30, &ran, &refused);
   }
   std::printf("%d limits: %d ran, %d refused cleanly, %d failed\n", steps, ran, refused, g_failures);
   return g_failures;
@@ -630,8 +693,16 @@ int main(int argc, char** argv) {
   else if (scenario == "never_signalled") failures = never_signalled();
   else if (scenario == "wait_all_failed") failures = wait_all_failed();
   else if (scenario == "host_memory_sweep") failures = host_memory_sweep(argc > 2 ? std::atoi(argv[2]) : 24);
+  else if (scenario == "allocation_sweep") failures = allocation_sweep(argc > 2 ? std::atoi(argv[2]) : 100);
+  else if (scenario == "fail_allocation" && argc > 2) {  // one step of the sweep, in this process
+    static long fail_at = std::atol(argv[2]);
+    static auto arm = reinterpret_cast<void (*)(long)>(dlsym(RTLD_DEFAULT, "xgpu_test_fail_allocation"));
+    if (arm != nullptr) g_after_instance = [] { arm(fail_at); };
+    const int outcome = workload();
+    failures = outcome == kWorkloadWrong ? 1 : 0;
+  }
   else std::fprintf(stderr, "usage: %s hung_kernel|watchdog_loss|watchdog_loss_children_alive|never_signalled|"
-                    "wait_all_failed|host_memory_sweep [steps]\n", argv[0]);
+                    "wait_all_failed|host_memory_sweep [steps]|allocation_sweep [steps]\n", argv[0]);
   std::printf("%s\n", failures == 0 ? "PASSED" : "FAILED");
   return failures == 0 ? 0 : 1;
 }
