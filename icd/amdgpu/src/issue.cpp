@@ -3,6 +3,8 @@
 
 #include <pthread.h>
 
+#include <mutex>
+
 #include <cstddef>
 #include <cstring>
 #include <new>
@@ -153,29 +155,64 @@ struct IssueScratch {
 // The calling thread's scratch, made on first use; nullptr when host memory
 // ran out. Held through a pthread key, not a thread_local object: glibc
 // aborts the process when it cannot register a thread_local's destructor,
-// where a key fails softly. The key goes when the driver is unloaded.
+// where a key fails softly. A thread that exits frees its own; the key and
+// every scratch still held by a live thread (the main thread's, a runtime
+// thread's) go when the driver is unloaded.
+struct ScratchNode {
+  IssueScratch scratch;
+  ScratchNode* prev = nullptr;
+  ScratchNode* next = nullptr;
+};
 struct ScratchKey {
   pthread_key_t key{};
   bool valid = false;
-  ScratchKey() { valid = pthread_key_create(&key, [](void* p) { delete static_cast<IssueScratch*>(p); }) == 0; }
+  std::mutex mutex;
+  ScratchNode* live = nullptr;  // every thread's scratch, a list under `mutex`
+  ScratchKey() { valid = pthread_key_create(&key, &thread_exit) == 0; }
   ~ScratchKey() {
-    if (valid) pthread_key_delete(key);
+    if (!valid) return;
+    pthread_key_delete(key);  // no destructor runs for it any more
+    std::lock_guard lock(mutex);
+    while (live) {
+      ScratchNode* node = live;
+      live = node->next;
+      delete node;
+    }
   }
+  void add(ScratchNode* node) {
+    std::lock_guard lock(mutex);
+    node->next = live;
+    if (live) live->prev = node;
+    live = node;
+  }
+  static void thread_exit(void* p);
 };
 ScratchKey g_scratch_key;
 thread_local IssueScratch* t_scratch_ptr = nullptr;
 
+void ScratchKey::thread_exit(void* p) {
+  auto* node = static_cast<ScratchNode*>(p);
+  {
+    std::lock_guard lock(g_scratch_key.mutex);
+    if (node->prev) node->prev->next = node->next;
+    else g_scratch_key.live = node->next;
+    if (node->next) node->next->prev = node->prev;
+  }
+  delete node;
+}
+
 IssueScratch* thread_scratch() {
   if (t_scratch_ptr != nullptr) return t_scratch_ptr;
   if (!g_scratch_key.valid) return nullptr;
-  auto* scratch = new (std::nothrow) IssueScratch();
-  if (scratch == nullptr) return nullptr;
-  if (pthread_setspecific(g_scratch_key.key, scratch) != 0) {
-    delete scratch;
+  auto* node = new (std::nothrow) ScratchNode();
+  if (node == nullptr) return nullptr;
+  if (pthread_setspecific(g_scratch_key.key, node) != 0) {
+    delete node;
     return nullptr;
   }
-  t_scratch_ptr = scratch;
-  return scratch;
+  g_scratch_key.add(node);
+  t_scratch_ptr = &node->scratch;
+  return t_scratch_ptr;
 }
 
 class Issuer {
