@@ -290,7 +290,13 @@ function(xgpu_add_kernels name)
       # sits in the same cache lines and decode windows whatever code
       # precedes it in the object (a 16-byte shift of an unchanged
       # compaction kernel cost it 12 %, bench/cpu_kernels/README.md).
-      set(target_flags --target=x86_64-linux-gnu -march=${cpu} -fPIC -falign-loops=64 -falign-functions=64)
+      # No interleaved-access vectorization: LLVM 19's loop vectoriser
+      # takes an index masked with `&` (`a[(x * 35) & 31]`) for a strided
+      # one and reads past the mask (llvm/llvm-project#156849, fixed after
+      # 19); the work-item loops make such indexing an item loop's.
+      # The benchmark kernels compile to the same code without it.
+      set(target_flags --target=x86_64-linux-gnu -march=${cpu} -fPIC -falign-loops=64 -falign-functions=64
+                       -mllvm -enable-interleaved-mem-accesses=0)
       if(XGPU_KERNELS_WILOOP_PLUGIN)
         list(APPEND target_flags -DXGPU_KERNEL_WORKITEM_LOOPS=1 -fpass-plugin=${XGPU_KERNELS_WILOOP_PLUGIN})
       endif()
