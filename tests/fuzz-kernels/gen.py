@@ -287,6 +287,10 @@ class KernelGen:
             dims = r.choices([1, 2, 3], [60, 25, 15])[0]
         if dims == 1:
             wx = r.choice([1, 2, 3, 4, 5, 7, 8, 13, 16, 16, 32, 32, 32, 48, 64, 64, 64, 100, 128, 128, 256, 512, 1024])
+            if self.barriers and not self.sized and r.random() < 0.35:
+                # The sizes the pass makes sized copies for when the size decides a
+                # barrier kernel's loops (tools/xgpu-wiloop, kSizedVersions).
+                wx = r.choice([64, 128, 256])
             if wx > 256 and self.sized and self.barriers and r.random() < 0.9:
                 # The sized path unrolls every region's item loop in full: a 1024-item one
                 # takes the plugin a minute to compile. Kept, but rare.
