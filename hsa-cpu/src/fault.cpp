@@ -46,7 +46,10 @@ constexpr uint64_t kPageFaultFetch = 1u << 4;    // instruction fetch
 __attribute__((tls_model("initial-exec"))) thread_local KernelGuard* t_guard = nullptr;
 
 // The calling thread's alternate stack when hsa-cpu installed it.
-thread_local void* t_altstack = nullptr;
+// Static TLS (initial-exec): dynamic TLS of a dlopen()ed library is
+// allocated on a thread's first use, and glibc ends the process when that
+// allocation fails (host memory exhausted).
+__attribute__((tls_model("initial-exec"))) thread_local void* t_altstack = nullptr;
 
 struct sigaction g_previous[kFaultSignalCount];  // handlers before ours
 struct sigaction g_previous_cancel;              // the cancel signal's handler before ours

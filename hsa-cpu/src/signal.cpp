@@ -45,10 +45,15 @@ void Signal::notify_all_waiters() {
   for (const Waiter& w : waiters) w.node->notify();
 }
 
-void Signal::add_waiter(WaitNode* node, const WaitFilter& filter) {
+bool Signal::add_waiter(WaitNode* node, const WaitFilter& filter) {
   std::lock_guard<std::mutex> lock(waiters_mutex);
-  waiters.push_back(Waiter{node, filter});
+  try {
+    waiters.push_back(Waiter{node, filter});
+  } catch (const std::bad_alloc&) {
+    return false;  // host memory ran out: the waiter polls instead
+  }
   waiter_count.fetch_add(1, std::memory_order_seq_cst);
+  return true;
 }
 
 void Signal::remove_waiter(WaitNode* node) {
@@ -64,8 +69,16 @@ void Signal::remove_waiter(WaitNode* node) {
 WaitRegistration::WaitRegistration(WaitNode* node, Signal* const* signals, size_t count,
                                    const WaitFilter* filters)
     : node_(node), signals_(signals), count_(count) {
-  for (size_t i = 0; i < count_; ++i)
-    if (signals_[i] != nullptr) signals_[i]->add_waiter(node_, filters ? filters[i] : kAnyChange);
+  for (size_t i = 0; i < count_; ++i) {
+    if (signals_[i] == nullptr || signals_[i]->add_waiter(node_, filters ? filters[i] : kAnyChange)) continue;
+    // Out of host memory: none stays registered (the node lives on the
+    // waiter's stack); the waiter polls.
+    for (size_t j = 0; j < i; ++j)
+      if (signals_[j] != nullptr) signals_[j]->remove_waiter(node_);
+    count_ = 0;
+    registered_ = false;
+    return;
+  }
 }
 
 WaitRegistration::~WaitRegistration() {
@@ -122,7 +135,12 @@ hsa_status_t create_user_signal(int64_t initial_value, uint64_t attributes,
   {
     SignalRegistry& r = signal_registry();
     std::lock_guard<std::mutex> lock(r.mutex);
-    r.signals.insert(signal);
+    try {
+      r.signals.insert(signal);
+    } catch (const std::bad_alloc&) {
+      delete signal;
+      return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
   }
   *out_signal = to_handle(signal);
   return HSA_STATUS_SUCCESS;
@@ -215,12 +233,24 @@ AsyncHandlerThread::AsyncHandlerThread() : state_(new State()) {
       bool stop;
       {
         std::lock_guard<std::mutex> lock(s->mutex);
-        added.swap(s->pending);
+        if (added.empty()) added.swap(s->pending);  // (else: left over from a round short of memory)
         functions.swap(s->functions);
         stop = s->stop;
       }
       if (stop) break;
+      try {
+        active.reserve(active.size() + added.size());
+      } catch (const std::bad_alloc&) {
+        // Host memory ran out: the additions stay in `added` for the next
+        // round (which takes no new ones until they are watched).
+        for (auto& f : functions) f();
+        functions.clear();
+        s->node.sleep_until(now_ns() + kSleepRecheckNs);
+        continue;
+      }
       for (Entry& e : added) {
+        // (Unregistered when host memory ran out: the periodic re-check
+        // below still sees the signal.)
         e.signal->add_waiter(&s->node, WaitFilter{false, e.condition, e.value});
         active.push_back(std::move(e));
       }
@@ -533,8 +563,29 @@ namespace {
 uint32_t wait_any(uint32_t count, const hsa_signal_t* handles,
                   const hsa_signal_condition_t* conditions, const hsa_signal_value_t* values,
                   uint64_t deadline, hsa_wait_state_t hint, int64_t* out_value) {
-  std::vector<Signal*> signals(count);
-  std::vector<WaitFilter> filters(count);
+  std::vector<Signal*> signals;
+  std::vector<WaitFilter> filters;
+  try {
+    signals.resize(count);
+    filters.resize(count);
+  } catch (const std::bad_alloc&) {
+    // Out of host memory: poll the handles themselves until one holds.
+    for (;;) {
+      for (uint32_t i = 0; i < count; ++i) {
+        Signal* signal = to_signal(handles[i]);
+        if (signal == nullptr) continue;
+        const int64_t v = signal->load_acquire();
+        if (condition_met(conditions[i], v, values[i])) {
+          if (out_value) *out_value = v;
+          return i;
+        }
+      }
+      const uint64_t now = now_ns();
+      if (now >= deadline) return UINT32_MAX;
+      const timespec pause{0, long(std::min<uint64_t>(deadline - now, 100'000))};
+      nanosleep(&pause, nullptr);
+    }
+  }
   for (uint32_t i = 0; i < count; ++i) {
     signals[i] = to_signal(handles[i]);
     filters[i] = WaitFilter{false, conditions[i], values[i]};

@@ -105,7 +105,8 @@ struct alignas(AMD_SIGNAL_ALIGN_BYTES) Signal {
   void notify_slow();
   // Wakes every registered waiter regardless of filters (queue shutdown).
   void notify_all_waiters();
-  void add_waiter(WaitNode* node, const WaitFilter& filter = kAnyChange);
+  // Registers `node`; false when host memory ran out (nothing registered).
+  bool add_waiter(WaitNode* node, const WaitFilter& filter = kAnyChange);
   void remove_waiter(WaitNode* node);
 };
 static_assert(offsetof(Signal, amd) == 0, "handle must point at amd_signal_t");
@@ -188,11 +189,15 @@ class WaitRegistration {
   ~WaitRegistration();
   WaitRegistration(const WaitRegistration&) = delete;
   WaitRegistration& operator=(const WaitRegistration&) = delete;
+  // False when host memory ran out: nothing is registered, nobody wakes the
+  // node, and the waiter must poll.
+  bool registered() const { return registered_; }
 
  private:
   WaitNode* node_;
   Signal* const* signals_;
   size_t count_;
+  bool registered_ = true;
 };
 
 // Waits until `ready()` is true or `deadline_ns` passes: polls for the hint's
@@ -218,6 +223,9 @@ bool wait_until(Signal* const* signals, size_t count, const WaitFilter* filters,
   if (now_ns() >= deadline_ns) return false;
   WaitNode node;
   WaitRegistration registration(&node, signals, count, filters);
+  // Unregistered (host memory ran out), the node is only woken by its
+  // timeout: re-check every 100 us.
+  if (!registration.registered() && recheck_ns > 100'000) recheck_ns = 100'000;
   for (;;) {
     node.arm();
     if (ready()) return true;

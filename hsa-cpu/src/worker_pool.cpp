@@ -50,7 +50,10 @@ struct OwnerKey {
   }
 };
 OwnerKey g_owner_key;
-thread_local Owner* t_owner = nullptr;
+// Static TLS (initial-exec): dynamic TLS of a dlopen()ed library is
+// allocated on a thread's first use, and glibc ends the process when that
+// allocation fails (host memory exhausted).
+__attribute__((tls_model("initial-exec"))) thread_local Owner* t_owner = nullptr;
 
 }  // namespace
 

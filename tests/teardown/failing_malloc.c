@@ -5,6 +5,9 @@
  * throws std::bad_alloc). n = 0 counts without failing. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <execinfo.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <stdatomic.h>
 #include <stddef.h>
 
@@ -29,7 +32,16 @@ static int fails(void) {
   const long at = atomic_load_explicit(&g_fail_at, memory_order_relaxed);
   if (at < 0) return 0;
   const long n = atomic_fetch_add_explicit(&g_count, 1, memory_order_relaxed) + 1;
-  return at != 0 && n == at;
+  if (at == 0 || n != at) return 0;
+  if (getenv("XGPU_TEST_FAIL_BACKTRACE")) {
+    /* Where the refused allocation came from (backtrace_symbols_fd does not
+     * allocate; the test warmed backtrace up). */
+    void* frames[32];
+    static const char kText[] = "failing_malloc: this allocation fails:\n";
+    (void)!write(2, kText, sizeof kText - 1);
+    backtrace_symbols_fd(frames, backtrace(frames, 32), 2);
+  }
+  return 1;
 }
 
 XGPU_TEST_EXPORT void* malloc(size_t size) {

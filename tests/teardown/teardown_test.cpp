@@ -475,7 +475,10 @@ int workload() {
       pipeline_info.workgroupSize[1] = pipeline_info.workgroupSize[2] = 1;
       check("xgpuCreatePipeline", xgpuCreatePipeline(device, &pipeline_info, nullptr, &pipeline));
     }
-    std::vector<XgpuCommandBuffer> cbs;
+    // A fixed array: the workload itself allocates nothing the failing
+    // allocator could refuse (a vector's growth would throw out of it).
+    XgpuCommandBuffer cbs[8] = {};
+    size_t cb_count = 0;
     if (pipeline != nullptr && buffer != nullptr && semaphore != nullptr) {
       // Several command buffers, so the limit falls inside their creation
       // and recording at some step of the sweep.
@@ -484,7 +487,7 @@ int workload() {
         create.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
         XgpuCommandBuffer cb = nullptr;
         if (!check("xgpuCreateCommandBuffer", xgpuCreateCommandBuffer(device, &create, nullptr, &cb))) break;
-        cbs.push_back(cb);
+        cbs[cb_count++] = cb;
         XgpuCommandBufferBeginInfo begin{};
         begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
         begin.mode = XGPU_COMMAND_BUFFER_MODE_ONE_SHOT;
@@ -511,7 +514,7 @@ int workload() {
       }
     }
     check("xgpuDeviceWaitIdle", xgpuDeviceWaitIdle(device));
-    for (XgpuCommandBuffer cb : cbs) xgpuDestroyCommandBuffer(device, cb, nullptr);
+    for (size_t i = 0; i < cb_count; ++i) xgpuDestroyCommandBuffer(device, cbs[i], nullptr);
     xgpuDestroyPipeline(device, pipeline, nullptr);
     xgpuDestroyExecutable(device, executable, nullptr);
     xgpuDestroySemaphore(device, semaphore, nullptr);

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <future>
+#include <new>
 
 #include "common.h"
 #include "executable.h"
@@ -174,13 +175,32 @@ XgpuResult device_acquire_completion_signal(Device* device, CompletionSignal** o
     }
   }
   if (!signal) {
-    auto fresh = std::make_unique<CompletionSignal>();
+    // Host memory running out is a result here, not an exception: the
+    // caller fails the submission it was issuing (an exception would leave
+    // it accepted and never retired).
+    std::unique_ptr<CompletionSignal> fresh(new (std::nothrow) CompletionSignal());
+    if (!fresh) {
+      *out_error = "out of host memory for a completion signal";
+      return XGPU_ERROR_OUT_OF_HOST_MEMORY;
+    }
     XgpuResult result = device->hsa->hsa_signal_create_checked(out_error, hsa_signal_value_t(1), 0u,
                                                                nullptr, &fresh->signal);
     if (result != XGPU_SUCCESS) return result;
+    bool listed = false;
+    {
+      std::lock_guard<std::mutex> lock(device->signal_mutex);
+      try {
+        device->all_signals.push_back(fresh.get());
+        listed = true;
+      } catch (const std::bad_alloc&) {
+      }
+    }
+    if (!listed) {
+      device->hsa->hsa_signal_destroy(fresh->signal);
+      *out_error = "out of host memory for a completion signal";
+      return XGPU_ERROR_OUT_OF_HOST_MEMORY;
+    }
     signal = fresh.release();
-    std::lock_guard<std::mutex> lock(device->signal_mutex);
-    device->all_signals.push_back(signal);
   }
   // Optional entry point: a release store is as good (only slower).
   if (device->hsa->hsa_signal_store_relaxed)

@@ -188,7 +188,10 @@ struct ScratchKey {
   static void thread_exit(void* p);
 };
 ScratchKey g_scratch_key;
-thread_local IssueScratch* t_scratch_ptr = nullptr;
+// Static TLS (initial-exec): dynamic TLS of a dlopen()ed library is
+// allocated on a thread's first use, and glibc ends the process when that
+// allocation fails (host memory exhausted).
+__attribute__((tls_model("initial-exec"))) thread_local IssueScratch* t_scratch_ptr = nullptr;
 
 void ScratchKey::thread_exit(void* p) {
   auto* node = static_cast<ScratchNode*>(p);

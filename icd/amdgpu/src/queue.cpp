@@ -17,8 +17,11 @@ namespace {
 
 std::mutex g_registry_mutex;          // guards g_queues; held while pumping all queues
 std::vector<Queue*> g_queues;         // every live queue of every device
-thread_local bool t_waking = false;   // this thread is inside wake_held_submissions
-thread_local bool t_wake_again = false;  // a semaphore changed during the pass
+// Static TLS (initial-exec): dynamic TLS of a dlopen()ed library is
+// allocated on a thread's first use, and glibc ends the process when that
+// allocation fails (host memory exhausted).
+__attribute__((tls_model("initial-exec"))) thread_local bool t_waking = false;   // this thread is inside wake_held_submissions
+__attribute__((tls_model("initial-exec"))) thread_local bool t_wake_again = false;  // a semaphore changed during the pass
 std::atomic<uint32_t> g_holding_queues{0};  // queues whose pending list was non-empty after their last pump
 
 // Records whether `queue` holds submissions (called with queue->mutex held
@@ -491,10 +494,30 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
                    (s->kind != SubmissionKind::kCommands && s->kind != SubmissionKind::kBarrier) ||
                    g_holding_queues.load(std::memory_order_seq_cst) != 0;
   if (s->status == XGPU_SUCCESS) {
-    for (const SemaphoreValue& signal : s->signals) {
-      std::lock_guard<std::mutex> lock(signal.semaphore->mutex);
-      signal.semaphore->pending_signals.emplace(signal.value, s);
-      if (signal.semaphore->mirror_waiters != 0 || signal.semaphore->held_on) watch_now = true;
+    size_t announced = 0;
+    try {
+      for (const SemaphoreValue& signal : s->signals) {
+        std::lock_guard<std::mutex> lock(signal.semaphore->mutex);
+        signal.semaphore->pending_signals.emplace(signal.value, s);
+        ++announced;
+        if (signal.semaphore->mirror_waiters != 0 || signal.semaphore->held_on) watch_now = true;
+      }
+    } catch (const std::bad_alloc&) {
+      // Host memory ran out half-way: none of its signals is announced, and
+      // the submission fails (its packets still complete, so the ring stays
+      // consistent; its semaphores fail at its completion).
+      for (size_t i = 0; i < announced; ++i) {
+        const SemaphoreValue& signal = s->signals[i];
+        std::lock_guard<std::mutex> lock(signal.semaphore->mutex);
+        auto range = signal.semaphore->pending_signals.equal_range(signal.value);
+        for (auto it = range.first; it != range.second; ++it)
+          if (it->second == s) {
+            signal.semaphore->pending_signals.erase(it);
+            break;
+          }
+      }
+      s->status = XGPU_ERROR_OUT_OF_HOST_MEMORY;
+      watch_now = true;
     }
   }
   if (s->kind == SubmissionKind::kTestFault && s->status == XGPU_SUCCESS) {

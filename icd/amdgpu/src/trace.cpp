@@ -337,7 +337,10 @@ const char* kind_name(SubmissionKind kind) {
 
 // The record of the submission being issued on this thread (between
 // trace_issue_begin and trace_issue_end; under its queue's mutex).
-thread_local Record* t_issuing = nullptr;
+// Static TLS (initial-exec): dynamic TLS of a dlopen()ed library is
+// allocated on a thread's first use, and glibc ends the process when that
+// allocation fails (host memory exhausted).
+__attribute__((tls_model("initial-exec"))) thread_local Record* t_issuing = nullptr;
 
 }  // namespace
 
