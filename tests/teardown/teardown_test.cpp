@@ -683,6 +683,40 @@ int host_memory_sweep(int steps) {
   return g_failures;
 }
 
+// The HSA runtime outlives the driver: this program holds its own hsa_init
+// on the runtime the driver uses, so the runtime's threads (its async
+// handler thread) stay up while instances - and with them the driver
+// library - come and go. Whatever driver code such a thread runs (a
+// completion handler, the device's last flush function) must still be
+// mapped when it returns: each round is a whole device life.
+int runtime_outlives_driver(int rounds) {
+  const char* path = std::getenv("XGPU_HSA_LIBRARY");
+  if (path == nullptr) {
+    std::fprintf(stderr, "XGPU_HSA_LIBRARY is not set\n");
+    return 1;
+  }
+  void* hsa = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  auto init = hsa ? reinterpret_cast<int (*)()>(dlsym(hsa, "hsa_init")) : nullptr;
+  auto shut_down = hsa ? reinterpret_cast<int (*)()>(dlsym(hsa, "hsa_shut_down")) : nullptr;
+  if (init == nullptr || shut_down == nullptr || init() != 0) {
+    std::fprintf(stderr, "%s: cannot load or initialise the HSA runtime (%s)\n", path, dlerror());
+    return 1;
+  }
+  for (int round = 0; round < rounds; ++round) {
+    char name[64];
+    std::snprintf(name, sizeof name, "round %d: a device's whole life", round);
+    int outcome = kWorkloadWrong;
+    g_step = name;
+    alarm(30);
+    outcome = workload();
+    alarm(0);
+    EXPECT(outcome == kWorkloadRan);
+  }
+  std::printf("%d rounds, each a whole device life, with the runtime initialised throughout\n", rounds);
+  EXPECT(shut_down() == 0);
+  return g_failures;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -697,6 +731,7 @@ int main(int argc, char** argv) {
   else if (scenario == "wait_all_failed") failures = wait_all_failed();
   else if (scenario == "host_memory_sweep") failures = host_memory_sweep(argc > 2 ? std::atoi(argv[2]) : 24);
   else if (scenario == "allocation_sweep") failures = allocation_sweep(argc > 2 ? std::atoi(argv[2]) : 100);
+  else if (scenario == "runtime_outlives_driver") failures = runtime_outlives_driver(argc > 2 ? std::atoi(argv[2]) : 100);
   else if (scenario == "fail_allocation" && argc > 2) {  // one step of the sweep, in this process
     static long fail_at = std::atol(argv[2]);
     static auto arm = reinterpret_cast<void (*)(long)>(dlsym(RTLD_DEFAULT, "xgpu_test_fail_allocation"));
@@ -705,7 +740,7 @@ int main(int argc, char** argv) {
     failures = outcome == kWorkloadWrong ? 1 : 0;
   }
   else std::fprintf(stderr, "usage: %s hung_kernel|watchdog_loss|watchdog_loss_children_alive|never_signalled|"
-                    "wait_all_failed|host_memory_sweep [steps]|allocation_sweep [steps]\n", argv[0]);
+                    "wait_all_failed|host_memory_sweep [steps]|allocation_sweep [steps]|runtime_outlives_driver [rounds]\n", argv[0]);
   std::printf("%s\n", failures == 0 ? "PASSED" : "FAILED");
   return failures == 0 ? 0 : 1;
 }

@@ -1,7 +1,6 @@
 // Trace-event JSON writer (see trace.h).
 #include "trace.h"
 
-#include <dlfcn.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -425,17 +424,12 @@ void trace_dispatch_body(hsa_kernel_dispatch_packet_t* packet, const char* kerne
   record->dispatches.push_back(std::move(dispatch));
 }
 
-// Reads XGPU_TRACE when the driver is loaded. While tracing, the driver
-// stays loaded until the process ends (RTLD_NODELETE): the loader unloads it
-// with the last instance, and a later instance would start the file again.
+// Reads XGPU_TRACE when the driver is loaded. The driver stays loaded until
+// the process ends (linked -z nodelete, CMakeLists.txt), so one file covers
+// every instance of the process.
 const bool g_trace_configured = [] {
   const bool enabled = trace_path_from_environment() != nullptr;
-  if (enabled) {
-    g_trace_dispatch.store(&trace_dispatch_body, std::memory_order_relaxed);
-    Dl_info self{};
-    if (dladdr(reinterpret_cast<void*>(&trace_dispatch_body), &self) && self.dli_fname)
-      dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
-  }
+  if (enabled) g_trace_dispatch.store(&trace_dispatch_body, std::memory_order_relaxed);
   g_trace_enabled.store(enabled, std::memory_order_release);
   return enabled;
 }();
