@@ -142,6 +142,35 @@ def _trampoline(reg: Registry, cmd: Command) -> list[str]:
     out.append("}")
     out.append("")
     out.append(f"XGPU_LOADER_EXPORT {cmd.ret} XGPU_API_CALL {cmd.name}({cmd.param_list()}) {{")
+    plain = not (cmd.name in _RECORDING_BEFORE or cmd.name in _RECORDING_RESULT or cmd.creates_dispatchable)
+    if plain:
+        # Nothing of the loader's runs on the way down when the arguments are
+        # there: the call below is the trampoline's last act (a tail call, no
+        # frame or landing pad of its own; what it calls is itself an entry
+        # point that lets no exception out). A missing argument takes the
+        # checked path, whose reports may allocate, behind the catch.
+        refused = " || ".join(f"({cond})" for cond, _ in cmd.required_argument_checks())
+        if refused:
+            # The refusal, out of line: the exported function keeps no frame.
+            export = out.pop()
+            out.append(f"[[gnu::noinline, gnu::cold]] static {cmd.ret} Refuse{cmd.short_name}({cmd.param_list()}) {{")
+            out.append("    try {")
+            checked = f"Checked{cmd.short_name}({cmd.arg_list()})"
+            out.append(f"        return {checked};" if cmd.ret != "void" else f"        {checked};")
+            out.append("    } catch (const std::exception&) {")
+            if cmd.ret == "XgpuResult":
+                out.append("        return XGPU_ERROR_OUT_OF_HOST_MEMORY;")
+            elif cmd.ret != "void":
+                out.append(f"        return {cmd.ret}{{}};")
+            out.append("    }")
+            out.append("}")
+            out.append("")
+            out.append(export)
+            out.append(f"    if (__builtin_expect({refused}, 0)) return Refuse{cmd.short_name}({cmd.arg_list()});")
+        call = f"xgpu_loader::{accessor}({handle})->{cmd.short_name}({cmd.arg_list()})"
+        out.append(f"    return {call};")
+        out.append("}")
+        return out
     out.append("    try {")
     forward = f"Checked{cmd.short_name}({cmd.arg_list()})"
     out.append(f"        return {forward};" if cmd.ret != "void" else f"        {forward};")
