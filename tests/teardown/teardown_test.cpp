@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include <hsa/hsa.h>
 #include <xgpu/xgpu.h>
 
 #include "teardown_kernels.h"
@@ -696,9 +697,9 @@ int runtime_outlives_driver(int rounds) {
     return 1;
   }
   void* hsa = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  auto init = hsa ? reinterpret_cast<int (*)()>(dlsym(hsa, "hsa_init")) : nullptr;
-  auto shut_down = hsa ? reinterpret_cast<int (*)()>(dlsym(hsa, "hsa_shut_down")) : nullptr;
-  if (init == nullptr || shut_down == nullptr || init() != 0) {
+  auto init = hsa ? reinterpret_cast<decltype(&hsa_init)>(dlsym(hsa, "hsa_init")) : nullptr;
+  auto shut_down = hsa ? reinterpret_cast<decltype(&hsa_shut_down)>(dlsym(hsa, "hsa_shut_down")) : nullptr;
+  if (init == nullptr || shut_down == nullptr || init() != HSA_STATUS_SUCCESS) {
     std::fprintf(stderr, "%s: cannot load or initialise the HSA runtime (%s)\n", path, dlerror());
     return 1;
   }
@@ -713,7 +714,7 @@ int runtime_outlives_driver(int rounds) {
     EXPECT(outcome == kWorkloadRan);
   }
   std::printf("%d rounds, each a whole device life, with the runtime initialised throughout\n", rounds);
-  EXPECT(shut_down() == 0);
+  EXPECT(shut_down() == HSA_STATUS_SUCCESS);
   return g_failures;
 }
 

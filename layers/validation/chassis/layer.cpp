@@ -138,6 +138,13 @@ PFN_xgpuVoidFunction DownGetInstanceProcAddr(CallContext& ctx, XgpuInstance inst
   return data != nullptr ? data->next_get_instance_proc_addr(instance, pName) : nullptr;
 }
 
+// DownCreateDevice's part after the call down: the LayerDevice (set as
+// ctx.new_device) and the object tracker's records of the device and its
+// queues. Throws std::bad_alloc, having kept nothing.
+void DownCreateDeviceRecords(CallContext& ctx, XgpuPhysicalDevice physicalDevice,
+                             const XgpuDeviceCreateInfo* pCreateInfo, const XgpuAllocationCallbacks* pAllocator,
+                             XgpuDevice* pDevice, PFN_xgpuGetDeviceProcAddr next_gdpa);
+
 XgpuResult DownCreateDevice(CallContext& ctx, XgpuPhysicalDevice physicalDevice,
                             const XgpuDeviceCreateInfo* pCreateInfo, const XgpuAllocationCallbacks* pAllocator,
                             XgpuDevice* pDevice) {
@@ -159,6 +166,23 @@ XgpuResult DownCreateDevice(CallContext& ctx, XgpuPhysicalDevice physicalDevice,
   }
   XgpuResult result = next_create(physicalDevice, pCreateInfo, pAllocator, pDevice);
   if (result < 0) return result;
+  // The layer's records of the device and its queues: without host memory
+  // for them the device is destroyed again and the creation fails (a queue
+  // without a record would be refused as an unknown handle later).
+  try {
+    DownCreateDeviceRecords(ctx, physicalDevice, pCreateInfo, pAllocator, pDevice, next_gdpa);
+  } catch (const std::bad_alloc&) {
+    if (auto destroy = reinterpret_cast<PFN_xgpuDestroyDevice>(next_gdpa(*pDevice, "xgpuDestroyDevice")))
+      destroy(*pDevice, pAllocator);
+    *pDevice = XGPU_NULL_HANDLE;
+    return XGPU_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  return result;
+}
+
+void DownCreateDeviceRecords(CallContext& ctx, XgpuPhysicalDevice physicalDevice,
+                             const XgpuDeviceCreateInfo* pCreateInfo, const XgpuAllocationCallbacks* pAllocator,
+                             XgpuDevice* pDevice, PFN_xgpuGetDeviceProcAddr next_gdpa) {
   auto device = std::make_unique<LayerDevice>();
   device->handle = *pDevice;
   device->instance = ctx.instance;
@@ -179,8 +203,14 @@ XgpuResult DownCreateDevice(CallContext& ctx, XgpuPhysicalDevice physicalDevice,
     const XgpuDeviceQueueCreateInfo& queue = pCreateInfo->pQueueCreateInfos[i];
     if (queue.queueFamilyIndex < family_count) device->queue_counts[queue.queueFamilyIndex] = queue.queueCount;
   }
-  ctx.new_device = device.release();
-  return result;
+  ctx.new_device = device.get();
+  try {
+    ObjectTracker::TrackCreatedDevice(ctx, physicalDevice, *pDevice, pAllocator);
+  } catch (const std::bad_alloc&) {
+    ctx.new_device = nullptr;
+    throw;
+  }
+  device.release();
 }
 
 void DownDestroyDevice(CallContext& ctx, XgpuDevice device, const XgpuAllocationCallbacks* pAllocator) {

@@ -76,7 +76,6 @@ bool ObjectTrackerGenerated::CheckParent(CallContext& ctx, Vuid vuid, const Fiel
 
 void ObjectTrackerGenerated::TrackValue(CallContext& ctx, XgpuObjectType type, uint64_t handle,
                                         XgpuObjectType parent_type, const XgpuAllocationCallbacks* allocator) {
-  static std::atomic<uint64_t> serials{0};
   ObjectRecord* parent = nullptr;
   for (ObjectRecord* r = ctx.dispatch_record; r != nullptr && parent_type != XGPU_OBJECT_TYPE_UNKNOWN; r = r->parent) {
     if (r->type == parent_type) {
@@ -84,8 +83,15 @@ void ObjectTrackerGenerated::TrackValue(CallContext& ctx, XgpuObjectType type, u
       break;
     }
   }
+  TrackValueUnder(ctx, type, handle, parent, allocator);
+}
+
+ObjectRecord* ObjectTrackerGenerated::TrackValueUnder(CallContext& ctx, XgpuObjectType type, uint64_t handle,
+                                                      ObjectRecord* parent, const XgpuAllocationCallbacks* allocator) {
+  static std::atomic<uint64_t> serials{0};
   // Queues and physical devices are retrieved again and again: the same object.
-  if (ObjectRecord* existing = Objects().Find(type, handle); existing != nullptr && existing->parent == parent) return;
+  if (ObjectRecord* existing = Objects().Find(type, handle); existing != nullptr && existing->parent == parent)
+    return existing;
   auto record = std::make_unique<ObjectRecord>();
   record->type = type;
   record->handle = handle;
@@ -99,7 +105,46 @@ void ObjectTrackerGenerated::TrackValue(CallContext& ctx, XgpuObjectType type, u
     record->has_allocator = true;
     record->allocator = *allocator;
   }
+  ObjectRecord* tracked = record.get();
   if (std::unique_ptr<ObjectRecord> stale = Objects().Insert(std::move(record))) Forget(ctx, std::move(stale));
+  return tracked;
+}
+
+void ObjectTracker::TrackCreatedDevice(CallContext& ctx, XgpuPhysicalDevice physical_device, XgpuDevice device,
+                                       const XgpuAllocationCallbacks* allocator) {
+  LayerDevice* data = ctx.new_device;
+  // The parent the generated hook's Track finds: the call's physical device.
+  ObjectRecord* physical = nullptr;
+  for (ObjectRecord* r = ctx.dispatch_record; r != nullptr; r = r->parent)
+    if (r->type == XGPU_OBJECT_TYPE_PHYSICAL_DEVICE) {
+      physical = r;
+      break;
+    }
+  (void)physical_device;
+  ObjectRecord* record = nullptr;
+  try {
+    record = TrackValueUnder(ctx, XGPU_OBJECT_TYPE_DEVICE, reinterpret_cast<uintptr_t>(device), physical, allocator);
+    for (uint32_t family = 0; family < data->queue_counts.size(); ++family) {
+      for (uint32_t index = 0; index < data->queue_counts[family]; ++index) {
+        XgpuQueue queue = XGPU_NULL_HANDLE;
+        data->next.GetDeviceQueue(device, family, index, &queue);
+        if (queue == XGPU_NULL_HANDLE) continue;
+        ObjectRecord* queue_record =
+            TrackValueUnder(ctx, XGPU_OBJECT_TYPE_QUEUE, reinterpret_cast<uintptr_t>(queue), record, nullptr);
+        queue_record->queue_family = family;
+      }
+    }
+  } catch (const std::bad_alloc&) {
+    // (Forgetting what was tracked may allocate too: the records then stay
+    // until the instance goes, naming a device handle that is never given out.)
+    if (record != nullptr) {
+      try {
+        UntrackValue(ctx, XGPU_OBJECT_TYPE_DEVICE, reinterpret_cast<uintptr_t>(device));
+      } catch (const std::bad_alloc&) {
+      }
+    }
+    throw;
+  }
 }
 
 void ObjectTrackerGenerated::UntrackValue(CallContext& ctx, XgpuObjectType type, uint64_t handle) {

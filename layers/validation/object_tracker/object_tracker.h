@@ -50,6 +50,10 @@ class ObjectTrackerGenerated : public HookDefaults {
   }
   static void TrackValue(CallContext& ctx, XgpuObjectType type, uint64_t handle, XgpuObjectType parent_type,
                          const XgpuAllocationCallbacks* allocator);
+  // The same with the parent's record given (nullptr: none). Returns the
+  // object's record. Throws std::bad_alloc when host memory runs out.
+  static ObjectRecord* TrackValueUnder(CallContext& ctx, XgpuObjectType type, uint64_t handle, ObjectRecord* parent,
+                                       const XgpuAllocationCallbacks* allocator);
   // Forgets a destroyed object (and, for a device or instance, everything under it).
   template <typename Handle>
   static void Untrack(CallContext& ctx, XgpuObjectType type, Handle handle) {
@@ -60,6 +64,13 @@ class ObjectTrackerGenerated : public HookDefaults {
 
 class ObjectTracker : public ObjectTrackerGenerated {
  public:
+  // xgpuCreateDevice, before its hooks: the records of the new device
+  // (ctx.new_device) and of every queue it was created with, so that
+  // xgpuGetDeviceQueue - which has no result to fail with - never has to
+  // allocate one. Throws std::bad_alloc (having tracked nothing) when host
+  // memory runs out: the caller fails the creation.
+  static void TrackCreatedDevice(CallContext& ctx, XgpuPhysicalDevice physical_device, XgpuDevice device,
+                                 const XgpuAllocationCallbacks* allocator);
   // Objects left alive when their device or instance is destroyed (api.md
   // 1.8) are reported, each by type and name, but the call is not refused:
   // the loader releases its own record of the device or instance whatever
