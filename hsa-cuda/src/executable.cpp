@@ -250,9 +250,14 @@ hsa_status_t hsa_executable_destroy(hsa_executable_t handle) {
     g_executables.erase(e);
     for (auto& kernel : e->kernels) g_kernel_objects.erase(reinterpret_cast<uint64_t>(kernel.get()));
   }
-  for (auto& [agent, module] : e->modules) {
-    make_current(agent);
-    g_runtime.cuda.cuModuleUnload(module);
+  // With abandoned work (a destroyed queue's kernel that never ends) an
+  // unload would wait for it: the modules go with the context, which
+  // hsa_shut_down resets.
+  if (!g_runtime.abandoned_work.load(std::memory_order_acquire)) {
+    for (auto& [agent, module] : e->modules) {
+      make_current(agent);
+      g_runtime.cuda.cuModuleUnload(module);
+    }
   }
   delete e;
   return HSA_STATUS_SUCCESS;

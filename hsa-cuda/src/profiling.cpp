@@ -214,12 +214,13 @@ void profiling_time(hsa_signal_t signal, uint64_t* start, uint64_t* end) {
   *end = __atomic_load_n(&object->end_ts, __ATOMIC_RELAXED);
 }
 
-void profiling_release_all() {
+void profiling_release_all(bool release_cuda) {
   std::lock_guard<std::mutex> lock(g_mutex);
   for (auto& [handle, pair] : g_pairs) give_back(pair);
   g_pairs.clear();
   g_pair_count.store(0, std::memory_order_relaxed);
   for (auto& [agent, state] : g_agents) {
+    if (!release_cuda) break;
     make_current(agent);
     for (CUevent event : state.free_events) g_runtime.cuda.cuEventDestroy(event);
     state.anchor.reset();

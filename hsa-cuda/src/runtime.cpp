@@ -167,22 +167,23 @@ hsa_status_t open_agents() {
 
 void close_agents() {
   queues_release_all();
-  // Work a destroyed queue abandoned (a kernel that never ends) is not
-  // waited for - a free or a synchronize would wait with it: resetting the
-  // context ends it, and what it used goes with the context.
+  // Work a destroyed queue abandoned (a kernel that never ends) cannot be
+  // stopped by CUDA: a free, an unload, a synchronize, a context reset or
+  // the primary context's last release would each wait for it for ever.
+  // Its contexts, with their memory, modules and streams, are left to the
+  // process's exit (which ends the kernel); the runtime forgets them, and a
+  // later hsa_init retains the same primary contexts.
   const bool abandoned = g_runtime.abandoned_work.exchange(false, std::memory_order_acq_rel);
-  if (abandoned) {
-    for (auto& agent : g_runtime.agents) {
-      if (agent->host) continue;
-      log_error("hsa_shut_down: CUDA device %d may still run abandoned work: its context is reset", agent->ordinal);
-      g_runtime.cuda.cuDevicePrimaryCtxReset(agent->device);
-    }
-  }
-  profiling_release_all();
-  signals_release_all();
-  memory_release_all();
+  if (abandoned) g_runtime.abandoned_since_init = true;
+  if (abandoned)
+    log_error("hsa_shut_down: a destroyed queue's kernel still runs and CUDA cannot stop it: the devices' contexts, "
+              "memory and modules are left to the process's exit, not released");
+  profiling_release_all(!abandoned);
+  signals_release_all(!abandoned);
+  memory_release_all(!abandoned);
   for (auto& agent : g_runtime.agents) {
     if (agent->host) continue;
+    if (abandoned) continue;
     // A device fault leaves the context unusable (CUDA's sticky errors):
     // reset it, so that the next hsa_init starts on a fresh one.
     CUresult r = !abandoned && make_current(agent.get()) ? g_runtime.cuda.cuCtxSynchronize() : CUDA_SUCCESS;
@@ -225,6 +226,11 @@ hsa_status_t hsa_init() {
   if (g_runtime.refcount > 0) {
     ++g_runtime.refcount;
     return HSA_STATUS_SUCCESS;
+  }
+  if (g_runtime.abandoned_since_init) {
+    log_error("hsa_init: a kernel abandoned earlier in this process (its queue was destroyed while it ran) still "
+              "runs, and CUDA cannot stop it: the devices are unusable until the process exits");
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   }
   const char* log = std::getenv("HSA_CUDA_LOG");
   g_runtime.log = log && std::strcmp(log, "0") != 0;
@@ -434,9 +440,10 @@ std::map<uintptr_t, Allocation> g_allocations;
 
 }  // namespace
 
-void memory_release_all() {
+void memory_release_all(bool release_cuda) {
   std::lock_guard<std::mutex> lock(g_allocations_mutex);
   for (auto& [address, allocation] : g_allocations) {
+    if (!release_cuda) break;
     make_current(allocation.agent);
     if (allocation.kind == PoolKind::kDevice)
       g_runtime.cuda.cuMemFree(CUdeviceptr(address));
@@ -548,6 +555,10 @@ hsa_status_t hsa_amd_memory_pool_free(void* ptr) {
     allocation = it->second;
     g_allocations.erase(it);
   }
+  // With abandoned work (a destroyed queue's kernel that never ends) a free
+  // would wait for it (CUDA's frees synchronize): the memory goes with the
+  // context, which hsa_shut_down resets.
+  if (g_runtime.abandoned_work.load(std::memory_order_acquire)) return HSA_STATUS_SUCCESS;
   make_current(allocation.agent);
   CUresult r = allocation.kind == PoolKind::kDevice ? g_runtime.cuda.cuMemFree(CUdeviceptr(uintptr_t(ptr)))
                                                     : g_runtime.cuda.cuMemFreeHost(ptr);

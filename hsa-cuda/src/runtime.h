@@ -68,9 +68,14 @@ struct Runtime {
   // it for the whole process: no later CUDA call succeeds.
   std::atomic<int> sticky_fault{0};
   // A queue was destroyed while a kernel of it still ran past its grace
-  // (queue.cpp): its stream was abandoned, so hsa_shut_down must not wait
-  // for the device (cuCtxSynchronize) but reset its context.
+  // (queue.cpp): its stream was abandoned, so no CUDA call that waits for
+  // the device (a free, an unload, a synchronize, a context's reset or
+  // last release) may be made until the process ends.
   std::atomic<bool> abandoned_work{false};
+  // Set by hsa_shut_down with abandoned work, for the rest of the process:
+  // CUDA cannot stop that kernel, and loading a module waits for it, so a
+  // later hsa_init fails at once instead of hanging (runtime.cpp).
+  bool abandoned_since_init = false;
   std::vector<std::unique_ptr<Agent>> agents;
   std::vector<std::unique_ptr<Isa>> isas;
   size_t host_memory = 0;
@@ -100,7 +105,9 @@ Agent* to_agent(hsa_agent_t agent);  // nullptr when unknown
 
 // Signals: amd_signal_t objects in pinned host memory the device can write.
 void signals_wake_all();
-void signals_release_all();
+// At hsa_shut_down. release_cuda false: the bookkeeping only, no CUDA call
+// (a context that still runs abandoned work would make a free wait for it).
+void signals_release_all(bool release_cuda);
 bool signal_valid(hsa_signal_t signal);
 amd_signal_t* signal_object(hsa_signal_t signal);
 CUdeviceptr signal_device_address(hsa_signal_t signal);  // of amd_signal_t::value
@@ -117,7 +124,7 @@ uint64_t monotonic_ns();
 extern std::atomic<uint64_t> g_last_landed_ns;
 
 // Memory
-void memory_release_all();
+void memory_release_all(bool release_cuda);  // as signals_release_all
 
 // Kernel objects (KERNEL_OBJECT values): validated by the queues.
 struct KernelObject {
@@ -154,6 +161,6 @@ void profiling_forget(hsa_signal_t signal);
 // The signal's last profiled packet's start and end (system domain ns), or
 // what the signal last held (0, 0 when never profiled).
 void profiling_time(hsa_signal_t signal, uint64_t* start, uint64_t* end);
-void profiling_release_all();
+void profiling_release_all(bool release_cuda);  // as signals_release_all
 
 }  // namespace hsa_cuda

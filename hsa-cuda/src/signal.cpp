@@ -152,7 +152,7 @@ CUdeviceptr signal_device_address(hsa_signal_t signal) {
   return 0;
 }
 
-void signals_release_all() {
+void signals_release_all(bool release_cuda) {
   {
     std::lock_guard<std::mutex> lock(g_handler_mutex);
     g_handler_stop.store(true, std::memory_order_release);
@@ -162,7 +162,8 @@ void signals_release_all() {
   if (g_handler_thread.joinable()) g_handler_thread.join();
   std::lock_guard<std::mutex> lock(g_signals_mutex);
   if (!g_live.empty()) log_error("hsa_shut_down: %zu signals were left alive", g_live.size());
-  for (const Slab& slab : g_slabs) g_runtime.cuda.cuMemFreeHost(slab.host);
+  if (release_cuda)
+    for (const Slab& slab : g_slabs) g_runtime.cuda.cuMemFreeHost(slab.host);
   g_slabs.clear();
   g_free.clear();
   g_live.clear();

@@ -8,12 +8,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <unistd.h>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -763,6 +765,54 @@ TEST_CASE("dispatch profiling: device times of a spin kernel in the system times
   hsa_signal_destroy(gate);
   for (void* a : args) hsa_amd_memory_pool_free(a);
   hsa_amd_memory_pool_free(elapsed);
+}
+
+// Run alone (its own process): the abandoned kernel's context is reset.
+TEST_CASE("a kernel that never ends: the queue's destroy abandons it within its bound, hsa_shut_down returns "
+          "at once, and a later hsa_init refuses at once") {
+  if (!std::getenv("HSA_CUDA_TEST_HANG")) return;
+  using Clock = std::chrono::steady_clock;
+  auto seconds_since = [](Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  double destroy_s = 0, shut_down_s = 0;
+  {
+    std::optional<Gpu> holder;
+    holder.emplace();
+    Gpu& gpu = *holder;
+    if (!gpu.ok) return;
+    ErrorLog errors;
+    hsa_queue_t* queue = nullptr;
+    REQUIRE(hsa_queue_create(gpu.agent, 64, HSA_QUEUE_TYPE_SINGLE, on_queue_error, &errors, 0, 0, &queue) ==
+            HSA_STATUS_SUCCESS);
+    hsa_signal_t done;
+    REQUIRE(hsa_signal_create(1, 0, nullptr, &done) == HSA_STATUS_SUCCESS);
+    auto* elapsed = static_cast<uint64_t*>(gpu.allocate(gpu.pools.host, 8));
+    // An hour of the GPU's timer: for this test, a kernel that never ends.
+    void* args = gpu.kernargs(spin_args_t{elapsed, 3600ull * 1000000000ull});
+    dispatch1d(queue, gpu.kernel("spin"), args, 1, 1, done);
+    usleep(100000);
+    CHECK(hsa_signal_load_scacquire(done) == 1);  // still running
+    const Clock::time_point destroy_start = Clock::now();
+    CHECK(hsa_queue_destroy(queue) == HSA_STATUS_SUCCESS);
+    destroy_s = seconds_since(destroy_start);
+    CHECK(hsa_signal_load_scacquire(done) == 1);  // abandoned, never completed
+    hsa_signal_destroy(done);
+    // The executable, then hsa_shut_down, with the kernel still running.
+    const Clock::time_point shut_down_start = Clock::now();
+    holder.reset();
+    shut_down_s = seconds_since(shut_down_start);
+  }
+  std::fprintf(stderr, "hsa-cuda tests: a kernel that never ends: hsa_queue_destroy %.3f s, hsa_shut_down %.3f s\n",
+               destroy_s, shut_down_s);
+  CHECK(destroy_s >= 1.9);  // the 2 s grace
+  CHECK(destroy_s < 4.0);
+  CHECK(shut_down_s < 10.0);
+  // CUDA cannot stop the kernel, and loading a module would wait for it:
+  // hsa_init says so at once for the rest of the process.
+  const Clock::time_point init_start = Clock::now();
+  CHECK(hsa_init() == HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+  CHECK(seconds_since(init_start) < 1.0);
 }
 
 TEST_CASE("a faulting kernel is a queue error, not a dead process") {
