@@ -748,7 +748,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_queue_create(hsa_agent_t agent, uint32_t size,
       }
       q->processor_done.store(true, std::memory_order_release);
     });
-  } catch (const std::system_error& e) {
+  } catch (const std::exception& e) {  // std::system_error, or std::bad_alloc for the thread's state
     log("hsa_queue_create: starting the queue's packet processor failed: %s", e.what());
     free_queue(q);
     std::lock_guard<std::mutex> lock(rt->queues_mutex);

@@ -72,14 +72,17 @@ WorkerContext& WorkerContext::current() {
   return owner->context;
 }
 
-// A thread that cannot start (no memory for its stack, a thread limit)
-// leaves the pool smaller: with none, submitters run their jobs themselves.
+// A thread that cannot start (no memory for its stack or its state, a
+// thread limit) leaves the pool smaller: with none, submitters run their
+// jobs themselves. (std::thread throws std::system_error when the thread
+// cannot start, std::bad_alloc when its state cannot be allocated; an
+// exception out of here would unwind past the threads already started.)
 WorkerPool::WorkerPool(uint32_t worker_count) {
   threads_.reserve(worker_count);
   for (uint32_t i = 0; i < worker_count; ++i) {
     try {
       threads_.emplace_back([this] { worker_main(); });
-    } catch (const std::system_error& e) {
+    } catch (const std::exception& e) {
       log("starting worker thread %u of %u failed (%s): the pool has %u", i + 1, worker_count, e.what(), i);
       break;
     }

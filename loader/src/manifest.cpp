@@ -23,7 +23,122 @@
 namespace xgpu_loader {
 namespace {
 
-using nlohmann::json;
+// A manifest's JSON, read with nlohmann::json's SAX parser into this small
+// tree rather than into nlohmann::json's own: that one's destructor
+// allocates (it flattens nested values onto a heap stack) and is noexcept,
+// so host memory running out while a manifest is read - or while a
+// half-built document unwinds - would end the process. Here a failed
+// allocation is a std::bad_alloc like any other, which the instance's
+// creation answers with XGPU_ERROR_OUT_OF_HOST_MEMORY. Nesting is limited
+// (kMaxDepth), so the recursive destructor stays shallow.
+struct Member;
+struct Value {
+  enum class Kind : uint8_t { kNull, kBoolean, kNumber, kString, kArray, kObject } kind = Kind::kNull;
+  std::string text;             // a string's value
+  std::vector<Member> members;  // an object's, in order
+  std::vector<Value> items;     // an array's
+
+  bool is_string() const { return kind == Kind::kString; }
+  bool is_object() const { return kind == Kind::kObject; }
+  // The member named `key` (the last one, as JSON parsers keep), or nullptr.
+  const Value* find(const std::string& key) const;
+  const char* type_name() const {
+    switch (kind) {
+      case Kind::kNull: return "null";
+      case Kind::kBoolean: return "boolean";
+      case Kind::kNumber: return "number";
+      case Kind::kString: return "string";
+      case Kind::kArray: return "array";
+      case Kind::kObject: return "object";
+    }
+    return "value";
+  }
+};
+
+struct Member {
+  std::string name;
+  Value value;
+};
+
+const Value* Value::find(const std::string& key) const {
+  for (auto it = members.rbegin(); it != members.rend(); ++it)
+    if (it->name == key) return &it->value;
+  return nullptr;
+}
+
+constexpr size_t kMaxDepth = 16;
+
+class ValueBuilder : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit ValueBuilder(Value* root) : root_(root) {}
+  std::string error;
+
+  bool null() override { return Put(Value{}); }
+  bool boolean(bool) override { return Put(Scalar(Value::Kind::kBoolean)); }
+  bool number_integer(number_integer_t) override { return Put(Scalar(Value::Kind::kNumber)); }
+  bool number_unsigned(number_unsigned_t) override { return Put(Scalar(Value::Kind::kNumber)); }
+  bool number_float(number_float_t, const string_t&) override { return Put(Scalar(Value::Kind::kNumber)); }
+  bool string(string_t& value) override {
+    Value v = Scalar(Value::Kind::kString);
+    v.text = std::move(value);
+    return Put(std::move(v));
+  }
+  bool binary(binary_t&) override { return Put(Scalar(Value::Kind::kNull)); }
+  bool start_object(std::size_t) override { return Open(Value::Kind::kObject); }
+  bool key(string_t& name) override {
+    key_ = std::move(name);
+    return true;
+  }
+  bool end_object() override { return Close(); }
+  bool start_array(std::size_t) override { return Open(Value::Kind::kArray); }
+  bool end_array() override { return Close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    error = e.what();
+    return false;
+  }
+
+ private:
+  static Value Scalar(Value::Kind kind) {
+    Value v;
+    v.kind = kind;
+    return v;
+  }
+  // Adds v where the parser is: the root, an array's next item or an
+  // object's member named by the last key. Returns where it went.
+  Value* Place(Value&& v) {
+    if (open_.empty()) {
+      *root_ = std::move(v);
+      return root_;
+    }
+    Value* parent = open_.back();
+    if (parent->kind == Value::Kind::kArray) {
+      parent->items.push_back(std::move(v));
+      return &parent->items.back();
+    }
+    parent->members.push_back(Member{std::move(key_), std::move(v)});
+    return &parent->members.back().value;
+  }
+  bool Put(Value&& v) {
+    Place(std::move(v));
+    return true;
+  }
+  bool Open(Value::Kind kind) {
+    if (open_.size() >= kMaxDepth) {
+      error = "nests deeper than " + std::to_string(kMaxDepth) + " levels";
+      return false;
+    }
+    open_.push_back(Place(Scalar(kind)));
+    return true;
+  }
+  bool Close() {
+    open_.pop_back();
+    return true;
+  }
+
+  Value* root_;
+  std::vector<Value*> open_;  // the arrays and objects being filled, innermost last
+  std::string key_;
+};
 
 std::string Env(const char* name) {
   const char* v = std::getenv(name);
@@ -256,7 +371,7 @@ bool ParseVersion(const std::string& text, uint32_t* out_version, std::string* o
 }
 
 // Reads and parses path; checks file_format_version; returns the body object.
-bool ReadManifest(const std::string& path, const char* body_key, json* out_body, std::string* out_error) {
+bool ReadManifest(const std::string& path, const char* body_key, Value* out_body, std::string* out_error) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     *out_error = "cannot be read";
@@ -264,19 +379,18 @@ bool ReadManifest(const std::string& path, const char* body_key, json* out_body,
   }
   std::stringstream text;
   text << in.rdbuf();
-  json doc;
-  try {
-    doc = json::parse(text.str());
-  } catch (const json::parse_error& e) {
-    *out_error = std::string("is not valid JSON: ") + e.what();
+  Value doc;
+  ValueBuilder builder(&doc);
+  if (!nlohmann::json::sax_parse(text.str(), &builder)) {
+    *out_error = "is not valid JSON: " + (builder.error.empty() ? std::string("parse error") : builder.error);
     return false;
   }
   if (!doc.is_object()) {
     *out_error = "is not a JSON object";
     return false;
   }
-  auto ffv = doc.find("file_format_version");
-  if (ffv == doc.end()) {
+  const Value* ffv = doc.find("file_format_version");
+  if (ffv == nullptr) {
     *out_error = "has no \"file_format_version\"";
     return false;
   }
@@ -286,16 +400,16 @@ bool ReadManifest(const std::string& path, const char* body_key, json* out_body,
   }
   uint32_t format = 0;
   std::string version_error;
-  if (!ParseVersion(ffv->get<std::string>(), &format, &version_error)) {
+  if (!ParseVersion(ffv->text, &format, &version_error)) {
     *out_error = "\"file_format_version\": " + version_error;
     return false;
   }
   if (XGPU_API_VERSION_MAJOR(format) != 1) {
-    *out_error = "\"file_format_version\" " + ffv->get<std::string>() + " has an unknown major version (this loader reads 1.x.x)";
+    *out_error = "\"file_format_version\" " + ffv->text + " has an unknown major version (this loader reads 1.x.x)";
     return false;
   }
-  auto body = doc.find(body_key);
-  if (body == doc.end()) {
+  Value* body = const_cast<Value*>(doc.find(body_key));
+  if (body == nullptr) {
     *out_error = std::string("has no \"") + body_key + "\" object";
     return false;
   }
@@ -303,15 +417,15 @@ bool ReadManifest(const std::string& path, const char* body_key, json* out_body,
     *out_error = std::string("\"") + body_key + "\" must be an object";
     return false;
   }
-  *out_body = *body;
+  *out_body = std::move(*body);
   return true;
 }
 
 // A required non-empty string member of obj.
-bool RequiredString(const json& obj, const char* section, const char* key, std::string* out_value,
+bool RequiredString(const Value& obj, const char* section, const char* key, std::string* out_value,
                     std::string* out_error) {
-  auto it = obj.find(key);
-  if (it == obj.end()) {
+  const Value* it = obj.find(key);
+  if (it == nullptr) {
     *out_error = std::string("\"") + section + "\" has no \"" + key + "\"";
     return false;
   }
@@ -319,7 +433,7 @@ bool RequiredString(const json& obj, const char* section, const char* key, std::
     *out_error = std::string("\"") + section + "." + key + "\" must be a string, not " + it->type_name();
     return false;
   }
-  *out_value = it->get<std::string>();
+  *out_value = it->text;
   if (out_value->empty()) {
     *out_error = std::string("\"") + section + "." + key + "\" is empty";
     return false;
@@ -371,7 +485,7 @@ std::vector<std::string> LayerManifestFiles(const Instance* instance) {
 }
 
 bool ParseDriverManifest(const std::string& path, DriverManifest* out_manifest, std::string* out_error) {
-  json body;
+  Value body;
   if (!ReadManifest(path, "ICD", &body, out_error)) return false;
   DriverManifest m;
   m.path = path;
@@ -389,7 +503,7 @@ bool ParseDriverManifest(const std::string& path, DriverManifest* out_manifest, 
 }
 
 bool ParseLayerManifest(const std::string& path, LayerManifest* out_manifest, std::string* out_error) {
-  json body;
+  Value body;
   if (!ReadManifest(path, "layer", &body, out_error)) return false;
   LayerManifest m;
   m.path = path;
@@ -419,47 +533,47 @@ bool ParseLayerManifest(const std::string& path, LayerManifest* out_manifest, st
     return false;
   }
   m.implementation_version = static_cast<uint32_t>(std::stoul(impl));
-  auto desc = body.find("description");
-  if (desc == body.end() || !desc->is_string()) {
-    *out_error = desc == body.end() ? "\"layer\" has no \"description\""
+  const Value* desc = body.find("description");
+  if (desc == nullptr || !desc->is_string()) {
+    *out_error = desc == nullptr ? "\"layer\" has no \"description\""
                                     : std::string("\"layer.description\" must be a string, not ") + desc->type_name();
     return false;
   }
-  m.description = desc->get<std::string>();
+  m.description = desc->text;
   if (m.description.size() >= XGPU_MAX_DESCRIPTION_SIZE) {
     *out_error = "\"layer.description\" is longer than " + std::to_string(XGPU_MAX_DESCRIPTION_SIZE - 1) + " bytes";
     return false;
   }
   m.negotiate_symbol = XGPU_LAYER_NEGOTIATE_SYMBOL;
-  if (auto fns = body.find("functions"); fns != body.end()) {
+  if (const Value* fns = body.find("functions"); fns != nullptr) {
     if (!fns->is_object()) {
       *out_error = std::string("\"layer.functions\" must be an object, not ") + fns->type_name();
       return false;
     }
-    for (auto it = fns->begin(); it != fns->end(); ++it) {
-      if (it.key() != XGPU_LAYER_NEGOTIATE_SYMBOL) {
-        *out_error = "\"layer.functions\" names unknown function \"" + it.key() + "\" (only \"" +
+    for (const auto& [name, value] : fns->members) {  // (document order)
+      if (name != XGPU_LAYER_NEGOTIATE_SYMBOL) {
+        *out_error = "\"layer.functions\" names unknown function \"" + name + "\" (only \"" +
                      XGPU_LAYER_NEGOTIATE_SYMBOL + "\" can be renamed)";
         return false;
       }
-      if (!it->is_string() || it->get<std::string>().empty()) {
-        *out_error = std::string("\"layer.functions.") + it.key() + "\" must be a non-empty string";
+      if (!value.is_string() || value.text.empty()) {
+        *out_error = std::string("\"layer.functions.") + name + "\" must be a non-empty string";
         return false;
       }
-      m.negotiate_symbol = it->get<std::string>();
+      m.negotiate_symbol = value.text;
     }
   }
-  if (auto env = body.find("disable_environment"); env != body.end()) {
-    if (!env->is_object() || env->empty()) {
+  if (const Value* env = body.find("disable_environment"); env != nullptr) {
+    if (!env->is_object() || env->members.empty()) {
       *out_error = "\"layer.disable_environment\" must be an object with at least one \"VARIABLE\": \"value\"";
       return false;
     }
-    for (auto it = env->begin(); it != env->end(); ++it) {
-      if (!it->is_string()) {
-        *out_error = "\"layer.disable_environment." + it.key() + "\" must be a string, not " + it->type_name();
+    for (const auto& [name, value] : env->members) {
+      if (!value.is_string()) {
+        *out_error = "\"layer.disable_environment." + name + "\" must be a string, not " + value.type_name();
         return false;
       }
-      m.disable_environment.push_back({it.key(), it->get<std::string>()});
+      m.disable_environment.push_back({name, value.text});
     }
   }
   m.library = ResolveLibrary(path, m.library_path);

@@ -280,6 +280,13 @@ TEST_CASE("bad driver manifests are skipped with a specific message; the good on
        "its library /nonexistent/libxgpu_nothing.so could not be loaded"},
       {"missing bare-name library", DriverManifest("libxgpu_no_such_driver.so"),
        "its library libxgpu_no_such_driver.so could not be loaded"},
+      {"nested too deep", "{\"file_format_version\": \"1.0.0\", \"x\": " + std::string(17, '[') + std::string(17, ']') +
+                              ", \"ICD\": {}}",
+       "nests deeper than 16 levels"},
+      {"nested 100000 deep", std::string(100000, '[') + std::string(100000, ']'), "nests deeper than 16 levels"},
+      {"a later duplicate key wins", "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"" + lib +
+                                         "\", \"api_version\": \"1.0.0\", \"api_version\": \"x\"}}",
+       "\"ICD.api_version\": \"x\" is not a version"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.what);

@@ -406,6 +406,10 @@ XgpuBool32 XGPU_API_CALL quiet(XgpuDebugMessageSeverityFlagBits, XgpuDebugMessag
 // armed there: the sweep covers the device's life, not the loader's reading
 // of manifests - nlohmann::json's destructor allocates, and is noexcept).
 void (*g_after_instance)() = nullptr;
+// The failing allocator is armed before xgpuCreateInstance (the loader's
+// reading of manifests, the layer's and the driver's loading): the sweep
+// allocation_sweep_instance.
+bool g_sweep_instance = false;
 
 // The whole life of a device, every object destroyed on the way out; returns
 // a workload exit code. Prints the first refusal.
@@ -579,7 +583,10 @@ int run_faulted(const Fault& fault, unsigned timeout_s, uint64_t* out_value) {
     static long fail_at = fault.fail_allocation;
     if (fault.fail_allocation >= 0) {
       if (arm == nullptr || count == nullptr) _exit(kWorkloadWrong);
-      g_after_instance = [] { arm(fail_at); };
+      if (g_sweep_instance)
+        arm(fail_at);
+      else
+        g_after_instance = [] { arm(fail_at); };
     }
     const int outcome = workload();
     const uint64_t value = fault.fail_allocation >= 0 ? uint64_t(count()) : peak_address_space();
@@ -732,6 +739,10 @@ int main(int argc, char** argv) {
   else if (scenario == "wait_all_failed") failures = wait_all_failed();
   else if (scenario == "host_memory_sweep") failures = host_memory_sweep(argc > 2 ? std::atoi(argv[2]) : 24);
   else if (scenario == "allocation_sweep") failures = allocation_sweep(argc > 2 ? std::atoi(argv[2]) : 100);
+  else if (scenario == "allocation_sweep_instance") {
+    g_sweep_instance = true;
+    failures = allocation_sweep(argc > 2 ? std::atoi(argv[2]) : 100);
+  }
   else if (scenario == "runtime_outlives_driver") failures = runtime_outlives_driver(argc > 2 ? std::atoi(argv[2]) : 100);
   else if (scenario == "fail_allocation" && argc > 2) {  // one step of the sweep, in this process
     static long fail_at = std::atol(argv[2]);
@@ -741,7 +752,7 @@ int main(int argc, char** argv) {
     failures = outcome == kWorkloadWrong ? 1 : 0;
   }
   else std::fprintf(stderr, "usage: %s hung_kernel|watchdog_loss|watchdog_loss_children_alive|never_signalled|"
-                    "wait_all_failed|host_memory_sweep [steps]|allocation_sweep [steps]|runtime_outlives_driver [rounds]\n", argv[0]);
+                    "wait_all_failed|host_memory_sweep [steps]|allocation_sweep [steps]|allocation_sweep_instance [steps]|runtime_outlives_driver [rounds]\n", argv[0]);
   std::printf("%s\n", failures == 0 ? "PASSED" : "FAILED");
   return failures == 0 ? 0 : 1;
 }

@@ -290,7 +290,7 @@ XgpuResult start_watchdog(Device* device) {
       lock.lock();
     }
   });
-  } catch (const std::system_error& e) {
+  } catch (const std::exception& e) {  // std::system_error, or std::bad_alloc for the thread's state
     device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kOutOfHostMemory,
                   std::string("xgpuCreateDevice: starting the watchdog thread failed (") + e.what() +
                       "): XGPU_ERROR_OUT_OF_HOST_MEMORY");
