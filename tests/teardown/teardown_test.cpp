@@ -319,6 +319,38 @@ int watchdog_loss(bool destroy_first) {
   return g_failures;
 }
 
+// The device is lost (a fault on queue 1) while queue 0 runs a kernel that
+// never ends and the watchdog is off: xgpuDeviceWaitIdle returns the loss
+// in bounded time (stopping what still runs), and so does the destroy.
+int lost_with_hung_queue() {
+  setenv("XGPU_AMDGPU_WATCHDOG_MS", "0", 1);
+  setenv("XGPU_AMDGPU_TEST_HOOKS", "1", 1);  // xgpuAmdgpuTestInjectQueueFault
+  World world(2);
+  world.make_spin();
+  REQUIRE_OK(world.submit(0, world.spin, {}, {}, {}, {}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  using InjectFault = XgpuResult (*)(XgpuQueue, const XgpuSemaphoreList*);
+  auto inject = reinterpret_cast<InjectFault>(xgpuGetDeviceProcAddr(world.device, "xgpuAmdgpuTestInjectQueueFault"));
+  if (inject == nullptr) {
+    std::fprintf(stderr, "the driver has no xgpuAmdgpuTestInjectQueueFault\n");
+    return 1;
+  }
+  XgpuSemaphore faulted = world.semaphore(0);
+  const uint64_t one = 1;
+  const XgpuSemaphoreList signals{1, &faulted, &one};
+  REQUIRE_OK(inject(world.queues[1], &signals));
+  XgpuResult waited = XGPU_SUCCESS;
+  step("wait for the fault", 10, [&] { waited = world.wait(faulted, 1); });
+  EXPECT(waited == XGPU_ERROR_DEVICE_LOST);
+  XgpuResult idle = XGPU_SUCCESS;
+  const double idle_s = step("xgpuDeviceWaitIdle after the loss", 15, [&] { idle = xgpuDeviceWaitIdle(world.device); });
+  EXPECT(idle == XGPU_ERROR_DEVICE_LOST);
+  EXPECT(idle_s < 3.0);
+  xgpuDestroySemaphore(world.device, faulted, nullptr);
+  world.teardown(destroy_bound_s(), false);
+  return g_failures;
+}
+
 // Work held behind a semaphore nobody signals: the destroy drops it after
 // its bound, and says so.
 int never_signalled() {
@@ -737,6 +769,7 @@ int main(int argc, char** argv) {
   else if (scenario == "watchdog_loss_children_alive") failures = watchdog_loss(false);
   else if (scenario == "never_signalled") failures = never_signalled();
   else if (scenario == "wait_all_failed") failures = wait_all_failed();
+  else if (scenario == "lost_with_hung_queue") failures = lost_with_hung_queue();
   else if (scenario == "host_memory_sweep") failures = host_memory_sweep(argc > 2 ? std::atoi(argv[2]) : 24);
   else if (scenario == "allocation_sweep") failures = allocation_sweep(argc > 2 ? std::atoi(argv[2]) : 100);
   else if (scenario == "allocation_sweep_instance") {
@@ -752,7 +785,7 @@ int main(int argc, char** argv) {
     failures = outcome == kWorkloadWrong ? 1 : 0;
   }
   else std::fprintf(stderr, "usage: %s hung_kernel|watchdog_loss|watchdog_loss_children_alive|never_signalled|"
-                    "wait_all_failed|host_memory_sweep [steps]|allocation_sweep [steps]|allocation_sweep_instance [steps]|runtime_outlives_driver [rounds]\n", argv[0]);
+                    "wait_all_failed|lost_with_hung_queue|host_memory_sweep [steps]|allocation_sweep [steps]|allocation_sweep_instance [steps]|runtime_outlives_driver [rounds]\n", argv[0]);
   std::printf("%s\n", failures == 0 ? "PASSED" : "FAILED");
   return failures == 0 ? 0 : 1;
 }

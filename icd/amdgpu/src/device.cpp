@@ -485,9 +485,40 @@ XgpuResult device_wait_idle(XgpuDevice handle) {
   Device* device = device_from_handle(handle);
   if (!device) return XGPU_ERROR_INVALID_ARGUMENT;
   TraceHostCall trace_call(device, "xgpuDeviceWaitIdle", nullptr, nullptr, 0, false);
+  // Waits in slices, so that a loss while it waits is seen: once the device
+  // is lost each queue gets kDestroyDrainMs more, then what it still runs
+  // (a kernel that never ends, with the watchdog off) is stopped - the
+  // runtime inactivates the queue, as the watchdog does - and the loss is
+  // returned: a lost device's wait is bounded.
+  constexpr auto kSlice = std::chrono::milliseconds(100);
   for (auto& queue : device->queues) {
-    XgpuResult result = queue_wait_idle_internal(queue.get(), UINT64_MAX);
-    if (result != XGPU_SUCCESS) return result;
+    std::chrono::steady_clock::time_point deadline{};
+    bool bounded = false;
+    for (;;) {
+      if (!bounded && device->lost.load()) {
+        bounded = true;
+        deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kDestroyDrainMs);
+      }
+      // A broken queue's work never completes (queue.h): after a loss there
+      // is nothing to wait for on it.
+      if (bounded && queue->broken.load()) break;
+      auto slice = std::chrono::duration_cast<std::chrono::nanoseconds>(kSlice);
+      if (bounded)
+        slice = std::min(slice, std::max(std::chrono::nanoseconds(0), deadline - std::chrono::steady_clock::now()));
+      const XgpuResult result = queue_wait_idle_internal(queue.get(), uint64_t(slice.count()));
+      if (result == XGPU_SUCCESS) break;
+      if (result != XGPU_TIMEOUT) return result;
+      if (bounded && std::chrono::steady_clock::now() >= deadline) {
+        if (!queue->broken.exchange(true) && device->hsa->hsa_queue_inactivate)
+          device->hsa->hsa_queue_inactivate(queue->aql);
+        device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kDeviceLost,
+                      "xgpuDeviceWaitIdle: queue " + std::to_string(queue->index) + " still ran work " +
+                          std::to_string(kDestroyDrainMs) +
+                          " ms after the device was lost: its HSA queue is stopped and the work abandoned",
+                      {{XGPU_OBJECT_TYPE_QUEUE, uint64_t(reinterpret_cast<uintptr_t>(queue.get()))}});
+        break;
+      }
+    }
   }
   return device->lost ? XGPU_ERROR_DEVICE_LOST : XGPU_SUCCESS;
 }
