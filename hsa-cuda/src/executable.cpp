@@ -251,8 +251,8 @@ hsa_status_t hsa_executable_destroy(hsa_executable_t handle) {
     for (auto& kernel : e->kernels) g_kernel_objects.erase(reinterpret_cast<uint64_t>(kernel.get()));
   }
   // With abandoned work (a destroyed queue's kernel that never ends) an
-  // unload would wait for it: the modules go with the context, which
-  // hsa_shut_down resets.
+  // unload would wait for it: the modules are left to the context, which
+  // the process's exit releases.
   if (!g_runtime.abandoned_work.load(std::memory_order_acquire)) {
     for (auto& [agent, module] : e->modules) {
       make_current(agent);

@@ -174,10 +174,11 @@ void close_agents() {
   // process's exit (which ends the kernel); the runtime forgets them, and a
   // later hsa_init retains the same primary contexts.
   const bool abandoned = g_runtime.abandoned_work.exchange(false, std::memory_order_acq_rel);
-  if (abandoned) g_runtime.abandoned_since_init = true;
-  if (abandoned)
+  if (abandoned) {
+    g_runtime.abandoned_since_init = true;
     log_error("hsa_shut_down: a destroyed queue's kernel still runs and CUDA cannot stop it: the devices' contexts, "
               "memory and modules are left to the process's exit, not released");
+  }
   profiling_release_all(!abandoned);
   signals_release_all(!abandoned);
   memory_release_all(!abandoned);
@@ -186,7 +187,7 @@ void close_agents() {
     if (abandoned) continue;
     // A device fault leaves the context unusable (CUDA's sticky errors):
     // reset it, so that the next hsa_init starts on a fresh one.
-    CUresult r = !abandoned && make_current(agent.get()) ? g_runtime.cuda.cuCtxSynchronize() : CUDA_SUCCESS;
+    CUresult r = make_current(agent.get()) ? g_runtime.cuda.cuCtxSynchronize() : CUDA_SUCCESS;
     g_runtime.cuda.cuCtxSetCurrent(nullptr);
     if (r != CUDA_SUCCESS) {
       int none = 0;
@@ -556,8 +557,8 @@ hsa_status_t hsa_amd_memory_pool_free(void* ptr) {
     g_allocations.erase(it);
   }
   // With abandoned work (a destroyed queue's kernel that never ends) a free
-  // would wait for it (CUDA's frees synchronize): the memory goes with the
-  // context, which hsa_shut_down resets.
+  // would wait for it (CUDA's frees synchronize): the memory is left to the
+  // context, which the process's exit releases.
   if (g_runtime.abandoned_work.load(std::memory_order_acquire)) return HSA_STATUS_SUCCESS;
   make_current(allocation.agent);
   CUresult r = allocation.kind == PoolKind::kDevice ? g_runtime.cuda.cuMemFree(CUdeviceptr(uintptr_t(ptr)))

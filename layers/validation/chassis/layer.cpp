@@ -205,7 +205,7 @@ void DownCreateDeviceRecords(CallContext& ctx, XgpuPhysicalDevice physicalDevice
   }
   ctx.new_device = device.get();
   try {
-    ObjectTracker::TrackCreatedDevice(ctx, physicalDevice, *pDevice, pAllocator);
+    ObjectTracker::TrackCreatedDevice(ctx, *pDevice, pAllocator);
   } catch (const std::bad_alloc&) {
     ctx.new_device = nullptr;
     throw;

@@ -74,8 +74,8 @@ bool ObjectTrackerGenerated::CheckParent(CallContext& ctx, Vuid vuid, const Fiel
   return ctx.Report(vuid, field, value, {{record->type, record->handle}});
 }
 
-void ObjectTrackerGenerated::TrackValue(CallContext& ctx, XgpuObjectType type, uint64_t handle,
-                                        XgpuObjectType parent_type, const XgpuAllocationCallbacks* allocator) {
+ObjectRecord* ObjectTrackerGenerated::TrackValue(CallContext& ctx, XgpuObjectType type, uint64_t handle,
+                                                 XgpuObjectType parent_type, const XgpuAllocationCallbacks* allocator) {
   ObjectRecord* parent = nullptr;
   for (ObjectRecord* r = ctx.dispatch_record; r != nullptr && parent_type != XGPU_OBJECT_TYPE_UNKNOWN; r = r->parent) {
     if (r->type == parent_type) {
@@ -83,7 +83,7 @@ void ObjectTrackerGenerated::TrackValue(CallContext& ctx, XgpuObjectType type, u
       break;
     }
   }
-  TrackValueUnder(ctx, type, handle, parent, allocator);
+  return TrackValueUnder(ctx, type, handle, parent, allocator);
 }
 
 ObjectRecord* ObjectTrackerGenerated::TrackValueUnder(CallContext& ctx, XgpuObjectType type, uint64_t handle,
@@ -110,20 +110,13 @@ ObjectRecord* ObjectTrackerGenerated::TrackValueUnder(CallContext& ctx, XgpuObje
   return tracked;
 }
 
-void ObjectTracker::TrackCreatedDevice(CallContext& ctx, XgpuPhysicalDevice physical_device, XgpuDevice device,
-                                       const XgpuAllocationCallbacks* allocator) {
+void ObjectTracker::TrackCreatedDevice(CallContext& ctx, XgpuDevice device, const XgpuAllocationCallbacks* allocator) {
   LayerDevice* data = ctx.new_device;
-  // The parent the generated hook's Track finds: the call's physical device.
-  ObjectRecord* physical = nullptr;
-  for (ObjectRecord* r = ctx.dispatch_record; r != nullptr; r = r->parent)
-    if (r->type == XGPU_OBJECT_TYPE_PHYSICAL_DEVICE) {
-      physical = r;
-      break;
-    }
-  (void)physical_device;
   ObjectRecord* record = nullptr;
   try {
-    record = TrackValueUnder(ctx, XGPU_OBJECT_TYPE_DEVICE, reinterpret_cast<uintptr_t>(device), physical, allocator);
+    // (The record the generated hook's Track then finds.)
+    record = TrackValue(ctx, XGPU_OBJECT_TYPE_DEVICE, reinterpret_cast<uintptr_t>(device),
+                        XGPU_OBJECT_TYPE_PHYSICAL_DEVICE, allocator);
     for (uint32_t family = 0; family < data->queue_counts.size(); ++family) {
       for (uint32_t index = 0; index < data->queue_counts[family]; ++index) {
         XgpuQueue queue = XGPU_NULL_HANDLE;

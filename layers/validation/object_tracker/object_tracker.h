@@ -48,10 +48,10 @@ class ObjectTrackerGenerated : public HookDefaults {
                     const XgpuAllocationCallbacks* allocator) {
     TrackValue(ctx, type, reinterpret_cast<uintptr_t>(handle), parent_type, allocator);
   }
-  static void TrackValue(CallContext& ctx, XgpuObjectType type, uint64_t handle, XgpuObjectType parent_type,
-                         const XgpuAllocationCallbacks* allocator);
-  // The same with the parent's record given (nullptr: none). Returns the
-  // object's record. Throws std::bad_alloc when host memory runs out.
+  // Returns the object's record. Throws std::bad_alloc when host memory runs out.
+  static ObjectRecord* TrackValue(CallContext& ctx, XgpuObjectType type, uint64_t handle,
+                                  XgpuObjectType parent_type, const XgpuAllocationCallbacks* allocator);
+  // The same with the parent's record given (nullptr: none).
   static ObjectRecord* TrackValueUnder(CallContext& ctx, XgpuObjectType type, uint64_t handle, ObjectRecord* parent,
                                        const XgpuAllocationCallbacks* allocator);
   // Forgets a destroyed object (and, for a device or instance, everything under it).
@@ -69,8 +69,7 @@ class ObjectTracker : public ObjectTrackerGenerated {
   // xgpuGetDeviceQueue - which has no result to fail with - never has to
   // allocate one. Throws std::bad_alloc (having tracked nothing) when host
   // memory runs out: the caller fails the creation.
-  static void TrackCreatedDevice(CallContext& ctx, XgpuPhysicalDevice physical_device, XgpuDevice device,
-                                 const XgpuAllocationCallbacks* allocator);
+  static void TrackCreatedDevice(CallContext& ctx, XgpuDevice device, const XgpuAllocationCallbacks* allocator);
   // Objects left alive when their device or instance is destroyed (api.md
   // 1.8) are reported, each by type and name, but the call is not refused:
   // the loader releases its own record of the device or instance whatever
