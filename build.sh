@@ -63,7 +63,7 @@ case "$cmd" in
     build default xgpu_samples   # the samples and the driver they run on; `test` builds the rest
     bin=build/default/bin
     ran=0
-    for sample in indirect_dispatch alloca; do
+    for sample in indirect_dispatch alloca debugging; do
       if [ -x "$bin/$sample" ]; then
         echo "== $sample"
         "$bin/$sample"
@@ -106,7 +106,7 @@ case "$cmd" in
     export XGPU_HSA_LIBRARY="$PWD/build/gpu/lib/libxgpu-hsa-cuda.so"
     export XGPU_DRIVER_FILES="$PWD/build/gpu/share/xgpu/icd.d/xgpu_amdgpu.json"
     build/gpu/bin/xgpuinfo
-    for sample in indirect_dispatch alloca; do
+    for sample in indirect_dispatch alloca debugging; do
       echo "== $sample"
       (cd build/gpu/bin && "./$sample")
     done

@@ -246,7 +246,6 @@ function(xgpu_add_kernels name)
   foreach(def ${ARG_DEFINITIONS})
     list(APPEND flags -D${def})
   endforeach()
-  list(APPEND flags ${ARG_COMPILE_OPTIONS})
 
   set(work_dir ${CMAKE_CURRENT_BINARY_DIR}/${name}.xgpu-kernels)
   file(MAKE_DIRECTORY ${work_dir})
@@ -302,6 +301,15 @@ function(xgpu_add_kernels name)
       endif()
       set(suffix "so")
     endif()
+    # Host code objects carry a DWARF line table (non-allocated .debug_*
+    # sections: the code is the same, nothing more is mapped), so that
+    # hsa-cpu can name the source line of a kernel fault. After the common
+    # flags' -g0, before the caller's COMPILE_OPTIONS (which may ask for more
+    # or less).
+    set(debug_flags)
+    if(kind STREQUAL "host")
+      set(debug_flags -gline-tables-only)
+    endif()
     string(MAKE_C_IDENTIFIER ${cpu} cpu_id)
     set(objects)
     set(sources ${ARG_SOURCES})
@@ -320,8 +328,8 @@ function(xgpu_add_kernels name)
       file(RELATIVE_PATH object_rel ${CMAKE_BINARY_DIR} ${object})
       add_custom_command(
         OUTPUT ${object}
-        COMMAND ${XGPU_KERNEL_CLANG} ${target_flags} ${lang_flags} ${flags} ${extra}
-                -MD -MF ${object}.d -c ${source} -o ${object}
+        COMMAND ${XGPU_KERNEL_CLANG} ${target_flags} ${lang_flags} ${flags} ${debug_flags} ${extra}
+                ${ARG_COMPILE_OPTIONS} -MD -MF ${object}.d -c ${source} -o ${object}
         DEPENDS ${source} $<$<STREQUAL:${kind},host>:${XGPU_KERNELS_WILOOP_PLUGIN}>
         DEPFILE ${object}.d
         COMMENT "Compiling xgpu kernel ${object_rel}"

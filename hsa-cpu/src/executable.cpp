@@ -2,10 +2,12 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <link.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -48,6 +50,13 @@ struct LoadedObject {
   void* handle;             // dlopen handle
   std::string path;         // path string dlopen saw (kept unique)
   const Agent* agent;       // agent it was loaded for
+  uint64_t load_base = 0;   // l_addr: added to the file's addresses at load
+  uint64_t begin = 0;       // [begin, end): its PT_LOAD segments in memory
+  uint64_t end = 0;
+  // report_sections() of its image: what a kernel fault's report reads
+  // (source_lines.h), kept because the reader holding the image may be
+  // destroyed once the object is loaded. Empty when the image has none.
+  std::vector<unsigned char> report_sections;
 };
 
 // An external variable definition (hsa_executable_*_variable_define).
@@ -208,6 +217,87 @@ struct Inspection {
   std::string isa_name;                 // from xgpu_host_code_object_info
   std::vector<DynamicSymbol> symbols;   // defined dynamic symbols
 };
+
+// [*out_begin, *out_end): the file addresses the PT_LOAD segments cover;
+// false when the image has none.
+bool segment_range(const ElfImage& elf, uint64_t* out_begin, uint64_t* out_end) {
+  const Elf64_Ehdr* eh = elf.header();
+  if (eh->e_phentsize != sizeof(Elf64_Phdr)) return false;
+  const auto* ph = elf.at<Elf64_Phdr>(eh->e_phoff, eh->e_phnum);
+  if (ph == nullptr) return false;
+  uint64_t begin = UINT64_MAX, end = 0;
+  for (uint32_t i = 0; i < eh->e_phnum; ++i) {
+    if (ph[i].p_type != PT_LOAD || ph[i].p_memsz == 0 || ph[i].p_vaddr > UINT64_MAX - ph[i].p_memsz) continue;
+    begin = std::min(begin, ph[i].p_vaddr);
+    end = std::max(end, ph[i].p_vaddr + ph[i].p_memsz);
+  }
+  if (begin >= end) return false;
+  *out_begin = begin;
+  *out_end = end;
+  return true;
+}
+
+// The sections a kernel fault's report reads (source_lines.h): the DWARF
+// sections (.debug_*), the symbol table, the strings it names and the
+// section names, as an ELF file of their own (header, sections, section
+// table; no program headers), a fraction of the image: no code or data.
+// Empty when the image has neither DWARF nor a symbol table. Throws
+// std::bad_alloc when host memory runs out.
+std::vector<unsigned char> report_sections(const ElfImage& elf) {
+  uint32_t count = 0;
+  const Elf64_Shdr* sh = elf.sections(&count);
+  const Elf64_Ehdr* eh = elf.header();
+  if (sh == nullptr || count >= SHN_LORESERVE || eh->e_shstrndx == SHN_UNDEF || eh->e_shstrndx >= count) return {};
+  const Elf64_Shdr& names = sh[eh->e_shstrndx];
+  auto has_data = [&](const Elf64_Shdr& s) {
+    return s.sh_type != SHT_NOBITS && (s.sh_flags & SHF_ALLOC) == 0 && elf.at<unsigned char>(s.sh_offset, s.sh_size);
+  };
+  std::vector<bool> keep(count, false);
+  bool any = false;
+  for (uint32_t i = 1; i < count; ++i) {
+    if (!has_data(sh[i])) continue;
+    const char* name = elf.string(names, sh[i].sh_name);
+    if (sh[i].sh_type == SHT_SYMTAB || (name != nullptr && strncmp(name, ".debug_", 7) == 0)) keep[i] = any = true;
+  }
+  if (!any || !has_data(names)) return {};
+  keep[eh->e_shstrndx] = true;
+  for (uint32_t i = 1; i < count; ++i)
+    if (keep[i] && sh[i].sh_type == SHT_SYMTAB && sh[i].sh_link < count && has_data(sh[sh[i].sh_link]))
+      keep[sh[i].sh_link] = true;
+
+  // Layout: the header, each kept section at its alignment, the table.
+  std::vector<uint32_t> index(count, SHN_UNDEF);  // old section index -> new
+  std::vector<uint64_t> offset(count, 0);         // new file offset of each kept section
+  uint32_t kept = 1;                              // the null section first
+  uint64_t end = sizeof(Elf64_Ehdr);
+  for (uint32_t i = 1; i < count; ++i) {
+    if (!keep[i]) continue;
+    uint64_t align = sh[i].sh_addralign;
+    if (align == 0 || align > 64 || (align & (align - 1)) != 0) align = 8;
+    offset[i] = (end + align - 1) & ~(align - 1);
+    end = offset[i] + sh[i].sh_size;
+    index[i] = kept++;
+  }
+  const uint64_t table = (end + 7) & ~uint64_t(7);
+  std::vector<unsigned char> out(table + uint64_t(kept) * sizeof(Elf64_Shdr), 0);
+  Elf64_Ehdr header = *eh;
+  header.e_entry = 0;
+  header.e_phoff = 0;
+  header.e_phnum = 0;
+  header.e_shoff = table;
+  header.e_shnum = uint16_t(kept);
+  header.e_shstrndx = uint16_t(index[eh->e_shstrndx]);
+  memcpy(out.data(), &header, sizeof(header));
+  for (uint32_t i = 1; i < count; ++i) {
+    if (!keep[i]) continue;
+    Elf64_Shdr section = sh[i];
+    memcpy(out.data() + offset[i], elf.data + section.sh_offset, section.sh_size);
+    section.sh_offset = offset[i];
+    section.sh_link = section.sh_link < count ? index[section.sh_link] : SHN_UNDEF;
+    memcpy(out.data() + table + uint64_t(index[i]) * sizeof(Elf64_Shdr), &section, sizeof(section));
+  }
+  return out;
+}
 
 Inspection inspect(const std::vector<unsigned char>& bytes, const Agent* agent) {
   Inspection result;
@@ -453,6 +543,28 @@ bool read_kernel_descriptor(uint64_t kernel_object, xgpu_host_kernel_descriptor_
   return true;
 }
 
+bool describe_code_address(uint64_t pc, CodeAddress* out) {
+  std::vector<unsigned char> sections;
+  bool found = false;
+  {
+    Registry& r = registry();
+    std::shared_lock<std::shared_mutex> lock(r.mutex);
+    for (const Executable* exec : r.executables) {
+      for (const auto& object : exec->objects) {
+        if (pc < object->begin || pc >= object->end) continue;
+        out->offset = pc - object->load_base;
+        sections = object->report_sections;
+        found = true;
+        break;
+      }
+      if (found) break;
+    }
+  }
+  if (!found) return false;
+  find_source_position(std::move(sections), out->offset, &out->source);
+  return true;
+}
+
 void destroy_all_executables() {
   Registry& r = registry();
   std::unordered_set<Executable*> executables;
@@ -620,10 +732,21 @@ hsa_status_t load_agent_code_object(hsa_executable_t executable, hsa_agent_t age
   Inspection inspection = inspect(reader->bytes, a);
   if (inspection.status != HSA_STATUS_SUCCESS) return inspection.status;
 
+  // Everything that may throw before the object is mapped.
+  const ElfImage elf{reader->bytes.data(), reader->bytes.size()};
   auto object = std::make_unique<LoadedObject>();
   object->agent = a;
+  object->report_sections = report_sections(elf);
+  uint64_t segments_begin = 0, segments_end = 0;
+  const bool has_segments = segment_range(elf, &segments_begin, &segments_end);
   hsa_status_t status = map_object(reader->bytes, object.get());
   if (status != HSA_STATUS_SUCCESS) return status;
+  link_map* map = nullptr;
+  if (has_segments && dlinfo(object->handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr) {
+    object->load_base = uint64_t(map->l_addr);
+    object->begin = object->load_base + segments_begin;
+    object->end = object->load_base + segments_end;
+  }
 
   std::vector<std::unique_ptr<Symbol>> symbols;
   for (const DynamicSymbol& ds : inspection.symbols) {

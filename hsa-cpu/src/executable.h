@@ -17,6 +17,7 @@
 #include <xgpu/host_kernel.h>
 
 #include "common.h"
+#include "source_lines.h"
 
 namespace hsa_cpu {
 
@@ -54,6 +55,19 @@ inline bool read_kernel_descriptor_cached(uint64_t kernel_object, KernelDescript
   cache->descriptor = *out;
   return true;
 }
+
+// What the loaded code objects say of an instruction address (a kernel
+// fault's pc).
+struct CodeAddress {
+  uint64_t offset = 0;    // the address minus the load base of the code object holding it
+  SourcePosition source;  // its function, file, line and column (source_lines.h)
+};
+
+// True, with *out filled, when a loaded code object holds `pc`. Takes the
+// registry's lock (shared) only to copy that object's kept sections and
+// parses them holding none. Ordinary context only; may allocate (throws
+// std::bad_alloc when host memory runs out).
+bool describe_code_address(uint64_t pc, CodeAddress* out);
 
 // Unloads every executable and frees every reader (hsa_shut_down).
 void destroy_all_executables();

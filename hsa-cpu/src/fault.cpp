@@ -290,6 +290,20 @@ uint32_t fault_reason_mask(const KernelFault& fault) {
   return HSA_AMD_MEMORY_FAULT_PAGE_NOT_PRESENT;
 }
 
+hsa_cpu_fault_access_t fault_access(const KernelFault& fault) {
+  if (fault.signal != SIGSEGV) return HSA_CPU_FAULT_ACCESS_UNKNOWN;
+  // Page faults only: a general protection fault (SI_KERNEL, a non-canonical
+  // address) has no page-fault error code.
+  bool page_fault = fault.code == SEGV_MAPERR || fault.code == SEGV_ACCERR;
+#if defined(SEGV_PKUERR)
+  page_fault = page_fault || fault.code == SEGV_PKUERR;
+#endif
+  if (!page_fault) return HSA_CPU_FAULT_ACCESS_UNKNOWN;
+  if (fault.error_code & kPageFaultFetch) return HSA_CPU_FAULT_ACCESS_EXECUTE;
+  if (fault.error_code & kPageFaultWrite) return HSA_CPU_FAULT_ACCESS_WRITE;
+  return HSA_CPU_FAULT_ACCESS_READ;
+}
+
 const char* fault_description(const KernelFault& fault) {
   switch (fault.signal) {
     case SIGSEGV:

@@ -58,6 +58,7 @@
 #include <cstdint>
 
 #include "common.h"
+#include "hsa_cpu_ext.h"
 
 namespace hsa_cpu {
 
@@ -136,6 +137,9 @@ hsa_status_t fault_status(const KernelFault& fault);
 uint32_t fault_reason_mask(const KernelFault& fault);
 // "SIGSEGV (address not mapped)", ...
 const char* fault_description(const KernelFault& fault);
+// How the faulting instruction accessed the address: a page fault's error
+// code says (read, write, instruction fetch); UNKNOWN for anything else.
+hsa_cpu_fault_access_t fault_access(const KernelFault& fault);
 
 }  // namespace hsa_cpu
 

@@ -30,7 +30,7 @@ struct DeallocationCallback {
 
 struct Allocation {
   size_t size;                        // bytes requested (mapping is page-rounded)
-  size_t mapped_size;                 // bytes mapped; 0 for locked host memory
+  size_t mapped_size;                 // bytes mapped (a guard page follows them); 0 for locked host memory
   const Pool* pool;                   // null for locked host memory
   hsa_amd_pointer_type_t type;        // HSA (pool) or LOCKED (host memory)
   void* user_data;                    // hsa_amd_pointer_info_set_userdata
@@ -87,7 +87,15 @@ hsa_status_t allocate(const Pool* pool, size_t size, uint32_t flags, void** out_
       return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     }
   } while (!g_pool_bytes.compare_exchange_weak(before, before + mapped, std::memory_order_relaxed));
-  void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  // One inaccessible guard page after the allocation (address space only):
+  // a kernel that runs past the end of its buffer faults there, as on a
+  // GPU whose next page is unmapped, instead of silently writing into
+  // whatever the next mapping holds. The fault report names the buffer.
+  void* p = mmap(nullptr, mapped + page_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p != MAP_FAILED && mprotect(static_cast<char*>(p) + mapped, page_size(), PROT_NONE) != 0) {
+    munmap(p, mapped + page_size());
+    p = MAP_FAILED;
+  }
   if (p == MAP_FAILED) {
     g_pool_bytes.fetch_sub(mapped, std::memory_order_relaxed);
     log("mmap of %zu bytes failed: %s", mapped, strerror(errno));
@@ -116,7 +124,7 @@ hsa_status_t free_allocation(void* ptr, const char* api) {
     map.ranges.erase(it);
   }
   for (const DeallocationCallback& cb : allocation.callbacks) cb.callback(ptr, cb.user_data);
-  munmap(ptr, allocation.mapped_size);
+  munmap(ptr, allocation.mapped_size + page_size());  // with its guard page
   g_pool_bytes.fetch_sub(allocation.mapped_size, std::memory_order_relaxed);
   return HSA_STATUS_SUCCESS;
 }
@@ -229,7 +237,7 @@ void free_all_allocations() {
   uint64_t bytes = 0;
   for (auto& [base, allocation] : map.ranges) {
     bytes += allocation.mapped_size;
-    if (allocation.mapped_size != 0) munmap(reinterpret_cast<void*>(base), allocation.mapped_size);
+    if (allocation.mapped_size != 0) munmap(reinterpret_cast<void*>(base), allocation.mapped_size + page_size());
   }
   // What the application never freed (HSA_CPU_LOG shows it: a leak check).
   if (!map.ranges.empty())

@@ -6,8 +6,10 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <system_error>
 
 #include "executable.h"
@@ -89,10 +91,10 @@ bool runs_as_fibers(const xgpu_host_kernel_descriptor_t& kernel) {
 
 class DispatchJob final : public Job {
  public:
-  DispatchJob(Queue* queue, const hsa_kernel_dispatch_packet_t& packet,
+  DispatchJob(Queue* queue, const hsa_kernel_dispatch_packet_t& packet, uint64_t packet_id,
               const xgpu_host_kernel_descriptor_t& kernel, const uint32_t counts[3],
               uint32_t item_count, uint32_t group_bytes, uint64_t start_ns, bool pooled)
-      : Job(item_count), queue_(queue), packet_(packet), kernel_(kernel),
+      : Job(item_count), queue_(queue), packet_(packet), packet_id_(packet_id), kernel_(kernel),
         group_bytes_(group_bytes), start_ns_(start_ns), pooled_(pooled),
         runs_((kernel.flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) != 0 && !runs_as_fibers(kernel)) {
     for (int d = 0; d < 3; ++d) counts_[d] = counts[d];
@@ -211,36 +213,102 @@ class DispatchJob final : public Job {
 
  private:
   // Called on the faulting thread, in ordinary context, after the guard
-  // brought it back from the kernel: fails the dispatch and its queue.
+  // brought it back from the kernel: fails the dispatch and its queue, then
+  // describes the fault (its source position read from the code object's
+  // line table, holding no lock a kernel thread needs), logs it and, for the
+  // queue's first fault, records the report hsa_cpu_queue_get_kernel_fault
+  // answers. The dispatch finishes only after this returns, so the report
+  // is complete before the processor reports the fault.
   void contained_fault(WorkerContext& context, uint32_t x, uint32_t x_last, uint32_t y, uint32_t z, bool fibers) {
     if (fibers) context.fibers->abandon();
     const KernelFault fault = context.guard->fault;
     faulted_.store(true, std::memory_order_relaxed);
-    const char* status_name = "?";
-    hsa_status_string(fault_status(fault), &status_name);
-    char xs[32];
-    if (x_last != x)
-      snprintf(xs, sizeof xs, "%u..%u", x, x_last);
-    else
-      snprintf(xs, sizeof xs, "%u", x);
-    log("queue %llu: kernel '%s' faulted in workgroup%s (%s, %u, %u): %s at address 0x%llx, pc 0x%llx (%.*s); "
-        "the dispatch is abandoned and the queue stops",
-        static_cast<unsigned long long>(queue_->amd.hsa_queue.id), kernel_.name ? kernel_.name : "?",
-        x_last != x ? "s" : "", xs, y, z,
-        fault_description(fault), static_cast<unsigned long long>(fault.address),
-        static_cast<unsigned long long>(fault.pc), static_cast<int>(strcspn(status_name, ":")), status_name);
-    {
-      std::lock_guard<std::mutex> lock(queue_->fault_mutex);
-      if (!queue_->faulted) {
-        queue_->faulted = true;
-        queue_->fault = fault;
-        queue_->fault_kernel_object = packet_.kernel_object;
-      }
-    }
     queue_->abort.store(true, std::memory_order_seq_cst);
     queue_->inactive.store(true, std::memory_order_seq_cst);
     cancel_kernels(&queue_->abort);  // its other workgroups still running
     queue_->doorbell->notify_all_waiters();
+
+    bool first;
+    {
+      std::lock_guard<std::mutex> lock(queue_->fault_mutex);
+      first = !queue_->faulted;
+    }
+    if (!first && !log_enabled()) return;  // a later fault of the queue: nobody reads its description
+    hsa_cpu_kernel_fault_t report;
+    describe(fault, x, x_last, y, z, &report);
+    log_fault(report, fault);
+    if (!first) return;
+    std::lock_guard<std::mutex> lock(queue_->fault_mutex);
+    if (!queue_->faulted) {
+      queue_->faulted = true;
+      queue_->fault = fault;
+      queue_->fault_report = report;
+    }
+  }
+
+  // The report of `fault` (workgroups x..x_last along x, y, z).
+  void describe(const KernelFault& fault, uint32_t x, uint32_t x_last, uint32_t y, uint32_t z,
+                hsa_cpu_kernel_fault_t* out) const {
+    *out = hsa_cpu_kernel_fault_t{};
+    out->kernel_object = packet_.kernel_object;
+    out->packet_id = packet_id_;
+    out->address = fault.address;
+    out->pc = fault.pc;
+    out->access = fault_access(fault);
+    out->signal = fault.signal;
+    out->workgroup_id[0] = x;
+    out->workgroup_id[1] = y;
+    out->workgroup_id[2] = z;
+    out->workgroup_run = x_last - x + 1;
+    copy_string(out->description, sizeof(out->description), fault_description(fault));
+    // Host memory running out while the sections are read leaves the
+    // source position unknown (nothing is thrown on a worker thread).
+    try {
+      CodeAddress where;
+      if (describe_code_address(fault.pc, &where)) {
+        out->code_object_offset = where.offset;
+        out->line = where.source.line;
+        out->column = where.source.column;
+        copy_string(out->function, sizeof(out->function), where.source.function.c_str());
+        copy_string(out->file, sizeof(out->file), where.source.file.c_str());
+      }
+    } catch (const std::bad_alloc&) {
+    }
+  }
+
+  void log_fault(const hsa_cpu_kernel_fault_t& report, const KernelFault& fault) const {
+    if (!log_enabled()) return;
+    const char* status_name = "?";
+    hsa_status_string(fault_status(fault), &status_name);
+    char workgroups[32];
+    const uint32_t x = report.workgroup_id[0];
+    if (report.workgroup_run > 1)
+      snprintf(workgroups, sizeof workgroups, "s (%u..%u", x, x + report.workgroup_run - 1);
+    else
+      snprintf(workgroups, sizeof workgroups, " (%u", x);
+    // " in <function> at <file>:<line>:<column>", as much as is known.
+    char source[sizeof(report.function) + sizeof(report.file) + 48] = "";
+    int used = 0;
+    if (report.function[0] != '\0') used = snprintf(source, sizeof source, " in %s", report.function);
+    if (report.file[0] != '\0' && used >= 0 && size_t(used) < sizeof source) {
+      if (report.column != 0)
+        snprintf(source + used, sizeof source - size_t(used), " at %s:%u:%u", report.file, report.line, report.column);
+      else
+        snprintf(source + used, sizeof source - size_t(used), " at %s:%u", report.file, report.line);
+    }
+    log("queue %llu: kernel '%s' faulted in workgroup%s, %u, %u): %s at address 0x%llx, pc 0x%llx%s (%.*s); "
+        "the dispatch is abandoned and the queue stops",
+        static_cast<unsigned long long>(queue_->amd.hsa_queue.id), kernel_.name ? kernel_.name : "?", workgroups,
+        report.workgroup_id[1], report.workgroup_id[2], report.description,
+        static_cast<unsigned long long>(report.address), static_cast<unsigned long long>(report.pc), source,
+        static_cast<int>(strcspn(status_name, ":")), status_name);
+  }
+
+  // Copies `text` into dst[size], cut to fit and always terminated.
+  static void copy_string(char* dst, size_t size, const char* text) {
+    const size_t length = strnlen(text, size - 1);
+    memcpy(dst, text, length);
+    dst[length] = '\0';
   }
 
  public:
@@ -248,6 +316,7 @@ class DispatchJob final : public Job {
  private:
   Queue* queue_;                              // issuing queue
   hsa_kernel_dispatch_packet_t packet_;       // copy: the slot is reused
+  uint64_t packet_id_;                        // its AQL packet id (read index)
   xgpu_host_kernel_descriptor_t kernel_;      // copy of the descriptor
   uint32_t counts_[3];                        // workgroups per dimension
   uint32_t group_bytes_;                      // group segment per workgroup
@@ -340,7 +409,8 @@ struct Processor {
     return PacketStatus::kInvalid;
   }
 
-  PacketStatus dispatch(const hsa_kernel_dispatch_packet_t& packet) {
+  // `packet_id`: the packet's AQL id (the read index it was read at).
+  PacketStatus dispatch(const hsa_kernel_dispatch_packet_t& packet, uint64_t packet_id) {
     const uint32_t dims = header_field(packet.setup, HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS,
                                        HSA_KERNEL_DISPATCH_PACKET_SETUP_WIDTH_DIMENSIONS);
     if (dims < 1 || dims > 3) return invalid(kPacketSizes, "setup dimensions not in [1, 3]", dims);
@@ -390,13 +460,13 @@ struct Processor {
     const uint64_t start_ns = queue->profiling() ? now_ns() : 0;
     if (total == 1) {
       // One workgroup cannot use a second thread: run it right here.
-      DispatchJob job(queue, packet, kernel, counts, 1, group_bytes, start_ns, false);
+      DispatchJob job(queue, packet, packet_id, kernel, counts, 1, group_bytes, start_ns, false);
       job.run_item(0, WorkerContext::current());
       job.finish();
       return PacketStatus::kDone;
     }
-    auto* job = new (std::nothrow) DispatchJob(queue, packet, kernel, counts, uint32_t(total), group_bytes,
-                                               start_ns, true);
+    auto* job = new (std::nothrow) DispatchJob(queue, packet, packet_id, kernel, counts, uint32_t(total),
+                                               group_bytes, start_ns, true);
     if (job == nullptr)  // no host memory for the job: the queue fails (never a throw on its thread)
       return invalid(HSA_STATUS_ERROR_OUT_OF_RESOURCES, "no host memory for the dispatch's job of workgroups", total);
     queue->inflight.fetch_add(1, std::memory_order_relaxed);
@@ -452,8 +522,9 @@ struct Processor {
     return PacketStatus::kDone;
   }
 
-  // Handles the packet in `slot` (header already observed valid).
-  PacketStatus process(const void* slot, uint16_t header, int64_t* out_error) {
+  // Handles the packet in `slot` (header already observed valid), read at
+  // index `read`.
+  PacketStatus process(const void* slot, uint16_t header, uint64_t read, int64_t* out_error) {
     alignas(64) unsigned char packet[kAqlPacketBytes];
     memcpy(packet, slot, sizeof(packet));
     memcpy(packet, &header, sizeof(header));
@@ -469,7 +540,7 @@ struct Processor {
     acquire_fence(acquire_scope(header));
     switch (type) {
       case HSA_PACKET_TYPE_KERNEL_DISPATCH:
-        return dispatch(*reinterpret_cast<const hsa_kernel_dispatch_packet_t*>(packet));
+        return dispatch(*reinterpret_cast<const hsa_kernel_dispatch_packet_t*>(packet), read);
       case HSA_PACKET_TYPE_BARRIER_AND:
       case HSA_PACKET_TYPE_BARRIER_OR: {
         const auto& p = *reinterpret_cast<const hsa_barrier_and_packet_t*>(packet);
@@ -557,7 +628,7 @@ struct Processor {
         continue;
       }
       int64_t dependency_error = 0;
-      const PacketStatus status = process(slot, header, &dependency_error);
+      const PacketStatus status = process(slot, header, read, &dependency_error);
       if (status == PacketStatus::kStopped) break;
       if (status == PacketStatus::kInvalid) {
         report_error(packet_error);
@@ -935,4 +1006,28 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_queue_set_priority(hsa_queue_t* queue,
   if (lookup_queue(queue) == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
   if (enum_bits(priority) > HSA_AMD_QUEUE_PRIORITY_HIGH) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   return HSA_STATUS_SUCCESS;  // all queues share the workers equally
+}
+
+// hsa_cpu_ext.h: the layout is the contract with callers that dlsym the
+// entry point (no header version is checked at run time).
+static_assert(sizeof(hsa_cpu_kernel_fault_t) == 776, "hsa_cpu_kernel_fault_t layout");
+static_assert(offsetof(hsa_cpu_kernel_fault_t, packet_id) == 8, "hsa_cpu_kernel_fault_t layout");
+static_assert(offsetof(hsa_cpu_kernel_fault_t, code_object_offset) == 32, "hsa_cpu_kernel_fault_t layout");
+static_assert(offsetof(hsa_cpu_kernel_fault_t, access) == 40, "hsa_cpu_kernel_fault_t layout");
+static_assert(offsetof(hsa_cpu_kernel_fault_t, workgroup_id) == 48, "hsa_cpu_kernel_fault_t layout");
+static_assert(offsetof(hsa_cpu_kernel_fault_t, line) == 64, "hsa_cpu_kernel_fault_t layout");
+static_assert(offsetof(hsa_cpu_kernel_fault_t, description) == 72, "hsa_cpu_kernel_fault_t layout");
+static_assert(offsetof(hsa_cpu_kernel_fault_t, function) == 136, "hsa_cpu_kernel_fault_t layout");
+static_assert(offsetof(hsa_cpu_kernel_fault_t, file) == 264, "hsa_cpu_kernel_fault_t layout");
+
+HSA_CPU_EXPORT hsa_status_t hsa_cpu_queue_get_kernel_fault(const hsa_queue_t* queue,
+                                                           hsa_cpu_kernel_fault_t* out_fault) {
+  HSA_CPU_REQUIRE_INIT();
+  Queue* q = lookup_queue(queue);
+  if (q == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
+  if (out_fault == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  std::lock_guard<std::mutex> lock(q->fault_mutex);
+  if (!q->faulted) return HSA_STATUS_INFO_BREAK;
+  *out_fault = q->fault_report;
+  return HSA_STATUS_SUCCESS;
 }

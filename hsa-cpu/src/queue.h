@@ -15,6 +15,9 @@
 // the queue stops, its launched dispatches are abandoned (their completion
 // signals are not decremented), the system event handler (memory faults)
 // and then the queue's error callback are told, on the processor thread.
+// The faulting thread, once the queue is stopping, writes the fault's report
+// (packet, workgroup, access, source position: hsa_cpu_ext.h) before its
+// dispatch can finish, so it is complete before the callback runs.
 //
 // Threading: the index entry points are lock-free and thread-safe; create,
 // destroy and inactivate are thread-safe. The error callback runs on the
@@ -48,10 +51,10 @@ struct alignas(AMD_QUEUE_ALIGN_BYTES) Queue {
                                       // remaining workgroups of launched
                                       // dispatches are skipped, their
                                       // completion signals left alone
-  std::mutex fault_mutex;             // guards fault, faulted
+  std::mutex fault_mutex;             // guards faulted, fault, fault_report
   bool faulted = false;               // a kernel of this queue faulted
   KernelFault fault;                  // the first such fault
-  uint64_t fault_kernel_object = 0;   // its dispatch's kernel object
+  hsa_cpu_kernel_fault_t fault_report{};  // its report (hsa_cpu_queue_get_kernel_fault)
   std::atomic<uint32_t> inflight{0};  // pool dispatches launched, not complete
   std::atomic<uint32_t> finishers{0}; // threads inside complete_dispatch
   std::mutex cu_mask_mutex;           // guards cu_mask_words, cu_mask

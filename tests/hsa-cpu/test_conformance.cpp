@@ -6,6 +6,7 @@
 // fail. Also: hsa_init / hsa_shut_down reference counting.
 #include <fcntl.h>
 #include <hsa/hsa_ext_finalize.h>
+#include <hsa_cpu_ext.h>
 #include <hsa/hsa_ext_image.h>
 #include <unistd.h>
 
@@ -655,6 +656,15 @@ ROW(hsa_amd_queue_set_priority, "NULL queue", hsa_amd_queue_set_priority(nullptr
 ROW(hsa_amd_queue_set_priority, "unknown queue", hsa_amd_queue_set_priority(f.bad_queue(), HSA_AMD_QUEUE_PRIORITY_NORMAL));
 ROW(hsa_amd_queue_set_priority, "unknown priority",
     hsa_amd_queue_set_priority(f.queue, static_cast<hsa_amd_queue_priority_t>(9)));
+ROW(hsa_cpu_queue_get_kernel_fault, kNotInit,
+    hsa_cpu_queue_get_kernel_fault(f.queue, reinterpret_cast<hsa_cpu_kernel_fault_t*>(f.o())));
+ROW(hsa_cpu_queue_get_kernel_fault, "NULL queue",
+    hsa_cpu_queue_get_kernel_fault(nullptr, reinterpret_cast<hsa_cpu_kernel_fault_t*>(f.o())));
+ROW(hsa_cpu_queue_get_kernel_fault, "unknown queue",
+    hsa_cpu_queue_get_kernel_fault(f.bad_queue(), reinterpret_cast<hsa_cpu_kernel_fault_t*>(f.o())));
+ROW(hsa_cpu_queue_get_kernel_fault, "NULL out_fault", hsa_cpu_queue_get_kernel_fault(f.queue, nullptr));
+ROW(hsa_cpu_queue_get_kernel_fault, "a queue without a kernel fault",
+    hsa_cpu_queue_get_kernel_fault(f.queue, reinterpret_cast<hsa_cpu_kernel_fault_t*>(f.o())));
 
 // ---------------------------------------------------------------------------
 // Memory

@@ -2,8 +2,11 @@
 // non-canonical address, stack overflow, divide by zero, illegal
 // instruction) fails its queue with ROCR's status, its completion signal is
 // not decremented, the system event handler hears of memory faults, and the
-// process, the host and other queues go on. A fault outside kernel code
-// still kills the process (or reaches the handler installed before).
+// process, the host and other queues go on; hsa_cpu_queue_get_kernel_fault
+// (hsa_cpu_ext.h) names the packet, workgroup, access and source line. A
+// fault outside kernel code still kills the process (or reaches the handler
+// installed before).
+#include <hsa_cpu_ext.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -11,7 +14,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
 #include <memory>
+#include <string>
 
 #include "hsa_test_util.h"
 
@@ -102,6 +107,55 @@ struct EventLog {
   }
 };
 
+// The fault_line kernels' arguments (kernels/test_kernels.c).
+struct FaultLineArgs {
+  uint64_t address;
+  uint32_t* sink;
+  uint32_t write;
+  uint32_t faulting_group;
+};
+
+// The 1-based line of the test kernels' source that holds `marker`; 0 when
+// none does.
+uint32_t kernel_source_line(const std::string& marker) {
+  std::ifstream source(HSA_CPU_TEST_KERNELS_SOURCE);
+  std::string line;
+  for (uint32_t number = 1; std::getline(source, line); ++number)
+    if (line.find(marker) != std::string::npos) return number;
+  return 0;
+}
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A queue whose error callback asks for the fault's report, so a test can
+// check that the report is complete when the callback runs.
+struct ReportingQueue {
+  hsa_queue_t* queue = nullptr;
+  std::atomic<int> errors{0};
+  hsa_status_t last_error = HSA_STATUS_SUCCESS;    // written before errors
+  hsa_status_t report_status = HSA_STATUS_SUCCESS; // hsa_cpu_queue_get_kernel_fault in the callback
+  hsa_cpu_kernel_fault_t report{};                 // what it answered
+
+  explicit ReportingQueue(hsa_agent_t agent) {
+    REQUIRE(hsa_queue_create(agent, 64, HSA_QUEUE_TYPE_MULTI, &ReportingQueue::callback, this, UINT32_MAX,
+                             UINT32_MAX, &queue) == HSA_STATUS_SUCCESS);
+  }
+  ~ReportingQueue() { CHECK(hsa_queue_destroy(queue) == HSA_STATUS_SUCCESS); }
+  static void callback(hsa_status_t status, hsa_queue_t* source, void* data) {
+    auto* self = static_cast<ReportingQueue*>(data);
+    self->last_error = status;
+    self->report_status = hsa_cpu_queue_get_kernel_fault(source, &self->report);
+    self->errors.fetch_add(1, std::memory_order_release);
+  }
+  bool wait_error(uint64_t timeout_ms = 5000) {
+    for (uint64_t i = 0; i < timeout_ms && errors.load(std::memory_order_acquire) == 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return errors.load(std::memory_order_acquire) != 0;
+  }
+};
+
 }  // namespace
 
 TEST_SUITE("faults") {
@@ -161,6 +215,10 @@ TEST_CASE("a fault inside a run of workgroups names the workgroup that faulted")
     CHECK(status_bits(faulting.last_error.load()) == HSA_STATUS_ERROR_MEMORY_FAULT);
     CHECK(log.find("kernel 'fault_runs' faulted in workgroup (" + std::to_string(groups / 2) +
                    ", 0, 0): SIGSEGV (address not mapped) at address 0x10") != std::string::npos);
+    hsa_cpu_kernel_fault_t report{};
+    REQUIRE(hsa_cpu_queue_get_kernel_fault(faulting.queue, &report) == HSA_STATUS_SUCCESS);
+    CHECK(report.workgroup_id[0] == groups / 2);
+    CHECK(report.workgroup_run == 1);
     CHECK(__atomic_load_n(&run.ran[groups / 2], __ATOMIC_ACQUIRE) == 0);
     CHECK_FALSE(wait_eq(run.done, 0, 30 * kMs));
     release(run);
@@ -188,6 +246,10 @@ TEST_CASE("a fault inside a run of workgroups names the workgroup that faulted")
   }
   CHECK(first <= groups / 2);
   CHECK(groups / 2 <= last);
+  hsa_cpu_kernel_fault_t report{};
+  REQUIRE(hsa_cpu_queue_get_kernel_fault(faulting.queue, &report) == HSA_STATUS_SUCCESS);
+  CHECK(report.workgroup_id[0] == first);
+  CHECK(report.workgroup_run == last - first + 1);
   release(run);
 }
 
@@ -197,26 +259,35 @@ TEST_CASE("each kind of fault reports ROCR's status") {
   // A page the kernel may read but not write.
   void* read_only = mmap(nullptr, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   REQUIRE(read_only != MAP_FAILED);
+  constexpr uint32_t kRead = HSA_CPU_FAULT_ACCESS_READ, kWrite = HSA_CPU_FAULT_ACCESS_WRITE,
+                     kNoAccess = HSA_CPU_FAULT_ACCESS_UNKNOWN;
   struct Case {
     const char* what;        // the fault
     const char* kernel;      // fault or fault_fiber
     uint32_t mode;           // kFault*
     uint64_t address;        // what it accesses
     uint32_t expected;       // the callback's status (bits)
+    int signal;              // the report's signal
+    uint32_t access;         // the report's access (hsa_cpu_fault_access_t)
   };
   const Case cases[] = {
-      {"write to an unmapped address", "fault", kFaultWrite, kUnmapped, HSA_STATUS_ERROR_MEMORY_FAULT},
+      {"write to an unmapped address", "fault", kFaultWrite, kUnmapped, HSA_STATUS_ERROR_MEMORY_FAULT, SIGSEGV,
+       kWrite},
       {"write to a read-only page", "fault", kFaultWrite, reinterpret_cast<uint64_t>(read_only),
-       HSA_STATUS_ERROR_MEMORY_FAULT},
+       HSA_STATUS_ERROR_MEMORY_FAULT, SIGSEGV, kWrite},
+      // A general protection fault: no page-fault error code, no address.
       {"read of a non-canonical address", "fault", kFaultRead, kNonCanonical,
-       HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION},
+       HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION, SIGSEGV, kNoAccess},
       {"read of a kernel address", "fault", kFaultRead, kKernelHalf,
-       HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION},
-      {"integer division by zero", "fault", kFaultDivide, 0, HSA_STATUS_ERROR_EXCEPTION},
-      {"illegal instruction", "fault", kFaultIllegal, 0, HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION},
-      {"thread stack overflow", "fault", kFaultStackOverflow, 0, HSA_STATUS_ERROR_MEMORY_FAULT},
-      {"read of an unmapped address in a fiber", "fault_fiber", kFaultRead, kUnmapped, HSA_STATUS_ERROR_MEMORY_FAULT},
-      {"fiber stack overflow", "fault_fiber", kFaultStackOverflow, 0, HSA_STATUS_ERROR_MEMORY_FAULT},
+       HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION, SIGSEGV, kRead},
+      {"integer division by zero", "fault", kFaultDivide, 0, HSA_STATUS_ERROR_EXCEPTION, SIGFPE, kNoAccess},
+      {"illegal instruction", "fault", kFaultIllegal, 0, HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION, SIGILL, kNoAccess},
+      // The guard page below the stack is first touched by a store (a push,
+      // or the frame's volatile store).
+      {"thread stack overflow", "fault", kFaultStackOverflow, 0, HSA_STATUS_ERROR_MEMORY_FAULT, SIGSEGV, kWrite},
+      {"read of an unmapped address in a fiber", "fault_fiber", kFaultRead, kUnmapped, HSA_STATUS_ERROR_MEMORY_FAULT,
+       SIGSEGV, kRead},
+      {"fiber stack overflow", "fault_fiber", kFaultStackOverflow, 0, HSA_STATUS_ERROR_MEMORY_FAULT, SIGSEGV, kWrite},
   };
   for (const Case& c : cases) {
     const std::string what = c.what;
@@ -229,6 +300,22 @@ TEST_CASE("each kind of fault reports ROCR's status") {
     CHECK(status_bits(q.last_error.load()) == c.expected);
     CHECK(hsa_signal_load_scacquire(run.done) == 1);
     if (c.mode == kFaultStackOverflow) CHECK(run.args->depth > 4);  // it did recurse first
+    hsa_cpu_kernel_fault_t report{};
+    REQUIRE(hsa_cpu_queue_get_kernel_fault(q.queue, &report) == HSA_STATUS_SUCCESS);
+    CHECK(report.signal == c.signal);
+    CHECK(report.access == c.access);
+    CHECK(report.kernel_object == kernels.object(c.kernel));
+    CHECK(report.workgroup_id[0] == 3);
+    if (c.mode == kFaultRead || c.mode == kFaultWrite) {
+      if (c.address != kNonCanonical) CHECK(report.address == c.address);  // (a GP fault has none)
+    } else if (c.mode != kFaultStackOverflow) {
+      CHECK(report.address == report.pc);  // SIGFPE, SIGILL: si_addr is the instruction
+    }
+    // fault_now (inlined into its kernel or not), or the recursion.
+    const std::string function = report.function;
+    CAPTURE(function);
+    CHECK(function.find(c.mode == kFaultStackOverflow ? "recurse" : "fault") != std::string::npos);
+    CHECK(report.code_object_offset != 0);
     release(run);
   }
   munmap(read_only, 4096);
@@ -241,6 +328,111 @@ TEST_CASE("each kind of fault reports ROCR's status") {
   for (uint32_t g = 0; g < 32; ++g) CHECK(clean.ran[g] == 1);
   CHECK(q.errors.load() == 0);
   release(clean);
+}
+
+TEST_CASE("hsa_cpu_queue_get_kernel_fault names the packet, the workgroup, the access and the source line") {
+  ScopedEnv log_env("HSA_CPU_LOG", "1");
+  Runtime rt;
+  Kernels kernels(rt.agent);
+  uint32_t* sink = rt.alloc<uint32_t>(1);
+  struct Case {
+    const char* kernel;  // fault_line (loop mode) or fault_line_fiber (fiber mode)
+    bool write;          // a store or a load
+    uint64_t address;    // what it accesses (both in the never-mapped null page)
+    uint32_t groups;     // workgroups of the dispatch
+    uint16_t group_size; // items per workgroup
+  };
+  const Case cases[] = {
+      {"fault_line", true, kUnmapped, 8, 1},
+      {"fault_line", false, kUnmapped + 0x2460, 8, 1},
+      {"fault_line", true, kUnmapped, 1, 1},  // one workgroup: on the queue's own thread
+      {"fault_line_fiber", true, kUnmapped, 4, 16},
+      {"fault_line_fiber", false, kUnmapped + 0x2460, 4, 16},
+  };
+  for (const Case& c : cases) {
+    const std::string kernel = c.kernel;
+    CAPTURE(kernel);
+    CAPTURE(c.write);
+    CAPTURE(c.groups);
+    const std::string marker = "/* " + kernel + (c.write ? ": write */" : ": read */");
+    const uint32_t marked_line = kernel_source_line(marker);
+    REQUIRE(marked_line != 0);
+    const uint32_t faulting_group = c.groups / 2;
+
+    ReportingQueue q(rt.agent);
+    hsa_cpu_kernel_fault_t report{};
+    // A packet that completes first, so the faulting one is not packet 0.
+    CHECK(write_ids_works(rt, kernels, q.queue, 64));
+    CHECK(hsa_cpu_queue_get_kernel_fault(q.queue, &report) == HSA_STATUS_INFO_BREAK);
+
+    auto* args = rt.alloc<FaultLineArgs>(1, rt.kernarg_pool);
+    *args = FaultLineArgs{c.address, sink, c.write ? 1u : 0u, faulting_group};
+    hsa_signal_t done = make_signal(1);
+    Dispatch d;
+    d.kernel_object = kernels.object(c.kernel);
+    d.kernarg = args;
+    d.grid[0] = c.groups * c.group_size;
+    d.workgroup[0] = c.group_size;
+    d.completion = done;
+    uint64_t packet_id = 0;
+    const std::string log = capture_stderr([&] {
+      packet_id = dispatch(q.queue, d);
+      REQUIRE(q.wait_error());
+    });
+    INFO("stderr: " << log);
+    CHECK(packet_id == 1);
+    CHECK(status_bits(q.last_error) == HSA_STATUS_ERROR_MEMORY_FAULT);
+    // Complete when the callback ran, and the same afterwards.
+    REQUIRE(q.report_status == HSA_STATUS_SUCCESS);
+    REQUIRE(hsa_cpu_queue_get_kernel_fault(q.queue, &report) == HSA_STATUS_SUCCESS);
+    CHECK(memcmp(&report, &q.report, sizeof(report)) == 0);
+
+    CHECK(report.kernel_object == d.kernel_object);
+    CHECK(report.packet_id == packet_id);
+    CHECK(report.address == c.address);
+    CHECK(report.access == (c.write ? HSA_CPU_FAULT_ACCESS_WRITE : HSA_CPU_FAULT_ACCESS_READ));
+    CHECK(report.signal == SIGSEGV);
+    CHECK(report.workgroup_id[0] == faulting_group);
+    CHECK(report.workgroup_id[1] == 0);
+    CHECK(report.workgroup_id[2] == 0);
+    CHECK(report.workgroup_run == 1);
+    CHECK(std::string(report.description) == "SIGSEGV (address not mapped)");
+    CHECK(report.pc != 0);
+    CHECK(report.code_object_offset != 0);
+    CHECK(report.code_object_offset < report.pc);
+    const std::string function = report.function;
+    const std::string file = report.file;
+    CAPTURE(function);
+    CAPTURE(file);
+    CHECK(function.find(kernel) != std::string::npos);
+#if HSA_CPU_TEST_SOURCE_LINES
+    CHECK(ends_with(file, "/kernels/test_kernels.c"));
+    CHECK(report.line == marked_line);
+    CHECK(report.column != 0);
+    // HSA_CPU_LOG names them too.
+    CHECK(log.find(" in " + function + " at " + file + ":" + std::to_string(marked_line) + ":") !=
+          std::string::npos);
+#else
+    CHECK(file.empty());
+    CHECK(report.line == 0);
+    CHECK(report.column == 0);
+    CHECK(log.find(" in " + function) != std::string::npos);
+#endif
+    CHECK(hsa_signal_destroy(done) == HSA_STATUS_SUCCESS);
+    CHECK(hsa_amd_memory_pool_free(args) == HSA_STATUS_SUCCESS);
+  }
+
+  // A queue that never faulted has nothing to report; bad arguments.
+  Queue healthy(rt.agent);
+  CHECK(write_ids_works(rt, kernels, healthy.queue));
+  hsa_cpu_kernel_fault_t report{};
+  CHECK(hsa_cpu_queue_get_kernel_fault(healthy.queue, &report) == HSA_STATUS_INFO_BREAK);
+  CHECK(hsa_cpu_queue_get_kernel_fault(healthy.queue, nullptr) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  CHECK(hsa_cpu_queue_get_kernel_fault(nullptr, &report) == HSA_STATUS_ERROR_INVALID_QUEUE);
+  alignas(64) unsigned char not_a_queue[256] = {};
+  CHECK(hsa_cpu_queue_get_kernel_fault(reinterpret_cast<const hsa_queue_t*>(not_a_queue), &report) ==
+        HSA_STATUS_ERROR_INVALID_QUEUE);
+  CHECK(hsa_amd_memory_pool_free(sink) == HSA_STATUS_SUCCESS);
 }
 
 TEST_CASE("the system event handler hears of a memory fault with its address, before the queue callback") {
@@ -305,6 +497,12 @@ TEST_CASE("faults on several queues at once: each queue reports its own, once; t
     CAPTURE(i);
     REQUIRE(queues[size_t(i)]->wait_error());
     CHECK(status_bits(queues[size_t(i)]->last_error.load()) == HSA_STATUS_ERROR_MEMORY_FAULT);
+    // Each queue's report is its own fault's.
+    hsa_cpu_kernel_fault_t report{};
+    REQUIRE(hsa_cpu_queue_get_kernel_fault(queues[size_t(i)]->queue, &report) == HSA_STATUS_SUCCESS);
+    CHECK(report.address == kUnmapped + uint64_t(i) * 8);
+    CHECK(report.workgroup_id[0] == uint32_t(i));
+    CHECK(report.kernel_object == kernels.object(i % 2 ? "fault" : "fault_fiber"));
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   for (int i = 0; i < kQueues; ++i) {

@@ -531,11 +531,19 @@ TEST_CASE("every entry point is exported with version ROCR_1") {
     }
   }
   CHECK(missing == 0);
-  // The ICD's import list is covered.
+  // The ICD's import list is covered (hsa-cpu's own extensions under their
+  // own version).
   REQUIRE(std::size(kIcdImports) > 30);
   for (const char* name : kIcdImports) {
     CAPTURE(name);
-    CHECK(dlvsym(library, name, "ROCR_1") != nullptr);
+    CHECK(dlvsym(library, name, strncmp(name, "hsa_cpu_", 8) == 0 ? "HSA_CPU_1" : "ROCR_1") != nullptr);
+  }
+  // hsa_cpu_ext.h's entry points are not ROCR's: version HSA_CPU_1 only.
+  for (const char* name : {"hsa_cpu_queue_get_kernel_fault"}) {
+    CAPTURE(name);
+    CHECK(dlvsym(library, name, "HSA_CPU_1") != nullptr);
+    CHECK(dlvsym(library, name, "ROCR_1") == nullptr);
+    CHECK(dlsym(library, name) == dlvsym(library, name, "HSA_CPU_1"));
   }
   // Nothing else leaks out of the library.
   CHECK(dlsym(library, "_ZN7hsa_cpu7runtimeEv") == nullptr);

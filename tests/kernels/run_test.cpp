@@ -21,8 +21,10 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include <hsa_cpu_ext.h>
 #include <xgpu/host_kernel.h>
 
 #include "test_kernels.h"
@@ -180,6 +182,43 @@ class Device {
 
   // Dispatches one kernel and waits (bounded) for it to complete.
   void run(const Dispatch& d) {
+    void* kernarg = nullptr;
+    launch(d, &kernarg);
+    const auto deadline = std::chrono::steady_clock::now() + kDispatchTimeout;
+    hsa_signal_value_t value = 1;
+    while (value != 0 && std::chrono::steady_clock::now() < deadline) {
+      value = hsa_signal_wait_scacquire(signal_, HSA_SIGNAL_CONDITION_LT, 1, 100'000'000, HSA_WAIT_STATE_BLOCKED);
+    }
+    hsa_memory_free(kernarg);
+    REQUIRE_MESSAGE(value == 0, d.kernel << " did not complete within " << kDispatchTimeout.count() << " s");
+  }
+
+  // Dispatches one kernel that faults and waits (bounded) until the queue
+  // has the fault's report (hsa_cpu_ext.h). Returns the packet's id; the
+  // queue is broken afterwards.
+  uint64_t run_faulting(const Dispatch& d, hsa_cpu_kernel_fault_t* out_fault) {
+    void* kernarg = nullptr;
+    const uint64_t packet_id = launch(d, &kernarg);
+    const auto deadline = std::chrono::steady_clock::now() + kDispatchTimeout;
+    hsa_status_t status = HSA_STATUS_INFO_BREAK;
+    while (status == HSA_STATUS_INFO_BREAK && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      status = hsa_cpu_queue_get_kernel_fault(queue_, out_fault);
+    }
+    REQUIRE_MESSAGE(status == HSA_STATUS_SUCCESS, d.kernel << " did not fault within " << kDispatchTimeout.count()
+                                                           << " s");
+    CHECK(hsa_signal_load_scacquire(signal_) == 1);  // a faulting dispatch never completes
+    // Other workgroups may still be leaving the kernel: the arguments are
+    // freed with the device, after its queue.
+    allocations_.push_back(kernarg);
+    return packet_id;
+  }
+
+ private:
+  // Writes the dispatch packet of `d` and rings the doorbell; returns the
+  // packet's id. *out_kernarg: its argument allocation, to free once the
+  // dispatch ended.
+  uint64_t launch(const Dispatch& d, void** out_kernarg) {
     hsa_executable_symbol_t symbol;
     HSA_CHECK(hsa_executable_get_symbol_by_name(executable_handle_, (std::string(d.kernel) + ".kd").c_str(), &agent_,
                                                 &symbol));
@@ -220,17 +259,10 @@ class Device {
     std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(packet))
         .store(header | (uint32_t{setup} << 16), std::memory_order_release);
     hsa_signal_store_screlease(queue_->doorbell_signal, static_cast<hsa_signal_value_t>(index));
-
-    const auto deadline = std::chrono::steady_clock::now() + kDispatchTimeout;
-    hsa_signal_value_t value = 1;
-    while (value != 0 && std::chrono::steady_clock::now() < deadline) {
-      value = hsa_signal_wait_scacquire(signal_, HSA_SIGNAL_CONDITION_LT, 1, 100'000'000, HSA_WAIT_STATE_BLOCKED);
-    }
-    hsa_memory_free(kernarg);
-    REQUIRE_MESSAGE(value == 0, d.kernel << " did not complete within " << kDispatchTimeout.count() << " s");
+    *out_kernarg = kernarg;
+    return index;
   }
 
- private:
   bool initialized_ = false;
   hsa_agent_t agent_{};
   std::vector<std::string> isas_;
@@ -1580,5 +1612,71 @@ TEST_CASE("work-item loops: barrier loops the workgroup size decides compute the
       }
     INFO(first);
     CHECK(wrong == 0);
+  }
+}
+
+namespace {
+
+// The 1-based line of the fault kernels' source that holds `mark`; 0 when
+// none does.
+uint32_t fault_kernels_line(const std::string& mark) {
+  std::ifstream source(XGPU_TEST_FAULT_KERNELS_SOURCE);
+  std::string line;
+  for (uint32_t number = 1; std::getline(source, line); ++number)
+    if (line.find(mark) != std::string::npos) return number;
+  return 0;
+}
+
+}  // namespace
+
+// kernels.run runs the barrier kernel as work-item loops (or as fibers
+// without the pass plugin), kernels.run.fibers as fibers.
+TEST_CASE("a kernel fault names its source line from the host code object's line table") {
+  struct Case {
+    const char* kernel;  // fault_line_items or fault_line_barriers
+    const char* mark;    // the comment on its faulting statement
+    uint32_t access;     // hsa_cpu_fault_access_t
+  };
+  const Case cases[] = {
+      {"fault_line_items", "/* fault_line_items: the store */", HSA_CPU_FAULT_ACCESS_WRITE},
+      {"fault_line_barriers", "/* fault_line_barriers: the load */", HSA_CPU_FAULT_ACCESS_READ},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.kernel);
+    const uint32_t marked_line = fault_kernels_line(c.mark);
+    REQUIRE(marked_line != 0);
+    Device device("", XGPU_TEST_FAULT_KERNELS_FILE);
+    constexpr uint32_t kItems = 1024, kGroup = 64, kFaultingItem = 300;
+    constexpr uint64_t kTarget = 0x40;  // in the null page, which is never mapped
+    uint32_t* out = device.allocate<uint32_t>(kItems);
+    // First a dispatch in which no item faults: the faulting one is packet 1.
+    fault_line_args_t args = {out, kTarget, UINT32_MAX, 0};
+    device.run({c.kernel, &args, sizeof(args), 1, {kItems, 1, 1}, {kGroup, 1, 1}});
+    for (uint32_t i = 0; i < kItems; ++i) REQUIRE(out[i] == i);
+    args.faulting_item = kFaultingItem;
+    hsa_cpu_kernel_fault_t report{};
+    const uint64_t packet_id = device.run_faulting({c.kernel, &args, sizeof(args), 1, {kItems, 1, 1}, {kGroup, 1, 1}},
+                                                   &report);
+    CHECK(packet_id == 1);
+    CHECK(report.packet_id == packet_id);
+    CHECK(report.kernel_object == reinterpret_cast<uintptr_t>(device.descriptor(c.kernel)));
+    CHECK(report.address == kTarget);
+    CHECK(report.access == c.access);
+    CHECK(report.signal == SIGSEGV);
+    // The faulting item's workgroup, or a run of workgroups holding it.
+    CHECK(report.workgroup_id[0] <= kFaultingItem / kGroup);
+    CHECK(kFaultingItem / kGroup < report.workgroup_id[0] + report.workgroup_run);
+    const std::string function = report.function;
+    const std::string file = report.file;
+    CAPTURE(function);
+    CAPTURE(file);
+    CHECK(function.find(c.kernel) != std::string::npos);
+    CHECK(report.code_object_offset != 0);
+#if XGPU_TEST_SOURCE_LINES
+    CHECK(file.size() > std::strlen("/kernels/fault_lines.c"));
+    CHECK(file.ends_with("/kernels/fault_lines.c"));
+    CHECK(report.line == marked_line);
+    CHECK(report.column != 0);
+#endif
   }
 }

@@ -278,3 +278,44 @@ static void fault_fiber_unused(const void* kernarg, xgpu_host_workgroup_t* wg) {
 }
 KERNEL_DESCRIPTOR(fault_fiber, 0, XGPU_HOST_KERNEL_FLAG_USES_BARRIERS, fault_fiber_unused, fault_fiber_workitem,
                   fault_args_t);
+
+/* fault_line: workgroup `faulting_group` (x) reads or writes `address` in
+ * a statement marked with a comment the test looks for in this file
+ * (test_faults.cpp: hsa_cpu_queue_get_kernel_fault names that line). */
+typedef struct {
+  uint64_t address;        /* what the faulting workgroup accesses */
+  uint32_t* sink;          /* where a read's value would go */
+  uint32_t write;          /* 1: store to `address`; 0: load from it */
+  uint32_t faulting_group; /* x id of the workgroup that faults */
+} fault_line_args_t;
+__attribute__((no_sanitize("address", "undefined"))) static void fault_line_workgroup(const void* kernarg,
+                                                                                      xgpu_host_workgroup_t* wg) {
+  const fault_line_args_t* args = (const fault_line_args_t*)kernarg;
+  if (wg->workgroup_id[0] != args->faulting_group) return;
+  if (args->write)
+    *(volatile uint32_t*)(uintptr_t)args->address = 1u; /* fault_line: write */
+  else
+    *args->sink = *(volatile const uint32_t*)(uintptr_t)args->address; /* fault_line: read */
+}
+KERNEL_DESCRIPTOR(fault_line, 0, 0, fault_line_workgroup, 0, fault_line_args_t);
+
+/* fault_line_fiber (fiber mode): the same, by item 1 of the workgroup
+ * after a barrier, while the others wait at a second one. */
+__attribute__((no_sanitize("address", "undefined"))) static void fault_line_fiber_workitem(
+    const void* kernarg, xgpu_host_workgroup_t* wg, const uint32_t local_id[3]) {
+  const fault_line_args_t* args = (const fault_line_args_t*)kernarg;
+  wg->barrier(wg);
+  if (wg->workgroup_id[0] == args->faulting_group && local_id[0] == 1) {
+    if (args->write)
+      *(volatile uint32_t*)(uintptr_t)args->address = 2u; /* fault_line_fiber: write */
+    else
+      *args->sink = *(volatile const uint32_t*)(uintptr_t)args->address; /* fault_line_fiber: read */
+  }
+  wg->barrier(wg);
+}
+static void fault_line_fiber_unused(const void* kernarg, xgpu_host_workgroup_t* wg) {
+  (void)kernarg;
+  (void)wg;
+}
+KERNEL_DESCRIPTOR(fault_line_fiber, 0, XGPU_HOST_KERNEL_FLAG_USES_BARRIERS, fault_line_fiber_unused,
+                  fault_line_fiber_workitem, fault_line_args_t);

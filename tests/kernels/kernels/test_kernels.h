@@ -387,4 +387,17 @@ typedef struct sizes_scan_shared {
   uint32_t buf[2 * XGPU_TEST_SIZES_MAX];
 } sizes_scan_shared_t;
 
+/* Kernels that fault on purpose (kernels/fault_lines.c): the item whose
+ * global x id is `faulting_item` accesses `target`, an address no mapping
+ * covers, in a statement marked for the test (which reads the marks from
+ * the source); every other item writes its id to out[id].
+ *   fault_line_items: no barriers (item loops); a store.
+ *   fault_line_barriers: barriers (work-item loops, or fibers); a load. */
+typedef struct fault_line_args {
+  uint32_t* out;          /* binding: one per item */
+  uint64_t target;        /* the address the faulting item accesses */
+  uint32_t faulting_item; /* global x id of the item that faults */
+  uint32_t pad;
+} fault_line_args_t;
+
 #endif /* XGPU_TEST_KERNELS_H_ */
