@@ -64,6 +64,9 @@ extern "C" {
 #define XGPU_MAX_MEMORY_TYPES 32U  /* memory types a physical device can report */
 #define XGPU_MAX_MEMORY_HEAPS 16U  /* memory heaps a physical device can report */
 #define XGPU_MAX_UPDATE_BUFFER_SIZE 65536U  /* largest dataSize of xgpuCmdUpdateBuffer, bytes */
+#define XGPU_MAX_FAULT_NAME_SIZE 256U  /* bytes of a name field of XgpuDeviceFaultInfo */
+#define XGPU_MAX_FAULT_PATH_SIZE 512U  /* bytes of the sourceFile and labels fields of XgpuDeviceFaultInfo */
+#define XGPU_MAX_FAULT_DESCRIPTION_SIZE 4096U  /* bytes of XgpuDeviceFaultInfo::description */
 
 /* Base types. */
 typedef uint32_t XgpuBool32;  /* XGPU_TRUE or XGPU_FALSE */
@@ -186,6 +189,37 @@ typedef enum XgpuValidationErrorAction {
     XGPU_VALIDATION_ERROR_ACTION_ABORT = 2,             /* abort() the process */
     XGPU_VALIDATION_ERROR_ACTION_MAX_ENUM = 0x7FFFFFFF
 } XgpuValidationErrorAction;
+
+/* What lost a device (XgpuDeviceFaultInfo::kind). */
+typedef enum XgpuDeviceFaultKind {
+    XGPU_DEVICE_FAULT_KIND_NONE = 0,              /* the device is not lost */
+    XGPU_DEVICE_FAULT_KIND_MEMORY = 1,            /* a kernel accessed memory it may not (a memory fault) */
+    XGPU_DEVICE_FAULT_KIND_HANG = 2,              /* the watchdog found a command running longer than its timeout */
+    XGPU_DEVICE_FAULT_KIND_KERNEL = 3,            /* a kernel failed another way (illegal instruction, arithmetic exception) */
+    XGPU_DEVICE_FAULT_KIND_QUEUE = 4,             /* a queue failed otherwise (a rejected packet, a limit error) */
+    XGPU_DEVICE_FAULT_KIND_OTHER = 5,             /* the device was lost another way (completions could not be observed) */
+    XGPU_DEVICE_FAULT_KIND_MAX_ENUM = 0x7FFFFFFF
+} XgpuDeviceFaultKind;
+
+/* How a faulting kernel accessed the address, where the runtime knows it. */
+typedef enum XgpuDeviceFaultAccess {
+    XGPU_DEVICE_FAULT_ACCESS_UNKNOWN = 0,           /* the runtime does not say */
+    XGPU_DEVICE_FAULT_ACCESS_READ = 1,              /* a load */
+    XGPU_DEVICE_FAULT_ACCESS_WRITE = 2,             /* a store (or an atomic) */
+    XGPU_DEVICE_FAULT_ACCESS_EXECUTE = 3,           /* an instruction fetch */
+    XGPU_DEVICE_FAULT_ACCESS_MAX_ENUM = 0x7FFFFFFF
+} XgpuDeviceFaultAccess;
+
+/* Where a fault address falls among the device's allocations. */
+typedef enum XgpuDeviceFaultAddressRelation {
+    XGPU_DEVICE_FAULT_ADDRESS_RELATION_UNKNOWN = 0,           /* no address is known */
+    XGPU_DEVICE_FAULT_ADDRESS_RELATION_INSIDE = 1,            /* inside a live buffer: bufferOffset is the offset */
+    XGPU_DEVICE_FAULT_ADDRESS_RELATION_PAST_END = 2,          /* after the nearest live buffer: bufferOffset bytes past its end */
+    XGPU_DEVICE_FAULT_ADDRESS_RELATION_BEFORE_START = 3,      /* before the nearest live buffer: bufferOffset bytes before its start */
+    XGPU_DEVICE_FAULT_ADDRESS_RELATION_FREED = 4,             /* inside a buffer or queue allocation freed before: bufferOffset is the offset */
+    XGPU_DEVICE_FAULT_ADDRESS_RELATION_NONE = 5,              /* in no allocation of the device, none near it */
+    XGPU_DEVICE_FAULT_ADDRESS_RELATION_MAX_ENUM = 0x7FFFFFFF
+} XgpuDeviceFaultAddressRelation;
 
 /* Flags. */
 typedef XgpuFlags XgpuInstanceCreateFlags;  /* reserved, must be 0 */
@@ -504,6 +538,34 @@ typedef struct XgpuPipelineCreateInfo {
     uint32_t workgroupSize[3];      /* work items per workgroup per dimension; all 0 to use the kernel's required size */
 } XgpuPipelineCreateInfo;
 
+/* What lost a device: the first fault or hang, as the device-lost message reported it. */
+typedef struct XgpuDeviceFaultInfo {
+    XgpuDeviceFaultKind kind;                           /* what lost the device; NONE while it is not lost */
+    uint32_t queueIndex;                                /* index of the queue that failed (family 0); UINT32_MAX when none */
+    uint64_t submissionIndex;                           /* 1-based order of the failed operation among those accepted by its queue; 0 when unknown */
+    uint64_t commandBufferHandle;                       /* the XgpuCommandBuffer it ran (as a number, like XgpuDebugObjectInfo::objectHandle; it may be destroyed since); 0 when none */
+    char commandBufferName[XGPU_MAX_FAULT_NAME_SIZE];   /* its debug name, or empty */
+    uint32_t commandIndex;                              /* index of the failed command in the recording; UINT32_MAX when unknown */
+    char command[XGPU_MAX_FAULT_NAME_SIZE];             /* the API function that recorded it, e.g. xgpuCmdDispatch; empty when unknown */
+    char labels[XGPU_MAX_FAULT_PATH_SIZE];              /* the debug labels open around the command, outermost first, e.g. 'frame' > 'physics'; empty when none */
+    char kernelName[XGPU_MAX_FAULT_NAME_SIZE];          /* the kernel the command ran; empty when unknown */
+    XgpuBool32 addressValid;                            /* XGPU_TRUE when the runtime reported the faulting address */
+    XgpuDeviceAddress address;                          /* the faulting address */
+    XgpuDeviceFaultAccess access;                       /* read, write or instruction fetch, where the runtime says */
+    XgpuDeviceFaultAddressRelation addressRelation;     /* what the address falls in */
+    uint64_t bufferHandle;                              /* the XgpuBuffer the address falls in or is nearest to (as a number); 0 when none */
+    char bufferName[XGPU_MAX_FAULT_NAME_SIZE];          /* that buffer's debug name, or empty */
+    XgpuDeviceSize bufferOffset;                        /* see addressRelation */
+    XgpuDeviceSize bufferSize;                          /* that buffer's size, bytes */
+    uint32_t workgroupId[3];                            /* the faulting workgroup; UINT32_MAX each when unknown */
+    char sourceFile[XGPU_MAX_FAULT_PATH_SIZE];          /* the kernel source file of the faulting instruction; empty when the runtime cannot tell */
+    uint32_t sourceLine;                                /* its line, 0 when unknown */
+    uint32_t sourceColumn;                              /* its column, 0 when unknown */
+    char function[XGPU_MAX_FAULT_NAME_SIZE];            /* the code object symbol of the faulting instruction; empty when unknown */
+    uint64_t runTimeNs;                                 /* HANG: how long the command had run when the watchdog stopped it */
+    char description[XGPU_MAX_FAULT_DESCRIPTION_SIZE];  /* the whole report, as the device-lost message said it (truncated to fit) */
+} XgpuDeviceFaultInfo;
+
 /* What a pipeline resolved to: its workgroup size, its layout and the kernel's resource needs. */
 typedef struct XgpuPipelineProperties {
     uint32_t workgroupSize[3];           /* work items per workgroup per dimension */
@@ -731,6 +793,7 @@ typedef void (XGPU_API_PTR *PFN_xgpuCmdBeginDebugLabel)(XgpuCommandBuffer comman
 typedef void (XGPU_API_PTR *PFN_xgpuCmdEndDebugLabel)(XgpuCommandBuffer commandBuffer);
 typedef void (XGPU_API_PTR *PFN_xgpuCmdInsertDebugLabel)(XgpuCommandBuffer commandBuffer, const XgpuDebugLabel* pLabel);
 typedef void (XGPU_API_PTR *PFN_xgpuCmdWriteTimestamp)(XgpuCommandBuffer commandBuffer, XgpuPipelineStageFlagBits stage, const XgpuBufferRef* pDst);
+typedef XgpuResult (XGPU_API_PTR *PFN_xgpuGetDeviceFaultInfo)(XgpuDevice device, XgpuDeviceFaultInfo* pFaultInfo);
 
 #ifndef XGPU_NO_PROTOTYPES
 
@@ -808,6 +871,9 @@ XGPU_API_ATTR void XGPU_API_CALL xgpuCmdBeginDebugLabel(XgpuCommandBuffer comman
 XGPU_API_ATTR void XGPU_API_CALL xgpuCmdEndDebugLabel(XgpuCommandBuffer commandBuffer);
 XGPU_API_ATTR void XGPU_API_CALL xgpuCmdInsertDebugLabel(XgpuCommandBuffer commandBuffer, const XgpuDebugLabel* pLabel);
 XGPU_API_ATTR void XGPU_API_CALL xgpuCmdWriteTimestamp(XgpuCommandBuffer commandBuffer, XgpuPipelineStageFlagBits stage, const XgpuBufferRef* pDst);
+
+/* device-level commands */
+XGPU_API_ATTR XgpuResult XGPU_API_CALL xgpuGetDeviceFaultInfo(XgpuDevice device, XgpuDeviceFaultInfo* pFaultInfo);
 #endif /* XGPU_NO_PROTOTYPES */
 
 #ifdef __cplusplus

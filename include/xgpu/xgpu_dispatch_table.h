@@ -113,6 +113,7 @@ typedef struct XgpuDeviceDispatchTable {
     PFN_xgpuCmdEndDebugLabel CmdEndDebugLabel;
     PFN_xgpuCmdInsertDebugLabel CmdInsertDebugLabel;
     PFN_xgpuCmdWriteTimestamp CmdWriteTimestamp;
+    PFN_xgpuGetDeviceFaultInfo GetDeviceFaultInfo;
 } XgpuDeviceDispatchTable;
 
 /* Fills every entry of table with gpa(device, name); missing ones are NULL. */
@@ -167,6 +168,7 @@ static inline void xgpuInitDeviceDispatchTable(XgpuDeviceDispatchTable* table, P
     table->CmdEndDebugLabel = (PFN_xgpuCmdEndDebugLabel)gpa(device, "xgpuCmdEndDebugLabel");
     table->CmdInsertDebugLabel = (PFN_xgpuCmdInsertDebugLabel)gpa(device, "xgpuCmdInsertDebugLabel");
     table->CmdWriteTimestamp = (PFN_xgpuCmdWriteTimestamp)gpa(device, "xgpuCmdWriteTimestamp");
+    table->GetDeviceFaultInfo = (PFN_xgpuGetDeviceFaultInfo)gpa(device, "xgpuGetDeviceFaultInfo");
 }
 
 /* The entry of table named name ("xgpuFoo"), or NULL when name is not in the table. */
@@ -223,6 +225,7 @@ static inline PFN_xgpuVoidFunction xgpuLookupDeviceDispatchTable(const XgpuDevic
     if (strcmp(name, "CmdEndDebugLabel") == 0) return (PFN_xgpuVoidFunction)table->CmdEndDebugLabel;
     if (strcmp(name, "CmdInsertDebugLabel") == 0) return (PFN_xgpuVoidFunction)table->CmdInsertDebugLabel;
     if (strcmp(name, "CmdWriteTimestamp") == 0) return (PFN_xgpuVoidFunction)table->CmdWriteTimestamp;
+    if (strcmp(name, "GetDeviceFaultInfo") == 0) return (PFN_xgpuVoidFunction)table->GetDeviceFaultInfo;
     return NULL;
 }
 

@@ -209,6 +209,46 @@ static inline const char* xgpuValidationErrorActionString(XgpuValidationErrorAct
     return "(unknown XgpuValidationErrorAction)";
 }
 
+/* The name of an XgpuDeviceFaultKind value. */
+static inline const char* xgpuDeviceFaultKindString(XgpuDeviceFaultKind value) {
+    switch (value) {
+        case XGPU_DEVICE_FAULT_KIND_NONE: return "XGPU_DEVICE_FAULT_KIND_NONE";
+        case XGPU_DEVICE_FAULT_KIND_MEMORY: return "XGPU_DEVICE_FAULT_KIND_MEMORY";
+        case XGPU_DEVICE_FAULT_KIND_HANG: return "XGPU_DEVICE_FAULT_KIND_HANG";
+        case XGPU_DEVICE_FAULT_KIND_KERNEL: return "XGPU_DEVICE_FAULT_KIND_KERNEL";
+        case XGPU_DEVICE_FAULT_KIND_QUEUE: return "XGPU_DEVICE_FAULT_KIND_QUEUE";
+        case XGPU_DEVICE_FAULT_KIND_OTHER: return "XGPU_DEVICE_FAULT_KIND_OTHER";
+        case XGPU_DEVICE_FAULT_KIND_MAX_ENUM: break;
+    }
+    return "(unknown XgpuDeviceFaultKind)";
+}
+
+/* The name of an XgpuDeviceFaultAccess value. */
+static inline const char* xgpuDeviceFaultAccessString(XgpuDeviceFaultAccess value) {
+    switch (value) {
+        case XGPU_DEVICE_FAULT_ACCESS_UNKNOWN: return "XGPU_DEVICE_FAULT_ACCESS_UNKNOWN";
+        case XGPU_DEVICE_FAULT_ACCESS_READ: return "XGPU_DEVICE_FAULT_ACCESS_READ";
+        case XGPU_DEVICE_FAULT_ACCESS_WRITE: return "XGPU_DEVICE_FAULT_ACCESS_WRITE";
+        case XGPU_DEVICE_FAULT_ACCESS_EXECUTE: return "XGPU_DEVICE_FAULT_ACCESS_EXECUTE";
+        case XGPU_DEVICE_FAULT_ACCESS_MAX_ENUM: break;
+    }
+    return "(unknown XgpuDeviceFaultAccess)";
+}
+
+/* The name of an XgpuDeviceFaultAddressRelation value. */
+static inline const char* xgpuDeviceFaultAddressRelationString(XgpuDeviceFaultAddressRelation value) {
+    switch (value) {
+        case XGPU_DEVICE_FAULT_ADDRESS_RELATION_UNKNOWN: return "XGPU_DEVICE_FAULT_ADDRESS_RELATION_UNKNOWN";
+        case XGPU_DEVICE_FAULT_ADDRESS_RELATION_INSIDE: return "XGPU_DEVICE_FAULT_ADDRESS_RELATION_INSIDE";
+        case XGPU_DEVICE_FAULT_ADDRESS_RELATION_PAST_END: return "XGPU_DEVICE_FAULT_ADDRESS_RELATION_PAST_END";
+        case XGPU_DEVICE_FAULT_ADDRESS_RELATION_BEFORE_START: return "XGPU_DEVICE_FAULT_ADDRESS_RELATION_BEFORE_START";
+        case XGPU_DEVICE_FAULT_ADDRESS_RELATION_FREED: return "XGPU_DEVICE_FAULT_ADDRESS_RELATION_FREED";
+        case XGPU_DEVICE_FAULT_ADDRESS_RELATION_NONE: return "XGPU_DEVICE_FAULT_ADDRESS_RELATION_NONE";
+        case XGPU_DEVICE_FAULT_ADDRESS_RELATION_MAX_ENUM: break;
+    }
+    return "(unknown XgpuDeviceFaultAddressRelation)";
+}
+
 /* Flags. */
 /* The name of an XgpuMemoryHeapFlagBits bit. */
 static inline const char* xgpuMemoryHeapFlagBitsString(XgpuMemoryHeapFlagBits bit) {

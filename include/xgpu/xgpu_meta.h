@@ -148,6 +148,7 @@ extern PFN_xgpuCmdBeginDebugLabel xgpumeta_xgpuCmdBeginDebugLabel;
 extern PFN_xgpuCmdEndDebugLabel xgpumeta_xgpuCmdEndDebugLabel;
 extern PFN_xgpuCmdInsertDebugLabel xgpumeta_xgpuCmdInsertDebugLabel;
 extern PFN_xgpuCmdWriteTimestamp xgpumeta_xgpuCmdWriteTimestamp;
+extern PFN_xgpuGetDeviceFaultInfo xgpumeta_xgpuGetDeviceFaultInfo;
 /* XGPU_META_GENERATED_END declarations */
 
 #ifndef XGPU_META_NO_NAME_MACROS
@@ -215,6 +216,7 @@ extern PFN_xgpuCmdWriteTimestamp xgpumeta_xgpuCmdWriteTimestamp;
 #define xgpuCmdEndDebugLabel xgpumeta_xgpuCmdEndDebugLabel
 #define xgpuCmdInsertDebugLabel xgpumeta_xgpuCmdInsertDebugLabel
 #define xgpuCmdWriteTimestamp xgpumeta_xgpuCmdWriteTimestamp
+#define xgpuGetDeviceFaultInfo xgpumeta_xgpuGetDeviceFaultInfo
 /* XGPU_META_GENERATED_END names */
 #endif /* XGPU_META_NO_NAME_MACROS */
 

@@ -76,6 +76,7 @@ PFN_xgpuCmdBeginDebugLabel xgpumeta_xgpuCmdBeginDebugLabel;
 PFN_xgpuCmdEndDebugLabel xgpumeta_xgpuCmdEndDebugLabel;
 PFN_xgpuCmdInsertDebugLabel xgpumeta_xgpuCmdInsertDebugLabel;
 PFN_xgpuCmdWriteTimestamp xgpumeta_xgpuCmdWriteTimestamp;
+PFN_xgpuGetDeviceFaultInfo xgpumeta_xgpuGetDeviceFaultInfo;
 /* XGPU_META_GENERATED_END definitions */
 
 static void* g_library;                /* handle from dlopen, or NULL */
@@ -157,6 +158,7 @@ static void ResetAll(void) {
   xgpumeta_xgpuCmdEndDebugLabel = NULL;
   xgpumeta_xgpuCmdInsertDebugLabel = NULL;
   xgpumeta_xgpuCmdWriteTimestamp = NULL;
+  xgpumeta_xgpuGetDeviceFaultInfo = NULL;
   /* XGPU_META_GENERATED_END reset */
   g_loaded_instance = NULL;
   g_loaded_device = NULL;
@@ -271,6 +273,7 @@ void xgpumetaLoadInstance(XgpuInstance instance) {
   xgpumeta_xgpuCmdEndDebugLabel = (PFN_xgpuCmdEndDebugLabel)load(instance, "xgpuCmdEndDebugLabel");
   xgpumeta_xgpuCmdInsertDebugLabel = (PFN_xgpuCmdInsertDebugLabel)load(instance, "xgpuCmdInsertDebugLabel");
   xgpumeta_xgpuCmdWriteTimestamp = (PFN_xgpuCmdWriteTimestamp)load(instance, "xgpuCmdWriteTimestamp");
+  xgpumeta_xgpuGetDeviceFaultInfo = (PFN_xgpuGetDeviceFaultInfo)load(instance, "xgpuGetDeviceFaultInfo");
   /* XGPU_META_GENERATED_END load_instance */
 }
 
@@ -339,6 +342,7 @@ void xgpumetaLoadDevice(XgpuDevice device) {
   xgpumeta_xgpuCmdEndDebugLabel = table.CmdEndDebugLabel;
   xgpumeta_xgpuCmdInsertDebugLabel = table.CmdInsertDebugLabel;
   xgpumeta_xgpuCmdWriteTimestamp = table.CmdWriteTimestamp;
+  xgpumeta_xgpuGetDeviceFaultInfo = table.GetDeviceFaultInfo;
   /* XGPU_META_GENERATED_END load_device */
 }
 

@@ -37,12 +37,14 @@ constexpr uint64_t kTimeoutNs = 10'000'000'000ull;  // bound of every wait in th
   X(SignalSemaphore) X(WaitSemaphores) X(GetSemaphoreValue) X(FailSemaphore)                      \
   X(CreateExecutable) X(DestroyExecutable) X(CreatePipeline) X(DestroyPipeline) X(GetPipelineProperties) X(QueueSubmit)   \
   X(QueueFillBuffer) X(QueueCopyBuffer) X(QueueWaitIdle) X(QueueAlloca) X(QueueDealloca)          \
-  X(CreateMemoryPool) X(DestroyMemoryPool) X(GetMemoryPoolStatistics) X(TrimMemoryPool) X(SetObjectName)
+  X(CreateMemoryPool) X(DestroyMemoryPool) X(GetMemoryPoolStatistics) X(TrimMemoryPool) X(SetObjectName) \
+  X(GetDeviceFaultInfo)
 // Command-buffer functions (the commands half): may be missing in a build
 // where that half is still stubbed; tests that need them check.
 #define ICD_TEST_COMMAND_FUNCTIONS(X)                                                             \
   X(CreateCommandBuffer) X(DestroyCommandBuffer) X(BeginCommandBuffer) X(EndCommandBuffer)        \
-  X(CmdBindPipeline) X(CmdPushConstants) X(CmdBindBuffers) X(CmdDispatch)
+  X(CmdBindPipeline) X(CmdPushConstants) X(CmdBindBuffers) X(CmdDispatch) \
+  X(CmdBeginDebugLabel) X(CmdEndDebugLabel)
 
 struct Api {
 #define X(name) PFN_xgpu##name name = nullptr;

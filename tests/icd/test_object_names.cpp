@@ -68,7 +68,7 @@ TEST_CASE("a device-lost message names the queue and what it was running") {
   REQUIRE(inject(env.queue(1), &signal) == XGPU_SUCCESS);
   CHECK(env.wait(fault, 1) == XGPU_ERROR_DEVICE_LOST);
   CHECK(env.log.contains("HSA queue 1 reported"));
-  CHECK(env.log.contains("while running the injected fault"));
+  CHECK(env.log.contains("while running submission 1 (the injected fault"));
   CHECK(env.log.objects_of("device lost").find(type_name(XGPU_OBJECT_TYPE_QUEUE, "async compute")) !=
         std::string::npos);
   api().DestroySemaphore(env.device(), fault, nullptr);

@@ -98,8 +98,21 @@ TEST_CASE("watchdog: a dispatch running past XGPU_AMDGPU_WATCHDOG_MS loses the d
   CHECK(waited < 5.0);
   const std::string message = env.log.text_of_id("XGPU-DRIVER-device-lost");
   INFO(env.log.all_ids());
-  CHECK(message.find("queue 0: the watchdog found xgpuQueueSubmit (an unnamed command buffer) running for") != std::string::npos);
+  // The report names the command that ran, its kernel and how long it ran.
+  CHECK(message.find("queue 0: the watchdog found submission 1 (xgpuQueueSubmit of an unnamed command buffer), "
+                     "command 0 (xgpuCmdDispatch, kernel 'icd_spin_until') running for") != std::string::npos);
   CHECK(message.find("longer than its 300 ms (XGPU_AMDGPU_WATCHDOG_MS)") != std::string::npos);
+  XgpuDeviceFaultInfo info{};
+  REQUIRE(api().GetDeviceFaultInfo(env.device(), &info) == XGPU_SUCCESS);
+  CHECK(info.kind == XGPU_DEVICE_FAULT_KIND_HANG);
+  CHECK(info.queueIndex == 0);
+  CHECK(info.submissionIndex == 1);
+  CHECK(info.commandIndex == 0);
+  CHECK(std::string(info.command) == "xgpuCmdDispatch");
+  CHECK(std::string(info.kernelName) == "icd_spin_until");
+  CHECK(info.runTimeNs >= 300'000'000ull);
+  CHECK(info.addressValid == XGPU_FALSE);
+  CHECK(message.find(info.description) != std::string::npos);
   // Every later call answers DEVICE_LOST at once; the other queue too.
   CHECK(submit_barrier(env.queue(1), {}, {}, {after}, {1}) == XGPU_ERROR_DEVICE_LOST);
   CHECK(api().DeviceWaitIdle(env.device()) == XGPU_ERROR_DEVICE_LOST);

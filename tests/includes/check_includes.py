@@ -39,16 +39,18 @@ RULES = [
     ("icd/amdgpu/device/", "icd/amdgpu/device/README.md", ["icd/amdgpu/device/", "include/xgpu/kernel.h",
                                                            "include/xgpu/host_kernel.h",
                                                            "include/xgpu/executable_format.h"]),
-    ("icd/amdgpu/", "icd/amdgpu/README.md", ["icd/amdgpu/", "executable/xgpu_executable.h", "include/xgpu/"]),
+    ("icd/amdgpu/", "icd/amdgpu/README.md", ["icd/amdgpu/", "executable/xgpu_executable.h", "include/xgpu/",
+                                             "hsa-cpu/include/hsa_cpu_ext.h"]),
     ("layers/", "layers/validation/README.md", ["layers/", "include/xgpu/", "executable/xgpu_executable.h"]),
     ("samples/", "samples/README.md", ["samples/", "include/xgpu/xgpu.h", "include/xgpu/xgpu_enum_string.h",
                                        "include/xgpu/kernel.h"]),
     ("bench/", "bench/README.md", ["bench/", "include/xgpu/"]),
-    ("tests/", "tests/README.md", ["tests/", "include/xgpu/", "executable/xgpu_executable.h"]),
+    ("tests/", "tests/README.md", ["tests/", "include/xgpu/", "executable/xgpu_executable.h",
+                                   "hsa-cpu/include/hsa_cpu_ext.h"]),
     # The one unit test that compiles a component's private sources in
     # (tests/README.md; its CMakeLists.txt says so).
     ("tests/icd-commands/", "tests/README.md", ["tests/", "include/xgpu/", "executable/xgpu_executable.h",
-                                                "icd/amdgpu/"]),
+                                                "hsa-cpu/include/hsa_cpu_ext.h", "icd/amdgpu/"]),
 ]
 
 # The per-header table (header, "who may include it" column).

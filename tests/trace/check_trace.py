@@ -4,6 +4,7 @@ driver writes it with XGPU_TRACE.
 
   check_trace.py TRACE.json [--expect-kernels a,b] [--expect-spans a,b]
                             [--expect-flows N] [--expect-tracks N] [--expect-devices N]
+                            [--expect-instants a,b]
 
 Checks (each failure is printed; exit status 1 when any):
   - the file is a JSON array of objects;
@@ -22,7 +23,8 @@ Checks (each failure is printed; exit status 1 when any):
     workgroup_size and grid;
   - the expectations given on the command line: kernel names that must
     appear as dispatches, span names that must appear, a least number of
-    flows, of tracks and of xgpu devices (process_name "xgpu device ...").
+    flows, of tracks and of xgpu devices (process_name "xgpu device ..."),
+    and instant events that must appear (the "device lost" mark).
 
 """
 import argparse
@@ -39,7 +41,8 @@ METADATA_NAMES = {"process_name", "thread_name", "process_sort_index", "thread_s
                   "process_labels"}
 
 
-def check_events(events, expect_kernels=(), expect_spans=(), expect_flows=0, expect_tracks=0, expect_devices=0):
+def check_events(events, expect_kernels=(), expect_spans=(), expect_flows=0, expect_tracks=0, expect_devices=0,
+                 expect_instants=()):
     """Returns the list of problems found in `events` (the parsed JSON)."""
     problems = []
 
@@ -56,6 +59,7 @@ def check_events(events, expect_kernels=(), expect_spans=(), expect_flows=0, exp
     flows = defaultdict(list)           # id -> [(phase, track, ts, index)]
     dispatch_names = set()
     span_names = set()
+    instant_names = set()
     device_processes = set()
     for index, event in enumerate(events):
         if not isinstance(event, dict):
@@ -88,6 +92,8 @@ def check_events(events, expect_kernels=(), expect_spans=(), expect_flows=0, exp
         if not isinstance(ts, (int, float)) or isinstance(ts, bool) or ts < 0:
             problem(index, f"ph {phase} {name!r}: ts must be a number >= 0 ({ts!r})")
             continue
+        if phase in ("i", "I"):
+            instant_names.add(name)
         if phase in ("X", "B"):
             if track in last_start and ts < last_start[track] - EPSILON:
                 problem(index, f"{name!r} on track {track} starts at {ts}, before the previous slice "
@@ -164,6 +170,9 @@ def check_events(events, expect_kernels=(), expect_spans=(), expect_flows=0, exp
     for span in expect_spans:
         if span not in span_names:
             problems.append(f"no slice named {span!r} (slices: {sorted(span_names)})")
+    for instant in expect_instants:
+        if instant not in instant_names:
+            problems.append(f"no instant event named {instant!r} (instants: {sorted(instant_names)})")
     if len(flows) < expect_flows:
         problems.append(f"{len(flows)} flows, expected at least {expect_flows}")
     if len(device_processes) < expect_devices:
@@ -194,10 +203,12 @@ def main(argv=None):
     parser.add_argument("--expect-flows", type=int, default=0)
     parser.add_argument("--expect-tracks", type=int, default=0)
     parser.add_argument("--expect-devices", type=int, default=0)
+    parser.add_argument("--expect-instants", default="")
     options = parser.parse_args(argv)
     problems = check_file(options.trace, expect_kernels=split(options.expect_kernels),
                           expect_spans=split(options.expect_spans), expect_flows=options.expect_flows,
-                          expect_tracks=options.expect_tracks, expect_devices=options.expect_devices)
+                          expect_tracks=options.expect_tracks, expect_devices=options.expect_devices,
+                          expect_instants=split(options.expect_instants))
     for text in problems[:50]:
         print(f"check_trace: {text}", file=sys.stderr)
     if problems:

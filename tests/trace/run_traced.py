@@ -23,6 +23,7 @@ def main():
     parser.add_argument("--expect-flows", type=int, default=0)
     parser.add_argument("--expect-tracks", type=int, default=0)
     parser.add_argument("--expect-devices", type=int, default=0)
+    parser.add_argument("--expect-instants", default="")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     options = parser.parse_args()
     command = options.command[1:] if options.command[:1] == ["--"] else options.command
@@ -41,7 +42,8 @@ def main():
     return check_trace.main([options.trace, "--expect-kernels", options.expect_kernels, "--expect-spans",
                              options.expect_spans, "--expect-flows", str(options.expect_flows),
                              "--expect-tracks", str(options.expect_tracks),
-                             "--expect-devices", str(options.expect_devices)])
+                             "--expect-devices", str(options.expect_devices),
+                             "--expect-instants", options.expect_instants])
 
 
 if __name__ == "__main__":

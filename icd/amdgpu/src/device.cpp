@@ -233,6 +233,8 @@ void device_mark_lost(Device* device, const std::string& reason, std::initialize
   // returning XGPU_ERROR_DEVICE_LOST), so the message is there when it is
   // seen. Without host memory for it, the device is lost all the same.
   try {
+    fault_note_loss(device, reason);
+    trace_device_lost(device, reason.c_str());
     device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kDeviceLost,
                   "device lost: " + reason + " (every later call returns XGPU_ERROR_DEVICE_LOST)", objects);
   } catch (const std::exception&) {
@@ -371,6 +373,12 @@ XgpuResult device_create(XgpuPhysicalDevice physical_handle, const XgpuDeviceCre
     device->lazy_completion = device->hsa->hsa_signal_load_scacquire && device->hsa->hsa_amd_signal_wait_any &&
                               !(eager && std::strcmp(eager, "1") == 0);
   }
+  // Memory-fault events of the agent reach this device's reports (without
+  // host memory for the entry, a fault is reported without its address).
+  try {
+    fault_register_device(device.get());
+  } catch (const std::bad_alloc&) {
+  }
   XgpuResult result = device_library_load(device.get(), &device->library);
   if (result == XGPU_SUCCESS) {
     result = start_watchdog(device.get());
@@ -458,6 +466,7 @@ void device_destroy(XgpuDevice handle, const XgpuAllocationCallbacks* allocator)
   device->all_signals.clear();
   device->free_signals.clear();
   device->allocators.clear();
+  fault_unregister_device(device);
   host_delete(device);
 }
 
@@ -574,6 +583,7 @@ XgpuResult buffer_create(XgpuDevice handle, const XgpuBufferCreateInfo* info,
   if (result != XGPU_SUCCESS) return device_fail(device, result, msgid::failure(result), "xgpuCreateBuffer: " + error);
   buffer->device_address.store(reinterpret_cast<uint64_t>(buffer->allocation.ptr), std::memory_order_release);
   device_track_handle(device, buffer.get());
+  fault_note_allocation(device, buffer.get(), reinterpret_cast<uint64_t>(buffer->allocation.ptr));
   *out_buffer = to_handle<XgpuBuffer>(buffer.release());
   return XGPU_SUCCESS;
 }
@@ -590,6 +600,7 @@ void buffer_destroy(XgpuDevice handle, XgpuBuffer buffer_handle, const XgpuAlloc
     memory_pool_release_alloca(buffer);
     return;
   }
+  fault_note_free(device, buffer, reinterpret_cast<uint64_t>(buffer->allocation.ptr));
   device->allocators[buffer->memory_type]->free(buffer->allocation);
   host_delete(buffer);
 }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "block_allocator.h"
+#include "fault_report.h"
 #include "hsa_api.h"
 #include "instance.h"
 #include "seam.h"
@@ -80,6 +81,13 @@ struct Device {
   std::mutex watchdog_mutex;                         // guards watchdog_stop
   std::condition_variable watchdog_wake;             // wakes the watchdog to stop
   bool watchdog_stop = false;                        // destroy asks the watchdog to end
+  // Fault reports (fault_report.h): guarded by fault_mutex.
+  std::mutex fault_mutex;
+  std::unique_ptr<FaultReport> fault;                // the first fault, hang or loss
+  bool fault_event_valid = false;                    // HSA_AMD_GPU_MEMORY_FAULT_EVENT not yet reported
+  uint64_t fault_event_address = 0;                  // its address
+  uint32_t fault_event_reasons = 0;                  // its HSA_AMD_MEMORY_FAULT_* bits
+  AddressBook address_book;                          // live and recently freed allocations
   bool lazy_completion = false;                      // completion handlers registered on demand (queue.cpp;
                                                      // needs signal loads and wait-any; off with
                                                      // XGPU_AMDGPU_EAGER_COMPLETION=1)

@@ -86,6 +86,7 @@ const NamedFunction kDeviceFunctions[] = {
     XGPU_ENTRY(GetDeviceQueue, device_get_queue),
     XGPU_ENTRY(DeviceWaitIdle, device_wait_idle),
     XGPU_ENTRY(SetObjectName, device_set_object_name),
+    XGPU_ENTRY(GetDeviceFaultInfo, device_get_fault_info),
     XGPU_ENTRY(CreateBuffer, buffer_create),
     XGPU_ENTRY(DestroyBuffer, buffer_destroy),
     XGPU_ENTRY(MapBuffer, buffer_map),

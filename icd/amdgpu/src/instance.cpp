@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "common.h"
+#include "fault_report.h"
 #include "host_memory.h"
 #include "seam.h"
 
@@ -149,6 +150,7 @@ bool try_runtime(const Instance* instance, const std::string& path, Runtime* run
     return give_up("hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY) answered 0");
   runtime->description =
       hsa.library_path + " (HSA " + std::to_string(major) + "." + std::to_string(minor) + ")";
+  fault_register_event_handler(hsa);
   return true;
 }
 

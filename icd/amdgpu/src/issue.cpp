@@ -218,6 +218,22 @@ IssueScratch* thread_scratch() {
   return t_scratch_ptr;
 }
 
+// AQL packets a command writes.
+uint32_t command_packets(const xgpu_amdgpu_command_header_t* command) {
+  switch (command->type) {
+    case XGPU_AMDGPU_COMMAND_DISPATCH:
+    case XGPU_AMDGPU_COMMAND_FILL:
+    case XGPU_AMDGPU_COMMAND_COPY:
+    case XGPU_AMDGPU_COMMAND_UPDATE:
+    case XGPU_AMDGPU_COMMAND_TIMESTAMP:
+      return 1;
+    case XGPU_AMDGPU_COMMAND_DISPATCH_INDIRECT:
+      return (command->flags & XGPU_AMDGPU_COMMAND_FLAG_INDIRECT_DYNAMIC) ? 2 : 1;
+    default:
+      return 0;
+  }
+}
+
 class Issuer {
  public:
   Issuer(const CommandBuffer& command_buffer, IssueTarget& target)
@@ -337,20 +353,7 @@ class Issuer {
     uint64_t read = 0;
     target_.wait_for_ring_space(target_, target_.first_packet_id + end - 1, /*min_read_index=*/0, &read);
   }
-  static uint32_t packets_of(const xgpu_amdgpu_command_header_t* command) {
-    switch (command->type) {
-      case XGPU_AMDGPU_COMMAND_DISPATCH:
-      case XGPU_AMDGPU_COMMAND_FILL:
-      case XGPU_AMDGPU_COMMAND_COPY:
-      case XGPU_AMDGPU_COMMAND_UPDATE:
-      case XGPU_AMDGPU_COMMAND_TIMESTAMP:
-        return 1;
-      case XGPU_AMDGPU_COMMAND_DISPATCH_INDIRECT:
-        return (command->flags & XGPU_AMDGPU_COMMAND_FLAG_INDIRECT_DYNAMIC) ? 2 : 1;
-      default:
-        return 0;
-    }
-  }
+  static uint32_t packets_of(const xgpu_amdgpu_command_header_t* command) { return command_packets(command); }
 
   const CommandBuffer& cb_;
   const CommandProgram& program_;
@@ -766,6 +769,36 @@ bool resolve_buffer_ref(const xgpu_amdgpu_buffer_ref_t& ref, const XgpuBufferBin
 
 XgpuResult issue_program(const CommandBuffer& command_buffer, IssueTarget& target) {
   return Issuer(command_buffer, target).run();
+}
+
+bool commands_describe_packet(const CommandBuffer* command_buffer, uint32_t packet_offset, CommandAtPacket* out) {
+  if (!command_buffer) return false;
+  const CommandProgram& program = command_buffer->program;
+  const xgpu_amdgpu_command_header_t* found = nullptr;
+  command_program_for_each(program, [&](const xgpu_amdgpu_command_header_t* command) {
+    if (found) return;
+    const uint32_t packets = command_packets(command);
+    if (packets && packet_offset >= command->packet_offset && packet_offset - command->packet_offset < packets)
+      found = command;
+  });
+  if (!found) return false;
+  out->index = found->index;
+  out->function = function_of(found->type);
+  uint64_t name = 0;
+  if (found->type == XGPU_AMDGPU_COMMAND_DISPATCH_INDIRECT) {
+    const auto* cmd = reinterpret_cast<const xgpu_amdgpu_command_dispatch_indirect_t*>(found);
+    const bool patch = (found->flags & XGPU_AMDGPU_COMMAND_FLAG_INDIRECT_DYNAMIC) && packet_offset == found->packet_offset;
+    if (patch) {
+      out->kernel = "the indirect-count patch kernel";
+    } else {
+      name = cmd->dispatch.debug_name;
+    }
+  } else {
+    name = reinterpret_cast<const xgpu_amdgpu_command_dispatch_t*>(found)->dispatch.debug_name;
+  }
+  if (name) out->kernel = reinterpret_cast<const char*>(uintptr_t(name));
+  out->labels = labels_around(program, found->index);
+  return true;
 }
 
 bool commands_describe_queue_error(const hsa_queue_t* queue, std::string* out_message) {

@@ -80,6 +80,7 @@ bool take_range(MemoryPool* pool, PoolBlock* block, uint64_t size, const Queue* 
 // Gives the committed range of `buffer` back untagged. Pool lock held.
 void return_untagged(MemoryPool* pool, Buffer* buffer) {
   if (!buffer->alloca_committed) return;
+  fault_note_free(pool->device, buffer, buffer->device_address.load(std::memory_order_relaxed));
   insert_free(buffer->pool_block, buffer->pool_offset, buffer->pool_size, nullptr, 0);
   buffer->pool_block->used -= buffer->pool_size;
   pool->in_use_size -= buffer->pool_size;
@@ -159,6 +160,7 @@ XgpuResult memory_pool_alloca_commit(Buffer* buffer, const Queue* queue) {
   ++pool->allocation_count;
   buffer->device_address.store(reinterpret_cast<uint64_t>(buffer->pool_block->base + buffer->pool_offset),
                                std::memory_order_release);
+  fault_note_allocation(pool->device, buffer, reinterpret_cast<uint64_t>(buffer->pool_block->base + buffer->pool_offset));
   return XGPU_SUCCESS;
 }
 
@@ -172,6 +174,7 @@ void memory_pool_dealloca_issue(Buffer* buffer, const Queue* queue) {
   pool->outstanding[queue].insert(ticket);
   buffer->release_queue = queue;
   buffer->release_ticket = ticket;
+  fault_note_free(pool->device, buffer, buffer->device_address.load(std::memory_order_relaxed));
   insert_free(buffer->pool_block, buffer->pool_offset, buffer->pool_size, queue, ticket);
   buffer->pool_block->used -= buffer->pool_size;
   pool->in_use_size -= buffer->pool_size;
@@ -276,6 +279,7 @@ void memory_pool_destroy(XgpuDevice handle, XgpuMemoryPool pool_handle, const Xg
                         " bytes committed); their memory is released with the pool, pending allocas will fail "
                         "and the buffers must still be deallocated");
       for (Buffer* buffer : pool->live) {
+        fault_note_free(device, buffer, buffer->device_address.load(std::memory_order_relaxed));
         buffer->pool = nullptr;
         buffer->alloca_committed = false;
         buffer->release_ticket = 0;

@@ -89,17 +89,6 @@ void write_test_fault(Queue* queue, uint64_t packet_id, hsa_signal_t completion,
   if (packet_log_enabled()) packet_log_packet(queue->aql, packet_id, packet, nullptr, "injected fault (test hook)");
 }
 
-// The API call that queued a submission of `kind`.
-const char* submission_kind_name(SubmissionKind kind) {
-  switch (kind) {
-    case SubmissionKind::kCommands: return "xgpuQueueSubmit";
-    case SubmissionKind::kBarrier: return "xgpuQueueSubmit (wait/signal only)";
-    case SubmissionKind::kAlloca: return "xgpuQueueAlloca";
-    case SubmissionKind::kDealloca: return "xgpuQueueDealloca";
-    case SubmissionKind::kTestFault: return "the injected fault (test hook)";
-  }
-  return "a queue operation";
-}
 
 // --- finalization ------------------------------------------------------------
 
@@ -255,30 +244,24 @@ void on_queue_error(hsa_status_t status, hsa_queue_t* source, void* data) {
 }
 
 void report_queue_error(hsa_status_t status, hsa_queue_t* source, Queue* queue) {
-  std::string reason =
-      "HSA queue " + std::to_string(queue->index) + " reported " + queue->device->hsa->status_string(status);
+  const std::string status_text = queue->device->hsa->status_string(status);
   // A packet the commands half wrote on purpose (an indirect dispatch whose
   // counts exceed the limits) says which command failed; read it before the
   // loss completes the submission and recycles its kernargs.
-  std::string command;
   // (Skipped when the device was already lost another way: its submissions
   // may be finalized already.)
-  if (!queue->device->lost_claimed.load() && commands_describe_queue_error(source ? source : queue->aql, &command))
-    reason = command + "; " + reason;
-  // The oldest operation in flight is the one the queue was running.
-  uint64_t command_buffer = 0;
-  {
-    std::lock_guard<std::mutex> lock(queue->mutex);
-    if (!queue->inflight.empty()) {
-      const Submission* s = queue->inflight.front();
-      command_buffer = s->owns_command_buffer ? 0 : uint64_t(reinterpret_cast<uintptr_t>(s->command_buffer_handle));
-      reason += std::string(", while running ") + submission_kind_name(s->kind);
-      if (command_buffer) {
-        const std::string name = device_object_name(queue->device, command_buffer);
-        reason += name.empty() ? " (an unnamed command buffer)" : " (command buffer '" + name + "')";
-      }
-    }
+  std::string command;
+  if (!queue->device->lost_claimed.load() && commands_describe_queue_error(source ? source : queue->aql, &command)) {
+    device_mark_lost(queue->device, command + "; HSA queue " + std::to_string(queue->index) + " reported " + status_text,
+                     {{XGPU_OBJECT_TYPE_QUEUE, uint64_t(reinterpret_cast<uintptr_t>(queue))}});
+    return;
   }
+  // Otherwise the fault report: the queue, the operation, the command and
+  // its kernel, the address and what it falls in (fault_report.h).
+  uint64_t command_buffer = 0;
+  const std::string reason = queue->device->lost_claimed.load()
+                                 ? "HSA queue " + std::to_string(queue->index) + " reported " + status_text
+                                 : fault_report_queue_error(queue, status, status_text, source, &command_buffer);
   device_mark_lost(queue->device, reason,
                    {{XGPU_OBJECT_TYPE_QUEUE, uint64_t(reinterpret_cast<uintptr_t>(queue))},
                     {XGPU_OBJECT_TYPE_COMMAND_BUFFER, command_buffer}});
@@ -450,6 +433,9 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
                       /*barrier_bit=*/i == 0);
   }
   const uint64_t body = first + dependency_packets;
+  s->first_packet = first;
+  s->body_packet = body;
+  s->end_packet = first + packets;
   if (s->kind == SubmissionKind::kCommands && s->status == XGPU_SUCCESS) {
     IssueTarget target;
     target.hsa = &hsa;
@@ -699,6 +685,17 @@ void pump(Queue* queue) {
 
 }  // namespace
 
+const char* submission_kind_name(SubmissionKind kind) {
+  switch (kind) {
+    case SubmissionKind::kCommands: return "xgpuQueueSubmit";
+    case SubmissionKind::kBarrier: return "xgpuQueueSubmit (wait/signal only)";
+    case SubmissionKind::kAlloca: return "xgpuQueueAlloca";
+    case SubmissionKind::kDealloca: return "xgpuQueueDealloca";
+    case SubmissionKind::kTestFault: return "the injected fault (test hook)";
+  }
+  return "a queue operation";
+}
+
 // --- registry / wake ----------------------------------------------------------
 
 void wake_held_submissions() {
@@ -855,15 +852,7 @@ bool queue_watchdog_expired(Queue* queue, uint64_t timeout_ms, std::string* out_
   const uint64_t ran_ms = uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(ran).count());
   if (ran_ms < timeout_ms) return false;
   queue->broken = true;
-  std::string what = submission_kind_name(front->kind);
-  if (!front->owns_command_buffer && front->command_buffer_handle) {
-    const std::string name =
-        device_object_name(queue->device, uint64_t(reinterpret_cast<uintptr_t>(front->command_buffer_handle)));
-    what += name.empty() ? " (an unnamed command buffer)" : " (command buffer '" + name + "')";
-  }
-  *out_reason = "queue " + std::to_string(queue->index) + ": the watchdog found " + what + " running for " +
-                std::to_string(ran_ms) + " ms, longer than its " + std::to_string(timeout_ms) +
-                " ms (XGPU_AMDGPU_WATCHDOG_MS): a hung dispatch";
+  *out_reason = fault_report_hang(queue, front, ran_ms, timeout_ms);
   return true;
 }
 
@@ -938,6 +927,7 @@ void queue_accept(Queue* queue, Submission* submission) {
   {
     std::lock_guard<std::mutex> lock(queue->mutex);
     trace_submission_accepted(submission);
+    submission->sequence = ++queue->accepted;
     queue->pending.push_back(submission);
     held = held_to_report(queue);
   }
@@ -1181,6 +1171,7 @@ XgpuResult queue_submit(XgpuQueue handle, uint32_t count, const XgpuSubmitInfo* 
     std::lock_guard<std::mutex> lock(queue->mutex);
     for (Submission* s : accepted) {
       trace_submission_accepted(s);
+      s->sequence = ++queue->accepted;
       queue->pending.push_back(s);
     }
     held = held_to_report(queue);

@@ -65,6 +65,10 @@ struct Submission {
   ~Submission();                               // releases the semaphores of waits and signals
 
   Queue* queue = nullptr;                      // the queue it was submitted to
+  uint64_t sequence = 0;                       // 1-based order of acceptance on its queue
+  uint64_t first_packet = 0;                   // set at issue: its first AQL packet id,
+  uint64_t body_packet = 0;                    // the first after its dependency barriers,
+  uint64_t end_packet = 0;                     // and one past its last (fault reports)
   SubmissionKind kind = SubmissionKind::kBarrier;  // what it does
   CommandBuffer* command_buffer = nullptr;     // kCommands: acquired for submit
   XgpuCommandBuffer command_buffer_handle = nullptr;  // handle, for owned ones
@@ -123,9 +127,13 @@ struct Queue {
   uint32_t finishing = 0;                      // completed, being finalized outside the lock
   uint64_t kernarg_head = 0;                   // next free ring byte (monotonic)
   uint64_t kernarg_tail = 0;                   // oldest live ring byte (monotonic)
+  uint64_t accepted = 0;                       // operations accepted (Submission::sequence)
   uint32_t idle_waiters = 0;                   // threads in queue_wait_idle_internal (each submission
                                                // issued meanwhile gets its completion handler at issue)
 };
+
+// The API call that queued a submission of `kind`.
+const char* submission_kind_name(SubmissionKind kind);
 
 // Creates / destroys a queue (destroy waits for nothing: callers idle first).
 XgpuResult queue_create(Device* device, uint32_t index, Queue** out_queue, std::string* out_error);

@@ -315,6 +315,21 @@ XgpuResult command_buffer_check_binding_usage(const CommandBuffer* command_buffe
 // the ring of `queue` and the error record its submission reserved, so call
 // it while that submission is still in flight. Thread-safe.
 bool commands_describe_queue_error(const hsa_queue_t* queue, std::string* out_message);
+// The command of `command_buffer` that AQL packet `packet_offset` of a
+// submission's body belongs to (the body starts after the submission's
+// dependency barriers): its index, the API function that recorded it, the
+// kernel it runs (a dispatch's; the device library's kernel for a fill, copy,
+// update or timestamp; "the indirect-count patch kernel" for the first packet
+// of a DYNAMIC indirect dispatch) and the debug labels open around it. False
+// when no command owns the packet (the empty program's no-op, the trailing
+// barrier). Thread-safe (the program is immutable after End).
+struct CommandAtPacket {
+  uint32_t index = 0;          // the command's index in the recording
+  const char* function = "";   // "xgpuCmdDispatch", ...
+  const char* kernel = "";     // the kernel's name, "" when none
+  std::string labels;          // "'outer' > 'inner'", or empty
+};
+bool commands_describe_packet(const CommandBuffer* command_buffer, uint32_t packet_offset, CommandAtPacket* out);
 
 // The ICD's builtin kernels for one device.
 XgpuResult device_library_load(Device* device, DeviceLibrary** out_library);

@@ -648,6 +648,20 @@ void trace_device_destroyed_slow(Device* device) {
   t.flush_locked();
 }
 
+void trace_device_lost_slow(Device* device, const char* description) {
+  const uint64_t now = now_ns(device);
+  const int pid = int(getpid());
+  const uint64_t tid = current_thread_id();
+  Tracer& t = tracer();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  t.name_host_thread(pid, tid, now);
+  t.event("{\"ph\":\"i\",\"s\":\"g\",\"name\":\"device lost\",\"cat\":\"fault\",\"pid\":" + std::to_string(pid) +
+              ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + Tracer::micros(now) + ",\"args\":{\"report\":\"" +
+              Tracer::escape(description) + "\"}}",
+          now);
+  t.flush_locked();
+}
+
 uint64_t trace_host_call_begin_slow(Device* device) { return std::max<uint64_t>(now_ns(device), 1); }
 
 void trace_host_call_end_slow(Device* device, const char* function, uint64_t begin, const XgpuSemaphore* semaphores,

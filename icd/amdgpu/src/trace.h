@@ -13,7 +13,9 @@
 //   - semaphore signals as flow events (arrows) from the signalling
 //     submission (or host call) to a waiting submission on another queue;
 //   - host waits (xgpuWaitSemaphores, xgpuQueueWaitIdle, xgpuDeviceWaitIdle)
-//     and host signals (xgpuSignalSemaphore) on the calling thread's track.
+//     and host signals (xgpuSignalSemaphore) on the calling thread's track;
+//   - a device loss (a kernel fault, a hang) as an instant event named
+//     "device lost" whose args carry the report (fault_report.h).
 //
 // Timestamps are the HSA system clock (the domain the dispatch times are
 // given in), in microseconds. Every queue group of spans is laid out on as
@@ -71,6 +73,7 @@ void trace_completion_observed_slow(Submission* submission);
 void trace_submission_finalized_slow(Submission* submission);
 void trace_semaphore_freed_slow(Semaphore* semaphore);
 void trace_device_destroyed_slow(Device* device);
+void trace_device_lost_slow(Device* device, const char* description);
 uint64_t trace_host_call_begin_slow(Device* device);
 void trace_host_call_end_slow(Device* device, const char* function, uint64_t begin, const XgpuSemaphore* semaphores,
                               const uint64_t* values, uint32_t count, bool signal);
@@ -122,6 +125,11 @@ inline void trace_semaphore_freed(Semaphore* semaphore) {
 // tracer's signals of the device and flushes the file.
 inline void trace_device_destroyed(Device* device) {
   if (trace_enabled()) trace_device_destroyed_slow(device);
+}
+// The device was lost (a fault, a hang): an instant event on the calling
+// thread's track carrying the report, flushed at once.
+inline void trace_device_lost(Device* device, const char* description) {
+  if (trace_enabled()) trace_device_lost_slow(device, description);
 }
 
 // A host call on the calling thread's track, as one line at the top of the

@@ -42,9 +42,16 @@ XGPU_KERNEL(icd_undeclared, icd_undeclared_args_t, args) {
 /* Dereferences a bad address (the device faults: a test of device loss). */
 XGPU_KERNEL(icd_fault, icd_fault_args_t, args) {
   if (xgpu_local_id(0) != 0) return;
-  args->out[0] = *(volatile const uint32_t*)(uintptr_t)args->address;
+  args->out[0] = *(volatile const uint32_t*)(uintptr_t)args->address; /* FAULT-LINE: icd_fault */
 }
 XGPU_KERNEL_BINDINGS(icd_fault, 1);
+
+/* Stores to a bad address (fault reports: the store's line is named). */
+XGPU_KERNEL(icd_fault_store, icd_fault_store_args_t, args) {
+  if (xgpu_local_id(0) != 0 || xgpu_workgroup_id(0) != args->workgroup) return;
+  *(volatile uint32_t*)(uintptr_t)args->address = args->value; /* FAULT-LINE: icd_fault_store */
+}
+XGPU_KERNEL_BINDINGS(icd_fault_store, 0);
 
 XGPU_KERNEL_GROUPSHARED(icd_groupshared, icd_groupshared_args_t, args, icd_groupshared_small_t, shared) {
   const uint32_t lid = xgpu_local_id(0);

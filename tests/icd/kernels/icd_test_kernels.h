@@ -57,6 +57,15 @@ typedef struct icd_fault_args {
   uint64_t address; /* what work item 0 of every workgroup loads */
 } icd_fault_args_t;
 
+/* Stores `value` at `address` (the host chooses an address past a buffer,
+ * freed or unmapped: the kernel faults) from work item 0 of workgroup
+ * `workgroup`. */
+typedef struct icd_fault_store_args {
+  uint64_t address;   /* where the store goes */
+  uint32_t value;     /* what it stores */
+  uint32_t workgroup; /* the workgroup (x) that stores */
+} icd_fault_store_args_t;
+
 /* out[0] = a value written through groupshared memory. The two kernels
  * differ in their static groupshared size: icd_groupshared takes 4 KiB (a
  * dispatch adding the largest dynamic size exceeds the limit), and
