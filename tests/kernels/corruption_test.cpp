@@ -60,6 +60,7 @@ class Subject {
       inputs_.push_back({std::string(e.isa_name), e.kind, std::vector<uint8_t>(e.code_object.begin(), e.code_object.end())});
     }
     bytes_ = xgpu_test::pack(inputs_);
+    pristine_ = bytes_;
     xe::Executable executable;
     REQUIRE(xe::Executable::parse(bytes_, &executable).ok());
     for (const xe::Entry& e : executable.entries()) offsets_.push_back(e.offset);
@@ -84,8 +85,8 @@ class Subject {
     // old hash and parse() refuses it, format_test covers that).
     REQUIRE(xe::rehash(bytes_).ok());
     xe::Status result = examine(index, code);
-    std::copy(inputs_[index].code_object.begin(), inputs_[index].code_object.end(), code.begin());
-    REQUIRE(xe::rehash(bytes_).ok());
+    // Back to the pristine file (its bytes and hashes), without hashing again.
+    std::copy(pristine_.begin(), pristine_.end(), bytes_.begin());
     return result;
   }
 
@@ -130,6 +131,7 @@ class Subject {
   TestExecutable test_;
   std::vector<xe::EntryInput> inputs_;
   std::vector<uint8_t> bytes_;
+  std::vector<uint8_t> pristine_;  // bytes_ as packed (restored after each corruption)
   std::vector<uint64_t> offsets_;
   size_t cases_ = 0;
 };
@@ -253,6 +255,10 @@ TEST_CASE("real code objects: flipped bytes in every non-code section never cras
     ElfLayout elf(subject.code_object(index));
     for (const Elf64_Shdr& s : elf.sections()) {
       if (s.sh_type == SHT_NOBITS || s.sh_type == SHT_NULL || (s.sh_flags & SHF_EXECINSTR)) continue;
+      // The DWARF line tables of host code objects (.debug_*): the reader
+      // never reads them (hsa-cpu reads them with libdw after a fault), and
+      // flipping each of their bytes would multiply the cases by 30.
+      if (elf.section_name(s).rfind(".debug_", 0) == 0) continue;
       INFO(subject.isa(index) << " section " << elf.section_name(s));
       for (uint64_t at = s.sh_offset; at < s.sh_offset + s.sh_size; ++at) {
         (void)subject.flip(index, at, 0x01);
