@@ -11,6 +11,11 @@
 #     [DEFINITIONS <NAME[=VALUE]>...]    extra -D for the kernel compiles
 #     [COMPILE_OPTIONS <flag>...])       extra flags for every kernel compile
 #
+# Host code objects are built with -gline-tables-only (a DWARF line table in
+# non-allocated sections: the same code, nothing more mapped), which hsa-cpu
+# reads to name the source line of a kernel fault; COMPILE_OPTIONS may say
+# otherwise (-g0, -g).
+#
 # Creates the custom target <name> (built by ALL) whose XGPU_EXECUTABLE_FILE
 # property is the output path. Every code object is checked by the packer (no
 # writable data, no TLS, no undefined symbols, right machine), and every

@@ -237,12 +237,24 @@ bool segment_range(const ElfImage& elf, uint64_t* out_begin, uint64_t* out_end) 
   return true;
 }
 
+// The DWARF sections a source line is found with (source_lines.cpp):
+// units, their address ranges and the line tables, with their strings.
+// Call frames, types, variables' locations and macros are left out.
+bool is_line_section(const char* name) {
+  static constexpr const char* kLineSections[] = {
+      ".debug_info", ".debug_abbrev", ".debug_line", ".debug_line_str", ".debug_str", ".debug_str_offsets",
+      ".debug_addr", ".debug_rnglists", ".debug_ranges", ".debug_aranges"};
+  for (const char* line_section : kLineSections)
+    if (strcmp(name, line_section) == 0) return true;
+  return false;
+}
+
 // The sections a kernel fault's report reads (source_lines.h): the DWARF
-// sections (.debug_*), the symbol table, the strings it names and the
-// section names, as an ELF file of their own (header, sections, section
-// table; no program headers), a fraction of the image: no code or data.
-// Empty when the image has neither DWARF nor a symbol table. Throws
-// std::bad_alloc when host memory runs out.
+// sections of the line table (is_line_section), the symbol table, the
+// strings it names and the section names, as an ELF file of their own
+// (header, sections, section table; no program headers), a fraction of the
+// image: no code or data. Empty when the image has neither DWARF nor a
+// symbol table. Throws std::bad_alloc when host memory runs out.
 std::vector<unsigned char> report_sections(const ElfImage& elf) {
   uint32_t count = 0;
   const Elf64_Shdr* sh = elf.sections(&count);
@@ -257,7 +269,7 @@ std::vector<unsigned char> report_sections(const ElfImage& elf) {
   for (uint32_t i = 1; i < count; ++i) {
     if (!has_data(sh[i])) continue;
     const char* name = elf.string(names, sh[i].sh_name);
-    if (sh[i].sh_type == SHT_SYMTAB || (name != nullptr && strncmp(name, ".debug_", 7) == 0)) keep[i] = any = true;
+    if (sh[i].sh_type == SHT_SYMTAB || (name != nullptr && is_line_section(name))) keep[i] = any = true;
   }
   if (!any || !has_data(names)) return {};
   keep[eh->e_shstrndx] = true;

@@ -4,9 +4,10 @@
 // report of a kernel fault.
 //
 // The input is the ELF file executable.cpp keeps of each code object it
-// loads: the object's non-allocated sections only (.debug_*, .symtab and
-// their strings), so that a fault can be described long after the code
-// object reader that held the whole image was destroyed. It is read in
+// loads: a few of the object's non-allocated sections only (the DWARF
+// sections of its line table, .symtab and their strings), so that a fault
+// can be described long after the code object reader that held the whole
+// image was destroyed. It is read in
 // ordinary context after a fault was contained, never in a signal handler.
 // Without libdw at build time (HSA_CPU_HAVE_LIBDW unset) only the function
 // is found.
