@@ -61,17 +61,22 @@ uint32_t packet_type(const Queue* queue, uint64_t packet_id) {
 // submissions); system-scope fences make host and other-queue writes visible.
 void write_barrier_and(Queue* queue, uint64_t packet_id, const CompletionSignal* const* dependencies,
                        uint32_t dependency_count, hsa_signal_t completion, bool barrier_bit) {
-  auto* packet = reinterpret_cast<hsa_barrier_and_packet_t*>(packet_slot(queue, packet_id));
-  packet->reserved1 = 0;
+  // Built aside, then copied: the packet log reads the image, never the
+  // slot, which the packet processor may consume (and invalidate) as soon
+  // as the header is stored.
+  hsa_barrier_and_packet_t image{};
   for (uint32_t i = 0; i < kBarrierAndDependencies; ++i)
-    packet->dep_signal[i] = i < dependency_count ? dependencies[i]->signal : hsa_signal_t{0};
-  packet->reserved2 = 0;
-  packet->completion_signal = completion;
+    image.dep_signal[i] = i < dependency_count ? dependencies[i]->signal : hsa_signal_t{0};
+  image.completion_signal = completion;
   const uint32_t header_and_reserved =
       packet_header(HSA_PACKET_TYPE_BARRIER_AND, barrier_bit, HSA_FENCE_SCOPE_SYSTEM, HSA_FENCE_SCOPE_SYSTEM);
-  __atomic_store_n(reinterpret_cast<uint32_t*>(packet), header_and_reserved, __ATOMIC_RELEASE);
+  std::memcpy(&image, &header_and_reserved, sizeof(header_and_reserved));
+  uint8_t* slot = static_cast<uint8_t*>(packet_slot(queue, packet_id));
+  std::memcpy(slot + sizeof(uint32_t), reinterpret_cast<const uint8_t*>(&image) + sizeof(uint32_t),
+              kAqlPacketSize - sizeof(uint32_t));
+  __atomic_store_n(reinterpret_cast<uint32_t*>(slot), header_and_reserved, __ATOMIC_RELEASE);
   if (packet_log_enabled())
-    packet_log_packet(queue->aql, packet_id, packet, nullptr,
+    packet_log_packet(queue->aql, packet_id, &image, nullptr,
                       dependency_count ? "cross-queue wait" : (completion.handle ? "submission end" : "filler"));
 }
 
@@ -80,13 +85,16 @@ void write_barrier_and(Queue* queue, uint64_t packet_id, const CompletionSignal*
 // queue error callback), so the device is lost the way a real queue fault
 // loses it.
 void write_test_fault(Queue* queue, uint64_t packet_id, hsa_signal_t completion, bool barrier_bit) {
-  auto* packet = reinterpret_cast<hsa_agent_dispatch_packet_t*>(packet_slot(queue, packet_id));
-  std::memset(reinterpret_cast<uint8_t*>(packet) + sizeof(uint32_t), 0, kAqlPacketSize - sizeof(uint32_t));
-  packet->completion_signal = completion;
+  hsa_agent_dispatch_packet_t image{};  // logged from here, not from the slot (see write_barrier_and)
+  image.completion_signal = completion;
   const uint32_t header_and_type =
       packet_header(HSA_PACKET_TYPE_AGENT_DISPATCH, barrier_bit, HSA_FENCE_SCOPE_SYSTEM, HSA_FENCE_SCOPE_SYSTEM);
-  __atomic_store_n(reinterpret_cast<uint32_t*>(packet), header_and_type, __ATOMIC_RELEASE);
-  if (packet_log_enabled()) packet_log_packet(queue->aql, packet_id, packet, nullptr, "injected fault (test hook)");
+  std::memcpy(&image, &header_and_type, sizeof(header_and_type));
+  uint8_t* slot = static_cast<uint8_t*>(packet_slot(queue, packet_id));
+  std::memcpy(slot + sizeof(uint32_t), reinterpret_cast<const uint8_t*>(&image) + sizeof(uint32_t),
+              kAqlPacketSize - sizeof(uint32_t));
+  __atomic_store_n(reinterpret_cast<uint32_t*>(slot), header_and_type, __ATOMIC_RELEASE);
+  if (packet_log_enabled()) packet_log_packet(queue->aql, packet_id, &image, nullptr, "injected fault (test hook)");
 }
 
 
