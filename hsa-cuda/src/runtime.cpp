@@ -251,7 +251,12 @@ hsa_status_t hsa_init() {
 hsa_status_t hsa_shut_down() {
   std::lock_guard<std::mutex> lock(g_runtime.mutex);
   if (g_runtime.refcount == 0) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  if (--g_runtime.refcount == 0) close_agents();
+  if (--g_runtime.refcount == 0) {
+    close_agents();
+    std::lock_guard<std::mutex> lock(g_runtime.event_mutex);
+    g_runtime.event_callback = nullptr;
+    g_runtime.event_data = nullptr;
+  }
   return HSA_STATUS_SUCCESS;
 }
 
@@ -625,5 +630,18 @@ hsa_status_t hsa_status_string(hsa_status_t status, const char** status_string) 
     case HSA_STATUS_ERROR_EXCEPTION: *status_string = "HSA_STATUS_ERROR_EXCEPTION: An exception has occurred."; break;
     default: *status_string = "HSA_STATUS: an unknown status."; return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }
+  return HSA_STATUS_SUCCESS;
+}
+
+// One system event handler, as hsa-cpu (ROCR's header allows more; a second
+// registration here is refused). It hears of device memory faults
+// (queue.cpp, fail()).
+hsa_status_t hsa_amd_register_system_event_handler(hsa_amd_system_event_callback_t callback, void* data) {
+  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+  if (!callback) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  std::lock_guard<std::mutex> lock(g_runtime.event_mutex);
+  if (g_runtime.event_callback) return HSA_STATUS_ERROR;
+  g_runtime.event_callback = callback;
+  g_runtime.event_data = data;
   return HSA_STATUS_SUCCESS;
 }

@@ -409,6 +409,6 @@ int main(int argc, char** argv) {
 
   xgpuDestroyDebugMessenger(instance, messenger, NULL);
   xgpuDestroyInstance(instance, NULL);
-  printf("ok: both reports named the kernel and what it did\n");
+  printf("ok: each report named the kernel and what it did\n");
   return EXIT_SUCCESS;
 }

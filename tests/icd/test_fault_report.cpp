@@ -115,12 +115,19 @@ void check_command(const Env& env, const XgpuDeviceFaultInfo& info, uint64_t add
   CHECK(info.queueIndex == 0);
   CHECK(info.submissionIndex == 2);
   CHECK(std::string(info.commandBufferName) == "simulate");
+  CHECK(message.find(info.description) != std::string::npos);  // the message says what the query returns
+  if (!on_hsa_cpu(env)) {
+    // hsa-cuda: CUDA names no address, and the packet is the last one the
+    // queue started; the report says what the runtime can.
+    MESSAGE("report on this runtime: " << info.description);
+    CHECK(std::string(info.description).find("HSA_STATUS_ERROR_MEMORY_FAULT") != std::string::npos);
+    return;
+  }
   CHECK(std::string(info.kernelName) == "icd_fault_store");
   CHECK(info.addressValid == XGPU_TRUE);
   CHECK(info.address == address);
   CHECK(std::string(info.description).find("kernel 'icd_fault_store'") != std::string::npos);
-  CHECK(message.find(info.description) != std::string::npos);  // the message says what the query returns
-  if (on_hsa_cpu(env)) {  // the runtime names the packet: the command is exact
+  {  // the runtime names the packet: the command is exact
     CHECK(info.commandIndex == 2);
     CHECK(std::string(info.command) == "xgpuCmdDispatch");
     CHECK(std::string(info.labels) == "'frame' > 'physics'");
@@ -157,6 +164,7 @@ TEST_CASE("a fault report names the kernel, the command, the labels and the sour
   FaultingStore store(env, kNullPage);
   const XgpuDeviceFaultInfo info = fault_info(env);
   check_command(env, info, kNullPage);
+  if (!on_hsa_cpu(env)) return;  // no address from this runtime
   CHECK(info.addressRelation == XGPU_DEVICE_FAULT_ADDRESS_RELATION_NONE);
   CHECK(std::string(info.description).find("in no allocation of the device") != std::string::npos);
   // The query answers the same afterwards, every time.
@@ -178,6 +186,7 @@ TEST_CASE("a fault report names the buffer a store ran past, and by how many byt
     FaultingStore store(env, address);
     const XgpuDeviceFaultInfo info = fault_info(env);
     check_command(env, info, address);
+    if (!on_hsa_cpu(env)) return;  // no address from this runtime
     CHECK(info.addressRelation == XGPU_DEVICE_FAULT_ADDRESS_RELATION_PAST_END);
     CHECK(info.bufferHandle == uint64_t(reinterpret_cast<uintptr_t>(particles)));
     CHECK(std::string(info.bufferName) == "particles");
@@ -219,7 +228,8 @@ TEST_CASE("a fault report names the queue allocation a kernel used after its dea
   {
     FaultingStore store(env, address);
     const XgpuDeviceFaultInfo info = fault_info(env);
-    // This store is the second operation after the pool's two on queue 0.
+    CHECK(info.submissionIndex == 4);  // after the alloca, the dealloca and the empty submission
+    if (!on_hsa_cpu(env)) return;      // no address from this runtime
     CHECK(info.addressRelation == XGPU_DEVICE_FAULT_ADDRESS_RELATION_FREED);
     CHECK(info.bufferHandle == uint64_t(reinterpret_cast<uintptr_t>(scratch)));
     CHECK(std::string(info.bufferName) == "scratch");
@@ -228,7 +238,6 @@ TEST_CASE("a fault report names the queue allocation a kernel used after its dea
     CHECK(std::string(info.description).find("queue allocation 'scratch'") != std::string::npos);
     CHECK(std::string(info.description).find("deallocated (xgpuQueueDealloca) before: a use after free") !=
           std::string::npos);
-    CHECK(info.submissionIndex == 4);
     CHECK(std::string(info.kernelName) == "icd_fault_store");
   }
   // (The dealloca's completion destroyed the handle.)

@@ -56,6 +56,9 @@ hsa_status_t on_system_event(const hsa_amd_event_t* event, void*) {
     device->fault_event_valid = true;
     device->fault_event_address = info.virtual_address;
     device->fault_event_reasons = info.fault_reason_mask;
+    // IMPRECISE with no address: the runtime cannot say where (hsa-cuda:
+    // CUDA reports an illegal address without it).
+    if (info.virtual_address == 0 && (info.fault_reason_mask & HSA_AMD_MEMORY_FAULT_IMPRECISE)) continue;
     // A runtime that reports the event after the queue error (ROCR's
     // threads do not order them): the report kept for the query learns
     // the address now.
@@ -312,6 +315,7 @@ std::string fault_report_queue_error(Queue* queue, hsa_status_t status, const st
     have_detail = get(source ? source : queue->aql, &detail) == HSA_STATUS_SUCCESS;
   uint64_t packet_id = 0;
   bool have_packet = false;
+  bool address_unknown = false;  // the runtime said it cannot tell the address
   if (have_detail) {
     packet_id = detail.packet_id;
     have_packet = true;
@@ -331,8 +335,13 @@ std::string fault_report_queue_error(Queue* queue, hsa_status_t status, const st
   {
     std::lock_guard<std::mutex> lock(device->fault_mutex);
     if (device->fault_event_valid) {
-      r.address_valid = true;
-      r.address = device->fault_event_address;
+      const bool unknown = device->fault_event_address == 0 &&
+                           (device->fault_event_reasons & HSA_AMD_MEMORY_FAULT_IMPRECISE);
+      if (!unknown) {
+        r.address_valid = true;
+        r.address = device->fault_event_address;
+      }
+      address_unknown = unknown;
       device->fault_event_valid = false;
     }
     if (have_detail && detail.signal != 0 && !r.address_valid &&
@@ -365,7 +374,8 @@ std::string fault_report_queue_error(Queue* queue, hsa_status_t status, const st
   if (r.kind == XGPU_DEVICE_FAULT_KIND_MEMORY) {
     text = r.kernel.empty() ? std::string("a kernel") : "kernel '" + r.kernel + "'";
     text += r.address_valid ? std::string(" faulted on a ") + access_name(r.access) + " of address " + hex(r.address)
-                            : std::string(" caused a memory fault");
+                            : std::string(" caused a memory fault") +
+                                  (address_unknown ? " (the runtime does not report the faulting address)" : "");
     if (r.address_valid) text += " (" + describe_location(r) + ")";
   } else if (r.kind == XGPU_DEVICE_FAULT_KIND_KERNEL) {
     text = (r.kernel.empty() ? std::string("a kernel") : "kernel '" + r.kernel + "'") + " failed";
