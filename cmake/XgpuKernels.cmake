@@ -123,35 +123,46 @@ if(NOT DEFINED XGPU_KERNELS_TOOL)
   set(XGPU_KERNELS_TOOL xgpu-kernels)
 endif()
 
-# Work-item loops: host builds of barrier kernels load the xgpu-wiloop pass
-# plugin (tools/xgpu-wiloop), which turns each barrier kernel's work-item
-# function into loops over the work items of a workgroup split at each
-# barrier; a kernel it cannot transform keeps fiber mode and the build prints
-# a note naming it. The plugin is built here, by the kernel clang, against
-# Debian's llvm-19-dev (the clang binary provides LLVM's symbols when it loads
-# it), without the host build's flags (sanitizers cannot load into clang).
-# The plugin is installed as <libdir>/xgpu/xgpu-wiloop.so; the installed copy
-# of this file (<libdir>/cmake/xgpu/) loads it when the kernel clang is LLVM
-# 19, the version it was built against. Without llvm-19-dev at xgpu's build,
-# or with another kernel clang, barrier kernels run as fibers.
-# XGPU_KERNELS_WORKITEM_LOOPS=OFF builds every kernel without the plugin:
-# barrier kernels then run as fibers (the reference the pass is tested
-# against), kernels without barriers as <xgpu/kernel.h>'s own item loop.
+# The xgpu-wiloop pass plugin (tools/xgpu-wiloop), loaded into every kernel
+# compile (AMDGPU, nvptx and host) when it is available:
+# - on every target it records which kernels may print (xgpu_printf,
+#   xgpu_assert: a kernel flags record in the code object), and the compiles
+#   that load it define XGPU_KERNEL_PRINT_PASS, without which <xgpu/kernel.h>
+#   refuses xgpu_printf and xgpu_assert;
+# - on the host, work-item loops: it turns each barrier kernel's work-item
+#   function into loops over the work items of a workgroup split at each
+#   barrier; a kernel it cannot transform keeps fiber mode and the build
+#   prints a note naming it.
+# The plugin is built here, by the kernel clang, against Debian's llvm-19-dev
+# (the clang binary provides LLVM's symbols when it loads it), without the
+# host build's flags (sanitizers cannot load into clang). It is installed as
+# <libdir>/xgpu/xgpu-wiloop.so; the installed copy of this file
+# (<libdir>/cmake/xgpu/) loads it when the kernel clang is LLVM 19, the
+# version it was built against. Without llvm-19-dev at xgpu's build, or with
+# another kernel clang, barrier kernels run as fibers and kernels cannot
+# print.
+# XGPU_KERNELS_WORKITEM_LOOPS=OFF leaves the work-item loops out: host
+# compiles do not define XGPU_KERNEL_WORKITEM_LOOPS, so the plugin finds no
+# work-item function and barrier kernels run as fibers (the reference the
+# pass is tested against), kernels without barriers as <xgpu/kernel.h>'s own
+# item loop. The plugin is still built and loaded, for printing.
 option(XGPU_KERNELS_WORKITEM_LOOPS
-       "Compile host kernels with the xgpu-wiloop pass plugin (OFF: barrier kernels run as fibers)" ON)
+       "Run host barrier kernels as work-item loops made by the xgpu-wiloop pass plugin (OFF: as fibers; the plugin is still loaded, for printing)" ON)
 set(XGPU_KERNELS_WILOOP_PLUGIN "")
 set(xgpu_wiloop_source ${CMAKE_CURRENT_LIST_DIR}/../tools/xgpu-wiloop/plugin.cpp)
 set(xgpu_wiloop_installed ${CMAKE_CURRENT_LIST_DIR}/../../xgpu/xgpu-wiloop.so)
 if(NOT XGPU_KERNELS_WORKITEM_LOOPS)
   message(STATUS "xgpu kernels: XGPU_KERNELS_WORKITEM_LOOPS is OFF: barrier kernels run their work items as fibers "
                  "on the host")
-elseif(NOT EXISTS ${xgpu_wiloop_source} AND EXISTS ${xgpu_wiloop_installed} AND XGPU_KERNEL_CLANG)
+endif()
+if(NOT EXISTS ${xgpu_wiloop_source} AND EXISTS ${xgpu_wiloop_installed} AND XGPU_KERNEL_CLANG)
   xgpu_kernel_tool_version_(${XGPU_KERNEL_CLANG} xgpu_wiloop_clang_version)
   if(xgpu_wiloop_clang_version EQUAL 19)
     get_filename_component(XGPU_KERNELS_WILOOP_PLUGIN ${xgpu_wiloop_installed} REALPATH)
   else()
     message(STATUS "xgpu kernels: ${XGPU_KERNEL_CLANG} is not clang 19, which the installed xgpu-wiloop "
-                   "plugin was built for: barrier kernels run their work items as fibers on the host")
+                   "plugin was built for: barrier kernels run their work items as fibers on the host, and "
+                   "kernels cannot use xgpu_printf or xgpu_assert")
   endif()
 elseif(EXISTS ${xgpu_wiloop_source} AND XGPU_KERNEL_CLANG)
   find_program(XGPU_LLVM_CONFIG NAMES llvm-config-19 DOC "llvm-config of LLVM 19 (llvm-19-dev)")
@@ -180,6 +191,7 @@ elseif(EXISTS ${xgpu_wiloop_source} AND XGPU_KERNEL_CLANG)
                 -Wall -Wextra -Werror -Wno-unused-parameter
                 -isystem ${xgpu_llvm_include} -I${CMAKE_CURRENT_LIST_DIR}/../include -c ${source} -o ${object}
         DEPENDS ${source} ${xgpu_wiloop_headers} ${CMAKE_CURRENT_LIST_DIR}/../include/xgpu/host_kernel.h
+                ${CMAKE_CURRENT_LIST_DIR}/../include/xgpu/executable_format.h
         COMMENT "Compiling the xgpu-wiloop pass plugin: ${stem}.cpp"
         VERBATIM)
       list(APPEND xgpu_wiloop_objects ${object})
@@ -198,7 +210,8 @@ elseif(EXISTS ${xgpu_wiloop_source} AND XGPU_KERNEL_CLANG)
     endif()
   else()
     message(STATUS "xgpu kernels: llvm-19-dev not found (llvm-config-19 / llvm/Passes/PassPlugin.h): "
-                   "barrier kernels run their work items as fibers on the host")
+                   "barrier kernels run their work items as fibers on the host, and kernels cannot use "
+                   "xgpu_printf or xgpu_assert")
   endif()
 endif()
 
@@ -272,6 +285,12 @@ function(xgpu_add_kernels name)
     list(APPEND configs "nvptx:${sm}")
   endforeach()
 
+  # Every compile loads the pass plugin when there is one (see above).
+  set(plugin_flags)
+  if(XGPU_KERNELS_WILOOP_PLUGIN)
+    set(plugin_flags -fpass-plugin=${XGPU_KERNELS_WILOOP_PLUGIN} -DXGPU_KERNEL_PRINT_PASS=1)
+  endif()
+
   foreach(config ${configs})
     string(REPLACE ":" ";" parts ${config})
     list(GET parts 0 kind)
@@ -280,13 +299,13 @@ function(xgpu_add_kernels name)
       set(isa "amdgcn-amd-amdhsa--${cpu}")
       # Bitcode objects linked with LTO: one module, so one code object with
       # one NT_AMDGPU_METADATA note listing every kernel (loaders read one).
-      set(target_flags -target amdgcn-amd-amdhsa -mcpu=${cpu} -nogpulib -flto)
+      set(target_flags -target amdgcn-amd-amdhsa -mcpu=${cpu} -nogpulib -flto ${plugin_flags})
       set(suffix "co")
     elseif(kind STREQUAL "nvptx")
       # Bitcode per source, linked into one module, then one PTX text.
       set(isa "nvptx64-nvidia-cuda--${cpu}")
       set(target_flags --target=nvptx64-nvidia-cuda -march=${cpu} -emit-llvm
-                       -Wno-unused-command-line-argument)
+                       -Wno-unused-command-line-argument ${plugin_flags})
       set(suffix "ptx")
     else()
       set(isa "x86_64-unknown-linux-gnu--${cpu}")
@@ -301,8 +320,9 @@ function(xgpu_add_kernels name)
       # The benchmark kernels compile to the same code without it.
       set(target_flags --target=x86_64-linux-gnu -march=${cpu} -fPIC -falign-loops=64 -falign-functions=64
                        -mllvm -enable-interleaved-mem-accesses=0)
-      if(XGPU_KERNELS_WILOOP_PLUGIN)
-        list(APPEND target_flags -DXGPU_KERNEL_WORKITEM_LOOPS=1 -fpass-plugin=${XGPU_KERNELS_WILOOP_PLUGIN})
+      list(APPEND target_flags ${plugin_flags})
+      if(XGPU_KERNELS_WILOOP_PLUGIN AND XGPU_KERNELS_WORKITEM_LOOPS)
+        list(APPEND target_flags -DXGPU_KERNEL_WORKITEM_LOOPS=1)
       endif()
       set(suffix "so")
     endif()
@@ -335,7 +355,7 @@ function(xgpu_add_kernels name)
         OUTPUT ${object}
         COMMAND ${XGPU_KERNEL_CLANG} ${target_flags} ${lang_flags} ${flags} ${debug_flags} ${extra}
                 ${ARG_COMPILE_OPTIONS} -MD -MF ${object}.d -c ${source} -o ${object}
-        DEPENDS ${source} $<$<STREQUAL:${kind},host>:${XGPU_KERNELS_WILOOP_PLUGIN}>
+        DEPENDS ${source} ${XGPU_KERNELS_WILOOP_PLUGIN}
         DEPFILE ${object}.d
         COMMENT "Compiling xgpu kernel ${object_rel}"
         VERBATIM COMMAND_EXPAND_LISTS)

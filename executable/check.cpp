@@ -92,6 +92,13 @@ Status check(const Executable& executable, std::vector<CodeObjectInfo>* out_info
       if (a.binding_count != b.binding_count) {
         return mismatch("declared binding count", a.binding_count, b.binding_count, "");
       }
+      // The driver writes the print buffer's address before the kernarg
+      // segment of a kernel that prints, whichever code object runs it.
+      if (a.prints != b.prints) {
+        return Status::error("kernel '" + a.name + "': it may print (XGPU_KERNEL_FLAG_PRINTS) on " +
+                             (a.prints ? first_isa : other_isa) + " but not on " +
+                             (a.prints ? other_isa : first_isa));
+      }
     }
   }
   // From here on every entry holds the same kernels sorted by name, so

@@ -571,10 +571,13 @@ Status read_layouts(const Elf& elf, CodeObjectInfo* info) {
 }
 
 // The records of XGPU_KERNEL_LAYOUT_SECTION (or, in PTX, of the layout
-// arrays), concatenated.
+// arrays), concatenated: layout records and kernel flags records, told apart
+// by their magic, with the same header size and name field.
 Status read_layout_records(std::span<const uint8_t> bytes, CodeObjectInfo* info) {
   const std::string section_name = XGPU_KERNEL_LAYOUT_SECTION;
   constexpr uint64_t kHeaderSize = sizeof(xgpu_kernel_layout_record_t);
+  static_assert(sizeof(xgpu_kernel_flags_record_t) == kHeaderSize, "one header size for both records");
+  std::vector<bool> flagged(info->kernels.size());  // per kernel: a flags record read
   for (uint64_t at = 0; at < bytes.size();) {
     const std::string where = section_name + " record at offset " + std::to_string(at);
     const uint64_t left = bytes.size() - at;
@@ -584,9 +587,11 @@ Status read_layout_records(std::span<const uint8_t> bytes, CodeObjectInfo* info)
     }
     xgpu_kernel_layout_record_t record;
     std::memcpy(&record, bytes.data() + at, sizeof(record));
-    if (record.magic != XGPU_KERNEL_LAYOUT_MAGIC) {
-      return Status::error(where + ": magic 0x" + hex(record.magic) + " is not XGPU_KERNEL_LAYOUT_MAGIC (0x" +
-                           hex(XGPU_KERNEL_LAYOUT_MAGIC) + ")");
+    const bool flags_record = record.magic == XGPU_KERNEL_FLAGS_MAGIC;
+    if (record.magic != XGPU_KERNEL_LAYOUT_MAGIC && !flags_record) {
+      return Status::error(where + ": magic 0x" + hex(record.magic) + " is neither XGPU_KERNEL_LAYOUT_MAGIC (0x" +
+                           hex(XGPU_KERNEL_LAYOUT_MAGIC) + ") nor XGPU_KERNEL_FLAGS_MAGIC (0x" +
+                           hex(XGPU_KERNEL_FLAGS_MAGIC) + ")");
     }
     if (record.record_size < kHeaderSize + XGPU_KERNEL_LAYOUT_ALIGNMENT ||
         record.record_size % XGPU_KERNEL_LAYOUT_ALIGNMENT != 0 ||
@@ -618,12 +623,31 @@ Status read_layout_records(std::span<const uint8_t> bytes, CodeObjectInfo* info)
     if (std::any_of(field.begin() + static_cast<ptrdiff_t>(name.size()), field.end(), [](uint8_t b) { return b != 0; })) {
       return Status::error(where + ": non-zero bytes after the kernel name '" + name + "'");
     }
-    const std::string who = section_name + " record of kernel '" + name + "'";
+    const std::string who =
+        section_name + (flags_record ? " flags record" : " record") + " of kernel '" + name + "'";
     auto kernel = std::lower_bound(info->kernels.begin(), info->kernels.end(), name,
                                    [](const KernelInfo& k, const std::string& n) { return k.name < n; });
     if (kernel == info->kernels.end() || kernel->name != name) {
       return Status::error(who + ": the code object has no kernel '" + name +
                            "' (its kernels: " + list_kernel_names(*info) + ")");
+    }
+    if (flags_record) {
+      xgpu_kernel_flags_record_t flags;
+      std::memcpy(&flags, bytes.data() + at, sizeof(flags));
+      const size_t index = static_cast<size_t>(kernel - info->kernels.begin());
+      if (flagged[index]) return Status::error(who + ": the kernel has two flags records");
+      if (flags.flags & ~uint32_t{XGPU_KERNEL_FLAGS_KNOWN}) {
+        return Status::error(who + ": flags 0x" + hex(flags.flags) + " have bits this reader does not know (0x" +
+                             hex(flags.flags & ~uint32_t{XGPU_KERNEL_FLAGS_KNOWN}) + "; known: 0x" +
+                             hex(XGPU_KERNEL_FLAGS_KNOWN) + ")");
+      }
+      if (flags.reserved != 0) {
+        return Status::error(who + ": reserved is 0x" + hex(flags.reserved) + ", not zero");
+      }
+      flagged[index] = true;
+      kernel->prints = (flags.flags & XGPU_KERNEL_FLAG_PRINTS) != 0;
+      at += record.record_size;
+      continue;
     }
     if (kernel->layout_declared) return Status::error(who + ": the kernel has two layout records");
     if (record.kernarg_size != kernel->kernarg_size) {

@@ -3,7 +3,7 @@
 // kernel metadata of the code objects inside them: the `amdhsa.kernels`
 // msgpack note of AMDGPU code objects and the `K.kd` descriptors of host code
 // objects (<xgpu/host_kernel.h>), without loading either, and the kernel
-// layout records (XGPU_KERNEL_LAYOUT_SECTION) of both.
+// layout and flags records (XGPU_KERNEL_LAYOUT_SECTION) of both.
 //
 // Every function treats its input as untrusted: offsets and sizes are
 // bounds-checked (overflow-safe) and a malformed input yields a Status whose
@@ -169,6 +169,10 @@ struct KernelInfo {
                                              // of the kernarg segment
   uint32_t constant_size = 0;                // declared: bytes of constants after them
                                              // (kernarg_size - 8 * binding_count)
+  bool prints = false;                       // its kernel flags record has XGPU_KERNEL_FLAG_PRINTS:
+                                             // it may write print records (xgpu_printf, xgpu_assert),
+                                             // so the driver writes a print buffer's address before
+                                             // its kernarg segment (<xgpu/kernel_print.h>)
 };
 
 // What one code object holds.
@@ -196,11 +200,14 @@ struct CodeObjectInfo {
 };
 
 // Reads the kernels of a code object of the given kind, with the layouts
-// its XGPU_KERNEL_LAYOUT_SECTION declares. Besides malformed records
-// (magic, record_size, name), it rejects a record naming no kernel of the
-// code object, two records for one kernel, a record whose kernarg_size is
-// not the kernel's, and a binding count whose 8-byte pointers do not fit in
-// the kernarg segment: a declared layout, once read, is always usable.
+// and kernel flags its XGPU_KERNEL_LAYOUT_SECTION declares. Besides
+// malformed records (magic, record_size, name), it rejects a record naming
+// no kernel of the code object, two layout records or two flags records for
+// one kernel, a layout record whose kernarg_size is not the kernel's, a
+// binding count whose 8-byte pointers do not fit in the kernarg segment,
+// and a flags record with flag bits it does not know or a non-zero reserved
+// word: a declared layout, once read, is always usable, and flags mean what
+// the reader thinks they mean.
 Status read_code_object(xgpu_executable_entry_kind_t kind, std::span<const uint8_t> code_object,
                         CodeObjectInfo* out_info);
 
@@ -213,8 +220,9 @@ Status check_code_object_rules(xgpu_executable_entry_kind_t kind,
 // The whole executable: every code object obeys the rules, its metadata
 // names the entry's ISA, AMDGPU kernels have no hidden arguments, every
 // entry holds the same kernels with the same kernarg size, kernarg alignment
-// and static group segment size, and declares the same layout for each
-// (on every entry or on none), a required workgroup size fits every
+// and static group segment size, and declares the same layout and the same
+// printing (XGPU_KERNEL_FLAG_PRINTS) for each (on every entry or on none),
+// a required workgroup size fits every
 // AMDGPU target's limit, and no kernel with barriers needs more private
 // memory on an AMDGPU target than a host fiber's stack gives kernel code.
 // `out_infos` (optional) receives each entry's metadata, in entry order; it

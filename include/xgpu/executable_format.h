@@ -13,7 +13,8 @@
  *
  * Also here: the kernel layout records that code objects carry in their
  * XGPU_KERNEL_LAYOUT_SECTION (written by <xgpu/kernel.h>, read by
- * executable/).
+ * executable/), and the kernel flags records in the same section (written
+ * by the build's pass plugin, tools/xgpu-wiloop).
  *
  * Thread-safety: plain data definitions, no state.
  *
@@ -60,8 +61,9 @@ typedef enum xgpu_executable_entry_kind {
    * "x86_64-unknown-linux-gnu--<x86-64 level>". */
   XGPU_EXECUTABLE_ENTRY_KIND_HOST = 2,
   /* NVIDIA PTX text for hsa-cuda (no NUL inside; `.target sm_<N>`); ISA
-   * name "nvptx64-nvidia-cuda--sm_<N>". Layout records are the bytes of
-   * the `.global` arrays named `<kernel>_xgpu_layout_`. */
+   * name "nvptx64-nvidia-cuda--sm_<N>". Layout and kernel flags records
+   * are the bytes of the `.global` arrays whose names end in
+   * `_xgpu_layout_` (`<kernel>_xgpu_layout_`, `<kernel>_xgpu_flags_xgpu_layout_`). */
   XGPU_EXECUTABLE_ENTRY_KIND_NVPTX = 3,
 } xgpu_executable_entry_kind_t;
 
@@ -139,6 +141,40 @@ typedef struct xgpu_kernel_layout_record {
    * without ".kd"), NUL-terminated, NUL-padded */
 } xgpu_kernel_layout_record_t;
 
+/* ---------------------------------------------------------------------------
+ * Kernel flags records, in the same section.
+ *
+ * The build's pass plugin (tools/xgpu-wiloop, printing_kernels.cpp) puts one
+ * record into XGPU_KERNEL_LAYOUT_SECTION of a code object for each of its
+ * kernels that may print (xgpu_printf, xgpu_assert): an
+ * xgpu_kernel_flags_record_t followed by the kernel name, with the alignment,
+ * size and name rules of the layout records, among which it lies (a reader
+ * tells them apart by the magic; on nvptx, which has no sections, it is the
+ * array `<kernel>_xgpu_flags_xgpu_layout_`). A kernel without a flags
+ * record has no flags. The driver gives a print buffer only to kernels with
+ * XGPU_KERNEL_FLAG_PRINTS (<xgpu/kernel_print.h>).
+ * ------------------------------------------------------------------------- */
+
+/* "XGKF" little-endian: first word of every flags record. */
+#define XGPU_KERNEL_FLAGS_MAGIC 0x464b4758u
+/* The kernel may write print records (it reaches xgpu_printf or
+ * xgpu_assert, or makes a call the plugin cannot follow): the driver
+ * writes the print buffer's address before its kernarg segment. */
+#define XGPU_KERNEL_FLAG_PRINTS 0x1u
+/* Every flag a reader knows; a record with any other bit set is rejected. */
+#define XGPU_KERNEL_FLAGS_KNOWN XGPU_KERNEL_FLAG_PRINTS
+
+/* Fixed header of one kernel flags record. */
+typedef struct xgpu_kernel_flags_record {
+  uint32_t magic;       /* XGPU_KERNEL_FLAGS_MAGIC */
+  uint32_t record_size; /* bytes of the record: this header plus the name
+                           field, as for xgpu_kernel_layout_record_t */
+  uint32_t flags;       /* XGPU_KERNEL_FLAG_* */
+  uint32_t reserved;    /* zero */
+  /* followed by: char name[record_size - 16], the kernel's name (symbol
+   * without ".kd"), NUL-terminated, NUL-padded */
+} xgpu_kernel_flags_record_t;
+
 #if defined(__cplusplus)
 #define XGPU_EXECUTABLE_STATIC_ASSERT_(e, m) static_assert(e, m)
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
@@ -178,6 +214,14 @@ XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_kernel_layout_record_t, kernarg_siz
                                "xgpu kernel layout record layout");
 XGPU_EXECUTABLE_STATIC_ASSERT_(sizeof(xgpu_kernel_layout_record_t) % XGPU_KERNEL_LAYOUT_ALIGNMENT == 0,
                                "the name field of a kernel layout record starts 8-byte aligned");
+XGPU_EXECUTABLE_STATIC_ASSERT_(sizeof(xgpu_kernel_flags_record_t) == sizeof(xgpu_kernel_layout_record_t),
+                               "xgpu kernel flags record layout: a header as long as a layout record's");
+XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_kernel_flags_record_t, record_size) == 4,
+                               "xgpu kernel flags record layout");
+XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_kernel_flags_record_t, flags) == 8,
+                               "xgpu kernel flags record layout");
+XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_kernel_flags_record_t, reserved) == 12,
+                               "xgpu kernel flags record layout");
 
 #ifdef __cplusplus
 } /* extern "C" */

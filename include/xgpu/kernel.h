@@ -44,6 +44,11 @@
  * compile. Helpers that call
  * it use XGPU_CTX_BARRIER_PARAM / XGPU_CTX_BARRIER instead.
  *
+ * xgpu_printf(format, ...) and xgpu_assert(condition) write records into a
+ * print buffer the driver provides and formats (<xgpu/kernel_print.h>); they
+ * compile where the build loads its pass plugin (see "Printing and asserts"
+ * below).
+ *
  * Thread-safety: not applicable (compile-time definitions only). Every
  * built-in reads per-work-item state; the atomics are the only way work items
  * communicate besides groupshared memory ordered by xgpu_barrier().
@@ -56,6 +61,7 @@
 #include <stdint.h>
 
 #include <xgpu/executable_format.h>
+#include <xgpu/kernel_print.h>
 
 /* ---------------------------------------------------------------------------
  * Target selection: the only place that looks at the compiler's target.
@@ -245,7 +251,17 @@ XGPU_KERNEL_INLINE_ uint32_t xgpu_amdgcn_grid_size_(uint32_t d) {
   return xgpu_dispatch_packet_()->grid_size[d];
 }
 
+/* The print buffer's address from the slot before the kernarg segment
+ * (<xgpu/kernel_print.h>); integer arithmetic, since the slot lies outside
+ * the kernarg object. */
+XGPU_KERNEL_INLINE_ uint64_t xgpu_amdgcn_print_buffer_(void) {
+  const uint64_t slot = (uint64_t)(uintptr_t)__builtin_amdgcn_kernarg_segment_ptr() -
+                        XGPU_PRINT_BUFFER_SLOT_OFFSET;
+  return *(const XGPU_KERNEL_CONSTANT_AS_ uint64_t*)(uintptr_t)slot;
+}
+
 #define XGPU_KERNEL_CTX_USE_(expr) ((void)xgpu_ctx_, (expr))
+#define XGPU_KERNEL_PRINT_BUFFER_() XGPU_KERNEL_CTX_USE_(xgpu_amdgcn_print_buffer_())
 #define xgpu_local_id(d) XGPU_KERNEL_CTX_USE_(xgpu_amdgcn_local_id_(d))
 #define xgpu_workgroup_id(d) XGPU_KERNEL_CTX_USE_(xgpu_amdgcn_workgroup_id_(d))
 #define xgpu_workgroup_size(d) \
@@ -536,6 +552,11 @@ typedef struct xgpu_context {
   xgpu_host_workgroup_t* wg;   /* the runtime's workgroup (barrier) */
   uint32_t workitem_loops;     /* 1 in the work-item function that the build
                                   turns into work-item loops, else 0 */
+  const uint64_t* print_slot;  /* the 8 bytes before the kernarg segment: the
+                                  print buffer's address or 0
+                                  (<xgpu/kernel_print.h>); read only by
+                                  xgpu_printf and xgpu_assert. Last, so that
+                                  the fields before keep their offsets. */
 } xgpu_context_t;
 
 #if defined(XGPU_KERNEL_WORKITEM_LOOPS)
@@ -549,8 +570,11 @@ XGPU_KERNEL_EXTERN_C_ void xgpu_wiloop_barrier_(void)
     __attribute__((convergent, nothrow));
 #endif
 
+/* `kernarg` is the runtime's kernarg pointer (the packet's kernarg
+ * address), not a copy of the arguments: the print slot lies before it. */
 XGPU_KERNEL_INLINE_ void xgpu_host_context_init_(xgpu_context_t* c,
                                                  xgpu_host_workgroup_t* wg,
+                                                 const void* kernarg,
                                                  uint32_t static_group_size) {
   for (int d = 0; d < 3; ++d) {
     c->local_id[d] = 0;
@@ -563,6 +587,9 @@ XGPU_KERNEL_INLINE_ void xgpu_host_context_init_(xgpu_context_t* c,
                          ? (uint8_t*)wg->group_segment + static_group_size
                          : (uint8_t*)0;
   c->wg = wg;
+  /* Integer arithmetic: the slot lies outside the kernarg object. */
+  c->print_slot =
+      (const uint64_t*)((uintptr_t)kernarg - XGPU_PRINT_BUFFER_SLOT_OFFSET);
   c->workitem_loops = 0;
 }
 
@@ -570,6 +597,7 @@ XGPU_KERNEL_INLINE_ void xgpu_host_context_init_(xgpu_context_t* c,
 #define xgpu_workgroup_id(d) (xgpu_ctx_->workgroup_id[d])
 #define xgpu_workgroup_size(d) (xgpu_ctx_->workgroup_size[d])
 #define xgpu_grid_size(d) (xgpu_ctx_->grid_size[d])
+#define XGPU_KERNEL_PRINT_BUFFER_() (*xgpu_ctx_->print_slot)
 
 XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
 #if defined(XGPU_KERNEL_WORKITEM_LOOPS)
@@ -741,7 +769,7 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
   __attribute__((used)) static void name##_xgpu_wi_(                          \
       const void* kernarg, xgpu_host_workgroup_t* wg) {                       \
     xgpu_context_t c;                                                         \
-    xgpu_host_context_init_(&c, wg, (static_group_size));                     \
+    xgpu_host_context_init_(&c, wg, kernarg, (static_group_size));            \
     c.workitem_loops = 1;                                                     \
     c.local_id[0] = xgpu_wiloop_local_id_(0);                                 \
     c.local_id[1] = xgpu_wiloop_local_id_(1);                                 \
@@ -769,10 +797,10 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
           XGPU_KERNEL_PERMIT_DECL_##barriers);                                \
   XGPU_KERNEL_HOST_WORKITEM_FN_##barriers(name, args_type)                    \
   XGPU_KERNEL_INLINE_ void name##_xgpu_loop_(                                 \
-      const args_type* const XGPU_KERNEL_RESTRICT_ args,                      \
+      const args_type* const XGPU_KERNEL_RESTRICT_ args, const void* kernarg, \
       xgpu_host_workgroup_t* wg) {                                            \
     xgpu_context_t c;                                                         \
-    xgpu_host_context_init_(&c, wg, 0);                                       \
+    xgpu_host_context_init_(&c, wg, kernarg, 0);                              \
     XGPU_KERNEL_HOST_ITEMS_##barriers(wg, name##_xgpu_body_(args, &xgpu_item_ \
                                    XGPU_KERNEL_PERMIT_ARG_##barriers))        \
   }                                                                           \
@@ -783,13 +811,13 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
      * host code objects have no memcpy. */                                  \
     args_type xgpu_args_;                                                     \
     __builtin_memcpy_inline(&xgpu_args_, kernarg, sizeof(args_type));         \
-    name##_xgpu_loop_(&xgpu_args_, wg);                                       \
+    name##_xgpu_loop_(&xgpu_args_, kernarg, wg);                              \
   }                                                                           \
   static void name##_xgpu_run_workitem_(const void* kernarg,                  \
                                         xgpu_host_workgroup_t* wg,            \
                                         const uint32_t local_id[3]) {         \
     xgpu_context_t c;                                                         \
-    xgpu_host_context_init_(&c, wg, 0);                                       \
+    xgpu_host_context_init_(&c, wg, kernarg, 0);                              \
     c.local_id[0] = local_id[0];                                              \
     c.local_id[1] = local_id[1];                                              \
     c.local_id[2] = local_id[2];                                              \
@@ -821,7 +849,7 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
   static void name##_xgpu_run_workgroup_(const void* kernarg,                 \
                                          xgpu_host_workgroup_t* wg) {         \
     xgpu_context_t c;                                                         \
-    xgpu_host_context_init_(&c, wg, (uint32_t)sizeof(shared_type));           \
+    xgpu_host_context_init_(&c, wg, kernarg, (uint32_t)sizeof(shared_type));  \
     XGPU_KERNEL_HOST_LOOP_(wg, name##_xgpu_body_(                             \
         (const args_type*)kernarg, &xgpu_item_ XGPU_KERNEL_PERMIT_ARG_BARRIERS_, \
         (shared_type*)wg->group_segment))                                     \
@@ -830,7 +858,7 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
                                         xgpu_host_workgroup_t* wg,            \
                                         const uint32_t local_id[3]) {         \
     xgpu_context_t c;                                                         \
-    xgpu_host_context_init_(&c, wg, (uint32_t)sizeof(shared_type));           \
+    xgpu_host_context_init_(&c, wg, kernarg, (uint32_t)sizeof(shared_type));  \
     c.local_id[0] = local_id[0];                                              \
     c.local_id[1] = local_id[1];                                              \
     c.local_id[2] = local_id[2];                                              \
@@ -937,6 +965,310 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
   XGPU_CTX_PARAM, __attribute__((unused)) const xgpu_barrier_permit_t* const \
                       xgpu_barrier_permit_
 #define XGPU_CTX_BARRIER xgpu_ctx_, xgpu_barrier_permit_
+
+/* ---------------------------------------------------------------------------
+ * Printing and asserts (spec/kernels.md, "Printing and asserts").
+ *
+ *   xgpu_printf("item %u of %u: %f %s\n", xgpu_global_id(0), args->n, v, name);
+ *   xgpu_assert(i < args->n);
+ *
+ * Each call writes one record into the print buffer the driver provides
+ * (<xgpu/kernel_print.h>): the work item's ids, the format and up to 15
+ * values, each tagged by its type, and the bytes of every string (char*)
+ * value. The driver formats the records on the host after the dispatch. A
+ * failed xgpu_assert writes an assert record (condition text, file, line)
+ * and the work item continues: the driver fails the submission.
+ *
+ * Which kernels print is recorded by the build's pass plugin (a flags record
+ * per kernel that reaches xgpu_print_emit_, <xgpu/executable_format.h>), so
+ * the macros compile only where the build loads it (XGPU_KERNEL_PRINT_PASS)
+ * and not on nvptx yet. Kernel bodies and helpers declared with
+ * XGPU_CTX_PARAM may use them.
+ * ------------------------------------------------------------------------- */
+
+#if defined(XGPU_KERNEL_TARGET_NVPTX)
+XGPU_KERNEL_EXTERN_C_ void xgpu_print_unavailable_(void) __attribute__((
+    unavailable("xgpu_printf and xgpu_assert are not available on nvptx yet")));
+#define xgpu_printf(...) xgpu_print_unavailable_()
+#define xgpu_assert(cond) xgpu_print_unavailable_()
+#elif !defined(XGPU_KERNEL_PRINT_PASS)
+XGPU_KERNEL_EXTERN_C_ void xgpu_print_unavailable_(void) __attribute__((unavailable(
+    "xgpu_printf and xgpu_assert need the build's pass plugin xgpu-wiloop (tools/xgpu-wiloop, built when "
+    "llvm-19-dev is installed), which records the kernels that print; this compile did not load it "
+    "(XGPU_KERNEL_PRINT_PASS is not defined)")));
+#define xgpu_printf(...) xgpu_print_unavailable_()
+#define xgpu_assert(cond) xgpu_print_unavailable_()
+#else
+
+/* One value of a record as its argument gave it. */
+typedef struct xgpu_print_value {
+  uint64_t bits; /* the value, converted as its tag says */
+  uint32_t tag;  /* XGPU_PRINT_TAG_* */
+} xgpu_print_value_t;
+
+/* What a call site hands the emitting function. */
+typedef struct xgpu_print_request {
+  uint64_t buffer;                          /* the print buffer's address, 0: none */
+  uint64_t tags;                            /* XGPU_PRINT_TAG_* of value i at bits 4i.. */
+  uint32_t kind;                            /* XGPU_PRINT_KIND_* */
+  uint32_t count;                           /* values, 1..XGPU_PRINT_MAX_VALUES */
+  uint32_t workgroup_id[3];                 /* the work item's workgroup id */
+  uint32_t local_id[3];                     /* its local id */
+  uint64_t values[XGPU_PRINT_MAX_VALUES];   /* the values (strings: their address) */
+} xgpu_print_request_t;
+
+/* Bytes a record gives the string at `text`, its NUL included: at most
+ * XGPU_PRINT_MAX_STRING; 1 (an empty string) for a null pointer. */
+XGPU_KERNEL_INLINE_ uint32_t xgpu_print_string_size_(const char* text) {
+  uint32_t length = 0;
+  if (text)
+    while (length < XGPU_PRINT_MAX_STRING - 1u && text[length] != '\0') ++length;
+  return length + 1u;
+}
+
+/* Reserves the record with one atomic add on `head`, counts it in `dropped`
+ * when it does not fit (and marks the end of the records), else writes it. */
+XGPU_KERNEL_INLINE_ void xgpu_print_emit_body_(const xgpu_print_request_t* request) {
+  if (request->buffer == 0) return;
+  xgpu_print_buffer_header_t* const buffer =
+      (xgpu_print_buffer_header_t*)(uintptr_t)request->buffer;
+  const uint32_t count = request->count;
+  /* Each string's bytes, measured once: the copy below writes exactly them. */
+  uint32_t string_bytes[XGPU_PRINT_MAX_VALUES];
+  uint64_t size = (uint64_t)sizeof(xgpu_print_record_t) + 8u * (uint64_t)count;
+  for (uint32_t i = 0; i < count; ++i) {
+    string_bytes[i] = 0;
+    if (((request->tags >> (XGPU_PRINT_TAG_BITS * i)) & XGPU_PRINT_TAG_MASK) == XGPU_PRINT_TAG_STR)
+      string_bytes[i] = xgpu_print_string_size_((const char*)(uintptr_t)request->values[i]);
+    size += string_bytes[i];
+  }
+  size = (size + XGPU_PRINT_RECORD_ALIGNMENT - 1u) & ~(uint64_t)(XGPU_PRINT_RECORD_ALIGNMENT - 1u);
+  const uint64_t offset =
+      xgpu_atomic_fetch_add(&buffer->head, size, XGPU_ORDER_RELAXED, XGPU_SCOPE_SYSTEM);
+  const uint64_t capacity = buffer->capacity;
+  uint8_t* const area = (uint8_t*)(buffer + 1);
+  if (offset > capacity || size > capacity - offset) {
+    xgpu_atomic_fetch_add(&buffer->dropped, (uint64_t)1, XGPU_ORDER_RELAXED, XGPU_SCOPE_SYSTEM);
+    /* The reservation is this item's alone: its first 8 bytes, where they
+     * fit, end the records (size 0). */
+    if (offset <= capacity && capacity - offset >= XGPU_PRINT_RECORD_ALIGNMENT)
+      *(uint64_t*)(area + offset) = 0;
+    return;
+  }
+  xgpu_print_record_t* const record = (xgpu_print_record_t*)(area + offset);
+  record->size = (uint32_t)size;
+  record->kind = (uint16_t)request->kind;
+  record->count = (uint16_t)count;
+  for (int d = 0; d < 3; ++d) {
+    record->workgroup_id[d] = request->workgroup_id[d];
+    record->local_id[d] = request->local_id[d];
+  }
+  record->tags = request->tags;
+  uint64_t* const values = (uint64_t*)(record + 1);
+  for (uint32_t i = 0; i < count; ++i) values[i] = request->values[i];
+  char* text = (char*)(values + count);
+  for (uint32_t i = 0; i < count; ++i) {
+    if (string_bytes[i] == 0) continue;
+    const char* const source = (const char*)(uintptr_t)request->values[i];
+    /* A NUL that another work item wrote since the measure would end the
+     * string early and shift the next ones: it is written as '?'. */
+    for (uint32_t b = 0; b + 1u < string_bytes[i]; ++b) text[b] = source[b] != '\0' ? source[b] : '?';
+    text[string_bytes[i] - 1u] = '\0';
+    text += string_bytes[i];
+  }
+  for (char* const end = (char*)record + size; text < end; ++text) *text = '\0';
+}
+
+/* The one function that writes records: never inlined, and named so that
+ * the pass plugin finds its calls (tools/xgpu-wiloop, printing_kernels.cpp). */
+static inline __attribute__((noinline, cold, minsize)) void xgpu_print_emit_(const xgpu_print_request_t* request)
+    __asm__("xgpu_print_emit_");
+static inline __attribute__((noinline, cold, minsize)) void xgpu_print_emit_(const xgpu_print_request_t* request) {
+  xgpu_print_emit_body_(request);
+}
+
+/* A call site: the request on the stack, the tags folded to a constant. */
+XGPU_KERNEL_INLINE_ void xgpu_print_(uint64_t buffer, uint32_t kind, const uint32_t ids[6],
+                                     const xgpu_print_value_t* values, uint32_t count) {
+  xgpu_print_request_t request;
+  request.buffer = buffer;
+  request.kind = kind;
+  request.count = count;
+  request.tags = 0;
+  for (int d = 0; d < 3; ++d) {
+    request.workgroup_id[d] = ids[d];
+    request.local_id[d] = ids[3 + d];
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    request.values[i] = values[i].bits;
+    request.tags |= (uint64_t)values[i].tag << (XGPU_PRINT_TAG_BITS * i);
+  }
+  xgpu_print_emit_(&request);
+}
+
+/* Conversions of one argument: its tag and its 64 bits. */
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_i64_(long long value) {
+  xgpu_print_value_t v = {(uint64_t)value, XGPU_PRINT_TAG_I64};
+  return v;
+}
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_u64_(unsigned long long value) {
+  xgpu_print_value_t v = {(uint64_t)value, XGPU_PRINT_TAG_U64};
+  return v;
+}
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_f64_(double value) {
+  xgpu_print_value_t v = {0, XGPU_PRINT_TAG_F64};
+  __builtin_memcpy(&v.bits, &value, sizeof(v.bits));
+  return v;
+}
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_str_(const char* value) {
+  xgpu_print_value_t v = {(uint64_t)(uintptr_t)value, XGPU_PRINT_TAG_STR};
+  return v;
+}
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_ptr_(const volatile void* value) {
+  xgpu_print_value_t v = {(uint64_t)(uintptr_t)value, XGPU_PRINT_TAG_PTR};
+  return v;
+}
+
+#if defined(__cplusplus)
+/* C++: overloads pick the conversion. */
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_value_(bool v) { return xgpu_print_u64_(v); }
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_value_(char v) {
+  return (char)-1 < 0 ? xgpu_print_i64_(v) : xgpu_print_u64_((unsigned char)v);
+}
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_value_(signed char v) { return xgpu_print_i64_(v); }
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_value_(unsigned char v) { return xgpu_print_u64_(v); }
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_value_(short v) { return xgpu_print_i64_(v); }
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_value_(unsigned short v) { return xgpu_print_u64_(v); }
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_value_(int v) { return xgpu_print_i64_(v); }
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_value_(unsigned v) { return xgpu_print_u64_(v); }
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_value_(long v) { return xgpu_print_i64_(v); }
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_value_(unsigned long v) { return xgpu_print_u64_(v); }
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_value_(long long v) { return xgpu_print_i64_(v); }
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_value_(unsigned long long v) { return xgpu_print_u64_(v); }
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_value_(float v) { return xgpu_print_f64_(v); }
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_value_(double v) { return xgpu_print_f64_(v); }
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_value_(char* v) { return xgpu_print_str_(v); }
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_value_(const char* v) { return xgpu_print_str_(v); }
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_value_(decltype(nullptr)) { return xgpu_print_ptr_(nullptr); }
+template <typename T>
+XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_value_(T* v) {
+  return xgpu_print_ptr_(v);
+}
+#define XGPU_KERNEL_PRINT_VALUE_(x) xgpu_print_value_(x)
+#else
+/* C: _Generic picks the conversion; any other pointer is PTR, and what is
+ * neither (a struct, long double) does not compile. */
+#if defined(__CHAR_UNSIGNED__)
+#define XGPU_KERNEL_PRINT_CHAR_ xgpu_print_u64_
+#else
+#define XGPU_KERNEL_PRINT_CHAR_ xgpu_print_i64_
+#endif
+#define XGPU_KERNEL_PRINT_VALUE_(x)                                            \
+  _Generic((x),                                                               \
+      _Bool: xgpu_print_u64_,                                                 \
+      char: XGPU_KERNEL_PRINT_CHAR_,                                          \
+      signed char: xgpu_print_i64_,                                           \
+      unsigned char: xgpu_print_u64_,                                         \
+      short: xgpu_print_i64_,                                                 \
+      unsigned short: xgpu_print_u64_,                                        \
+      int: xgpu_print_i64_,                                                   \
+      unsigned int: xgpu_print_u64_,                                          \
+      long: xgpu_print_i64_,                                                  \
+      unsigned long: xgpu_print_u64_,                                         \
+      long long: xgpu_print_i64_,                                             \
+      unsigned long long: xgpu_print_u64_,                                    \
+      float: xgpu_print_f64_,                                                 \
+      double: xgpu_print_f64_,                                                \
+      char*: xgpu_print_str_,                                                 \
+      const char*: xgpu_print_str_,                                           \
+      default: xgpu_print_ptr_)(x)
+#endif
+
+/* The argument list, one macro per length: 1..XGPU_PRINT_MAX_VALUES, or
+ * TOO_MANY_ (17..24 arguments; more do not count right and fail otherwise). */
+#define XGPU_KERNEL_PRINT_CAT2_(a, b) a##b
+#define XGPU_KERNEL_PRINT_CAT_(a, b) XGPU_KERNEL_PRINT_CAT2_(a, b)
+#define XGPU_KERNEL_PRINT_NTH_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, \
+                               a17, a18, a19, a20, a21, a22, a23, a24, n, ...)                    \
+  n
+#define XGPU_KERNEL_PRINT_ARITY_(...)                                                             \
+  XGPU_KERNEL_PRINT_NTH_(__VA_ARGS__, TOO_MANY_, TOO_MANY_, TOO_MANY_, TOO_MANY_, TOO_MANY_,     \
+                         TOO_MANY_, TOO_MANY_, TOO_MANY_, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, \
+                         5, 4, 3, 2, 1, ~)
+#define XGPU_KERNEL_PRINT_FITS_TOO_MANY_ 0
+#define XGPU_KERNEL_PRINT_FITS_1 1
+#define XGPU_KERNEL_PRINT_FITS_2 1
+#define XGPU_KERNEL_PRINT_FITS_3 1
+#define XGPU_KERNEL_PRINT_FITS_4 1
+#define XGPU_KERNEL_PRINT_FITS_5 1
+#define XGPU_KERNEL_PRINT_FITS_6 1
+#define XGPU_KERNEL_PRINT_FITS_7 1
+#define XGPU_KERNEL_PRINT_FITS_8 1
+#define XGPU_KERNEL_PRINT_FITS_9 1
+#define XGPU_KERNEL_PRINT_FITS_10 1
+#define XGPU_KERNEL_PRINT_FITS_11 1
+#define XGPU_KERNEL_PRINT_FITS_12 1
+#define XGPU_KERNEL_PRINT_FITS_13 1
+#define XGPU_KERNEL_PRINT_FITS_14 1
+#define XGPU_KERNEL_PRINT_FITS_15 1
+#define XGPU_KERNEL_PRINT_FITS_16 1
+#define XGPU_KERNEL_PRINT_MAP_TOO_MANY_(...) {0, 0}
+#define XGPU_KERNEL_PRINT_MAP_1(a) XGPU_KERNEL_PRINT_VALUE_(a)
+#define XGPU_KERNEL_PRINT_MAP_2(a, ...) XGPU_KERNEL_PRINT_VALUE_(a), XGPU_KERNEL_PRINT_MAP_1(__VA_ARGS__)
+#define XGPU_KERNEL_PRINT_MAP_3(a, ...) XGPU_KERNEL_PRINT_VALUE_(a), XGPU_KERNEL_PRINT_MAP_2(__VA_ARGS__)
+#define XGPU_KERNEL_PRINT_MAP_4(a, ...) XGPU_KERNEL_PRINT_VALUE_(a), XGPU_KERNEL_PRINT_MAP_3(__VA_ARGS__)
+#define XGPU_KERNEL_PRINT_MAP_5(a, ...) XGPU_KERNEL_PRINT_VALUE_(a), XGPU_KERNEL_PRINT_MAP_4(__VA_ARGS__)
+#define XGPU_KERNEL_PRINT_MAP_6(a, ...) XGPU_KERNEL_PRINT_VALUE_(a), XGPU_KERNEL_PRINT_MAP_5(__VA_ARGS__)
+#define XGPU_KERNEL_PRINT_MAP_7(a, ...) XGPU_KERNEL_PRINT_VALUE_(a), XGPU_KERNEL_PRINT_MAP_6(__VA_ARGS__)
+#define XGPU_KERNEL_PRINT_MAP_8(a, ...) XGPU_KERNEL_PRINT_VALUE_(a), XGPU_KERNEL_PRINT_MAP_7(__VA_ARGS__)
+#define XGPU_KERNEL_PRINT_MAP_9(a, ...) XGPU_KERNEL_PRINT_VALUE_(a), XGPU_KERNEL_PRINT_MAP_8(__VA_ARGS__)
+#define XGPU_KERNEL_PRINT_MAP_10(a, ...) XGPU_KERNEL_PRINT_VALUE_(a), XGPU_KERNEL_PRINT_MAP_9(__VA_ARGS__)
+#define XGPU_KERNEL_PRINT_MAP_11(a, ...) XGPU_KERNEL_PRINT_VALUE_(a), XGPU_KERNEL_PRINT_MAP_10(__VA_ARGS__)
+#define XGPU_KERNEL_PRINT_MAP_12(a, ...) XGPU_KERNEL_PRINT_VALUE_(a), XGPU_KERNEL_PRINT_MAP_11(__VA_ARGS__)
+#define XGPU_KERNEL_PRINT_MAP_13(a, ...) XGPU_KERNEL_PRINT_VALUE_(a), XGPU_KERNEL_PRINT_MAP_12(__VA_ARGS__)
+#define XGPU_KERNEL_PRINT_MAP_14(a, ...) XGPU_KERNEL_PRINT_VALUE_(a), XGPU_KERNEL_PRINT_MAP_13(__VA_ARGS__)
+#define XGPU_KERNEL_PRINT_MAP_15(a, ...) XGPU_KERNEL_PRINT_VALUE_(a), XGPU_KERNEL_PRINT_MAP_14(__VA_ARGS__)
+#define XGPU_KERNEL_PRINT_MAP_16(a, ...) XGPU_KERNEL_PRINT_VALUE_(a), XGPU_KERNEL_PRINT_MAP_15(__VA_ARGS__)
+#define XGPU_KERNEL_PRINT_FIRST_(first, ...) first
+/* Concatenating "" with anything but a string literal does not compile. */
+#define XGPU_KERNEL_PRINT_FORMAT_IS_A_STRING_LITERAL_(format) (void)sizeof("" format)
+
+/* The writing work item's ids, as a record holds them. */
+#define XGPU_KERNEL_PRINT_IDS_                                                          \
+  {xgpu_workgroup_id(0), xgpu_workgroup_id(1), xgpu_workgroup_id(2), xgpu_local_id(0), \
+   xgpu_local_id(1), xgpu_local_id(2)}
+
+/* xgpu_printf(format, ...): `format` is a string literal; up to 15 values
+ * follow (integers, _Bool, char, float, double, strings, pointers). */
+#define xgpu_printf(...)                                                                     \
+  do {                                                                                       \
+    XGPU_KERNEL_PRINT_FORMAT_IS_A_STRING_LITERAL_(XGPU_KERNEL_PRINT_FIRST_(__VA_ARGS__, ~));  \
+    XGPU_KERNEL_STATIC_ASSERT_(                                                              \
+        XGPU_KERNEL_PRINT_CAT_(XGPU_KERNEL_PRINT_FITS_, XGPU_KERNEL_PRINT_ARITY_(__VA_ARGS__)), \
+        "xgpu_printf takes a format string literal and at most 15 values");                 \
+    const uint32_t xgpu_print_ids_[6] = XGPU_KERNEL_PRINT_IDS_;                              \
+    const xgpu_print_value_t xgpu_print_values_[] = {XGPU_KERNEL_PRINT_CAT_(                 \
+        XGPU_KERNEL_PRINT_MAP_, XGPU_KERNEL_PRINT_ARITY_(__VA_ARGS__))(__VA_ARGS__)};         \
+    xgpu_print_(XGPU_KERNEL_PRINT_BUFFER_(), XGPU_PRINT_KIND_PRINTF, xgpu_print_ids_,       \
+                xgpu_print_values_,                                                          \
+                (uint32_t)(sizeof(xgpu_print_values_) / sizeof(xgpu_print_values_[0])));     \
+  } while (0)
+
+/* xgpu_assert(cond): when `cond` is false, writes an assert record (the
+ * condition's text, the file and the line); the work item continues. */
+#define xgpu_assert(cond)                                                                  \
+  do {                                                                                     \
+    if (__builtin_expect(!(cond), 0)) {                                                    \
+      const uint32_t xgpu_print_ids_[6] = XGPU_KERNEL_PRINT_IDS_;                          \
+      const xgpu_print_value_t xgpu_print_values_[XGPU_PRINT_ASSERT_VALUE_COUNT] = {       \
+          xgpu_print_str_(#cond), xgpu_print_str_(__FILE__),                               \
+          xgpu_print_u64_((unsigned long long)__LINE__)};                                  \
+      xgpu_print_(XGPU_KERNEL_PRINT_BUFFER_(), XGPU_PRINT_KIND_ASSERT, xgpu_print_ids_,    \
+                  xgpu_print_values_, XGPU_PRINT_ASSERT_VALUE_COUNT);                      \
+    }                                                                                      \
+  } while (0)
+
+#endif /* printing */
 
 /* Workgroup count per dimension: ceil(grid size / workgroup size). */
 #define xgpu_workgroup_count(d) \

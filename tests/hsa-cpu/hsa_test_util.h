@@ -19,6 +19,7 @@
 #include <iterator>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -246,14 +247,16 @@ inline uint64_t barrier(hsa_queue_t* queue, hsa_packet_type_t type, std::vector<
   return index;
 }
 
-// The test host code object loaded into one executable for one agent.
+// The test host code object (or the given one) loaded into one executable
+// for one agent.
 struct Kernels {
   hsa_executable_t executable{};
   hsa_code_object_reader_t reader{};
   std::vector<char> bytes;
 
-  explicit Kernels(hsa_agent_t agent, const char* path = HSA_CPU_TEST_KERNELS) {
-    bytes = read_file(path);
+  explicit Kernels(hsa_agent_t agent, const char* path = HSA_CPU_TEST_KERNELS) : Kernels(agent, read_file(path)) {}
+  // A host code object's bytes.
+  Kernels(hsa_agent_t agent, std::vector<char> code_object) : bytes(std::move(code_object)) {
     REQUIRE(!bytes.empty());
     REQUIRE(hsa_code_object_reader_create_from_memory(bytes.data(), bytes.size(), &reader) ==
             HSA_STATUS_SUCCESS);

@@ -19,7 +19,7 @@ endif()
 # Everything the issue asks for is there.
 set(files
   ${INCLUDEDIR}/xgpu/xgpu.h ${INCLUDEDIR}/xgpu/xgpu_meta.h ${INCLUDEDIR}/xgpu/kernel.h
-  ${INCLUDEDIR}/xgpu/host_kernel.h ${INCLUDEDIR}/xgpu/executable_format.h
+  ${INCLUDEDIR}/xgpu/host_kernel.h ${INCLUDEDIR}/xgpu/executable_format.h ${INCLUDEDIR}/xgpu/kernel_print.h
   ${INCLUDEDIR}/xgpu/xgpu_icd.h ${INCLUDEDIR}/xgpu/xgpu_layer.h ${INCLUDEDIR}/xgpu/xgpu_dispatch_table.h
   ${INCLUDEDIR}/xgpu/xgpu_enum_string.h
   ${LIBDIR}/libxgpu.so.1 ${LIBDIR}/libxgpu.so ${LIBDIR}/libxgpu_meta.a

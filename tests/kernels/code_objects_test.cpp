@@ -90,6 +90,8 @@ void check_kernels(const xe::CodeObjectInfo& info, const std::string& isa) {
     CHECK(k.kernarg_alignment == it->second.kernarg_alignment);
     CHECK(k.group_segment_size == it->second.group_segment_size);
     CHECK(k.hidden_args.empty());
+    // None of them prints: no kernel flags record.
+    CHECK_FALSE(k.prints);
     // The layout record survived the link on this target and reads back.
     CHECK(k.layout_declared);
     CHECK(k.binding_count == kBindings.at(k.name));

@@ -481,7 +481,9 @@ TEST_CASE("real code objects: targeted kernel layout record corruption") {
     }
 
     CHECK(edit([](auto& r) { r.magic = 0x12345678; }).message() ==
-          who + where + "magic 0x12345678 is not XGPU_KERNEL_LAYOUT_MAGIC (0x4c4b4758)");
+          who + where +
+              "magic 0x12345678 is neither XGPU_KERNEL_LAYOUT_MAGIC (0x4c4b4758) nor XGPU_KERNEL_FLAGS_MAGIC "
+              "(0x464b4758)");
     for (uint32_t size : {0u, 16u, 20u, 25u, 16u + 4096u + 8u, 0xfffffff8u}) {
       CHECK(edit([&](auto& r) { r.record_size = size; }).message() ==
             who + where + "record_size " + std::to_string(size) +

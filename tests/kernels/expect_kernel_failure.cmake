@@ -1,9 +1,10 @@
 # Runs the xgpu_add_kernels pipeline (compile, link, pack, check) on SOURCE
 # for one AMDGPU target and one host level, each on its own ("amdgpu",
 # "host") and both packed into one executable ("combined", run only when
-# listed in FAIL_ON: rules that compare targets), and passes when every
-# configuration in FAIL_ON (default: amdgpu;host) fails with output matching
-# EXPECT. Invoked by ctest with -D CLANG, LLD, TOOL, FLAGS ('|'-separated),
+# listed in FAIL_ON: rules that compare targets), and, only when listed in
+# FAIL_ON, the nvptx compile alone ("nvptx": rules of that target's
+# compile); passes when every configuration in FAIL_ON (default:
+# amdgpu;host) fails with output matching EXPECT. Invoked by ctest with -D CLANG, LLD, TOOL, FLAGS ('|'-separated),
 # INCLUDE, INFO_SOURCE, WORK_DIR, SOURCE, EXPECT [, FAIL_ON].
 cmake_minimum_required(VERSION 3.25)
 string(REPLACE "|" ";" FLAGS "${FLAGS}")
@@ -35,6 +36,9 @@ macro(build_code_object kind)
     step(${CLANG} -target amdgcn-amd-amdhsa -mcpu=gfx942 -nogpulib -flto -x c -std=c17 ${FLAGS}
          -I${INCLUDE} -c ${SOURCE} -o ${dir}/amdgpu.o)
     step(${LLD} -shared -plugin-opt=mcpu=gfx942 ${dir}/amdgpu.o -o ${dir}/amdgpu.co)
+  elseif(${kind} STREQUAL "nvptx")
+    step(${CLANG} --target=nvptx64-nvidia-cuda -march=sm_80 -emit-llvm -Wno-unused-command-line-argument -x c
+         -std=c17 ${FLAGS} -I${INCLUDE} -c ${SOURCE} -o ${dir}/nvptx.bc)
   else()
     set(target_flags --target=x86_64-linux-gnu -march=x86-64-v3 -fPIC)
     step(${CLANG} ${target_flags} -x c -std=c17 ${FLAGS} -I${INCLUDE} -c ${SOURCE} -o ${dir}/host.o)
@@ -47,7 +51,12 @@ endmacro()
 function(run_pipeline kind out_failed out_log)
   set(failed FALSE)
   set(log "")
-  if(kind STREQUAL "combined")
+  if(kind STREQUAL "nvptx")
+    build_code_object(nvptx)
+    set(${out_failed} ${failed} PARENT_SCOPE)
+    set(${out_log} "${log}" PARENT_SCOPE)
+    return()
+  elseif(kind STREQUAL "combined")
     build_code_object(amdgpu)
     build_code_object(host)
     step(${TOOL} pack -o ${dir}/${kind}.xgpux --entry ${amdgpu_isa}=${dir}/amdgpu.co --entry ${host_isa}=${dir}/host.co)
@@ -62,9 +71,11 @@ endfunction()
 
 set(problems "")
 set(kinds amdgpu host)
-if("combined" IN_LIST FAIL_ON)
-  list(APPEND kinds combined)
-endif()
+foreach(kind combined nvptx)
+  if(kind IN_LIST FAIL_ON)
+    list(APPEND kinds ${kind})
+  endif()
+endforeach()
 foreach(kind ${kinds})
   run_pipeline(${kind} failed log)
   message(STATUS "${case} on ${kind}: ${log}")

@@ -39,11 +39,11 @@ inline void write_file(const std::string& path, const std::vector<uint8_t>& byte
   REQUIRE_MESSAGE(out.good(), "cannot write " << path);
 }
 
-// The built test executable, parsed.
+// The built test executable (or another built executable), parsed.
 struct TestExecutable {
-  std::vector<uint8_t> bytes = read_file(XGPU_TEST_KERNELS_FILE);
+  std::vector<uint8_t> bytes;
   xe::Executable executable;
-  TestExecutable() {
+  explicit TestExecutable(const char* path = XGPU_TEST_KERNELS_FILE) : bytes(read_file(path)) {
     xe::Status status = xe::Executable::parse(bytes, &executable);
     REQUIRE_MESSAGE(status.ok(), status.message());
   }
@@ -184,8 +184,11 @@ struct LayoutRecord {
   uint32_t size;            // the record's record_size
 };
 
-// Finds `kernel`'s record in the code object's XGPU_KERNEL_LAYOUT_SECTION.
-inline LayoutRecord layout_record(const std::vector<uint8_t>& code, std::string_view kernel) {
+// Finds `kernel`'s record of `magic` (a layout record, or a kernel flags
+// record with XGPU_KERNEL_FLAGS_MAGIC) in the code object's
+// XGPU_KERNEL_LAYOUT_SECTION.
+inline LayoutRecord layout_record(const std::vector<uint8_t>& code, std::string_view kernel,
+                                  uint32_t magic = XGPU_KERNEL_LAYOUT_MAGIC) {
   ElfLayout elf(code);
   const size_t index = elf.section_index(XGPU_KERNEL_LAYOUT_SECTION);
   const Elf64_Shdr& s = elf.sections()[index];
@@ -193,12 +196,12 @@ inline LayoutRecord layout_record(const std::vector<uint8_t>& code, std::string_
     xgpu_kernel_layout_record_t r;
     std::memcpy(&r, code.data() + at, sizeof(r));
     REQUIRE(r.record_size >= sizeof(r));
-    if (std::string_view(reinterpret_cast<const char*>(code.data() + at + sizeof(r))) == kernel) {
+    if (r.magic == magic && std::string_view(reinterpret_cast<const char*>(code.data() + at + sizeof(r))) == kernel) {
       return {elf.section_header_offset(index), s.sh_offset, s.sh_size, at, r.record_size};
     }
     at += r.record_size;
   }
-  FAIL("no layout record for " << kernel);
+  FAIL("no record of magic 0x" << std::hex << magic << " for " << kernel);
   return {};
 }
 
@@ -207,6 +210,16 @@ inline void edit_layout_record(std::vector<uint8_t>& code_object, std::string_vi
                                const std::function<void(xgpu_kernel_layout_record_t&)>& edit) {
   const uint64_t at = layout_record(code_object, kernel).at;
   xgpu_kernel_layout_record_t record;
+  std::memcpy(&record, code_object.data() + at, sizeof(record));
+  edit(record);
+  std::memcpy(code_object.data() + at, &record, sizeof(record));
+}
+
+// Edits the header of `kernel`'s kernel flags record in a code object.
+inline void edit_flags_record(std::vector<uint8_t>& code_object, std::string_view kernel,
+                              const std::function<void(xgpu_kernel_flags_record_t&)>& edit) {
+  const uint64_t at = layout_record(code_object, kernel, XGPU_KERNEL_FLAGS_MAGIC).at;
+  xgpu_kernel_flags_record_t record;
   std::memcpy(&record, code_object.data() + at, sizeof(record));
   edit(record);
   std::memcpy(code_object.data() + at, &record, sizeof(record));

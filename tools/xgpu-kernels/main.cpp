@@ -228,6 +228,8 @@ int inspect(int argc, char** argv) {
         j["layout"] = k.layout_declared ? nlohmann::ordered_json{{"binding_count", k.binding_count},
                                                                  {"constant_size", k.constant_size}}
                                         : nlohmann::ordered_json(nullptr);
+        // XGPU_KERNEL_FLAG_PRINTS: the kernel may write print records.
+        j["prints"] = k.prints;
         if (entries[e].kind == XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU) {
           j["max_flat_workgroup_size"] = k.max_flat_workgroup_size;
           j["wavefront_size"] = k.wavefront_size;
@@ -273,15 +275,17 @@ int inspect(int argc, char** argv) {
   }
   for (const auto& [name, rows] : kernels) {
     std::printf("\nkernel %s\n", name.c_str());
-    std::printf("  %-42s %8s %6s %8s %9s %8s %8s  %-18s %s\n", "target", "kernarg", "align", "bindings",
-                "constants", "group", "private", "workgroup size", "mode");
+    std::printf("  %-42s %8s %6s %8s %9s %8s %8s %6s  %-18s %s\n", "target", "kernarg", "align", "bindings",
+                "constants", "group", "private", "prints", "workgroup size", "mode");
     for (const auto& [e, k] : rows) {
       // "-": no XGPU_KERNEL_BINDINGS, pipelines must state the layout.
       const std::string bindings = k->layout_declared ? std::to_string(k->binding_count) : "-";
       const std::string constants = k->layout_declared ? std::to_string(k->constant_size) : "-";
-      std::printf("  %-42s %8u %6u %8s %9s %8u %8u  %-18s %s\n", std::string(entries[e].isa_name).c_str(),
+      // "yes": XGPU_KERNEL_FLAG_PRINTS, the driver gives it a print buffer.
+      std::printf("  %-42s %8u %6u %8s %9s %8u %8u %6s  %-18s %s\n", std::string(entries[e].isa_name).c_str(),
                   k->kernarg_size, k->kernarg_alignment, bindings.c_str(), constants.c_str(), k->group_segment_size,
-                  k->private_segment_size, workgroup_text(*k).c_str(), mode_text(*k, entries[e].kind).c_str());
+                  k->private_segment_size, k->prints ? "yes" : "-", workgroup_text(*k).c_str(),
+                  mode_text(*k, entries[e].kind).c_str());
     }
   }
   std::printf("\ncheck: %s\n", check_status.ok() ? "ok" : check_status.message().c_str());

@@ -1,7 +1,9 @@
 // xgpu-wiloop: what the pass shares with <xgpu/kernel.h> (the names of the
-// work-item function and its markers) and <xgpu/host_kernel.h> (the host
-// kernel descriptor and workgroup record it reads and writes). The layout
-// is checked against host_kernel.h when the plugin is built.
+// work-item function and its markers, and of the function that writes print
+// records), <xgpu/host_kernel.h> (the host kernel descriptor and workgroup
+// record it reads and writes) and <xgpu/executable_format.h> (the kernel
+// flags records it writes). The layout is checked against host_kernel.h
+// when the plugin is built.
 //
 // Thread-safety: constants only.
 #pragma once
@@ -9,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <xgpu/executable_format.h>
 #include <xgpu/host_kernel.h>
 
 #include "llvm/ADT/StringRef.h"
@@ -20,6 +23,24 @@ constexpr llvm::StringLiteral kItemFunctionSuffix = "_xgpu_wi_";     // K_xgpu_w
 constexpr llvm::StringLiteral kLocalIdMarker = "xgpu_wiloop_local_id_";  // uint32_t (uint32_t dimension)
 constexpr llvm::StringLiteral kBarrierMarker = "xgpu_wiloop_barrier_";   // void (void): xgpu_barrier()
 constexpr llvm::StringLiteral kDescriptorSuffix = XGPU_HOST_KERNEL_DESCRIPTOR_SUFFIX;  // "K.kd"
+// The prefix of every marker above: declarations the pass replaces, never calls that stay.
+constexpr llvm::StringLiteral kMarkerPrefix = "xgpu_wiloop_";
+// <xgpu/kernel.h>'s one writer of print records (xgpu_printf, xgpu_assert):
+// void (ptr request), noinline, under this assembler name on every target.
+// LLVM's copies of it keep the name with a suffix ("xgpu_print_emit_.specialized.1").
+constexpr llvm::StringLiteral kPrintEmitFunction = "xgpu_print_emit_";
+// The kernel flags records (printing_kernels.cpp) and where they go: the
+// layout records' section on ELF targets; on nvptx, which has no sections,
+// an array named K + kFlagsRecordPtxSuffix, which the executable reader
+// finds by its "_xgpu_layout_" ending, like <xgpu/kernel.h>'s layout arrays.
+constexpr llvm::StringLiteral kLayoutSection = XGPU_KERNEL_LAYOUT_SECTION;
+constexpr llvm::StringLiteral kFlagsRecordSuffix = "_xgpu_flags_";
+constexpr llvm::StringLiteral kFlagsRecordPtxSuffix = "_xgpu_flags_xgpu_layout_";
+constexpr uint32_t kFlagsRecordMagic = XGPU_KERNEL_FLAGS_MAGIC;
+constexpr uint32_t kKernelFlagPrints = XGPU_KERNEL_FLAG_PRINTS;
+constexpr uint64_t kFlagsRecordAlignment = XGPU_KERNEL_LAYOUT_ALIGNMENT;
+constexpr uint64_t kFlagsRecordHeaderBytes = sizeof(xgpu_kernel_flags_record_t);
+constexpr uint64_t kFlagsRecordMaxNameBytes = XGPU_KERNEL_LAYOUT_MAX_NAME_SIZE;
 // The section of the paths the pass took, per kernel.
 constexpr llvm::StringLiteral kPathsSection = XGPU_HOST_WILOOP_PATHS_SECTION;
 // The pass's name in remarks (-Rpass=xgpu-wiloop).
@@ -52,6 +73,7 @@ constexpr uint64_t kWorkgroupGroupSegmentOffset = offsetof(xgpu_host_workgroup_t
 constexpr uint64_t kWorkgroupGroupSegmentSizeOffset =
     offsetof(xgpu_host_workgroup_t, group_segment_size);                                        // uint32_t
 constexpr uint64_t kWorkgroupRunOffset = offsetof(xgpu_host_workgroup_t, workgroup_run);      // uint32_t
+constexpr uint64_t kWorkgroupBarrierOffset = offsetof(xgpu_host_workgroup_t, barrier);         // xgpu_host_barrier_fn
 constexpr uint64_t kWorkgroupRecordBytes = sizeof(xgpu_host_workgroup_t);
 constexpr uint64_t kWorkgroupRecordAlignment = alignof(xgpu_host_workgroup_t);
 constexpr uint64_t kGroupSegmentAlignment = XGPU_HOST_GROUP_SEGMENT_ALIGNMENT;
@@ -59,7 +81,7 @@ constexpr uint64_t kGroupSegmentAlignment = XGPU_HOST_GROUP_SEGMENT_ALIGNMENT;
 // The pass builds IR with these values: the layout it was written for.
 static_assert(kWorkgroupIdOffset == 0 && kWorkgroupSizeOffset == 12 && kWorkgroupGridSizeOffset == 24 &&
                   kWorkgroupItemCountOffset == 48 && kWorkgroupGroupSegmentOffset == 64 &&
-                  kWorkgroupGroupSegmentSizeOffset == 72 && kWorkgroupRunOffset == 76 &&
+                  kWorkgroupGroupSegmentSizeOffset == 72 && kWorkgroupRunOffset == 76 && kWorkgroupBarrierOffset == 80 &&
                   kWorkgroupRecordBytes == 96 && kWorkgroupRecordAlignment == 8,
               "xgpu_host_workgroup_t changed: the pass's record accesses must follow");
 static_assert(sizeof(((xgpu_host_workgroup_t*)nullptr)->workgroup_id[0]) == 4 &&
@@ -78,5 +100,9 @@ static_assert(offsetof(xgpu_host_kernel_descriptor_t, run_workgroup) ==
                   offsetof(xgpu_host_kernel_descriptor_t, flags) == kDescriptorFieldOffsets[kDescriptorFlagsField] &&
                   sizeof(xgpu_host_kernel_descriptor_t) == 64,
               "xgpu_host_kernel_descriptor_t changed: the pass's field indices must follow");
+static_assert(kFlagsRecordHeaderBytes == 16 && offsetof(xgpu_kernel_flags_record_t, record_size) == 4 &&
+                  offsetof(xgpu_kernel_flags_record_t, flags) == 8 &&
+                  offsetof(xgpu_kernel_flags_record_t, reserved) == 12,
+              "xgpu_kernel_flags_record_t changed: the records the pass writes must follow");
 
 }  // namespace xgpu_wiloop

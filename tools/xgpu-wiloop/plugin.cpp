@@ -47,6 +47,7 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
   explicit WorkItemLoopPass(PassBuilder* builder) : builder_(builder) {}
 
   PreservedAnalyses run(Module& module, ModuleAnalysisManager& mam) {
+    if (!is_host_module(module)) return PreservedAnalyses::all();
     std::vector<Function*> items;
     for (Function& function : module)
       if (!function.isDeclaration() && function.getName().ends_with(kItemFunctionSuffix)) items.push_back(&function);
@@ -328,6 +329,7 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
 
 using namespace llvm;
 using xgpu_wiloop::LateUnrollPass;
+using xgpu_wiloop::PrintingKernelsPass;
 using xgpu_wiloop::WorkItemLoopPass;
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
@@ -335,8 +337,12 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
             builder.registerOptimizerEarlyEPCallback([&builder](ModulePassManager& mpm, OptimizationLevel) {
               mpm.addPass(WorkItemLoopPass(&builder));
             });
-            builder.registerOptimizerLastEPCallback(
-                [](ModulePassManager& mpm, OptimizationLevel) { mpm.addPass(LateUnrollPass()); });
+            // Last, on every target: which kernels may print, once inlining
+            // and the steps above have settled what each one calls.
+            builder.registerOptimizerLastEPCallback([](ModulePassManager& mpm, OptimizationLevel) {
+              mpm.addPass(LateUnrollPass());
+              mpm.addPass(PrintingKernelsPass());
+            });
             builder.registerPipelineParsingCallback(
                 [&builder](StringRef name, ModulePassManager& mpm, ArrayRef<PassBuilder::PipelineElement>) {
                   if (name == "xgpu-wiloop") {
@@ -345,6 +351,10 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                   }
                   if (name == "xgpu-wiloop-late") {
                     mpm.addPass(LateUnrollPass());
+                    return true;
+                  }
+                  if (name == "xgpu-printing-kernels") {
+                    mpm.addPass(PrintingKernelsPass());
                     return true;
                   }
                   return false;

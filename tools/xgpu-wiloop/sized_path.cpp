@@ -261,6 +261,7 @@ struct NarrowMaskedArrayAccessesPass : PassInfoMixin<NarrowMaskedArrayAccessesPa
 // vector adds of registers and, for the last steps, shuffles); unrolled
 // before, they would be scalar code the SLP vectoriser gathers badly.
 PreservedAnalyses LateUnrollPass::run(Module& module, ModuleAnalysisManager& mam) {
+  if (!is_host_module(module)) return PreservedAnalyses::all();
   FunctionAnalysisManager& fam = mam.getResult<FunctionAnalysisManagerModuleProxy>(module).getManager();
   bool changed = false;
   for (Function& function : module) {

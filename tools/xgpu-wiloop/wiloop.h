@@ -1,7 +1,9 @@
 // xgpu-wiloop: the LLVM pass plugin that turns a barrier kernel's work-item
 // function into a workgroup function made of loops over the work items,
 // split at each barrier (work-item loops). Loaded by clang-19 with
-// -fpass-plugin= for host kernel builds only (cmake/XgpuKernels.cmake);
+// -fpass-plugin= into every kernel build (cmake/XgpuKernels.cmake): the
+// work-item loop steps transform host (x86-64) modules only, the last step
+// (PrintingKernelsPass) records on every target which kernels may print;
 // spec/kernels.md "Work-item loops" and README.md describe the design.
 //
 // Input, per barrier kernel K (emitted by <xgpu/kernel.h> when the build
@@ -66,6 +68,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/TargetParser/Triple.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
 #include "llvm/Support/MathExtras.h"
@@ -393,5 +396,18 @@ void split_bound_checks(Function& function, FunctionAnalysisManager& fam);
 struct LateUnrollPass : PassInfoMixin<LateUnrollPass> {
   PreservedAnalyses run(Module& module, ModuleAnalysisManager& mam);
 };
+
+// Which kernels may print, recorded in the code object (printing_kernels.cpp).
+// Runs on every target, at the end of the optimisation pipeline.
+struct PrintingKernelsPass : PassInfoMixin<PrintingKernelsPass> {
+  PreservedAnalyses run(Module& module, ModuleAnalysisManager& mam);
+};
+
+// True for a module built for the host (x86-64): the only one the work-item
+// loop steps transform; they leave the amdgcn and nvptx modules the plugin
+// is also loaded into (for PrintingKernelsPass) alone.
+inline bool is_host_module(const Module& module) {
+  return Triple(module.getTargetTriple()).getArch() == Triple::x86_64;
+}
 
 }  // namespace xgpu_wiloop

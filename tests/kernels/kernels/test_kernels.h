@@ -400,4 +400,16 @@ typedef struct fault_line_args {
   uint32_t pad;
 } fault_line_args_t;
 
+/* The printing test kernels (printing.c, printing_cxx.cpp): out[i] = i (or,
+ * with barriers, the next item's global id) for i < n, besides what they
+ * print. */
+typedef struct print_test_args {
+  uint32_t* out;     /* binding: n words */
+  uint32_t n;        /* item count */
+  uint32_t reserved; /* zero */
+} print_test_args_t;
+typedef struct print_test_shared {
+  uint32_t ring[256]; /* one word per work item */
+} print_test_shared_t;
+
 #endif /* XGPU_TEST_KERNELS_H_ */
