@@ -67,6 +67,8 @@ extern "C" {
 #define XGPU_MAX_FAULT_NAME_SIZE 256U  /* bytes of a name field of XgpuDeviceFaultInfo */
 #define XGPU_MAX_FAULT_PATH_SIZE 512U  /* bytes of the sourceFile and labels fields of XgpuDeviceFaultInfo */
 #define XGPU_MAX_FAULT_DESCRIPTION_SIZE 4096U  /* bytes of XgpuDeviceFaultInfo::description */
+#define XGPU_MIN_PRINT_BUFFER_SIZE 4096ULL  /* smallest non-zero XgpuDeviceCreateInfo::printBufferSize, bytes */
+#define XGPU_MAX_PRINT_BUFFER_SIZE (1ULL << 30)  /* largest XgpuDeviceCreateInfo::printBufferSize, bytes */
 
 /* Base types. */
 typedef uint32_t XgpuBool32;  /* XGPU_TRUE or XGPU_FALSE */
@@ -111,6 +113,7 @@ typedef enum XgpuResult {
     XGPU_ERROR_INVALID_USAGE = -15,            /* an object was used in a state that does not allow it */
     XGPU_ERROR_SEMAPHORE_FAILED = -16,         /* a semaphore was failed explicitly by xgpuFailSemaphore without a more specific code */
     XGPU_ERROR_UNKNOWN = -17,                  /* an error that fits no other code */
+    XGPU_ERROR_KERNEL_ASSERT = -18,            /* a kernel's xgpu_assert failed in the submission that would have signalled the semaphore */
     XGPU_RESULT_MAX_ENUM = 0x7FFFFFFF
 } XgpuResult;
 
@@ -450,6 +453,7 @@ typedef struct XgpuDeviceCreateInfo {
     XgpuDeviceCreateFlags flags;                         /* reserved, 0 */
     uint32_t queueCreateInfoCount;                       /* number of queue requests */
     const XgpuDeviceQueueCreateInfo* pQueueCreateInfos;  /* queue requests, one per family */
+    XgpuDeviceSize printBufferSize;                      /* bytes for the xgpu_printf and xgpu_assert records of each submission that runs a printing kernel; 0 for the driver's default (1 MiB) */
 } XgpuDeviceCreateInfo;
 
 /* Parameters of xgpuCreateBuffer: a buffer and its memory in one. */

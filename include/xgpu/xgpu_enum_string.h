@@ -110,6 +110,7 @@ static inline const char* xgpuResultString(XgpuResult value) {
         case XGPU_ERROR_INVALID_USAGE: return "XGPU_ERROR_INVALID_USAGE";
         case XGPU_ERROR_SEMAPHORE_FAILED: return "XGPU_ERROR_SEMAPHORE_FAILED";
         case XGPU_ERROR_UNKNOWN: return "XGPU_ERROR_UNKNOWN";
+        case XGPU_ERROR_KERNEL_ASSERT: return "XGPU_ERROR_KERNEL_ASSERT";
         case XGPU_RESULT_MAX_ENUM: break;
     }
     return "(unknown XgpuResult)";

@@ -1,10 +1,30 @@
 /*
- * Kernels of the debugging sample. Both are WRONG on purpose: the sample
- * shows what xgpu reports when a kernel faults or hangs.
+ * Kernels of the debugging sample. `report` prints and asserts; the other two
+ * are WRONG on purpose: the sample shows what xgpu reports when a kernel
+ * faults or hangs.
  */
 #include <xgpu/kernel.h>
 
 #include "debugging_shared.h"
+
+typedef struct report_args {
+  const float* positions;          /* binding 0: particle_count * 2 floats (x, y) */
+  integrate_constants_t constants; /* push constants (dt unused) */
+} report_args_t;
+
+#if !defined(XGPU_KERNEL_TARGET_NVPTX) /* xgpu_printf is not available on nvptx yet */
+/* Prints the first particles and checks that every particle is above the
+ * ground: xgpu_printf lines arrive as messages when the submission
+ * completes; a failed xgpu_assert fails the submission's semaphores. */
+XGPU_KERNEL(report, report_args_t, args) {
+  const uint32_t i = xgpu_global_id(0);
+  if (i >= args->constants.particle_count) return;
+  const float y = args->positions[2u * i + 1u];
+  if (i < 4u) xgpu_printf("particle %u at height %.2f", i, (double)y);
+  xgpu_assert(y >= 0.0f); /* the host puts one particle below ground */
+}
+XGPU_KERNEL_BINDINGS(report, 1);
+#endif
 
 typedef struct integrate_args {
   float* positions;                /* binding 0: particle_count * 2 floats (x, y) */

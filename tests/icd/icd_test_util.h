@@ -229,7 +229,7 @@ struct Env {
   std::vector<std::vector<XgpuQueue>> queues;  // per device
   std::map<std::pair<uint32_t, XgpuBuffer>, void*> mapped;  // (device, buffer) -> map()'s pointer
 
-  explicit Env(uint32_t device_count = 1, uint32_t queue_count = 2) {
+  explicit Env(uint32_t device_count = 1, uint32_t queue_count = 2, XgpuDeviceSize print_buffer_size = 0) {
     init_api();
     XgpuInstanceCreateInfo info{};
     info.sType = XGPU_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
@@ -256,6 +256,7 @@ struct Env {
       device_info.sType = XGPU_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
       device_info.queueCreateInfoCount = 1;
       device_info.pQueueCreateInfos = &queue_info;
+      device_info.printBufferSize = print_buffer_size;
       XgpuDevice device = nullptr;
       REQUIRE(api().CreateDevice(physical_devices[d], &device_info, nullptr, &device) == XGPU_SUCCESS);
       if (d == 0) load_device_functions(device);

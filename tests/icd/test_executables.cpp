@@ -56,7 +56,7 @@ TEST_CASE("executable from file and from memory; pipeline errors") {
   SUBCASE("unknown kernel: NOT_FOUND naming the executable's kernels") {
     CHECK(make_pipeline(env, executable, "nope", 2, 8, 64, &pipeline) == XGPU_ERROR_NOT_FOUND);
     CHECK(env.log.contains("kernel \"nope\" is not in the executable (its kernels: icd_fault, icd_fault_store, icd_groupshared, "
-                           "icd_increment, icd_saxpy, icd_scale, icd_spin_until, icd_undeclared)"));
+                           "icd_increment, icd_print, icd_print_assert, icd_saxpy, icd_scale, icd_spin_until, icd_undeclared)"));
   }
   SUBCASE("layout that does not match the kernarg size") {
     // A kernel without a declared layout: the sum is all that is checked.

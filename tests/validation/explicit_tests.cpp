@@ -793,6 +793,13 @@ RULE_TEST("XGPU-VUID-xgpuCreateDevice-pCreateInfo-pQueueCreateInfos-queueCount")
   call.pCreateInfo_0_pQueueCreateInfos_storage[0].queueCount = 0;
   ExpectRule(f, call, "XGPU-VUID-xgpuCreateDevice-pCreateInfo-pQueueCreateInfos-queueCount");
 }
+RULE_TEST("XGPU-VUID-xgpuCreateDevice-pCreateInfo-printBufferSize") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  Call_xgpuCreateDevice call(f);
+  call.pCreateInfo_storage[0].printBufferSize = XGPU_MAX_PRINT_BUFFER_SIZE + 8;
+  ExpectRule(f, call, "XGPU-VUID-xgpuCreateDevice-pCreateInfo-printBufferSize");
+}
 RULE_TEST("XGPU-VUID-xgpuCreateDevice-pCreateInfo-pQueueCreateInfos-unique") {
   Fixture& f = Fixture::Get();
   TestScope scope(f);

@@ -72,6 +72,7 @@ struct Recorder {
   uint32_t command_count = 0;               // commands recorded so far (terminators excluded)
   uint32_t packet_count = 0;                // packets of the commands recorded so far
   uint64_t kernarg_bytes = 0;               // per-submission kernarg bytes so far
+  bool prints = false;                      // a recorded dispatch's kernel prints
   bool reads_memory_at_issue = false;       // a STATIC indirect dispatch was recorded
   bool resolves_at_issue = false;           // a command resolves references or reads counts at issue
   bool barrier_pending = false;             // a barrier precedes the next packet-producing command
@@ -92,6 +93,8 @@ struct Recorder {
   // the pipeline, buffers or workgroup memory, and Begin, invalidate it.
   bool template_valid = false;              // the fields below describe the bound state
   bool template_prebuilt = false;           // every binding is static: kernargs built at record time
+  uint32_t template_kernarg_lead = 0;       // bytes kept free before the kernargs in the submission's
+                                            // range (8 for a printing kernel: its print buffer slot)
   bool template_slots_noted = false;        // its slot requirements were noted (by the first dispatch using it)
   uint16_t template_dimensions = 1;         // AQL dimensions the workgroup size needs (1..3)
   uint32_t template_size = 0;               // bytes of the command, patches included (aligned)
@@ -486,7 +489,9 @@ xgpu_amdgpu_command_dispatch_t* append_dispatch(CommandBuffer* cb, Recorder* r, 
                                                 uint64_t base_size, uint32_t packets, uint64_t extra_kernarg_bytes,
                                                 uint32_t extra_kernarg_alignment, uint32_t* out_extra_kernarg_offset) {
   const KernelInfo& kernel = *spec.kernel;
-  bool prebuilt = true;
+  // A printing kernel's kernargs are per submission: each gets its own
+  // print buffer address before them.
+  bool prebuilt = !kernel.prints;
   for (uint32_t i = 0; i < spec.patch_count; ++i) prebuilt = prebuilt && ref_is_static(spec.ref(i));
   const uint32_t alignment = std::max<uint32_t>(kernel.kernarg_alignment, kMinKernargSegmentAlignment);
   uint8_t* kernargs = prebuilt ? arena_alloc(cb, r, true, kernel.kernarg_size, alignment)
@@ -520,6 +525,11 @@ xgpu_amdgpu_command_dispatch_t* append_dispatch(CommandBuffer* cb, Recorder* r, 
     header.flags |= XGPU_AMDGPU_COMMAND_FLAG_PREBUILT_KERNARGS;
     d.prebuilt_kernarg_address = kernarg_address;
   } else {
+    if (kernel.prints) {
+      header.flags |= XGPU_AMDGPU_COMMAND_FLAG_PRINTS;
+      r->prints = true;
+      cursor += kPrintSlotBytes;  // the print buffer slots before the kernargs
+    }
     cursor = align_up(cursor, alignment);
     header.kernarg_offset = uint32_t(cursor);
     cursor += kernel.kernarg_size;
@@ -707,6 +717,7 @@ void finalize(CommandBuffer* cb) {
   program.sizes.kernarg_bytes = r->kernarg_bytes;
   program.sizes.binding_capacity = cb->binding_capacity;
   program.sizes.reads_memory_at_issue = r->reads_memory_at_issue;
+  program.sizes.prints = r->prints;
   program.slots.swap(r->slots);
   r->slots.clear();
 }
@@ -857,6 +868,7 @@ XgpuResult XGPU_API_CALL begin_command_buffer(XgpuCommandBuffer handle, const Xg
   r->kernarg_bytes = 0;
   r->reads_memory_at_issue = false;
   r->resolves_at_issue = false;
+  r->prints = false;
   r->barrier_pending = false;
   r->last_packet_has_barrier = false;
   r->label_depth = 0;
@@ -1033,7 +1045,7 @@ void XGPU_API_CALL cmd_set_workgroup_memory_size(XgpuCommandBuffer handle, uint3
   DispatchSpec spec;
   if (!prepare_dispatch(cb, r, kDispatchRules, &spec)) return false;
   const KernelInfo& kernel = *spec.kernel;
-  bool prebuilt = true;
+  bool prebuilt = !kernel.prints;  // printing kernels: per-submission kernargs (append_dispatch)
   bool slots = false;
   for (uint32_t i = 0; i < spec.patch_count; ++i) {
     prebuilt = prebuilt && ref_is_static(spec.ref(i));
@@ -1048,6 +1060,8 @@ void XGPU_API_CALL cmd_set_workgroup_memory_size(XgpuCommandBuffer handle, uint3
   command->header.type = XGPU_AMDGPU_COMMAND_DISPATCH;
   command->header.size = uint16_t(size);
   if (prebuilt) command->header.flags = XGPU_AMDGPU_COMMAND_FLAG_PREBUILT_KERNARGS;
+  if (kernel.prints) command->header.flags = XGPU_AMDGPU_COMMAND_FLAG_PRINTS;
+  r->template_kernarg_lead = kernel.prints ? kPrintSlotBytes : 0;
   xgpu_amdgpu_dispatch_t& d = command->dispatch;
   d.kernel_object = kernel.kernel_object;
   for (int i = 0; i < 3; ++i) d.workgroup_size[i] = uint16_t(spec.workgroup_size[i]);
@@ -1153,10 +1167,11 @@ void XGPU_API_CALL cmd_dispatch(XgpuCommandBuffer handle, uint32_t x, uint32_t y
   if (prebuilt) {
     d.prebuilt_kernarg_address = kernarg_address;
   } else {
-    const uint64_t offset = align_up(r->kernarg_bytes, r->template_kernarg_alignment);
+    const uint64_t offset = align_up(r->kernarg_bytes + r->template_kernarg_lead, r->template_kernarg_alignment);
     header.kernarg_offset = uint32_t(offset);
     r->kernarg_bytes = offset + r->template_kernarg_size;
     r->resolves_at_issue = true;
+    r->prints |= r->template_kernarg_lead != 0;
   }
   d.workgroup_count[0] = x;
   d.workgroup_count[1] = y;

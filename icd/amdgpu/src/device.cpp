@@ -327,6 +327,15 @@ XgpuResult device_create(XgpuPhysicalDevice physical_handle, const XgpuDeviceCre
   device->hsa = &device->runtime->hsa;
   device->agent = physical->agent;
 
+  if (info->printBufferSize != 0 &&
+      (info->printBufferSize < XGPU_MIN_PRINT_BUFFER_SIZE || info->printBufferSize > XGPU_MAX_PRINT_BUFFER_SIZE ||
+       info->printBufferSize % 8 != 0))
+    return device_fail(device.get(), XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreateDevice-pCreateInfo-printBufferSize",
+                       "xgpuCreateDevice: pCreateInfo->printBufferSize " + std::to_string(info->printBufferSize) +
+                           " is not 0 or a multiple of 8 from XGPU_MIN_PRINT_BUFFER_SIZE (4096) to "
+                           "XGPU_MAX_PRINT_BUFFER_SIZE (1073741824)");
+  device->print_buffer_size = info->printBufferSize ? info->printBufferSize : kDefaultPrintBufferSize;
+
   uint32_t queue_count = 0;
   for (uint32_t i = 0; i < info->queueCreateInfoCount; ++i) {
     const XgpuDeviceQueueCreateInfo& q = info->pQueueCreateInfos[i];

@@ -88,6 +88,8 @@ struct Device {
   uint64_t fault_event_address = 0;                  // its address
   uint32_t fault_event_reasons = 0;                  // its HSA_AMD_MEMORY_FAULT_* bits
   AddressBook address_book;                          // live and recently freed allocations
+  uint64_t print_buffer_size = 0;                    // bytes of each submission's print buffer
+                                                     // (XgpuDeviceCreateInfo::printBufferSize)
   bool lazy_completion = false;                      // completion handlers registered on demand (queue.cpp;
                                                      // needs signal loads and wait-any; off with
                                                      // XGPU_AMDGPU_EAGER_COMPLETION=1)
@@ -100,6 +102,9 @@ inline constexpr uint64_t kDefaultWatchdogMs = 60'000;
 // How long xgpuDestroyDevice waits for work still running before it
 // abandons it (the device is then lost and what the work uses is leaked).
 inline constexpr uint64_t kDestroyDrainMs = 2'000;
+// Bytes of a submission's print buffer when XgpuDeviceCreateInfo::
+// printBufferSize is 0 (header included).
+inline constexpr uint64_t kDefaultPrintBufferSize = 1ull << 20;
 
 // Marks the device lost (first reason wins), fails everything pending and in
 // flight on its queues with XGPU_ERROR_DEVICE_LOST.

@@ -163,6 +163,7 @@ XgpuResult executable_load(Device* device, const char* function, const void* dat
       kernel.layout_declared = meta.layout_declared;
       kernel.binding_count = meta.binding_count;
       kernel.constant_size = meta.constant_size;
+      kernel.prints = meta.prints;
     }
   }
   std::sort(executable->kernels.begin(), executable->kernels.end(),

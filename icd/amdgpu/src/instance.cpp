@@ -504,7 +504,10 @@ void instance_report(const Instance* instance, XgpuDebugMessageSeverityFlagBits 
   if (mode == StderrMode::kAll) print();
   // As the Vulkan validation layers do with no callback: an error that no
   // messenger receives is printed, never lost (api.md 14).
-  const bool print_unheard = mode == StderrMode::kUnheardErrors && severity == XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT;
+  // So are kernels' xgpu_printf lines (XGPU-KERNEL-*), as printf would.
+  const bool print_unheard =
+      mode == StderrMode::kUnheardErrors &&
+      (severity == XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT || (id && std::strncmp(id, "XGPU-KERNEL-", 12) == 0));
   if (!instance) {
     if (print_unheard) print();
     return;

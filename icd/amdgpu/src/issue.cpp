@@ -392,6 +392,11 @@ XgpuResult Issuer::build_kernargs(const xgpu_amdgpu_command_header_t* command,
   }
   uint8_t* XGPU_AMDGPU_DEVICE_PTR kernargs = target_.kernarg_base + command->kernarg_offset;
   std::memcpy(kernargs, reinterpret_cast<const void*>(uintptr_t(dispatch.kernarg_template)), dispatch.kernarg_size);
+  if (command->flags & XGPU_AMDGPU_COMMAND_FLAG_PRINTS) {  // the slots the recording kept before the kernargs
+    const uint64_t tag = command->index;
+    std::memcpy(kernargs - kPrintSlotBytes, &tag, sizeof(tag));
+    std::memcpy(kernargs - XGPU_PRINT_BUFFER_SLOT_OFFSET, &target_.print_buffer, sizeof(target_.print_buffer));
+  }
   for (uint32_t i = 0; i < dispatch.patch_count; ++i) {
     const xgpu_amdgpu_kernarg_patch_t& patch = patches[i];
     uint64_t address = 0, length = 0;
@@ -799,6 +804,23 @@ bool commands_describe_packet(const CommandBuffer* command_buffer, uint32_t pack
   if (name) out->kernel = reinterpret_cast<const char*>(uintptr_t(name));
   out->labels = labels_around(program, found->index);
   return true;
+}
+
+std::string commands_printing_dispatches(const CommandBuffer* command_buffer) {
+  if (!command_buffer) return "a kernel (";
+  std::vector<std::string> found;
+  command_program_for_each(command_buffer->program, [&](const xgpu_amdgpu_command_header_t* command) {
+    if (!(command->flags & XGPU_AMDGPU_COMMAND_FLAG_PRINTS)) return;
+    const uint64_t address = command->type == XGPU_AMDGPU_COMMAND_DISPATCH_INDIRECT
+                                 ? reinterpret_cast<const xgpu_amdgpu_command_dispatch_indirect_t*>(command)->dispatch.debug_name
+                                 : reinterpret_cast<const xgpu_amdgpu_command_dispatch_t*>(command)->dispatch.debug_name;
+    found.push_back("'" + std::string(address ? reinterpret_cast<const char*>(uintptr_t(address)) : "?") +
+                    "' (command " + std::to_string(command->index));
+  });
+  if (found.size() == 1) return "kernel " + found[0];
+  std::string list;
+  for (const std::string& one : found) list += (list.empty() ? "" : "), ") + one;
+  return "one of the printing dispatches (kernels " + list + ")";
 }
 
 bool commands_describe_queue_error(const hsa_queue_t* queue, std::string* out_message) {

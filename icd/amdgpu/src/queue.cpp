@@ -8,6 +8,7 @@
 
 #include "common.h"
 #include "memory_pool.h"
+#include "print_buffer.h"
 #include "trace.h"
 
 namespace xgpu::amdgpu {
@@ -98,6 +99,93 @@ void write_test_fault(Queue* queue, uint64_t packet_id, hsa_signal_t completion,
 }
 
 
+// --- kernel prints -------------------------------------------------------------
+
+// Takes a print buffer for `s` (queue lock held): a free one of the queue, or
+// a new one; writes its header. Failures are reported (device_allocate).
+XgpuResult acquire_print_buffer(Queue* queue, Submission* s) {
+  Device* device = queue->device;
+  void* buffer = nullptr;
+  if (!queue->print_buffers.empty()) {
+    buffer = queue->print_buffers.back();
+    queue->print_buffers.pop_back();
+  } else if (XgpuResult r = device_allocate(device, MemoryKind::kHostCoherent, device->print_buffer_size, &buffer);
+             r != XGPU_SUCCESS) {
+    return r;
+  }
+  xgpu_print_buffer_header_t header{};
+  header.magic = XGPU_PRINT_BUFFER_MAGIC;
+  header.version = XGPU_PRINT_BUFFER_VERSION;
+  header.capacity = device->print_buffer_size - sizeof(header);
+  std::memcpy(buffer, &header, sizeof(header));
+  s->print_buffer = buffer;
+  return XGPU_SUCCESS;
+}
+
+// Delivers what the kernels of `s` printed (decoded from its print buffer)
+// and gives the buffer back to the queue. Returns the submission's status:
+// `status`, or XGPU_ERROR_KERNEL_ASSERT when an xgpu_assert failed in a
+// submission that otherwise succeeded. No queue lock held.
+XgpuResult deliver_prints(Queue* queue, Submission* s, XgpuResult status) {
+  Device* device = queue->device;
+  void* buffer = s->print_buffer;
+  s->print_buffer = nullptr;
+  // Work that never completed (a lost device) may still be writing: its
+  // records are not read.
+  if (status == XGPU_SUCCESS) {
+    try {
+      const PrintBufferContents contents =
+          decode_print_buffer(static_cast<const uint8_t*>(buffer), size_t(device->print_buffer_size));
+      const uint64_t command_buffer =
+          s->owns_command_buffer ? 0 : uint64_t(reinterpret_cast<uintptr_t>(s->command_buffer_handle));
+      const std::initializer_list<ReportObject> objects = {
+          {XGPU_OBJECT_TYPE_QUEUE, uint64_t(reinterpret_cast<uintptr_t>(queue))},
+          {XGPU_OBJECT_TYPE_COMMAND_BUFFER, command_buffer}};
+      bool asserted = false;
+      const std::string dispatches = commands_printing_dispatches(s->command_buffer);
+      for (const PrintLine& line : contents.lines) {
+        std::string who = dispatches + ", workgroup (" + std::to_string(line.workgroup_id[0]) +
+                          ", " + std::to_string(line.workgroup_id[1]) + ", " + std::to_string(line.workgroup_id[2]) +
+                          "), work item (" + std::to_string(line.local_id[0]) + ", " +
+                          std::to_string(line.local_id[1]) + ", " + std::to_string(line.local_id[2]) + "))";
+        if (line.assert_failed) {
+          asserted = true;
+          device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kKernelAssert,
+                        who + ": assertion failed at " + line.text + "; the submission's signal semaphores fail with "
+                              "XGPU_ERROR_KERNEL_ASSERT (the device is not lost)",
+                        objects);
+        } else {
+          device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_INFO_BIT, msgid::kKernelPrintf, who + ": " + line.text,
+                        objects);
+        }
+      }
+      if (contents.dropped)
+        device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kKernelPrintf,
+                      std::to_string(contents.dropped) + " xgpu_printf/xgpu_assert record(s) of submission " +
+                          std::to_string(s->sequence) + " on queue " + std::to_string(queue->index) +
+                          " did not fit its print buffer (XgpuDeviceCreateInfo::printBufferSize " +
+                          std::to_string(device->print_buffer_size) + " bytes) and are lost",
+                      objects);
+      if (!contents.error.empty())
+        device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kKernelPrintf,
+                      "the print buffer of submission " + std::to_string(s->sequence) + " on queue " +
+                          std::to_string(queue->index) + " was overwritten (" + contents.error +
+                          "): the records after it are not shown",
+                      objects);
+      if (asserted) status = XGPU_ERROR_KERNEL_ASSERT;
+    } catch (const std::bad_alloc&) {
+      // No host memory for the lines: they are lost, the work is not.
+    }
+  }
+  std::lock_guard<std::mutex> lock(queue->mutex);
+  try {
+    queue->print_buffers.push_back(buffer);
+  } catch (const std::bad_alloc&) {
+    device_free(device, buffer);
+  }
+  return status;
+}
+
 // --- finalization ------------------------------------------------------------
 
 // Sets or fails the submission's semaphores and frees it. No queue lock held.
@@ -133,6 +221,9 @@ void finalize(Submission* s) {
   for (CompletionSignal* dependency : s->dependencies) completion_signal_release(device, dependency);
   s->dependencies.clear();
   if (s->dedicated_kernargs) device_free(device, s->dedicated_kernargs);
+  // What the kernels printed, before the signals say the work is done; a
+  // failed xgpu_assert fails them.
+  if (s->print_buffer) status = deliver_prints(queue, s, status);
   if (s->command_buffer) {
     command_buffer_release_after_submit(s->command_buffer);
     if (s->owns_command_buffer) {
@@ -402,6 +493,19 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
     }
   }
 
+  // A submission whose kernels print gets a print buffer (the queue's
+  // free ones first); without one it fails, the device lives on.
+  if (s->kind == SubmissionKind::kCommands && s->sizes.prints && s->status == XGPU_SUCCESS && !s->print_buffer) {
+    if (XgpuResult r = acquire_print_buffer(queue, s); r != XGPU_SUCCESS) {
+      s->status = r;
+      if (s->dedicated_kernargs) {
+        device_free(device, s->dedicated_kernargs);
+        s->dedicated_kernargs = nullptr;
+      }
+      return IssueOutcome::kFailed;
+    }
+  }
+
   CompletionSignal* completion = nullptr;
   std::string error;
   XgpuResult result = device_acquire_completion_signal(device, &completion, &error);
@@ -459,6 +563,7 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
     target.order_after_previous = true;
     target.wait_for_ring_space = wait_for_ring_space;
     target.runtime_context = queue;
+    target.print_buffer = uint64_t(reinterpret_cast<uintptr_t>(s->print_buffer));
     std::string issue_error, issue_error_id;
     target.out_error = &issue_error;
     target.out_error_id = &issue_error_id;
@@ -837,6 +942,8 @@ void queue_destroy(Queue* queue) {
     device_report(queue->device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kHsaCallFailed,
                   "xgpuDestroyDevice: destroying HSA queue " + std::to_string(queue->index) + " failed: " + error);
   device_free(queue->device, queue->kernarg_ring);
+  for (void* buffer : queue->print_buffers) device_free(queue->device, buffer);
+  queue->print_buffers.clear();
   // A queue is owned by device->queues (unique_ptr); the caller clears it.
 }
 

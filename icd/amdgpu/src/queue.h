@@ -84,6 +84,7 @@ struct Submission {
   std::vector<CompletionSignal*> dependencies; // other queues' completion signals waited for
   uint64_t kernarg_end = 0;                    // ring position after its kernargs (0: none)
   void* dedicated_kernargs = nullptr;          // kernargs too large for the ring
+  void* print_buffer = nullptr;                // IssueSizes::prints: its print buffer (queue's pool)
   bool done = false;                           // completion observed (guarded by Queue::mutex)
   XgpuResult status = XGPU_SUCCESS;            // negative: failed (signals get failed)
   std::atomic<bool> retired{false};            // taken off `inflight` to be finalized (set under
@@ -128,6 +129,7 @@ struct Queue {
   uint64_t kernarg_head = 0;                   // next free ring byte (monotonic)
   uint64_t kernarg_tail = 0;                   // oldest live ring byte (monotonic)
   uint64_t accepted = 0;                       // operations accepted (Submission::sequence)
+  std::vector<void*> print_buffers;            // free print buffers (Device::print_buffer_size bytes)
   uint32_t idle_waiters = 0;                   // threads in queue_wait_idle_internal (each submission
                                                // issued meanwhile gets its completion handler at issue)
 };

@@ -18,6 +18,7 @@
 #include <initializer_list>
 #include <string>
 
+#include "xgpu/kernel_print.h"
 #include "xgpu/xgpu.h"
 
 namespace xgpu::amdgpu {
@@ -34,6 +35,13 @@ struct DeviceLibrary;  // device_library.h (commands)
 // recording).
 inline constexpr uint32_t kMinKernargSegmentAlignment = 16;  // bytes
 
+// A printing dispatch (KernelInfo::prints) has its kernargs preceded by two
+// 8-byte slots that issue fills per submission: kernargs - 8 holds the
+// submission's print buffer address (XGPU_PRINT_BUFFER_SLOT_OFFSET,
+// <xgpu/kernel_print.h>), kernargs - 16 the dispatch's tag (its command
+// index), which the kernel copies into its records.
+inline constexpr uint32_t kPrintSlotBytes = 16;
+
 // Dispatch metadata of one kernel, kept on the host for recording and
 // validation. Immutable after creation; thread-safe.
 struct KernelInfo {
@@ -44,6 +52,9 @@ struct KernelInfo {
   uint32_t private_segment_size = 0;   // private (scratch) memory per work item, bytes
   uint32_t required_workgroup_size[3] = {0, 0, 0};  // 0,0,0 when not fixed
   bool layout_declared = false;        // the kernel declares its layout (XGPU_KERNEL_BINDINGS)
+  bool prints = false;                 // the kernel may call xgpu_printf / xgpu_assert (its code
+                                       // object's flags record): it reads a print buffer address in
+                                       // the 8 bytes before its kernargs
   uint32_t binding_count = 0;          // declared: 8-byte pointers at the start of the kernargs
   uint32_t constant_size = 0;          // declared: bytes of constants after the bindings
   std::string name;                    // kernel name (without ".kd")
@@ -109,6 +120,8 @@ struct IssueTarget {
   void* runtime_context = nullptr;      // the runtime's, for wait_for_ring_space
   std::string* out_error_id = nullptr;  // filled with the rule a failed issue breaks (its VUID),
                                         // left empty when the failure breaks none
+  uint64_t print_buffer = 0;            // IssueSizes::prints: the submission's print buffer (device
+                                        // address of its xgpu_print_buffer_header_t)
 };
 
 // Commands half -> runtime half: what a submission must reserve.
@@ -119,6 +132,8 @@ struct IssueSizes {
   uint32_t binding_capacity = 0;  // binding-table slots the recording may reference
                                   // (XgpuCommandBufferBeginInfo::bindingCapacity); the
                                   // runtime checks each submission provides that many
+  bool prints = false;                  // a dispatch's kernel prints: the submission needs a print
+                                       // buffer (IssueTarget::print_buffer)
   bool reads_memory_at_issue = false;  // issue reads buffer contents on the host (STATIC
                                        // indirect counts): the runtime issues the submission
                                        // only once its waits are REACHED and every earlier
@@ -189,6 +204,10 @@ inline constexpr char kUnsupported[] = "XGPU-DRIVER-unsupported";
 inline constexpr char kTestHook[] = "XGPU-DRIVER-test-hook";
 inline constexpr char kIssueFailed[] = "XGPU-DRIVER-issue-failed";
 inline constexpr char kHeldSubmissions[] = "XGPU-DRIVER-held-submissions";
+// What kernels print (xgpu_printf; INFO, or WARNING for lost records) and
+// failed kernel asserts (xgpu_assert; ERROR).
+inline constexpr char kKernelPrintf[] = "XGPU-KERNEL-printf";
+inline constexpr char kKernelAssert[] = "XGPU-KERNEL-assert";
 
 // The ID of a runtime failure that returns `result`: the memory and
 // executable IDs for those results, kCallOnLostDevice for
@@ -330,6 +349,11 @@ struct CommandAtPacket {
   std::string labels;          // "'outer' > 'inner'", or empty
 };
 bool commands_describe_packet(const CommandBuffer* command_buffer, uint32_t packet_offset, CommandAtPacket* out);
+// Who printed in a submission of `command_buffer`: "kernel 'K' (command C"
+// when one dispatch prints, else "one of the printing dispatches (kernels
+// 'A' (command 1), 'B' (command 4)" - a record does not name its dispatch.
+// Thread-safe.
+std::string commands_printing_dispatches(const CommandBuffer* command_buffer);
 
 // The ICD's builtin kernels for one device.
 XgpuResult device_library_load(Device* device, DeviceLibrary** out_library);

@@ -604,7 +604,11 @@ void PendingWork::PostRecordDeviceWaitIdle(CallContext& ctx, XgpuDevice, XgpuRes
 
 void PendingWork::PostRecordWaitSemaphores(CallContext& ctx, XgpuDevice device, const XgpuSemaphoreWaitInfo* pWaitInfo,
                                            uint64_t, XgpuResult result) {
-  if ((result != XGPU_SUCCESS && result != XGPU_ERROR_DEVICE_LOST) || !IsUsablePointer(pWaitInfo) ||
+  // A failed xgpu_assert fails the semaphores of its submission when that
+  // submission completes (api.md 6.2): a wait that returns it has seen the
+  // operation that signals the waited value complete, as a successful one.
+  if ((result != XGPU_SUCCESS && result != XGPU_ERROR_DEVICE_LOST && result != XGPU_ERROR_KERNEL_ASSERT) ||
+      !IsUsablePointer(pWaitInfo) ||
       !IsUsablePointer(pWaitInfo->pSemaphores) || !IsUsablePointer(pWaitInfo->pValues) || ctx.device == nullptr) {
     return;
   }

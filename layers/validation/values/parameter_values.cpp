@@ -154,6 +154,11 @@ bool ParameterValues::ValidateCreateDevice(CallContext& ctx, XgpuPhysicalDevice 
     skip |= ctx.Report(Vuid::xgpuCreateDevice_pCreateInfo_queueCreateInfoCount,
                        Field{"pCreateInfo->queueCreateInfoCount"}, "0");
   }
+  const XgpuDeviceSize print = pCreateInfo->printBufferSize;
+  if (print != 0 && (print < XGPU_MIN_PRINT_BUFFER_SIZE || print > XGPU_MAX_PRINT_BUFFER_SIZE || print % 8 != 0)) {
+    skip |= ctx.Report(Vuid::xgpuCreateDevice_pCreateInfo_printBufferSize, Field{"pCreateInfo->printBufferSize"},
+                       std::to_string(print));
+  }
   if (!IsUsablePointer(pCreateInfo->pQueueCreateInfos) || ctx.instance == nullptr || ctx.dispatch_record == nullptr) {
     return skip;
   }

@@ -182,7 +182,7 @@ XgpuBufferCreateInfo buffer_info(Fixture& f, uint64_t size, uint32_t memory_type
   return info;
 }
 
-Outcome create_device(Fixture& f, uint32_t family, uint32_t count) {
+Outcome create_device(Fixture& f, uint32_t family, uint32_t count, XgpuDeviceSize print_buffer_size = 0) {
   XgpuDeviceQueueCreateInfo queue_info{};
   queue_info.sType = XGPU_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
   queue_info.queueFamilyIndex = family;
@@ -191,6 +191,7 @@ Outcome create_device(Fixture& f, uint32_t family, uint32_t count) {
   info.sType = XGPU_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue_info;
+  info.printBufferSize = print_buffer_size;
   XgpuDevice device = reinterpret_cast<XgpuDevice>(uintptr_t(1));
   const XgpuResult result = api().CreateDevice(f.env.physical_devices[0], &info, nullptr, &device);
   CHECK(device == nullptr);
@@ -249,6 +250,10 @@ RULE("XGPU-VUID-xgpuCreateDevice-pCreateInfo-pQueueCreateInfos-queueFamilyIndex"
 
 RULE("XGPU-VUID-xgpuCreateDevice-pCreateInfo-pQueueCreateInfos-queueCount") {
   return create_device(f, 0, 0);
+} END_RULE
+
+RULE("XGPU-VUID-xgpuCreateDevice-pCreateInfo-printBufferSize") {
+  return create_device(f, 0, 1, XGPU_MIN_PRINT_BUFFER_SIZE - 8);
 } END_RULE
 
 RULE("XGPU-VUID-xgpuCreateBuffer-pCreateInfo-size") {

@@ -46,6 +46,25 @@ XGPU_KERNEL(icd_fault, icd_fault_args_t, args) {
 }
 XGPU_KERNEL_BINDINGS(icd_fault, 1);
 
+#if !defined(XGPU_KERNEL_TARGET_NVPTX) /* no xgpu_printf on nvptx yet */
+/* Kernel printf: two lines per work item, attributed and in order. */
+XGPU_KERNEL(icd_print, icd_print_args_t, args) {
+  const uint32_t i = xgpu_global_id(0);
+  if (i >= args->n) return;
+  xgpu_printf("item %u of %u: %.1f %s", i, args->n, 0.5 * (double)i, "named");
+  xgpu_printf("done %u", i);
+}
+XGPU_KERNEL_BINDINGS(icd_print, 0);
+
+/* A kernel assert that fails for ids >= limit (one line per failure). */
+XGPU_KERNEL(icd_print_assert, icd_print_args_t, args) {
+  const uint32_t i = xgpu_global_id(0);
+  if (i >= args->n) return;
+  xgpu_assert(i < args->limit); /* ASSERT-LINE: icd_print_assert */
+}
+XGPU_KERNEL_BINDINGS(icd_print_assert, 0);
+#endif
+
 /* Stores to a bad address (fault reports: the store's line is named). */
 XGPU_KERNEL(icd_fault_store, icd_fault_store_args_t, args) {
   if (xgpu_local_id(0) != 0 || xgpu_workgroup_id(0) != args->workgroup) return;

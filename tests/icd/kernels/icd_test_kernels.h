@@ -57,6 +57,15 @@ typedef struct icd_fault_args {
   uint64_t address; /* what work item 0 of every workgroup loads */
 } icd_fault_args_t;
 
+/* Prints two lines per work item (xgpu_printf), the second after its first:
+ * "item <global id> of <n>: <value> <name>" and "done <global id>", where
+ * value = 0.5 * id; and xgpu_assert(id < limit) (icd_print_assert). */
+typedef struct icd_print_args {
+  uint32_t n;     /* work items that print */
+  uint32_t limit; /* icd_print_assert: ids from here on fail the assert */
+} icd_print_args_t;
+#define ICD_TEST_PRINT_WORKGROUP 64u
+
 /* Stores `value` at `address` (the host chooses an address past a buffer,
  * freed or unmapped: the kernel faults) from work item 0 of workgroup
  * `workgroup`. */

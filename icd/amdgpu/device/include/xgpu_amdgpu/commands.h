@@ -123,6 +123,10 @@ typedef enum xgpu_amdgpu_command_flag_bits_e {
   /* DISPATCH_INDIRECT: a patch kernel completes the dispatch packet on the
    * device (two packets). */
   XGPU_AMDGPU_COMMAND_FLAG_INDIRECT_DYNAMIC = 0x8,
+  /* The kernel prints (xgpu_printf / xgpu_assert, <xgpu/kernel_print.h>): its
+   * kernargs are per-submission, and issue stores the submission's print
+   * buffer address in the 8 bytes before them. */
+  XGPU_AMDGPU_COMMAND_FLAG_PRINTS = 0x10,
 } xgpu_amdgpu_command_flag_bits_t;
 
 /* Every command starts with this header. Commands are 8-byte aligned and
