@@ -142,6 +142,10 @@ XgpuResult deliver_prints(Queue* queue, Submission* s, XgpuResult status) {
           {XGPU_OBJECT_TYPE_QUEUE, uint64_t(reinterpret_cast<uintptr_t>(queue))},
           {XGPU_OBJECT_TYPE_COMMAND_BUFFER, command_buffer}};
       bool asserted = false;
+      uint64_t assert_count = 0;
+      for (const PrintLine& line : contents.lines) assert_count += line.assert_failed;
+      trace_prints(device, queue->index, s->sequence, contents.lines.size() - assert_count, assert_count,
+                   contents.dropped);
       const std::string dispatches = commands_printing_dispatches(s->command_buffer);
       for (const PrintLine& line : contents.lines) {
         std::string who = dispatches + ", workgroup (" + std::to_string(line.workgroup_id[0]) +

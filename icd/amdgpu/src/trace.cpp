@@ -662,6 +662,22 @@ void trace_device_lost_slow(Device* device, const char* description) {
   t.flush_locked();
 }
 
+void trace_prints_slow(Device* device, uint32_t queue_index, uint64_t submission, uint64_t lines, uint64_t asserts,
+                       uint64_t dropped) {
+  const uint64_t now = now_ns(device);
+  const int pid = int(getpid());
+  const uint64_t tid = current_thread_id();
+  Tracer& t = tracer();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  t.name_host_thread(pid, tid, now);
+  t.event("{\"ph\":\"i\",\"s\":\"t\",\"name\":\"kernel prints\",\"cat\":\"prints\",\"pid\":" +
+              std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + Tracer::micros(now) +
+              ",\"args\":{\"queue\":" + std::to_string(queue_index) + ",\"submission\":" +
+              std::to_string(submission) + ",\"lines\":" + std::to_string(lines) + ",\"asserts\":" +
+              std::to_string(asserts) + ",\"dropped\":" + std::to_string(dropped) + "}}",
+          now);
+}
+
 uint64_t trace_host_call_begin_slow(Device* device) { return std::max<uint64_t>(now_ns(device), 1); }
 
 void trace_host_call_end_slow(Device* device, const char* function, uint64_t begin, const XgpuSemaphore* semaphores,

@@ -15,7 +15,10 @@
 //   - host waits (xgpuWaitSemaphores, xgpuQueueWaitIdle, xgpuDeviceWaitIdle)
 //     and host signals (xgpuSignalSemaphore) on the calling thread's track;
 //   - a device loss (a kernel fault, a hang) as an instant event named
-//     "device lost" whose args carry the report (fault_report.h).
+//     "device lost" whose args carry the report (fault_report.h);
+//   - each read of a submission's print buffer (kernel printf and asserts)
+//     as an instant event "kernel prints" with its line, assert and
+//     dropped-record counts.
 //
 // Timestamps are the HSA system clock (the domain the dispatch times are
 // given in), in microseconds. Every queue group of spans is laid out on as
@@ -74,6 +77,8 @@ void trace_submission_finalized_slow(Submission* submission);
 void trace_semaphore_freed_slow(Semaphore* semaphore);
 void trace_device_destroyed_slow(Device* device);
 void trace_device_lost_slow(Device* device, const char* description);
+void trace_prints_slow(Device* device, uint32_t queue_index, uint64_t submission, uint64_t lines, uint64_t asserts,
+                       uint64_t dropped);
 uint64_t trace_host_call_begin_slow(Device* device);
 void trace_host_call_end_slow(Device* device, const char* function, uint64_t begin, const XgpuSemaphore* semaphores,
                               const uint64_t* values, uint32_t count, bool signal);
@@ -130,6 +135,12 @@ inline void trace_device_destroyed(Device* device) {
 // thread's track carrying the report, flushed at once.
 inline void trace_device_lost(Device* device, const char* description) {
   if (trace_enabled()) trace_device_lost_slow(device, description);
+}
+// A submission's print buffer was read (kernel printf and asserts): an
+// instant event "kernel prints" with the counts.
+inline void trace_prints(Device* device, uint32_t queue_index, uint64_t submission, uint64_t lines, uint64_t asserts,
+                         uint64_t dropped) {
+  if (trace_enabled()) trace_prints_slow(device, queue_index, submission, lines, asserts, dropped);
 }
 
 // A host call on the calling thread's track, as one line at the top of the
