@@ -101,7 +101,7 @@ case "$cmd" in
     # driver (libcuda.so.1) at run time only.
     setup
     cmake --preset default -B build/gpu -DXGPU_NVPTX_TARGETS="${XGPU_NVPTX_TARGETS:-sm_90}" >/dev/null
-    cmake --build build/gpu -j "$(nproc)" --target hsa_cuda_tests xgpuinfo indirect_dispatch alloca
+    cmake --build build/gpu -j "$(nproc)" --target hsa_cuda_tests xgpuinfo indirect_dispatch alloca debugging
     ctest --test-dir build/gpu -L gpu --output-on-failure
     export XGPU_HSA_LIBRARY="$PWD/build/gpu/lib/libxgpu-hsa-cuda.so"
     export XGPU_DRIVER_FILES="$PWD/build/gpu/share/xgpu/icd.d/xgpu_amdgpu.json"
