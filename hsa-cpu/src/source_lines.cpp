@@ -1,10 +1,12 @@
 #include "source_lines.h"
 
 #include <cxxabi.h>
+#include <dlfcn.h>
 #include <elf.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #if defined(HSA_CPU_HAVE_LIBDW)
 #include <dwarf.h>
@@ -69,32 +71,79 @@ std::string demangled(const std::string& name) {
 }
 
 #if defined(HSA_CPU_HAVE_LIBDW)
+// libdw, loaded at the first fault that asks for a line, not linked: libdw
+// and libelf keep thread-local data that glibc allocates on a thread's first
+// use and ends the process when it cannot (host memory exhausted), and a
+// runtime that never reports a fault should not pay for five more libraries.
+struct LibDw {
+  decltype(&elf_version) elf_version = nullptr;
+  decltype(&elf_memory) elf_memory = nullptr;
+  decltype(&elf_end) elf_end = nullptr;
+  decltype(&dwarf_begin_elf) dwarf_begin_elf = nullptr;
+  decltype(&dwarf_get_units) dwarf_get_units = nullptr;
+  decltype(&dwarf_haspc) dwarf_haspc = nullptr;
+  decltype(&dwarf_getsrc_die) dwarf_getsrc_die = nullptr;
+  decltype(&dwarf_lineno) dwarf_lineno = nullptr;
+  decltype(&dwarf_linecol) dwarf_linecol = nullptr;
+  decltype(&dwarf_linesrc) dwarf_linesrc = nullptr;
+  decltype(&dwarf_end) dwarf_end = nullptr;
+  bool ready = false;  // every function found and libelf initialized
+};
+
+const LibDw& libdw() {
+  static const LibDw table = [] {
+    LibDw t;
+    // Never closed: its functions stay valid for the process.
+    void* handle = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) return t;
+    bool all = true;
+    auto get = [&](auto* slot, const char* name) {
+      *slot = reinterpret_cast<std::remove_pointer_t<decltype(slot)>>(dlsym(handle, name));
+      all = all && *slot != nullptr;
+    };
+    get(&t.elf_version, "elf_version");
+    get(&t.elf_memory, "elf_memory");
+    get(&t.elf_end, "elf_end");
+    get(&t.dwarf_begin_elf, "dwarf_begin_elf");
+    get(&t.dwarf_get_units, "dwarf_get_units");
+    get(&t.dwarf_haspc, "dwarf_haspc");
+    get(&t.dwarf_getsrc_die, "dwarf_getsrc_die");
+    get(&t.dwarf_lineno, "dwarf_lineno");
+    get(&t.dwarf_linecol, "dwarf_linecol");
+    get(&t.dwarf_linesrc, "dwarf_linesrc");
+    get(&t.dwarf_end, "dwarf_end");
+    t.ready = all && t.elf_version(EV_CURRENT) != EV_NONE;
+    return t;
+  }();
+  return table;
+}
+
 // The line table's row for `address`: the compile unit whose ranges hold it
 // (every unit is tried: line-tables-only objects carry no .debug_aranges),
 // then its row with the greatest address not above it.
 void find_line(std::vector<unsigned char>& image, uint64_t address, SourcePosition* out) {
-  static const bool libelf_ready = elf_version(EV_CURRENT) != EV_NONE;
-  if (!libelf_ready) return;
-  Elf* elf = elf_memory(reinterpret_cast<char*>(image.data()), image.size());
+  const LibDw& dw = libdw();
+  if (!dw.ready) return;
+  Elf* elf = dw.elf_memory(reinterpret_cast<char*>(image.data()), image.size());
   if (elf == nullptr) return;
-  if (Dwarf* dwarf = dwarf_begin_elf(elf, DWARF_C_READ, nullptr)) {
+  if (Dwarf* dwarf = dw.dwarf_begin_elf(elf, DWARF_C_READ, nullptr)) {
     Dwarf_CU* unit = nullptr;
     Dwarf_Die unit_die;
     uint8_t unit_type = 0;
-    while (dwarf_get_units(dwarf, unit, &unit, nullptr, &unit_type, &unit_die, nullptr) == 0) {
+    while (dw.dwarf_get_units(dwarf, unit, &unit, nullptr, &unit_type, &unit_die, nullptr) == 0) {
       if (unit_type != DW_UT_compile && unit_type != DW_UT_partial) continue;
-      if (dwarf_haspc(&unit_die, address) <= 0) continue;
-      if (Dwarf_Line* line = dwarf_getsrc_die(&unit_die, address)) {
+      if (dw.dwarf_haspc(&unit_die, address) <= 0) continue;
+      if (Dwarf_Line* line = dw.dwarf_getsrc_die(&unit_die, address)) {
         int number = 0, column = 0;
-        if (dwarf_lineno(line, &number) == 0 && number > 0) out->line = uint32_t(number);
-        if (dwarf_linecol(line, &column) == 0 && column > 0) out->column = uint32_t(column);
-        if (const char* file = dwarf_linesrc(line, nullptr, nullptr)) out->file = file;
+        if (dw.dwarf_lineno(line, &number) == 0 && number > 0) out->line = uint32_t(number);
+        if (dw.dwarf_linecol(line, &column) == 0 && column > 0) out->column = uint32_t(column);
+        if (const char* file = dw.dwarf_linesrc(line, nullptr, nullptr)) out->file = file;
       }
       break;
     }
-    dwarf_end(dwarf);
+    dw.dwarf_end(dwarf);
   }
-  elf_end(elf);
+  dw.elf_end(elf);
 }
 #endif
 
@@ -111,7 +160,7 @@ void find_source_position(std::vector<unsigned char> sections, uint64_t address,
 
 bool source_lines_supported() {
 #if defined(HSA_CPU_HAVE_LIBDW)
-  return true;
+  return libdw().ready;
 #else
   return false;
 #endif

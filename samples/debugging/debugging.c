@@ -376,6 +376,10 @@ static void fault(const context_t* context, message_counts_t* counts) {
     FAIL("the report does not place the address just past the end of 'particles'");
   if (atomic_load(&counts->device_lost) != 1) FAIL("expected one device-lost message");
 
+  /* A lost device still retires what it abandoned: wait for that (it
+   * returns XGPU_ERROR_DEVICE_LOST, in bounded time) before destroying
+   * what the work used. */
+  (void)xgpuDeviceWaitIdle(device);
   xgpuDestroyCommandBuffer(device, cb, NULL);
   xgpuDestroyBuffer(device, particles, NULL);
   xgpuDestroyPipeline(device, pipeline, NULL);
@@ -434,6 +438,10 @@ static void hang(const context_t* context, message_counts_t* counts) {
   if (info.runTimeNs < 500ull * 1000 * 1000) FAIL("the report says the kernel ran %" PRIu64 " ns", info.runTimeNs);
   if (atomic_load(&counts->device_lost) != 1) FAIL("expected one device-lost message");
 
+  /* A lost device still retires what it abandoned: wait for that (it
+   * returns XGPU_ERROR_DEVICE_LOST, in bounded time) before destroying
+   * what the work used. */
+  (void)xgpuDeviceWaitIdle(device);
   xgpuDestroyCommandBuffer(device, cb, NULL);
   xgpuDestroyBuffer(device, flag, NULL);
   xgpuDestroyPipeline(device, pipeline, NULL);
