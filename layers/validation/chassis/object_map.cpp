@@ -1,7 +1,10 @@
 #include "object_map.h"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <mutex>
+#include <new>
 
 namespace xgpu_validation {
 namespace {
@@ -25,7 +28,34 @@ struct LookupCache {
     return static_cast<size_t>((handle >> 4) ^ (handle >> 12) ^ static_cast<uint64_t>(type)) % kSlots;
   }
 };
-thread_local LookupCache t_cache;
+// Each thread's cache, behind a pthread key rather than thread_local: the
+// layer is dlopen()ed, so its thread_local data would be dynamic TLS, which
+// glibc allocates on a thread's first access and, when host memory is
+// exhausted, ends the process for ("cannot allocate memory for thread-local
+// data"). Here a cache that cannot be allocated is simply not used. Caches
+// of threads still alive when the layer unloads are left to them (the key
+// is deleted, so no destructor of an unloaded layer ever runs).
+struct CacheKey {
+  pthread_key_t key{};
+  bool ok = false;
+  CacheKey() { ok = pthread_key_create(&key, [](void* cache) { delete static_cast<LookupCache*>(cache); }) == 0; }
+  ~CacheKey() {
+    if (ok) pthread_key_delete(key);
+  }
+};
+CacheKey g_cache_key;
+
+LookupCache* thread_cache() {
+  if (!g_cache_key.ok) return nullptr;
+  if (void* cache = pthread_getspecific(g_cache_key.key)) return static_cast<LookupCache*>(cache);
+  auto* cache = new (std::nothrow) LookupCache();
+  if (cache == nullptr) return nullptr;
+  if (pthread_setspecific(g_cache_key.key, cache) != 0) {
+    delete cache;
+    return nullptr;
+  }
+  return cache;
+}
 
 }  // namespace
 
@@ -39,12 +69,17 @@ void ObjectMap::Invalidate() { g_removals.fetch_add(1, std::memory_order_acq_rel
 
 ObjectRecord* ObjectMap::Find(XgpuObjectType type, uint64_t handle) const {
   const uint64_t removals = g_removals.load(std::memory_order_acquire);
-  if (t_cache.removals != removals) {
-    t_cache = LookupCache{};
-    t_cache.removals = removals;
+  LookupCache* cache = thread_cache();
+  LookupCache::Entry unused;
+  LookupCache::Entry* entry = &unused;
+  if (cache != nullptr) {
+    if (cache->removals != removals) {
+      *cache = LookupCache{};
+      cache->removals = removals;
+    }
+    entry = &cache->entries[LookupCache::SlotOf(type, handle)];
+    if (entry->record != nullptr && entry->handle == handle && entry->type == type) return entry->record;
   }
-  LookupCache::Entry& entry = t_cache.entries[LookupCache::SlotOf(type, handle)];
-  if (entry.record != nullptr && entry.handle == handle && entry.type == type) return entry.record;
   const Key key{handle, type};
   const Shard& shard = shards_[ShardOf(key)];
   ObjectRecord* record = nullptr;
@@ -53,7 +88,7 @@ ObjectRecord* ObjectMap::Find(XgpuObjectType type, uint64_t handle) const {
     auto it = shard.records.find(key);
     if (it != shard.records.end()) record = it->second.get();
   }
-  if (record != nullptr) entry = {handle, type, record};
+  if (record != nullptr) *entry = {handle, type, record};
   return record;
 }
 
