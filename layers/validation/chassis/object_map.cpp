@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <mutex>
+#include <algorithm>
 #include <new>
+#include <vector>
 
 namespace xgpu_validation {
 namespace {
@@ -32,26 +34,49 @@ struct LookupCache {
 // layer is dlopen()ed, so its thread_local data would be dynamic TLS, which
 // glibc allocates on a thread's first access and, when host memory is
 // exhausted, ends the process for ("cannot allocate memory for thread-local
-// data"). Here a cache that cannot be allocated is simply not used. Caches
-// of threads still alive when the layer unloads are left to them (the key
-// is deleted, so no destructor of an unloaded layer ever runs).
+// data"). Here a cache that cannot be allocated is simply not used. Every
+// cache is also listed, so that the layer's unloading frees the caches of
+// threads still alive then (deleting the key first: no destructor of an
+// unloaded layer ever runs; nothing calls into the layer while it unloads).
 struct CacheKey {
   pthread_key_t key{};
   bool ok = false;
-  CacheKey() { ok = pthread_key_create(&key, [](void* cache) { delete static_cast<LookupCache*>(cache); }) == 0; }
+  std::mutex mutex;                   // guards caches
+  std::vector<LookupCache*> caches;   // every thread's cache
+  CacheKey() {
+    ok = pthread_key_create(&key, [](void* cache) { Forget(static_cast<LookupCache*>(cache)); }) == 0;
+  }
   ~CacheKey() {
     if (ok) pthread_key_delete(key);
+    for (LookupCache* cache : caches) delete cache;
   }
+  static void Forget(LookupCache* cache);
 };
 CacheKey g_cache_key;
+
+void CacheKey::Forget(LookupCache* cache) {
+  {
+    std::lock_guard lock(g_cache_key.mutex);
+    auto& list = g_cache_key.caches;
+    list.erase(std::remove(list.begin(), list.end(), cache), list.end());
+  }
+  delete cache;
+}
 
 LookupCache* thread_cache() {
   if (!g_cache_key.ok) return nullptr;
   if (void* cache = pthread_getspecific(g_cache_key.key)) return static_cast<LookupCache*>(cache);
   auto* cache = new (std::nothrow) LookupCache();
   if (cache == nullptr) return nullptr;
-  if (pthread_setspecific(g_cache_key.key, cache) != 0) {
+  try {
+    std::lock_guard lock(g_cache_key.mutex);
+    g_cache_key.caches.push_back(cache);
+  } catch (const std::bad_alloc&) {
     delete cache;
+    return nullptr;
+  }
+  if (pthread_setspecific(g_cache_key.key, cache) != 0) {
+    CacheKey::Forget(cache);
     return nullptr;
   }
   return cache;
