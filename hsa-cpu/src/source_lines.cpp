@@ -76,17 +76,17 @@ std::string demangled(const std::string& name) {
 // use and ends the process when it cannot (host memory exhausted), and a
 // runtime that never reports a fault should not pay for five more libraries.
 struct LibDw {
-  decltype(&elf_version) elf_version = nullptr;
-  decltype(&elf_memory) elf_memory = nullptr;
-  decltype(&elf_end) elf_end = nullptr;
-  decltype(&dwarf_begin_elf) dwarf_begin_elf = nullptr;
-  decltype(&dwarf_get_units) dwarf_get_units = nullptr;
-  decltype(&dwarf_haspc) dwarf_haspc = nullptr;
-  decltype(&dwarf_getsrc_die) dwarf_getsrc_die = nullptr;
-  decltype(&dwarf_lineno) dwarf_lineno = nullptr;
-  decltype(&dwarf_linecol) dwarf_linecol = nullptr;
-  decltype(&dwarf_linesrc) dwarf_linesrc = nullptr;
-  decltype(&dwarf_end) dwarf_end = nullptr;
+  decltype(&::elf_version) elf_version = nullptr;
+  decltype(&::elf_memory) elf_memory = nullptr;
+  decltype(&::elf_end) elf_end = nullptr;
+  decltype(&::dwarf_begin_elf) dwarf_begin_elf = nullptr;
+  decltype(&::dwarf_get_units) dwarf_get_units = nullptr;
+  decltype(&::dwarf_haspc) dwarf_haspc = nullptr;
+  decltype(&::dwarf_getsrc_die) dwarf_getsrc_die = nullptr;
+  decltype(&::dwarf_lineno) dwarf_lineno = nullptr;
+  decltype(&::dwarf_linecol) dwarf_linecol = nullptr;
+  decltype(&::dwarf_linesrc) dwarf_linesrc = nullptr;
+  decltype(&::dwarf_end) dwarf_end = nullptr;
   bool ready = false;  // every function found and libelf initialized
 };
 
