@@ -101,12 +101,14 @@ case "$cmd" in
     # driver (libcuda.so.1) at run time only.
     setup
     cmake --preset default -B build/gpu -DXGPU_NVPTX_TARGETS="${XGPU_NVPTX_TARGETS:-sm_90}" >/dev/null
-    cmake --build build/gpu -j "$(nproc)" --target hsa_cuda_tests xgpuinfo indirect_dispatch alloca debugging
+    cmake --build build/gpu -j "$(nproc)" --target hsa_cuda_tests xgpuinfo indirect_dispatch alloca debugging \
+      xgpu_icd_tests
     ctest --test-dir build/gpu -L gpu --output-on-failure
     export XGPU_HSA_LIBRARY="$PWD/build/gpu/lib/libxgpu-hsa-cuda.so"
     export XGPU_DRIVER_FILES="$PWD/build/gpu/share/xgpu/icd.d/xgpu_amdgpu.json"
     build/gpu/bin/xgpuinfo
-    for sample in indirect_dispatch alloca "debugging fault"; do  # CUDA cannot stop a hung kernel: no hang part
+    build/gpu/bin/xgpu_icd_tests --test-case='kernel printf*,kernel assert*'
+    for sample in indirect_dispatch alloca "debugging print" "debugging fault"; do  # CUDA cannot stop a hung kernel: no hang part
       echo "== $sample"
       (cd build/gpu/bin && ./$sample)
     done
@@ -115,7 +117,7 @@ case "$cmd" in
     setup
     cmake --preset default -B build/gpu -DXGPU_NVPTX_TARGETS="${XGPU_NVPTX_TARGETS:-sm_90}" >/dev/null
     cmake --build build/gpu -j "$(nproc)" --target xgpu-hsa-cuda cuda_bench xgpu_device_saxpy recording_bench \
-      cross_queue_bench saxpy_bench
+      cross_queue_bench saxpy_bench debugging_bench
     bench/cuda/gpu_bench.sh build/gpu
     ;;
   fuzz-kernels)

@@ -45,6 +45,7 @@ BENCHES = [
     ("loader_call", "loader_call_bench", {}, "json"),
     ("validation_layer", "validation_layer_bench", {}, "json"),
     ("cpu_kernels", "cpu_kernels_bench", {}, "json"),
+    ("debugging", "debugging_bench", {}, "json"),
 ]
 
 # Arguments beyond the benchmark's defaults (not in smoke mode): recording's
@@ -77,6 +78,8 @@ GOALS = {
         [("beat_peers", PRODUCT_PEERS)],
     ("validation_layer", "recording, push+dispatch+barrier"): [("vs_peer", r"^without", 1 / 2.0)],
     ("validation_layer", "xgpuQueueSubmit, per call"): [("vs_peer", r"^without", 1 / 1.3)],
+    # Issue 27: the fault report within 1 ms of the fault on hsa-cpu.
+    ("debugging", "kernel fault -> device-lost report delivered"): [("max", 1000.0)],
 }
 # Issue 16: every CPU kernel within 1.5x of the best of PoCL and the all-cores
 # C loop, and no slower than the 1-thread C loop.

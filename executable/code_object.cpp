@@ -738,10 +738,17 @@ Status read_ptx(const std::string& text, CodeObjectInfo* info) {
     }
     k.explicit_arg_count = uint32_t(sizes.size());
     // <xgpu/kernel.h>'s nvptx entry: the argument struct, then the grid
-    // (xgpu_nvptx_grid_t, 16 bytes).
-    if (sizes.size() != 2 || sizes[1].first != 16) {
+    // (xgpu_nvptx_grid_t: size[3], a zero word, the kernarg address; 24
+    // bytes).
+    constexpr uint32_t kGridParamSize = 24;
+    if (sizes.size() != 2) {
       return Status::error(who + " has " + std::to_string(sizes.size()) +
                            " parameters; an xgpu kernel on nvptx has two (its argument struct, the grid)");
+    }
+    if (sizes[1].first != kGridParamSize) {
+      return Status::error(who + "'s second parameter (the grid, xgpu_nvptx_grid_t) is " +
+                           std::to_string(sizes[1].first) + " bytes, not " + std::to_string(kGridParamSize) +
+                           ": the kernel was built with another version of <xgpu/kernel.h>");
     }
     k.kernarg_size = sizes[0].first;
     k.kernarg_alignment = std::max<uint32_t>(4, sizes[0].second);

@@ -37,7 +37,15 @@ typedef struct bench_xgpu {
 /* Creates the instance and a device with up to `queue_count` queues (fewer
  * when family 0 offers fewer). False, with a line on stderr, when there is
  * no physical device. */
+static inline bool bench_xgpu_create_with_print_buffer(bench_xgpu_t* x, uint32_t queue_count,
+                                                      uint64_t print_buffer_size);
 static inline bool bench_xgpu_create(bench_xgpu_t* x, uint32_t queue_count) {
+  return bench_xgpu_create_with_print_buffer(x, queue_count, 0);
+}
+
+/* The same, with XgpuDeviceCreateInfo::printBufferSize (0: the default). */
+static inline bool bench_xgpu_create_with_print_buffer(bench_xgpu_t* x, uint32_t queue_count,
+                                                      uint64_t print_buffer_size) {
   memset(x, 0, sizeof *x);
   const XgpuInstanceCreateInfo instance_info = {.sType = XGPU_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
   BENCH_XCHECK(xgpuCreateInstance(&instance_info, NULL, &x->instance));
@@ -56,7 +64,8 @@ static inline bool bench_xgpu_create(bench_xgpu_t* x, uint32_t queue_count) {
   const XgpuDeviceQueueCreateInfo queue_info = {
       .sType = XGPU_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = 0, .queueCount = queue_count};
   const XgpuDeviceCreateInfo device_info = {
-      .sType = XGPU_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &queue_info};
+      .sType = XGPU_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &queue_info,
+      .printBufferSize = print_buffer_size};
   BENCH_XCHECK(xgpuCreateDevice(x->physical, &device_info, NULL, &x->device));
   for (uint32_t i = 0; i < queue_count; ++i) xgpuGetDeviceQueue(x->device, 0, i, &x->queues[i]);
 

@@ -19,11 +19,20 @@
  *                                        Beside it the same without the edge (A writes T), and the event
  *                                        form: cuEventRecord(A) -> cuStreamWaitEvent(B) -> cuEventRecord(B),
  *                                        cuEventSynchronize.
+ *   fault us                             last (CUDA keeps a fault for the context): thread 0 spins until the
+ *                                        host sets a flag in mapped host memory, then stores to address 16;
+ *                                        from the flag's store until cuStreamQuery (polled) returns the
+ *                                        error (what hsa-cuda can see at the earliest); one sample
+ *   printf ns/line                       bench/debugging's figure through CUDA's device printf: one launch of
+ *                                        N threads that each print one line, + cuCtxSynchronize (which
+ *                                        writes the lines to stdout, here a temporary file), against the same
+ *                                        kernel without the line, alternated; (T_print - T_quiet) / N per pair
  *
  * Results checked: the 64 counters equal the host's expectation (the same
  * constants as bench/recording), every saxpy element equals
  * (i mod 7) + passes * 2 * (i mod 1024) (as bench/saxpy), S and T end at the
- * last k.
+ * last k; every printed line arrives once with its thread's id, value and
+ * half.
  *
  *   cuda_bench [--smoke] [--json] [--repeats R] [--dispatches N] [--rounds K] [--ptx FILE]
  *              [--xgpu-ptx FILE]
@@ -48,6 +57,7 @@
 #include <unistd.h>
 
 #include "../common/bench_common.h"
+#include "../debugging/debugging_bench_shared.h"
 #include "../recording/recording_shared.h"
 #include "../saxpy/saxpy_shared.h"
 
@@ -62,11 +72,12 @@ typedef struct CUevent_st* CUevent;
 typedef struct CUgraph_st* CUgraph;
 typedef struct CUgraphExec_st* CUgraphExec;
 typedef unsigned long long CUdeviceptr;
-enum { CUDA_SUCCESS = 0 };
+enum { CUDA_SUCCESS = 0, CUDA_ERROR_NOT_READY = 600, CUDA_ERROR_ILLEGAL_ADDRESS = 700 };
 enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DISABLE_TIMING = 2 };
 enum { CU_STREAM_CAPTURE_MODE_RELAXED = 2 };
 enum { CU_STREAM_WAIT_VALUE_GEQ = 0, CU_STREAM_WRITE_VALUE_DEFAULT = 0 };
 enum { CU_MEMHOSTALLOC_PORTABLE = 1, CU_MEMHOSTALLOC_DEVICEMAP = 2 };
+enum { CU_LIMIT_PRINTF_FIFO_SIZE = 1 };
 
 #define CUDA_FUNCTIONS(X)                                                                               \
   X(cuInit, "cuInit", (unsigned))                                                                       \
@@ -86,6 +97,7 @@ enum { CU_MEMHOSTALLOC_PORTABLE = 1, CU_MEMHOSTALLOC_DEVICEMAP = 2 };
   X(cuStreamCreate, "cuStreamCreate", (CUstream*, unsigned))                                            \
   X(cuStreamDestroy, "cuStreamDestroy_v2", (CUstream))                                                  \
   X(cuStreamSynchronize, "cuStreamSynchronize", (CUstream))                                             \
+  X(cuStreamQuery, "cuStreamQuery", (CUstream))                                                         \
   X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", (CUstream, int))                                   \
   X(cuStreamEndCapture, "cuStreamEndCapture", (CUstream, CUgraph*))                                     \
   X(cuGraphInstantiate, "cuGraphInstantiateWithFlags", (CUgraphExec*, CUgraph, unsigned long long))     \
@@ -106,7 +118,9 @@ enum { CU_MEMHOSTALLOC_PORTABLE = 1, CU_MEMHOSTALLOC_DEVICEMAP = 2 };
   X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", (void*, CUdeviceptr, size_t))                                      \
   X(cuStreamWriteValue64, "cuStreamWriteValue64_v2", (CUstream, CUdeviceptr, uint64_t, unsigned))       \
   X(cuStreamWaitValue64, "cuStreamWaitValue64_v2", (CUstream, CUdeviceptr, uint64_t, unsigned))   \
-  X(cuLaunchHostFunc, "cuLaunchHostFunc", (CUstream, void (*)(void*), void*))
+  X(cuLaunchHostFunc, "cuLaunchHostFunc", (CUstream, void (*)(void*), void*))                           \
+  X(cuCtxSetLimit, "cuCtxSetLimit", (int, size_t))                                                      \
+  X(cuCtxSynchronize, "cuCtxSynchronize", (void))
 
 static struct {
 #define DECLARE(field, symbol, params) CUresult(*field) params;
@@ -128,7 +142,7 @@ static void check_cuda(CUresult r, const char* what, int line) {
 /* ---- Options and state. ---- */
 typedef struct options {
   bench_options_t o;
-  uint32_t repeats, dispatches, rounds, passes;
+  uint32_t repeats, dispatches, rounds, passes, lines;
   const char* ptx;
   const char* xgpu_ptx; /* xgpu's saxpy built for nvptx (diagnostic), or NULL */
 } options_t;
@@ -149,7 +163,7 @@ static recording_constants_t bench_constants(uint32_t i) {
 }
 
 typedef struct state {
-  CUfunction bump, saxpy, empty;
+  CUfunction bump, saxpy, empty, print_lines, quiet_lines;
   CUstream stream, other;
   CUdeviceptr counters;
   uint64_t expected[RECORDING_COUNTER_COUNT];
@@ -421,6 +435,119 @@ static bool cross_stream(const options_t* o, state_t* s) {
   return ok;
 }
 
+/* CUDA's device printf, ns per line: print_lines against quiet_lines, each
+ * launch + cuCtxSynchronize with stdout (where CUDA writes the lines at the
+ * synchronization) on a temporary file; the last print run's lines are
+ * checked. */
+static bool printf_cost(const options_t* o, state_t* s) {
+  const uint32_t n = o->lines;
+  CUdeviceptr out;
+  CK(cu.cuMemAlloc(&out, 4ull * n));
+  uint32_t* words = malloc(4ull * n);
+  FILE* sink = tmpfile();
+  if (!sink) {
+    fprintf(stderr, "cuda_bench: no temporary file for the printf figure\n");
+    return false;
+  }
+  fflush(stdout);
+  const int saved_stdout = dup(STDOUT_FILENO);
+  double* per_line = calloc(o->repeats, sizeof(double));
+  double* print_us = calloc(o->repeats, sizeof(double));
+  double* quiet_us = calloc(o->repeats, sizeof(double));
+  bool ok = saved_stdout >= 0;
+  const unsigned blocks = (n + DEBUGGING_BENCH_WORKGROUP - 1) / DEBUGGING_BENCH_WORKGROUP;
+  void* params[] = {&out, (void*)&n};
+  for (uint32_t r = 0; r <= o->repeats && ok; ++r) {
+    /* The sink starts empty each time, so the check reads one run's lines. */
+    fflush(stdout);
+    ok = ftruncate(fileno(sink), 0) == 0 && fseek(sink, 0, SEEK_SET) == 0 && dup2(fileno(sink), STDOUT_FILENO) >= 0;
+    uint64_t t0 = bench_now_ns();
+    CK(cu.cuLaunchKernel(s->quiet_lines, blocks, 1, 1, DEBUGGING_BENCH_WORKGROUP, 1, 1, 0, NULL, params, NULL));
+    CK(cu.cuCtxSynchronize());
+    fflush(stdout);
+    const uint64_t quiet_ns = bench_now_ns() - t0;
+    t0 = bench_now_ns();
+    CK(cu.cuLaunchKernel(s->print_lines, blocks, 1, 1, DEBUGGING_BENCH_WORKGROUP, 1, 1, 0, NULL, params, NULL));
+    CK(cu.cuCtxSynchronize());
+    fflush(stdout);
+    const uint64_t print_ns = bench_now_ns() - t0;
+    ok = dup2(saved_stdout, STDOUT_FILENO) >= 0 && ok;
+    if (r == 0) continue;
+    per_line[r - 1] = ((double)print_ns - (double)quiet_ns) / n;
+    print_us[r - 1] = print_ns / 1e3;
+    quiet_us[r - 1] = quiet_ns / 1e3;
+  }
+  close(saved_stdout);
+  /* The last run's lines: each thread's once, with its value and half. */
+  uint8_t* seen = calloc(n, 1);
+  uint32_t lines = 0, wrong = 0;
+  char line[256];
+  rewind(sink);
+  while (ok && fgets(line, sizeof line, sink)) {
+    unsigned i = 0, value = 0;
+    double half = -1.0;
+    ++lines;
+    if (sscanf(line, DEBUGGING_BENCH_SCAN, &i, &value, &half) != 3 || i >= n || seen[i] ||
+        value != DEBUGGING_BENCH_VALUE(i) || half != 0.5 * (double)i) {
+      if (wrong++ < 3) fprintf(stderr, "cuda_bench: unexpected printf line: %s", line);
+    } else {
+      seen[i] = 1;
+    }
+  }
+  CK(cu.cuMemcpyDtoH(words, out, 4ull * n));
+  for (uint32_t i = 0; i < n; ++i) wrong += words[i] != DEBUGGING_BENCH_VALUE(i);
+  if (lines != n || wrong != 0 || !ok)
+    fprintf(stderr, "cuda_bench: printf: %u of %u lines, %u wrong (lines or outputs)%s\n", lines, n, wrong,
+            ok ? "" : ", the sink failed");
+  ok = ok && lines == n && wrong == 0;
+  char figure[160];
+  snprintf(figure, sizeof figure, "printf, %u lines in one dispatch, per line", n);
+  report(o, figure, "ns", false, false, s, per_line, o->repeats);
+  snprintf(figure, sizeof figure, "printf, %u lines: launch -> sync", n);
+  report(o, figure, "us", false, false, s, print_us, o->repeats);
+  char side[400];
+  snprintf(side, sizeof side, "%s, the same kernel without printf", s->side);
+  const bench_summary_t quiet = bench_summarize(quiet_us, o->repeats);
+  bench_report(&o->o, "cuda", figure, "us", false, false, side, &quiet);
+  bench_check(&o->o, "cuda", "CUDA printf: every line arrived once and right; the outputs are right", ok);
+  fclose(sink);
+  free(seen);
+  free(per_line);
+  free(print_us);
+  free(quiet_us);
+  free(words);
+  CK(cu.cuMemFree(out));
+  return ok;
+}
+
+/* Flag set -> cuStreamQuery reports the kernel's fault, µs (one sample: the
+ * context is lost after it). */
+static bool fault_latency(const options_t* o, state_t* s, CUmodule module) {
+  CUfunction fault;
+  CK(cu.cuModuleGetFunction(&fault, module, "fault_on_flag"));
+  uint32_t* flag = NULL;
+  CK(cu.cuMemHostAlloc((void**)&flag, 64, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP));
+  CUdeviceptr device_flag;
+  CK(cu.cuMemHostGetDevicePointer(&device_flag, flag, 0));
+  __atomic_store_n(flag, 0u, __ATOMIC_RELEASE);
+  uint64_t address = 16;
+  void* params[] = {&device_flag, &address};
+  CK(cu.cuLaunchKernel(fault, 1, 1, 1, 1, 1, 1, 0, s->stream, params, NULL));
+  const struct timespec pause = {0, 20 * 1000 * 1000};
+  nanosleep(&pause, NULL); /* the kernel spins (its start is not what is timed) */
+  const uint64_t t0 = bench_now_ns();
+  __atomic_store_n(flag, 1u, __ATOMIC_RELEASE);
+  CUresult r;
+  while ((r = cu.cuStreamQuery(s->stream)) == CUDA_ERROR_NOT_READY) {
+  }
+  double sample = (double)(bench_now_ns() - t0) / 1e3;
+  report(o, "kernel fault -> error seen (cuStreamQuery polled)", "us", false, true, s, &sample, 1);
+  const bool ok = r == CUDA_ERROR_ILLEGAL_ADDRESS;
+  if (!ok) fprintf(stderr, "cuda_bench: the faulting kernel's stream reported %d, not CUDA_ERROR_ILLEGAL_ADDRESS\n", r);
+  bench_check(&o->o, "cuda", "CUDA reports the kernel's store to address 16 as CUDA_ERROR_ILLEGAL_ADDRESS", ok);
+  return ok;
+}
+
 static char* read_file(const char* path) {
   FILE* f = fopen(path, "rb");
   if (!f) return NULL;
@@ -449,7 +576,7 @@ static uint32_t parse_count(const char* flag, const char* value) {
 }
 
 int main(int argc, char** argv) {
-  options_t o = {{false, false}, 9, 1000, 200, 15, NULL, NULL};
+  options_t o = {{false, false}, 9, 1000, 200, 15, 16384, NULL, NULL};
   static char default_ptx[PATH_MAX];
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
@@ -459,16 +586,17 @@ int main(int argc, char** argv) {
     else if (!strcmp(a, "--repeats")) o.repeats = parse_count(a, v), ++i;
     else if (!strcmp(a, "--dispatches")) o.dispatches = parse_count(a, v), ++i;
     else if (!strcmp(a, "--rounds")) o.rounds = parse_count(a, v), ++i;
+    else if (!strcmp(a, "--lines")) o.lines = parse_count(a, v), ++i;
     else if (!strcmp(a, "--ptx") && v) o.ptx = v, ++i;
     else if (!strcmp(a, "--xgpu-ptx") && v) o.xgpu_ptx = v, ++i;
     else {
-      fprintf(stderr, "usage: %s [--smoke] [--json] [--repeats R] [--dispatches N] [--rounds K] [--ptx FILE]\n"
+      fprintf(stderr, "usage: %s [--smoke] [--json] [--repeats R] [--dispatches N] [--rounds K] [--lines N] [--ptx FILE]\n"
               "       [--xgpu-ptx FILE]\n",
               argv[0]);
       return 2;
     }
   }
-  if (o.o.smoke) o.repeats = 1, o.dispatches = 16, o.rounds = 3, o.passes = 2;
+  if (o.o.smoke) o.repeats = 1, o.dispatches = 16, o.rounds = 3, o.passes = 2, o.lines = 300;
   if (!o.ptx) {
     const ssize_t len = readlink("/proc/self/exe", default_ptx, sizeof default_ptx - 32);
     if (len > 0) {
@@ -501,6 +629,8 @@ int main(int argc, char** argv) {
   CK(cu.cuDeviceGet(&device, 0));
   CK(cu.cuDevicePrimaryCtxRetain(&context, device));
   CK(cu.cuCtxSetCurrent(context));
+  /* Room for every line of the printf figure (before any kernel runs). */
+  CK(cu.cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, 1024u * 1024u + 1024u * (size_t)o.lines));
   state_t s;
   memset(&s, 0, sizeof s);
   char name[256] = "";
@@ -518,6 +648,8 @@ int main(int argc, char** argv) {
   CK(cu.cuModuleGetFunction(&s.bump, module, "bump"));
   CK(cu.cuModuleGetFunction(&s.saxpy, module, "saxpy"));
   CK(cu.cuModuleGetFunction(&s.empty, module, "empty"));
+  CK(cu.cuModuleGetFunction(&s.print_lines, module, "print_lines"));
+  CK(cu.cuModuleGetFunction(&s.quiet_lines, module, "quiet_lines"));
   CK(cu.cuStreamCreate(&s.stream, CU_STREAM_NON_BLOCKING));
   CK(cu.cuStreamCreate(&s.other, CU_STREAM_NON_BLOCKING));
   CK(cu.cuMemAlloc(&s.counters, RECORDING_COUNTER_COUNT * sizeof(uint32_t)));
@@ -550,12 +682,18 @@ int main(int argc, char** argv) {
     ok = saxpy(&o, &s, s.saxpy, SAXPY_PARAMS, " (again)") && ok;
   }
   ok = cross_stream(&o, &s) && ok;
+  ok = printf_cost(&o, &s) && ok;
 
   CK(cu.cuMemFree(s.counters));
-  CK(cu.cuStreamDestroy(s.stream));
   CK(cu.cuStreamDestroy(s.other));
-  CK(cu.cuModuleUnload(module));
   if (xgpu_module) CK(cu.cuModuleUnload(xgpu_module));
-  CK(cu.cuDevicePrimaryCtxRelease(device));
+  if (o.o.smoke) {
+    CK(cu.cuStreamDestroy(s.stream));
+    CK(cu.cuModuleUnload(module));
+    CK(cu.cuDevicePrimaryCtxRelease(device));
+    return ok ? 0 : 1;
+  }
+  /* Last: the context is unusable after the fault; the process ends. */
+  ok = fault_latency(&o, &s, module) && ok;
   return ok ? 0 : 1;
 }

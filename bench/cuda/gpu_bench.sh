@@ -1,8 +1,8 @@
 #!/bin/bash
 # xgpu on hsa-cuda beside the CUDA driver API, one after the other on the
 # machine's first CUDA device: cuda_bench (the peer), then xgpu's recording,
-# cross_queue and saxpy benchmarks through the unchanged AMDGPU driver and
-# hsa-cuda, then recording_bench once more with HSA_CUDA_STATS=1 (what the
+# cross_queue, saxpy and debugging benchmarks through the unchanged AMDGPU
+# driver and hsa-cuda, then recording_bench once more with HSA_CUDA_STATS=1 (what the
 # queue's packet processor spends per packet; not a timed figure).
 #
 #   bench/cuda/gpu_bench.sh [BUILD_DIR]     (default build/gpu: ./build.sh gpu-bench builds it)
@@ -25,6 +25,9 @@ run ./recording_bench --json
 run ./cross_queue_bench --json
 run ./saxpy_bench --json
 run ./xgpu_device_saxpy --json
+# Kernel printf beside cuda_bench's printf figure; CUDA cannot recover a
+# faulted context, so the fault report is timed over few devices.
+run ./debugging_bench --json --fault-repeats 3
 echo "== HSA_CUDA_STATS=1 recording_bench --repeats 9 --curve-max 1000 (per-packet cost of the processor)"
 (cd "$bin" && HSA_CUDA_STATS=1 ./recording_bench --repeats 9 --curve-max 1000 > /dev/null) || status=1
 exit $status

@@ -197,9 +197,10 @@ hsa_status_t hsa_executable_load_agent_code_object(hsa_executable_t handle, hsa_
     kernel->kernarg_size = entry.size;
     kernel->kernarg_alignment = std::max<uint32_t>(entry.alignment, 16);
     // An xgpu kernel (<xgpu/kernel.h>): the argument struct, then the grid
-    // (xgpu_nvptx_grid_t, 16 bytes), which the queue fills from the packet.
-    // The kernarg segment is the struct alone.
-    if (entry.sizes.size() == 2 && entry.sizes[1] == 16) {
+    // (xgpu_nvptx_grid_t: the grid size and the kernarg segment's address,
+    // 24 bytes), which the queue fills from the packet. The kernarg segment
+    // is the struct alone.
+    if (entry.sizes.size() == 2 && entry.sizes[1] == kGridParamSize) {
       kernel->kernarg_size = entry.sizes[0];
       kernel->grid_offset = entry.offsets[1];
     }

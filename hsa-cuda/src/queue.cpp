@@ -230,18 +230,22 @@ bool dispatch(Queue* q, const hsa_kernel_dispatch_packet_t* p) {
   }
   size_t size = kernel.kernarg_size;
   void* buffer = p->kernarg_address;
-  uint8_t with_grid[4096 + 16];
+  uint8_t with_grid[4096 + kGridParamSize];
   if (kernel.grid_offset) {
-    // The kernarg bytes, then the grid in work items (xgpu_nvptx_grid_t).
+    // The kernarg bytes, then the grid in work items and the kernarg
+    // segment's address (xgpu_nvptx_grid_t: the kernel reads its print
+    // slots before that address, host memory the device maps).
     if (kernel.grid_offset > 4096) {
       fail(q, HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "kernarg segment larger than 4096 bytes");
       return false;
     }
-    std::memset(with_grid, 0, kernel.grid_offset + 16);
+    std::memset(with_grid, 0, kernel.grid_offset + kGridParamSize);
     if (kernel.kernarg_size) std::memcpy(with_grid, p->kernarg_address, kernel.kernarg_size);
     std::memcpy(with_grid + kernel.grid_offset, grid, sizeof(grid));
+    const uint64_t kernarg_address = uint64_t(reinterpret_cast<uintptr_t>(p->kernarg_address));
+    std::memcpy(with_grid + kernel.grid_offset + 16, &kernarg_address, sizeof(kernarg_address));
     buffer = with_grid;
-    size = kernel.grid_offset + 16;
+    size = kernel.grid_offset + kGridParamSize;
   }
   void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buffer, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
   const uint64_t start = g_runtime.stats ? now_ns() : 0;

@@ -147,6 +147,9 @@ struct KernelObject {
   std::string name;
 };
 constexpr uint64_t kKernelObjectMagic = 0x6b2d616475632d78ull;  // "x-cuda-k"
+// Bytes of an xgpu kernel's second parameter, xgpu_nvptx_grid_t
+// (<xgpu/kernel.h>): grid size[3], a zero word, the kernarg address.
+constexpr uint32_t kGridParamSize = 24;
 bool kernel_object_lookup(uint64_t handle, KernelObject* out);
 
 void queues_release_all();

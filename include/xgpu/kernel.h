@@ -251,17 +251,19 @@ XGPU_KERNEL_INLINE_ uint32_t xgpu_amdgcn_grid_size_(uint32_t d) {
   return xgpu_dispatch_packet_()->grid_size[d];
 }
 
-/* The print buffer's address from the slot before the kernarg segment
- * (<xgpu/kernel_print.h>); integer arithmetic, since the slot lies outside
- * the kernarg object. */
-XGPU_KERNEL_INLINE_ uint64_t xgpu_amdgcn_print_buffer_(void) {
-  const uint64_t slot = (uint64_t)(uintptr_t)__builtin_amdgcn_kernarg_segment_ptr() -
-                        XGPU_PRINT_BUFFER_SLOT_OFFSET;
+/* A print slot before the kernarg segment (<xgpu/kernel_print.h>): the
+ * print buffer's address or the dispatch's tag; integer arithmetic, since
+ * the slots lie outside the kernarg object. */
+XGPU_KERNEL_INLINE_ uint64_t xgpu_amdgcn_print_slot_(uint64_t offset) {
+  const uint64_t slot = (uint64_t)(uintptr_t)__builtin_amdgcn_kernarg_segment_ptr() - offset;
   return *(const XGPU_KERNEL_CONSTANT_AS_ uint64_t*)(uintptr_t)slot;
 }
 
 #define XGPU_KERNEL_CTX_USE_(expr) ((void)xgpu_ctx_, (expr))
-#define XGPU_KERNEL_PRINT_BUFFER_() XGPU_KERNEL_CTX_USE_(xgpu_amdgcn_print_buffer_())
+#define XGPU_KERNEL_PRINT_BUFFER_() \
+  XGPU_KERNEL_CTX_USE_(xgpu_amdgcn_print_slot_(XGPU_PRINT_BUFFER_SLOT_OFFSET))
+#define XGPU_KERNEL_PRINT_DISPATCH_() \
+  XGPU_KERNEL_CTX_USE_(xgpu_amdgcn_print_slot_(XGPU_PRINT_DISPATCH_SLOT_OFFSET))
 #define xgpu_local_id(d) XGPU_KERNEL_CTX_USE_(xgpu_amdgcn_local_id_(d))
 #define xgpu_workgroup_id(d) XGPU_KERNEL_CTX_USE_(xgpu_amdgcn_workgroup_id_(d))
 #define xgpu_workgroup_size(d) \
@@ -347,15 +349,27 @@ XGPU_KERNEL_INLINE_ void xgpu_amdgcn_barrier_(void) {
 
 /* The entry's second parameter, filled by hsa-cuda from the AQL packet. */
 typedef struct xgpu_nvptx_grid {
-  uint32_t size[3]; /* grid_size_x, _y, _z of the dispatch packet */
-  uint32_t reserved; /* zero */
+  uint32_t size[3];         /* grid_size_x, _y, _z of the dispatch packet */
+  uint32_t reserved;        /* zero */
+  uint64_t kernarg_address; /* the packet's kernarg_address: the print slots
+                               lie before it (<xgpu/kernel_print.h>) */
 } xgpu_nvptx_grid_t;
 
 /* Per-work-item state the built-ins read: the grid size, which no special
- * register holds. */
+ * register holds, and where the print slots are. */
 typedef struct xgpu_context {
   uint32_t grid_size[3];
+  uint64_t kernarg_address;
 } xgpu_context_t;
+
+/* A print slot before the kernarg segment (<xgpu/kernel_print.h>), read
+ * through the kernarg segment's address (host memory the device maps). */
+XGPU_KERNEL_INLINE_ uint64_t xgpu_nvptx_print_slot_(const xgpu_context_t* ctx, uint64_t offset) {
+  if (ctx->kernarg_address == 0) return 0;
+  return *(const uint64_t*)(uintptr_t)(ctx->kernarg_address - offset);
+}
+#define XGPU_KERNEL_PRINT_BUFFER_() xgpu_nvptx_print_slot_(xgpu_ctx_, XGPU_PRINT_BUFFER_SLOT_OFFSET)
+#define XGPU_KERNEL_PRINT_DISPATCH_() xgpu_nvptx_print_slot_(xgpu_ctx_, XGPU_PRINT_DISPATCH_SLOT_OFFSET)
 
 XGPU_KERNEL_INLINE_ uint32_t xgpu_nvptx_local_id_(uint32_t d) {
   return d == 0 ? __nvvm_read_ptx_sreg_tid_x()
@@ -404,12 +418,15 @@ XGPU_KERNEL_INLINE_ void xgpu_nvptx_fence_(int scope) {
   else if (scope != XGPU_SCOPE_WORKITEM)
     __nvvm_membar_sys();
 }
-/* Memory fence; `order` and `scope` must be constants. */
+/* Memory fence; `order` and `scope` must be constants. A work item's own
+ * fence orders the compiler only: an empty asm that clobbers memory (clang
+ * 19's nvptx back end selects no single-thread fence). */
 #define xgpu_atomic_fence(order, scope)      \
   do {                                       \
-    if ((scope) == XGPU_SCOPE_WORKITEM)      \
-      __atomic_signal_fence(order);          \
-    else if ((order) != XGPU_ORDER_RELAXED)  \
+    if ((scope) == XGPU_SCOPE_WORKITEM) {    \
+      (void)(order);                         \
+      __asm__ __volatile__("" ::: "memory"); \
+    } else if ((order) != XGPU_ORDER_RELAXED) \
       xgpu_nvptx_fence_(scope);              \
   } while (0)
 
@@ -425,7 +442,9 @@ XGPU_KERNEL_INLINE_ void xgpu_nvptx_fence_(int scope) {
     if ((order) == XGPU_ORDER_ACQUIRE || (order) == XGPU_ORDER_ACQ_REL ||         \
         (order) == XGPU_ORDER_SEQ_CST)                                            \
       xgpu_nvptx_fence_(scope);                                                   \
-    xgpu_nvptx_result_;                                                           \
+    /* An assignment as the value: an atomic used as a statement inside   */    \
+    /* another macro's argument is then not "expression result unused". */      \
+    xgpu_nvptx_result_ = xgpu_nvptx_result_;                                      \
   })
 #undef xgpu_atomic_load
 #undef xgpu_atomic_store
@@ -500,7 +519,8 @@ XGPU_KERNEL_INLINE_ void xgpu_nvptx_fence_(int scope) {
                                      xgpu_nvptx_grid_t xgpu_grid_) {          \
     if (!XGPU_KERNEL_NVPTX_IN_GRID_(xgpu_grid_)) return;                      \
     const xgpu_context_t xgpu_context_ = {                                    \
-        {xgpu_grid_.size[0], xgpu_grid_.size[1], xgpu_grid_.size[2]}};        \
+        {xgpu_grid_.size[0], xgpu_grid_.size[1], xgpu_grid_.size[2]},         \
+        xgpu_grid_.kernarg_address};                                          \
     name##_xgpu_body_(&xgpu_kernarg_,                                         \
                       &xgpu_context_ XGPU_KERNEL_PERMIT_ARG_##barriers);      \
   }                                                                           \
@@ -524,7 +544,8 @@ XGPU_KERNEL_INLINE_ void xgpu_nvptx_fence_(int scope) {
     shared_type xgpu_groupshared_;                                            \
     if (!XGPU_KERNEL_NVPTX_IN_GRID_(xgpu_grid_)) return;                      \
     const xgpu_context_t xgpu_context_ = {                                    \
-        {xgpu_grid_.size[0], xgpu_grid_.size[1], xgpu_grid_.size[2]}};        \
+        {xgpu_grid_.size[0], xgpu_grid_.size[1], xgpu_grid_.size[2]},         \
+        xgpu_grid_.kernarg_address};                                          \
     name##_xgpu_body_(&xgpu_kernarg_,                                         \
                       &xgpu_context_ XGPU_KERNEL_PERMIT_ARG_BARRIERS_,        \
                       (shared_type*)&xgpu_groupshared_);                      \
@@ -552,8 +573,9 @@ typedef struct xgpu_context {
   xgpu_host_workgroup_t* wg;   /* the runtime's workgroup (barrier) */
   uint32_t workitem_loops;     /* 1 in the work-item function that the build
                                   turns into work-item loops, else 0 */
-  const uint64_t* print_slot;  /* the 8 bytes before the kernarg segment: the
-                                  print buffer's address or 0
+  const uint64_t* print_slot;  /* the 16 bytes before the kernarg segment:
+                                  [0] the dispatch's tag, [1] the print
+                                  buffer's address or 0
                                   (<xgpu/kernel_print.h>); read only by
                                   xgpu_printf and xgpu_assert. Last, so that
                                   the fields before keep their offsets. */
@@ -589,7 +611,7 @@ XGPU_KERNEL_INLINE_ void xgpu_host_context_init_(xgpu_context_t* c,
   c->wg = wg;
   /* Integer arithmetic: the slot lies outside the kernarg object. */
   c->print_slot =
-      (const uint64_t*)((uintptr_t)kernarg - XGPU_PRINT_BUFFER_SLOT_OFFSET);
+      (const uint64_t*)((uintptr_t)kernarg - XGPU_PRINT_DISPATCH_SLOT_OFFSET);
   c->workitem_loops = 0;
 }
 
@@ -597,7 +619,8 @@ XGPU_KERNEL_INLINE_ void xgpu_host_context_init_(xgpu_context_t* c,
 #define xgpu_workgroup_id(d) (xgpu_ctx_->workgroup_id[d])
 #define xgpu_workgroup_size(d) (xgpu_ctx_->workgroup_size[d])
 #define xgpu_grid_size(d) (xgpu_ctx_->grid_size[d])
-#define XGPU_KERNEL_PRINT_BUFFER_() (*xgpu_ctx_->print_slot)
+#define XGPU_KERNEL_PRINT_BUFFER_() (xgpu_ctx_->print_slot[1])
+#define XGPU_KERNEL_PRINT_DISPATCH_() (xgpu_ctx_->print_slot[0])
 
 XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
 #if defined(XGPU_KERNEL_WORKITEM_LOOPS)
@@ -981,17 +1004,12 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
  *
  * Which kernels print is recorded by the build's pass plugin (a flags record
  * per kernel that reaches xgpu_print_emit_, <xgpu/executable_format.h>), so
- * the macros compile only where the build loads it (XGPU_KERNEL_PRINT_PASS)
- * and not on nvptx yet. Kernel bodies and helpers declared with
+ * the macros compile only where the build loads it (XGPU_KERNEL_PRINT_PASS).
+ * Kernel bodies and helpers declared with
  * XGPU_CTX_PARAM may use them.
  * ------------------------------------------------------------------------- */
 
-#if defined(XGPU_KERNEL_TARGET_NVPTX)
-XGPU_KERNEL_EXTERN_C_ void xgpu_print_unavailable_(void) __attribute__((
-    unavailable("xgpu_printf and xgpu_assert are not available on nvptx yet")));
-#define xgpu_printf(...) xgpu_print_unavailable_()
-#define xgpu_assert(cond) xgpu_print_unavailable_()
-#elif !defined(XGPU_KERNEL_PRINT_PASS)
+#if !defined(XGPU_KERNEL_PRINT_PASS)
 XGPU_KERNEL_EXTERN_C_ void xgpu_print_unavailable_(void) __attribute__((unavailable(
     "xgpu_printf and xgpu_assert need the build's pass plugin xgpu-wiloop (tools/xgpu-wiloop, built when "
     "llvm-19-dev is installed), which records the kernels that print; this compile did not load it "
@@ -1009,6 +1027,7 @@ typedef struct xgpu_print_value {
 /* What a call site hands the emitting function. */
 typedef struct xgpu_print_request {
   uint64_t buffer;                          /* the print buffer's address, 0: none */
+  uint64_t dispatch;                        /* the dispatch's tag */
   uint64_t tags;                            /* XGPU_PRINT_TAG_* of value i at bits 4i.. */
   uint32_t kind;                            /* XGPU_PRINT_KIND_* */
   uint32_t count;                           /* values, 1..XGPU_PRINT_MAX_VALUES */
@@ -1026,8 +1045,37 @@ XGPU_KERNEL_INLINE_ uint32_t xgpu_print_string_size_(const char* text) {
   return length + 1u;
 }
 
-/* Reserves the record with one atomic add on `head`, counts it in `dropped`
- * when it does not fit (and marks the end of the records), else writes it. */
+#if defined(XGPU_KERNEL_TARGET_NVPTX)
+/* Reserves `size` bytes of the record area for each lane of the warp that
+ * calls together: one atomic add on `head` for the warp's total (the lowest
+ * lane's), each lane's offset that base plus the sizes of the lower lanes -
+ * what one add per lane in lane order would give. The buffer is host memory
+ * on hsa-cuda, where every atomic is a bus round trip. */
+XGPU_KERNEL_INLINE_ uint64_t xgpu_print_reserve_(xgpu_print_buffer_header_t* buffer, uint64_t size) {
+  const uint32_t mask = __nvvm_activemask();
+  const uint32_t lane = __nvvm_read_ptx_sreg_laneid();
+  const uint32_t leader = (uint32_t)__builtin_ctz(mask);
+  uint64_t below = 0, total = 0;
+  for (uint32_t rest = mask; rest != 0; rest &= rest - 1u) {
+    const uint32_t other = (uint32_t)__builtin_ctz(rest);
+    const uint64_t other_size = (uint64_t)(uint32_t)__nvvm_shfl_sync_idx_i32(mask, (int)(uint32_t)size, (int)other, 31);
+    if (other < lane) below += other_size;
+    total += other_size;
+  }
+  uint64_t base = 0;
+  if (lane == leader) base = xgpu_atomic_fetch_add(&buffer->head, total, XGPU_ORDER_RELAXED, XGPU_SCOPE_SYSTEM);
+  const uint32_t low = (uint32_t)__nvvm_shfl_sync_idx_i32(mask, (int)(uint32_t)base, (int)leader, 31);
+  const uint32_t high = (uint32_t)__nvvm_shfl_sync_idx_i32(mask, (int)(uint32_t)(base >> 32), (int)leader, 31);
+  return (((uint64_t)high << 32) | low) + below;
+}
+#else
+XGPU_KERNEL_INLINE_ uint64_t xgpu_print_reserve_(xgpu_print_buffer_header_t* buffer, uint64_t size) {
+  return xgpu_atomic_fetch_add(&buffer->head, size, XGPU_ORDER_RELAXED, XGPU_SCOPE_SYSTEM);
+}
+#endif
+
+/* Reserves the record (xgpu_print_reserve_), counts it in `dropped` when
+ * it does not fit (and marks the end of the records), else writes it. */
 XGPU_KERNEL_INLINE_ void xgpu_print_emit_body_(const xgpu_print_request_t* request) {
   if (request->buffer == 0) return;
   xgpu_print_buffer_header_t* const buffer =
@@ -1043,8 +1091,7 @@ XGPU_KERNEL_INLINE_ void xgpu_print_emit_body_(const xgpu_print_request_t* reque
     size += string_bytes[i];
   }
   size = (size + XGPU_PRINT_RECORD_ALIGNMENT - 1u) & ~(uint64_t)(XGPU_PRINT_RECORD_ALIGNMENT - 1u);
-  const uint64_t offset =
-      xgpu_atomic_fetch_add(&buffer->head, size, XGPU_ORDER_RELAXED, XGPU_SCOPE_SYSTEM);
+  const uint64_t offset = xgpu_print_reserve_(buffer, size);
   const uint64_t capacity = buffer->capacity;
   uint8_t* const area = (uint8_t*)(buffer + 1);
   if (offset > capacity || size > capacity - offset) {
@@ -1064,19 +1111,31 @@ XGPU_KERNEL_INLINE_ void xgpu_print_emit_body_(const xgpu_print_request_t* reque
     record->local_id[d] = request->local_id[d];
   }
   record->tags = request->tags;
+  record->dispatch = request->dispatch;
   uint64_t* const values = (uint64_t*)(record + 1);
   for (uint32_t i = 0; i < count; ++i) values[i] = request->values[i];
-  char* text = (char*)(values + count);
+  /* The strings, each with its NUL, then zeros to the record's end, written
+   * 8 bytes at a time (the text starts 8-byte aligned; the record's size is
+   * a multiple of 8, so the last partial word holds all the padding). */
+  uint64_t* text = values + count;
+  uint64_t word = 0;
+  uint32_t filled = 0;
   for (uint32_t i = 0; i < count; ++i) {
     if (string_bytes[i] == 0) continue;
     const char* const source = (const char*)(uintptr_t)request->values[i];
-    /* A NUL that another work item wrote since the measure would end the
-     * string early and shift the next ones: it is written as '?'. */
-    for (uint32_t b = 0; b + 1u < string_bytes[i]; ++b) text[b] = source[b] != '\0' ? source[b] : '?';
-    text[string_bytes[i] - 1u] = '\0';
-    text += string_bytes[i];
+    for (uint32_t b = 0; b < string_bytes[i]; ++b) {
+      /* A NUL that another work item wrote since the measure would end the
+       * string early and shift the next ones: it is written as '?'. */
+      const uint8_t byte = b + 1u == string_bytes[i] ? 0u : source[b] != '\0' ? (uint8_t)source[b] : (uint8_t)'?';
+      word |= (uint64_t)byte << (8u * filled);
+      if (++filled == 8u) {
+        *text++ = word;
+        word = 0;
+        filled = 0;
+      }
+    }
   }
-  for (char* const end = (char*)record + size; text < end; ++text) *text = '\0';
+  if (filled != 0) *text = word;
 }
 
 /* The one function that writes records: never inlined, and named so that
@@ -1088,10 +1147,11 @@ static inline __attribute__((noinline, cold, minsize)) void xgpu_print_emit_(con
 }
 
 /* A call site: the request on the stack, the tags folded to a constant. */
-XGPU_KERNEL_INLINE_ void xgpu_print_(uint64_t buffer, uint32_t kind, const uint32_t ids[6],
+XGPU_KERNEL_INLINE_ void xgpu_print_(uint64_t buffer, uint64_t dispatch, uint32_t kind, const uint32_t ids[6],
                                      const xgpu_print_value_t* values, uint32_t count) {
   xgpu_print_request_t request;
   request.buffer = buffer;
+  request.dispatch = buffer ? dispatch : 0;
   request.kind = kind;
   request.count = count;
   request.tags = 0;
@@ -1249,7 +1309,7 @@ XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_value_(T* v) {
     const uint32_t xgpu_print_ids_[6] = XGPU_KERNEL_PRINT_IDS_;                              \
     const xgpu_print_value_t xgpu_print_values_[] = {XGPU_KERNEL_PRINT_CAT_(                 \
         XGPU_KERNEL_PRINT_MAP_, XGPU_KERNEL_PRINT_ARITY_(__VA_ARGS__))(__VA_ARGS__)};         \
-    xgpu_print_(XGPU_KERNEL_PRINT_BUFFER_(), XGPU_PRINT_KIND_PRINTF, xgpu_print_ids_,       \
+    xgpu_print_(XGPU_KERNEL_PRINT_BUFFER_(), XGPU_KERNEL_PRINT_DISPATCH_(), XGPU_PRINT_KIND_PRINTF, xgpu_print_ids_,       \
                 xgpu_print_values_,                                                          \
                 (uint32_t)(sizeof(xgpu_print_values_) / sizeof(xgpu_print_values_[0])));     \
   } while (0)
@@ -1263,7 +1323,7 @@ XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_value_(T* v) {
       const xgpu_print_value_t xgpu_print_values_[XGPU_PRINT_ASSERT_VALUE_COUNT] = {       \
           xgpu_print_str_(#cond), xgpu_print_str_(__FILE__),                               \
           xgpu_print_u64_((unsigned long long)__LINE__)};                                  \
-      xgpu_print_(XGPU_KERNEL_PRINT_BUFFER_(), XGPU_PRINT_KIND_ASSERT, xgpu_print_ids_,    \
+      xgpu_print_(XGPU_KERNEL_PRINT_BUFFER_(), XGPU_KERNEL_PRINT_DISPATCH_(), XGPU_PRINT_KIND_ASSERT, xgpu_print_ids_,    \
                   xgpu_print_values_, XGPU_PRINT_ASSERT_VALUE_COUNT);                      \
     }                                                                                      \
   } while (0)

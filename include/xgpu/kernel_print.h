@@ -10,8 +10,10 @@
  * Where a kernel finds the buffer: the 8 bytes just before its kernarg
  * segment (kernarg address - XGPU_PRINT_BUFFER_SLOT_OFFSET) hold the
  * buffer's address, or 0 for none (the kernel then prints nothing and counts
- * nothing). The driver writes that slot only for kernels whose code object
- * says they print (XGPU_KERNEL_FLAG_PRINTS, <xgpu/executable_format.h>).
+ * nothing); the 8 bytes before those (XGPU_PRINT_DISPATCH_SLOT_OFFSET) the
+ * dispatch's tag, copied into each record. The driver writes the slots only
+ * for kernels whose code object says they print (XGPU_KERNEL_FLAG_PRINTS,
+ * <xgpu/executable_format.h>).
  *
  * How a work item writes a record: it reserves `size` bytes with one atomic
  * fetch-add on `head` (the old value is the record's offset in the record
@@ -48,10 +50,14 @@ extern "C" {
 /* "XPRT" little-endian: first word of the buffer. */
 #define XGPU_PRINT_BUFFER_MAGIC 0x54525058u
 /* Bumped on any incompatible layout change of this header's structs. */
-#define XGPU_PRINT_BUFFER_VERSION 1u
+#define XGPU_PRINT_BUFFER_VERSION 2u
 /* Bytes between the slot holding the buffer's address and the kernarg
  * segment: the slot is the 8 bytes at kernarg address - 8. */
 #define XGPU_PRINT_BUFFER_SLOT_OFFSET 8u
+/* The slot before it, at kernarg address - 16: the driver's tag of the
+ * dispatch, which each record copies (xgpu_print_record_t.dispatch); the
+ * AMDGPU driver puts there the command's index in its command buffer. */
+#define XGPU_PRINT_DISPATCH_SLOT_OFFSET 16u
 
 /* What a record is (xgpu_print_record_t.kind). */
 #define XGPU_PRINT_KIND_PRINTF 1u /* xgpu_printf(): value 0 is the format */
@@ -104,6 +110,8 @@ typedef struct xgpu_print_record {
   uint32_t workgroup_id[3]; /* the writing work item's workgroup id */
   uint32_t local_id[3];     /* its id in the workgroup */
   uint64_t tags;            /* XGPU_PRINT_TAG_* of value i at bits 4i..4i+3 */
+  uint64_t dispatch;        /* the dispatch's tag (the slot at kernarg
+                               address - XGPU_PRINT_DISPATCH_SLOT_OFFSET) */
 } xgpu_print_record_t;
 
 #if defined(__cplusplus)
@@ -123,12 +131,13 @@ XGPU_PRINT_STATIC_ASSERT_(offsetof(xgpu_print_buffer_header_t, capacity) == 8, "
 XGPU_PRINT_STATIC_ASSERT_(offsetof(xgpu_print_buffer_header_t, head) == 16, "xgpu print buffer header layout");
 XGPU_PRINT_STATIC_ASSERT_(offsetof(xgpu_print_buffer_header_t, dropped) == 24, "xgpu print buffer header layout");
 XGPU_PRINT_STATIC_ASSERT_(offsetof(xgpu_print_buffer_header_t, reserved) == 32, "xgpu print buffer header layout");
-XGPU_PRINT_STATIC_ASSERT_(sizeof(xgpu_print_record_t) == 40, "xgpu print record layout");
+XGPU_PRINT_STATIC_ASSERT_(sizeof(xgpu_print_record_t) == 48, "xgpu print record layout");
 XGPU_PRINT_STATIC_ASSERT_(offsetof(xgpu_print_record_t, kind) == 4, "xgpu print record layout");
 XGPU_PRINT_STATIC_ASSERT_(offsetof(xgpu_print_record_t, count) == 6, "xgpu print record layout");
 XGPU_PRINT_STATIC_ASSERT_(offsetof(xgpu_print_record_t, workgroup_id) == 8, "xgpu print record layout");
 XGPU_PRINT_STATIC_ASSERT_(offsetof(xgpu_print_record_t, local_id) == 20, "xgpu print record layout");
 XGPU_PRINT_STATIC_ASSERT_(offsetof(xgpu_print_record_t, tags) == 32, "xgpu print record layout");
+XGPU_PRINT_STATIC_ASSERT_(offsetof(xgpu_print_record_t, dispatch) == 40, "xgpu print record layout");
 XGPU_PRINT_STATIC_ASSERT_(sizeof(xgpu_print_buffer_header_t) % XGPU_PRINT_RECORD_ALIGNMENT == 0,
                           "the record area starts 8-byte aligned");
 XGPU_PRINT_STATIC_ASSERT_(sizeof(xgpu_print_record_t) % XGPU_PRINT_RECORD_ALIGNMENT == 0,

@@ -12,7 +12,6 @@ typedef struct report_args {
   integrate_constants_t constants; /* push constants (dt unused) */
 } report_args_t;
 
-#if !defined(XGPU_KERNEL_TARGET_NVPTX) /* xgpu_printf is not available on nvptx yet */
 /* Prints the first particles and checks that every particle is above the
  * ground: xgpu_printf lines arrive as messages when the submission
  * completes; a failed xgpu_assert fails the submission's semaphores. */
@@ -24,7 +23,6 @@ XGPU_KERNEL(report, report_args_t, args) {
   xgpu_assert(y >= 0.0f); /* the host puts one particle below ground */
 }
 XGPU_KERNEL_BINDINGS(report, 1);
-#endif
 
 typedef struct integrate_args {
   float* positions;                /* binding 0: particle_count * 2 floats (x, y) */

@@ -29,6 +29,9 @@ namespace xe = xgpu::executable;
 
 namespace {
 
+// The dispatch tag every run puts before its kernargs; each record copies it.
+constexpr uint64_t kDispatchTag = 0x5eed0000c0de0042ull;
+
 // One decoded record.
 struct Record {
   uint64_t offset = 0;                 // in the record area
@@ -36,6 +39,7 @@ struct Record {
   uint16_t kind = 0;                   // XGPU_PRINT_KIND_*
   uint32_t workgroup_id[3] = {};       // the writer's workgroup
   uint32_t local_id[3] = {};           // the writer's local id
+  uint64_t dispatch = 0;               // the dispatch's tag
   std::vector<uint32_t> tags;          // XGPU_PRINT_TAG_* per value
   std::vector<uint64_t> values;        // per value
   std::vector<std::string> strings;    // per value: its bytes for STR, else empty
@@ -73,6 +77,8 @@ Decoded decode(const uint8_t* buffer) {
     xgpu_print_record_t raw;
     std::memcpy(&raw, area + at, sizeof(raw));
     r.kind = raw.kind;
+    r.dispatch = raw.dispatch;
+    REQUIRE(raw.dispatch == kDispatchTag);
     std::memcpy(r.workgroup_id, raw.workgroup_id, sizeof(r.workgroup_id));
     std::memcpy(r.local_id, raw.local_id, sizeof(r.local_id));
     REQUIRE((raw.kind == XGPU_PRINT_KIND_PRINTF || raw.kind == XGPU_PRINT_KIND_ASSERT));
@@ -197,6 +203,7 @@ struct Fixture {
     auto* block = rt.alloc<uint8_t>(kArgsOffset + sizeof(args), rt.kernarg_pool);
     const uint64_t slot = reinterpret_cast<uintptr_t>(print_buffer);
     std::memcpy(block + kArgsOffset - XGPU_PRINT_BUFFER_SLOT_OFFSET, &slot, sizeof(slot));
+    std::memcpy(block + kArgsOffset - XGPU_PRINT_DISPATCH_SLOT_OFFSET, &kDispatchTag, sizeof(kDispatchTag));
     std::memcpy(block + kArgsOffset, &args, sizeof(args));
     hsa_signal_t done = make_signal(1);
     Dispatch d;

@@ -43,8 +43,10 @@ struct Buffer {
   }
   void set_header(const xgpu_print_buffer_header_t& h) { std::memcpy(bytes.data(), &h, sizeof(h)); }
   // Appends a record of `kind` with `values` (strings' bytes after them).
-  void add(uint16_t kind, const std::vector<PrintValue>& values, uint32_t wx = 0, uint32_t lx = 0) {
+  void add(uint16_t kind, const std::vector<PrintValue>& values, uint32_t wx = 0, uint32_t lx = 0,
+           uint64_t dispatch = 0) {
     xgpu_print_record_t r{};
+    r.dispatch = dispatch;
     r.kind = kind;
     r.count = uint16_t(values.size());
     r.workgroup_id[0] = wx;
@@ -92,8 +94,8 @@ TEST_CASE("print format: conversions take the values' types; a mismatch prints w
 
 TEST_CASE("print buffer: records in order with their ids, asserts, drops counted, newline trimmed") {
   Buffer b(4096);
-  b.add(XGPU_PRINT_KIND_PRINTF, {str("item %u of %s\n"), u64(3), str("grid")}, 2, 3);
-  b.add(XGPU_PRINT_KIND_ASSERT, {str("x < n"), str("k.c"), u64(42)}, 1, 0);
+  b.add(XGPU_PRINT_KIND_PRINTF, {str("item %u of %s\n"), u64(3), str("grid")}, 2, 3, 7);
+  b.add(XGPU_PRINT_KIND_ASSERT, {str("x < n"), str("k.c"), u64(42)}, 1, 0, 0x123456789ull);
   xgpu_print_buffer_header_t h = b.header();
   h.dropped = 5;
   b.set_header(h);
@@ -104,8 +106,10 @@ TEST_CASE("print buffer: records in order with their ids, asserts, drops counted
   CHECK(contents.lines[0].text == "item 3 of grid");
   CHECK(contents.lines[0].workgroup_id[0] == 2);
   CHECK(contents.lines[0].local_id[0] == 3);
+  CHECK(contents.lines[0].dispatch == 7);
   CHECK_FALSE(contents.lines[0].assert_failed);
   CHECK(contents.lines[1].assert_failed);
+  CHECK(contents.lines[1].dispatch == 0x123456789ull);
   CHECK(contents.lines[1].text == "k.c:42: x < n");
 }
 

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,12 +18,6 @@
 using namespace icdtest;
 
 namespace {
-
-bool on_hsa_cpu(const Env& env) {
-  XgpuPhysicalDeviceProperties properties{};
-  api().GetPhysicalDeviceProperties(env.physical_devices[0], &properties);
-  return std::string(properties.runtimeName).find("libxgpu-hsa-cpu") != std::string::npos;
-}
 
 // A messenger for INFO messages too (Env's hears WARNING and ERROR).
 struct InfoLog {
@@ -80,7 +75,6 @@ XgpuResult run(Env& env, const char* entry, uint32_t n, uint32_t limit, XgpuSema
 
 TEST_CASE("kernel printf: every work item's lines arrive, attributed, in its order") {
   Env env(1, 1);
-  if (!on_hsa_cpu(env)) return;  // printing kernels are built for AMDGPU and the host (not nvptx yet)
   InfoLog info(env);
   constexpr uint32_t n = 1000;
   XgpuSemaphore done = nullptr;
@@ -110,9 +104,51 @@ TEST_CASE("kernel printf: every work item's lines arrive, attributed, in its ord
   api().DestroySemaphore(env.device(), done, nullptr);
 }
 
+TEST_CASE("kernel printf: each line names its own dispatch when a submission runs several that print") {
+  Env env(1, 1);
+  InfoLog info(env);
+  XgpuExecutable executable = env.test_executable();
+  XgpuPipeline pipeline = env.pipeline(executable, "icd_print", 0, sizeof(icd_print_args_t), ICD_TEST_PRINT_WORKGROUP);
+  XgpuCommandBuffer cb = env.begin_command_buffer(XGPU_COMMAND_BUFFER_MODE_ONE_SHOT);
+  api().CmdBindPipeline(cb, pipeline);
+  // Three dispatches: n = 10, 20, 30 (the "of N" in each line tells which).
+  for (uint32_t n : {10u, 20u, 30u}) {
+    const icd_print_args_t args = {n, 0};
+    api().CmdPushConstants(cb, 0, sizeof(args), &args);
+    api().CmdDispatch(cb, (n + ICD_TEST_PRINT_WORKGROUP - 1) / ICD_TEST_PRINT_WORKGROUP, 1, 1);
+  }
+  REQUIRE(api().EndCommandBuffer(cb) == XGPU_SUCCESS);
+  XgpuSemaphore done = env.semaphore(0);
+  REQUIRE(submit_barrier(env.queue(0), {}, {}, {done}, {1}, cb) == XGPU_SUCCESS);
+  CHECK(env.wait(done, 1) == XGPU_SUCCESS);
+  // Each dispatch's lines name one command, a different one per dispatch.
+  std::map<unsigned, std::map<std::string, uint32_t>> commands_of;  // n -> "kernel ... (command C" -> lines
+  for (const std::string& m : info.with_id("XGPU-KERNEL-printf")) {
+    unsigned i = 0, n = 0;
+    const size_t text = m.find(")): item ");
+    if (text == std::string::npos) continue;  // the "done" lines
+    REQUIRE(std::sscanf(m.c_str() + text, ")): item %u of %u", &i, &n) == 2);
+    REQUIRE(m.rfind("kernel 'icd_print' (command ", 0) == 0);
+    ++commands_of[n][m.substr(0, m.find(','))];
+  }
+  REQUIRE(commands_of.size() == 3);
+  std::set<std::string> distinct;
+  for (const auto& [n, commands] : commands_of) {
+    INFO("n = " << n);
+    REQUIRE(commands.size() == 1);
+    CHECK(commands.begin()->second == n);
+    distinct.insert(commands.begin()->first);
+  }
+  CHECK(distinct.size() == 3);
+  CHECK(env.log.all_ids().empty());
+  api().DestroySemaphore(env.device(), done, nullptr);
+  api().DestroyCommandBuffer(env.device(), cb, nullptr);
+  api().DestroyPipeline(env.device(), pipeline, nullptr);
+  api().DestroyExecutable(env.device(), executable, nullptr);
+}
+
 TEST_CASE("kernel printf: a full print buffer drops the rest and says how many were lost") {
   Env env(1, 1, XGPU_MIN_PRINT_BUFFER_SIZE);
-  if (!on_hsa_cpu(env)) return;
   InfoLog info(env);
   constexpr uint32_t n = 1000;
   XgpuSemaphore done = nullptr;
@@ -132,7 +168,6 @@ TEST_CASE("kernel printf: a full print buffer drops the rest and says how many w
 
 TEST_CASE("kernel assert: a failed assert reports the condition, file and line and fails only its submission") {
   Env env(1, 1);
-  if (!on_hsa_cpu(env)) return;
   XgpuSemaphore failed = nullptr, fine = nullptr;
   CHECK(run(env, "icd_print_assert", 100, 97, &failed) == XGPU_ERROR_KERNEL_ASSERT);
   const std::string all = env.log.all_ids();

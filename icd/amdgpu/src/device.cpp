@@ -48,6 +48,24 @@ void device_report(const Device* device, XgpuDebugMessageSeverityFlagBits severi
   instance_report(device->instance, severity, id, message, infos.data(), uint32_t(infos.size()));
 }
 
+DeviceReporter::DeviceReporter(const Device* device, std::initializer_list<ReportObject> objects) : device_(device) {
+  names_.reserve(objects.size() + 1);
+  infos_.reserve(objects.size() + 1);
+  auto add = [&](XgpuObjectType type, uint64_t handle) {
+    names_.push_back(device_object_name(device, handle));
+    infos_.push_back(XgpuDebugObjectInfo{type, handle, nullptr});
+  };
+  add(XGPU_OBJECT_TYPE_DEVICE, uint64_t(reinterpret_cast<uintptr_t>(device)));
+  for (const ReportObject& object : objects)
+    if (object.handle) add(object.type, object.handle);
+  for (size_t i = 0; i < infos_.size(); ++i) infos_[i].pObjectName = names_[i].empty() ? nullptr : names_[i].c_str();
+}
+
+void DeviceReporter::report(XgpuDebugMessageSeverityFlagBits severity, const char* id,
+                            const std::string& message) const {
+  instance_report(device_->instance, severity, id, message, infos_.data(), uint32_t(infos_.size()));
+}
+
 std::string device_object_name(const Device* device, uint64_t handle) {
   std::lock_guard<std::mutex> lock(device->names_mutex);
   auto it = device->object_names.find(handle);

@@ -806,9 +806,10 @@ bool commands_describe_packet(const CommandBuffer* command_buffer, uint32_t pack
   return true;
 }
 
-std::string commands_printing_dispatches(const CommandBuffer* command_buffer) {
+std::string commands_printing_dispatch(const CommandBuffer* command_buffer, uint64_t command_index) {
   if (!command_buffer) return "a kernel (";
   std::vector<std::string> found;
+  std::string exact;
   command_program_for_each(command_buffer->program, [&](const xgpu_amdgpu_command_header_t* command) {
     if (!(command->flags & XGPU_AMDGPU_COMMAND_FLAG_PRINTS)) return;
     const uint64_t address = command->type == XGPU_AMDGPU_COMMAND_DISPATCH_INDIRECT
@@ -816,7 +817,9 @@ std::string commands_printing_dispatches(const CommandBuffer* command_buffer) {
                                  : reinterpret_cast<const xgpu_amdgpu_command_dispatch_t*>(command)->dispatch.debug_name;
     found.push_back("'" + std::string(address ? reinterpret_cast<const char*>(uintptr_t(address)) : "?") +
                     "' (command " + std::to_string(command->index));
+    if (command->index == command_index) exact = found.back();
   });
+  if (!exact.empty()) return "kernel " + exact;
   if (found.size() == 1) return "kernel " + found[0];
   std::string list;
   for (const std::string& one : found) list += (list.empty() ? "" : "), ") + one;

@@ -224,6 +224,7 @@ PrintBufferContents decode_print_buffer(const uint8_t* buffer, size_t bytes) {
     PrintLine line;
     std::memcpy(line.workgroup_id, record.workgroup_id, sizeof(line.workgroup_id));
     std::memcpy(line.local_id, record.local_id, sizeof(line.local_id));
+    line.dispatch = record.dispatch;
     if (record.kind == XGPU_PRINT_KIND_ASSERT) {
       line.assert_failed = true;
       const bool shaped = values.size() == 3 && values[0].tag == XGPU_PRINT_TAG_STR &&

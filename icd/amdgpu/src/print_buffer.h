@@ -25,6 +25,7 @@ struct PrintLine {
   bool assert_failed = false;      // an xgpu_assert record (else xgpu_printf)
   uint32_t workgroup_id[3] = {};
   uint32_t local_id[3] = {};
+  uint64_t dispatch = 0;           // the dispatch's tag (the AMDGPU driver's: the command index)
   std::string text;                // printf: the formatted line (no trailing newline);
                                    // assert: "file:line: condition"
 };

@@ -138,44 +138,51 @@ XgpuResult deliver_prints(Queue* queue, Submission* s, XgpuResult status) {
           decode_print_buffer(static_cast<const uint8_t*>(buffer), size_t(device->print_buffer_size));
       const uint64_t command_buffer =
           s->owns_command_buffer ? 0 : uint64_t(reinterpret_cast<uintptr_t>(s->command_buffer_handle));
-      const std::initializer_list<ReportObject> objects = {
-          {XGPU_OBJECT_TYPE_QUEUE, uint64_t(reinterpret_cast<uintptr_t>(queue))},
-          {XGPU_OBJECT_TYPE_COMMAND_BUFFER, command_buffer}};
+      // The objects' names are looked up once per submission, and each
+      // dispatch's description once per dispatch tag.
+      const DeviceReporter reporter(device, {{XGPU_OBJECT_TYPE_QUEUE, uint64_t(reinterpret_cast<uintptr_t>(queue))},
+                                             {XGPU_OBJECT_TYPE_COMMAND_BUFFER, command_buffer}});
       bool asserted = false;
       uint64_t assert_count = 0;
       for (const PrintLine& line : contents.lines) assert_count += line.assert_failed;
       trace_prints(device, queue->index, s->sequence, contents.lines.size() - assert_count, assert_count,
                    contents.dropped);
-      const std::string dispatches = commands_printing_dispatches(s->command_buffer);
+      uint64_t described_tag = 0;
+      std::string dispatch;
+      std::string message;
+      char ids[96];
       for (const PrintLine& line : contents.lines) {
-        std::string who = dispatches + ", workgroup (" + std::to_string(line.workgroup_id[0]) +
-                          ", " + std::to_string(line.workgroup_id[1]) + ", " + std::to_string(line.workgroup_id[2]) +
-                          "), work item (" + std::to_string(line.local_id[0]) + ", " +
-                          std::to_string(line.local_id[1]) + ", " + std::to_string(line.local_id[2]) + "))";
+        if (dispatch.empty() || line.dispatch != described_tag) {
+          dispatch = commands_printing_dispatch(s->command_buffer, line.dispatch);
+          described_tag = line.dispatch;
+        }
+        std::snprintf(ids, sizeof ids, ", workgroup (%u, %u, %u), work item (%u, %u, %u)): ", line.workgroup_id[0],
+                      line.workgroup_id[1], line.workgroup_id[2], line.local_id[0], line.local_id[1],
+                      line.local_id[2]);
+        message.assign(dispatch).append(ids);
         if (line.assert_failed) {
           asserted = true;
-          device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kKernelAssert,
-                        who + ": assertion failed at " + line.text + "; the submission's signal semaphores fail with "
-                              "XGPU_ERROR_KERNEL_ASSERT (the device is not lost)",
-                        objects);
+          message.append("assertion failed at ")
+              .append(line.text)
+              .append("; the submission's signal semaphores fail with XGPU_ERROR_KERNEL_ASSERT (the device is not "
+                      "lost)");
+          reporter.report(XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kKernelAssert, message);
         } else {
-          device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_INFO_BIT, msgid::kKernelPrintf, who + ": " + line.text,
-                        objects);
+          message.append(line.text);
+          reporter.report(XGPU_DEBUG_MESSAGE_SEVERITY_INFO_BIT, msgid::kKernelPrintf, message);
         }
       }
       if (contents.dropped)
-        device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kKernelPrintf,
-                      std::to_string(contents.dropped) + " xgpu_printf/xgpu_assert record(s) of submission " +
-                          std::to_string(s->sequence) + " on queue " + std::to_string(queue->index) +
-                          " did not fit its print buffer (XgpuDeviceCreateInfo::printBufferSize " +
-                          std::to_string(device->print_buffer_size) + " bytes) and are lost",
-                      objects);
+        reporter.report(XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kKernelPrintf,
+                        std::to_string(contents.dropped) + " xgpu_printf/xgpu_assert record(s) of submission " +
+                            std::to_string(s->sequence) + " on queue " + std::to_string(queue->index) +
+                            " did not fit its print buffer (XgpuDeviceCreateInfo::printBufferSize " +
+                            std::to_string(device->print_buffer_size) + " bytes) and are lost");
       if (!contents.error.empty())
-        device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kKernelPrintf,
-                      "the print buffer of submission " + std::to_string(s->sequence) + " on queue " +
-                          std::to_string(queue->index) + " was overwritten (" + contents.error +
-                          "): the records after it are not shown",
-                      objects);
+        reporter.report(XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kKernelPrintf,
+                        "the print buffer of submission " + std::to_string(s->sequence) + " on queue " +
+                            std::to_string(queue->index) + " was overwritten (" + contents.error +
+                            "): the records after it are not shown");
       if (asserted) status = XGPU_ERROR_KERNEL_ASSERT;
     } catch (const std::bad_alloc&) {
       // No host memory for the lines: they are lost, the work is not.

@@ -239,6 +239,20 @@ struct ReportObject {
 void device_report(const Device* device, XgpuDebugMessageSeverityFlagBits severity, const char* id,
                    const std::string& message, std::initializer_list<ReportObject> objects = {});
 
+// device_report for many messages about the same objects (a submission's
+// kernel print lines): the objects' names are looked up once, at
+// construction. Not thread-safe; may throw std::bad_alloc at construction.
+class DeviceReporter {
+ public:
+  DeviceReporter(const Device* device, std::initializer_list<ReportObject> objects);
+  void report(XgpuDebugMessageSeverityFlagBits severity, const char* id, const std::string& message) const;
+
+ private:
+  const Device* device_;
+  std::vector<std::string> names_;
+  std::vector<XgpuDebugObjectInfo> infos_;
+};
+
 // Object names (xgpuSetObjectName). Thread-safe. The name of `handle` on
 // `device` ("" when none); forgetting drops it (called when an object is
 // destroyed, so a new object at the same address starts unnamed).
@@ -349,11 +363,12 @@ struct CommandAtPacket {
   std::string labels;          // "'outer' > 'inner'", or empty
 };
 bool commands_describe_packet(const CommandBuffer* command_buffer, uint32_t packet_offset, CommandAtPacket* out);
-// Who printed in a submission of `command_buffer`: "kernel 'K' (command C"
-// when one dispatch prints, else "one of the printing dispatches (kernels
-// 'A' (command 1), 'B' (command 4)" - a record does not name its dispatch.
-// Thread-safe.
-std::string commands_printing_dispatches(const CommandBuffer* command_buffer);
+// Who printed a record tagged `command_index` (the tag issue writes before a
+// printing dispatch's kernargs) in a submission of `command_buffer`:
+// "kernel 'K' (command C"; when no printing dispatch has that index (a
+// record a kernel wrote over), "one of the printing dispatches (kernels 'A'
+// (command 1), 'B' (command 4)". Thread-safe.
+std::string commands_printing_dispatch(const CommandBuffer* command_buffer, uint64_t command_index);
 
 // The ICD's builtin kernels for one device.
 XgpuResult device_library_load(Device* device, DeviceLibrary** out_library);

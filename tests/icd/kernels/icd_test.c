@@ -46,7 +46,6 @@ XGPU_KERNEL(icd_fault, icd_fault_args_t, args) {
 }
 XGPU_KERNEL_BINDINGS(icd_fault, 1);
 
-#if !defined(XGPU_KERNEL_TARGET_NVPTX) /* no xgpu_printf on nvptx yet */
 /* Kernel printf: two lines per work item, attributed and in order. */
 XGPU_KERNEL(icd_print, icd_print_args_t, args) {
   const uint32_t i = xgpu_global_id(0);
@@ -63,7 +62,6 @@ XGPU_KERNEL(icd_print_assert, icd_print_args_t, args) {
   xgpu_assert(i < args->limit); /* ASSERT-LINE: icd_print_assert */
 }
 XGPU_KERNEL_BINDINGS(icd_print_assert, 0);
-#endif
 
 /* Stores to a bad address (fault reports: the store's line is named). */
 XGPU_KERNEL(icd_fault_store, icd_fault_store_args_t, args) {

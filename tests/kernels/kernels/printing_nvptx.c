@@ -1,5 +1,4 @@
-/* nvptx: xgpu_printf does not compile there yet, but a kernel that calls a
- * function of another source may print (it is not in this source for the
+/* nvptx: a kernel that calls a function of another source may print (it is not in this source for the
  * pass to follow): the plugin records it, as an array whose name ends in
  * _xgpu_layout_, which the executable reader reads from the PTX. Its
  * sibling records nothing. Compiled to PTX only (the call stays undefined). */

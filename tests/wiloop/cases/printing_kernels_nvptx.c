@@ -1,11 +1,11 @@
 /* Which kernels may print, on nvptx (tools/xgpu-wiloop/printing_kernels.cpp):
  * a kernel is a function listed as a kernel in !nvvm.annotations (clang 19)
- * or of calling convention ptx_kernel. xgpu_printf and xgpu_assert do not
- * compile on nvptx yet, but a kernel that calls a function of another
- * source or calls through a pointer may print all the same: its flags
- * record is an array named K_xgpu_flags_xgpu_layout_ (PTX has no sections;
- * the executable reader takes the bytes of every `.global` array whose name
- * ends in _xgpu_layout_). Near misses: no print, barriers. */
+ * or of calling convention ptx_kernel. A kernel that calls xgpu_printf or
+ * xgpu_assert prints; one that calls a function of another source or calls
+ * through a pointer may print all the same: its flags record is an array
+ * named K_xgpu_flags_xgpu_layout_ (PTX has no sections; the executable
+ * reader takes the bytes of every `.global` array whose name ends in
+ * _xgpu_layout_). Near misses: no print, barriers. */
 // FLAGS: -DXGPU_KERNEL_PRINT_PASS=1
 // TARGET: nvptx
 // PASSES: xgpu-wiloop,xgpu-wiloop-late,xgpu-printing-kernels
@@ -24,6 +24,15 @@ uint32_t defined_elsewhere(uint32_t value);
 
 __attribute__((noinline)) static uint32_t twice(uint32_t v) { return 2u * v; }
 __attribute__((noinline)) static uint32_t plus_one(uint32_t v) { return v + 1u; }
+
+/* Fires: prints. */
+XGPU_KERNEL(prints, print_args_t, args) {
+  const uint32_t i = xgpu_global_id(0);
+  if (i < args->n) xgpu_printf("item %u", i);
+}
+XGPU_KERNEL_BINDINGS(prints, 1);
+// REMARK: kernel 'prints' may print: 'prints' calls xgpu_print_emit_
+// IR: @prints_xgpu_flags_xgpu_layout_ = internal constant [24 x i8] c"XGKF\18\00\00\00\01\00\00\00\00\00\00\00prints\00\00", align 8
 
 /* Fires: a function of another source may print. */
 XGPU_KERNEL(calls_elsewhere, print_args_t, args) {
@@ -62,5 +71,5 @@ XGPU_KERNEL_GROUPSHARED(quiet_barriers, print_args_t, args, print_shared_t, shar
 }
 XGPU_KERNEL_BINDINGS(quiet_barriers, 1);
 // IR-NOT: @quiet{{[a-z_]*}}_xgpu_flags_
-// IR: @llvm.used = appending global [{{[0-9]+}} x ptr] [{{.*}}ptr @calls_elsewhere_xgpu_flags_xgpu_layout_, ptr @calls_indirectly_xgpu_flags_xgpu_layout_]
+// IR: @llvm.used = appending global [{{[0-9]+}} x ptr] [{{.*}}ptr @prints_xgpu_flags_xgpu_layout_, ptr @calls_elsewhere_xgpu_flags_xgpu_layout_, ptr @calls_indirectly_xgpu_flags_xgpu_layout_]
 // IR-NOT: @quiet{{[a-z_]*}}_xgpu_flags_
