@@ -749,6 +749,9 @@ hsa_status_t load_agent_code_object(hsa_executable_t executable, hsa_agent_t age
   auto object = std::make_unique<LoadedObject>();
   object->agent = a;
   object->report_sections = report_sections(elf);
+  // A code object a fault can be described with: libdw is loaded now, once
+  // per process, so that the first fault's report does not wait for it.
+  if (!object->report_sections.empty()) source_lines_prepare();
   uint64_t segments_begin = 0, segments_end = 0;
   const bool has_segments = segment_range(elf, &segments_begin, &segments_end);
   hsa_status_t status = map_object(reader->bytes, object.get());

@@ -166,4 +166,10 @@ bool source_lines_supported() {
 #endif
 }
 
+void source_lines_prepare() {
+#if defined(HSA_CPU_HAVE_LIBDW)
+  (void)libdw();
+#endif
+}
+
 }  // namespace hsa_cpu

@@ -10,7 +10,9 @@
 // image was destroyed. It is read in
 // ordinary context after a fault was contained, never in a signal handler.
 // Without libdw at build time (HSA_CPU_HAVE_LIBDW unset) only the function
-// is found.
+// is found. libdw is dlopen()ed when the first code object with line tables
+// is loaded (source_lines_prepare), not linked: a process that loads no
+// kernels does not load it.
 //
 // Threading: thread-safe; each call parses its own copy and holds no lock.
 #ifndef HSA_CPU_SOURCE_LINES_H_
@@ -38,6 +40,13 @@ void find_source_position(std::vector<unsigned char> sections, uint64_t address,
 
 // True when hsa-cpu reads DWARF line tables (built with libdw).
 bool source_lines_supported();
+
+// Loads libdw (once per process; later calls return at once), so that the
+// first fault's report does not pay for it: called when a code object with
+// line tables is loaded. Touches none of libdw's thread-local data. Without
+// libdw, or when it cannot be loaded, does nothing (find_source_position
+// then finds the function only).
+void source_lines_prepare();
 
 }  // namespace hsa_cpu
 
