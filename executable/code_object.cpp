@@ -571,28 +571,33 @@ Status read_layouts(const Elf& elf, CodeObjectInfo* info) {
 }
 
 // The records of XGPU_KERNEL_LAYOUT_SECTION (or, in PTX, of the layout
-// arrays), concatenated: layout records and kernel flags records, told apart
-// by their magic, with the same header size and name field.
+// arrays), concatenated: layout records, kernel flags records and binding
+// access records, told apart by their magic, each a header (16 bytes; 48 for
+// an access record) and a name field.
 Status read_layout_records(std::span<const uint8_t> bytes, CodeObjectInfo* info) {
   const std::string section_name = XGPU_KERNEL_LAYOUT_SECTION;
-  constexpr uint64_t kHeaderSize = sizeof(xgpu_kernel_layout_record_t);
-  static_assert(sizeof(xgpu_kernel_flags_record_t) == kHeaderSize, "one header size for both records");
-  std::vector<bool> flagged(info->kernels.size());  // per kernel: a flags record read
+  constexpr uint64_t kSmallHeader = sizeof(xgpu_kernel_layout_record_t);
+  static_assert(sizeof(xgpu_kernel_flags_record_t) == kSmallHeader, "one header size for layout and flags records");
+  std::vector<bool> flagged(info->kernels.size());   // per kernel: a flags record read
+  std::vector<bool> accessed(info->kernels.size());  // per kernel: an access record read
   for (uint64_t at = 0; at < bytes.size();) {
     const std::string where = section_name + " record at offset " + std::to_string(at);
     const uint64_t left = bytes.size() - at;
-    if (left < kHeaderSize) {
+    if (left < kSmallHeader) {
       return Status::error(where + ": " + std::to_string(left) + " bytes left, a record header needs " +
-                           std::to_string(kHeaderSize));
+                           std::to_string(kSmallHeader));
     }
     xgpu_kernel_layout_record_t record;
     std::memcpy(&record, bytes.data() + at, sizeof(record));
     const bool flags_record = record.magic == XGPU_KERNEL_FLAGS_MAGIC;
-    if (record.magic != XGPU_KERNEL_LAYOUT_MAGIC && !flags_record) {
-      return Status::error(where + ": magic 0x" + hex(record.magic) + " is neither XGPU_KERNEL_LAYOUT_MAGIC (0x" +
-                           hex(XGPU_KERNEL_LAYOUT_MAGIC) + ") nor XGPU_KERNEL_FLAGS_MAGIC (0x" +
-                           hex(XGPU_KERNEL_FLAGS_MAGIC) + ")");
+    const bool access_record = record.magic == XGPU_KERNEL_ACCESS_MAGIC;
+    if (record.magic != XGPU_KERNEL_LAYOUT_MAGIC && !flags_record && !access_record) {
+      return Status::error(where + ": magic 0x" + hex(record.magic) + " is none of XGPU_KERNEL_LAYOUT_MAGIC (0x" +
+                           hex(XGPU_KERNEL_LAYOUT_MAGIC) + "), XGPU_KERNEL_FLAGS_MAGIC (0x" +
+                           hex(XGPU_KERNEL_FLAGS_MAGIC) + ") and XGPU_KERNEL_ACCESS_MAGIC (0x" +
+                           hex(XGPU_KERNEL_ACCESS_MAGIC) + ")");
     }
+    const uint64_t kHeaderSize = access_record ? sizeof(xgpu_kernel_access_record_t) : kSmallHeader;
     if (record.record_size < kHeaderSize + XGPU_KERNEL_LAYOUT_ALIGNMENT ||
         record.record_size % XGPU_KERNEL_LAYOUT_ALIGNMENT != 0 ||
         record.record_size - kHeaderSize > XGPU_KERNEL_LAYOUT_MAX_NAME_SIZE) {
@@ -623,13 +628,45 @@ Status read_layout_records(std::span<const uint8_t> bytes, CodeObjectInfo* info)
     if (std::any_of(field.begin() + static_cast<ptrdiff_t>(name.size()), field.end(), [](uint8_t b) { return b != 0; })) {
       return Status::error(where + ": non-zero bytes after the kernel name '" + name + "'");
     }
-    const std::string who =
-        section_name + (flags_record ? " flags record" : " record") + " of kernel '" + name + "'";
+    const std::string who = section_name +
+                            (flags_record ? " flags record" : access_record ? " binding access record" : " record") +
+                            " of kernel '" + name + "'";
     auto kernel = std::lower_bound(info->kernels.begin(), info->kernels.end(), name,
                                    [](const KernelInfo& k, const std::string& n) { return k.name < n; });
     if (kernel == info->kernels.end() || kernel->name != name) {
       return Status::error(who + ": the code object has no kernel '" + name +
                            "' (its kernels: " + list_kernel_names(*info) + ")");
+    }
+    if (access_record) {
+      xgpu_kernel_access_record_t access;
+      std::memcpy(&access, bytes.data() + at, sizeof(access));
+      const size_t index = static_cast<size_t>(kernel - info->kernels.begin());
+      if (accessed[index]) return Status::error(who + ": the kernel has two binding access records");
+      if (access.binding_count > XGPU_KERNEL_ACCESS_MAX_BINDINGS) {
+        return Status::error(who + ": binding_count " + std::to_string(access.binding_count) + " is more than " +
+                             std::to_string(XGPU_KERNEL_ACCESS_MAX_BINDINGS));
+      }
+      if (access.reserved != 0) return Status::error(who + ": reserved is 0x" + hex(access.reserved) + ", not zero");
+      const uint64_t valid =
+          access.binding_count == 64 ? ~uint64_t{0} : (uint64_t{1} << access.binding_count) - 1;
+      const uint64_t all = access.read_mask | access.write_mask | access.atomic_mask | access.unknown_mask;
+      if (all & ~valid) {
+        return Status::error(who + ": masks name bindings past binding_count " + std::to_string(access.binding_count) +
+                             " (bits 0x" + hex(all & ~valid) + ")");
+      }
+      const uint64_t both = access.read_mask & access.write_mask & access.atomic_mask;
+      if ((access.unknown_mask & ~both) != 0) {
+        return Status::error(who + ": a binding in unknown_mask lacks its read, write or atomic bit");
+      }
+      accessed[index] = true;
+      kernel->access_known = true;
+      kernel->access_binding_count = access.binding_count;
+      kernel->binding_reads = access.read_mask;
+      kernel->binding_writes = access.write_mask;
+      kernel->binding_atomics = access.atomic_mask;
+      kernel->binding_unknown = access.unknown_mask;
+      at += record.record_size;
+      continue;
     }
     if (flags_record) {
       xgpu_kernel_flags_record_t flags;
@@ -672,6 +709,14 @@ Status read_layout_records(std::span<const uint8_t> bytes, CodeObjectInfo* info)
     kernel->binding_count = record.binding_count;
     kernel->constant_size = kernel->kernarg_size - static_cast<uint32_t>(binding_bytes);
     at += record.record_size;
+  }
+  // An access record describes the bindings the kernel's layout declares.
+  for (const KernelInfo& kernel : info->kernels) {
+    if (!kernel.access_known) continue;
+    if (!kernel.layout_declared || kernel.access_binding_count != kernel.binding_count) {
+      return Status::error(section_name + " binding access record of kernel '" + kernel.name + "': binding_count " +
+                           std::to_string(kernel.access_binding_count) + (kernel.layout_declared ? " differs from the " + std::to_string(kernel.binding_count) + " of its layout record" : ", but the kernel declares no layout"));
+    }
   }
   return {};
 }

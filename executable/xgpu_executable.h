@@ -173,6 +173,14 @@ struct KernelInfo {
                                              // it may write print records (xgpu_printf, xgpu_assert),
                                              // so the driver writes a print buffer's address before
                                              // its kernarg segment (<xgpu/kernel_print.h>)
+  bool access_known = false;                 // its binding access record was read
+                                             // (xgpu_kernel_access_record_t); else every
+                                             // binding is unknown
+  uint32_t access_binding_count = 0;         // the record's binding_count (= binding_count)
+  uint64_t binding_reads = 0;                // bit i: the kernel may load through binding i
+  uint64_t binding_writes = 0;               // ... store through it
+  uint64_t binding_atomics = 0;              // ... access it atomically
+  uint64_t binding_unknown = 0;              // ... do anything with it (its pointer escapes)
 };
 
 // What one code object holds.

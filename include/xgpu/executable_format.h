@@ -175,6 +175,45 @@ typedef struct xgpu_kernel_flags_record {
    * without ".kd"), NUL-terminated, NUL-padded */
 } xgpu_kernel_flags_record_t;
 
+/* ---------------------------------------------------------------------------
+ * Binding access records, in the same section.
+ *
+ * The build's pass plugin (tools/xgpu-wiloop, binding_access.cpp) puts one
+ * record into XGPU_KERNEL_LAYOUT_SECTION of a code object for each kernel
+ * that declares its layout (XGPU_KERNEL_BINDINGS) with at most
+ * XGPU_KERNEL_ACCESS_MAX_BINDINGS bindings: how the kernel's code accesses
+ * memory through each binding pointer, as four bit masks (bit i: binding
+ * i). An xgpu_kernel_access_record_t (48 bytes) followed by the kernel name,
+ * with the alignment, size and name rules of the layout records (on nvptx
+ * the array `<kernel>_xgpu_access_xgpu_layout_`). A kernel without one: every
+ * binding unknown. The driver reports it in XgpuPipelineProperties::
+ * bindingAccess; the validation layer finds dispatch hazards with it.
+ * ------------------------------------------------------------------------- */
+
+/* "XGKA" little-endian: first word of every binding access record. */
+#define XGPU_KERNEL_ACCESS_MAGIC 0x414b4758u
+/* Most bindings a record describes (the width of its masks). */
+#define XGPU_KERNEL_ACCESS_MAX_BINDINGS 64u
+
+/* Fixed header of one binding access record. */
+typedef struct xgpu_kernel_access_record {
+  uint32_t magic;         /* XGPU_KERNEL_ACCESS_MAGIC */
+  uint32_t record_size;   /* bytes of the record: this header (48) plus the
+                             name field, as for xgpu_kernel_layout_record_t */
+  uint32_t binding_count; /* the kernel's declared binding count (its layout
+                             record's); mask bits from it on are zero */
+  uint32_t reserved;      /* zero */
+  uint64_t read_mask;     /* the kernel may load through binding i */
+  uint64_t write_mask;    /* it may store through it (plain stores, memset
+                             and memcpy destinations) */
+  uint64_t atomic_mask;   /* it may access it with atomic operations */
+  uint64_t unknown_mask;  /* the pointer escapes to code the plugin cannot
+                             follow (a call, memory, an integer): any access;
+                             the three bits above are set too */
+  /* followed by: char name[record_size - 48], the kernel's name, NUL-
+   * terminated, NUL-padded to a multiple of 8 */
+} xgpu_kernel_access_record_t;
+
 #if defined(__cplusplus)
 #define XGPU_EXECUTABLE_STATIC_ASSERT_(e, m) static_assert(e, m)
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
@@ -222,6 +261,15 @@ XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_kernel_flags_record_t, flags) == 8,
                                "xgpu kernel flags record layout");
 XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_kernel_flags_record_t, reserved) == 12,
                                "xgpu kernel flags record layout");
+
+XGPU_EXECUTABLE_STATIC_ASSERT_(sizeof(xgpu_kernel_access_record_t) == 48,
+                               "xgpu kernel access record layout");
+XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_kernel_access_record_t, binding_count) == 8,
+                               "xgpu kernel access record layout");
+XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_kernel_access_record_t, read_mask) == 16,
+                               "xgpu kernel access record layout");
+XGPU_EXECUTABLE_STATIC_ASSERT_(offsetof(xgpu_kernel_access_record_t, unknown_mask) == 40,
+                               "xgpu kernel access record layout");
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -63,6 +63,7 @@ extern "C" {
 #define XGPU_MAX_DESCRIPTION_SIZE 256U  /* bytes of a description field */
 #define XGPU_MAX_MEMORY_TYPES 32U  /* memory types a physical device can report */
 #define XGPU_MAX_MEMORY_HEAPS 16U  /* memory heaps a physical device can report */
+#define XGPU_MAX_PIPELINE_BINDINGS 64U  /* entries of XgpuPipelineProperties::bindingAccess: the most bindings a kernel's access can be described for */
 #define XGPU_MAX_UPDATE_BUFFER_SIZE 65536U  /* largest dataSize of xgpuCmdUpdateBuffer, bytes */
 #define XGPU_MAX_FAULT_NAME_SIZE 256U  /* bytes of a name field of XgpuDeviceFaultInfo */
 #define XGPU_MAX_FAULT_PATH_SIZE 512U  /* bytes of the sourceFile and labels fields of XgpuDeviceFaultInfo */
@@ -311,6 +312,15 @@ typedef enum XgpuAccessFlagBits {
     XGPU_ACCESS_FLAG_BITS_MAX_ENUM = 0x7FFFFFFF
 } XgpuAccessFlagBits;
 typedef XgpuFlags XgpuAccessFlags;
+
+typedef enum XgpuBindingAccessFlagBits {
+    XGPU_BINDING_ACCESS_READ_BIT = 0x1,                  /* the kernel may load through the binding */
+    XGPU_BINDING_ACCESS_WRITE_BIT = 0x2,                 /* it may store through it (also memset and memcpy destinations) */
+    XGPU_BINDING_ACCESS_ATOMIC_BIT = 0x4,                /* it may access it with atomic operations */
+    XGPU_BINDING_ACCESS_UNKNOWN_BIT = 0x8,               /* the toolchain could not follow every access (the pointer escapes, or the kernel was built without the pass plugin): any access; the three bits above are set too */
+    XGPU_BINDING_ACCESS_FLAG_BITS_MAX_ENUM = 0x7FFFFFFF
+} XgpuBindingAccessFlagBits;
+typedef XgpuFlags XgpuBindingAccessFlags;
 
 typedef enum XgpuDebugMessageSeverityFlagBits {
     XGPU_DEBUG_MESSAGE_SEVERITY_VERBOSE_BIT = 0x1,               /* diagnostic detail */
@@ -572,13 +582,14 @@ typedef struct XgpuDeviceFaultInfo {
 
 /* What a pipeline resolved to: its workgroup size, its layout and the kernel's resource needs. */
 typedef struct XgpuPipelineProperties {
-    uint32_t workgroupSize[3];           /* work items per workgroup per dimension */
-    uint32_t bindingCount;               /* buffer bindings of the layout: as created, or as the kernel declares */
-    uint32_t constantSize;               /* bytes of constants of the layout: as created, or as the kernel declares */
-    uint32_t kernargSize;                /* bytes of the kernarg struct (8 * bindingCount + constantSize) */
-    uint32_t staticWorkgroupMemorySize;  /* workgroup memory the kernel declares, bytes; dynamic memory adds to it */
-    uint32_t privateMemorySize;          /* private (scratch) memory per work item, bytes */
-    uint32_t maxWorkgroupCount[3];       /* largest workgroup count per dimension of a dispatch of this pipeline: min(limits.maxWorkgroupCount, limits.maxGridSize / workgroupSize) */
+    uint32_t workgroupSize[3];                                         /* work items per workgroup per dimension */
+    uint32_t bindingCount;                                             /* buffer bindings of the layout: as created, or as the kernel declares */
+    uint32_t constantSize;                                             /* bytes of constants of the layout: as created, or as the kernel declares */
+    uint32_t kernargSize;                                              /* bytes of the kernarg struct (8 * bindingCount + constantSize) */
+    uint32_t staticWorkgroupMemorySize;                                /* workgroup memory the kernel declares, bytes; dynamic memory adds to it */
+    uint32_t privateMemorySize;                                        /* private (scratch) memory per work item, bytes */
+    uint32_t maxWorkgroupCount[3];                                     /* largest workgroup count per dimension of a dispatch of this pipeline: min(limits.maxWorkgroupCount, limits.maxGridSize / workgroupSize) */
+    XgpuBindingAccessFlags bindingAccess[XGPU_MAX_PIPELINE_BINDINGS];  /* how the kernel's code accesses memory through binding i, as the toolchain derived it (0: not at all); entries from bindingCount on are 0 */
 } XgpuPipelineProperties;
 
 /* Parameters of xgpuCreateCommandBuffer. */

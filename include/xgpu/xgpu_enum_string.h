@@ -429,6 +429,29 @@ static inline const char* xgpuAccessFlagsString(XgpuAccessFlags flags, char* out
     return xgpuFlagsString_(flags, xgpuAccessFlagsNames_, sizeof(xgpuAccessFlagsNames_) / sizeof(xgpuAccessFlagsNames_[0]), out, size);
 }
 
+/* The name of an XgpuBindingAccessFlagBits bit. */
+static inline const char* xgpuBindingAccessFlagBitsString(XgpuBindingAccessFlagBits bit) {
+    switch (bit) {
+        case XGPU_BINDING_ACCESS_READ_BIT: return "XGPU_BINDING_ACCESS_READ_BIT";
+        case XGPU_BINDING_ACCESS_WRITE_BIT: return "XGPU_BINDING_ACCESS_WRITE_BIT";
+        case XGPU_BINDING_ACCESS_ATOMIC_BIT: return "XGPU_BINDING_ACCESS_ATOMIC_BIT";
+        case XGPU_BINDING_ACCESS_UNKNOWN_BIT: return "XGPU_BINDING_ACCESS_UNKNOWN_BIT";
+        case XGPU_BINDING_ACCESS_FLAG_BITS_MAX_ENUM: break;
+    }
+    return "(unknown XgpuBindingAccessFlagBits)";
+}
+
+/* XgpuBindingAccessFlags as "A_BIT | B_BIT" into out (see xgpuFlagsString_). */
+static inline const char* xgpuBindingAccessFlagsString(XgpuBindingAccessFlags flags, char* out, size_t size) {
+    static const XgpuFlagBitName xgpuBindingAccessFlagsNames_[] = {
+        {XGPU_BINDING_ACCESS_READ_BIT, "XGPU_BINDING_ACCESS_READ_BIT"},
+        {XGPU_BINDING_ACCESS_WRITE_BIT, "XGPU_BINDING_ACCESS_WRITE_BIT"},
+        {XGPU_BINDING_ACCESS_ATOMIC_BIT, "XGPU_BINDING_ACCESS_ATOMIC_BIT"},
+        {XGPU_BINDING_ACCESS_UNKNOWN_BIT, "XGPU_BINDING_ACCESS_UNKNOWN_BIT"},
+    };
+    return xgpuFlagsString_(flags, xgpuBindingAccessFlagsNames_, sizeof(xgpuBindingAccessFlagsNames_) / sizeof(xgpuBindingAccessFlagsNames_[0]), out, size);
+}
+
 /* The name of an XgpuDebugMessageSeverityFlagBits bit. */
 static inline const char* xgpuDebugMessageSeverityFlagBitsString(XgpuDebugMessageSeverityFlagBits bit) {
     switch (bit) {

@@ -282,6 +282,14 @@ TEST_CASE("kernel layouts: a layout declared on one target only, or with another
     xgpu_test::edit_layout_record(host->code_object, "saxpy", [](xgpu_kernel_layout_record_t& r) {
       r.binding_count = 1;
     });
+    // Its binding access record follows (it describes the layout's bindings).
+    xgpu_test::edit_access_record(host->code_object, "saxpy", [](xgpu_kernel_access_record_t& r) {
+      r.binding_count = 1;
+      r.read_mask &= 1;
+      r.write_mask &= 1;
+      r.atomic_mask &= 1;
+      r.unknown_mask &= 1;
+    });
     xe::CodeObjectInfo info;
     xe::Status status = xe::read_code_object(host->kind, host->code_object, &info);
     REQUIRE_MESSAGE(status.ok(), status.message());

@@ -482,8 +482,8 @@ TEST_CASE("real code objects: targeted kernel layout record corruption") {
 
     CHECK(edit([](auto& r) { r.magic = 0x12345678; }).message() ==
           who + where +
-              "magic 0x12345678 is neither XGPU_KERNEL_LAYOUT_MAGIC (0x4c4b4758) nor XGPU_KERNEL_FLAGS_MAGIC "
-              "(0x464b4758)");
+              "magic 0x12345678 is none of XGPU_KERNEL_LAYOUT_MAGIC (0x4c4b4758), XGPU_KERNEL_FLAGS_MAGIC "
+              "(0x464b4758) and XGPU_KERNEL_ACCESS_MAGIC (0x414b4758)");
     for (uint32_t size : {0u, 16u, 20u, 25u, 16u + 4096u + 8u, 0xfffffff8u}) {
       CHECK(edit([&](auto& r) { r.record_size = size; }).message() ==
             who + where + "record_size " + std::to_string(size) +
@@ -526,8 +526,10 @@ TEST_CASE("real code objects: targeted kernel layout record corruption") {
           who + record_of +
               "'saxpy': binding_count 4294967295 needs 34359738360 bytes of binding pointers, more than the kernarg "
               "size 24");
-    // All bindings and no constants is a layout the kernarg segment holds.
-    CHECK(has(edit([](auto& r) { r.binding_count = 3; }), "kernel 'saxpy': declared binding count differs: "));
+    // All bindings and no constants is a layout the kernarg segment holds,
+    // but not the one the kernel's binding access record describes.
+    CHECK(has(edit([](auto& r) { r.binding_count = 3; }),
+              "binding access record of kernel 'saxpy': binding_count 2 differs from the 3 of its layout record"));
 
     // The section itself.
     auto section_header = [&](auto change) {

@@ -129,7 +129,7 @@ TEST_CASE("kernel flags records: unknown bits, reserved, no such kernel, two for
 
     code = pristine;
     edit_flags_record(code, "print_values", [](xgpu_kernel_flags_record_t& r) { r.magic = 0x464b4759u; });
-    CHECK(has(read(code), " is neither XGPU_KERNEL_LAYOUT_MAGIC (0x4c4b4758) nor XGPU_KERNEL_FLAGS_MAGIC (0x464b4758)"));
+    CHECK(has(read(code), " is none of XGPU_KERNEL_LAYOUT_MAGIC (0x4c4b4758), XGPU_KERNEL_FLAGS_MAGIC (0x464b4758) and XGPU_KERNEL_ACCESS_MAGIC (0x414b4758)"));
 
     // No flags: a record is allowed to say so.
     code = pristine;

@@ -184,8 +184,9 @@ struct LayoutRecord {
   uint32_t size;            // the record's record_size
 };
 
-// Finds `kernel`'s record of `magic` (a layout record, or a kernel flags
-// record with XGPU_KERNEL_FLAGS_MAGIC) in the code object's
+// Finds `kernel`'s record of `magic` (a layout record, a kernel flags
+// record with XGPU_KERNEL_FLAGS_MAGIC, a binding access record with
+// XGPU_KERNEL_ACCESS_MAGIC) in the code object's
 // XGPU_KERNEL_LAYOUT_SECTION.
 inline LayoutRecord layout_record(const std::vector<uint8_t>& code, std::string_view kernel,
                                   uint32_t magic = XGPU_KERNEL_LAYOUT_MAGIC) {
@@ -195,8 +196,11 @@ inline LayoutRecord layout_record(const std::vector<uint8_t>& code, std::string_
   for (uint64_t at = s.sh_offset; at + sizeof(xgpu_kernel_layout_record_t) <= s.sh_offset + s.sh_size;) {
     xgpu_kernel_layout_record_t r;
     std::memcpy(&r, code.data() + at, sizeof(r));
-    REQUIRE(r.record_size >= sizeof(r));
-    if (r.magic == magic && std::string_view(reinterpret_cast<const char*>(code.data() + at + sizeof(r))) == kernel) {
+    // The name follows the header: 48 bytes for an access record, else 16.
+    const uint64_t header =
+        r.magic == XGPU_KERNEL_ACCESS_MAGIC ? sizeof(xgpu_kernel_access_record_t) : sizeof(xgpu_kernel_layout_record_t);
+    REQUIRE(r.record_size >= header);
+    if (r.magic == magic && std::string_view(reinterpret_cast<const char*>(code.data() + at + header)) == kernel) {
       return {elf.section_header_offset(index), s.sh_offset, s.sh_size, at, r.record_size};
     }
     at += r.record_size;
@@ -220,6 +224,16 @@ inline void edit_flags_record(std::vector<uint8_t>& code_object, std::string_vie
                               const std::function<void(xgpu_kernel_flags_record_t&)>& edit) {
   const uint64_t at = layout_record(code_object, kernel, XGPU_KERNEL_FLAGS_MAGIC).at;
   xgpu_kernel_flags_record_t record;
+  std::memcpy(&record, code_object.data() + at, sizeof(record));
+  edit(record);
+  std::memcpy(code_object.data() + at, &record, sizeof(record));
+}
+
+// Edits the header of `kernel`'s binding access record in a code object.
+inline void edit_access_record(std::vector<uint8_t>& code_object, std::string_view kernel,
+                               const std::function<void(xgpu_kernel_access_record_t&)>& edit) {
+  const uint64_t at = layout_record(code_object, kernel, XGPU_KERNEL_ACCESS_MAGIC).at;
+  xgpu_kernel_access_record_t record;
   std::memcpy(&record, code_object.data() + at, sizeof(record));
   edit(record);
   std::memcpy(code_object.data() + at, &record, sizeof(record));

@@ -4,7 +4,8 @@
 # (e.g. -g), `// LEVEL: x86-64-v2`, `// TARGET: amdgcn` or `// TARGET: nvptx`
 # (default: the host) and `// PASSES: <opt pipeline>` (default xgpu-wiloop;
 # xgpu-wiloop,xgpu-wiloop-late adds the plugin's last step,
-# xgpu-printing-kernels the record of the kernels that print).
+# xgpu-printing-kernels the record of the kernels that print,
+# xgpu-binding-access the kernels' binding access records).
 string(REPLACE "|" ";" flags "${FLAGS}")
 list(REMOVE_ITEM flags -O3 -g0 -Werror)
 file(MAKE_DIRECTORY ${WORK_DIR})
@@ -55,7 +56,7 @@ if(NOT rc EQUAL 0)
 endif()
 execute_process(
   COMMAND ${OPT} -load-pass-plugin=${PLUGIN} -passes=${passes} "-pass-remarks=xgpu-wiloop|xgpu-printing"
-          -pass-remarks-missed=xgpu-wiloop -S ${ir} -o ${out}
+          -pass-remarks-missed=xgpu-wiloop -pass-remarks-analysis=xgpu-binding-access -S ${ir} -o ${out}
   RESULT_VARIABLE rc ERROR_FILE ${remarks})
 if(NOT rc EQUAL 0)
   file(READ ${remarks} err)

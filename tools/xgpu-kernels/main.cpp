@@ -147,6 +147,18 @@ const char* kind_name(xgpu_executable_entry_kind_t kind) {
   return kind == XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU ? "amdgpu" : kind == XGPU_EXECUTABLE_ENTRY_KIND_NVPTX ? "nvptx" : "host";
 }
 
+// Binding `i` of a kernel with a binding access record: "unknown", or "r",
+// "w" and "a" (read, write, atomic) combined; "" when not accessed.
+std::string access_text(const xe::KernelInfo& k, uint32_t i) {
+  const uint64_t bit = uint64_t{1} << i;
+  if (k.binding_unknown & bit) return "unknown";
+  std::string text;
+  if (k.binding_reads & bit) text += 'r';
+  if (k.binding_writes & bit) text += 'w';
+  if (k.binding_atomics & bit) text += 'a';
+  return text;
+}
+
 std::string workgroup_text(const xe::KernelInfo& k) {
   if (k.required_workgroup_size[0] != 0) {
     return "required " + std::to_string(k.required_workgroup_size[0]) + "x" +
@@ -230,6 +242,16 @@ int inspect(int argc, char** argv) {
                                         : nlohmann::ordered_json(nullptr);
         // XGPU_KERNEL_FLAG_PRINTS: the kernel may write print records.
         j["prints"] = k.prints;
+        // Per binding, how the kernel's code accesses it (its binding access
+        // record; null without one): "r", "w", "a" combined, "" for not at
+        // all, "unknown" where its pointer escapes.
+        if (k.access_known) {
+          nlohmann::ordered_json access = nlohmann::ordered_json::array();
+          for (uint32_t i = 0; i < k.binding_count && i < 64; ++i) access.push_back(access_text(k, i));
+          j["binding_access"] = access;
+        } else {
+          j["binding_access"] = nullptr;
+        }
         if (entries[e].kind == XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU) {
           j["max_flat_workgroup_size"] = k.max_flat_workgroup_size;
           j["wavefront_size"] = k.wavefront_size;
@@ -286,6 +308,18 @@ int inspect(int argc, char** argv) {
                   k->kernarg_size, k->kernarg_alignment, bindings.c_str(), constants.c_str(), k->group_segment_size,
                   k->private_segment_size, k->prints ? "yes" : "-", workgroup_text(*k).c_str(),
                   mode_text(*k, entries[e].kind).c_str());
+    }
+    // How the kernel accesses its bindings, per target whose code object
+    // records it (binding access records).
+    for (const auto& [e, k] : rows) {
+      if (!k->access_known) continue;
+      std::string text;
+      for (uint32_t i = 0; i < k->binding_count && i < 64; ++i) {
+        const std::string one = access_text(*k, i);
+        text += (i ? ", " : "") + std::to_string(i) + ": " + (one.empty() ? "-" : one);
+      }
+      std::printf("  binding access on %s: %s\n", std::string(entries[e].isa_name).c_str(),
+                  text.empty() ? "no bindings" : text.c_str());
     }
   }
   std::printf("\ncheck: %s\n", check_status.ok() ? "ok" : check_status.message().c_str());

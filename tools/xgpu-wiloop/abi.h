@@ -41,6 +41,15 @@ constexpr uint32_t kKernelFlagPrints = XGPU_KERNEL_FLAG_PRINTS;
 constexpr uint64_t kFlagsRecordAlignment = XGPU_KERNEL_LAYOUT_ALIGNMENT;
 constexpr uint64_t kFlagsRecordHeaderBytes = sizeof(xgpu_kernel_flags_record_t);
 constexpr uint64_t kFlagsRecordMaxNameBytes = XGPU_KERNEL_LAYOUT_MAX_NAME_SIZE;
+// The binding access records (binding_access.cpp): the same section, or on
+// nvptx an array named K + kAccessRecordPtxSuffix.
+constexpr llvm::StringLiteral kAccessRecordSuffix = "_xgpu_access_";
+constexpr llvm::StringLiteral kAccessRecordPtxSuffix = "_xgpu_access_xgpu_layout_";
+constexpr uint32_t kAccessRecordMagic = XGPU_KERNEL_ACCESS_MAGIC;
+constexpr uint32_t kAccessRecordMaxBindings = XGPU_KERNEL_ACCESS_MAX_BINDINGS;
+constexpr uint64_t kAccessRecordHeaderBytes = sizeof(xgpu_kernel_access_record_t);
+constexpr uint32_t kLayoutRecordMagic = XGPU_KERNEL_LAYOUT_MAGIC;
+constexpr uint64_t kBindingBytes = XGPU_KERNEL_LAYOUT_BINDING_SIZE;
 // The section of the paths the pass took, per kernel.
 constexpr llvm::StringLiteral kPathsSection = XGPU_HOST_WILOOP_PATHS_SECTION;
 // The pass's name in remarks (-Rpass=xgpu-wiloop).
@@ -100,6 +109,12 @@ static_assert(offsetof(xgpu_host_kernel_descriptor_t, run_workgroup) ==
                   offsetof(xgpu_host_kernel_descriptor_t, flags) == kDescriptorFieldOffsets[kDescriptorFlagsField] &&
                   sizeof(xgpu_host_kernel_descriptor_t) == 64,
               "xgpu_host_kernel_descriptor_t changed: the pass's field indices must follow");
+static_assert(kAccessRecordHeaderBytes == 48 && offsetof(xgpu_kernel_access_record_t, binding_count) == 8 &&
+                  offsetof(xgpu_kernel_access_record_t, read_mask) == 16 &&
+                  offsetof(xgpu_kernel_access_record_t, write_mask) == 24 &&
+                  offsetof(xgpu_kernel_access_record_t, atomic_mask) == 32 &&
+                  offsetof(xgpu_kernel_access_record_t, unknown_mask) == 40,
+              "xgpu_kernel_access_record_t changed: the records the pass writes must follow");
 static_assert(kFlagsRecordHeaderBytes == 16 && offsetof(xgpu_kernel_flags_record_t, record_size) == 4 &&
                   offsetof(xgpu_kernel_flags_record_t, flags) == 8 &&
                   offsetof(xgpu_kernel_flags_record_t, reserved) == 12,

@@ -328,6 +328,7 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
 }  // namespace xgpu_wiloop
 
 using namespace llvm;
+using xgpu_wiloop::BindingAccessPass;
 using xgpu_wiloop::LateUnrollPass;
 using xgpu_wiloop::PrintingKernelsPass;
 using xgpu_wiloop::WorkItemLoopPass;
@@ -342,6 +343,7 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
             builder.registerOptimizerLastEPCallback([](ModulePassManager& mpm, OptimizationLevel) {
               mpm.addPass(LateUnrollPass());
               mpm.addPass(PrintingKernelsPass());
+              mpm.addPass(BindingAccessPass());
             });
             builder.registerPipelineParsingCallback(
                 [&builder](StringRef name, ModulePassManager& mpm, ArrayRef<PassBuilder::PipelineElement>) {
@@ -355,6 +357,10 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                   }
                   if (name == "xgpu-printing-kernels") {
                     mpm.addPass(PrintingKernelsPass());
+                    return true;
+                  }
+                  if (name == "xgpu-binding-access") {
+                    mpm.addPass(BindingAccessPass());
                     return true;
                   }
                   return false;

@@ -80,8 +80,10 @@ std::optional<std::string> direct_reason(const Function& function, bool host,
   return reason;
 }
 
+}  // namespace
+
 // The kernels of `module` and their entry functions, by kernel name.
-MapVector<StringRef, SmallVector<const Function*, 2>> find_kernels(const Module& module) {
+MapVector<StringRef, SmallVector<const Function*, 2>> find_kernel_entries(const Module& module) {
   MapVector<StringRef, SmallVector<const Function*, 2>> kernels;
   const Triple triple(module.getTargetTriple());
   if (triple.isAMDGPU() || triple.isNVPTX()) {
@@ -129,6 +131,8 @@ MapVector<StringRef, SmallVector<const Function*, 2>> find_kernels(const Module&
   return kernels;
 }
 
+namespace {
+
 // The record's bytes: header (little-endian words), name, NUL padding to 8.
 std::string flags_record(StringRef kernel, uint32_t flags) {
   const uint64_t name_field = alignTo(kernel.size() + 1, kFlagsRecordAlignment);
@@ -144,7 +148,7 @@ std::string flags_record(StringRef kernel, uint32_t flags) {
 }  // namespace
 
 PreservedAnalyses PrintingKernelsPass::run(Module& module, ModuleAnalysisManager&) {
-  const auto kernels = find_kernels(module);
+  const auto kernels = find_kernel_entries(module);
   if (kernels.empty()) return PreservedAnalyses::all();
 
   // The analysis: each function that may print, and why (fixpoint over the

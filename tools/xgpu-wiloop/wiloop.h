@@ -403,6 +403,18 @@ struct PrintingKernelsPass : PassInfoMixin<PrintingKernelsPass> {
   PreservedAnalyses run(Module& module, ModuleAnalysisManager& mam);
 };
 
+// How each kernel accesses memory through each binding, recorded in the code
+// object (binding_access.cpp). Runs on every target, after PrintingKernelsPass.
+struct BindingAccessPass : PassInfoMixin<BindingAccessPass> {
+  PreservedAnalyses run(Module& module, ModuleAnalysisManager& mam);
+};
+
+// The kernels of `module` and their entry functions, by kernel name
+// (printing_kernels.cpp): AMDGPU functions of calling convention
+// amdgpu_kernel, nvptx kernels, and on the host the functions each `K.kd`
+// descriptor refers to.
+MapVector<StringRef, SmallVector<const Function*, 2>> find_kernel_entries(const Module& module);
+
 // True for a module built for the host (x86-64): the only one the work-item
 // loop steps transform; they leave the amdgcn and nvptx modules the plugin
 // is also loaded into (for PrintingKernelsPass) alone.

@@ -164,6 +164,11 @@ XgpuResult executable_load(Device* device, const char* function, const void* dat
       kernel.binding_count = meta.binding_count;
       kernel.constant_size = meta.constant_size;
       kernel.prints = meta.prints;
+      kernel.access_known = meta.access_known;
+      kernel.binding_reads = meta.binding_reads;
+      kernel.binding_writes = meta.binding_writes;
+      kernel.binding_atomics = meta.binding_atomics;
+      kernel.binding_unknown = meta.binding_unknown;
     }
   }
   std::sort(executable->kernels.begin(), executable->kernels.end(),
@@ -398,6 +403,26 @@ void pipeline_get_properties(XgpuDevice, XgpuPipeline handle, XgpuPipelineProper
   for (int d = 0; d < 3; ++d)
     out_properties->maxWorkgroupCount[d] =
         max_workgroup_count(device_limits(pipeline->device), pipeline->info.workgroup_size, d);
+  // How the kernel accesses each binding: its code object's binding access
+  // record where the kernel declares the layout the pipeline uses; else
+  // unknown (any access).
+  const KernelInfo& kernel = pipeline->info.kernel;
+  const bool known = kernel.access_known && kernel.layout_declared &&
+                     kernel.binding_count == pipeline->info.binding_count;
+  const uint32_t bindings = std::min<uint32_t>(pipeline->info.binding_count, XGPU_MAX_PIPELINE_BINDINGS);
+  for (uint32_t i = 0; i < bindings; ++i) {
+    const uint64_t bit = uint64_t{1} << i;
+    XgpuBindingAccessFlags access = 0;
+    if (!known || (kernel.binding_unknown & bit)) {
+      access = XGPU_BINDING_ACCESS_READ_BIT | XGPU_BINDING_ACCESS_WRITE_BIT | XGPU_BINDING_ACCESS_ATOMIC_BIT |
+               XGPU_BINDING_ACCESS_UNKNOWN_BIT;
+    } else {
+      if (kernel.binding_reads & bit) access |= XGPU_BINDING_ACCESS_READ_BIT;
+      if (kernel.binding_writes & bit) access |= XGPU_BINDING_ACCESS_WRITE_BIT;
+      if (kernel.binding_atomics & bit) access |= XGPU_BINDING_ACCESS_ATOMIC_BIT;
+    }
+    out_properties->bindingAccess[i] = access;
+  }
 }
 
 }  // namespace xgpu::amdgpu

@@ -57,6 +57,11 @@ struct KernelInfo {
                                        // the 8 bytes before its kernargs
   uint32_t binding_count = 0;          // declared: 8-byte pointers at the start of the kernargs
   uint32_t constant_size = 0;          // declared: bytes of constants after the bindings
+  bool access_known = false;           // its code object's binding access record was read
+  uint64_t binding_reads = 0;          // bit i: may load through binding i (access record)
+  uint64_t binding_writes = 0;         // ... store through it
+  uint64_t binding_atomics = 0;        // ... access it atomically
+  uint64_t binding_unknown = 0;        // ... anything (its pointer escapes)
   std::string name;                    // kernel name (without ".kd")
 };
 

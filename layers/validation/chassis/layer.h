@@ -155,6 +155,13 @@ struct PipelineLayout {
   uint32_t constant_size = 0;          // bytes of constants of its layout
   uint32_t workgroup_size[3] = {};     // work items per workgroup per dimension
   uint32_t static_memory = 0;          // static workgroup memory, bytes
+  // Bit i: how the kernel accesses binding i (bindingAccess; the hazard
+  // warnings' dispatch accesses). Unknown: every binding it does not
+  // describe (bindings from 64 on).
+  uint64_t binding_reads = 0;
+  uint64_t binding_writes = 0;
+  uint64_t binding_atomics = 0;
+  uint64_t binding_unknown = ~uint64_t{0};
 };
 
 // One use of a binding-table slot by a recorded command: checked at each

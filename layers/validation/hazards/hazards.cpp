@@ -66,12 +66,24 @@ bool Covers(const Range& outer, const Range& inner) {
 
 bool StageHas(uint32_t mask, uint32_t stage) { return (mask & (stage | XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT)) != 0; }
 
-// The hazard of `later` with `earlier`, or Warning::kCount for none.
+bool Writes(HazardAccess::Kind kind) { return kind == HazardAccess::kWrite || kind == HazardAccess::kAtomic; }
+
+// The hazard of `later` with `earlier`, or Warning::kCount for none. Atomics
+// write (and read) but do not conflict with atomics; an unknown dispatch
+// access is compared only with a transfer's (it may be a read or a write,
+// and two dispatches' accesses are reported only when both are known).
 Warning Classify(const HazardAccess& earlier, const HazardAccess& later) {
-  if (earlier.kind == HazardAccess::kWrite) {
-    return later.kind == HazardAccess::kWrite ? Warning::kHazardWriteAfterWrite : Warning::kHazardReadAfterWrite;
+  if (earlier.command == later.command) return Warning::kCount;  // one command's own accesses
+  if (earlier.kind == HazardAccess::kAtomic && later.kind == HazardAccess::kAtomic) return Warning::kCount;
+  const bool dispatches = earlier.stage == XGPU_PIPELINE_STAGE_DISPATCH_BIT &&
+                          later.stage == XGPU_PIPELINE_STAGE_DISPATCH_BIT;
+  if (dispatches && (earlier.kind == HazardAccess::kUnknown || later.kind == HazardAccess::kUnknown)) {
+    return Warning::kCount;
   }
-  if (later.kind == HazardAccess::kWrite) return Warning::kHazardWriteAfterRead;
+  if (Writes(earlier.kind)) {
+    return Writes(later.kind) ? Warning::kHazardWriteAfterWrite : Warning::kHazardReadAfterWrite;
+  }
+  if (Writes(later.kind)) return Warning::kHazardWriteAfterRead;
   return Warning::kCount;
 }
 
@@ -130,6 +142,7 @@ const char* Verb(const HazardAccess& a) {
   switch (a.kind) {
     case HazardAccess::kRead: return "reads";
     case HazardAccess::kWrite: return "writes";
+    case HazardAccess::kAtomic: return "updates atomically";
     default: return "uses (reads or writes)";
   }
 }
@@ -145,11 +158,13 @@ std::string Needed(const HazardAccess& earlier, const HazardAccess& later, Warni
   std::string text = std::string("a barrier with ") + stage(earlier.stage) + " in srcStageMask and " +
                      stage(later.stage) + " in dstStageMask";
   if (type != Warning::kHazardWriteAfterRead) {
+    const bool shader = later.stage == XGPU_PIPELINE_STAGE_DISPATCH_BIT;
     text += std::string(" and a memory barrier from ") +
             (earlier.access & XGPU_ACCESS_SHADER_WRITE_BIT ? "SHADER_WRITE" : "TRANSFER_WRITE") + " to " +
-            (later.kind == HazardAccess::kUnknown ? "SHADER_READ or SHADER_WRITE"
+            (later.kind == HazardAccess::kUnknown || later.kind == HazardAccess::kAtomic ? "SHADER_READ or SHADER_WRITE"
              : later.stage == XGPU_PIPELINE_STAGE_INDIRECT_BIT ? "INDIRECT_READ"
-             : later.kind == HazardAccess::kRead ? "TRANSFER_READ" : "TRANSFER_WRITE");
+             : later.kind == HazardAccess::kRead ? (shader ? "SHADER_READ" : "TRANSFER_READ")
+             : (shader ? "SHADER_WRITE" : "TRANSFER_WRITE"));
   }
   return text;
 }
@@ -250,16 +265,30 @@ bool Named(const XgpuBufferRef* ref) {
                                   (ref->kind == XGPU_BUFFER_REF_KIND_BUFFER && ref->buffer != XGPU_NULL_HANDLE));
 }
 
+// A dispatch's accesses of each binding, as its kernel makes them
+// (PipelineLayout's masks, from XgpuPipelineProperties::bindingAccess).
 void AddDispatchBindings(const CallContext& ctx, HazardLog& log, const RecordingState& recording) {
   if (!recording.has_pipeline) return;
-  const uint32_t count = std::min<uint32_t>(recording.layout.binding_count, recording.bound.size());
+  const PipelineLayout& layout = recording.layout;
+  const uint32_t count = std::min<uint32_t>(layout.binding_count, recording.bound.size());
   for (uint32_t b = 0; b < count; ++b) {
     const XgpuBufferRef& ref = recording.bound[b];
     if (!Named(&ref)) continue;
-    Add(ctx, log,
-        Access(log, recording, ctx.command, HazardAccess::kUnknown, XGPU_PIPELINE_STAGE_DISPATCH_BIT,
-               XGPU_ACCESS_SHADER_READ_BIT | XGPU_ACCESS_SHADER_WRITE_BIT, ref, ref.size, "binding",
-               static_cast<int32_t>(b)));
+    const uint64_t bit = b < 64 ? uint64_t{1} << b : 0;
+    auto add = [&](HazardAccess::Kind kind, uint32_t access) {
+      Add(ctx, log,
+          Access(log, recording, ctx.command, kind, XGPU_PIPELINE_STAGE_DISPATCH_BIT, access, ref, ref.size, "binding",
+                 static_cast<int32_t>(b)));
+    };
+    if (bit == 0 || (layout.binding_unknown & bit)) {
+      add(HazardAccess::kUnknown, XGPU_ACCESS_SHADER_READ_BIT | XGPU_ACCESS_SHADER_WRITE_BIT);
+      continue;
+    }
+    if (layout.binding_reads & bit) add(HazardAccess::kRead, XGPU_ACCESS_SHADER_READ_BIT);
+    if (layout.binding_writes & bit) add(HazardAccess::kWrite, XGPU_ACCESS_SHADER_WRITE_BIT);
+    if (layout.binding_atomics & bit) {
+      add(HazardAccess::kAtomic, XGPU_ACCESS_SHADER_READ_BIT | XGPU_ACCESS_SHADER_WRITE_BIT);
+    }
   }
 }
 

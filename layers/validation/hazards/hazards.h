@@ -11,14 +11,17 @@
 // (transfer stage, TRANSFER_WRITE); copy reads pSrc (TRANSFER_READ) and
 // writes pDst; an indirect dispatch reads its counts (INDIRECT stage,
 // INDIRECT_READ; a write before them is the spec's own -hazard rules); a
-// dispatch uses each binding of the bound pipeline (DISPATCH stage). The API
-// does not say whether a kernel reads or writes a binding, so the layer
-// reports only what holds either way: a dispatch after a write to its
-// binding (read-after-write: the kernel reads or overwrites bytes not yet
-// visible; the barrier needs SHADER_READ or SHADER_WRITE), and a write after
-// a dispatch that uses those bytes with no execution dependency
-// (write-after-read). Two dispatches sharing a binding, and a read after a
-// dispatch, are never reported.
+// dispatch accesses each binding of the bound pipeline (DISPATCH stage) as
+// XgpuPipelineProperties::bindingAccess says - what the kernel toolchain
+// derived from the kernel's code: it reads (SHADER_READ), writes
+// (SHADER_WRITE) and/or updates it atomically (both; atomics of two
+// dispatches do not conflict with each other). So dispatch-to-dispatch
+// hazards are found like any other. A binding whose access is UNKNOWN (a
+// pointer the toolchain could not follow, a kernel built without its pass
+// plugin) is used, read or written: only what holds either way is
+// reported - a dispatch after a write to it (read-after-write), a write
+// after it with no execution dependency (write-after-read); never against
+// another dispatch's unknown or known access.
 //
 // Covered: one barrier recorded between the two commands whose source stages
 // hold the earlier command's stage and destination stages the later one's
@@ -49,7 +52,10 @@ namespace xgpu_validation {
 
 // One buffer access of a recorded command.
 struct HazardAccess {
-  enum Kind : uint8_t { kRead, kWrite, kUnknown };  // kUnknown: a dispatch's binding, read or written
+  // kAtomic: a dispatch's atomic operations on a binding (they conflict
+  // with reads and writes, not with each other's atomics); kUnknown: a
+  // dispatch's binding whose access the kernel's code object does not say.
+  enum Kind : uint8_t { kRead, kWrite, kAtomic, kUnknown };
   uint32_t command;   // the command's index in the recording
   Kind kind;          // how it accesses
   bool check_before;  // compared with earlier accesses (not the indirect counts: the spec's -hazard rules)

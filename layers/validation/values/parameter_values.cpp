@@ -467,6 +467,16 @@ void ParameterValues::PostRecordCreatePipeline(CallContext& ctx, XgpuDevice devi
   record->layout.constant_size = properties.constantSize;
   for (int d = 0; d < 3; ++d) record->layout.workgroup_size[d] = properties.workgroupSize[d];
   record->layout.static_memory = properties.staticWorkgroupMemorySize;
+  record->layout.binding_unknown = 0;
+  for (uint32_t i = 0; i < XGPU_MAX_PIPELINE_BINDINGS; ++i) {
+    const uint64_t bit = uint64_t{1} << i;
+    const XgpuBindingAccessFlags access = properties.bindingAccess[i];
+    if (i >= properties.bindingCount) continue;
+    if (access & XGPU_BINDING_ACCESS_UNKNOWN_BIT) record->layout.binding_unknown |= bit;
+    if (access & XGPU_BINDING_ACCESS_READ_BIT) record->layout.binding_reads |= bit;
+    if (access & XGPU_BINDING_ACCESS_WRITE_BIT) record->layout.binding_writes |= bit;
+    if (access & XGPU_BINDING_ACCESS_ATOMIC_BIT) record->layout.binding_atomics |= bit;
+  }
 }
 
 bool ParameterValues::ValidateCreateCommandBuffer(CallContext& ctx, XgpuDevice,

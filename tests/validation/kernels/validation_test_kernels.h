@@ -22,4 +22,19 @@ typedef struct validation_shared {
   uint32_t words[256]; /* 1024 bytes of static workgroup memory */
 } validation_shared_t;
 
+/* dst[i] = src[i] + 1 for i < n: reads binding 0, writes binding 1. */
+typedef struct validation_copy_args {
+  const uint32_t* src; /* binding 0 */
+  uint32_t* dst;       /* binding 1 */
+  uint32_t n;          /* element count */
+  uint32_t reserved;   /* zero */
+} validation_copy_args_t;
+
+/* Each of n work items adds 1 to counters[0] atomically: binding 0. */
+typedef struct validation_count_args {
+  uint32_t* counters; /* binding 0 */
+  uint32_t n;         /* work items that count */
+  uint32_t reserved;  /* zero */
+} validation_count_args_t;
+
 #endif
