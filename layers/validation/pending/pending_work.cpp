@@ -48,8 +48,8 @@ bool PendingWork::Pending(XgpuObjectType type, uint64_t handle, Use* use) const 
   return PendingLocked({type, handle}, use);
 }
 
-void PendingWork::AddOpLocked(const CallContext& ctx, uint64_t queue, const std::vector<Key>& objects,
-                              const XgpuSemaphoreList* wait, const XgpuSemaphoreList* signal) {
+uint64_t PendingWork::AddOpLocked(const CallContext& ctx, uint64_t queue, const std::vector<Key>& objects,
+                                  const XgpuSemaphoreList* wait, const XgpuSemaphoreList* signal) {
   Queue& q = queues_[queue];
   q.device = ctx.device;
   const uint64_t seq = ++q.submitted;
@@ -70,6 +70,7 @@ void PendingWork::AddOpLocked(const CallContext& ctx, uint64_t queue, const std:
   payloads(signal, &op.signals);
   payloads(wait, &op.waits);
   if (!op.signals.empty() || !op.waits.empty()) q.signalling.push_back(std::move(op));
+  return seq;
 }
 
 void PendingWork::CompleteLocked(Queue& q, uint64_t seq, Payloads* reached) {
@@ -115,6 +116,7 @@ void PendingWork::PruneLocked() {
 void PendingWork::Forget(XgpuObjectType type, uint64_t handle) {
   std::lock_guard lock(mutex_);
   uses_.erase({type, handle});
+  if (type == XGPU_OBJECT_TYPE_BUFFER) cross_.erase(handle);  // a new buffer may get its handle
 }
 
 bool PendingWork::CheckInUse(CallContext& ctx, Vuid vuid, const char* field, XgpuObjectType type,
@@ -213,6 +215,11 @@ void PendingWork::PreRecordDestroyDevice(CallContext& ctx, XgpuDevice device, co
       }
     }
     auto of_device = [&](uint64_t queue) { return std::find(gone.begin(), gone.end(), queue) != gone.end(); };
+    // The device's queues' accesses (a new device's queues may get their handles).
+    for (auto it = cross_.begin(); it != cross_.end();) {
+      for (uint64_t queue : gone) it->second.erase(queue);
+      it = it->second.empty() ? cross_.erase(it) : std::next(it);
+    }
     for (auto it = allocas_.begin(); it != allocas_.end();) {
       it = of_device(it->second.queue) ? allocas_.erase(it) : std::next(it);
     }
@@ -257,6 +264,14 @@ bool PendingWork::ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_
     }
   }
   skip |= CheckStaticCounts(ctx, queue, submitCount, pSubmits);
+  // Cross-queue hazards: warnings, the call goes on.
+  if (Hazards(ctx)) {
+    for (uint32_t i = 0; i < submitCount; ++i) {
+      std::vector<BufferAccess> accesses;
+      SubmissionAccesses(pSubmits[i], i, &accesses);
+      if (!accesses.empty()) (void)CheckCrossQueue(ctx, H(queue), &pSubmits[i].waitSemaphores, accesses);
+    }
+  }
   // Queue-allocated buffers used: committed before each submission runs.
   {
     std::lock_guard lock(mutex_);
@@ -399,17 +414,27 @@ bool PendingWork::ValidateGetBufferDeviceAddress(CallContext& ctx, XgpuDevice, X
 }
 
 bool PendingWork::ValidateQueueFillBuffer(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
-                                          const XgpuSemaphoreList*, XgpuBuffer dstBuffer, XgpuDeviceSize,
-                                          XgpuDeviceSize, const void*, uint32_t) const {
+                                          const XgpuSemaphoreList*, XgpuBuffer dstBuffer, XgpuDeviceSize dstOffset,
+                                          XgpuDeviceSize size, const void*, uint32_t) const {
   if (!Enabled(ctx)) return false;
+  // A warning: the call goes on whatever it says.
+  if (Hazards(ctx)) {
+    (void)CheckCrossQueue(ctx, H(queue), pWaitSemaphores,
+                          {QueueTransferAccess(dstBuffer, dstOffset, size, true, "xgpuQueueFillBuffer")});
+  }
   return CheckCommitted(ctx, Vuid::xgpuQueueFillBuffer_dstBuffer_queueAllocated, Field{"dstBuffer"}, H(dstBuffer),
                         H(queue), pWaitSemaphores);
 }
 
 bool PendingWork::ValidateQueueCopyBuffer(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
-                                          const XgpuSemaphoreList*, XgpuBuffer srcBuffer, XgpuDeviceSize,
-                                          XgpuBuffer dstBuffer, XgpuDeviceSize, XgpuDeviceSize) const {
+                                          const XgpuSemaphoreList*, XgpuBuffer srcBuffer, XgpuDeviceSize srcOffset,
+                                          XgpuBuffer dstBuffer, XgpuDeviceSize dstOffset, XgpuDeviceSize size) const {
   if (!Enabled(ctx)) return false;
+  if (Hazards(ctx)) {
+    (void)CheckCrossQueue(ctx, H(queue), pWaitSemaphores,
+                          {QueueTransferAccess(srcBuffer, srcOffset, size, false, "xgpuQueueCopyBuffer"),
+                           QueueTransferAccess(dstBuffer, dstOffset, size, true, "xgpuQueueCopyBuffer")});
+  }
   bool skip = CheckCommitted(ctx, Vuid::xgpuQueueCopyBuffer_queueAllocated, Field{"srcBuffer"}, H(srcBuffer),
                              H(queue), pWaitSemaphores);
   if (dstBuffer != srcBuffer) {
@@ -510,31 +535,45 @@ void PendingWork::PostRecordQueueSubmit(CallContext& ctx, XgpuQueue queue, uint3
         objects.push_back({XGPU_OBJECT_TYPE_BUFFER, H(submit.pBindings[j].buffer)});
       }
     }
-    AddOpLocked(ctx, H(queue), objects, &submit.waitSemaphores, &submit.signalSemaphores);
+    const uint64_t seq = AddOpLocked(ctx, H(queue), objects, &submit.waitSemaphores, &submit.signalSemaphores);
+    if (Hazards(ctx)) {
+      std::vector<BufferAccess> accesses;
+      SubmissionAccesses(submit, i, &accesses);
+      RecordAccessesLocked(H(queue), seq, accesses);
+    }
   }
 }
 
 void PendingWork::PostRecordQueueFillBuffer(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
                                             const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer dstBuffer,
-                                            XgpuDeviceSize, XgpuDeviceSize, const void*, uint32_t, XgpuResult result) {
+                                            XgpuDeviceSize dstOffset, XgpuDeviceSize size, const void*, uint32_t,
+                                            XgpuResult result) {
   if (result < 0 || !Enabled(ctx)) return;
   std::vector<Key> objects{{XGPU_OBJECT_TYPE_BUFFER, H(dstBuffer)}};
   AddSemaphores(pWaitSemaphores, &objects);
   AddSemaphores(pSignalSemaphores, &objects);
   std::lock_guard lock(mutex_);
-  AddOpLocked(ctx, H(queue), objects, pWaitSemaphores, pSignalSemaphores);
+  const uint64_t seq = AddOpLocked(ctx, H(queue), objects, pWaitSemaphores, pSignalSemaphores);
+  if (Hazards(ctx)) {
+    RecordAccessesLocked(H(queue), seq, {QueueTransferAccess(dstBuffer, dstOffset, size, true, "xgpuQueueFillBuffer")});
+  }
 }
 
 void PendingWork::PostRecordQueueCopyBuffer(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
                                             const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer srcBuffer,
-                                            XgpuDeviceSize, XgpuBuffer dstBuffer, XgpuDeviceSize, XgpuDeviceSize,
-                                            XgpuResult result) {
+                                            XgpuDeviceSize srcOffset, XgpuBuffer dstBuffer, XgpuDeviceSize dstOffset,
+                                            XgpuDeviceSize size, XgpuResult result) {
   if (result < 0 || !Enabled(ctx)) return;
   std::vector<Key> objects{{XGPU_OBJECT_TYPE_BUFFER, H(srcBuffer)}, {XGPU_OBJECT_TYPE_BUFFER, H(dstBuffer)}};
   AddSemaphores(pWaitSemaphores, &objects);
   AddSemaphores(pSignalSemaphores, &objects);
   std::lock_guard lock(mutex_);
-  AddOpLocked(ctx, H(queue), objects, pWaitSemaphores, pSignalSemaphores);
+  const uint64_t seq = AddOpLocked(ctx, H(queue), objects, pWaitSemaphores, pSignalSemaphores);
+  if (Hazards(ctx)) {
+    RecordAccessesLocked(H(queue), seq,
+                         {QueueTransferAccess(srcBuffer, srcOffset, size, false, "xgpuQueueCopyBuffer"),
+                          QueueTransferAccess(dstBuffer, dstOffset, size, true, "xgpuQueueCopyBuffer")});
+  }
 }
 
 void PendingWork::PostRecordQueueAlloca(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,

@@ -33,6 +33,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -152,8 +153,8 @@ class PendingWork : public HookDefaults {
   bool PendingLocked(const Key& key, Use* use) const;
   bool Pending(XgpuObjectType type, uint64_t handle, Use* use) const;
   // Starts an operation on `queue` using `objects`; returns its number.
-  void AddOpLocked(const CallContext& ctx, uint64_t queue, const std::vector<Key>& objects,
-                   const XgpuSemaphoreList* wait, const XgpuSemaphoreList* signal);
+  uint64_t AddOpLocked(const CallContext& ctx, uint64_t queue, const std::vector<Key>& objects,
+                       const XgpuSemaphoreList* wait, const XgpuSemaphoreList* signal);
   // The host saw `semaphore` reach `value`: every operation that signals a
   // payload up to it completed, with what its queue ran before it and what
   // those operations waited for, transitively.
@@ -175,6 +176,44 @@ class PendingWork : public HookDefaults {
   bool CheckCommitted(CallContext& ctx, Vuid vuid, const Field& field, uint64_t buffer, uint64_t queue,
                       const XgpuSemaphoreList* wait) const;
   bool CheckHostCommitted(CallContext& ctx, Vuid vuid, XgpuBuffer buffer) const;
+
+  // Cross-queue hazards (cross_queue.cpp; with the synchronization-hazard
+  // warnings on): a queue operation's accesses of buffer bytes against the
+  // pending accesses of other queues that no semaphore chain orders before
+  // it.
+ public:
+  struct BufferAccess {
+    uint64_t buffer = 0;
+    uint64_t begin = 0, end = 0;  // bytes [begin, end)
+    bool write = false;           // writes (or updates atomically); else reads
+    std::string what;             // the operation and command, for messages
+  };
+  // A submission's accesses (its recording's hazard log, resolved through
+  // its table), or a queue fill's or copy's.
+  static void SubmissionAccesses(const XgpuSubmitInfo& submit, uint32_t index, std::vector<BufferAccess>* out);
+  static BufferAccess QueueTransferAccess(XgpuBuffer buffer, uint64_t offset, uint64_t size, bool write,
+                                          const char* function);
+
+ private:
+  struct QueueAccesses {            // the last pending read and write of one buffer by one queue
+    uint64_t read_seq = 0, write_seq = 0;
+    uint64_t read_begin = 0, read_end = 0, write_begin = 0, write_end = 0;
+    std::string read_what, write_what;
+  };
+  // Reports each access of `accesses` (an operation about to be queued on
+  // `queue`, waiting on `wait`) that conflicts with a pending access of
+  // another queue not ordered before it.
+  bool CheckCrossQueue(CallContext& ctx, uint64_t queue, const XgpuSemaphoreList* wait,
+                       const std::vector<BufferAccess>& accesses) const;
+  // Whether an operation waiting on `waits` runs after operation `seq` of
+  // `queue` completed: some wait is met only by a signal of that queue at or
+  // after it, or of an operation ordered after it (followed `depth` deep).
+  bool OrderedAfterLocked(const Payloads& waits, uint64_t queue, uint64_t seq, unsigned depth) const;
+  void RecordAccessesLocked(uint64_t queue, uint64_t seq, const std::vector<BufferAccess>& accesses);
+  static bool Hazards(const CallContext& ctx) {
+    return Enabled(ctx) && ctx.instance->settings.sync_hazards;
+  }
+  std::map<uint64_t, std::map<uint64_t, QueueAccesses>> cross_;  // buffer -> queue -> its last accesses
 
   mutable std::mutex mutex_;
   std::map<uint64_t, Alloca> allocas_;     // live queue-allocated buffers
