@@ -238,6 +238,23 @@ TEST_CASE("a destroyed buffer in a binding table: the field with its indexes, wh
   f.ExpectOnly("XGPU-VUID-xgpuQueueSubmit-pSubmits-pBindings-buffer-parameter");
 }
 
+TEST_CASE("a stale handle stays stale: buffers created after the destroy get other handles, and its use is reported") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  XgpuBuffer old = MakeBuffer(f, f.device, 256, /*defer=*/false);
+  Name(f.device, XGPU_OBJECT_TYPE_BUFFER, old, "old");
+  xgpuDestroyBuffer(f.device, old, nullptr);
+  // The next buffers, of the same size, do not get the destroyed handle (the
+  // driver holds its memory back), so the stale one names no live buffer.
+  for (int i = 0; i < 16; ++i) CHECK(MakeBuffer(f, f.device, 256) != old);
+  f.log.Clear();
+  void* mapped = nullptr;
+  CHECK(xgpuMapBuffer(f.device, old, 0, XGPU_WHOLE_SIZE, &mapped) == XGPU_ERROR_INVALID_ARGUMENT);
+  f.ExpectOnly("XGPU-VUID-xgpuMapBuffer-buffer-parameter");
+  CHECK(f.log.Messages().at(0).text.find("not a live XgpuBuffer: it was destroyed by xgpuDestroyBuffer (it was named "
+                                         "\"old\")") != std::string::npos);
+}
+
 TEST_CASE("a handle of another device, a handle never created, a handle of another type") {
   Fixture& f = Fixture::Get();
   TestScope scope(f);

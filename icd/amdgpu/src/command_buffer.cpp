@@ -782,7 +782,7 @@ void reset(CommandBuffer* cb, bool destroy = false) {
 
 void free_command_buffer(CommandBuffer* cb) {
   reset(cb, /*destroy=*/true);
-  host_delete(cb);
+  host_delete_handle(cb);  // its address is its handle: not reused soon
 }
 
 void XGPU_API_CALL destroy_command_buffer(XgpuDevice device, XgpuCommandBuffer handle, const XgpuAllocationCallbacks*) {

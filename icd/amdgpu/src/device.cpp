@@ -494,7 +494,7 @@ void device_destroy(XgpuDevice handle, const XgpuAllocationCallbacks* allocator)
   device->free_signals.clear();
   device->allocators.clear();
   fault_unregister_device(device);
-  host_delete(device);
+  host_delete_handle(device);
 }
 
 bool device_has_queue_family(const Device* device, uint32_t family) {
@@ -629,7 +629,7 @@ void buffer_destroy(XgpuDevice handle, XgpuBuffer buffer_handle, const XgpuAlloc
   }
   fault_note_free(device, buffer, reinterpret_cast<uint64_t>(buffer->allocation.ptr));
   device->allocators[buffer->memory_type]->free(buffer->allocation);
-  host_delete(buffer);
+  host_delete_handle(buffer);
 }
 
 XgpuResult buffer_map(XgpuDevice handle, XgpuBuffer buffer_handle, XgpuDeviceSize offset,

@@ -84,7 +84,7 @@ void unload(LoadedExecutable* executable) {
       hsa.hsa_code_object_reader_destroy_checked(&error, executable->reader) != XGPU_SUCCESS)
     device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kHsaCallFailed,
                   "unloading the " + executable->isa_name + " code object: " + error);
-  host_delete(executable);
+  host_delete_handle(executable);
 }
 
 }  // namespace
@@ -386,7 +386,7 @@ void pipeline_destroy(XgpuDevice device, XgpuPipeline handle, const XgpuAllocati
   if (!device_release_handle(owner, pipeline, "XGPU-VUID-xgpuDestroyPipeline-pipeline-parameter",
                              "xgpuDestroyPipeline: pipeline")) return;
   loaded_executable_release(pipeline->executable);
-  host_delete(pipeline);
+  host_delete_handle(pipeline);
 }
 
 void pipeline_get_properties(XgpuDevice, XgpuPipeline handle, XgpuPipelineProperties* out_properties) {

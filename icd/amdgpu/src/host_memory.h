@@ -68,6 +68,35 @@ void host_delete(T* object) {
 }
 
 // unique_ptr for objects made by host_new (creation paths that may fail).
+// The memory of objects whose address is an API handle, held back from
+// reuse after they are destroyed (host_delete_handle): blocks of the C++ heap
+// stay allocated until this many more such objects were destroyed, so that
+// the next create does not hand out a destroyed object's handle value
+// again (a stale handle would silently name the new object; the validation
+// layer and a log can tell it apart only when it does not). Thread-safe.
+inline constexpr size_t kHandleQuarantine = 1024;
+void quarantine_handle_block(void* block, size_t alignment);
+
+// host_delete for an object whose address is an API handle: destroyed now,
+// its memory (C++ heap) reused only after kHandleQuarantine more such
+// deletes. Memory from application callbacks is freed at once (it is theirs
+// to reuse, and must not outlive the call that destroys the object).
+template <typename T>
+void host_delete_handle(T* object) {
+  if (!object) return;
+  using Layout = HostLayout<T>;
+  auto* header = reinterpret_cast<HostObjectHeader*>(reinterpret_cast<unsigned char*>(object) -
+                                                     sizeof(HostObjectHeader));
+  if (header->custom) {
+    host_delete(object);
+    return;
+  }
+  void* block = header->block;
+  object->~T();
+  header->~HostObjectHeader();
+  quarantine_handle_block(block, Layout::kAlignment);
+}
+
 struct HostDelete {
   template <typename T>
   void operator()(T* object) const {

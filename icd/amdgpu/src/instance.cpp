@@ -602,7 +602,7 @@ void instance_destroy(XgpuInstance handle, const XgpuAllocationCallbacks* alloca
   }
   instance->physical_devices.clear();
   if (instance->runtime) release_runtime(instance);
-  host_delete(instance);
+  host_delete_handle(instance);
 }
 
 XgpuResult instance_enumerate_physical_devices(XgpuInstance handle, uint32_t* count,
@@ -644,7 +644,7 @@ void debug_messenger_destroy(XgpuInstance handle, XgpuDebugMessenger messenger_h
   std::lock_guard<std::mutex> lock(instance->messenger_mutex);
   auto it = std::find(instance->messengers.begin(), instance->messengers.end(), messenger);
   if (it != instance->messengers.end()) instance->messengers.erase(it);
-  host_delete(messenger);
+  host_delete_handle(messenger);
 }
 
 void debug_message_submit(XgpuInstance handle, XgpuDebugMessageSeverityFlagBits severity,

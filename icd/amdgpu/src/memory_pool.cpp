@@ -89,7 +89,7 @@ void return_untagged(MemoryPool* pool, Buffer* buffer) {
 }
 
 void buffer_unref(Buffer* buffer) {
-  if (buffer->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) host_delete(buffer);
+  if (buffer->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) host_delete_handle(buffer);
 }
 
 }  // namespace
@@ -290,7 +290,7 @@ void memory_pool_destroy(XgpuDevice handle, XgpuMemoryPool pool_handle, const Xg
     for (auto& block : pool->blocks) device_free(device, block->base);
     pool->blocks.clear();
   }
-  host_delete(pool);
+  host_delete_handle(pool);
 }
 
 void memory_pool_trim(XgpuDevice handle, XgpuMemoryPool pool_handle) {

@@ -49,7 +49,7 @@ void semaphore_release(Semaphore* semaphore) {
   if (semaphore->references.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   trace_semaphore_freed(semaphore);
   semaphore->hsa->hsa_signal_destroy(semaphore->mirror);
-  host_delete(semaphore);
+  host_delete_handle(semaphore);
 }
 
 void semaphore_advance(Semaphore* semaphore, uint64_t value) {
