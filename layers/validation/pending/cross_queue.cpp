@@ -65,8 +65,22 @@ PendingWork::BufferAccess PendingWork::QueueTransferAccess(XgpuBuffer buffer, ui
   a.begin = offset;
   a.end = End(offset, size);
   a.write = write;
-  a.what = std::string(function) + (write ? " (writes " : " (reads ") + BufferText(a.buffer) + ")";
+  a.origin.function = function;
   return a;
+}
+
+std::string PendingWork::OriginText(const AccessOrigin& origin, bool write, uint64_t buffer) {
+  if (origin.command_buffer == 0) {
+    return std::string(origin.function) + (write ? " (writes " : " (reads ") + BufferText(buffer) + ")";
+  }
+  const ObjectRecord* cb = Objects().Find(XGPU_OBJECT_TYPE_COMMAND_BUFFER, origin.command_buffer);
+  char handle[48];
+  std::snprintf(handle, sizeof(handle), "XgpuCommandBuffer 0x%llx", static_cast<unsigned long long>(origin.command_buffer));
+  const std::string field = origin.field_index < 0 ? std::string(origin.field)
+                                                   : std::string(origin.field) + " " + std::to_string(origin.field_index);
+  return "pSubmits[" + std::to_string(origin.submit_index) + "] (" + (cb != nullptr ? Describe(cb) : std::string(handle)) +
+         "), command " + std::to_string(origin.command) + " (" + NameOf(origin.what) + ", " +
+         (write ? "writes " : "reads ") + field + ")";
 }
 
 void PendingWork::SubmissionAccesses(const XgpuSubmitInfo& submit, uint32_t index, std::vector<BufferAccess>* out) {
@@ -75,7 +89,6 @@ void PendingWork::SubmissionAccesses(const XgpuSubmitInfo& submit, uint32_t inde
   if (cb == nullptr || cb->recording == nullptr) return;
   const std::shared_ptr<HazardLog> log = cb->recording->hazards;
   if (!log) return;
-  const std::string where = "pSubmits[" + std::to_string(index) + "] (" + Describe(cb) + ")";
   for (const HazardAccess& access : log->accesses) {
     BufferAccess a;
     if (access.slot) {
@@ -92,11 +105,9 @@ void PendingWork::SubmissionAccesses(const XgpuSubmitInfo& submit, uint32_t inde
       a.end = End(access.offset, access.size);
     }
     a.write = access.kind == HazardAccess::kWrite || access.kind == HazardAccess::kAtomic;
-    const std::string field =
-        access.field_index < 0 ? std::string(access.field) : std::string(access.field) + " " + std::to_string(access.field_index);
-    a.what = where + ", command " + std::to_string(access.command) + " (" + NameOf(access.what) + ", " +
-             (a.write ? "writes " : "reads ") + field + ")";
-    out->push_back(std::move(a));
+    a.origin = {"xgpuQueueSubmit", index, H(submit.commandBuffer), access.command, access.what, access.field,
+                access.field_index};
+    out->push_back(a);
   }
 }
 
@@ -107,12 +118,12 @@ void PendingWork::RecordAccessesLocked(uint64_t queue, uint64_t seq, const std::
       q.write_seq = seq;
       q.write_begin = a.begin;
       q.write_end = a.end;
-      q.write_what = a.what;
+      q.write_origin = a.origin;
     } else {
       q.read_seq = seq;
       q.read_begin = a.begin;
       q.read_end = a.end;
-      q.read_what = a.what;
+      q.read_origin = a.origin;
     }
   }
 }
@@ -173,21 +184,24 @@ bool PendingWork::CheckCrossQueue(CallContext& ctx, uint64_t queue, const XgpuSe
         // The pending access it conflicts with: a write (for any access),
         // else a read (for a write).
         uint64_t seq = 0, begin = 0, end = 0;
-        const std::string* what = nullptr;
+        const AccessOrigin* earlier = nullptr;
+        bool earlier_writes = false;
         const char* kind = nullptr;
         if (last.write_seq > completed && a.begin < last.write_end && last.write_begin < a.end) {
-          seq = last.write_seq, begin = last.write_begin, end = last.write_end, what = &last.write_what;
+          seq = last.write_seq, begin = last.write_begin, end = last.write_end, earlier = &last.write_origin;
+          earlier_writes = true;
           kind = a.write ? "write-after-write" : "read-after-write";
         } else if (a.write && last.read_seq > completed && a.begin < last.read_end && last.read_begin < a.end) {
-          seq = last.read_seq, begin = last.read_begin, end = last.read_end, what = &last.read_what;
+          seq = last.read_seq, begin = last.read_begin, end = last.read_end, earlier = &last.read_origin;
           kind = "write-after-read";
         }
-        if (what == nullptr || OrderedAfterLocked(waits, other, seq, 0)) continue;
+        if (earlier == nullptr || OrderedAfterLocked(waits, other, seq, 0)) continue;
         reported.insert({a.buffer, other});
         found.push_back(
-            {std::string(NameOf(ctx.command)) + ": cross-queue hazard (" + kind + "): " + a.what + " on " +
-                 QueueText(queue) + " accesses " + BytesText(std::max(a.begin, begin), std::min(a.end, end)) + " of " +
-                 BufferText(a.buffer) + ", which " + *what + " on " + QueueText(other) +
+            {std::string(NameOf(ctx.command)) + ": cross-queue hazard (" + kind + "): " +
+                 OriginText(a.origin, a.write, a.buffer) + " on " + QueueText(queue) + " accesses " +
+                 BytesText(std::max(a.begin, begin), std::min(a.end, end)) + " of " + BufferText(a.buffer) +
+                 ", which " + OriginText(*earlier, earlier_writes, a.buffer) + " on " + QueueText(other) +
                  " (its operation " + std::to_string(seq) + ", not yet seen complete) accesses, and no semaphore wait "
                  "of this operation is signalled after it (needed: wait on a payload that operation, or a later one "
                  "of its queue, signals; or wait for it on the host first)",

@@ -182,12 +182,24 @@ class PendingWork : public HookDefaults {
   // pending accesses of other queues that no semaphore chain orders before
   // it.
  public:
+  // Which operation and command made an access (a message is composed
+  // from it only when a hazard is reported).
+  struct AccessOrigin {
+    const char* function = "";    // xgpuQueueSubmit, xgpuQueueFillBuffer, xgpuQueueCopyBuffer
+    uint32_t submit_index = 0;    // xgpuQueueSubmit: pSubmits[i]
+    uint64_t command_buffer = 0;  // xgpuQueueSubmit: its command buffer
+    uint32_t command = 0;         // the command's index in the recording
+    Command what{};               // the recording command
+    const char* field = "";       // its reference ("pSrc", "binding")
+    int32_t field_index = -1;     // the binding's index, else -1
+  };
   struct BufferAccess {
     uint64_t buffer = 0;
     uint64_t begin = 0, end = 0;  // bytes [begin, end)
     bool write = false;           // writes (or updates atomically); else reads
-    std::string what;             // the operation and command, for messages
+    AccessOrigin origin;
   };
+  static std::string OriginText(const AccessOrigin& origin, bool write, uint64_t buffer);
   // A submission's accesses (its recording's hazard log, resolved through
   // its table), or a queue fill's or copy's.
   static void SubmissionAccesses(const XgpuSubmitInfo& submit, uint32_t index, std::vector<BufferAccess>* out);
@@ -198,7 +210,7 @@ class PendingWork : public HookDefaults {
   struct QueueAccesses {            // the last pending read and write of one buffer by one queue
     uint64_t read_seq = 0, write_seq = 0;
     uint64_t read_begin = 0, read_end = 0, write_begin = 0, write_end = 0;
-    std::string read_what, write_what;
+    AccessOrigin read_origin, write_origin;
   };
   // Reports each access of `accesses` (an operation about to be queued on
   // `queue`, waiting on `wait`) that conflicts with a pending access of
