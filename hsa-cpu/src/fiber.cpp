@@ -176,7 +176,7 @@ void FiberRunner::run(const xgpu_host_kernel_descriptor_t* kernel,
             PooledStackAllocator{},
             [item, entry, kernarg, wg, home](bctx::fiber&& sink) {
               item->sink = std::move(sink);
-              entry(kernarg, wg, item->local_id);
+              call_kernel_workitem(entry, kernarg, wg, item->local_id);
               item->done = true;
               tsan_switch_to(home);
               return std::move(item->sink);

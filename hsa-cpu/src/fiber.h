@@ -17,6 +17,23 @@
 
 namespace hsa_cpu {
 
+// Calls into kernel code: a host code object's entry points. Not checked by
+// -fsanitize=function (the sanitized builds' UBSan): kernel code is not built
+// with it, and the check reads a signature just before the callee's first
+// byte, which for an entry at the start of its code object's text segment
+// lies in the unmapped gap before it (a fault the runtime would take for the
+// kernel's).
+__attribute__((no_sanitize("function"))) inline void call_kernel_workgroup(xgpu_host_run_workgroup_fn entry,
+                                                                          const void* kernarg,
+                                                                          xgpu_host_workgroup_t* wg) {
+  entry(kernarg, wg);
+}
+__attribute__((no_sanitize("function"))) inline void call_kernel_workitem(xgpu_host_run_workitem_fn entry,
+                                                                         const void* kernarg, xgpu_host_workgroup_t* wg,
+                                                                         const uint32_t local_id[3]) {
+  entry(kernarg, wg, local_id);
+}
+
 // Stack of one work item when the descriptor asks for no private memory.
 inline constexpr size_t kDefaultFiberStackBytes = XGPU_HOST_FIBER_STACK_MIN_BYTES;
 // Stack the runtime's own frames need on top of the kernel's private size.

@@ -175,7 +175,7 @@ class DispatchJob final : public Job {
       if (fibers)
         context.fibers->run(&kernel_, packet_.kernarg_address, &wg, private_bytes_);
       else
-        kernel_.run_workgroup(packet_.kernarg_address, &wg);
+        call_kernel_workgroup(kernel_.run_workgroup, packet_.kernarg_address, &wg);
     });
     context.guard->cancel.store(nullptr, std::memory_order_relaxed);
     if (!returned && context.guard->fault.signal == cancel_signal()) {
