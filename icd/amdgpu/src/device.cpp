@@ -33,19 +33,7 @@ void device_report(const Device* device, XgpuDebugMessageSeverityFlagBits severi
     instance_report(nullptr, severity, id, message);
     return;
   }
-  std::vector<std::string> names;
-  std::vector<XgpuDebugObjectInfo> infos;
-  names.reserve(objects.size() + 1);
-  infos.reserve(objects.size() + 1);
-  auto add = [&](XgpuObjectType type, uint64_t handle) {
-    names.push_back(device_object_name(device, handle));
-    infos.push_back(XgpuDebugObjectInfo{type, handle, nullptr});
-  };
-  add(XGPU_OBJECT_TYPE_DEVICE, uint64_t(reinterpret_cast<uintptr_t>(device)));
-  for (const ReportObject& object : objects)
-    if (object.handle) add(object.type, object.handle);
-  for (size_t i = 0; i < infos.size(); ++i) infos[i].pObjectName = names[i].empty() ? nullptr : names[i].c_str();
-  instance_report(device->instance, severity, id, message, infos.data(), uint32_t(infos.size()));
+  DeviceReporter(device, objects).report(severity, id, message);
 }
 
 DeviceReporter::DeviceReporter(const Device* device, std::initializer_list<ReportObject> objects) : device_(device) {
