@@ -6,8 +6,11 @@ namespace xgpu::amdgpu {
 namespace {
 
 // A ring of the last kHandleQuarantine blocks held back; the oldest is freed
-// when a new one comes. Fixed storage: a destroy never allocates. Freed at
-// process exit (the driver is never unloaded: -z nodelete).
+// when a new one comes. Fixed storage: a destroy never allocates. Never
+// destroyed: a runtime thread (an HSA async handler retiring a submission)
+// may still release objects while the process runs its exit handlers, and
+// the driver is never unloaded (-z nodelete). The blocks it holds at exit
+// stay reachable from it.
 class Quarantine {
  public:
   void hold(void* block, size_t alignment) {
@@ -20,11 +23,6 @@ class Quarantine {
     }
     if (oldest.block) ::operator delete(oldest.block, std::align_val_t(oldest.alignment));
   }
-  ~Quarantine() {
-    for (Entry& e : ring_)
-      if (e.block) ::operator delete(e.block, std::align_val_t(e.alignment));
-  }
-
  private:
   struct Entry {
     void* block;
@@ -36,8 +34,8 @@ class Quarantine {
 };
 
 Quarantine& quarantine() {
-  static Quarantine q;
-  return q;
+  static Quarantine* const q = new Quarantine;
+  return *q;
 }
 
 }  // namespace
