@@ -1686,11 +1686,25 @@ class KernelGen:
                             '(xgpu_workgroup_id(0) & 1023u)', '((lx * 3u) & 2047u)', '((lx + args->c0) & 2047u)',
                             '((ly * 64u + lx) & 2047u)', '((xgpu_workgroup_id(1) * 5u + lx) & 2047u)',
                             '((icx + lx) & 2047u)', '((present * 3u + lx) & 2047u)', '(args->in1[lx] & 2047u)',
-                            '((xgpu_grid_size(0) + lx) & 2047u)', '(xgpu_global_id(0) & 2047u)', 'llid'])
+                            '((xgpu_grid_size(0) + lx) & 2047u)', '(xgpu_global_id(0) & 2047u)', 'llid',
+                            '(h & 255u)', '(args->in1[lx] & 1023u)', '((wgl * 3u) & 511u)', '(h % 600u)'])
             val = r.choice(['1u', '(h & 15u)', '(uint32_t)(lx < 3u)', 'args->in1[g & 4095u]', 'h', '0u'])
             cond = r.random() < 0.3
             line = (f'xgpu_atomic_fetch_add(&args->bins[{idx}], {val}, XGPU_ORDER_RELAXED, '
                     f'{r.choice(GLOBAL_SCOPES)});')
+            if r.random() < 0.2:
+                # A strided loop of adds (each item's share of 256 counters, bounded by the
+                # loop: combined per element), values the same in any order.
+                e = self.fresh('e')
+                out.append(f'  for (uint32_t {e} = llid; {e} < 256u; {e} += present)')
+                out.append(f'    if (((h ^ {e}) & 3u) != 0u) (void)xgpu_atomic_fetch_add(&args->bins[{e}], '
+                           f'(h >> 3) ^ {e}, XGPU_ORDER_RELAXED, {r.choice(GLOBAL_SCOPES)});')
+                continue
+            if r.random() < 0.15:
+                # Bounded by a guard only (the total is updated under it).
+                out.append(f'  if ((h & 2047u) < 700u) (void)xgpu_atomic_fetch_add(&args->bins[h & 2047u], 1u, '
+                           f'XGPU_ORDER_RELAXED, {r.choice(GLOBAL_SCOPES)});')
+                continue
             if cond:
                 out.append(f'  if ({r.choice(["(h & 3u) != 0u", "lx < 5u", "(lx & 1u) == 0u", "args->c1 > lx"])}) '
                            f'(void){line}')
@@ -1914,14 +1928,28 @@ class KernelGen:
         if early:
             body.append('  }')
         body.append('  xgpu_barrier();')
+        if r.random() < 0.3:
+            # The flush as a loop over the item's bins (a plainly written histogram's strided
+            # loop): adds per element of args->bins, the loop's own adds after each.
+            k = self.fresh('k')
+            mask = r.choice(['1023u', '255u', '63u'])
+            off = r.choice(['0u', '5u', 'args->c0'])
+            cond = r.random() < 0.5
+            add = (f'(void)xgpu_atomic_fetch_add(&args->bins[(lx + {L}u * {k} + {off}) & {mask}], '
+                   f'(uint32_t)shared->bins[lx + {L}u * {k}], XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);')
+            body.append(f'  for (uint32_t {k} = 0; {k} < {m}u; ++{k})')
+            body.append(f'    if (shared->bins[lx + {L}u * {k}] != 0) {add}' if cond else f'    {add}')
+            return body
         for k in range(m):
             bv = f'shared->bins[lx + {k * L}u]'
             if r.random() < 0.3:
                 mine = self.fresh('mine')
                 body.append(f'  const {T}* const {mine} = &shared->bins[lx + {k * L}u];')
                 bv = f'*{mine}'
+            # (Masks below 1024 elements: tail adds combined per element.)
             tgts = [f'args->bins[(lx + {k * L}u) & 2047u]',
-                    f'args->bins[(xgpu_workgroup_id(0) * 7u + lx + {k * L}u) & 2047u]']
+                    f'args->bins[(xgpu_workgroup_id(0) * 7u + lx + {k * L}u) & 2047u]',
+                    f'args->bins[(lx + {k * L}u) & 1023u]', f'args->bins[((lx + {k * L}u) * 3u) & 255u]']
             if L * m <= BINS_SIZE:
                 tgts.append(f'args->bins[lx + {k * L}u]')
             tgt = r.choice(tgts)

@@ -89,8 +89,28 @@ void WorkItemLoops::build() {
     b.CreateAlignedStore(b.getInt32(1), field(kWorkgroupRunOffset), Align(4), /*isVolatile=*/true);
     BasicBlock* before_run = entry;
     if (combining()) {
-      // No workgroup has more items than the totals hold (the runtime's
-      // limit); a runtime that broke it would get a trap, not a stack smash.
+      // Totals by element: their fixed count (a loop: host code objects
+      // have no memset to call).
+      for (Combine& c : combines_) {
+        if (!c.indexed) continue;
+        BasicBlock* head = b.GetInsertBlock();
+        BasicBlock* zero_elements = BasicBlock::Create(ctx_, "xgpu.combine.zero.elements", &f_);
+        BasicBlock* after = BasicBlock::Create(ctx_, "xgpu.combine.zero.elements.done", &f_);
+        b.CreateBr(zero_elements);
+        b.SetInsertPoint(zero_elements);
+        PHINode* element = b.CreatePHI(i32, 2, "xgpu.combine.zero.element");
+        element->addIncoming(b.getInt32(0), head);
+        b.CreateStore(Constant::getNullValue(c.type),
+                      b.CreateInBoundsGEP(c.type, c.totals, b.CreateZExt(element, i64)));
+        Value* following = b.CreateNUWAdd(element, b.getInt32(1));
+        element->addIncoming(following, zero_elements);
+        b.CreateCondBr(b.CreateICmpULT(following, b.getInt32(c.indexed)), zero_elements, after);
+        b.SetInsertPoint(after);
+      }
+      BasicBlock* zeroed = b.GetInsertBlock();
+      // No workgroup has more items than the totals by local id hold (the
+      // runtime's limit); a runtime that broke it would get a trap, not a
+      // stack smash.
       BasicBlock* too_big = BasicBlock::Create(ctx_, "xgpu.combine.too_big", &f_);
       BasicBlock* zero = BasicBlock::Create(ctx_, "xgpu.combine.zero", &f_);
       b.CreateCondBr(b.CreateICmpUGT(slot_count, b.getInt32(uint32_t(kMaxWorkgroupItems))), too_big, zero);
@@ -99,9 +119,10 @@ void WorkItemLoops::build() {
       tb.CreateUnreachable();
       b.SetInsertPoint(zero);
       PHINode* slot = b.CreatePHI(i32, 2, "xgpu.combine.zero.slot");
-      slot->addIncoming(b.getInt32(0), entry);
+      slot->addIncoming(b.getInt32(0), zeroed);
       for (Combine& c : combines_)
-        b.CreateStore(Constant::getNullValue(c.type), b.CreateInBoundsGEP(c.type, c.totals, b.CreateZExt(slot, i64)));
+        if (!c.indexed)
+          b.CreateStore(Constant::getNullValue(c.type), b.CreateInBoundsGEP(c.type, c.totals, b.CreateZExt(slot, i64)));
       Value* next_slot = b.CreateNUWAdd(slot, b.getInt32(1));
       slot->addIncoming(next_slot, zero);
       before_run = zero;

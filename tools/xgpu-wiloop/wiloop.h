@@ -49,6 +49,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/CaptureTracking.h"
+#include "llvm/Analysis/LazyValueInfo.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/Analysis/ScalarEvolution.h"
@@ -114,6 +115,9 @@ constexpr uint64_t kMaxPerItemStackBytes = 2u << 20;
 // Tail atomics combined across a run of workgroups per kernel (each keeps
 // kMaxWorkgroupItems totals on the stack).
 constexpr size_t kMaxCombinedAtomics = 4;
+// The most elements a combined add to an array indexed by data may range
+// over (its totals are zeroed and read once per run).
+constexpr uint64_t kMaxIndexedTotals = 1024;
 // Rounds of inlining helpers that reach a barrier (nested helpers).
 constexpr unsigned kInlineRounds = 8;
 // The sized path's loops (see WorkItemLoops::set_sized): kept whole by the
@@ -278,8 +282,11 @@ class WorkItemLoops {
   void widen_group_indices(BasicBlock* block, Value* x64);
   static void fold_x_compares(BasicBlock* block, uint32_t low, uint32_t high);
   bool run_invariant(Value* value, unsigned depth);
-  bool tail(AtomicRMWInst* rmw);
-  const char* why_not_combined(AtomicRMWInst* rmw, bool escapes);
+  struct IndexedAddress;
+  bool tail(AtomicRMWInst* rmw, const SmallPtrSetImpl<AtomicRMWInst*>& deferred, bool escapes);
+  bool indexed_address(Value* ptr, uint64_t size, Instruction* context, LazyValueInfo& lvi, Value** base,
+                       uint64_t* end);
+  const char* why_not_combined(AtomicRMWInst* rmw, bool escapes, LazyValueInfo& lvi, IndexedAddress* indexed);
   Value* detach(Value* value);
   void combine_tails();
   Function* combine_function();
@@ -335,17 +342,20 @@ class WorkItemLoops {
   };
   std::vector<Aggregate> aggregates_;
   SmallPtrSet<AllocaInst*, 8> shared_slots_;  // one slot for all items
-  // A tail atomic add of a barrier kernel whose address is the same for
-  // the items of one local id in every workgroup of a run (see
-  // combine_tails): each item adds its operand to its local id's total,
-  // and the run's end makes one atomic add per non-zero total.
+  // A tail atomic add of a barrier kernel (see combine_tails) whose
+  // address is the same for the items of one local id in every workgroup
+  // of a run (each item adds its operand to its local id's total), or is
+  // an element below `indexed` of an array the run shares (each adds to
+  // the element's total); the run's end makes one atomic add per non-zero
+  // total.
   struct Combine {
-    Value* pointer;                  // a detached copy of the address
+    Value* pointer;                  // a detached copy of the address, or of the array's base
     AtomicOrdering ordering;
     SyncScope::ID scope;
     Align align;
     Type* type;
-    AllocaInst* totals = nullptr;    // kMaxWorkgroupItems totals, by local id
+    AllocaInst* totals = nullptr;    // kMaxWorkgroupItems totals by local id, or `indexed` by element
+    uint32_t indexed = 0;            // 0: by local id
   };
   std::vector<Combine> combines_;
   bool runs_ = false;  // set_runs

@@ -205,7 +205,7 @@ XGPU_KERNEL_GROUPSHARED(counted, bins_args_t, args, bins_shared_t, sh) {
   if (sh->bins[lid]) xgpu_atomic_fetch_add(&args->out[lid], sh->bins[lid], XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
 }
 XGPU_KERNEL_BINDINGS(counted, 2);
-// REMARK: kernel 'counted': combined-tails: 1 tail atomic add(s) combined across the run's workgroups; not an atomic add: the item does more after it than compute and return
+// REMARK: kernel 'counted': combined-tails: 1 tail atomic add(s) combined across the run's workgroups; not an atomic add: the item does more after it than compute, read group memory, the kernarg or the record, make other combined adds and return
 // REMARK: kernel 'counted': not kept-bins: the zeroing region writes memory other than group memory (a store or an atomic)
 // REMARK-NOT: kernel 'counted': kept-bins:
 // REMARK: kernel 'counted': work-item-loops:
