@@ -63,7 +63,7 @@ case "$cmd" in
     build default xgpu_samples   # the samples and the driver they run on; `test` builds the rest
     bin=build/default/bin
     ran=0
-    for sample in indirect_dispatch alloca debugging; do
+    for sample in indirect_dispatch alloca debugging multi_device; do
       if [ -x "$bin/$sample" ]; then
         echo "== $sample"
         "$bin/$sample"
@@ -102,13 +102,13 @@ case "$cmd" in
     setup
     cmake --preset default -B build/gpu -DXGPU_NVPTX_TARGETS="${XGPU_NVPTX_TARGETS:-sm_90}" >/dev/null
     cmake --build build/gpu -j "$(nproc)" --target hsa_cuda_tests xgpuinfo indirect_dispatch alloca debugging \
-      xgpu_icd_tests
+      multi_device xgpu_icd_tests
     ctest --test-dir build/gpu -L gpu --output-on-failure
     export XGPU_HSA_LIBRARY="$PWD/build/gpu/lib/libxgpu-hsa-cuda.so"
     export XGPU_DRIVER_FILES="$PWD/build/gpu/share/xgpu/icd.d/xgpu_amdgpu.json"
     build/gpu/bin/xgpuinfo
     build/gpu/bin/xgpu_icd_tests --test-case='kernel printf*,kernel assert*'
-    for sample in indirect_dispatch alloca "debugging print" "debugging fault"; do  # CUDA cannot stop a hung kernel: no hang part
+    for sample in indirect_dispatch alloca "debugging print" "debugging fault" multi_device; do  # CUDA cannot stop a hung kernel: no hang part
       echo "== $sample"
       (cd build/gpu/bin && ./$sample)
     done

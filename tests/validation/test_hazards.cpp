@@ -383,6 +383,65 @@ TEST_CASE("hazard: a barrier with the wrong access or stages does not cover a re
   ExpectWarning(f, kRaw, {"(command 2)", "(command 0)"});
 }
 
+TEST_CASE("hazard: a chain of barriers covers a read-after-write (fill, dispatch, copy back); a broken chain does not") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  XgpuBuffer a = NamedBuffer(f, "bins");
+  XgpuBuffer b = NamedBuffer(f, "readback");
+  auto transfer_to_dispatch = [](XgpuCommandBuffer cb) {
+    xgpuCmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_TRANSFER_BIT, XGPU_ACCESS_TRANSFER_WRITE_BIT,
+                         XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_READ_BIT | XGPU_ACCESS_SHADER_WRITE_BIT);
+  };
+  SUBCASE("chained: TRANSFER -> DISPATCH, then DISPATCH (SHADER_WRITE) -> TRANSFER (TRANSFER_READ)") {
+    XgpuCommandBuffer cb = f.BegunCommandBuffer(f.device, XGPU_COMMAND_BUFFER_MODE_ONE_SHOT, 0);
+    Fill(cb, RefToBuffer(a));
+    transfer_to_dispatch(cb);
+    xgpuCmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_WRITE_BIT,
+                         XGPU_PIPELINE_STAGE_TRANSFER_BIT, XGPU_ACCESS_TRANSFER_READ_BIT);
+    Copy(cb, RefToBuffer(a), RefToBuffer(b), 16);
+    f.ExpectNone();
+  }
+  SUBCASE("three links, through ALL_COMMANDS and MEMORY_READ / MEMORY_WRITE") {
+    XgpuCommandBuffer cb = f.BegunCommandBuffer(f.device, XGPU_COMMAND_BUFFER_MODE_ONE_SHOT, 0);
+    Fill(cb, RefToBuffer(a));
+    xgpuCmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_TRANSFER_BIT, XGPU_ACCESS_MEMORY_WRITE_BIT,
+                         XGPU_PIPELINE_STAGE_INDIRECT_BIT, XGPU_ACCESS_MEMORY_READ_BIT);
+    xgpuCmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT, XGPU_ACCESS_INDIRECT_READ_BIT,
+                         XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_READ_BIT);
+    xgpuCmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_READ_BIT,
+                         XGPU_PIPELINE_STAGE_TRANSFER_BIT, XGPU_ACCESS_TRANSFER_READ_BIT);
+    Copy(cb, RefToBuffer(a), RefToBuffer(b), 16);
+    f.ExpectNone();
+  }
+  SUBCASE("broken: the second barrier's source stages hold no destination stage of the first") {
+    XgpuCommandBuffer cb = f.BegunCommandBuffer(f.device, XGPU_COMMAND_BUFFER_MODE_ONE_SHOT, 0);
+    Fill(cb, RefToBuffer(a));
+    transfer_to_dispatch(cb);
+    xgpuCmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_INDIRECT_BIT, XGPU_ACCESS_MEMORY_WRITE_BIT,
+                         XGPU_PIPELINE_STAGE_TRANSFER_BIT, XGPU_ACCESS_TRANSFER_READ_BIT);
+    Copy(cb, RefToBuffer(a), RefToBuffer(b), 16);
+    ExpectWarning(f, kRaw, {"xgpuCmdCopyBuffer (command 3)", "xgpuCmdFillBuffer (command 0)"});
+  }
+  SUBCASE("ordered but not visible: the second barrier's source accesses hold none the write was made visible to") {
+    XgpuCommandBuffer cb = f.BegunCommandBuffer(f.device, XGPU_COMMAND_BUFFER_MODE_ONE_SHOT, 0);
+    Fill(cb, RefToBuffer(a));
+    xgpuCmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_TRANSFER_BIT, XGPU_ACCESS_TRANSFER_WRITE_BIT,
+                         XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_READ_BIT);
+    xgpuCmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_WRITE_BIT,
+                         XGPU_PIPELINE_STAGE_TRANSFER_BIT, XGPU_ACCESS_TRANSFER_READ_BIT);
+    Copy(cb, RefToBuffer(a), RefToBuffer(b), 16);
+    ExpectWarning(f, kRaw, {"xgpuCmdCopyBuffer (command 3)", "xgpuCmdFillBuffer (command 0)"});
+  }
+  SUBCASE("a write-after-read needs the execution chain only") {
+    XgpuCommandBuffer cb = f.BegunCommandBuffer(f.device, XGPU_COMMAND_BUFFER_MODE_ONE_SHOT, 0);
+    Copy(cb, RefToBuffer(a), RefToBuffer(b), 16);
+    xgpuCmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_TRANSFER_BIT, 0, XGPU_PIPELINE_STAGE_DISPATCH_BIT, 0);
+    xgpuCmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_DISPATCH_BIT, 0, XGPU_PIPELINE_STAGE_TRANSFER_BIT, 0);
+    Fill(cb, RefToBuffer(a));
+    f.ExpectNone();
+  }
+}
+
 TEST_CASE("hazard: write-after-write, reported; none with the barrier; none on distinct bytes") {
   Fixture& f = Fixture::Get();
   TestScope scope(f);

@@ -12,6 +12,8 @@ namespace {
 
 constexpr uint32_t kReadBits = XGPU_ACCESS_INDIRECT_READ_BIT | XGPU_ACCESS_SHADER_READ_BIT |
                                XGPU_ACCESS_TRANSFER_READ_BIT | XGPU_ACCESS_HOST_READ_BIT | XGPU_ACCESS_MEMORY_READ_BIT;
+constexpr uint32_t kWriteBits = XGPU_ACCESS_SHADER_WRITE_BIT | XGPU_ACCESS_TRANSFER_WRITE_BIT |
+                                XGPU_ACCESS_HOST_WRITE_BIT | XGPU_ACCESS_MEMORY_WRITE_BIT;
 
 uint64_t H(const void* handle) { return reinterpret_cast<uintptr_t>(handle); }
 
@@ -87,34 +89,52 @@ Warning Classify(const HazardAccess& earlier, const HazardAccess& later) {
   return Warning::kCount;
 }
 
-// Accesses the later side may make, for a barrier's dstAccessMask.
-uint32_t DstBits(const HazardAccess& later) {
-  uint32_t bits = later.access;
-  if (later.kind != HazardAccess::kWrite) bits |= XGPU_ACCESS_MEMORY_READ_BIT;
-  if (later.kind != HazardAccess::kRead) bits |= XGPU_ACCESS_MEMORY_WRITE_BIT;
-  return bits;
+// Every read (write) access bit a mask stands for: MEMORY_READ (WRITE)
+// holds them all.
+uint32_t Expand(uint32_t mask) {
+  if (mask & XGPU_ACCESS_MEMORY_READ_BIT) mask |= kReadBits;
+  if (mask & XGPU_ACCESS_MEMORY_WRITE_BIT) mask |= kWriteBits;
+  return mask;
 }
 
+// Whether the barriers recorded between `earlier` and `later` order them
+// (and, for read-after-write and write-after-write, make the write visible
+// to the later access), through one barrier or a chain of them, as Vulkan's
+// synchronization validation follows chains: a barrier joins the chain when
+// its source stages hold the earlier access's stage or a destination stage
+// of a barrier already in it (ALL_COMMANDS holds every stage); the write
+// becomes visible to a barrier's destination accesses when one of its memory
+// barriers that meets the bytes has the write in its source access mask (the
+// barrier's source stages holding the write's stage), or, chained, an
+// access the write is already visible to.
 template <typename Resolve>
 bool Covered(const HazardLog& log, const HazardAccess& earlier, const HazardAccess& later, Warning type,
              const Range& bytes, Resolve resolve) {
   auto it = std::upper_bound(log.barriers.begin(), log.barriers.end(), earlier.command,
                              [](uint32_t command, const HazardBarrier& b) { return command < b.command; });
+  const uint32_t src = (earlier.access & ~kReadBits) | XGPU_ACCESS_MEMORY_WRITE_BIT;
+  uint32_t after = 0;    // stages ordered after the earlier access
+  uint32_t visible = 0;  // accesses the earlier write is visible to (Expand()ed)
   for (; it != log.barriers.end() && it->command < later.command; ++it) {
-    if (!StageHas(it->src_stages, earlier.stage) || !StageHas(it->dst_stages, later.stage)) continue;
-    if (type == Warning::kHazardWriteAfterRead) return true;  // an execution dependency is enough
-    const uint32_t src = (earlier.access & ~kReadBits) | XGPU_ACCESS_MEMORY_WRITE_BIT;
-    const uint32_t dst = DstBits(later);
-    auto covers = [&](const HazardMemoryBarrier& m) {
-      if ((m.src_access & src) == 0 || (m.dst_access & dst) == 0) return false;
-      return m.global || Meets(resolve(m.slot, m.target, m.offset, m.size), bytes);
+    const bool direct = StageHas(it->src_stages, earlier.stage);
+    const bool chained = direct || (it->src_stages & after) != 0 ||
+                         ((after & XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT) != 0 && it->src_stages != 0) ||
+                         ((it->src_stages & XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT) != 0 && after != 0);
+    if (!chained) continue;
+    after |= it->dst_stages;
+    if (type == Warning::kHazardWriteAfterRead) continue;  // an execution dependency is enough
+    uint32_t made_visible = 0;
+    auto apply = [&](const HazardMemoryBarrier& m) {
+      if (!m.global && !Meets(resolve(m.slot, m.target, m.offset, m.size), bytes)) return;
+      if ((direct && (m.src_access & src) != 0) || (Expand(m.src_access) & visible) != 0)
+        made_visible |= Expand(m.dst_access);
     };
-    if (it->has_first && covers(it->first)) return true;
-    for (const HazardMemoryBarrier& m : it->more) {
-      if (covers(m)) return true;
-    }
+    if (it->has_first) apply(it->first);
+    for (const HazardMemoryBarrier& m : it->more) apply(m);
+    visible |= made_visible;
   }
-  return false;
+  if (!StageHas(after, later.stage)) return false;
+  return type == Warning::kHazardWriteAfterRead || (visible & Expand(later.access)) != 0;
 }
 
 std::string FieldOf(const HazardAccess& a) {

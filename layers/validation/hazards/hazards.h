@@ -23,13 +23,20 @@
 // after it with no execution dependency (write-after-read); never against
 // another dispatch's unknown or known access.
 //
-// Covered: one barrier recorded between the two commands whose source stages
-// hold the earlier command's stage and destination stages the later one's
-// (ALL_COMMANDS holds all); for read-after-write and write-after-write also
-// one of its memory barriers (global, or a buffer barrier whose range meets
-// the bytes) with the earlier access in its srcAccessMask and the later one
-// in its dstAccessMask (MEMORY_WRITE / MEMORY_READ hold every write / read).
-// Dependency chains through several barriers are not followed.
+// Covered: the barriers recorded between the two commands order them — one
+// whose source stages hold the earlier command's stage and destination
+// stages the later one's (ALL_COMMANDS holds all), or a chain of them, each
+// one's source stages holding a destination stage of one before it — and,
+// for read-after-write and write-after-write, make the write visible to the
+// later access: a memory barrier (global, or a buffer barrier whose range
+// meets the bytes) with the earlier access in its srcAccessMask (in a
+// barrier whose source stages hold the earlier stage) or, down the chain,
+// an access the write was already made visible to; the later access in the
+// dstAccessMask of one of them (MEMORY_WRITE / MEMORY_READ hold every write
+// / read). Chains are followed as Vulkan's synchronization validation
+// follows them: fill -> (TRANSFER -> DISPATCH) -> dispatch -> (DISPATCH ->
+// TRANSFER, SHADER_WRITE -> TRANSFER_READ) -> copy of the filled bytes is
+// ordered and visible.
 //
 // Where: at the recording command for two references to the same buffer, or
 // to the same binding-table slot; at xgpuQueueSubmit, with the submission's
