@@ -106,6 +106,13 @@ inline void load_device_functions(XgpuDevice device) {
 
 // messageIdNumber of a message ID (spec/api.md 1.5): 32-bit FNV-1a of its
 // bytes as int32_t, written out here independently of the driver's.
+// Whether the driver's table has the command-buffer entry points the
+// dispatching tests use (loaded with the first Env: call it after one).
+inline bool have_command_buffers() {
+  return api().CreateCommandBuffer && api().BeginCommandBuffer && api().EndCommandBuffer && api().CmdDispatch &&
+         api().CmdBindPipeline && api().CmdPushConstants;
+}
+
 inline int32_t fnv1a(const std::string& name) {
   uint32_t hash = 0x811C9DC5u;
   for (unsigned char c : name) hash = (hash ^ c) * 0x01000193u;
@@ -395,9 +402,23 @@ struct HsaCpuFrequencies {
   uint64_t agent = 0;   // Hz, 0 = not answered
 };
 
-inline HsaCpuFrequencies read_hsa_cpu_frequencies() {
+// The HSA runtime the driver loads in this process: XGPU_HSA_LIBRARY when
+// set (hsa-cuda on a GPU machine), else the build's hsa-cpu.
+inline const char* test_runtime_library() {
+  const char* path = std::getenv("XGPU_HSA_LIBRARY");
+  return path != nullptr && path[0] != '\0' ? path : XGPU_ICD_TEST_HSA_LIBRARY;
+}
+
+// Whether a physical device runs on hsa-cpu (whose own properties some
+// cases check); the other cases hold on every runtime.
+inline bool runs_on_hsa_cpu(const XgpuPhysicalDeviceProperties& properties) {
+  return std::string(properties.runtimeName).find("libxgpu-hsa-cpu") != std::string::npos;
+}
+
+// (`path`: the runtime to read, hsa-cpu unless given.)
+inline HsaCpuFrequencies read_hsa_cpu_frequencies(const char* path = XGPU_ICD_TEST_HSA_LIBRARY) {
   // RTLD_NODELETE as the driver does: the runtime keeps state that must stay mapped.
-  void* library = dlopen(XGPU_ICD_TEST_HSA_LIBRARY, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  void* library = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   REQUIRE_MESSAGE(library, dlerror());
   auto init = reinterpret_cast<decltype(&hsa_init)>(dlsym(library, "hsa_init"));
   auto shut_down = reinterpret_cast<decltype(&hsa_shut_down)>(dlsym(library, "hsa_shut_down"));

@@ -20,9 +20,6 @@ namespace {
 constexpr XgpuBufferUsageFlags kAllocaUsage =
     XGPU_BUFFER_USAGE_STORAGE_BIT | XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT | XGPU_BUFFER_USAGE_TRANSFER_DST_BIT;
 
-bool have_command_buffers() {
-  return api().CreateCommandBuffer && api().BeginCommandBuffer && api().EndCommandBuffer && api().CmdDispatch;
-}
 
 // A (semaphore, value) list that keeps its storage.
 struct List {

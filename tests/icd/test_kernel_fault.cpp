@@ -18,10 +18,6 @@ namespace {
 // An address no mapping covers (the null page).
 constexpr uint64_t kBadAddress = 0x10;
 
-bool have_command_buffers() {
-  return api().CreateCommandBuffer && api().BeginCommandBuffer && api().EndCommandBuffer && api().CmdDispatch &&
-         api().CmdPushConstants;
-}
 
 }  // namespace
 

@@ -12,11 +12,6 @@ using namespace icdtest;
 
 namespace {
 
-bool have_command_buffers() {
-  return api().CreateCommandBuffer && api().BeginCommandBuffer && api().EndCommandBuffer && api().CmdDispatch &&
-         api().CmdBindPipeline;
-}
-
 constexpr char kRulePrefix[] = "XGPU-VUID-";
 constexpr char kDriverPrefix[] = "XGPU-DRIVER-";
 
@@ -185,7 +180,7 @@ TEST_CASE("message IDs: xgpuCreatePipeline layout and entry point") {
 
 TEST_CASE("message IDs: xgpuQueueSubmit binding table and command-buffer state") {
   Env env(1, 1);
-  if (!have_command_buffers()) return;
+  REQUIRE(have_command_buffers());
   XgpuExecutable executable = env.test_executable();
   XgpuPipeline pipeline = env.pipeline(executable, "icd_saxpy", 2, 8, 64);
   XgpuBuffer x = env.buffer(256);
@@ -238,7 +233,7 @@ TEST_CASE("message IDs: xgpuQueueSubmit binding table and command-buffer state")
 
 TEST_CASE("message IDs: xgpuQueueFillBuffer and xgpuQueueCopyBuffer report their own rules") {
   Env env(1, 1);
-  if (!have_command_buffers()) return;
+  REQUIRE(have_command_buffers());
   XgpuBufferCreateInfo info = buffer_info(env, 10);
   XgpuBuffer a = nullptr, b = env.buffer(256);
   REQUIRE(api().CreateBuffer(env.device(), &info, nullptr, &a) == XGPU_SUCCESS);
@@ -280,7 +275,7 @@ TEST_CASE("message IDs: xgpuQueueFillBuffer and xgpuQueueCopyBuffer report their
 
 TEST_CASE("message IDs: recording errors carry the command's rule") {
   Env env(1, 1);
-  if (!have_command_buffers()) return;
+  REQUIRE(have_command_buffers());
   XgpuExecutable executable = env.test_executable();
   XgpuPipeline pipeline = env.pipeline(executable, "icd_saxpy", 2, 8, 64);
   env.log.clear();
