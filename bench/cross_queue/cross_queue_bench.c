@@ -11,6 +11,8 @@
  * Sides: xgpu (two queues of family 0; one queue when the device offers one,
  * said in a note) and Vulkan timeline semaphores on lavapipe, when its compute
  * family offers two queues (else a note says so and only the baseline runs).
+ * And the same edge between two devices (xgpu, when the instance offers two
+ * of one driver and runtime; else a note).
  * Results: after the run S and T hold the last k on every side, and each
  * host wait returned with T reached.
  *
@@ -27,6 +29,7 @@
 static const char* const BENCH = "cross_queue";
 static const char* const FIGURE_EDGE = "cross-queue edge: A signals, B waits, host sees B";
 static const char* const FIGURE_BASE = "same queue, no edge: A signals, host sees A";
+static const char* const FIGURE_DEVICES = "cross-device edge: device 0 signals, device 1 waits, host sees device 1";
 
 typedef struct run {
   bench_options_t o;
@@ -45,6 +48,61 @@ static void check_value(run_t* r, const char* what, uint64_t value, uint64_t exp
             (unsigned long long)expected);
     r->ok = false;
   }
+}
+
+/* The same edge between two devices of the instance (api.md 10, "Sharing":
+ * a queue may wait for a semaphore of another device of the same driver and
+ * runtime): device 1's queue holds a submission that waits for device 0's
+ * semaphore S >= k and signals its own T = k; timed: device 0's queue
+ * signals S = k, the host waits for T >= k. A note when the instance has one
+ * device (hsa-cpu: HSA_CPU_AGENTS=2 gives two). */
+static void run_xgpu_devices(run_t* r, bench_xgpu_t* x, double* samples) {
+  XgpuPhysicalDevice physical[2];
+  uint32_t count = 2;
+  const XgpuResult enumerated = xgpuEnumeratePhysicalDevices(x->instance, &count, physical);
+  if ((enumerated != XGPU_SUCCESS && enumerated != XGPU_INCOMPLETE) || count < 2) {
+    bench_note(&r->o, BENCH, "xgpu: the instance offers one device, so it has no cross-device edge "
+                             "(two on hsa-cpu: HSA_CPU_AGENTS=2)");
+    return;
+  }
+  XgpuPhysicalDeviceProperties p0, p1;
+  xgpuGetPhysicalDeviceProperties(physical[0], &p0);
+  xgpuGetPhysicalDeviceProperties(physical[1], &p1);
+  if (strcmp(p0.driverName, p1.driverName) != 0 || strcmp(p0.runtimeName, p1.runtimeName) != 0) {
+    bench_note(&r->o, BENCH, "xgpu: devices 0 and 1 differ in driver or runtime: no cross-device edge");
+    return;
+  }
+  const XgpuDeviceQueueCreateInfo queue_info = {
+      .sType = XGPU_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = 0, .queueCount = 1};
+  const XgpuDeviceCreateInfo device_info = {
+      .sType = XGPU_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &queue_info};
+  XgpuDevice other;
+  BENCH_XCHECK(xgpuCreateDevice(physical[1], &device_info, NULL, &other));
+  XgpuQueue b;
+  xgpuGetDeviceQueue(other, 0, 0, &b);
+  const XgpuSemaphoreCreateInfo semaphore_info = {.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+  XgpuSemaphore s_sem = bench_xgpu_semaphore(x), t_sem;
+  BENCH_XCHECK(xgpuCreateSemaphore(other, &semaphore_info, NULL, &t_sem));
+  const uint64_t total = (uint64_t)r->warmup + r->rounds;
+  for (uint64_t k = 1; k <= total; ++k) {
+    bench_xgpu_submit(b, NULL, s_sem, k, t_sem, k);
+    const uint64_t start = bench_now_ns();
+    bench_xgpu_submit(x->queues[0], NULL, NULL, 0, s_sem, k);
+    const XgpuSemaphoreWaitInfo wait = {
+        .sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1, .pSemaphores = &t_sem, .pValues = &k};
+    BENCH_XCHECK(xgpuWaitSemaphores(other, &wait, BENCH_XGPU_WAIT_NS));
+    const uint64_t ns = bench_now_ns() - start;
+    if (k > r->warmup) samples[k - r->warmup - 1] = (double)ns / 1e3;
+  }
+  report(r, FIGURE_DEVICES, "xgpu", samples);
+  uint64_t value = 0;
+  BENCH_XCHECK(xgpuGetSemaphoreValue(x->device, s_sem, &value));
+  check_value(r, "xgpu: device 0's S", value, total);
+  BENCH_XCHECK(xgpuGetSemaphoreValue(other, t_sem, &value));
+  check_value(r, "xgpu: device 1's T", value, total);
+  xgpuDestroySemaphore(other, t_sem, NULL);
+  xgpuDestroySemaphore(x->device, s_sem, NULL);
+  xgpuDestroyDevice(other, NULL);
 }
 
 static void run_xgpu(run_t* r, double* samples) {
@@ -83,6 +141,7 @@ static void run_xgpu(run_t* r, double* samples) {
   xgpuDestroySemaphore(x.device, s_sem, NULL);
   xgpuDestroySemaphore(x.device, t_sem, NULL);
   xgpuDestroySemaphore(x.device, base, NULL);
+  run_xgpu_devices(r, &x, samples);
   bench_xgpu_destroy(&x);
 }
 

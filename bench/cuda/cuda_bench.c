@@ -19,6 +19,10 @@
  *                                        Beside it the same without the edge (A writes T), and the event
  *                                        form: cuEventRecord(A) -> cuStreamWaitEvent(B) -> cuEventRecord(B),
  *                                        cuEventSynchronize.
+ *   cross-device edge us                 with two GPUs: the event form between a stream of GPU 0 and one of
+ *                                        GPU 1 (primary contexts): record on GPU 0, cuStreamWaitEvent on
+ *                                        GPU 1's stream, record there, event sync (cross_queue_bench's
+ *                                        cross-device edge beside it)
  *   fault us                             last (CUDA keeps a fault for the context): thread 0 spins until the
  *                                        host sets a flag in mapped host memory, then stores to address 16;
  *                                        from the flag's store until cuStreamQuery (polled) returns the
@@ -371,6 +375,49 @@ static void spin_until(volatile uint64_t* word, uint64_t value) {
   while (__atomic_load_n(word, __ATOMIC_ACQUIRE) < value) __builtin_ia32_pause();
 }
 
+/* The event edge between two GPUs (primary contexts): a note with one GPU. */
+static bool cross_device(const options_t* o, state_t* s, CUcontext context) {
+  int count = 0;
+  CK(cu.cuDeviceGetCount(&count));
+  if (count < 2) {
+    bench_note(&o->o, "cuda", "one GPU: no cross-device edge");
+    return true;
+  }
+  CUdevice device1;
+  CUcontext context1;
+  CUstream stream1;
+  CK(cu.cuDeviceGet(&device1, 1));
+  CK(cu.cuDevicePrimaryCtxRetain(&context1, device1));
+  CK(cu.cuCtxSetCurrent(context1));
+  CK(cu.cuStreamCreate(&stream1, CU_STREAM_NON_BLOCKING));
+  CUevent b;
+  CK(cu.cuEventCreate(&b, CU_EVENT_DISABLE_TIMING));
+  CK(cu.cuCtxSetCurrent(context));
+  CUevent a;
+  CK(cu.cuEventCreate(&a, CU_EVENT_DISABLE_TIMING));
+  const uint32_t warmup = o->o.smoke ? 1 : 100;
+  double* samples = calloc(o->rounds, sizeof *samples);
+  if (!samples) return false;
+  for (uint32_t r = 0; r < warmup + o->rounds; ++r) {
+    const uint64_t start = bench_now_ns();
+    CK(cu.cuEventRecord(a, s->stream));
+    CK(cu.cuStreamWaitEvent(stream1, a, 0));
+    CK(cu.cuEventRecord(b, stream1));
+    CK(cu.cuEventSynchronize(b));
+    if (r >= warmup) samples[r - warmup] = (double)(bench_now_ns() - start) / 1e3;
+  }
+  report(o, "cross-device edge: event record GPU 0, cuStreamWaitEvent GPU 1, record, event sync", "us", false, true,
+         s, samples, o->rounds);
+  free(samples);
+  CK(cu.cuEventDestroy(a));
+  CK(cu.cuCtxSetCurrent(context1));
+  CK(cu.cuEventDestroy(b));
+  CK(cu.cuStreamDestroy(stream1));
+  CK(cu.cuCtxSetCurrent(context));
+  CK(cu.cuDevicePrimaryCtxRelease(device1));
+  return true;
+}
+
 /* The cross-stream edge: stream memory operations (as hsa-cuda uses them) and events. */
 static bool cross_stream(const options_t* o, state_t* s) {
   uint64_t* words = NULL; /* S, T: pinned, mapped host memory */
@@ -682,6 +729,7 @@ int main(int argc, char** argv) {
     ok = saxpy(&o, &s, s.saxpy, SAXPY_PARAMS, " (again)") && ok;
   }
   ok = cross_stream(&o, &s) && ok;
+  ok = cross_device(&o, &s, context) && ok;
   ok = printf_cost(&o, &s) && ok;
 
   CK(cu.cuMemFree(s.counters));
