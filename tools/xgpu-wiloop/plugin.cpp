@@ -180,10 +180,15 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
                 std::string why;
                 Function* copy = make_sized(x, &why);
                 if (!copy) {
-                  // The first size shows whether the size decides the loops.
+                  // The first size shows whether the size decides the loops;
+                  // a larger one refused after smaller ones were made says
+                  // why (the larger sizes are not tried).
                   if (sized.empty())
                     plan.refuse("sized-path", "a copy for workgroups of (" + Twine(x) + ", 1, 1) items (the kernel "
                                               "declares no size): " + why);
+                  else
+                    plan.refuse("sized-path", "no copy for workgroups of (" + Twine(x) + ", 1, 1) items or more (the "
+                                              "smaller sizes have one): " + why);
                   break;
                 }
                 sized.emplace_back(copy, x);

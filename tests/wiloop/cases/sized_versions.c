@@ -80,3 +80,22 @@ XGPU_KERNEL_GROUPSHARED(straight, args_t, args, a1k_t, sh) {
 }
 XGPU_KERNEL_BINDINGS(straight, 2);
 // REMARK-NOT: kernel 'straight': {{(not )?}}sized-path
+
+/* Copies for 64 and 128 items, none for 256: its barrier loop of size / 4
+ * steps, unrolled in full, leaves the 256 copy more regions than it can
+ * run without a dispatcher; the remark says why the larger size has none. */
+XGPU_KERNEL_GROUPSHARED(rotate_quarter, args_t, args, a1k_t, sh) {
+  const uint32_t lid = xgpu_local_id(0), size = xgpu_workgroup_size(0);
+  const uint32_t g = xgpu_global_id(0);
+  sh->a[lid] = g < args->n ? args->in[g] : 0u;
+  xgpu_barrier();
+  uint32_t acc = 0;
+  for (uint32_t s = 0; s < size / 4u; ++s) {
+    acc += sh->a[(lid + s) % size];
+    xgpu_barrier();
+  }
+  if (g < args->n) args->out[g] = acc;
+}
+XGPU_KERNEL_BINDINGS(rotate_quarter, 2);
+// REMARK: kernel 'rotate_quarter': not sized-path: no copy for workgroups of (256, 1, 1) items or more (the smaller sizes have one): {{.+}}
+// REMARK: kernel 'rotate_quarter': sized-path: full workgroups of (64, 1, 1) or (128, 1, 1) items
