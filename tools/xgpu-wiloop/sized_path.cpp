@@ -1,5 +1,7 @@
 // xgpu-wiloop: The sized path: one full workgroup of a kernel's required size, group memory
 // on the stack, unrolled after vectorisation.
+#include <map>
+
 #include "wiloop.h"
 
 namespace xgpu_wiloop {
@@ -159,7 +161,10 @@ void WorkItemLoops::mark_sized_loops() {
     if (MDNode* id = loop->getLoopID())
       for (unsigned i = 1; i < id->getNumOperands(); ++i) operands.push_back(id->getOperand(i));
     operands.push_back(MDNode::get(ctx_, {MDString::get(ctx_, kUnrollDisable)}));
-    operands.push_back(MDNode::get(ctx_, {MDString::get(ctx_, kLateUnrollMarker)}));
+    // The mark names the copy (its x): LateUnrollPass holds each copy to
+    // its own budget once the copies are inlined into one function.
+    operands.push_back(MDNode::get(ctx_, {MDString::get(ctx_, kLateUnrollMarker),
+                                          ConstantAsMetadata::get(ConstantInt::get(Type::getInt32Ty(ctx_), sized_x_))}));
     MDNode* id = MDNode::getDistinct(ctx_, operands);
     id->replaceOperandWith(0, id);
     loop->setLoopID(id);
@@ -254,6 +259,14 @@ struct NarrowMaskedArrayAccessesPass : PassInfoMixin<NarrowMaskedArrayAccessesPa
 };
 }  // namespace
 
+// The copy (its workgroup's x) a late-unroll mark names; 0 for a mark
+// without one.
+static uint64_t late_unroll_copy(const MDNode* mark) {
+  if (mark->getNumOperands() < 2) return 0;
+  const auto* value = mdconst::dyn_extract_or_null<ConstantInt>(mark->getOperand(1));
+  return value ? value->getZExtValue() : 0;
+}
+
 // The pass's last step, after vectorisation: unrolls the sized path's loops
 // (WorkItemLoops::set_sized) in full, then lets SROA take group memory and
 // the per-item slots, now at constant offsets, into registers. Vectorised
@@ -266,13 +279,15 @@ PreservedAnalyses LateUnrollPass::run(Module& module, ModuleAnalysisManager& mam
   bool changed = false;
   for (Function& function : module) {
     if (function.isDeclaration()) continue;
-    // Unrolled in full, how large the marked loops would be: a loop's
-    // size times its trip count, a marked inner loop counted unrolled.
-    // Over kMaxLateUnrolledSize the loops stay loops (still right, and
-    // still sized: constant counts, group memory on the stack), as the
-    // straight-line code would cost more to compile than it saves.
-    uint64_t unrolled = 0;
-    bool any = false;
+    // Unrolled in full, how large each sized copy's marked loops would be
+    // (the copies of one kernel are inlined into its workgroup function;
+    // the mark names its copy): a loop's size times its trip count, a
+    // marked inner loop counted unrolled. Over kMaxLateUnrolledSize a
+    // copy's loops stay loops (still right, and still sized: constant
+    // counts, group memory on the stack), as the straight-line code would
+    // cost more to compile than it saves; each copy is held to the budget
+    // on its own.
+    std::map<uint64_t, uint64_t> unrolled;  // by copy
     {
       DominatorTree dt(function);
       LoopInfo li(dt);
@@ -280,7 +295,6 @@ PreservedAnalyses LateUnrollPass::run(Module& module, ModuleAnalysisManager& mam
         return findOptionMDForLoopID(loop->getLoopID(), kLateUnrollMarker) != nullptr;
       });
       if (has_marks) {
-        any = true;
         TargetLibraryInfoImpl tlii;
         TargetLibraryInfo tli(tlii, &function);
         AssumptionCache ac(function);
@@ -295,37 +309,52 @@ PreservedAnalyses LateUnrollPass::run(Module& module, ModuleAnalysisManager& mam
           const unsigned trips = se.getSmallConstantTripCount(const_cast<Loop*>(loop));
           return trips ? SaturatingMultiply(body, uint64_t(trips)) : body;
         };
-        for (const Loop* loop : li) unrolled = SaturatingAdd(unrolled, size(loop));
+        // A top-level loop counts for the copy its first marked loop names.
+        for (const Loop* loop : li) {
+          std::optional<uint64_t> copy;
+          for (const Loop* inner : loop->getLoopsInPreorder())
+            if (const MDNode* mark = findOptionMDForLoopID(inner->getLoopID(), kLateUnrollMarker)) {
+              copy = late_unroll_copy(mark);
+              break;
+            }
+          if (copy) unrolled[*copy] = SaturatingAdd(unrolled[*copy], size(loop));
+        }
       }
     }
-    if (!any) continue;
-    const bool unroll = unrolled <= kMaxLateUnrolledSize;
-    if (!unroll) {
+    if (unrolled.empty()) continue;
+    std::map<uint64_t, bool> unroll;
+    bool any_unrolled = false;
+    for (const auto& entry : unrolled) {
+      const uint64_t copy = entry.first, instructions = entry.second;
+      unroll[copy] = instructions <= kMaxLateUnrolledSize;
+      any_unrolled |= unroll[copy];
+      if (unroll[copy]) continue;
       OptimizationRemarkEmitter ore(&function);
       ore.emit([&] {
         StringRef kernel = function.getName();
         kernel.consume_back(kItemFunctionSuffix);
         return OptimizationRemarkMissed(kRemarkPass, "sized-path-unroll", &function)
-               << "kernel '" << kernel << "': sized-path: its loops stay loops: unrolled in full they would be about " << ore::NV("Size", unrolled)
-               << " instructions, over " << ore::NV("Limit", kMaxLateUnrolledSize);
+               << "kernel '" << kernel << "': sized-path: the loops of its copy for (" << ore::NV("Items", copy)
+               << ", 1, 1) items stay loops: unrolled in full they would be about "
+               << ore::NV("Size", instructions) << " instructions, over " << ore::NV("Limit", kMaxLateUnrolledSize);
       });
     }
     // The marked loop IDs, each replaced by one that asks for a full
-    // unroll instead (or, over the budget, by one without the marks).
+    // unroll instead (or, over its copy's budget, by one without the marks).
     LLVMContext& context = function.getContext();
     const bool marked = rewrite_loop_ids(function, [&](MDNode* id) -> std::optional<SmallVector<Metadata*, 4>> {
       SmallVector<Metadata*, 4> options;
-      bool late = false;
+      std::optional<uint64_t> copy;
       for (unsigned i = 1; i < id->getNumOperands(); ++i) {
         const StringRef name = option_name(id->getOperand(i));
-        late |= name == kLateUnrollMarker;
+        if (name == kLateUnrollMarker) copy = late_unroll_copy(cast<MDNode>(id->getOperand(i)));
         if (name != kLateUnrollMarker && !name.starts_with("llvm.loop.unroll.")) options.push_back(id->getOperand(i));
       }
-      if (!late) return std::nullopt;
-      if (unroll) options.push_back(MDNode::get(context, {MDString::get(context, kUnrollFull)}));
+      if (!copy) return std::nullopt;
+      if (unroll[*copy]) options.push_back(MDNode::get(context, {MDString::get(context, kUnrollFull)}));
       return options;
     });
-    if (!marked || !unroll) {
+    if (!marked || !any_unrolled) {
       changed |= marked;
       continue;
     }

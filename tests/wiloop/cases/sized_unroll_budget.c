@@ -1,9 +1,11 @@
 /* The sized path's late unroll (tools/xgpu-wiloop/sized_path.cpp,
- * LateUnrollPass) has a budget: the marked loops of a function, unrolled in
- * full, may be at most kMaxLateUnrolledSize instructions. Over it they stay
- * loops (the kernel keeps the sized path's constants and stack arrays):
+ * LateUnrollPass) has a budget: the marked loops of one sized copy, unrolled
+ * in full, may be at most kMaxLateUnrolledSize instructions. Over it they
+ * stay loops (the kernel keeps the sized path's constants and stack arrays):
  * 1024 items and fifteen barriers once unrolled into ~400,000 instructions,
- * a build of more than ten minutes. */
+ * a build of more than ten minutes. Each copy of a kernel without a
+ * declared size (64, 128 and 256 items, inlined into one workgroup
+ * function) is held to the budget on its own. */
 // PASSES: xgpu-wiloop,xgpu-wiloop-late
 #include <xgpu/kernel.h>
 
@@ -32,7 +34,7 @@ XGPU_KERNEL_GROUPSHARED_SIZED(small_tree, args_t, args, v64_t, sh, 64, 1, 1) {
   if (lid == 0) args->out[xgpu_workgroup_id(0)] = sh->v[0];
 }
 XGPU_KERNEL_BINDINGS(small_tree, 2);
-// REMARK-NOT: kernel 'small_tree': sized-path: its loops stay loops
+// REMARK-NOT: kernel 'small_tree': sized-path: the loops of its copy
 
 #define STEP(k) \
   sh->v[(lid * (2u * (k) + 1u)) & 1023u] += args->in[(g + (k)) & 4095u] * ((k) + 3u); \
@@ -48,4 +50,23 @@ XGPU_KERNEL_GROUPSHARED_SIZED(wide_steps, args_t, args, v1k_t, sh, 1024, 1, 1) {
   args->out[g] = sh->v[1023u - lid];
 }
 XGPU_KERNEL_BINDINGS(wide_steps, 2);
-// REMARK: kernel 'wide_steps': sized-path: its loops stay loops: unrolled in full they would be about {{[0-9]+}} instructions, over 16384
+// REMARK: kernel 'wide_steps': sized-path: the loops of its copy for (1024, 1, 1) items stay loops: unrolled in full they would be about {{[0-9]+}} instructions, over 16384
+
+/* Copies by the dispatch's size (no declared size), a barrier loop of
+ * size / 16 steps: the copies for 64 and 128 items fit the budget and are
+ * unrolled; the one for 256 items (16 steps of 256 items) does not, and
+ * only it keeps its loops (with one budget for the three, none was). */
+XGPU_KERNEL_GROUPSHARED(steps_by_size, args_t, args, v1k_t, sh) {
+  const uint32_t lid = xgpu_local_id(0), size = xgpu_workgroup_size(0), g = xgpu_global_id(0);
+  sh->v[lid] = lid;
+  xgpu_barrier();
+  for (uint32_t k = 0; k < size / 16u; ++k) {
+    sh->v[(lid * (2u * k + 1u)) & 1023u] += args->in[(g + k) & 4095u] * (k + 3u);
+    xgpu_barrier();
+  }
+  args->out[g] = sh->v[(size - 1u - lid) & 1023u];
+}
+XGPU_KERNEL_BINDINGS(steps_by_size, 2);
+// REMARK-NOT: kernel 'steps_by_size': sized-path: the loops of its copy for (64, 1, 1)
+// REMARK-NOT: kernel 'steps_by_size': sized-path: the loops of its copy for (128, 1, 1)
+// REMARK: kernel 'steps_by_size': sized-path: the loops of its copy for (256, 1, 1) items stay loops: unrolled in full they would be about {{[0-9]+}} instructions, over 16384
