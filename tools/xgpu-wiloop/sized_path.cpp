@@ -309,15 +309,17 @@ PreservedAnalyses LateUnrollPass::run(Module& module, ModuleAnalysisManager& mam
           const unsigned trips = se.getSmallConstantTripCount(const_cast<Loop*>(loop));
           return trips ? SaturatingMultiply(body, uint64_t(trips)) : body;
         };
-        // A top-level loop counts for the copy its first marked loop names.
-        for (const Loop* loop : li) {
-          std::optional<uint64_t> copy;
-          for (const Loop* inner : loop->getLoopsInPreorder())
-            if (const MDNode* mark = findOptionMDForLoopID(inner->getLoopID(), kLateUnrollMarker)) {
-              copy = late_unroll_copy(mark);
-              break;
-            }
-          if (copy) unrolled[*copy] = SaturatingAdd(unrolled[*copy], size(loop));
+        // Each outermost marked loop counts for the copy its mark names
+        // (the loops around it, such as the run of workgroups, stay loops).
+        for (const Loop* loop : li.getLoopsInPreorder()) {
+          const MDNode* mark = findOptionMDForLoopID(loop->getLoopID(), kLateUnrollMarker);
+          if (!mark) continue;
+          bool outermost = true;
+          for (const Loop* outer = loop->getParentLoop(); outer && outermost; outer = outer->getParentLoop())
+            outermost = findOptionMDForLoopID(outer->getLoopID(), kLateUnrollMarker) == nullptr;
+          if (!outermost) continue;
+          const uint64_t copy = late_unroll_copy(mark);
+          unrolled[copy] = SaturatingAdd(unrolled[copy], size(loop));
         }
       }
     }
@@ -351,7 +353,9 @@ PreservedAnalyses LateUnrollPass::run(Module& module, ModuleAnalysisManager& mam
         if (name != kLateUnrollMarker && !name.starts_with("llvm.loop.unroll.")) options.push_back(id->getOperand(i));
       }
       if (!copy) return std::nullopt;
-      if (unroll[*copy]) options.push_back(MDNode::get(context, {MDString::get(context, kUnrollFull)}));
+      const auto decided = unroll.find(*copy);
+      if (decided != unroll.end() && decided->second)
+        options.push_back(MDNode::get(context, {MDString::get(context, kUnrollFull)}));
       return options;
     });
     if (!marked || !any_unrolled) {

@@ -53,14 +53,14 @@ XGPU_KERNEL_BINDINGS(wide_steps, 2);
 // REMARK: kernel 'wide_steps': sized-path: the loops of its copy for (1024, 1, 1) items stay loops: unrolled in full they would be about {{[0-9]+}} instructions, over 16384
 
 /* Copies by the dispatch's size (no declared size), a barrier loop of
- * size / 16 steps: the copies for 64 and 128 items fit the budget and are
- * unrolled; the one for 256 items (16 steps of 256 items) does not, and
+ * size / 32 steps: the copies for 64 and 128 items fit the budget and are
+ * unrolled; the one for 256 items (8 steps of 256 items) does not, and
  * only it keeps its loops (with one budget for the three, none was). */
 XGPU_KERNEL_GROUPSHARED(steps_by_size, args_t, args, v1k_t, sh) {
   const uint32_t lid = xgpu_local_id(0), size = xgpu_workgroup_size(0), g = xgpu_global_id(0);
   sh->v[lid] = lid;
   xgpu_barrier();
-  for (uint32_t k = 0; k < size / 16u; ++k) {
+  for (uint32_t k = 0; k < size / 32u; ++k) {
     sh->v[(lid * (2u * k + 1u)) & 1023u] += args->in[(g + k) & 4095u] * (k + 3u);
     xgpu_barrier();
   }
