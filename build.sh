@@ -8,8 +8,9 @@
 #                             of the ThreadSanitizer build)
 #   ./build.sh bench          install what is missing (and the benchmark peers), build, run every benchmark
 #                             beside its peers: one table, and bench/results/<date>.json (bench/run.py)
-#   ./build.sh gpu-test       build with PTX for NVIDIA (build/gpu) and run the hsa-cuda tests and the
-#                             samples on the machine's CUDA device (they skip without one)
+#   ./build.sh gpu-test       build with PTX for NVIDIA (build/gpu) and run the hsa-cuda tests, the ICD
+#                             suite (each case alone) and the samples on the machine's CUDA devices (they
+#                             skip without one)
 #   ./build.sh gpu-bench      the same build, then xgpu through hsa-cuda beside the CUDA driver API on the
 #                             machine's CUDA device (bench/cuda/gpu_bench.sh)
 #   ./build.sh fuzz-kernels [N] [SEED]
@@ -107,7 +108,8 @@ case "$cmd" in
     export XGPU_HSA_LIBRARY="$PWD/build/gpu/lib/libxgpu-hsa-cuda.so"
     export XGPU_DRIVER_FILES="$PWD/build/gpu/share/xgpu/icd.d/xgpu_amdgpu.json"
     build/gpu/bin/xgpuinfo
-    build/gpu/bin/xgpu_icd_tests --test-case='kernel printf*,kernel assert*'
+    # The ICD suite on the GPUs, every case in a process of its own.
+    bash tests/icd/each_case_alone.sh build/gpu/bin/xgpu_icd_tests
     for sample in indirect_dispatch alloca "debugging print" "debugging fault" multi_device; do  # CUDA cannot stop a hung kernel: no hang part
       echo "== $sample"
       (cd build/gpu/bin && ./$sample)
