@@ -122,7 +122,10 @@ bool Covered(const HazardLog& log, const HazardAccess& earlier, const HazardAcce
                          ((it->src_stages & XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT) != 0 && after != 0);
     if (!chained) continue;
     after |= it->dst_stages;
-    if (type == Warning::kHazardWriteAfterRead) continue;  // an execution dependency is enough
+    if (type == Warning::kHazardWriteAfterRead) {  // an execution dependency is enough
+      if (StageHas(after, later.stage)) return true;
+      continue;
+    }
     uint32_t made_visible = 0;
     auto apply = [&](const HazardMemoryBarrier& m) {
       if (!m.global && !Meets(resolve(m.slot, m.target, m.offset, m.size), bytes)) return;
@@ -132,6 +135,8 @@ bool Covered(const HazardLog& log, const HazardAccess& earlier, const HazardAcce
     if (it->has_first) apply(it->first);
     for (const HazardMemoryBarrier& m : it->more) apply(m);
     visible |= made_visible;
+    // Both sets only grow: once they cover the later access, later barriers change nothing.
+    if (StageHas(after, later.stage) && (visible & Expand(later.access)) != 0) return true;
   }
   if (!StageHas(after, later.stage)) return false;
   return type == Warning::kHazardWriteAfterRead || (visible & Expand(later.access)) != 0;
