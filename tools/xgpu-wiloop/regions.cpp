@@ -96,7 +96,16 @@ bool WorkItemLoops::rematerializable(Value* value, unsigned depth) {
            (is_argument_field(load->getPointerOperand(), kernarg(), dl_, &offset) ||
             is_argument_field(load->getPointerOperand(), workgroup(), dl_, &offset));
   }
-  if (!isa<BinaryOperator>(inst) && !isa<CastInst>(inst) && !isa<GetElementPtrInst>(inst) &&
+  // Integer minimum and maximum (xgpu_workgroup_item_count's umin) compute
+  // like the instructions above: no memory, no trap.
+  bool min_max = false;
+  if (auto* intrinsic = dyn_cast<IntrinsicInst>(inst)) {
+    switch (intrinsic->getIntrinsicID()) {
+      case Intrinsic::umin: case Intrinsic::umax: case Intrinsic::smin: case Intrinsic::smax: min_max = true; break;
+      default: return false;
+    }
+  }
+  if (!min_max && !isa<BinaryOperator>(inst) && !isa<CastInst>(inst) && !isa<GetElementPtrInst>(inst) &&
       !isa<CmpInst>(inst) && !isa<SelectInst>(inst) && !isa<FreezeInst>(inst))
     return false;
   if (inst->mayHaveSideEffects()) return false;
