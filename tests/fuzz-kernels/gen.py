@@ -1876,6 +1876,8 @@ class KernelGen:
         T = a.ctype
         body = ['  FZ_IDS', f'  FZ_U uint32_t* const myout = args->out + g * {self.out_k}u;',
                 '  FZ_U uint32_t h = fz_mix(0x811c9dc5u, g);']
+        if r.random() < 0.35:
+            return self.gen_plain_histo(body, a, L, m)
         for k in range(m):
             body.append(f'  shared->bins[lx + {k * L}u] = 0;')
         if r.random() < 0.25:
@@ -1959,6 +1961,71 @@ class KernelGen:
                             f'XGPU_SCOPE_AGENT);')
             else:
                 body.append(f'  (void)xgpu_atomic_fetch_add(&{tgt}, {val}, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);')
+        return body
+
+    def gen_plain_histo(self, body, a, L, m):
+        """A histogram written plainly: strided zero and flush loops, a count of the
+        adds beside the bins (a second group atomic) that gates the flush."""
+        r = self.r
+        T = a.ctype
+        CT = T if r.random() < 0.85 else r.choice(['uint32_t', 'uint64_t', 'uint16_t'])
+        self.static_arrays.append(Arr('cnt', CT, 1, 1, False, False))
+        self.arrays = list(self.static_arrays)
+        # (`present`, the item count, differs at the grid's edge: kept bins refused.)
+        stride = r.choice(['xgpu_workgroup_size(0)'] * 3 + ['present'])
+        n = L * m
+        b = self.fresh('b')
+        body.append(f'  for (uint32_t {b} = lx; {b} < {n}u; {b} += {stride}) shared->bins[{b}] = 0;')
+        # Item 0 zeroes the count (or the last item present: a count the pass cannot
+        # see zeroed for item 0).
+        body.append('  if (' + r.choice(['lx == 0u'] * 4 + ['lx < 1u', 'lx == present - 1u']) + ') shared->cnt[0] = 0;')
+        body.append('  xgpu_barrier();')
+        early = r.random() < 0.6
+        sp = '    ' if early else '  '
+        if early:
+            body.append('  if (g < args->n) {')
+        d = self.fresh('d')
+        body.append(f'{sp}FZ_U const uint32_t {d} = args->{r.choice(["in0", "in1"])}[(g * {r.choice([1, 3, 5])}u) & '
+                    f'{IN_SIZE - 1}u];')
+        bidx = f'({d} % present)' + (f' + {L}u * (({d} >> 8) % {m}u)' if m > 1 else '')
+        count = r.choice(['beside'] * 5 + ['split', 'loop', 'twice'])
+        step = r.choice(['1u', '1u', '1u', '2u'])
+        order = r.choice(['XGPU_ORDER_RELAXED'] * 3 + ORDERS)
+        scope = r.choice(GROUP_SCOPES)
+        cadd = f'(void)xgpu_atomic_fetch_add(&shared->cnt[0], ({CT}){step}, {order}, {scope});'
+        body.append(f'{sp}(void)xgpu_atomic_fetch_add(&shared->bins[{bidx}], ({T}){r.choice(["1u", f"({d} & 3u)"])}, '
+                    f'{order}, {scope});')
+        if count == 'beside':
+            body.append(f'{sp}{cadd}')
+        elif count == 'twice':
+            body.append(f'{sp}{cadd}')
+            body.append(f'{sp}{cadd}')
+        elif count == 'split':
+            body.append(f'{sp}if (({d} & 8u) != 0u) {cadd}')
+        else:
+            j = self.fresh('j')
+            body.append(f'{sp}for (uint32_t {j} = 0; {j} < 1u + ({d} & 1u); ++{j}) {cadd}')
+        if early:
+            body.append('  }')
+        body.append('  xgpu_barrier();')
+        gate = r.choice(['return', 'return', 'if', 'and', 'none'])
+        mask = r.choice(['1023u', '255u'])
+        off = r.choice(['0u', '5u', 'args->c0'])
+        add = (f'(void)xgpu_atomic_fetch_add(&args->bins[({b} + {off}) & {mask}], (uint32_t)shared->bins[{b}], '
+               f'XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);')
+        if r.random() < 0.6:
+            add = f'if (shared->bins[{b}] != 0) {add}'
+        if gate == 'return':
+            body.append(f'  if (shared->cnt[0] == 0) return;')
+        head = f'for (uint32_t {b} = lx; {b} < {n}u; {b} += {stride})'
+        if gate == 'and':
+            head = f'for (uint32_t {b} = lx; shared->cnt[0] != 0 && {b} < {n}u; {b} += {stride})'
+        if gate == 'if':
+            body.append('  if (shared->cnt[0] != 0) {')
+            body.append(f'    {head} {add}')
+            body.append('  }')
+        else:
+            body.append(f'  {head} {add}')
         return body
 
     def generate(self):

@@ -84,6 +84,12 @@ void WorkItemLoops::build() {
                                   b.CreateZExt(group_width, i64));
       accumulating = b.CreateAnd(b.CreateICmpULE(end, b.CreateZExt(grid_width, i64)),
                                  b.CreateICmpEQ(b.CreateOr(counts[1], counts[2]), b.getInt32(1)), "xgpu.accumulate");
+      // A gate's count must not wrap over the run (plan_accumulation).
+      if (accumulate_items_limit_ < uint64_t(UINT32_MAX))
+        accumulating = b.CreateAnd(
+            accumulating,
+            b.CreateICmpULE(b.CreateNUWMul(b.CreateZExt(run_length, i64), b.CreateZExt(group_width, i64)),
+                            b.getInt64(accumulate_items_limit_)));
     }
     slot_count = b.CreateNUWMul(b.CreateNUWMul(group_width, counts[1]), counts[2], "xgpu.combine.slots");
     b.CreateAlignedStore(b.getInt32(1), field(kWorkgroupRunOffset), Align(4), /*isVolatile=*/true);

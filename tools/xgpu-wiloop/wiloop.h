@@ -40,6 +40,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,7 @@
 #include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Dominators.h"
+#include "llvm/IR/ConstantRange.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/InstIterator.h"
@@ -248,6 +250,13 @@ class WorkItemLoops {
   bool needs_dispatch() const;
   bool plan_accumulation(std::string* why);
   bool whole_slot(Value* ptr, uint64_t scale, unsigned depth) const;
+  bool steady(Value* value, SmallPtrSetImpl<const Value*>& seen, unsigned depth);
+  Constant* at_item_zero(Value* value, unsigned depth);
+  bool item_zero_runs(unsigned region, BasicBlock* target);
+  bool group_constant_slot(Value* ptr, uint64_t* offset) const;
+  std::optional<ConstantRange> group_offset_range(Value* ptr, Instruction* context) const;
+  bool witnessed_gate(uint64_t offset, Type* type, const SmallPtrSetImpl<StoreInst*>& zeroes, uint64_t* limit,
+                      std::string* why);
   void specialize_sized();
   void mark_sized_loops();
   void scope_sized_arrays(const SmallPtrSetImpl<Value*>& arrays);
@@ -371,6 +380,9 @@ class WorkItemLoops {
   // group memory across its workgroups (plan_accumulation).
   SmallPtrSet<Instruction*, 8> group_adds_;
   bool accumulate_ = false;
+  // The most items a run that accumulates may have (plan_accumulation's
+  // gates: their counts must not wrap over a run).
+  uint64_t accumulate_items_limit_ = UINT64_MAX;
   uint32_t sized_x_ = 0;             // set_sized
   bool sizes_folded_ = false;        // set_sizes_folded
   AllocaInst* group_alloca_ = nullptr;  // the sized path's group memory

@@ -1,14 +1,19 @@
 /* Groupshared bins kept across the workgroups of a run
  * (tools/xgpu-wiloop/kept_bins.cpp, spec/kernels.md "Work-item loops" step
  * 5). Legality: a barrier kernel of three regions whose tail adds are
- * combined: region 0 one block that only stores zero to group element
- * x + e (loads of the kernarg and the record aside); region 1 touches group
- * memory only through integer atomic adds whose old value is unused;
- * region 2 only loads element x + e and adds it (v, or v != 0 ? v : 0) to
- * the combined totals; no per-item slots; no group pointer escapes. The
- * totals are then the same whether each workgroup zeroes and flushes its
- * bins or the run's first zeroes and its last flushes: each slot of the
- * run is the sum of the workgroups' slots. */
+ * combined: region 0 only stores zeros of one integer type T to whole T
+ * slots of group memory (loads of the kernarg and the record aside);
+ * region 1 touches group memory only through integer atomic adds of T to
+ * whole slots whose old value is unused; region 2 only loads whole T slots
+ * and adds them (v, v != 0 ? v : 0, or truncated) to the combined totals;
+ * in regions 0 and 2 every address and branch the same for one local id in
+ * every workgroup of the run, but for `v != 0` around an update of v and
+ * gates on a count that every add of region 1 also adds to; no per-item
+ * slots; no group pointer escapes. The totals are then the same whether
+ * each workgroup zeroes and flushes its bins or the run's first zeroes and
+ * its last flushes: each slot of the run is the sum of the workgroups'
+ * slots, a slot nobody zeroes is undefined at workgroup start, and a
+ * workgroup whose count stays zero made no add. */
 #include <xgpu/kernel.h>
 
 typedef struct bins_args {
@@ -169,14 +174,14 @@ XGPU_KERNEL_BINDINGS(max_bins, 2);
 // REMARK: kernel 'max_bins': not kept-bins: the adding region touches group memory other than through adds whose result is unused
 // REMARK: kernel 'max_bins': work-item-loops:
 
-/* Near miss: the flushing region reads a bin other than the item's own,
- * which another item zeroed. */
+/* Near miss: the flushing region adds another item's bin when its own is
+ * not zero (not the same once kept: the condition is on the run's sum). */
 XGPU_KERNEL_GROUPSHARED(other_bin, bins_args_t, args, bins_shared_t, sh) {
   BINS_BODY(if (sh->bins[lid]) xgpu_atomic_fetch_add(&args->out[lid], sh->bins[lid ^ 1u], XGPU_ORDER_RELAXED,
                                                      XGPU_SCOPE_AGENT);)
 }
 XGPU_KERNEL_BINDINGS(other_bin, 2);
-// REMARK: kernel 'other_bin': not kept-bins: the flushing region reads group memory other than the element the item zeroed
+// REMARK: kernel 'other_bin': not kept-bins: the flushing region branches on a value that may differ between the workgroups of a run
 // REMARK-NOT: kernel 'other_bin': kept-bins:
 // REMARK: kernel 'other_bin': work-item-loops:
 
@@ -187,7 +192,7 @@ XGPU_KERNEL_GROUPSHARED(over, bins_args_t, args, bins_shared_t, sh) {
                 xgpu_atomic_fetch_add(&args->out[lid], 1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);)
 }
 XGPU_KERNEL_BINDINGS(over, 2);
-// REMARK: kernel 'over': not kept-bins: an update of the totals adds something other than the element the item zeroed
+// REMARK: kernel 'over': not kept-bins: an update of the totals adds something other than a slot's value
 // REMARK: kernel 'over': work-item-loops:
 
 /* Near miss: the first region does more than zero: every item also adds
@@ -210,8 +215,7 @@ XGPU_KERNEL_BINDINGS(counted, 2);
 // REMARK-NOT: kernel 'counted': kept-bins:
 // REMARK: kernel 'counted': work-item-loops:
 
-/* Near miss: the first region does more than zero, under a condition (one
- * block no more). */
+/* Near miss: the first region does more than zero, under a condition. */
 XGPU_KERNEL_GROUPSHARED(counted_once, bins_args_t, args, bins_shared_t, sh) {
   const uint32_t lid = xgpu_local_id(0);
   const uint32_t g = xgpu_global_id(0);
@@ -225,7 +229,7 @@ XGPU_KERNEL_GROUPSHARED(counted_once, bins_args_t, args, bins_shared_t, sh) {
   if (sh->bins[lid]) xgpu_atomic_fetch_add(&args->out[lid], sh->bins[lid], XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
 }
 XGPU_KERNEL_BINDINGS(counted_once, 2);
-// REMARK: kernel 'counted_once': not kept-bins: its first region is more than one block
+// REMARK: kernel 'counted_once': not kept-bins: the zeroing region writes memory other than group memory (a store or an atomic)
 // REMARK: kernel 'counted_once': work-item-loops:
 
 /* Near miss: the first region stores something other than zero. */
@@ -241,7 +245,7 @@ XGPU_KERNEL_GROUPSHARED(seeded, bins_args_t, args, bins_shared_t, sh) {
   if (sh->bins[lid]) xgpu_atomic_fetch_add(&args->out[lid], sh->bins[lid], XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
 }
 XGPU_KERNEL_BINDINGS(seeded, 2);
-// REMARK: kernel 'seeded': not kept-bins: the zeroing region stores something other than one zero to the item's own element
+// REMARK: kernel 'seeded': not kept-bins: the zeroing region stores something other than zeros of one integer type to group memory
 // REMARK: kernel 'seeded': work-item-loops:
 
 /* Near miss: the adds are narrower than the bins. Each workgroup's byte
@@ -291,3 +295,183 @@ XGPU_KERNEL_BINDINGS(wide_adds, 2);
 // REMARK: kernel 'wide_adds': not kept-bins: an add to the bins is of another type than the zeroed slots
 // REMARK: kernel 'wide_adds': work-item-loops:
 
+
+/* Plainly written histograms (bench/cpu_kernels' histogram256_plain): the
+ * bins zeroed and flushed in strided loops, a count of the adds beside them
+ * that gates the flush. */
+typedef struct counted_shared {
+  uint32_t bins[256];
+  uint32_t counted;
+} counted_shared_t;
+
+#define ZERO_COUNTED(counted_zero)                                                      \
+  const uint32_t lid = xgpu_local_id(0), size = xgpu_workgroup_size(0);                 \
+  const uint32_t g = xgpu_global_id(0);                                                 \
+  for (uint32_t b = lid; b < 256u; b += size) sh->bins[b] = 0;                          \
+  counted_zero;                                                                         \
+  xgpu_barrier()
+#define FLUSH_COUNTED()                                                                 \
+  for (uint32_t b = lid; b < 256u; b += size)                                           \
+    if (sh->bins[b] != 0)                                                               \
+      xgpu_atomic_fetch_add(&args->out[b], sh->bins[b], XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT)
+#define ADD_BIN() \
+  xgpu_atomic_fetch_add(&sh->bins[args->in[g] & 255u], 1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_WORKGROUP)
+#define ADD_COUNT(k) xgpu_atomic_fetch_add(&sh->counted, k, XGPU_ORDER_RELAXED, XGPU_SCOPE_WORKGROUP)
+
+/* Fires: the gate `if (counted == 0) return;` on a count every add comes
+ * with. No limit on the run: one add of 1 per item cannot wrap a 32-bit
+ * count over a grid. */
+XGPU_KERNEL_GROUPSHARED(plain_histogram, bins_args_t, args, counted_shared_t, sh) {
+  ZERO_COUNTED(if (lid == 0) sh->counted = 0);
+  if (g < args->n) {
+    ADD_BIN();
+    ADD_COUNT(1u);
+  }
+  xgpu_barrier();
+  if (sh->counted == 0) return;
+  FLUSH_COUNTED();
+}
+XGPU_KERNEL_BINDINGS(plain_histogram, 2);
+// REMARK: kernel 'plain_histogram': combined-tails: 1 tail atomic add(s) combined across the run's workgroups (1 by element)
+// REMARK: kernel 'plain_histogram': kept-bins: group memory kept
+// REMARK: kernel 'plain_histogram': work-item-loops:
+// IR-LABEL: define internal void @plain_histogram_xgpu_wi_(
+// IR: %xgpu.accumulate = and i1
+// IR-LABEL: define internal void @plain_histogram_xgpu_run_workgroup_(
+
+/* Fires, with a limit: a count of 2 per add could wrap over a run of 2^31
+ * items, so only shorter runs keep their bins. */
+XGPU_KERNEL_GROUPSHARED(count_by_two, bins_args_t, args, counted_shared_t, sh) {
+  ZERO_COUNTED(if (lid == 0) sh->counted = 0);
+  if (g < args->n) {
+    ADD_BIN();
+    ADD_COUNT(2u);
+  }
+  xgpu_barrier();
+  if (sh->counted == 0) return;
+  FLUSH_COUNTED();
+}
+XGPU_KERNEL_BINDINGS(count_by_two, 2);
+// REMARK: kernel 'count_by_two': kept-bins: group memory kept
+// IR-LABEL: define internal void @count_by_two_xgpu_wi_(
+// IR: icmp ult i64 {{.*}}, 2147483648
+// IR-LABEL: define internal void @count_by_two_xgpu_run_workgroup_(
+
+/* Fires: the gate as one term of the flush loop's condition, and an
+ * unconditional flush of another item's bin (a slot's value into a total
+ * the same in every workgroup). */
+XGPU_KERNEL_GROUPSHARED(gate_in_loop, bins_args_t, args, counted_shared_t, sh) {
+  ZERO_COUNTED(if (lid == 0) sh->counted = 0);
+  if (g < args->n) {
+    ADD_BIN();
+    ADD_COUNT(1u);
+  }
+  xgpu_barrier();
+  for (uint32_t b = lid; sh->counted != 0 && b < 256u; b += size)
+    xgpu_atomic_fetch_add(&args->out[b], sh->bins[b ^ 1u], XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
+}
+XGPU_KERNEL_BINDINGS(gate_in_loop, 2);
+// REMARK: kernel 'gate_in_loop': kept-bins: group memory kept
+
+/* Fires: strided loops without a count. */
+XGPU_KERNEL_GROUPSHARED(strided, bins_args_t, args, counted_shared_t, sh) {
+  ZERO_COUNTED((void)0);
+  if (g < args->n) ADD_BIN();
+  xgpu_barrier();
+  FLUSH_COUNTED();
+}
+XGPU_KERNEL_BINDINGS(strided, 2);
+// REMARK: kernel 'strided': kept-bins: group memory kept
+
+/* Near miss: some adds to the bins come without an add to the count, so a
+ * workgroup whose count is zero may still have counts to flush. */
+XGPU_KERNEL_GROUPSHARED(count_apart, bins_args_t, args, counted_shared_t, sh) {
+  ZERO_COUNTED(if (lid == 0) sh->counted = 0);
+  if (g < args->n) ADD_BIN();
+  if (g < args->n / 2u) ADD_COUNT(1u);
+  xgpu_barrier();
+  if (sh->counted == 0) return;
+  FLUSH_COUNTED();
+}
+XGPU_KERNEL_BINDINGS(count_apart, 2);
+// REMARK: kernel 'count_apart': not kept-bins: an add of the counting region is not beside an add to a gate's count
+// REMARK-NOT: kernel 'count_apart': kept-bins:
+
+/* Near miss: the count is added to in a loop (how often, the analysis does
+ * not bound). */
+XGPU_KERNEL_GROUPSHARED(count_in_loop, bins_args_t, args, counted_shared_t, sh) {
+  ZERO_COUNTED(if (lid == 0) sh->counted = 0);
+  if (g < args->n) {
+    ADD_BIN();
+    for (uint32_t k = 0; k < args->weight; ++k) ADD_COUNT(1u);
+  }
+  xgpu_barrier();
+  if (sh->counted == 0) return;
+  FLUSH_COUNTED();
+}
+XGPU_KERNEL_BINDINGS(count_in_loop, 2);
+// REMARK: kernel 'count_in_loop': not kept-bins: a gate's count is added to in a loop
+// REMARK-NOT: kernel 'count_in_loop': kept-bins:
+
+/* Near miss: the last item zeroes the count; nothing says which item that
+ * is (the analysis proves item 0's stores only). */
+XGPU_KERNEL_GROUPSHARED(count_zeroed_last, bins_args_t, args, counted_shared_t, sh) {
+  ZERO_COUNTED(if (lid == size - 1u) sh->counted = 0);
+  if (g < args->n) {
+    ADD_BIN();
+    ADD_COUNT(1u);
+  }
+  xgpu_barrier();
+  if (sh->counted == 0) return;
+  FLUSH_COUNTED();
+}
+XGPU_KERNEL_BINDINGS(count_zeroed_last, 2);
+// REMARK: kernel 'count_zeroed_last': not kept-bins: a gate's count is not set to zero by item 0 on every path of the zeroing region
+// REMARK-NOT: kernel 'count_zeroed_last': kept-bins:
+
+/* Near miss: a threshold, not a gate on zero (the run's count passes it
+ * where a workgroup's would not). */
+XGPU_KERNEL_GROUPSHARED(threshold, bins_args_t, args, counted_shared_t, sh) {
+  ZERO_COUNTED(if (lid == 0) sh->counted = 0);
+  if (g < args->n) {
+    ADD_BIN();
+    ADD_COUNT(1u);
+  }
+  xgpu_barrier();
+  if (sh->counted < 4u) return;
+  FLUSH_COUNTED();
+}
+XGPU_KERNEL_BINDINGS(threshold, 2);
+// REMARK: kernel 'threshold': not kept-bins: the flushing region branches on a value that may differ between the workgroups of a run
+// REMARK-NOT: kernel 'threshold': kept-bins:
+
+/* Near miss: the zeroing loop's bound depends on the workgroup's id (later
+ * workgroups would zero other bins). */
+XGPU_KERNEL_GROUPSHARED(zero_by_group, bins_args_t, args, counted_shared_t, sh) {
+  const uint32_t lid = xgpu_local_id(0), size = xgpu_workgroup_size(0);
+  const uint32_t g = xgpu_global_id(0);
+  for (uint32_t b = lid; b < 128u + (xgpu_workgroup_id(0) & 1u) * 128u; b += size) sh->bins[b] = 0;
+  xgpu_barrier();
+  if (g < args->n) ADD_BIN();
+  xgpu_barrier();
+  FLUSH_COUNTED();
+}
+XGPU_KERNEL_BINDINGS(zero_by_group, 2);
+// REMARK: kernel 'zero_by_group': not kept-bins: the zeroing region branches on a value that may differ between the workgroups of a run
+// REMARK-NOT: kernel 'zero_by_group': kept-bins:
+
+/* Near miss: an add to a bin may land on the count (index below 257) with
+ * an operand of unknown range, which could bring the count back to zero. */
+XGPU_KERNEL_GROUPSHARED(bin_on_count, bins_args_t, args, counted_shared_t, sh) {
+  ZERO_COUNTED(if (lid == 0) sh->counted = 0);
+  if (g < args->n) {
+    xgpu_atomic_fetch_add(&sh->bins[args->in[g] % 257u], args->in[g], XGPU_ORDER_RELAXED, XGPU_SCOPE_WORKGROUP);
+    ADD_COUNT(1u);
+  }
+  xgpu_barrier();
+  if (sh->counted == 0) return;
+  FLUSH_COUNTED();
+}
+XGPU_KERNEL_BINDINGS(bin_on_count, 2);
+// REMARK: kernel 'bin_on_count': not kept-bins: a gate's count may wrap within one work item's adds
+// REMARK-NOT: kernel 'bin_on_count': kept-bins:
