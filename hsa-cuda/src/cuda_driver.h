@@ -19,12 +19,15 @@ typedef struct CUmod_st* CUmodule;
 typedef struct CUfunc_st* CUfunction;
 typedef struct CUstream_st* CUstream;
 typedef struct CUevent_st* CUevent;
+typedef struct CUgraph_st* CUgraph;
+typedef struct CUgraphExec_st* CUgraphExec;
 }
 
 namespace hsa_cuda {
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
+constexpr CUresult CUDA_ERROR_NOT_FOUND = 500;
 constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 constexpr CUresult CUDA_ERROR_ILLEGAL_ADDRESS = 700;
 constexpr CUresult CUDA_ERROR_ILLEGAL_INSTRUCTION = 715;
@@ -75,6 +78,9 @@ constexpr unsigned CU_EVENT_DEFAULT = 0x0;  // timing enabled
 constexpr unsigned CU_STREAM_WAIT_VALUE_GEQ = 0x0;
 constexpr unsigned CU_STREAM_WAIT_VALUE_EQ = 0x1;
 constexpr unsigned CU_STREAM_WRITE_VALUE_DEFAULT = 0x0;
+// CUstreamCaptureMode: other threads' CUDA calls are not checked against
+// the capture (the queues' processors and the host keep calling CUDA).
+constexpr int CU_STREAM_CAPTURE_MODE_RELAXED = 2;
 
 // cuLaunchKernel's `extra` keys.
 inline void* const CU_LAUNCH_PARAM_END = reinterpret_cast<void*>(0x00);
@@ -108,6 +114,7 @@ inline void* const CU_LAUNCH_PARAM_BUFFER_SIZE = reinterpret_cast<void*>(0x02);
     (CUmodule*, const void*, unsigned, int*, void**))                                         \
   X(cuModuleUnload, "cuModuleUnload", CUresult, (CUmodule))                                   \
   X(cuModuleGetFunction, "cuModuleGetFunction", CUresult, (CUfunction*, CUmodule, const char*)) \
+  X(cuModuleGetGlobal, "cuModuleGetGlobal_v2", CUresult, (CUdeviceptr*, size_t*, CUmodule, const char*)) \
   X(cuFuncGetAttribute, "cuFuncGetAttribute", CUresult, (int*, int, CUfunction))              \
   X(cuFuncSetAttribute, "cuFuncSetAttribute", CUresult, (CUfunction, int, int))               \
   X(cuLaunchKernel, "cuLaunchKernel", CUresult,                                               \
@@ -127,7 +134,14 @@ inline void* const CU_LAUNCH_PARAM_BUFFER_SIZE = reinterpret_cast<void*>(0x02);
   X(cuEventRecord, "cuEventRecord", CUresult, (CUevent, CUstream))                            \
   X(cuEventQuery, "cuEventQuery", CUresult, (CUevent))                                        \
   X(cuEventSynchronize, "cuEventSynchronize", CUresult, (CUevent))                            \
-  X(cuEventElapsedTime, "cuEventElapsedTime", CUresult, (float*, CUevent, CUevent))
+  X(cuEventElapsedTime, "cuEventElapsedTime", CUresult, (float*, CUevent, CUevent))         \
+  X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", CUresult, (CUstream, int))               \
+  X(cuStreamEndCapture, "cuStreamEndCapture", CUresult, (CUstream, CUgraph*))                 \
+  X(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", CUresult,                     \
+    (CUgraphExec*, CUgraph, unsigned long long))                                              \
+  X(cuGraphLaunch, "cuGraphLaunch", CUresult, (CUgraphExec, CUstream))                        \
+  X(cuGraphExecDestroy, "cuGraphExecDestroy", CUresult, (CUgraphExec))                        \
+  X(cuGraphDestroy, "cuGraphDestroy", CUresult, (CUgraph))
 
 struct CudaDriver {
 #define HSA_CUDA_MEMBER(member, symbol, ret, params) ret(*member) params = nullptr;

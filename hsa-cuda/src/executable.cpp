@@ -214,6 +214,11 @@ hsa_status_t hsa_executable_load_agent_code_object(hsa_executable_t handle, hsa_
       g_runtime.cuda.cuModuleUnload(module);
       return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
     }
+    CUdeviceptr flags = 0;
+    size_t flags_size = 0;
+    const CUresult found = g_runtime.cuda.cuModuleGetGlobal(&flags, &flags_size, module,
+                                                            (entry.name + "_xgpu_flags_xgpu_layout_").c_str());
+    kernel->prints = found == CUDA_SUCCESS;
     kernel->group_segment_size = uint32_t(shared);
     kernel->private_segment_size = uint32_t(local);
     kernel->max_threads = threads;
@@ -250,6 +255,7 @@ hsa_status_t hsa_executable_destroy(hsa_executable_t handle) {
     if (!e) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
     g_executables.erase(e);
     for (auto& kernel : e->kernels) g_kernel_objects.erase(reinterpret_cast<uint64_t>(kernel.get()));
+    g_runtime.kernel_objects_generation.fetch_add(1, std::memory_order_release);
   }
   // With abandoned work (a destroyed queue's kernel that never ends) an
   // unload would wait for it: the modules are left to the context, which

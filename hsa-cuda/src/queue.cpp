@@ -24,6 +24,7 @@
 #include <ctime>
 #include <thread>
 
+#include "graph_runs.h"
 #include "runtime.h"
 
 namespace hsa_cuda {
@@ -65,7 +66,18 @@ struct Queue {
     // ring's delay after the last landed completion of any queue.
     uint64_t landed_ns = 0, pickups = 0, pickup_ns = 0, ring_after_landed_ns = 0, rings_after_landed = 0;
     uint64_t last_ring = 0, watch_issued = 0;
+    // Runs issued through GraphRuns, and their packets.
+    uint64_t runs = 0, run_packets = 0;
   } stats;
+  // Runs of dispatch packets (processor thread only): the run being
+  // described, and the graphs of runs seen before.
+  RunSignature run;
+  GraphRuns graphs;
+  // The kernel object of the last dispatch and its handle (processor thread
+  // only): consecutive dispatches of one kernel look it up once.
+  uint64_t kernel_handle = 0;
+  uint64_t kernel_generation = 0;
+  KernelObject kernel;
 };
 
 }  // namespace
@@ -186,78 +198,92 @@ bool complete(Queue* q, hsa_signal_t signal) {
   return true;
 }
 
-bool dispatch(Queue* q, const hsa_kernel_dispatch_packet_t* p) {
-  KernelObject kernel;
-  if (!kernel_object_lookup(p->kernel_object, &kernel) || kernel.agent != q->agent) {
-    fail(q, HSA_STATUS_ERROR_INVALID_CODE_OBJECT, "kernel_object is not a kernel loaded for this agent");
+// The launch a dispatch packet makes: checks the packet (failing the queue
+// with what is wrong when `report`, else leaving it be) and fills *record and
+// `params` (at least kParamsCapacity bytes) with cuLaunchKernel's arguments.
+constexpr size_t kParamsCapacity = 4096 + kGridParamSize;
+bool prepare(Queue* q, const hsa_kernel_dispatch_packet_t* p, bool report, LaunchRecord* record, uint8_t* params) {
+  auto reject = [&](hsa_status_t status, const std::string& what) {
+    if (report) fail(q, status, what.c_str());
     return false;
+  };
+  const uint64_t generation = g_runtime.kernel_objects_generation.load(std::memory_order_acquire);
+  if (p->kernel_object != q->kernel_handle || generation != q->kernel_generation) {
+    KernelObject kernel;
+    if (!kernel_object_lookup(p->kernel_object, &kernel) || kernel.agent != q->agent) {
+      q->kernel_handle = 0;
+      return reject(HSA_STATUS_ERROR_INVALID_CODE_OBJECT, "kernel_object is not a kernel loaded for this agent");
+    }
+    q->kernel = std::move(kernel);
+    q->kernel_handle = p->kernel_object;
+    q->kernel_generation = generation;
   }
+  const KernelObject& kernel = q->kernel;
   const uint32_t dims = (p->setup >> HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS) & 3;
   const uint32_t grid[3] = {p->grid_size_x, p->grid_size_y, p->grid_size_z};
   const uint32_t block[3] = {p->workgroup_size_x, p->workgroup_size_y, p->workgroup_size_z};
-  unsigned blocks[3];
   for (uint32_t d = 0; d < 3; ++d) {
-    if (dims < 1 || grid[d] == 0 || block[d] == 0 || (d >= dims && (grid[d] != 1 || block[d] != 1))) {
-      fail(q, HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "bad dimensions, grid or workgroup size");
-      return false;
-    }
+    if (dims < 1 || grid[d] == 0 || block[d] == 0 || (d >= dims && (grid[d] != 1 || block[d] != 1)))
+      return reject(HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "bad dimensions, grid or workgroup size");
     if (grid[d] % block[d] != 0 && !kernel.grid_offset) {
       // CUDA launches whole blocks; the kernel would not know the grid's
       // partial edge.
-      fail(q, HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS,
-           "the grid size is not a multiple of the workgroup size (not supported on CUDA yet)");
-      return false;
+      return reject(HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS,
+                    "the grid size is not a multiple of the workgroup size (not supported on CUDA yet)");
     }
-    blocks[d] = grid[d] / block[d] + (grid[d] % block[d] != 0);
-    if (blocks[d] > unsigned(q->agent->max_grid[d]) || block[d] > unsigned(q->agent->max_block[d])) {
-      fail(q, HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "grid or workgroup beyond the device's limits");
-      return false;
-    }
+    record->blocks[d] = grid[d] / block[d] + (grid[d] % block[d] != 0);
+    record->block[d] = block[d];
+    if (record->blocks[d] > unsigned(q->agent->max_grid[d]) || block[d] > unsigned(q->agent->max_block[d]))
+      return reject(HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "grid or workgroup beyond the device's limits");
   }
-  if (uint64_t(block[0]) * block[1] * block[2] > uint64_t(kernel.max_threads)) {
-    fail(q, HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "more work items per workgroup than the kernel allows");
-    return false;
-  }
-  if (kernel.kernarg_size && !p->kernarg_address) {
-    fail(q, HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "null kernarg_address for a kernel with arguments");
-    return false;
-  }
+  if (uint64_t(block[0]) * block[1] * block[2] > uint64_t(kernel.max_threads))
+    return reject(HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "more work items per workgroup than the kernel allows");
+  if (kernel.kernarg_size && !p->kernarg_address)
+    return reject(HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "null kernarg_address for a kernel with arguments");
   const uint32_t dynamic_shared =
       p->group_segment_size > kernel.group_segment_size ? p->group_segment_size - kernel.group_segment_size : 0;
-  if (uint64_t(dynamic_shared) + kernel.group_segment_size > uint64_t(q->agent->shared_per_block)) {
-    fail(q, HSA_STATUS_ERROR_INVALID_ALLOCATION, "group segment larger than the device's shared memory per block");
-    return false;
-  }
-  size_t size = kernel.kernarg_size;
-  void* buffer = p->kernarg_address;
-  uint8_t with_grid[4096 + kGridParamSize];
+  if (uint64_t(dynamic_shared) + kernel.group_segment_size > uint64_t(q->agent->shared_per_block))
+    return reject(HSA_STATUS_ERROR_INVALID_ALLOCATION, "group segment larger than the device's shared memory per block");
+  record->function = kernel.function;
+  record->shared = dynamic_shared;
   if (kernel.grid_offset) {
-    // The kernarg bytes, then the grid in work items and the kernarg
-    // segment's address (xgpu_nvptx_grid_t: the kernel reads its print
-    // slots before that address, host memory the device maps).
-    if (kernel.grid_offset > 4096) {
-      fail(q, HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "kernarg segment larger than 4096 bytes");
-      return false;
-    }
-    std::memset(with_grid, 0, kernel.grid_offset + kGridParamSize);
-    if (kernel.kernarg_size) std::memcpy(with_grid, p->kernarg_address, kernel.kernarg_size);
-    std::memcpy(with_grid + kernel.grid_offset, grid, sizeof(grid));
-    const uint64_t kernarg_address = uint64_t(reinterpret_cast<uintptr_t>(p->kernarg_address));
-    std::memcpy(with_grid + kernel.grid_offset + 16, &kernarg_address, sizeof(kernarg_address));
-    buffer = with_grid;
-    size = kernel.grid_offset + kGridParamSize;
+    // The kernarg bytes, then the grid in work items and, for a kernel that
+    // may print, the kernarg segment's address (xgpu_nvptx_grid_t: the
+    // kernel reads its print slots before that address, host memory the
+    // device maps; 0 for the others, which never read it).
+    if (kernel.grid_offset > 4096)
+      return reject(HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "kernarg segment larger than 4096 bytes");
+    std::memset(params, 0, kernel.grid_offset + kGridParamSize);
+    if (kernel.kernarg_size) std::memcpy(params, p->kernarg_address, kernel.kernarg_size);
+    std::memcpy(params + kernel.grid_offset, grid, sizeof(grid));
+    const uint64_t kernarg_address = kernel.prints ? uint64_t(reinterpret_cast<uintptr_t>(p->kernarg_address)) : 0;
+    std::memcpy(params + kernel.grid_offset + 16, &kernarg_address, sizeof(kernarg_address));
+    record->size = kernel.grid_offset + kGridParamSize;
+  } else {
+    if (kernel.kernarg_size > kParamsCapacity)
+      return reject(HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "kernarg segment larger than 4096 bytes");
+    if (kernel.kernarg_size) std::memcpy(params, p->kernarg_address, kernel.kernarg_size);
+    record->size = kernel.kernarg_size;
   }
-  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buffer, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
+  return true;
+}
+
+bool dispatch(Queue* q, const hsa_kernel_dispatch_packet_t* p) {
+  LaunchRecord record;
+  alignas(16) uint8_t params[kParamsCapacity];
+  if (!prepare(q, p, /*report=*/true, &record, params)) return false;
+  size_t size = record.size;
+  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, params, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
   const uint64_t start = g_runtime.stats ? now_ns() : 0;
-  CUresult r = g_runtime.cuda.cuLaunchKernel(kernel.function, blocks[0], blocks[1], blocks[2], block[0], block[1],
-                                             block[2], dynamic_shared, q->stream, nullptr,
-                                             size ? extra : nullptr);
+  CUresult r = g_runtime.cuda.cuLaunchKernel(record.function, record.blocks[0], record.blocks[1], record.blocks[2],
+                                             record.block[0], record.block[1], record.block[2], record.shared,
+                                             q->stream, nullptr, size ? extra : nullptr);
   if (g_runtime.stats) {
     q->stats.launch_ns += now_ns() - start;
     ++q->stats.dispatches;
   }
   if (r != CUDA_SUCCESS) {
-    fail(q, fault_status(r), ("cuLaunchKernel " + kernel.name + ": " + cuda_error_text(r)).c_str());
+    fail(q, fault_status(r), ("cuLaunchKernel " + q->kernel.name + ": " + cuda_error_text(r)).c_str());
     return false;
   }
   q->in_flight = true;
@@ -346,6 +372,82 @@ void finish_or_abandon(Queue* q) {
   drain(q);
 }
 
+// Runs shorter than this go packet by packet: a graph pays off over many.
+constexpr uint64_t kMinRunPackets = 8;
+// Longer runs are cut: the graph of one part runs while the next is read.
+constexpr uint64_t kMaxRunPackets = 128;
+// How long the processor waits for a packet the writer has reserved but not
+// yet published (the doorbell not rung past it), so that a run is not cut
+// where the writer happened to be.
+constexpr uint64_t kRunWaitNs = 20000;
+
+// Issues the run of dispatch packets that starts at `read` (graph_runs.h):
+// consecutive valid dispatch packets up to the first with a completion
+// signal (included), a barrier packet, one that is not published, one the
+// per-packet path would refuse, or kMaxRunPackets. Returns the packets
+// issued, 0 when the run is too short (the caller goes packet by packet), or
+// -1 when the stream refused it (the queue failed).
+int64_t issue_run(Queue* q, uint64_t read, uint64_t write) {
+  hsa_queue_t& hq = q->amd->hsa_queue;
+  const uint64_t mask = hq.size - 1;
+  q->run.clear();
+  LaunchRecord record;
+  alignas(16) uint8_t params[kParamsCapacity];
+  hsa_signal_t last{0};
+  uint64_t j = read;
+  // (Never past the ring: a producer may reserve indices beyond it before
+  // it waits for room, and slot j + size is slot j.)
+  while (j - read < kMaxRunPackets && j - read < hq.size) {
+    if (j >= write) {
+      write = __atomic_load_n(&q->amd->write_dispatch_id, __ATOMIC_ACQUIRE);
+      if (j >= write) break;
+    }
+    const auto* slot = static_cast<const uint8_t*>(hq.base_address) + (j & mask) * 64;
+    uint16_t header = header_of(slot);
+    if ((header & 0xff) == HSA_PACKET_TYPE_INVALID) {
+      // Reserved and not yet written: the doorbell (rung with the last
+      // packet the writer published) has not reached it. Published and
+      // still INVALID: a packet a device kernel will write (the DYNAMIC
+      // indirect patch), which ends the run.
+      const uint64_t deadline = now_ns() + kRunWaitNs;
+      while ((header & 0xff) == HSA_PACKET_TYPE_INVALID &&
+             __atomic_load_n(&signal_object(q->doorbell)->value, __ATOMIC_ACQUIRE) < int64_t(j) &&
+             now_ns() < deadline && !q->stop.load(std::memory_order_relaxed)) {
+        __builtin_ia32_pause();
+        header = header_of(slot);
+      }
+      if ((header & 0xff) == HSA_PACKET_TYPE_INVALID) break;
+    }
+    const uint32_t type = header & ((1u << HSA_PACKET_HEADER_WIDTH_TYPE) - 1);
+    if (type != HSA_PACKET_TYPE_KERNEL_DISPATCH || (header >> 13) != 0) break;
+    const auto* p = reinterpret_cast<const hsa_kernel_dispatch_packet_t*>(slot);
+    if (!prepare(q, p, /*report=*/false, &record, params)) break;
+    q->run.add(record, params);
+    ++j;
+    if (p->completion_signal.handle) {
+      last = p->completion_signal;
+      break;
+    }
+  }
+  if (j - read < kMinRunPackets) return 0;
+  bool as_graph = false;
+  const uint64_t start = g_runtime.stats ? now_ns() : 0;
+  const CUresult r = q->graphs.issue(q->stream, q->run, &as_graph);
+  if (g_runtime.stats) {
+    q->stats.launch_ns += now_ns() - start;
+    q->stats.dispatches += j - read;
+    ++q->stats.runs;
+    q->stats.run_packets += j - read;
+  }
+  if (r != CUDA_SUCCESS) {
+    fail(q, fault_status(r), ("a run of " + std::to_string(j - read) + " kernel launches: " + cuda_error_text(r)).c_str());
+    return -1;
+  }
+  q->in_flight = true;
+  if (!complete(q, last)) return -1;
+  return int64_t(j - read);
+}
+
 void process(Queue* q) {
   make_current(q->agent);
   hsa_queue_t& hq = q->amd->hsa_queue;
@@ -382,6 +484,21 @@ void process(Queue* q) {
     if ((header >> 13) != 0 || type > HSA_PACKET_TYPE_BARRIER_OR || type == HSA_PACKET_TYPE_AGENT_DISPATCH) {
       fail(q, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT, "unsupported packet type or reserved header bits");
       continue;
+    }
+    // A run of dispatch packets (not on a profiling queue: each packet
+    // there gets its own events).
+    if (type == HSA_PACKET_TYPE_KERNEL_DISPATCH && g_runtime.graphs &&
+        !(__atomic_load_n(&q->amd->queue_properties, __ATOMIC_RELAXED) & AMD_QUEUE_PROPERTIES_ENABLE_PROFILING)) {
+      const int64_t issued = issue_run(q, read, write);
+      if (issued < 0) continue;
+      if (issued > 0) {
+        for (uint64_t j = read; j < read + uint64_t(issued); ++j)
+          __atomic_store_n(reinterpret_cast<uint16_t*>(static_cast<uint8_t*>(hq.base_address) + (j & mask) * 64),
+                           uint16_t(HSA_PACKET_TYPE_INVALID), __ATOMIC_RELAXED);
+        __atomic_store_n(&q->amd->read_dispatch_id, read + uint64_t(issued), __ATOMIC_RELEASE);
+        if (g_runtime.stats) q->stats.packets += uint64_t(issued);
+        continue;
+      }
     }
     bool ok = true;
     const uint64_t start = g_runtime.stats ? now_ns() : 0;
@@ -425,6 +542,11 @@ void process(Queue* q) {
     }
   }
   finish_or_abandon(q);
+  // An abandoned stream may still run a graph: it stays (leaked).
+  if (q->abandoned)
+    q->graphs.abandon();
+  else
+    q->graphs.release();
 }
 
 void destroy(Queue* q) {
@@ -440,7 +562,8 @@ void destroy(Queue* q) {
                  "cuStreamWaitValue64 %.0f; per dispatch "
                  "cuLaunchKernel %.0f ns; %llu stream waits; completion polls: %llu landed, %llu ran out; "
                  "completion issued -> landed %.0f ns; doorbell -> packet taken %.0f ns (%llu rings); "
-                 "ring after the last landed completion %.0f ns\n",
+                 "ring after the last landed completion %.0f ns; %llu runs of %llu packets (%llu first seen, %llu "
+                 "captured, %llu graph launches)\n",
                  (unsigned long long)q->amd->hsa_queue.id, (unsigned long long)st.packets,
                  (unsigned long long)st.dispatches, double(st.total_ns) / n, double(st.launch_ns) / n,
                  double(st.signal_ns) / n, double(st.wait_ns) / n,
@@ -449,7 +572,10 @@ void destroy(Queue* q) {
                  (unsigned long long)st.poll_expired,
                  st.poll_landed ? double(st.landed_ns) / double(st.poll_landed) : 0.0,
                  st.pickups ? double(st.pickup_ns) / double(st.pickups) : 0.0, (unsigned long long)st.pickups,
-                 st.rings_after_landed ? double(st.ring_after_landed_ns) / double(st.rings_after_landed) : 0.0);
+                 st.rings_after_landed ? double(st.ring_after_landed_ns) / double(st.rings_after_landed) : 0.0,
+                 (unsigned long long)st.runs, (unsigned long long)st.run_packets,
+                 (unsigned long long)q->graphs.first_sightings, (unsigned long long)q->graphs.captures,
+                 (unsigned long long)q->graphs.graph_launches);
   }
   make_current(q->agent);
   // An abandoned stream may still write completion values: it and the ring

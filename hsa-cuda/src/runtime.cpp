@@ -239,6 +239,8 @@ hsa_status_t hsa_init() {
   g_runtime.stats = stats && std::strcmp(stats, "0") != 0;
   const char* host_wake = std::getenv("HSA_CUDA_HOST_WAKE");
   g_runtime.host_wake = host_wake && std::strcmp(host_wake, "0") != 0;
+  const char* graphs = std::getenv("HSA_CUDA_GRAPHS");
+  g_runtime.graphs = !graphs || std::strcmp(graphs, "0") != 0;
   hsa_status_t status = open_agents();
   if (status != HSA_STATUS_SUCCESS) {
     close_agents();

@@ -64,6 +64,12 @@ struct Runtime {
   // also runs a host function that wakes the host's sleeping waiters (off by
   // default: CUDA runs it tens of µs late; the processor's poll is sooner).
   bool host_wake = false;  // HSA_CUDA_STATS: each queue prints its processor's per-packet cost when destroyed
+  // Runs of dispatch packets seen before are launched as one CUDA graph
+  // (graph_runs.h; HSA_CUDA_GRAPHS=0 turns it off).
+  bool graphs = true;
+  // Bumped when kernel objects are destroyed: a queue that kept a copy of
+  // one (queue.cpp) looks it up again, as its handle may now name another.
+  std::atomic<uint64_t> kernel_objects_generation{0};
   // The first device fault of the process (a CUresult; 0: none). CUDA keeps
   // it for the whole process: no later CUDA call succeeds.
   std::atomic<int> sticky_fault{0};
@@ -143,6 +149,11 @@ struct KernelObject {
   uint32_t group_segment_size;    // static shared memory
   uint32_t private_segment_size;  // local memory per thread
   int max_threads;
+  // It may print (its flags record, K_xgpu_flags_xgpu_layout_, is in the
+  // module): only then does it get the kernarg address, for its print slots
+  // (a kernel that does not print never reads it: its launches' parameters
+  // stay the same from one submission to the next).
+  bool prints;
   Agent* agent;
   std::string name;
 };

@@ -399,6 +399,105 @@ TEST_CASE("a thousand dispatches wrap the ring in order") {
   hsa_amd_memory_pool_free(counter);
 }
 
+// Writes `count` dispatch packets of `k` at once (bodies, then the headers in
+// order, then one ring), the last with `completion`: the way the AMDGPU
+// driver submits, so that the processor sees them as one run.
+void dispatch_batch(hsa_queue_t* queue, const Kernel& k, void* const* kernargs, uint32_t count, uint32_t items,
+                    uint16_t block, hsa_signal_t completion) {
+  const uint64_t first = hsa_queue_add_write_index_scacq_screl(queue, count);
+  while (first + count - hsa_queue_load_read_index_scacquire(queue) > queue->size) {
+  }
+  std::vector<uint32_t> words(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    hsa_kernel_dispatch_packet_t p{};
+    p.setup = uint16_t(1u << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
+    p.workgroup_size_x = block;
+    p.workgroup_size_y = p.workgroup_size_z = 1;
+    p.grid_size_x = items;
+    p.grid_size_y = p.grid_size_z = 1;
+    p.kernel_object = k.object;
+    p.kernarg_address = kernargs[i];
+    p.completion_signal = i + 1 == count ? completion : hsa_signal_t{0};
+    auto* slot = static_cast<uint8_t*>(queue->base_address) + ((first + i) & (queue->size - 1)) * 64;
+    std::memcpy(slot + 4, reinterpret_cast<const uint8_t*>(&p) + 4, 60);
+    uint32_t word;
+    std::memcpy(&word, &p, 4);
+    words[i] = (word & 0xffff0000u) | header(HSA_PACKET_TYPE_KERNEL_DISPATCH);
+  }
+  for (uint32_t i = 0; i < count; ++i)
+    __atomic_store_n(reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(queue->base_address) +
+                                                 ((first + i) & (queue->size - 1)) * 64),
+                     words[i], __ATOMIC_RELEASE);
+  hsa_signal_store_screlease(queue->doorbell_signal, hsa_signal_value_t(first + count - 1));
+}
+
+TEST_CASE("runs of dispatches seen before replay as CUDA graphs, each dispatch with its own arguments") {
+  // The second sighting of a run is captured into a graph, later ones launch
+  // it (graph_runs.h). Every replay here must add exactly its own launches:
+  // y += a_i * x for the run's 16 dispatches (a_i = i + 1: sums exact in
+  // float), also after one argument changes in place between replays (the
+  // run then differs: not the cached graph), and with HSA_CUDA_GRAPHS=0 the
+  // same (checked by the ctest that runs this case with it).
+  Gpu gpu;
+  if (!gpu.ok) return;
+  const uint32_t n = 4096, runs = 16;
+  auto* dx = static_cast<float*>(gpu.allocate(gpu.pools.device, n * 4));
+  auto* dy = static_cast<float*>(gpu.allocate(gpu.pools.device, n * 4));
+  std::vector<float> x(n, 1.0f), y(n, 0.0f);
+  for (uint32_t i = 0; i < n; ++i) x[i] = float(i % 4 + 1);
+  REQUIRE(hsa_memory_copy(dx, x.data(), n * 4) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_memory_copy(dy, y.data(), n * 4) == HSA_STATUS_SUCCESS);
+  ErrorLog errors;
+  hsa_queue_t* queue = nullptr;
+  REQUIRE(hsa_queue_create(gpu.agent, 256, HSA_QUEUE_TYPE_SINGLE, on_queue_error, &errors, 0, 0, &queue) ==
+          HSA_STATUS_SUCCESS);
+  std::vector<void*> args(runs);
+  for (uint32_t i = 0; i < runs; ++i) args[i] = gpu.kernargs(saxpy_args_t{dy, dx, float(i + 1), n});
+  const Kernel k = gpu.kernel("saxpy");
+  hsa_signal_t done;
+  REQUIRE(hsa_signal_create(1, 0, nullptr, &done) == HSA_STATUS_SUCCESS);
+  float factor = 0.0f;  // the sum of a over every dispatch so far
+  for (int replay = 0; replay < 8; ++replay) {
+    CAPTURE(replay);
+    if (replay == 5) {
+      // One argument changes in place: the next replay's run is another.
+      static_cast<saxpy_args_t*>(args[3])->a = 100.0f;
+    }
+    hsa_signal_store_relaxed(done, 1);
+    dispatch_batch(queue, k, args.data(), runs, n, 256, done);
+    REQUIRE(wait_zero(done));
+    for (uint32_t i = 0; i < runs; ++i) factor += static_cast<saxpy_args_t*>(args[i])->a;
+    REQUIRE(hsa_memory_copy(y.data(), dy, n * 4) == HSA_STATUS_SUCCESS);
+    uint32_t wrong = 0;
+    for (uint32_t i = 0; i < n; ++i) wrong += y[i] != factor * x[i];
+    REQUIRE(wrong == 0);
+  }
+  // A run whose middle packet has a completion signal: the run ends there,
+  // the signal is decremented once, the rest follows.
+  hsa_signal_t middle;
+  REQUIRE(hsa_signal_create(1, 0, nullptr, &middle) == HSA_STATUS_SUCCESS);
+  for (int replay = 0; replay < 3; ++replay) {
+    hsa_signal_store_relaxed(done, 1);
+    hsa_signal_store_relaxed(middle, 1);
+    dispatch_batch(queue, k, args.data(), 8, n, 256, middle);
+    dispatch_batch(queue, k, args.data() + 8, 8, n, 256, done);
+    REQUIRE(wait_zero(done));
+    CHECK(hsa_signal_load_scacquire(middle) == 0);
+    for (uint32_t i = 0; i < runs; ++i) factor += static_cast<saxpy_args_t*>(args[i])->a;
+  }
+  REQUIRE(hsa_memory_copy(y.data(), dy, n * 4) == HSA_STATUS_SUCCESS);
+  uint32_t wrong = 0;
+  for (uint32_t i = 0; i < n; ++i) wrong += y[i] != factor * x[i];
+  CHECK(wrong == 0);
+  CHECK(errors.count == 0);
+  CHECK(hsa_queue_destroy(queue) == HSA_STATUS_SUCCESS);
+  hsa_signal_destroy(done);
+  hsa_signal_destroy(middle);
+  for (void* a : args) hsa_amd_memory_pool_free(a);
+  hsa_amd_memory_pool_free(dx);
+  hsa_amd_memory_pool_free(dy);
+}
+
 TEST_CASE("hsa_queue_inactivate: packets after it are not issued; work before it completes") {
   Gpu gpu;
   if (!gpu.ok) return;
