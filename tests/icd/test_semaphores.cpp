@@ -113,8 +113,7 @@ TEST_CASE("chain across two queues: a held waiter, released in order") {
 }
 
 TEST_CASE("chain across two devices (two hsa-cpu agents)") {
-  Env probe(1, 1);
-  if (probe.physical_devices.size() < 2) return;  // needs HSA_CPU_AGENTS=2
+  if (!have_devices(2)) return;
   Env env(2, 1);
   XgpuSemaphore chain = env.semaphore(0);
   constexpr uint64_t kLinks = 100;
