@@ -1425,13 +1425,33 @@ class KernelGen:
             op = r.choice([lambda x, y: f'({T})((uint64_t){x} + (uint64_t){y})', lambda x, y: f'({T})({x} ^ {y})',
                            lambda x, y: f'({x} > {y} ? {x} : {y})'])
         guard = r.random() < 0.3
+        # Interleaved pairs, the textbook's first tree: items at multiples of 2s
+        # combine x with x + s, s growing (strided guards on the sized path).
+        interleaved = r.random() < 0.3
         def step(s, ind2):
             sp2 = '  ' * ind2
-            cond = f'{X} < {s}' + (f' && {X} + {s} < present' if guard else '')
+            if interleaved:
+                cond = f'{X} % (2u * {s}) == 0u && {X} + {s} < {self.L}u'
+            else:
+                cond = f'{X} < {s}'
+            cond += f' && {X} + {s} < present' if guard else ''
             return f'{sp2}if ({cond}) {a.base}[{X}] = {op(f"{a.base}[{X}]", f"{a.base}[{X} + {s}]")};'
         w = r.random() if self.profile == 'wild' else 0.0
         out.append(f'{sp}/* tree reduction of {a.name} */')
-        if w < 0.4:
+        if interleaved:
+            if w < 0.4:
+                s_ = 1
+                while s_ < self.L:
+                    out.append(step(f'{s_}u', ind))
+                    out.append(f'{sp}xgpu_barrier();')
+                    s_ *= 2
+            else:
+                sv = self.fresh('s')
+                out.append(f'{sp}for (uint32_t {sv} = 1u; {sv} < {self.L}u; {sv} <<= 1) {{')
+                out.append(step(sv, ind + 1))
+                out.append(f'{sp}  xgpu_barrier();')
+                out.append(f'{sp}}}')
+        elif w < 0.4:
             s_ = s0
             while s_ >= 1:
                 out.append(step(f'{s_}u', ind))
