@@ -25,14 +25,11 @@ constexpr size_t kMaxEntries = 32;
 }  // namespace
 
 void RunSignature::add(const LaunchRecord& record, const void* params) {
-  LaunchRecord padded = record;
-  padded.size = (record.size + 7u) & ~7u;
+  // The record keeps the size cuLaunchKernel gets; the padding stays zero.
   const size_t at = bytes_.size();
-  bytes_.resize(at + sizeof(LaunchRecord) + padded.size, 0);
-  std::memcpy(bytes_.data() + at, &padded, sizeof(LaunchRecord));
+  bytes_.resize(at + sizeof(LaunchRecord) + ((record.size + 7u) & ~7u), 0);
+  std::memcpy(bytes_.data() + at, &record, sizeof(LaunchRecord));
   std::memcpy(bytes_.data() + at + sizeof(LaunchRecord), params, record.size);
-  // The unpadded size is what cuLaunchKernel gets; the padding stays zero.
-  std::memcpy(bytes_.data() + at + offsetof(LaunchRecord, size), &record.size, sizeof(record.size));
   ++count_;
 }
 

@@ -45,10 +45,8 @@ bool WorkItemLoops::run_invariant(Value* value, unsigned depth) {
   if (auto* load = dyn_cast<LoadInst>(inst)) {
     uint64_t offset = 0;
     if (is_argument_field(load->getPointerOperand(), kernarg(), dl_, &offset)) return true;
-    if (!is_argument_field(load->getPointerOperand(), workgroup(), dl_, &offset)) return false;
-    const uint64_t end = offset + dl_.getTypeStoreSize(load->getType()).getFixedValue();
-    return (offset >= kWorkgroupIdOffset + 4 && end <= kWorkgroupItemCountOffset) ||
-           (offset >= kWorkgroupItemCountOffset + 4 && end <= kWorkgroupGroupSegmentOffset);
+    return is_argument_field(load->getPointerOperand(), workgroup(), dl_, &offset) &&
+           run_shared_field(offset, dl_.getTypeStoreSize(load->getType()).getFixedValue());
   }
   for (Value* operand : inst->operands())
     if (!run_invariant(operand, depth - 1)) return false;

@@ -105,14 +105,8 @@ bool WorkItemLoops::steady(Value* value, SmallPtrSetImpl<const Value*>& seen, un
     Value* ptr = load->getPointerOperand();
     uint64_t offset = 0;
     if (is_argument_field(ptr, kernarg(), dl_, &offset)) return true;
-    // Every record field but the x id and the item count along x (the one
-    // the pass stores per workgroup; equal in a run that accumulates, which
-    // has only full workgroups, but not needed).
-    if (is_argument_field(ptr, workgroup(), dl_, &offset)) {
-      const uint64_t end = offset + dl_.getTypeStoreSize(load->getType()).getFixedValue();
-      return (offset >= kWorkgroupIdOffset + 4 && end <= kWorkgroupItemCountOffset) ||
-             (offset >= kWorkgroupItemCountOffset + 4 && end <= kWorkgroupGroupSegmentOffset);
-    }
+    if (is_argument_field(ptr, workgroup(), dl_, &offset))
+      return run_shared_field(offset, dl_.getTypeStoreSize(load->getType()).getFixedValue());
     if (!demoted_slot(ptr)) return false;
     for (User* user : ptr->users()) {
       if (isa<LoadInst>(user)) continue;

@@ -189,6 +189,15 @@ inline bool is_argument_field(const Value* ptr, const Argument* arg, const DataL
   return true;
 }
 
+// Whether a load of `size` bytes at `offset` in the workgroup record reads
+// a field every workgroup of a run along x shares: all but the x id and
+// the item count along x (which the pass stores per workgroup).
+inline bool run_shared_field(uint64_t offset, uint64_t size) {
+  const uint64_t end = offset + size;
+  return (offset >= kWorkgroupIdOffset + 4 && end <= kWorkgroupItemCountOffset) ||
+         (offset >= kWorkgroupItemCountOffset + 4 && end <= kWorkgroupGroupSegmentOffset);
+}
+
 class WorkItemLoops {
  public:
   // `reaches_barrier`: the module's functions that call xgpu_barrier(),
