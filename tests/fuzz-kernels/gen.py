@@ -1819,6 +1819,13 @@ class KernelGen:
                 if r.random() < 0.4:
                     body.append(f'{sp}(void)xgpu_atomic_fetch_add(&args->bins[{t} & {BINS_SIZE - 1}u], 1u, '
                                 f'XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);')
+                if r.random() < 0.4:
+                    # The ticket decides a second add (a compaction counting its blocks): made by
+                    # the items whose tickets open a block, its operand from the ticket alone.
+                    m = r.choice([2, 3, 64])
+                    body.append(f'{sp}if (({t} / {1 + (j & 3)}u) % {m}u == 0u) (void)xgpu_atomic_fetch_add('
+                                f'&args->acc[{r.randrange(32)}u], {r.choice(["1u", f"{t} & 7u"])}, '
+                                f'XGPU_ORDER_RELAXED, {r.choice(GLOBAL_SCOPES)});')
             else:
                 # A varying operand: the result depends on the order, only the total counts.
                 body.append(f'{sp}(void)xgpu_atomic_fetch_add(&args->acc[{r.randrange(32)}u], {s} & 7u, '

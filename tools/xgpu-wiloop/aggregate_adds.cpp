@@ -89,7 +89,8 @@ bool WorkItemLoops::recount_aggregates(std::string* why) {
   }
   for (BasicBlock& block : f_)
     for (Instruction& inst : block)
-      if (isa<AllocaInst>(inst)) return no("the kernel has private memory, which the copy would share");
+      if (auto* alloca = dyn_cast<AllocaInst>(&inst); alloca && !shared_slots_.count(alloca))
+        return no("the kernel has private memory, which the copy would share");
   // The blocks that can reach an add (its predecessors are all in it too).
   SmallPtrSet<BasicBlock*, 32> prefix(add_blocks.begin(), add_blocks.end());
   std::vector<BasicBlock*> work(add_blocks.begin(), add_blocks.end());
@@ -115,7 +116,10 @@ bool WorkItemLoops::recount_aggregates(std::string* why) {
     }
 
   BasicBlock* entry = &f_.getEntryBlock();
-  BasicBlock* body = entry->splitBasicBlock(entry->begin(), "xgpu.recount.body");
+  // (The pass's own slots, combined tails' totals, stay in the entry.)
+  BasicBlock::iterator split_at = entry->begin();
+  while (isa<AllocaInst>(*split_at)) ++split_at;
+  BasicBlock* body = entry->splitBasicBlock(split_at, "xgpu.recount.body");
   if (prefix.erase(entry)) prefix.insert(body);
   BasicBlock* marker = BasicBlock::Create(ctx_, "xgpu.aggregate", &f_);
   BranchInst::Create(body, marker);

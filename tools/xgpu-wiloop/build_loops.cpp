@@ -43,6 +43,9 @@ void WorkItemLoops::build() {
   }
   const unsigned barrier_count = unsigned(barrier_blocks_.size());
   const bool dispatched = needs_dispatch();
+  // (The recount leaves every item at its one pseudo-barrier.)
+  if (recount_runs_ && (dispatched || barrier_count != 1 || regions_.size() != 2 || !sized_paths_.empty()))
+    report_fatal_error("xgpu-wiloop: recounted adds across a run need two regions without a dispatcher");
   AllocaInst* state = dispatched ? b.CreateAlloca(i32, items64, "xgpu.state") : nullptr;
 
   // Where the workgroup ends: return, or the next workgroup of the run.
@@ -70,6 +73,13 @@ void WorkItemLoops::build() {
   Value* group_width = nullptr;
   PHINode* run_index = nullptr;
   BasicBlock* run_head = nullptr;
+  // Recounted adds across the run (recount_runs_): the run goes in chunks
+  // of `chunk` workgroups from `chunk_first`; each chunk's workgroups run
+  // region 0 (the count), then the adds are made, then they run region 1
+  // (`phase`).
+  Value* chunk = nullptr;
+  PHINode* chunk_first = nullptr;
+  PHINode* phase = nullptr;
   Value* accumulating = nullptr;  // plan_accumulation's runs: this call's is one
   if (runs()) {
     auto field = [&](uint64_t offset) { return b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), workgroup(), offset); };
@@ -92,6 +102,12 @@ void WorkItemLoops::build() {
                             b.getInt64(accumulate_items_limit_)));
     }
     slot_count = b.CreateNUWMul(b.CreateNUWMul(group_width, counts[1]), counts[2], "xgpu.combine.slots");
+    if (recount_runs_)
+      chunk = b.CreateBinaryIntrinsic(
+          Intrinsic::umax,
+          b.CreateUDiv(b.getInt32(uint32_t(kRecountChunkItems)),
+                       b.CreateBinaryIntrinsic(Intrinsic::umax, slot_count, b.getInt32(1))),
+          b.getInt32(1), nullptr, "xgpu.recount.chunk");
     b.CreateAlignedStore(b.getInt32(1), field(kWorkgroupRunOffset), Align(4), /*isVolatile=*/true);
     BasicBlock* before_run = entry;
     if (combining()) {
@@ -141,6 +157,12 @@ void WorkItemLoops::build() {
     b.SetInsertPoint(run_head);
     run_index = b.CreatePHI(i32, 2, "xgpu.run.index");
     run_index->addIncoming(b.getInt32(0), before_run);
+    if (recount_runs_) {
+      chunk_first = b.CreatePHI(i32, 3, "xgpu.recount.first");
+      chunk_first->addIncoming(b.getInt32(0), before_run);
+      phase = b.CreatePHI(b.getInt1Ty(), 3, "xgpu.recount.phase");
+      phase->addIncoming(b.getFalse(), before_run);
+    }
     Value* group = b.CreateNUWAdd(run_first, run_index, "xgpu.run.group");
     Value* left = b.CreateSub(b.CreateZExt(grid_width, i64),
                               b.CreateNUWMul(b.CreateZExt(group, i64), b.CreateZExt(group_width, i64)));
@@ -182,6 +204,8 @@ void WorkItemLoops::build() {
     // Group memory keeps the run's counts: only its first workgroup zeroes.
     Value* later = b.CreateICmpNE(run_index, b.getInt32(0));
     b.CreateCondBr(b.CreateAnd(accumulating, later), region_entries[1], region_entries[0]);
+  } else if (phase) {
+    b.CreateCondBr(phase, region_entries[1], region_entries[0]);
   } else {
     b.CreateBr(region_entries[0]);
   }
@@ -240,7 +264,7 @@ void WorkItemLoops::build() {
     // Resuming the items that wait at an aggregated add: the one atomic add
     // of their total, whose old value they all add their offset to.
     for (Aggregate& a : aggregates_) {
-      if (a.barrier != r) continue;
+      if (a.barrier != r || phase) continue;  // (across a run: between the chunk's phases)
       IRBuilder<> ab(placeholder);
       Value* total = ab.CreateLoad(a.type, a.running, "xgpu.aggregate.total");
       Value* pointer = rematerialize(a.pointer, placeholder);
@@ -261,6 +285,8 @@ void WorkItemLoops::build() {
         // ... and only its last reads the slots into the totals.
         Value* more = db.CreateICmpNE(db.CreateNUWAdd(run_index, db.getInt32(1)), run_length);
         db.CreateCondBr(db.CreateAnd(accumulating, more), exit, next);
+      } else if (phase && r == 0) {
+        db.CreateBr(exit);  // the chunk's next workgroup, or its adds
       } else if (!dispatched) {
         db.CreateBr(next);
       } else if (r == 0) {
@@ -496,7 +522,45 @@ void WorkItemLoops::build() {
     Value* next = eb.CreateNUWAdd(run_index, eb.getInt32(1));
     run_index->addIncoming(next, exit);
     BasicBlock* flush = BasicBlock::Create(ctx_, "xgpu.combine.flush", &f_);
-    eb.CreateCondBr(eb.CreateICmpULT(next, run_length), run_head, flush);
+    if (phase) {
+      // exit: the chunk's next workgroup in this phase; after its last, the
+      // adds (then the chunk again, in region 1), or the next chunk.
+      Value* chunk_end = eb.CreateBinaryIntrinsic(Intrinsic::umin, eb.CreateNUWAdd(chunk_first, chunk), run_length,
+                                                  nullptr, "xgpu.recount.end");
+      chunk_first->addIncoming(chunk_first, exit);
+      phase->addIncoming(phase, exit);
+      BasicBlock* phase_done = BasicBlock::Create(ctx_, "xgpu.recount.phase.done", &f_);
+      BasicBlock* adds = BasicBlock::Create(ctx_, "xgpu.recount.adds", &f_);
+      BasicBlock* chunk_done = BasicBlock::Create(ctx_, "xgpu.recount.chunk.done", &f_);
+      eb.CreateCondBr(eb.CreateICmpULT(next, chunk_end), run_head, phase_done);
+      IRBuilder<> pb(phase_done);
+      pb.CreateCondBr(phase, chunk_done, adds);
+      // The adds: one atomic add of each total, whose old value region 1's
+      // items add their offsets to (counted again from zero).
+      IRBuilder<> ab(adds);
+      Instruction* at = ab.CreateBr(run_head);
+      ab.SetInsertPoint(at);
+      for (Aggregate& a : aggregates_) {
+        Value* total = ab.CreateLoad(a.type, a.running, "xgpu.aggregate.total");
+        Value* pointer = rematerialize(a.pointer, at);
+        ab.SetInsertPoint(at);
+        AtomicRMWInst* add = ab.CreateAtomicRMW(AtomicRMWInst::Add, pointer, total, a.align, a.ordering, a.scope);
+        ab.CreateStore(add, a.base);
+        ab.CreateStore(Constant::getNullValue(a.type), a.running);
+      }
+      run_index->addIncoming(chunk_first, adds);
+      chunk_first->addIncoming(chunk_first, adds);
+      phase->addIncoming(ab.getTrue(), adds);
+      // The chunk done: the next one counts from zero.
+      IRBuilder<> cb(chunk_done);
+      for (Aggregate& a : aggregates_) cb.CreateStore(Constant::getNullValue(a.type), a.running);
+      cb.CreateCondBr(cb.CreateICmpULT(chunk_end, run_length), run_head, flush);
+      run_index->addIncoming(chunk_end, chunk_done);
+      chunk_first->addIncoming(chunk_end, chunk_done);
+      phase->addIncoming(cb.getFalse(), chunk_done);
+    } else {
+      eb.CreateCondBr(eb.CreateICmpULT(next, run_length), run_head, flush);
+    }
     IRBuilder<> fb(flush);
     if (combining()) {
       std::vector<Value*> arguments{kernarg(), workgroup(), run_first, run_length, slot_count, group_width, counts[1]};

@@ -16,8 +16,10 @@ namespace xgpu_wiloop {
 // fixpoint), and two deferred adds to one address equal one add of their
 // sum (integer adds wrap: associative and commutative). The language
 // gives workgroups no forward-progress guarantee towards each other, so
-// "later" may be the end of the run of workgroups the call runs. Two ways
+// "later" may be the end of the run of workgroups the call runs. Three ways
 // to key the totals:
+//  - one total, when the address has no local id in it either
+//    (`&args->count`): every item adds its operand to it;
 //  - by local id, when the address is the same for the items of one local
 //    id in every workgroup of a run (`&args->bins[lid]`: built from the
 //    kernarg, the local ids and the record fields a run shares): each item
@@ -31,7 +33,9 @@ namespace xgpu_wiloop {
 //    refuses it; nothing is checked at run time.
 // The run's end makes one atomic add per non-zero total, with the add's
 // ordering and scope: one atomic per bin per run instead of one per bin
-// per workgroup (or per item).
+// per workgroup (or per item). Kernels with barriers and kernels without
+// them alike (in the latter, a combined add is no longer aggregated:
+// find_aggregates' adds whose results are unused).
 // A value that the items of one local id compute alike in every workgroup
 // of a run along x: made of the kernarg and its fields, the local ids,
 // constants and the fields of the workgroup record that a run shares (all
@@ -183,7 +187,10 @@ const char* WorkItemLoops::why_not_combined(AtomicRMWInst* rmw, bool escapes, La
 }
 
 void WorkItemLoops::combine_tails() {
-  if (barrier_blocks_.empty() || !aggregates_.empty()) return;
+  // Barrier kernels, and kernels without barriers whose adds the pass
+  // aggregates (find_aggregates: those combined here are aggregated no
+  // more).
+  if (barrier_blocks_.empty() && aggregates_.empty()) return;
   const bool escapes = group_escapes();
   // The analysis, before anything changes: the adds that may be combined
   // but for their tails, and where each adds.
@@ -202,6 +209,9 @@ void WorkItemLoops::combine_tails() {
       if (!rmw || pointer_touch(rmw->getPointerOperand(), /*escapes=*/true) == Touch::kGroup) continue;
       IndexedAddress where;
       if (const char* why = why_not_combined(rmw, escapes, lvi, &where)) {
+        // (Without barriers, only adds whose results are unused are
+        // candidates: the others are aggregated, and say so.)
+        if (barrier_blocks_.empty() && !rmw->use_empty()) continue;
         refuse_one(rmw, why);
         continue;
       }
@@ -238,6 +248,9 @@ void WorkItemLoops::combine_tails() {
   else if (!refused.empty())
     refuse("combined-tails", refused);
   if (found.empty()) return;
+  aggregates_.erase(std::remove_if(aggregates_.begin(), aggregates_.end(),
+                                   [&](const Aggregate& a) { return deferred.count(a.rmw) != 0; }),
+                    aggregates_.end());
   Type* i32 = Type::getInt32Ty(ctx_);
   FunctionCallee local_id =
       f_.getParent()->getOrInsertFunction(kLocalIdMarker, FunctionType::get(i32, {i32}, false));
@@ -246,12 +259,18 @@ void WorkItemLoops::combine_tails() {
   for (AtomicRMWInst* rmw : found) {
     auto where = indexed.find(rmw);
     const bool by_element = where != indexed.end();
+    // An address without local ids (`&args->count`): one total.
+    const bool single = !by_element && uniform(rmw->getPointerOperand(), kRematerializeDepth);
     Combine c{nullptr, rmw->getOrdering(), rmw->getSyncScopeID(), rmw->getAlign(), rmw->getType()};
     // Whether the add's block may be hoisted (below): by element, only
     // where the index's range holds at the branch.
     bool may_hoist = !by_element || where->second.hoisted_end != 0;
     uint64_t count = kMaxWorkgroupItems;
-    if (by_element) {
+    if (single) {
+      count = 1;
+      c.pointer = detach(rmw->getPointerOperand());
+      c.indexed = 1;
+    } else if (by_element) {
       count = std::max(where->second.end, where->second.hoisted_end);
       c.pointer = detach(where->second.base);
       c.indexed = uint32_t(count);
@@ -262,7 +281,9 @@ void WorkItemLoops::combine_tails() {
     shared_slots_.insert(c.totals);
     IRBuilder<> b(rmw);
     Value* index = nullptr;
-    if (by_element) {
+    if (single) {
+      index = b.getInt32(0);
+    } else if (by_element) {
       // The element: (address - base) / size, below `count` (the ranges).
       const uint64_t size = dl_.getTypeStoreSize(c.type).getFixedValue();
       Type* intptr = dl_.getIntPtrType(rmw->getPointerOperand()->getType());

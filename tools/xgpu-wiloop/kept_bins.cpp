@@ -286,7 +286,6 @@ bool WorkItemLoops::plan_accumulation(std::string* why) {
   if (!combining()) return no("it has no combined tail adds");
   if (!aggregates_.empty()) return no("it aggregates atomic adds");
   if (needs_dispatch()) return no("its regions need a dispatcher");
-  if (getenv("XGPU_WILOOP_DEBUG")) { for (auto* a : per_item_) errs() << "per-item: " << *a << "\n"; f_.print(errs()); }
   if (!per_item_.empty()) return no("it keeps values per item across barriers");
   if (regions_.size() != 3 || region_exits_[0] != 1 || region_exits_[1] != 2 || region_exits_[2] != kExitsReturn)
     return no("its regions are not zero, barrier, add, barrier, flush");

@@ -293,9 +293,9 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
       if (barriers)
         fields[kDescriptorFlagsField] = ConstantInt::get(
             flags->getType(), flags->getZExtValue() | kFlagWorkitemLoops | (runs ? kFlagWorkgroupRuns : 0));
-      else  // the function written here runs one workgroup per call
-        fields[kDescriptorFlagsField] =
-            ConstantInt::get(flags->getType(), flags->getZExtValue() & ~kFlagWorkgroupRuns);
+      else  // the function written here runs one workgroup per call, or a run when it says so
+        fields[kDescriptorFlagsField] = ConstantInt::get(
+            flags->getType(), runs ? flags->getZExtValue() | kFlagWorkgroupRuns : flags->getZExtValue() & ~kFlagWorkgroupRuns);
       descriptor->setInitializer(ConstantStruct::get(init->getType(), fields));
     }
     // Guard-free copies of the item loops of every workgroup function.

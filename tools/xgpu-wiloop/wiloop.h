@@ -120,6 +120,10 @@ constexpr size_t kMaxCombinedAtomics = 4;
 // The most elements a combined add to an array indexed by data may range
 // over (its totals are zeroed and read once per run).
 constexpr uint64_t kMaxIndexedTotals = 1024;
+// Recounted adds aggregated across a run (recount_aggregates): the most
+// items the two passes over the run take at a time (what the second pass
+// reads again is still in the first level cache: 16 KiB of one u32 each).
+constexpr uint64_t kRecountChunkItems = 4096;
 // Rounds of inlining helpers that reach a barrier (nested helpers).
 constexpr unsigned kInlineRounds = 8;
 // The sized path's loops (see WorkItemLoops::set_sized): kept whole by the
@@ -252,7 +256,7 @@ class WorkItemLoops {
   // After run(): the function runs a run of workgroups along x per call
   // (XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS): when asked to (set_runs), and
   // always when it combines tail atomics across them.
-  bool runs() const { return runs_ || combining(); }
+  bool runs() const { return runs_ || combining() || recount_runs_; }
 
  private:
   bool combining() const { return !combines_.empty(); }
@@ -360,12 +364,12 @@ class WorkItemLoops {
   };
   std::vector<Aggregate> aggregates_;
   SmallPtrSet<AllocaInst*, 8> shared_slots_;  // one slot for all items
-  // A tail atomic add of a barrier kernel (see combine_tails) whose
-  // address is the same for the items of one local id in every workgroup
-  // of a run (each item adds its operand to its local id's total), or is
-  // an element below `indexed` of an array the run shares (each adds to
-  // the element's total); the run's end makes one atomic add per non-zero
-  // total.
+  // A tail atomic add (see combine_tails) whose address is the same for
+  // the items of one local id in every workgroup of a run (each item adds
+  // its operand to its local id's total), or is an element below `indexed`
+  // of an array the run shares (each adds to the element's total; an
+  // address without local ids is the one element of itself); the run's end
+  // makes one atomic add per non-zero total.
   struct Combine {
     Value* pointer;                  // a detached copy of the address, or of the array's base
     AtomicOrdering ordering;
@@ -377,6 +381,10 @@ class WorkItemLoops {
   };
   std::vector<Combine> combines_;
   bool runs_ = false;  // set_runs
+  // The recounted adds are made once per chunk of a run's workgroups
+  // (their addresses are the same in every workgroup of a run): the run
+  // counts a chunk's items, makes the adds, then runs the chunk's items.
+  bool recount_runs_ = false;
   Plan* plan_ = nullptr;  // set_plan
   void take(StringRef path, const Twine& why) {
     if (plan_) plan_->take(path, why);

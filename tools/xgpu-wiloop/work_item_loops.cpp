@@ -30,6 +30,7 @@ bool WorkItemLoops::run(std::string* reason) {
   // Barriers split blocks first, so that a value used on both sides of a
   // barrier in one original block is recomputed after it too.
   split_barriers();
+  const bool barrier_kernel = !barrier_blocks_.empty();
   if (!sized_x_) combine_tails();  // the sized path runs one workgroup per call
   // Tail atomics combined across a run save more than the sized path's
   // registers (a histogram's bins are indexed by data: they stay in memory
@@ -41,13 +42,26 @@ bool WorkItemLoops::run(std::string* reason) {
   if (!aggregates_.empty()) {
     std::string why;
     const size_t adds = aggregates_.size();
+    // (Their addresses, checked before the recount replaces the adds.)
+    bool invariant = true;
+    for (Aggregate& a : aggregates_) invariant = invariant && run_invariant(a.pointer, kRematerializeDepth);
     if (recount_aggregates(&why)) {
       take("recount", "the items run their code up to the adds twice instead of waiting at them");
+      recount_runs_ = invariant;
+      if (invariant)
+        take("recount-runs", "the adds' addresses are the same in every workgroup of a run: the adds are made once "
+                             "per chunk of its workgroups");
+      else
+        refuse("recount-runs", "an add's address may differ between the workgroups of a run");
     } else {
       refuse("recount", why);
       split_aggregates();
     }
-    take("aggregated-adds", Twine(adds) + " atomic add(s) to one address made once per workgroup");
+    if (recount_runs_)
+      take("aggregated-adds", Twine(adds) + " atomic add(s) to one address made once per " +
+                                  Twine(kRecountChunkItems) + " items of a run of workgroups");
+    else
+      take("aggregated-adds", Twine(adds) + " atomic add(s) to one address made once per workgroup");
   }
   rematerialize_uses();
   demote();
@@ -65,7 +79,7 @@ bool WorkItemLoops::run(std::string* reason) {
     return false;
   }
   accumulate_ = false;
-  if (!sized_x_ && runs() && combining()) {
+  if (!sized_x_ && runs() && combining() && barrier_kernel) {
     std::string why;
     accumulate_ = plan_accumulation(&why);
     if (accumulate_)

@@ -7,7 +7,12 @@
  * The items run their code up to the adds twice instead of waiting at
  * them (recount) only when every path to the adds loads and computes but
  * has no other effect, no add can follow an add, and the kernel has no
- * private memory. */
+ * private memory. A recounted add whose address is the same in every
+ * workgroup of a run along x (from the kernarg, not the workgroup's x id)
+ * is made once per chunk of a run (recount-runs): the chunk's items are
+ * counted, the add made, then the chunk's items run. An add whose result
+ * is unused and after which its item only computes and returns is not
+ * aggregated but combined (combined_tails.c): one total for the run. */
 #include <xgpu/kernel.h>
 
 typedef struct compact_args {
@@ -29,7 +34,8 @@ XGPU_KERNEL_BINDINGS(compact, 4);
 // (The near misses at the end have no remark at all, here or there.)
 // REMARK-NOT: kernel '{{per_item_address|acq_rel_add}}':
 // REMARK: kernel 'compact': recount: the items run their code up to the adds twice instead of waiting at them
-// REMARK-NEXT: kernel 'compact': aggregated-adds: 1 atomic add(s) to one address made once per workgroup
+// REMARK-NEXT: kernel 'compact': recount-runs: the adds' addresses are the same in every workgroup of a run
+// REMARK-NEXT: kernel 'compact': aggregated-adds: 1 atomic add(s) to one address made once per 4096 items of a run of workgroups
 // One atomic add in the workgroup function, and nothing kept per item.
 // IR-LABEL: define internal void @compact_xgpu_wi_(
 // IR-NOT: alloca {{.*}}, i64 %
@@ -55,7 +61,86 @@ XGPU_KERNEL(two_paths, compact_args_t, args) {
 }
 XGPU_KERNEL_BINDINGS(two_paths, 4);
 // REMARK: kernel 'two_paths': recount: the items run their code up to the adds twice
-// REMARK-NEXT: kernel 'two_paths': aggregated-adds: 2 atomic add(s) to one address made once per workgroup
+// REMARK-NEXT: kernel 'two_paths': recount-runs
+// REMARK-NEXT: kernel 'two_paths': aggregated-adds: 2 atomic add(s) to one address made once per 4096 items of a run
+
+/* Fires, all three: the result of the first add decides a second, whose
+ * result is unused and after which the item returns (the shape of
+ * samples/indirect_dispatch's filter). The second is combined: one total
+ * for the run, one atomic add at its end; the first is recounted across
+ * the run. */
+XGPU_KERNEL(compact_count, compact_args_t, args) {
+  const uint32_t g = xgpu_global_id(0);
+  if (g >= args->n) return;
+  const uint32_t v = args->in[g];
+  if (v <= args->k) return;
+  const uint32_t slot = xgpu_atomic_fetch_add(args->count, 1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
+  args->out[slot] = v;
+  if (slot % 64u == 0u) xgpu_atomic_fetch_add(&args->count[1], 1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
+}
+XGPU_KERNEL_BINDINGS(compact_count, 4);
+// REMARK: kernel 'compact_count': combined-tails: 1 tail atomic add(s) combined across the run's workgroups
+// REMARK-NEXT: kernel 'compact_count': recount: the items run their code up to the adds twice
+// REMARK-NEXT: kernel 'compact_count': recount-runs: the adds' addresses are the same in every workgroup of a run
+// REMARK-NEXT: kernel 'compact_count': aggregated-adds: 1 atomic add(s) to one address made once per 4096 items of a run
+// The recounted add once in the workgroup function, the combined one in
+// the function the run's end calls, with the one total.
+// (The functions the runs' ends call are checked at the end of the file.)
+// IR-LABEL: define internal void @compact_count_xgpu_wi_(
+// IR: %xgpu.combine.totals = alloca i32, align 4
+// IR-NOT: alloca {{.*}}, i64 %
+// IR: xgpu.recount.adds:
+// IR-NEXT: atomicrmw add ptr %{{.*}}, i32 %{{.*}} monotonic
+// IR-NOT: atomicrmw
+// IR-LABEL: define internal void @compact_count_xgpu_run_workgroup_(
+
+/* Near miss for recount-runs: the add's address depends on the workgroup's
+ * x id, which differs between the workgroups of a run; it is recounted
+ * once per workgroup. */
+XGPU_KERNEL(group_address, compact_args_t, args) {
+  const uint32_t g = xgpu_global_id(0);
+  if (g >= args->n) return;
+  const uint32_t v = args->in[g];
+  if (v > args->k)
+    args->out[xgpu_atomic_fetch_add(&args->count[xgpu_workgroup_id(0)], 1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT)] = v;
+}
+XGPU_KERNEL_BINDINGS(group_address, 4);
+// REMARK: kernel 'group_address': recount: the items run their code up to the adds twice
+// REMARK-NEXT: kernel 'group_address': not recount-runs: an add's address may differ between the workgroups of a run
+// REMARK-NEXT: kernel 'group_address': aggregated-adds: 1 atomic add(s) to one address made once per workgroup
+// IR-LABEL: define internal void @group_address_xgpu_wi_(
+// IR-NOT: xgpu.recount.adds
+// IR-LABEL: define internal void @group_address_xgpu_run_workgroup_(
+
+/* Fires, combined only: an add whose result is unused, the item's last
+ * act; nothing is aggregated (no count first, no second pass). */
+XGPU_KERNEL(count_only, compact_args_t, args) {
+  const uint32_t g = xgpu_global_id(0);
+  if (g >= args->n) return;
+  if (args->in[g] > args->k) xgpu_atomic_fetch_add(args->count, 1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
+}
+XGPU_KERNEL_BINDINGS(count_only, 4);
+// REMARK: kernel 'count_only': combined-tails: 1 tail atomic add(s) combined across the run's workgroups
+// REMARK-NOT: kernel 'count_only': {{.*}}recount
+// REMARK-NOT: kernel 'count_only': aggregated-adds
+// IR-LABEL: define internal void @count_only_xgpu_wi_(
+// IR-NOT: atomicrmw
+// IR-LABEL: define internal void @count_only_xgpu_run_workgroup_(
+
+/* Near miss for the combination: the item stores after its add (which may
+ * not move past it); the add is aggregated and recounted instead. */
+XGPU_KERNEL(count_then_store, compact_args_t, args) {
+  const uint32_t g = xgpu_global_id(0);
+  if (g >= args->n) return;
+  const uint32_t v = args->in[g];
+  if (v > args->k) xgpu_atomic_fetch_add(args->count, 1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
+  args->seen[g] = v;
+}
+XGPU_KERNEL_BINDINGS(count_then_store, 4);
+// REMARK: kernel 'count_then_store': not combined-tails: an atomic add: the item does more after it than compute
+// REMARK-NEXT: kernel 'count_then_store': recount: the items run their code up to the adds twice
+// REMARK-NEXT: kernel 'count_then_store': recount-runs
+// REMARK-NEXT: kernel 'count_then_store': aggregated-adds: 1 atomic add(s) to one address made once per 4096 items of a run
 
 /* Near miss for the recount: a store on the way to the add (the second
  * run would store again); the add is still aggregated. */
@@ -142,3 +227,11 @@ XGPU_KERNEL_BINDINGS(acq_rel_add, 4);
 // REMARK-NOT: kernel '{{per_item_address|acq_rel_add}}':
 // IR-LABEL: define internal void @acq_rel_add_xgpu_run_workgroup_(
 // IR: atomicrmw add ptr %{{.*}}, i32 1 acq_rel
+
+// The runs' ends: one atomic add of the one total each.
+// IR-LABEL: define internal void @compact_count_xgpu_wi_.combine(
+// IR: atomicrmw add ptr %{{.*}}, i32 %{{.*}} monotonic
+// IR-NOT: atomicrmw
+// IR-LABEL: define internal void @count_only_xgpu_wi_.combine(
+// IR: atomicrmw add ptr %{{.*}}, i32 %{{.*}} monotonic
+// IR-NOT: atomicrmw

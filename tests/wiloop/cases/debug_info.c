@@ -61,6 +61,7 @@ XGPU_KERNEL(compact, dbg_args_t, args) {
 }
 XGPU_KERNEL_BINDINGS(compact, 3);
 // REMARK: {{.*}}debug_info.c:{{[0-9]+}}:{{[0-9]+}}: kernel 'compact': recount:
+// REMARK-NEXT: {{.*}}debug_info.c:{{[0-9]+}}:{{[0-9]+}}: kernel 'compact': recount-runs:
 // REMARK-NEXT: {{.*}}debug_info.c:{{[0-9]+}}:{{[0-9]+}}: kernel 'compact': aggregated-adds:
 
 /* Aggregated adds waiting at the add. */
