@@ -57,6 +57,13 @@ namespace xgpu_wiloop {
 //  - region 1's adds return nothing anyone reads.
 // Only for runs of full one-row workgroups, decided per call (every
 // workgroup zeroes the same slots then).
+// A gate's count apart (scope_gate_count, `kept-bins-count`): its accesses
+// get an alias scope, every other access of region 1 !noalias to it, when
+// each of those is to group memory at offsets LLVM's value ranges keep off
+// the count's bytes, or to memory that is not group memory (no group
+// pointer escapes), and region 1 calls nothing that touches memory: the
+// promise is then true of every pair of dynamic accesses, and LLVM keeps
+// the count in a register across the item loop.
 // Whether `ptr` is the group segment plus a sum of constants and variables
 // times strides that are all multiples of `scale` (through GEPs, and
 // demote()'s slots: every value stored into one): an address of one whole
@@ -596,6 +603,75 @@ bool WorkItemLoops::plan_accumulation(std::string* why) {
     limit = std::min(limit, most);
   }
   accumulate_items_limit_ = limit;
+  for (uint64_t offset : gates)
+    if (scope_gate_count(offset, type))
+      take("kept-bins-count", "the count at group offset " + Twine(offset) +
+                                  " is apart from every other access of the adding region");
+  return true;
+}
+
+// A gate's count apart from everything else the adding region touches: its
+// loads and stores (the lowered adds, at the one constant offset) get an
+// alias scope of their own, every other access of the region the promise
+// that it touches none of it (!noalias), so that LLVM keeps the count in a
+// register across the item loop instead of storing it for every item. The
+// promise holds when every other access is either to group memory at
+// offsets that LLVM's value ranges keep off the count's bytes, or to memory
+// that is not group memory (no group pointer escapes: plan_accumulation),
+// and the region calls nothing that touches memory; otherwise nothing is
+// marked. Returns whether it marked.
+bool WorkItemLoops::scope_gate_count(uint64_t offset, Type* type) {
+  const uint64_t size = dl_.getTypeStoreSize(type).getFixedValue();
+  const ConstantRange slot(APInt(64, offset), APInt(64, offset + size));
+  std::vector<Instruction*> count_accesses, others;
+  for (BasicBlock* block : regions_[1])
+    for (Instruction& inst : *block) {
+      if (!inst.mayReadOrWriteMemory() || is_call_to(inst, kLocalIdMarker)) continue;
+      Value* ptr = nullptr;
+      if (auto* load = dyn_cast<LoadInst>(&inst))
+        ptr = load->getPointerOperand();
+      else if (auto* store = dyn_cast<StoreInst>(&inst))
+        ptr = store->getPointerOperand();
+      else if (auto* rmw = dyn_cast<AtomicRMWInst>(&inst))
+        ptr = rmw->getPointerOperand();
+      else if (auto* cmpxchg = dyn_cast<AtomicCmpXchgInst>(&inst))
+        ptr = cmpxchg->getPointerOperand();
+      else
+        return false;  // a call or fence that touches memory
+      const Touch touch = pointer_touch(ptr, /*escapes=*/false);
+      if (touch == Touch::kOther) {
+        others.push_back(&inst);
+        continue;
+      }
+      if (touch != Touch::kGroup) return false;
+      uint64_t at = 0;
+      if (group_constant_slot(ptr, &at) && at == offset && (isa<LoadInst>(inst) || isa<StoreInst>(inst)) &&
+          dl_.getTypeStoreSize(getLoadStoreType(&inst)).getFixedValue() == size) {
+        count_accesses.push_back(&inst);
+        continue;
+      }
+      std::optional<ConstantRange> range = group_offset_range(ptr, &inst);
+      if (!range) return false;
+      // The bytes it touches: from its offsets to their end.
+      const Type* accessed = isa<LoadInst>(inst) || isa<StoreInst>(inst) ? getLoadStoreType(&inst)
+                             : isa<AtomicRMWInst>(inst) ? cast<AtomicRMWInst>(inst).getValOperand()->getType()
+                                                        : cast<AtomicCmpXchgInst>(inst).getNewValOperand()->getType();
+      const uint64_t bytes = dl_.getTypeStoreSize(const_cast<Type*>(accessed)).getFixedValue();
+      if (range->isFullSet() || range->isWrappedSet() || range->getUnsignedMax().ugt(UINT32_MAX)) return false;
+      const ConstantRange touched(range->getUnsignedMin(), range->getUnsignedMax() + bytes);
+      if (!touched.intersectWith(slot).isEmptySet()) return false;
+      others.push_back(&inst);
+    }
+  if (count_accesses.empty()) return false;
+  MDBuilder mdb(ctx_);
+  MDNode* domain = mdb.createAnonymousAliasScopeDomain("xgpu.kept_bins");
+  MDNode* scope = mdb.createAnonymousAliasScope(domain, "xgpu.kept_bins.count");
+  MDNode* list = MDNode::get(ctx_, {scope});
+  for (Instruction* inst : count_accesses)
+    inst->setMetadata(LLVMContext::MD_alias_scope,
+                      MDNode::concatenate(inst->getMetadata(LLVMContext::MD_alias_scope), list));
+  for (Instruction* inst : others)
+    inst->setMetadata(LLVMContext::MD_noalias, MDNode::concatenate(inst->getMetadata(LLVMContext::MD_noalias), list));
   return true;
 }
 

@@ -268,6 +268,7 @@ class WorkItemLoops {
   bool item_zero_runs(unsigned region, BasicBlock* target);
   bool group_constant_slot(Value* ptr, uint64_t* offset) const;
   std::optional<ConstantRange> group_offset_range(Value* ptr, Instruction* context) const;
+  bool scope_gate_count(uint64_t offset, Type* type);
   bool witnessed_gate(uint64_t offset, Type* type, const SmallPtrSetImpl<StoreInst*>& zeroes, uint64_t* limit,
                       std::string* why);
   void specialize_sized();

@@ -333,10 +333,22 @@ XGPU_KERNEL_GROUPSHARED(plain_histogram, bins_args_t, args, counted_shared_t, sh
 }
 XGPU_KERNEL_BINDINGS(plain_histogram, 2);
 // REMARK: kernel 'plain_histogram': combined-tails: 1 tail atomic add(s) combined across the run's workgroups (1 by element)
+// REMARK: kernel 'plain_histogram': kept-bins-count: the count at group offset 1024 is apart from every other access of the adding region
 // REMARK: kernel 'plain_histogram': kept-bins: group memory kept
 // REMARK: kernel 'plain_histogram': work-item-loops:
+// The adding region: the input's load and the bin's add promise not to
+// touch the count, whose add has a scope of its own (LLVM then keeps it
+// in a register across the item loop).
 // IR-LABEL: define internal void @plain_histogram_xgpu_wi_(
 // IR: %xgpu.accumulate = and i1
+// IR: load i32, ptr %{{.*}}, align 4, !tbaa !{{[0-9]+}}, !noalias [[COUNT:![0-9]+]]
+// IR-NEXT: and i32
+// IR: [[BIN:%[0-9]+]] = load i32, ptr [[BINP:%[0-9]+]], align 4, !noalias [[COUNT]]
+// IR-NEXT: add i32 [[BIN]], 1
+// IR-NEXT: store i32 %{{.*}}, ptr [[BINP]], align 4, !noalias [[COUNT]]
+// IR-NEXT: [[N:%[0-9]+]] = load i32, ptr [[NP:%[0-9]+]], align 4, !alias.scope [[COUNT]]
+// IR-NEXT: add i32 [[N]], 1
+// IR-NEXT: store i32 %{{.*}}, ptr [[NP]], align 4, !alias.scope [[COUNT]]
 // IR-LABEL: define internal void @plain_histogram_xgpu_run_workgroup_(
 
 /* Fires, with a limit: a count of 2 per add could wrap over a run of 2^31
@@ -459,6 +471,25 @@ XGPU_KERNEL_GROUPSHARED(zero_by_group, bins_args_t, args, counted_shared_t, sh) 
 XGPU_KERNEL_BINDINGS(zero_by_group, 2);
 // REMARK: kernel 'zero_by_group': not kept-bins: the zeroing region branches on a value that may differ between the workgroups of a run
 // REMARK-NOT: kernel 'zero_by_group': kept-bins:
+
+/* Fires, but the count is not kept apart: an add to a bin may land on it
+ * (index below 257; an operand of 1 cannot bring it back to zero). */
+XGPU_KERNEL_GROUPSHARED(bin_near_count, bins_args_t, args, counted_shared_t, sh) {
+  ZERO_COUNTED(if (lid == 0) sh->counted = 0);
+  if (g < args->n) {
+    xgpu_atomic_fetch_add(&sh->bins[args->in[g] % 257u], 1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_WORKGROUP);
+    ADD_COUNT(1u);
+  }
+  xgpu_barrier();
+  if (sh->counted == 0) return;
+  FLUSH_COUNTED();
+}
+XGPU_KERNEL_BINDINGS(bin_near_count, 2);
+// REMARK-NOT: kernel 'bin_near_count': kept-bins-count
+// REMARK: kernel 'bin_near_count': kept-bins: group memory kept
+// IR-LABEL: define internal void @bin_near_count_xgpu_wi_(
+// IR-NOT: !alias.scope
+// IR-LABEL: define internal void @bin_near_count_xgpu_run_workgroup_(
 
 /* Near miss: an add to a bin may land on the count (index below 257) with
  * an operand of unknown range, which could bring the count back to zero. */
