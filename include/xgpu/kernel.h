@@ -979,6 +979,37 @@ XGPU_KERNEL_INLINE_ void xgpu_host_barrier_(const xgpu_context_t* c) {
        (uint32_t)sizeof(name##_xgpu_args_t)},                                 \
       #name}
 
+/* Declares how kernel `name` accesses memory through each of its bindings,
+ * where the build's pass plugin cannot see it (spec/kernels.md, "Binding
+ * access"): one value per binding, in order, each a combination of
+ *
+ *   XGPU_KERNEL_ACCESS_READ, XGPU_KERNEL_ACCESS_WRITE,
+ *   XGPU_KERNEL_ACCESS_ATOMIC (or XGPU_KERNEL_ACCESS_NONE)
+ *
+ * Written at file scope after XGPU_KERNEL_BINDINGS:
+ *
+ *   XGPU_KERNEL_BINDINGS(gather, 3);
+ *   XGPU_KERNEL_BINDING_ACCESS(gather, XGPU_KERNEL_ACCESS_READ, XGPU_KERNEL_ACCESS_READ,
+ *                              XGPU_KERNEL_ACCESS_WRITE);
+ *
+ * The plugin checks the declaration against the code on every target: a
+ * binding whose code (as far as the plugin follows it) reads, writes or
+ * makes atomic accesses the declaration does not allow is a build error
+ * naming the kernel, the binding and both; so is a count that differs from
+ * XGPU_KERNEL_BINDINGS'. Where the plugin cannot follow a binding (its
+ * pointer escapes: the record would say "unknown"), the declaration is
+ * taken as the kernel's contract and recorded instead, so that the
+ * driver and the validation layer's hazard checks see the access the
+ * author states. A build without the plugin ignores it. */
+#define XGPU_KERNEL_ACCESS_NONE 0u
+#define XGPU_KERNEL_ACCESS_READ 1u
+#define XGPU_KERNEL_ACCESS_WRITE 2u
+#define XGPU_KERNEL_ACCESS_ATOMIC 4u
+#define XGPU_KERNEL_BINDING_ACCESS(name, ...)                                 \
+  XGPU_KERNEL_STATIC_ASSERT_(sizeof(name##_xgpu_args_t) > 0,                  \
+                             "XGPU_KERNEL_BINDING_ACCESS names a kernel");    \
+  __attribute__((used)) static const unsigned char name##_xgpu_access_decl_[] = {__VA_ARGS__}
+
 /* Parameter list entry / argument for helpers that call built-ins. */
 #define XGPU_CTX_PARAM \
   __attribute__((unused)) const xgpu_context_t* const xgpu_ctx_

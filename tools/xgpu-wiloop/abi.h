@@ -45,6 +45,9 @@ constexpr uint64_t kFlagsRecordMaxNameBytes = XGPU_KERNEL_LAYOUT_MAX_NAME_SIZE;
 // nvptx an array named K + kAccessRecordPtxSuffix.
 constexpr llvm::StringLiteral kAccessRecordSuffix = "_xgpu_access_";
 constexpr llvm::StringLiteral kAccessRecordPtxSuffix = "_xgpu_access_xgpu_layout_";
+// <xgpu/kernel.h>'s XGPU_KERNEL_BINDING_ACCESS: K + this, one byte per
+// binding (XGPU_KERNEL_ACCESS_READ 1, _WRITE 2, _ATOMIC 4).
+constexpr llvm::StringLiteral kAccessDeclarationSuffix = "_xgpu_access_decl_";
 constexpr uint32_t kAccessRecordMagic = XGPU_KERNEL_ACCESS_MAGIC;
 constexpr uint32_t kAccessRecordMaxBindings = XGPU_KERNEL_ACCESS_MAX_BINDINGS;
 constexpr uint64_t kAccessRecordHeaderBytes = sizeof(xgpu_kernel_access_record_t);

@@ -39,10 +39,18 @@
 //   the layout records' section on ELF targets, an array named
 //   K_xgpu_access_xgpu_layout_ on nvptx; in llvm.used. A kernel that already
 //   has one keeps it.
+// - A declaration (<xgpu/kernel.h>'s XGPU_KERNEL_BINDING_ACCESS, a byte
+//   array K_xgpu_access_decl_) is checked against the analysis and then
+//   recorded instead: a binding whose followed accesses it does not allow
+//   (or a declaration of another count, other bits, or for a kernel
+//   without a layout) is a build error; for an UNKNOWN binding the
+//   declaration is the author's contract. The array is then removed.
 // It runs at the end of the optimisation pipeline, after inlining, on every
 // target. Remarks (-Rpass=xgpu-binding-access) give each kernel's accesses
 // and, for an UNKNOWN binding, why.
 #include <set>
+
+#include "llvm/ADT/StringSet.h"
 
 #include "wiloop.h"
 
@@ -349,6 +357,60 @@ std::string describe(uint8_t bits) {
   return text;
 }
 
+// XGPU_KERNEL_BINDING_ACCESS(kernel, ...): checks the declaration against
+// the analysis and puts it into `bits` (see <xgpu/kernel.h>), then removes
+// it from the module (it is the plugin's input, not the code object's).
+// A binding the code accesses in a way the declaration does not allow, or
+// a declaration of another count or of other bits, is a build error: false
+// (no record is written for the kernel). `declared` says per binding that
+// the declaration's access was recorded.
+bool apply_declaration(Module& module, StringRef kernel, uint32_t binding_count, const BindingAnalysis& analysis,
+                       std::vector<uint8_t>* bits, std::vector<bool>* declared) {
+  declared->assign(binding_count, false);
+  GlobalVariable* declaration = module.getNamedGlobal((kernel + kAccessDeclarationSuffix).str());
+  if (!declaration || !declaration->hasInitializer()) return true;
+  const std::string where = ("xgpu-binding-access: kernel '" + kernel + "': XGPU_KERNEL_BINDING_ACCESS").str();
+  // Read, then gone from the module whatever it says.
+  auto drop = [&](bool ok) {
+    removeFromUsedLists(module, [&](Constant* c) { return c == declaration; });
+    if (declaration->use_empty()) declaration->eraseFromParent();
+    return ok;
+  };
+  auto* type = dyn_cast<ArrayType>(declaration->getValueType());
+  if (!type || !type->getElementType()->isIntegerTy(8)) {
+    module.getContext().emitError(where + ": not an array of access values");
+    return drop(false);
+  }
+  const uint64_t count = type->getNumElements();
+  if (count != binding_count) {
+    module.getContext().emitError(where + " declares " + Twine(count) + " binding(s), XGPU_KERNEL_BINDINGS " +
+                                  Twine(binding_count));
+    return drop(false);
+  }
+  const Constant* init = declaration->getInitializer();
+  bool ok = true;
+  for (uint32_t i = 0; i < binding_count; ++i) {
+    const auto* element = dyn_cast_or_null<ConstantInt>(init->getAggregateElement(i));
+    const uint64_t value = element ? element->getZExtValue() : ~uint64_t{0};
+    if (value > (kRead | kWrite | kAtomic)) {
+      module.getContext().emitError(where + ": binding " + Twine(i) + ": " + Twine(value) +
+                                    " is not a combination of XGPU_KERNEL_ACCESS_READ, _WRITE and _ATOMIC");
+      ok = false;
+      continue;
+    }
+    const uint8_t code = analysis.bits()[i];
+    if ((code & kUnknown) == 0 && (code & ~value) != 0) {
+      module.getContext().emitError(where + ": binding " + Twine(i) + " is declared " + describe(uint8_t(value)) +
+                                    ", but the code's access is " + describe(code));
+      ok = false;
+      continue;
+    }
+    (*bits)[i] = uint8_t(value);
+    (*declared)[i] = true;
+  }
+  return drop(ok);
+}
+
 }  // namespace
 
 PreservedAnalyses BindingAccessPass::run(Module& module, ModuleAnalysisManager&) {
@@ -359,6 +421,7 @@ PreservedAnalyses BindingAccessPass::run(Module& module, ModuleAnalysisManager&)
   const bool ptx = triple.isNVPTX();
   const unsigned address_space = triple.isAMDGPU() ? 4 : 0;  // AMDGPU's constant memory
   bool changed = false;
+  StringSet<> checked;  // kernels whose declaration (if any) was read
   for (const auto& [kernel, entries] : kernels) {
     const auto layout = layouts.find(kernel);
     if (layout == layouts.end() || layout->second > kAccessRecordMaxBindings || entries.empty()) continue;
@@ -373,8 +436,12 @@ PreservedAnalyses BindingAccessPass::run(Module& module, ModuleAnalysisManager&)
       continue;
     BindingAnalysis analysis(module.getDataLayout(), binding_count);
     for (const Function* entry : entries) analysis.run(entry->getArg(0));
+    std::vector<uint8_t> bits = analysis.bits();
+    std::vector<bool> declared;  // per binding: the declaration's access recorded
+    checked.insert(kernel);
+    if (!apply_declaration(module, kernel, binding_count, analysis, &bits, &declared)) continue;
     Constant* bytes = ConstantDataArray::getString(
-        module.getContext(), access_record(kernel, binding_count, analysis.bits()), /*AddNull=*/false);
+        module.getContext(), access_record(kernel, binding_count, bits), /*AddNull=*/false);
     auto* record = new GlobalVariable(module, bytes->getType(), /*isConstant=*/true, GlobalValue::InternalLinkage,
                                       bytes, name, nullptr, GlobalValue::NotThreadLocal, address_space);
     if (!ptx) record->setSection(kLayoutSection);
@@ -384,12 +451,27 @@ PreservedAnalyses BindingAccessPass::run(Module& module, ModuleAnalysisManager&)
 
     std::string text;
     for (uint32_t i = 0; i < binding_count; ++i) {
-      text += (i ? ", " : "") + std::to_string(i) + ": " + describe(analysis.bits()[i]);
-      if (analysis.bits()[i] & kUnknown) text += " (" + analysis.why()[i] + ")";
+      text += (i ? ", " : "") + std::to_string(i) + ": " + describe(bits[i]);
+      if (declared[i] && (analysis.bits()[i] & kUnknown))
+        text += " (declared; the code: unknown, " + analysis.why()[i] + ")";
+      else if (declared[i])
+        text += " (declared; the code: " + describe(analysis.bits()[i]) + ")";
+      else if (bits[i] & kUnknown)
+        text += " (" + analysis.why()[i] + ")";
     }
     OptimizationRemarkEmitter ore(const_cast<Function*>(entries.front()));
     ore.emit(OptimizationRemarkAnalysis(kAccessRemarkPass, "binding-access", entries.front())
              << "kernel '" << kernel << "' binding access: " << (binding_count ? text : std::string("no bindings")));
+  }
+  // A declaration left over: of a kernel without XGPU_KERNEL_BINDINGS (or
+  // of more bindings than a record holds).
+  for (const auto& [kernel, entries] : kernels) {
+    (void)entries;
+    if (!checked.contains(kernel) && module.getNamedGlobal((kernel + kAccessDeclarationSuffix).str()) &&
+        !module.getNamedGlobal((kernel + (ptx ? kAccessRecordPtxSuffix : kAccessRecordSuffix)).str()))
+      module.getContext().emitError("xgpu-binding-access: kernel '" + kernel +
+                                    "': XGPU_KERNEL_BINDING_ACCESS without XGPU_KERNEL_BINDINGS (or with more than " +
+                                    Twine(kAccessRecordMaxBindings) + " bindings)");
   }
   return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }

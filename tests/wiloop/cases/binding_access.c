@@ -74,6 +74,22 @@ XGPU_KERNEL(copies, three_args_t, args) {
 XGPU_KERNEL_BINDINGS(copies, 3);
 // REMARK: kernel 'copies' binding access: 0: read, 1: write, 2: write
 
+/* The escapes kernel with a declaration (XGPU_KERNEL_BINDING_ACCESS): the
+ * unknown bindings take the declared access, the known one is checked
+ * against it (read, declared read); the declaration leaves the module. */
+XGPU_KERNEL(escapes_declared, three_args_t, args) {
+  const uint32_t i = xgpu_global_id(0);
+  if (i >= args->n) return;
+  defined_elsewhere(args->out);
+  g_saved = args->counters;
+  args->out[i] = args->in[i];
+}
+XGPU_KERNEL_BINDINGS(escapes_declared, 3);
+XGPU_KERNEL_BINDING_ACCESS(escapes_declared, XGPU_KERNEL_ACCESS_READ, XGPU_KERNEL_ACCESS_WRITE,
+                           XGPU_KERNEL_ACCESS_ATOMIC);
+// REMARK: kernel 'escapes_declared' binding access: 0: read (declared; the code: read), 1: write (declared; the code: unknown, it is passed to 'defined_elsewhere', which this source does not define), 2: atomic (declared; the code: unknown, its pointer is stored to memory)
+// IR-NOT: @escapes_declared_xgpu_access_decl_ =
+
 /* Near miss: no declared layout, no record. */
 XGPU_KERNEL(undeclared, three_args_t, args) {
   const uint32_t i = xgpu_global_id(0);
