@@ -2015,6 +2015,10 @@ class KernelGen:
         body.append(f'{sp}FZ_U const uint32_t {d} = args->{r.choice(["in0", "in1"])}[(g * {r.choice([1, 3, 5])}u) & '
                     f'{IN_SIZE - 1}u];')
         bidx = f'({d} % present)' + (f' + {L}u * (({d} >> 8) % {m}u)' if m > 1 else '')
+        if r.random() < 0.4:
+            # An index LLVM's value ranges bound below the bins' end: the count beside
+            # them is then provably apart (kept-bins-count keeps it in a register).
+            bidx = f'({d} % {n}u)'
         count = r.choice(['beside'] * 5 + ['split', 'loop', 'twice'])
         step = r.choice(['1u', '1u', '1u', '2u'])
         order = r.choice(['XGPU_ORDER_RELAXED'] * 3 + ORDERS)
