@@ -877,7 +877,11 @@ class KernelGen:
         if sinks and r.random() < 0.5:
             b = r.choice(sinks)
             op = self.atomic_class_op(ctx.modes[b.name].cls, b.ctype)
-            out.append(f'{sp}(void)xgpu_atomic_{op}(&{b.base}[{self.any_index(ctx, b)}], ({b.ctype})({value}), '
+            # The element from the value itself or a constant, never from the item: which
+            # item draws which ticket depends on the order, so an element chosen by the
+            # item would collect an order-dependent share of the values.
+            index = r.choice([f'{r.randrange(b.size)}u', f'(({value}) % {b.size}u)'])
+            out.append(f'{sp}(void)xgpu_atomic_{op}(&{b.base}[{index}], ({b.ctype})({value}), '
                        f'{r.choice(ORDERS)}, {r.choice(GROUP_SCOPES)});')
             return
         if r.random() < 0.15:
