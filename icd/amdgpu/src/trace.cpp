@@ -73,9 +73,22 @@ struct SignalSource {
   uint64_t value = 0;
   int pid = 0;
   uint64_t tid = 0;
-  uint64_t ts_ns = 0;              // where the arrow starts: the middle of the queue's signal slice, the
-                                   // start of the host call (the payload is set first, then work is issued)
+  uint64_t ts_ns = 0;              // where the arrow starts: the start of the queue's signal slice (the
+                                   // end on the device), the start of the host call (the payload is set
+                                   // first, then work is issued)
   const Queue* queue = nullptr;    // nullptr: a host call
+};
+
+// A wait whose signal was not remembered yet when its submission retired
+// (the signaller's retirement, on another queue's completion thread, came
+// later): its arrow is drawn when that signal is remembered.
+struct PendingFlow {
+  uint64_t value = 0;          // the waited value
+  int pid = 0;
+  uint64_t tid = 0;            // the waiter's execute lane
+  uint64_t begin_ns = 0;       // its execute slice
+  uint64_t end_ns = 0;
+  const Queue* queue = nullptr;
 };
 
 struct Lane {
@@ -108,6 +121,7 @@ struct Tracer {
   std::unordered_map<const Device*, DeviceState> devices;
   std::unordered_map<const Submission*, Record> records;
   std::unordered_map<const Semaphore*, std::deque<SignalSource>> signals;
+  std::unordered_map<const Semaphore*, std::deque<PendingFlow>> pending_flows;
   std::unordered_map<uint64_t, bool> named_threads;
 
   // At exit: writes what is buffered and closes the file. The tracer itself
@@ -278,10 +292,40 @@ struct Tracer {
 
   // --- flows ---------------------------------------------------------------
 
-  void remember_signal(const Semaphore* semaphore, const SignalSource& source) {
+  void remember_signal(const Semaphore* semaphore, const SignalSource& source, uint64_t now) {
     std::deque<SignalSource>& history = signals[semaphore];
     history.push_back(source);
     if (history.size() > kSignalHistory) history.pop_front();
+    // Waiters that retired before this signal was remembered.
+    auto pending = pending_flows.find(semaphore);
+    if (pending == pending_flows.end()) return;
+    std::deque<PendingFlow>& waits = pending->second;
+    for (auto it = waits.begin(); it != waits.end();) {
+      if (it->value > source.value) {
+        ++it;
+        continue;
+      }
+      draw_flow(source, it->pid, it->tid, it->begin_ns, it->end_ns, it->queue, now);
+      it = waits.erase(it);
+    }
+    if (waits.empty()) pending_flows.erase(pending);
+  }
+
+  void remember_pending(const Semaphore* semaphore, const PendingFlow& flow) {
+    std::deque<PendingFlow>& waits = pending_flows[semaphore];
+    waits.push_back(flow);
+    if (waits.size() > kSignalHistory) waits.pop_front();
+  }
+
+  // The arrow from `source` to a waiter's execute slice [begin, end] on
+  // (pid, tid). None from the waiter's own queue, nor one that would point
+  // back in time (the waiter's slice ended before the signal's start).
+  void draw_flow(const SignalSource& source, int pid, uint64_t tid, uint64_t begin, uint64_t end,
+                 const Queue* queue, uint64_t now) {
+    if (source.queue == queue || end < source.ts_ns) return;
+    const uint64_t id = next_flow_id++;
+    event(flow('s', id, source.pid, source.tid, source.ts_ns), now);
+    event(flow('f', id, pid, tid, std::max(begin, source.ts_ns)), now);
   }
 
   // The first remembered signal of `semaphore` that reached `value`.
@@ -608,20 +652,16 @@ void trace_submission_finalized_slow(Submission* submission) {
           now);
   if (status != XGPU_SUCCESS) return;
   for (const SemaphoreValue& signal : submission->signals)
-    t.remember_signal(signal.semaphore, SignalSource{signal.value, pid, signal_tid, signal_begin + (now - signal_begin) / 2, queue});
+    t.remember_signal(signal.semaphore, SignalSource{signal.value, pid, signal_tid, signal_begin, queue}, now);
 
   // Flows: from the signal that reached each waited value (on another queue,
-  // or the host) to this submission's execution.
+  // or the host) to this submission's execution; drawn when that signal is
+  // remembered where the signaller has not retired yet.
   for (const SemaphoreValue& wait : submission->waits) {
-    const SignalSource* source = t.source_of(wait.semaphore, wait.value);
-    // (A waiter whose completion was observed before the signaller's
-    // payloads were being set gets no arrow: it would point back in time.)
-    if (!source || source->queue == queue || completed < source->ts_ns) continue;
-    const uint64_t f_ts = std::max(execute_begin, source->ts_ns);
-    const uint64_t s_ts = source->ts_ns;
-    const uint64_t id = t.next_flow_id++;
-    t.event(Tracer::flow('s', id, source->pid, source->tid, s_ts), now);
-    t.event(Tracer::flow('f', id, pid, execute_tid, f_ts), now);
+    if (const SignalSource* source = t.source_of(wait.semaphore, wait.value))
+      t.draw_flow(*source, pid, execute_tid, execute_begin, completed, queue, now);
+    else
+      t.remember_pending(wait.semaphore, PendingFlow{wait.value, pid, execute_tid, execute_begin, completed, queue});
   }
 }
 
@@ -629,6 +669,7 @@ void trace_semaphore_freed_slow(Semaphore* semaphore) {
   Tracer& t = tracer();
   std::lock_guard<std::mutex> lock(t.mutex);
   t.signals.erase(semaphore);
+  t.pending_flows.erase(semaphore);
 }
 
 void trace_device_destroyed_slow(Device* device) {
@@ -694,7 +735,7 @@ void trace_host_call_end_slow(Device* device, const char* function, uint64_t beg
   if (!signal || !semaphores || !values) return;
   for (uint32_t i = 0; i < count; ++i) {
     if (const Semaphore* semaphore = from_handle<Semaphore>(semaphores[i]))
-      t.remember_signal(semaphore, SignalSource{values[i], pid, tid, begin, nullptr});
+      t.remember_signal(semaphore, SignalSource{values[i], pid, tid, begin, nullptr}, now);
   }
 }
 
