@@ -1,4 +1,20 @@
 // xgpu-wiloop: Aggregated atomic adds of kernels without barriers, and the recount.
+//
+// Legality (spec/kernels.md, "Work-item loops" step 4):
+// - aggregated adds: a relaxed, non-volatile atomic add whose address every
+//   item of the workgroup computes alike is made once for the items'
+//   total, each item's result the old value plus its offset in item order:
+//   the items' adds one after another, an order the language allows;
+// - the recount (recount_aggregates): every path to the adds only loads
+//   and computes, no add can follow an add, no private memory; the items
+//   run that code twice, and in a kernel without data races both runs see
+//   the same values (no item can order another's stores before its loads);
+// - across a run (recount-runs, build_loops.cpp's phases): when every
+//   recounted add's address is the same in every workgroup of a run,
+//   the adds are made once per chunk of the run's workgroups: workgroups
+//   have no forward-progress guarantee towards each other, so the chunk's
+//   items may all reach their adds before any goes on, in item order,
+//   workgroup by workgroup.
 #include "wiloop.h"
 
 namespace xgpu_wiloop {
