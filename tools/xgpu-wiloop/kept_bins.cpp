@@ -653,10 +653,10 @@ bool WorkItemLoops::scope_gate_count(uint64_t offset, Type* type) {
       std::optional<ConstantRange> range = group_offset_range(ptr, &inst);
       if (!range) return false;
       // The bytes it touches: from its offsets to their end.
-      const Type* accessed = isa<LoadInst>(inst) || isa<StoreInst>(inst) ? getLoadStoreType(&inst)
-                             : isa<AtomicRMWInst>(inst) ? cast<AtomicRMWInst>(inst).getValOperand()->getType()
-                                                        : cast<AtomicCmpXchgInst>(inst).getNewValOperand()->getType();
-      const uint64_t bytes = dl_.getTypeStoreSize(const_cast<Type*>(accessed)).getFixedValue();
+      Type* accessed = isa<LoadInst>(inst) || isa<StoreInst>(inst) ? getLoadStoreType(&inst)
+                       : isa<AtomicRMWInst>(inst) ? cast<AtomicRMWInst>(inst).getValOperand()->getType()
+                                                  : cast<AtomicCmpXchgInst>(inst).getNewValOperand()->getType();
+      const uint64_t bytes = dl_.getTypeStoreSize(accessed).getFixedValue();
       if (range->isFullSet() || range->isWrappedSet() || range->getUnsignedMax().ugt(UINT32_MAX)) return false;
       const ConstantRange touched(range->getUnsignedMin(), range->getUnsignedMax() + bytes);
       if (!touched.intersectWith(slot).isEmptySet()) return false;
