@@ -135,6 +135,50 @@ void WorkItemLoops::scope_sized_arrays(const SmallPtrSetImpl<Value*>& arrays) {
                                 Twine(left) + " that may touch them unscoped" + (escapes ? " (an array's address escapes)" : ""));
 }
 
+// Whether the innermost item loop `loop` of a sized copy branches on a
+// condition computed from its counter and constants alone, through an
+// operation that is not a line in the counter (`x % m == 0`, `(x & 3) ==
+// 0`, ...; a compare of the counter itself, `x < stride`, is what the
+// vectoriser masks well). Unrolled in full, such a branch folds in each
+// item's copy.
+bool WorkItemLoops::item_decided_branch(const Loop& loop) {
+  PHINode* counter = loop.getCanonicalInductionVariable();
+  if (!counter) return false;
+  // Whether `value` is a function of the counter and constants only, and
+  // whether the way there holds an operation other than +, -, *, casts.
+  std::function<bool(const Value*, bool&, unsigned)> of_counter = [&](const Value* value, bool& bent,
+                                                                     unsigned depth) {
+    if (value == counter) return true;
+    if (isa<Constant>(value)) return true;
+    const auto* inst = dyn_cast<Instruction>(value);
+    if (!inst || depth > 8 || !loop.contains(inst) || inst->mayReadOrWriteMemory() || isa<PHINode>(inst))
+      return false;
+    if (const auto* select = dyn_cast<SelectInst>(inst)) {  // (a dimension's id, picked by a constant)
+      const auto* pick = dyn_cast<ConstantInt>(select->getCondition());
+      return pick && of_counter(pick->isOne() ? select->getTrueValue() : select->getFalseValue(), bent, depth + 1);
+    }
+    if (!isa<BinaryOperator>(inst) && !isa<CastInst>(inst) && !isa<CmpInst>(inst)) return false;
+    switch (inst->getOpcode()) {
+      case Instruction::Add: case Instruction::Sub: case Instruction::Mul: case Instruction::ICmp:
+      case Instruction::ZExt: case Instruction::SExt: case Instruction::Trunc:
+        break;
+      default:
+        bent = true;
+    }
+    for (const Value* operand : inst->operands())
+      if (!of_counter(operand, bent, depth + 1)) return false;
+    return true;
+  };
+  for (const BasicBlock* block : loop.blocks()) {
+    const auto* branch = dyn_cast<BranchInst>(block->getTerminator());
+    if (!branch || !branch->isConditional() || loop.isLoopExiting(block)) continue;
+    bool bent = false;
+    const auto* compare = dyn_cast<ICmpInst>(branch->getCondition());
+    if (compare && of_counter(compare, bent, 0) && bent) return true;
+  }
+  return false;
+}
+
 // Marks the sized path's item loops (the nests build() made) and the
 // kernel's loops around them (a uniform loop with a barrier in it): no
 // unrolling until the pass's last step (LateUnrollPass), which unrolls them
@@ -151,7 +195,7 @@ void WorkItemLoops::mark_sized_loops() {
       if (nest_headers_.count(block)) return true;
     return false;
   };
-  unsigned marked = 0, kept = 0;
+  unsigned marked = 0, kept = 0, scalar = 0;
   for (Loop* loop : li.getLoopsInPreorder()) {
     if (!holds_nest(loop)) {
       ++kept;
@@ -161,6 +205,16 @@ void WorkItemLoops::mark_sized_loops() {
     if (MDNode* id = loop->getLoopID())
       for (unsigned i = 1; i < id->getNumOperands(); ++i) operands.push_back(id->getOperand(i));
     operands.push_back(MDNode::get(ctx_, {MDString::get(ctx_, kUnrollDisable)}));
+    if (loop->isInnermost() && item_decided_branch(*loop)) {
+      // Left scalar: unrolled in full, each item's copy of the branch
+      // folds, the items it skips vanish, and the SLP vectoriser of the
+      // last step widens what is left (an interleaved tree reduction's
+      // `lid % (2 * s) == 0` becomes the sum of vectors). Widened first,
+      // the branch would be a mask over every item.
+      operands.push_back(MDNode::get(ctx_, {MDString::get(ctx_, kVectorizeWidth),
+                                            ConstantAsMetadata::get(ConstantInt::get(Type::getInt32Ty(ctx_), 1))}));
+      ++scalar;
+    }
     // The mark names the copy (its x): LateUnrollPass holds each copy to
     // its own budget once the copies are inlined into one function.
     operands.push_back(MDNode::get(ctx_, {MDString::get(ctx_, kLateUnrollMarker),
@@ -172,7 +226,39 @@ void WorkItemLoops::mark_sized_loops() {
   }
   std::string why = std::to_string(marked) + " loop(s) to unroll after vectorisation";
   if (kept) why += ", " + std::to_string(kept) + " of the kernel's own left to LLVM's unroller";
+  if (scalar) why += ", " + std::to_string(scalar) + " of them scalar (a branch the item decides, not in a line)";
   take("sized-path-unroll", why);
+}
+
+// Whether `array` is used only as the address of loads, stores, masked
+// loads and stores and lifetime markers, directly or through GEPs: its
+// address goes nowhere (LLVM's capture tracking gives up past 100 uses,
+// which an unrolled sized copy's arrays have by the thousand).
+static bool only_addressed(const AllocaInst* array) {
+  SmallVector<const Value*, 16> work{array};
+  SmallPtrSet<const Value*, 16> seen;
+  while (!work.empty()) {
+    const Value* pointer = work.pop_back_val();
+    if (!seen.insert(pointer).second) continue;
+    for (const Use& use : pointer->uses()) {
+      const User* user = use.getUser();
+      if (isa<GetElementPtrInst>(user)) {
+        work.push_back(user);
+      } else if (isa<LoadInst>(user)) {
+      } else if (const auto* store = dyn_cast<StoreInst>(user)) {
+        if (use.getOperandNo() != store->getPointerOperandIndex()) return false;
+      } else if (const auto* intrinsic = dyn_cast<IntrinsicInst>(user)) {
+        const Intrinsic::ID id = intrinsic->getIntrinsicID();
+        if (id == Intrinsic::lifetime_start || id == Intrinsic::lifetime_end) continue;
+        if (id == Intrinsic::masked_load && use.getOperandNo() == 0) continue;
+        if (id == Intrinsic::masked_store && use.getOperandNo() == 1) continue;
+        return false;
+      } else {
+        return false;
+      }
+    }
+  }
+  return true;
 }
 
 // A masked load or store of a stack array at a constant offset whose mask
@@ -180,7 +266,9 @@ void WorkItemLoops::mark_sized_loops() {
 // first lanes read before the array: `x >= off ? v[x - off] : 0`) becomes a
 // load or store of just those lanes, which lie inside the array, and a
 // shuffle: accesses SROA can take into registers, where the masked
-// intrinsic kept the whole array in memory. Returns whether it changed any.
+// intrinsic kept the whole array in memory. One whose constant mask is no
+// run becomes a whole-vector access and a blend (below, where legal).
+// Returns whether it changed any.
 bool narrow_masked_array_accesses(Function& function) {
   const DataLayout& dl = function.getParent()->getDataLayout();
   std::vector<IntrinsicInst*> calls;
@@ -190,6 +278,7 @@ bool narrow_masked_array_accesses(Function& function) {
                       intrinsic->getIntrinsicID() == Intrinsic::masked_store))
       calls.push_back(intrinsic);
   bool changed = false;
+  DenseMap<const AllocaInst*, bool> addressed;  // only_addressed, by array
   for (IntrinsicInst* call : calls) {
     const bool load = call->getIntrinsicID() == Intrinsic::masked_load;
     Value* ptr = call->getArgOperand(load ? 0 : 1);
@@ -211,12 +300,38 @@ bool narrow_masked_array_accesses(Function& function) {
         last = int(i);
       }
     }
-    if (!run || first < 0) continue;
+    if (first < 0) continue;
     APInt offset(dl.getIndexTypeSizeInBits(ptr->getType()), 0);
     auto* array = dyn_cast<AllocaInst>(ptr->stripAndAccumulateConstantOffsets(dl, offset, /*AllowNonInbounds=*/true));
     std::optional<TypeSize> size = array ? array->getAllocationSize(dl) : std::nullopt;
     const uint64_t element = dl.getTypeStoreSize(type->getElementType());
     if (!size || size->isScalable() || dl.getTypeAllocSize(type->getElementType()) != element) continue;
+    if (!run) {
+      // Lanes that are no run (a tree step's every other item: `lid % 2 ==
+      // 0`): the whole vector, when it lies inside the array, is loaded and
+      // blended, and a store becomes a load, a blend and a store of the
+      // whole vector. The lanes the mask leaves out are written back with
+      // the values they hold, which is right as long as no other thread
+      // can write them meanwhile: the array is this call's own (an alloca
+      // whose address is not captured; the sized path's group memory and
+      // per-item slots are such arrays).
+      const int64_t begin = offset.getSExtValue();
+      const int64_t end = begin + int64_t(lanes) * int64_t(element);
+      if (begin < 0 || uint64_t(end) > size->getFixedValue() ||
+          !addressed.try_emplace(array, [&] { return only_addressed(array); }()).first->second)
+        continue;
+      IRBuilder<> b(call);
+      const Align align = cast<ConstantInt>(call->getArgOperand(load ? 1 : 2))->getAlignValue();
+      Value* whole = b.CreateAlignedLoad(type, ptr, align);
+      if (load) {
+        call->replaceAllUsesWith(b.CreateSelect(mask, whole, call->getArgOperand(3)));
+      } else {
+        b.CreateAlignedStore(b.CreateSelect(mask, call->getArgOperand(0), whole), ptr, align);
+      }
+      call->eraseFromParent();
+      changed = true;
+      continue;
+    }
     const int64_t begin = offset.getSExtValue() + int64_t(first) * int64_t(element);
     const int64_t end = offset.getSExtValue() + int64_t(last + 1) * int64_t(element);
     if (begin < 0 || uint64_t(end) > size->getFixedValue()) continue;
@@ -273,6 +388,71 @@ static uint64_t late_unroll_copy(const MDNode* mark) {
 // first, the loops unroll into vector code (a tree reduction's steps into
 // vector adds of registers and, for the last steps, shuffles); unrolled
 // before, they would be scalar code the SLP vectoriser gathers badly.
+// How large the innermost loop `loop` is, unrolled in full (`trips`
+// iterations): its blocks' sizes times the trips, but a block only one side
+// of a branch on the counter reaches (a scalar loop's `x % 4 == 0`) counts
+// for the iterations that take that side, found by folding the branch's
+// condition with the counter at each iteration; those of the other
+// iterations fold away once unrolled. (An estimate for a budget: the
+// unroller's own cleanup decides the final code.)
+static uint64_t unrolled_size(const Loop& loop, unsigned trips, const DominatorTree& dt) {
+  std::map<const BasicBlock*, uint64_t> times;  // per block, where fewer than trips
+  PHINode* counter = const_cast<Loop&>(loop).getCanonicalInductionVariable();
+  const DataLayout& dl = loop.getHeader()->getDataLayout();
+  // `value` at counter value k, folded; nullptr where it does not fold.
+  std::function<Constant*(Value*, uint64_t, unsigned)> fold = [&](Value* value, uint64_t k,
+                                                                  unsigned depth) -> Constant* {
+    if (counter && value == counter) return ConstantInt::get(counter->getType(), k);
+    if (auto* constant = dyn_cast<Constant>(value)) return constant;
+    auto* inst = dyn_cast<Instruction>(value);
+    if (!counter || !inst || depth > 8 || !loop.contains(inst) || isa<PHINode>(inst) || inst->isTerminator() ||
+        inst->mayReadOrWriteMemory())
+      return nullptr;
+    SmallVector<Constant*, 4> operands;
+    for (Value* operand : inst->operands()) {
+      Constant* folded = fold(operand, k, depth + 1);
+      if (!folded) return nullptr;
+      operands.push_back(folded);
+    }
+    return ConstantFoldInstOperands(inst, operands, dl);
+  };
+  for (const BasicBlock* block : loop.blocks()) {
+    const auto* branch = dyn_cast<BranchInst>(block->getTerminator());
+    if (!branch || !branch->isConditional() || loop.isLoopExiting(block)) continue;
+    uint64_t taken[2] = {0, 0};  // iterations that go to successor 0, 1
+    bool folds = true;
+    for (uint64_t k = 0; k < trips && folds; ++k) {
+      auto* condition = dyn_cast_or_null<ConstantInt>(fold(branch->getCondition(), k, 0));
+      if (!condition) folds = false;
+      else ++taken[condition->isOne() ? 0 : 1];
+    }
+    if (!folds) continue;
+    for (unsigned side = 0; side < 2; ++side) {
+      const BasicBlockEdge edge(block, branch->getSuccessor(side));
+      for (const BasicBlock* reached : loop.blocks())
+        if (dt.dominates(edge, reached)) {
+          auto [at, fresh] = times.emplace(reached, taken[side]);
+          if (!fresh) at->second = std::min(at->second, taken[side]);
+        }
+    }
+  }
+  // (The counter's own arithmetic, and what is computed from it and
+  // constants alone, folds in each copy: it is not counted, nor is a
+  // branch on it.)
+  uint64_t total = 0;
+  for (const BasicBlock* block : loop.blocks()) {
+    uint64_t kept = 0;
+    for (const Instruction& inst : *block) {
+      const auto* branch = dyn_cast<BranchInst>(&inst);
+      Value* decided = branch && branch->isConditional() ? branch->getCondition() : const_cast<Instruction*>(&inst);
+      if (&inst == counter || !fold(decided, 0, 0)) ++kept;
+    }
+    const auto at = times.find(block);
+    total = SaturatingAdd(total, SaturatingMultiply(kept, at == times.end() ? trips : at->second));
+  }
+  return total;
+}
+
 PreservedAnalyses LateUnrollPass::run(Module& module, ModuleAnalysisManager& mam) {
   if (!is_host_module(module)) return PreservedAnalyses::all();
   FunctionAnalysisManager& fam = mam.getResult<FunctionAnalysisManagerModuleProxy>(module).getManager();
@@ -301,12 +481,12 @@ PreservedAnalyses LateUnrollPass::run(Module& module, ModuleAnalysisManager& mam
         ScalarEvolution se(function, tli, ac, dt, li);
         std::function<uint64_t(const Loop*)> size = [&](const Loop* loop) -> uint64_t {
           const bool late = findOptionMDForLoopID(loop->getLoopID(), kLateUnrollMarker) != nullptr;
+          const unsigned trips = late ? se.getSmallConstantTripCount(const_cast<Loop*>(loop)) : 0;
+          if (trips && loop->isInnermost()) return unrolled_size(*loop, trips, dt);
           uint64_t body = 0;
           for (const BasicBlock* block : loop->blocks())
             if (li.getLoopFor(block) == loop) body += block->size();
           for (const Loop* inner : *loop) body = SaturatingAdd(body, size(inner));
-          if (!late) return body;
-          const unsigned trips = se.getSmallConstantTripCount(const_cast<Loop*>(loop));
           return trips ? SaturatingMultiply(body, uint64_t(trips)) : body;
         };
         // Each outermost marked loop counts for the copy its mark names
@@ -369,8 +549,14 @@ PreservedAnalyses LateUnrollPass::run(Module& module, ModuleAnalysisManager& mam
     // load and a select (the array is dereferenceable): what SROA takes.
     fpm.addPass(InstCombinePass());
     fpm.addPass(NarrowMaskedArrayAccessesPass());
+    // (Branches of scalar loops that folded per item: their dead items go.)
+    fpm.addPass(SimplifyCFGPass());
     fpm.addPass(SROAPass(SROAOptions::ModifyCFG));
     fpm.addPass(EarlyCSEPass(/*UseMemorySSA=*/true));
+    fpm.addPass(InstCombinePass());
+    // What scalar loops left, unrolled and in registers (a sum over the
+    // items' values), widened.
+    fpm.addPass(SLPVectorizerPass());
     fpm.addPass(InstCombinePass());
     fpm.addPass(DSEPass());
     fpm.addPass(SimplifyCFGPass());

@@ -51,6 +51,7 @@
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/CaptureTracking.h"
 #include "llvm/Analysis/LazyValueInfo.h"
+#include "llvm/Analysis/ConstantFolding.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/Analysis/ScalarEvolution.h"
@@ -81,6 +82,7 @@
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
 #include "llvm/Transforms/Scalar/LoopUnrollPass.h"
 #include "llvm/Transforms/Scalar/SROA.h"
+#include "llvm/Transforms/Vectorize/SLPVectorizer.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -131,6 +133,7 @@ constexpr unsigned kInlineRounds = 8;
 // that the pass's last step unrolls them after it.
 constexpr StringLiteral kUnrollDisable = "llvm.loop.unroll.disable";
 constexpr StringLiteral kUnrollFull = "llvm.loop.unroll.full";
+constexpr StringLiteral kVectorizeWidth = "llvm.loop.vectorize.width";
 constexpr StringLiteral kLateUnrollMarker = "xgpu.wiloop.unroll_late";
 // The largest a function's marked loops may be, unrolled in full (IR
 // instructions, after vectorisation), for the late unroll to take them.
@@ -273,6 +276,7 @@ class WorkItemLoops {
                       std::string* why);
   void specialize_sized();
   void mark_sized_loops();
+  bool item_decided_branch(const Loop& loop);
   void scope_sized_arrays(const SmallPtrSetImpl<Value*>& arrays);
   bool check(std::string* reason);
   // Which memory an access may touch, as far as group memory goes (see
