@@ -53,11 +53,23 @@ COMPILER_RUNS = ('loops', 'loops1', 'fibers', 'plain')
 # library: a check that fails is a kernel fault), which validates the generator itself.
 UBSAN_FLAGS = ['-fsanitize=undefined', '-fsanitize-trap=undefined']
 V3_FLAGS = {'avx', 'avx2', 'bmi1', 'bmi2', 'f16c', 'fma', 'abm', 'movbe', 'xsave'}
+V3_FEATURES = {'avx', 'avx2', 'bmi', 'bmi2', 'f16c', 'fma', 'lzcnt', 'movbe', 'xsave'}
 MANIFEST_TAG = 'FUZZ-DISPATCH:'
 
 
-def host_level():
-    """x86-64-v3 when the CPU runs it, else x86-64-v2."""
+def host_level(clang=None):
+    """x86-64-v3 when the CPU runs it, else x86-64-v2: the CPU's features as
+    clang reads them from cpuid (-march=native), as hsa-cpu does; a VM's
+    /proc/cpuinfo may leave some out (LZCNT's `abm`), then only that is read."""
+    if clang:
+        try:
+            out = subprocess.run([clang, '-march=native', '-###', '-x', 'c', '-c', os.devnull],
+                                 capture_output=True, text=True, timeout=60).stderr
+            features = set(re.findall(r'"\+([a-z0-9_.]+)"', out))
+            if 'avx2' in features or 'sse2' in features:
+                return 'x86-64-v3' if V3_FEATURES <= features else 'x86-64-v2'
+        except (OSError, subprocess.SubprocessError):
+            pass
     try:
         with open('/proc/cpuinfo') as f:
             for line in f:
@@ -110,7 +122,7 @@ class Toolchain:
         t0 = time.time()
         plugin = variant == 'loops'
         obj = os.path.join(self.work, f'{stem}.{variant}.o')
-        info = os.path.join(self.work, f'info.{variant}.o')
+        info = os.path.join(self.work, f'info.{self.level}.{variant}.o')  # (a reused work folder may hold another level's)
         so = os.path.join(self.work, f'{stem}.{variant}.so')
         out = os.path.join(self.work, f'{stem}.{variant}.xgpux')
         try:
@@ -463,7 +475,8 @@ def main():
         work = args.work
     else:
         work = tempfile.mkdtemp(prefix='fuzz-kernels-')
-    level = args.level or host_level()
+    with open(args.config) as f:
+        level = args.level or host_level(json.load(f).get('clang'))
     tc = Toolchain(args.config, level, work, args.plugin)
     tc.compile_timeout = args.compile_timeout
     fz = Fuzzer(args, tc)

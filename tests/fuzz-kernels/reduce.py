@@ -14,6 +14,7 @@ read it, check that it is still race-free and defined (gen.py's rules), and
 finish by hand. Only the dispatches that disagreed are kept.
 """
 import argparse
+import json
 import os
 import re
 import sys
@@ -78,7 +79,9 @@ def main():
     dispatch = [l.split(fuzz.MANIFEST_TAG, 1)[1].strip() for l in text.splitlines() if fuzz.MANIFEST_TAG in l]
     config = os.path.join(a.build, 'tests', 'fuzz-kernels', 'fuzz-kernels.json')
     work = tempfile.mkdtemp(prefix='fuzz-reduce-')
-    tc = fuzz.Toolchain(config, fuzz.host_level(), work, a.plugin)
+    with open(config) as f:
+        level = fuzz.host_level(json.load(f).get('clang'))
+    tc = fuzz.Toolchain(config, level, work, a.plugin)
     args = argparse.Namespace(check_ub=False, jobs=2, build=a.build, plugin=a.plugin)
     fz = fuzz.Fuzzer(args, tc)
     head, prelude, body = split(text)
