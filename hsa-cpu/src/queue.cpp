@@ -89,14 +89,24 @@ bool runs_as_fibers(const xgpu_host_kernel_descriptor_t& kernel) {
   return fibers_forced() && kernel.run_workitem != nullptr;
 }
 
+// What one kernel's workgroups cost, as its last dispatch on a queue ran
+// them: the processor runs a dispatch whose workgroups it expects to take
+// less than kInlineWorkNs in all on its own thread (DispatchCosts).
+struct KernelCost {
+  uint64_t kernel_object = 0;                    // the kernel; 0: free (processor only)
+  uint64_t generation = 0;                       // kernel_object_generation() when taken
+  std::atomic<uint64_t> ns_per_workgroup{0};     // 0: not measured yet
+};
+
 class DispatchJob final : public Job {
  public:
   DispatchJob(Queue* queue, const hsa_kernel_dispatch_packet_t& packet, uint64_t packet_id,
               const xgpu_host_kernel_descriptor_t& kernel, const uint32_t counts[3],
-              uint32_t item_count, uint32_t group_bytes, uint64_t start_ns, bool pooled)
+              uint32_t item_count, uint32_t group_bytes, uint64_t start_ns, bool pooled,
+              KernelCost* cost = nullptr)
       : Job(item_count), queue_(queue), packet_(packet), packet_id_(packet_id), kernel_(kernel),
         group_bytes_(group_bytes), start_ns_(start_ns), pooled_(pooled),
-        runs_((kernel.flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) != 0 && !runs_as_fibers(kernel)) {
+        runs_((kernel.flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) != 0 && !runs_as_fibers(kernel)), cost_(cost) {
     for (int d = 0; d < 3; ++d) counts_[d] = counts[d];
     const uint32_t packet_private = packet.private_segment_size;
     private_bytes_ = packet_private > kernel.private_segment_size ? packet_private
@@ -108,16 +118,28 @@ class DispatchJob final : public Job {
   // A batch runs as runs of consecutive workgroups along x, one call into
   // the kernel per run, when the kernel takes runs (kernels without
   // barriers, and work-item loops that combine atomics across a run).
+  // (Timed when the processor keeps the kernel's cost.)
   void run_items(uint32_t first, uint32_t last, WorkerContext& context) override {
+    const uint64_t start = cost_ != nullptr ? now_ns() : 0;
+    const uint32_t first_index = first, last_index = last;
     if (!runs_) {
       for (uint32_t i = first; i < last; ++i) run_workgroups(i, 1, context);
-      return;
+    } else {
+      while (first < last) {
+        const uint32_t row_left = counts_[0] - first % counts_[0];
+        const uint32_t run = last - first < row_left ? last - first : row_left;
+        run_workgroups(first, run, context);
+        first += run;
+      }
     }
-    while (first < last) {
-      const uint32_t row_left = counts_[0] - first % counts_[0];
-      const uint32_t run = last - first < row_left ? last - first : row_left;
-      run_workgroups(first, run, context);
-      first += run;
+    if (cost_ != nullptr) {
+      // Per workgroup, the least any batch took: a thread descheduled in
+      // the middle of its batch (more threads than cores) would make the
+      // kernel look dearer than it is.
+      const uint64_t per = (now_ns() - start) / (last_index - first_index) + 1;
+      uint64_t least = least_ns_.load(std::memory_order_relaxed);
+      while (per < least && !least_ns_.compare_exchange_weak(least, per, std::memory_order_relaxed)) {
+      }
     }
   }
 
@@ -200,6 +222,10 @@ class DispatchJob final : public Job {
   void finish() override {
     Queue* queue = queue_;
     const bool completed = !faulted_.load(std::memory_order_relaxed) && !skipped_.load(std::memory_order_relaxed);
+    // (The slot may have been given to another kernel meanwhile: the
+    // figure is then one misjudged dispatch, never a wrong result.)
+    if (cost_ != nullptr && completed)
+      cost_->ns_per_workgroup.store(least_ns_.load(std::memory_order_relaxed), std::memory_order_relaxed);
     if (!pooled_) {
       if (completed) signal_completion(queue, packet_.completion_signal, packet_.header, start_ns_);
       return;
@@ -328,6 +354,38 @@ class DispatchJob final : public Job {
   bool runs_;
   std::atomic<bool> faulted_{false};          // a workgroup faulted
   std::atomic<bool> skipped_{false};          // a workgroup was not run
+  KernelCost* cost_;                          // where its cost is kept, or null
+  std::atomic<uint64_t> least_ns_{UINT64_MAX};  // least time per workgroup of a batch (with cost_)
+};
+
+// Below this much work in all (the kernel's last measured cost per
+// workgroup times the dispatch's workgroups), a dispatch runs on the
+// processor's thread alone: handing workgroups to the pool's threads and
+// waiting for them costs a few microseconds on its own (a 64x64 jacobi
+// step of 64 workgroups, 1.4 us of work on one core, took 4-5 us more per
+// dispatch through the pool on a 2-core VM). Workgroups have no forward
+// progress guarantee towards each other, so any of them may run one after
+// another.
+constexpr uint64_t kInlineWorkNs = 5000;
+
+// The processor's memo of kernels' costs: a few kernels, the oldest
+// replaced.
+struct DispatchCosts {
+  static constexpr unsigned kSlots = 8;
+  KernelCost slots[kSlots];
+  unsigned next = 0;
+
+  KernelCost* find(uint64_t kernel_object) {
+    const uint64_t generation = kernel_object_generation();
+    for (KernelCost& slot : slots)
+      if (slot.kernel_object == kernel_object && slot.generation == generation) return &slot;
+    KernelCost& slot = slots[next];
+    next = (next + 1) % kSlots;
+    slot.kernel_object = kernel_object;
+    slot.generation = generation;
+    slot.ns_per_workgroup.store(0, std::memory_order_relaxed);
+    return &slot;
+  }
 };
 
 enum class PacketStatus {
@@ -359,6 +417,7 @@ struct Processor {
   hsa_status_t packet_error = HSA_STATUS_SUCCESS;  // status of the refused packet
   bool error_reported = false;                     // the callback was called
   KernelDescriptorCache descriptor_cache;          // the last kernel object dispatched
+  DispatchCosts costs;                             // recent kernels' cost per workgroup
 
   bool stopping() const {
     return queue->stop.load(std::memory_order_acquire) ||
@@ -465,8 +524,17 @@ struct Processor {
       job.finish();
       return PacketStatus::kDone;
     }
+    KernelCost* cost = costs.find(packet.kernel_object);
+    const uint64_t per_workgroup = cost->ns_per_workgroup.load(std::memory_order_relaxed);
+    if (per_workgroup != 0 && per_workgroup <= kInlineWorkNs / total) {
+      // Little work: on this thread, measured again.
+      DispatchJob job(queue, packet, packet_id, kernel, counts, uint32_t(total), group_bytes, start_ns, false, cost);
+      job.run_items(0, uint32_t(total), WorkerContext::current());
+      job.finish();
+      return PacketStatus::kDone;
+    }
     auto* job = new (std::nothrow) DispatchJob(queue, packet, packet_id, kernel, counts, uint32_t(total),
-                                               group_bytes, start_ns, true);
+                                               group_bytes, start_ns, true, cost);
     if (job == nullptr)  // no host memory for the job: the queue fails (never a throw on its thread)
       return invalid(HSA_STATUS_ERROR_OUT_OF_RESOURCES, "no host memory for the dispatch's job of workgroups", total);
     queue->inflight.fetch_add(1, std::memory_order_relaxed);

@@ -169,6 +169,51 @@ TEST_CASE("fiber mode: a workgroup reduction with barriers") {
   CHECK(queue.errors.load() == 0);
 }
 
+// A dispatch whose workgroups the kernel's last dispatch on the queue says
+// are little work in all runs on the queue's processor thread alone (no
+// hand-off to the pool), and one of workgroups that take long does not
+// (the test above: group_owner's workgroups wait for each other, so its
+// second dispatch would fail there if it ran on one thread).
+TEST_CASE("dispatches of little work run on the queue's own thread") {
+  ScopedEnv workers("HSA_CPU_WORKERS", "3");
+  Runtime rt;
+  Kernels kernels(rt.agent);
+  Queue queue(rt.agent);
+  constexpr uint32_t kGroups = 64, kDispatches = 10;
+  struct Args { uint64_t* out; };
+  uint64_t* out = rt.alloc<uint64_t>(kGroups * kDispatches);
+  std::vector<Args*> args(kDispatches);
+  hsa_signal_t done = make_signal(1);
+  Dispatch d;
+  d.kernel_object = kernels.object("group_where");
+  d.completion = done;
+  // One workgroup always runs on the processor thread: its segment.
+  d.kernarg = args[0] = rt.alloc<Args>(1, rt.kernarg_pool);
+  *args[0] = Args{out};
+  dispatch(queue.queue, d);
+  REQUIRE(wait_eq(done, 0));
+  const uint64_t processor = out[0];
+  REQUIRE(processor != 0);
+  // The first dispatch of 64 goes to the pool and measures the kernel; the
+  // later ones, a few nanoseconds per workgroup, stay on the processor.
+  for (uint32_t i = 1; i < kDispatches; ++i) {
+    hsa_signal_store_relaxed(done, 1);
+    d.kernarg = args[i] = rt.alloc<Args>(1, rt.kernarg_pool);
+    *args[i] = Args{out + kGroups * i};
+    d.grid[0] = kGroups;
+    dispatch(queue.queue, d);
+    REQUIRE(wait_eq(done, 0));
+  }
+  for (uint32_t i = 2; i < kDispatches; ++i)
+    for (uint32_t g = 0; g < kGroups; ++g) {
+      CAPTURE(i);
+      CAPTURE(g);
+      CHECK(out[kGroups * i + g] == processor);
+    }
+  hsa_signal_destroy(done);
+  CHECK(queue.errors.load() == 0);
+}
+
 TEST_CASE("many small dispatches") {
   Runtime rt;
   Kernels kernels(rt.agent);

@@ -28,6 +28,16 @@ static void empty_workgroup(const void* kernarg, xgpu_host_workgroup_t* wg) {
 }
 KERNEL_DESCRIPTOR(empty, 0, 0, empty_workgroup, 0, empty_args_t);
 
+/* group_where: out[wg] = the address of the group segment it ran with;
+ * every thread that runs workgroups has its own, so it names the thread.
+ * 64 static group bytes. */
+typedef struct { uint64_t* out; } group_where_args_t;
+static void group_where_workgroup(const void* kernarg, xgpu_host_workgroup_t* wg) {
+  const group_where_args_t* args = (const group_where_args_t*)kernarg;
+  args->out[wg->workgroup_id[0]] = (uint64_t)(uintptr_t)wg->group_segment;
+}
+KERNEL_DESCRIPTOR(group_where, 64, 0, group_where_workgroup, 0, group_where_args_t);
+
 /* write_ids: out[linear global id] += linear + 1 for every work item, so a
  * missing or repeated item shows. */
 typedef struct { uint32_t* out; } write_ids_args_t;
