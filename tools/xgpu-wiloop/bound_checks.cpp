@@ -192,6 +192,7 @@ bool version_bound_checks(Function& function, Loop& loop, LoopInfo& li, Dominato
 // Versions the innermost item loops of a host workgroup function, and item
 // loops around one inner loop (then interleaved in their guard-free copy).
 void split_bound_checks(Function& function, FunctionAnalysisManager& fam) {
+  hoist_invariant_loads(function, fam);  // (a bound read from memory becomes invariant)
   std::vector<BasicBlock*> headers;
   {
     ScalarEvolution& se = fam.getResult<ScalarEvolutionAnalysis>(function);

@@ -433,6 +433,8 @@ bool rewrite_loop_ids(Function& function,
 void drop_loop_marks(Module& module);
 // Interleaves the item loops of `function` marked for it (unroll_and_jam.cpp).
 void jam_item_loops(Function& function, FunctionAnalysisManager& fam);
+// Reads once per item loop what every item reads of one address before it writes (invariant_loads.cpp).
+void hoist_invariant_loads(Function& function, FunctionAnalysisManager& fam);
 // Versions the item loops of a host workgroup function on their bounds checks (bound_checks.cpp).
 void split_bound_checks(Function& function, FunctionAnalysisManager& fam);
 
