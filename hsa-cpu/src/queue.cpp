@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <sys/mman.h>
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstddef>
@@ -368,6 +369,22 @@ class DispatchJob final : public Job {
 // another.
 constexpr uint64_t kInlineWorkNs = 5000;
 
+// HSA_CPU_INLINE_DISPATCH_NS overrides kInlineWorkNs (0: every dispatch of
+// more than one workgroup goes to the pool); read by each queue's processor
+// when it starts.
+uint64_t inline_dispatch_ns() {
+  const char* v = getenv("HSA_CPU_INLINE_DISPATCH_NS");
+  if (v == nullptr || v[0] == '\0') return kInlineWorkNs;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long parsed = strtoull(v, &end, 10);
+  if (errno != 0 || *end != '\0' || parsed > 1000000000ull) {
+    log("ignoring HSA_CPU_INLINE_DISPATCH_NS=%s: expected nanoseconds in [0, 10^9]", v);
+    return kInlineWorkNs;
+  }
+  return parsed;
+}
+
 // The processor's memo of kernels' costs: a few kernels, the oldest
 // replaced.
 struct DispatchCosts {
@@ -418,6 +435,7 @@ struct Processor {
   bool error_reported = false;                     // the callback was called
   KernelDescriptorCache descriptor_cache;          // the last kernel object dispatched
   DispatchCosts costs;                             // recent kernels' cost per workgroup
+  const uint64_t inline_work_ns = inline_dispatch_ns();  // run here below this much work
 
   bool stopping() const {
     return queue->stop.load(std::memory_order_acquire) ||
@@ -526,7 +544,7 @@ struct Processor {
     }
     KernelCost* cost = costs.find(packet.kernel_object);
     const uint64_t per_workgroup = cost->ns_per_workgroup.load(std::memory_order_relaxed);
-    if (per_workgroup != 0 && per_workgroup <= kInlineWorkNs / total) {
+    if (per_workgroup != 0 && per_workgroup <= inline_work_ns / total) {
       // Little work: on this thread, measured again.
       DispatchJob job(queue, packet, packet_id, kernel, counts, uint32_t(total), group_bytes, start_ns, false, cost);
       job.run_items(0, uint32_t(total), WorkerContext::current());
