@@ -148,6 +148,15 @@ endif()
 # item loop. The plugin is still built and loaded, for printing.
 option(XGPU_KERNELS_WORKITEM_LOOPS
        "Run host barrier kernels as work-item loops made by the xgpu-wiloop pass plugin (OFF: as fibers; the plugin is still loaded, for printing)" ON)
+# XGPU_KERNELS_BOUNDS_CHECKS (ON) has the plugin add to every code object a
+# bounds-checked copy of each kernel that declares its layout
+# (K__xgpu_checked, spec/kernels.md "Bounds-checked entries"), which the
+# validation layer's GPU-assisted checks run instead of K
+# (XGPU_VALIDATION_GPU_ASSISTED=1). It costs build time and code object
+# size, never run time: nothing runs the copies unless asked. OFF: no
+# copies; the layer then says that it cannot check the kernels.
+option(XGPU_KERNELS_BOUNDS_CHECKS
+       "Add a bounds-checked copy of each kernel to the code objects, for the validation layer's GPU-assisted checks" ON)
 set(XGPU_KERNELS_WILOOP_PLUGIN "")
 set(xgpu_wiloop_source ${CMAKE_CURRENT_LIST_DIR}/../tools/xgpu-wiloop/plugin.cpp)
 set(xgpu_wiloop_installed ${CMAKE_CURRENT_LIST_DIR}/../../xgpu/xgpu-wiloop.so)
@@ -289,6 +298,9 @@ function(xgpu_add_kernels name)
   set(plugin_flags)
   if(XGPU_KERNELS_WILOOP_PLUGIN)
     set(plugin_flags -fpass-plugin=${XGPU_KERNELS_WILOOP_PLUGIN} -DXGPU_KERNEL_PRINT_PASS=1)
+    if(XGPU_KERNELS_BOUNDS_CHECKS)
+      list(APPEND plugin_flags -DXGPU_KERNEL_BOUNDS_CHECKS=1)
+    endif()
   endif()
 
   foreach(config ${configs})

@@ -94,6 +94,11 @@ Status check(const Executable& executable, std::vector<CodeObjectInfo>* out_info
       }
       // The driver writes the print buffer's address before the kernarg
       // segment of a kernel that prints, whichever code object runs it.
+      if (a.bounds_checked != b.bounds_checked) {
+        return Status::error("kernel '" + a.name + "': it is a bounds-checked copy (XGPU_KERNEL_FLAG_BOUNDS_CHECKED) on " +
+                             (a.bounds_checked ? first_isa : other_isa) + " but not on " +
+                             (a.bounds_checked ? other_isa : first_isa));
+      }
       if (a.prints != b.prints) {
         return Status::error("kernel '" + a.name + "': it may print (XGPU_KERNEL_FLAG_PRINTS) on " +
                              (a.prints ? first_isa : other_isa) + " but not on " +

@@ -683,6 +683,10 @@ Status read_layout_records(std::span<const uint8_t> bytes, CodeObjectInfo* info)
       }
       flagged[index] = true;
       kernel->prints = (flags.flags & XGPU_KERNEL_FLAG_PRINTS) != 0;
+      kernel->bounds_checked = (flags.flags & XGPU_KERNEL_FLAG_BOUNDS_CHECKED) != 0;
+      // Its reports are print records: it needs the print slots.
+      if (kernel->bounds_checked && !kernel->prints)
+        return Status::error(who + ": XGPU_KERNEL_FLAG_BOUNDS_CHECKED without XGPU_KERNEL_FLAG_PRINTS");
       at += record.record_size;
       continue;
     }

@@ -173,6 +173,9 @@ struct KernelInfo {
                                              // it may write print records (xgpu_printf, xgpu_assert),
                                              // so the driver writes a print buffer's address before
                                              // its kernarg segment (<xgpu/kernel_print.h>)
+  bool bounds_checked = false;               // its kernel flags record has XGPU_KERNEL_FLAG_BOUNDS_CHECKED:
+                                             // the bounds-checked copy of another kernel, which reads
+                                             // each binding's length before the print slots
   bool access_known = false;                 // its binding access record was read
                                              // (xgpu_kernel_access_record_t); else every
                                              // binding is unknown

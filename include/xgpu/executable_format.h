@@ -161,8 +161,18 @@ typedef struct xgpu_kernel_layout_record {
  * xgpu_assert, or makes a call the plugin cannot follow): the driver
  * writes the print buffer's address before its kernarg segment. */
 #define XGPU_KERNEL_FLAG_PRINTS 0x1u
+/* The kernel is the bounds-checked copy of another (GPU-assisted
+ * validation, spec/kernels.md "Bounds-checked entries"): named
+ * <kernel>XGPU_KERNEL_BOUNDS_CHECKED_SUFFIX, it checks each access through a
+ * binding against the binding's length, which the driver writes before the
+ * print slots (<xgpu/kernel_print.h>, XGPU_BOUNDS_LENGTH_SLOT_OFFSET), and
+ * reports a violation as a print record (XGPU_PRINT_KIND_BOUNDS) instead of
+ * making the access. Always with XGPU_KERNEL_FLAG_PRINTS. */
+#define XGPU_KERNEL_FLAG_BOUNDS_CHECKED 0x2u
 /* Every flag a reader knows; a record with any other bit set is rejected. */
-#define XGPU_KERNEL_FLAGS_KNOWN XGPU_KERNEL_FLAG_PRINTS
+#define XGPU_KERNEL_FLAGS_KNOWN (XGPU_KERNEL_FLAG_PRINTS | XGPU_KERNEL_FLAG_BOUNDS_CHECKED)
+/* The name of kernel K's bounds-checked copy: K followed by this. */
+#define XGPU_KERNEL_BOUNDS_CHECKED_SUFFIX "__xgpu_checked"
 
 /* Fixed header of one kernel flags record. */
 typedef struct xgpu_kernel_flags_record {

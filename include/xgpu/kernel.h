@@ -1359,6 +1359,51 @@ XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_value_(T* v) {
     }                                                                                      \
   } while (0)
 
+#if defined(XGPU_KERNEL_BOUNDS_CHECKS)
+/* The writer of bounds records (XGPU_PRINT_KIND_BOUNDS) for the
+ * bounds-checked copies that the build's pass plugin makes of each kernel
+ * (spec/kernels.md, "Bounds-checked entries"; the build defines
+ * XGPU_KERNEL_BOUNDS_CHECKS where it loads the plugin): called only by the
+ * checks the plugin adds, never by kernel code. `used`, so that it reaches
+ * the plugin, which deletes it where no copy calls it. `kernarg` is the
+ * kernarg segment's address (the print slots lie before it); the local id is
+ * UINT32_MAX per dimension where the copy cannot tell it (the host's
+ * work-item loops); `file` is NULL without a line table. */
+static __attribute__((used, noinline, cold)) void xgpu_bounds_report_(
+    uint64_t kernarg, uint32_t group_x, uint32_t group_y, uint32_t group_z, uint32_t item_x, uint32_t item_y,
+    uint32_t item_z, uint32_t binding, uint64_t offset, uint64_t size, uint64_t length, const char* file,
+    uint32_t line) __asm__("xgpu_bounds_report_");
+static __attribute__((used, noinline, cold)) void xgpu_bounds_report_(
+    uint64_t kernarg, uint32_t group_x, uint32_t group_y, uint32_t group_z, uint32_t item_x, uint32_t item_y,
+    uint32_t item_z, uint32_t binding, uint64_t offset, uint64_t size, uint64_t length, const char* file,
+    uint32_t line) {
+  if (kernarg == 0) return;
+  xgpu_print_request_t request;
+  request.buffer = *(const uint64_t*)(uintptr_t)(kernarg - XGPU_PRINT_BUFFER_SLOT_OFFSET);
+  request.dispatch = *(const uint64_t*)(uintptr_t)(kernarg - XGPU_PRINT_DISPATCH_SLOT_OFFSET);
+  request.kind = XGPU_PRINT_KIND_BOUNDS;
+  request.count = XGPU_PRINT_BOUNDS_VALUE_COUNT;
+  request.workgroup_id[0] = group_x;
+  request.workgroup_id[1] = group_y;
+  request.workgroup_id[2] = group_z;
+  request.local_id[0] = item_x;
+  request.local_id[1] = item_y;
+  request.local_id[2] = item_z;
+  request.values[0] = binding;
+  request.values[1] = offset;
+  request.values[2] = size;
+  request.values[3] = length;
+  request.values[4] = (uint64_t)(uintptr_t)(file ? file : "");
+  request.values[5] = line;
+  request.tags = (uint64_t)XGPU_PRINT_TAG_U64 | (uint64_t)XGPU_PRINT_TAG_I64 << XGPU_PRINT_TAG_BITS |
+                 (uint64_t)XGPU_PRINT_TAG_U64 << (2u * XGPU_PRINT_TAG_BITS) |
+                 (uint64_t)XGPU_PRINT_TAG_U64 << (3u * XGPU_PRINT_TAG_BITS) |
+                 (uint64_t)XGPU_PRINT_TAG_STR << (4u * XGPU_PRINT_TAG_BITS) |
+                 (uint64_t)XGPU_PRINT_TAG_U64 << (5u * XGPU_PRINT_TAG_BITS);
+  xgpu_print_emit_(&request);
+}
+#endif
+
 #endif /* printing */
 
 /* Workgroup count per dimension: ceil(grid size / workgroup size). */

@@ -59,9 +59,22 @@ extern "C" {
  * AMDGPU driver puts there the command's index in its command buffer. */
 #define XGPU_PRINT_DISPATCH_SLOT_OFFSET 16u
 
+/* Binding lengths of a bounds-checked kernel (XGPU_KERNEL_FLAG_BOUNDS_CHECKED,
+ * <xgpu/executable_format.h>): the driver writes binding i's length in
+ * bytes (the range the dispatch bound to it) to the 8 bytes at kernarg
+ * address - XGPU_BOUNDS_LENGTH_SLOT_OFFSET(i), before the print slots. */
+#define XGPU_BOUNDS_LENGTH_SLOT_OFFSET(i) (XGPU_PRINT_DISPATCH_SLOT_OFFSET + 8u * ((uint64_t)(i) + 1u))
+
 /* What a record is (xgpu_print_record_t.kind). */
 #define XGPU_PRINT_KIND_PRINTF 1u /* xgpu_printf(): value 0 is the format */
 #define XGPU_PRINT_KIND_ASSERT 2u /* a failed xgpu_assert(): condition, file, line */
+#define XGPU_PRINT_KIND_BOUNDS 3u /* an access a bounds-checked kernel did not make:
+                                     U64 binding, I64 offset of its first byte from
+                                     the binding's start, U64 bytes accessed, U64
+                                     the binding's length, STR file, U64 line (the
+                                     file empty and the line 0 without a line table) */
+/* A bounds record's values. */
+#define XGPU_PRINT_BOUNDS_VALUE_COUNT 6u
 
 /* What a value is (4 bits per value in xgpu_print_record_t.tags). */
 #define XGPU_PRINT_TAG_I64 1u /* signed integer, sign-extended to 64 bits */

@@ -64,11 +64,17 @@ TEST_CASE("printing kernels carry XGPU_KERNEL_FLAG_PRINTS on every target, their
     const xe::Entry& entry = file.executable.entries()[e];
     amdgpu |= entry.kind == XGPU_EXECUTABLE_ENTRY_KIND_AMDGPU;
     host |= entry.kind == XGPU_EXECUTABLE_ENTRY_KIND_HOST;
-    CHECK(infos[e].kernels.size() == kPrinting.size() + kQuiet.size());
+    // Each kernel and its bounds-checked copy (every one declares its
+    // layout), which prints (its reports are print records).
+    CHECK(infos[e].kernels.size() == 2 * (kPrinting.size() + kQuiet.size()));
+    const std::string suffix = XGPU_KERNEL_BOUNDS_CHECKED_SUFFIX;
     for (const xe::KernelInfo& k : infos[e].kernels) {
       INFO(entry.isa_name << " kernel " << k.name);
-      CHECK((kPrinting.count(k.name) + kQuiet.count(k.name)) == 1);
-      CHECK(k.prints == (kPrinting.count(k.name) == 1));
+      const bool copy = k.name.size() > suffix.size() && k.name.ends_with(suffix);
+      const std::string name = copy ? k.name.substr(0, k.name.size() - suffix.size()) : k.name;
+      CHECK((kPrinting.count(name) + kQuiet.count(name)) == 1);
+      CHECK(k.bounds_checked == copy);
+      CHECK(k.prints == (copy || kPrinting.count(name) == 1));
       // Reading the print slot and calling xgpu_print_emit_ (also from a
       // helper that was not inlined) adds no hidden kernel arguments.
       CHECK(k.hidden_args.empty());
@@ -111,7 +117,7 @@ TEST_CASE("kernel flags records: unknown bits, reserved, no such kernel, two for
     std::vector<uint8_t> code = pristine;
     edit_flags_record(code, "print_values", [](xgpu_kernel_flags_record_t& r) { r.flags |= 0x80u; });
     CHECK(read(code).message() ==
-          of + "'print_values': flags 0x81 have bits this reader does not know (0x80; known: 0x1)");
+          of + "'print_values': flags 0x81 have bits this reader does not know (0x80; known: 0x3)");
 
     code = pristine;
     edit_flags_record(code, "print_values", [](xgpu_kernel_flags_record_t& r) { r.reserved = 5; });

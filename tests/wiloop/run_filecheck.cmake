@@ -56,7 +56,7 @@ if(NOT rc EQUAL 0)
 endif()
 execute_process(
   COMMAND ${OPT} -load-pass-plugin=${PLUGIN} -passes=${passes} "-pass-remarks=xgpu-wiloop|xgpu-printing"
-          -pass-remarks-missed=xgpu-wiloop -pass-remarks-analysis=xgpu-binding-access -S ${ir} -o ${out}
+          -pass-remarks-missed=xgpu-wiloop "-pass-remarks-analysis=xgpu-binding-access|xgpu-bounds-checks" -S ${ir} -o ${out}
   RESULT_VARIABLE rc ERROR_FILE ${remarks})
 if(NOT rc EQUAL 0)
   file(READ ${remarks} err)

@@ -242,6 +242,9 @@ int inspect(int argc, char** argv) {
                                         : nlohmann::ordered_json(nullptr);
         // XGPU_KERNEL_FLAG_PRINTS: the kernel may write print records.
         j["prints"] = k.prints;
+        // XGPU_KERNEL_FLAG_BOUNDS_CHECKED: another kernel's bounds-checked
+        // copy (GPU-assisted validation runs it).
+        j["bounds_checked"] = k.bounds_checked;
         // Per binding, how the kernel's code accesses it (its binding access
         // record; null without one): "r", "w", "a" combined, "" for not at
         // all, "unknown" where its pointer escapes.
@@ -297,6 +300,11 @@ int inspect(int argc, char** argv) {
   }
   for (const auto& [name, rows] : kernels) {
     std::printf("\nkernel %s\n", name.c_str());
+    // A bounds-checked copy (XGPU_KERNEL_FLAG_BOUNDS_CHECKED on every entry,
+    // which `check` makes sure of): say so once.
+    if (!rows.empty() && rows.front().second->bounds_checked)
+      std::printf("  the bounds-checked copy of kernel %s (GPU-assisted validation runs it)\n",
+                  name.substr(0, name.size() - std::strlen(XGPU_KERNEL_BOUNDS_CHECKED_SUFFIX)).c_str());
     std::printf("  %-42s %8s %6s %8s %9s %8s %8s %6s  %-18s %s\n", "target", "kernarg", "align", "bindings",
                 "constants", "group", "private", "prints", "workgroup size", "mode");
     for (const auto& [e, k] : rows) {

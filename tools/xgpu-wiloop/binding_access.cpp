@@ -63,7 +63,8 @@ constexpr unsigned kMaxCallDepth = 8;
 
 enum AccessBit : uint8_t { kRead = 1, kWrite = 2, kAtomic = 4, kUnknown = 8, kAll = 15 };
 
-// The layout records of the module: kernel name -> declared binding count.
+}  // namespace
+
 StringMap<uint32_t> find_layouts(const Module& module) {
   StringMap<uint32_t> layouts;
   for (const GlobalVariable& global : module.globals()) {
@@ -84,6 +85,8 @@ StringMap<uint32_t> find_layouts(const Module& module) {
   return layouts;
 }
 
+namespace {
+
 // One kernel's analysis: per binding, its AccessBits and why it is UNKNOWN.
 class BindingAnalysis {
  public:
@@ -95,10 +98,17 @@ class BindingAnalysis {
 
   const std::vector<uint8_t>& bits() const { return bits_; }
   const std::vector<std::string>& why() const { return why_; }
+  // Every access found, with its binding (an instruction reached from two
+  // bindings is listed once per binding).
+  const std::vector<BindingAccessSite>& sites() const { return sites_; }
 
  private:
   uint32_t count() const { return uint32_t(bits_.size()); }
   uint64_t binding_bytes() const { return uint64_t(count()) * kBindingBytes; }
+
+  void site(const Instruction* inst, uint32_t binding, unsigned operand = ~0u) {
+    sites_.push_back({const_cast<Instruction*>(inst), binding, operand});
+  }
 
   void unknown(uint32_t binding, const Twine& why) {
     if ((bits_[binding] & kUnknown) == 0) why_[binding] = why.str();
@@ -204,20 +214,26 @@ class BindingAnalysis {
         binding_pointer(user, binding, depth);
       } else if (const auto* load = dyn_cast<LoadInst>(user)) {
         bits_[binding] |= load->isAtomic() ? kAtomic : kRead;
+        site(user, binding);
       } else if (const auto* store = dyn_cast<StoreInst>(user)) {
-        if (store->getPointerOperand() == p && store->getValueOperand() != p)
+        if (store->getPointerOperand() == p && store->getValueOperand() != p) {
           bits_[binding] |= store->isAtomic() ? kAtomic : kWrite;
-        else
+          site(user, binding);
+        } else {
           unknown(binding, "its pointer is stored to memory");
+        }
       } else if (const auto* rmw = dyn_cast<AtomicRMWInst>(user)) {
-        if (rmw->getPointerOperand() == p && rmw->getValOperand() != p)
+        if (rmw->getPointerOperand() == p && rmw->getValOperand() != p) {
           bits_[binding] |= kAtomic;
-        else
+          site(user, binding);
+        } else {
           unknown(binding, "its pointer is an atomic operation's value");
+        }
       } else if (const auto* cas = dyn_cast<AtomicCmpXchgInst>(user)) {
-        if (cas->getPointerOperand() == p && cas->getCompareOperand() != p && cas->getNewValOperand() != p)
+        if (cas->getPointerOperand() == p && cas->getCompareOperand() != p && cas->getNewValOperand() != p) {
           bits_[binding] |= kAtomic;
-        else
+          site(user, binding);
+        } else
           unknown(binding, "its pointer is a compare-exchange's value");
       } else if (isa<ICmpInst>(user)) {
         // A comparison reads no memory.
@@ -260,11 +276,13 @@ class BindingAnalysis {
       if (arg == 0) bits_[binding] |= kWrite;
       else if (arg == 1) bits_[binding] |= kRead;
       else unknown(binding, "it is a memcpy's length");
+      if (arg < 2) site(&call, binding, arg);
       return;
     }
     if (isa<MemSetInst>(&call)) {
       if (arg == 0) bits_[binding] |= kWrite;
       else unknown(binding, "it is a memset's value");
+      if (arg == 0) site(&call, binding, arg);
       return;
     }
     if (const auto* intrinsic = dyn_cast<IntrinsicInst>(&call)) {
@@ -280,12 +298,17 @@ class BindingAnalysis {
         case Intrinsic::masked_gather:
         case Intrinsic::masked_expandload:
           bits_[binding] |= kRead;
+          site(&call, binding, arg);
           return;
         case Intrinsic::masked_store:
         case Intrinsic::masked_scatter:
         case Intrinsic::masked_compressstore:
-          if (arg == 0) unknown(binding, "its pointer is a masked store's value");
-          else bits_[binding] |= kWrite;
+          if (arg == 0) {
+            unknown(binding, "its pointer is a masked store's value");
+          } else {
+            bits_[binding] |= kWrite;
+            site(&call, binding, arg);
+          }
           return;
         case Intrinsic::ptrmask:
         case Intrinsic::launder_invariant_group:
@@ -325,6 +348,7 @@ class BindingAnalysis {
   std::set<std::pair<const Value*, int64_t>> struct_seen_;
   std::set<std::pair<const Value*, uint32_t>> binding_seen_;
   std::set<std::pair<const Value*, uint32_t>> address_seen_;
+  std::vector<BindingAccessSite> sites_;
 };
 
 // The record's bytes: header (little-endian), name, NUL padding to 8.
@@ -412,6 +436,14 @@ bool apply_declaration(Module& module, StringRef kernel, uint32_t binding_count,
 }
 
 }  // namespace
+
+std::vector<BindingAccessSite> binding_access_sites(const Function& entry, uint32_t binding_count,
+                                                    std::vector<uint8_t>* out_bits) {
+  BindingAnalysis analysis(entry.getParent()->getDataLayout(), binding_count);
+  analysis.run(entry.getArg(0));
+  if (out_bits) *out_bits = analysis.bits();
+  return analysis.sites();
+}
 
 PreservedAnalyses BindingAccessPass::run(Module& module, ModuleAnalysisManager&) {
   const auto kernels = find_kernel_entries(module);

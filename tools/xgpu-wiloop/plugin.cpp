@@ -334,6 +334,7 @@ struct WorkItemLoopPass : PassInfoMixin<WorkItemLoopPass> {
 
 using namespace llvm;
 using xgpu_wiloop::BindingAccessPass;
+using xgpu_wiloop::BoundsChecksPass;
 using xgpu_wiloop::LateUnrollPass;
 using xgpu_wiloop::PrintingKernelsPass;
 using xgpu_wiloop::WorkItemLoopPass;
@@ -349,6 +350,7 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
               mpm.addPass(LateUnrollPass());
               mpm.addPass(PrintingKernelsPass());
               mpm.addPass(BindingAccessPass());
+              mpm.addPass(BoundsChecksPass());
             });
             builder.registerPipelineParsingCallback(
                 [&builder](StringRef name, ModulePassManager& mpm, ArrayRef<PassBuilder::PipelineElement>) {
@@ -366,6 +368,10 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                   }
                   if (name == "xgpu-binding-access") {
                     mpm.addPass(BindingAccessPass());
+                    return true;
+                  }
+                  if (name == "xgpu-bounds-checks") {
+                    mpm.addPass(BoundsChecksPass());
                     return true;
                   }
                   return false;

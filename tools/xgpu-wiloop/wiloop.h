@@ -455,6 +455,32 @@ struct BindingAccessPass : PassInfoMixin<BindingAccessPass> {
   PreservedAnalyses run(Module& module, ModuleAnalysisManager& mam);
 };
 
+// Bounds-checked copies of the kernels, for GPU-assisted validation
+// (bounds_checks.cpp). Runs on every target, after BindingAccessPass.
+struct BoundsChecksPass : PassInfoMixin<BoundsChecksPass> {
+  PreservedAnalyses run(Module& module, ModuleAnalysisManager& mam);
+};
+
+// The layout records of `module` (binding_access.cpp): kernel name ->
+// declared binding count.
+StringMap<uint32_t> find_layouts(const Module& module);
+
+// One access through a binding that the binding access analysis followed
+// (binding_access.cpp): a load, store, atomic operation, or a call of
+// memcpy / memmove / memset (`operand`: the pointer's argument, 0
+// destination, 1 source) or of a masked load / store / gather / scatter
+// (`operand`: the pointer's argument).
+struct BindingAccessSite {
+  Instruction* inst;
+  uint32_t binding;
+  unsigned operand;  // ~0u for loads, stores and atomics
+};
+// The accesses of one entry function (and of the module functions it
+// passes binding pointers to) through each of its `binding_count` bindings;
+// `out_bits` (optional) gets the per-binding access bits.
+std::vector<BindingAccessSite> binding_access_sites(const Function& entry, uint32_t binding_count,
+                                                    std::vector<uint8_t>* out_bits);
+
 // The kernels of `module` and their entry functions, by kernel name
 // (printing_kernels.cpp): AMDGPU functions of calling convention
 // amdgpu_kernel, nvptx kernels, and on the host the functions each `K.kd`
