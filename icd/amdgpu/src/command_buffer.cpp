@@ -527,8 +527,9 @@ xgpu_amdgpu_command_dispatch_t* append_dispatch(CommandBuffer* cb, Recorder* r, 
   } else {
     if (kernel.prints) {
       header.flags |= XGPU_AMDGPU_COMMAND_FLAG_PRINTS;
+      if (kernel.bounds_checked) header.flags |= XGPU_AMDGPU_COMMAND_FLAG_BOUNDS_CHECKED;
       r->prints = true;
-      cursor += kPrintSlotBytes;  // the print buffer slots before the kernargs
+      cursor += kernarg_lead(kernel);  // the print buffer slots (and binding lengths) before the kernargs
     }
     cursor = align_up(cursor, alignment);
     header.kernarg_offset = uint32_t(cursor);
@@ -1060,8 +1061,10 @@ void XGPU_API_CALL cmd_set_workgroup_memory_size(XgpuCommandBuffer handle, uint3
   command->header.type = XGPU_AMDGPU_COMMAND_DISPATCH;
   command->header.size = uint16_t(size);
   if (prebuilt) command->header.flags = XGPU_AMDGPU_COMMAND_FLAG_PREBUILT_KERNARGS;
-  if (kernel.prints) command->header.flags = XGPU_AMDGPU_COMMAND_FLAG_PRINTS;
-  r->template_kernarg_lead = kernel.prints ? kPrintSlotBytes : 0;
+  if (kernel.prints)
+    command->header.flags = uint8_t(XGPU_AMDGPU_COMMAND_FLAG_PRINTS |
+                                    (kernel.bounds_checked ? XGPU_AMDGPU_COMMAND_FLAG_BOUNDS_CHECKED : 0));
+  r->template_kernarg_lead = kernarg_lead(kernel);
   xgpu_amdgpu_dispatch_t& d = command->dispatch;
   d.kernel_object = kernel.kernel_object;
   for (int i = 0; i < 3; ++i) d.workgroup_size[i] = uint16_t(spec.workgroup_size[i]);

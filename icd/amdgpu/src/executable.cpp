@@ -164,6 +164,7 @@ XgpuResult executable_load(Device* device, const char* function, const void* dat
       kernel.binding_count = meta.binding_count;
       kernel.constant_size = meta.constant_size;
       kernel.prints = meta.prints;
+      kernel.bounds_checked = meta.bounds_checked;
       kernel.access_known = meta.access_known;
       kernel.binding_reads = meta.binding_reads;
       kernel.binding_writes = meta.binding_writes;
@@ -279,7 +280,8 @@ XgpuResult pipeline_create(XgpuDevice handle, const XgpuPipelineCreateInfo* info
   const KernelInfo* kernel = loaded_executable_kernel(executable, info->pEntryPoint);
   if (!kernel) {
     std::vector<std::string> names;
-    for (const KernelInfo& k : executable->kernels) names.push_back(k.name);
+    for (const KernelInfo& k : executable->kernels)
+      if (!k.bounds_checked) names.push_back(k.name);  // not the copies GPU-assisted validation runs
     return device_fail(device, XGPU_ERROR_NOT_FOUND, msgid::kEntryPointNotFound,
                        std::string("xgpuCreatePipeline: kernel \"") + info->pEntryPoint +
                            "\" is not in the executable (its kernels: " + join(names) + ")");

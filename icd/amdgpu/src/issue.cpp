@@ -8,7 +8,10 @@
 #include <cstddef>
 #include <cstring>
 #include <new>
+#include <string_view>
 #include <vector>
+
+#include <xgpu/executable_format.h>
 
 #include "device_library.h"
 #include "packet_log.h"
@@ -405,6 +408,13 @@ XgpuResult Issuer::build_kernargs(const xgpu_amdgpu_command_header_t* command,
     if (XgpuResult r = resolve(command, origin, patch.ref, address_alignment, &address, &length); r != XGPU_SUCCESS)
       return r;
     uint64_t value = address;
+    if ((command->flags & XGPU_AMDGPU_COMMAND_FLAG_BOUNDS_CHECKED) && patch.kind == XGPU_AMDGPU_KERNARG_PATCH_ADDRESS &&
+        patch.kernarg_offset % 8 == 0) {
+      // A binding of a bounds-checked kernel: its length, which the
+      // kernel's checks read (the recording kept the slots).
+      const uint64_t binding = patch.kernarg_offset / 8;
+      std::memcpy(kernargs - XGPU_BOUNDS_LENGTH_SLOT_OFFSET(binding), &length, sizeof(length));
+    }
     if (patch.kind == XGPU_AMDGPU_KERNARG_PATCH_LENGTH) {
       if (length == 0 || (patch.alignment > 1 && length % patch.alignment != 0))
         return fail(command, origin.name() + " resolves through " +
@@ -815,8 +825,12 @@ std::string commands_printing_dispatch(const CommandBuffer* command_buffer, uint
     const uint64_t address = command->type == XGPU_AMDGPU_COMMAND_DISPATCH_INDIRECT
                                  ? reinterpret_cast<const xgpu_amdgpu_command_dispatch_indirect_t*>(command)->dispatch.debug_name
                                  : reinterpret_cast<const xgpu_amdgpu_command_dispatch_t*>(command)->dispatch.debug_name;
-    found.push_back("'" + std::string(address ? reinterpret_cast<const char*>(uintptr_t(address)) : "?") +
-                    "' (command " + std::to_string(command->index));
+    std::string name = address ? reinterpret_cast<const char*>(uintptr_t(address)) : "?";
+    // A bounds-checked copy (GPU-assisted validation) is named as its kernel.
+    constexpr std::string_view kChecked = XGPU_KERNEL_BOUNDS_CHECKED_SUFFIX;
+    if (name.size() > kChecked.size() && name.compare(name.size() - kChecked.size(), kChecked.size(), kChecked) == 0)
+      name.resize(name.size() - kChecked.size());
+    found.push_back("'" + name + "' (command " + std::to_string(command->index));
     if (command->index == command_index) exact = found.back();
   });
   if (!exact.empty()) return "kernel " + exact;

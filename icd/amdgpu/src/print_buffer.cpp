@@ -194,7 +194,8 @@ PrintBufferContents decode_print_buffer(const uint8_t* buffer, size_t bytes) {
     const uint64_t end = at + record.size;
     uint64_t cursor = at + sizeof(record);
     if (record.count > XGPU_PRINT_MAX_VALUES || record.count * uint64_t(8) > end - cursor ||
-        (record.kind != XGPU_PRINT_KIND_PRINTF && record.kind != XGPU_PRINT_KIND_ASSERT)) {
+        (record.kind != XGPU_PRINT_KIND_PRINTF && record.kind != XGPU_PRINT_KIND_ASSERT &&
+         record.kind != XGPU_PRINT_KIND_BOUNDS)) {
       result.error = where + ": kind " + std::to_string(record.kind) + ", " + std::to_string(record.count) +
                      " values: not a record's";
       break;
@@ -225,7 +226,24 @@ PrintBufferContents decode_print_buffer(const uint8_t* buffer, size_t bytes) {
     std::memcpy(line.workgroup_id, record.workgroup_id, sizeof(line.workgroup_id));
     std::memcpy(line.local_id, record.local_id, sizeof(line.local_id));
     line.dispatch = record.dispatch;
-    if (record.kind == XGPU_PRINT_KIND_ASSERT) {
+    if (record.kind == XGPU_PRINT_KIND_BOUNDS) {
+      line.out_of_bounds = true;
+      const bool shaped = values.size() == XGPU_PRINT_BOUNDS_VALUE_COUNT && values[0].tag == XGPU_PRINT_TAG_U64 &&
+                          values[1].tag == XGPU_PRINT_TAG_I64 && values[2].tag == XGPU_PRINT_TAG_U64 &&
+                          values[3].tag == XGPU_PRINT_TAG_U64 && values[4].tag == XGPU_PRINT_TAG_STR &&
+                          values[5].tag == XGPU_PRINT_TAG_U64;
+      if (shaped) {
+        const int64_t offset = int64_t(values[1].bits);
+        line.text = "binding " + std::to_string(values[0].bits) + ": an access of " + std::to_string(values[2].bits) +
+                    " byte" + (values[2].bits == 1 ? "" : "s") + " at offset " + std::to_string(offset) +
+                    " lies outside the binding's range of " + std::to_string(values[3].bits) + " bytes [0, " +
+                    std::to_string(values[3].bits) + ")";
+        if (!values[4].string.empty())
+          line.text += " at " + values[4].string + ":" + std::to_string(values[5].bits);
+      } else {
+        line.text = "(a bounds record of another shape)";
+      }
+    } else if (record.kind == XGPU_PRINT_KIND_ASSERT) {
       line.assert_failed = true;
       const bool shaped = values.size() == 3 && values[0].tag == XGPU_PRINT_TAG_STR &&
                           values[1].tag == XGPU_PRINT_TAG_STR && values[2].tag == XGPU_PRINT_TAG_U64;

@@ -23,6 +23,8 @@ namespace xgpu::amdgpu {
 // One decoded record.
 struct PrintLine {
   bool assert_failed = false;      // an xgpu_assert record (else xgpu_printf)
+  bool out_of_bounds = false;      // a bounds record (XGPU_PRINT_KIND_BOUNDS) of a bounds-checked kernel;
+                                   // text: "binding B: ... (at file:line)"
   uint32_t workgroup_id[3] = {};
   uint32_t local_id[3] = {};
   uint64_t dispatch = 0;           // the dispatch's tag (the AMDGPU driver's: the command index)

@@ -144,7 +144,7 @@ XgpuResult deliver_prints(Queue* queue, Submission* s, XgpuResult status) {
                                              {XGPU_OBJECT_TYPE_COMMAND_BUFFER, command_buffer}});
       bool asserted = false;
       uint64_t assert_count = 0;
-      for (const PrintLine& line : contents.lines) assert_count += line.assert_failed;
+      for (const PrintLine& line : contents.lines) assert_count += line.assert_failed || line.out_of_bounds;
       trace_prints(device, queue->index, s->sequence, contents.lines.size() - assert_count, assert_count,
                    contents.dropped);
       uint64_t described_tag = 0;
@@ -156,11 +156,21 @@ XgpuResult deliver_prints(Queue* queue, Submission* s, XgpuResult status) {
           dispatch = commands_printing_dispatch(s->command_buffer, line.dispatch);
           described_tag = line.dispatch;
         }
-        std::snprintf(ids, sizeof ids, ", workgroup (%u, %u, %u), work item (%u, %u, %u)): ", line.workgroup_id[0],
-                      line.workgroup_id[1], line.workgroup_id[2], line.local_id[0], line.local_id[1],
-                      line.local_id[2]);
+        if (line.local_id[0] == UINT32_MAX && line.local_id[1] == UINT32_MAX && line.local_id[2] == UINT32_MAX)
+          // A bounds-checked copy run as work-item loops cannot tell the item.
+          std::snprintf(ids, sizeof ids, ", workgroup (%u, %u, %u), work item unknown): ", line.workgroup_id[0],
+                        line.workgroup_id[1], line.workgroup_id[2]);
+        else
+          std::snprintf(ids, sizeof ids, ", workgroup (%u, %u, %u), work item (%u, %u, %u)): ", line.workgroup_id[0],
+                        line.workgroup_id[1], line.workgroup_id[2], line.local_id[0], line.local_id[1],
+                        line.local_id[2]);
         message.assign(dispatch).append(ids);
-        if (line.assert_failed) {
+        if (line.out_of_bounds) {
+          message.append(line.text).append(
+              "; the access was not made (a load gives 0): GPU-assisted validation "
+              "(XGPU_VALIDATION_GPU_ASSISTED) runs the kernel's bounds-checked copy");
+          reporter.report(XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kGpuAssistedOutOfBounds, message);
+        } else if (line.assert_failed) {
           asserted = true;
           message.append("assertion failed at ")
               .append(line.text)

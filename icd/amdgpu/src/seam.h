@@ -57,6 +57,9 @@ struct KernelInfo {
                                        // the 8 bytes before its kernargs
   uint32_t binding_count = 0;          // declared: 8-byte pointers at the start of the kernargs
   uint32_t constant_size = 0;          // declared: bytes of constants after the bindings
+  bool bounds_checked = false;         // a bounds-checked copy (XGPU_KERNEL_FLAG_BOUNDS_CHECKED): it also
+                                       // reads each binding's length before the print slots
+                                       // (XGPU_BOUNDS_LENGTH_SLOT_OFFSET, <xgpu/kernel_print.h>)
   bool access_known = false;           // its code object's binding access record was read
   uint64_t binding_reads = 0;          // bit i: may load through binding i (access record)
   uint64_t binding_writes = 0;         // ... store through it
@@ -64,6 +67,14 @@ struct KernelInfo {
   uint64_t binding_unknown = 0;        // ... anything (its pointer escapes)
   std::string name;                    // kernel name (without ".kd")
 };
+
+// Bytes a dispatch of `kernel` keeps free before its kernargs in the
+// submission's kernarg area: the print slots, and before them a
+// bounds-checked kernel's binding lengths.
+inline uint32_t kernarg_lead(const KernelInfo& kernel) {
+  if (!kernel.prints) return 0;
+  return kPrintSlotBytes + (kernel.bounds_checked ? 8u * kernel.binding_count : 0u);
+}
 
 // What a pipeline is, to the command recorder. Owned by the runtime half
 // (xgpuCreatePipeline); immutable after creation; thread-safe.
@@ -213,6 +224,8 @@ inline constexpr char kHeldSubmissions[] = "XGPU-DRIVER-held-submissions";
 // failed kernel asserts (xgpu_assert; ERROR).
 inline constexpr char kKernelPrintf[] = "XGPU-KERNEL-printf";
 inline constexpr char kKernelAssert[] = "XGPU-KERNEL-assert";
+// An access a bounds-checked kernel did not make (spec/warnings.json).
+inline constexpr char kGpuAssistedOutOfBounds[] = "XGPU-VALIDATION-gpu-assisted-out-of-bounds";
 
 // The ID of a runtime failure that returns `result`: the memory and
 // executable IDs for those results, kCallOnLostDevice for

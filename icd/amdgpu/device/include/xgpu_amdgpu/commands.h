@@ -127,6 +127,11 @@ typedef enum xgpu_amdgpu_command_flag_bits_e {
    * kernargs are per-submission, and issue stores the submission's print
    * buffer address in the 8 bytes before them. */
   XGPU_AMDGPU_COMMAND_FLAG_PRINTS = 0x10,
+  /* With PRINTS: the kernel is a bounds-checked copy
+   * (XGPU_KERNEL_FLAG_BOUNDS_CHECKED): issue also stores each binding's
+   * length before the print slots (XGPU_BOUNDS_LENGTH_SLOT_OFFSET,
+   * <xgpu/kernel_print.h>). */
+  XGPU_AMDGPU_COMMAND_FLAG_BOUNDS_CHECKED = 0x20,
 } xgpu_amdgpu_command_flag_bits_t;
 
 /* Every command starts with this header. Commands are 8-byte aligned and
