@@ -708,6 +708,7 @@ typedef struct XgpuValidationSettings {
     XgpuValidationErrorAction errorAction;  /* what follows an error message */
     XgpuBool32 costlyChecks;                /* XGPU_TRUE: also the costly checks (object tracking at submit) */
     XgpuBool32 synchronizationHazards;      /* XGPU_TRUE: also the synchronization-hazard warnings (read/write logs of every recording) */
+    XgpuBool32 gpuAssistedValidation;       /* XGPU_TRUE: pipelines run their kernels' bounds-checked copies, which report accesses outside a binding instead of making them */
 } XgpuValidationSettings;
 
 /* Inline helpers: plain C99 constructors of common values (no entry points). */

@@ -45,7 +45,8 @@ LOADER_ONLY_COMMANDS = ("xgpuEnumerateInstanceVersion", "xgpuEnumerateInstanceLa
 HAND_WRITTEN_CALL_DOWN = ("xgpuCreateInstance", "xgpuDestroyInstance", "xgpuGetInstanceProcAddr",
                           "xgpuCreateDevice", "xgpuDestroyDevice", "xgpuGetDeviceProcAddr",
                           "xgpuCreateDebugMessenger", "xgpuDestroyDebugMessenger",
-                          "xgpuBeginCommandBuffer", "xgpuEndCommandBuffer")
+                          "xgpuBeginCommandBuffer", "xgpuEndCommandBuffer",
+                          "xgpuCreatePipeline")
 # The validation objects, in the order the chassis calls them (the variable
 # the chassis names each by; layer.h defines them).
 VALIDATION_OBJECTS = ("g_stateless", "g_object_tracker", "g_command_buffer_state", "g_parameter_values", "g_recording", "g_hazards", "g_pending", "g_semaphores")

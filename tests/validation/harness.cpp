@@ -175,6 +175,9 @@ Fixture::Fixture() {
   // ask for them so test_hazards.cpp (and every other test, silent on them)
   // checks them.
   setenv("XGPU_VALIDATION_HAZARDS", "1", 0);
+  // So is GPU-assisted validation: every test's kernels run their
+  // bounds-checked copies, silent on correct programs (test_gpu_assisted.cpp).
+  setenv("XGPU_VALIDATION_GPU_ASSISTED", "1", 0);
   log.SetKnownIds(VuidsOfSpec());
 
   XgpuDebugMessengerCreateInfo log_info = log.CreateInfo();

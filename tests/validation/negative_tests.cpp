@@ -33,6 +33,7 @@ inline const char* const kExplicitTestsInSettingsAndThreads[] = {
     "XGPU-VUID-xgpuCreateInstance-validationSettings-errorAction",
     "XGPU-VUID-xgpuCreateInstance-validationSettings-ppMutedMessageIds",
     "XGPU-VUID-xgpuCreateInstance-validationSettings-synchronizationHazards",
+    "XGPU-VUID-xgpuCreateInstance-validationSettings-gpuAssistedValidation",
     "XGPU-VUID-xgpuBeginCommandBuffer-commandBuffer-externsync",
     "XGPU-VUID-xgpuCmdInsertDebugLabel-commandBuffer-externsync",
     "XGPU-VUID-xgpuDestroyBuffer-buffer-externsync",

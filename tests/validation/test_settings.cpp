@@ -138,18 +138,20 @@ XgpuValidationSettings ZeroSettings() {
 
 TEST_CASE("settings: without a structure or environment the defaults hold and are stated at creation") {
   ScopedEnv a("XGPU_VALIDATION_MUTE", nullptr), b("XGPU_VALIDATION_DUPLICATE_LIMIT", nullptr),
-      c("XGPU_VALIDATION_ON_ERROR", nullptr), d("XGPU_VALIDATION_COSTLY_CHECKS", nullptr), e("XGPU_VALIDATION_HAZARDS", nullptr);
+      c("XGPU_VALIDATION_ON_ERROR", nullptr), d("XGPU_VALIDATION_COSTLY_CHECKS", nullptr), e("XGPU_VALIDATION_HAZARDS", nullptr),
+      f("XGPU_VALIDATION_GPU_ASSISTED", nullptr);
   SettingsEnv env(nullptr);
   REQUIRE(env.create_result == XGPU_SUCCESS);
   CHECK(env.SettingsMessage() ==
-        "xgpu validation: costly checks on, synchronization hazards off, duplicate limit 10 per ID, on error continue, 0 rule(s) muted");
+        "xgpu validation: costly checks on, synchronization hazards off, GPU-assisted validation off, duplicate limit 10 per ID, on error continue, 0 rule(s) muted");
   for (int n = 0; n < 12; ++n) CHECK(env.CreateFlaggedBuffer() == XGPU_ERROR_INVALID_ARGUMENT);
   CHECK(env.ErrorIds() == std::vector<std::string>(10, kFlagsRule));
 }
 
 TEST_CASE("settings: XgpuValidationSettings mutes rules, limits duplicates and turns costly checks off") {
   ScopedEnv a("XGPU_VALIDATION_MUTE", nullptr), b("XGPU_VALIDATION_DUPLICATE_LIMIT", nullptr),
-      c("XGPU_VALIDATION_ON_ERROR", nullptr), d("XGPU_VALIDATION_COSTLY_CHECKS", nullptr), e("XGPU_VALIDATION_HAZARDS", nullptr);
+      c("XGPU_VALIDATION_ON_ERROR", nullptr), d("XGPU_VALIDATION_COSTLY_CHECKS", nullptr), e("XGPU_VALIDATION_HAZARDS", nullptr),
+      f("XGPU_VALIDATION_GPU_ASSISTED", nullptr);
   SUBCASE("a muted rule lets its calls through silently") {
     const char* muted[] = {kFlagsRule};
     XgpuValidationSettings s = ZeroSettings();
@@ -160,7 +162,7 @@ TEST_CASE("settings: XgpuValidationSettings mutes rules, limits duplicates and t
     SettingsEnv env(&s);
     REQUIRE(env.create_result == XGPU_SUCCESS);
     CHECK(env.SettingsMessage() ==
-          "xgpu validation: costly checks on, synchronization hazards off, duplicate limit 10 per ID, on error continue, 1 rule(s) muted");
+          "xgpu validation: costly checks on, synchronization hazards off, GPU-assisted validation off, duplicate limit 10 per ID, on error continue, 1 rule(s) muted");
     CHECK(env.CreateFlaggedBuffer() == XGPU_SUCCESS);  // the driver ignores the reserved flags
     CHECK(env.ErrorIds().empty());
   }
@@ -187,7 +189,7 @@ TEST_CASE("settings: XgpuValidationSettings mutes rules, limits duplicates and t
     XgpuValidationSettings s = ZeroSettings();
     SettingsEnv env(&s);
     CHECK(env.SettingsMessage() ==
-          "xgpu validation: costly checks off, synchronization hazards off, duplicate limit none, on error continue, 0 rule(s) muted");
+          "xgpu validation: costly checks off, synchronization hazards off, GPU-assisted validation off, duplicate limit none, on error continue, 0 rule(s) muted");
     for (int n = 0; n < 12; ++n) CHECK(env.CreateFlaggedBuffer() == XGPU_ERROR_INVALID_ARGUMENT);
     CHECK(env.ErrorIds().size() == 12);
   }
@@ -206,10 +208,12 @@ TEST_CASE("settings: the environment overrides the structure's members and joins
   ScopedEnv c("XGPU_VALIDATION_ON_ERROR", "continue");
   ScopedEnv d("XGPU_VALIDATION_COSTLY_CHECKS", "on");
   ScopedEnv e("XGPU_VALIDATION_HAZARDS", "1");
+  ScopedEnv f("XGPU_VALIDATION_GPU_ASSISTED", "0");
+  s.gpuAssistedValidation = XGPU_TRUE;  // the variable wins
   SettingsEnv env(&s);
   REQUIRE(env.create_result == XGPU_SUCCESS);
   CHECK(env.SettingsMessage() ==
-        "xgpu validation: costly checks on, synchronization hazards on, duplicate limit 4 per ID, on error continue, 2 rule(s) muted");
+        "xgpu validation: costly checks on, synchronization hazards on, GPU-assisted validation off, duplicate limit 4 per ID, on error continue, 2 rule(s) muted");
   CHECK(env.CreateFlaggedBuffer() == XGPU_SUCCESS);  // muted by the structure
   CHECK(env.ErrorIds().empty());
 }
@@ -268,6 +272,32 @@ TEST_CASE("settings: synchronization hazards are opt-in, by the structure or XGP
   }
 }
 
+TEST_CASE("settings: GPU-assisted validation is opt-in, by the structure or XGPU_VALIDATION_GPU_ASSISTED") {
+  SUBCASE("off without either") {
+    ScopedEnv e("XGPU_VALIDATION_GPU_ASSISTED", nullptr);
+    SettingsEnv env(nullptr, false);
+    CHECK(env.SettingsMessage().find("GPU-assisted validation off,") != std::string::npos);
+  }
+  SUBCASE("the structure turns it on") {
+    ScopedEnv e("XGPU_VALIDATION_GPU_ASSISTED", nullptr);
+    XgpuValidationSettings s = ZeroSettings();
+    s.gpuAssistedValidation = XGPU_TRUE;
+    SettingsEnv env(&s, false);
+    REQUIRE(env.create_result == XGPU_SUCCESS);
+    CHECK(env.SettingsMessage().find("GPU-assisted validation on,") != std::string::npos);
+  }
+  SUBCASE("the variable turns it on without a structure") {
+    ScopedEnv e("XGPU_VALIDATION_GPU_ASSISTED", "1");
+    SettingsEnv env(nullptr, false);
+    CHECK(env.SettingsMessage().find("GPU-assisted validation on,") != std::string::npos);
+  }
+  SUBCASE("a malformed variable is ignored: the default (off) holds") {
+    ScopedEnv e("XGPU_VALIDATION_GPU_ASSISTED", "maybe");
+    SettingsEnv env(nullptr, false);
+    CHECK(env.SettingsMessage().find("GPU-assisted validation off,") != std::string::npos);
+  }
+}
+
 TEST_CASE("settings: a malformed XgpuValidationSettings is reported by ID and xgpuCreateInstance fails") {
   SUBCASE("ppMutedMessageIds NULL with a count") {
     XgpuValidationSettings s = ZeroSettings();
@@ -309,6 +339,15 @@ TEST_CASE("settings: a malformed XgpuValidationSettings is reported by ID and xg
     CHECK(env.instance == nullptr);
     CHECK(env.ErrorIds() ==
           std::vector<std::string>{"XGPU-VUID-xgpuCreateInstance-validationSettings-synchronizationHazards"});
+  }
+  SUBCASE("gpuAssistedValidation not a bool") {
+    XgpuValidationSettings s = ZeroSettings();
+    s.gpuAssistedValidation = 2;
+    SettingsEnv env(&s, false);
+    CHECK(env.create_result == XGPU_ERROR_INVALID_ARGUMENT);
+    CHECK(env.instance == nullptr);
+    CHECK(env.ErrorIds() ==
+          std::vector<std::string>{"XGPU-VUID-xgpuCreateInstance-validationSettings-gpuAssistedValidation"});
   }
   SUBCASE("a second XgpuValidationSettings in the chain is a pNext violation") {
     XgpuValidationSettings second = ZeroSettings();

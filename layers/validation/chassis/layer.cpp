@@ -11,6 +11,7 @@
 #include "object_map.h"
 #include "../command_buffer_state/command_buffer_state.h"
 #include "../hazards/hazards.h"
+#include "../kernels/gpu_assisted.h"
 #include "../object_tracker/object_tracker.h"
 #include "../pending/pending_work.h"
 #include "../recording/recording_validation.h"

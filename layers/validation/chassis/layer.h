@@ -315,7 +315,8 @@ class CallContext {
   // Delivers a WARNING of type VALIDATION with ID `id` (one of spec/warnings.json,
   // hazards/warnings.h) and hash `number`, naming `objects` and the call's own
   // object. Warnings never fail the call.
-  void Warn(const char* id, int32_t number, const std::string& message, const std::vector<ObjectRef>& objects) const;
+  void Warn(const char* id, int32_t number, const std::string& message, const std::vector<ObjectRef>& objects,
+            XgpuDebugMessageSeverityFlagBits severity = XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT) const;
 
   const Command command;                                 // the intercepted command
   const void* dispatch_handle = nullptr;                 // its dispatchable handle

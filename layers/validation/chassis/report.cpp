@@ -254,7 +254,7 @@ bool CallContext::Report(Vuid vuid, const Field& field, const std::string& value
 namespace xgpu_validation {
 
 void CallContext::Warn(const char* id, int32_t number, const std::string& message,
-                       const std::vector<ObjectRef>& objects) const {
+                       const std::vector<ObjectRef>& objects, XgpuDebugMessageSeverityFlagBits severity) const {
   if (instance == nullptr) return;
   std::vector<ObjectRef> refs(objects);
   if (dispatch_record != nullptr) refs.push_back({dispatch_record->type, dispatch_record->handle});
@@ -278,10 +278,10 @@ void CallContext::Warn(const char* id, int32_t number, const std::string& messag
   data.pObjects = infos.empty() ? nullptr : infos.data();
   std::vector<MessengerInfo> messengers;
   AppendMessengers(instance, &messengers);
-  const auto severity = XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT;
   const XgpuDebugMessageTypeFlags types = XGPU_DEBUG_MESSAGE_TYPE_VALIDATION_BIT;
   if (PrintsOnStderr(instance->settings.to_stderr, messengers, severity, types)) {
-    std::string text = "xgpu validation: warning: " + message + "\n";
+    std::string text = std::string("xgpu validation: ") +
+                       (severity == XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT ? "warning: " : "info: ") + message + "\n";
     for (size_t n = 0; n < refs.size(); ++n) {
       text += "    object " + std::to_string(n) + ": " + TypeName(refs[n].type) + " " + Hex(refs[n].handle);
       if (!names[n].empty()) text += " \"" + names[n] + "\"";

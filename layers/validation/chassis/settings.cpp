@@ -101,6 +101,16 @@ void ApplyEnvironment(Settings* s, bool chained) {
                            "%s is used\n", hazards, before);
     }
   }
+  if (const char* assisted = std::getenv("XGPU_VALIDATION_GPU_ASSISTED"); assisted && *assisted) {
+    if (std::strcmp(assisted, "1") == 0 || std::strcmp(assisted, "on") == 0) {
+      s->gpu_assisted = true;
+    } else if (std::strcmp(assisted, "0") == 0 || std::strcmp(assisted, "off") == 0) {
+      s->gpu_assisted = false;
+    } else {
+      std::fprintf(stderr, "xgpu validation: warning: XGPU_VALIDATION_GPU_ASSISTED=%s is not 1, on, 0 or off; "
+                           "%s is used\n", assisted, before);
+    }
+  }
   if (const char* also = std::getenv("XGPU_VALIDATION_STDERR"); also && *also) {
     if (std::strcmp(also, "1") == 0 || std::strcmp(also, "0") == 0) {
       s->to_stderr = also[0] == '1' ? Settings::Stderr::kAll : Settings::Stderr::kNone;
@@ -142,6 +152,7 @@ Settings Settings::Resolve(const XgpuValidationSettings* chained) {
     }
     s.costly_checks = chained->costlyChecks != XGPU_FALSE;
     s.sync_hazards = chained->synchronizationHazards == XGPU_TRUE;
+    s.gpu_assisted = chained->gpuAssistedValidation == XGPU_TRUE;
     // (Only a muted rule lets unusable pointers through to here.)
     if (chained->mutedMessageIdCount != 0 && IsUsablePointer(chained->ppMutedMessageIds)) {
       for (uint32_t n = 0; n < chained->mutedMessageIdCount; ++n) {
@@ -162,7 +173,8 @@ std::string SettingsText(const Settings& settings) {
                        : settings.on_error == Settings::OnError::kBreak ? "break"
                                                                         : "continue";
   return std::string("costly checks ") + (settings.costly_checks ? "on" : "off") + ", synchronization hazards " +
-         (settings.sync_hazards ? "on" : "off") + ", duplicate limit " +
+         (settings.sync_hazards ? "on" : "off") + ", GPU-assisted validation " +
+         (settings.gpu_assisted ? "on" : "off") + ", duplicate limit " +
          (settings.duplicate_limit == 0 ? std::string("none") : std::to_string(settings.duplicate_limit) + " per ID") +
          ", on error " + action + ", " + std::to_string(muted) + " rule(s) muted";
 }
@@ -204,6 +216,11 @@ bool ValidateValidationSettings(CallContext& ctx, const XgpuInstanceCreateInfo* 
     skip |= ctx.Report(Vuid::xgpuCreateInstance_validationSettings_synchronizationHazards,
                        Field{"XgpuValidationSettings::synchronizationHazards"},
                        std::to_string(s->synchronizationHazards) + ", neither XGPU_TRUE nor XGPU_FALSE");
+  }
+  if (s->gpuAssistedValidation != XGPU_TRUE && s->gpuAssistedValidation != XGPU_FALSE) {
+    skip |= ctx.Report(Vuid::xgpuCreateInstance_validationSettings_gpuAssistedValidation,
+                       Field{"XgpuValidationSettings::gpuAssistedValidation"},
+                       std::to_string(s->gpuAssistedValidation) + ", neither XGPU_TRUE nor XGPU_FALSE");
   }
   return skip;
 }

@@ -32,6 +32,9 @@ struct Settings {
   // The synchronization-hazard warnings (hazards/: a read/write log of every
   // recording), opt-in like Vulkan's synchronization validation.
   bool sync_hazards = false;
+  // GPU-assisted validation: pipelines run their kernels' bounds-checked
+  // copies (kernels/gpu_assisted.cpp), opt-in like Vulkan's.
+  bool gpu_assisted = false;
   // What goes to stderr (XGPU_VALIDATION_STDERR, environment only).
   enum class Stderr {
     kUnheard,  // unset: the messages no messenger receives (none is lost)

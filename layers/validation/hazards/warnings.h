@@ -20,8 +20,11 @@ const char* WarningId(Warning warning);
 
 // Reports `warning` with `message` (the ID is appended) unless its instance
 // has reached the duplicate limit for it.
+// `severity`: WARNING, or INFO for a notice that names no mistake
+// (XGPU-VALIDATION-gpu-assisted-unavailable).
 void ReportWarning(const CallContext& ctx, Warning warning, std::string message,
-                   const std::vector<ObjectRef>& objects);
+                   const std::vector<ObjectRef>& objects,
+                   XgpuDebugMessageSeverityFlagBits severity = XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT);
 
 }  // namespace xgpu_validation
 

@@ -28,3 +28,11 @@ XGPU_KERNEL(validation_count, validation_count_args_t, args) {
   if (xgpu_global_id(0) < args->n) xgpu_atomic_fetch_add(&args->counters[0], 1u, XGPU_ORDER_RELAXED, XGPU_SCOPE_AGENT);
 }
 XGPU_KERNEL_BINDINGS(validation_count, 1);
+
+/* Writes past the end of its destination when shift > 0: GPU-assisted
+ * validation runs its bounds-checked copy (test_gpu_assisted.cpp). */
+XGPU_KERNEL(validation_overrun, validation_overrun_args_t, args) {
+  uint32_t i = xgpu_global_id(0);
+  if (i < args->n) args->dst[i + args->shift] = args->src[i] + 1u;
+}
+XGPU_KERNEL_BINDINGS(validation_overrun, 2);

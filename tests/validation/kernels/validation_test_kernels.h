@@ -37,4 +37,13 @@ typedef struct validation_count_args {
   uint32_t reserved;  /* zero */
 } validation_count_args_t;
 
+/* dst[i + shift] = src[i] + 1 for i < n: with shift > 0 it writes past the
+ * end of dst (GPU-assisted validation, test_gpu_assisted.cpp). */
+typedef struct validation_overrun_args {
+  const uint32_t* src; /* binding 0 */
+  uint32_t* dst;       /* binding 1 */
+  uint32_t n;          /* element count */
+  uint32_t shift;      /* added to each index of dst */
+} validation_overrun_args_t;
+
 #endif
