@@ -85,7 +85,7 @@ struct Setup {
 
   // costly: XgpuValidationSettings::costlyChecks (the layer's default is on);
   // hazards: its synchronizationHazards (default off).
-  Setup(bool with_layer, bool costly, bool hazards) {
+  Setup(bool with_layer, bool costly, bool hazards, bool gpu_assisted = false) {
     const char* layers[] = {"XGPU_LAYER_validation"};
     XgpuDebugMessengerCreateInfo messenger = {};
     messenger.sType = XGPU_STRUCTURE_TYPE_DEBUG_MESSENGER_CREATE_INFO;
@@ -100,6 +100,7 @@ struct Setup {
     settings.errorAction = XGPU_VALIDATION_ERROR_ACTION_CONTINUE;
     settings.costlyChecks = costly ? XGPU_TRUE : XGPU_FALSE;
     settings.synchronizationHazards = hazards ? XGPU_TRUE : XGPU_FALSE;
+    settings.gpuAssistedValidation = gpu_assisted ? XGPU_TRUE : XGPU_FALSE;
     messenger.pNext = &settings;
     info.pNext = &messenger;
     info.enabledLayerCount = with_layer ? 1 : 0;
@@ -341,6 +342,84 @@ double RunSample(const char* program, int mode) {
 
 bool g_json = false;  // --json: one JSON object per figure and side (bench/run.py's lines)
 
+// GPU-assisted validation's cost: one dispatch of bench_axpy over `n`
+// elements (z = a * x + y: two loads and a store per element), submitted and
+// waited for, in a setup with the layer off, on with GPU-assisted
+// validation off, and on with it on (the kernel's bounds-checked copy).
+struct Axpy {
+  Setup& s;
+  uint32_t n;
+  XgpuBuffer x = nullptr, y = nullptr, z = nullptr;
+  float* zs = nullptr;
+  XgpuPipeline pipeline = nullptr;
+  XgpuCommandBuffer cb = nullptr;
+
+  Axpy(Setup& setup, uint32_t elements) : s(setup), n(elements) {
+    XgpuPhysicalDeviceMemoryProperties memory = {};
+    uint32_t count = 1;
+    XgpuPhysicalDevice physical = nullptr;
+    xgpuEnumeratePhysicalDevices(s.instance, &count, &physical);
+    xgpuGetPhysicalDeviceMemoryProperties(physical, &memory);
+    uint32_t type = 0;
+    while (type < memory.memoryTypeCount &&
+           !(memory.memoryTypes[type].propertyFlags & XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT)) {
+      ++type;
+    }
+    XgpuBufferCreateInfo info = {};
+    info.sType = XGPU_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+    info.size = uint64_t(n) * sizeof(float);
+    info.usage = XGPU_BUFFER_USAGE_STORAGE_BIT;
+    info.memoryTypeIndex = type;
+    XgpuBuffer* buffers[3] = {&x, &y, &z};
+    for (int b = 0; b < 3; ++b) {
+      CHECK_OK(xgpuCreateBuffer(s.device, &info, nullptr, buffers[b]));
+      void* data = nullptr;
+      CHECK_OK(xgpuMapBuffer(s.device, *buffers[b], 0, info.size, &data));
+      auto* f = static_cast<float*>(data);
+      for (uint32_t i = 0; i < n; ++i) f[i] = b == 2 ? 0.0f : float((i * (b + 3u)) % 1000u);
+      if (b == 2) zs = f;
+    }
+    XgpuPipelineCreateInfo pipeline_info = {};
+    pipeline_info.sType = XGPU_STRUCTURE_TYPE_PIPELINE_CREATE_INFO;
+    pipeline_info.executable = s.executable;
+    pipeline_info.pEntryPoint = "bench_axpy";
+    pipeline_info.workgroupSize[0] = 256;
+    pipeline_info.workgroupSize[1] = 1;
+    pipeline_info.workgroupSize[2] = 1;
+    CHECK_OK(xgpuCreatePipeline(s.device, &pipeline_info, nullptr, &pipeline));
+    cb = s.NewCommandBuffer();
+    XgpuCommandBufferBeginInfo begin = {};
+    begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    begin.mode = XGPU_COMMAND_BUFFER_MODE_REUSABLE;
+    CHECK_OK(s.BeginCommandBuffer(cb, &begin));
+    const XgpuBufferRef refs[3] = {xgpuBufferRefWhole(x), xgpuBufferRefWhole(y), xgpuBufferRefWhole(z)};
+    const struct {
+      float a;
+      uint32_t n;
+    } constants = {1.5f, n};
+    s.CmdBindPipeline(cb, pipeline);
+    s.CmdBindBuffers(cb, 0, 3, refs);
+    s.CmdPushConstants(cb, 0, sizeof(constants), &constants);
+    s.CmdDispatch(cb, (n + 255) / 256, 1, 1);
+    CHECK_OK(s.EndCommandBuffer(cb));
+  }
+  ~Axpy() {
+    s.DestroyCommandBuffer(s.device, cb, nullptr);
+    xgpuDestroyPipeline(s.device, pipeline, nullptr);
+    for (XgpuBuffer b : {x, y, z}) xgpuDestroyBuffer(s.device, b, nullptr);
+  }
+  // Nanoseconds of one submit + wait.
+  double Run() {
+    XgpuSubmitInfo submit = {};
+    submit.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+    submit.commandBuffer = cb;
+    auto start = std::chrono::steady_clock::now();
+    CHECK_OK(s.QueueSubmit(s.queue, 1, &submit));
+    CHECK_OK(s.QueueWaitIdle(s.queue));
+    return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+  }
+};
+
 void JsonSide(const char* figure, const char* side, const Stats& s, double scale, const char* unit) {
   std::printf("{\"bench\": \"validation_layer\", \"figure\": \"%s\", \"unit\": \"%s\", \"better\": \"lower\", "
               "\"side\": \"%s\", \"median\": %.3f, \"min\": %.3f, \"max\": %.3f}\n",
@@ -383,6 +462,7 @@ int main(int argc, char** argv) {
   unsetenv("XGPU_INSTANCE_LAYERS");
   unsetenv("XGPU_VALIDATION_COSTLY_CHECKS");  // the settings structure decides
   unsetenv("XGPU_VALIDATION_HAZARDS");
+  unsetenv("XGPU_VALIDATION_GPU_ASSISTED");
   Setup without_layer(false, false, false);
   Setup with_layer(true, true, false);          // the defaults
   Setup with_hazards(true, true, true);
@@ -402,6 +482,38 @@ int main(int argc, char** argv) {
   PrintRow("recording, push+dispatch+barrier", record, 1.0, "ns", "<= 2x", 2.0);
   PrintRow("xgpuQueueSubmit, per call", submit, 1.0, "ns", "<= 1.3x", 1.3);
   PrintRow("submit + wait idle, per round trip", submit_wait, 1000.0, "us", nullptr, 0);
+
+  // GPU-assisted validation: the same dispatch, its kernel unchecked (layer
+  // off; layer on with the option off) and checked (option on).
+  {
+    const uint32_t n = smoke ? (1u << 16) : (1u << 22);
+    Setup assisted(true, true, false, true);
+    Axpy axpy[3] = {Axpy(without_layer, n), Axpy(with_layer, n), Axpy(assisted, n)};
+    std::vector<double> times[3];
+    for (int k = 0; k < 3; ++k) axpy[k].Run();  // warm: pages, caches
+    for (int r = 0; r < runs; ++r)
+      for (int k = 0; k < 3; ++k) times[k].push_back(axpy[k].Run());
+    for (int k = 1; k < 3; ++k) {
+      if (std::memcmp(axpy[0].zs, axpy[k].zs, size_t(n) * sizeof(float)) != 0) {
+        std::fprintf(stderr, "bench_axpy: the results of configuration %d differ from the layer-off run's\n", k);
+        return 1;
+      }
+    }
+    const Stats off = Summarize(times[0]), on = Summarize(times[1]), checked = Summarize(times[2]);
+    const double accesses = 3.0 * n;
+    if (g_json) {
+      JsonSide("GPU-assisted validation, axpy dispatch", "without the layer", off, 1000.0, "us");
+      JsonSide("GPU-assisted validation, axpy dispatch", "xgpu", on, 1000.0, "us");
+      JsonSide("GPU-assisted validation, axpy dispatch", "xgpu, GPU-assisted on", checked, 1000.0, "us");
+    } else {
+      std::printf("  GPU-assisted validation, one axpy dispatch of %u elements (3 accesses each), submit + wait: "
+                  "layer off %.1f (%.1f..%.1f) | on, GPU-assisted off %.1f (%.1f..%.1f) x%.2f | on, GPU-assisted on "
+                  "%.1f (%.1f..%.1f) x%.2f [us]; per checked access %.3f ns; results equal\n",
+                  n, off.median / 1e3, off.min / 1e3, off.max / 1e3, on.median / 1e3, on.min / 1e3, on.max / 1e3,
+                  on.median / off.median, checked.median / 1e3, checked.min / 1e3, checked.max / 1e3,
+                  checked.median / off.median, (checked.median - on.median) / accesses);
+    }
+  }
 
   // The whole samples, as child processes.
   const char* samples[] = {XGPU_BENCH_SAMPLES};

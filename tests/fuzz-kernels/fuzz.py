@@ -11,6 +11,9 @@ compares every output element:
   loops1  the same with HSA_CPU_WORKERS=1 (one worker claims larger batches: longer runs of
           workgroups along x, which combined tail adds and kept bins span)
   fibers  the plugin build with HSA_CPU_BARRIER_MODE=fibers (the reference)
+  checked the plugin build's bounds-checked copies (K__xgpu_checked, GPU-assisted
+          validation's kernels) with each binding's length and a print buffer that must
+          stay empty: the checks change no in-range access and report none
   plain   the build without the plugin (barrier kernels as fibers, kernels
           without barriers as <xgpu/kernel.h>'s item loops)
   shuffle the build without the plugin, run by the runner's own executor: workgroups in
@@ -45,10 +48,10 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import gen  # noqa: E402
 
-RUNS = ('loops', 'loops1', 'fibers', 'plain', 'shuffle')
+RUNS = ('loops', 'loops1', 'fibers', 'plain', 'checked', 'shuffle')
 # The runs whose disagreement is a compiler (or runtime) bug; 'shuffle' (and 'ubsan') check
 # the generated kernels themselves.
-COMPILER_RUNS = ('loops', 'loops1', 'fibers', 'plain')
+COMPILER_RUNS = ('loops', 'loops1', 'fibers', 'plain', 'checked')
 # --check-ub: a fourth build, without the plugin and with UBSan's checks as traps (no runtime
 # library: a check that fails is a kernel fault), which validates the generator itself.
 UBSAN_FLAGS = ['-fsanitize=undefined', '-fsanitize-trap=undefined']
@@ -110,7 +113,9 @@ class Toolchain:
     def compile_flags(self, variant):
         c = self.cfg
         host = [x.replace('{level}', self.level) for x in c['host_flags']]
-        return (host + (c['plugin_flags'] if variant == 'loops' else []) + c['language_flags'] + c['common_flags']
+        # The plugin build also holds each kernel's bounds-checked copy (the 'checked' run).
+        return (host + (c['plugin_flags'] + ['-DXGPU_KERNEL_BOUNDS_CHECKS=1'] if variant == 'loops' else [])
+                + c['language_flags'] + c['common_flags']
                 + (UBSAN_FLAGS if variant == 'ubsan' else []))
 
     def compile_cmd(self, src, obj, variant):
@@ -160,6 +165,8 @@ class Toolchain:
         cmd = ['nice', self.cfg['runner'], xgpux, manifest, '--timeout', str(timeout)]
         if mode == 'shuffle':
             cmd += ['--shuffle', '1']
+        if mode == 'checked':
+            cmd.append('--checked')
         if only:
             cmd += ['--only', ','.join(only)]
         if dump:
@@ -235,8 +242,8 @@ def describe_groups(values):
 
 
 def build_of(run):
-    """The build a run uses: fibers and loops1 run the plugin build, shuffle the plain one."""
-    return 'loops' if run in ('fibers', 'loops1') else 'plain' if run == 'shuffle' else run
+    """The build a run uses: fibers, loops1 and checked run the plugin build, shuffle the plain one."""
+    return 'loops' if run in ('fibers', 'loops1', 'checked') else 'plain' if run == 'shuffle' else run
 
 
 def element_diffs(tc, builds, manifest, kernel, outcomes):

@@ -45,7 +45,9 @@
 #include <thread>
 #include <vector>
 
+#include <xgpu/executable_format.h>
 #include <xgpu/host_kernel.h>
+#include <xgpu/kernel_print.h>
 
 #include "xgpu_executable.h"
 
@@ -277,21 +279,50 @@ struct Buffers {
 };
 
 // What one dispatch gave: a hash, or a fault.
-enum class Outcome { kOk, kFault, kTimeout };
+enum class Outcome { kOk, kFault, kTimeout, kBounds };
+
+// --checked: each kernel's bounds-checked copy runs (K__xgpu_checked,
+// spec/kernels.md "Bounds-checked entries"), given what the driver gives it:
+// each binding's length before the print slots, and a print buffer, which
+// must stay empty (a report: the copy found an access outside its binding,
+// which no generated kernel makes).
+bool g_checked = false;
+constexpr size_t kCheckedLead = XGPU_PRINT_DISPATCH_SLOT_OFFSET + 8 * 8;  // print slots, 8 binding lengths
+constexpr uint64_t kPrintCapacity = 4096;
 
 Outcome run_one(Device& dev, hsa_executable_t executable, const Dispatch& d, double timeout_s, bool dump,
                 uint64_t* out_hash) {
   hsa_executable_symbol_t symbol;
-  if (hsa_executable_get_symbol_by_name(executable, d.kernel.c_str(), &dev.agent, &symbol) != HSA_STATUS_SUCCESS)
-    die("no kernel '" + d.kernel + "' in the executable");
+  const std::string name = d.kernel + (g_checked ? XGPU_KERNEL_BOUNDS_CHECKED_SUFFIX : "");
+  if (hsa_executable_get_symbol_by_name(executable, name.c_str(), &dev.agent, &symbol) != HSA_STATUS_SUCCESS)
+    die("no kernel '" + name + "' in the executable");
   uint64_t object = 0;
   uint32_t static_group = 0;
   check(hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &object), "kernel object");
   check(hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE, &static_group),
         "group segment size");
   Buffers b(d, [&](size_t bytes) { return dev.alloc(bytes, dev.fine); });
-  auto* args = static_cast<FzArgs*>(dev.alloc(sizeof(FzArgs), dev.kernarg));
+  static_assert(kCheckedLead % 16 == 0);
+  const size_t lead = g_checked ? kCheckedLead : 0;
+  auto* kernarg_block = static_cast<uint8_t*>(dev.alloc(lead + sizeof(FzArgs), dev.kernarg));
+  auto* args = reinterpret_cast<FzArgs*>(kernarg_block + lead);
   *args = b.args;
+  xgpu_print_buffer_header_t* prints = nullptr;
+  if (g_checked) {
+    if (b.views.size() != 8) die("the checked run expects 8 bindings");
+    for (size_t i = 0; i < b.views.size(); ++i) {
+      const uint64_t length = uint64_t(b.views[i].count) * b.views[i].element_size;
+      std::memcpy(reinterpret_cast<uint8_t*>(args) - XGPU_BOUNDS_LENGTH_SLOT_OFFSET(i), &length, sizeof(length));
+    }
+    prints = static_cast<xgpu_print_buffer_header_t*>(dev.alloc(sizeof(*prints) + kPrintCapacity, dev.fine));
+    std::memset(prints, 0, sizeof(*prints));
+    prints->magic = XGPU_PRINT_BUFFER_MAGIC;
+    prints->version = XGPU_PRINT_BUFFER_VERSION;
+    prints->capacity = kPrintCapacity;
+    const uint64_t address = uint64_t(reinterpret_cast<uintptr_t>(prints)), tag = 0;
+    std::memcpy(reinterpret_cast<uint8_t*>(args) - XGPU_PRINT_BUFFER_SLOT_OFFSET, &address, sizeof(address));
+    std::memcpy(reinterpret_cast<uint8_t*>(args) - XGPU_PRINT_DISPATCH_SLOT_OFFSET, &tag, sizeof(tag));
+  }
 
   hsa_signal_t done{};
   check(hsa_signal_create(1, 0, nullptr, &done), "hsa_signal_create");
@@ -332,15 +363,25 @@ Outcome run_one(Device& dev, hsa_executable_t executable, const Dispatch& d, dou
       return Outcome::kTimeout;  // the kernel still runs: nothing is freed
     }
   }
+  if (outcome == Outcome::kOk && prints && __atomic_load_n(&prints->head, __ATOMIC_ACQUIRE) != 0) {
+    // A bounds report: the first record's binding, offset, size and length.
+    const auto* record = reinterpret_cast<const xgpu_print_record_t*>(prints + 1);
+    const auto* values = reinterpret_cast<const uint64_t*>(record + 1);
+    std::fprintf(stderr, "%s: bounds report: kind %u, binding %" PRIu64 ", offset %" PRId64 ", %" PRIu64
+                 " bytes, length %" PRIu64 "\n", name.c_str(), unsigned(record->kind), values[0], int64_t(values[1]),
+                 values[2], values[3]);
+    outcome = Outcome::kBounds;
+  }
   if (outcome == Outcome::kOk) {
     *out_hash = b.hash();
     if (dump) b.dump(d);
-  } else {
+  } else if (outcome == Outcome::kFault) {
     dev.make_queue();  // a queue in error takes no more packets
   }
   hsa_signal_destroy(done);
   for (auto& v : b.views) hsa_amd_memory_pool_free(v.data);
-  hsa_amd_memory_pool_free(args);
+  hsa_amd_memory_pool_free(kernarg_block);
+  if (prints) hsa_amd_memory_pool_free(prints);
   return outcome;
 }
 
@@ -486,6 +527,8 @@ int main(int argc, char** argv) {
       std::string list = argv[++i], name;
       std::istringstream s(list);
       while (std::getline(s, name, ',')) only.insert(name);
+    } else if (!std::strcmp(argv[i], "--checked")) {
+      g_checked = true;
     } else if (!std::strcmp(argv[i], "--timeout") && i + 1 < argc) {
       timeout_s = std::atof(argv[++i]);
     } else if (!std::strcmp(argv[i], "--shuffle") && i + 1 < argc) {
@@ -551,6 +594,7 @@ int main(int argc, char** argv) {
       std::_Exit(3);
     }
     if (outcome == Outcome::kFault) std::printf("%s %u FAULT\n", d.kernel.c_str(), d.config);
+    else if (outcome == Outcome::kBounds) std::printf("%s %u BOUNDS\n", d.kernel.c_str(), d.config);
     else if (!dump) std::printf("%s %u %016" PRIx64 "\n", d.kernel.c_str(), d.config, hash);
     std::fflush(stdout);
   }
