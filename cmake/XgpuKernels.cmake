@@ -9,7 +9,10 @@
 #     [OUTPUT <file>]                    default: <binary dir>/<name>.xgpux
 #     [INCLUDE_DIRECTORIES <dir>...]     extra -I for the kernel compiles
 #     [DEFINITIONS <NAME[=VALUE]>...]    extra -D for the kernel compiles
-#     [COMPILE_OPTIONS <flag>...])       extra flags for every kernel compile
+#     [COMPILE_OPTIONS <flag>...]        extra flags for every kernel compile
+#     [BOUNDS_CHECKS ON|OFF])            bounds-checked copies of the kernels
+#                                        (default: XGPU_KERNELS_BOUNDS_CHECKS;
+#                                        spec/kernels.md "Bounds-checked entries")
 #
 # Host code objects are built with -gline-tables-only (a DWARF line table in
 # non-allocated sections: the same code, nothing more mapped), which hsa-cpu
@@ -243,7 +246,7 @@ endfunction()
 
 function(xgpu_add_kernels name)
   cmake_parse_arguments(PARSE_ARGV 1 ARG ""
-    "OUTPUT" "SOURCES;TARGETS;HOST_LEVELS;INCLUDE_DIRECTORIES;DEFINITIONS;COMPILE_OPTIONS")
+    "OUTPUT;BOUNDS_CHECKS" "SOURCES;TARGETS;HOST_LEVELS;INCLUDE_DIRECTORIES;DEFINITIONS;COMPILE_OPTIONS")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "xgpu_add_kernels(${name}): unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -298,7 +301,10 @@ function(xgpu_add_kernels name)
   set(plugin_flags)
   if(XGPU_KERNELS_WILOOP_PLUGIN)
     set(plugin_flags -fpass-plugin=${XGPU_KERNELS_WILOOP_PLUGIN} -DXGPU_KERNEL_PRINT_PASS=1)
-    if(XGPU_KERNELS_BOUNDS_CHECKS)
+    if(NOT DEFINED ARG_BOUNDS_CHECKS)
+      set(ARG_BOUNDS_CHECKS ${XGPU_KERNELS_BOUNDS_CHECKS})
+    endif()
+    if(ARG_BOUNDS_CHECKS)
       list(APPEND plugin_flags -DXGPU_KERNEL_BOUNDS_CHECKS=1)
     endif()
   endif()

@@ -186,6 +186,18 @@ struct KernelInfo {
   uint64_t binding_unknown = 0;              // ... do anything with it (its pointer escapes)
 };
 
+// The name of kernel `kernel`'s bounds-checked copy (XGPU_KERNEL_FLAG_BOUNDS_CHECKED,
+// spec/kernels.md "Bounds-checked entries"): K__xgpu_checked.
+inline std::string bounds_checked_name(std::string_view kernel) {
+  return std::string(kernel) + XGPU_KERNEL_BOUNDS_CHECKED_SUFFIX;
+}
+// The kernel a bounds-checked copy's name checks (K for K__xgpu_checked);
+// any other name unchanged.
+inline std::string_view checked_kernel_name(std::string_view name) {
+  constexpr std::string_view kSuffix = XGPU_KERNEL_BOUNDS_CHECKED_SUFFIX;
+  return name.size() > kSuffix.size() && name.ends_with(kSuffix) ? name.substr(0, name.size() - kSuffix.size()) : name;
+}
+
 // What one code object holds.
 // A kernel's hidden argument kinds, comma-separated ("hidden_block_count_x, ...").
 inline std::string hidden_args_list(const KernelInfo& kernel) {

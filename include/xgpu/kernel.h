@@ -1366,29 +1366,39 @@ XGPU_KERNEL_INLINE_ xgpu_print_value_t xgpu_print_value_(T* v) {
  * XGPU_KERNEL_BOUNDS_CHECKS where it loads the plugin): called only by the
  * checks the plugin adds, never by kernel code. `used`, so that it reaches
  * the plugin, which deletes it where no copy calls it. `kernarg` is the
- * kernarg segment's address (the print slots lie before it); the local id is
- * UINT32_MAX per dimension where the copy cannot tell it (the host's
- * work-item loops); `file` is NULL without a line table. */
+ * kernarg segment's address (the print slots lie before it). On the host
+ * `workgroup` is the runtime's xgpu_host_workgroup_t and `local_id` the
+ * fiber entry's local id, or NULL where the work-item loops cannot tell the
+ * item (the record then holds UINT32_MAX); GPUs read their own ids. `file`
+ * is NULL without a line table. */
 static __attribute__((used, noinline, cold)) void xgpu_bounds_report_(
-    uint64_t kernarg, uint32_t group_x, uint32_t group_y, uint32_t group_z, uint32_t item_x, uint32_t item_y,
-    uint32_t item_z, uint32_t binding, uint64_t offset, uint64_t size, uint64_t length, const char* file,
-    uint32_t line) __asm__("xgpu_bounds_report_");
+    uint64_t kernarg, const void* workgroup, const uint32_t* local_id, uint32_t binding, uint64_t offset,
+    uint64_t size, uint64_t length, const char* file, uint32_t line) __asm__("xgpu_bounds_report_");
 static __attribute__((used, noinline, cold)) void xgpu_bounds_report_(
-    uint64_t kernarg, uint32_t group_x, uint32_t group_y, uint32_t group_z, uint32_t item_x, uint32_t item_y,
-    uint32_t item_z, uint32_t binding, uint64_t offset, uint64_t size, uint64_t length, const char* file,
-    uint32_t line) {
+    uint64_t kernarg, const void* workgroup, const uint32_t* local_id, uint32_t binding, uint64_t offset,
+    uint64_t size, uint64_t length, const char* file, uint32_t line) {
   if (kernarg == 0) return;
   xgpu_print_request_t request;
   request.buffer = *(const uint64_t*)(uintptr_t)(kernarg - XGPU_PRINT_BUFFER_SLOT_OFFSET);
   request.dispatch = *(const uint64_t*)(uintptr_t)(kernarg - XGPU_PRINT_DISPATCH_SLOT_OFFSET);
   request.kind = XGPU_PRINT_KIND_BOUNDS;
   request.count = XGPU_PRINT_BOUNDS_VALUE_COUNT;
-  request.workgroup_id[0] = group_x;
-  request.workgroup_id[1] = group_y;
-  request.workgroup_id[2] = group_z;
-  request.local_id[0] = item_x;
-  request.local_id[1] = item_y;
-  request.local_id[2] = item_z;
+  for (uint32_t d = 0; d < 3; ++d) {
+#if defined(XGPU_KERNEL_TARGET_AMDGCN)
+    (void)workgroup;
+    (void)local_id;
+    request.workgroup_id[d] = xgpu_amdgcn_workgroup_id_(d);
+    request.local_id[d] = xgpu_amdgcn_local_id_(d);
+#elif defined(XGPU_KERNEL_TARGET_NVPTX)
+    (void)workgroup;
+    (void)local_id;
+    request.workgroup_id[d] = xgpu_nvptx_workgroup_id_(d);
+    request.local_id[d] = xgpu_nvptx_local_id_(d);
+#else
+    request.workgroup_id[d] = workgroup ? ((const xgpu_host_workgroup_t*)workgroup)->workgroup_id[d] : 0xffffffffu;
+    request.local_id[d] = local_id ? local_id[d] : 0xffffffffu;
+#endif
+  }
   request.values[0] = binding;
   request.values[1] = offset;
   request.values[2] = size;

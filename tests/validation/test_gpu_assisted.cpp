@@ -63,12 +63,12 @@ XgpuPipeline Pipeline(Fixture& f, const char* entry, uint32_t bindings, uint32_t
 }
 
 // validation_overrun of 128 items, 2 workgroups: dst[i + shift] = src[i] + 1,
-// dst bound to the first 512 bytes of a 1 KiB buffer.
-void RunOverrun(Fixture& f, XgpuPipeline pipeline, uint32_t shift, Mapped& src, Mapped& dst) {
+// dst bound to its buffer's first `range` bytes.
+void RunOverrun(Fixture& f, XgpuPipeline pipeline, uint32_t shift, Mapped& src, Mapped& dst, uint64_t range = 512) {
   XgpuCommandBuffer cb = f.BegunCommandBuffer(f.device, XGPU_COMMAND_BUFFER_MODE_ONE_SHOT, 0);
   xgpuCmdBindPipeline(cb, pipeline);
   XgpuBufferRef refs[2] = {xgpuBufferRefWhole(src.buffer), xgpuBufferRefWhole(dst.buffer)};
-  refs[1].size = 512;
+  refs[1].size = range;
   xgpuCmdBindBuffers(cb, 0, 2, refs);
   const uint32_t constants[2] = {128, shift};
   xgpuCmdPushConstants(cb, 0, sizeof(constants), constants);
@@ -81,7 +81,16 @@ void RunOverrun(Fixture& f, XgpuPipeline pipeline, uint32_t shift, Mapped& src, 
   REQUIRE(xgpuQueueWaitIdle(f.queue) == XGPU_SUCCESS);
 }
 
+// Without the pass plugin (or with XGPU_KERNELS_BOUNDS_CHECKS=OFF) the
+// kernels have no bounds-checked copies: nothing to test.
+#if defined(XGPU_VALIDATION_TEST_BOUNDS_CHECKS)
+constexpr bool kCopies = true;
+#else
+constexpr bool kCopies = false;
+#endif
+
 TEST_CASE("GPU-assisted validation: a write past its binding is reported by ID, and not made") {
+  if (!kCopies) return;
   Fixture& f = Fixture::Get();
   TestScope scope(f);
   Mapped src = MappedBuffer(f, 512);
@@ -126,7 +135,50 @@ TEST_CASE("GPU-assisted validation: a write past its binding is reported by ID, 
   }
 }
 
+// The engine port's two cases: 4 KiB into a 256-byte binding, and 16 MiB past
+// a 4 KiB buffer; the buffer created next to it keeps its bytes.
+TEST_CASE("GPU-assisted validation: 4 KiB into a 256-byte binding, 16 MiB past a 4 KiB buffer") {
+  if (!kCopies) return;
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  Mapped src = MappedBuffer(f, 512);
+  Mapped dst = MappedBuffer(f, 4096);
+  Mapped neighbour = MappedBuffer(f, 4096);
+  for (uint32_t i = 0; i < 128; ++i) src.words[i] = 1000 + i;
+  std::fill(dst.words, dst.words + 1024, 0xdeadbeefu);
+  std::fill(neighbour.words, neighbour.words + 1024, 0x5a5a5a5au);
+  XgpuPipeline pipeline = Pipeline(f, "validation_overrun", 0, 0);
+  struct Case {
+    const char* what;
+    uint32_t shift;    // elements
+    uint64_t range;    // bytes bound
+    uint64_t offset;   // the first failing access's offset
+  };
+  for (const Case& c : {Case{"4 KiB into a 256-byte binding", 1024, 256, 4096},
+                        Case{"16 MiB past a 4 KiB buffer", 4u << 20, 4096, 16u << 20}}) {
+    INFO(c.what);
+    RunOverrun(f, pipeline, c.shift, src, dst, c.range);
+    const auto messages = f.log.Messages();
+    REQUIRE(!messages.empty());
+    uint64_t first = UINT64_MAX;  // item 0's offset: the smallest reported
+    for (const auto& m : messages) {
+      INFO(m.text);
+      CHECK(m.id == kOutOfBounds);
+      CHECK(m.text.find("binding 1: an access of 4 bytes at offset ") != std::string::npos);
+      CHECK(m.text.find("range of " + std::to_string(c.range) + " bytes") != std::string::npos);
+      const size_t at = m.text.find("at offset ");
+      if (at != std::string::npos) first = std::min<uint64_t>(first, std::stoull(m.text.substr(at + 10)));
+    }
+    CHECK(first == c.offset);
+    f.log.Clear();
+    // Nothing was written: not the buffer, not its neighbour.
+    for (uint32_t i = 0; i < 1024; ++i) REQUIRE(dst.words[i] == 0xdeadbeefu);
+    for (uint32_t i = 0; i < 1024; ++i) REQUIRE(neighbour.words[i] == 0x5a5a5a5au);
+  }
+}
+
 TEST_CASE("GPU-assisted validation: a kernel without a bounds-checked copy is named by an INFO message") {
+  if (!kCopies) return;
   Fixture& f = Fixture::Get();
   TestScope scope(f);
   struct Infos {

@@ -42,10 +42,11 @@ constexpr uint32_t kKernelFlagBoundsChecked = XGPU_KERNEL_FLAG_BOUNDS_CHECKED;
 // A bounds-checked copy's name: the kernel's, then this.
 constexpr llvm::StringLiteral kBoundsCheckedSuffix = XGPU_KERNEL_BOUNDS_CHECKED_SUFFIX;
 // <xgpu/kernel.h>'s writer of bounds records (XGPU_KERNEL_BOUNDS_CHECKS):
-// void (u64 kernarg, u32 workgroup x, y, z, u32 item x, y, z, u32 binding,
-// u64 offset, u64 size, u64 length, ptr file, u32 line), never inlined.
+// void (u64 kernarg, ptr workgroup, ptr local_id, u32 binding, u64 offset,
+// u64 size, u64 length, ptr file, u32 line), never inlined.
 constexpr llvm::StringLiteral kBoundsReportFunction = "xgpu_bounds_report_";
-constexpr unsigned kBoundsReportParams = 13;
+constexpr unsigned kBoundsReportParams = 9;
+constexpr unsigned kBoundsReportFileParam = 7;
 constexpr uint64_t kFlagsRecordAlignment = XGPU_KERNEL_LAYOUT_ALIGNMENT;
 constexpr uint64_t kFlagsRecordHeaderBytes = sizeof(xgpu_kernel_flags_record_t);
 constexpr uint64_t kFlagsRecordMaxNameBytes = XGPU_KERNEL_LAYOUT_MAX_NAME_SIZE;

@@ -3,7 +3,7 @@
 // kernels when its GPU-assisted checks are on (XGPU_VALIDATION_GPU_ASSISTED).
 //
 // What it makes: for each kernel K that declares its layout
-// (XGPU_KERNEL_BINDINGS, at most kAccessRecordMaxBindings bindings), in a
+// (XGPU_KERNEL_BINDINGS, 1 to kAccessRecordMaxBindings bindings), in a
 // module where <xgpu/kernel.h> defined xgpu_bounds_report_ (the build's
 // XGPU_KERNEL_BOUNDS_CHECKS), a second kernel K__xgpu_checked:
 // - its entries are copies of K's (AMDGPU and nvptx: the kernel function,
@@ -52,7 +52,6 @@
 
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/IntrinsicsAMDGPU.h"
-#include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
@@ -65,8 +64,6 @@ namespace {
 constexpr const char* kBoundsRemarkPass = "xgpu-bounds-checks";
 // How deep the copy follows calls from an entry.
 constexpr unsigned kMaxCopyDepth = 8;
-// The unknown local id of the host's work-item loops.
-constexpr uint32_t kUnknownId = 0xffffffffu;
 
 enum class TargetKind { kHost, kAmdgpu, kNvptx };
 
@@ -198,17 +195,11 @@ class CheckedCopy {
     context.kernarg = kernarg_address(builder, *copy);
     if (target_ == TargetKind::kHost) {
       context.workgroup = copy->getArg(1);
-      if (copy->arg_size() >= 3 && copy->getArg(2)->getType()->isPointerTy()) {
-        context.local_id = copy->getArg(2);  // the fiber entry's local_id[3]
-      } else {
-        // The work-item loops' entry: no one item; reports say "unknown".
-        auto* ids = ArrayType::get(i32_, 3);
-        AllocaInst* unknown = builder.CreateAlloca(ids, nullptr, "xgpu.unknown_ids");
-        builder.CreateStore(ConstantArray::get(ids, {builder.getInt32(kUnknownId), builder.getInt32(kUnknownId),
-                                                     builder.getInt32(kUnknownId)}),
-                            unknown);
-        context.local_id = unknown;
-      }
+      // The fiber entry's local_id[3]; the work-item loops' entry runs no
+      // one item (null: reports say "unknown").
+      context.local_id = copy->arg_size() >= 3 && copy->getArg(2)->getType()->isPointerTy()
+                             ? static_cast<Value*>(copy->getArg(2))
+                             : ConstantPointerNull::get(ptr_);
     } else {
       context.workgroup = ConstantPointerNull::get(ptr_);
       context.local_id = ConstantPointerNull::get(ptr_);
@@ -586,44 +577,11 @@ class CheckedCopy {
 
   void report(IRBuilder<>& builder, Function& function, const Instruction& access, uint32_t binding, Value* offset,
               Value* size, Value* length) {
+    // The host passes its workgroup record and local id (null where
+    // unknown); GPUs' report reads their own ids.
     const Context& context = contexts_[&function];
-    Value* ids[6];
-    switch (target_) {
-      case TargetKind::kHost:
-        // workgroup_id[3] at the start of xgpu_host_workgroup_t; the
-        // fiber entry's local_id[3], or the copy's unknown ids.
-        for (unsigned d = 0; d < 3; ++d) {
-          ids[d] = builder.CreateLoad(
-              i32_, builder.CreateConstInBoundsGEP1_64(builder.getInt8Ty(), context.workgroup, 4 * d));
-          ids[3 + d] = builder.CreateLoad(
-              i32_, builder.CreateConstInBoundsGEP1_64(builder.getInt8Ty(), context.local_id, 4 * d));
-        }
-        break;
-      case TargetKind::kAmdgpu: {
-        const Intrinsic::ID group[3] = {Intrinsic::amdgcn_workgroup_id_x, Intrinsic::amdgcn_workgroup_id_y,
-                                        Intrinsic::amdgcn_workgroup_id_z};
-        const Intrinsic::ID item[3] = {Intrinsic::amdgcn_workitem_id_x, Intrinsic::amdgcn_workitem_id_y,
-                                       Intrinsic::amdgcn_workitem_id_z};
-        for (unsigned d = 0; d < 3; ++d) {
-          ids[d] = builder.CreateIntrinsic(group[d], {}, {});
-          ids[3 + d] = builder.CreateIntrinsic(item[d], {}, {});
-        }
-        break;
-      }
-      case TargetKind::kNvptx: {
-        const Intrinsic::ID group[3] = {Intrinsic::nvvm_read_ptx_sreg_ctaid_x, Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
-                                        Intrinsic::nvvm_read_ptx_sreg_ctaid_z};
-        const Intrinsic::ID item[3] = {Intrinsic::nvvm_read_ptx_sreg_tid_x, Intrinsic::nvvm_read_ptx_sreg_tid_y,
-                                       Intrinsic::nvvm_read_ptx_sreg_tid_z};
-        for (unsigned d = 0; d < 3; ++d) {
-          ids[d] = builder.CreateIntrinsic(group[d], {}, {});
-          ids[3 + d] = builder.CreateIntrinsic(item[d], {}, {});
-        }
-        break;
-      }
-    }
     FunctionType* type = report_->getFunctionType();
-    Value* file = ConstantPointerNull::get(cast<PointerType>(type->getParamType(11)));
+    Value* file = ConstantPointerNull::get(cast<PointerType>(type->getParamType(kBoundsReportFileParam)));
     uint32_t line = 0;
     if (const DILocation* location = access.getDebugLoc().get()) {
       line = location->getLine();
@@ -631,16 +589,18 @@ class CheckedCopy {
       if (!text) {
         const unsigned space = module_.getDataLayout().getDefaultGlobalsAddressSpace();
         GlobalVariable* global = builder.CreateGlobalString(location->getFilename(), "xgpu.file", space, &module_);
-        text = ConstantExpr::getPointerBitCastOrAddrSpaceCast(global, type->getParamType(11));
+        text = ConstantExpr::getPointerBitCastOrAddrSpaceCast(global, type->getParamType(kBoundsReportFileParam));
       }
       file = text;
     }
-    Value* args[kBoundsReportParams] = {context.kernarg, ids[0], ids[1], ids[2], ids[3], ids[4], ids[5],
+    Value* args[kBoundsReportParams] = {context.kernarg, context.workgroup, context.local_id,
                                         builder.getInt32(binding), offset, size, length, file,
                                         builder.getInt32(line)};
     for (unsigned i = 0; i < kBoundsReportParams; ++i) {
       Type* want = type->getParamType(i);
-      if (args[i]->getType() != want && want->isIntegerTy()) args[i] = builder.CreateZExtOrTrunc(args[i], want);
+      if (args[i]->getType() == want) continue;
+      if (want->isIntegerTy()) args[i] = builder.CreateZExtOrTrunc(args[i], want);
+      else if (want->isPointerTy()) args[i] = builder.CreatePointerBitCastOrAddrSpaceCast(args[i], want);
     }
     CallInst* call = builder.CreateCall(report_, args);
     call->setCallingConv(report_->getCallingConv());
@@ -725,7 +685,10 @@ PreservedAnalyses BoundsChecksPass::run(Module& module, ModuleAnalysisManager&) 
     for (auto& [kernel, entries] : kernels) {
       const std::string checked = kernel + kBoundsCheckedSuffix.str();
       const auto layout = layouts.find(kernel);
-      if (layout == layouts.end() || layout->second > kAccessRecordMaxBindings || entries.empty()) continue;
+      // A kernel without bindings has nothing to check: no copy.
+      if (layout == layouts.end() || layout->second == 0 || layout->second > kAccessRecordMaxBindings ||
+          entries.empty())
+        continue;
       if (module.getNamedGlobal((checked + kDescriptorSuffix).str()) || module.getFunction(checked)) continue;
       const std::optional<std::string> layout_record = find_record(module, kLayoutRecordMagic, kernel);
       const std::optional<std::string> access_record = find_record(module, kAccessRecordMagic, kernel);

@@ -559,7 +559,7 @@ xgpu_amdgpu_command_dispatch_t* append_dispatch(CommandBuffer* cb, Recorder* r, 
   d.kernarg_size = kernel.kernarg_size;
   d.kernarg_alignment = alignment;
   d.patch_count = uint16_t(spec.patch_count);
-  d.debug_name = uint64_t(reinterpret_cast<uintptr_t>(kernel.name.c_str()));  // interned with the kernel
+  d.debug_name = uint64_t(reinterpret_cast<uintptr_t>(kernel.shown_name().c_str()));  // interned with the kernel
   return command;
 }
 
@@ -636,7 +636,7 @@ bool prepare_dispatch(CommandBuffer* cb, Recorder* r, const DispatchRules& rules
   for (uint32_t i = 0; i < p.binding_count; ++i) {
     if (i >= r->bound.size() || !r->bound[i]) {
       record_error(cb, XGPU_ERROR_INVALID_USAGE, rules.bindings_vuid,
-                   std::string(f) + ": binding " + std::to_string(i) + " of pipeline '" + p.kernel.name + "' (" +
+                   std::string(f) + ": binding " + std::to_string(i) + " of pipeline '" + p.kernel.shown_name() + "' (" +
                        std::to_string(p.binding_count) + " bindings) is not bound (xgpuCmdBindBuffers)");
       return false;
     }
@@ -645,21 +645,21 @@ bool prepare_dispatch(CommandBuffer* cb, Recorder* r, const DispatchRules& rules
   if (group > limits.maxWorkgroupMemorySize) {
     record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, rules.workgroup_memory_vuid,
                  std::string(f) + ": static (" + std::to_string(p.kernel.group_segment_size) + ") + dynamic (" +
-                     std::to_string(r->dynamic_group_size) + ") workgroup memory of pipeline '" + p.kernel.name +
+                     std::to_string(r->dynamic_group_size) + ") workgroup memory of pipeline '" + p.kernel.shown_name() +
                      "' exceeds limits.maxWorkgroupMemorySize (" + std::to_string(limits.maxWorkgroupMemorySize) +
                      ")");
     return false;
   }
   if (p.kernel.kernarg_alignment > kMaxKernargAlignment) {
     record_error(cb, XGPU_ERROR_FEATURE_NOT_PRESENT, msgid::kUnsupported,
-                 std::string(f) + ": pipeline '" + p.kernel.name + "' needs kernarg alignment " +
+                 std::string(f) + ": pipeline '" + p.kernel.shown_name() + "' needs kernarg alignment " +
                      std::to_string(p.kernel.kernarg_alignment) + "; this driver supports at most " +
                      std::to_string(kMaxKernargAlignment));
     return false;
   }
   if (p.binding_count > kMaxPatches) {
     record_error(cb, XGPU_ERROR_FEATURE_NOT_PRESENT, msgid::kUnsupported,
-                 std::string(f) + ": pipeline '" + p.kernel.name + "' has " + std::to_string(p.binding_count) +
+                 std::string(f) + ": pipeline '" + p.kernel.shown_name() + "' has " + std::to_string(p.binding_count) +
                      " bindings; a command of this driver holds at most " + std::to_string(kMaxPatches));
     return false;
   }
@@ -957,7 +957,7 @@ void XGPU_API_CALL cmd_bind_pipeline(XgpuCommandBuffer handle, XgpuPipeline pipe
     record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdPushConstants-range",
                  "xgpuCmdPushConstants: offset (" + std::to_string(offset) + ") + size (" + std::to_string(size) +
                      ") exceeds " +
-                     (r->pipeline ? "the constantSize of the bound pipeline '" + std::string(r->pipeline->kernel.name) +
+                     (r->pipeline ? "the constantSize of the bound pipeline '" + std::string(r->pipeline->kernel.shown_name()) +
                                         "' (" + std::to_string(constant_limit) + ")"
                                   : "limits.maxPushConstantsSize (" + std::to_string(constant_limit) + ")"));
     return;
@@ -1000,7 +1000,7 @@ void XGPU_API_CALL cmd_bind_buffers(XgpuCommandBuffer handle, uint32_t first, ui
     record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdBindBuffers-firstBinding",
                  "xgpuCmdBindBuffers: firstBinding (" + std::to_string(first) + ") + bindingCount (" +
                      std::to_string(count) + ") exceeds " +
-                     (r->pipeline ? "the bindingCount of the bound pipeline '" + std::string(r->pipeline->kernel.name) +
+                     (r->pipeline ? "the bindingCount of the bound pipeline '" + std::string(r->pipeline->kernel.shown_name()) +
                                         "' (" + std::to_string(binding_limit) + ")"
                                   : "limits.maxBindings (" + std::to_string(binding_limit) + ")"));
     return;
@@ -1073,7 +1073,7 @@ void XGPU_API_CALL cmd_set_workgroup_memory_size(XgpuCommandBuffer handle, uint3
   d.kernarg_size = kernel.kernarg_size;
   d.kernarg_alignment = alignment;
   d.patch_count = uint16_t(spec.patch_count);
-  d.debug_name = uint64_t(reinterpret_cast<uintptr_t>(kernel.name.c_str()));  // interned with the kernel
+  d.debug_name = uint64_t(reinterpret_cast<uintptr_t>(kernel.shown_name().c_str()));  // interned with the kernel
   auto* patches = reinterpret_cast<xgpu_amdgpu_kernarg_patch_t*>(reinterpret_cast<uint8_t*>(command) + base_size);
   r->template_kernargs.assign(kernel.kernarg_size, 0);
   for (uint32_t i = 0; i < spec.patch_count; ++i) {

@@ -165,6 +165,7 @@ XgpuResult executable_load(Device* device, const char* function, const void* dat
       kernel.constant_size = meta.constant_size;
       kernel.prints = meta.prints;
       kernel.bounds_checked = meta.bounds_checked;
+      if (kernel.bounds_checked) kernel.display_name = std::string(xe::checked_kernel_name(kernel.name));
       kernel.access_known = meta.access_known;
       kernel.binding_reads = meta.binding_reads;
       kernel.binding_writes = meta.binding_writes;

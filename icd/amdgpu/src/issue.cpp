@@ -8,10 +8,7 @@
 #include <cstddef>
 #include <cstring>
 #include <new>
-#include <string_view>
 #include <vector>
-
-#include <xgpu/executable_format.h>
 
 #include "device_library.h"
 #include "packet_log.h"
@@ -825,11 +822,7 @@ std::string commands_printing_dispatch(const CommandBuffer* command_buffer, uint
     const uint64_t address = command->type == XGPU_AMDGPU_COMMAND_DISPATCH_INDIRECT
                                  ? reinterpret_cast<const xgpu_amdgpu_command_dispatch_indirect_t*>(command)->dispatch.debug_name
                                  : reinterpret_cast<const xgpu_amdgpu_command_dispatch_t*>(command)->dispatch.debug_name;
-    std::string name = address ? reinterpret_cast<const char*>(uintptr_t(address)) : "?";
-    // A bounds-checked copy (GPU-assisted validation) is named as its kernel.
-    constexpr std::string_view kChecked = XGPU_KERNEL_BOUNDS_CHECKED_SUFFIX;
-    if (name.size() > kChecked.size() && name.compare(name.size() - kChecked.size(), kChecked.size(), kChecked) == 0)
-      name.resize(name.size() - kChecked.size());
+    const std::string name = address ? reinterpret_cast<const char*>(uintptr_t(address)) : "?";
     found.push_back("'" + name + "' (command " + std::to_string(command->index));
     if (command->index == command_index) exact = found.back();
   });

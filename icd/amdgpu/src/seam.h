@@ -66,6 +66,10 @@ struct KernelInfo {
   uint64_t binding_atomics = 0;        // ... access it atomically
   uint64_t binding_unknown = 0;        // ... anything (its pointer escapes)
   std::string name;                    // kernel name (without ".kd")
+  std::string display_name;            // the name messages and fault reports give it: K for a
+                                       // bounds-checked copy K__xgpu_checked (GPU-assisted validation);
+                                       // empty: `name`
+  const std::string& shown_name() const { return display_name.empty() ? name : display_name; }
 };
 
 // Bytes a dispatch of `kernel` keeps free before its kernargs in the

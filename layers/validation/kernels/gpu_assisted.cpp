@@ -2,11 +2,11 @@
 
 #include <string>
 
-#include "xgpu/executable_format.h"
 #include "../chassis/layer.h"
 #include "../chassis/object_map.h"
 #include "../hazards/warnings.h"
 #include "kernel_metadata.h"
+#include "xgpu_executable.h"
 
 namespace xgpu_validation {
 
@@ -19,9 +19,14 @@ XgpuResult DownCreatePipeline(CallContext& ctx, XgpuDevice device, const XgpuPip
   const ObjectRecord* executable =
       Objects().Find(XGPU_OBJECT_TYPE_EXECUTABLE, reinterpret_cast<uintptr_t>(pCreateInfo->executable));
   // A kernel the layer does not know is the driver's to report (not found).
-  if (executable == nullptr || !executable->kernels || !executable->kernels->Find(pCreateInfo->pEntryPoint))
+  const KernelFacts* kernel = executable != nullptr && executable->kernels
+                                  ? executable->kernels->Find(pCreateInfo->pEntryPoint)
+                                  : nullptr;
+  if (kernel == nullptr) return ctx.DeviceTable().CreatePipeline(device, pCreateInfo, pAllocator, pPipeline);
+  // A kernel that declares no bindings accesses no binding: nothing to check.
+  if (kernel->layout && kernel->layout->declared && kernel->layout->binding_count == 0)
     return ctx.DeviceTable().CreatePipeline(device, pCreateInfo, pAllocator, pPipeline);
-  const std::string checked = std::string(pCreateInfo->pEntryPoint) + XGPU_KERNEL_BOUNDS_CHECKED_SUFFIX;
+  const std::string checked = xgpu::executable::bounds_checked_name(pCreateInfo->pEntryPoint);
   if (executable->kernels->Find(checked.c_str()) == nullptr) {
     ReportWarning(ctx, Warning::kGpuAssistedUnavailable,
                   std::string("xgpuCreatePipeline: kernel \"") + pCreateInfo->pEntryPoint +

@@ -5,7 +5,8 @@
 // entries") as its entry point, when the executable holds one. The copy
 // checks each access through a binding against the range the dispatch bound
 // to it; the driver reports a violation (XGPU-VALIDATION-gpu-assisted-
-// out-of-bounds) from the copy's print records. A kernel without a copy is
+// out-of-bounds) from the copy's print records. A kernel that declares no
+// bindings has nothing to check and runs as it is. A kernel without a copy is
 // named once per pipeline (XGPU-VALIDATION-gpu-assisted-unavailable, an
 // INFO message: it names no mistake) and runs unchecked.
 //

@@ -75,7 +75,7 @@ XGPU_KERNEL(undeclared, copy_args_t, args) { args->dst[0] = args->src[0]; }
 // IR: define internal void @copy_xgpu_run_workgroup___xgpu_checked(
 // IR: sub i64 %{{.*}}, 24
 // IR: icmp ule i64
-// IR: call void @xgpu_bounds_report_(
+// IR: call void @xgpu_bounds_report_(i64 %{{.*}}, ptr %1, ptr null, i32 0,
 // The helper's copy takes the kernarg address, workgroup record and local
 // id, and checks its store.
 // IR: define internal {{.*}}void @put__xgpu_checked(ptr {{.*}}, i32 {{.*}}, i64 {{.*}}, ptr {{.*}}, ptr {{.*}})

@@ -1,8 +1,8 @@
 /* Bounds-checked copies on amdgcn (tools/xgpu-wiloop/bounds_checks.cpp): the
  * copy is a second amdgpu_kernel K__xgpu_checked; its checks read the
  * binding's start and length through the kernarg segment pointer (the
- * constant address space), its reports the work-item and workgroup ids,
- * whose "amdgpu-no-*" attributes the copy drops. */
+ * constant address space); its report reads the work-item and workgroup
+ * ids, whose "amdgpu-no-*" attributes the copy drops. */
 // TARGET: amdgcn
 // FLAGS: -DXGPU_KERNEL_PRINT_PASS=1 -DXGPU_KERNEL_BOUNDS_CHECKS=1
 // PASSES: xgpu-printing-kernels,xgpu-binding-access,xgpu-bounds-checks
@@ -28,5 +28,4 @@ XGPU_KERNEL_BINDINGS(copy, 2);
 // IR: define protected amdgpu_kernel void @copy__xgpu_checked(
 // IR: call {{.*}}ptr addrspace(4) @llvm.amdgcn.kernarg.segment.ptr()
 // IR: icmp ule i64
-// IR: call i32 @llvm.amdgcn.workitem.id.x()
 // IR: call void @xgpu_bounds_report_(

@@ -25,6 +25,5 @@ XGPU_KERNEL_BINDINGS(copy, 2);
 // IR: define {{.*}}void @copy__xgpu_checked(
 // IR: getelementptr inbounds i8, ptr %{{.*}}, i64 16
 // IR: icmp ule i64
-// IR: call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 // IR: call void @xgpu_bounds_report_(
 // IR: !{ptr @copy__xgpu_checked, !"kernel", i32 1}
