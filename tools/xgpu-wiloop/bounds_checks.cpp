@@ -483,58 +483,103 @@ class CheckedCopy {
     return builder.CreateAndReduce(ok);
   }
 
-  bool guard_access(Instruction& inst, ArrayRef<std::pair<uint32_t, unsigned>> bindings,
-                    std::vector<std::string>* unchecked) {
+  // What one access's checks computed, over the bindings it may go through.
+  struct Checked {
+    Value* ok = nullptr;      // i1: in range (of some binding)
+    Value* lanes = nullptr;   // per lane: in range (accesses of lanes), else null
+    bool by_lane = true;      // every binding's check was per lane
+    Value* offset = nullptr;  // the first binding's: the report's values
+    Value* size = nullptr;
+    Value* length = nullptr;
+    uint32_t binding = 0;
+  };
+
+  // The checks of `inst` through `bindings`, at the builder. `fast`: a
+  // contiguous access of lanes is checked as one span (all its lanes,
+  // whatever the mask): one scalar range check, true only when the precise
+  // check is.
+  std::optional<Checked> check(IRBuilder<>& builder, Instruction& inst, ArrayRef<std::pair<uint32_t, unsigned>> bindings,
+                               bool fast, bool* out_spans, std::vector<std::string>* unchecked) {
+    Checked c;
     std::string why;
     Function& function = *inst.getFunction();
-    IRBuilder<> builder(&inst);
-    Value* ok = nullptr;
-    Value* report_offset = nullptr;
-    Value* report_size = nullptr;
-    Value* report_length = nullptr;
-    uint32_t report_binding = 0;
-    Value* lanes = nullptr;  // per lane: in range of some binding (accesses of lanes)
-    bool by_lane = true;
     for (const auto& [binding, operand] : bindings) {
       std::optional<Shape> shape = shape_of(inst, operand, &why);
       if (!shape) {
-        unchecked->push_back(why + " through binding " + std::to_string(binding));
-        return false;
+        if (unchecked) unchecked->push_back(why + " through binding " + std::to_string(binding));
+        return std::nullopt;
       }
       auto [start, length] = binding_range(function, binding);
-      builder.SetInsertPoint(&inst);
+      const bool span = shape->lanes > 1 && shape->stride != 0;
+      if (out_spans) *out_spans = *out_spans || span;
+      if (fast && span) {
+        Shape whole;
+        whole.pointer = shape->pointer;
+        whole.size = ConstantInt::get(i64_, uint64_t(shape->lanes) * shape->stride);
+        shape = whole;
+      }
       Value* offset = nullptr;
       Value* lane_fits = nullptr;
       Value* fits = in_range(builder, *shape, start, length, &offset, &lane_fits);
-      by_lane = by_lane && lane_fits;
-      if (lane_fits) lanes = lanes ? builder.CreateOr(lanes, lane_fits) : lane_fits;
-      if (!ok) {
-        report_offset = offset;
-        report_size = shape->size;
-        report_length = length;
-        report_binding = binding;
+      c.by_lane = c.by_lane && lane_fits;
+      if (lane_fits) c.lanes = c.lanes ? builder.CreateOr(c.lanes, lane_fits) : lane_fits;
+      if (!c.ok) {
+        c.offset = offset;
+        c.size = shape->size;
+        c.length = length;
+        c.binding = binding;
       }
-      ok = ok ? builder.CreateOr(ok, fits) : fits;
+      c.ok = c.ok ? builder.CreateOr(c.ok, fits) : fits;
     }
-    // if (ok) access; else report (a load gives 0).
-    MDNode* weights = MDBuilder(module_.getContext()).createBranchWeights(1u << 20, 1);
+    return c;
+  }
+
+  // if (in range) access; else { report; the lanes in range only }.
+  // Contiguous accesses of lanes take a scalar check of their whole span
+  // first; where it fails, the per-lane check decides (a tail whose
+  // masked-off lanes lie past the end is still made whole, unreported).
+  bool guard_access(Instruction& inst, ArrayRef<std::pair<uint32_t, unsigned>> bindings,
+                    std::vector<std::string>* unchecked) {
+    Function& function = *inst.getFunction();
+    IRBuilder<> builder(&inst);
+    bool spans = false;
+    std::optional<Checked> fast = check(builder, inst, bindings, true, &spans, unchecked);
+    if (!fast) return false;
+    MDNode* likely = MDBuilder(module_.getContext()).createBranchWeights(1u << 20, 1);
     Instruction* then_term = nullptr;
     Instruction* else_term = nullptr;
-    SplitBlockAndInsertIfThenElse(ok, inst.getIterator(), &then_term, &else_term, weights);
+    SplitBlockAndInsertIfThenElse(fast->ok, inst.getIterator(), &then_term, &else_term, likely);
     BasicBlock* then_block = then_term->getParent();
-    BasicBlock* else_block = else_term->getParent();
     BasicBlock* tail = then_term->getSuccessor(0);
     inst.moveBefore(then_term);
     builder.SetInsertPoint(else_term);
-    report(builder, function, inst, report_binding, report_offset, report_size, report_length);
-    // The lanes in range are still made (each lane is a work item's).
-    Value* partial = by_lane ? partial_access(builder, inst, lanes) : nullptr;
+    std::optional<Checked> precise = spans ? check(builder, inst, bindings, false, nullptr, nullptr) : fast;
+    PHINode* phi = nullptr;
     if (!inst.getType()->isVoidTy()) {
-      PHINode* phi = PHINode::Create(inst.getType(), 2, "", tail->begin());
+      phi = PHINode::Create(inst.getType(), 3, "", tail->begin());
       inst.replaceAllUsesWith(phi);
       phi->addIncoming(&inst, then_block);
-      phi->addIncoming(partial ? partial : Constant::getNullValue(inst.getType()), else_block);
     }
+    PHINode* joined = phi;  // where the cold path's value goes
+    if (spans) {
+      // The span failed: the lanes decide. All in range: the whole access.
+      Instruction* whole_term = nullptr;
+      Instruction* bad_term = nullptr;
+      SplitBlockAndInsertIfThenElse(precise->ok, else_term->getIterator(), &whole_term, &bad_term, likely);
+      Instruction* whole = inst.clone();
+      whole->insertBefore(whole_term);
+      if (phi) {
+        BasicBlock* join = else_term->getParent();  // the two cold paths meet, then go to the tail
+        joined = PHINode::Create(inst.getType(), 2, "", join->begin());
+        joined->addIncoming(whole, whole_term->getParent());
+        phi->addIncoming(joined, join);
+      }
+      builder.SetInsertPoint(bad_term);
+    }
+    report(builder, function, inst, precise->binding, precise->offset, precise->size, precise->length);
+    // The lanes in range are still made (each lane is a work item's).
+    Value* partial = precise->by_lane ? partial_access(builder, inst, precise->lanes) : nullptr;
+    if (joined) joined->addIncoming(partial ? partial : Constant::getNullValue(inst.getType()), builder.GetInsertBlock());
     return true;
   }
 
