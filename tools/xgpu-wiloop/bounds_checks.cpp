@@ -32,7 +32,11 @@
 //   o, s, L of the first failing lane, the source file and line of the
 //   access where a line table exists, the workgroup and local id. The
 //   lanes of a vectorised item loop are work items, so each work item's
-//   access is made or not as it would be alone.
+//   access is made or not as it would be alone. A contiguous vector access
+//   is first checked as one span (all its lanes, whatever its mask: two
+//   scalar compares); only where the span fails are its lanes checked, and
+//   if those under the mask all pass, the access is made whole and nothing
+//   reported (the span check is never true where a lane check is false).
 //   An access reached from two bindings (a select of two binding pointers)
 //   is made when it lies in either.
 // Legality: K is not changed. The copy behaves as K in every run where no
