@@ -64,15 +64,16 @@ XgpuPipeline Pipeline(Fixture& f, const char* entry, uint32_t bindings, uint32_t
 
 // validation_overrun of 128 items, 2 workgroups: dst[i + shift] = src[i] + 1,
 // dst bound to its buffer's first `range` bytes.
-void RunOverrun(Fixture& f, XgpuPipeline pipeline, uint32_t shift, Mapped& src, Mapped& dst, uint64_t range = 512) {
+void RunOverrun(Fixture& f, XgpuPipeline pipeline, uint32_t shift, Mapped& src, Mapped& dst, uint64_t range = 512,
+                uint32_t items = 128) {
   XgpuCommandBuffer cb = f.BegunCommandBuffer(f.device, XGPU_COMMAND_BUFFER_MODE_ONE_SHOT, 0);
   xgpuCmdBindPipeline(cb, pipeline);
   XgpuBufferRef refs[2] = {xgpuBufferRefWhole(src.buffer), xgpuBufferRefWhole(dst.buffer)};
   refs[1].size = range;
   xgpuCmdBindBuffers(cb, 0, 2, refs);
-  const uint32_t constants[2] = {128, shift};
+  const uint32_t constants[2] = {items, shift};
   xgpuCmdPushConstants(cb, 0, sizeof(constants), constants);
-  xgpuCmdDispatch(cb, 2, 1, 1);
+  xgpuCmdDispatch(cb, (items + 63) / 64, 1, 1);
   REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
   XgpuSubmitInfo submit = {};
   submit.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
@@ -175,6 +176,27 @@ TEST_CASE("GPU-assisted validation: 4 KiB into a 256-byte binding, 16 MiB past a
     for (uint32_t i = 0; i < 1024; ++i) REQUIRE(dst.words[i] == 0xdeadbeefu);
     for (uint32_t i = 0; i < 1024; ++i) REQUIRE(neighbour.words[i] == 0x5a5a5a5au);
   }
+}
+
+TEST_CASE("GPU-assisted validation: a dispatch's first 16 reports are listed, then how many more") {
+  if (!kCopies) return;
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  Mapped src = MappedBuffer(f, 4096 * 4);
+  Mapped dst = MappedBuffer(f, 4096);
+  std::fill(src.words, src.words + 4096, 1u);
+  XgpuPipeline pipeline = Pipeline(f, "validation_overrun", 0, 0);
+  // 4096 items, every one 4 KiB past a 4 KiB binding: far more than 16
+  // accesses (one per vector of items) fail.
+  RunOverrun(f, pipeline, 1024, src, dst, 4096, 4096);
+  const auto messages = f.log.Messages();
+  REQUIRE(messages.size() == 17);
+  for (const auto& m : messages) CHECK(m.id == kOutOfBounds);
+  INFO(messages.back().text);
+  CHECK(messages.back().text.find("kernel 'validation_overrun' (command 0): ") == 0);
+  CHECK(messages.back().text.find(" more accesses outside their bindings were not made (the first 16 are listed "
+                                  "above)") != std::string::npos);
+  f.log.Clear();
 }
 
 TEST_CASE("GPU-assisted validation: a kernel without a bounds-checked copy is named by an INFO message") {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <thread>
 
 #include "common.h"
@@ -151,10 +152,19 @@ XgpuResult deliver_prints(Queue* queue, Submission* s, XgpuResult status) {
       std::string dispatch;
       std::string message;
       char ids[96];
+      // Bounds reports (GPU-assisted validation): the first
+      // kBoundsReportsPerDispatch of each dispatch, then how many more.
+      constexpr uint64_t kBoundsReportsPerDispatch = 16;
+      std::map<uint64_t, std::pair<uint64_t, std::string>> bounds_seen;  // tag -> (reports, dispatch)
       for (const PrintLine& line : contents.lines) {
         if (dispatch.empty() || line.dispatch != described_tag) {
           dispatch = commands_printing_dispatch(s->command_buffer, line.dispatch);
           described_tag = line.dispatch;
+        }
+        if (line.out_of_bounds) {
+          auto& [seen, where] = bounds_seen[line.dispatch];
+          if (seen++ == 0) where = dispatch;
+          if (seen > kBoundsReportsPerDispatch) continue;
         }
         if (line.local_id[0] == UINT32_MAX && line.local_id[1] == UINT32_MAX && line.local_id[2] == UINT32_MAX)
           // A bounds-checked copy run as work-item loops cannot tell the item.
@@ -181,6 +191,13 @@ XgpuResult deliver_prints(Queue* queue, Submission* s, XgpuResult status) {
           message.append(line.text);
           reporter.report(XGPU_DEBUG_MESSAGE_SEVERITY_INFO_BIT, msgid::kKernelPrintf, message);
         }
+      }
+      for (const auto& [tag, seen] : bounds_seen) {
+        if (seen.first <= kBoundsReportsPerDispatch) continue;
+        reporter.report(XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, msgid::kGpuAssistedOutOfBounds,
+                        seen.second + "): " + std::to_string(seen.first - kBoundsReportsPerDispatch) +
+                            " more accesses outside their bindings were not made (the first " +
+                            std::to_string(kBoundsReportsPerDispatch) + " are listed above)");
       }
       if (contents.dropped)
         reporter.report(XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT, msgid::kKernelPrintf,
