@@ -29,7 +29,7 @@ OUTPUTS = [
 # Generators of components' files (each module defines OUTPUTS: a list of
 # (path, callable(reg) -> str)). All are required: a missing one is an error,
 # so --check can never pass by skipping it.
-EXTRA_MODULES = ["loader_gen", "meta_gen", "vlayer_gen", "xgpuinfo_gen"]
+EXTRA_MODULES = ["icd_gen", "loader_gen", "meta_gen", "vlayer_gen", "xgpuinfo_gen"]
 
 
 def collect(reg):

@@ -12,10 +12,12 @@
 #include <shared_mutex>
 #include <unordered_map>
 
+#include "common.h"
 #include "device_library.h"
 #include "entry_guard.h"
 #include "host_memory.h"
 #include "issue.h"
+#include "generated/vuid_ids.h"
 
 namespace xgpu::amdgpu {
 namespace {
@@ -111,11 +113,6 @@ namespace {
 
 CommandBuffer* from_handle(XgpuCommandBuffer handle) { return reinterpret_cast<CommandBuffer*>(handle); }
 
-std::string hex(uint64_t value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "0x%llx", static_cast<unsigned long long>(value));
-  return buffer;
-}
 
 std::string size_string(XgpuDeviceSize size) {
   return size == XGPU_WHOLE_SIZE ? std::string("XGPU_WHOLE_SIZE") : std::to_string(size);
@@ -451,7 +448,7 @@ void require_bindings(Recorder* r, const DispatchSpec& spec, uint32_t index, con
     const xgpu_amdgpu_buffer_ref_t& ref = spec.ref(i);
     if (ref.kind != XGPU_AMDGPU_BUFFER_REF_KIND_SLOT) continue;
     require_slot(r, ref, index, XGPU_BUFFER_USAGE_STORAGE_BIT, function, nullptr, i,
-                 "XGPU-VUID-xgpuCmdBindBuffers-pBuffers-usage");
+                 vuid::xgpuCmdBindBuffers_pBuffers_usage);
   }
 }
 
@@ -614,12 +611,12 @@ struct DispatchRules {
   const char* bindings_vuid;           // every binding of the pipeline is set
   const char* workgroup_memory_vuid;   // static + dynamic workgroup memory within the limit
 };
-constexpr DispatchRules kDispatchRules{"xgpuCmdDispatch", "XGPU-VUID-xgpuCmdDispatch-pipeline",
-                                       "XGPU-VUID-xgpuCmdDispatch-bindings",
-                                       "XGPU-VUID-xgpuCmdDispatch-workgroupMemory"};
-constexpr DispatchRules kDispatchIndirectRules{"xgpuCmdDispatchIndirect", "XGPU-VUID-xgpuCmdDispatchIndirect-pipeline",
-                                               "XGPU-VUID-xgpuCmdDispatchIndirect-bindings",
-                                               "XGPU-VUID-xgpuCmdDispatchIndirect-workgroupMemory"};
+constexpr DispatchRules kDispatchRules{"xgpuCmdDispatch", vuid::xgpuCmdDispatch_pipeline,
+                                       vuid::xgpuCmdDispatch_bindings,
+                                       vuid::xgpuCmdDispatch_workgroupMemory};
+constexpr DispatchRules kDispatchIndirectRules{"xgpuCmdDispatchIndirect", vuid::xgpuCmdDispatchIndirect_pipeline,
+                                               vuid::xgpuCmdDispatchIndirect_bindings,
+                                               vuid::xgpuCmdDispatchIndirect_workgroupMemory};
 
 // Checks the bound state a dispatch needs and fills `spec` (kernel,
 // workgroup size, template from the pushed constants, binding patches).
@@ -734,19 +731,19 @@ XgpuResult XGPU_API_CALL create_command_buffer(XgpuDevice device_handle, const X
   if (report_if_lost(device, "xgpuCreateCommandBuffer")) return XGPU_ERROR_DEVICE_LOST;
   if (!info) {
     device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
-                  "XGPU-VUID-xgpuCreateCommandBuffer-pCreateInfo-parameter",
+                  vuid::xgpuCreateCommandBuffer_pCreateInfo_parameter,
                   "xgpuCreateCommandBuffer: pCreateInfo is NULL");
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
   if (info->sType != XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO) {
-    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-VUID-xgpuCreateCommandBuffer-pCreateInfo-sType",
+    device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, vuid::xgpuCreateCommandBuffer_pCreateInfo_sType,
                   "xgpuCreateCommandBuffer: pCreateInfo->sType (" + std::to_string(int(info->sType)) +
                       ") is not XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO");
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
   if (!device_has_queue_family(device, info->queueFamilyIndex)) {
     device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
-                  "XGPU-VUID-xgpuCreateCommandBuffer-pCreateInfo-queueFamilyIndex",
+                  vuid::xgpuCreateCommandBuffer_pCreateInfo_queueFamilyIndex,
                   "xgpuCreateCommandBuffer: pCreateInfo->queueFamilyIndex " + std::to_string(info->queueFamilyIndex) +
                       " is not the family of a queue the device was created with");
     return XGPU_ERROR_INVALID_ARGUMENT;
@@ -790,7 +787,7 @@ void XGPU_API_CALL destroy_command_buffer(XgpuDevice device, XgpuCommandBuffer h
   CommandBuffer* cb = from_handle(handle);
   Device* owner = device_from_handle(device);
   if (!cb || !owner) return;
-  if (!device_release_handle(owner, cb, "XGPU-VUID-xgpuDestroyCommandBuffer-commandBuffer-parameter",
+  if (!device_release_handle(owner, cb, vuid::xgpuDestroyCommandBuffer_commandBuffer_parameter,
                              "xgpuDestroyCommandBuffer: commandBuffer")) return;
   {
     std::unique_lock lock(g_live_command_buffers_mutex);
@@ -804,7 +801,7 @@ void XGPU_API_CALL destroy_command_buffer(XgpuDevice device, XgpuCommandBuffer h
     free_command_buffer(cb);
     return;
   }
-  device_report(owner, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-VUID-xgpuDestroyCommandBuffer-commandBuffer-pending",
+  device_report(owner, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, vuid::xgpuDestroyCommandBuffer_commandBuffer_pending,
                 "xgpuDestroyCommandBuffer: commandBuffer has " + std::to_string(pending) +
                     " submission(s) pending: those not issued yet fail (their signal semaphores with "
                     "XGPU_ERROR_INVALID_USAGE), those issued run, and the command buffer is freed when the last "
@@ -818,33 +815,33 @@ XgpuResult XGPU_API_CALL begin_command_buffer(XgpuCommandBuffer handle, const Xg
   if (report_if_lost(cb->device, "xgpuBeginCommandBuffer")) return XGPU_ERROR_DEVICE_LOST;
   if (!info) {
     device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
-                  "XGPU-VUID-xgpuBeginCommandBuffer-pBeginInfo-parameter",
+                  vuid::xgpuBeginCommandBuffer_pBeginInfo_parameter,
                   "xgpuBeginCommandBuffer: pBeginInfo is NULL");
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
   if (info->sType != XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO) {
     device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
-                  "XGPU-VUID-xgpuBeginCommandBuffer-pBeginInfo-sType",
+                  vuid::xgpuBeginCommandBuffer_pBeginInfo_sType,
                   "xgpuBeginCommandBuffer: pBeginInfo->sType (" + std::to_string(int(info->sType)) +
                       ") is not XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO");
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
   if (const uint32_t pending = cb->pending.load(std::memory_order_acquire); pending != 0) {
     device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
-                  "XGPU-VUID-xgpuBeginCommandBuffer-commandBuffer-pending",
+                  vuid::xgpuBeginCommandBuffer_commandBuffer_pending,
                   "xgpuBeginCommandBuffer: commandBuffer has " + std::to_string(pending & ~kDestroyedWhilePending) +
                       " submissions pending; wait for them before recording again");
     return XGPU_ERROR_INVALID_USAGE;
   }
   if (info->mode != XGPU_COMMAND_BUFFER_MODE_ONE_SHOT && info->mode != XGPU_COMMAND_BUFFER_MODE_REUSABLE) {
-    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, "XGPU-VUID-xgpuBeginCommandBuffer-pBeginInfo-mode-parameter",
+    device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT, vuid::xgpuBeginCommandBuffer_pBeginInfo_mode_parameter,
                   "xgpuBeginCommandBuffer: pBeginInfo->mode (" + std::to_string(int(info->mode)) + ") is not a mode");
     return XGPU_ERROR_INVALID_ARGUMENT;
   }
   const XgpuPhysicalDeviceLimits& limits = device_limits(cb->device);
   if (info->bindingCapacity > limits.maxBindingCapacity) {
     device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
-                  "XGPU-VUID-xgpuBeginCommandBuffer-pBeginInfo-bindingCapacity",
+                  vuid::xgpuBeginCommandBuffer_pBeginInfo_bindingCapacity,
                   "xgpuBeginCommandBuffer: pBeginInfo->bindingCapacity (" + std::to_string(info->bindingCapacity) +
                       ") exceeds limits.maxBindingCapacity (" + std::to_string(limits.maxBindingCapacity) + ")");
     return XGPU_ERROR_INVALID_ARGUMENT;
@@ -907,7 +904,7 @@ XgpuResult XGPU_API_CALL end_command_buffer(XgpuCommandBuffer handle) {
   }
   if (cb->state != CommandBufferState::kRecording || !cb->recorder) {
     device_report(cb->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
-                  "XGPU-VUID-xgpuEndCommandBuffer-commandBuffer-recording",
+                  vuid::xgpuEndCommandBuffer_commandBuffer_recording,
                   "xgpuEndCommandBuffer: commandBuffer is not in the recording state");
     return XGPU_ERROR_INVALID_USAGE;
   }
@@ -924,11 +921,11 @@ XgpuResult XGPU_API_CALL end_command_buffer(XgpuCommandBuffer handle) {
 
 void XGPU_API_CALL cmd_bind_pipeline(XgpuCommandBuffer handle, XgpuPipeline pipeline) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdBindPipeline", "XGPU-VUID-xgpuCmdBindPipeline-commandBuffer-recording");
+  Recorder* r = recording(cb, "xgpuCmdBindPipeline", vuid::xgpuCmdBindPipeline_commandBuffer_recording);
   if (!r) return;
   const PipelineInfo* info = pipeline_info(pipeline);
   if (!info) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdBindPipeline-pipeline-parameter",
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCmdBindPipeline_pipeline_parameter,
                  "xgpuCmdBindPipeline: pipeline is XGPU_NULL_HANDLE");
     return;
   }
@@ -944,17 +941,17 @@ void XGPU_API_CALL cmd_bind_pipeline(XgpuCommandBuffer handle, XgpuPipeline pipe
                                                         uint32_t size, const void* values,
                                                         uint64_t constant_limit) {
   if (offset % 4 != 0) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdPushConstants-offset",
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCmdPushConstants_offset,
                  "xgpuCmdPushConstants: offset (" + std::to_string(offset) + ") is not a multiple of 4");
     return;
   }
   if (size == 0 || size % 4 != 0) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdPushConstants-size",
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCmdPushConstants_size,
                  "xgpuCmdPushConstants: size (" + std::to_string(size) + ") is not a non-zero multiple of 4");
     return;
   }
   if (uint64_t(offset) + size > constant_limit) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdPushConstants-range",
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCmdPushConstants_range,
                  "xgpuCmdPushConstants: offset (" + std::to_string(offset) + ") + size (" + std::to_string(size) +
                      ") exceeds " +
                      (r->pipeline ? "the constantSize of the bound pipeline '" + std::string(r->pipeline->kernel.shown_name()) +
@@ -963,7 +960,7 @@ void XGPU_API_CALL cmd_bind_pipeline(XgpuCommandBuffer handle, XgpuPipeline pipe
     return;
   }
   if (size && !values) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdPushConstants-pValues-parameter",
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCmdPushConstants_pValues_parameter,
                  "xgpuCmdPushConstants: pValues is NULL but size is " + std::to_string(size));
     return;
   }
@@ -971,7 +968,7 @@ void XGPU_API_CALL cmd_bind_pipeline(XgpuCommandBuffer handle, XgpuPipeline pipe
 
 void XGPU_API_CALL cmd_push_constants(XgpuCommandBuffer handle, uint32_t offset, uint32_t size, const void* values) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdPushConstants", "XGPU-VUID-xgpuCmdPushConstants-commandBuffer-recording");
+  Recorder* r = recording(cb, "xgpuCmdPushConstants", vuid::xgpuCmdPushConstants_commandBuffer_recording);
   if (!r) return;
   // The bound pipeline's constants bound the range (without one, which the
   // layer reports, the storage does).
@@ -986,10 +983,10 @@ void XGPU_API_CALL cmd_push_constants(XgpuCommandBuffer handle, uint32_t offset,
 void XGPU_API_CALL cmd_bind_buffers(XgpuCommandBuffer handle, uint32_t first, uint32_t count,
                                     const XgpuBufferRef* buffers) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdBindBuffers", "XGPU-VUID-xgpuCmdBindBuffers-commandBuffer-recording");
+  Recorder* r = recording(cb, "xgpuCmdBindBuffers", vuid::xgpuCmdBindBuffers_commandBuffer_recording);
   if (!r) return;
   if (count == 0) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdBindBuffers-bindingCount",
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCmdBindBuffers_bindingCount,
                  "xgpuCmdBindBuffers: bindingCount is 0 (must be at least 1)");
     return;
   }
@@ -997,7 +994,7 @@ void XGPU_API_CALL cmd_bind_buffers(XgpuCommandBuffer handle, uint32_t first, ui
   // layer reports, the storage does).
   const uint64_t binding_limit = r->pipeline ? r->pipeline->binding_count : r->bindings.size();
   if (uint64_t(first) + count > binding_limit) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdBindBuffers-firstBinding",
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCmdBindBuffers_firstBinding,
                  "xgpuCmdBindBuffers: firstBinding (" + std::to_string(first) + ") + bindingCount (" +
                      std::to_string(count) + ") exceeds " +
                      (r->pipeline ? "the bindingCount of the bound pipeline '" + std::string(r->pipeline->kernel.shown_name()) +
@@ -1006,7 +1003,7 @@ void XGPU_API_CALL cmd_bind_buffers(XgpuCommandBuffer handle, uint32_t first, ui
     return;
   }
   if (count && !buffers) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdBindBuffers-pBuffers-parameter",
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCmdBindBuffers_pBuffers_parameter,
                  "xgpuCmdBindBuffers: pBuffers is NULL but bindingCount is " + std::to_string(count));
     return;
   }
@@ -1025,11 +1022,11 @@ void XGPU_API_CALL cmd_bind_buffers(XgpuCommandBuffer handle, uint32_t first, ui
 void XGPU_API_CALL cmd_set_workgroup_memory_size(XgpuCommandBuffer handle, uint32_t dynamic_size) {
   CommandBuffer* cb = from_handle(handle);
   Recorder* r = recording(cb, "xgpuCmdSetWorkgroupMemorySize",
-                          "XGPU-VUID-xgpuCmdSetWorkgroupMemorySize-commandBuffer-recording");
+                          vuid::xgpuCmdSetWorkgroupMemorySize_commandBuffer_recording);
   if (!r) return;
   const uint32_t limit = device_limits(cb->device).maxWorkgroupMemorySize;
   if (dynamic_size > limit) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdSetWorkgroupMemorySize-dynamicSize",
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCmdSetWorkgroupMemorySize_dynamicSize,
                  "xgpuCmdSetWorkgroupMemorySize: dynamicSize (" + std::to_string(dynamic_size) +
                      ") exceeds limits.maxWorkgroupMemorySize (" + std::to_string(limit) + ")");
     return;
@@ -1105,7 +1102,7 @@ void XGPU_API_CALL cmd_set_workgroup_memory_size(XgpuCommandBuffer handle, uint3
   for (int d = 0; d < 3; ++d) {
     const uint32_t bound = r->max_workgroup_count[d];  // computed when the pipeline was bound
     if (counts[d] > bound) {
-      record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdDispatch-groupCount",
+      record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCmdDispatch_groupCount,
                    std::string("xgpuCmdDispatch: ") + kNames[d] + " (" + std::to_string(counts[d]) +
                        ") exceeds the pipeline's maxWorkgroupCount[" + std::to_string(d) + "] (" +
                        std::to_string(bound) + ": limits.maxWorkgroupCount[" + std::to_string(d) + "] " +
@@ -1131,7 +1128,7 @@ void XGPU_API_CALL cmd_set_workgroup_memory_size(XgpuCommandBuffer handle, uint3
 // dispatch is the counts, two bump allocations and two copies.
 void XGPU_API_CALL cmd_dispatch(XgpuCommandBuffer handle, uint32_t x, uint32_t y, uint32_t z) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdDispatch", "XGPU-VUID-xgpuCmdDispatch-commandBuffer-recording");
+  Recorder* r = recording(cb, "xgpuCmdDispatch", vuid::xgpuCmdDispatch_commandBuffer_recording);
   if (!r) return;
   if (!r->template_valid) [[unlikely]] {
     if (!build_dispatch_template(cb, r)) return;
@@ -1187,19 +1184,19 @@ void XGPU_API_CALL cmd_dispatch(XgpuCommandBuffer handle, uint32_t x, uint32_t y
 void XGPU_API_CALL cmd_dispatch_indirect(XgpuCommandBuffer handle, const XgpuBufferRef* counts,
                                          XgpuDispatchIndirectFlags flags) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdDispatchIndirect", "XGPU-VUID-xgpuCmdDispatchIndirect-commandBuffer-recording");
+  Recorder* r = recording(cb, "xgpuCmdDispatchIndirect", vuid::xgpuCmdDispatchIndirect_commandBuffer_recording);
   if (!r) return;
   const XgpuDispatchIndirectFlags mode =
       flags & (XGPU_DISPATCH_INDIRECT_STATIC_BIT | XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT);
   if (mode != XGPU_DISPATCH_INDIRECT_STATIC_BIT && mode != XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdDispatchIndirect-flags",
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCmdDispatchIndirect_flags,
                  "xgpuCmdDispatchIndirect: flags (" + hex(flags) +
                      ") must hold exactly one of XGPU_DISPATCH_INDIRECT_STATIC_BIT and "
                      "XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT");
     return;
   }
   if (flags & ~mode) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdDispatchIndirect-flags",
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCmdDispatchIndirect_flags,
                  "xgpuCmdDispatchIndirect: flags (" + hex(flags) + ") holds unknown bits");
     return;
   }
@@ -1215,7 +1212,7 @@ void XGPU_API_CALL cmd_dispatch_indirect(XgpuCommandBuffer handle, const XgpuBuf
     uint32_t memory_type = 0;
     const XgpuMemoryPropertyFlags properties = buffer_memory_properties(buffer_info(counts->buffer), &memory_type);
     if (!(properties & XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT)) {
-      record_error(cb, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible",
+      record_error(cb, XGPU_ERROR_INVALID_USAGE, vuid::xgpuCmdDispatchIndirect_static_hostVisible,
                    "xgpuCmdDispatchIndirect: pCounts->buffer has " + memory_type_string(memory_type, properties) +
                        ", which is not XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT; XGPU_DISPATCH_INDIRECT_STATIC_BIT "
                        "reads the counts on the host at issue (use XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT, or "
@@ -1262,7 +1259,7 @@ void XGPU_API_CALL cmd_dispatch_indirect(XgpuCommandBuffer handle, const XgpuBuf
   const uint32_t index = cmd->header.index;
   require_bindings(r, spec, index, "xgpuCmdDispatchIndirect");
   require_slot(r, counts_ref, index, XGPU_BUFFER_USAGE_INDIRECT_BIT, "xgpuCmdDispatchIndirect", "pCounts", 0,
-               "XGPU-VUID-xgpuCmdDispatchIndirect-pCounts-usage");
+               vuid::xgpuCmdDispatchIndirect_pCounts_usage);
   if (SlotRequirement* slot = dynamic ? nullptr : slot_requirement(r, counts_ref)) {
     if (!slot->host_visible) slot->host_visible_use = SlotUse{index, "xgpuCmdDispatchIndirect", "STATIC pCounts", 0};
     slot->host_visible = true;
@@ -1284,15 +1281,15 @@ void XGPU_API_CALL cmd_dispatch_indirect(XgpuCommandBuffer handle, const XgpuBuf
 void XGPU_API_CALL cmd_fill_buffer(XgpuCommandBuffer handle, const XgpuBufferRef* dst, const void* pattern,
                                    uint32_t pattern_size) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdFillBuffer", "XGPU-VUID-xgpuCmdFillBuffer-commandBuffer-recording");
+  Recorder* r = recording(cb, "xgpuCmdFillBuffer", vuid::xgpuCmdFillBuffer_commandBuffer_recording);
   if (!r) return;
   if (pattern_size != 1 && pattern_size != 2 && pattern_size != 4) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdFillBuffer-patternSize",
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCmdFillBuffer_patternSize,
                  "xgpuCmdFillBuffer: patternSize (" + std::to_string(pattern_size) + ") must be 1, 2 or 4");
     return;
   }
   if (!pattern) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdFillBuffer-pPattern-parameter",
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCmdFillBuffer_pPattern_parameter,
                  "xgpuCmdFillBuffer: pPattern is NULL");
     return;
   }
@@ -1301,7 +1298,7 @@ void XGPU_API_CALL cmd_fill_buffer(XgpuCommandBuffer handle, const XgpuBufferRef
   xgpu_amdgpu_buffer_ref_t ref;
   if (!make_ref(cb, dst, rules, &ref)) return;
   if (ref.length != XGPU_AMDGPU_WHOLE_LENGTH && ref.length % pattern_size != 0) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdFillBuffer-pDst-size",
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCmdFillBuffer_pDst_size,
                  "xgpuCmdFillBuffer: the range's size (" + std::to_string(ref.length) +
                      ") is not a multiple of patternSize (" + std::to_string(pattern_size) + ")");
     return;
@@ -1320,7 +1317,7 @@ void XGPU_API_CALL cmd_fill_buffer(XgpuCommandBuffer handle, const XgpuBufferRef
                  uint16_t(pattern_size), ref)};
   const uint32_t patch_count = ref.length == XGPU_AMDGPU_WHOLE_LENGTH ? 2 : 1;
   require_slot(r, ref, r->command_count, XGPU_BUFFER_USAGE_TRANSFER_DST_BIT, "xgpuCmdFillBuffer",
-               "pDst", 0, "XGPU-VUID-xgpuCmdFillBuffer-pDst-usage");
+               "pDst", 0, vuid::xgpuCmdFillBuffer_pDst_usage);
   record_builtin(cb, r, XGPU_AMDGPU_COMMAND_FILL, builtin(cb, &DeviceLibrary::fill), "xgpuCmdFillBuffer", &args,
                  sizeof(args), XGPU_AMDGPU_TRANSFER_WORKGROUP_SIZE, transfer_workgroups(ref.length), patches,
                  patch_count, false);
@@ -1335,10 +1332,10 @@ bool overlapping(const xgpu_amdgpu_buffer_ref_t& a, const xgpu_amdgpu_buffer_ref
 void XGPU_API_CALL cmd_copy_buffer(XgpuCommandBuffer handle, const XgpuBufferRef* src, const XgpuBufferRef* dst,
                                    XgpuDeviceSize size) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdCopyBuffer", "XGPU-VUID-xgpuCmdCopyBuffer-commandBuffer-recording");
+  Recorder* r = recording(cb, "xgpuCmdCopyBuffer", vuid::xgpuCmdCopyBuffer_commandBuffer_recording);
   if (!r) return;
   if (size == 0 || size == XGPU_WHOLE_SIZE) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdCopyBuffer-size",
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCmdCopyBuffer_size,
                  "xgpuCmdCopyBuffer: size (" + size_string(size) + ") must be a byte count greater than 0");
     return;
   }
@@ -1351,7 +1348,7 @@ void XGPU_API_CALL cmd_copy_buffer(XgpuCommandBuffer handle, const XgpuBufferRef
   // The copy moves exactly `size` bytes from the start of each range.
   src_ref.length = dst_ref.length = size;
   if (overlapping(src_ref, dst_ref, size)) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdCopyBuffer-overlap",
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCmdCopyBuffer_overlap,
                  "xgpuCmdCopyBuffer: the source (offset " + std::to_string(src_ref.offset) + ") and destination (offset " +
                      std::to_string(dst_ref.offset) + ") ranges of " + std::to_string(size) +
                      " bytes in the same buffer overlap");
@@ -1364,9 +1361,9 @@ void XGPU_API_CALL cmd_copy_buffer(XgpuCommandBuffer handle, const XgpuBufferRef
       make_patch(offsetof(xgpu_amdgpu_copy_args_t, dst), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, dst_ref)};
   const uint32_t index = r->command_count;
   require_slot(r, src_ref, index, XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT, "xgpuCmdCopyBuffer", "pSrc", 0,
-               "XGPU-VUID-xgpuCmdCopyBuffer-pSrc-usage");
+               vuid::xgpuCmdCopyBuffer_pSrc_usage);
   require_slot(r, dst_ref, index, XGPU_BUFFER_USAGE_TRANSFER_DST_BIT, "xgpuCmdCopyBuffer", "pDst", 0,
-               "XGPU-VUID-xgpuCmdCopyBuffer-pDst-usage");
+               vuid::xgpuCmdCopyBuffer_pDst_usage);
   record_builtin(cb, r, XGPU_AMDGPU_COMMAND_COPY, builtin(cb, &DeviceLibrary::copy), "xgpuCmdCopyBuffer", &args,
                  sizeof(args), XGPU_AMDGPU_TRANSFER_WORKGROUP_SIZE, transfer_workgroups(size), patches, 2, false);
 }
@@ -1374,16 +1371,16 @@ void XGPU_API_CALL cmd_copy_buffer(XgpuCommandBuffer handle, const XgpuBufferRef
 void XGPU_API_CALL cmd_update_buffer(XgpuCommandBuffer handle, const XgpuBufferRef* dst, XgpuDeviceSize data_size,
                                      const void* data) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdUpdateBuffer", "XGPU-VUID-xgpuCmdUpdateBuffer-commandBuffer-recording");
+  Recorder* r = recording(cb, "xgpuCmdUpdateBuffer", vuid::xgpuCmdUpdateBuffer_commandBuffer_recording);
   if (!r) return;
   if (data_size == 0 || data_size > kMaxUpdateSize) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdUpdateBuffer-dataSize",
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCmdUpdateBuffer_dataSize,
                  "xgpuCmdUpdateBuffer: dataSize (" + std::to_string(data_size) + ") must be 1.." +
                      std::to_string(kMaxUpdateSize) + " bytes");
     return;
   }
   if (!data) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdUpdateBuffer-pData-parameter",
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCmdUpdateBuffer_pData_parameter,
                  "xgpuCmdUpdateBuffer: pData is NULL");
     return;
   }
@@ -1404,7 +1401,7 @@ void XGPU_API_CALL cmd_update_buffer(XgpuCommandBuffer handle, const XgpuBufferR
       make_patch(offsetof(xgpu_amdgpu_copy_args_t, src), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, src_ref),
       make_patch(offsetof(xgpu_amdgpu_copy_args_t, dst), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS, 1, dst_ref)};
   require_slot(r, dst_ref, r->command_count, XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
-               "xgpuCmdUpdateBuffer", "pDst", 0, "XGPU-VUID-xgpuCmdUpdateBuffer-pDst-usage");
+               "xgpuCmdUpdateBuffer", "pDst", 0, vuid::xgpuCmdUpdateBuffer_pDst_usage);
   record_builtin(cb, r, XGPU_AMDGPU_COMMAND_UPDATE, builtin(cb, &DeviceLibrary::copy), "xgpuCmdUpdateBuffer", &args,
                  sizeof(args), XGPU_AMDGPU_TRANSFER_WORKGROUP_SIZE, transfer_workgroups(data_size), patches, 2,
                  false);
@@ -1447,7 +1444,7 @@ void XGPU_API_CALL cmd_pipeline_barrier(XgpuCommandBuffer handle, XgpuPipelineSt
                                         uint32_t buffer_barrier_count,
                                         const XgpuBufferMemoryBarrier* buffer_barriers) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdPipelineBarrier", "XGPU-VUID-xgpuCmdPipelineBarrier-commandBuffer-recording");
+  Recorder* r = recording(cb, "xgpuCmdPipelineBarrier", vuid::xgpuCmdPipelineBarrier_commandBuffer_recording);
   if (!r) return;
   // Buffer barriers widen to all memory, but their references must still be
   // well formed (drivers check -kind and -bindingSlot).
@@ -1457,17 +1454,17 @@ void XGPU_API_CALL cmd_pipeline_barrier(XgpuCommandBuffer handle, XgpuPipelineSt
     xgpu_amdgpu_buffer_ref_t ref;
     if (!make_ref(cb, &buffer_barriers[i].buffer, rules, &ref, i)) return;
   }
-  record_barrier(cb, r, "xgpuCmdPipelineBarrier", "XGPU-VUID-xgpuCmdPipelineBarrier-srcStageMask",
-                 "XGPU-VUID-xgpuCmdPipelineBarrier-dstStageMask", src_stages, dst_stages);
+  record_barrier(cb, r, "xgpuCmdPipelineBarrier", vuid::xgpuCmdPipelineBarrier_srcStageMask,
+                 vuid::xgpuCmdPipelineBarrier_dstStageMask, src_stages, dst_stages);
 }
 
 void XGPU_API_CALL cmd_memory_barrier(XgpuCommandBuffer handle, XgpuPipelineStageFlags src_stages, XgpuAccessFlags,
                                       XgpuPipelineStageFlags dst_stages, XgpuAccessFlags) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdMemoryBarrier", "XGPU-VUID-xgpuCmdMemoryBarrier-commandBuffer-recording");
+  Recorder* r = recording(cb, "xgpuCmdMemoryBarrier", vuid::xgpuCmdMemoryBarrier_commandBuffer_recording);
   if (!r) return;
-  record_barrier(cb, r, "xgpuCmdMemoryBarrier", "XGPU-VUID-xgpuCmdMemoryBarrier-srcStageMask",
-                 "XGPU-VUID-xgpuCmdMemoryBarrier-dstStageMask", src_stages, dst_stages);
+  record_barrier(cb, r, "xgpuCmdMemoryBarrier", vuid::xgpuCmdMemoryBarrier_srcStageMask,
+                 vuid::xgpuCmdMemoryBarrier_dstStageMask, src_stages, dst_stages);
 }
 
 void record_label(CommandBuffer* cb, Recorder* r, uint32_t op, const XgpuDebugLabel* label) {
@@ -1488,7 +1485,7 @@ void record_label(CommandBuffer* cb, Recorder* r, uint32_t op, const XgpuDebugLa
 
 void XGPU_API_CALL cmd_begin_debug_label(XgpuCommandBuffer handle, const XgpuDebugLabel* label) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdBeginDebugLabel", "XGPU-VUID-xgpuCmdBeginDebugLabel-commandBuffer-recording");
+  Recorder* r = recording(cb, "xgpuCmdBeginDebugLabel", vuid::xgpuCmdBeginDebugLabel_commandBuffer_recording);
   if (!r) return;
   ++r->label_depth;
   record_label(cb, r, XGPU_AMDGPU_DEBUG_LABEL_BEGIN, label);
@@ -1496,10 +1493,10 @@ void XGPU_API_CALL cmd_begin_debug_label(XgpuCommandBuffer handle, const XgpuDeb
 
 void XGPU_API_CALL cmd_end_debug_label(XgpuCommandBuffer handle) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdEndDebugLabel", "XGPU-VUID-xgpuCmdEndDebugLabel-commandBuffer-recording");
+  Recorder* r = recording(cb, "xgpuCmdEndDebugLabel", vuid::xgpuCmdEndDebugLabel_commandBuffer_recording);
   if (!r) return;
   if (r->label_depth == 0) {
-    record_error(cb, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuCmdEndDebugLabel-open",
+    record_error(cb, XGPU_ERROR_INVALID_USAGE, vuid::xgpuCmdEndDebugLabel_open,
                  "xgpuCmdEndDebugLabel: no debug label is open (xgpuCmdBeginDebugLabel)");
     return;
   }
@@ -1509,7 +1506,7 @@ void XGPU_API_CALL cmd_end_debug_label(XgpuCommandBuffer handle) {
 
 void XGPU_API_CALL cmd_insert_debug_label(XgpuCommandBuffer handle, const XgpuDebugLabel* label) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdInsertDebugLabel", "XGPU-VUID-xgpuCmdInsertDebugLabel-commandBuffer-recording");
+  Recorder* r = recording(cb, "xgpuCmdInsertDebugLabel", vuid::xgpuCmdInsertDebugLabel_commandBuffer_recording);
   if (!r) return;
   record_label(cb, r, XGPU_AMDGPU_DEBUG_LABEL_INSERT, label);
 }
@@ -1517,13 +1514,13 @@ void XGPU_API_CALL cmd_insert_debug_label(XgpuCommandBuffer handle, const XgpuDe
 void XGPU_API_CALL cmd_write_timestamp(XgpuCommandBuffer handle, XgpuPipelineStageFlagBits stage,
                                        const XgpuBufferRef* dst) {
   CommandBuffer* cb = from_handle(handle);
-  Recorder* r = recording(cb, "xgpuCmdWriteTimestamp", "XGPU-VUID-xgpuCmdWriteTimestamp-commandBuffer-recording");
+  Recorder* r = recording(cb, "xgpuCmdWriteTimestamp", vuid::xgpuCmdWriteTimestamp_commandBuffer_recording);
   if (!r) return;
   constexpr uint32_t kTimestampStages = XGPU_PIPELINE_STAGE_INDIRECT_BIT | XGPU_PIPELINE_STAGE_DISPATCH_BIT |
                                         XGPU_PIPELINE_STAGE_TRANSFER_BIT | XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT;
   const uint32_t stage_bits = uint32_t(stage);
   if (stage_bits == 0 || (stage_bits & (stage_bits - 1)) != 0 || (stage_bits & ~kTimestampStages) != 0) {
-    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCmdWriteTimestamp-stage",
+    record_error(cb, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCmdWriteTimestamp_stage,
                  "xgpuCmdWriteTimestamp: stage (" + hex(stage_bits) +
                      ") is not exactly one of XGPU_PIPELINE_STAGE_INDIRECT_BIT, XGPU_PIPELINE_STAGE_DISPATCH_BIT, "
                      "XGPU_PIPELINE_STAGE_TRANSFER_BIT and XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT");
@@ -1539,7 +1536,7 @@ void XGPU_API_CALL cmd_write_timestamp(XgpuCommandBuffer handle, XgpuPipelineSta
       make_patch(offsetof(xgpu_amdgpu_timestamp_args_t, dst), XGPU_AMDGPU_KERNARG_PATCH_ADDRESS,
                  uint16_t(kTimestampBytes), ref);
   require_slot(r, ref, r->command_count, XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
-               "xgpuCmdWriteTimestamp", "pDst", 0, "XGPU-VUID-xgpuCmdWriteTimestamp-pDst-usage");
+               "xgpuCmdWriteTimestamp", "pDst", 0, vuid::xgpuCmdWriteTimestamp_pDst_usage);
   // Written when every earlier command completed (barrier bit), whatever
   // the stage: AQL has no finer point to sample.
   record_builtin(cb, r, XGPU_AMDGPU_COMMAND_TIMESTAMP, builtin(cb, &DeviceLibrary::timestamp), "xgpuCmdWriteTimestamp",
@@ -1621,12 +1618,12 @@ XgpuResult command_buffer_acquire_for_submit(CommandBuffer* cb, std::string* out
       *out_error = cb->state == CommandBufferState::kRecording
                        ? "the command buffer is still recording (call xgpuEndCommandBuffer)"
                        : "the command buffer is not executable (never ended, or its recording failed)";
-    if (out_id) *out_id = "XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-state";
+    if (out_id) *out_id = vuid::xgpuQueueSubmit_pSubmits_commandBuffer_state;
     return XGPU_ERROR_INVALID_USAGE;
   }
   if (cb->mode == XGPU_COMMAND_BUFFER_MODE_ONE_SHOT && cb->submitted_once) {
     if (out_error) *out_error = "the one-shot command buffer was already submitted since it was begun";
-    if (out_id) *out_id = "XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-oneShot";
+    if (out_id) *out_id = vuid::xgpuQueueSubmit_pSubmits_commandBuffer_oneShot;
     return XGPU_ERROR_INVALID_USAGE;
   }
   cb->submitted_once = true;
@@ -1641,7 +1638,7 @@ XgpuResult command_buffer_issue(const CommandBuffer* cb, IssueTarget& target) {
     if (target.out_error)
       *target.out_error = "the command buffer was destroyed (xgpuDestroyCommandBuffer) while this submission was "
                           "pending";
-    if (target.out_error_id) *target.out_error_id = "XGPU-VUID-xgpuDestroyCommandBuffer-commandBuffer-pending";
+    if (target.out_error_id) *target.out_error_id = vuid::xgpuDestroyCommandBuffer_commandBuffer_pending;
     return XGPU_ERROR_INVALID_USAGE;
   }
   return issue_program(*cb, target);
@@ -1687,7 +1684,7 @@ XgpuResult command_buffer_check_binding_usage(const CommandBuffer* cb, const Xgp
                      " of the slot; the buffer was created with usage " + usage_string(buffer->usage) +
                      ", without " + xgpuBufferUsageFlagBitsString(XgpuBufferUsageFlagBits(lowest)) + ", which " +
                      slot_use_string(slot.use[bit]) + " needs (" + slot.vuid[bit] + ")";
-      if (out_id) *out_id = "XGPU-VUID-xgpuQueueSubmit-pSubmits-pBindings-usage";
+      if (out_id) *out_id = vuid::xgpuQueueSubmit_pSubmits_pBindings_usage;
       return XGPU_ERROR_INVALID_USAGE;
     }
     if (slot.host_visible) {
@@ -1698,7 +1695,7 @@ XgpuResult command_buffer_check_binding_usage(const CommandBuffer* cb, const Xgp
           *out_error = where + ": the buffer has " + memory_type_string(memory_type, properties) +
                        ", which is not XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT, and " + slot_use_string(slot.host_visible_use) +
                        " reads its counts on the host at issue";
-        if (out_id) *out_id = "XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible";
+        if (out_id) *out_id = vuid::xgpuCmdDispatchIndirect_static_hostVisible;
         return XGPU_ERROR_INVALID_USAGE;
       }
     }

@@ -1,5 +1,7 @@
 #include "common.h"
 
+#include <cstdio>
+
 #include "xgpu/xgpu_enum_string.h"
 
 #include <cstdlib>
@@ -33,6 +35,12 @@ uint64_t monotonic_ns() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+std::string hex(uint64_t value) {
+  char buffer[24];
+  std::snprintf(buffer, sizeof(buffer), "0x%llx", static_cast<unsigned long long>(value));
+  return buffer;
 }
 
 }  // namespace xgpu::amdgpu

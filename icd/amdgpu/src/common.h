@@ -43,4 +43,7 @@ constexpr uint64_t align_up(uint64_t value, uint64_t alignment) {
 // Nanoseconds of a monotonic clock.
 uint64_t monotonic_ns();
 
+// "0x1f": a value in hexadecimal for messages.
+std::string hex(uint64_t value);
+
 }  // namespace xgpu::amdgpu

@@ -13,6 +13,7 @@
 #include "memory_pool.h"
 #include "queue.h"
 #include "trace.h"
+#include "generated/vuid_ids.h"
 
 namespace xgpu::amdgpu {
 
@@ -336,7 +337,7 @@ XgpuResult device_create(XgpuPhysicalDevice physical_handle, const XgpuDeviceCre
   if (info->printBufferSize != 0 &&
       (info->printBufferSize < XGPU_MIN_PRINT_BUFFER_SIZE || info->printBufferSize > XGPU_MAX_PRINT_BUFFER_SIZE ||
        info->printBufferSize % 8 != 0))
-    return device_fail(device.get(), XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreateDevice-pCreateInfo-printBufferSize",
+    return device_fail(device.get(), XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCreateDevice_pCreateInfo_printBufferSize,
                        "xgpuCreateDevice: pCreateInfo->printBufferSize " + std::to_string(info->printBufferSize) +
                            " is not 0 or a multiple of 8 from XGPU_MIN_PRINT_BUFFER_SIZE (4096) to "
                            "XGPU_MAX_PRINT_BUFFER_SIZE (1073741824)");
@@ -347,13 +348,13 @@ XgpuResult device_create(XgpuPhysicalDevice physical_handle, const XgpuDeviceCre
     const XgpuDeviceQueueCreateInfo& q = info->pQueueCreateInfos[i];
     if (q.queueFamilyIndex >= kQueueFamilyCount)
       return device_fail(device.get(), XGPU_ERROR_INVALID_ARGUMENT,
-                         "XGPU-VUID-xgpuCreateDevice-pCreateInfo-pQueueCreateInfos-queueFamilyIndex",
+                         vuid::xgpuCreateDevice_pCreateInfo_pQueueCreateInfos_queueFamilyIndex,
                          "xgpuCreateDevice: pCreateInfo->pQueueCreateInfos[" + std::to_string(i) +
                              "].queueFamilyIndex " + std::to_string(q.queueFamilyIndex) +
                              " is not a family (the device has " + std::to_string(kQueueFamilyCount) + ")");
     if (q.queueCount == 0 || q.queueCount > kQueuesPerFamily)
       return device_fail(device.get(), XGPU_ERROR_INVALID_ARGUMENT,
-                         "XGPU-VUID-xgpuCreateDevice-pCreateInfo-pQueueCreateInfos-queueCount",
+                         vuid::xgpuCreateDevice_pCreateInfo_pQueueCreateInfos_queueCount,
                          "xgpuCreateDevice: pCreateInfo->pQueueCreateInfos[" + std::to_string(i) + "].queueCount " +
                              std::to_string(q.queueCount) + " is not in [1, the family's queueCount " +
                              std::to_string(kQueuesPerFamily) + "]");
@@ -494,8 +495,8 @@ void device_get_queue(XgpuDevice handle, uint32_t family, uint32_t index, XgpuQu
   if (!device || !out_queue) return;
   if (family >= kQueueFamilyCount || index >= device->queues.size()) {
     device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                family >= kQueueFamilyCount ? "XGPU-VUID-xgpuGetDeviceQueue-queueFamilyIndex"
-                                            : "XGPU-VUID-xgpuGetDeviceQueue-queueIndex",
+                family >= kQueueFamilyCount ? vuid::xgpuGetDeviceQueue_queueFamilyIndex
+                                            : vuid::xgpuGetDeviceQueue_queueIndex,
                 "xgpuGetDeviceQueue: queue (family " + std::to_string(family) + ", index " +
                     std::to_string(index) + ") was not created (the device has " +
                     std::to_string(device->queues.size()) + " queues in family 0)");
@@ -551,7 +552,7 @@ XgpuResult device_set_object_name(XgpuDevice handle, const XgpuDebugObjectNameIn
   Device* device = device_from_handle(handle);
   if (!device || !info) return XGPU_ERROR_INVALID_ARGUMENT;
   if (info->objectHandle == 0)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuSetObjectName-pNameInfo-objectHandle",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuSetObjectName_pNameInfo_objectHandle,
                        "xgpuSetObjectName: pNameInfo->objectHandle is null");
   std::lock_guard<std::mutex> lock(device->names_mutex);
   if (info->pObjectName) {
@@ -572,15 +573,15 @@ XgpuResult buffer_create(XgpuDevice handle, const XgpuBufferCreateInfo* info,
   if (device->lost) return device_fail_lost(device, "xgpuCreateBuffer");
   const auto& types = device->physical->memory_types;
   if (info->memoryTypeIndex >= types.size())
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreateBuffer-pCreateInfo-memoryTypeIndex",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCreateBuffer_pCreateInfo_memoryTypeIndex,
                        "xgpuCreateBuffer: pCreateInfo->memoryTypeIndex " + std::to_string(info->memoryTypeIndex) +
                            " is not a memory type (the device has " + std::to_string(types.size()) + ")");
   if (info->size == 0)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreateBuffer-pCreateInfo-size",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCreateBuffer_pCreateInfo_size,
                        "xgpuCreateBuffer: pCreateInfo->size is 0 (must be at least 1)");
   const uint64_t max_size = device->physical->properties.limits.maxBufferSize;
   if (info->size > max_size)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreateBuffer-pCreateInfo-size",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCreateBuffer_pCreateInfo_size,
                        "xgpuCreateBuffer: pCreateInfo->size " + std::to_string(info->size) +
                            " exceeds limits.maxBufferSize " + std::to_string(max_size));
   HostPtr<Buffer> buffer(host_new<Buffer>(allocator));
@@ -607,7 +608,7 @@ void buffer_destroy(XgpuDevice handle, XgpuBuffer buffer_handle, const XgpuAlloc
   Device* device = device_from_handle(handle);
   auto* buffer = from_handle<Buffer>(buffer_handle);
   if (!device || !buffer) return;
-  if (!device_release_handle(device, buffer, "XGPU-VUID-xgpuDestroyBuffer-buffer-parameter", "xgpuDestroyBuffer: buffer")) return;
+  if (!device_release_handle(device, buffer, vuid::xgpuDestroyBuffer_buffer_parameter, "xgpuDestroyBuffer: buffer")) return;
   if (buffer->is_alloca) {
     // An alloca buffer is released by xgpuQueueDealloca; destroying the
     // handle (invalid usage, reported) returns its memory now and drops the
@@ -632,14 +633,14 @@ XgpuResult buffer_map(XgpuDevice handle, XgpuBuffer buffer_handle, XgpuDeviceSiz
                            " is not HOST_VISIBLE");
   const uint64_t address = buffer->device_address.load(std::memory_order_acquire);
   if (address == 0)
-    return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuMapBuffer-buffer-committed",
+    return device_fail(device, XGPU_ERROR_INVALID_USAGE, vuid::xgpuMapBuffer_buffer_committed,
                        "xgpuMapBuffer: the alloca buffer's allocation has not committed yet");
   if (offset >= buffer->size)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuMapBuffer-offset",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuMapBuffer_offset,
                        "xgpuMapBuffer: offset " + std::to_string(offset) + " is not less than the buffer's size (" +
                            std::to_string(buffer->size) + " bytes)");
   if (size != XGPU_WHOLE_SIZE && (size == 0 || size > buffer->size - offset))
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuMapBuffer-size",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuMapBuffer_size,
                        "xgpuMapBuffer: size " + std::to_string(size) + " at offset " + std::to_string(offset) +
                            " is 0 or exceeds the buffer's " + std::to_string(buffer->size) + " bytes");
   *out_data = reinterpret_cast<uint8_t*>(address) + offset;
@@ -662,7 +663,7 @@ XgpuDeviceAddress buffer_device_address(XgpuDevice handle, XgpuBuffer buffer_han
                                     : nullptr;
   if (!what) return address;
   device_report(buffer->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
-                "XGPU-VUID-xgpuGetBufferDeviceAddress-buffer-committed",
+                vuid::xgpuGetBufferDeviceAddress_buffer_committed,
                 std::string("xgpuGetBufferDeviceAddress: buffer is a queue allocation and ") + what + "; returns 0",
                 {{XGPU_OBJECT_TYPE_BUFFER, uint64_t(reinterpret_cast<uintptr_t>(buffer_handle))}});
   return 0;

@@ -7,6 +7,7 @@
 #include "common.h"
 #include "host_memory.h"
 #include "xgpu_executable.h"
+#include "generated/vuid_ids.h"
 
 namespace xgpu::amdgpu {
 namespace {
@@ -221,13 +222,13 @@ XgpuResult executable_create(XgpuDevice handle, const XgpuExecutableCreateInfo* 
   const void* data = info->pCode;
   size_t size = info->codeSize;
   if ((data != nullptr) == (info->pFilePath != nullptr))
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreateExecutable-pCreateInfo-source",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCreateExecutable_pCreateInfo_source,
                        data ? "xgpuCreateExecutable: both pCreateInfo->pCode and pCreateInfo->pFilePath are set "
                               "(exactly one must be)"
                             : "xgpuCreateExecutable: neither pCreateInfo->pCode nor pCreateInfo->pFilePath is set "
                               "(exactly one must be)");
   if (data ? size == 0 : size != 0)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreateExecutable-pCreateInfo-codeSize",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCreateExecutable_pCreateInfo_codeSize,
                        data ? "xgpuCreateExecutable: pCreateInfo->codeSize is 0 with pCreateInfo->pCode set (must be "
                               "the size of the code, greater than 0)"
                             : "xgpuCreateExecutable: pCreateInfo->codeSize is " + std::to_string(size) +
@@ -257,7 +258,7 @@ void executable_destroy(XgpuDevice device, XgpuExecutable handle, const XgpuAllo
   Device* owner = device_from_handle(device);
   auto* executable = from_handle<LoadedExecutable>(handle);
   if (!owner || !executable) return;
-  if (!device_release_handle(owner, executable, "XGPU-VUID-xgpuDestroyExecutable-executable-parameter",
+  if (!device_release_handle(owner, executable, vuid::xgpuDestroyExecutable_executable_parameter,
                              "xgpuDestroyExecutable: executable")) return;
   // Pipelines created from it keep it loaded until they are destroyed.
   loaded_executable_release(executable);
@@ -272,11 +273,11 @@ XgpuResult pipeline_create(XgpuDevice handle, const XgpuPipelineCreateInfo* info
   auto* executable = from_handle<LoadedExecutable>(info->executable);
   if (!executable)
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                       "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-executable-parameter",
+                       vuid::xgpuCreatePipeline_pCreateInfo_executable_parameter,
                        "xgpuCreatePipeline: pCreateInfo->executable is XGPU_NULL_HANDLE");
   if (!info->pEntryPoint)
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                       "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-pEntryPoint-parameter",
+                       vuid::xgpuCreatePipeline_pCreateInfo_pEntryPoint_parameter,
                        "xgpuCreatePipeline: pCreateInfo->pEntryPoint is NULL");
   const KernelInfo* kernel = loaded_executable_kernel(executable, info->pEntryPoint);
   if (!kernel) {
@@ -299,14 +300,14 @@ XgpuResult pipeline_create(XgpuDevice handle, const XgpuPipelineCreateInfo* info
     binding_count = kernel->binding_count;
     constant_size = kernel->constant_size;
   } else if (from_kernel && kernel->kernarg_size != 0) {
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-layout-declared",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCreatePipeline_pCreateInfo_layout_declared,
                        "xgpuCreatePipeline: bindingCount and constantSize are 0 but kernel \"" + kernel->name +
                            "\" declares no layout (its kernarg struct is " + std::to_string(kernel->kernarg_size) +
                            " bytes): declare XGPU_KERNEL_BINDINGS(" + kernel->name +
                            ", <binding count>) after the kernel, or give both bindingCount and constantSize");
   } else if (!from_kernel && kernel->layout_declared &&
              (binding_count != kernel->binding_count || constant_size != kernel->constant_size)) {
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-layout-matches",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCreatePipeline_pCreateInfo_layout_matches,
                        "xgpuCreatePipeline: layout " + layout_text(binding_count, constant_size) + " differs from " +
                            layout_text(kernel->binding_count, kernel->constant_size) + " that kernel \"" +
                            kernel->name + "\" declares (XGPU_KERNEL_BINDINGS); give both as 0 to use it");
@@ -314,16 +315,16 @@ XgpuResult pipeline_create(XgpuDevice handle, const XgpuPipelineCreateInfo* info
   const char* source = from_kernel ? " (declared by the kernel)" : "";
   const XgpuPhysicalDeviceLimits& limits = device->physical->properties.limits;
   if (binding_count > limits.maxBindings)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-bindingCount",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCreatePipeline_pCreateInfo_bindingCount,
                        "xgpuCreatePipeline: bindingCount " + std::to_string(binding_count) + source +
                            " exceeds maxBindings " + std::to_string(limits.maxBindings));
   if (constant_size % 4 != 0 || constant_size > limits.maxPushConstantsSize)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-constantSize",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCreatePipeline_pCreateInfo_constantSize,
                        "xgpuCreatePipeline: constantSize " + std::to_string(constant_size) + source +
                            " must be a multiple of 4 and at most " + std::to_string(limits.maxPushConstantsSize));
   const uint64_t layout_size = uint64_t(binding_count) * 8 + constant_size;
   if (layout_size != kernel->kernarg_size)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-kernargSize",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCreatePipeline_pCreateInfo_kernargSize,
                        "xgpuCreatePipeline: layout of \"" + kernel->name + "\"" + source + " (bindingCount " +
                            std::to_string(binding_count) + " * 8 + constantSize " + std::to_string(constant_size) +
                            " = " + std::to_string(layout_size) + " bytes) differs from the kernel's kernarg size " +
@@ -334,7 +335,7 @@ XgpuResult pipeline_create(XgpuDevice handle, const XgpuPipelineCreateInfo* info
   if (!given) {
     if (!required)
       return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                         "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-workgroupSize-required",
+                         vuid::xgpuCreatePipeline_pCreateInfo_workgroupSize_required,
                          "xgpuCreatePipeline: workgroupSize is 0,0,0 but kernel \"" + kernel->name +
                              "\" has no required workgroup size");
     std::copy(kernel->required_workgroup_size, kernel->required_workgroup_size + 3, size);
@@ -344,24 +345,24 @@ XgpuResult pipeline_create(XgpuDevice handle, const XgpuPipelineCreateInfo* info
   };
   if (given && required && !std::equal(size, size + 3, kernel->required_workgroup_size))
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                       "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-workgroupSize-required",
+                       vuid::xgpuCreatePipeline_pCreateInfo_workgroupSize_required,
                        "xgpuCreatePipeline: workgroupSize " + dims(size) + " differs from kernel \"" + kernel->name +
                            "\"'s required size " + dims(kernel->required_workgroup_size));
   uint64_t invocations = 1;
   for (int i = 0; i < 3; ++i) {
     if (size[i] == 0 || size[i] > limits.maxWorkgroupSize[i])
-      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-workgroupSize",
+      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCreatePipeline_pCreateInfo_workgroupSize,
                          "xgpuCreatePipeline: workgroupSize " + dims(size) + ": dimension " + std::to_string(i) +
                              " must be in [1, " + std::to_string(limits.maxWorkgroupSize[i]) + "]");
     invocations *= size[i];
   }
   if (invocations > limits.maxWorkgroupInvocations)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-workgroupSize",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCreatePipeline_pCreateInfo_workgroupSize,
                        "xgpuCreatePipeline: workgroupSize " + dims(size) + " has " + std::to_string(invocations) +
                            " work items, above maxWorkgroupInvocations " +
                            std::to_string(limits.maxWorkgroupInvocations));
   if (kernel->group_segment_size > limits.maxWorkgroupMemorySize)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreatePipeline-pCreateInfo-workgroupMemory",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCreatePipeline_pCreateInfo_workgroupMemory,
                        "xgpuCreatePipeline: kernel \"" + kernel->name + "\" has " +
                            std::to_string(kernel->group_segment_size) +
                            " bytes of static workgroup memory, above limits.maxWorkgroupMemorySize " +
@@ -386,7 +387,7 @@ void pipeline_destroy(XgpuDevice device, XgpuPipeline handle, const XgpuAllocati
   auto* pipeline = from_handle<Pipeline>(handle);
   Device* owner = device_from_handle(device);
   if (!pipeline || !owner) return;
-  if (!device_release_handle(owner, pipeline, "XGPU-VUID-xgpuDestroyPipeline-pipeline-parameter",
+  if (!device_release_handle(owner, pipeline, vuid::xgpuDestroyPipeline_pipeline_parameter,
                              "xgpuDestroyPipeline: pipeline")) return;
   loaded_executable_release(pipeline->executable);
   host_delete_handle(pipeline);

@@ -22,11 +22,6 @@ namespace {
 // named as the nearest one ("12 bytes past the end of buffer 'x'").
 constexpr uint64_t kNearestBufferDistance = 1ull << 20;
 
-std::string hex(uint64_t value) {
-  char buffer[24];
-  std::snprintf(buffer, sizeof(buffer), "0x%" PRIx64, value);
-  return buffer;
-}
 
 std::string quoted_or(const std::string& name, const char* unnamed) {
   return name.empty() ? std::string(unnamed) : "'" + name + "'";

@@ -11,6 +11,7 @@
 #include "fault_report.h"
 #include "host_memory.h"
 #include "seam.h"
+#include "generated/vuid_ids.h"
 
 namespace xgpu::amdgpu {
 namespace {
@@ -556,7 +557,7 @@ XgpuResult instance_create(const XgpuInstanceCreateInfo* create_info,
     const uint32_t version = app->apiVersion;
     if (version != 0 && (XGPU_API_VERSION_VARIANT(version) != 0 || XGPU_API_VERSION_MAJOR(version) != 1)) {
       instance_report(instance.get(), XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
-                      "XGPU-VUID-xgpuCreateInstance-pCreateInfo-pApplicationInfo-apiVersion",
+                      vuid::xgpuCreateInstance_pCreateInfo_pApplicationInfo_apiVersion,
                       "xgpuCreateInstance: pCreateInfo->pApplicationInfo->apiVersion " + std::to_string(version) +
                           " (variant " + std::to_string(XGPU_API_VERSION_VARIANT(version)) + ", major " +
                           std::to_string(XGPU_API_VERSION_MAJOR(version)) +

@@ -10,9 +10,11 @@
 #include <new>
 #include <vector>
 
+#include "common.h"
 #include "device_library.h"
 #include "packet_log.h"
 #include "trace.h"
+#include "generated/vuid_ids.h"
 
 namespace xgpu::amdgpu {
 
@@ -50,11 +52,6 @@ uint32_t make_setup(uint32_t dimensions) {
 
 uint32_t make_word(uint16_t header, uint32_t setup) { return uint32_t(header) | (setup << 16); }
 
-std::string hex(uint64_t value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "0x%llx", static_cast<unsigned long long>(value));
-  return buffer;
-}
 
 // The API function that recorded a command of `type`.
 const char* function_of(uint32_t type) {
@@ -92,16 +89,16 @@ struct RefOrigin {
 RefOrigin patch_origin(const xgpu_amdgpu_command_header_t* command, const xgpu_amdgpu_kernarg_patch_t& patch) {
   switch (command->type) {
     case XGPU_AMDGPU_COMMAND_FILL:
-      return {"pDst", 0, "XGPU-VUID-xgpuCmdFillBuffer-pDst-offset", "XGPU-VUID-xgpuCmdFillBuffer-pDst-size"};
+      return {"pDst", 0, vuid::xgpuCmdFillBuffer_pDst_offset, vuid::xgpuCmdFillBuffer_pDst_size};
     case XGPU_AMDGPU_COMMAND_UPDATE:
       return {"pDst", 0, nullptr, nullptr};
     case XGPU_AMDGPU_COMMAND_TIMESTAMP:
-      return {"pDst", 0, "XGPU-VUID-xgpuCmdWriteTimestamp-pDst-offset", nullptr};
+      return {"pDst", 0, vuid::xgpuCmdWriteTimestamp_pDst_offset, nullptr};
     case XGPU_AMDGPU_COMMAND_COPY:
       return {patch.kernarg_offset == offsetof(xgpu_amdgpu_copy_args_t, src) ? "pSrc" : "pDst", 0, nullptr, nullptr};
     default:  // pipeline bindings: 8-byte pointers at the start of the kernargs
       return {nullptr, uint32_t(patch.kernarg_offset / sizeof(uint64_t)),
-              "XGPU-VUID-xgpuCmdBindBuffers-pBuffers-offset", nullptr};
+              vuid::xgpuCmdBindBuffers_pBuffers_offset, nullptr};
   }
 }
 
@@ -491,7 +488,7 @@ XgpuResult Issuer::check_static_counts_memory(const xgpu_amdgpu_command_header_t
               "STATIC pCounts resolves through " + ref_location(counts, target_.bindings, target_.binding_count) +
                   " to memory type " + std::to_string(memory_type) + " (property flags " + hex(properties) +
                   "), which is not XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT; STATIC counts are read on the host at "
-                  "issue [XGPU-VUID-xgpuCmdDispatchIndirect-static-hostVisible]",
+                  "issue [" + std::string(vuid::xgpuCmdDispatchIndirect_static_hostVisible) + "]",
               XGPU_ERROR_INVALID_USAGE);
 }
 
@@ -503,7 +500,7 @@ XgpuResult Issuer::issue_indirect(const xgpu_amdgpu_command_header_t* command) {
   const bool barrier = command->flags & XGPU_AMDGPU_COMMAND_FLAG_BARRIER;
   constexpr uint32_t kCountsAlignment = sizeof(uint32_t);
   constexpr uint64_t kCountsBytes = 3 * sizeof(uint32_t);
-  static const RefOrigin kCounts{"pCounts", 0, "XGPU-VUID-xgpuCmdDispatchIndirect-pCounts-offset", nullptr};
+  static const RefOrigin kCounts{"pCounts", 0, vuid::xgpuCmdDispatchIndirect_pCounts_offset, nullptr};
   uint64_t counts_address = 0, counts_length = 0;
   if (XgpuResult r = resolve(command, kCounts, cmd->counts, kCountsAlignment, &counts_address, &counts_length);
       r != XGPU_SUCCESS)
@@ -513,7 +510,7 @@ XgpuResult Issuer::issue_indirect(const xgpu_amdgpu_command_header_t* command) {
                              ref_location(cmd->counts, target_.bindings, target_.binding_count) + " to " +
                              std::to_string(counts_length) +
                              " bytes; 12 (uint32_t workgroup_count[3]) are required "
-                             "[XGPU-VUID-xgpuCmdDispatchIndirect-pCounts-range]");
+                             "[" + std::string(vuid::xgpuCmdDispatchIndirect_pCounts_range) + "]");
   void* kernargs = nullptr;
   if (XgpuResult r = build_kernargs(command, dispatch, patches, &kernargs); r != XGPU_SUCCESS) return r;
 
@@ -542,7 +539,7 @@ XgpuResult Issuer::issue_indirect(const xgpu_amdgpu_command_header_t* command) {
                                ": the workgroup counts " + triple(counts) + " read from pCounts exceed the limits " +
                                triple(cmd->max_workgroup_count) + " (" + over +
                                "; the pipeline's maxWorkgroupCount: limits.maxWorkgroupCount and limits.maxGridSize) "
-                               "[XGPU-VUID-xgpuCmdDispatchIndirect-static-counts]");
+                               "[" + std::string(vuid::xgpuCmdDispatchIndirect_static_counts) + "]");
     }
     uint32_t grid[3];
     for (int d = 0; d < 3; ++d) grid[d] = counts[d] * dispatch.workgroup_size[d];
@@ -727,7 +724,7 @@ bool resolve_buffer_ref(const xgpu_amdgpu_buffer_ref_t& ref, const XgpuBufferBin
       const uint64_t base = buffer->device_address.load(std::memory_order_acquire);
       if (base == 0) {
         *out_error = "a queue-allocated buffer it references has not committed (its xgpuQueueAlloca must come "
-                     "earlier on this queue or be waited for) [XGPU-VUID-xgpuQueueSubmit-pSubmits-queueAllocated]";
+                     "earlier on this queue or be waited for) [" + std::string(vuid::xgpuQueueSubmit_pSubmits_queueAllocated) + "]";
         return false;
       }
       *out_address = base + ref.offset;
@@ -749,7 +746,7 @@ bool resolve_buffer_ref(const xgpu_amdgpu_buffer_ref_t& ref, const XgpuBufferBin
       const uint64_t base = buffer->device_address.load(std::memory_order_acquire);
       if (base == 0) {
         *out_error = "the queue-allocated buffer in binding-table slot " + std::to_string(ref.slot) +
-                     " has not committed [XGPU-VUID-xgpuQueueSubmit-pSubmits-queueAllocated]";
+                     " has not committed [" + std::string(vuid::xgpuQueueSubmit_pSubmits_queueAllocated) + "]";
         return false;
       }
       if (binding.offset > buffer->size) {
@@ -766,7 +763,7 @@ bool resolve_buffer_ref(const xgpu_amdgpu_buffer_ref_t& ref, const XgpuBufferBin
                      (ref.length == XGPU_AMDGPU_WHOLE_LENGTH ? std::string("whole size")
                                                              : "size " + std::to_string(ref.length)) +
                      ") does not fit binding-table slot " + std::to_string(ref.slot) + " (" +
-                     std::to_string(range) + " bytes) [XGPU-VUID-xgpuQueueSubmit-pSubmits-pBindings-refRange]";
+                     std::to_string(range) + " bytes) [" + std::string(vuid::xgpuQueueSubmit_pSubmits_pBindings_refRange) + "]";
         return false;
       }
       *out_address = base + binding.offset + ref.offset;

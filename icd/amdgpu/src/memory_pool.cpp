@@ -6,6 +6,7 @@
 #include "common.h"
 #include "host_memory.h"
 #include "queue.h"
+#include "generated/vuid_ids.h"
 
 namespace xgpu::amdgpu {
 namespace {
@@ -109,12 +110,12 @@ XgpuResult memory_pool_alloca_commit(Buffer* buffer, const Queue* queue) {
   MemoryPool* pool = buffer->pool;
   Device* device = buffer->device;
   if (!pool)
-    return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuDestroyMemoryPool-memoryPool-allocations",
+    return device_fail(device, XGPU_ERROR_INVALID_USAGE, vuid::xgpuDestroyMemoryPool_memoryPool_allocations,
                        "xgpuQueueAlloca: the memory pool of this alloca (" + std::to_string(buffer->size) +
                            " bytes) was destroyed before the alloca ran");
   std::lock_guard<std::mutex> lock(pool->mutex);
   if (buffer->dealloca_issued)
-    return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuQueueDealloca-buffer-ordered",
+    return device_fail(device, XGPU_ERROR_INVALID_USAGE, vuid::xgpuQueueDealloca_buffer_ordered,
                        "xgpuQueueAlloca: the buffer's dealloca ran before its alloca on " + pool_name(pool));
   const uint64_t size = align_up(buffer->size, kPoolAllocationAlignment);
   bool placed = false;
@@ -207,7 +208,7 @@ void memory_pool_dealloca_complete(Buffer* buffer) {
 
 void memory_pool_release_alloca(Buffer* buffer) {
   device_report(buffer->device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
-                "XGPU-VUID-xgpuDestroyBuffer-buffer-queueAllocated",
+                vuid::xgpuDestroyBuffer_buffer_queueAllocated,
                 "xgpuDestroyBuffer: the buffer (" + std::to_string(buffer->size) +
                     " bytes) was created by xgpuQueueAlloca; release it with xgpuQueueDealloca. Its memory is "
                     "returned to the pool now.");
@@ -229,20 +230,20 @@ XgpuResult memory_pool_create(XgpuDevice handle, const XgpuMemoryPoolCreateInfo*
   const auto& types = device->physical->memory_types;
   if (info->memoryTypeIndex >= types.size())
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                       "XGPU-VUID-xgpuCreateMemoryPool-pCreateInfo-memoryTypeIndex",
+                       vuid::xgpuCreateMemoryPool_pCreateInfo_memoryTypeIndex,
                        "xgpuCreateMemoryPool: pCreateInfo->memoryTypeIndex " + std::to_string(info->memoryTypeIndex) +
                            " is not a memory type (the device has " + std::to_string(types.size()) + ")");
   const uint64_t max_buffer_size = device->physical->properties.limits.maxBufferSize;
   if (info->blockSize > max_buffer_size)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreateMemoryPool-pCreateInfo-blockSize",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCreateMemoryPool_pCreateInfo_blockSize,
                        "xgpuCreateMemoryPool: pCreateInfo->blockSize " + std::to_string(info->blockSize) +
                            " exceeds limits.maxBufferSize " + std::to_string(max_buffer_size));
   if (info->maxSize && info->blockSize > info->maxSize)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreateMemoryPool-pCreateInfo-blockSize",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCreateMemoryPool_pCreateInfo_blockSize,
                        "xgpuCreateMemoryPool: pCreateInfo->blockSize " + std::to_string(info->blockSize) +
                            " exceeds pCreateInfo->maxSize " + std::to_string(info->maxSize));
   if (info->maxSize && info->retainSize > info->maxSize)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuCreateMemoryPool-pCreateInfo-retainSize",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuCreateMemoryPool_pCreateInfo_retainSize,
                        "xgpuCreateMemoryPool: pCreateInfo->retainSize " + std::to_string(info->retainSize) +
                            " exceeds pCreateInfo->maxSize " + std::to_string(info->maxSize));
   HostPtr<MemoryPool> pool(host_new<MemoryPool>(allocator));
@@ -265,7 +266,7 @@ void memory_pool_destroy(XgpuDevice handle, XgpuMemoryPool pool_handle, const Xg
   auto* pool = from_handle<MemoryPool>(pool_handle);
   Device* device = device_from_handle(handle);
   if (!pool || !device) return;
-  if (!device_release_handle(device, pool, "XGPU-VUID-xgpuDestroyMemoryPool-memoryPool-parameter",
+  if (!device_release_handle(device, pool, vuid::xgpuDestroyMemoryPool_memoryPool_parameter,
                              "xgpuDestroyMemoryPool: memoryPool")) return;
   {
     std::lock_guard<std::mutex> lock(pool->mutex);
@@ -273,7 +274,7 @@ void memory_pool_destroy(XgpuDevice handle, XgpuMemoryPool pool_handle, const Xg
       uint64_t committed = 0;
       for (Buffer* buffer : pool->live) committed += buffer->alloca_committed ? buffer->pool_size : 0;
       device_report(device, XGPU_DEBUG_MESSAGE_SEVERITY_ERROR_BIT,
-                    "XGPU-VUID-xgpuDestroyMemoryPool-memoryPool-allocations",
+                    vuid::xgpuDestroyMemoryPool_memoryPool_allocations,
                     "xgpuDestroyMemoryPool: " + pool_name(pool) + " still has " + std::to_string(pool->live.size()) +
                         " allocations whose dealloca has not completed (" + std::to_string(committed) +
                         " bytes committed); their memory is released with the pool, pending allocas will fail "
@@ -338,19 +339,19 @@ XgpuResult queue_alloca(XgpuQueue handle, const XgpuSemaphoreList* waits, const 
   if (device->lost) return device_fail_lost(device, "xgpuQueueAlloca");
   auto* pool = from_handle<MemoryPool>(pool_handle);
   if (!pool)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueAlloca-memoryPool-parameter",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuQueueAlloca_memoryPool_parameter,
                        "xgpuQueueAlloca: memoryPool is XGPU_NULL_HANDLE");
   if (pool->device != device)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueAlloca-memoryPool-parent",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuQueueAlloca_memoryPool_parent,
                        "xgpuQueueAlloca: " + pool_name(pool) + " was created on another device than the queue's");
   const uint64_t max_size = device->physical->properties.limits.maxBufferSize;
   if (size == 0 || size > max_size)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueAlloca-size",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuQueueAlloca_size,
                        "xgpuQueueAlloca: size " + std::to_string(size) + " is not in [1, limits.maxBufferSize " +
                            std::to_string(max_size) + "]");
   if (usage == 0)
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                       "XGPU-VUID-xgpuQueueAlloca-usage", "xgpuQueueAlloca: usage is 0");
+                       vuid::xgpuQueueAlloca_usage, "xgpuQueueAlloca: usage is 0");
   auto s = std::make_unique<Submission>();
   s->queue = queue;
   s->kind = SubmissionKind::kAlloca;
@@ -358,7 +359,7 @@ XgpuResult queue_alloca(XgpuQueue handle, const XgpuSemaphoreList* waits, const 
   if (result == XGPU_SUCCESS)
     result = copy_semaphore_list(device, kQueueAllocaSignals, kNotASubmit, signals, &s->signals);
   if (result == XGPU_SUCCESS)
-    result = accept_signal_values(device, s.get(), "xgpuQueueAlloca", "XGPU-VUID-xgpuQueueAlloca-semaphores",
+    result = accept_signal_values(device, s.get(), "xgpuQueueAlloca", vuid::xgpuQueueAlloca_semaphores,
                                   kNotASubmit);
   if (result != XGPU_SUCCESS) return result;
   auto* buffer = host_new<Buffer>(nullptr);  // the handle of an alloca: no pAllocator
@@ -391,7 +392,7 @@ XgpuResult queue_dealloca(XgpuQueue handle, const XgpuSemaphoreList* waits, cons
   Device* device = queue->device;
   auto* buffer = from_handle<Buffer>(buffer_handle);
   // A handle deallocated (or destroyed) before is not touched: it may be freed.
-  if (buffer && !device_release_handle(device, buffer, "XGPU-VUID-xgpuQueueDealloca-buffer-parameter",
+  if (buffer && !device_release_handle(device, buffer, vuid::xgpuQueueDealloca_buffer_parameter,
                                           "xgpuQueueDealloca: buffer", /*keep_name=*/true))
     return XGPU_ERROR_INVALID_ARGUMENT;
   if (device->lost) {
@@ -402,18 +403,18 @@ XgpuResult queue_dealloca(XgpuQueue handle, const XgpuSemaphoreList* waits, cons
     return device_fail_lost(device, "xgpuQueueDealloca");
   }
   if (!buffer)
-    return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuQueueDealloca-buffer-parameter",
+    return device_fail(device, XGPU_ERROR_INVALID_USAGE, vuid::xgpuQueueDealloca_buffer_parameter,
                        "xgpuQueueDealloca: buffer is XGPU_NULL_HANDLE");
   if (!buffer->is_alloca) {
     device_track_handle(device, buffer);  // still a live xgpuCreateBuffer buffer
-    return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuQueueDealloca-buffer-queueAllocated",
+    return device_fail(device, XGPU_ERROR_INVALID_USAGE, vuid::xgpuQueueDealloca_buffer_queueAllocated,
                        "xgpuQueueDealloca: buffer was created by xgpuCreateBuffer, not xgpuQueueAlloca");
   }
   if (buffer->device != device)
-    return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuQueueDealloca-buffer-parent",
+    return device_fail(device, XGPU_ERROR_INVALID_USAGE, vuid::xgpuQueueDealloca_buffer_parent,
                        "xgpuQueueDealloca: the buffer was allocated on another device than the queue's");
   if (buffer->dealloca_submitted.exchange(true, std::memory_order_acq_rel))
-    return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuQueueDealloca-buffer-queueAllocated",
+    return device_fail(device, XGPU_ERROR_INVALID_USAGE, vuid::xgpuQueueDealloca_buffer_queueAllocated,
                        "xgpuQueueDealloca: the buffer (" + std::to_string(buffer->size) +
                            " bytes) was already deallocated");
   auto s = std::make_unique<Submission>();
@@ -423,7 +424,7 @@ XgpuResult queue_dealloca(XgpuQueue handle, const XgpuSemaphoreList* waits, cons
   if (result == XGPU_SUCCESS)
     result = copy_semaphore_list(device, kQueueDeallocaSignals, kNotASubmit, signals, &s->signals);
   if (result == XGPU_SUCCESS)
-    result = accept_signal_values(device, s.get(), "xgpuQueueDealloca", "XGPU-VUID-xgpuQueueDealloca-semaphores",
+    result = accept_signal_values(device, s.get(), "xgpuQueueDealloca", vuid::xgpuQueueDealloca_semaphores,
                                   kNotASubmit);
   if (result != XGPU_SUCCESS) {
     buffer->dealloca_submitted.store(false, std::memory_order_release);

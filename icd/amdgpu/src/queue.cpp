@@ -11,6 +11,7 @@
 #include "memory_pool.h"
 #include "print_buffer.h"
 #include "trace.h"
+#include "generated/vuid_ids.h"
 
 namespace xgpu::amdgpu {
 namespace {
@@ -1119,38 +1120,38 @@ XgpuResult accept_signal_values(const Device* device, Submission* s, const char*
 }
 
 const SemaphoreListArgument kQueueAllocaWaits{"xgpuQueueAlloca", "pWaitSemaphores",
-                                              "XGPU-VUID-xgpuQueueAlloca-pWaitSemaphores-pSemaphores-parameter",
-                                              "XGPU-VUID-xgpuQueueAlloca-pWaitSemaphores-pValues-parameter"};
+                                              vuid::xgpuQueueAlloca_pWaitSemaphores_pSemaphores_parameter,
+                                              vuid::xgpuQueueAlloca_pWaitSemaphores_pValues_parameter};
 const SemaphoreListArgument kQueueAllocaSignals{"xgpuQueueAlloca", "pSignalSemaphores",
-                                                "XGPU-VUID-xgpuQueueAlloca-pSignalSemaphores-pSemaphores-parameter",
-                                                "XGPU-VUID-xgpuQueueAlloca-pSignalSemaphores-pValues-parameter"};
+                                                vuid::xgpuQueueAlloca_pSignalSemaphores_pSemaphores_parameter,
+                                                vuid::xgpuQueueAlloca_pSignalSemaphores_pValues_parameter};
 const SemaphoreListArgument kQueueDeallocaWaits{"xgpuQueueDealloca", "pWaitSemaphores",
-                                                "XGPU-VUID-xgpuQueueDealloca-pWaitSemaphores-pSemaphores-parameter",
-                                                "XGPU-VUID-xgpuQueueDealloca-pWaitSemaphores-pValues-parameter"};
+                                                vuid::xgpuQueueDealloca_pWaitSemaphores_pSemaphores_parameter,
+                                                vuid::xgpuQueueDealloca_pWaitSemaphores_pValues_parameter};
 const SemaphoreListArgument kQueueDeallocaSignals{"xgpuQueueDealloca", "pSignalSemaphores",
-                                                  "XGPU-VUID-xgpuQueueDealloca-pSignalSemaphores-pSemaphores-parameter",
-                                                  "XGPU-VUID-xgpuQueueDealloca-pSignalSemaphores-pValues-parameter"};
+                                                  vuid::xgpuQueueDealloca_pSignalSemaphores_pSemaphores_parameter,
+                                                  vuid::xgpuQueueDealloca_pSignalSemaphores_pValues_parameter};
 
 namespace {
 
 const SemaphoreListArgument kQueueSubmitWaits{
-    "xgpuQueueSubmit", "waitSemaphores", "XGPU-VUID-xgpuQueueSubmit-pSubmits-waitSemaphores-pSemaphores-parameter",
-    "XGPU-VUID-xgpuQueueSubmit-pSubmits-waitSemaphores-pValues-parameter"};
+    "xgpuQueueSubmit", "waitSemaphores", vuid::xgpuQueueSubmit_pSubmits_waitSemaphores_pSemaphores_parameter,
+    vuid::xgpuQueueSubmit_pSubmits_waitSemaphores_pValues_parameter};
 const SemaphoreListArgument kQueueSubmitSignals{
-    "xgpuQueueSubmit", "signalSemaphores", "XGPU-VUID-xgpuQueueSubmit-pSubmits-signalSemaphores-pSemaphores-parameter",
-    "XGPU-VUID-xgpuQueueSubmit-pSubmits-signalSemaphores-pValues-parameter"};
+    "xgpuQueueSubmit", "signalSemaphores", vuid::xgpuQueueSubmit_pSubmits_signalSemaphores_pSemaphores_parameter,
+    vuid::xgpuQueueSubmit_pSubmits_signalSemaphores_pValues_parameter};
 const SemaphoreListArgument kQueueFillBufferWaits{"xgpuQueueFillBuffer", "pWaitSemaphores",
-                                                  "XGPU-VUID-xgpuQueueFillBuffer-pWaitSemaphores-pSemaphores-parameter",
-                                                  "XGPU-VUID-xgpuQueueFillBuffer-pWaitSemaphores-pValues-parameter"};
+                                                  vuid::xgpuQueueFillBuffer_pWaitSemaphores_pSemaphores_parameter,
+                                                  vuid::xgpuQueueFillBuffer_pWaitSemaphores_pValues_parameter};
 const SemaphoreListArgument kQueueFillBufferSignals{
-    "xgpuQueueFillBuffer", "pSignalSemaphores", "XGPU-VUID-xgpuQueueFillBuffer-pSignalSemaphores-pSemaphores-parameter",
-    "XGPU-VUID-xgpuQueueFillBuffer-pSignalSemaphores-pValues-parameter"};
+    "xgpuQueueFillBuffer", "pSignalSemaphores", vuid::xgpuQueueFillBuffer_pSignalSemaphores_pSemaphores_parameter,
+    vuid::xgpuQueueFillBuffer_pSignalSemaphores_pValues_parameter};
 const SemaphoreListArgument kQueueCopyBufferWaits{"xgpuQueueCopyBuffer", "pWaitSemaphores",
-                                                  "XGPU-VUID-xgpuQueueCopyBuffer-pWaitSemaphores-pSemaphores-parameter",
-                                                  "XGPU-VUID-xgpuQueueCopyBuffer-pWaitSemaphores-pValues-parameter"};
+                                                  vuid::xgpuQueueCopyBuffer_pWaitSemaphores_pSemaphores_parameter,
+                                                  vuid::xgpuQueueCopyBuffer_pWaitSemaphores_pValues_parameter};
 const SemaphoreListArgument kQueueCopyBufferSignals{
-    "xgpuQueueCopyBuffer", "pSignalSemaphores", "XGPU-VUID-xgpuQueueCopyBuffer-pSignalSemaphores-pSemaphores-parameter",
-    "XGPU-VUID-xgpuQueueCopyBuffer-pSignalSemaphores-pValues-parameter"};
+    "xgpuQueueCopyBuffer", "pSignalSemaphores", vuid::xgpuQueueCopyBuffer_pSignalSemaphores_pSemaphores_parameter,
+    vuid::xgpuQueueCopyBuffer_pSignalSemaphores_pValues_parameter};
 // The test hook is not an API command: its misuse has the test hook's ID.
 const SemaphoreListArgument kTestFaultSignals{"xgpuAmdgpuTestInjectQueueFault", "pSignalSemaphores",
                                               msgid::kTestHook, msgid::kTestHook};
@@ -1202,11 +1203,11 @@ XgpuResult validate_bindings(const Device* device, uint32_t submit_index, const 
   // Messages only.
   auto where = [&] { return "xgpuQueueSubmit: pSubmits[" + std::to_string(submit_index) + "]"; };
   if (submit.bindingCount < capacity)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueSubmit-pSubmits-bindingCount",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuQueueSubmit_pSubmits_bindingCount,
                        where() + ".bindingCount " + std::to_string(submit.bindingCount) +
                            " is less than the command buffer's bindingCapacity " + std::to_string(capacity));
   if (submit.bindingCount && !submit.pBindings)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueSubmit-pSubmits-pBindings-parameter",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuQueueSubmit_pSubmits_pBindings_parameter,
                        where() + ".pBindings is NULL but bindingCount is " + std::to_string(submit.bindingCount));
   for (uint32_t i = 0; i < submit.bindingCount; ++i) {
     const XgpuBufferBinding& binding = submit.pBindings[i];
@@ -1214,7 +1215,7 @@ XgpuResult validate_bindings(const Device* device, uint32_t submit_index, const 
     if (!buffer) {
       if (i < capacity)
         return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                           "XGPU-VUID-xgpuQueueSubmit-pSubmits-pBindings-buffer-parameter",
+                           vuid::xgpuQueueSubmit_pSubmits_pBindings_buffer_parameter,
                            where() + ".pBindings[" + std::to_string(i) +
                                "].buffer is XGPU_NULL_HANDLE (the slot is below the command buffer's bindingCapacity " +
                                std::to_string(capacity) + ")");
@@ -1222,7 +1223,7 @@ XgpuResult validate_bindings(const Device* device, uint32_t submit_index, const 
     }
     if (binding.offset >= buffer->size ||
         (binding.size != XGPU_WHOLE_SIZE && (binding.size == 0 || binding.size > buffer->size - binding.offset)))
-      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueSubmit-pSubmits-pBindings-range",
+      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuQueueSubmit_pSubmits_pBindings_range,
                          where() + ".pBindings[" + std::to_string(i) + "]: range (offset " +
                              std::to_string(binding.offset) + ", size " +
                              (binding.size == XGPU_WHOLE_SIZE ? std::string("XGPU_WHOLE_SIZE")
@@ -1255,7 +1256,7 @@ XgpuResult queue_submit(XgpuQueue handle, uint32_t count, const XgpuSubmitInfo* 
   Device* device = queue->device;
   if (device->lost) return device_fail_lost(device, "xgpuQueueSubmit");
   if (count && !submits)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueSubmit-pSubmits-parameter",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuQueueSubmit_pSubmits_parameter,
                        "xgpuQueueSubmit: pSubmits is NULL but submitCount is " + std::to_string(count));
   std::vector<Submission*> accepted;
   for (uint32_t i = 0; i < count; ++i) {
@@ -1277,14 +1278,14 @@ XgpuResult queue_submit(XgpuQueue handle, uint32_t count, const XgpuSubmitInfo* 
         char value[32];
         std::snprintf(value, sizeof(value), "%p", static_cast<const void*>(info.commandBuffer));
         return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                           "XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-parameter",
+                           vuid::xgpuQueueSubmit_pSubmits_commandBuffer_parameter,
                            "xgpuQueueSubmit: pSubmits[" + std::to_string(i) + "].commandBuffer (" + value +
                                ") is not a live command buffer: it was destroyed already or never created");
       }
       if (owner != device) {
         discard(accepted);
         return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                           "XGPU-VUID-xgpuQueueSubmit-pSubmits-commandBuffer-parent",
+                           vuid::xgpuQueueSubmit_pSubmits_commandBuffer_parent,
                            "xgpuQueueSubmit: pSubmits[" + std::to_string(i) +
                                "].commandBuffer was created on another device than the queue's");
       }
@@ -1311,7 +1312,7 @@ XgpuResult queue_submit(XgpuQueue handle, uint32_t count, const XgpuSubmitInfo* 
       s->kind = SubmissionKind::kBarrier;
     }
     result = accept_signal_values(device, s.get(), "xgpuQueueSubmit",
-                                  "XGPU-VUID-xgpuQueueSubmit-pSubmits-signalSemaphores-value", i);
+                                  vuid::xgpuQueueSubmit_pSubmits_signalSemaphores_value, i);
     if (result != XGPU_SUCCESS) {
       if (s->command_buffer) command_buffer_cancel_submit(s->command_buffer);
       discard(accepted);
@@ -1418,36 +1419,36 @@ XgpuResult queue_fill_buffer(XgpuQueue handle, const XgpuSemaphoreList* waits, c
   // This command's rules, checked here so that the internal xgpuCmdFillBuffer
   // records without error.
   if (pattern_size != 1 && pattern_size != 2 && pattern_size != 4)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueFillBuffer-patternSize",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuQueueFillBuffer_patternSize,
                        "xgpuQueueFillBuffer: patternSize is " + std::to_string(pattern_size) + " (must be 1, 2 or 4)");
   if (!pattern)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueFillBuffer-pPattern-parameter",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuQueueFillBuffer_pPattern_parameter,
                        "xgpuQueueFillBuffer: pPattern is NULL");
   const auto* buffer = from_handle<Buffer>(dst);
   if (!buffer)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueFillBuffer-dstBuffer-parameter",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuQueueFillBuffer_dstBuffer_parameter,
                        "xgpuQueueFillBuffer: dstBuffer is XGPU_NULL_HANDLE");
-  if (!device_handle_live(device, dst, "XGPU-VUID-xgpuQueueFillBuffer-dstBuffer-parameter",
+  if (!device_handle_live(device, dst, vuid::xgpuQueueFillBuffer_dstBuffer_parameter,
                           "xgpuQueueFillBuffer: dstBuffer"))
     return XGPU_ERROR_INVALID_ARGUMENT;
   if (offset % pattern_size != 0 || offset >= buffer->size)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueFillBuffer-dstOffset",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuQueueFillBuffer_dstOffset,
                        "xgpuQueueFillBuffer: dstOffset " + std::to_string(offset) +
                            " is not a multiple of patternSize " + std::to_string(pattern_size) +
                            " less than the size of dstBuffer (" + std::to_string(buffer->size) + " bytes)");
   if (size != XGPU_WHOLE_SIZE && (size == 0 || size % pattern_size != 0 || size > buffer->size - offset))
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueFillBuffer-size",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuQueueFillBuffer_size,
                        "xgpuQueueFillBuffer: size " + std::to_string(size) +
                            " is not a non-zero multiple of patternSize " + std::to_string(pattern_size) +
                            " with dstOffset (" + std::to_string(offset) + ") + size at most the size of dstBuffer (" +
                            std::to_string(buffer->size) + " bytes)");
   if ((buffer->usage & kTransferDst) != kTransferDst)
-    return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuQueueFillBuffer-dstBuffer-usage",
+    return device_fail(device, XGPU_ERROR_INVALID_USAGE, vuid::xgpuQueueFillBuffer_dstBuffer_usage,
                        "xgpuQueueFillBuffer: dstBuffer was not created with XGPU_BUFFER_USAGE_TRANSFER_DST_BIT");
   // XGPU_WHOLE_SIZE: to the end of the buffer, rounded down to the pattern.
   const XgpuDeviceSize length =
       size == XGPU_WHOLE_SIZE ? (buffer->size - offset) / pattern_size * pattern_size : size;
-  return submit_internal(queue, "xgpuQueueFillBuffer", "XGPU-VUID-xgpuQueueFillBuffer-semaphores", kQueueFillBufferWaits, waits, kQueueFillBufferSignals, signals,
+  return submit_internal(queue, "xgpuQueueFillBuffer", vuid::xgpuQueueFillBuffer_semaphores, kQueueFillBufferWaits, waits, kQueueFillBufferSignals, signals,
                          [&](XgpuCommandBuffer command_buffer) {
                            if (length == 0) return;  // less than one pattern to the end: nothing to fill
                            const XgpuBufferRef ref = xgpuBufferRefRange(dst, offset, length);
@@ -1471,41 +1472,41 @@ XgpuResult queue_copy_buffer(XgpuQueue handle, const XgpuSemaphoreList* waits, c
   const auto* source = from_handle<Buffer>(src);
   const auto* destination = from_handle<Buffer>(dst);
   if (!source)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueCopyBuffer-srcBuffer-parameter",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuQueueCopyBuffer_srcBuffer_parameter,
                        "xgpuQueueCopyBuffer: srcBuffer is XGPU_NULL_HANDLE");
   if (!destination)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueCopyBuffer-dstBuffer-parameter",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuQueueCopyBuffer_dstBuffer_parameter,
                        "xgpuQueueCopyBuffer: dstBuffer is XGPU_NULL_HANDLE");
-  if (!device_handle_live(device, src, "XGPU-VUID-xgpuQueueCopyBuffer-srcBuffer-parameter",
+  if (!device_handle_live(device, src, vuid::xgpuQueueCopyBuffer_srcBuffer_parameter,
                           "xgpuQueueCopyBuffer: srcBuffer") ||
-      !device_handle_live(device, dst, "XGPU-VUID-xgpuQueueCopyBuffer-dstBuffer-parameter",
+      !device_handle_live(device, dst, vuid::xgpuQueueCopyBuffer_dstBuffer_parameter,
                           "xgpuQueueCopyBuffer: dstBuffer"))
     return XGPU_ERROR_INVALID_ARGUMENT;
   if (size == 0)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueCopyBuffer-size",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuQueueCopyBuffer_size,
                        "xgpuQueueCopyBuffer: size is 0 (must be at least 1)");
   if (size > source->size || src_offset > source->size - size)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueCopyBuffer-srcRange",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuQueueCopyBuffer_srcRange,
                        "xgpuQueueCopyBuffer: srcOffset (" + std::to_string(src_offset) + ") + size (" +
                            std::to_string(size) + ") exceeds the size of srcBuffer (" + std::to_string(source->size) +
                            " bytes)");
   if (size > destination->size || dst_offset > destination->size - size)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueCopyBuffer-dstRange",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuQueueCopyBuffer_dstRange,
                        "xgpuQueueCopyBuffer: dstOffset (" + std::to_string(dst_offset) + ") + size (" +
                            std::to_string(size) + ") exceeds the size of dstBuffer (" +
                            std::to_string(destination->size) + " bytes)");
   if (source == destination && src_offset < dst_offset + size && dst_offset < src_offset + size)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuQueueCopyBuffer-overlap",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuQueueCopyBuffer_overlap,
                        "xgpuQueueCopyBuffer: srcBuffer is dstBuffer and the ranges at srcOffset " +
                            std::to_string(src_offset) + " and dstOffset " + std::to_string(dst_offset) + " of " +
                            std::to_string(size) + " bytes overlap");
   if ((source->usage & kTransferSrc) != kTransferSrc)
-    return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuQueueCopyBuffer-srcBuffer-usage",
+    return device_fail(device, XGPU_ERROR_INVALID_USAGE, vuid::xgpuQueueCopyBuffer_srcBuffer_usage,
                        "xgpuQueueCopyBuffer: srcBuffer was not created with XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT");
   if ((destination->usage & kTransferDst) != kTransferDst)
-    return device_fail(device, XGPU_ERROR_INVALID_USAGE, "XGPU-VUID-xgpuQueueCopyBuffer-dstBuffer-usage",
+    return device_fail(device, XGPU_ERROR_INVALID_USAGE, vuid::xgpuQueueCopyBuffer_dstBuffer_usage,
                        "xgpuQueueCopyBuffer: dstBuffer was not created with XGPU_BUFFER_USAGE_TRANSFER_DST_BIT");
-  return submit_internal(queue, "xgpuQueueCopyBuffer", "XGPU-VUID-xgpuQueueCopyBuffer-semaphores", kQueueCopyBufferWaits, waits, kQueueCopyBufferSignals, signals,
+  return submit_internal(queue, "xgpuQueueCopyBuffer", vuid::xgpuQueueCopyBuffer_semaphores, kQueueCopyBufferWaits, waits, kQueueCopyBufferSignals, signals,
                          [&](XgpuCommandBuffer command_buffer) {
                            const XgpuBufferRef src_ref = xgpuBufferRefRange(src, src_offset, size);
                            const XgpuBufferRef dst_ref = xgpuBufferRefRange(dst, dst_offset, size);

@@ -13,6 +13,7 @@
 #include "host_memory.h"
 #include "queue.h"
 #include "trace.h"
+#include "generated/vuid_ids.h"
 
 namespace xgpu::amdgpu {
 namespace {
@@ -129,7 +130,7 @@ void semaphore_destroy(XgpuDevice handle, XgpuSemaphore semaphore_handle,
   auto* semaphore = from_handle<Semaphore>(semaphore_handle);
   Device* device = device_from_handle(handle);
   if (!semaphore || !device) return;
-  if (!device_release_handle(device, semaphore, "XGPU-VUID-xgpuDestroySemaphore-semaphore-parameter",
+  if (!device_release_handle(device, semaphore, vuid::xgpuDestroySemaphore_semaphore_parameter,
                              "xgpuDestroySemaphore: semaphore")) return;
   {
     LiveSemaphores& live = live_semaphores();
@@ -154,7 +155,7 @@ XgpuResult semaphore_signal(XgpuDevice handle, const XgpuSemaphoreSignalInfo* in
     std::lock_guard<std::mutex> lock(semaphore->mutex);
     if (semaphore->failure != XGPU_SUCCESS) return semaphore->failure;
     if (info->value <= semaphore->value)
-      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuSignalSemaphore-pSignalInfo-value",
+      return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuSignalSemaphore_pSignalInfo_value,
                          "xgpuSignalSemaphore: pSignalInfo->value " + std::to_string(info->value) +
                              " is not greater than the current payload " +
                              std::to_string(semaphore->value));
@@ -163,7 +164,7 @@ XgpuResult semaphore_signal(XgpuDevice handle, const XgpuSemaphoreSignalInfo* in
     for (uint64_t pending : semaphore->accepted_signals) {
       if (pending <= semaphore->value) continue;
       if (info->value >= pending)
-        return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuSignalSemaphore-pSignalInfo-value",
+        return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuSignalSemaphore_pSignalInfo_value,
                            "xgpuSignalSemaphore: pSignalInfo->value " + std::to_string(info->value) +
                                " is not less than the payload " + std::to_string(pending) +
                                " a pending queue operation signals");
@@ -280,17 +281,17 @@ XgpuResult semaphore_wait(XgpuDevice handle, const XgpuSemaphoreWaitInfo* info, 
   // The arrays are read below: a NULL one (or a NULL element) is refused
   // with its rule instead of being dereferenced.
   if (!info->pSemaphores)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuWaitSemaphores-pWaitInfo-pSemaphores-parameter",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuWaitSemaphores_pWaitInfo_pSemaphores_parameter,
                        "xgpuWaitSemaphores: pWaitInfo->pSemaphores is NULL with semaphoreCount " +
                            std::to_string(info->semaphoreCount));
   if (!info->pValues)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuWaitSemaphores-pWaitInfo-pValues-parameter",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuWaitSemaphores_pWaitInfo_pValues_parameter,
                        "xgpuWaitSemaphores: pWaitInfo->pValues is NULL with semaphoreCount " +
                            std::to_string(info->semaphoreCount));
   for (uint32_t i = 0; i < info->semaphoreCount; ++i)
     if (!info->pSemaphores[i])
       return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT,
-                         "XGPU-VUID-xgpuWaitSemaphores-pWaitInfo-pSemaphores-parameter",
+                         vuid::xgpuWaitSemaphores_pWaitInfo_pSemaphores_parameter,
                          "xgpuWaitSemaphores: pWaitInfo->pSemaphores[" + std::to_string(i) + "] is XGPU_NULL_HANDLE");
   const HsaApi& hsa = *device->hsa;
   TraceHostCall trace_call(device, "xgpuWaitSemaphores", info->pSemaphores, info->pValues, info->semaphoreCount, false);
@@ -434,7 +435,7 @@ XgpuResult semaphore_fail_entry(XgpuDevice handle, XgpuSemaphore semaphore_handl
   if (!device || !semaphore) return XGPU_ERROR_INVALID_ARGUMENT;
   if (device->lost) return device_fail_lost(device, "xgpuFailSemaphore");
   if (status >= 0)
-    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, "XGPU-VUID-xgpuFailSemaphore-status",
+    return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuFailSemaphore_status,
                        "xgpuFailSemaphore: status " + std::to_string(int(status)) + " is not an error (must be negative)");
   semaphore_fail(semaphore, status);
   wake_held_submissions();

@@ -28,6 +28,9 @@
 
 namespace xgpu_validation {
 
+// "0x1f": a handle or value in hexadecimal for messages (chassis/report.cpp).
+std::string Hex(uint64_t value);
+
 struct ExecutableKernels;  // kernels/kernel_metadata.h
 
 // One rule of spec/vuids.json.

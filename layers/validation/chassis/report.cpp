@@ -28,11 +28,6 @@ std::vector<LayerInstance*>& LiveInstanceList() {
 // Message counts of reports made without an instance.
 std::atomic<uint32_t> g_counts_without_instance[kVuidCount];
 
-std::string Hex(uint64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 // The messengers of a create info's pNext chain.
 void ChainedMessengers(const void* next, std::vector<MessengerInfo>* out) {
@@ -74,6 +69,12 @@ bool PrintsOnStderr(Settings::Stderr mode, const std::vector<MessengerInfo>& mes
 }
 
 }  // namespace
+
+std::string Hex(uint64_t value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
+  return text;
+}
 
 std::mutex& NamesMutex() {
   static std::mutex mutex;

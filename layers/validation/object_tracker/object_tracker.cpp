@@ -7,11 +7,6 @@
 namespace xgpu_validation {
 namespace {
 
-std::string Hex(uint64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 // Why (type, handle) names no live object.
 std::string DeadHandleText(XgpuObjectType type, uint64_t handle) {

@@ -18,11 +18,6 @@ std::string Num(uint64_t value) {
   return std::to_string(value);
 }
 
-std::string Hex(uint64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "0x%" PRIx64, value);
-  return text;
-}
 
 ObjectRef RefOf(const ObjectRecord* record) { return ObjectRef{record->type, record->handle}; }
 
