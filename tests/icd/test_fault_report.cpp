@@ -5,6 +5,8 @@
 // a freed queue allocation, nothing), and on hsa-cpu also read or write, the
 // workgroup and the kernel's source file, line and column. A hang found by the
 // watchdog names the command that ran and for how long.
+#include <sys/mman.h>
+
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -225,6 +227,15 @@ TEST_CASE("a fault report names the queue allocation a kernel used after its dea
   api().GetMemoryPoolStatistics(env.device(), pool, &stats);
   REQUIRE(stats.blockCount == 0);
   const uint64_t address = base + 256;
+  // What this process maps next (the test kernels' code object, command
+  // buffer blocks) must not take the stale address: an inaccessible page is
+  // reserved over it, so that the store faults whatever comes.
+  void* guard = nullptr;
+  if (on_hsa_cpu(env)) {
+    void* page = reinterpret_cast<void*>(uintptr_t(address & ~uint64_t(4095)));
+    guard = mmap(page, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    REQUIRE_MESSAGE(guard == page, "the freed block's address was mapped again before the test could reserve it");
+  }
   {
     FaultingStore store(env, address);
     const XgpuDeviceFaultInfo info = fault_info(env);
@@ -240,6 +251,7 @@ TEST_CASE("a fault report names the queue allocation a kernel used after its dea
           std::string::npos);
     CHECK(std::string(info.kernelName) == "icd_fault_store");
   }
+  if (guard) munmap(guard, 4096);
   // (The dealloca's completion destroyed the handle.)
   api().DestroySemaphore(env.device(), allocated, nullptr);
   api().DestroySemaphore(env.device(), freed, nullptr);

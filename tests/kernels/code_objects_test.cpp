@@ -80,34 +80,10 @@ const std::map<std::string, uint32_t> kBindings = {
 
 using Loaded = TestExecutable;
 
-// A bounds-checked copy's name (GPU-assisted validation): K__xgpu_checked.
-bool is_checked_copy(const std::string& name) {
-  const std::string suffix = XGPU_KERNEL_BOUNDS_CHECKED_SUFFIX;
-  return name.size() > suffix.size() && name.ends_with(suffix);
-}
-
 void check_kernels(const xe::CodeObjectInfo& info, const std::string& isa) {
-  // Each kernel (every one declares its layout) and its bounds-checked copy,
-  // which has the kernel's metadata and prints (its reports are records).
-  REQUIRE(info.kernels.size() == 2 * kExpected.size());
+  REQUIRE(info.kernels.size() == kExpected.size());
   for (const xe::KernelInfo& k : info.kernels) {
     INFO(isa << " kernel " << k.name);
-    if (!is_checked_copy(k.name)) continue;
-    const std::string name = k.name.substr(0, k.name.size() - std::strlen(XGPU_KERNEL_BOUNDS_CHECKED_SUFFIX));
-    auto it = kExpected.find(name);
-    REQUIRE(it != kExpected.end());
-    CHECK(k.bounds_checked);
-    CHECK(k.prints);
-    CHECK(k.hidden_args.empty());
-    CHECK(k.kernarg_size == it->second.kernarg_size);
-    CHECK(k.group_segment_size == it->second.group_segment_size);
-    CHECK(k.layout_declared);
-    CHECK(k.binding_count == kBindings.at(name));
-  }
-  for (const xe::KernelInfo& k : info.kernels) {
-    INFO(isa << " kernel " << k.name);
-    if (is_checked_copy(k.name)) continue;
-    CHECK_FALSE(k.bounds_checked);
     auto it = kExpected.find(k.name);
     REQUIRE(it != kExpected.end());
     CHECK(k.kernarg_size == it->second.kernarg_size);
@@ -183,11 +159,7 @@ TEST_CASE("every configured host level has a host code object whose descriptors 
     check_kernels(info, isa);
     for (const xe::KernelInfo& k : info.kernels) {
       INFO(k.name);
-      // A bounds-checked copy's descriptor is its kernel's (but for WORKGROUP_RUNS).
-      const std::string name =
-          is_checked_copy(k.name) ? k.name.substr(0, k.name.size() - std::strlen(XGPU_KERNEL_BOUNDS_CHECKED_SUFFIX))
-                                  : k.name;
-      const ExpectedKernel& expected = kExpected.at(name);
+      const ExpectedKernel& expected = kExpected.at(k.name);
       CHECK(k.uses_barriers == expected.uses_barriers);
       for (int d = 0; d < 3; ++d) CHECK(k.required_workgroup_size[d] == expected.required_workgroup_size[d]);
       CHECK(k.private_segment_size == 0);
@@ -295,7 +267,7 @@ TEST_CASE("kernel layouts: a layout declared on one target only, or with another
     xe::CodeObjectInfo info;
     xe::Status status = xe::read_code_object(host->kind, host->code_object, &info);
     REQUIRE_MESSAGE(status.ok(), status.message());
-    REQUIRE(info.kernels.size() == 2 * kExpected.size());  // and their bounds-checked copies
+    REQUIRE(info.kernels.size() == kExpected.size());
     for (const xe::KernelInfo& k : info.kernels) {
       INFO(k.name);
       CHECK_FALSE(k.layout_declared);
@@ -383,7 +355,7 @@ TEST_CASE("the check reports a required workgroup size above an AMDGPU target's 
         it += static_cast<ptrdiff_t>(key.size());
         *(it - 2) = high_byte;
       }
-      CHECK(count == 2 * kExpected.size());  // each kernel and its bounds-checked copy
+      CHECK(count == kExpected.size());
     };
     set_limit(inputs[1].code_object, 0x02);
     set_limit(inputs[2].code_object, 0x01);
@@ -449,9 +421,9 @@ TEST_CASE("the check reports a kernel missing from one target") {
   xe::Status status = xe::check(executable);
   REQUIRE_FALSE(status.ok());
   CHECK(status.message().starts_with("kernel sets differ: "));
-  // (each kernel with its bounds-checked copy; scan's copy keeps its name)
-  CHECK(status.message().find(host_isa + " has " +
-                              "fill, fill__xgpu_checked, group_atomics, group_atomics__xgpu_checked, guarded_rows, guarded_rows__xgpu_checked, guarded_stencil, guarded_stencil__xgpu_checked, histogram, histogram__xgpu_checked, ids, ids__xgpu_checked, poly_clamp, poly_clamp__xgpu_checked, reduce, reduce__xgpu_checked, reverse, reverse__xgpu_checked, saxpy, saxpy__xgpu_checked, scam, scan__xgpu_checked, tile_max, tile_max__xgpu_checked") != std::string::npos);
+  CHECK(status.message().find(host_isa +
+                              " has fill, group_atomics, guarded_rows, guarded_stencil, histogram, ids, poly_clamp, reduce, reverse, saxpy, scam, "
+                              "tile_max") != std::string::npos);
 }
 
 namespace {
