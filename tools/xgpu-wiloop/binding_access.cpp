@@ -101,6 +101,8 @@ class BindingAnalysis {
   // Every access found, with its binding (an instruction reached from two
   // bindings is listed once per binding).
   const std::vector<BindingAccessSite>& sites() const { return sites_; }
+  // The binding pointers loaded from the argument struct.
+  const SmallPtrSet<const Value*, 8>& roots() const { return roots_; }
 
  private:
   uint32_t count() const { return uint32_t(bits_.size()); }
@@ -161,6 +163,7 @@ class BindingAnalysis {
     const uint64_t size = layout_.getTypeStoreSize(load.getType()).getFixedValue();
     if (offset < 0 || uint64_t(offset) >= binding_bytes()) return;  // constants (or before the struct)
     if (load.getType()->isPointerTy() && offset % int64_t(kBindingBytes) == 0 && size == kBindingBytes) {
+      roots_.insert(&load);
       binding_pointer(&load, uint32_t(offset / int64_t(kBindingBytes)), depth);
       return;
     }
@@ -349,6 +352,7 @@ class BindingAnalysis {
   std::set<std::pair<const Value*, uint32_t>> binding_seen_;
   std::set<std::pair<const Value*, uint32_t>> address_seen_;
   std::vector<BindingAccessSite> sites_;
+  SmallPtrSet<const Value*, 8> roots_;
 };
 
 // The record's bytes: header (little-endian), name, NUL padding to 8.
@@ -438,10 +442,12 @@ bool apply_declaration(Module& module, StringRef kernel, uint32_t binding_count,
 }  // namespace
 
 std::vector<BindingAccessSite> binding_access_sites(const Function& entry, uint32_t binding_count,
-                                                    std::vector<uint8_t>* out_bits) {
+                                                    std::vector<uint8_t>* out_bits,
+                                                    SmallPtrSetImpl<const Value*>* out_roots) {
   BindingAnalysis analysis(entry.getParent()->getDataLayout(), binding_count);
   analysis.run(entry.getArg(0));
   if (out_bits) *out_bits = analysis.bits();
+  if (out_roots) out_roots->insert(analysis.roots().begin(), analysis.roots().end());
   return analysis.sites();
 }
 

@@ -47,9 +47,12 @@
 // report.
 // Not checked, and said by a remark: accesses through a binding whose
 // pointer the analysis loses (stored to memory, passed to a function that is
-// not defined here: the binding is UNKNOWN), expanding loads and
-// compressing stores, and other intrinsics that access memory by their
-// attributes.
+// not defined here: the binding is UNKNOWN), an access whose pointer may
+// also come from elsewhere (its underlying objects are not all binding
+// pointers loaded from the argument struct, or parameters every call passes
+// such a pointer: a select of a binding pointer and a private one), expanding
+// loads and compressing stores, and other intrinsics that access memory by
+// their attributes.
 // It runs last on every target (after BindingAccessPass, whose records it
 // copies); remarks: -Rpass=xgpu-bounds-checks.
 #include <xgpu/kernel_print.h>
@@ -231,7 +234,7 @@ class CheckedCopy {
     // Every entry analysed before any check is added.
     MapVector<Instruction*, SmallVector<std::pair<uint32_t, unsigned>, 2>> by_access;  // in the order found
     for (Function* entry : entries) {
-      for (const BindingAccessSite& site : binding_access_sites(*entry, binding_count_, nullptr)) {
+      for (const BindingAccessSite& site : binding_access_sites(*entry, binding_count_, nullptr, &roots_)) {
         auto& list = by_access[site.inst];
         if (!is_contained(list, std::pair{site.binding, site.operand})) list.push_back({site.binding, site.operand});
       }
@@ -244,6 +247,13 @@ class CheckedCopy {
         unchecked->push_back("an access in '" + function->getName().str() + "', which the copy does not own");
         continue;
       }
+      // Only an access whose pointer comes from bindings alone: one that may
+      // also point elsewhere (a select of a binding pointer and a private
+      // one) cannot be held to a binding's range.
+      if (!from_bindings_only(*inst, bindings)) {
+        unchecked->push_back("an access whose pointer may also come from memory other than a binding");
+        continue;
+      }
       if (guard_access(*inst, bindings, unchecked)) {
         guarded_.insert(inst);
         ++guarded;
@@ -253,6 +263,67 @@ class CheckedCopy {
   }
 
  private:
+  // True when every pointer `inst` accesses through (its operands the
+  // sites name) comes from binding pointers only: its underlying objects
+  // are loads of binding pointers from the argument struct, or parameters
+  // of the copy's functions that every call passes such a pointer.
+  bool from_bindings_only(Instruction& inst, ArrayRef<std::pair<uint32_t, unsigned>> bindings) {
+    for (const auto& [binding, operand] : bindings) {
+      (void)binding;
+      const Value* pointer = nullptr;
+      if (auto* load = dyn_cast<LoadInst>(&inst)) pointer = load->getPointerOperand();
+      else if (auto* store = dyn_cast<StoreInst>(&inst)) pointer = store->getPointerOperand();
+      else if (auto* rmw = dyn_cast<AtomicRMWInst>(&inst)) pointer = rmw->getPointerOperand();
+      else if (auto* cas = dyn_cast<AtomicCmpXchgInst>(&inst)) pointer = cas->getPointerOperand();
+      else if (auto* call = dyn_cast<CallBase>(&inst); call && operand < call->arg_size()) pointer = call->getArgOperand(operand);
+      if (!pointer || !binding_derived(pointer, 0)) return false;
+    }
+    return true;
+  }
+
+  bool binding_derived(const Value* pointer, unsigned depth) {
+    if (auto found = derived_.find(pointer); found != derived_.end()) return found->second;
+    derived_[pointer] = false;  // a cycle through calls: not proven
+    SmallVector<const Value*, 4> objects;
+    getUnderlyingObjects(pointer, objects, nullptr, 0);
+    bool all = !objects.empty();
+    for (const Value* object : objects) {
+      if (roots_.contains(object)) continue;
+      // A vector of pointers built from scalar ones (a gather's splat).
+      if (isa<InsertElementInst, ShuffleVectorInst>(object)) {
+        const auto* user = cast<User>(object);
+        for (const Use& use : user->operands()) {
+          const Value* part = use.get();
+          if (!part->getType()->isPtrOrPtrVectorTy() || isa<UndefValue>(part)) continue;  // poison lanes, indices
+          if (!binding_derived(part, depth + 1)) {
+            all = false;
+            break;
+          }
+        }
+        if (!all) break;
+        continue;
+      }
+      const auto* argument = dyn_cast<Argument>(object);
+      const Function* callee = argument ? argument->getParent() : nullptr;
+      if (!callee || !callee->hasLocalLinkage() || depth >= kMaxCopyDepth) {
+        all = false;
+        break;
+      }
+      // A parameter: every use of the function a direct call passing a binding pointer.
+      for (const User* user : callee->users()) {
+        const auto* call = dyn_cast<CallBase>(user);
+        if (!call || call->getCalledFunction() != callee ||
+            !binding_derived(call->getArgOperand(argument->getArgNo()), depth + 1)) {
+          all = false;
+          break;
+        }
+      }
+      if (!all) break;
+    }
+    derived_[pointer] = all;
+    return all;
+  }
+
   struct Context {
     Value* kernarg = nullptr;    // i64: the kernarg segment's address
     Value* workgroup = nullptr;  // host: xgpu_host_workgroup_t*; else null
@@ -669,6 +740,8 @@ class CheckedCopy {
   DenseMap<Function*, Context> contexts_;
   DenseMap<Function*, Function*> copies_;  // callee -> its copy
   SmallPtrSet<Instruction*, 32> guarded_;
+  SmallPtrSet<const Value*, 8> roots_;            // binding pointers' loads (binding_access_sites)
+  DenseMap<const Value*, bool> derived_;          // pointer -> from binding pointers only
   StringMap<Constant*> files_;
 };
 

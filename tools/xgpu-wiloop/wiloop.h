@@ -477,9 +477,13 @@ struct BindingAccessSite {
 };
 // The accesses of one entry function (and of the module functions it
 // passes binding pointers to) through each of its `binding_count` bindings;
-// `out_bits` (optional) gets the per-binding access bits.
+// `out_bits` (optional) gets the per-binding access bits, `out_roots`
+// (optional) the binding pointers' loads from the argument struct. A site
+// is an access whose pointer may come from a binding: it may also come from
+// elsewhere (a select of a binding pointer and a private one).
 std::vector<BindingAccessSite> binding_access_sites(const Function& entry, uint32_t binding_count,
-                                                    std::vector<uint8_t>* out_bits);
+                                                    std::vector<uint8_t>* out_bits,
+                                                    SmallPtrSetImpl<const Value*>* out_roots = nullptr);
 
 // The kernels of `module` and their entry functions, by kernel name
 // (printing_kernels.cpp): AMDGPU functions of calling convention

@@ -57,6 +57,18 @@ XGPU_KERNEL(escapes, copy_args_t, args) {
 XGPU_KERNEL_BINDINGS(escapes, 2);
 // REMARK: kernel 'escapes': bounds-checked copy 'escapes__xgpu_checked' checks {{[0-9]+}} access{{(es)?}}; not checked: binding 1 where its pointer escapes the analysis
 
+/* Named: a pointer that is a binding's or a private array's, chosen by data,
+ * cannot be held to the binding's range (the fuzzer's false report). */
+XGPU_KERNEL(mixed, copy_args_t, args) {
+  const uint32_t i = xgpu_global_id(0);
+  uint32_t local[4] = {i, i + 1u, i + 2u, i + 3u};
+  volatile uint32_t pick = args->shift;
+  const uint32_t* from = pick ? &args->src[i] : &local[i & 3u];
+  args->dst[i] = *from;
+}
+XGPU_KERNEL_BINDINGS(mixed, 2);
+// REMARK: kernel 'mixed': bounds-checked copy 'mixed__xgpu_checked' checks {{[0-9]+}} access{{(es)?}}; not checked: an access whose pointer may also come from memory other than a binding
+
 /* Near miss: no layout, no copy. */
 XGPU_KERNEL(undeclared, copy_args_t, args) { args->dst[0] = args->src[0]; }
 // REMARK-NOT: undeclared__xgpu_checked
