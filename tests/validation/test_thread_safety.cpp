@@ -318,6 +318,101 @@ TEST_CASE("external synchronization: submitting a command buffer another thread 
   CHECK(env.gate.Entries().empty());
 }
 
+// A thread that has claimed an object once claims it later through its bias,
+// without a compare-and-swap (thread_safety.cpp): another thread's overlapping
+// call still sees it, and names its command.
+TEST_CASE("external synchronization: a thread holding a command buffer through its bias is seen by another") {
+  ThreadEnv env;
+  XgpuCommandBuffer cb = env.CommandBuffer();
+  env.Begin(cb, XGPU_COMMAND_BUFFER_MODE_ONE_SHOT);
+  const uint32_t pattern = 7;
+  XgpuDebugLabel label = {};
+  label.sType = XGPU_STRUCTURE_TYPE_DEBUG_LABEL;
+  label.pLabelName = "biased";
+  SUBCASE("another thread records") {
+    env.Overlap(
+        [&] {
+          xgpuCmdInsertDebugLabel(cb, &label);  // a valid call: thread A's claim, after which the command buffer is biased to A
+          xgpuCmdInsertDebugLabel(cb, &label);  // through the bias
+          xgpuCmdFillBuffer(cb, NoRef(), &pattern, 4);  // through the bias; its message holds A inside the call
+        },
+        [&] { xgpuCmdInsertDebugLabel(cb, &label); });
+    const auto b = env.On(true);
+    REQUIRE(b.size() == 1);
+    CHECK(b[0].id == "XGPU-VUID-xgpuCmdInsertDebugLabel-commandBuffer-externsync");
+    CHECK(b[0].text.find(", which another thread is using in xgpuCmdFillBuffer at the same time") !=
+          std::string::npos);
+  }
+  CHECK(xgpuEndCommandBuffer(cb) == XGPU_ERROR_INVALID_USAGE);  // both calls failed
+  // The overlap left no claim behind.
+  env.gate.Clear();
+  env.Begin(cb, XGPU_COMMAND_BUFFER_MODE_ONE_SHOT);
+  xgpuCmdInsertDebugLabel(cb, &label);
+  CHECK(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+  xgpuDestroyCommandBuffer(env.device, cb, nullptr);
+  CHECK(env.gate.Entries().empty());
+}
+
+TEST_CASE("external synchronization: submitting a command buffer another thread holds through its bias") {
+  ThreadEnv env;
+  XgpuCommandBuffer cb = env.CommandBuffer();
+  env.Begin(cb, XGPU_COMMAND_BUFFER_MODE_REUSABLE);
+  REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+  XgpuSubmitInfo submit = {};
+  submit.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit.commandBuffer = cb;
+  XgpuResult submitted = XGPU_SUCCESS;
+  env.Overlap(
+      [&] {
+        env.Begin(cb, XGPU_COMMAND_BUFFER_MODE_REUSABLE);  // thread A's claim: the command buffer is biased to A
+        CHECK(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);     // through the bias
+        CHECK(xgpuBeginCommandBuffer(cb, Bad<const XgpuCommandBufferBeginInfo>()) == XGPU_ERROR_INVALID_ARGUMENT);
+      },
+      [&] { submitted = xgpuQueueSubmit(env.queue, 1, &submit); });
+  CHECK(submitted == XGPU_ERROR_INVALID_USAGE);
+  const auto b = env.On(true);
+  REQUIRE(b.size() == 1);
+  CHECK(b[0].id == "XGPU-VUID-xgpuBeginCommandBuffer-commandBuffer-externsync");
+  CHECK(b[0].text.find("xgpuQueueSubmit: pSubmits[0].commandBuffer is XgpuCommandBuffer") == 0);
+  CHECK(b[0].text.find("another thread is using in xgpuBeginCommandBuffer") != std::string::npos);
+  // The overlap left no claim behind.
+  env.gate.Clear();
+  REQUIRE(xgpuQueueSubmit(env.queue, 1, &submit) == XGPU_SUCCESS);
+  REQUIRE(xgpuQueueWaitIdle(env.queue) == XGPU_SUCCESS);
+  xgpuDestroyCommandBuffer(env.device, cb, nullptr);
+  CHECK(env.gate.Entries().empty());
+}
+
+// The bias moves from thread to thread (a revocation each time, until the
+// object stays unbiased): calls that never overlap are never reported.
+TEST_CASE("external synchronization: one command buffer recorded by thread after thread is not reported") {
+  ThreadEnv env;
+  XgpuCommandBuffer cb = env.CommandBuffer();
+  XgpuDebugLabel label = {};
+  label.sType = XGPU_STRUCTURE_TYPE_DEBUG_LABEL;
+  label.pLabelName = "turn";
+  XgpuSubmitInfo submit = {};
+  submit.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit.commandBuffer = cb;
+  for (int turn = 0; turn < 12; ++turn) {
+    std::thread recorder([&] {
+      env.Begin(cb, XGPU_COMMAND_BUFFER_MODE_REUSABLE);
+      for (int n = 0; n < 3; ++n) xgpuCmdInsertDebugLabel(cb, &label);
+      CHECK(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+    });
+    recorder.join();
+    if (turn % 2 == 0) {
+      CHECK(xgpuQueueSubmit(env.queue, 1, &submit) == XGPU_SUCCESS);  // read by this thread
+      CHECK(xgpuQueueWaitIdle(env.queue) == XGPU_SUCCESS);
+    }
+  }
+  xgpuDestroyCommandBuffer(env.device, cb, nullptr);
+  std::string all;
+  for (const auto& e : env.gate.Entries()) all += "[" + e.id + "] " + e.text + "\n";
+  INFO(all);
+  CHECK(env.gate.Entries().empty());
+}
+
 TEST_CASE("external synchronization: what is allowed at once is not reported") {
   ThreadEnv env;
   XgpuCommandBuffer shared = env.CommandBuffer();

@@ -216,6 +216,11 @@ struct RecordingState {
     uint32_t command;       // the writing command's index
   };
   std::vector<Write> writes;
+  // The bound references' writes are in `writes` with no barrier to the
+  // indirect reads since (indirect_barrier was dispatch_writes_barrier): a
+  // dispatch has nothing to add. Cleared by binding buffers or a pipeline.
+  bool dispatch_writes_noted = false;
+  uint32_t dispatch_writes_barrier = 0;
   // Indirect dispatches, for the hazards only a submission's table resolves
   // (a slot and another slot or a buffer that turn out the same buffer).
   struct IndirectRead {
@@ -238,6 +243,14 @@ struct RecordingState {
   std::shared_ptr<HazardLog> hazards;
 };
 
+// The calling thread, as a number unique among live threads and below 2^48:
+// the address of a variable of the layer's static TLS (reserved when the
+// layer is loaded; reading it is one instruction, no call, no allocation).
+// A thread that has exited can be in no call, so a new thread given the same
+// number standing for it changes no answer.
+extern thread_local constinit char t_calling_thread __attribute__((tls_model("initial-exec")));
+inline uint64_t CallingThread() { return reinterpret_cast<uintptr_t>(&t_calling_thread); }
+
 // An object the layer has seen created or retrieved, until it is destroyed.
 struct ObjectRecord {
   XgpuObjectType type = XGPU_OBJECT_TYPE_UNKNOWN;  // its type
@@ -258,6 +271,14 @@ struct ObjectRecord {
   // ExternalSyncScope (0 when none), and the submissions reading it right now.
   std::atomic<uint64_t> sync_owner{0};
   std::atomic<uint32_t> sync_readers{0};
+  // The thread the object is biased to (0: none): its claims take no atomic
+  // read-modify-write, only `sync_bias_active` (written by that thread alone)
+  // and the rule of its call; another thread revokes the bias first
+  // (thread_safety.cpp).
+  std::atomic<uint64_t> sync_bias{0};
+  std::atomic<uint32_t> sync_bias_active{0};
+  std::atomic<uint32_t> sync_bias_vuid{0};
+  std::atomic<uint32_t> sync_revocations{0};   // biases revoked; past a few the object stays unbiased
   std::string name;                                // xgpuSetObjectName's; guarded by NamesMutex()
 
   // Set when the object is tracked (RecordingValidation, ParameterValues).

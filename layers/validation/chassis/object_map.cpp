@@ -11,30 +11,11 @@
 namespace xgpu_validation {
 namespace {
 
-// Bumped whenever a record is removed: every thread's cache of lookups is
-// then stale. Creating objects does not invalidate (the cache holds no misses).
-std::atomic<uint64_t> g_removals{1};
-
-// A thread's last lookups, direct-mapped.
-struct LookupCache {
-  static constexpr size_t kSlots = 8;
-  struct Entry {
-    uint64_t handle = 0;
-    XgpuObjectType type = XGPU_OBJECT_TYPE_UNKNOWN;
-    ObjectRecord* record = nullptr;
-  };
-  uint64_t removals = 0;  // g_removals when the entries were filled
-  Entry entries[kSlots];
-
-  static size_t SlotOf(XgpuObjectType type, uint64_t handle) {
-    return static_cast<size_t>((handle >> 4) ^ (handle >> 12) ^ static_cast<uint64_t>(type)) % kSlots;
-  }
-};
-// Each thread's cache, behind a pthread key rather than thread_local: the
-// layer is dlopen()ed, so its thread_local data would be dynamic TLS, which
-// glibc allocates on a thread's first access and, when host memory is
-// exhausted, ends the process for ("cannot allocate memory for thread-local
-// data"). Here a cache that cannot be allocated is simply not used. Every
+// Each thread's cache is allocated on its first miss (a cache that cannot be
+// allocated is simply not used), found through t_lookup_cache (static TLS:
+// a dlopen()ed library's dynamic TLS would be allocated by glibc on a
+// thread's first access, which ends the process when host memory is
+// exhausted), and freed at the thread's exit through a pthread key. Every
 // cache is also listed, so that the layer's unloading frees the caches of
 // threads still alive then (deleting the key first: no destructor of an
 // unloaded layer ever runs; nothing calls into the layer while it unloads).
@@ -55,6 +36,7 @@ struct CacheKey {
 CacheKey g_cache_key;
 
 void CacheKey::Forget(LookupCache* cache) {
+  if (t_lookup_cache == cache) t_lookup_cache = nullptr;
   {
     std::lock_guard lock(g_cache_key.mutex);
     auto& list = g_cache_key.caches;
@@ -65,7 +47,7 @@ void CacheKey::Forget(LookupCache* cache) {
 
 LookupCache* thread_cache() {
   if (!g_cache_key.ok) return nullptr;
-  if (void* cache = pthread_getspecific(g_cache_key.key)) return static_cast<LookupCache*>(cache);
+  if (LookupCache* cache = t_lookup_cache) return cache;
   auto* cache = new (std::nothrow) LookupCache();
   if (cache == nullptr) return nullptr;
   try {
@@ -79,10 +61,14 @@ LookupCache* thread_cache() {
     CacheKey::Forget(cache);
     return nullptr;
   }
+  t_lookup_cache = cache;
   return cache;
 }
 
 }  // namespace
+
+std::atomic<uint64_t> g_lookup_removals{1};
+thread_local constinit LookupCache* t_lookup_cache __attribute__((tls_model("initial-exec"))) = nullptr;
 
 ObjectMap& Objects() {
   // Destroyed when the loader unloads the layer (its last instance is gone).
@@ -90,10 +76,10 @@ ObjectMap& Objects() {
   return map;
 }
 
-void ObjectMap::Invalidate() { g_removals.fetch_add(1, std::memory_order_acq_rel); }
+void ObjectMap::Invalidate() { g_lookup_removals.fetch_add(1, std::memory_order_acq_rel); }
 
-ObjectRecord* ObjectMap::Find(XgpuObjectType type, uint64_t handle) const {
-  const uint64_t removals = g_removals.load(std::memory_order_acquire);
+ObjectRecord* ObjectMap::FindSlow(XgpuObjectType type, uint64_t handle) const {
+  const uint64_t removals = g_lookup_removals.load(std::memory_order_acquire);
   LookupCache* cache = thread_cache();
   LookupCache::Entry unused;
   LookupCache::Entry* entry = &unused;

@@ -10,6 +10,7 @@
 #ifndef XGPU_LAYERS_VALIDATION_CHASSIS_OBJECT_MAP_H_
 #define XGPU_LAYERS_VALIDATION_CHASSIS_OBJECT_MAP_H_
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -30,10 +31,46 @@ struct DestroyedObject {
   Command destroyed_by; // the command that destroyed it
 };
 
+// A thread's last lookups, direct-mapped (object_map.cpp).
+struct LookupCache {
+  static constexpr size_t kSlots = 8;
+  struct Entry {
+    uint64_t handle = 0;
+    XgpuObjectType type = XGPU_OBJECT_TYPE_UNKNOWN;
+    ObjectRecord* record = nullptr;
+  };
+  uint64_t removals = 0;  // RemovalCount() when the entries were filled
+  Entry entries[kSlots];
+
+  static size_t SlotOf(XgpuObjectType type, uint64_t handle) {
+    return static_cast<size_t>((handle >> 4) ^ (handle >> 12) ^ static_cast<uint64_t>(type)) % kSlots;
+  }
+};
+// Bumped whenever a record is removed: every thread's cache is then stale.
+extern std::atomic<uint64_t> g_lookup_removals;
+// The calling thread's cache, or nullptr before its first miss. Static TLS
+// (initial-exec): reserved when the layer is loaded, so reading it neither
+// calls __tls_get_addr nor allocates; the cache itself is allocated (or not,
+// when memory is short) by the first miss.
+extern thread_local constinit LookupCache* t_lookup_cache __attribute__((tls_model("initial-exec")));
+
 class ObjectMap {
  public:
-  // The live record of (type, handle), or nullptr.
-  ObjectRecord* Find(XgpuObjectType type, uint64_t handle) const;
+  // The live record of (type, handle), or nullptr. A hit in the thread's
+  // cache takes no lock and makes no call.
+  ObjectRecord* Find(XgpuObjectType type, uint64_t handle) const {
+    if (ObjectRecord* record = FindCached(type, handle)) return record;
+    return FindSlow(type, handle);
+  }
+  // The record of (type, handle) if the calling thread's cache has it, else nullptr.
+  static ObjectRecord* FindCached(XgpuObjectType type, uint64_t handle) {
+    const LookupCache* cache = t_lookup_cache;
+    if (cache != nullptr && cache->removals == g_lookup_removals.load(std::memory_order_acquire)) {
+      const LookupCache::Entry& entry = cache->entries[LookupCache::SlotOf(type, handle)];
+      if (entry.record != nullptr && entry.handle == handle && entry.type == type) return entry.record;
+    }
+    return nullptr;
+  }
   // Adds a record, replacing (and returning) a stale one of the same key.
   std::unique_ptr<ObjectRecord> Insert(std::unique_ptr<ObjectRecord> record);
   // Removes the records `matches` selects and returns them (the caller frees them).
@@ -68,6 +105,7 @@ class ObjectMap {
     std::unordered_map<Key, std::unique_ptr<ObjectRecord>, KeyHash> records;
   };
   static size_t ShardOf(const Key& key) { return (KeyHash{}(key) >> 7) % kShards; }
+  ObjectRecord* FindSlow(XgpuObjectType type, uint64_t handle) const;
   void Invalidate();
 
   Shard shards_[kShards];

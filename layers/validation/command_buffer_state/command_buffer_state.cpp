@@ -25,12 +25,8 @@ std::string InState(const ObjectRecord* record) {
 
 }  // namespace
 
-bool CommandBufferState::CheckRecording(CallContext& ctx, Vuid vuid) {
-  const ObjectRecord* record = ctx.dispatch_record;
-  if (record == nullptr || record->status.load(std::memory_order_relaxed) == CommandBufferStatus::kRecording) {
-    return false;
-  }
-  return ctx.Report(vuid, Field{"commandBuffer"}, InState(record));
+bool CommandBufferState::ReportNotRecording(CallContext& ctx, Vuid vuid) {
+  return ctx.Report(vuid, Field{"commandBuffer"}, InState(ctx.dispatch_record));
 }
 
 bool CommandBufferState::ValidateBeginCommandBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer,

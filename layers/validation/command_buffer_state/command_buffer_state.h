@@ -38,7 +38,15 @@ class CommandBufferState : public HookDefaults {
 
  private:
   // The call's command buffer is recording (a live one: the object tracker reports others).
-  static bool CheckRecording(CallContext& ctx, Vuid vuid);
+  static bool CheckRecording(CallContext& ctx, Vuid vuid) {
+    const ObjectRecord* record = ctx.dispatch_record;
+    if (record == nullptr || record->status.load(std::memory_order_relaxed) == CommandBufferStatus::kRecording)
+        [[likely]] {
+      return false;
+    }
+    return ReportNotRecording(ctx, vuid);
+  }
+  [[gnu::cold]] static bool ReportNotRecording(CallContext& ctx, Vuid vuid);
 };
 
 }  // namespace xgpu_validation

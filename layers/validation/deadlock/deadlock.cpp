@@ -17,17 +17,18 @@ namespace {
 std::atomic<uint64_t> g_first_thread{0};  // the first thread that called in (0: none yet)
 std::atomic<bool> g_many_threads{false};  // another thread called in since
 
-// The calling thread's pthread_t (its control block's address, read from the
-// thread pointer: no __tls_get_addr on every call). A thread that has exited
-// can signal nothing, so a new thread given the same address standing for it
-// changes no answer.
-uint64_t ThisThread() { return static_cast<uint64_t>(pthread_self()); }
+// A thread that has exited can signal nothing, so a new thread given the
+// same number standing for it changes no answer.
+uint64_t ThisThread() { return CallingThread(); }
 
 uint64_t H(const void* handle) { return reinterpret_cast<uintptr_t>(handle); }
 
 }  // namespace
 
-void NoteCallingThread() {
+thread_local constinit bool t_calling_thread_noted __attribute__((tls_model("initial-exec"))) = false;
+
+void NoteNewCallingThread() {
+  t_calling_thread_noted = true;
   if (g_many_threads.load(std::memory_order_relaxed)) return;
   const uint64_t self = ThisThread();
   uint64_t first = g_first_thread.load(std::memory_order_relaxed);

@@ -25,8 +25,13 @@
 
 namespace xgpu_validation {
 
-// Notes the calling thread (CallContext::Dispatch, every intercepted call).
-void NoteCallingThread();
+// Notes the calling thread (CallContext::Dispatch, every intercepted call):
+// after a thread's first call, one load of a static-TLS flag.
+extern thread_local constinit bool t_calling_thread_noted __attribute__((tls_model("initial-exec")));
+void NoteNewCallingThread();
+inline void NoteCallingThread() {
+  if (!t_calling_thread_noted) [[unlikely]] NoteNewCallingThread();
+}
 // Whether the calling thread is the only one that has called into the layer.
 bool OnlyCallingThread();
 

@@ -39,9 +39,8 @@ void Forget(CallContext& ctx, std::unique_ptr<ObjectRecord> record) {
 
 }  // namespace
 
-bool ObjectTrackerGenerated::CheckDispatchHandle(CallContext& ctx, Vuid vuid, const Field& field, bool optional) {
+bool ObjectTrackerGenerated::ReportDispatchHandle(CallContext& ctx, Vuid vuid, const Field& field, bool optional) {
   if (ctx.dispatch_handle == nullptr) return optional ? false : ctx.Report(vuid, field, "NULL");
-  if (ctx.dispatch_record != nullptr) return false;
   return ctx.Report(vuid, field, DeadHandleText(ctx.dispatch_type, reinterpret_cast<uintptr_t>(ctx.dispatch_handle)));
 }
 

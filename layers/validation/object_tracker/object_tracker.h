@@ -27,7 +27,11 @@ class ObjectTrackerGenerated : public HookDefaults {
 
  protected:
   // The call's dispatchable handle (already looked up by the chassis).
-  static bool CheckDispatchHandle(CallContext& ctx, Vuid vuid, const Field& field, bool optional);
+  static bool CheckDispatchHandle(CallContext& ctx, Vuid vuid, const Field& field, bool optional) {
+    if (ctx.dispatch_record != nullptr) [[likely]] return false;
+    return ReportDispatchHandle(ctx, vuid, field, optional);
+  }
+  [[gnu::cold]] static bool ReportDispatchHandle(CallContext& ctx, Vuid vuid, const Field& field, bool optional);
   // A handle parameter or field: NULL (allowed when optional) or a live
   // object of `type`. Returns its record, or nullptr (having reported it in
   // *skip when it is not allowed).

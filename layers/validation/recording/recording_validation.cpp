@@ -56,14 +56,19 @@ std::string Self(const CallContext& ctx) { return Describe(ctx.dispatch_record);
 // The queue-capability rule of a recording command: the command buffer's
 // queue family (pCreateInfo->queueFamilyIndex) has `bit`. Returns whether the
 // call must be skipped.
+[[gnu::cold]] bool ReportQueueFamily(CallContext& ctx, const char* bit_name, Vuid vuid, XgpuQueueFlags flags) {
+  const ObjectRecord* record = ctx.dispatch_record;
+  return ctx.Report(vuid, Field{"commandBuffer"},
+                    Self(ctx) + ", created for queue family " + std::to_string(record->queue_family) +
+                        " (queueFlags " + Hex(flags) + "), which has no " + bit_name);
+}
+
 bool CheckQueueFamily(CallContext& ctx, XgpuQueueFlagBits bit, const char* bit_name, Vuid vuid) {
   const ObjectRecord* record = ctx.dispatch_record;
   if (record == nullptr || ctx.device == nullptr || record->queue_family >= ctx.device->families.size()) return false;
   const XgpuQueueFlags flags = ctx.device->families[record->queue_family].queueFlags;
-  if ((flags & bit) != 0) return false;
-  return ctx.Report(vuid, Field{"commandBuffer"},
-                    Self(ctx) + ", created for queue family " + std::to_string(record->queue_family) +
-                        " (queueFlags " + Hex(flags) + "), which has no " + bit_name);
+  if ((flags & bit) != 0) [[likely]] return false;
+  return ReportQueueFamily(ctx, bit_name, vuid, flags);
 }
 
 // How one reference parameter of a recording command is checked.
@@ -226,11 +231,16 @@ void RememberWrite(const CallContext& ctx, RecordingState& recording, const Xgpu
   list.push_back({slot, target, ref->offset, ref->size, recording.commands});
 }
 
-// A dispatch may write every buffer bound to it.
+// A dispatch may write every buffer bound to it. The dispatch after another
+// with the same bindings and no barrier to the indirect reads between adds
+// nothing (RememberWrite would find each of its writes).
 void RememberDispatchWrites(const CallContext& ctx, RecordingState& recording) {
   if (!Costly(ctx) || !recording.has_pipeline) return;
+  if (recording.dispatch_writes_noted && recording.dispatch_writes_barrier == recording.indirect_barrier) return;
   const uint32_t count = std::min<uint32_t>(recording.layout.binding_count, recording.bound.size());
   for (uint32_t b = 0; b < count; ++b) RememberWrite(ctx, recording, &recording.bound[b]);
+  recording.dispatch_writes_noted = true;
+  recording.dispatch_writes_barrier = recording.indirect_barrier;
 }
 
 bool Overlap(uint64_t a_offset, uint64_t a_size, uint64_t b_offset, uint64_t b_size) {
@@ -318,7 +328,7 @@ struct DispatchRules {
   Vuid pipeline, bindings, constants, memory;
 };
 
-bool CheckDispatchState(CallContext& ctx, const RecordingState& recording, const DispatchRules& rules) {
+[[gnu::cold]] bool ReportDispatchState(CallContext& ctx, const RecordingState& recording, const DispatchRules& rules) {
   if (!recording.has_pipeline) {
     return ctx.Report(rules.pipeline, Field{"commandBuffer"},
                       Self(ctx) + ", with no pipeline bound since xgpuBeginCommandBuffer");
@@ -363,6 +373,19 @@ bool CheckDispatchState(CallContext& ctx, const RecordingState& recording, const
   return skip;
 }
 
+// The bound-state rules: the fast path is a pipeline bound whose bindings
+// and constants were all found set, within the workgroup memory limit.
+bool CheckDispatchState(CallContext& ctx, const RecordingState& recording, const DispatchRules& rules) {
+  if (recording.has_pipeline && recording.bound_state_complete) [[likely]] {
+    const XgpuPhysicalDeviceLimits* limits = LimitsOf(ctx);
+    if (limits == nullptr ||
+        uint64_t{recording.layout.static_memory} + recording.dynamic_memory <= limits->maxWorkgroupMemorySize) {
+      return false;
+    }
+  }
+  return ReportDispatchState(ctx, recording, rules);
+}
+
 // Stages an access belongs to (api.md 17: stages and accesses pair up).
 uint32_t StagesOfAccess(uint32_t access) {
   switch (access) {
@@ -380,10 +403,18 @@ uint32_t StagesOfAccess(uint32_t access) {
 // The first access bit of `access` that no stage of `stages` has, or 0.
 uint32_t AccessOutsideStages(uint32_t access, uint32_t stages) {
   if (stages & XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT) return 0;
-  for (uint32_t bit = 1; bit != 0 && bit <= access; bit <<= 1) {
-    if ((access & bit) != 0 && (StagesOfAccess(bit) & stages) == 0) return bit;
+  // Accesses of one stage each (StagesOfAccess); every other bit belongs to all stages.
+  constexpr uint32_t kStaged = XGPU_ACCESS_INDIRECT_READ_BIT | XGPU_ACCESS_SHADER_READ_BIT |
+                               XGPU_ACCESS_SHADER_WRITE_BIT | XGPU_ACCESS_TRANSFER_READ_BIT |
+                               XGPU_ACCESS_TRANSFER_WRITE_BIT | XGPU_ACCESS_HOST_READ_BIT | XGPU_ACCESS_HOST_WRITE_BIT;
+  uint32_t allowed = ~kStaged;
+  for (uint32_t bit : {XGPU_ACCESS_INDIRECT_READ_BIT, XGPU_ACCESS_SHADER_READ_BIT, XGPU_ACCESS_SHADER_WRITE_BIT,
+                       XGPU_ACCESS_TRANSFER_READ_BIT, XGPU_ACCESS_TRANSFER_WRITE_BIT, XGPU_ACCESS_HOST_READ_BIT,
+                       XGPU_ACCESS_HOST_WRITE_BIT}) {
+    if ((StagesOfAccess(bit) & stages) != 0) allowed |= bit;
   }
-  return 0;
+  const uint32_t outside = access & ~allowed;
+  return outside & (0u - outside);  // the lowest such bit
 }
 
 std::string BitText(const BitName* names, size_t count, uint32_t bit) {
@@ -468,6 +499,7 @@ void RecordingValidation::PostRecordCmdBindPipeline(CallContext& ctx, XgpuComman
   recording->pipeline = record->handle;
   recording->layout = record->layout;
   recording->bound_state_complete = false;
+  recording->dispatch_writes_noted = false;
   const std::pair<XgpuObjectType, uint64_t> key{XGPU_OBJECT_TYPE_PIPELINE, record->handle};
   auto& list = recording->direct_objects;
   const size_t look = std::min<size_t>(list.size(), 4);
@@ -506,6 +538,8 @@ void RecordingValidation::PostRecordCmdPushConstants(CallContext& ctx, XgpuComma
   if (recording == nullptr) return;
   ++recording->commands;
   const uint64_t end = uint64_t{offset} + size;
+  // Every byte the bound pipeline has is set already.
+  if (recording->bound_state_complete && end <= recording->layout.constant_size) return;
   if (recording->constants_set.size() < end) recording->constants_set.resize(end, false);
   for (uint64_t c = offset; c < end; ++c) recording->constants_set[c] = true;
 }
@@ -540,6 +574,7 @@ void RecordingValidation::PostRecordCmdBindBuffers(CallContext& ctx, XgpuCommand
   RecordingState* recording = RecordingOf(ctx);
   const XgpuPhysicalDeviceLimits* limits = LimitsOf(ctx);
   if (recording == nullptr || limits == nullptr) return;
+  recording->dispatch_writes_noted = false;
   const uint64_t end = uint64_t{firstBinding} + bindingCount;
   if (recording->bindings_set.size() < end) recording->bindings_set.resize(end, false);
   for (uint64_t b = firstBinding; b < end; ++b) recording->bindings_set[b] = true;

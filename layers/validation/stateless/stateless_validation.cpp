@@ -91,6 +91,28 @@ bool ReportMisaligned(CallContext& ctx, Vuid vuid, const Field& field, const voi
                                      " bytes its type needs");
 }
 
+bool ReportBadPointer(CallContext& ctx, Vuid vuid, const Field& field, const void* pointer, size_t alignment,
+                      uint64_t count) {
+  if (pointer == nullptr) {
+    return ctx.Report(vuid, field, count == 0 ? std::string("NULL") : "NULL while its count is " + std::to_string(count));
+  }
+  return ReportMisaligned(ctx, vuid, field, pointer, alignment);
+}
+
+bool ReportFlags(CallContext& ctx, Vuid vuid, const Field& field, uint32_t flags, uint32_t valid,
+                 const BitName* names, size_t count, const char* type) {
+  char unknown[16];
+  std::snprintf(unknown, sizeof(unknown), "0x%X", flags & ~valid);
+  return ctx.Report(vuid, field,
+                    FlagsText(flags, names, count) + ", whose bits " + unknown + " are not " + type + " values");
+}
+
+bool ReportSingleBit(CallContext& ctx, Vuid vuid, const Field& field, uint32_t flags, const BitName* names,
+                     size_t count, const char* type) {
+  const char* why = flags == 0 ? "no bit" : (flags & (flags - 1)) != 0 ? "more than one bit" : "not a bit of it";
+  return ctx.Report(vuid, field, FlagsText(flags, names, count) + " (" + why + " of " + type + ")");
+}
+
 bool ReportUnmapped(CallContext& ctx, Vuid vuid, const Field& field, const void* pointer, uint64_t bytes) {
   return ctx.Report(vuid, field, PointerText(pointer) + ", but the " + std::to_string(bytes) +
                                      " bytes it must point to are not all mapped memory");

@@ -30,14 +30,20 @@ bool RangeIsMapped(const void* pointer, uint64_t bytes);
 int64_t FirstInvalidUtf8(const char* s);
 std::string PointerText(const void* pointer);
 
-bool ReportMisaligned(CallContext& ctx, Vuid vuid, const Field& field, const void* pointer, size_t alignment);
+// The checks below are inline and return at once when the value is right;
+// their reports are out of line (cold), so a check inlined into the chassis
+// costs a compare and a branch.
+[[gnu::cold]] bool ReportMisaligned(CallContext& ctx, Vuid vuid, const Field& field, const void* pointer,
+                                    size_t alignment);
+// NULL (count 0: a required pointer) or misaligned.
+[[gnu::cold]] bool ReportBadPointer(CallContext& ctx, Vuid vuid, const Field& field, const void* pointer,
+                                    size_t alignment, uint64_t count);
 
 // A pointer to one structure or value.
 template <typename T>
 bool CheckRequiredPointer(CallContext& ctx, Vuid vuid, const Field& field, const T* pointer) {
-  if (pointer == nullptr) return ctx.Report(vuid, field, "NULL");
-  if (!IsUsablePointer(pointer)) return ReportMisaligned(ctx, vuid, field, pointer, AlignOf<T>());
-  return false;
+  if (IsUsablePointer(pointer)) [[likely]] return false;
+  return ReportBadPointer(ctx, vuid, field, pointer, AlignOf<T>(), 0);
 }
 template <typename T>
 bool CheckOptionalPointer(CallContext& ctx, Vuid vuid, const Field& field, const T* pointer) {
@@ -48,10 +54,8 @@ bool CheckOptionalPointer(CallContext& ctx, Vuid vuid, const Field& field, const
 // An input array of `count` elements, which may be NULL only when count is 0.
 template <typename T>
 bool CheckRequiredArray(CallContext& ctx, Vuid vuid, const Field& field, const T* pointer, uint64_t count) {
-  if (count == 0) return false;
-  if (pointer == nullptr) return ctx.Report(vuid, field, "NULL while its count is " + std::to_string(count));
-  if (!IsUsablePointer(pointer)) return ReportMisaligned(ctx, vuid, field, pointer, AlignOf<T>());
-  return false;
+  if (count == 0 || IsUsablePointer(pointer)) [[likely]] return false;
+  return ReportBadPointer(ctx, vuid, field, pointer, AlignOf<T>(), count);
 }
 
 bool ReportUnmapped(CallContext& ctx, Vuid vuid, const Field& field, const void* pointer, uint64_t bytes);
@@ -103,21 +107,23 @@ bool CheckFunctionPointer(CallContext& ctx, Vuid vuid, const Field& field, const
 // "0x5 (XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT | XGPU_BUFFER_USAGE_STORAGE_BIT)"; unknown bits as a number.
 std::string FlagsText(uint32_t flags, const BitName* names, size_t count);
 
+[[gnu::cold]] bool ReportFlags(CallContext& ctx, Vuid vuid, const Field& field, uint32_t flags, uint32_t valid,
+                               const BitName* names, size_t count, const char* type);
+[[gnu::cold]] bool ReportSingleBit(CallContext& ctx, Vuid vuid, const Field& field, uint32_t flags,
+                                   const BitName* names, size_t count, const char* type);
+
 template <size_t N>
 bool CheckFlags(CallContext& ctx, Vuid vuid, const Field& field, uint32_t flags, uint32_t valid,
                 const BitName (&names)[N], const char* type) {
-  if ((flags & ~valid) == 0) return false;
-  char unknown[16];
-  std::snprintf(unknown, sizeof(unknown), "0x%X", flags & ~valid);
-  return ctx.Report(vuid, field, FlagsText(flags, names, N) + ", whose bits " + unknown + " are not " + type + " values");
+  if ((flags & ~valid) == 0) [[likely]] return false;
+  return ReportFlags(ctx, vuid, field, flags, valid, names, N, type);
 }
 
 template <size_t N>
 bool CheckSingleBit(CallContext& ctx, Vuid vuid, const Field& field, uint32_t flags, uint32_t valid,
                     const BitName (&names)[N], const char* type) {
-  if (flags != 0 && (flags & (flags - 1)) == 0 && (flags & ~valid) == 0) return false;
-  const char* why = flags == 0 ? "no bit" : (flags & (flags - 1)) != 0 ? "more than one bit" : "not a bit of it";
-  return ctx.Report(vuid, field, FlagsText(flags, names, N) + " (" + why + " of " + type + ")");
+  if (flags != 0 && (flags & (flags - 1)) == 0 && (flags & ~valid) == 0) [[likely]] return false;
+  return ReportSingleBit(ctx, vuid, field, flags, names, N, type);
 }
 
 }  // namespace xgpu_validation

@@ -1,15 +1,35 @@
 // External synchronization: the owner word of an object's record holds the
-// thread in an externally synchronized call on it (the address of a
-// thread's control block, below 2^48 on every target we build for) and, in the
+// thread in an externally synchronized call on it (CallingThread(), below
+// 2^48 on every target we build for) and, in the
 // top 16 bits, that call's rule, so one compare-and-swap claims both and a
 // thread that finds the object taken can name what the other thread is doing.
 //
 // A writer sets the owner word, then reads the reader count; a reader raises
 // the reader count, then reads the owner word. Both sequentially consistent:
 // of two overlapping calls at least one sees the other.
+//
+// Biased claims. A command buffer is recorded call after call by one thread,
+// and the compare-and-swap was the largest cost of a recorded command. So an
+// object whose claim succeeded is biased to the claiming thread (at most
+// kMaxRevocations times per object): that thread's later claims write only
+// `sync_bias_active` (1 during the call) with plain stores, and then read the
+// bias, the owner word and the reader count -- no read-modify-write and no
+// fence, so the store may become visible after those reads. Any other thread
+// (writer or reader) first revokes the bias: it makes its own claim, clears
+// `sync_bias`, then runs membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), which
+// returns only after every running thread of the process has passed a full
+// memory barrier, and only then reads `sync_bias_active`. For the biased
+// thread's claim, either its store of `sync_bias_active` came before that
+// barrier (the revoking thread sees 1 and reports the overlap), or its reads
+// came after it (they see the cleared bias or the revoker's claim, and the
+// biased thread takes the compare-and-swap path, which reports). Of two
+// overlapping calls at least one sees the other, as without bias. Without
+// membarrier (an old kernel, a sandbox), no object is ever biased.
 #include "thread_safety.h"
 
-#include <pthread.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <string>
 
@@ -21,10 +41,7 @@ namespace {
 constexpr uint64_t kThreadMask = (uint64_t{1} << 48) - 1;  // the owner word's thread part
 constexpr int kVuidShift = 48;                             // where its rule starts
 
-// The calling thread: its pthread_t, the address of its thread control block
-// (unique among live threads; read from the thread pointer, no
-// __tls_get_addr as a thread_local of this dlopen'ed library would cost).
-uint64_t ThisThread() { return static_cast<uint64_t>(pthread_self()) & kThreadMask; }
+uint64_t ThisThread() { return CallingThread() & kThreadMask; }
 
 // "xgpuCmdDispatch" from "XGPU-VUID-xgpuCmdDispatch-commandBuffer-externsync".
 std::string CommandOf(Vuid vuid) {
@@ -32,11 +49,50 @@ std::string CommandOf(Vuid vuid) {
   return id.substr(0, id.find('-'));
 }
 
+constexpr uint32_t kMaxRevocations = 4;  // biases one object may lose before it stays unbiased
+
+// Whether biased claims can be used: membarrier's private expedited command,
+// registered once for the process.
+bool BiasAvailable() {
+  static const bool available =
+      syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+  return available;
+}
+
+// Revokes `record`'s bias to another thread, after this thread's claim (owner
+// word or reader count) is visible. Returns the rule of the biased thread's
+// call if that thread is in one now (an overlap), else -1.
+int32_t RevokeBias(ObjectRecord* record) {
+  record->sync_bias.store(0, std::memory_order_seq_cst);
+  // A failure here cannot happen once registered (BiasAvailable granted the bias).
+  syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+  record->sync_revocations.fetch_add(1, std::memory_order_relaxed);
+  if (record->sync_bias_active.load(std::memory_order_acquire) != 0) {
+    return static_cast<int32_t>(record->sync_bias_vuid.load(std::memory_order_relaxed));
+  }
+  return -1;
+}
+
 }  // namespace
 
 void ExternalSyncScope::Write(ObjectRecord* record, Vuid vuid, const Field& field) {
   if (record == nullptr) return;
   const uint64_t me = ThisThread();
+  if (record->sync_bias.load(std::memory_order_relaxed) == me) {
+    // Biased to this thread (only it writes sync_bias_active): a call it
+    // made from a callback of this one finds the flag up already.
+    if (record->sync_bias_active.load(std::memory_order_relaxed) != 0) return;
+    record->sync_bias_vuid.store(static_cast<uint32_t>(vuid), std::memory_order_relaxed);
+    record->sync_bias_active.store(1, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);  // the program order a revoker's membarrier relies on
+    if (record->sync_bias.load(std::memory_order_relaxed) == me &&
+        record->sync_owner.load(std::memory_order_relaxed) == 0 &&
+        record->sync_readers.load(std::memory_order_relaxed) == 0) {
+      biased_ = record;
+      return;
+    }
+    record->sync_bias_active.store(0, std::memory_order_release);  // revoked, or another thread is in: claim below
+  }
   uint64_t expected = 0;
   const uint64_t mine = me | (static_cast<uint64_t>(vuid) << kVuidShift);
   if (!record->sync_owner.compare_exchange_strong(expected, mine, std::memory_order_seq_cst)) {
@@ -48,6 +104,18 @@ void ExternalSyncScope::Write(ObjectRecord* record, Vuid vuid, const Field& fiel
                            {{record->type, record->handle}});
     return;
   }
+  const uint64_t bias = record->sync_bias.load(std::memory_order_seq_cst);
+  if (bias != 0 && bias != me) {
+    if (const int32_t theirs = RevokeBias(record); theirs >= 0) {
+      record->sync_owner.store(0, std::memory_order_release);
+      failed_ |= ctx_.Report(vuid, field,
+                             Describe(record) + ", which another thread is using in " +
+                                 CommandOf(static_cast<Vuid>(theirs)) +
+                                 " at the same time (external synchronization, api.md 1.6)",
+                             {{record->type, record->handle}});
+      return;
+    }
+  }
   if (record->sync_readers.load(std::memory_order_seq_cst) != 0) {
     record->sync_owner.store(0, std::memory_order_release);
     failed_ |= ctx_.Report(vuid, field,
@@ -56,6 +124,10 @@ void ExternalSyncScope::Write(ObjectRecord* record, Vuid vuid, const Field& fiel
                            {{record->type, record->handle}});
     return;
   }
+  // Later claims by this thread skip the compare-and-swap.
+  if (bias != me && record->sync_revocations.load(std::memory_order_relaxed) < kMaxRevocations && BiasAvailable()) {
+    record->sync_bias.store(me, std::memory_order_relaxed);
+  }
   written_ = record;
 }
 
@@ -63,11 +135,18 @@ void ExternalSyncScope::Read(ObjectRecord* record, const Field& field) {
   if (record == nullptr) return;
   record->sync_readers.fetch_add(1, std::memory_order_seq_cst);
   const uint64_t owner = record->sync_owner.load(std::memory_order_seq_cst);
-  if (owner != 0 && (owner & kThreadMask) != ThisThread()) {
+  const uint64_t me = ThisThread();
+  int32_t theirs = -1;
+  if (owner != 0 && (owner & kThreadMask) != me) {
+    theirs = static_cast<int32_t>(owner >> kVuidShift);
+  } else if (const uint64_t bias = record->sync_bias.load(std::memory_order_seq_cst); bias != 0 && bias != me) {
+    theirs = RevokeBias(record);
+  }
+  if (theirs >= 0) {
     record->sync_readers.fetch_sub(1, std::memory_order_release);
-    const Vuid theirs = static_cast<Vuid>(owner >> kVuidShift);
-    failed_ |= ctx_.Report(theirs, field,
-                           Describe(record) + ", which another thread is using in " + CommandOf(theirs) +
+    failed_ |= ctx_.Report(static_cast<Vuid>(theirs), field,
+                           Describe(record) + ", which another thread is using in " +
+                               CommandOf(static_cast<Vuid>(theirs)) +
                                " at the same time (external synchronization, api.md 1.6)",
                            {{record->type, record->handle}});
     return;
@@ -86,6 +165,7 @@ void ExternalSyncScope::ReadSubmittedCommandBuffers(uint32_t submitCount, const 
 }
 
 ExternalSyncScope::~ExternalSyncScope() {
+  if (biased_ != nullptr) biased_->sync_bias_active.store(0, std::memory_order_release);
   if (written_ != nullptr) written_->sync_owner.store(0, std::memory_order_release);
   for (ObjectRecord* record : read_) record->sync_readers.fetch_sub(1, std::memory_order_release);
 }

@@ -7,9 +7,12 @@
 // XGPU-VUID-<command>-<param>-externsync rules of vuids.json), and one in
 // xgpuQueueSubmit that marks the submitted command buffers as read.
 //
-// Cost: per claim one compare-and-swap and one load on the object's record
-// (the command buffer's, which the call looks up anyway), one store at the
-// return; no lock, no global state. Queues are internally synchronized
+// Cost: per claim, on the thread the object is biased to (the thread that
+// claimed it last, thread_safety.cpp), three loads and two stores on the
+// object's record (the command buffer's, which the call looks up anyway) and
+// one store at the return; elsewhere one compare-and-swap and one load, and
+// a membarrier() when a bias is revoked (at most 4 times per object); no
+// lock, no global state. Queues are internally synchronized
 // (api.md 1.6), so calls on one queue are never reported.
 //
 // Thread-compatible: a scope lives on one thread for one call; the records'
@@ -41,7 +44,10 @@ class ExternalSyncScope {
   void ReadSubmittedCommandBuffers(uint32_t submitCount, const XgpuSubmitInfo* pSubmits);
   // A destroy going down the chain: its record is freed with the object, so
   // the claim is not released (nothing can claim a freed record).
-  void Forget() { written_ = nullptr; }
+  void Forget() {
+    written_ = nullptr;
+    biased_ = nullptr;
+  }
   // Whether a report asked for the call to be skipped.
   bool Failed() const { return failed_; }
 
@@ -50,6 +56,7 @@ class ExternalSyncScope {
 
   CallContext& ctx_;
   ObjectRecord* written_ = nullptr;    // the record this scope claimed (released at its end)
+  ObjectRecord* biased_ = nullptr;     // the record this scope claimed through its bias (likewise)
   std::vector<ObjectRecord*> read_;    // records this scope marked as read
   bool failed_ = false;                // a report asked for the call to be skipped
 };
