@@ -386,6 +386,28 @@ bool CheckDispatchState(CallContext& ctx, const RecordingState& recording, const
   return ReportDispatchState(ctx, recording, rules);
 }
 
+// xgpuCmdDispatch's group counts past a limit (ValidateCmdDispatch's fast path found one).
+[[gnu::cold]] bool ReportGroupCounts(CallContext& ctx, const RecordingState& recording,
+                                     const XgpuPhysicalDeviceLimits& limits, const uint32_t (&counts)[3]) {
+  static const char* const kNames[3] = {"groupCountX", "groupCountY", "groupCountZ"};
+  bool skip = false;
+  for (int d = 0; d < 3; ++d) {
+    const uint64_t items = uint64_t{counts[d]} * (recording.has_pipeline ? recording.layout.workgroup_size[d] : 1);
+    if (counts[d] > limits.maxWorkgroupCount[d]) {
+      skip |= ctx.Report(Vuid::xgpuCmdDispatch_groupCount, Field{kNames[d]},
+                         std::to_string(counts[d]) + ", more than limits.maxWorkgroupCount[" + std::to_string(d) +
+                             "] " + std::to_string(limits.maxWorkgroupCount[d]));
+    } else if (recording.has_pipeline && items > limits.maxGridSize[d]) {
+      skip |= ctx.Report(Vuid::xgpuCmdDispatch_groupCount, Field{kNames[d]},
+                         std::to_string(counts[d]) + " workgroups of " +
+                             std::to_string(recording.layout.workgroup_size[d]) + " = " + std::to_string(items) +
+                             " work items, more than limits.maxGridSize[" + std::to_string(d) + "] " +
+                             std::to_string(limits.maxGridSize[d]));
+    }
+  }
+  return skip;
+}
+
 // Stages an access belongs to (api.md 17: stages and accesses pair up).
 uint32_t StagesOfAccess(uint32_t access) {
   switch (access) {
@@ -506,10 +528,10 @@ void RecordingValidation::PostRecordCmdBindPipeline(CallContext& ctx, XgpuComman
   if (std::find(list.end() - look, list.end(), key) == list.end()) list.push_back(key);
 }
 
-bool RecordingValidation::ValidateCmdPushConstants(CallContext& ctx, XgpuCommandBuffer, uint32_t offset,
-                                                   uint32_t size, const void*) const {
-  const RecordingState* recording = RecordingOf(ctx);
-  if (recording == nullptr) return false;
+namespace {
+
+[[gnu::cold]] bool ReportPushConstants(CallContext& ctx, const RecordingState* recording, uint32_t offset,
+                                       uint32_t size) {
   bool skip = false;
   if (offset % 4 != 0) {
     skip |= ctx.Report(Vuid::xgpuCmdPushConstants_offset, Field{"offset"},
@@ -530,6 +552,19 @@ bool RecordingValidation::ValidateCmdPushConstants(CallContext& ctx, XgpuCommand
                        {{XGPU_OBJECT_TYPE_PIPELINE, recording->pipeline}});
   }
   return skip;
+}
+
+}  // namespace
+
+bool RecordingValidation::ValidateCmdPushConstants(CallContext& ctx, XgpuCommandBuffer, uint32_t offset,
+                                                   uint32_t size, const void*) const {
+  const RecordingState* recording = RecordingOf(ctx);
+  if (recording == nullptr) return false;
+  if (offset % 4 == 0 && size != 0 && size % 4 == 0 && recording->has_pipeline &&
+      uint64_t{offset} + size <= recording->layout.constant_size) [[likely]] {
+    return false;
+  }
+  return ReportPushConstants(ctx, recording, offset, size);
 }
 
 void RecordingValidation::PostRecordCmdPushConstants(CallContext& ctx, XgpuCommandBuffer, uint32_t offset,
@@ -625,21 +660,12 @@ bool RecordingValidation::ValidateCmdDispatch(CallContext& ctx, XgpuCommandBuffe
                                  {Vuid::xgpuCmdDispatch_pipeline, Vuid::xgpuCmdDispatch_bindings,
                                   Vuid::xgpuCmdDispatch_constants, Vuid::xgpuCmdDispatch_workgroupMemory});
   const uint32_t counts[3] = {groupCountX, groupCountY, groupCountZ};
-  static const char* const kNames[3] = {"groupCountX", "groupCountY", "groupCountZ"};
+  bool counts_ok = true;
   for (int d = 0; d < 3; ++d) {
     const uint64_t items = uint64_t{counts[d]} * (recording->has_pipeline ? recording->layout.workgroup_size[d] : 1);
-    if (counts[d] > limits->maxWorkgroupCount[d]) {
-      skip |= ctx.Report(Vuid::xgpuCmdDispatch_groupCount, Field{kNames[d]},
-                         std::to_string(counts[d]) + ", more than limits.maxWorkgroupCount[" + std::to_string(d) +
-                             "] " + std::to_string(limits->maxWorkgroupCount[d]));
-    } else if (recording->has_pipeline && items > limits->maxGridSize[d]) {
-      skip |= ctx.Report(Vuid::xgpuCmdDispatch_groupCount, Field{kNames[d]},
-                         std::to_string(counts[d]) + " workgroups of " +
-                             std::to_string(recording->layout.workgroup_size[d]) + " = " + std::to_string(items) +
-                             " work items, more than limits.maxGridSize[" + std::to_string(d) + "] " +
-                             std::to_string(limits->maxGridSize[d]));
-    }
+    counts_ok &= counts[d] <= limits->maxWorkgroupCount[d] && (!recording->has_pipeline || items <= limits->maxGridSize[d]);
   }
+  if (!counts_ok) [[unlikely]] skip |= ReportGroupCounts(ctx, *recording, *limits, counts);
   return skip;
 }
 
@@ -925,11 +951,28 @@ void RecordingValidation::PostRecordCmdPipelineBarrier(CallContext& ctx, XgpuCom
   ++recording->commands;
 }
 
+namespace {
+bool ReportMemoryBarrier(CallContext& ctx, XgpuPipelineStageFlags srcStageMask, XgpuAccessFlags srcAccessMask,
+                         XgpuPipelineStageFlags dstStageMask, XgpuAccessFlags dstAccessMask);
+}  // namespace
+
 bool RecordingValidation::ValidateCmdMemoryBarrier(CallContext& ctx, XgpuCommandBuffer,
                                                    XgpuPipelineStageFlags srcStageMask, XgpuAccessFlags srcAccessMask,
                                                    XgpuPipelineStageFlags dstStageMask,
                                                    XgpuAccessFlags dstAccessMask) const {
   if (RecordingOf(ctx) == nullptr) return false;
+  if (srcStageMask != 0 && dstStageMask != 0 && AccessOutsideStages(srcAccessMask, srcStageMask) == 0 &&
+      AccessOutsideStages(dstAccessMask, dstStageMask) == 0) [[likely]] {
+    return false;
+  }
+  return ReportMemoryBarrier(ctx, srcStageMask, srcAccessMask, dstStageMask, dstAccessMask);
+}
+
+namespace {
+
+[[gnu::cold]] bool ReportMemoryBarrier(CallContext& ctx, XgpuPipelineStageFlags srcStageMask,
+                                       XgpuAccessFlags srcAccessMask, XgpuPipelineStageFlags dstStageMask,
+                                       XgpuAccessFlags dstAccessMask) {
   bool skip = false;
   if (srcStageMask == 0) skip |= ctx.Report(Vuid::xgpuCmdMemoryBarrier_srcStageMask, Field{"srcStageMask"}, "0");
   if (dstStageMask == 0) skip |= ctx.Report(Vuid::xgpuCmdMemoryBarrier_dstStageMask, Field{"dstStageMask"}, "0");
@@ -945,6 +988,8 @@ bool RecordingValidation::ValidateCmdMemoryBarrier(CallContext& ctx, XgpuCommand
   }
   return skip;
 }
+
+}  // namespace
 
 void RecordingValidation::PostRecordCmdMemoryBarrier(CallContext& ctx, XgpuCommandBuffer, XgpuPipelineStageFlags,
                                                      XgpuAccessFlags, XgpuPipelineStageFlags dstStageMask,
