@@ -252,25 +252,22 @@ extern thread_local constinit char t_calling_thread __attribute__((tls_model("in
 inline uint64_t CallingThread() { return reinterpret_cast<uintptr_t>(&t_calling_thread); }
 
 // An object the layer has seen created or retrieved, until it is destroyed.
-struct ObjectRecord {
+struct alignas(64) ObjectRecord {
+  // What a recorded command reads (the chassis, the recording checks,
+  // thread_safety/), in the record's first cache line.
   XgpuObjectType type = XGPU_OBJECT_TYPE_UNKNOWN;  // its type
-  uint64_t handle = 0;                             // (uint64_t)(uintptr_t)handle
-  ObjectRecord* parent = nullptr;                  // the object it was created from; nullptr for instances
-  LayerInstance* instance = nullptr;               // instance it belongs to
-  LayerDevice* device = nullptr;                   // device it belongs to (itself for a device); nullptr above
-  uint64_t serial = 0;                             // creation order among all records
-  uint64_t made_on = 0;                            // the dispatchable handle of the call that made it
-  XgpuObjectType made_on_type = XGPU_OBJECT_TYPE_UNKNOWN;  // that handle's type
-  bool has_allocator = false;                      // it was created with allocation callbacks
-  XgpuAllocationCallbacks allocator = {};          // a copy of them
-  std::atomic<int32_t> recording_error{0};         // command buffers: first recording error since begin, or 0
   std::atomic<CommandBufferStatus> status{CommandBufferStatus::kInitial};  // command buffers: their state
   std::atomic<bool> one_shot{false};               // command buffers: begun with XGPU_COMMAND_BUFFER_MODE_ONE_SHOT
+  uint64_t handle = 0;                             // (uint64_t)(uintptr_t)handle
+  LayerInstance* instance = nullptr;               // instance it belongs to
+  LayerDevice* device = nullptr;                   // device it belongs to (itself for a device); nullptr above
+  std::unique_ptr<RecordingState> recording;       // command buffers: the current recording, or nullptr
+  std::atomic<int32_t> recording_error{0};         // command buffers: first recording error since begin, or 0
+  uint32_t queue_family = 0;                       // command buffers: pCreateInfo->queueFamilyIndex
   // External synchronization (thread_safety/): the thread in an externally
   // synchronized call on the object and that call's rule, packed by
   // ExternalSyncScope (0 when none), and the submissions reading it right now.
   std::atomic<uint64_t> sync_owner{0};
-  std::atomic<uint32_t> sync_readers{0};
   // The thread the object is biased to (0: none): its claims take no atomic
   // read-modify-write, only `sync_bias_active` (written by that thread alone)
   // and the rule of its call; another thread revokes the bias first
@@ -278,7 +275,15 @@ struct ObjectRecord {
   std::atomic<uint64_t> sync_bias{0};
   std::atomic<uint32_t> sync_bias_active{0};
   std::atomic<uint32_t> sync_bias_vuid{0};
+  std::atomic<uint32_t> sync_readers{0};
   std::atomic<uint32_t> sync_revocations{0};   // biases revoked; past a few the object stays unbiased
+
+  ObjectRecord* parent = nullptr;                  // the object it was created from; nullptr for instances
+  uint64_t serial = 0;                             // creation order among all records
+  uint64_t made_on = 0;                            // the dispatchable handle of the call that made it
+  XgpuObjectType made_on_type = XGPU_OBJECT_TYPE_UNKNOWN;  // that handle's type
+  bool has_allocator = false;                      // it was created with allocation callbacks
+  XgpuAllocationCallbacks allocator = {};          // a copy of them
   std::string name;                                // xgpuSetObjectName's; guarded by NamesMutex()
 
   // Set when the object is tracked (RecordingValidation, ParameterValues).
@@ -295,8 +300,6 @@ struct ObjectRecord {
   std::atomic<uint64_t> mapped_size{0};
   PipelineLayout layout;                           // pipelines: their layout
   std::shared_ptr<const ExecutableKernels> kernels;  // executables: their kernels' metadata, or nullptr
-  uint32_t queue_family = 0;                       // command buffers: pCreateInfo->queueFamilyIndex
-  std::unique_ptr<RecordingState> recording;       // command buffers: the current recording, or nullptr
 
   const XgpuAllocationCallbacks* Allocator() const { return has_allocator ? &allocator : nullptr; }
 };
@@ -357,7 +360,7 @@ class CallContext {
   // with the creation's callbacks (nullptr: none).
   bool destroy_with_creation_allocator = false;
   const XgpuAllocationCallbacks* creation_allocator = nullptr;
-  XgpuAllocationCallbacks creation_allocator_copy = {};
+  XgpuAllocationCallbacks creation_allocator_copy;       // written before creation_allocator points at it
 };
 
 // Every live instance's data (messages about a handle the layer does not know
