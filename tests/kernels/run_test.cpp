@@ -642,8 +642,11 @@ std::vector<std::string> runnable_host_levels(const char* file = XGPU_TEST_KERNE
 }  // namespace
 
 // The host build versions each item loop on its bounds checks holding for
-// every item (a guard-free copy) and keeps the checked loop for the rest:
-// ragged sizes, rows whose index wraps around 2^32 inside a workgroup, n = 0.
+// every item (a guard-free copy) and otherwise splits the checked loop into
+// the items before the range where they hold, that range without them, and
+// the items after (runs of workgroups make rows as wide as the grid, edges
+// included): ragged sizes, rows whose index wraps around 2^32 inside a
+// workgroup, n = 0, stencils whose rows hold both edges.
 TEST_CASE("bounds-checked kernels match the C reference at every host level (ragged, wrapping, empty)") {
   const std::vector<std::string> levels = runnable_host_levels();
   REQUIRE(!levels.empty());
@@ -661,7 +664,17 @@ TEST_CASE("bounds-checked kernels match the C reference at every host level (rag
       {700, 1000, 0xffffffc0u, 777, 1, 256, 1},    // the first 64 items' indices wrap past 2^32
       {1, 1, 0, 5, 5, 3, 3},                       // one element
   };
-  const uint32_t w = 37, h = 29;  // ragged stencil: no dimension a multiple of the workgroup
+  struct StencilCase {
+    uint32_t w, h, grid_x, grid_y;
+    uint16_t workgroup_x, workgroup_y;
+  };
+  const StencilCase stencil_cases[] = {
+      {37, 29, 40, 30, 16, 4},      // ragged: no dimension a multiple of the workgroup, the grid overhangs
+      {1000, 7, 1000, 7, 16, 4},    // rows of a run hold the first and the last column
+      {64, 64, 64, 64, 8, 8},       // whole workgroups, both edges in every run
+      {3, 3, 3, 3, 1, 1},           // one inner item
+      {2, 5, 9, 5, 4, 1},           // no inner column at all
+  };
   for (const std::string& isa : levels) {
     INFO(isa);
     Device device(isa);
@@ -691,24 +704,29 @@ TEST_CASE("bounds-checked kernels match the C reference at every host level (rag
         REQUIRE(out[i] == expected[i]);
       }
     }
-    float* in = device.allocate<float>(w * h);
-    float* out = device.allocate<float>(w * h);
-    for (uint32_t i = 0; i < w * h; ++i) {
-      in[i] = static_cast<float>((i * 37u) % 101u);
-      out[i] = -1.0f;
-    }
-    guarded_stencil_args_t stencil = {in, out, w, h};
-    // The grid overhangs w x h, so the kernel's own edge checks run too.
-    device.run({"guarded_stencil", &stencil, sizeof(stencil), 2, {w + 3, h + 1, 1}, {16, 4, 1}});
-    for (uint32_t gy = 0; gy < h; ++gy)
-      for (uint32_t gx = 0; gx < w; ++gx) {
-        const uint32_t i = gy * w + gx;
-        const float expected = gx > 0 && gx < w - 1 && gy > 0 && gy < h - 1
-                                   ? 0.25f * (in[i - 1] + in[i + 1] + in[i - w] + in[i + w])
-                                   : in[i];
-        INFO("x " << gx << " y " << gy);
-        REQUIRE(out[i] == expected);
+    for (const StencilCase& sc : stencil_cases) {
+      const uint32_t w = sc.w, h = sc.h;
+      INFO("stencil " << w << "x" << h << " grid " << sc.grid_x << "x" << sc.grid_y << " workgroup "
+                      << sc.workgroup_x << "x" << sc.workgroup_y);
+      float* in = device.allocate<float>(w * h);
+      float* out = device.allocate<float>(w * h);
+      for (uint32_t i = 0; i < w * h; ++i) {
+        in[i] = static_cast<float>((i * 37u) % 101u);
+        out[i] = -1.0f;
       }
+      guarded_stencil_args_t stencil = {in, out, w, h};
+      device.run({"guarded_stencil", &stencil, sizeof(stencil), 2, {sc.grid_x, sc.grid_y, 1},
+                  {sc.workgroup_x, sc.workgroup_y, 1}});
+      for (uint32_t gy = 0; gy < h; ++gy)
+        for (uint32_t gx = 0; gx < w; ++gx) {
+          const uint32_t i = gy * w + gx;
+          const float expected = gx > 0 && gx < w - 1 && gy > 0 && gy < h - 1
+                                     ? 0.25f * (in[i - 1] + in[i + 1] + in[i - w] + in[i + w])
+                                     : in[i];
+          INFO("x " << gx << " y " << gy);
+          REQUIRE(out[i] == expected);
+        }
+    }
   }
 }
 

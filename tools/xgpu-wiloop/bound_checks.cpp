@@ -1,6 +1,8 @@
 // xgpu-wiloop: Guard-free item loops: item loops versioned on their bounds checks.
 #include "wiloop.h"
 
+#include "llvm/Transforms/Utils/LoopConstrainer.h"
+
 namespace xgpu_wiloop {
 
 // Guard-free item loops. A bounds check on an item index, `if (i < n)` with
@@ -16,6 +18,24 @@ namespace xgpu_wiloop {
 // written as i >= n (an early return) fold to false in the copy; i != 0
 // (`i > 0` on an unsigned id) is i - 1 < all ones. Checks of any other form
 // are left as they are.
+//
+// Split item loops. Where the test fails (a row of a stencil that holds its
+// first and last columns: a run of workgroups is as wide as the grid), the
+// original loop is split in three (LLVM's LoopConstrainer, as IRCE uses
+// it): the items before the range where every check holds, that range, and
+// the items after it, in that order, each once. On iteration k the index of
+// a check is (r + k) mod 2^w (r its value on the first iteration, w its
+// width; the counter is first + k, step 1), so the check holds exactly on
+// the iterations k with (r + k) mod 2^w < n: the range taken is the first
+// run of such iterations (from the first when r < n, else from the wrap at
+// k = 2^w - r), intersected over the checks, computed in 64 bits and clamped
+// to the loop's iterations (an unsigned latch, step 1). The middle loop's
+// checks are constant; the loops before and after keep them. Legal because
+// every item runs once, in the original order, and a check is folded only on
+// counter values where it holds. (LoopConstrainer needs the loop's entry
+// known to have its first counter below its end; for a loop that leaves when
+// its nuw-incremented counter equals the end, that is assumed in its
+// preheader: any other entry would wrap the counter, which is undefined.)
 struct BoundCheck {
   ICmpInst* compare;  // i < n or i >= n, in either operand order
   const SCEV* start;  // i on the loop's first iteration
@@ -189,6 +209,134 @@ bool version_bound_checks(Function& function, Loop& loop, LoopInfo& li, Dominato
   return true;
 }
 
+// Splits `loop` (the original of a versioned loop, taken where its checks
+// do not all hold) into a loop of the items before the range where they all
+// hold, a guard-free loop over that range and a loop of the items after it
+// (above). Returns whether it did.
+// A loop that leaves when its counter, incremented without unsigned wrap
+// (nuw), equals `end` is entered only with its first counter below end:
+// from any other it would have to wrap first, which is undefined. Says so
+// (llvm.assume: first < end, end != 0) in its preheader, where the loop
+// constrainer's check that its new bounds cannot overflow reads it; the
+// loop's entry guard above is often one ScalarEvolution cannot relate
+// (another width, another unswitched copy).
+void assume_counter_below_end(Function& function, Loop& loop, AssumptionCache& assumptions) {
+  BasicBlock* latch = loop.getLoopLatch();
+  BasicBlock* preheader = loop.getLoopPreheader();
+  auto* branch = latch ? dyn_cast<BranchInst>(latch->getTerminator()) : nullptr;
+  if (!preheader || !branch || !branch->isConditional()) return;
+  auto* compare = dyn_cast<ICmpInst>(branch->getCondition());
+  if (!compare || !compare->isEquality()) return;
+  // Leaves on equality: eq with the exit first, or ne with the exit second.
+  const bool leaves_first = !loop.contains(branch->getSuccessor(0));
+  if ((compare->getPredicate() == ICmpInst::ICMP_EQ) != leaves_first) return;
+  for (unsigned side = 0; side < 2; ++side) {
+    auto* next = dyn_cast<BinaryOperator>(compare->getOperand(side));
+    Value* end = compare->getOperand(1 - side);
+    if (!next || next->getOpcode() != Instruction::Add || !next->hasNoUnsignedWrap() || !loop.isLoopInvariant(end))
+      continue;
+    auto* phi = dyn_cast<PHINode>(next->getOperand(0));
+    auto* one = dyn_cast<ConstantInt>(next->getOperand(1));
+    if (!phi || !one || !one->isOne() || phi->getParent() != loop.getHeader() ||
+        phi->getIncomingValueForBlock(latch) != next)
+      continue;
+    Value* first = phi->getIncomingValueForBlock(preheader);
+    IRBuilder<> b(preheader->getTerminator());
+    for (Value* fact : {b.CreateICmpULT(first, end), b.CreateICmpNE(end, ConstantInt::get(end->getType(), 0))}) {
+      CallInst* assume = b.CreateAssumption(fact);
+      assumptions.registerAssumption(cast<AssumeInst>(assume));
+    }
+    return;
+  }
+}
+
+bool split_bound_checks_range(Function& function, Loop& loop, LoopInfo& li, DominatorTree& dt, ScalarEvolution& se,
+                              AssumptionCache& assumptions) {
+  if (!loop.isInnermost()) return false;
+  std::vector<BoundCheck> checks;
+  if (!find_bound_checks(loop, se, &checks)) return false;
+  // Dedicated exits again (the versioned copy's exits joined the original's).
+  simplifyLoop(&loop, &dt, &li, &se, nullptr, nullptr, /*PreserveLCSSA=*/false);
+  formLCSSARecursively(loop, dt, &li, &se);
+  assume_counter_below_end(function, loop, assumptions);
+  const char* why = nullptr;
+  std::optional<LoopStructure> parsed = LoopStructure::parseLoopStructure(se, loop, /*AllowUnsigned=*/true, why);
+  if (!parsed || !parsed->IndVarIncreasing || parsed->IsSignedPredicate) return false;
+  const LoopStructure& ls = *parsed;
+  auto* step = dyn_cast<ConstantInt>(ls.IndVarStep);
+  auto* iv_type = dyn_cast<IntegerType>(ls.IndVarBase->getType());
+  if (!step || !step->isOne() || !iv_type) return false;
+  BasicBlock* preheader = loop.getLoopPreheader();
+  if (!preheader) return false;
+  Instruction* at = preheader->getTerminator();
+  const DataLayout& dl = function.getParent()->getDataLayout();
+  SCEVExpander expander(se, dl, "xgpu.range");
+  for (const BoundCheck& check : checks) {
+    if (check.start->getType()->getIntegerBitWidth() > 64 || !expander.isSafeToExpandAt(check.start, at) ||
+        !expander.isSafeToExpandAt(check.bound, at))
+      return false;
+  }
+
+  // The iterations [lo, hi) where every check holds. Iteration k has counter
+  // first + k and index (r + k) mod 2^w, r the index on the first iteration:
+  // a check holds from iteration 0 for n - r iterations when r < n, else
+  // from iteration 2^w - r (the wrap) for n. In 64 bits, each clamped to the
+  // loop's count = end - first iterations, so no sum overflows.
+  IRBuilder<> b(at);
+  Type* wide = b.getInt64Ty();
+  Value* first = b.CreateZExtOrTrunc(ls.IndVarStart, wide);
+  Value* count = b.CreateSub(b.CreateZExtOrTrunc(ls.LoopExitAt, wide), first);
+  auto umax = [&](Value* x, Value* y) { return b.CreateSelect(b.CreateICmpUGT(x, y), x, y); };
+  auto umin = [&](Value* x, Value* y) { return b.CreateSelect(b.CreateICmpULT(x, y), x, y); };
+  Value* lo = ConstantInt::get(wide, 0);
+  Value* hi = count;
+  for (const BoundCheck& check : checks) {
+    Type* index_type = check.start->getType();
+    Value* r = b.CreateZExt(expander.expandCodeFor(check.start, index_type, at), wide);
+    Value* n = b.CreateZExt(expander.expandCodeFor(check.bound, index_type, at), wide);
+    Value* holds_now = b.CreateICmpULT(r, n);
+    // 2^w - r (for w = 64: 0 - r; r = 0 there only with n = 0, an empty run).
+    Value* to_wrap = index_type->getIntegerBitWidth() == 64
+                         ? b.CreateNeg(r)
+                         : b.CreateSub(ConstantInt::get(wide, uint64_t{1} << index_type->getIntegerBitWidth()), r);
+    Value* skip = b.CreateSelect(holds_now, ConstantInt::get(wide, 0), to_wrap);
+    Value* length = b.CreateSelect(holds_now, b.CreateSub(n, r), n);
+    Value* lo_c = umin(skip, count);
+    Value* hi_c = b.CreateAdd(lo_c, umin(length, b.CreateSub(count, lo_c)));
+    lo = umax(lo, lo_c);
+    hi = umin(hi, hi_c);
+  }
+  hi = umax(lo, hi);  // empty: every item runs in the loops before and after
+  Value* low_limit = b.CreateZExtOrTrunc(b.CreateAdd(first, lo, "xgpu.range.lo"), iv_type);
+  Value* high_limit = b.CreateZExtOrTrunc(b.CreateAdd(first, hi, "xgpu.range.hi"), iv_type);
+  expander.clear();
+
+  LoopConstrainer::SubRanges ranges;
+  ranges.LowLimit = se.getSCEV(low_limit);
+  ranges.HighLimit = se.getSCEV(high_limit);
+  LoopConstrainer constrainer(loop, li, [](Loop*, bool) {}, ls, se, dt, iv_type, ranges);
+  if (!constrainer.run()) return false;  // (the limits computed above are then dead code)  // (the limits computed above are then dead code)
+  // `loop` is the middle loop now. Its latch branches on not(iv < limit):
+  // as iv >= limit, the form whose trip count ScalarEvolution computes (the
+  // loop vectoriser runs next, with no instruction combining between).
+  if (auto* latch = dyn_cast<BranchInst>(loop.getLoopLatch()->getTerminator()); latch && latch->isConditional()) {
+    Value* inner = nullptr;
+    if (match(latch->getCondition(), PatternMatch::m_Not(PatternMatch::m_Value(inner))))
+      if (auto* compare = dyn_cast<ICmpInst>(inner); compare && compare->hasOneUse()) {
+        auto* negated = cast<Instruction>(latch->getCondition());
+        compare->setPredicate(compare->getInversePredicate());
+        negated->replaceAllUsesWith(compare);
+        negated->eraseFromParent();
+      }
+  }
+  // Its checks hold on every iteration.
+  for (const BoundCheck& check : checks) {
+    check.compare->replaceAllUsesWith(ConstantInt::getBool(check.compare->getType(), check.in_range));
+    check.compare->eraseFromParent();
+  }
+  return true;
+}
+
 // Versions the innermost item loops of a host workgroup function, and item
 // loops around one inner loop (then interleaved in their guard-free copy).
 void split_bound_checks(Function& function, FunctionAnalysisManager& fam) {
@@ -218,6 +366,15 @@ void split_bound_checks(Function& function, FunctionAnalysisManager& fam) {
           << "function '" << function.getName()
           << "': bound-checks: an item loop versioned: a copy without its bounds checks runs where they all hold");
       if (copy && !copy->isInnermost()) set_loop_option(*copy, kJamMarker, kJamCount);
+      // Where they do not all hold: the original loop, split on them.
+      if (loop->isInnermost() &&
+          split_bound_checks_range(function, *loop, li, dt, se, fam.getResult<AssumptionAnalysis>(function))) {
+        fam.getResult<OptimizationRemarkEmitterAnalysis>(function).emit(
+            OptimizationRemark(kRemarkPass, "bound-checks", where, at)
+            << "function '" << function.getName()
+            << "': bound-checks: where they do not all hold, the items in the range where they do run without "
+               "them, those before and after in loops of their own");
+      }
     } else if (!loop->isInnermost()) {
       // Jam candidates only (the outer loops above): one without bounds
       // checks is guard-free as it is (one with checks that could not be
