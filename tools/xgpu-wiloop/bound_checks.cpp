@@ -253,6 +253,9 @@ void assume_counter_below_end(Function& function, Loop& loop, AssumptionCache& a
 bool split_bound_checks_range(Function& function, Loop& loop, LoopInfo& li, DominatorTree& dt, ScalarEvolution& se,
                               AssumptionCache& assumptions) {
   if (!loop.isInnermost()) return false;
+  // A loop of a known trip count (the sized path's items) is left whole:
+  // the last step unrolls it in full, and each item's checks fold there.
+  if (se.getSmallConstantTripCount(&loop) != 0) return false;
   std::vector<BoundCheck> checks;
   if (!find_bound_checks(loop, se, &checks)) return false;
   // Dedicated exits again (the versioned copy's exits joined the original's).
@@ -314,8 +317,16 @@ bool split_bound_checks_range(Function& function, Loop& loop, LoopInfo& li, Domi
   LoopConstrainer::SubRanges ranges;
   ranges.LowLimit = se.getSCEV(low_limit);
   ranges.HighLimit = se.getSCEV(high_limit);
-  LoopConstrainer constrainer(loop, li, [](Loop*, bool) {}, ls, se, dt, iv_type, ranges);
-  if (!constrainer.run()) return false;  // (the limits computed above are then dead code)  // (the limits computed above are then dead code)
+  MDNode* loop_id = loop.getLoopID();
+  std::vector<Loop*> clones;
+  LoopConstrainer constrainer(loop, li, [&](Loop* clone, bool) { clones.push_back(clone); }, ls, se, dt, iv_type,
+                              ranges);
+  if (!constrainer.run()) return false;  // (the limits computed above are then dead code)
+  // The loops before and after are the original loop over fewer items, not
+  // slow paths: they keep its loop options (the constrainer disables every
+  // transform on them), so they widen as it did.
+  for (Loop* clone : clones)
+    if (clone->getLoopLatch()) clone->setLoopID(loop_id);  // (the limits computed above are then dead code)
   // `loop` is the middle loop now. Its latch branches on not(iv < limit):
   // as iv >= limit, the form whose trip count ScalarEvolution computes (the
   // loop vectoriser runs next, with no instruction combining between).
