@@ -49,7 +49,26 @@ HAND_WRITTEN_CALL_DOWN = ("xgpuCreateInstance", "xgpuDestroyInstance", "xgpuGetI
                           "xgpuCreatePipeline")
 # The validation objects, in the order the chassis calls them (the variable
 # the chassis names each by; layer.h defines them).
+# The check objects: each Validate hook reads and reports, in this order (a
+# check depends on no other check having run).
 VALIDATION_OBJECTS = ("g_stateless", "g_object_tracker", "g_command_buffer_state", "g_parameter_values", "g_recording", "g_hazards", "g_pending", "g_semaphores")
+# The state tracker (state/): the only writer of the records' tracked fields
+# and of recordings. It has no Validate hooks. Its PreRecord and PostRecord
+# hooks run right after the object tracker's, which make the record of what a
+# call creates (so the tracker has a record to fill) and end the record of
+# what it destroys, and before every other object's, so the bookkeeping the
+# costly checks keep in their own record hooks (pending/, hazards/) sees the
+# state the call left. This is the order the writes had when the check
+# objects made them, so behaviour is unchanged.
+STATE_OBJECT = "g_state"
+LIFETIME_OBJECT = "g_object_tracker"
+
+
+def record_hook_order() -> tuple[str, ...]:
+    """The objects whose PreRecord/PostRecord hooks run, in order: the state
+    tracker right after the object tracker (see STATE_OBJECT)."""
+    at = VALIDATION_OBJECTS.index(LIFETIME_OBJECT) + 1
+    return VALIDATION_OBJECTS[:at] + (STATE_OBJECT,) + VALIDATION_OBJECTS[at:]
 # Rules checked by the object tracker; the stateless object checks the rest.
 TRACKER_CHECKS = ("handle", "parent")
 
@@ -352,7 +371,7 @@ def _intercept(reg: Registry, cmd: Command, sync_rules: dict[str, tuple[str, str
     out.append("    }")
     if sync and cmd.destroys:
         out.append("    sync.Forget();  // the record goes with the object")
-    for obj in VALIDATION_OBJECTS:
+    for obj in record_hook_order():
         out.append(f"    {obj}.PreRecord{cmd.short_name}({args});")
     call_args = ", ".join(p.base_name for p in cmd.params)
     if hand:
@@ -366,7 +385,7 @@ def _intercept(reg: Registry, cmd: Command, sync_rules: dict[str, tuple[str, str
     else:
         out.append(f"    {cmd.ret} result = {call};")
         post_args = args + ", result"
-    for obj in VALIDATION_OBJECTS:
+    for obj in record_hook_order():
         out.append(f"    {obj}.PostRecord{cmd.short_name}({post_args});")
     if cmd.ret != "void":
         out.append("    return result;")
@@ -379,7 +398,8 @@ def generate_chassis(reg: Registry) -> str:
                    " * the validation objects' Validate hooks; if one reports a violation the call\n"
                    " * fails (or, for a void xgpuCmd*, records nothing and puts the command buffer\n"
                    " * in the recording-error state) without going down the chain; otherwise the\n"
-                   " * PreRecord hooks, the next element of the chain, the PostRecord hooks.\n"
+                   " * PreRecord hooks, the next element of the chain, the PostRecord hooks (the\n"
+                   " * state tracker's, g_state, right after the object tracker's: STATE_OBJECT).\n"
                    " *\n"
                    " * Included by chassis/layer.cpp, which defines CallContext, the objects and the\n"
                    " * hand-written Down<Command> functions."), ""]

@@ -16,6 +16,7 @@
 #include "../pending/pending_work.h"
 #include "../recording/recording_validation.h"
 #include "../semaphores/semaphore_values.h"
+#include "../state/state_tracker.h"
 #include "../stateless/stateless_validation.h"
 #include "../thread_safety/thread_safety.h"
 #include "../values/parameter_values.h"
@@ -25,9 +26,12 @@
 namespace xgpu_validation {
 namespace {
 
-// The validation objects, in the order the chassis calls them.
+// The validation objects, in the order the chassis calls them; the state
+// tracker's record hooks run right after the object tracker's
+// (spec/gen/vlayer_gen.py, STATE_OBJECT).
 StatelessValidation g_stateless;
 ObjectTracker g_object_tracker;
+StateTracker g_state;
 CommandBufferState g_command_buffer_state;
 ParameterValues g_parameter_values;
 RecordingValidation g_recording;

@@ -142,7 +142,8 @@ inline constexpr uint64_t kDestroyDrainNs = 2'000'000'000;
 // only (xgpuDestroyDevice, xgpuDestroyInstance).
 bool DrainDevice(LayerDevice& device);
 
-// A command buffer's state (api.md 13), kept by CommandBufferState.
+// A command buffer's state (api.md 13): written by StateTracker (state/),
+// checked by CommandBufferState.
 enum class CommandBufferStatus : uint8_t {
   kInitial,     // created, never begun
   kRecording,   // begun
@@ -191,8 +192,9 @@ struct SlotUse {
 struct HazardLog;  // hazards/hazards.h
 
 // What the layer knows of a command buffer's current recording (since its
-// last xgpuBeginCommandBuffer). Changed only by calls that externally
-// synchronize the command buffer; read by xgpuQueueSubmit.
+// last xgpuBeginCommandBuffer). Written by StateTracker (state/) only, in
+// calls that externally synchronize the command buffer; read by the checks
+// of recording commands and of xgpuQueueSubmit.
 struct RecordingState {
   uint32_t binding_capacity = 0;       // pBeginInfo->bindingCapacity
   bool has_pipeline = false;           // a pipeline is bound
@@ -286,7 +288,7 @@ struct alignas(64) ObjectRecord {
   XgpuAllocationCallbacks allocator = {};          // a copy of them
   std::string name;                                // xgpuSetObjectName's; guarded by NamesMutex()
 
-  // Set when the object is tracked (RecordingValidation, ParameterValues).
+  // Set by StateTracker (state/) in the call that creates the object.
   uint64_t buffer_size = 0;                        // buffers: bytes
   uint32_t buffer_usage = 0;                       // buffers: XgpuBufferUsageFlags
   uint32_t memory_type = 0;                        // buffers, memory pools: memory type index

@@ -38,23 +38,8 @@ bool CommandBufferState::ValidateBeginCommandBuffer(CallContext& ctx, XgpuComman
   return ctx.Report(Vuid::xgpuBeginCommandBuffer_commandBuffer_recording, Field{"commandBuffer"}, InState(record));
 }
 
-void CommandBufferState::PostRecordBeginCommandBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer,
-                                                      const XgpuCommandBufferBeginInfo* pBeginInfo,
-                                                      XgpuResult result) {
-  if (result < 0 || ctx.dispatch_record == nullptr || !IsUsablePointer(pBeginInfo)) return;
-  ctx.dispatch_record->one_shot.store(pBeginInfo->mode == XGPU_COMMAND_BUFFER_MODE_ONE_SHOT, std::memory_order_relaxed);
-  ctx.dispatch_record->status.store(CommandBufferStatus::kRecording, std::memory_order_relaxed);
-}
-
 bool CommandBufferState::ValidateEndCommandBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer) const {
   return CheckRecording(ctx, Vuid::xgpuEndCommandBuffer_commandBuffer_recording);
-}
-
-void CommandBufferState::PostRecordEndCommandBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer,
-                                                    XgpuResult result) {
-  if (ctx.dispatch_record == nullptr) return;
-  ctx.dispatch_record->status.store(result >= 0 ? CommandBufferStatus::kExecutable : CommandBufferStatus::kInvalid,
-                                    std::memory_order_relaxed);
 }
 
 bool CommandBufferState::ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount,
@@ -90,19 +75,6 @@ bool CommandBufferState::ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, 
     }
   }
   return skip;
-}
-
-void CommandBufferState::PostRecordQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount,
-                                               const XgpuSubmitInfo* pSubmits, XgpuResult result) {
-  if (result < 0 || !IsUsablePointer(pSubmits)) return;
-  for (uint32_t i = 0; i < submitCount; ++i) {
-    if (pSubmits[i].commandBuffer == XGPU_NULL_HANDLE) continue;
-    ObjectRecord* record =
-        Objects().Find(XGPU_OBJECT_TYPE_COMMAND_BUFFER, reinterpret_cast<uintptr_t>(pSubmits[i].commandBuffer));
-    if (record != nullptr && record->one_shot.load(std::memory_order_relaxed)) {
-      record->status.store(CommandBufferStatus::kSubmitted, std::memory_order_relaxed);
-    }
-  }
 }
 
 #include "../generated/command_buffer_state_checks.inc"

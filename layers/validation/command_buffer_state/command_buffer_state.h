@@ -27,14 +27,9 @@ class CommandBufferState : public HookDefaults {
 
   bool ValidateBeginCommandBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer,
                                   const XgpuCommandBufferBeginInfo* pBeginInfo) const;
-  void PostRecordBeginCommandBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer,
-                                    const XgpuCommandBufferBeginInfo* pBeginInfo, XgpuResult result);
   bool ValidateEndCommandBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer) const;
-  void PostRecordEndCommandBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer, XgpuResult result);
   bool ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount,
                            const XgpuSubmitInfo* pSubmits) const;
-  void PostRecordQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount, const XgpuSubmitInfo* pSubmits,
-                             XgpuResult result);
 
  private:
   // The call's command buffer is recording (a live one: the object tracker reports others).

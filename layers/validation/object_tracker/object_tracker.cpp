@@ -303,13 +303,4 @@ bool ObjectTracker::ValidateSetObjectName(CallContext& ctx, XgpuDevice device,
   return skip;
 }
 
-void ObjectTracker::PostRecordSetObjectName(CallContext& ctx, XgpuDevice device,
-                                            const XgpuDebugObjectNameInfo* pNameInfo, XgpuResult result) {
-  if (result < 0 || !IsUsablePointer(pNameInfo)) return;
-  ObjectRecord* record = Objects().Find(pNameInfo->objectType, pNameInfo->objectHandle);
-  if (record == nullptr) return;
-  std::lock_guard lock(NamesMutex());
-  record->name = pNameInfo->pObjectName ? pNameInfo->pObjectName : "";
-}
-
 }  // namespace xgpu_validation

@@ -2,7 +2,8 @@
 // type, parent, instance, device and debug name. It checks the implicit
 // handle and parent rules against them (a destroyed, never-created or
 // foreign handle is reported, never dereferenced), tracks what commands
-// create, retrieve and destroy, keeps the names xgpuSetObjectName gives, and
+// create, retrieve and destroy (the names xgpuSetObjectName gives are the
+// state tracker's to write, state/), and
 // reports the objects still alive when their device or instance is destroyed
 // (api.md 1.8).
 //
@@ -87,8 +88,6 @@ class ObjectTracker : public ObjectTrackerGenerated {
   void PreRecordDestroyInstance(CallContext& ctx, XgpuInstance instance, const XgpuAllocationCallbacks* pAllocator);
   // Debug names, for messages; the object named must be one of the device's.
   bool ValidateSetObjectName(CallContext& ctx, XgpuDevice device, const XgpuDebugObjectNameInfo* pNameInfo) const;
-  void PostRecordSetObjectName(CallContext& ctx, XgpuDevice device, const XgpuDebugObjectNameInfo* pNameInfo,
-                               XgpuResult result);
 };
 
 }  // namespace xgpu_validation

@@ -9,6 +9,7 @@
 
 #include "../chassis/object_map.h"
 #include "../hazards/hazards.h"
+#include "recording_rules.h"
 
 namespace xgpu_validation {
 namespace {
@@ -33,21 +34,6 @@ std::string UsageText(uint32_t usage) {
   return text;
 }
 
-// The recording of the call's command buffer (nullptr when the command
-// buffer is not a live one: the object tracker reports that; or when it is
-// not recording: CommandBufferState reports that).
-RecordingState* RecordingOf(const CallContext& ctx) {
-  ObjectRecord* record = ctx.dispatch_record;
-  if (record == nullptr || record->status.load(std::memory_order_relaxed) != CommandBufferStatus::kRecording) {
-    return nullptr;
-  }
-  return record->recording.get();
-}
-
-const XgpuPhysicalDeviceLimits* LimitsOf(const CallContext& ctx) {
-  return ctx.device != nullptr ? &ctx.device->properties.limits : nullptr;
-}
-
 ObjectRef RefOf(const ObjectRecord* record) { return ObjectRef{record->type, record->handle}; }
 
 // "XgpuCommandBuffer 0x.. \"name\"" of the call (its value in bound-state messages).
@@ -70,18 +56,6 @@ bool CheckQueueFamily(CallContext& ctx, XgpuQueueFlagBits bit, const char* bit_n
   if ((flags & bit) != 0) [[likely]] return false;
   return ReportQueueFamily(ctx, bit_name, vuid, flags);
 }
-
-// How one reference parameter of a recording command is checked.
-struct RefRule {
-  const char* field;        // "pDst", "pBuffers[i]"
-  Vuid kind;                // the -kind rule
-  Vuid slot;                // the -bindingSlot rule
-  Vuid range;               // the range rule (also a too-small range)
-  Vuid alignment;           // the resolved-offset rule (used when has_alignment)
-  bool has_alignment;       // the command has a resolved-offset rule
-  Vuid usage;               // the usage rule (used when usage_bit != 0)
-  uint32_t usage_bit;       // XgpuBufferUsageFlags needed, or 0
-};
 
 // Text of a field of a reference: "pDst" + "->offset", or "pBuffers[i]" + ".offset".
 std::string Member(const char* field, const char* member) {
@@ -164,162 +138,11 @@ bool CheckRef(CallContext& ctx, const RecordingState& recording, const XgpuBuffe
   return skip;
 }
 
-std::string LabelsText(const RecordingState& recording) {
-  std::string text;
-  for (const std::string& label : recording.labels) {
-    if (!text.empty()) text += " > ";
-    text += "\"" + label + "\"";
-  }
-  return text;
-}
-
-// Remembers a slot reference of the command being recorded (its checks are
-// at each submission). Returns its index in slot_uses, or -1.
-int32_t RememberSlot(CallContext& ctx, RecordingState& recording, const XgpuBufferRef* ref, const char* field,
-                     uint32_t i, const RefRule& rule, uint64_t min_size, uint64_t alignment) {
-  if (!IsUsablePointer(ref) || ref->kind != XGPU_BUFFER_REF_KIND_BINDING_SLOT) return -1;
-  SlotUse use;
-  use.command_index = recording.commands;
-  use.command = ctx.command;
-  use.field = field;
-  use.field_index = i;
-  use.slot = ref->bindingSlot;
-  use.offset = ref->offset;
-  use.size = ref->size;
-  use.min_size = min_size;
-  use.alignment = rule.has_alignment ? alignment : 1;
-  use.usage = rule.usage_bit;
-  use.range_vuid = rule.range;
-  use.alignment_vuid = rule.alignment;
-  use.labels = LabelsText(recording);
-  recording.slot_uses.push_back(std::move(use));
-  return static_cast<int32_t>(recording.slot_uses.size() - 1);
-}
-
-// Remembers the buffer a direct reference names (for the pending-work checks).
-void RememberDirect(RecordingState& recording, const XgpuBufferRef* ref) {
-  if (!IsUsablePointer(ref) || ref->kind != XGPU_BUFFER_REF_KIND_BUFFER || ref->buffer == XGPU_NULL_HANDLE) return;
-  const std::pair<XgpuObjectType, uint64_t> key{XGPU_OBJECT_TYPE_BUFFER, reinterpret_cast<uintptr_t>(ref->buffer)};
-  auto& list = recording.direct_objects;
-  // The same few buffers, call after call: look back a little before growing.
-  const size_t look = std::min<size_t>(list.size(), 4);
-  if (std::find(list.end() - look, list.end(), key) == list.end()) list.push_back(key);
-}
-
-bool Costly(const CallContext& ctx) { return ctx.instance != nullptr && ctx.instance->settings.costly_checks; }
-
-// Remembers that the command being recorded writes what `ref` names.
-void RememberWrite(const CallContext& ctx, RecordingState& recording, const XgpuBufferRef* ref) {
-  if (!Costly(ctx) || !IsUsablePointer(ref)) return;
-  const bool slot = ref->kind == XGPU_BUFFER_REF_KIND_BINDING_SLOT;
-  if (!slot && ref->kind != XGPU_BUFFER_REF_KIND_BUFFER) return;
-  const uint64_t target = slot ? ref->bindingSlot : reinterpret_cast<uintptr_t>(ref->buffer);
-  // The same few references, command after command (a dispatch writes all it
-  // binds): an earlier write of the same bytes with no barrier to the indirect
-  // reads since stands for this one. Every check reads the writes in order
-  // and reports the first one it matches (the earlier one, kept), and a read
-  // later in the recording is covered by a barrier for both or for neither.
-  auto& list = recording.writes;
-  const size_t look = std::min<size_t>(list.size(), 8);
-  for (size_t n = list.size() - look; n < list.size(); ++n) {
-    const RecordingState::Write& w = list[n];
-    if (w.slot == slot && w.target == target && w.offset == ref->offset && w.size == ref->size &&
-        recording.indirect_barrier <= w.command + 1u) {
-      return;
-    }
-  }
-  list.push_back({slot, target, ref->offset, ref->size, recording.commands});
-}
-
-// A dispatch may write every buffer bound to it. The dispatch after another
-// with the same bindings and no barrier to the indirect reads between adds
-// nothing (RememberWrite would find each of its writes).
-void RememberDispatchWrites(const CallContext& ctx, RecordingState& recording) {
-  if (!Costly(ctx) || !recording.has_pipeline) return;
-  if (recording.dispatch_writes_noted && recording.dispatch_writes_barrier == recording.indirect_barrier) return;
-  const uint32_t count = std::min<uint32_t>(recording.layout.binding_count, recording.bound.size());
-  for (uint32_t b = 0; b < count; ++b) RememberWrite(ctx, recording, &recording.bound[b]);
-  recording.dispatch_writes_noted = true;
-  recording.dispatch_writes_barrier = recording.indirect_barrier;
-}
-
 bool Overlap(uint64_t a_offset, uint64_t a_size, uint64_t b_offset, uint64_t b_size) {
   const uint64_t a_end = a_size == XGPU_WHOLE_SIZE || a_offset + a_size < a_offset ? UINT64_MAX : a_offset + a_size;
   const uint64_t b_end = b_size == XGPU_WHOLE_SIZE || b_offset + b_size < b_offset ? UINT64_MAX : b_offset + b_size;
   return a_offset < b_end && b_offset < a_end;
 }
-
-// A barrier whose destination is the indirect reads.
-bool IndirectVisible(XgpuPipelineStageFlags dstStageMask, XgpuAccessFlags dstAccessMask) {
-  return (dstStageMask & (XGPU_PIPELINE_STAGE_INDIRECT_BIT | XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT)) != 0 &&
-         (dstAccessMask & (XGPU_ACCESS_INDIRECT_READ_BIT | XGPU_ACCESS_MEMORY_READ_BIT)) != 0;
-}
-
-// The rules of each reference parameter.
-const RefRule kBindBuffersRule{"pBuffers[i]",
-                               Vuid::xgpuCmdBindBuffers_pBuffers_kind,
-                               Vuid::xgpuCmdBindBuffers_pBuffers_bindingSlot,
-                               Vuid::xgpuCmdBindBuffers_pBuffers_range,
-                               Vuid::xgpuCmdBindBuffers_pBuffers_offset,
-                               true,
-                               Vuid::xgpuCmdBindBuffers_pBuffers_usage,
-                               XGPU_BUFFER_USAGE_STORAGE_BIT};
-const RefRule kCountsRule{"pCounts",
-                          Vuid::xgpuCmdDispatchIndirect_pCounts_kind,
-                          Vuid::xgpuCmdDispatchIndirect_pCounts_bindingSlot,
-                          Vuid::xgpuCmdDispatchIndirect_pCounts_range,
-                          Vuid::xgpuCmdDispatchIndirect_pCounts_offset,
-                          true,
-                          Vuid::xgpuCmdDispatchIndirect_pCounts_usage,
-                          XGPU_BUFFER_USAGE_INDIRECT_BIT};
-const RefRule kFillRule{"pDst",
-                        Vuid::xgpuCmdFillBuffer_pDst_kind,
-                        Vuid::xgpuCmdFillBuffer_pDst_bindingSlot,
-                        Vuid::xgpuCmdFillBuffer_pDst_range,
-                        Vuid::xgpuCmdFillBuffer_pDst_offset,
-                        true,
-                        Vuid::xgpuCmdFillBuffer_pDst_usage,
-                        XGPU_BUFFER_USAGE_TRANSFER_DST_BIT};
-const RefRule kCopySrcRule{"pSrc",
-                           Vuid::xgpuCmdCopyBuffer_pSrc_kind,
-                           Vuid::xgpuCmdCopyBuffer_pSrc_bindingSlot,
-                           Vuid::xgpuCmdCopyBuffer_pSrc_range,
-                           Vuid::xgpuCmdCopyBuffer_pSrc_range,
-                           false,
-                           Vuid::xgpuCmdCopyBuffer_pSrc_usage,
-                           XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT};
-const RefRule kCopyDstRule{"pDst",
-                           Vuid::xgpuCmdCopyBuffer_pDst_kind,
-                           Vuid::xgpuCmdCopyBuffer_pDst_bindingSlot,
-                           Vuid::xgpuCmdCopyBuffer_pDst_range,
-                           Vuid::xgpuCmdCopyBuffer_pDst_range,
-                           false,
-                           Vuid::xgpuCmdCopyBuffer_pDst_usage,
-                           XGPU_BUFFER_USAGE_TRANSFER_DST_BIT};
-const RefRule kUpdateRule{"pDst",
-                          Vuid::xgpuCmdUpdateBuffer_pDst_kind,
-                          Vuid::xgpuCmdUpdateBuffer_pDst_bindingSlot,
-                          Vuid::xgpuCmdUpdateBuffer_pDst_range,
-                          Vuid::xgpuCmdUpdateBuffer_pDst_range,
-                          false,
-                          Vuid::xgpuCmdUpdateBuffer_pDst_usage,
-                          XGPU_BUFFER_USAGE_TRANSFER_DST_BIT};
-const RefRule kTimestampRule{"pDst",
-                             Vuid::xgpuCmdWriteTimestamp_pDst_kind,
-                             Vuid::xgpuCmdWriteTimestamp_pDst_bindingSlot,
-                             Vuid::xgpuCmdWriteTimestamp_pDst_range,
-                             Vuid::xgpuCmdWriteTimestamp_pDst_offset,
-                             true,
-                             Vuid::xgpuCmdWriteTimestamp_pDst_usage,
-                             XGPU_BUFFER_USAGE_TRANSFER_DST_BIT};
-const RefRule kBarrierRule{"pBufferBarriers[i].buffer",
-                           Vuid::xgpuCmdPipelineBarrier_pBufferBarriers_kind,
-                           Vuid::xgpuCmdPipelineBarrier_pBufferBarriers_bindingSlot,
-                           Vuid::xgpuCmdPipelineBarrier_pBufferBarriers_range,
-                           Vuid::xgpuCmdPipelineBarrier_pBufferBarriers_range,
-                           false,
-                           Vuid::xgpuCmdPipelineBarrier_pBufferBarriers_range,
-                           0};
 
 bool PatternSizeValid(uint32_t patternSize) { return patternSize == 1 || patternSize == 2 || patternSize == 4; }
 
@@ -462,31 +285,6 @@ bool RecordingValidation::ValidateBeginCommandBuffer(CallContext& ctx, XgpuComma
   return false;
 }
 
-void RecordingValidation::PostRecordBeginCommandBuffer(CallContext& ctx, XgpuCommandBuffer,
-                                                       const XgpuCommandBufferBeginInfo* pBeginInfo,
-                                                       XgpuResult result) {
-  if (result < 0 || ctx.dispatch_record == nullptr || !IsUsablePointer(pBeginInfo)) return;
-  auto recording = std::make_unique<RecordingState>();
-  recording->binding_capacity = pBeginInfo->bindingCapacity;
-  // The last recording's logs lend their storage to this one (emptied), so
-  // re-recording a command buffer allocates and faults in no new memory.
-  if (RecordingState* last = ctx.dispatch_record->recording.get()) {
-    recording->writes = std::move(last->writes);
-    recording->writes.clear();
-    recording->indirect_reads = std::move(last->indirect_reads);
-    recording->indirect_reads.clear();
-    recording->direct_objects = std::move(last->direct_objects);
-    recording->direct_objects.clear();
-    recording->slot_uses = std::move(last->slot_uses);
-    recording->slot_uses.clear();
-    if (last->hazards && last->hazards.use_count() == 1) {  // no submission is reading it
-      recording->hazards = std::move(last->hazards);
-      recording->hazards->Clear();
-    }
-  }
-  ctx.dispatch_record->recording = std::move(recording);
-}
-
 bool RecordingValidation::ValidateEndCommandBuffer(CallContext& ctx, XgpuCommandBuffer) const {
   const RecordingState* recording = RecordingOf(ctx);
   if (recording == nullptr || recording->labels.empty()) return false;
@@ -495,37 +293,12 @@ bool RecordingValidation::ValidateEndCommandBuffer(CallContext& ctx, XgpuCommand
                         LabelsText(*recording));
 }
 
-void RecordingValidation::PostRecordEndCommandBuffer(CallContext& ctx, XgpuCommandBuffer, XgpuResult result) {
-  ObjectRecord* record = ctx.dispatch_record;
-  if (result < 0 || record == nullptr || record->recording == nullptr) return;
-  auto& list = record->recording->direct_objects;
-  std::sort(list.begin(), list.end());
-  list.erase(std::unique(list.begin(), list.end()), list.end());
-}
-
 // ---- pipeline state ----
 
 bool RecordingValidation::ValidateCmdBindPipeline(CallContext& ctx, XgpuCommandBuffer, XgpuPipeline) const {
   if (RecordingOf(ctx) == nullptr) return false;
   return CheckQueueFamily(ctx, XGPU_QUEUE_COMPUTE_BIT, "XGPU_QUEUE_COMPUTE_BIT",
                           Vuid::xgpuCmdBindPipeline_commandBuffer_queueFamily);
-}
-
-void RecordingValidation::PostRecordCmdBindPipeline(CallContext& ctx, XgpuCommandBuffer, XgpuPipeline pipeline) {
-  RecordingState* recording = RecordingOf(ctx);
-  if (recording == nullptr) return;
-  ++recording->commands;
-  const ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_PIPELINE, reinterpret_cast<uintptr_t>(pipeline));
-  if (record == nullptr) return;
-  recording->has_pipeline = true;
-  recording->pipeline = record->handle;
-  recording->layout = record->layout;
-  recording->bound_state_complete = false;
-  recording->dispatch_writes_noted = false;
-  const std::pair<XgpuObjectType, uint64_t> key{XGPU_OBJECT_TYPE_PIPELINE, record->handle};
-  auto& list = recording->direct_objects;
-  const size_t look = std::min<size_t>(list.size(), 4);
-  if (std::find(list.end() - look, list.end(), key) == list.end()) list.push_back(key);
 }
 
 namespace {
@@ -567,18 +340,6 @@ bool RecordingValidation::ValidateCmdPushConstants(CallContext& ctx, XgpuCommand
   return ReportPushConstants(ctx, recording, offset, size);
 }
 
-void RecordingValidation::PostRecordCmdPushConstants(CallContext& ctx, XgpuCommandBuffer, uint32_t offset,
-                                                     uint32_t size, const void*) {
-  RecordingState* recording = RecordingOf(ctx);
-  if (recording == nullptr) return;
-  ++recording->commands;
-  const uint64_t end = uint64_t{offset} + size;
-  // Every byte the bound pipeline has is set already.
-  if (recording->bound_state_complete && end <= recording->layout.constant_size) return;
-  if (recording->constants_set.size() < end) recording->constants_set.resize(end, false);
-  for (uint64_t c = offset; c < end; ++c) recording->constants_set[c] = true;
-}
-
 bool RecordingValidation::ValidateCmdBindBuffers(CallContext& ctx, XgpuCommandBuffer, uint32_t firstBinding,
                                                  uint32_t bindingCount, const XgpuBufferRef* pBuffers) const {
   const RecordingState* recording = RecordingOf(ctx);
@@ -604,29 +365,6 @@ bool RecordingValidation::ValidateCmdBindBuffers(CallContext& ctx, XgpuCommandBu
   return skip;
 }
 
-void RecordingValidation::PostRecordCmdBindBuffers(CallContext& ctx, XgpuCommandBuffer, uint32_t firstBinding,
-                                                   uint32_t bindingCount, const XgpuBufferRef* pBuffers) {
-  RecordingState* recording = RecordingOf(ctx);
-  const XgpuPhysicalDeviceLimits* limits = LimitsOf(ctx);
-  if (recording == nullptr || limits == nullptr) return;
-  recording->dispatch_writes_noted = false;
-  const uint64_t end = uint64_t{firstBinding} + bindingCount;
-  if (recording->bindings_set.size() < end) recording->bindings_set.resize(end, false);
-  for (uint64_t b = firstBinding; b < end; ++b) recording->bindings_set[b] = true;
-  if (Costly(ctx) && IsUsablePointer(pBuffers)) {
-    if (recording->bound.size() < end) recording->bound.resize(end, XgpuBufferRef{});
-    for (uint32_t i = 0; i < bindingCount; ++i) recording->bound[firstBinding + i] = pBuffers[i];
-  }
-  if (IsUsablePointer(pBuffers)) {
-    for (uint32_t i = 0; i < bindingCount; ++i) {
-      RememberSlot(ctx, *recording, &pBuffers[i], kBindBuffersRule.field, i, kBindBuffersRule, 1,
-                   limits->minBufferOffsetAlignment);
-      RememberDirect(*recording, &pBuffers[i]);
-    }
-  }
-  ++recording->commands;
-}
-
 bool RecordingValidation::ValidateCmdSetWorkgroupMemorySize(CallContext& ctx, XgpuCommandBuffer,
                                                             uint32_t dynamicSize) const {
   const XgpuPhysicalDeviceLimits* limits = LimitsOf(ctx);
@@ -634,14 +372,6 @@ bool RecordingValidation::ValidateCmdSetWorkgroupMemorySize(CallContext& ctx, Xg
   return ctx.Report(Vuid::xgpuCmdSetWorkgroupMemorySize_dynamicSize, Field{"dynamicSize"},
                     std::to_string(dynamicSize) + ", more than limits.maxWorkgroupMemorySize " +
                         std::to_string(limits->maxWorkgroupMemorySize));
-}
-
-void RecordingValidation::PostRecordCmdSetWorkgroupMemorySize(CallContext& ctx, XgpuCommandBuffer,
-                                                              uint32_t dynamicSize) {
-  RecordingState* recording = RecordingOf(ctx);
-  if (recording == nullptr) return;
-  recording->dynamic_memory = dynamicSize;
-  ++recording->commands;
 }
 
 // ---- dispatches ----
@@ -667,13 +397,6 @@ bool RecordingValidation::ValidateCmdDispatch(CallContext& ctx, XgpuCommandBuffe
   }
   if (!counts_ok) [[unlikely]] skip |= ReportGroupCounts(ctx, *recording, *limits, counts);
   return skip;
-}
-
-void RecordingValidation::PostRecordCmdDispatch(CallContext& ctx, XgpuCommandBuffer, uint32_t, uint32_t, uint32_t) {
-  RecordingState* recording = RecordingOf(ctx);
-  if (recording == nullptr) return;
-  RememberDispatchWrites(ctx, *recording);
-  ++recording->commands;
 }
 
 bool RecordingValidation::ValidateCmdDispatchIndirect(CallContext& ctx, XgpuCommandBuffer,
@@ -747,38 +470,6 @@ bool RecordingValidation::ValidateCmdDispatchIndirect(CallContext& ctx, XgpuComm
   return skip;
 }
 
-void RecordingValidation::PostRecordCmdDispatchIndirect(CallContext& ctx, XgpuCommandBuffer,
-                                                        const XgpuBufferRef* pCounts, XgpuDispatchIndirectFlags flags) {
-  RecordingState* recording = RecordingOf(ctx);
-  if (recording == nullptr) return;
-  const int32_t use = RememberSlot(ctx, *recording, pCounts, kCountsRule.field, 0, kCountsRule, 12, 4);
-  if (use >= 0) {
-    recording->slot_uses[use].host_visible =
-        (flags & (XGPU_DISPATCH_INDIRECT_STATIC_BIT | XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT)) ==
-        XGPU_DISPATCH_INDIRECT_STATIC_BIT;
-  }
-  RememberDirect(*recording, pCounts);
-  if (Costly(ctx) && IsUsablePointer(pCounts)) {
-    const bool slot = pCounts->kind == XGPU_BUFFER_REF_KIND_BINDING_SLOT;
-    RecordingState::IndirectRead read{slot, slot ? pCounts->bindingSlot : reinterpret_cast<uintptr_t>(pCounts->buffer),
-                                      pCounts->offset, recording->commands,
-                                      (flags & XGPU_DISPATCH_INDIRECT_STATIC_BIT) != 0, recording->indirect_barrier,
-                                      recording->writes.size(), {}};
-    // The bound pipeline's maxWorkgroupCount, as xgpuGetPipelineProperties
-    // gives it: the device's workgroup-count and grid limits over its
-    // workgroup size (the static counts are checked against it at submit).
-    if (const XgpuPhysicalDeviceLimits* limits = LimitsOf(ctx); limits != nullptr && recording->has_pipeline) {
-      for (int d = 0; d < 3; ++d) {
-        const uint32_t size = recording->layout.workgroup_size[d] == 0 ? 1 : recording->layout.workgroup_size[d];
-        read.max_counts[d] = std::min<uint32_t>(limits->maxWorkgroupCount[d], limits->maxGridSize[d] / size);
-      }
-    }
-    recording->indirect_reads.push_back(read);
-  }
-  RememberDispatchWrites(ctx, *recording);
-  ++recording->commands;
-}
-
 // ---- transfers ----
 
 bool RecordingValidation::ValidateCmdFillBuffer(CallContext& ctx, XgpuCommandBuffer, const XgpuBufferRef* pDst,
@@ -800,16 +491,6 @@ bool RecordingValidation::ValidateCmdFillBuffer(CallContext& ctx, XgpuCommandBuf
   }
   skip |= CheckRef(ctx, *recording, pDst, 0, kFillRule, 0, pattern_ok ? patternSize : 1);
   return skip;
-}
-
-void RecordingValidation::PostRecordCmdFillBuffer(CallContext& ctx, XgpuCommandBuffer, const XgpuBufferRef* pDst,
-                                                  const void*, uint32_t patternSize) {
-  RecordingState* recording = RecordingOf(ctx);
-  if (recording == nullptr) return;
-  RememberSlot(ctx, *recording, pDst, kFillRule.field, 0, kFillRule, 0, patternSize);
-  RememberDirect(*recording, pDst);
-  RememberWrite(ctx, *recording, pDst);
-  ++recording->commands;
 }
 
 bool RecordingValidation::ValidateCmdCopyBuffer(CallContext& ctx, XgpuCommandBuffer, const XgpuBufferRef* pSrc,
@@ -836,26 +517,6 @@ bool RecordingValidation::ValidateCmdCopyBuffer(CallContext& ctx, XgpuCommandBuf
   return skip;
 }
 
-void RecordingValidation::PostRecordCmdCopyBuffer(CallContext& ctx, XgpuCommandBuffer, const XgpuBufferRef* pSrc,
-                                                  const XgpuBufferRef* pDst, XgpuDeviceSize size) {
-  RecordingState* recording = RecordingOf(ctx);
-  if (recording == nullptr) return;
-  const int32_t src = RememberSlot(ctx, *recording, pSrc, kCopySrcRule.field, 0, kCopySrcRule, size, 1);
-  const int32_t dst = RememberSlot(ctx, *recording, pDst, kCopyDstRule.field, 0, kCopyDstRule, size, 1);
-  RememberDirect(*recording, pSrc);
-  RememberDirect(*recording, pDst);
-  if (IsUsablePointer(pDst)) {
-    XgpuBufferRef written = *pDst;
-    written.size = size;
-    RememberWrite(ctx, *recording, &written);
-  }
-  if (src >= 0 && dst >= 0) {
-    recording->slot_uses[dst].overlap_with = src;
-    recording->slot_uses[dst].overlap_vuid = Vuid::xgpuCmdCopyBuffer_overlap;
-  }
-  ++recording->commands;
-}
-
 bool RecordingValidation::ValidateCmdUpdateBuffer(CallContext& ctx, XgpuCommandBuffer, const XgpuBufferRef* pDst,
                                                   XgpuDeviceSize dataSize, const void*) const {
   const RecordingState* recording = RecordingOf(ctx);
@@ -868,20 +529,6 @@ bool RecordingValidation::ValidateCmdUpdateBuffer(CallContext& ctx, XgpuCommandB
   }
   skip |= CheckRef(ctx, *recording, pDst, 0, kUpdateRule, dataSize, 1);
   return skip;
-}
-
-void RecordingValidation::PostRecordCmdUpdateBuffer(CallContext& ctx, XgpuCommandBuffer, const XgpuBufferRef* pDst,
-                                                    XgpuDeviceSize dataSize, const void*) {
-  RecordingState* recording = RecordingOf(ctx);
-  if (recording == nullptr) return;
-  RememberSlot(ctx, *recording, pDst, kUpdateRule.field, 0, kUpdateRule, dataSize, 1);
-  RememberDirect(*recording, pDst);
-  if (IsUsablePointer(pDst)) {
-    XgpuBufferRef written = *pDst;
-    written.size = dataSize;
-    RememberWrite(ctx, *recording, &written);
-  }
-  ++recording->commands;
 }
 
 // ---- barriers ----
@@ -926,31 +573,6 @@ bool RecordingValidation::ValidateCmdPipelineBarrier(CallContext& ctx, XgpuComma
   return skip;
 }
 
-void RecordingValidation::PostRecordCmdPipelineBarrier(CallContext& ctx, XgpuCommandBuffer, XgpuPipelineStageFlags,
-                                                       XgpuPipelineStageFlags dstStageMask,
-                                                       uint32_t memoryBarrierCount,
-                                                       const XgpuMemoryBarrier* pMemoryBarriers,
-                                                       uint32_t bufferBarrierCount,
-                                                       const XgpuBufferMemoryBarrier* pBufferBarriers) {
-  RecordingState* recording = RecordingOf(ctx);
-  if (recording == nullptr) return;
-  bool visible = false;
-  if (IsUsablePointer(pBufferBarriers)) {
-    for (uint32_t i = 0; i < bufferBarrierCount; ++i) {
-      RememberSlot(ctx, *recording, &pBufferBarriers[i].buffer, kBarrierRule.field, i, kBarrierRule, 1, 1);
-      RememberDirect(*recording, &pBufferBarriers[i].buffer);
-      visible |= IndirectVisible(dstStageMask, pBufferBarriers[i].dstAccessMask);
-    }
-  }
-  if (IsUsablePointer(pMemoryBarriers)) {
-    for (uint32_t i = 0; i < memoryBarrierCount; ++i) {
-      visible |= IndirectVisible(dstStageMask, pMemoryBarriers[i].dstAccessMask);
-    }
-  }
-  if (visible) recording->indirect_barrier = recording->commands + 1;
-  ++recording->commands;
-}
-
 namespace {
 bool ReportMemoryBarrier(CallContext& ctx, XgpuPipelineStageFlags srcStageMask, XgpuAccessFlags srcAccessMask,
                          XgpuPipelineStageFlags dstStageMask, XgpuAccessFlags dstAccessMask);
@@ -991,41 +613,13 @@ namespace {
 
 }  // namespace
 
-void RecordingValidation::PostRecordCmdMemoryBarrier(CallContext& ctx, XgpuCommandBuffer, XgpuPipelineStageFlags,
-                                                     XgpuAccessFlags, XgpuPipelineStageFlags dstStageMask,
-                                                     XgpuAccessFlags dstAccessMask) {
-  RecordingState* recording = RecordingOf(ctx);
-  if (recording == nullptr) return;
-  if (IndirectVisible(dstStageMask, dstAccessMask)) recording->indirect_barrier = recording->commands + 1;
-  ++recording->commands;
-}
-
 // ---- debug labels, timestamps ----
-
-void RecordingValidation::PostRecordCmdBeginDebugLabel(CallContext& ctx, XgpuCommandBuffer,
-                                                       const XgpuDebugLabel* pLabel) {
-  RecordingState* recording = RecordingOf(ctx);
-  if (recording == nullptr) return;
-  recording->labels.emplace_back(IsUsablePointer(pLabel) && pLabel->pLabelName ? pLabel->pLabelName : "");
-  ++recording->commands;
-}
 
 bool RecordingValidation::ValidateCmdEndDebugLabel(CallContext& ctx, XgpuCommandBuffer) const {
   const RecordingState* recording = RecordingOf(ctx);
   if (recording == nullptr || !recording->labels.empty()) return false;
   return ctx.Report(Vuid::xgpuCmdEndDebugLabel_open, Field{"commandBuffer"},
                     Self(ctx) + ", with no debug label of this recording open");
-}
-
-void RecordingValidation::PostRecordCmdEndDebugLabel(CallContext& ctx, XgpuCommandBuffer) {
-  RecordingState* recording = RecordingOf(ctx);
-  if (recording == nullptr) return;
-  if (!recording->labels.empty()) recording->labels.pop_back();
-  ++recording->commands;
-}
-
-void RecordingValidation::PostRecordCmdInsertDebugLabel(CallContext& ctx, XgpuCommandBuffer, const XgpuDebugLabel*) {
-  if (RecordingState* recording = RecordingOf(ctx)) ++recording->commands;
 }
 
 bool RecordingValidation::ValidateCmdWriteTimestamp(CallContext& ctx, XgpuCommandBuffer,
@@ -1043,20 +637,6 @@ bool RecordingValidation::ValidateCmdWriteTimestamp(CallContext& ctx, XgpuComman
   }
   skip |= CheckRef(ctx, *recording, pDst, 0, kTimestampRule, 8, 8);
   return skip;
-}
-
-void RecordingValidation::PostRecordCmdWriteTimestamp(CallContext& ctx, XgpuCommandBuffer, XgpuPipelineStageFlagBits,
-                                                      const XgpuBufferRef* pDst) {
-  RecordingState* recording = RecordingOf(ctx);
-  if (recording == nullptr) return;
-  RememberSlot(ctx, *recording, pDst, kTimestampRule.field, 0, kTimestampRule, 8, 8);
-  RememberDirect(*recording, pDst);
-  if (IsUsablePointer(pDst)) {
-    XgpuBufferRef written = *pDst;
-    written.size = 8;
-    RememberWrite(ctx, *recording, &written);
-  }
-  ++recording->commands;
 }
 
 // ---- submission: the binding tables ----

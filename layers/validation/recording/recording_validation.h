@@ -5,7 +5,7 @@
 //
 // At the call, a reference to a buffer is checked in full (kind, range,
 // alignment, usage); a reference to a binding-table slot is checked for its
-// kind and slot, and remembered (RecordingState::slot_uses). At
+// kind and slot, and remembered by the state tracker (RecordingState::slot_uses). At
 // xgpuQueueSubmit each submission's table is checked: every binding inside
 // its buffer and aligned, at least bindingCapacity of them, and every
 // remembered slot reference resolved with it: inside its binding
@@ -17,7 +17,9 @@
 // The recording's state (bound pipeline, bindings and constant bytes set,
 // dynamic workgroup memory, open debug labels, slot uses) lives in the
 // command buffer's record (ObjectRecord::recording), so a recording command
-// looks nothing up but the buffers it names.
+// looks nothing up but the buffers it names. The state tracker (state/)
+// writes it; these hooks only read it (the one exception:
+// RecordingState::bound_state_complete, a mutable cache of their own answer).
 //
 // Thread-safe as the API: a recording changes only in calls that externally
 // synchronize its command buffer; submissions read it.
@@ -32,66 +34,35 @@ class RecordingValidation : public HookDefaults {
  public:
   bool ValidateBeginCommandBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer,
                                   const XgpuCommandBufferBeginInfo* pBeginInfo) const;
-  void PostRecordBeginCommandBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer,
-                                    const XgpuCommandBufferBeginInfo* pBeginInfo, XgpuResult result);
   bool ValidateEndCommandBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer) const;
-  void PostRecordEndCommandBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer, XgpuResult result);
 
   bool ValidateCmdBindPipeline(CallContext& ctx, XgpuCommandBuffer commandBuffer, XgpuPipeline pipeline) const;
-  void PostRecordCmdBindPipeline(CallContext& ctx, XgpuCommandBuffer commandBuffer, XgpuPipeline pipeline);
   bool ValidateCmdPushConstants(CallContext& ctx, XgpuCommandBuffer commandBuffer, uint32_t offset, uint32_t size,
                                 const void* pValues) const;
-  void PostRecordCmdPushConstants(CallContext& ctx, XgpuCommandBuffer commandBuffer, uint32_t offset, uint32_t size,
-                                  const void* pValues);
   bool ValidateCmdBindBuffers(CallContext& ctx, XgpuCommandBuffer commandBuffer, uint32_t firstBinding,
                               uint32_t bindingCount, const XgpuBufferRef* pBuffers) const;
-  void PostRecordCmdBindBuffers(CallContext& ctx, XgpuCommandBuffer commandBuffer, uint32_t firstBinding,
-                                uint32_t bindingCount, const XgpuBufferRef* pBuffers);
   bool ValidateCmdSetWorkgroupMemorySize(CallContext& ctx, XgpuCommandBuffer commandBuffer,
                                          uint32_t dynamicSize) const;
-  void PostRecordCmdSetWorkgroupMemorySize(CallContext& ctx, XgpuCommandBuffer commandBuffer, uint32_t dynamicSize);
   bool ValidateCmdDispatch(CallContext& ctx, XgpuCommandBuffer commandBuffer, uint32_t groupCountX,
                            uint32_t groupCountY, uint32_t groupCountZ) const;
-  void PostRecordCmdDispatch(CallContext& ctx, XgpuCommandBuffer commandBuffer, uint32_t groupCountX,
-                             uint32_t groupCountY, uint32_t groupCountZ);
   bool ValidateCmdDispatchIndirect(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pCounts,
                                    XgpuDispatchIndirectFlags flags) const;
-  void PostRecordCmdDispatchIndirect(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pCounts,
-                                     XgpuDispatchIndirectFlags flags);
   bool ValidateCmdFillBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pDst,
                              const void* pPattern, uint32_t patternSize) const;
-  void PostRecordCmdFillBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pDst,
-                               const void* pPattern, uint32_t patternSize);
   bool ValidateCmdCopyBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pSrc,
                              const XgpuBufferRef* pDst, XgpuDeviceSize size) const;
-  void PostRecordCmdCopyBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pSrc,
-                               const XgpuBufferRef* pDst, XgpuDeviceSize size);
   bool ValidateCmdUpdateBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pDst,
                                XgpuDeviceSize dataSize, const void* pData) const;
-  void PostRecordCmdUpdateBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pDst,
-                                 XgpuDeviceSize dataSize, const void* pData);
   bool ValidateCmdPipelineBarrier(CallContext& ctx, XgpuCommandBuffer commandBuffer,
                                   XgpuPipelineStageFlags srcStageMask, XgpuPipelineStageFlags dstStageMask,
                                   uint32_t memoryBarrierCount, const XgpuMemoryBarrier* pMemoryBarriers,
                                   uint32_t bufferBarrierCount, const XgpuBufferMemoryBarrier* pBufferBarriers) const;
-  void PostRecordCmdPipelineBarrier(CallContext& ctx, XgpuCommandBuffer commandBuffer,
-                                    XgpuPipelineStageFlags srcStageMask, XgpuPipelineStageFlags dstStageMask,
-                                    uint32_t memoryBarrierCount, const XgpuMemoryBarrier* pMemoryBarriers,
-                                    uint32_t bufferBarrierCount, const XgpuBufferMemoryBarrier* pBufferBarriers);
   bool ValidateCmdMemoryBarrier(CallContext& ctx, XgpuCommandBuffer commandBuffer, XgpuPipelineStageFlags srcStageMask,
                                 XgpuAccessFlags srcAccessMask, XgpuPipelineStageFlags dstStageMask,
                                 XgpuAccessFlags dstAccessMask) const;
-  void PostRecordCmdMemoryBarrier(CallContext& ctx, XgpuCommandBuffer commandBuffer,
-                                  XgpuPipelineStageFlags srcStageMask, XgpuAccessFlags srcAccessMask,
-                                  XgpuPipelineStageFlags dstStageMask, XgpuAccessFlags dstAccessMask);
-  void PostRecordCmdBeginDebugLabel(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuDebugLabel* pLabel);
   bool ValidateCmdEndDebugLabel(CallContext& ctx, XgpuCommandBuffer commandBuffer) const;
-  void PostRecordCmdEndDebugLabel(CallContext& ctx, XgpuCommandBuffer commandBuffer);
-  void PostRecordCmdInsertDebugLabel(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuDebugLabel* pLabel);
   bool ValidateCmdWriteTimestamp(CallContext& ctx, XgpuCommandBuffer commandBuffer, XgpuPipelineStageFlagBits stage,
                                  const XgpuBufferRef* pDst) const;
-  void PostRecordCmdWriteTimestamp(CallContext& ctx, XgpuCommandBuffer commandBuffer, XgpuPipelineStageFlagBits stage,
-                                   const XgpuBufferRef* pDst);
 
   bool ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount,
                            const XgpuSubmitInfo* pSubmits) const;

@@ -207,14 +207,6 @@ bool ParameterValues::ValidateGetDeviceQueue(CallContext& ctx, XgpuDevice, uint3
   return false;
 }
 
-void ParameterValues::PostRecordGetDeviceQueue(CallContext&, XgpuDevice, uint32_t queueFamilyIndex, uint32_t,
-                                               XgpuQueue* pQueue) {
-  if (!IsUsablePointer(pQueue) || *pQueue == XGPU_NULL_HANDLE) return;
-  ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_QUEUE, reinterpret_cast<uintptr_t>(*pQueue));
-  // A queue retrieved again keeps its family: no store, so no race with its users.
-  if (record != nullptr && record->queue_family != queueFamilyIndex) record->queue_family = queueFamilyIndex;
-}
-
 // ---- buffers ----
 
 bool ParameterValues::ValidateCreateBuffer(CallContext& ctx, XgpuDevice, const XgpuBufferCreateInfo* pCreateInfo,
@@ -237,17 +229,6 @@ bool ParameterValues::ValidateCreateBuffer(CallContext& ctx, XgpuDevice, const X
                            std::to_string(device->memory.memoryTypeCount) + " memory types");
   }
   return skip;
-}
-
-void ParameterValues::PostRecordCreateBuffer(CallContext&, XgpuDevice, const XgpuBufferCreateInfo* pCreateInfo,
-                                             const XgpuAllocationCallbacks*, XgpuBuffer* pBuffer, XgpuResult result) {
-  if (result < 0 || !IsUsablePointer(pBuffer) || !IsUsablePointer(pCreateInfo)) return;
-  ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, reinterpret_cast<uintptr_t>(*pBuffer));
-  if (record == nullptr) return;
-  record->buffer_size = pCreateInfo->size;
-  record->buffer_usage = pCreateInfo->usage;
-  record->memory_type = pCreateInfo->memoryTypeIndex;
-  record->queue_allocated = false;
 }
 
 bool ParameterValues::ValidateDestroyBuffer(CallContext& ctx, XgpuDevice, XgpuBuffer buffer,
@@ -285,32 +266,11 @@ bool ParameterValues::ValidateMapBuffer(CallContext& ctx, XgpuDevice, XgpuBuffer
   return skip;
 }
 
-void ParameterValues::PostRecordMapBuffer(CallContext&, XgpuDevice, XgpuBuffer buffer, XgpuDeviceSize offset,
-                                          XgpuDeviceSize size, void** ppData, XgpuResult result) {
-  if (result < 0) return;
-  if (ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, reinterpret_cast<uintptr_t>(buffer))) {
-    if (IsUsablePointer(ppData) && offset < record->buffer_size) {
-      record->mapped_offset.store(offset, std::memory_order_relaxed);
-      record->mapped_size.store(size == XGPU_WHOLE_SIZE ? record->buffer_size - offset : size,
-                                std::memory_order_relaxed);
-      record->mapped_data.store(static_cast<uint8_t*>(*ppData), std::memory_order_release);
-    }
-    record->mapped.store(true, std::memory_order_relaxed);
-  }
-}
-
 bool ParameterValues::ValidateUnmapBuffer(CallContext& ctx, XgpuDevice, XgpuBuffer buffer) const {
   const ObjectRecord* record = FindBuffer(ctx, buffer);
   if (record == nullptr || record->mapped.load(std::memory_order_relaxed)) return false;
   return ctx.Report(Vuid::xgpuUnmapBuffer_buffer_mapped, Field{"buffer"}, Describe(record) + ", not mapped",
                     {RefOf(record)});
-}
-
-void ParameterValues::PostRecordUnmapBuffer(CallContext&, XgpuDevice, XgpuBuffer buffer) {
-  if (ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, reinterpret_cast<uintptr_t>(buffer))) {
-    record->mapped_data.store(nullptr, std::memory_order_release);
-    record->mapped.store(false, std::memory_order_relaxed);
-  }
 }
 
 // ---- memory pools ----
@@ -339,16 +299,6 @@ bool ParameterValues::ValidateCreateMemoryPool(CallContext& ctx, XgpuDevice,
                        Num(pCreateInfo->retainSize) + ", more than pCreateInfo->maxSize " + Num(pCreateInfo->maxSize));
   }
   return skip;
-}
-
-void ParameterValues::PostRecordCreateMemoryPool(CallContext&, XgpuDevice, const XgpuMemoryPoolCreateInfo* pCreateInfo,
-                                                 const XgpuAllocationCallbacks*, XgpuMemoryPool* pMemoryPool,
-                                                 XgpuResult result) {
-  if (result < 0 || !IsUsablePointer(pMemoryPool) || !IsUsablePointer(pCreateInfo)) return;
-  if (ObjectRecord* record =
-          Objects().Find(XGPU_OBJECT_TYPE_MEMORY_POOL, reinterpret_cast<uintptr_t>(*pMemoryPool))) {
-    record->memory_type = pCreateInfo->memoryTypeIndex;
-  }
 }
 
 // ---- semaphores ----
@@ -385,18 +335,6 @@ bool ParameterValues::ValidateCreateExecutable(CallContext& ctx, XgpuDevice, con
                            (code ? " with pCreateInfo->pCode given" : " with pCreateInfo->pCode NULL"));
   }
   return skip;
-}
-
-void ParameterValues::PostRecordCreateExecutable(CallContext& ctx, XgpuDevice, const XgpuExecutableCreateInfo* pCreateInfo,
-                                                 const XgpuAllocationCallbacks*, XgpuExecutable* pExecutable,
-                                                 XgpuResult result) {
-  if (result < 0 || !IsUsablePointer(pExecutable) || !IsUsablePointer(pCreateInfo) || ctx.device == nullptr) return;
-  ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_EXECUTABLE, reinterpret_cast<uintptr_t>(*pExecutable));
-  if (record == nullptr) return;
-  const char* isa = ctx.device->properties.isaName;
-  record->kernels = pCreateInfo->pCode != nullptr
-                        ? ReadExecutableKernels(pCreateInfo->pCode, pCreateInfo->codeSize, isa)
-                        : ReadExecutableKernelsFromFile(pCreateInfo->pFilePath, isa);
 }
 
 bool ParameterValues::ValidateCreatePipeline(CallContext& ctx, XgpuDevice, const XgpuPipelineCreateInfo* pCreateInfo,
@@ -450,30 +388,6 @@ bool ParameterValues::ValidateCreatePipeline(CallContext& ctx, XgpuDevice, const
   return skip;
 }
 
-void ParameterValues::PostRecordCreatePipeline(CallContext& ctx, XgpuDevice device, const XgpuPipelineCreateInfo*,
-                                               const XgpuAllocationCallbacks*, XgpuPipeline* pPipeline,
-                                               XgpuResult result) {
-  if (result < 0 || !IsUsablePointer(pPipeline) || ctx.device == nullptr) return;
-  ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_PIPELINE, reinterpret_cast<uintptr_t>(*pPipeline));
-  if (record == nullptr) return;
-  XgpuPipelineProperties properties = {};
-  ctx.DeviceTable().GetPipelineProperties(device, *pPipeline, &properties);
-  record->layout.binding_count = properties.bindingCount;
-  record->layout.constant_size = properties.constantSize;
-  for (int d = 0; d < 3; ++d) record->layout.workgroup_size[d] = properties.workgroupSize[d];
-  record->layout.static_memory = properties.staticWorkgroupMemorySize;
-  record->layout.binding_unknown = 0;
-  for (uint32_t i = 0; i < XGPU_MAX_PIPELINE_BINDINGS; ++i) {
-    const uint64_t bit = uint64_t{1} << i;
-    const XgpuBindingAccessFlags access = properties.bindingAccess[i];
-    if (i >= properties.bindingCount) continue;
-    if (access & XGPU_BINDING_ACCESS_UNKNOWN_BIT) record->layout.binding_unknown |= bit;
-    if (access & XGPU_BINDING_ACCESS_READ_BIT) record->layout.binding_reads |= bit;
-    if (access & XGPU_BINDING_ACCESS_WRITE_BIT) record->layout.binding_writes |= bit;
-    if (access & XGPU_BINDING_ACCESS_ATOMIC_BIT) record->layout.binding_atomics |= bit;
-  }
-}
-
 bool ParameterValues::ValidateCreateCommandBuffer(CallContext& ctx, XgpuDevice,
                                                   const XgpuCommandBufferCreateInfo* pCreateInfo,
                                                   const XgpuAllocationCallbacks*, XgpuCommandBuffer*) const {
@@ -483,17 +397,6 @@ bool ParameterValues::ValidateCreateCommandBuffer(CallContext& ctx, XgpuDevice,
   if (family < device->queue_counts.size() && device->queue_counts[family] != 0) return false;
   return ctx.Report(Vuid::xgpuCreateCommandBuffer_pCreateInfo_queueFamilyIndex, Field{"pCreateInfo->queueFamilyIndex"},
                     std::to_string(family) + ", a family the device was not created with queues of");
-}
-
-void ParameterValues::PostRecordCreateCommandBuffer(CallContext&, XgpuDevice,
-                                                    const XgpuCommandBufferCreateInfo* pCreateInfo,
-                                                    const XgpuAllocationCallbacks*, XgpuCommandBuffer* pCommandBuffer,
-                                                    XgpuResult result) {
-  if (result < 0 || !IsUsablePointer(pCommandBuffer) || !IsUsablePointer(pCreateInfo)) return;
-  if (ObjectRecord* record =
-          Objects().Find(XGPU_OBJECT_TYPE_COMMAND_BUFFER, reinterpret_cast<uintptr_t>(*pCommandBuffer))) {
-    record->queue_family = pCreateInfo->queueFamilyIndex;
-  }
 }
 
 bool ParameterValues::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint32_t submitCount,
@@ -602,21 +505,6 @@ bool ParameterValues::ValidateQueueAlloca(CallContext& ctx, XgpuQueue, const Xgp
   }
   if (usage == 0) skip |= ctx.Report(Vuid::xgpuQueueAlloca_usage, Field{"usage"}, "0");
   return skip;
-}
-
-void ParameterValues::PostRecordQueueAlloca(CallContext&, XgpuQueue, const XgpuSemaphoreList*,
-                                            const XgpuSemaphoreList*, XgpuMemoryPool memoryPool, XgpuDeviceSize size,
-                                            XgpuBufferUsageFlags usage, XgpuBuffer* pBuffer, XgpuResult result) {
-  if (result < 0 || !IsUsablePointer(pBuffer)) return;
-  ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, reinterpret_cast<uintptr_t>(*pBuffer));
-  if (record == nullptr) return;
-  record->buffer_size = size;
-  record->buffer_usage = usage;
-  record->queue_allocated = true;
-  if (const ObjectRecord* pool =
-          Objects().Find(XGPU_OBJECT_TYPE_MEMORY_POOL, reinterpret_cast<uintptr_t>(memoryPool))) {
-    record->memory_type = pool->memory_type;
-  }
 }
 
 bool ParameterValues::ValidateQueueDealloca(CallContext& ctx, XgpuQueue, const XgpuSemaphoreList*,

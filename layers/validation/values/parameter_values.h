@@ -34,27 +34,17 @@ class ParameterValues : public HookDefaults {
                             const XgpuAllocationCallbacks* pAllocator, XgpuDevice* pDevice) const;
   bool ValidateGetDeviceQueue(CallContext& ctx, XgpuDevice device, uint32_t queueFamilyIndex, uint32_t queueIndex,
                               XgpuQueue* pQueue) const;
-  void PostRecordGetDeviceQueue(CallContext& ctx, XgpuDevice device, uint32_t queueFamilyIndex, uint32_t queueIndex,
-                                XgpuQueue* pQueue);
 
   bool ValidateCreateBuffer(CallContext& ctx, XgpuDevice device, const XgpuBufferCreateInfo* pCreateInfo,
                             const XgpuAllocationCallbacks* pAllocator, XgpuBuffer* pBuffer) const;
-  void PostRecordCreateBuffer(CallContext& ctx, XgpuDevice device, const XgpuBufferCreateInfo* pCreateInfo,
-                              const XgpuAllocationCallbacks* pAllocator, XgpuBuffer* pBuffer, XgpuResult result);
   bool ValidateDestroyBuffer(CallContext& ctx, XgpuDevice device, XgpuBuffer buffer,
                              const XgpuAllocationCallbacks* pAllocator) const;
   bool ValidateMapBuffer(CallContext& ctx, XgpuDevice device, XgpuBuffer buffer, XgpuDeviceSize offset,
                          XgpuDeviceSize size, void** ppData) const;
-  void PostRecordMapBuffer(CallContext& ctx, XgpuDevice device, XgpuBuffer buffer, XgpuDeviceSize offset,
-                           XgpuDeviceSize size, void** ppData, XgpuResult result);
   bool ValidateUnmapBuffer(CallContext& ctx, XgpuDevice device, XgpuBuffer buffer) const;
-  void PostRecordUnmapBuffer(CallContext& ctx, XgpuDevice device, XgpuBuffer buffer);
 
   bool ValidateCreateMemoryPool(CallContext& ctx, XgpuDevice device, const XgpuMemoryPoolCreateInfo* pCreateInfo,
                                 const XgpuAllocationCallbacks* pAllocator, XgpuMemoryPool* pMemoryPool) const;
-  void PostRecordCreateMemoryPool(CallContext& ctx, XgpuDevice device, const XgpuMemoryPoolCreateInfo* pCreateInfo,
-                                  const XgpuAllocationCallbacks* pAllocator, XgpuMemoryPool* pMemoryPool,
-                                  XgpuResult result);
 
   bool ValidateWaitSemaphores(CallContext& ctx, XgpuDevice device, const XgpuSemaphoreWaitInfo* pWaitInfo,
                               uint64_t timeout) const;
@@ -62,19 +52,10 @@ class ParameterValues : public HookDefaults {
 
   bool ValidateCreateExecutable(CallContext& ctx, XgpuDevice device, const XgpuExecutableCreateInfo* pCreateInfo,
                                 const XgpuAllocationCallbacks* pAllocator, XgpuExecutable* pExecutable) const;
-  void PostRecordCreateExecutable(CallContext& ctx, XgpuDevice device, const XgpuExecutableCreateInfo* pCreateInfo,
-                                  const XgpuAllocationCallbacks* pAllocator, XgpuExecutable* pExecutable,
-                                  XgpuResult result);
   bool ValidateCreatePipeline(CallContext& ctx, XgpuDevice device, const XgpuPipelineCreateInfo* pCreateInfo,
                               const XgpuAllocationCallbacks* pAllocator, XgpuPipeline* pPipeline) const;
-  void PostRecordCreatePipeline(CallContext& ctx, XgpuDevice device, const XgpuPipelineCreateInfo* pCreateInfo,
-                                const XgpuAllocationCallbacks* pAllocator, XgpuPipeline* pPipeline, XgpuResult result);
   bool ValidateCreateCommandBuffer(CallContext& ctx, XgpuDevice device, const XgpuCommandBufferCreateInfo* pCreateInfo,
                                    const XgpuAllocationCallbacks* pAllocator, XgpuCommandBuffer* pCommandBuffer) const;
-  void PostRecordCreateCommandBuffer(CallContext& ctx, XgpuDevice device,
-                                     const XgpuCommandBufferCreateInfo* pCreateInfo,
-                                     const XgpuAllocationCallbacks* pAllocator, XgpuCommandBuffer* pCommandBuffer,
-                                     XgpuResult result);
 
   bool ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount,
                            const XgpuSubmitInfo* pSubmits) const;
@@ -89,9 +70,6 @@ class ParameterValues : public HookDefaults {
   bool ValidateQueueAlloca(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
                            const XgpuSemaphoreList* pSignalSemaphores, XgpuMemoryPool memoryPool, XgpuDeviceSize size,
                            XgpuBufferUsageFlags usage, XgpuBuffer* pBuffer) const;
-  void PostRecordQueueAlloca(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
-                             const XgpuSemaphoreList* pSignalSemaphores, XgpuMemoryPool memoryPool,
-                             XgpuDeviceSize size, XgpuBufferUsageFlags usage, XgpuBuffer* pBuffer, XgpuResult result);
   bool ValidateQueueDealloca(CallContext& ctx, XgpuQueue queue, const XgpuSemaphoreList* pWaitSemaphores,
                              const XgpuSemaphoreList* pSignalSemaphores, XgpuBuffer buffer) const;
 
