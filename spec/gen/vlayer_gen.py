@@ -67,6 +67,7 @@ LIFETIME_OBJECT = "g_object_tracker"
 def record_hook_order() -> tuple[str, ...]:
     """The objects whose PreRecord/PostRecord hooks run, in order: the state
     tracker right after the object tracker (see STATE_OBJECT)."""
+    assert STATE_OBJECT not in VALIDATION_OBJECTS, "the state tracker checks nothing: it is not a validation object"
     at = VALIDATION_OBJECTS.index(LIFETIME_OBJECT) + 1
     return VALIDATION_OBJECTS[:at] + (STATE_OBJECT,) + VALIDATION_OBJECTS[at:]
 # Rules checked by the object tracker; the stateless object checks the rest.
