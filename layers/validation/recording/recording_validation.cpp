@@ -19,7 +19,6 @@ std::string Num(uint64_t value) {
   return std::to_string(value);
 }
 
-
 // "XGPU_BUFFER_USAGE_STORAGE_BIT | ..." for messages.
 std::string UsageText(uint32_t usage) {
   if (usage == 0) return "0";

@@ -46,7 +46,6 @@ int32_t RememberSlot(CallContext& ctx, RecordingState& recording, const XgpuBuff
   return static_cast<int32_t>(recording.slot_uses.size() - 1);
 }
 
-
 // Remembers the buffer a direct reference names (for the pending-work checks).
 void RememberDirect(RecordingState& recording, const XgpuBufferRef* ref) {
   if (!IsUsablePointer(ref) || ref->kind != XGPU_BUFFER_REF_KIND_BUFFER || ref->buffer == XGPU_NULL_HANDLE) return;
@@ -56,7 +55,6 @@ void RememberDirect(RecordingState& recording, const XgpuBufferRef* ref) {
   const size_t look = std::min<size_t>(list.size(), 4);
   if (std::find(list.end() - look, list.end(), key) == list.end()) list.push_back(key);
 }
-
 
 // Remembers that the command being recorded writes what `ref` names.
 void RememberWrite(const CallContext& ctx, RecordingState& recording, const XgpuBufferRef* ref) {
@@ -81,7 +79,6 @@ void RememberWrite(const CallContext& ctx, RecordingState& recording, const Xgpu
   list.push_back({slot, target, ref->offset, ref->size, recording.commands});
 }
 
-
 // A dispatch may write every buffer bound to it. The dispatch after another
 // with the same bindings and no barrier to the indirect reads between adds
 // nothing (RememberWrite would find each of its writes).
@@ -93,7 +90,6 @@ void RememberDispatchWrites(const CallContext& ctx, RecordingState& recording) {
   recording.dispatch_writes_noted = true;
   recording.dispatch_writes_barrier = recording.indirect_barrier;
 }
-
 
 // A barrier whose destination is the indirect reads.
 bool IndirectVisible(XgpuPipelineStageFlags dstStageMask, XgpuAccessFlags dstAccessMask) {
