@@ -324,8 +324,9 @@ class CallContext {
   CallContext(const CallContext&) = delete;
   CallContext& operator=(const CallContext&) = delete;
 
-  // Looks up the dispatchable handle the command dispatches on (reports nothing).
-  void Dispatch(XgpuObjectType type, const void* handle);
+  // Looks up the dispatchable handle the command dispatches on (reports
+  // nothing). Inline, every call makes it: defined in object_map.h.
+  inline void Dispatch(XgpuObjectType type, const void* handle);
   // xgpuCreateInstance: messages before the instance exists go to the messengers chained to info.
   void BeginCreateInstance(const XgpuInstanceCreateInfo* info) { creating_instance = info; }
 

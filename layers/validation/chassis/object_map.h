@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "layer.h"
+#include "../deadlock/deadlock.h"
 
 namespace xgpu_validation {
 
@@ -116,6 +117,20 @@ class ObjectMap {
 
 // The layer's object map (chassis/object_map.cpp).
 ObjectMap& Objects();
+
+inline void CallContext::Dispatch(XgpuObjectType type, const void* handle) {
+  NoteCallingThread();
+  dispatch_type = type;
+  dispatch_handle = handle;
+  if (handle == nullptr) return;
+  dispatch_record = ObjectMap::FindCached(type, reinterpret_cast<uintptr_t>(handle));
+  if (dispatch_record == nullptr) [[unlikely]]
+    dispatch_record = Objects().Find(type, reinterpret_cast<uintptr_t>(handle));
+  if (dispatch_record != nullptr) {
+    instance = dispatch_record->instance;
+    device = dispatch_record->device;
+  }
+}
 
 }  // namespace xgpu_validation
 

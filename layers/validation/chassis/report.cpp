@@ -134,19 +134,6 @@ void RemoveLiveInstance(LayerInstance* instance) {
 
 thread_local constinit char t_calling_thread __attribute__((tls_model("initial-exec"))) = 0;
 
-void CallContext::Dispatch(XgpuObjectType type, const void* handle) {
-  NoteCallingThread();
-  dispatch_type = type;
-  dispatch_handle = handle;
-  if (handle == nullptr) return;
-  dispatch_record = ObjectMap::FindCached(type, reinterpret_cast<uintptr_t>(handle));
-  if (dispatch_record == nullptr) dispatch_record = Objects().Find(type, reinterpret_cast<uintptr_t>(handle));
-  if (dispatch_record != nullptr) {
-    instance = dispatch_record->instance;
-    device = dispatch_record->device;
-  }
-}
-
 void CallContext::MarkRecordingError() {
   if (dispatch_record == nullptr || dispatch_record->type != XGPU_OBJECT_TYPE_COMMAND_BUFFER) return;
   int32_t expected = 0;

@@ -38,10 +38,7 @@
 namespace xgpu_validation {
 namespace {
 
-constexpr uint64_t kThreadMask = (uint64_t{1} << 48) - 1;  // the owner word's thread part
-constexpr int kVuidShift = 48;                             // where its rule starts
-
-uint64_t ThisThread() { return CallingThread() & kThreadMask; }
+uint64_t ThisThread() { return CallingThread() & kSyncThreadMask; }
 
 // "xgpuCmdDispatch" from "XGPU-VUID-xgpuCmdDispatch-commandBuffer-externsync".
 std::string CommandOf(Vuid vuid) {
@@ -75,29 +72,13 @@ int32_t RevokeBias(ObjectRecord* record) {
 
 }  // namespace
 
-void ExternalSyncScope::Write(ObjectRecord* record, Vuid vuid, const Field& field) {
-  if (record == nullptr) return;
+void ExternalSyncScope::WriteUnbiased(ObjectRecord* record, Vuid vuid, const Field& field) {
   const uint64_t me = ThisThread();
-  if (record->sync_bias.load(std::memory_order_relaxed) == me) {
-    // Biased to this thread (only it writes sync_bias_active): a call it
-    // made from a callback of this one finds the flag up already.
-    if (record->sync_bias_active.load(std::memory_order_relaxed) != 0) return;
-    record->sync_bias_vuid.store(static_cast<uint32_t>(vuid), std::memory_order_relaxed);
-    record->sync_bias_active.store(1, std::memory_order_relaxed);
-    std::atomic_signal_fence(std::memory_order_seq_cst);  // the program order a revoker's membarrier relies on
-    if (record->sync_bias.load(std::memory_order_relaxed) == me &&
-        record->sync_owner.load(std::memory_order_relaxed) == 0 &&
-        record->sync_readers.load(std::memory_order_relaxed) == 0) {
-      biased_ = record;
-      return;
-    }
-    record->sync_bias_active.store(0, std::memory_order_release);  // revoked, or another thread is in: claim below
-  }
   uint64_t expected = 0;
-  const uint64_t mine = me | (static_cast<uint64_t>(vuid) << kVuidShift);
+  const uint64_t mine = me | (static_cast<uint64_t>(vuid) << kSyncVuidShift);
   if (!record->sync_owner.compare_exchange_strong(expected, mine, std::memory_order_seq_cst)) {
-    if ((expected & kThreadMask) == me) return;  // this thread, in a call it made from a callback of this one
-    const Vuid theirs = static_cast<Vuid>(expected >> kVuidShift);
+    if ((expected & kSyncThreadMask) == me) return;  // this thread, in a call it made from a callback of this one
+    const Vuid theirs = static_cast<Vuid>(expected >> kSyncVuidShift);
     failed_ |= ctx_.Report(vuid, field,
                            Describe(record) + ", which another thread is using in " + CommandOf(theirs) +
                                " at the same time (external synchronization, api.md 1.6)",
@@ -137,8 +118,8 @@ void ExternalSyncScope::Read(ObjectRecord* record, const Field& field) {
   const uint64_t owner = record->sync_owner.load(std::memory_order_seq_cst);
   const uint64_t me = ThisThread();
   int32_t theirs = -1;
-  if (owner != 0 && (owner & kThreadMask) != me) {
-    theirs = static_cast<int32_t>(owner >> kVuidShift);
+  if (owner != 0 && (owner & kSyncThreadMask) != me) {
+    theirs = static_cast<int32_t>(owner >> kSyncVuidShift);
   } else if (const uint64_t bias = record->sync_bias.load(std::memory_order_seq_cst); bias != 0 && bias != me) {
     theirs = RevokeBias(record);
   }
@@ -164,9 +145,7 @@ void ExternalSyncScope::ReadSubmittedCommandBuffers(uint32_t submitCount, const 
   }
 }
 
-ExternalSyncScope::~ExternalSyncScope() {
-  if (biased_ != nullptr) biased_->sync_bias_active.store(0, std::memory_order_release);
-  if (written_ != nullptr) written_->sync_owner.store(0, std::memory_order_release);
+void ExternalSyncScope::ReleaseReads() {
   for (ObjectRecord* record : read_) record->sync_readers.fetch_sub(1, std::memory_order_release);
 }
 

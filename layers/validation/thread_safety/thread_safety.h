@@ -27,18 +27,47 @@
 
 namespace xgpu_validation {
 
+// The owner word (ObjectRecord::sync_owner): the claiming thread and its call's rule.
+inline constexpr uint64_t kSyncThreadMask = (uint64_t{1} << 48) - 1;  // the thread part
+inline constexpr int kSyncVuidShift = 48;                             // where the rule starts
+
 class ExternalSyncScope {
  public:
   explicit ExternalSyncScope(CallContext& ctx) : ctx_(ctx) {}
   ExternalSyncScope(const ExternalSyncScope&) = delete;
   ExternalSyncScope& operator=(const ExternalSyncScope&) = delete;
-  ~ExternalSyncScope();
+  ~ExternalSyncScope() {
+    if (biased_ != nullptr) biased_->sync_bias_active.store(0, std::memory_order_release);
+    if (written_ != nullptr) written_->sync_owner.store(0, std::memory_order_release);
+    if (!read_.empty()) ReleaseReads();
+  }
 
   // Claims `record` (NULL: nothing to claim) for this call: `field` is the
   // call's externally synchronized parameter, `vuid` its -externsync rule.
   // Another thread in a call that claimed it, or a submission reading it,
   // is reported by `vuid`.
-  void Write(ObjectRecord* record, Vuid vuid, const Field& field);
+  // Inline: the claim through this thread's bias (thread_safety.cpp
+  // states why it is sound); any other claim is WriteUnbiased's.
+  void Write(ObjectRecord* record, Vuid vuid, const Field& field) {
+    if (record == nullptr) return;
+    const uint64_t me = CallingThread() & kSyncThreadMask;
+    if (record->sync_bias.load(std::memory_order_relaxed) == me) {
+      // Biased to this thread (only it writes sync_bias_active): a call it
+      // made from a callback of this one finds the flag up already.
+      if (record->sync_bias_active.load(std::memory_order_relaxed) != 0) return;
+      record->sync_bias_vuid.store(static_cast<uint32_t>(vuid), std::memory_order_relaxed);
+      record->sync_bias_active.store(1, std::memory_order_relaxed);
+      std::atomic_signal_fence(std::memory_order_seq_cst);  // the program order a revoker's membarrier relies on
+      if (record->sync_bias.load(std::memory_order_relaxed) == me &&
+          record->sync_owner.load(std::memory_order_relaxed) == 0 &&
+          record->sync_readers.load(std::memory_order_relaxed) == 0) [[likely]] {
+        biased_ = record;
+        return;
+      }
+      record->sync_bias_active.store(0, std::memory_order_release);  // revoked, or another thread is in: claim below
+    }
+    WriteUnbiased(record, vuid, field);
+  }
   // xgpuQueueSubmit: marks every submitted command buffer as read for the
   // call. One another thread has claimed is reported by that thread's rule.
   void ReadSubmittedCommandBuffers(uint32_t submitCount, const XgpuSubmitInfo* pSubmits);
@@ -52,7 +81,10 @@ class ExternalSyncScope {
   bool Failed() const { return failed_; }
 
  private:
+  // The claim by compare-and-swap (Write's, when the bias does not hold).
+  void WriteUnbiased(ObjectRecord* record, Vuid vuid, const Field& field);
   void Read(ObjectRecord* record, const Field& field);
+  void ReleaseReads();
 
   CallContext& ctx_;
   ObjectRecord* written_ = nullptr;    // the record this scope claimed (released at its end)
