@@ -7,7 +7,9 @@
  *
  * Figures (medians of the samples, with min and max; latencies with p99):
  *   launch (cuLaunchKernel) ns/dispatch  N launches of bump(1,1,1) on a stream, then cuStreamSynchronize
- *   graph ns/dispatch                    one CUDA graph of the same N launches (stream capture), cuGraphLaunch + sync
+ *   graph ns/dispatch                    one CUDA graph of the same N launches (stream capture), cuGraphLaunch + sync;
+ *                                        again with the counters in mapped pinned host memory (where
+ *                                        recording_bench's host-visible buffer keeps them)
  *   one dispatch launch -> sync us       one bump launch + cuStreamSynchronize
  *   empty launch -> sync us              one launch of an empty kernel + cuStreamSynchronize
  *   event record -> sync us              cuEventRecord on an idle stream + cuEventSynchronize (no work at all)
@@ -187,19 +189,11 @@ static void report(const options_t* o, const char* figure, const char* unit, boo
   bench_report(&o->o, "cuda", figure, unit, higher, latency, s->side, &sum);
 }
 
-/* Per-dispatch launch and graph replay, ns per dispatch. */
-static void per_dispatch(const options_t* o, state_t* s) {
+/* One CUDA graph of o->dispatches bump launches (stream capture) on
+ * s->counters, replayed: its launches add to the expectation once per
+ * replay. Reports `figure` in ns per dispatch. */
+static void graph_figure(const options_t* o, state_t* s, double* samples, const char* figure) {
   const uint32_t n = o->dispatches;
-  double* samples = calloc(o->repeats, sizeof(double));
-  for (uint32_t r = 0; r <= o->repeats; ++r) { /* r == 0: warm-up */
-    const uint64_t start = bench_now_ns();
-    for (uint32_t i = 0; i < n; ++i) launch_bump(s, s->stream, i);
-    CK(cu.cuStreamSynchronize(s->stream));
-    if (r) samples[r - 1] = (double)(bench_now_ns() - start) / n;
-  }
-  report(o, "launch N x bump(1,1,1) + sync (cuLaunchKernel)", "ns/dispatch", false, false, s, samples, o->repeats);
-
-  /* One graph of the same n launches: its launches add to the expectation once per replay. */
   uint64_t before[RECORDING_COUNTER_COUNT];
   memcpy(before, s->expected, sizeof before);
   CUgraph graph = NULL;
@@ -218,9 +212,45 @@ static void per_dispatch(const options_t* o, state_t* s) {
     if (r) samples[r - 1] = (double)(bench_now_ns() - start) / n;
     for (uint32_t c = 0; c < RECORDING_COUNTER_COUNT; ++c) s->expected[c] += per_replay[c];
   }
-  report(o, "graph of N x bump(1,1,1), launch + sync", "ns/dispatch", false, false, s, samples, o->repeats);
+  report(o, figure, "ns/dispatch", false, false, s, samples, o->repeats);
   CK(cu.cuGraphExecDestroy(exec));
   CK(cu.cuGraphDestroy(graph));
+}
+
+/* Per-dispatch launch and graph replay, ns per dispatch. */
+static void per_dispatch(const options_t* o, state_t* s) {
+  const uint32_t n = o->dispatches;
+  double* samples = calloc(o->repeats, sizeof(double));
+  for (uint32_t r = 0; r <= o->repeats; ++r) { /* r == 0: warm-up */
+    const uint64_t start = bench_now_ns();
+    for (uint32_t i = 0; i < n; ++i) launch_bump(s, s->stream, i);
+    CK(cu.cuStreamSynchronize(s->stream));
+    if (r) samples[r - 1] = (double)(bench_now_ns() - start) / n;
+  }
+  report(o, "launch N x bump(1,1,1) + sync (cuLaunchKernel)", "ns/dispatch", false, false, s, samples, o->repeats);
+
+  graph_figure(o, s, samples, "graph of N x bump(1,1,1), launch + sync");
+
+  /* The same graph with the counters in pinned host memory the GPU maps:
+   * where xgpu's recording benchmark keeps them (a host-visible buffer),
+   * each atomic then goes over the bus. This is the CUDA figure that
+   * recording_bench's replay compares with. */
+  uint32_t* host_counters = NULL;
+  CK(cu.cuMemHostAlloc((void**)&host_counters, sizeof(uint32_t) * RECORDING_COUNTER_COUNT,
+                       CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP));
+  memset(host_counters, 0, sizeof(uint32_t) * RECORDING_COUNTER_COUNT);
+  const CUdeviceptr device_counters = s->counters;
+  uint64_t device_expected[RECORDING_COUNTER_COUNT];
+  memcpy(device_expected, s->expected, sizeof device_expected);
+  memset(s->expected, 0, sizeof s->expected);
+  CK(cu.cuMemHostGetDevicePointer(&s->counters, host_counters, 0));
+  graph_figure(o, s, samples, "graph of N x bump(1,1,1), counters in host memory, launch + sync");
+  bool ok = true;
+  for (uint32_t c = 0; c < RECORDING_COUNTER_COUNT; ++c) ok &= host_counters[c] == (uint32_t)s->expected[c];
+  bench_check(&o->o, "cuda", "CUDA bump counters in host memory equal the host's expectation", ok);
+  s->counters = device_counters;
+  memcpy(s->expected, device_expected, sizeof device_expected);
+  CK(cu.cuMemFreeHost(host_counters));
   free(samples);
 }
 

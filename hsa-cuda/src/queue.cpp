@@ -18,6 +18,7 @@
 //
 // Thread-safety: the index functions are lock-free; create/destroy may be
 // called from any thread but not concurrently for the same queue.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -68,11 +69,20 @@ struct Queue {
     uint64_t last_ring = 0, watch_issued = 0;
     // Runs issued through GraphRuns, and their packets.
     uint64_t runs = 0, run_packets = 0;
+    // Of those, the runs a graph launch issued: their packets and the time
+    // in cuGraphLaunch; and every run's time reading its packets (waits for
+    // unpublished ones apart).
+    uint64_t graph_runs = 0, graph_packets = 0, graph_launch_ns = 0, run_read_ns = 0, run_wait_ns = 0;
   } stats;
   // Runs of dispatch packets (processor thread only): the run being
   // described, and the graphs of runs seen before.
   RunSignature run;
   GraphRuns graphs;
+  // The longest the next run may be (g_runtime.run_first .. run_max): it
+  // doubles after a run that reached it, and starts over after a run cut
+  // short. Short first runs let the GPU start while the rest is read; long
+  // later ones cost the fewest graph launches.
+  uint64_t run_limit = 0;
   // The kernel object of the last dispatch and its handle (processor thread
   // only): consecutive dispatches of one kernel look it up once.
   uint64_t kernel_handle = 0;
@@ -374,8 +384,6 @@ void finish_or_abandon(Queue* q) {
 
 // Runs shorter than this go packet by packet: a graph pays off over many.
 constexpr uint64_t kMinRunPackets = 8;
-// Longer runs are cut: the graph of one part runs while the next is read.
-constexpr uint64_t kMaxRunPackets = 128;
 // How long the processor waits for a packet the writer has reserved but not
 // yet published (the doorbell not rung past it), so that a run is not cut
 // where the writer happened to be.
@@ -384,7 +392,7 @@ constexpr uint64_t kRunWaitNs = 20000;
 // Issues the run of dispatch packets that starts at `read` (graph_runs.h):
 // consecutive valid dispatch packets up to the first with a completion
 // signal (included), a barrier packet, one that is not published, one the
-// per-packet path would refuse, or kMaxRunPackets. Returns the packets
+// per-packet path would refuse, or the queue's run_limit. Returns the packets
 // issued, 0 when the run is too short (the caller goes packet by packet), or
 // -1 when the stream refused it (the queue failed).
 int64_t issue_run(Queue* q, uint64_t read, uint64_t write) {
@@ -395,9 +403,13 @@ int64_t issue_run(Queue* q, uint64_t read, uint64_t write) {
   alignas(16) uint8_t params[kParamsCapacity];
   hsa_signal_t last{0};
   uint64_t j = read;
+  const uint64_t read_start = g_runtime.stats ? now_ns() : 0;
+  uint64_t waited = 0;
+  if (q->run_limit == 0) q->run_limit = g_runtime.run_first;
+  const uint64_t limit = q->run_limit;
   // (Never past the ring: a producer may reserve indices beyond it before
   // it waits for room, and slot j + size is slot j.)
-  while (j - read < kMaxRunPackets && j - read < hq.size) {
+  while (j - read < limit && j - read < hq.size) {
     if (j >= write) {
       write = __atomic_load_n(&q->amd->write_dispatch_id, __ATOMIC_ACQUIRE);
       if (j >= write) break;
@@ -409,13 +421,15 @@ int64_t issue_run(Queue* q, uint64_t read, uint64_t write) {
       // packet the writer published) has not reached it. Published and
       // still INVALID: a packet a device kernel will write (the DYNAMIC
       // indirect patch), which ends the run.
-      const uint64_t deadline = now_ns() + kRunWaitNs;
+      const uint64_t wait_start = now_ns();
+      const uint64_t deadline = wait_start + kRunWaitNs;
       while ((header & 0xff) == HSA_PACKET_TYPE_INVALID &&
              __atomic_load_n(&signal_object(q->doorbell)->value, __ATOMIC_ACQUIRE) < int64_t(j) &&
              now_ns() < deadline && !q->stop.load(std::memory_order_relaxed)) {
         __builtin_ia32_pause();
         header = header_of(slot);
       }
+      waited += now_ns() - wait_start;
       if ((header & 0xff) == HSA_PACKET_TYPE_INVALID) break;
     }
     const uint32_t type = header & ((1u << HSA_PACKET_HEADER_WIDTH_TYPE) - 1);
@@ -429,12 +443,25 @@ int64_t issue_run(Queue* q, uint64_t read, uint64_t write) {
       break;
     }
   }
+  // The next run's limit: twice this one's after a run that reached it
+  // (the packets keep coming), the first's after one cut short. A queue's
+  // runs therefore start where they started the last time the same packets
+  // came: a replayed command buffer's runs match its earlier ones.
+  q->run_limit = j - read == limit ? std::min<uint64_t>(limit * 2, g_runtime.run_max) : g_runtime.run_first;
   if (j - read < kMinRunPackets) return 0;
   bool as_graph = false;
   const uint64_t start = g_runtime.stats ? now_ns() : 0;
   const CUresult r = q->graphs.issue(q->stream, q->run, &as_graph);
   if (g_runtime.stats) {
-    q->stats.launch_ns += now_ns() - start;
+    const uint64_t end = now_ns();
+    q->stats.run_read_ns += start - read_start - waited;
+    q->stats.run_wait_ns += waited;
+    if (as_graph) {
+      ++q->stats.graph_runs;
+      q->stats.graph_packets += j - read;
+      q->stats.graph_launch_ns += end - start;
+    }
+    q->stats.launch_ns += end - start;
     q->stats.dispatches += j - read;
     ++q->stats.runs;
     q->stats.run_packets += j - read;
@@ -563,7 +590,9 @@ void destroy(Queue* q) {
                  "cuLaunchKernel %.0f ns; %llu stream waits; completion polls: %llu landed, %llu ran out; "
                  "completion issued -> landed %.0f ns; doorbell -> packet taken %.0f ns (%llu rings); "
                  "ring after the last landed completion %.0f ns; %llu runs of %llu packets (%llu first seen, %llu "
-                 "captured, %llu graph launches)\n",
+                 "captured, %llu graph launches); runs as graphs: %llu of %llu packets, cuGraphLaunch %.0f ns per "
+                 "packet; reading a run %.0f ns per packet, waiting in it for unpublished packets %.0f ns per "
+                 "packet\n",
                  (unsigned long long)q->amd->hsa_queue.id, (unsigned long long)st.packets,
                  (unsigned long long)st.dispatches, double(st.total_ns) / n, double(st.launch_ns) / n,
                  double(st.signal_ns) / n, double(st.wait_ns) / n,
@@ -575,7 +604,11 @@ void destroy(Queue* q) {
                  st.rings_after_landed ? double(st.ring_after_landed_ns) / double(st.rings_after_landed) : 0.0,
                  (unsigned long long)st.runs, (unsigned long long)st.run_packets,
                  (unsigned long long)q->graphs.first_sightings, (unsigned long long)q->graphs.captures,
-                 (unsigned long long)q->graphs.graph_launches);
+                 (unsigned long long)q->graphs.graph_launches, (unsigned long long)st.graph_packets,
+                 (unsigned long long)st.run_packets,
+                 st.graph_packets ? double(st.graph_launch_ns) / double(st.graph_packets) : 0.0,
+                 st.run_packets ? double(st.run_read_ns) / double(st.run_packets) : 0.0,
+                 st.run_packets ? double(st.run_wait_ns) / double(st.run_packets) : 0.0);
   }
   make_current(q->agent);
   // An abandoned stream may still write completion values: it and the ring

@@ -241,6 +241,17 @@ hsa_status_t hsa_init() {
   g_runtime.host_wake = host_wake && std::strcmp(host_wake, "0") != 0;
   const char* graphs = std::getenv("HSA_CUDA_GRAPHS");
   g_runtime.graphs = !graphs || std::strcmp(graphs, "0") != 0;
+  // Powers of two from 8 to 4096 (others are rounded down into that range).
+  auto run_length = [](const char* name, uint32_t fallback) {
+    const char* text = std::getenv(name);
+    if (!text || !*text) return fallback;
+    const unsigned long value = std::strtoul(text, nullptr, 10);
+    uint32_t length = 8;
+    while (length < 4096 && uint64_t(length) * 2 <= value) length *= 2;
+    return length;
+  };
+  g_runtime.run_first = run_length("HSA_CUDA_RUN_FIRST", 16);
+  g_runtime.run_max = std::max(g_runtime.run_first, run_length("HSA_CUDA_RUN_MAX", 1024));
   hsa_status_t status = open_agents();
   if (status != HSA_STATUS_SUCCESS) {
     close_agents();

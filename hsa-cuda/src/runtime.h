@@ -67,6 +67,12 @@ struct Runtime {
   // Runs of dispatch packets seen before are launched as one CUDA graph
   // (graph_runs.h; HSA_CUDA_GRAPHS=0 turns it off).
   bool graphs = true;
+  // A queue's runs of dispatch packets (queue.cpp): the first after the
+  // queue stopped at a completion signal, a barrier or an unpublished packet
+  // is at most run_first packets long, each next one twice the last, up to
+  // run_max (HSA_CUDA_RUN_FIRST, HSA_CUDA_RUN_MAX).
+  uint32_t run_first = 16;
+  uint32_t run_max = 1024;
   // Bumped when kernel objects are destroyed: a queue that kept a copy of
   // one (queue.cpp) looks it up again, as its handle may now name another.
   std::atomic<uint64_t> kernel_objects_generation{0};

@@ -1403,7 +1403,10 @@ static __attribute__((used, noinline, cold)) void xgpu_bounds_report_(
   request.values[1] = offset;
   request.values[2] = size;
   request.values[3] = length;
-  request.values[4] = (uint64_t)(uintptr_t)(file ? file : "");
+  /* No file: the empty string at the end of "?". A literal "" would be an
+   * all-zero array, which PTX declares without an initializer, as it does a
+   * writable global: the packer refuses those. */
+  request.values[4] = (uint64_t)(uintptr_t)(file ? file : &"?"[1]);
   request.values[5] = line;
   request.tags = (uint64_t)XGPU_PRINT_TAG_U64 | (uint64_t)XGPU_PRINT_TAG_I64 << XGPU_PRINT_TAG_BITS |
                  (uint64_t)XGPU_PRINT_TAG_U64 << (2u * XGPU_PRINT_TAG_BITS) |

@@ -498,6 +498,51 @@ TEST_CASE("runs of dispatches seen before replay as CUDA graphs, each dispatch w
   hsa_amd_memory_pool_free(dy);
 }
 
+TEST_CASE("a long submission goes in growing runs replayed as CUDA graphs, each dispatch with its own arguments") {
+  // 1,000 dispatches in one submission: runs of 16, 32, ... packets up to
+  // HSA_CUDA_RUN_MAX (queue.cpp), each captured at its second sighting and
+  // launched as a graph after. Every replay must add exactly its own
+  // launches (y += a_i * x, a_i = i % 4 + 1: sums exact in float), also when
+  // a packet deep in a later run changes its argument between replays.
+  Gpu gpu;
+  if (!gpu.ok) return;
+  const uint32_t n = 1024, count = 1000;
+  auto* dx = static_cast<float*>(gpu.allocate(gpu.pools.device, n * 4));
+  auto* dy = static_cast<float*>(gpu.allocate(gpu.pools.device, n * 4));
+  std::vector<float> x(n), y(n, 0.0f);
+  for (uint32_t i = 0; i < n; ++i) x[i] = float(i % 4 + 1);
+  REQUIRE(hsa_memory_copy(dx, x.data(), n * 4) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_memory_copy(dy, y.data(), n * 4) == HSA_STATUS_SUCCESS);
+  ErrorLog errors;
+  hsa_queue_t* queue = nullptr;
+  REQUIRE(hsa_queue_create(gpu.agent, 4096, HSA_QUEUE_TYPE_SINGLE, on_queue_error, &errors, 0, 0, &queue) ==
+          HSA_STATUS_SUCCESS);
+  std::vector<void*> args(count);
+  for (uint32_t i = 0; i < count; ++i) args[i] = gpu.kernargs(saxpy_args_t{dy, dx, float(i % 4 + 1), n});
+  const Kernel k = gpu.kernel("saxpy");
+  hsa_signal_t done;
+  REQUIRE(hsa_signal_create(1, 0, nullptr, &done) == HSA_STATUS_SUCCESS);
+  float factor = 0.0f;
+  for (int replay = 0; replay < 5; ++replay) {
+    CAPTURE(replay);
+    if (replay == 3) static_cast<saxpy_args_t*>(args[700])->a = 8.0f;  // in the run of 496..999
+    hsa_signal_store_relaxed(done, 1);
+    dispatch_batch(queue, k, args.data(), count, n, 256, done);
+    REQUIRE(wait_zero(done));
+    for (uint32_t i = 0; i < count; ++i) factor += static_cast<saxpy_args_t*>(args[i])->a;
+    REQUIRE(hsa_memory_copy(y.data(), dy, n * 4) == HSA_STATUS_SUCCESS);
+    uint32_t wrong = 0;
+    for (uint32_t i = 0; i < n; ++i) wrong += y[i] != factor * x[i];
+    REQUIRE(wrong == 0);
+  }
+  CHECK(errors.count == 0);
+  CHECK(hsa_queue_destroy(queue) == HSA_STATUS_SUCCESS);
+  hsa_signal_destroy(done);
+  for (void* a : args) hsa_amd_memory_pool_free(a);
+  hsa_amd_memory_pool_free(dx);
+  hsa_amd_memory_pool_free(dy);
+}
+
 TEST_CASE("hsa_queue_inactivate: packets after it are not issued; work before it completes") {
   Gpu gpu;
   if (!gpu.ok) return;
