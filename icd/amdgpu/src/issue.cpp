@@ -361,6 +361,7 @@ class Issuer {
   bool streaming_ = false;         // the submission is larger than the ring
   bool early_ = false;             // packets are handed over in batches as they are written (hand_over)
   static constexpr uint32_t kEarlyBatch = 64;    // packets handed over at a time when early_
+  static constexpr uint32_t kFirstEarlyBatch = 16;  // the first of them: the processor starts sooner
   static constexpr uint32_t kStreamBatch = 256;  // packets published at a time while streaming
 };
 
@@ -664,7 +665,8 @@ XgpuResult Issuer::run() {
   command_program_for_each(program_, [&](const xgpu_amdgpu_command_header_t* command) {
     if (result != XGPU_SUCCESS) return;
     if (const uint32_t packets = packets_of(command); packets) {
-      if (early_ && command->packet_offset - published_ >= kEarlyBatch) hand_over(command->packet_offset);
+      if (early_ && command->packet_offset - published_ >= (published_ == 0 ? kFirstEarlyBatch : kEarlyBatch))
+        hand_over(command->packet_offset);
       result = ensure_room(command->packet_offset, packets);
       if (result != XGPU_SUCCESS) return;
     }
