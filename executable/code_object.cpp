@@ -762,10 +762,109 @@ Status ptx_param(const std::string& decl, uint32_t* size, uint32_t* align, const
   return {};
 }
 
+// Whether PTX text `body` names the identifier `name` (not as part of a longer one).
+bool ptx_names(const std::string& body, const std::string& name) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%'; };
+  for (size_t p = 0; (p = body.find(name, p)) != std::string::npos; p += name.size()) {
+    if ((p == 0 || !ident(body[p - 1])) && (p + name.size() >= body.size() || !ident(body[p + name.size()])))
+      return true;
+  }
+  return false;
+}
+
+// The body ("{" to "}") of the PTX function `name` (.func or .entry), or "".
+std::string ptx_function_body(const std::string& text, const std::string& name) {
+  for (size_t p = 0; (p = text.find(name, p)) != std::string::npos; p += name.size()) {
+    const size_t line = text.rfind('\n', p);
+    const std::string head = text.substr(line == std::string::npos ? 0 : line + 1, p - (line == std::string::npos ? 0 : line + 1));
+    if (head.find(".func") == std::string::npos && head.find(".entry") == std::string::npos) continue;
+    size_t after = p + name.size();
+    while (after < text.size() && text[after] == ' ') ++after;
+    if (after >= text.size() || text[after] != '(') continue;
+    const size_t params_end = text.find(')', after);
+    if (params_end == std::string::npos) return {};
+    size_t next = params_end + 1;
+    while (next < text.size() && std::isspace(static_cast<unsigned char>(text[next]))) ++next;
+    if (next < text.size() && text[next] == ';') continue;  // a prototype, not the definition
+    const size_t open = text.find("\n{", params_end);
+    if (open == std::string::npos) return {};
+    const size_t close = text.find("\n}", open);
+    return text.substr(open, close == std::string::npos ? std::string::npos : close - open);
+  }
+  return {};
+}
+
+// The group memory an entry whose body is `body` uses through module-scope
+// `.shared` variables: NVPTX declares a function's static group memory at
+// module scope when more than one function refers to it (a kernel and its
+// bounds-checked copy, K__xgpu_checked). Counts each variable `body`, or a
+// function it calls (transitively), names.
+uint32_t ptx_module_shared_bytes(const std::string& text, const std::string& body,
+                                 const std::vector<std::pair<std::string, uint32_t>>& shared) {
+  std::vector<std::string> bodies{body}, seen;
+  std::vector<bool> counted(shared.size(), false);
+  uint32_t bytes = 0;
+  while (!bodies.empty()) {
+    const std::string b = std::move(bodies.back());
+    bodies.pop_back();
+    for (size_t i = 0; i < shared.size(); ++i) {
+      if (!counted[i] && ptx_names(b, shared[i].first)) {
+        counted[i] = true;
+        bytes += shared[i].second;
+      }
+    }
+    // Callees: "call[.uni] (ret), NAME, (" or "call[.uni] NAME, (".
+    for (size_t c = 0; (c = b.find("call", c)) != std::string::npos; c += 4) {
+      size_t n = b.find_first_of("\n", c);
+      const std::string call = b.substr(c, n == std::string::npos ? std::string::npos : n - c);
+      if (call.rfind("call", 0) != 0 || (call.size() > 4 && call[4] != '.' && call[4] != ' ' && call[4] != '\t')) continue;
+      // The callee is on this line or the next non-empty one: the first
+      // identifier that is not a parameter list.
+      size_t from = c + 4;
+      while (from < b.size() && b[from] != ' ' && b[from] != '\t' && b[from] != '\n') ++from;  // past ".uni"
+      std::string rest = b.substr(from, 400);
+      size_t k = 0;
+      std::string callee;
+      while (k < rest.size() && callee.empty()) {
+        const char ch = rest[k];
+        if (ch == '(') {
+          const size_t close = rest.find(')', k);
+          if (close == std::string::npos) break;
+          k = close + 1;
+        } else if (std::isalpha(static_cast<unsigned char>(ch)) || ch == '_' || ch == '$') {
+          size_t e = k;
+          while (e < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[e])) || rest[e] == '_' || rest[e] == '$')) ++e;
+          callee = rest.substr(k, e - k);
+        } else {
+          ++k;
+        }
+      }
+      if (callee.empty() || std::find(seen.begin(), seen.end(), callee) != seen.end()) continue;
+      seen.push_back(callee);
+      std::string callee_body = ptx_function_body(text, callee);
+      if (!callee_body.empty()) bodies.push_back(std::move(callee_body));
+    }
+  }
+  return bytes;
+}
+
 Status read_ptx(const std::string& text, CodeObjectInfo* info) {
   const size_t target = text.find(".target sm_");
   size_t end = text.find_first_of(" ,\n\r\t", target + 8);
   info->isa_name = "nvptx64-nvidia-cuda--" + text.substr(target + 8, end == std::string::npos ? std::string::npos : end - target - 8);
+  // Module-scope `.shared` variables (name, bytes); see ptx_module_shared_bytes.
+  std::vector<std::pair<std::string, uint32_t>> module_shared;
+  for (size_t p = 0; (p = text.find("\n.shared ", p)) != std::string::npos; ++p) {
+    const size_t stop = text.find(';', p);
+    if (stop == std::string::npos) return Status::error("a module-scope .shared declaration has no end");
+    const std::string decl = text.substr(p + 1, stop - p - 1);
+    uint32_t size, align;
+    Status status = ptx_param(decl, &size, &align, "module-scope group memory");
+    if (!status.ok()) return status;
+    const std::string head = decl.substr(0, decl.find('['));
+    const size_t space = head.find_last_of(" \t");
+    module_shared.push_back({head.substr(space == std::string::npos ? 0 : space + 1), size});
+  }
   for (size_t at = 0; (at = text.find(".entry ", at)) != std::string::npos;) {
     at += 7;
     const size_t open = text.find('(', at);
@@ -815,6 +914,7 @@ Status read_ptx(const std::string& text, CodeObjectInfo* info) {
       if (!status.ok()) return status;
       k.group_segment_size += size;
     }
+    k.group_segment_size += ptx_module_shared_bytes(text, body, module_shared);
     // XGPU_KERNEL_NVPTX_REQUIRED_SIZE_: <kernel>_xgpu_required_size_, three
     // little-endian uint32_t (absent or all zero: none).
     const std::string required = ".b8 " + k.name + "_xgpu_required_size_[12]";

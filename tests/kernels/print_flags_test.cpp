@@ -166,12 +166,25 @@ TEST_CASE("nvptx: a kernel that may print carries its flags record as a PTX arra
   xe::CodeObjectInfo info;
   const xe::Status status = xe::read_code_object(XGPU_EXECUTABLE_ENTRY_KIND_NVPTX, ptx, &info);
   REQUIRE_MESSAGE(status.ok(), status.message());
-  REQUIRE(info.kernels.size() == 2);
+  // Each kernel and its bounds-checked copy.
+  REQUIRE(info.kernels.size() == 6);
   // A call into another source may print: recorded; its sibling is not.
   CHECK(kernel(info, "calls_elsewhere").prints);
   CHECK_FALSE(kernel(info, "quiet_values").prints);
   CHECK(kernel(info, "calls_elsewhere").layout_declared);
   CHECK(kernel(info, "quiet_values").layout_declared);
+
+  // The copies pass the packer's rules (no writable global: their report's
+  // "no file" is not an all-zero array), and a kernel's group memory, which
+  // its copy also refers to and NVPTX therefore declares at module scope,
+  // counts for both (print_test_shared_t: 256 words).
+  // (The rules look at globals first; the one thing they refuse here is the
+  // call into another source, by design of this PTX.)
+  const xe::Status rules = xe::check_code_object_rules(XGPU_EXECUTABLE_ENTRY_KIND_NVPTX, ptx);
+  CHECK(rules.message().rfind("undefined function (", 0) == 0);
+  CHECK(kernel(info, "group_ring").group_segment_size == 1024u);
+  CHECK(kernel(info, "group_ring__xgpu_checked").group_segment_size == 1024u);
+  CHECK(kernel(info, "quiet_values").group_segment_size == 0);
 
   // The same array twice (under another name that ends in _xgpu_layout_).
   std::string text(ptx.begin(), ptx.end());
