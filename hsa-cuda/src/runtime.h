@@ -73,6 +73,9 @@ struct Runtime {
   // run_max (HSA_CUDA_RUN_FIRST, HSA_CUDA_RUN_MAX).
   uint32_t run_first = 16;
   uint32_t run_max = 1024;
+  // How long a host wait polls before it sleeps (signal.cpp): 1 ms on a
+  // machine of 4 CPUs or more, else 20 µs; HSA_CUDA_WAIT_SPIN_US sets it.
+  uint64_t wait_spin_ns = 20000;
   // Bumped when kernel objects are destroyed: a queue that kept a copy of
   // one (queue.cpp) looks it up again, as its handle may now name another.
   std::atomic<uint64_t> kernel_objects_generation{0};

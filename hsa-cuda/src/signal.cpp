@@ -53,6 +53,24 @@ bool satisfied(hsa_signal_condition_t condition, int64_t value, int64_t compare)
   return false;
 }
 
+// A host wait that has not been satisfied after `waited_ns`: keeps polling
+// (true; with `pause` for kSpinNs, then yielding the CPU between polls up to
+// g_runtime.wait_spin_ns) or goes to sleep (false). A sleeper is woken by
+// the queue processor's poll of a completion, one hand-off later: as CUDA's
+// stream synchronization spins while the machine has CPUs to spare, so do
+// waits here for up to wait_spin_ns (HSA_CUDA_WAIT_SPIN_US).
+bool keep_polling(uint64_t waited_ns) {
+  if (waited_ns < kSpinNs) {
+    __builtin_ia32_pause();
+    return true;
+  }
+  if (waited_ns < g_runtime.wait_spin_ns) {
+    std::this_thread::yield();
+    return true;
+  }
+  return false;
+}
+
 volatile int64_t* value_of(hsa_signal_t signal) {
   return &reinterpret_cast<amd_signal_t*>(signal.handle)->value;
 }
@@ -180,10 +198,7 @@ int64_t signal_wait(hsa_signal_t signal, hsa_signal_condition_t condition, int64
     if (satisfied(condition, value, compare)) return value;
     const uint64_t now = monotonic_ns();
     if (now >= deadline || (abort && abort->load(std::memory_order_acquire))) return value;
-    if (now - start < kSpinNs) {
-      __builtin_ia32_pause();
-      continue;
-    }
+    if (keep_polling(now - start)) continue;
     sleep_for_change(seen, std::min(kRecheckNs, deadline - now));
   }
 }
@@ -315,10 +330,7 @@ uint32_t hsa_amd_signal_wait_any(uint32_t signal_count, hsa_signal_t* signals, h
     }
     const uint64_t now = monotonic_ns();
     if (now >= deadline) return UINT32_MAX;
-    if (now - start < kSpinNs) {
-      __builtin_ia32_pause();
-      continue;
-    }
+    if (keep_polling(now - start)) continue;
     sleep_for_change(seen, std::min(kRecheckNs, deadline - now));
   }
 }
