@@ -19,8 +19,15 @@ uint64_t H(const void* handle) { return reinterpret_cast<uintptr_t>(handle); }
 
 // The recording of the call's command buffer and its log, when the
 // synchronization-hazard warnings are on.
-HazardLog* LogOf(const CallContext& ctx, RecordingState** out = nullptr) {
-  if (ctx.instance == nullptr || !ctx.instance->settings.sync_hazards) return nullptr;
+[[gnu::noinline]] HazardLog* LogOfRecording(const CallContext& ctx, RecordingState** out);
+// (The test whether the warnings are on is inline in every hook: they are
+// off by default, and every recorded command calls one.)
+[[gnu::always_inline]] inline HazardLog* LogOf(const CallContext& ctx, RecordingState** out = nullptr) {
+  if (ctx.instance == nullptr || !ctx.instance->settings.sync_hazards) [[likely]] return nullptr;
+  return LogOfRecording(ctx, out);
+}
+
+HazardLog* LogOfRecording(const CallContext& ctx, RecordingState** out) {
   ObjectRecord* record = ctx.dispatch_record;
   if (record == nullptr || record->status.load(std::memory_order_relaxed) != CommandBufferStatus::kRecording) {
     return nullptr;
