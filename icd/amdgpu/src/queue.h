@@ -174,7 +174,7 @@ void add_unwatched(Submission* submission, std::vector<Submission*>* out);
 void watch_and_release(std::vector<Submission*>& held);
 // A host waiter's hold on an issued submission (taken where the submission
 // is known to be alive, e.g. under its semaphore's lock while it is listed
-// in pending_signals), and its release.
+// by semaphore_announce_signal), and its release.
 void submission_retain(Submission* submission);
 void submission_release(Submission* submission);
 // Fails everything pending and in flight (device lost).
