@@ -40,7 +40,7 @@ LOADER_LITERAL = re.compile(r'"(XGPU-LOADER-[A-Za-z0-9-]*[A-Za-z0-9])"')
 COMPOSED = {
     # make_ref: one checker for every command's buffer references builds
     # "XGPU-VUID-<function>-<parameter><rule>" on its failure path.
-    "icd/amdgpu/src/command_buffer.cpp": 1,
+    "icd/amdgpu/src/command_buffer_checks.cpp": 1,
 }
 
 

@@ -79,7 +79,7 @@ struct CommandProgram {
   std::vector<SlotRequirement> slots;      // per binding-table slot, up to the highest one referenced
 };
 
-struct Recorder;  // command_buffer.cpp: recording state (kept across recordings)
+struct Recorder;  // command_buffer_internal.h: recording state (kept across recordings)
 
 struct CommandBuffer {
   XgpuLoaderData loader_data;              // dispatchable object: first member

@@ -1,5 +1,5 @@
 // The last line of "no C++ exception crosses the C API" (api.md 1.4): every
-// entry point the driver hands out (driver.cpp, command_buffer.cpp) is its
+// entry point the driver hands out (driver.cpp, command_buffer_names.cpp) is its
 // implementation called through EntryGuard<&implementation>::call.
 //
 // The design is that implementations answer their own failures: host

@@ -1,4 +1,6 @@
-// Memory pools and queue-ordered allocation (xgpuQueueAlloca/Dealloca).
+// Memory pools and queue-ordered allocation (xgpuQueueAlloca/Dealloca; the
+// queue operations themselves are queue_alloca.cpp, which uses the pool only
+// through the functions below).
 //
 // A pool reserves blocks from one memory type's HSA pool and sub-allocates
 // alloca buffers from them: first fit over an offset-ordered map of free
@@ -29,6 +31,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <string>
 #include <unordered_set>
 #include <vector>
 
@@ -94,15 +97,19 @@ void memory_pool_alloca_finished(Buffer* buffer);
 void memory_pool_dealloca_complete(Buffer* buffer);
 // xgpuDestroyBuffer of an alloca buffer (invalid usage): returns its memory now.
 void memory_pool_release_alloca(Buffer* buffer);
+// For xgpuQueueAlloca (queue_alloca.cpp): the device `pool` was created on;
+// its name in messages ("memory pool 0x..."); a new alloca buffer of `size`
+// bytes and `usage` from `pool`, counted among its live allocations, holding
+// two references (the alloca operation's and the handle's), or nullptr when
+// host memory ran out.
+Device* memory_pool_device(const MemoryPool* pool);
+std::string memory_pool_name(const MemoryPool* pool);
+Buffer* memory_pool_new_alloca(MemoryPool* pool, uint64_t size, XgpuBufferUsageFlags usage);
 
 XgpuResult memory_pool_create(XgpuDevice device, const XgpuMemoryPoolCreateInfo* info,
                               const XgpuAllocationCallbacks* allocator, XgpuMemoryPool* out_pool);
 void memory_pool_destroy(XgpuDevice device, XgpuMemoryPool pool, const XgpuAllocationCallbacks* allocator);
 void memory_pool_trim(XgpuDevice device, XgpuMemoryPool pool);
 void memory_pool_get_statistics(XgpuDevice device, XgpuMemoryPool pool, XgpuMemoryPoolStatistics* out_statistics);
-XgpuResult queue_alloca(XgpuQueue queue, const XgpuSemaphoreList* waits, const XgpuSemaphoreList* signals,
-                        XgpuMemoryPool pool, XgpuDeviceSize size, XgpuBufferUsageFlags usage, XgpuBuffer* out_buffer);
-XgpuResult queue_dealloca(XgpuQueue queue, const XgpuSemaphoreList* waits, const XgpuSemaphoreList* signals,
-                          XgpuBuffer buffer);
 
 }  // namespace xgpu::amdgpu

@@ -174,7 +174,7 @@ void add_unwatched(Submission* submission, std::vector<Submission*>* out);
 void watch_and_release(std::vector<Submission*>& held);
 // A host waiter's hold on an issued submission (taken where the submission
 // is known to be alive, e.g. under its semaphore's lock while it is listed
-// in pending_signals), and its release.
+// by semaphore_announce_signal), and its release.
 void submission_retain(Submission* submission);
 void submission_release(Submission* submission);
 // Fails everything pending and in flight (device lost).
@@ -191,6 +191,11 @@ XgpuResult queue_copy_buffer(XgpuQueue queue, const XgpuSemaphoreList* waits,
                              const XgpuSemaphoreList* signals, XgpuBuffer src, XgpuDeviceSize src_offset,
                              XgpuBuffer dst, XgpuDeviceSize dst_offset, XgpuDeviceSize size);
 XgpuResult queue_wait_idle(XgpuQueue queue);
+// Queue-ordered allocation (queue_alloca.cpp).
+XgpuResult queue_alloca(XgpuQueue queue, const XgpuSemaphoreList* waits, const XgpuSemaphoreList* signals,
+                        XgpuMemoryPool pool, XgpuDeviceSize size, XgpuBufferUsageFlags usage, XgpuBuffer* out_buffer);
+XgpuResult queue_dealloca(XgpuQueue queue, const XgpuSemaphoreList* waits, const XgpuSemaphoreList* signals,
+                          XgpuBuffer buffer);
 // Test hook (xgpuAmdgpuTestInjectQueueFault, reachable through
 // xgpuGetDeviceProcAddr only when XGPU_AMDGPU_TEST_HOOKS=1): enters the queue
 // in order like a submission and, when issued, writes one packet the HSA
@@ -198,7 +203,7 @@ XgpuResult queue_wait_idle(XgpuQueue queue);
 using PFN_xgpuAmdgpuTestInjectQueueFault = XgpuResult (*)(XgpuQueue queue, const XgpuSemaphoreList* signals);
 XgpuResult queue_test_inject_fault(XgpuQueue queue, const XgpuSemaphoreList* signals);
 
-// Helpers shared with memory_pool.cpp.
+// Helpers shared by queue_submit.cpp and queue_alloca.cpp.
 
 // One semaphore-list argument of a queue command, for its messages: where it
 // is and the rules of its arrays (string literals).
@@ -220,8 +225,5 @@ XgpuResult accept_signal_values(const Device* device, Submission* s, const char*
                                 uint32_t submit_index);
 XgpuResult copy_semaphore_list(const Device* device, const SemaphoreListArgument& argument, uint32_t submit_index,
                                const XgpuSemaphoreList* list, std::vector<SemaphoreValue>* out);
-// The arguments of xgpuQueueAlloca and xgpuQueueDealloca.
-extern const SemaphoreListArgument kQueueAllocaWaits, kQueueAllocaSignals;
-extern const SemaphoreListArgument kQueueDeallocaWaits, kQueueDeallocaSignals;
 
 }  // namespace xgpu::amdgpu

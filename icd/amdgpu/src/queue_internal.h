@@ -6,6 +6,7 @@
 //   queue_schedule.cpp  scheduling and holds (issue, pump, waking)
 //   queue_retire.cpp    retirement and completion handlers, queue errors
 //   queue_packets.cpp   AQL packet writing
+//   queue_alloca.cpp    queue-ordered allocation (xgpuQueueAlloca/Dealloca)
 //   queue.cpp           queue lifetime, idle waits, the watchdog's query
 //
 // Threading: as queue.h; every function says which lock it expects.

@@ -162,16 +162,7 @@ void finalize(Submission* s) {
   // recycled while it is still announced. Until the payloads are set below,
   // such a waiter is held and woken by finish_batch.
   if (s->completion) {
-    for (const SemaphoreValue& signal : s->signals) {
-      std::lock_guard<std::mutex> lock(signal.semaphore->mutex);
-      auto range = signal.semaphore->pending_signals.equal_range(signal.value);
-      for (auto it = range.first; it != range.second; ++it) {
-        if (it->second == s) {
-          signal.semaphore->pending_signals.erase(it);
-          break;
-        }
-      }
-    }
+    for (const SemaphoreValue& signal : s->signals) semaphore_withdraw_signal(signal.semaphore, signal.value, s);
   }
   // The memory of a dealloca goes back whatever its status (a failed wait
   // still returns it); an alloca drops its reference to the buffer.
@@ -419,5 +410,51 @@ void submission_release(Submission* s) {
   if (s->completion) completion_signal_release(s->queue->device, s->completion);
   delete s;  // releases the semaphores
 }
+
+// --- the semaphores' hooks -----------------------------------------------------
+
+namespace {
+
+// Retire needed, or a handler: completed, `s`'s queue is retired on this
+// thread; not completed (a host wait timed out, or the payload was reached
+// another way), someone else must see it complete, so its completion handler
+// is registered.
+void retire_or_watch(Submission* s) {
+  const HsaApi& hsa = *s->queue->device->hsa;
+  if (hsa.hsa_signal_load_scacquire && hsa.hsa_signal_load_scacquire(s->completion->signal) < 1)
+    queue_retire_completed(s->queue);
+  else
+    queue_watch_completion(s);
+}
+
+hsa_signal_t begin_host_wait(Submission* s) {
+  submission_retain(s);
+  s->host_waiters.fetch_add(1, std::memory_order_seq_cst);
+  return s->completion->signal;
+}
+
+void end_host_wait(Submission* s) {
+  s->host_waiters.fetch_sub(1, std::memory_order_seq_cst);
+  // Looked at after this thread stopped counting itself: a completion
+  // handler that saw it counted left the retirement to it.
+  retire_or_watch(s);
+  submission_release(s);
+}
+
+void settle_and_release(std::vector<Submission*>& held) {
+  for (Submission* s : held) {
+    retire_or_watch(s);
+    submission_release(s);
+  }
+  held.clear();
+}
+
+const SemaphoreSignallerHooks kSemaphoreHooks{
+    begin_host_wait, end_host_wait, add_unwatched, watch_and_release, settle_and_release, wake_held_submissions,
+};
+// Registered when the driver is loaded, before any semaphore can exist.
+[[maybe_unused]] const bool g_semaphore_hooks_set = (semaphore_set_signaller_hooks(&kSemaphoreHooks), true);
+
+}  // namespace
 
 }  // namespace xgpu::amdgpu

@@ -233,25 +233,16 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
     size_t announced = 0;
     try {
       for (const SemaphoreValue& signal : s->signals) {
-        std::lock_guard<std::mutex> lock(signal.semaphore->mutex);
-        signal.semaphore->pending_signals.emplace(signal.value, s);
+        const bool needs_handler = semaphore_announce_signal(signal.semaphore, signal.value, s);
         ++announced;
-        if (signal.semaphore->mirror_waiters != 0 || signal.semaphore->held_on) watch_now = true;
+        if (needs_handler) watch_now = true;
       }
     } catch (const std::bad_alloc&) {
       // Host memory ran out half-way: none of its signals is announced, and
       // the submission fails (its packets still complete, so the ring stays
       // consistent; its semaphores fail at its completion).
-      for (size_t i = 0; i < announced; ++i) {
-        const SemaphoreValue& signal = s->signals[i];
-        std::lock_guard<std::mutex> lock(signal.semaphore->mutex);
-        auto range = signal.semaphore->pending_signals.equal_range(signal.value);
-        for (auto it = range.first; it != range.second; ++it)
-          if (it->second == s) {
-            signal.semaphore->pending_signals.erase(it);
-            break;
-          }
-      }
+      for (size_t i = 0; i < announced; ++i)
+        semaphore_withdraw_signal(s->signals[i].semaphore, s->signals[i].value, s);
       s->status = XGPU_ERROR_OUT_OF_HOST_MEMORY;
       watch_now = true;
     }
@@ -288,7 +279,7 @@ IssueOutcome issue(Queue* queue, Submission* s, std::vector<CompletionSignal*>& 
 // whose waits failed; completes empty submissions that need no queue.
 void pump(Queue* queue) {
   std::vector<Submission*> finished;  // failed, or empty and done at once: finalized in order
-  bool announced = false;  // an issued submission announced signals (pending_signals)
+  bool announced = false;  // an issued submission announced signals (semaphore_announce_signal)
   bool holding = false;    // this queue still holds submissions
   bool lost = false;
   std::string lost_reason;
@@ -318,36 +309,39 @@ void pump(Queue* queue) {
       std::vector<CompletionSignal*> dependencies;
       XgpuResult wait_status = XGPU_SUCCESS;
       bool ready = true;
+      // The first issued signaller of a payload not reached yet (under its
+      // semaphore's lock): true when this submission is ordered after it.
+      auto order_after = [&](Submission* signaller) {
+        if (!reads_memory) {
+          if (signaller->queue == queue) return true;  // in order on this queue
+          if (signaller->queue->device == queue->device) {
+            completion_signal_retain(signaller->completion);
+            dependencies.push_back(signaller->completion);
+            return true;
+          }
+        }
+        // Another device, or counts read at issue: hold, released by the
+        // retirement of the issued signaller.
+        add_unwatched(signaller, &watch);
+        return false;
+      };
       for (const SemaphoreValue& wait : s->waits) {
-        Semaphore* semaphore = wait.semaphore;
-        std::lock_guard<std::mutex> semaphore_lock(semaphore->mutex);
-        if (semaphore->failure != XGPU_SUCCESS) {
-          if (wait_status == XGPU_SUCCESS) wait_status = semaphore->failure;
+        XgpuResult failure = XGPU_SUCCESS;
+        const SemaphoreWaitState state =
+            semaphore_resolve_wait(wait.semaphore, wait.value, signaller_callback(order_after), &failure);
+        if (state == SemaphoreWaitState::kFailed) {
+          if (wait_status == XGPU_SUCCESS) wait_status = failure;
           // A dealloca still returns its memory once every other wait is
           // reached or failed: keep looking at the rest.
           if (s->kind == SubmissionKind::kDealloca) continue;
           break;
         }
-        if (semaphore->value >= wait.value) continue;
-        auto it = semaphore->pending_signals.lower_bound(wait.value);
-        if (!reads_memory && it != semaphore->pending_signals.end()) {
-          Submission* signaller = it->second;
-          if (signaller->queue == queue) continue;  // in order on this queue
-          if (signaller->queue->device == queue->device) {
-            completion_signal_retain(signaller->completion);
-            dependencies.push_back(signaller->completion);
-            continue;
-          }
+        if (state == SemaphoreWaitState::kHeld) {
+          // Wait-before-signal, another device, or a host signal: hold
+          // (semaphore_resolve_wait says what releases it).
+          ready = false;
+          break;
         }
-        ready = false;  // wait-before-signal, another device, or a host signal: hold
-        // Released by a retirement: that of the issued signaller, or of one
-        // issued later (which, seeing held_on, gets its handler at issue).
-        if (it != semaphore->pending_signals.end()) {
-          add_unwatched(it->second, &watch);
-        } else {
-          semaphore->held_on = true;
-        }
-        break;
       }
       if (ready && wait_status != XGPU_SUCCESS && s->kind == SubmissionKind::kDealloca) {
         s->status = wait_status;  // issued (returns the memory in queue order), then its signals fail
@@ -379,12 +373,12 @@ void pump(Queue* queue) {
       if (s->kind == SubmissionKind::kAlloca && s->status == XGPU_SUCCESS && !dependencies.empty() &&
           !memory_pool_alloca_fits(s->alloca_buffer, queue)) {
         for (CompletionSignal* dependency : dependencies) completion_signal_release(queue->device, dependency);
-        for (const SemaphoreValue& wait : s->waits) {
-          std::lock_guard<std::mutex> semaphore_lock(wait.semaphore->mutex);
-          for (auto it = wait.semaphore->pending_signals.lower_bound(wait.value);
-               it != wait.semaphore->pending_signals.end(); ++it)
-            add_unwatched(it->second, &watch);
-        }
+        auto hold = [&](Submission* signaller) {
+          add_unwatched(signaller, &watch);
+          return true;
+        };
+        for (const SemaphoreValue& wait : s->waits)
+          semaphore_for_each_signaller(wait.semaphore, wait.value, signaller_callback(hold));
         break;  // the completion of what it waits for pumps again
       }
       IssueOutcome outcome = issue(queue, s, dependencies, &lost, &lost_reason);

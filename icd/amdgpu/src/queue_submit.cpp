@@ -82,19 +82,6 @@ XgpuResult accept_signal_values(const Device* device, Submission* s, const char*
   return XGPU_SUCCESS;
 }
 
-const SemaphoreListArgument kQueueAllocaWaits{"xgpuQueueAlloca", "pWaitSemaphores",
-                                              vuid::xgpuQueueAlloca_pWaitSemaphores_pSemaphores_parameter,
-                                              vuid::xgpuQueueAlloca_pWaitSemaphores_pValues_parameter};
-const SemaphoreListArgument kQueueAllocaSignals{"xgpuQueueAlloca", "pSignalSemaphores",
-                                                vuid::xgpuQueueAlloca_pSignalSemaphores_pSemaphores_parameter,
-                                                vuid::xgpuQueueAlloca_pSignalSemaphores_pValues_parameter};
-const SemaphoreListArgument kQueueDeallocaWaits{"xgpuQueueDealloca", "pWaitSemaphores",
-                                                vuid::xgpuQueueDealloca_pWaitSemaphores_pSemaphores_parameter,
-                                                vuid::xgpuQueueDealloca_pWaitSemaphores_pValues_parameter};
-const SemaphoreListArgument kQueueDeallocaSignals{"xgpuQueueDealloca", "pSignalSemaphores",
-                                                  vuid::xgpuQueueDealloca_pSignalSemaphores_pSemaphores_parameter,
-                                                  vuid::xgpuQueueDealloca_pSignalSemaphores_pValues_parameter};
-
 namespace {
 
 const SemaphoreListArgument kQueueSubmitWaits{

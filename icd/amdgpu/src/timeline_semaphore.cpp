@@ -1,6 +1,9 @@
 #include "timeline_semaphore.h"
 
 #include <algorithm>
+#include <atomic>
+#include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -11,12 +14,36 @@
 #include "common.h"
 #include "device.h"
 #include "host_memory.h"
-#include "queue.h"
 #include "trace.h"
 #include "generated/vuid_ids.h"
 
 namespace xgpu::amdgpu {
+
+struct Semaphore {
+  const HsaApi* hsa = nullptr;                   // HSA table (outlives devices)
+  std::atomic<uint32_t> references{1};           // the handle's, plus one per live submission
+                                                 // listing it (it outlives xgpuDestroySemaphore
+                                                 // until they finish with it)
+  hsa_signal_t mirror{0};                        // HSA signal holding the payload
+  std::mutex mutex;                              // guards the fields below
+  uint64_t value = 0;                            // current payload
+  XgpuResult failure = XGPU_SUCCESS;             // negative once failed
+  std::multimap<uint64_t, Submission*> pending_signals;  // issued, incomplete signallers by value
+  std::deque<uint64_t> accepted_signals;         // payloads accepted queue operations will signal, increasing;
+                                                 // entries <= value are done (dropped as value rises)
+  // Who learns of a new payload only through retirement (so a submission
+  // signalling it gets its completion handler at issue,
+  // semaphore_announce_signal):
+  uint32_t mirror_waiters = 0;                   // host threads waiting on `mirror`
+  bool held_on = false;                          // a submission was once held on the host for it with
+                                                 // no signaller issued (sticky)
+};
+
 namespace {
+
+// The queues' hooks (semaphore_set_signaller_hooks): set when the driver is
+// loaded, before any semaphore exists.
+const SemaphoreSignallerHooks* g_hooks = nullptr;
 
 // Every semaphore between xgpuCreateSemaphore and xgpuDestroySemaphore, of
 // every device (a queue may wait on or signal another device's semaphores).
@@ -62,6 +89,8 @@ void semaphore_advance(Semaphore* semaphore, uint64_t value) {
     semaphore->accepted_signals.pop_front();
 }
 
+void semaphore_set_signaller_hooks(const SemaphoreSignallerHooks* hooks) { g_hooks = hooks; }
+
 bool semaphore_accept_signal(Semaphore* semaphore, uint64_t value, uint64_t* out_current, uint64_t* out_accepted) {
   std::lock_guard<std::mutex> lock(semaphore->mutex);
   const uint64_t accepted = semaphore->accepted_signals.empty() ? 0 : semaphore->accepted_signals.back();
@@ -84,6 +113,46 @@ void semaphore_forget_signal(Semaphore* semaphore, uint64_t value) {
     }
     if (*it > value) return;
   }
+}
+
+bool semaphore_announce_signal(Semaphore* semaphore, uint64_t value, Submission* signaller) {
+  std::lock_guard<std::mutex> lock(semaphore->mutex);
+  semaphore->pending_signals.emplace(value, signaller);
+  return semaphore->mirror_waiters != 0 || semaphore->held_on;
+}
+
+void semaphore_withdraw_signal(Semaphore* semaphore, uint64_t value, const Submission* signaller) {
+  std::lock_guard<std::mutex> lock(semaphore->mutex);
+  auto range = semaphore->pending_signals.equal_range(value);
+  for (auto it = range.first; it != range.second; ++it) {
+    if (it->second == signaller) {
+      semaphore->pending_signals.erase(it);
+      break;
+    }
+  }
+}
+
+SemaphoreWaitState semaphore_resolve_wait(Semaphore* semaphore, uint64_t value, SignallerCallback order,
+                                          XgpuResult* out_failure) {
+  std::lock_guard<std::mutex> lock(semaphore->mutex);
+  if (semaphore->failure != XGPU_SUCCESS) {
+    *out_failure = semaphore->failure;
+    return SemaphoreWaitState::kFailed;
+  }
+  if (semaphore->value >= value) return SemaphoreWaitState::kReached;
+  auto it = semaphore->pending_signals.lower_bound(value);
+  if (it != semaphore->pending_signals.end())
+    return order.call(order.context, it->second) ? SemaphoreWaitState::kOrdered : SemaphoreWaitState::kHeld;
+  // Released by the retirement of a signaller issued later, which, seeing
+  // held_on, gets its completion handler at issue.
+  semaphore->held_on = true;
+  return SemaphoreWaitState::kHeld;
+}
+
+void semaphore_for_each_signaller(Semaphore* semaphore, uint64_t value, SignallerCallback visit) {
+  std::lock_guard<std::mutex> lock(semaphore->mutex);
+  for (auto it = semaphore->pending_signals.lower_bound(value); it != semaphore->pending_signals.end(); ++it)
+    visit.call(visit.context, it->second);
 }
 
 void semaphore_fail(Semaphore* semaphore, XgpuResult status) {
@@ -173,7 +242,7 @@ XgpuResult semaphore_signal(XgpuDevice handle, const XgpuSemaphoreSignalInfo* in
   }
   TraceHostCall trace_call(device, "xgpuSignalSemaphore", &info->semaphore, &info->value, 1, /*signal=*/true);
   semaphore_advance(semaphore, info->value);
-  wake_held_submissions();
+  g_hooks->payload_changed();
   return XGPU_SUCCESS;
 }
 
@@ -205,6 +274,7 @@ hsa_signal_value_t mirror_target(uint64_t value) {
 bool wait_for_signaller(const Device* device, Semaphore* semaphore, uint64_t value, uint64_t ticks) {
   const HsaApi& hsa = *device->hsa;
   Submission* signaller = nullptr;
+  hsa_signal_t completion{0};
   {
     std::lock_guard<std::mutex> lock(semaphore->mutex);
     if (semaphore->failure != XGPU_SUCCESS || semaphore->value >= value) return true;
@@ -216,25 +286,14 @@ bool wait_for_signaller(const Device* device, Semaphore* semaphore, uint64_t val
     // Listed here, the submission is alive (it is withdrawn under this lock
     // before it is finalized); held, it and its completion signal stay so.
     signaller = it->second;
-    submission_retain(signaller);
-    signaller->host_waiters.fetch_add(1, std::memory_order_seq_cst);
+    completion = g_hooks->begin_host_wait(signaller);
   }
-  const hsa_signal_t completion = signaller->completion->signal;
   hsa_signal_t signals[2] = {completion, semaphore->mirror};
   hsa_signal_condition_t conditions[2] = {HSA_SIGNAL_CONDITION_LT, HSA_SIGNAL_CONDITION_GTE};
   hsa_signal_value_t values[2] = {1, mirror_target(value)};
   hsa_signal_value_t observed = 0;
   hsa.hsa_amd_signal_wait_any(2, signals, conditions, values, ticks, HSA_WAIT_STATE_BLOCKED, &observed);
-  signaller->host_waiters.fetch_sub(1, std::memory_order_seq_cst);
-  // Looked at after this thread stopped counting itself: a completion
-  // handler that saw it counted left the retirement to it. Not completed
-  // (the wait timed out, or the mirror was reached another way): someone
-  // else must see it complete, so its handler is registered.
-  if (hsa.hsa_signal_load_scacquire(completion) < 1)
-    queue_retire_completed(signaller->queue);
-  else
-    queue_watch_completion(signaller);
-  submission_release(signaller);
+  g_hooks->end_host_wait(signaller);
   return true;
 }
 
@@ -251,9 +310,9 @@ void begin_mirror_wait(Semaphore* semaphore) {
   {
     std::lock_guard<std::mutex> lock(semaphore->mutex);
     ++semaphore->mirror_waiters;
-    for (auto& [value, signaller] : semaphore->pending_signals) add_unwatched(signaller, &signallers);
+    for (auto& [value, signaller] : semaphore->pending_signals) g_hooks->hold_unwatched(signaller, &signallers);
   }
-  watch_and_release(signallers);
+  g_hooks->watch_and_release(signallers);
 }
 
 // A wait-any's mirror waits, for its duration.
@@ -411,16 +470,9 @@ XgpuResult semaphore_get_value(XgpuDevice handle, XgpuSemaphore semaphore_handle
   std::vector<Submission*> signallers;
   {
     std::lock_guard<std::mutex> lock(semaphore->mutex);
-    for (auto& [value, signaller] : semaphore->pending_signals) add_unwatched(signaller, &signallers);
+    for (auto& [value, signaller] : semaphore->pending_signals) g_hooks->hold_unwatched(signaller, &signallers);
   }
-  for (Submission* signaller : signallers) {
-    const HsaApi& hsa = *signaller->queue->device->hsa;
-    if (hsa.hsa_signal_load_scacquire && hsa.hsa_signal_load_scacquire(signaller->completion->signal) < 1)
-      queue_retire_completed(signaller->queue);
-    else
-      queue_watch_completion(signaller);
-    submission_release(signaller);
-  }
+  g_hooks->settle_and_release(signallers);
   std::lock_guard<std::mutex> lock(semaphore->mutex);
   *out_value = semaphore->value;
   // A semaphore failed earlier reports its own status; otherwise a lost
@@ -438,7 +490,7 @@ XgpuResult semaphore_fail_entry(XgpuDevice handle, XgpuSemaphore semaphore_handl
     return device_fail(device, XGPU_ERROR_INVALID_ARGUMENT, vuid::xgpuFailSemaphore_status,
                        "xgpuFailSemaphore: status " + std::to_string(int(status)) + " is not an error (must be negative)");
   semaphore_fail(semaphore, status);
-  wake_held_submissions();
+  g_hooks->payload_changed();
   return XGPU_SUCCESS;
 }
 
