@@ -90,8 +90,17 @@ struct Handler {
 std::mutex g_handler_mutex;
 std::vector<Handler> g_handlers;
 std::deque<std::function<void()>> g_functions;
-std::thread g_handler_thread;
 std::atomic<bool> g_handler_stop{false};
+// The handler thread. A process may end (exit(), a return from main) with
+// it running when nothing called hsa_shut_down; destroying a joinable
+// std::thread would end that process in std::terminate. So its end stops
+// and joins it, before what it reads (declared above) is destroyed; at an
+// exit from a handler, on the thread itself, it is detached.
+struct HandlerThread {
+  std::thread thread;
+  ~HandlerThread();
+};
+HandlerThread g_handler_thread;
 
 void handler_loop() {
   while (!g_handler_stop.load(std::memory_order_acquire)) {
@@ -138,9 +147,9 @@ void handler_loop() {
 
 void start_handler_thread() {
   // Called with g_handler_mutex held.
-  if (g_handler_thread.joinable()) return;
+  if (g_handler_thread.thread.joinable()) return;
   g_handler_stop.store(false);
-  g_handler_thread = std::thread(handler_loop);
+  g_handler_thread.thread = std::thread(handler_loop);
 }
 
 }  // namespace
@@ -150,6 +159,17 @@ void signals_wake_all() {
   if (g_sleepers.load(std::memory_order_seq_cst) != 0)
     syscall(SYS_futex, reinterpret_cast<uint32_t*>(&g_generation), FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr,
             nullptr, 0);
+}
+
+HandlerThread::~HandlerThread() {
+  if (!thread.joinable()) return;
+  if (thread.get_id() == std::this_thread::get_id()) {
+    thread.detach();
+    return;
+  }
+  g_handler_stop.store(true, std::memory_order_release);
+  signals_wake_all();
+  thread.join();
 }
 
 bool signal_valid(hsa_signal_t signal) {
@@ -177,7 +197,7 @@ void signals_release_all(bool release_cuda) {
     g_handlers.clear();
   }
   signals_wake_all();
-  if (g_handler_thread.joinable()) g_handler_thread.join();
+  if (g_handler_thread.thread.joinable()) g_handler_thread.thread.join();
   std::lock_guard<std::mutex> lock(g_signals_mutex);
   if (!g_live.empty()) log_error("hsa_shut_down: %zu signals were left alive", g_live.size());
   if (release_cuda)
