@@ -8,6 +8,20 @@ function(xgpu_target_defaults target)
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/include)
 endfunction()
 
+# xgpu_link_time_optimisation(<target> <what>): link-time optimisation for a
+# library whose hot paths call across its files. Not under the sanitizers
+# (their builds find bugs, and link slower), nor where the toolchain cannot
+# (the library is then only slower; the status line says why, naming <what>).
+function(xgpu_link_time_optimisation target what)
+  include(CheckIPOSupported)
+  check_ipo_supported(RESULT ipo OUTPUT ipo_why LANGUAGES CXX)
+  if(ipo AND NOT XGPU_SANITIZE AND NOT XGPU_SANITIZE_THREAD)
+    set_property(TARGET ${target} PROPERTY INTERPROCEDURAL_OPTIMIZATION ON)
+  elseif(NOT ipo)
+    message(STATUS "${what}: no link-time optimisation (${ipo_why})")
+  endif()
+endfunction()
+
 if(XGPU_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
     # vptr checks need UBSan's C++ runtime in every program, also the C
