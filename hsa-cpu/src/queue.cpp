@@ -446,7 +446,7 @@ struct Processor {
   // until ready() or stop. Only the runtime writes the doorbell and the
   // in-flight count (through the API), so a doorbell-only wait sleeps until
   // notified; `extra` signals may be written behind the API (value pointer,
-  // kernel code), so waits on them re-check every kSleepRecheckNs.
+  // kernel code), so waits on them re-check every sleep_recheck_ns().
   template <typename Ready>
   void wait(Signal* const* extra, const WaitFilter* extra_filters, size_t extra_count,
             Ready&& ready) {
@@ -464,7 +464,7 @@ struct Processor {
     // command buffer waits for this processor in turn), which may be queued
     // on this very CPU.
     wait_until(signals, n, filters, UINT64_MAX, HSA_WAIT_STATE_BLOCKED,
-               extra_count == 0 ? UINT64_MAX : kSleepRecheckNs,
+               extra_count == 0 ? UINT64_MAX : sleep_recheck_ns(),
                [&] { return stopping() || ready(); }, /*yield_interval_ns=*/0);
   }
 
@@ -878,6 +878,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_queue_create(hsa_agent_t agent, uint32_t size,
   }
   if (size < kQueueMinSize) size = kQueueMinSize;
   Signal* doorbell = create_doorbell_signal();
+  if (doorbell == nullptr) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   Queue* q = nullptr;
   hsa_status_t status = make_queue(size, type, doorbell, true, &q);
   if (status != HSA_STATUS_SUCCESS) {

@@ -175,6 +175,28 @@ std::vector<Cache> host_caches() {
 
 Runtime* runtime() { return g_runtime.load(std::memory_order_acquire); }
 
+}  // namespace hsa_cpu
+
+// hsa-cpu as the core's back-end: its signals live on the C++ heap, only
+// kernels and API users write them (a store behind the API is seen within
+// the 4 ms re-check), waits poll 20 us (BLOCKED) or 200 us (ACTIVE).
+hsa_core::Backend& hsa_core::backend() {
+  static Backend backend = [] {
+    Backend b;
+    b.name = "hsa-cpu";
+    b.initialized = [] { return hsa_cpu::runtime() != nullptr; };
+    b.agent_known = [](hsa_agent_t agent) {
+      const hsa_cpu::Runtime* rt = hsa_cpu::runtime();
+      return rt != nullptr && rt->agent(agent) != nullptr;
+    };
+    b.log = [](const char* line) { hsa_cpu::log("%s", line); };
+    return b;
+  }();
+  return backend;
+}
+
+namespace hsa_cpu {
+
 Runtime::Runtime() {
   read_log_switch();
   tsc_frequency_hz();  // measured once per process, here rather than mid-run

@@ -32,8 +32,9 @@ from pathlib import Path
 RULES = [
     ("include/xgpu/", "include/xgpu/README.md", ["include/xgpu/"]),
     ("loader/", "loader/README.md", ["loader/", "include/xgpu/"]),
-    ("hsa-cpu/", "hsa-cpu/README.md", ["hsa-cpu/", "include/xgpu/host_kernel.h"]),
-    ("hsa-cuda/", "hsa-cuda/README.md", ["hsa-cuda/"]),
+    ("hsa-core/", "hsa-core/README.md", ["hsa-core/"]),
+    ("hsa-cpu/", "hsa-cpu/README.md", ["hsa-cpu/", "hsa-core/include/", "include/xgpu/host_kernel.h"]),
+    ("hsa-cuda/", "hsa-cuda/README.md", ["hsa-cuda/", "hsa-core/include/"]),
     ("executable/", "executable/README.md", ["executable/", "include/xgpu/"]),
     ("tools/", "tools/README.md", ["tools/", "executable/xgpu_executable.h", "include/xgpu/"]),
     ("icd/amdgpu/device/", "icd/amdgpu/device/README.md", ["icd/amdgpu/device/", "include/xgpu/kernel.h",
@@ -58,7 +59,7 @@ HEADER_TABLE = "include/xgpu/README.md"
 HEADER_TABLE_COLUMN = "who may include it"
 # (CMake target, README whose "- Linked directly" line names the folders that
 # may link it).
-LINK_RULES = [("xgpu-hsa-cpu", "hsa-cpu/README.md")]
+LINK_RULES = [("xgpu-hsa-cpu", "hsa-cpu/README.md"), ("xgpu-hsa-core", "hsa-core/README.md")]
 LINKED_LINE = "- Linked directly"
 FOLDER = re.compile(r"`([A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*/)`")
 TARGET_LINK = re.compile(r"target_link_libraries\s*\(([^)]*)\)", re.S)

@@ -1,4 +1,4 @@
-#include "signal.h"
+#include <hsa_core/signal.h>
 
 #include <pthread.h>
 
@@ -8,26 +8,88 @@
 #include <thread>
 #include <unordered_set>
 
-#include "runtime.h"
+#include <cstdarg>
+#include <cstdio>
+#include <new>
 
-namespace hsa_cpu {
+namespace hsa_core {
 
 // ---------------------------------------------------------------------------
 // Wait machinery
 
+namespace {
+
+// Sleeping waiters, listed only for a back-end with device_writes.
+std::mutex g_sleepers_mutex;
+WaitNode* g_sleepers = nullptr;  // g_sleepers_mutex
+
+void list_sleeper(WaitNode* node) {
+  std::lock_guard<std::mutex> lock(g_sleepers_mutex);
+  node->prev_sleeper = nullptr;
+  node->next_sleeper = g_sleepers;
+  if (g_sleepers) g_sleepers->prev_sleeper = node;
+  g_sleepers = node;
+}
+
+void unlist_sleeper(WaitNode* node) {
+  std::lock_guard<std::mutex> lock(g_sleepers_mutex);
+  if (node->prev_sleeper) node->prev_sleeper->next_sleeper = node->next_sleeper; else g_sleepers = node->next_sleeper;
+  if (node->next_sleeper) node->next_sleeper->prev_sleeper = node->prev_sleeper;
+  node->prev_sleeper = node->next_sleeper = nullptr;
+}
+
+}  // namespace
+
 void WaitNode::sleep_until(uint64_t deadline_ns) {
+  const bool listed = backend().device_writes;
+  // Listed before it can sleep: a wake_all_sleepers() after the state
+  // change below finds it.
+  if (listed) list_sleeper(this);
   uint32_t expected = kArmed;
-  if (!state.compare_exchange_strong(expected, kSleeping, std::memory_order_seq_cst))
-    return;  // notified since arm()
-  const uint64_t now = now_ns();
-  if (deadline_ns != UINT64_MAX && deadline_ns <= now) return;
-  futex_wait(&state, kSleeping, deadline_ns == UINT64_MAX ? UINT64_MAX : deadline_ns - now);
+  if (state.compare_exchange_strong(expected, kSleeping, std::memory_order_seq_cst)) {
+    const uint64_t now = now_ns();
+    if (deadline_ns == UINT64_MAX || deadline_ns > now)
+      futex_wait(&state, kSleeping, deadline_ns == UINT64_MAX ? UINT64_MAX : deadline_ns - now);
+  }  // (else notified since arm())
+  if (listed) unlist_sleeper(this);
+}
+
+void wake_all_sleepers() {
+  if (!backend().device_writes) return;
+  std::lock_guard<std::mutex> lock(g_sleepers_mutex);
+  for (WaitNode* node = g_sleepers; node != nullptr; node = node->next_sleeper) node->notify();
+}
+
+void log(const char* format, ...) {
+  if (backend().log == nullptr) return;
+  char buffer[1024];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(buffer, sizeof(buffer), format, args);
+  va_end(args);
+  backend().log(buffer);
 }
 
 Signal::Signal(int64_t initial_value) {
   amd = amd_signal_t{};
   amd.kind = AMD_SIGNAL_KIND_USER;
   amd.value = initial_value;
+}
+
+Signal* Signal::create(int64_t initial_value) {
+  void* storage = backend().signal_storage_allocate
+                      ? backend().signal_storage_allocate(sizeof(Signal))
+                      : ::operator new(sizeof(Signal), std::align_val_t(alignof(Signal)), std::nothrow);
+  if (storage == nullptr) return nullptr;
+  return new (storage) Signal(initial_value);
+}
+
+void Signal::destroy(Signal* signal) {
+  signal->~Signal();
+  if (backend().signal_storage_free)
+    backend().signal_storage_free(signal);
+  else
+    ::operator delete(signal, std::align_val_t(alignof(Signal)));
 }
 
 void Signal::notify_slow() {
@@ -120,7 +182,7 @@ hsa_status_t check_consumers(uint32_t num_consumers, const hsa_agent_t* consumer
   if (num_consumers == 0) return HSA_STATUS_SUCCESS;
   if (consumers == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   for (uint32_t i = 0; i < num_consumers; ++i) {
-    if (runtime()->agent(consumers[i]) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
+    if (!backend().agent_known(consumers[i])) return HSA_STATUS_ERROR_INVALID_AGENT;
     for (uint32_t j = 0; j < i; ++j)
       if (consumers[j].handle == consumers[i].handle) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }
@@ -129,7 +191,7 @@ hsa_status_t check_consumers(uint32_t num_consumers, const hsa_agent_t* consumer
 
 hsa_status_t create_user_signal(int64_t initial_value, uint64_t attributes,
                                 hsa_signal_t* out_signal) {
-  Signal* signal = new (std::nothrow) Signal(initial_value);
+  Signal* signal = Signal::create(initial_value);
   if (signal == nullptr) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   signal->attributes = attributes;
   {
@@ -138,7 +200,7 @@ hsa_status_t create_user_signal(int64_t initial_value, uint64_t attributes,
     try {
       r.signals.insert(signal);
     } catch (const std::bad_alloc&) {
-      delete signal;
+      Signal::destroy(signal);
       return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     }
   }
@@ -163,7 +225,8 @@ bool signal_is_live(hsa_signal_t signal) {
 }
 
 Signal* create_doorbell_signal() {
-  Signal* signal = new Signal(0);
+  Signal* signal = Signal::create(0);
+  if (signal == nullptr) return nullptr;
   signal->amd.kind = AMD_SIGNAL_KIND_DOORBELL;
   signal->amd.hardware_doorbell_ptr = reinterpret_cast<volatile uint64_t*>(&signal->doorbell_value);
   SignalRegistry& r = signal_registry();
@@ -179,7 +242,7 @@ void destroy_internal_signal(Signal* signal) {
     r.internal.erase(signal);
   }
   signal->wait_changes_done();
-  delete signal;
+  Signal::destroy(signal);
 }
 
 void destroy_all_user_signals() {
@@ -189,7 +252,7 @@ void destroy_all_user_signals() {
     if (!r.signals.empty()) log("hsa_shut_down: %zu signal(s) still live (destroyed now)", r.signals.size());
     for (Signal* s : r.signals) {
       s->wait_changes_done();
-      delete s;
+      Signal::destroy(s);
     }
     r.signals.clear();
   }
@@ -245,7 +308,7 @@ AsyncHandlerThread::AsyncHandlerThread() : state_(new State()) {
         // round (which takes no new ones until they are watched).
         for (auto& f : functions) f();
         functions.clear();
-        s->node.sleep_until(now_ns() + kSleepRecheckNs);
+        s->node.sleep_until(now_ns() + sleep_recheck_ns());
         continue;
       }
       for (Entry& e : added) {
@@ -279,7 +342,7 @@ AsyncHandlerThread::AsyncHandlerThread() : state_(new State()) {
       }
       if (progressed) {
         last_progress_ns = now_ns();
-      } else if (!active.empty() || now_ns() - last_progress_ns < kBlockedSpinNs) {
+      } else if (!active.empty() || now_ns() - last_progress_ns < backend().blocked_spin_ns) {
         // A bounded active wait before sleeping, as ROCR's async event
         // thread does (its blocked wait polls before it sleeps): a
         // completion that follows soon is handled without a futex round
@@ -289,19 +352,21 @@ AsyncHandlerThread::AsyncHandlerThread() : state_(new State()) {
         // costs its caller no futex wake. Ends at the first notify (a
         // watched change, an addition).
         const uint64_t start = now_ns();
-        SpinPacer pacer(start, (active.empty() ? last_progress_ns : start) + kBlockedSpinNs);
+        SpinPacer pacer(start, (active.empty() ? last_progress_ns : start) + backend().blocked_spin_ns);
         while (s->node.state.load(std::memory_order_acquire) == WaitNode::kArmed && pacer.step()) {
         }
       }
       // Watched signals may change behind the API (value pointer, kernel
       // code): re-check them periodically; with nothing to watch, sleep.
       if (!progressed)
-        s->node.sleep_until(active.empty() ? UINT64_MAX : now_ns() + kSleepRecheckNs);
+        s->node.sleep_until(active.empty() ? UINT64_MAX : now_ns() + sleep_recheck_ns());
     }
     for (Entry& e : active) e.signal->remove_waiter(&s->node);
   });
   owner.release();
-  pthread_setname_np(s->thread.native_handle(), "hsa-cpu-handler");
+  char name[16];
+  snprintf(name, sizeof(name), "%s-handler", backend().name);
+  pthread_setname_np(s->thread.native_handle(), name);
 }
 
 AsyncHandlerThread::~AsyncHandlerThread() {
@@ -352,18 +417,18 @@ void shut_down_async_handler_thread() {
   delete t;
 }
 
-}  // namespace hsa_cpu
+}  // namespace hsa_core
 
 // ---------------------------------------------------------------------------
 // Entry points
 
-using namespace hsa_cpu;
+using namespace hsa_core;
 
-HSA_CPU_EXPORT hsa_status_t hsa_signal_create(hsa_signal_value_t initial_value,
+HSA_CORE_EXPORT hsa_status_t hsa_signal_create(hsa_signal_value_t initial_value,
                                               uint32_t num_consumers,
                                               const hsa_agent_t* consumers,
                                               hsa_signal_t* signal) {
-  HSA_CPU_REQUIRE_INIT();
+  HSA_CORE_REQUIRE_INIT();
   if (signal == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   if (hsa_status_t status = check_consumers(num_consumers, consumers); status != HSA_STATUS_SUCCESS) {
     log("hsa_signal_create: invalid consumer list");
@@ -372,12 +437,12 @@ HSA_CPU_EXPORT hsa_status_t hsa_signal_create(hsa_signal_value_t initial_value,
   return create_user_signal(initial_value, 0, signal);
 }
 
-HSA_CPU_EXPORT hsa_status_t hsa_amd_signal_create(hsa_signal_value_t initial_value,
+HSA_CORE_EXPORT hsa_status_t hsa_amd_signal_create(hsa_signal_value_t initial_value,
                                                   uint32_t num_consumers,
                                                   const hsa_agent_t* consumers,
                                                   uint64_t attributes,
                                                   hsa_signal_t* signal) {
-  HSA_CPU_REQUIRE_INIT();
+  HSA_CORE_REQUIRE_INIT();
   if (signal == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   if (hsa_status_t status = check_consumers(num_consumers, consumers); status != HSA_STATUS_SUCCESS) {
     log("hsa_amd_signal_create: invalid consumer list");
@@ -395,8 +460,8 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_signal_create(hsa_signal_value_t initial_val
   return create_user_signal(initial_value, attributes, signal);
 }
 
-HSA_CPU_EXPORT hsa_status_t hsa_signal_destroy(hsa_signal_t signal) {
-  HSA_CPU_REQUIRE_INIT();
+HSA_CORE_EXPORT hsa_status_t hsa_signal_destroy(hsa_signal_t signal) {
+  HSA_CORE_REQUIRE_INIT();
   if (signal.handle == 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   Signal* s = to_signal(signal);
   {
@@ -409,13 +474,13 @@ HSA_CPU_EXPORT hsa_status_t hsa_signal_destroy(hsa_signal_t signal) {
     }
   }
   s->wait_changes_done();
-  delete s;
+  Signal::destroy(s);
   return HSA_STATUS_SUCCESS;
 }
 
-HSA_CPU_EXPORT hsa_status_t hsa_amd_signal_value_pointer(hsa_signal_t signal,
+HSA_CORE_EXPORT hsa_status_t hsa_amd_signal_value_pointer(hsa_signal_t signal,
                                                          volatile hsa_signal_value_t** value_ptr) {
-  HSA_CPU_REQUIRE_INIT();
+  HSA_CORE_REQUIRE_INIT();
   if (!signal_is_live(signal)) return HSA_STATUS_ERROR_INVALID_SIGNAL;
   if (value_ptr == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   *value_ptr = to_signal(signal)->value_ptr();
@@ -423,20 +488,22 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_signal_value_pointer(hsa_signal_t signal,
 }
 
 // Loads.
-#define HSA_CPU_SIGNAL_LOAD(suffix, order)                                    \
-  HSA_CPU_EXPORT hsa_signal_value_t hsa_signal_load_##suffix(hsa_signal_t s) { \
+#define HSA_CORE_SIGNAL_LOAD(suffix, order)                                    \
+  HSA_CORE_EXPORT hsa_signal_value_t hsa_signal_load_##suffix(hsa_signal_t s) { \
     Signal* sig = to_signal(s);                                               \
     return sig ? __atomic_load_n(sig->value_ptr(), order) : 0;                \
   }
-HSA_CPU_SIGNAL_LOAD(scacquire, __ATOMIC_ACQUIRE)
-HSA_CPU_SIGNAL_LOAD(acquire, __ATOMIC_ACQUIRE)
-HSA_CPU_SIGNAL_LOAD(relaxed, __ATOMIC_RELAXED)
+HSA_CORE_SIGNAL_LOAD(scacquire, __ATOMIC_ACQUIRE)
+HSA_CORE_SIGNAL_LOAD(acquire, __ATOMIC_ACQUIRE)
+HSA_CORE_SIGNAL_LOAD(relaxed, __ATOMIC_RELAXED)
 
 // Stores: a normal store wakes waiters, a silent store does not.
-#define HSA_CPU_SIGNAL_STORE(name, order, notify)                             \
-  HSA_CPU_EXPORT void name(hsa_signal_t s, hsa_signal_value_t value) {        \
+#define HSA_CORE_SIGNAL_STORE(name, order, notify)                             \
+  HSA_CORE_EXPORT void name(hsa_signal_t s, hsa_signal_value_t value) {        \
     Signal* sig = to_signal(s);                                               \
     if (!sig) return;                                                         \
+    if (sig->amd.kind == AMD_SIGNAL_KIND_DOORBELL && backend().doorbell_stored) \
+      backend().doorbell_stored(sig);                                         \
     if (!notify) {                                                            \
       __atomic_store_n(sig->value_ptr(), value, order);                       \
       return;                                                                 \
@@ -445,14 +512,14 @@ HSA_CPU_SIGNAL_LOAD(relaxed, __ATOMIC_RELAXED)
     __atomic_store_n(sig->value_ptr(), value, order);                         \
     sig->notify_waiters();                                                    \
   }
-HSA_CPU_SIGNAL_STORE(hsa_signal_store_relaxed, __ATOMIC_RELAXED, true)
-HSA_CPU_SIGNAL_STORE(hsa_signal_store_screlease, __ATOMIC_RELEASE, true)
-HSA_CPU_SIGNAL_STORE(hsa_signal_store_release, __ATOMIC_RELEASE, true)
-HSA_CPU_SIGNAL_STORE(hsa_signal_silent_store_relaxed, __ATOMIC_RELAXED, false)
-HSA_CPU_SIGNAL_STORE(hsa_signal_silent_store_screlease, __ATOMIC_RELEASE, false)
+HSA_CORE_SIGNAL_STORE(hsa_signal_store_relaxed, __ATOMIC_RELAXED, true)
+HSA_CORE_SIGNAL_STORE(hsa_signal_store_screlease, __ATOMIC_RELEASE, true)
+HSA_CORE_SIGNAL_STORE(hsa_signal_store_release, __ATOMIC_RELEASE, true)
+HSA_CORE_SIGNAL_STORE(hsa_signal_silent_store_relaxed, __ATOMIC_RELAXED, false)
+HSA_CORE_SIGNAL_STORE(hsa_signal_silent_store_screlease, __ATOMIC_RELEASE, false)
 
 // Read-modify-write operations in all seven order spellings.
-#define HSA_CPU_SIGNAL_RMW_ORDERS(X)  \
+#define HSA_CORE_SIGNAL_RMW_ORDERS(X)  \
   X(scacq_screl, __ATOMIC_ACQ_REL)    \
   X(acq_rel, __ATOMIC_ACQ_REL)        \
   X(scacquire, __ATOMIC_ACQUIRE)      \
@@ -461,8 +528,8 @@ HSA_CPU_SIGNAL_STORE(hsa_signal_silent_store_screlease, __ATOMIC_RELEASE, false)
   X(screlease, __ATOMIC_RELEASE)      \
   X(release, __ATOMIC_RELEASE)
 
-#define HSA_CPU_DEFINE_VOID_OP(op, builtin, suffix, order)                    \
-  HSA_CPU_EXPORT void hsa_signal_##op##_##suffix(hsa_signal_t s,              \
+#define HSA_CORE_DEFINE_VOID_OP(op, builtin, suffix, order)                    \
+  HSA_CORE_EXPORT void hsa_signal_##op##_##suffix(hsa_signal_t s,              \
                                                  hsa_signal_value_t value) {  \
     Signal* sig = to_signal(s);                                               \
     if (!sig) return;                                                         \
@@ -470,19 +537,19 @@ HSA_CPU_SIGNAL_STORE(hsa_signal_silent_store_screlease, __ATOMIC_RELEASE, false)
     builtin(sig->value_ptr(), value, order);                                  \
     sig->notify_waiters();                                                    \
   }
-#define HSA_CPU_VOID_OP_ADD(suffix, order) HSA_CPU_DEFINE_VOID_OP(add, __atomic_fetch_add, suffix, order)
-#define HSA_CPU_VOID_OP_SUB(suffix, order) HSA_CPU_DEFINE_VOID_OP(subtract, __atomic_fetch_sub, suffix, order)
-#define HSA_CPU_VOID_OP_AND(suffix, order) HSA_CPU_DEFINE_VOID_OP(and, __atomic_fetch_and, suffix, order)
-#define HSA_CPU_VOID_OP_OR(suffix, order) HSA_CPU_DEFINE_VOID_OP(or, __atomic_fetch_or, suffix, order)
-#define HSA_CPU_VOID_OP_XOR(suffix, order) HSA_CPU_DEFINE_VOID_OP(xor, __atomic_fetch_xor, suffix, order)
-HSA_CPU_SIGNAL_RMW_ORDERS(HSA_CPU_VOID_OP_ADD)
-HSA_CPU_SIGNAL_RMW_ORDERS(HSA_CPU_VOID_OP_SUB)
-HSA_CPU_SIGNAL_RMW_ORDERS(HSA_CPU_VOID_OP_AND)
-HSA_CPU_SIGNAL_RMW_ORDERS(HSA_CPU_VOID_OP_OR)
-HSA_CPU_SIGNAL_RMW_ORDERS(HSA_CPU_VOID_OP_XOR)
+#define HSA_CORE_VOID_OP_ADD(suffix, order) HSA_CORE_DEFINE_VOID_OP(add, __atomic_fetch_add, suffix, order)
+#define HSA_CORE_VOID_OP_SUB(suffix, order) HSA_CORE_DEFINE_VOID_OP(subtract, __atomic_fetch_sub, suffix, order)
+#define HSA_CORE_VOID_OP_AND(suffix, order) HSA_CORE_DEFINE_VOID_OP(and, __atomic_fetch_and, suffix, order)
+#define HSA_CORE_VOID_OP_OR(suffix, order) HSA_CORE_DEFINE_VOID_OP(or, __atomic_fetch_or, suffix, order)
+#define HSA_CORE_VOID_OP_XOR(suffix, order) HSA_CORE_DEFINE_VOID_OP(xor, __atomic_fetch_xor, suffix, order)
+HSA_CORE_SIGNAL_RMW_ORDERS(HSA_CORE_VOID_OP_ADD)
+HSA_CORE_SIGNAL_RMW_ORDERS(HSA_CORE_VOID_OP_SUB)
+HSA_CORE_SIGNAL_RMW_ORDERS(HSA_CORE_VOID_OP_AND)
+HSA_CORE_SIGNAL_RMW_ORDERS(HSA_CORE_VOID_OP_OR)
+HSA_CORE_SIGNAL_RMW_ORDERS(HSA_CORE_VOID_OP_XOR)
 
-#define HSA_CPU_EXCHANGE(suffix, order)                                       \
-  HSA_CPU_EXPORT hsa_signal_value_t hsa_signal_exchange_##suffix(             \
+#define HSA_CORE_EXCHANGE(suffix, order)                                       \
+  HSA_CORE_EXPORT hsa_signal_value_t hsa_signal_exchange_##suffix(             \
       hsa_signal_t s, hsa_signal_value_t value) {                             \
     Signal* sig = to_signal(s);                                               \
     if (!sig) return 0;                                                       \
@@ -491,12 +558,12 @@ HSA_CPU_SIGNAL_RMW_ORDERS(HSA_CPU_VOID_OP_XOR)
     sig->notify_waiters();                                                    \
     return old;                                                               \
   }
-HSA_CPU_SIGNAL_RMW_ORDERS(HSA_CPU_EXCHANGE)
+HSA_CORE_SIGNAL_RMW_ORDERS(HSA_CORE_EXCHANGE)
 
 // A failed CAS changes nothing and wakes nobody; its failure order may not be
 // stronger than an acquire (release-only orders fail relaxed).
-#define HSA_CPU_CAS(suffix, order)                                            \
-  HSA_CPU_EXPORT hsa_signal_value_t hsa_signal_cas_##suffix(                  \
+#define HSA_CORE_CAS(suffix, order)                                            \
+  HSA_CORE_EXPORT hsa_signal_value_t hsa_signal_cas_##suffix(                  \
       hsa_signal_t s, hsa_signal_value_t expected, hsa_signal_value_t value) { \
     Signal* sig = to_signal(s);                                               \
     if (!sig) return 0;                                                       \
@@ -510,7 +577,7 @@ HSA_CPU_SIGNAL_RMW_ORDERS(HSA_CPU_EXCHANGE)
       sig->notify_waiters();                                                  \
     return observed;                                                          \
   }
-HSA_CPU_SIGNAL_RMW_ORDERS(HSA_CPU_CAS)
+HSA_CORE_SIGNAL_RMW_ORDERS(HSA_CORE_CAS)
 
 namespace {
 
@@ -531,25 +598,25 @@ hsa_signal_value_t signal_wait(hsa_signal_t signal, const hsa_signal_condition_t
   Signal* const signals[1] = {sig};
   const WaitFilter filters[1] = {WaitFilter{false, condition, compare_value}};
   wait_until(signals, 1, filters, deadline_after(timeout_hint), sanitize_hint(wait_state_hint),
-             kSleepRecheckNs, ready);
+             sleep_recheck_ns(), ready);
   return observed;
 }
 
 }  // namespace
 
-HSA_CPU_EXPORT hsa_signal_value_t hsa_signal_wait_scacquire(
+HSA_CORE_EXPORT hsa_signal_value_t hsa_signal_wait_scacquire(
     hsa_signal_t signal, hsa_signal_condition_t condition, hsa_signal_value_t compare_value,
     uint64_t timeout_hint, hsa_wait_state_t wait_state_hint) {
   return signal_wait(signal, condition, compare_value, timeout_hint, wait_state_hint,
                      __ATOMIC_ACQUIRE);
 }
-HSA_CPU_EXPORT hsa_signal_value_t hsa_signal_wait_acquire(
+HSA_CORE_EXPORT hsa_signal_value_t hsa_signal_wait_acquire(
     hsa_signal_t signal, hsa_signal_condition_t condition, hsa_signal_value_t compare_value,
     uint64_t timeout_hint, hsa_wait_state_t wait_state_hint) {
   return signal_wait(signal, condition, compare_value, timeout_hint, wait_state_hint,
                      __ATOMIC_ACQUIRE);
 }
-HSA_CPU_EXPORT hsa_signal_value_t hsa_signal_wait_relaxed(
+HSA_CORE_EXPORT hsa_signal_value_t hsa_signal_wait_relaxed(
     hsa_signal_t signal, hsa_signal_condition_t condition, hsa_signal_value_t compare_value,
     uint64_t timeout_hint, hsa_wait_state_t wait_state_hint) {
   return signal_wait(signal, condition, compare_value, timeout_hint, wait_state_hint,
@@ -604,7 +671,7 @@ uint32_t wait_any(uint32_t count, const hsa_signal_t* handles,
     }
     return false;
   };
-  if (wait_until(signals.data(), count, filters.data(), deadline, hint, kSleepRecheckNs, ready) &&
+  if (wait_until(signals.data(), count, filters.data(), deadline, hint, sleep_recheck_ns(), ready) &&
       out_value)
     *out_value = observed;
   return index;
@@ -612,12 +679,12 @@ uint32_t wait_any(uint32_t count, const hsa_signal_t* handles,
 
 }  // namespace
 
-HSA_CPU_EXPORT uint32_t hsa_amd_signal_wait_any(uint32_t signal_count, hsa_signal_t* signals,
+HSA_CORE_EXPORT uint32_t hsa_amd_signal_wait_any(uint32_t signal_count, hsa_signal_t* signals,
                                                 hsa_signal_condition_t* conds,
                                                 hsa_signal_value_t* values,
                                                 uint64_t timeout_hint, hsa_wait_state_t wait_hint,
                                                 hsa_signal_value_t* satisfying_value) {
-  if (runtime() == nullptr || signal_count == 0 || signals == nullptr || conds == nullptr ||
+  if (!backend().initialized() || signal_count == 0 || signals == nullptr || conds == nullptr ||
       values == nullptr)
     return UINT32_MAX;
   for (uint32_t i = 0; i < signal_count; ++i)
@@ -626,14 +693,14 @@ HSA_CPU_EXPORT uint32_t hsa_amd_signal_wait_any(uint32_t signal_count, hsa_signa
                   sanitize_hint(wait_hint), satisfying_value);
 }
 
-HSA_CPU_EXPORT hsa_status_t hsa_signal_group_create(uint32_t num_signals,
+HSA_CORE_EXPORT hsa_status_t hsa_signal_group_create(uint32_t num_signals,
                                                     const hsa_signal_t* signals,
                                                     uint32_t num_consumers,
                                                     const hsa_agent_t* consumers,
                                                     hsa_signal_group_t* signal_group) {
-  HSA_CPU_REQUIRE_INIT();
+  HSA_CORE_REQUIRE_INIT();
   // The HSA 1.2 header also refuses an empty consumer list; ROCR accepts it
-  // (programs written for ROCR pass none), and so does hsa-cpu.
+  // (programs written for ROCR pass none), and so does the core.
   if (num_signals == 0 || signals == nullptr || signal_group == nullptr) {
     log("hsa_signal_group_create: empty signal list or null pointer");
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
@@ -658,8 +725,8 @@ HSA_CPU_EXPORT hsa_status_t hsa_signal_group_create(uint32_t num_signals,
   return HSA_STATUS_SUCCESS;
 }
 
-HSA_CPU_EXPORT hsa_status_t hsa_signal_group_destroy(hsa_signal_group_t signal_group) {
-  HSA_CPU_REQUIRE_INIT();
+HSA_CORE_EXPORT hsa_status_t hsa_signal_group_destroy(hsa_signal_group_t signal_group) {
+  HSA_CORE_REQUIRE_INIT();
   auto* group = reinterpret_cast<SignalGroup*>(static_cast<uintptr_t>(signal_group.handle));
   {
     GroupRegistry& r = group_registry();
@@ -677,7 +744,7 @@ hsa_status_t group_wait_any(hsa_signal_group_t signal_group,
                             const hsa_signal_value_t* compare_values,
                             hsa_wait_state_t wait_state_hint, hsa_signal_t* signal,
                             hsa_signal_value_t* value) {
-  HSA_CPU_REQUIRE_INIT();
+  HSA_CORE_REQUIRE_INIT();
   auto* group = reinterpret_cast<SignalGroup*>(static_cast<uintptr_t>(signal_group.handle));
   {
     GroupRegistry& r = group_registry();
@@ -702,25 +769,25 @@ hsa_status_t group_wait_any(hsa_signal_group_t signal_group,
 
 }  // namespace
 
-HSA_CPU_EXPORT hsa_status_t hsa_signal_group_wait_any_scacquire(
+HSA_CORE_EXPORT hsa_status_t hsa_signal_group_wait_any_scacquire(
     hsa_signal_group_t signal_group, const hsa_signal_condition_t* conditions,
     const hsa_signal_value_t* compare_values, hsa_wait_state_t wait_state_hint,
     hsa_signal_t* signal, hsa_signal_value_t* value) {
   return group_wait_any(signal_group, conditions, compare_values, wait_state_hint, signal, value);
 }
-HSA_CPU_EXPORT hsa_status_t hsa_signal_group_wait_any_relaxed(
+HSA_CORE_EXPORT hsa_status_t hsa_signal_group_wait_any_relaxed(
     hsa_signal_group_t signal_group, const hsa_signal_condition_t* conditions,
     const hsa_signal_value_t* compare_values, hsa_wait_state_t wait_state_hint,
     hsa_signal_t* signal, hsa_signal_value_t* value) {
   return group_wait_any(signal_group, conditions, compare_values, wait_state_hint, signal, value);
 }
 
-HSA_CPU_EXPORT hsa_status_t hsa_amd_signal_async_handler(hsa_signal_t signal,
+HSA_CORE_EXPORT hsa_status_t hsa_amd_signal_async_handler(hsa_signal_t signal,
                                                          hsa_signal_condition_t cond,
                                                          hsa_signal_value_t value,
                                                          hsa_amd_signal_handler handler,
                                                          void* arg) {
-  HSA_CPU_REQUIRE_INIT();
+  HSA_CORE_REQUIRE_INIT();
   if (!signal_is_live(signal)) return HSA_STATUS_ERROR_INVALID_SIGNAL;
   Signal* sig = to_signal(signal);
   if (handler == nullptr || !valid_condition(enum_bits(cond))) {
@@ -736,8 +803,8 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_signal_async_handler(hsa_signal_t signal,
   return HSA_STATUS_SUCCESS;
 }
 
-HSA_CPU_EXPORT hsa_status_t hsa_amd_async_function(void (*callback)(void* arg), void* arg) {
-  HSA_CPU_REQUIRE_INIT();
+HSA_CORE_EXPORT hsa_status_t hsa_amd_async_function(void (*callback)(void* arg), void* arg) {
+  HSA_CORE_REQUIRE_INIT();
   if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   try {
     async_handler_thread()->add_function([callback, arg] { callback(arg); });

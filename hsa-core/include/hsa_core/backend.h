@@ -1,0 +1,72 @@
+// hsa-core's back-end interface: what a runtime built on the core tells it.
+//
+// The core is compiled into each runtime's shared library (an object
+// library, hsa-core/CMakeLists.txt), so each library has its own core and
+// its own back-end: the runtime defines hsa_core::backend(), which the core
+// calls. The fields are read on every use; a runtime may set the tunables
+// at hsa_init (before any queue or waiter exists).
+//
+// Threading: backend() and the functions it names are called from any
+// thread.
+#ifndef HSA_CORE_BACKEND_H_
+#define HSA_CORE_BACKEND_H_
+
+#include <hsa/hsa.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace hsa_core {
+
+struct Signal;
+
+struct Backend {
+  // The runtime's name: the prefix of its log lines and of its threads'
+  // names ("hsa-cpu").
+  const char* name = "hsa";
+  // True between the first successful hsa_init and the last hsa_shut_down.
+  bool (*initialized)() = nullptr;
+  // True when `agent` is one of the runtime's agents (consumer lists).
+  bool (*agent_known)(hsa_agent_t agent) = nullptr;
+  // Writes one line (without the prefix) where the runtime logs; the
+  // runtime decides whether logging is on.
+  void (*log)(const char* line) = nullptr;
+  // Storage for one Signal (`bytes`, aligned to AMD_SIGNAL_ALIGN_BYTES);
+  // null when out of memory. Unset: the C++ heap. A runtime whose devices
+  // write signal values (hsa-cuda) gives memory they can reach.
+  void* (*signal_storage_allocate)(size_t bytes) = nullptr;
+  void (*signal_storage_free)(void* storage) = nullptr;
+  // How long a waiter polls before it sleeps, per wait-state hint.
+  uint64_t active_spin_ns = 200000;
+  uint64_t blocked_spin_ns = 20000;
+  // Longest sleep of a waiter between two checks of the values it waits
+  // for: bounds how late it sees a store that bypassed the API (a value
+  // pointer, kernel code, a device).
+  uint64_t sleep_recheck_ns = 4000000;
+  // Values change behind the API as a matter of course (a device writes
+  // completion signals): every sleeping waiter is listed, so that the
+  // runtime can wake them all when it sees such a write land
+  // (wake_all_sleepers, signal.h).
+  bool device_writes = false;
+  // Called by a store to a doorbell signal before the value changes (a
+  // runtime's statistics); unset: nothing.
+  void (*doorbell_stored)(Signal* doorbell) = nullptr;
+};
+
+// Defined by the runtime (one per shared library).
+Backend& backend();
+
+// Returns HSA_STATUS_ERROR_NOT_INITIALIZED from an entry point called
+// outside hsa_init .. hsa_shut_down.
+#define HSA_CORE_REQUIRE_INIT()                                 \
+  do {                                                          \
+    if (!::hsa_core::backend().initialized())                   \
+      return HSA_STATUS_ERROR_NOT_INITIALIZED;                  \
+  } while (0)
+
+// Logs through the back-end (printf format).
+void log(const char* format, ...) __attribute__((format(printf, 1, 2)));
+
+}  // namespace hsa_core
+
+#endif  // HSA_CORE_BACKEND_H_
