@@ -375,6 +375,13 @@ AsyncHandlerThread::~AsyncHandlerThread() {
     state_->stop = true;
   }
   state_->node.notify();
+  if (state_->thread.get_id() == std::this_thread::get_id()) {
+    // Shut down from a handler (a process that exits there): the thread
+    // cannot join itself; it ends after the handler returns, its state
+    // left behind.
+    state_->thread.detach();
+    return;
+  }
   state_->thread.join();
   delete state_;
 }
@@ -473,6 +480,7 @@ HSA_CORE_EXPORT hsa_status_t hsa_signal_destroy(hsa_signal_t signal) {
       return HSA_STATUS_ERROR_INVALID_SIGNAL;
     }
   }
+  if (backend().signal_destroying) backend().signal_destroying(s);
   s->wait_changes_done();
   Signal::destroy(s);
   return HSA_STATUS_SUCCESS;

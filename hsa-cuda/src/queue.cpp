@@ -152,7 +152,7 @@ constexpr uint64_t kPollNs = 1000000;
 // ends. True when the processor should look at the queue again at once.
 bool poll_completion(Queue* q, int64_t rung) {
   for (;;) {
-    if (__atomic_load_n(&signal_object(q->watch)->value, __ATOMIC_ACQUIRE) != q->watch_before) {
+    if (signal_value(q->watch) != q->watch_before) {
       q->watch.handle = 0;
       signals_wake_all();
       if (g_runtime.stats) {
@@ -163,7 +163,7 @@ bool poll_completion(Queue* q, int64_t rung) {
       }
       return true;
     }
-    if (__atomic_load_n(&signal_object(q->doorbell)->value, __ATOMIC_ACQUIRE) != rung ||
+    if (signal_value(q->doorbell) != rung ||
         q->stop.load(std::memory_order_acquire))
       return true;
     if (monotonic_ns() >= q->watch_until) {
@@ -191,7 +191,7 @@ bool complete(Queue* q, hsa_signal_t signal) {
     profiling_end(q->agent, q->stream, q->profile, signal);
   else
     profiling_forget(signal);
-  const int64_t target = __atomic_load_n(&signal_object(signal)->value, __ATOMIC_ACQUIRE) - 1;
+  const int64_t target = signal_value(signal) - 1;
   const uint64_t start = g_runtime.stats ? now_ns() : 0;
   CUresult r = g_runtime.cuda.cuStreamWriteValue64(q->stream, address, uint64_t(target), CU_STREAM_WRITE_VALUE_DEFAULT);
   if (r == CUDA_SUCCESS && g_runtime.host_wake) r = g_runtime.cuda.cuLaunchHostFunc(q->stream, wake_sleepers, nullptr);
@@ -303,7 +303,7 @@ bool dispatch(Queue* q, const hsa_kernel_dispatch_packet_t* p) {
 bool barrier_and(Queue* q, const hsa_barrier_and_packet_t* p) {
   for (hsa_signal_t dependency : p->dep_signal) {
     if (!dependency.handle) continue;
-    const int64_t value = __atomic_load_n(&signal_object(dependency)->value, __ATOMIC_ACQUIRE);
+    const int64_t value = signal_value(dependency);
     if (value < 0) {
       if (p->completion_signal.handle) hsa_signal_store_screlease(p->completion_signal, value);
       fail(q, HSA_STATUS_ERROR, "a barrier-AND dependency is negative (its producer failed)");
@@ -333,7 +333,7 @@ bool barrier_and(Queue* q, const hsa_barrier_and_packet_t* p) {
 bool barrier_or(Queue* q, const hsa_barrier_or_packet_t* p) {
   for (;;) {
     for (hsa_signal_t dependency : p->dep_signal)
-      if (dependency.handle && __atomic_load_n(&signal_object(dependency)->value, __ATOMIC_ACQUIRE) <= 0)
+      if (dependency.handle && signal_value(dependency) <= 0)
         return complete(q, p->completion_signal);
     if (q->stop.load(std::memory_order_acquire)) return false;
     for (hsa_signal_t dependency : p->dep_signal) {
@@ -424,7 +424,7 @@ int64_t issue_run(Queue* q, uint64_t read, uint64_t write) {
       const uint64_t wait_start = now_ns();
       const uint64_t deadline = wait_start + kRunWaitNs;
       while ((header & 0xff) == HSA_PACKET_TYPE_INVALID &&
-             __atomic_load_n(&signal_object(q->doorbell)->value, __ATOMIC_ACQUIRE) < int64_t(j) &&
+             signal_value(q->doorbell) < int64_t(j) &&
              now_ns() < deadline && !q->stop.load(std::memory_order_relaxed)) {
         __builtin_ia32_pause();
         header = header_of(slot);
@@ -484,7 +484,7 @@ void process(Queue* q) {
     // back launched work); nothing more is issued.
     if (q->inactive.load(std::memory_order_acquire)) q->failed = true;
     // The doorbell before the indices, so a ring after this load is seen.
-    const int64_t rung = __atomic_load_n(&signal_object(q->doorbell)->value, __ATOMIC_ACQUIRE);
+    const int64_t rung = signal_value(q->doorbell);
     const uint64_t read = __atomic_load_n(&q->amd->read_dispatch_id, __ATOMIC_RELAXED);
     const uint64_t write = __atomic_load_n(&q->amd->write_dispatch_id, __ATOMIC_ACQUIRE);
     auto* slot = static_cast<uint8_t*>(hq.base_address) + (read & mask) * 64;
@@ -615,7 +615,7 @@ void destroy(Queue* q) {
   // stay (leaked) until hsa_shut_down resets the context.
   if (q->stream && !q->abandoned) g_runtime.cuda.cuStreamDestroy(q->stream);
   if (q->ring && !q->abandoned) g_runtime.cuda.cuMemFreeHost(q->ring);
-  if (q->doorbell.handle) hsa_signal_destroy(q->doorbell);
+  if (q->doorbell.handle) doorbell_destroy(q->doorbell);
   q->agent->queue_count.fetch_sub(1);
   std::free(q->amd);
   delete q;
@@ -674,8 +674,7 @@ hsa_status_t hsa_queue_create(hsa_agent_t agent_handle, uint32_t size, hsa_queue
   }
   for (uint32_t i = 0; i < size; ++i)
     *reinterpret_cast<uint16_t*>(static_cast<uint8_t*>(q->ring) + size_t(i) * 64) = HSA_PACKET_TYPE_INVALID;
-  if (hsa_signal_create(-1, 0, nullptr, &q->doorbell) != HSA_STATUS_SUCCESS)
-    return cleanup(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+  if (doorbell_create(&q->doorbell) != HSA_STATUS_SUCCESS) return cleanup(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
   static std::atomic<uint64_t> next_id{0};
   hsa_queue_t& hq = q->amd->hsa_queue;
   hq.type = type;
@@ -684,7 +683,6 @@ hsa_status_t hsa_queue_create(hsa_agent_t agent_handle, uint32_t size, hsa_queue
   hq.doorbell_signal = q->doorbell;
   hq.size = size;
   hq.id = next_id.fetch_add(1);
-  signal_object(q->doorbell)->kind = AMD_SIGNAL_KIND_DOORBELL;
   signal_object(q->doorbell)->queue_ptr = q->amd;
   {
     std::lock_guard<std::mutex> lock(g_queues_mutex);

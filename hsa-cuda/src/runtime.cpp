@@ -256,6 +256,7 @@ hsa_status_t hsa_init() {
   g_runtime.wait_spin_ns = spin && *spin ? std::min<uint64_t>(std::strtoull(spin, nullptr, 10), 1000000) * 1000
                            : std::thread::hardware_concurrency() >= 4 ? 1000000 : 20000;
   g_runtime.run_max = std::max(g_runtime.run_first, run_length("HSA_CUDA_RUN_MAX", 1024));
+  signals_configure();
   hsa_status_t status = open_agents();
   if (status != HSA_STATUS_SUCCESS) {
     close_agents();

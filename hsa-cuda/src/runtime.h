@@ -125,13 +125,22 @@ std::string cuda_error_text(CUresult result);
 bool make_current(const Agent* agent);
 Agent* to_agent(hsa_agent_t agent);  // nullptr when unknown
 
-// Signals: amd_signal_t objects in pinned host memory the device can write.
+// Signals (signal.cpp): the core's (hsa-core/), in pinned host memory the
+// devices can write. signals_configure() gives the core the wait tunables
+// (at hsa_init); signals_wake_all() wakes every sleeping waiter (a device's
+// write landed, or a queue stopped).
+void signals_configure();
 void signals_wake_all();
 // At hsa_shut_down. release_cuda false: the bookkeeping only, no CUDA call
 // (a context that still runs abandoned work would make a free wait for it).
 void signals_release_all(bool release_cuda);
 bool signal_valid(hsa_signal_t signal);
 amd_signal_t* signal_object(hsa_signal_t signal);
+int64_t signal_value(hsa_signal_t signal);  // acquire load (doorbells too)
+// A queue's doorbell: an AMD_SIGNAL_KIND_DOORBELL signal whose value is -1
+// until the first ring.
+hsa_status_t doorbell_create(hsa_signal_t* out);
+void doorbell_destroy(hsa_signal_t doorbell);
 CUdeviceptr signal_device_address(hsa_signal_t signal);  // of amd_signal_t::value
 // Waits until the condition holds, timeout_ns passes or *abort is set;
 // returns the last value seen.

@@ -51,6 +51,9 @@ struct Backend {
   // Called by a store to a doorbell signal before the value changes (a
   // runtime's statistics); unset: nothing.
   void (*doorbell_stored)(Signal* doorbell) = nullptr;
+  // Called by hsa_signal_destroy before a user signal goes (what the
+  // runtime keeps about it: profiling events); unset: nothing.
+  void (*signal_destroying)(Signal* signal) = nullptr;
 };
 
 // Defined by the runtime (one per shared library).
