@@ -756,31 +756,4 @@ hsa_status_t hsa_amd_profiling_get_dispatch_time(hsa_agent_t agent_handle, hsa_s
   return HSA_STATUS_SUCCESS;
 }
 
-namespace {
-amd_queue_t* amd_of(const hsa_queue_t* queue) {
-  return reinterpret_cast<amd_queue_t*>(const_cast<hsa_queue_t*>(queue));
-}
-}  // namespace
 
-#define HSA_CUDA_LOAD_INDEX(name, field, order) \
-  uint64_t name(const hsa_queue_t* queue) { return __atomic_load_n(&amd_of(queue)->field, order); }
-HSA_CUDA_LOAD_INDEX(hsa_queue_load_read_index_scacquire, read_dispatch_id, __ATOMIC_ACQUIRE)
-HSA_CUDA_LOAD_INDEX(hsa_queue_load_read_index_relaxed, read_dispatch_id, __ATOMIC_RELAXED)
-HSA_CUDA_LOAD_INDEX(hsa_queue_load_write_index_scacquire, write_dispatch_id, __ATOMIC_ACQUIRE)
-HSA_CUDA_LOAD_INDEX(hsa_queue_load_write_index_relaxed, write_dispatch_id, __ATOMIC_RELAXED)
-
-#define HSA_CUDA_ADD_INDEX(name, order)                                            \
-  uint64_t name(const hsa_queue_t* queue, uint64_t value) {                        \
-    return __atomic_fetch_add(&amd_of(queue)->write_dispatch_id, value, order);    \
-  }
-HSA_CUDA_ADD_INDEX(hsa_queue_add_write_index_scacq_screl, __ATOMIC_ACQ_REL)
-HSA_CUDA_ADD_INDEX(hsa_queue_add_write_index_scacquire, __ATOMIC_ACQUIRE)
-HSA_CUDA_ADD_INDEX(hsa_queue_add_write_index_relaxed, __ATOMIC_RELAXED)
-HSA_CUDA_ADD_INDEX(hsa_queue_add_write_index_screlease, __ATOMIC_RELEASE)
-
-void hsa_queue_store_write_index_relaxed(const hsa_queue_t* queue, uint64_t value) {
-  __atomic_store_n(&amd_of(queue)->write_dispatch_id, value, __ATOMIC_RELAXED);
-}
-void hsa_queue_store_write_index_screlease(const hsa_queue_t* queue, uint64_t value) {
-  __atomic_store_n(&amd_of(queue)->write_dispatch_id, value, __ATOMIC_RELEASE);
-}

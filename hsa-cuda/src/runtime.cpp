@@ -278,22 +278,6 @@ hsa_status_t hsa_shut_down() {
   return HSA_STATUS_SUCCESS;
 }
 
-hsa_status_t hsa_system_get_info(hsa_system_info_t attribute, void* value) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  if (!value) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  switch (enum_bits(attribute)) {
-    case HSA_SYSTEM_INFO_VERSION_MAJOR: return put<uint16_t>(value, 1);
-    case HSA_SYSTEM_INFO_VERSION_MINOR: return put<uint16_t>(value, 1);
-    case HSA_SYSTEM_INFO_TIMESTAMP: return put<uint64_t>(value, monotonic_ns());
-    case HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY: return put<uint64_t>(value, 1000000000ull);
-    case HSA_SYSTEM_INFO_SIGNAL_MAX_WAIT: return put<uint64_t>(value, UINT64_MAX);
-    case HSA_SYSTEM_INFO_ENDIANNESS: return put(value, HSA_ENDIANNESS_LITTLE);
-    case HSA_SYSTEM_INFO_MACHINE_MODEL: return put(value, HSA_MACHINE_MODEL_LARGE);
-    case HSA_SYSTEM_INFO_EXTENSIONS: std::memset(value, 0, 128); return HSA_STATUS_SUCCESS;
-    default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  }
-}
-
 hsa_status_t hsa_iterate_agents(hsa_status_t (*callback)(hsa_agent_t, void*), void* data) {
   if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
   if (!callback) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
@@ -617,39 +601,6 @@ hsa_status_t hsa_memory_copy(void* dst, const void* src, size_t size) {
   return HSA_STATUS_SUCCESS;
 }
 
-hsa_status_t hsa_status_string(hsa_status_t status, const char** status_string) {
-  if (!status_string) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  switch (int(status)) {
-    case HSA_STATUS_SUCCESS: *status_string = "HSA_STATUS_SUCCESS: The function has been executed successfully."; break;
-    case HSA_STATUS_INFO_BREAK: *status_string = "HSA_STATUS_INFO_BREAK: A traversal over a list of elements has been interrupted by the application before completing."; break;
-    case HSA_STATUS_ERROR: *status_string = "HSA_STATUS_ERROR: A generic error has occurred."; break;
-    case HSA_STATUS_ERROR_INVALID_ARGUMENT: *status_string = "HSA_STATUS_ERROR_INVALID_ARGUMENT: One of the actual arguments does not meet a precondition stated in the documentation of the corresponding formal argument."; break;
-    case HSA_STATUS_ERROR_INVALID_QUEUE_CREATION: *status_string = "HSA_STATUS_ERROR_INVALID_QUEUE_CREATION: The requested queue creation is not valid."; break;
-    case HSA_STATUS_ERROR_INVALID_ALLOCATION: *status_string = "HSA_STATUS_ERROR_INVALID_ALLOCATION: The requested allocation is not valid."; break;
-    case HSA_STATUS_ERROR_INVALID_AGENT: *status_string = "HSA_STATUS_ERROR_INVALID_AGENT: The agent is invalid."; break;
-    case HSA_STATUS_ERROR_INVALID_REGION: *status_string = "HSA_STATUS_ERROR_INVALID_REGION: The memory region is invalid."; break;
-    case HSA_STATUS_ERROR_INVALID_SIGNAL: *status_string = "HSA_STATUS_ERROR_INVALID_SIGNAL: The signal is invalid."; break;
-    case HSA_STATUS_ERROR_INVALID_QUEUE: *status_string = "HSA_STATUS_ERROR_INVALID_QUEUE: The queue is invalid."; break;
-    case HSA_STATUS_ERROR_OUT_OF_RESOURCES: *status_string = "HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources."; break;
-    case HSA_STATUS_ERROR_INVALID_PACKET_FORMAT: *status_string = "HSA_STATUS_ERROR_INVALID_PACKET_FORMAT: The AQL packet is malformed."; break;
-    case HSA_STATUS_ERROR_RESOURCE_FREE: *status_string = "HSA_STATUS_ERROR_RESOURCE_FREE: An error has been detected while releasing a resource."; break;
-    case HSA_STATUS_ERROR_NOT_INITIALIZED: *status_string = "HSA_STATUS_ERROR_NOT_INITIALIZED: An API other than hsa_init has been invoked while the reference count of the HSA runtime is zero."; break;
-    case HSA_STATUS_ERROR_INVALID_ISA: *status_string = "HSA_STATUS_ERROR_INVALID_ISA: The instruction set architecture is invalid."; break;
-    case HSA_STATUS_ERROR_INVALID_CODE_OBJECT: *status_string = "HSA_STATUS_ERROR_INVALID_CODE_OBJECT: The code object is invalid."; break;
-    case HSA_STATUS_ERROR_INVALID_EXECUTABLE: *status_string = "HSA_STATUS_ERROR_INVALID_EXECUTABLE: The executable is invalid."; break;
-    case HSA_STATUS_ERROR_FROZEN_EXECUTABLE: *status_string = "HSA_STATUS_ERROR_FROZEN_EXECUTABLE: The executable is frozen."; break;
-    case HSA_STATUS_ERROR_INVALID_SYMBOL_NAME: *status_string = "HSA_STATUS_ERROR_INVALID_SYMBOL_NAME: There is no symbol with the given name."; break;
-    case HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS: *status_string = "HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS: The arguments passed to a functions are not compatible."; break;
-    case HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER: *status_string = "HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER: The code object reader is invalid."; break;
-    case HSA_STATUS_ERROR_INVALID_EXECUTABLE_SYMBOL: *status_string = "HSA_STATUS_ERROR_INVALID_EXECUTABLE_SYMBOL: The executable symbol is invalid."; break;
-    case HSA_STATUS_ERROR_INVALID_MEMORY_POOL: *status_string = "HSA_STATUS_ERROR_INVALID_MEMORY_POOL: The memory pool is invalid."; break;
-    case HSA_STATUS_ERROR_MEMORY_FAULT: *status_string = "HSA_STATUS_ERROR_MEMORY_FAULT: Agent accessed memory beyond the maximum legal address."; break;
-    case HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION: *status_string = "HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION: Agent executed an invalid shader instruction."; break;
-    case HSA_STATUS_ERROR_EXCEPTION: *status_string = "HSA_STATUS_ERROR_EXCEPTION: An exception has occurred."; break;
-    default: *status_string = "HSA_STATUS: an unknown status."; return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  }
-  return HSA_STATUS_SUCCESS;
-}
 
 // One system event handler, as hsa-cpu (ROCR's header allows more; a second
 // registration here is refused). It hears of device memory faults

@@ -24,6 +24,11 @@ struct Backend {
   // The runtime's name: the prefix of its log lines and of its threads'
   // names ("hsa-cpu").
   const char* name = "hsa";
+  // HSA_AMD_SYSTEM_INFO_BUILD_VERSION ("hsa-cpu 0.1.0").
+  const char* build_version = "hsa";
+  // HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED and _SVM_ACCESSIBLE_BY_DEFAULT: every
+  // agent reaches any host allocation.
+  bool svm = false;
   // True between the first successful hsa_init and the last hsa_shut_down.
   bool (*initialized)() = nullptr;
   // True when `agent` is one of the runtime's agents (consumer lists).
