@@ -208,7 +208,6 @@ void continue_copy(std::shared_ptr<PendingCopy> copy, size_t index) {
   });
 }
 
-Pool* lookup_region(hsa_region_t region) { return runtime()->pool(region.handle); }
 
 hsa_status_t pool_info(const Pool* pool, uint32_t attribute, void* value) {
   switch (attribute) {
@@ -269,22 +268,6 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_agent_iterate_memory_pools(
   return HSA_STATUS_SUCCESS;
 }
 
-HSA_CPU_EXPORT hsa_status_t hsa_agent_iterate_regions(hsa_agent_t agent,
-                                                      hsa_status_t (*callback)(hsa_region_t region,
-                                                                               void* data),
-                                                      void* data) {
-  HSA_CPU_REQUIRE_INIT();
-  const Agent* a = runtime()->agent(agent);
-  if (a == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  for (size_t i = 0; i < Agent::kPoolCount; ++i) {
-    const hsa_status_t status =
-        callback(hsa_region_t{reinterpret_cast<uintptr_t>(a->pool_in_order(i))}, data);
-    if (status != HSA_STATUS_SUCCESS) return status;
-  }
-  return HSA_STATUS_SUCCESS;
-}
-
 HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t memory_pool,
                                                          hsa_amd_memory_pool_info_t attribute,
                                                          void* value) {
@@ -319,46 +302,6 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_agent_memory_pool_get_info(
   }
 }
 
-HSA_CPU_EXPORT hsa_status_t hsa_region_get_info(hsa_region_t region, hsa_region_info_t attribute,
-                                                void* value) {
-  HSA_CPU_REQUIRE_INIT();
-  const Pool* pool = lookup_region(region);
-  if (pool == nullptr) return HSA_STATUS_ERROR_INVALID_REGION;
-  if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  switch (enum_bits(attribute)) {
-    case HSA_REGION_INFO_SEGMENT:
-      *static_cast<hsa_region_segment_t*>(value) =
-          pool->segment == HSA_AMD_SEGMENT_GROUP ? HSA_REGION_SEGMENT_GROUP : HSA_REGION_SEGMENT_GLOBAL;
-      return HSA_STATUS_SUCCESS;
-    case HSA_REGION_INFO_GLOBAL_FLAGS:  // 0 for the group region (as ROCR)
-      // The pool flags use the same bit values as hsa_region_global_flag_t.
-      static_assert(uint32_t(HSA_REGION_GLOBAL_FLAG_KERNARG) == uint32_t(HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT));
-      static_assert(uint32_t(HSA_REGION_GLOBAL_FLAG_FINE_GRAINED) == uint32_t(HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED));
-      static_assert(uint32_t(HSA_REGION_GLOBAL_FLAG_COARSE_GRAINED) == uint32_t(HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED));
-      *static_cast<uint32_t*>(value) = pool->global_flags;
-      return HSA_STATUS_SUCCESS;
-    case HSA_REGION_INFO_SIZE: *static_cast<size_t*>(value) = pool->size; return HSA_STATUS_SUCCESS;
-    case HSA_REGION_INFO_ALLOC_MAX_SIZE: *static_cast<size_t*>(value) = pool->alloc_max_size; return HSA_STATUS_SUCCESS;
-    case HSA_REGION_INFO_ALLOC_MAX_PRIVATE_WORKGROUP_SIZE:
-      *static_cast<uint32_t*>(value) = kWorkgroupMaxSize;
-      return HSA_STATUS_SUCCESS;
-    case HSA_REGION_INFO_RUNTIME_ALLOC_ALLOWED: *static_cast<bool*>(value) = pool->alloc_allowed; return HSA_STATUS_SUCCESS;
-    case HSA_REGION_INFO_RUNTIME_ALLOC_GRANULE: *static_cast<size_t*>(value) = pool->granule; return HSA_STATUS_SUCCESS;
-    case HSA_REGION_INFO_RUNTIME_ALLOC_ALIGNMENT: *static_cast<size_t*>(value) = pool->alignment; return HSA_STATUS_SUCCESS;
-    case HSA_AMD_REGION_INFO_HOST_ACCESSIBLE:
-      *static_cast<bool*>(value) = pool->segment == HSA_AMD_SEGMENT_GLOBAL;
-      return HSA_STATUS_SUCCESS;
-    case HSA_AMD_REGION_INFO_BASE: *static_cast<void**>(value) = nullptr; return HSA_STATUS_SUCCESS;
-    // Host memory: its bus width and clock are not known (0, as ROCR
-    // answers for system memory).
-    case HSA_AMD_REGION_INFO_BUS_WIDTH:
-    case HSA_AMD_REGION_INFO_MAX_CLOCK_FREQUENCY:
-      *static_cast<uint32_t*>(value) = 0;
-      return HSA_STATUS_SUCCESS;
-    default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  }
-}
-
 // ---------------------------------------------------------------------------
 // Allocation
 
@@ -375,39 +318,14 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_pool_free(void* ptr) {
   return free_allocation(ptr, "hsa_amd_memory_pool_free");
 }
 
-HSA_CPU_EXPORT hsa_status_t hsa_memory_allocate(hsa_region_t region, size_t size, void** ptr) {
-  HSA_CPU_REQUIRE_INIT();
-  const Pool* pool = lookup_region(region);
-  if (pool == nullptr) return HSA_STATUS_ERROR_INVALID_REGION;
-  return allocate(pool, size, 0, ptr);
+namespace hsa_cpu {
+// hsa_memory_allocate and hsa_memory_free (the core's regions.cpp, through
+// the back-end).
+hsa_status_t region_allocate(uint64_t pool, size_t size, void** ptr) {
+  return allocate(runtime()->pool(pool), size, 0, ptr);
 }
-
-HSA_CPU_EXPORT hsa_status_t hsa_memory_free(void* ptr) {
-  HSA_CPU_REQUIRE_INIT();
-  return free_allocation(ptr, "hsa_memory_free");
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_memory_register(void* ptr, size_t size) {
-  HSA_CPU_REQUIRE_INIT();
-  if (ptr == nullptr) return HSA_STATUS_SUCCESS;  // HSA: no operation
-  if (size == 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  return HSA_STATUS_SUCCESS;  // host memory is visible to every agent already
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_memory_deregister(void* ptr, size_t size) {
-  HSA_CPU_REQUIRE_INIT();
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_memory_assign_agent(void* ptr, hsa_agent_t agent,
-                                                    hsa_access_permission_t access) {
-  HSA_CPU_REQUIRE_INIT();
-  if (runtime()->agent(agent) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  if (ptr == nullptr || enum_bits(access) < HSA_ACCESS_PERMISSION_RO ||
-      enum_bits(access) > HSA_ACCESS_PERMISSION_RW)
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  return HSA_STATUS_SUCCESS;
-}
+hsa_status_t region_free(void* ptr) { return free_allocation(ptr, "hsa_memory_free"); }
+}  // namespace hsa_cpu
 
 HSA_CPU_EXPORT hsa_status_t hsa_amd_agents_allow_access(uint32_t num_agents,
                                                         const hsa_agent_t* agents,

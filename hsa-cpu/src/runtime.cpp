@@ -31,16 +31,22 @@ const Isa kIsas[kIsaLevelCount] = {
     {"x86_64-unknown-linux-gnu--x86-64", "x86-64", 4},
 };
 
-// One wavefront description per ISA; the handle is its address.
-struct Wavefront {
-  uint32_t size;  // work items per wavefront (== the ISA's SIMD lanes)
-};
-const Wavefront kWavefronts[kIsaLevelCount] = {{16}, {8}, {4}, {4}};
-
 const Isa* isa_from_handle(hsa_isa_t isa) {
   for (const Isa& candidate : kIsas)
     if (isa.handle == reinterpret_cast<uintptr_t>(&candidate)) return &candidate;
   return nullptr;
+}
+
+// Every host ISA level hsa-cpu knows by name, offered by an agent or not
+// (the core's hsa_isa_from_name).
+bool isa_from_name(const char* name, hsa_isa_t* isa) {
+  for (const Isa& candidate : kIsas) {
+    if (strcmp(candidate.name, name) == 0) {
+      isa->handle = reinterpret_cast<uintptr_t>(&candidate);
+      return true;
+    }
+  }
+  return false;
 }
 
 namespace {
@@ -192,6 +198,14 @@ hsa_core::Backend& hsa_core::backend() {
       return rt != nullptr && rt->agent(agent) != nullptr;
     };
     b.log = [](const char* line) { hsa_cpu::log("%s", line); };
+    b.region_allocate = hsa_cpu::region_allocate;
+    b.region_free = hsa_cpu::region_free;
+    b.max_workgroup_size = hsa_cpu::kWorkgroupMaxSize;
+    b.isa_from_name = hsa_cpu::isa_from_name;
+    // The levels are best-first: code for a level runs on every better one.
+    b.isa_compatible = [](hsa_isa_t code, hsa_isa_t agent) {
+      return hsa_cpu::isa_from_handle(code) >= hsa_cpu::isa_from_handle(agent);
+    };
     return b;
   }();
   return backend;
@@ -437,16 +451,6 @@ HSA_CPU_EXPORT hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info
   return HSA_STATUS_SUCCESS;
 }
 
-HSA_CPU_EXPORT hsa_status_t hsa_agent_get_exception_policies(hsa_agent_t agent, hsa_profile_t profile,
-                                                             uint16_t* mask) {
-  HSA_CPU_REQUIRE_INIT();
-  if (runtime()->agent(agent) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  if (mask == nullptr || enum_bits(profile) > HSA_PROFILE_FULL)
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  *mask = 0;
-  return HSA_STATUS_SUCCESS;
-}
-
 // ---------------------------------------------------------------------------
 // Caches
 
@@ -484,19 +488,6 @@ HSA_CPU_EXPORT hsa_status_t hsa_cache_get_info(hsa_cache_t cache, hsa_cache_info
 
 // ---------------------------------------------------------------------------
 // ISAs and wavefronts
-
-HSA_CPU_EXPORT hsa_status_t hsa_isa_from_name(const char* name, hsa_isa_t* isa) {
-  HSA_CPU_REQUIRE_INIT();
-  if (name == nullptr || isa == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  for (const Isa& candidate : kIsas) {
-    if (strcmp(candidate.name, name) == 0) {
-      isa->handle = reinterpret_cast<uintptr_t>(&candidate);
-      return HSA_STATUS_SUCCESS;
-    }
-  }
-  log("hsa_isa_from_name: '%s' is not a host ISA name", name);
-  return HSA_STATUS_ERROR_INVALID_ISA_NAME;
-}
 
 HSA_CPU_EXPORT hsa_status_t hsa_agent_iterate_isas(hsa_agent_t agent,
                                                    hsa_status_t (*callback)(hsa_isa_t isa, void* data),
@@ -567,76 +558,12 @@ hsa_status_t isa_info(const Isa* isa, uint32_t attribute, uint32_t index, void* 
 
 }  // namespace
 
-HSA_CPU_EXPORT hsa_status_t hsa_isa_get_info(hsa_isa_t isa, hsa_isa_info_t attribute, uint32_t index,
-                                             void* value) {
-  HSA_CPU_REQUIRE_INIT();
-  const Isa* i = isa_from_handle(isa);
-  if (i == nullptr) return HSA_STATUS_ERROR_INVALID_ISA;
-  if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  return isa_info(i, enum_bits(attribute), index, value);
-}
-
 HSA_CPU_EXPORT hsa_status_t hsa_isa_get_info_alt(hsa_isa_t isa, hsa_isa_info_t attribute, void* value) {
   HSA_CPU_REQUIRE_INIT();
   const Isa* i = isa_from_handle(isa);
   if (i == nullptr) return HSA_STATUS_ERROR_INVALID_ISA;
   if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   return isa_info(i, enum_bits(attribute), 0, value);
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_isa_get_exception_policies(hsa_isa_t isa, hsa_profile_t profile,
-                                                           uint16_t* mask) {
-  HSA_CPU_REQUIRE_INIT();
-  if (isa_from_handle(isa) == nullptr) return HSA_STATUS_ERROR_INVALID_ISA;
-  if (mask == nullptr || enum_bits(profile) > HSA_PROFILE_FULL)
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  *mask = 0;
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_isa_get_round_method(hsa_isa_t isa, hsa_fp_type_t fp_type,
-                                                     hsa_flush_mode_t flush_mode,
-                                                     hsa_round_method_t* round_method) {
-  HSA_CPU_REQUIRE_INIT();
-  if (isa_from_handle(isa) == nullptr) return HSA_STATUS_ERROR_INVALID_ISA;
-  const uint32_t fp = enum_bits(fp_type), flush = enum_bits(flush_mode);
-  if (round_method == nullptr || (fp != HSA_FP_TYPE_16 && fp != HSA_FP_TYPE_32 && fp != HSA_FP_TYPE_64) ||
-      (flush != HSA_FLUSH_MODE_FTZ && flush != HSA_FLUSH_MODE_NON_FTZ))
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  *round_method = HSA_ROUND_METHOD_SINGLE;
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_isa_compatible(hsa_isa_t code_object_isa, hsa_isa_t agent_isa, bool* result) {
-  HSA_CPU_REQUIRE_INIT();
-  const Isa* code = isa_from_handle(code_object_isa);
-  const Isa* agent = isa_from_handle(agent_isa);
-  if (code == nullptr || agent == nullptr) return HSA_STATUS_ERROR_INVALID_ISA;
-  if (result == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  *result = code >= agent;  // kIsas is best-first: a level runs every lower one
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_isa_iterate_wavefronts(hsa_isa_t isa,
-                                                       hsa_status_t (*callback)(hsa_wavefront_t wavefront, void* data),
-                                                       void* data) {
-  HSA_CPU_REQUIRE_INIT();
-  const Isa* i = isa_from_handle(isa);
-  if (i == nullptr) return HSA_STATUS_ERROR_INVALID_ISA;
-  if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  return callback(hsa_wavefront_t{reinterpret_cast<uintptr_t>(&kWavefronts[i - kIsas])}, data);
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_wavefront_get_info(hsa_wavefront_t wavefront, hsa_wavefront_info_t attribute,
-                                                   void* value) {
-  HSA_CPU_REQUIRE_INIT();
-  const Wavefront* w = nullptr;
-  for (const Wavefront& candidate : kWavefronts)
-    if (wavefront.handle == reinterpret_cast<uintptr_t>(&candidate)) w = &candidate;
-  if (w == nullptr) return HSA_STATUS_ERROR_INVALID_WAVEFRONT;
-  if (value == nullptr || enum_bits(attribute) != HSA_WAVEFRONT_INFO_SIZE) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  *static_cast<uint32_t*>(value) = w->size;
-  return HSA_STATUS_SUCCESS;
 }
 
 // ---------------------------------------------------------------------------

@@ -126,6 +126,11 @@ class Runtime {
 // The live runtime, or null outside hsa_init/hsa_shut_down.
 Runtime* runtime();
 
+// The core's regions (hsa-core/src/regions.cpp) allocate and free through
+// these (memory.cpp).
+hsa_status_t region_allocate(uint64_t pool, size_t size, void** ptr);
+hsa_status_t region_free(void* ptr);
+
 inline hsa_agent_t to_handle(const Agent* a) {
   return hsa_agent_t{reinterpret_cast<uintptr_t>(a)};
 }

@@ -67,6 +67,26 @@ Isa* to_isa(hsa_isa_t handle) {
   return nullptr;
 }
 
+}  // namespace
+
+bool isa_from_name(const char* name, hsa_isa_t* isa) {
+  for (auto& candidate : g_runtime.isas) {
+    if (candidate->name == name) {
+      isa->handle = reinterpret_cast<uint64_t>(candidate.get());
+      return true;
+    }
+  }
+  return false;
+}
+
+bool isa_compatible(hsa_isa_t code_object_isa, hsa_isa_t agent_isa) {
+  const Isa* code = to_isa(code_object_isa);
+  const Isa* agent = to_isa(agent_isa);
+  return code != nullptr && agent != nullptr && code->sm <= agent->sm;
+}
+
+namespace {
+
 bool attribute(const Agent& agent, int which, int* out) {
   return g_runtime.cuda.cuDeviceGetAttribute(out, which, agent.device) == CUDA_SUCCESS;
 }
@@ -398,6 +418,10 @@ hsa_status_t hsa_isa_get_info_alt(hsa_isa_t handle, hsa_isa_info_t attribute, vo
   switch (enum_bits(attribute)) {
     case HSA_ISA_INFO_NAME_LENGTH: return put<uint32_t>(value, uint32_t(isa->name.size() + 1));
     case HSA_ISA_INFO_NAME: std::memcpy(value, isa->name.c_str(), isa->name.size() + 1); return HSA_STATUS_SUCCESS;
+    case HSA_ISA_INFO_CALL_CONVENTION_COUNT: return put<uint32_t>(value, 1);
+    case HSA_ISA_INFO_CALL_CONVENTION_INFO_WAVEFRONT_SIZE: return put<uint32_t>(value, 32);
+    // A streaming multiprocessor holds 2048 threads (sm_70 and later).
+    case HSA_ISA_INFO_CALL_CONVENTION_INFO_WAVEFRONTS_PER_COMPUTE_UNIT: return put<uint32_t>(value, 64);
     case HSA_ISA_INFO_MACHINE_MODELS: {
       bool models[2] = {false, true};
       std::memcpy(value, models, sizeof(models));

@@ -124,6 +124,11 @@ std::string cuda_error_text(CUresult result);
 // Makes the agent's primary context current on the calling thread.
 bool make_current(const Agent* agent);
 Agent* to_agent(hsa_agent_t agent);  // nullptr when unknown
+// The core's ISA hooks (runtime.cpp): an ISA of the devices by name, and
+// whether PTX built for one runs on another (the driver compiles PTX for
+// its own or any later architecture).
+bool isa_from_name(const char* name, hsa_isa_t* isa);
+bool isa_compatible(hsa_isa_t code_object_isa, hsa_isa_t agent_isa);
 
 // Signals (signal.cpp): the core's (hsa-core/), in pinned host memory the
 // devices can write. signals_configure() gives the core the wait tunables

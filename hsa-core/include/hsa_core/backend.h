@@ -41,6 +41,17 @@ struct Backend {
   // write signal values (hsa-cuda) gives memory they can reach.
   void* (*signal_storage_allocate)(size_t bytes) = nullptr;
   void (*signal_storage_free)(void* storage) = nullptr;
+  // Regions (regions.cpp): hsa_memory_allocate from the pool a region is
+  // (its handle; a known pool, checked) and hsa_memory_free.
+  hsa_status_t (*region_allocate)(uint64_t pool, size_t size, void** ptr) = nullptr;
+  hsa_status_t (*region_free)(void* ptr) = nullptr;
+  // HSA_REGION_INFO_ALLOC_MAX_PRIVATE_WORKGROUP_SIZE.
+  uint32_t max_workgroup_size = 1024;
+  // ISAs (isa.cpp; the back-end's hsa_isa_get_info_alt describes them):
+  // the ISA of a name (false: none), and whether code for one runs on an
+  // agent of another.
+  bool (*isa_from_name)(const char* name, hsa_isa_t* isa) = nullptr;
+  bool (*isa_compatible)(hsa_isa_t code_object_isa, hsa_isa_t agent_isa) = nullptr;
   // How long a waiter polls before it sleeps, per wait-state hint.
   uint64_t active_spin_ns = 200000;
   uint64_t blocked_spin_ns = 20000;
