@@ -22,7 +22,6 @@
 namespace hsa_cpu {
 
 void free_all_allocations();  // memory.cpp
-void destroy_all_programs();  // stubs.cpp
 
 const Isa kIsas[kIsaLevelCount] = {
     {"x86_64-unknown-linux-gnu--x86-64-v4", "x86-64-v4", 16},
@@ -320,7 +319,7 @@ HSA_CPU_EXPORT hsa_status_t hsa_shut_down() {
   shut_down_async_handler_thread();
   rt->workers.reset();  // joins the workers once every job finished
   destroy_all_executables();
-  destroy_all_programs();
+  hsa_core::destroy_all_programs();
   free_all_allocations();
   destroy_all_user_signals();
   uninstall_fault_handlers();  // every thread that ran kernels is gone

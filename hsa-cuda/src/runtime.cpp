@@ -1,4 +1,6 @@
 // Lifetime, agents, ISAs, pools, memory and system/agent/pool queries.
+#include <hsa_core/backend.h>
+
 #include "runtime.h"
 
 #include <unistd.h>
@@ -202,6 +204,7 @@ void close_agents() {
   }
   profiling_release_all(!abandoned);
   signals_release_all(!abandoned);
+  hsa_core::destroy_all_programs();
   memory_release_all(!abandoned);
   for (auto& agent : g_runtime.agents) {
     if (agent->host) continue;
@@ -328,6 +331,15 @@ hsa_status_t hsa_agent_get_info(hsa_agent_t handle, hsa_agent_info_t attribute, 
       case HSA_AGENT_INFO_ISA: return put(value, hsa_isa_t{0});
       case HSA_AGENT_INFO_VERSION_MAJOR: return put<uint16_t>(value, 1);
       case HSA_AGENT_INFO_VERSION_MINOR: return put<uint16_t>(value, 1);
+      // The core attributes ROCR's CPU agent answers too (HSA 1.1 section
+      // 2.3.1: every agent answers them).
+      case HSA_AGENT_INFO_MACHINE_MODEL: return put(value, HSA_MACHINE_MODEL_LARGE);
+      case HSA_AGENT_INFO_DEFAULT_FLOAT_ROUNDING_MODE: return put(value, HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR);
+      case HSA_AGENT_INFO_BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES:
+        return put<uint32_t>(value, HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR);
+      case HSA_AGENT_INFO_QUEUE_TYPE: return put(value, HSA_QUEUE_TYPE_MULTI);
+      case HSA_AGENT_INFO_CACHE_SIZE: std::memset(value, 0, 4 * sizeof(uint32_t)); return HSA_STATUS_SUCCESS;
+      case HSA_AGENT_INFO_EXTENSIONS: std::memset(value, 0, 128); return HSA_STATUS_SUCCESS;
       case HSA_AMD_AGENT_INFO_PRODUCT_NAME: return put_string(value, agent->name, 64);
       case HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT:
         return put<uint32_t>(value, uint32_t(sysconf(_SC_NPROCESSORS_ONLN)));
@@ -550,6 +562,13 @@ hsa_status_t hsa_amd_memory_pool_allocate(hsa_amd_memory_pool_t handle, size_t s
   if (!pool) return hsa_status_t(HSA_STATUS_ERROR_INVALID_MEMORY_POOL);
   if (!ptr || size == 0 || pool->kind == PoolKind::kGroup) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   (void)flags;
+  // More than the pool's HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE (its size):
+  // an invalid allocation, as ROCR answers, not a CUDA failure.
+  const size_t max_size = pool->kind == PoolKind::kDevice ? pool->agent->total_memory : g_runtime.host_memory;
+  if (size > max_size) {
+    log_error("hsa_amd_memory_pool_allocate: %zu bytes is more than the pool's %zu", size, max_size);
+    return HSA_STATUS_ERROR_INVALID_ALLOCATION;
+  }
   if (!make_current(pool->agent)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   size = (size + 4095) & ~size_t(4095);
   void* address = nullptr;

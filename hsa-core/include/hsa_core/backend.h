@@ -83,6 +83,10 @@ Backend& backend();
       return HSA_STATUS_ERROR_NOT_INITIALIZED;                  \
   } while (0)
 
+// The core's objects a runtime's last hsa_shut_down releases (signal.h has
+// the signals' and the handler thread's): the finalizer's (empty) programs.
+void destroy_all_programs();
+
 // Logs through the back-end (printf format).
 void log(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
