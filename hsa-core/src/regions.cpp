@@ -35,14 +35,45 @@ HSA_CORE_EXPORT hsa_status_t hsa_agent_iterate_regions(hsa_agent_t agent,
   struct Context {
     hsa_status_t (*callback)(hsa_region_t, void*);
     void* data;
-  } context{callback, data};
-  return hsa_amd_agent_iterate_memory_pools(
-      agent,
-      [](hsa_amd_memory_pool_t pool, void* c) {
-        auto* context = static_cast<Context*>(c);
-        return context->callback(hsa_region_t{pool.handle}, context->data);
+    bool shared_only;  // host agents' pools: only those every agent reaches
+  } context{callback, data, false};
+  auto each_pool = [](hsa_amd_memory_pool_t pool, void* c) {
+    auto* context = static_cast<Context*>(c);
+    if (context->shared_only) {
+      bool shared = false;
+      if (hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL, &shared) !=
+              HSA_STATUS_SUCCESS ||
+          !shared)
+        return HSA_STATUS_SUCCESS;
+    }
+    return context->callback(hsa_region_t{pool.handle}, context->data);
+  };
+  hsa_status_t status = hsa_amd_agent_iterate_memory_pools(agent, each_pool, &context);
+  if (status != HSA_STATUS_SUCCESS || !backend().regions_include_host_pools) return status;
+  // A kernel agent of a discrete device also lists the system memory it
+  // reaches (the host agents' shared pools: kernarg, fine-grained), as
+  // ROCR's GPU agents list the system regions.
+  hsa_device_type_t type;
+  if (hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type) != HSA_STATUS_SUCCESS || type == HSA_DEVICE_TYPE_CPU)
+    return HSA_STATUS_SUCCESS;
+  context.shared_only = true;
+  struct Walk {
+    Context* context;
+    decltype(+each_pool) each;
+    hsa_status_t status;
+  } walk{&context, +each_pool, HSA_STATUS_SUCCESS};
+  hsa_iterate_agents(
+      [](hsa_agent_t other, void* w) {
+        auto* walk = static_cast<Walk*>(w);
+        hsa_device_type_t other_type;
+        if (hsa_agent_get_info(other, HSA_AGENT_INFO_DEVICE, &other_type) != HSA_STATUS_SUCCESS ||
+            other_type != HSA_DEVICE_TYPE_CPU)
+          return HSA_STATUS_SUCCESS;
+        walk->status = hsa_amd_agent_iterate_memory_pools(other, walk->each, walk->context);
+        return walk->status == HSA_STATUS_SUCCESS ? HSA_STATUS_SUCCESS : HSA_STATUS_INFO_BREAK;
       },
-      &context);
+      &walk);
+  return walk.status;
 }
 
 HSA_CORE_EXPORT hsa_status_t hsa_region_get_info(hsa_region_t region, hsa_region_info_t attribute, void* value) {

@@ -501,3 +501,35 @@ HSA_CORE_EXPORT hsa_status_t hsa_amd_memory_async_copy_rect(
   return refuse(HSA_STATUS_ERROR_INVALID_AGENT, "hsa_amd_memory_async_copy_rect",
                 "rectangle copies need an SDMA engine, which the agents lack");
 }
+
+namespace hsa_core {
+
+bool no_image_agent_info(uint32_t attribute, void* value) {
+  switch (attribute) {
+    // No image can have an element, a layer or a handle.
+    case HSA_EXT_AGENT_INFO_IMAGE_1D_MAX_ELEMENTS:
+    case HSA_EXT_AGENT_INFO_IMAGE_1DA_MAX_ELEMENTS:
+    case HSA_EXT_AGENT_INFO_IMAGE_1DB_MAX_ELEMENTS:
+    case HSA_EXT_AGENT_INFO_IMAGE_ARRAY_MAX_LAYERS:
+    case HSA_EXT_AGENT_INFO_MAX_IMAGE_RD_HANDLES:
+    case HSA_EXT_AGENT_INFO_MAX_IMAGE_RORW_HANDLES:
+    case HSA_EXT_AGENT_INFO_MAX_SAMPLER_HANDLERS:
+      *static_cast<uint32_t*>(value) = 0;
+      return true;
+    case HSA_EXT_AGENT_INFO_IMAGE_2D_MAX_ELEMENTS:
+    case HSA_EXT_AGENT_INFO_IMAGE_2DA_MAX_ELEMENTS:
+    case HSA_EXT_AGENT_INFO_IMAGE_2DDEPTH_MAX_ELEMENTS:
+    case HSA_EXT_AGENT_INFO_IMAGE_2DADEPTH_MAX_ELEMENTS:
+      memset(value, 0, 2 * sizeof(uint32_t));
+      return true;
+    case HSA_EXT_AGENT_INFO_IMAGE_3D_MAX_ELEMENTS:
+      memset(value, 0, 3 * sizeof(uint32_t));
+      return true;
+    default:
+      // (HSA_EXT_AGENT_INFO_IMAGE_LINEAR_ROW_PITCH_ALIGNMENT is refused, as
+      // ROCR refuses it for CPU agents.)
+      return false;
+  }
+}
+
+}  // namespace hsa_core

@@ -2,6 +2,8 @@
 // agent, ISA, cache and extension queries.
 #include "runtime.h"
 
+#include <hsa_core/backend.h>
+
 #include <cpuid.h>
 #include <hsa/hsa_ext_finalize.h>
 #include <hsa/hsa_ext_image.h>
@@ -425,26 +427,9 @@ HSA_CPU_EXPORT hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info
       break;
     case HSA_AMD_AGENT_INFO_HDP_FLUSH: *static_cast<hsa_amd_hdp_flush_t*>(value) = hsa_amd_hdp_flush_t{nullptr, nullptr}; break;
     case kAgentInfoTimestampFrequency: *static_cast<uint64_t*>(value) = tsc_frequency_hz(); break;
-    // hsa_ext_image.h: no image support, so no image may have an element.
-    case HSA_EXT_AGENT_INFO_IMAGE_1D_MAX_ELEMENTS:
-    case HSA_EXT_AGENT_INFO_IMAGE_1DA_MAX_ELEMENTS:
-    case HSA_EXT_AGENT_INFO_IMAGE_1DB_MAX_ELEMENTS:
-    case HSA_EXT_AGENT_INFO_IMAGE_ARRAY_MAX_LAYERS:
-    case HSA_EXT_AGENT_INFO_MAX_IMAGE_RD_HANDLES:
-    case HSA_EXT_AGENT_INFO_MAX_IMAGE_RORW_HANDLES:
-    case HSA_EXT_AGENT_INFO_MAX_SAMPLER_HANDLERS:
-      *static_cast<uint32_t*>(value) = 0;
-      break;
-    case HSA_EXT_AGENT_INFO_IMAGE_2D_MAX_ELEMENTS:
-    case HSA_EXT_AGENT_INFO_IMAGE_2DA_MAX_ELEMENTS:
-    case HSA_EXT_AGENT_INFO_IMAGE_2DDEPTH_MAX_ELEMENTS:
-    case HSA_EXT_AGENT_INFO_IMAGE_2DADEPTH_MAX_ELEMENTS:
-      memset(value, 0, 2 * sizeof(uint32_t));
-      break;
-    case HSA_EXT_AGENT_INFO_IMAGE_3D_MAX_ELEMENTS: memset(value, 0, 3 * sizeof(uint32_t)); break;
     default:
-      // Includes HSA_EXT_AGENT_INFO_IMAGE_LINEAR_ROW_PITCH_ALIGNMENT, which
-      // ROCR refuses for CPU agents too.
+      // hsa_ext_image.h's attributes: no image support (the core answers).
+      if (hsa_core::no_image_agent_info(enum_bits(attribute), value)) break;
       return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }
   return HSA_STATUS_SUCCESS;

@@ -218,7 +218,9 @@ bool prepare(Queue* q, const hsa_kernel_dispatch_packet_t* p, bool report, Launc
     return false;
   };
   const uint64_t generation = g_runtime.kernel_objects_generation.load(std::memory_order_acquire);
-  if (p->kernel_object != q->kernel_handle || generation != q->kernel_generation) {
+  // (A null kernel object is looked up, and refused, like any other: the
+  // queue's cached handle starts at 0.)
+  if (p->kernel_object == 0 || p->kernel_object != q->kernel_handle || generation != q->kernel_generation) {
     KernelObject kernel;
     if (!kernel_object_lookup(p->kernel_object, &kernel) || kernel.agent != q->agent) {
       q->kernel_handle = 0;

@@ -93,6 +93,10 @@ bool attribute(const Agent& agent, int which, int* out) {
   return g_runtime.cuda.cuDeviceGetAttribute(out, which, agent.device) == CUDA_SUCCESS;
 }
 
+// The devices' primary contexts this process retained (by ordinal; under
+// g_runtime.mutex): kept until the process ends, or until a fault's reset.
+std::map<int, CUcontext> g_kept_contexts;
+
 hsa_status_t open_agents() {
   CudaDriver& cuda = g_runtime.cuda;
   const char* error = nullptr;
@@ -139,7 +143,17 @@ hsa_status_t open_agents() {
     attribute(*agent, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, &agent->pci_domain);
     attribute(*agent, CU_DEVICE_ATTRIBUTE_WARP_SIZE, &agent->warp_size);
     cuda.cuDeviceTotalMem(&agent->total_memory, agent->device);
-    r = cuda.cuDevicePrimaryCtxRetain(&agent->context, agent->device);
+    // A device's primary context is retained once per process and kept
+    // across hsa_shut_down (close_agents): creating one takes tens of
+    // milliseconds, and a program may init and shut down many times.
+    auto kept = g_kept_contexts.find(i);
+    if (kept != g_kept_contexts.end()) {
+      agent->context = kept->second;
+      r = CUDA_SUCCESS;
+    } else {
+      r = cuda.cuDevicePrimaryCtxRetain(&agent->context, agent->device);
+      if (r == CUDA_SUCCESS) g_kept_contexts[i] = agent->context;
+    }
     if (r != CUDA_SUCCESS && g_runtime.sticky_fault.load() != 0) {
       // Said whether or not HSA_CUDA_LOG is set: nothing else explains why
       // the GPU is gone for the rest of the process.
@@ -219,8 +233,10 @@ void close_agents() {
       log_error("hsa_shut_down: CUDA device %d had faulted (%s): its context is reset", agent->ordinal,
                 cuda_error_text(r).c_str());
       g_runtime.cuda.cuDevicePrimaryCtxReset(agent->device);
+      // Released: the next hsa_init retains a fresh context.
+      g_runtime.cuda.cuDevicePrimaryCtxRelease(agent->device);
+      g_kept_contexts.erase(agent->ordinal);
     }
-    g_runtime.cuda.cuDevicePrimaryCtxRelease(agent->device);
   }
   g_runtime.agents.clear();
   g_runtime.isas.clear();
@@ -338,12 +354,14 @@ hsa_status_t hsa_agent_get_info(hsa_agent_t handle, hsa_agent_info_t attribute, 
       case HSA_AGENT_INFO_BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES:
         return put<uint32_t>(value, HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR);
       case HSA_AGENT_INFO_QUEUE_TYPE: return put(value, HSA_QUEUE_TYPE_MULTI);
+      case HSA_AGENT_INFO_FAST_F16_OPERATION: return put<bool>(value, false);
       case HSA_AGENT_INFO_CACHE_SIZE: std::memset(value, 0, 4 * sizeof(uint32_t)); return HSA_STATUS_SUCCESS;
       case HSA_AGENT_INFO_EXTENSIONS: std::memset(value, 0, 128); return HSA_STATUS_SUCCESS;
       case HSA_AMD_AGENT_INFO_PRODUCT_NAME: return put_string(value, agent->name, 64);
       case HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT:
         return put<uint32_t>(value, uint32_t(sysconf(_SC_NPROCESSORS_ONLN)));
       default:
+        if (hsa_core::no_image_agent_info(enum_bits(attribute), value)) return HSA_STATUS_SUCCESS;
         log_error("hsa_agent_get_info: attribute 0x%x is not answered for the host agent", enum_bits(attribute));
         return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     }
@@ -407,6 +425,7 @@ hsa_status_t hsa_agent_get_info(hsa_agent_t handle, hsa_agent_info_t attribute, 
     case 0xA016:  // HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY: %globaltimer counts ns
       return put<uint64_t>(value, 1000000000ull);
     default:
+      if (hsa_core::no_image_agent_info(enum_bits(attribute), value)) return HSA_STATUS_SUCCESS;
       log_error("hsa_agent_get_info: attribute 0x%x is not answered", enum_bits(attribute));
       return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }

@@ -168,6 +168,7 @@ hsa_core::Backend& hsa_core::backend() {
       return hsa_amd_memory_pool_allocate(hsa_amd_memory_pool_t{pool}, size, 0, ptr);
     };
     b.region_free = [](void* ptr) { return hsa_amd_memory_pool_free(ptr); };
+    b.regions_include_host_pools = true;
     b.isa_from_name = hsa_cuda::isa_from_name;
     b.isa_compatible = hsa_cuda::isa_compatible;
     return b;

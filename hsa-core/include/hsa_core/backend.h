@@ -45,6 +45,10 @@ struct Backend {
   // (its handle; a known pool, checked) and hsa_memory_free.
   hsa_status_t (*region_allocate)(uint64_t pool, size_t size, void** ptr) = nullptr;
   hsa_status_t (*region_free)(void* ptr) = nullptr;
+  // A kernel agent's regions also list the host agents' pools that every
+  // agent reaches (a discrete device's view of system memory, as ROCR's
+  // GPU agents list the system regions).
+  bool regions_include_host_pools = false;
   // HSA_REGION_INFO_ALLOC_MAX_PRIVATE_WORKGROUP_SIZE.
   uint32_t max_workgroup_size = 1024;
   // ISAs (isa.cpp; the back-end's hsa_isa_get_info_alt describes them):
@@ -86,6 +90,11 @@ Backend& backend();
 // The core's objects a runtime's last hsa_shut_down releases (signal.h has
 // the signals' and the handler thread's): the finalizer's (empty) programs.
 void destroy_all_programs();
+
+// hsa_agent_get_info's image attributes (hsa_ext_image.h) for agents that
+// support no image: fills `value` and returns true, or false for any other
+// attribute.
+bool no_image_agent_info(uint32_t attribute, void* value);
 
 // Logs through the back-end (printf format).
 void log(const char* format, ...) __attribute__((format(printf, 1, 2)));
