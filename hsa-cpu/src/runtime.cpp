@@ -52,11 +52,8 @@ bool isa_from_name(const char* name, hsa_isa_t* isa) {
 
 namespace {
 
-std::mutex g_init_mutex;                 // serialises init / shut down
-uint32_t g_init_count = 0;               // hsa_init calls not yet shut down
 std::atomic<Runtime*> g_runtime{nullptr};
 
-constexpr uint32_t kInitCountMax = INT32_MAX;
 constexpr uint16_t kHsaVersionMajor = 1;
 constexpr uint16_t kHsaVersionMinor = 1;
 constexpr size_t kAgentNameBytes = 64;   // HSA_AGENT_INFO_NAME / VENDOR_NAME
@@ -193,6 +190,8 @@ hsa_core::Backend& hsa_core::backend() {
     b.name = "hsa-cpu";
     b.build_version = "hsa-cpu " HSA_CPU_VERSION;
     b.svm = true;
+    b.open = hsa_cpu::open_runtime;
+    b.close = hsa_cpu::close_runtime;
     b.initialized = [] { return hsa_cpu::runtime() != nullptr; };
     b.agent_known = [](hsa_agent_t agent) {
       const hsa_cpu::Runtime* rt = hsa_cpu::runtime();
@@ -293,29 +292,25 @@ using namespace hsa_cpu;
 // ---------------------------------------------------------------------------
 // Lifetime
 
-HSA_CPU_EXPORT hsa_status_t hsa_init() {
-  std::lock_guard<std::mutex> lock(g_init_mutex);
-  if (g_init_count == kInitCountMax) return HSA_STATUS_ERROR_REFCOUNT_OVERFLOW;
-  if (g_init_count == 0) {
-    // Host memory (or threads) running out while the runtime is built is a
-    // status, never an exception through the C API.
-    Runtime* rt = nullptr;
-    try {
-      rt = new Runtime();
-    } catch (const std::exception& e) {
-      log("hsa_init: building the runtime failed: %s", e.what());
-      return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-    }
-    g_runtime.store(rt, std::memory_order_release);
+namespace hsa_cpu {
+
+// The core's hsa_init opens the runtime (Backend::open) and its last
+// hsa_shut_down closes it (Backend::close), under the core's init mutex.
+hsa_status_t open_runtime() {
+  // Host memory (or threads) running out while the runtime is built is a
+  // status, never an exception through the C API.
+  Runtime* rt = nullptr;
+  try {
+    rt = new Runtime();
+  } catch (const std::exception& e) {
+    log("hsa_init: building the runtime failed: %s", e.what());
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   }
-  ++g_init_count;
+  g_runtime.store(rt, std::memory_order_release);
   return HSA_STATUS_SUCCESS;
 }
 
-HSA_CPU_EXPORT hsa_status_t hsa_shut_down() {
-  std::lock_guard<std::mutex> lock(g_init_mutex);
-  if (g_init_count == 0) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  if (--g_init_count != 0) return HSA_STATUS_SUCCESS;
+void close_runtime() {
   Runtime* rt = runtime();
   destroy_all_queues();
   shut_down_async_handler_thread();
@@ -327,8 +322,9 @@ HSA_CPU_EXPORT hsa_status_t hsa_shut_down() {
   uninstall_fault_handlers();  // every thread that ran kernels is gone
   g_runtime.store(nullptr, std::memory_order_release);
   delete rt;
-  return HSA_STATUS_SUCCESS;
 }
+
+}  // namespace hsa_cpu
 
 // ---------------------------------------------------------------------------
 // Agents

@@ -125,6 +125,9 @@ class Runtime {
 
 // The live runtime, or null outside hsa_init/hsa_shut_down.
 Runtime* runtime();
+// The back-end's open and close (the core's hsa_init / hsa_shut_down).
+hsa_status_t open_runtime();
+void close_runtime();
 
 // The core's regions (hsa-core/src/regions.cpp) allocate and free through
 // these (memory.cpp).

@@ -17,7 +17,7 @@ namespace hsa_cuda {
 
 Runtime g_runtime;
 
-bool initialized() { return g_runtime.refcount > 0; }
+bool initialized() { return g_runtime.open.load(std::memory_order_acquire); }
 
 void log_error(const char* format, ...) {
   if (!g_runtime.log) return;
@@ -94,7 +94,8 @@ bool attribute(const Agent& agent, int which, int* out) {
 }
 
 // The devices' primary contexts this process retained (by ordinal; under
-// g_runtime.mutex): kept until the process ends, or until a fault's reset.
+// the core's init mutex): kept until the process ends, or until a fault's
+// reset.
 std::map<int, CUcontext> g_kept_contexts;
 
 hsa_status_t open_agents() {
@@ -262,12 +263,11 @@ using namespace hsa_cuda;
 
 // --- Runtime -------------------------------------------------------------------
 
-hsa_status_t hsa_init() {
-  std::lock_guard<std::mutex> lock(g_runtime.mutex);
-  if (g_runtime.refcount > 0) {
-    ++g_runtime.refcount;
-    return HSA_STATUS_SUCCESS;
-  }
+namespace hsa_cuda {
+
+// The core's hsa_init opens the runtime (Backend::open) and its last
+// hsa_shut_down closes it (Backend::close), under the core's init mutex.
+hsa_status_t open_runtime() {
   if (g_runtime.abandoned_since_init) {
     log_error("hsa_init: a kernel abandoned earlier in this process (its queue was destroyed while it ran) still "
               "runs, and CUDA cannot stop it: the devices are unusable until the process exits");
@@ -301,21 +301,19 @@ hsa_status_t hsa_init() {
     close_agents();
     return status;
   }
-  g_runtime.refcount = 1;
+  g_runtime.open.store(true, std::memory_order_release);
   return HSA_STATUS_SUCCESS;
 }
 
-hsa_status_t hsa_shut_down() {
-  std::lock_guard<std::mutex> lock(g_runtime.mutex);
-  if (g_runtime.refcount == 0) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  if (--g_runtime.refcount == 0) {
-    close_agents();
-    std::lock_guard<std::mutex> lock(g_runtime.event_mutex);
-    g_runtime.event_callback = nullptr;
-    g_runtime.event_data = nullptr;
-  }
-  return HSA_STATUS_SUCCESS;
+void close_runtime() {
+  g_runtime.open.store(false, std::memory_order_release);
+  close_agents();
+  std::lock_guard<std::mutex> lock(g_runtime.event_mutex);
+  g_runtime.event_callback = nullptr;
+  g_runtime.event_data = nullptr;
 }
+
+}  // namespace hsa_cuda
 
 hsa_status_t hsa_iterate_agents(hsa_status_t (*callback)(hsa_agent_t, void*), void* data) {
   if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;

@@ -1,7 +1,8 @@
 // hsa-cuda internals shared by the runtime's translation units.
 //
 // Thread-safety: g_runtime's tables (agents, pools, ISAs) are written by the
-// first hsa_init and read-only until the last hsa_shut_down. The registries
+// first hsa_init and read-only until the last hsa_shut_down (the core
+// serialises those). The registries
 // (allocations, signals, kernel objects) are guarded by their own mutexes.
 #pragma once
 
@@ -55,8 +56,9 @@ struct Agent {
 };
 
 struct Runtime {
-  std::mutex mutex;  // init/shut-down
-  int refcount = 0;
+  // Between the first hsa_init and the last hsa_shut_down (the core counts
+  // them; open_runtime / close_runtime run under its mutex).
+  std::atomic<bool> open{false};
   CudaDriver cuda;
   bool log = false;
   bool stats = false;
@@ -117,6 +119,9 @@ inline uint32_t enum_bits(const Enum& value) {
 }
 
 bool initialized();
+// The back-end's open and close (the core's hsa_init / hsa_shut_down).
+hsa_status_t open_runtime();
+void close_runtime();
 // Logs "hsa-cuda: <message>" to stderr when HSA_CUDA_LOG=1.
 void log_error(const char* format, ...) __attribute__((format(printf, 1, 2)));
 // The CUDA error's name and description, for messages.

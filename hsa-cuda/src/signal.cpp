@@ -153,6 +153,8 @@ hsa_core::Backend& hsa_core::backend() {
     Backend b;
     b.name = "hsa-cuda";
     b.build_version = "hsa-cuda " HSA_CUDA_VERSION;
+    b.open = hsa_cuda::open_runtime;
+    b.close = hsa_cuda::close_runtime;
     b.initialized = [] { return hsa_cuda::initialized(); };
     b.agent_known = [](hsa_agent_t agent) { return hsa_cuda::to_agent(agent) != nullptr; };
     b.log = [](const char* line) { hsa_cuda::log_error("%s", line); };

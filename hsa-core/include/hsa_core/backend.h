@@ -29,7 +29,13 @@ struct Backend {
   // HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED and _SVM_ACCESSIBLE_BY_DEFAULT: every
   // agent reaches any host allocation.
   bool svm = false;
-  // True between the first successful hsa_init and the last hsa_shut_down.
+  // The first hsa_init opens the runtime (init.cpp; a status other than
+  // SUCCESS is hsa_init's, and the runtime stays closed), the last
+  // hsa_shut_down closes it; never concurrently.
+  hsa_status_t (*open)() = nullptr;
+  void (*close)() = nullptr;
+  // True while the runtime is open (between the first successful hsa_init
+  // and the last hsa_shut_down); any thread, any time.
   bool (*initialized)() = nullptr;
   // True when `agent` is one of the runtime's agents (consumer lists).
   bool (*agent_known)(hsa_agent_t agent) = nullptr;
