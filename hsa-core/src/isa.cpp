@@ -42,7 +42,12 @@ HSA_CORE_EXPORT hsa_status_t hsa_isa_get_info(hsa_isa_t isa, hsa_isa_info_t attr
   // "between 0 (inclusive) and the value of HSA_ISA_INFO_CALL_CONVENTION_COUNT
   // (not inclusive)" (hsa.h), for every attribute, as ROCR checks it.
   if (index >= kCallConventionCount) return HSA_STATUS_ERROR_INVALID_INDEX;
-  return hsa_isa_get_info_alt(isa, attribute, value);
+  // Read as bits and passed on only when it is an hsa_isa_info_t: an
+  // out-of-range value must not be loaded as the enum (undefined behaviour,
+  // which UBSan reports).
+  const uint32_t bits = enum_bits(attribute);
+  if (bits > HSA_ISA_INFO_FBARRIER_MAX_SIZE) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  return hsa_isa_get_info_alt(isa, static_cast<hsa_isa_info_t>(bits), value);
 }
 
 HSA_CORE_EXPORT hsa_status_t hsa_agent_get_exception_policies(hsa_agent_t agent, hsa_profile_t profile,
