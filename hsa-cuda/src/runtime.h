@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include <hsa_core/platform.h>
+
 #include "cuda_driver.h"
 
 namespace hsa_cuda {
@@ -107,16 +109,9 @@ struct Runtime {
 
 extern Runtime g_runtime;
 
-// The bits of an HSA enum argument, read without loading it as the enum type:
-// callers pass values outside the C enum's range (AMD attributes cast to
-// hsa_agent_info_t), and such a load is undefined behaviour (UBSan's enum check).
-template <typename Enum>
-inline uint32_t enum_bits(const Enum& value) {
-  static_assert(sizeof(Enum) == sizeof(uint32_t), "HSA enums are 32-bit");
-  uint32_t bits;
-  __builtin_memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
+// The bits of an HSA enum argument, read without loading it as the enum type
+// (the core's).
+using hsa_core::enum_bits;
 
 bool initialized();
 // The back-end's open and close (the core's hsa_init / hsa_shut_down).
