@@ -23,6 +23,8 @@ compares every output element:
           nobody wrote gives other outputs there.
 
   fuzz.py [--build build/default] [--count N] [--seed S]   N random kernels
+  fuzz.py --seed S --first F --count N                      kernels F .. F+N-1 of seed S's
+                                                           sequence (resumes a run)
   fuzz.py --kernel-seed K [...]                            exactly these kernels
   fuzz.py --replay tests/fuzz-kernels/found/<kernel>.c      a saved (or hand-reduced) kernel
 
@@ -455,6 +457,8 @@ def main():
     ap.add_argument('--build', default=None, help='build tree (default: build/default)')
     ap.add_argument('--config', help='fuzz-kernels.json (default: <build>/tests/fuzz-kernels/fuzz-kernels.json)')
     ap.add_argument('--count', type=int, default=100, help='kernels to generate')
+    ap.add_argument('--first', type=int, default=0,
+                    help="index of the first kernel in the seed's sequence (default 0; needs --seed)")
     ap.add_argument('--seed', type=lambda s: int(s, 0), help='batch seed (default: random, printed)')
     ap.add_argument('--batch', type=int, default=40, help='kernels per compile')
     ap.add_argument('--kernel-seed', type=lambda s: int(s, 0), action='append', default=[],
@@ -505,16 +509,22 @@ def main():
         for i in range(0, len(kernels), args.batch):
             fz.batch(kernels[i:i + args.batch], f'k{i}')
     else:
+        if args.first and args.seed is None:
+            print('fuzz-kernels: --first needs --seed (it resumes that seed\'s sequence)', file=sys.stderr)
+            return 2
+        if args.first < 0:
+            print(f'fuzz-kernels: --first {args.first} is negative', file=sys.stderr)
+            return 2
         seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
-        print(f'fuzz-kernels: seed {seed:#x}, {args.count} kernels, {args.batch} per batch, host level {level}, '
-              f'work folder {work}', flush=True)
-        for first in range(0, args.count, args.batch):
-            n = min(args.batch, args.count - first)
+        print(f'fuzz-kernels: seed {seed:#x}, {args.count} kernels from index {args.first}, {args.batch} per batch, '
+              f'host level {level}, work folder {work}', flush=True)
+        for first in range(args.first, args.first + args.count, args.batch):
+            n = min(args.batch, args.first + args.count - first)
             kernels = gen.generate(gen.kernel_seeds(seed, n, first))
             fz.batch(kernels, f'b{first}')
             el = time.time() - t0
-            print(f'  {fz.kernels_run} kernels ({fz.dispatches_run} dispatches), {len(fz.findings)} mismatching, '
-                  f'{el:.0f} s', flush=True)
+            print(f'  {fz.kernels_run} kernels through index {first + n - 1} ({fz.dispatches_run} dispatches), '
+                  f'{len(fz.findings)} mismatching, {el:.0f} s', flush=True)
     el = time.time() - t0
     per = el / max(1, fz.kernels_run)
     print(f'fuzz-kernels: {fz.kernels_run} kernels, {fz.dispatches_run} dispatches in {el:.1f} s '
