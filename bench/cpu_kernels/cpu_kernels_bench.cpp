@@ -79,7 +79,10 @@ struct Stats {
 };
 
 // Runs `body` (after warming up) `repeats` times.
-Stats measure(const std::function<void()>& body) {
+// `setup`, when given, runs before every run of `body`, untimed: what only
+// guards the check (clearing an output so that a stale result cannot pass
+// for this run's) is not charged to the side that is timed.
+Stats measure(const std::function<void()>& body, const std::function<void()>& setup = nullptr) {
   const int repeats = g_smoke ? 1 : g_repeats;
   // Warm-up: at least 100 ms of runs (one in smoke mode). A single run, or
   // 20 ms, left the timed repeats of sub-millisecond figures in some
@@ -87,10 +90,13 @@ Stats measure(const std::function<void()>& body) {
   // idle second vCPU of the VM): medians up to 2x higher in one run in four;
   // none in ten runs with 100 ms.
   const auto warm_until = Clock::now() + std::chrono::milliseconds(g_smoke ? 0 : 100);
-  do body();
-  while (Clock::now() < warm_until);
+  do {
+    if (setup) setup();
+    body();
+  } while (Clock::now() < warm_until);
   std::vector<double> ms;
   for (int i = 0; i < repeats; ++i) {
+    if (setup) setup();
     const auto start = Clock::now();
     body();
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
@@ -1495,12 +1501,13 @@ void compaction_indirect(Hsa&, Pocl& pocl) {
     const XgpuBufferRef groups_ref = xgpuBufferRefRange(bgroups, 0, 3 * sizeof(uint32_t));
     xgpuCmdDispatchIndirect(cb, &groups_ref, XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT);
     CHECK_XGPU(xgpuEndCommandBuffer(cb));
-    const Stats xs = measure([&] {
-      // Stale results from the previous repeat cannot pass for this one's.
-      std::fill(xout2, xout2 + n, 0u);
-      *xgroups = 0;
-      x.submit_and_wait(cb);
-    });
+    const Stats xs = measure(
+        [&] {
+          *xgroups = 0;
+          x.submit_and_wait(cb);
+        },
+        // Stale results from the previous repeat cannot pass for this one's.
+        [&] { std::fill(xout2, xout2 + n, 0u); });
     const uint32_t expected_groups =
         uint32_t((reference.size() + BENCH_COMPACT_WORKGROUP - 1) / BENCH_COMPACT_WORKGROUP);
     report(figure, "xgpu API, hsa-cpu", xs, *xgroups == expected_groups && equal_sorted(xout2, *xcount));
@@ -1513,14 +1520,13 @@ void compaction_indirect(Hsa&, Pocl& pocl) {
            mout2 = pocl.wrap(pout2.data(), n * 4);
     const size_t g[3] = {n, 1, 1}, l[3] = {BENCH_COMPACT_WORKGROUP, 1, 1};
     const Stats p = measure([&] {
-      std::fill(pout2.begin(), pout2.end(), 0u);
       pcount = 0;
       pocl.run("compact", {min, mout, mcount}, n, 1, g, l, mcount, 4);  // waits: the count is read here
       if (pcount == 0) return;  // OpenCL 1.2 has no empty NDRange
       const size_t g2[3] = {(pcount + BENCH_COMPACT_WORKGROUP - 1) / BENCH_COMPACT_WORKGROUP * BENCH_COMPACT_WORKGROUP,
                             1, 1};
       pocl.run("compact_process", {mout, mout2}, pcount, 1, g2, l, mout2, size_t{pcount} * 4);
-    });
+    }, [&] { std::fill(pout2.begin(), pout2.end(), 0u); });
     report(figure, "PoCL", p, equal_sorted(pout2.data(), pcount));
   }
 }
@@ -1601,10 +1607,9 @@ void compaction_indirect_plain(Hsa&, Pocl& pocl) {
     const XgpuBufferRef counts_ref = xgpuBufferRefRange(bstate, 0, 3 * sizeof(uint32_t));
     xgpuCmdDispatchIndirect(cb, &counts_ref, XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT);
     CHECK_XGPU(xgpuEndCommandBuffer(cb));
-    const Stats xs = measure([&] {
-      std::fill(xout2, xout2 + n, 0u);  // stale results cannot pass for this repeat's
-      x.submit_and_wait(cb);
-    });
+    const Stats xs = measure([&] { x.submit_and_wait(cb); },
+                             // Stale results cannot pass for this repeat's.
+                             [&] { std::fill(xout2, xout2 + n, 0u); });
     report(figure, "xgpu API, hsa-cpu", xs,
            xstate->workgroup_count[0] == groups && equal_sorted(xout2, xstate->count));
   }
@@ -1616,13 +1621,12 @@ void compaction_indirect_plain(Hsa&, Pocl& pocl) {
            mstate = pocl.wrap(&pstate, sizeof pstate), mout2 = pocl.wrap(pout2.data(), n * 4);
     const size_t g[3] = {n, 1, 1}, l[3] = {BENCH_PLAIN_WORKGROUP, 1, 1};
     const Stats p = measure([&] {
-      std::fill(pout2.begin(), pout2.end(), 0u);
       pstate = {{0, 1, 1}, 0};
       pocl.run("compact_plain", {min, mout, mstate}, n, 1, g, l, mstate, sizeof pstate);  // waits: read here
       if (pstate.workgroup_count[0] == 0) return;  // OpenCL 1.2 has no empty NDRange
       const size_t g2[3] = {size_t{pstate.workgroup_count[0]} * BENCH_PLAIN_WORKGROUP, 1, 1};
       pocl.run("compact_process", {mout, mout2}, pstate.count, 1, g2, l, mout2, size_t{pstate.count} * 4);
-    });
+    }, [&] { std::fill(pout2.begin(), pout2.end(), 0u); });
     report(figure, "PoCL", p, pstate.workgroup_count[0] == groups && equal_sorted(pout2.data(), pstate.count));
   }
 }
