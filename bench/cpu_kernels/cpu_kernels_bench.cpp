@@ -1399,6 +1399,43 @@ void compaction_plain(Hsa& hsa, Pocl& pocl) {
     hsa.run("compact_plain", &args, sizeof(args), 1, grid, wg);
   });
   report(figure, "xgpu on hsa-cpu", xs, equal(out, *state));
+  // The same dispatch through the xgpu API (a recorded command buffer, its
+  // state reset by xgpuCmdUpdateBuffer): what the API adds to the HSA
+  // packet above.
+  XgpuApi x;
+  if (!x.ok()) {
+    ++g_failures;
+    if (g_json)
+      printf("{\"bench\": \"cpu_kernels\", \"note\": \"%s: xgpu API: %s\"}\n", figure, x.why().c_str());
+    else
+      printf("  %-29s xgpu API: %s\n", figure, x.why().c_str());
+  } else {
+    g_api_level = x.level();
+    uint32_t *xin, *xout;
+    compact_plain_state_t* xstate;
+    const XgpuBuffer bin = x.buffer(n, XGPU_BUFFER_USAGE_STORAGE_BIT, &xin);
+    const XgpuBuffer bout = x.buffer(n, XGPU_BUFFER_USAGE_STORAGE_BIT, &xout);
+    const XgpuBuffer bstate =
+        x.buffer(1, XGPU_BUFFER_USAGE_STORAGE_BIT | XGPU_BUFFER_USAGE_TRANSFER_DST_BIT, &xstate);
+    std::copy(in, in + n, xin);
+    const XgpuPipeline filter = x.pipeline("compact_plain", BENCH_PLAIN_WORKGROUP);
+    XgpuCommandBuffer cb = x.begin();
+    const XgpuBufferRef state_ref = xgpuBufferRefWhole(bstate);
+    xgpuCmdUpdateBuffer(cb, &state_ref, sizeof reset, &reset);
+    xgpuCmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_TRANSFER_BIT, XGPU_ACCESS_TRANSFER_WRITE_BIT,
+                         XGPU_PIPELINE_STAGE_DISPATCH_BIT, XGPU_ACCESS_SHADER_READ_BIT | XGPU_ACCESS_SHADER_WRITE_BIT);
+    xgpuCmdBindPipeline(cb, filter);
+    const XgpuBufferRef bindings[3] = {xgpuBufferRefWhole(bin), xgpuBufferRefWhole(bout), state_ref};
+    xgpuCmdBindBuffers(cb, 0, 3, bindings);
+    const uint32_t constants[2] = {n, 0};  // compact_plain_args_t's n and reserved
+    xgpuCmdPushConstants(cb, 0, sizeof constants, constants);
+    xgpuCmdDispatch(cb, (n + BENCH_PLAIN_WORKGROUP - 1) / BENCH_PLAIN_WORKGROUP, 1, 1);
+    CHECK_XGPU(xgpuEndCommandBuffer(cb));
+    const Stats xa = measure([&] { x.submit_and_wait(cb); },
+                             // Stale results cannot pass for this repeat's.
+                             [&] { std::fill(xout, xout + n, 0u); });
+    report(figure, "xgpu API, hsa-cpu", xa, equal(xout, *xstate));
+  }
   if (pocl.ok()) {
     std::vector<uint32_t> pout(n);
     compact_plain_state_t pstate = reset;
