@@ -37,11 +37,7 @@ LOADER_LITERAL = re.compile(r'"(XGPU-LOADER-[A-Za-z0-9-]*[A-Za-z0-9])"')
 
 # Sites that still build a VUID from its parts ("XGPU-VUID-" + ...), by file:
 # how many. A new one fails this test: write the ID as a literal.
-COMPOSED = {
-    # make_ref: one checker for every command's buffer references builds
-    # "XGPU-VUID-<function>-<parameter><rule>" on its failure path.
-    "icd/amdgpu/src/command_buffer_checks.cpp": 1,
-}
+COMPOSED: dict[str, int] = {}
 
 
 def sources(root: Path):

@@ -1,6 +1,7 @@
 // The argument checks the command-buffer files make themselves (each
 // reports its VUID, or the driver's message ID): references and bound state
 // at record time, the binding table's buffers at submit.
+#include <cassert>
 #include "command_buffer_internal.h"
 
 #include "xgpu/xgpu_enum_string.h"
@@ -37,53 +38,53 @@ bool make_ref(CommandBuffer* cb, const XgpuBufferRef* in, const RefRules& rules,
               int64_t index) {
   // Messages (and the VUIDs they carry) are built only when a check fails.
   // `field` is the member the message names ("" for the whole reference).
-  auto fail = [&](bool implicit, const char* rule, const char* field, const std::string& what,
+  const RefVuids& id = rules.vuids;
+  auto fail = [&](const char* vuid, const char* field, const std::string& what,
                   XgpuResult result = XGPU_ERROR_INVALID_ARGUMENT) {
-    const char* prefix = implicit && rules.implicit ? rules.implicit : rules.parameter;
-    const std::string vuid = std::string("XGPU-VUID-") + rules.function + "-" + prefix + rule;
+    assert(vuid != nullptr && "make_ref reported a rule its RefRules say cannot fail");
     std::string where = rules.parameter;
     if (index >= 0) where += "[" + std::to_string(index) + "]" + rules.member;
     if (*field) where += (index >= 0 ? "." : "->") + std::string(field);
-    record_error(cb, result, vuid.c_str(), std::string(rules.function) + ": " + where + what);
+    record_error(cb, result, vuid, std::string(rules.function) + ": " + where + what);
     return false;
   };
-  if (!in) return fail(true, "-parameter", "", " is NULL");
+  if (!in) return fail(id.parameter, "", " is NULL");
   *out = xgpu_amdgpu_buffer_ref_t{};
   out->offset = in->offset;
   out->length = in->size == XGPU_WHOLE_SIZE ? XGPU_AMDGPU_WHOLE_LENGTH : in->size;
   switch (in->kind) {
     case XGPU_BUFFER_REF_KIND_BUFFER:
       if (in->buffer == XGPU_NULL_HANDLE)
-        return fail(false, "-kind", "buffer",
+        return fail(id.kind, "buffer",
                     " is XGPU_NULL_HANDLE in a reference of kind XGPU_BUFFER_REF_KIND_BUFFER (a zero-initialized "
                     "XgpuBufferRef names no buffer; build one with xgpuBufferRefWhole, xgpuBufferRefRange or "
                     "xgpuBufferRefSlot)");
       if (in->bindingSlot != 0)
-        return fail(false, "-kind", "bindingSlot",
+        return fail(id.kind, "bindingSlot",
                     " is " + std::to_string(in->bindingSlot) +
                         " in a reference of kind XGPU_BUFFER_REF_KIND_BUFFER (must be 0; a binding-table slot needs "
                         "kind XGPU_BUFFER_REF_KIND_BINDING_SLOT)");
       break;
     case XGPU_BUFFER_REF_KIND_BINDING_SLOT:
       if (in->buffer != XGPU_NULL_HANDLE)
-        return fail(false, "-kind", "buffer",
+        return fail(id.kind, "buffer",
                     " is set in a reference of kind XGPU_BUFFER_REF_KIND_BINDING_SLOT (must be XGPU_NULL_HANDLE: "
                     "each submission's binding table gives the buffer)");
       break;
     default:
-      return fail(true, "-kind-parameter", "kind",
+      return fail(id.kind_parameter, "kind",
                   " (" + std::to_string(uint32_t(in->kind)) + ") is not an XgpuBufferRefKind value");
   }
   if (in->offset % rules.alignment != 0)
-    return fail(false, "-offset", "offset",
+    return fail(id.offset, "offset",
                 " (" + std::to_string(in->offset) + ") is not a multiple of " + std::to_string(rules.alignment));
   if (in->size != XGPU_WHOLE_SIZE && (in->size == 0 || in->size < rules.min_size))
-    return fail(false, rules.size_rule, "size",
+    return fail(id.size, "size",
                 " (" + std::to_string(in->size) + ") must be at least " +
                     std::to_string(std::max<uint64_t>(rules.min_size, 1)) + " bytes");
   if (in->kind == XGPU_BUFFER_REF_KIND_BINDING_SLOT) {
     if (in->bindingSlot >= cb->binding_capacity)
-      return fail(false, "-bindingSlot", "bindingSlot",
+      return fail(id.binding_slot, "bindingSlot",
                   " (" + std::to_string(in->bindingSlot) + ") is not less than the command buffer's bindingCapacity (" +
                       std::to_string(cb->binding_capacity) + ")");
     out->kind = XGPU_AMDGPU_BUFFER_REF_KIND_SLOT;
@@ -91,14 +92,14 @@ bool make_ref(CommandBuffer* cb, const XgpuBufferRef* in, const RefRules& rules,
     return true;
   }
   BufferInfo* buffer = buffer_info(in->buffer);
-  if (!buffer) return fail(true, "-buffer-parameter", "buffer", " is not a buffer");
+  if (!buffer) return fail(id.buffer_parameter, "buffer", " is not a buffer");
   if (rules.usage && (buffer->usage & rules.usage) != rules.usage)
-    return fail(false, "-usage", "buffer",
+    return fail(id.usage, "buffer",
                 " was not created with " + std::string(rules.usage_name) + " (usage " + hex(buffer->usage) + ")",
                 XGPU_ERROR_INVALID_USAGE);
   const uint64_t length = in->size == XGPU_WHOLE_SIZE ? buffer->size - std::min(in->offset, buffer->size) : in->size;
   if (in->offset >= buffer->size || length > buffer->size - in->offset || length < rules.min_size)
-    return fail(false, "-range", "",
+    return fail(id.range, "",
                 " (offset " + std::to_string(in->offset) + ", size " + size_string(in->size) +
                     ") does not fit the buffer's " + std::to_string(buffer->size) + " bytes" +
                     (rules.min_size ? " with at least " + std::to_string(rules.min_size) + " bytes" : ""));

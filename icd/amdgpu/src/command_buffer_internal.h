@@ -267,16 +267,31 @@ void note_template_slots(Recorder* r, uint32_t index);
 // record time. `required_usage` 0 = none. `alignment` applies to the offset
 // of a concrete buffer (slots are checked at issue). Returns false (after
 // reporting) when invalid.
+// The rules a buffer reference is checked against, by generated ID
+// (vuid::<function>_<parameter>_<rule>). A null ID is a check that cannot
+// fail for this parameter (an alignment of 1, no required usage, a
+// reference that is never NULL): make_ref never reports it.
+struct RefVuids {
+  const char* parameter;         // the reference pointer is NULL (implicit)
+  const char* kind;              // buffer / bindingSlot do not match the kind
+  const char* kind_parameter;    // kind is not an XgpuBufferRefKind (implicit)
+  const char* offset;            // offset not a multiple of the alignment
+  const char* size;              // size 0 or below the minimum
+  const char* binding_slot;      // bindingSlot >= bindingCapacity
+  const char* buffer_parameter;  // buffer is not a buffer (implicit)
+  const char* usage;             // the buffer lacks the required usage
+  const char* range;             // the range does not fit the buffer
+};
+
 struct RefRules {
   const char* function;          // API function, for messages
-  const char* parameter;         // parameter name, for messages and VUIDs
+  const char* parameter;         // parameter name, for messages
   XgpuBufferUsageFlags usage;    // required usage bits
   const char* usage_name;        // name of the usage bit
   uint64_t alignment;            // required alignment of the offset, bytes
   uint64_t min_size;             // required bytes in the range (0 = none)
-  const char* size_rule = "-range";  // VUID suffix of a size below min_size ("-size" where the spec has one)
-  const char* implicit = nullptr;    // VUID prefix of the reference's implicit rules (default: parameter)
-  const char* member = "";           // the reference's member in an array element (".buffer"), for messages
+  RefVuids vuids;                // the rules' IDs
+  const char* member = "";       // the reference's member in an array element (".buffer"), for messages
 };
 
 // `index` >= 0 names an element of an array parameter in messages.

@@ -64,8 +64,17 @@ void XGPU_API_CALL cmd_bind_buffers(XgpuCommandBuffer handle, uint32_t first, ui
   }
   r->template_valid = false;
   const uint64_t alignment = std::max<uint64_t>(device_limits(cb->device).minBufferOffsetAlignment, 1);
-  const RefRules rules{"xgpuCmdBindBuffers", "pBuffers", XGPU_BUFFER_USAGE_STORAGE_BIT,
-                       "XGPU_BUFFER_USAGE_STORAGE_BIT", alignment, 0};
+  const RefRules rules{"xgpuCmdBindBuffers",
+                       "pBuffers",
+                       XGPU_BUFFER_USAGE_STORAGE_BIT,
+                       "XGPU_BUFFER_USAGE_STORAGE_BIT",
+                       alignment,
+                       0,
+                       {vuid::xgpuCmdBindBuffers_pBuffers_parameter, vuid::xgpuCmdBindBuffers_pBuffers_kind,
+                        vuid::xgpuCmdBindBuffers_pBuffers_kind_parameter, vuid::xgpuCmdBindBuffers_pBuffers_offset,
+                        vuid::xgpuCmdBindBuffers_pBuffers_range, vuid::xgpuCmdBindBuffers_pBuffers_bindingSlot,
+                        vuid::xgpuCmdBindBuffers_pBuffers_buffer_parameter, vuid::xgpuCmdBindBuffers_pBuffers_usage,
+                        vuid::xgpuCmdBindBuffers_pBuffers_range}};
   for (uint32_t i = 0; i < count; ++i) {
     xgpu_amdgpu_buffer_ref_t ref;
     if (!make_ref(cb, &buffers[i], rules, &ref, i)) return;
@@ -168,8 +177,18 @@ void XGPU_API_CALL cmd_dispatch_indirect(XgpuCommandBuffer handle, const XgpuBuf
   }
   const bool dynamic = mode == XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT;
   constexpr uint64_t kCountsBytes = 3 * sizeof(uint32_t);
-  RefRules rules{"xgpuCmdDispatchIndirect", "pCounts", XGPU_BUFFER_USAGE_INDIRECT_BIT,
-                 "XGPU_BUFFER_USAGE_INDIRECT_BIT", sizeof(uint32_t), kCountsBytes};
+  const RefRules rules{
+      "xgpuCmdDispatchIndirect",
+      "pCounts",
+      XGPU_BUFFER_USAGE_INDIRECT_BIT,
+      "XGPU_BUFFER_USAGE_INDIRECT_BIT",
+      sizeof(uint32_t),
+      kCountsBytes,
+      {vuid::xgpuCmdDispatchIndirect_pCounts_parameter, vuid::xgpuCmdDispatchIndirect_pCounts_kind,
+       vuid::xgpuCmdDispatchIndirect_pCounts_kind_parameter, vuid::xgpuCmdDispatchIndirect_pCounts_offset,
+       vuid::xgpuCmdDispatchIndirect_pCounts_range, vuid::xgpuCmdDispatchIndirect_pCounts_bindingSlot,
+       vuid::xgpuCmdDispatchIndirect_pCounts_buffer_parameter, vuid::xgpuCmdDispatchIndirect_pCounts_usage,
+       vuid::xgpuCmdDispatchIndirect_pCounts_range}};
   xgpu_amdgpu_buffer_ref_t counts_ref;
   if (!make_ref(cb, counts, rules, &counts_ref)) return;
   if (!dynamic && counts_ref.kind != XGPU_AMDGPU_BUFFER_REF_KIND_SLOT) {
@@ -259,8 +278,17 @@ void XGPU_API_CALL cmd_fill_buffer(XgpuCommandBuffer handle, const XgpuBufferRef
                  "xgpuCmdFillBuffer: pPattern is NULL");
     return;
   }
-  RefRules rules{"xgpuCmdFillBuffer", "pDst", XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
-                 "XGPU_BUFFER_USAGE_TRANSFER_DST_BIT", pattern_size, 0, "-size"};
+  const RefRules rules{"xgpuCmdFillBuffer",
+                       "pDst",
+                       XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
+                       "XGPU_BUFFER_USAGE_TRANSFER_DST_BIT",
+                       pattern_size,
+                       0,
+                       {vuid::xgpuCmdFillBuffer_pDst_parameter, vuid::xgpuCmdFillBuffer_pDst_kind,
+                        vuid::xgpuCmdFillBuffer_pDst_kind_parameter, vuid::xgpuCmdFillBuffer_pDst_offset,
+                        vuid::xgpuCmdFillBuffer_pDst_size, vuid::xgpuCmdFillBuffer_pDst_bindingSlot,
+                        vuid::xgpuCmdFillBuffer_pDst_buffer_parameter, vuid::xgpuCmdFillBuffer_pDst_usage,
+                        vuid::xgpuCmdFillBuffer_pDst_range}};
   xgpu_amdgpu_buffer_ref_t ref;
   if (!make_ref(cb, dst, rules, &ref)) return;
   if (ref.length != XGPU_AMDGPU_WHOLE_LENGTH && ref.length % pattern_size != 0) {
@@ -305,10 +333,27 @@ void XGPU_API_CALL cmd_copy_buffer(XgpuCommandBuffer handle, const XgpuBufferRef
                  "xgpuCmdCopyBuffer: size (" + size_string(size) + ") must be a byte count greater than 0");
     return;
   }
-  RefRules src_rules{"xgpuCmdCopyBuffer", "pSrc", XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                     "XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT", 1, size};
-  RefRules dst_rules{"xgpuCmdCopyBuffer", "pDst", XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
-                     "XGPU_BUFFER_USAGE_TRANSFER_DST_BIT", 1, size};
+  // (Offsets of any alignment: no -offset rule.)
+  const RefRules src_rules{"xgpuCmdCopyBuffer",
+                           "pSrc",
+                           XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                           "XGPU_BUFFER_USAGE_TRANSFER_SRC_BIT",
+                           1,
+                           size,
+                           {vuid::xgpuCmdCopyBuffer_pSrc_parameter, vuid::xgpuCmdCopyBuffer_pSrc_kind,
+                            vuid::xgpuCmdCopyBuffer_pSrc_kind_parameter, nullptr, vuid::xgpuCmdCopyBuffer_pSrc_range,
+                            vuid::xgpuCmdCopyBuffer_pSrc_bindingSlot, vuid::xgpuCmdCopyBuffer_pSrc_buffer_parameter,
+                            vuid::xgpuCmdCopyBuffer_pSrc_usage, vuid::xgpuCmdCopyBuffer_pSrc_range}};
+  const RefRules dst_rules{"xgpuCmdCopyBuffer",
+                           "pDst",
+                           XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
+                           "XGPU_BUFFER_USAGE_TRANSFER_DST_BIT",
+                           1,
+                           size,
+                           {vuid::xgpuCmdCopyBuffer_pDst_parameter, vuid::xgpuCmdCopyBuffer_pDst_kind,
+                            vuid::xgpuCmdCopyBuffer_pDst_kind_parameter, nullptr, vuid::xgpuCmdCopyBuffer_pDst_range,
+                            vuid::xgpuCmdCopyBuffer_pDst_bindingSlot, vuid::xgpuCmdCopyBuffer_pDst_buffer_parameter,
+                            vuid::xgpuCmdCopyBuffer_pDst_usage, vuid::xgpuCmdCopyBuffer_pDst_range}};
   xgpu_amdgpu_buffer_ref_t src_ref, dst_ref;
   if (!make_ref(cb, src, src_rules, &src_ref) || !make_ref(cb, dst, dst_rules, &dst_ref)) return;
   // The copy moves exactly `size` bytes from the start of each range.
@@ -350,8 +395,17 @@ void XGPU_API_CALL cmd_update_buffer(XgpuCommandBuffer handle, const XgpuBufferR
                  "xgpuCmdUpdateBuffer: pData is NULL");
     return;
   }
-  RefRules rules{"xgpuCmdUpdateBuffer", "pDst", XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
-                 "XGPU_BUFFER_USAGE_TRANSFER_DST_BIT", 1, data_size};
+  // (Offsets of any alignment: no -offset rule.)
+  const RefRules rules{"xgpuCmdUpdateBuffer",
+                       "pDst",
+                       XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
+                       "XGPU_BUFFER_USAGE_TRANSFER_DST_BIT",
+                       1,
+                       data_size,
+                       {vuid::xgpuCmdUpdateBuffer_pDst_parameter, vuid::xgpuCmdUpdateBuffer_pDst_kind,
+                        vuid::xgpuCmdUpdateBuffer_pDst_kind_parameter, nullptr, vuid::xgpuCmdUpdateBuffer_pDst_range,
+                        vuid::xgpuCmdUpdateBuffer_pDst_bindingSlot, vuid::xgpuCmdUpdateBuffer_pDst_buffer_parameter,
+                        vuid::xgpuCmdUpdateBuffer_pDst_usage, vuid::xgpuCmdUpdateBuffer_pDst_range}};
   xgpu_amdgpu_buffer_ref_t dst_ref;
   if (!make_ref(cb, dst, rules, &dst_ref)) return;
   dst_ref.length = data_size;
@@ -414,8 +468,21 @@ void XGPU_API_CALL cmd_pipeline_barrier(XgpuCommandBuffer handle, XgpuPipelineSt
   if (!r) return;
   // Buffer barriers widen to all memory, but their references must still be
   // well formed (drivers check -kind and -bindingSlot).
-  const RefRules rules{"xgpuCmdPipelineBarrier", "pBufferBarriers", 0, "", 1, 0, "-range", "pBufferBarriers-buffer",
-                       ".buffer"};
+  // (Never NULL, any offset, no usage: no -parameter, -offset or -usage
+  // rule; the implicit rules are the member's, pBufferBarriers-buffer-*.)
+  const RefRules rules{
+      "xgpuCmdPipelineBarrier",
+      "pBufferBarriers",
+      0,
+      "",
+      1,
+      0,
+      {nullptr, vuid::xgpuCmdPipelineBarrier_pBufferBarriers_kind,
+       vuid::xgpuCmdPipelineBarrier_pBufferBarriers_buffer_kind_parameter, nullptr,
+       vuid::xgpuCmdPipelineBarrier_pBufferBarriers_range, vuid::xgpuCmdPipelineBarrier_pBufferBarriers_bindingSlot,
+       vuid::xgpuCmdPipelineBarrier_pBufferBarriers_buffer_buffer_parameter, nullptr,
+       vuid::xgpuCmdPipelineBarrier_pBufferBarriers_range},
+      ".buffer"};
   for (uint32_t i = 0; i < buffer_barrier_count && buffer_barriers; ++i) {
     xgpu_amdgpu_buffer_ref_t ref;
     if (!make_ref(cb, &buffer_barriers[i].buffer, rules, &ref, i)) return;
@@ -493,8 +560,17 @@ void XGPU_API_CALL cmd_write_timestamp(XgpuCommandBuffer handle, XgpuPipelineSta
     return;
   }
   constexpr uint64_t kTimestampBytes = sizeof(uint64_t);
-  RefRules rules{"xgpuCmdWriteTimestamp", "pDst", XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
-                 "XGPU_BUFFER_USAGE_TRANSFER_DST_BIT", kTimestampBytes, kTimestampBytes};
+  const RefRules rules{"xgpuCmdWriteTimestamp",
+                       "pDst",
+                       XGPU_BUFFER_USAGE_TRANSFER_DST_BIT,
+                       "XGPU_BUFFER_USAGE_TRANSFER_DST_BIT",
+                       kTimestampBytes,
+                       kTimestampBytes,
+                       {vuid::xgpuCmdWriteTimestamp_pDst_parameter, vuid::xgpuCmdWriteTimestamp_pDst_kind,
+                        vuid::xgpuCmdWriteTimestamp_pDst_kind_parameter, vuid::xgpuCmdWriteTimestamp_pDst_offset,
+                        vuid::xgpuCmdWriteTimestamp_pDst_range, vuid::xgpuCmdWriteTimestamp_pDst_bindingSlot,
+                        vuid::xgpuCmdWriteTimestamp_pDst_buffer_parameter, vuid::xgpuCmdWriteTimestamp_pDst_usage,
+                        vuid::xgpuCmdWriteTimestamp_pDst_range}};
   xgpu_amdgpu_buffer_ref_t ref;
   if (!make_ref(cb, dst, rules, &ref)) return;
   xgpu_amdgpu_timestamp_args_t args{};
