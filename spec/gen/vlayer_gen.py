@@ -372,7 +372,10 @@ def _intercept(reg: Registry, cmd: Command, sync_rules: dict[str, tuple[str, str
     out.append("    }")
     if sync and cmd.destroys:
         out.append("    sync.Forget();  // the record goes with the object")
+    lifetime = _tracker_hooks(reg, cmd)
     for obj in record_hook_order():
+        if obj == STATE_OBJECT and lifetime["PreRecord"]:
+            out.append(f"    {obj}.LifetimePreRecord{cmd.short_name}({args});")
         out.append(f"    {obj}.PreRecord{cmd.short_name}({args});")
     call_args = ", ".join(p.base_name for p in cmd.params)
     if hand:
@@ -387,6 +390,8 @@ def _intercept(reg: Registry, cmd: Command, sync_rules: dict[str, tuple[str, str
         out.append(f"    {cmd.ret} result = {call};")
         post_args = args + ", result"
     for obj in record_hook_order():
+        if obj == STATE_OBJECT and lifetime["PostRecord"]:
+            out.append(f"    {obj}.LifetimePostRecord{cmd.short_name}({post_args});")
         out.append(f"    {obj}.PostRecord{cmd.short_name}({post_args});")
     if cmd.ret != "void":
         out.append("    return result;")
@@ -400,7 +405,8 @@ def generate_chassis(reg: Registry) -> str:
                    " * fails (or, for a void xgpuCmd*, records nothing and puts the command buffer\n"
                    " * in the recording-error state) without going down the chain; otherwise the\n"
                    " * PreRecord hooks, the next element of the chain, the PostRecord hooks (the\n"
-                   " * state tracker's, g_state, right after the object tracker's: STATE_OBJECT).\n"
+                   " * state tracker's, g_state, right after the object tracker's: STATE_OBJECT;\n"
+                   " * its lifetime hooks, which make and end the objects' records, first).\n"
                    " *\n"
                    " * Included by chassis/layer.cpp, which defines CallContext, the objects and the\n"
                    " * hand-written Down<Command> functions."), ""]
@@ -754,11 +760,6 @@ def generate_tracker_decls(reg: Registry) -> str:
         wanted = _tracker_wanted(reg)
         if any(wanted(r) for r in rules):
             out.append(f"bool Validate{cmd.short_name}({_hook_params(cmd)}) const;")
-        hooks = _tracker_hooks(reg, cmd)
-        if hooks["PreRecord"]:
-            out.append(f"void PreRecord{cmd.short_name}({_hook_params(cmd)});")
-        if hooks["PostRecord"]:
-            out.append(f"void PostRecord{cmd.short_name}({_post_params(cmd)});")
     out.append("")
     return "\n".join(out)
 
@@ -766,8 +767,9 @@ def generate_tracker_decls(reg: Registry) -> str:
 def generate_tracker_checks(reg: Registry) -> str:
     out = [_banner("layers/validation/generated/object_tracker_checks.inc: the object tracker's\n"
                    " * checks of the handle and parent rules (and of every element of an array of\n"
-                   " * handles), and its tracking of the objects commands create, retrieve and\n"
-                   " * destroy. A handle is looked up, never dereferenced."), ""]
+                   " * handles). A handle is looked up, never dereferenced. (The records of the\n"
+                   " * objects commands create, retrieve and destroy are the state tracker's:\n"
+                   " * state_lifetime_hooks.inc.)"), ""]
     for cmd in layer_commands(reg):
         rules = _rules_of(reg, cmd)
         wanted = _tracker_wanted(reg)
@@ -781,12 +783,36 @@ def generate_tracker_checks(reg: Registry) -> str:
             out.append("    return skip;")
             out.append("}")
             out.append("")
+    return "\n".join(out)
+
+
+def generate_lifetime_decls(reg: Registry) -> str:
+    out = [_banner("layers/validation/generated/state_lifetime_decls.inc: the state tracker's\n"
+                   " * lifetime hooks (inside StateTracker's class definition)."), ""]
+    for cmd in layer_commands(reg):
+        hooks = _tracker_hooks(reg, cmd)
+        if hooks["PreRecord"]:
+            out.append(f"void LifetimePreRecord{cmd.short_name}({_hook_params(cmd)});")
+        if hooks["PostRecord"]:
+            out.append(f"void LifetimePostRecord{cmd.short_name}({_post_params(cmd)});")
+    out.append("")
+    return "\n".join(out)
+
+
+def generate_lifetime_hooks(reg: Registry) -> str:
+    out = [_banner("layers/validation/generated/state_lifetime_hooks.inc: the state tracker's\n"
+                   " * records of the objects commands create, retrieve and destroy: made after\n"
+                   " * a creating call succeeded, ended before a void destroy goes down the chain\n"
+                   " * (once it returns the handle may already name a new object) or after one\n"
+                   " * that returns a result succeeded. The chassis calls them first among the\n"
+                   " * state tracker's hooks."), ""]
+    for cmd in layer_commands(reg):
         hooks = _tracker_hooks(reg, cmd)
         for kind, lines in hooks.items():
             if not lines:
                 continue
             params = _hook_params(cmd) if kind == "PreRecord" else _post_params(cmd)
-            out.append(f"void ObjectTrackerGenerated::{kind}{cmd.short_name}({params}) {{")
+            out.append(f"void StateTracker::Lifetime{kind}{cmd.short_name}({params}) {{")
             out += ["    " + line for line in lines]
             for p in cmd.params:
                 out.append(f"    (void){p.base_name};")
@@ -897,6 +923,8 @@ OUTPUTS = [
     ("layers/validation/generated/stateless_checks.inc", generate_stateless_checks),
     ("layers/validation/generated/object_tracker_decls.inc", generate_tracker_decls),
     ("layers/validation/generated/object_tracker_checks.inc", generate_tracker_checks),
+    ("layers/validation/generated/state_lifetime_decls.inc", generate_lifetime_decls),
+    ("layers/validation/generated/state_lifetime_hooks.inc", generate_lifetime_hooks),
 ]
 
 

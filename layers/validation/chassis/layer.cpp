@@ -210,7 +210,7 @@ void DownCreateDeviceRecords(CallContext& ctx, XgpuPhysicalDevice physicalDevice
   }
   ctx.new_device = device.get();
   try {
-    ObjectTracker::TrackCreatedDevice(ctx, *pDevice, pAllocator);
+    StateTracker::TrackCreatedDevice(ctx, *pDevice, pAllocator);
   } catch (const std::bad_alloc&) {
     ctx.new_device = nullptr;
     throw;

@@ -28,15 +28,6 @@ const ObjectRecord* AncestorOfType(const ObjectRecord* record, XgpuObjectType ty
   return nullptr;
 }
 
-void Forget(CallContext& ctx, std::unique_ptr<ObjectRecord> record) {
-  std::string name;
-  {
-    std::lock_guard lock(NamesMutex());
-    name = record->name;
-  }
-  Objects().RememberDestroyed({record->type, record->handle, std::move(name), ctx.command});
-}
-
 }  // namespace
 
 bool ObjectTrackerGenerated::ReportDispatchHandle(CallContext& ctx, Vuid vuid, const Field& field, bool optional) {
@@ -66,87 +57,6 @@ bool ObjectTrackerGenerated::CheckParent(CallContext& ctx, Vuid vuid, const Fiel
                       (actual ? Describe(actual) : std::string("another ") + TypeName(parent_type)) + ", not from " +
                       Describe(expected);
   return ctx.Report(vuid, field, value, {{record->type, record->handle}});
-}
-
-ObjectRecord* ObjectTrackerGenerated::TrackValue(CallContext& ctx, XgpuObjectType type, uint64_t handle,
-                                                 XgpuObjectType parent_type, const XgpuAllocationCallbacks* allocator) {
-  ObjectRecord* parent = nullptr;
-  for (ObjectRecord* r = ctx.dispatch_record; r != nullptr && parent_type != XGPU_OBJECT_TYPE_UNKNOWN; r = r->parent) {
-    if (r->type == parent_type) {
-      parent = r;
-      break;
-    }
-  }
-  return TrackValueUnder(ctx, type, handle, parent, allocator);
-}
-
-ObjectRecord* ObjectTrackerGenerated::TrackValueUnder(CallContext& ctx, XgpuObjectType type, uint64_t handle,
-                                                      ObjectRecord* parent, const XgpuAllocationCallbacks* allocator) {
-  static std::atomic<uint64_t> serials{0};
-  // Queues and physical devices are retrieved again and again: the same object.
-  if (ObjectRecord* existing = Objects().Find(type, handle); existing != nullptr && existing->parent == parent)
-    return existing;
-  auto record = std::make_unique<ObjectRecord>();
-  record->type = type;
-  record->handle = handle;
-  record->parent = parent;
-  record->instance = type == XGPU_OBJECT_TYPE_INSTANCE ? ctx.new_instance : parent ? parent->instance : ctx.instance;
-  record->device = type == XGPU_OBJECT_TYPE_DEVICE ? ctx.new_device : parent ? parent->device : nullptr;
-  record->serial = serials.fetch_add(1, std::memory_order_relaxed);
-  record->made_on = reinterpret_cast<uintptr_t>(ctx.dispatch_handle);
-  record->made_on_type = ctx.dispatch_type;
-  if (IsUsablePointer(allocator)) {
-    record->has_allocator = true;
-    record->allocator = *allocator;
-  }
-  ObjectRecord* tracked = record.get();
-  if (std::unique_ptr<ObjectRecord> stale = Objects().Insert(std::move(record))) Forget(ctx, std::move(stale));
-  return tracked;
-}
-
-void ObjectTracker::TrackCreatedDevice(CallContext& ctx, XgpuDevice device, const XgpuAllocationCallbacks* allocator) {
-  LayerDevice* data = ctx.new_device;
-  ObjectRecord* record = nullptr;
-  try {
-    // (The record the generated hook's Track then finds.)
-    record = TrackValue(ctx, XGPU_OBJECT_TYPE_DEVICE, reinterpret_cast<uintptr_t>(device),
-                        XGPU_OBJECT_TYPE_PHYSICAL_DEVICE, allocator);
-    for (uint32_t family = 0; family < data->queue_counts.size(); ++family) {
-      for (uint32_t index = 0; index < data->queue_counts[family]; ++index) {
-        XgpuQueue queue = XGPU_NULL_HANDLE;
-        data->next.GetDeviceQueue(device, family, index, &queue);
-        if (queue == XGPU_NULL_HANDLE) continue;
-        ObjectRecord* queue_record =
-            TrackValueUnder(ctx, XGPU_OBJECT_TYPE_QUEUE, reinterpret_cast<uintptr_t>(queue), record, nullptr);
-        queue_record->queue_family = family;
-      }
-    }
-  } catch (const std::bad_alloc&) {
-    // (Forgetting what was tracked may allocate too: the records then stay
-    // until the instance goes, naming a device handle that is never given out.)
-    if (record != nullptr) {
-      try {
-        UntrackValue(ctx, XGPU_OBJECT_TYPE_DEVICE, reinterpret_cast<uintptr_t>(device));
-      } catch (const std::bad_alloc&) {
-      }
-    }
-    throw;
-  }
-}
-
-void ObjectTrackerGenerated::UntrackValue(CallContext& ctx, XgpuObjectType type, uint64_t handle) {
-  std::unique_ptr<ObjectRecord> removed = Objects().Remove(type, handle);
-  if (!removed) return;
-  std::vector<std::unique_ptr<ObjectRecord>> under;
-  if (type == XGPU_OBJECT_TYPE_DEVICE) {
-    LayerDevice* device = removed->device;
-    under = Objects().RemoveIf([device](const ObjectRecord& r) { return r.device == device; });
-  } else if (type == XGPU_OBJECT_TYPE_INSTANCE) {
-    LayerInstance* instance = removed->instance;
-    under = Objects().RemoveIf([instance](const ObjectRecord& r) { return r.instance == instance; });
-  }
-  for (auto& record : under) Forget(ctx, std::move(record));
-  Forget(ctx, std::move(removed));
 }
 
 #include "../generated/object_tracker_checks.inc"
@@ -238,7 +148,8 @@ bool ObjectTracker::ValidateDestroyDevice(CallContext& ctx, XgpuDevice device,
 void ObjectTracker::PreRecordDestroyDevice(CallContext& ctx, XgpuDevice device,
                                            const XgpuAllocationCallbacks* pAllocator) {
   if (ctx.device != nullptr) DestroyChildrenDown(ctx, *ctx.device);
-  ObjectTrackerGenerated::PreRecordDestroyDevice(ctx, device, pAllocator);
+  (void)device;
+  (void)pAllocator;
 }
 
 void ObjectTracker::PreRecordDestroyInstance(CallContext& ctx, XgpuInstance instance,
@@ -253,7 +164,8 @@ void ObjectTracker::PreRecordDestroyInstance(CallContext& ctx, XgpuInstance inst
     device->next.DestroyDevice(device->handle, record->Allocator());
     delete device;
   }
-  ObjectTrackerGenerated::PreRecordDestroyInstance(ctx, instance, pAllocator);
+  (void)instance;
+  (void)pAllocator;
 }
 
 bool ObjectTracker::ValidateDestroyInstance(CallContext& ctx, XgpuInstance instance,

@@ -1,14 +1,13 @@
 // ObjectTracker: every handle the layer has seen (chassis/object_map.h), its
 // type, parent, instance, device and debug name. It checks the implicit
 // handle and parent rules against them (a destroyed, never-created or
-// foreign handle is reported, never dereferenced), tracks what commands
-// create, retrieve and destroy (the names xgpuSetObjectName gives are the
-// state tracker's to write, state/), and
-// reports the objects still alive when their device or instance is destroyed
-// (api.md 1.8).
+// foreign handle is reported, never dereferenced) and reports the objects
+// still alive when their device or instance is destroyed (api.md 1.8). The
+// records themselves - made when a command creates or retrieves an object,
+// ended when one destroys it - are the state tracker's to write (state/).
 //
-// The handle and parent checks and the tracking are generated from the
-// registry (ObjectTrackerGenerated, generated/object_tracker_checks.inc);
+// The handle and parent checks are generated from the registry
+// (ObjectTrackerGenerated, generated/object_tracker_checks.inc);
 // ObjectTracker adds the rules written by hand.
 //
 // Thread-safe: all state is in the object map.
@@ -46,35 +45,10 @@ class ObjectTrackerGenerated : public HookDefaults {
   // `record` was created from the call's device (parent_type XGPU_OBJECT_TYPE_DEVICE) or instance.
   static bool CheckParent(CallContext& ctx, Vuid vuid, const Field& field, const ObjectRecord* record,
                           XgpuObjectType parent_type);
-  // Records a created or retrieved object whose parent is the call's object
-  // of parent_type (or the call's object's ancestor of that type).
-  template <typename Handle>
-  static void Track(CallContext& ctx, XgpuObjectType type, Handle handle, XgpuObjectType parent_type,
-                    const XgpuAllocationCallbacks* allocator) {
-    TrackValue(ctx, type, reinterpret_cast<uintptr_t>(handle), parent_type, allocator);
-  }
-  // Returns the object's record. Throws std::bad_alloc when host memory runs out.
-  static ObjectRecord* TrackValue(CallContext& ctx, XgpuObjectType type, uint64_t handle,
-                                  XgpuObjectType parent_type, const XgpuAllocationCallbacks* allocator);
-  // The same with the parent's record given (nullptr: none).
-  static ObjectRecord* TrackValueUnder(CallContext& ctx, XgpuObjectType type, uint64_t handle, ObjectRecord* parent,
-                                       const XgpuAllocationCallbacks* allocator);
-  // Forgets a destroyed object (and, for a device or instance, everything under it).
-  template <typename Handle>
-  static void Untrack(CallContext& ctx, XgpuObjectType type, Handle handle) {
-    UntrackValue(ctx, type, reinterpret_cast<uintptr_t>(handle));
-  }
-  static void UntrackValue(CallContext& ctx, XgpuObjectType type, uint64_t handle);
 };
 
 class ObjectTracker : public ObjectTrackerGenerated {
  public:
-  // xgpuCreateDevice, before its hooks: the records of the new device
-  // (ctx.new_device) and of every queue it was created with, so that
-  // xgpuGetDeviceQueue - which has no result to fail with - never has to
-  // allocate one. Throws std::bad_alloc (having tracked nothing) when host
-  // memory runs out: the caller fails the creation.
-  static void TrackCreatedDevice(CallContext& ctx, XgpuDevice device, const XgpuAllocationCallbacks* allocator);
   // Objects left alive when their device or instance is destroyed (api.md
   // 1.8) are reported, each by type and name, but the call is not refused:
   // the loader releases its own record of the device or instance whatever

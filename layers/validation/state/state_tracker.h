@@ -26,6 +26,19 @@ namespace xgpu_validation {
 
 class StateTracker : public HookDefaults {
  public:
+  // ---- the records themselves (lifetime.cpp) ----
+  // Generated: the hooks that make the record of an object a command creates
+  // or retrieves and end the record of one it destroys. The chassis calls
+  // them first among this object's hooks (Lifetime{Pre,Post}Record<Command>).
+#include "../generated/state_lifetime_decls.inc"
+
+  // xgpuCreateDevice, before its hooks: the records of the new device
+  // (ctx.new_device) and of every queue it was created with, so that
+  // xgpuGetDeviceQueue - which has no result to fail with - never has to
+  // allocate one. Throws std::bad_alloc (having recorded nothing) when host
+  // memory runs out: the caller fails the creation.
+  static void TrackCreatedDevice(CallContext& ctx, XgpuDevice device, const XgpuAllocationCallbacks* allocator);
+
   // ---- objects' records (object_state.cpp) ----
   void PostRecordGetDeviceQueue(CallContext& ctx, XgpuDevice device, uint32_t queueFamilyIndex, uint32_t queueIndex,
                                 XgpuQueue* pQueue);
@@ -88,6 +101,27 @@ class StateTracker : public HookDefaults {
   void PostRecordCmdInsertDebugLabel(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuDebugLabel* pLabel);
   void PostRecordCmdWriteTimestamp(CallContext& ctx, XgpuCommandBuffer commandBuffer, XgpuPipelineStageFlagBits stage,
                                    const XgpuBufferRef* pDst);
+
+ private:
+  // Records a created or retrieved object whose parent is the call's object
+  // of parent_type (or the call's object's ancestor of that type).
+  template <typename Handle>
+  static void Track(CallContext& ctx, XgpuObjectType type, Handle handle, XgpuObjectType parent_type,
+                    const XgpuAllocationCallbacks* allocator) {
+    TrackValue(ctx, type, reinterpret_cast<uintptr_t>(handle), parent_type, allocator);
+  }
+  // Returns the object's record. Throws std::bad_alloc when host memory runs out.
+  static ObjectRecord* TrackValue(CallContext& ctx, XgpuObjectType type, uint64_t handle,
+                                  XgpuObjectType parent_type, const XgpuAllocationCallbacks* allocator);
+  // The same with the parent's record given (nullptr: none).
+  static ObjectRecord* TrackValueUnder(CallContext& ctx, XgpuObjectType type, uint64_t handle, ObjectRecord* parent,
+                                       const XgpuAllocationCallbacks* allocator);
+  // Forgets a destroyed object (and, for a device or instance, everything under it).
+  template <typename Handle>
+  static void Untrack(CallContext& ctx, XgpuObjectType type, Handle handle) {
+    UntrackValue(ctx, type, reinterpret_cast<uintptr_t>(handle));
+  }
+  static void UntrackValue(CallContext& ctx, XgpuObjectType type, uint64_t handle);
 };
 
 }  // namespace xgpu_validation
