@@ -13,11 +13,14 @@
 #include <cstring>
 #include <memory>
 #include <new>
-#include <shared_mutex>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
+
+#include <hsa_core/backend.h>
+#include <hsa_core/executable.h>
 
 #include "runtime.h"
 
@@ -29,22 +32,6 @@ namespace hsa_cpu {
 namespace {
 
 constexpr size_t kKdSuffixLength = sizeof(XGPU_HOST_KERNEL_DESCRIPTOR_SUFFIX) - 1;
-
-struct CodeObjectReader {
-  std::vector<unsigned char> bytes;  // private copy of the code object
-};
-
-struct Executable;
-
-struct Symbol {
-  Executable* executable;   // owner
-  const Agent* agent;       // agent the code object was loaded for
-  std::string name;         // dynamic symbol name ("K.kd" for kernels)
-  bool is_kernel;           // kernel descriptor or variable
-  const xgpu_host_kernel_descriptor_t* kernel;  // kernels: the descriptor
-  void* address;            // variables: address; kernels: descriptor
-  uint64_t size;            // variables: st_size bytes
-};
 
 struct LoadedObject {
   void* handle;             // dlopen handle
@@ -59,35 +46,10 @@ struct LoadedObject {
   std::vector<unsigned char> report_sections;
 };
 
-// An external variable definition (hsa_executable_*_variable_define).
-struct VariableDefinition {
-  std::string name;       // the variable's name
-  const Agent* agent;     // agent allocation: its agent; program: null
-  void* address;          // where the application placed it
-};
-
-struct Executable {
-  hsa_profile_t profile;
-  hsa_default_float_rounding_mode_t rounding;
-  hsa_executable_state_t state;                   // Registry::mutex
-  std::vector<std::unique_ptr<LoadedObject>> objects;
-  std::vector<std::unique_ptr<Symbol>> symbols;
-  // External variables the application defined. Host code objects resolve
-  // every symbol when they are loaded (and refuse an object with undefined
-  // symbols), so nothing reads them; they are kept so that a second
-  // definition of the same name is refused as the specification asks.
-  std::vector<VariableDefinition> definitions;    // Registry::mutex
-};
-
-// kernel_object_generation(): executables destroyed so far.
-std::atomic<uint64_t> g_kernel_object_generation{0};
-
+// The dlopen names and handles of the loaded objects: each object gets a
+// name (and so a handle) of its own.
 struct Registry {
-  std::shared_mutex mutex;
-  std::unordered_set<CodeObjectReader*> readers;
-  std::unordered_set<Executable*> executables;
-  std::unordered_set<Symbol*> symbols;
-  std::unordered_set<uint64_t> kernel_objects;   // live descriptor addresses
+  std::mutex mutex;
   std::unordered_set<std::string> loaded_paths;  // dlopen names in use
   std::unordered_set<void*> loaded_handles;      // dlopen handles in use
   uint64_t next_path_serial = 0;                 // spelt into the next dlopen name
@@ -311,12 +273,12 @@ std::vector<unsigned char> report_sections(const ElfImage& elf) {
   return out;
 }
 
-Inspection inspect(const std::vector<unsigned char>& bytes, const Agent* agent) {
+Inspection inspect(const unsigned char* data, size_t size, const Agent* agent) {
   Inspection result;
-  const ElfImage elf{bytes.data(), bytes.size()};
-  const Elf64_Ehdr* eh = bytes.size() >= sizeof(Elf64_Ehdr) ? elf.header() : nullptr;
+  const ElfImage elf{data, size};
+  const Elf64_Ehdr* eh = size >= sizeof(Elf64_Ehdr) ? elf.header() : nullptr;
   if (eh == nullptr || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0) {
-    log("code object refused: not an ELF image (%zu bytes)", bytes.size());
+    log("code object refused: not an ELF image (%zu bytes)", size);
     result.status = HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
     return result;
   }
@@ -364,15 +326,15 @@ Inspection inspect(const std::vector<unsigned char>& bytes, const Agent* agent) 
     return result;
   }
   xgpu_host_code_object_info_t header;
-  memcpy(&header, bytes.data() + info_offset, sizeof(header));
+  memcpy(&header, data + info_offset, sizeof(header));
   if (header.magic != XGPU_HOST_KERNEL_MAGIC || header.abi_version != XGPU_HOST_KERNEL_ABI_VERSION) {
     log("code object refused: host ABI magic 0x%x version %u, expected 0x%x version %u",
         header.magic, header.abi_version, XGPU_HOST_KERNEL_MAGIC, XGPU_HOST_KERNEL_ABI_VERSION);
     result.status = HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
     return result;
   }
-  const char* isa = reinterpret_cast<const char*>(bytes.data() + isa_offset);
-  const void* end = memchr(isa, '\0', bytes.size() - isa_offset);
+  const char* isa = reinterpret_cast<const char*>(data + isa_offset);
+  const void* end = memchr(isa, '\0', size - isa_offset);
   if (end == nullptr) {
     log("code object refused: unterminated ISA name");
     result.status = HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
@@ -412,15 +374,15 @@ bool dlopen_out_of_resources(const char* message) {
 }
 
 // dlopen()s `bytes` via a memfd without leaving a file behind.
-hsa_status_t map_object(const std::vector<unsigned char>& bytes, LoadedObject* out) {
+hsa_status_t map_object(const unsigned char* data, size_t size, LoadedObject* out) {
   const int fd = memfd_create("hsa-cpu-code-object", MFD_CLOEXEC);
   if (fd < 0) {
     log("memfd_create failed: %s", strerror(errno));
     return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   }
   size_t written = 0;
-  while (written < bytes.size()) {
-    const ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
+  while (written < size) {
+    const ssize_t n = write(fd, data + written, size - written);
     if (n <= 0) {
       log("writing the code object to its memfd failed: %s", n < 0 ? strerror(errno) : "no progress");
       close(fd);
@@ -431,7 +393,7 @@ hsa_status_t map_object(const std::vector<unsigned char>& bytes, LoadedObject* o
   Registry& r = registry();
   hsa_status_t status = HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
   {
-    std::unique_lock<std::shared_mutex> lock(r.mutex);
+    std::lock_guard<std::mutex> lock(r.mutex);
     std::string path = memfd_path(fd, r.next_path_serial++);
     while (r.loaded_paths.count(path)) path = memfd_path(fd, r.next_path_serial++);
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -459,293 +421,24 @@ hsa_status_t map_object(const std::vector<unsigned char>& bytes, LoadedObject* o
 void unload_object(LoadedObject* object) {
   Registry& r = registry();
   {
-    std::unique_lock<std::shared_mutex> lock(r.mutex);
+    std::lock_guard<std::mutex> lock(r.mutex);
     r.loaded_paths.erase(object->path);
     r.loaded_handles.erase(object->handle);
   }
   dlclose(object->handle);
 }
 
-CodeObjectReader* lookup_reader(hsa_code_object_reader_t handle) {
-  auto* reader = reinterpret_cast<CodeObjectReader*>(static_cast<uintptr_t>(handle.handle));
-  Registry& r = registry();
-  std::shared_lock<std::shared_mutex> lock(r.mutex);
-  return r.readers.count(reader) ? reader : nullptr;
-}
-
-Executable* lookup_executable(hsa_executable_t handle) {
-  auto* exec = reinterpret_cast<Executable*>(static_cast<uintptr_t>(handle.handle));
-  Registry& r = registry();
-  std::shared_lock<std::shared_mutex> lock(r.mutex);
-  return r.executables.count(exec) ? exec : nullptr;
-}
-
-Symbol* lookup_symbol(hsa_executable_symbol_t handle) {
-  auto* symbol = reinterpret_cast<Symbol*>(static_cast<uintptr_t>(handle.handle));
-  Registry& r = registry();
-  std::shared_lock<std::shared_mutex> lock(r.mutex);
-  return r.symbols.count(symbol) ? symbol : nullptr;
-}
-
-hsa_executable_symbol_t to_handle(const Symbol* s) {
-  return hsa_executable_symbol_t{reinterpret_cast<uintptr_t>(s)};
-}
-hsa_executable_t to_handle(const Executable* e) {
-  return hsa_executable_t{reinterpret_cast<uintptr_t>(e)};
-}
-
-void destroy_executable(Executable* exec) {
-  Registry& r = registry();
-  {
-    std::unique_lock<std::shared_mutex> lock(r.mutex);
-    for (auto& s : exec->symbols) {
-      r.symbols.erase(s.get());
-      if (s->is_kernel) r.kernel_objects.erase(reinterpret_cast<uint64_t>(s->kernel));
-    }
-    // Before the objects are unloaded: a memo filled before this point no
-    // longer answers once their addresses can be reused.
-    g_kernel_object_generation.fetch_add(1, std::memory_order_acq_rel);
-  }
-  for (auto& o : exec->objects) unload_object(o.get());
-  delete exec;
-}
-
-// Largest file hsa_code_object_reader_create_from_file reads (1 GiB): a
-// code object is far smaller, and a sparse file must not be read whole.
-constexpr uint64_t kMaxCodeObjectFileBytes = uint64_t{1} << 30;
-
-// `size` bytes from `bytes` (zeros when null) into *out; false when the
-// memory cannot be had (no exception leaves the HSA API).
-bool copy_bytes(const unsigned char* bytes, size_t size, std::vector<unsigned char>* out) {
-  try {
-    if (bytes) out->assign(bytes, bytes + size);
-    else out->resize(size);
-    return true;
-  } catch (const std::bad_alloc&) {
-    log("code object reader: cannot allocate %zu bytes", size);
-    return false;
-  }
-}
-
-hsa_status_t create_reader(std::vector<unsigned char>&& bytes, hsa_code_object_reader_t* out) {
-  auto* reader = new (std::nothrow) CodeObjectReader();
-  if (reader == nullptr) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-  reader->bytes = std::move(bytes);
-  Registry& r = registry();
-  std::unique_lock<std::shared_mutex> lock(r.mutex);
-  try {
-    r.readers.insert(reader);
-  } catch (const std::bad_alloc&) {
-    delete reader;
-    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-  }
-  out->handle = reinterpret_cast<uintptr_t>(reader);
-  return HSA_STATUS_SUCCESS;
-}
-
-}  // namespace
-
-uint64_t kernel_object_generation() { return g_kernel_object_generation.load(std::memory_order_acquire); }
-
-bool read_kernel_descriptor(uint64_t kernel_object, xgpu_host_kernel_descriptor_t* out) {
-  Registry& r = registry();
-  std::shared_lock<std::shared_mutex> lock(r.mutex);
-  if (r.kernel_objects.count(kernel_object) == 0) return false;
-  memcpy(out, reinterpret_cast<const void*>(kernel_object), sizeof(*out));
-  return true;
-}
-
-bool describe_code_address(uint64_t pc, CodeAddress* out) {
-  std::vector<unsigned char> sections;
-  bool found = false;
-  {
-    Registry& r = registry();
-    std::shared_lock<std::shared_mutex> lock(r.mutex);
-    for (const Executable* exec : r.executables) {
-      for (const auto& object : exec->objects) {
-        if (pc < object->begin || pc >= object->end) continue;
-        out->offset = pc - object->load_base;
-        sections = object->report_sections;
-        found = true;
-        break;
-      }
-      if (found) break;
-    }
-  }
-  if (!found) return false;
-  find_source_position(std::move(sections), out->offset, &out->source);
-  return true;
-}
-
-void destroy_all_executables() {
-  Registry& r = registry();
-  std::unordered_set<Executable*> executables;
-  std::unordered_set<CodeObjectReader*> readers;
-  {
-    std::unique_lock<std::shared_mutex> lock(r.mutex);
-    executables.swap(r.executables);
-    readers.swap(r.readers);
-  }
-  if (!executables.empty() || !readers.empty())
-    log("hsa_shut_down: %zu executable(s) and %zu code object reader(s) still live (destroyed now)",
-        executables.size(), readers.size());
-  for (Executable* e : executables) destroy_executable(e);
-  for (CodeObjectReader* reader : readers) delete reader;
-}
-
-}  // namespace hsa_cpu
-
-using namespace hsa_cpu;
-
-HSA_CPU_EXPORT hsa_status_t hsa_code_object_reader_create_from_memory(
-    const void* code_object, size_t size, hsa_code_object_reader_t* code_object_reader) {
-  HSA_CPU_REQUIRE_INIT();
-  if (code_object == nullptr || size == 0 || code_object_reader == nullptr)
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  const auto* bytes = static_cast<const unsigned char*>(code_object);
-  std::vector<unsigned char> copy;
-  if (!copy_bytes(bytes, size, &copy)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-  return create_reader(std::move(copy), code_object_reader);
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_code_object_reader_create_from_file(
-    hsa_file_t file, hsa_code_object_reader_t* code_object_reader) {
-  HSA_CPU_REQUIRE_INIT();
-  if (code_object_reader == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  struct stat st;
-  if (fstat(file, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-    log("hsa_code_object_reader_create_from_file: fd %d is not a readable, non-empty file", file);
-    return HSA_STATUS_ERROR_INVALID_FILE;
-  }
-  if (uint64_t(st.st_size) > kMaxCodeObjectFileBytes) {
-    log("hsa_code_object_reader_create_from_file: fd %d is %lld bytes, more than the %llu a code object may have",
-        file, static_cast<long long>(st.st_size), static_cast<unsigned long long>(kMaxCodeObjectFileBytes));
-    return HSA_STATUS_ERROR_INVALID_FILE;
-  }
-  std::vector<unsigned char> bytes;
-  if (!copy_bytes(nullptr, size_t(st.st_size), &bytes)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = pread(file, bytes.data() + done, bytes.size() - done, off_t(done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return HSA_STATUS_ERROR_INVALID_FILE;
-    done += size_t(n);
-  }
-  return create_reader(std::move(bytes), code_object_reader);
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_code_object_reader_destroy(hsa_code_object_reader_t code_object_reader) {
-  HSA_CPU_REQUIRE_INIT();
-  auto* reader = reinterpret_cast<CodeObjectReader*>(static_cast<uintptr_t>(code_object_reader.handle));
-  {
-    Registry& r = registry();
-    std::unique_lock<std::shared_mutex> lock(r.mutex);
-    if (reader == nullptr || r.readers.erase(reader) == 0)
-      return HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER;
-  }
-  delete reader;
-  return HSA_STATUS_SUCCESS;
-}
-
-namespace {
-
-// The enums are taken by reference and read as bits until checked: a value
-// outside an enum's range must not be loaded as the enum.
-hsa_status_t create_executable(const hsa_profile_t& profile, const hsa_default_float_rounding_mode_t& rounding,
-                               const hsa_executable_state_t& state, hsa_executable_t* executable) {
-  if (executable == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  if (enum_bits(profile) > HSA_PROFILE_FULL) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  if (enum_bits(rounding) > HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  // Both states are valid initial states (a FROZEN one accepts no code
-  // object, but is a valid executable).
-  if (enum_bits(state) != HSA_EXECUTABLE_STATE_UNFROZEN && enum_bits(state) != HSA_EXECUTABLE_STATE_FROZEN)
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  auto* exec = new (std::nothrow) Executable();
-  if (exec == nullptr) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-  exec->profile = profile;
-  exec->rounding = rounding;
-  exec->state = state;
-  Registry& r = registry();
-  std::unique_lock<std::shared_mutex> lock(r.mutex);
-  r.executables.insert(exec);
-  *executable = to_handle(exec);
-  return HSA_STATUS_SUCCESS;
-}
-
-}  // namespace
-
-HSA_CPU_EXPORT hsa_status_t hsa_executable_create(hsa_profile_t profile,
-                                                  hsa_executable_state_t executable_state,
-                                                  const char* options, hsa_executable_t* executable) {
-  HSA_CPU_REQUIRE_INIT();
-  return create_executable(profile, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, executable_state,
-                           executable);
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_executable_create_alt(
-    hsa_profile_t profile, hsa_default_float_rounding_mode_t default_float_rounding_mode,
-    const char* options, hsa_executable_t* executable) {
-  HSA_CPU_REQUIRE_INIT();
-  return create_executable(profile, default_float_rounding_mode, HSA_EXECUTABLE_STATE_UNFROZEN,
-                           executable);
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_executable_destroy(hsa_executable_t executable) {
-  HSA_CPU_REQUIRE_INIT();
-  auto* exec = reinterpret_cast<Executable*>(static_cast<uintptr_t>(executable.handle));
-  {
-    Registry& r = registry();
-    std::unique_lock<std::shared_mutex> lock(r.mutex);
-    if (exec == nullptr || r.executables.erase(exec) == 0) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
-  }
-  destroy_executable(exec);
-  return HSA_STATUS_SUCCESS;
-}
-
-namespace {
-
-hsa_status_t load_agent_code_object(hsa_executable_t executable, hsa_agent_t agent,
-                                    hsa_code_object_reader_t code_object_reader,
-                                    hsa_loaded_code_object_t* loaded_code_object);
-
-}  // namespace
-
-HSA_CPU_EXPORT hsa_status_t hsa_executable_load_agent_code_object(
-    hsa_executable_t executable, hsa_agent_t agent, hsa_code_object_reader_t code_object_reader,
-    const char* options, hsa_loaded_code_object_t* loaded_code_object) {
-  HSA_CPU_REQUIRE_INIT();
-  // Host memory running out while the symbols are collected is a status,
-  // not an exception through the C API.
-  try {
-    return load_agent_code_object(executable, agent, code_object_reader, loaded_code_object);
-  } catch (const std::bad_alloc&) {
-    log("hsa_executable_load_agent_code_object: out of host memory");
-    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-  }
-}
-
-namespace {
-
-hsa_status_t load_agent_code_object(hsa_executable_t executable, hsa_agent_t agent,
-                                    hsa_code_object_reader_t code_object_reader,
-                                    hsa_loaded_code_object_t* loaded_code_object) {
-  Executable* exec = lookup_executable(executable);
-  if (exec == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
+// Backend::load_code_object: checks the image (inspect), dlopens it and
+// reports its dynamic symbols; kernels are the `*.kd` ones, whose host
+// kernel descriptor must be valid.
+hsa_status_t load_code_object(hsa_agent_t agent, const void* bytes, size_t size, hsa_core::LoadedCode* out) {
   const Agent* a = runtime()->agent(agent);
-  if (a == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  CodeObjectReader* reader = lookup_reader(code_object_reader);
-  if (reader == nullptr) return HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER;
-  {
-    Registry& r = registry();
-    std::shared_lock<std::shared_mutex> lock(r.mutex);
-    if (exec->state == HSA_EXECUTABLE_STATE_FROZEN) return HSA_STATUS_ERROR_FROZEN_EXECUTABLE;
-  }
-
-  Inspection inspection = inspect(reader->bytes, a);
+  const auto* data = static_cast<const unsigned char*>(bytes);
+  Inspection inspection = inspect(data, size, a);
   if (inspection.status != HSA_STATUS_SUCCESS) return inspection.status;
 
   // Everything that may throw before the object is mapped.
-  const ElfImage elf{reader->bytes.data(), reader->bytes.size()};
+  const ElfImage elf{data, size};
   auto object = std::make_unique<LoadedObject>();
   object->agent = a;
   object->report_sections = report_sections(elf);
@@ -754,7 +447,9 @@ hsa_status_t load_agent_code_object(hsa_executable_t executable, hsa_agent_t age
   if (!object->report_sections.empty()) source_lines_prepare();
   uint64_t segments_begin = 0, segments_end = 0;
   const bool has_segments = segment_range(elf, &segments_begin, &segments_end);
-  hsa_status_t status = map_object(reader->bytes, object.get());
+  std::vector<hsa_core::CodeSymbol> symbols;
+  symbols.reserve(inspection.symbols.size());
+  hsa_status_t status = map_object(data, size, object.get());
   if (status != HSA_STATUS_SUCCESS) return status;
   link_map* map = nullptr;
   if (has_segments && dlinfo(object->handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr) {
@@ -762,366 +457,80 @@ hsa_status_t load_agent_code_object(hsa_executable_t executable, hsa_agent_t age
     object->begin = object->load_base + segments_begin;
     object->end = object->load_base + segments_end;
   }
-
-  std::vector<std::unique_ptr<Symbol>> symbols;
-  for (const DynamicSymbol& ds : inspection.symbols) {
-    if (!ds.is_object || ds.name == XGPU_HOST_CODE_OBJECT_SYMBOL) continue;
-    // Names starting with "__" belong to the implementation (e.g. the
-    // sanitizers' "__odr_asan_gen_K.kd" indicators), not to the program.
-    if (ds.name.compare(0, 2, "__") == 0) continue;
-    void* address = dlsym(object->handle, ds.name.c_str());
-    if (address == nullptr) continue;
-    auto symbol = std::make_unique<Symbol>();
-    symbol->agent = a;
-    symbol->name = ds.name;
-    symbol->address = address;
-    symbol->size = ds.size;
-    symbol->kernel = nullptr;
-    const bool is_kernel =
-        ds.name.size() > kKdSuffixLength &&
-        ds.name.compare(ds.name.size() - kKdSuffixLength, kKdSuffixLength,
-                        XGPU_HOST_KERNEL_DESCRIPTOR_SUFFIX) == 0;
-    symbol->is_kernel = is_kernel;
-    if (is_kernel) {
-      const auto* kd = static_cast<const xgpu_host_kernel_descriptor_t*>(address);
-      if (ds.size < sizeof(*kd) || kd->magic != XGPU_HOST_KERNEL_MAGIC ||
-          kd->abi_version != XGPU_HOST_KERNEL_ABI_VERSION || kd->run_workgroup == nullptr) {
-        log("code object refused: %s is not a valid host kernel descriptor (size %llu, magic "
-            "0x%x, abi %u)", ds.name.c_str(), static_cast<unsigned long long>(ds.size),
-            ds.size >= 8 ? kd->magic : 0u, ds.size >= 8 ? kd->abi_version : 0u);
-        unload_object(object.get());
-        return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
+  try {
+    for (const DynamicSymbol& ds : inspection.symbols) {
+      if (!ds.is_object || ds.name == XGPU_HOST_CODE_OBJECT_SYMBOL) continue;
+      // Names starting with "__" belong to the implementation (e.g. the
+      // sanitizers' "__odr_asan_gen_K.kd" indicators), not to the program.
+      if (ds.name.compare(0, 2, "__") == 0) continue;
+      void* address = dlsym(object->handle, ds.name.c_str());
+      if (address == nullptr) continue;
+      hsa_core::CodeSymbol symbol;
+      symbol.name = ds.name;
+      symbol.address = reinterpret_cast<uint64_t>(address);
+      symbol.size = ds.size;
+      symbol.is_kernel = ds.name.size() > kKdSuffixLength &&
+                         ds.name.compare(ds.name.size() - kKdSuffixLength, kKdSuffixLength,
+                                         XGPU_HOST_KERNEL_DESCRIPTOR_SUFFIX) == 0;
+      if (symbol.is_kernel) {
+        const auto* kd = static_cast<const xgpu_host_kernel_descriptor_t*>(address);
+        if (ds.size < sizeof(*kd) || kd->magic != XGPU_HOST_KERNEL_MAGIC ||
+            kd->abi_version != XGPU_HOST_KERNEL_ABI_VERSION || kd->run_workgroup == nullptr) {
+          log("code object refused: %s is not a valid host kernel descriptor (size %llu, magic "
+              "0x%x, abi %u)", ds.name.c_str(), static_cast<unsigned long long>(ds.size),
+              ds.size >= 8 ? kd->magic : 0u, ds.size >= 8 ? kd->abi_version : 0u);
+          unload_object(object.get());
+          return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
+        }
+        symbol.kernel_object = reinterpret_cast<uint64_t>(kd);
+        symbol.kernarg_size = kd->kernarg_size;
+        symbol.kernarg_alignment = kd->kernarg_alignment;
+        symbol.group_segment_size = kd->group_segment_size;
+        symbol.private_segment_size = kd->private_segment_size;
       }
-      symbol->kernel = kd;
+      symbols.push_back(std::move(symbol));
     }
-    symbols.push_back(std::move(symbol));
+  } catch (const std::bad_alloc&) {
+    unload_object(object.get());
+    throw;
   }
-
-  Registry& r = registry();
-  std::unique_lock<std::shared_mutex> lock(r.mutex);
-  for (auto& s : symbols) {
-    s->executable = exec;
-    r.symbols.insert(s.get());
-    if (s->is_kernel) r.kernel_objects.insert(reinterpret_cast<uint64_t>(s->kernel));
-    exec->symbols.push_back(std::move(s));
-  }
-  if (loaded_code_object) loaded_code_object->handle = reinterpret_cast<uintptr_t>(object.get());
-  exec->objects.push_back(std::move(object));
+  out->symbols = std::move(symbols);
+  out->object = object.release();
   return HSA_STATUS_SUCCESS;
+}
+
+// Backend::unload_code_object.
+void unload_code_object(void* object) {
+  auto* loaded = static_cast<LoadedObject*>(object);
+  unload_object(loaded);
+  delete loaded;
 }
 
 }  // namespace
 
-HSA_CPU_EXPORT hsa_status_t hsa_executable_load_program_code_object(
-    hsa_executable_t executable, hsa_code_object_reader_t code_object_reader, const char* options,
-    hsa_loaded_code_object_t* loaded_code_object) {
-  HSA_CPU_REQUIRE_INIT();
-  Executable* exec = lookup_executable(executable);
-  if (exec == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
-  if (lookup_reader(code_object_reader) == nullptr) return HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER;
-  {
-    Registry& r = registry();
-    std::shared_lock<std::shared_mutex> lock(r.mutex);
-    if (exec->state == HSA_EXECUTABLE_STATE_FROZEN) return HSA_STATUS_ERROR_FROZEN_EXECUTABLE;
-  }
-  // "Not compatible with the implementation": hsa-cpu has agent code
-  // objects only.
-  log("hsa_executable_load_program_code_object: host code objects are agent code objects; use "
-      "hsa_executable_load_agent_code_object");
-  return HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS;
+bool read_kernel_descriptor(uint64_t kernel_object, xgpu_host_kernel_descriptor_t* out) {
+  return hsa_core::read_kernel_object(kernel_object, [&] {
+    memcpy(out, reinterpret_cast<const void*>(kernel_object), sizeof(*out));
+  });
 }
 
-HSA_CPU_EXPORT hsa_status_t hsa_executable_freeze(hsa_executable_t executable, const char* options) {
-  HSA_CPU_REQUIRE_INIT();
-  Executable* exec = lookup_executable(executable);
-  if (exec == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
-  Registry& r = registry();
-  std::unique_lock<std::shared_mutex> lock(r.mutex);
-  if (exec->state == HSA_EXECUTABLE_STATE_FROZEN) return HSA_STATUS_ERROR_FROZEN_EXECUTABLE;
-  exec->state = HSA_EXECUTABLE_STATE_FROZEN;
-  return HSA_STATUS_SUCCESS;
+bool describe_code_address(uint64_t pc, CodeAddress* out) {
+  std::vector<unsigned char> sections;
+  const bool found = hsa_core::find_loaded_code_object([&](void* object) {
+    const auto* loaded = static_cast<const LoadedObject*>(object);
+    if (pc < loaded->begin || pc >= loaded->end) return false;
+    out->offset = pc - loaded->load_base;
+    sections = loaded->report_sections;
+    return true;
+  });
+  if (!found) return false;
+  find_source_position(std::move(sections), out->offset, &out->source);
+  return true;
 }
 
-HSA_CPU_EXPORT hsa_status_t hsa_executable_get_info(hsa_executable_t executable,
-                                                    hsa_executable_info_t attribute, void* value) {
-  HSA_CPU_REQUIRE_INIT();
-  Executable* exec = lookup_executable(executable);
-  if (exec == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
-  if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  switch (enum_bits(attribute)) {
-    case HSA_EXECUTABLE_INFO_PROFILE: *static_cast<hsa_profile_t*>(value) = exec->profile; break;
-    case HSA_EXECUTABLE_INFO_STATE: {
-      Registry& r = registry();
-      std::shared_lock<std::shared_mutex> lock(r.mutex);
-      *static_cast<hsa_executable_state_t*>(value) = exec->state;
-      break;
-    }
-    case HSA_EXECUTABLE_INFO_DEFAULT_FLOAT_ROUNDING_MODE:
-      *static_cast<hsa_default_float_rounding_mode_t*>(value) = exec->rounding;
-      break;
-    default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  }
-  return HSA_STATUS_SUCCESS;
+void set_code_object_hooks(hsa_core::Backend& backend) {
+  backend.load_code_object = load_code_object;
+  backend.unload_code_object = unload_code_object;
 }
 
-HSA_CPU_EXPORT hsa_status_t hsa_executable_validate(hsa_executable_t executable, uint32_t* result) {
-  HSA_CPU_REQUIRE_INIT();
-  if (lookup_executable(executable) == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
-  if (result == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  *result = 0;  // every loaded object was checked at load time
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_executable_validate_alt(hsa_executable_t executable,
-                                                        const char* options, uint32_t* result) {
-  return hsa_executable_validate(executable, result);
-}
-
-namespace {
-
-// Finds `name` or `name.kd` among the executable's symbols for `agent`
-// (any agent when null).
-Symbol* find_symbol(Executable* exec, const char* name, const Agent* agent) {
-  const std::string wanted(name);
-  const std::string wanted_kd = wanted + XGPU_HOST_KERNEL_DESCRIPTOR_SUFFIX;
-  for (auto& s : exec->symbols) {
-    if (agent != nullptr && s->agent != agent) continue;
-    if (s->name == wanted || (s->is_kernel && s->name == wanted_kd)) return s.get();
-  }
-  return nullptr;
-}
-
-}  // namespace
-
-HSA_CPU_EXPORT hsa_status_t hsa_executable_get_symbol_by_name(hsa_executable_t executable,
-                                                              const char* symbol_name,
-                                                              const hsa_agent_t* agent,
-                                                              hsa_executable_symbol_t* symbol) {
-  HSA_CPU_REQUIRE_INIT();
-  Executable* exec = lookup_executable(executable);
-  if (exec == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
-  if (symbol_name == nullptr || symbol == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  const Agent* a = nullptr;
-  if (agent != nullptr && (a = runtime()->agent(*agent)) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  Symbol* s = find_symbol(exec, symbol_name, a);
-  if (s == nullptr) {
-    log("hsa_executable_get_symbol_by_name: no symbol '%s' (nor '%s%s')", symbol_name, symbol_name,
-        XGPU_HOST_KERNEL_DESCRIPTOR_SUFFIX);
-    return HSA_STATUS_ERROR_INVALID_SYMBOL_NAME;
-  }
-  *symbol = to_handle(s);
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_executable_get_symbol(hsa_executable_t executable,
-                                                      const char* module_name,
-                                                      const char* symbol_name, hsa_agent_t agent,
-                                                      int32_t call_convention,
-                                                      hsa_executable_symbol_t* symbol) {
-  return hsa_executable_get_symbol_by_name(executable, symbol_name, &agent, symbol);
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_executable_symbol_get_info(hsa_executable_symbol_t executable_symbol,
-                                                           hsa_executable_symbol_info_t attribute,
-                                                           void* value) {
-  HSA_CPU_REQUIRE_INIT();
-  Symbol* s = lookup_symbol(executable_symbol);
-  if (s == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE_SYMBOL;
-  if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  const xgpu_host_kernel_descriptor_t* kd = s->kernel;
-  switch (enum_bits(attribute)) {
-    case HSA_EXECUTABLE_SYMBOL_INFO_TYPE:
-      *static_cast<hsa_symbol_kind_t*>(value) = s->is_kernel ? HSA_SYMBOL_KIND_KERNEL : HSA_SYMBOL_KIND_VARIABLE;
-      return HSA_STATUS_SUCCESS;
-    case HSA_EXECUTABLE_SYMBOL_INFO_NAME_LENGTH:
-      *static_cast<uint32_t*>(value) = uint32_t(s->name.size());
-      return HSA_STATUS_SUCCESS;
-    case HSA_EXECUTABLE_SYMBOL_INFO_NAME:
-      memcpy(value, s->name.data(), s->name.size());
-      return HSA_STATUS_SUCCESS;
-    case HSA_EXECUTABLE_SYMBOL_INFO_MODULE_NAME_LENGTH:
-      *static_cast<uint32_t*>(value) = 0;
-      return HSA_STATUS_SUCCESS;
-    case HSA_EXECUTABLE_SYMBOL_INFO_MODULE_NAME:
-      return HSA_STATUS_SUCCESS;  // program/agent linkage: no module name
-    case HSA_EXECUTABLE_SYMBOL_INFO_AGENT:
-      *static_cast<hsa_agent_t*>(value) = to_handle(s->agent);
-      return HSA_STATUS_SUCCESS;
-    case HSA_EXECUTABLE_SYMBOL_INFO_LINKAGE:
-      *static_cast<hsa_symbol_linkage_t*>(value) = HSA_SYMBOL_LINKAGE_PROGRAM;
-      return HSA_STATUS_SUCCESS;
-    case HSA_EXECUTABLE_SYMBOL_INFO_IS_DEFINITION:
-      *static_cast<bool*>(value) = true;
-      return HSA_STATUS_SUCCESS;
-    default: break;
-  }
-  if (!s->is_kernel) {
-    switch (enum_bits(attribute)) {
-      case HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ADDRESS:
-        *static_cast<uint64_t*>(value) = reinterpret_cast<uint64_t>(s->address);
-        return HSA_STATUS_SUCCESS;
-      case HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ALLOCATION:
-        *static_cast<hsa_variable_allocation_t*>(value) = HSA_VARIABLE_ALLOCATION_AGENT;
-        return HSA_STATUS_SUCCESS;
-      case HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_SEGMENT:
-        *static_cast<hsa_variable_segment_t*>(value) = HSA_VARIABLE_SEGMENT_GLOBAL;
-        return HSA_STATUS_SUCCESS;
-      case HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ALIGNMENT: {
-        // The largest power of two (up to 16) dividing the address.
-        uint32_t align = 16;
-        while (align > 1 && (reinterpret_cast<uintptr_t>(s->address) % align) != 0) align /= 2;
-        *static_cast<uint32_t*>(value) = align;
-        return HSA_STATUS_SUCCESS;
-      }
-      case HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_SIZE:
-        *static_cast<uint32_t*>(value) = uint32_t(s->size);
-        return HSA_STATUS_SUCCESS;
-      case HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_IS_CONST:
-        *static_cast<bool*>(value) = false;
-        return HSA_STATUS_SUCCESS;
-      default:
-        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-    }
-  }
-  switch (enum_bits(attribute)) {
-    case HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT:
-      *static_cast<uint64_t*>(value) = reinterpret_cast<uint64_t>(kd);
-      return HSA_STATUS_SUCCESS;
-    case HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE:
-      *static_cast<uint32_t*>(value) = kd->kernarg_size;
-      return HSA_STATUS_SUCCESS;
-    case HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_ALIGNMENT:
-      *static_cast<uint32_t*>(value) = kd->kernarg_alignment;
-      return HSA_STATUS_SUCCESS;
-    case HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE:
-      *static_cast<uint32_t*>(value) = kd->group_segment_size;
-      return HSA_STATUS_SUCCESS;
-    case HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE:
-      *static_cast<uint32_t*>(value) = kd->private_segment_size;
-      return HSA_STATUS_SUCCESS;
-    case HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_DYNAMIC_CALLSTACK:
-      *static_cast<bool*>(value) = false;
-      return HSA_STATUS_SUCCESS;
-    case HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_CALL_CONVENTION:
-      *static_cast<uint32_t*>(value) = 0;
-      return HSA_STATUS_SUCCESS;
-    default:
-      return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  }
-}
-
-namespace {
-
-// Snapshot of symbol handles so callbacks may use the API freely.
-std::vector<Symbol*> symbols_of(Executable* exec, const Agent* agent) {
-  std::vector<Symbol*> out;
-  for (auto& s : exec->symbols)
-    if (agent == nullptr || s->agent == agent) out.push_back(s.get());
-  return out;
-}
-
-}  // namespace
-
-HSA_CPU_EXPORT hsa_status_t hsa_executable_iterate_symbols(
-    hsa_executable_t executable,
-    hsa_status_t (*callback)(hsa_executable_t exec, hsa_executable_symbol_t symbol, void* data),
-    void* data) {
-  HSA_CPU_REQUIRE_INIT();
-  Executable* exec = lookup_executable(executable);
-  if (exec == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
-  if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  for (Symbol* s : symbols_of(exec, nullptr)) {
-    const hsa_status_t status = callback(executable, to_handle(s), data);
-    if (status != HSA_STATUS_SUCCESS) return status;
-  }
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_executable_iterate_agent_symbols(
-    hsa_executable_t executable, hsa_agent_t agent,
-    hsa_status_t (*callback)(hsa_executable_t exec, hsa_agent_t agent,
-                             hsa_executable_symbol_t symbol, void* data),
-    void* data) {
-  HSA_CPU_REQUIRE_INIT();
-  Executable* exec = lookup_executable(executable);
-  if (exec == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
-  const Agent* a = runtime()->agent(agent);
-  if (a == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  for (Symbol* s : symbols_of(exec, a)) {
-    const hsa_status_t status = callback(executable, agent, to_handle(s), data);
-    if (status != HSA_STATUS_SUCCESS) return status;
-  }
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_executable_iterate_program_symbols(
-    hsa_executable_t executable,
-    hsa_status_t (*callback)(hsa_executable_t exec, hsa_executable_symbol_t symbol, void* data),
-    void* data) {
-  HSA_CPU_REQUIRE_INIT();
-  if (lookup_executable(executable) == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
-  if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  return HSA_STATUS_SUCCESS;  // host code objects define agent symbols only
-}
-
-namespace {
-
-// hsa_executable_{global,agent_global,readonly}_variable_define. `agent`
-// is null for a program allocation (global_variable_define).
-hsa_status_t define_variable(const char* function, hsa_executable_t executable, const hsa_agent_t* agent,
-                             const char* variable_name, void* address) {
-  HSA_CPU_REQUIRE_INIT();
-  Executable* exec = lookup_executable(executable);
-  if (exec == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
-  const Agent* a = nullptr;
-  if (agent != nullptr && (a = runtime()->agent(*agent)) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  if (variable_name == nullptr || address == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  Registry& r = registry();
-  std::unique_lock<std::shared_mutex> lock(r.mutex);
-  if (exec->state == HSA_EXECUTABLE_STATE_FROZEN) return HSA_STATUS_ERROR_FROZEN_EXECUTABLE;
-  for (const VariableDefinition& d : exec->definitions) {
-    if (d.name == variable_name && d.agent == a) {
-      log("%s: '%s' is already defined in this executable", function, variable_name);
-      return HSA_STATUS_ERROR_VARIABLE_ALREADY_DEFINED;
-    }
-  }
-  exec->definitions.push_back(VariableDefinition{variable_name, a, address});
-  return HSA_STATUS_SUCCESS;
-}
-
-}  // namespace
-
-HSA_CPU_EXPORT hsa_status_t hsa_executable_global_variable_define(hsa_executable_t executable,
-                                                                  const char* variable_name, void* address) {
-  return define_variable("hsa_executable_global_variable_define", executable, nullptr, variable_name, address);
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_executable_agent_global_variable_define(hsa_executable_t executable,
-                                                                        hsa_agent_t agent,
-                                                                        const char* variable_name, void* address) {
-  return define_variable("hsa_executable_agent_global_variable_define", executable, &agent, variable_name, address);
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_executable_readonly_variable_define(hsa_executable_t executable, hsa_agent_t agent,
-                                                                    const char* variable_name, void* address) {
-  return define_variable("hsa_executable_readonly_variable_define", executable, &agent, variable_name, address);
-}
-
-// v2 code objects (hsa_code_object_t) cannot exist on hsa-cpu: every handle
-// is invalid once the executable and agent are.
-HSA_CPU_EXPORT hsa_status_t hsa_executable_load_code_object(hsa_executable_t executable, hsa_agent_t agent,
-                                                            hsa_code_object_t code_object, const char* options) {
-  HSA_CPU_REQUIRE_INIT();
-  Executable* exec = lookup_executable(executable);
-  if (exec == nullptr) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
-  if (runtime()->agent(agent) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  {
-    Registry& r = registry();
-    std::shared_lock<std::shared_mutex> lock(r.mutex);
-    if (exec->state == HSA_EXECUTABLE_STATE_FROZEN) return HSA_STATUS_ERROR_FROZEN_EXECUTABLE;
-  }
-  log("hsa_executable_load_code_object: hsa-cpu has no v2 code objects; load host code objects through "
-      "hsa_executable_load_agent_code_object");
-  return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
-}
+}  // namespace hsa_cpu

@@ -1,5 +1,7 @@
-// hsa-cpu executables: host code objects (x86-64 ELF shared objects holding
-// xgpu host kernel descriptors) loaded from memory with dlopen.
+// hsa-cpu's code objects: host code objects (x86-64 ELF shared objects
+// holding xgpu host kernel descriptors) loaded from memory with dlopen, as
+// the core's back-end (hsa_core::Backend::load_code_object; the core keeps
+// the readers, executables and symbols: hsa-core/include/hsa_core/executable.h).
 //
 // A code object is checked before it is mapped: an ELF for another machine
 // (an amdgcn object is EM_AMDGPU) or one whose xgpu_host_code_object_info
@@ -9,12 +11,15 @@
 // so no file is left behind. Kernels are found by walking the object's
 // dynamic symbol table for `*.kd` symbols.
 //
-// Threading: all entry points are thread-safe; an executable must not be
+// Threading: all functions are thread-safe; an executable must not be
 // destroyed while another thread uses it or its kernels run.
 #ifndef HSA_CPU_EXECUTABLE_H_
 #define HSA_CPU_EXECUTABLE_H_
 
 #include <xgpu/host_kernel.h>
+
+#include <hsa_core/backend.h>
+#include <hsa_core/executable.h>
 
 #include "common.h"
 #include "source_lines.h"
@@ -28,7 +33,7 @@ bool read_kernel_descriptor(uint64_t kernel_object, xgpu_host_kernel_descriptor_
 
 // Counts executable destructions: a kernel object found live stays live
 // (and its descriptor unchanged) while this does not change.
-uint64_t kernel_object_generation();
+inline uint64_t kernel_object_generation() { return hsa_core::kernel_object_generation(); }
 
 // One reader's memo of the last kernel object read_kernel_descriptor
 // accepted, so a packet stream dispatching one kernel does not take the
@@ -69,8 +74,9 @@ struct CodeAddress {
 // std::bad_alloc when host memory runs out).
 bool describe_code_address(uint64_t pc, CodeAddress* out);
 
-// Unloads every executable and frees every reader (hsa_shut_down).
-void destroy_all_executables();
+// Sets the back-end's code object hooks (load_code_object,
+// unload_code_object).
+void set_code_object_hooks(hsa_core::Backend& backend);
 
 }  // namespace hsa_cpu
 

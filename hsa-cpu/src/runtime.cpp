@@ -198,6 +198,7 @@ hsa_core::Backend& hsa_core::backend() {
       return rt != nullptr && rt->agent(agent) != nullptr;
     };
     b.log = [](const char* line) { hsa_cpu::log("%s", line); };
+    hsa_cpu::set_code_object_hooks(b);
     b.region_allocate = hsa_cpu::region_allocate;
     b.region_free = hsa_cpu::region_free;
     b.max_workgroup_size = hsa_cpu::kWorkgroupMaxSize;
@@ -315,7 +316,7 @@ void close_runtime() {
   destroy_all_queues();
   shut_down_async_handler_thread();
   rt->workers.reset();  // joins the workers once every job finished
-  destroy_all_executables();
+  hsa_core::destroy_all_executables();
   hsa_core::destroy_all_programs();
   free_all_allocations();
   destroy_all_user_signals();

@@ -1,38 +1,29 @@
-// Executables: a code object is PTX text (.target sm_XY). Loading JIT-compiles
-// it for the agent (cuModuleLoadDataEx); each `.entry` is a kernel symbol whose
-// KERNEL_OBJECT is a runtime-owned KernelObject, validated by the queues.
+// Code objects as the core's back-end (hsa_core::Backend::load_code_object;
+// the core keeps the readers, executables and symbols:
+// hsa-core/include/hsa_core/executable.h). A code object is PTX text
+// (.target sm_XY). Loading JIT-compiles it for the agent
+// (cuModuleLoadDataEx); each `.entry` is a kernel symbol, named as ROCR
+// names v3+ kernels ("<entry>.kd"), whose KERNEL_OBJECT is a runtime-owned
+// KernelObject, validated by the queues.
 // The kernarg segment is the entry's parameter buffer: its parameters laid out
 // in order at their alignments (one by-value struct for xgpu kernels).
 //
-// Thread-safety: every entry point may be called from any thread; one
-// executable must not be loaded into, frozen and destroyed concurrently.
+// Thread-safety: every function may be called from any thread.
 #include <cstring>
+
+#include <hsa_core/executable.h>
 
 #include "runtime.h"
 
 namespace hsa_cuda {
 namespace {
 
-struct Reader {
-  std::string bytes;
-};
-
-struct Symbol {
-  struct Executable* executable;
-  KernelObject* kernel;
-};
-
-struct Executable {
-  bool frozen = false;
-  std::vector<std::pair<Agent*, CUmodule>> modules;
+// A code object loaded for one agent: the module and its kernels.
+struct Module {
+  Agent* agent = nullptr;
+  CUmodule module = nullptr;
   std::vector<std::unique_ptr<KernelObject>> kernels;
-  std::vector<std::unique_ptr<Symbol>> symbols;
 };
-
-std::mutex g_mutex;
-std::set<Reader*> g_readers;
-std::set<Executable*> g_executables;
-std::set<uint64_t> g_kernel_objects;
 
 struct Entry {
   std::string name;
@@ -92,77 +83,12 @@ int ptx_target(const std::string& text) {
   return std::atoi(text.c_str() + at + 11);
 }
 
-Executable* to_executable(hsa_executable_t handle) {
-  auto* e = reinterpret_cast<Executable*>(handle.handle);
-  return g_executables.count(e) ? e : nullptr;
-}
-
-}  // namespace
-
-bool kernel_object_lookup(uint64_t handle, KernelObject* out) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (!g_kernel_objects.count(handle)) return false;
-  *out = *reinterpret_cast<KernelObject*>(handle);
-  return true;
-}
-
-}  // namespace hsa_cuda
-
-using namespace hsa_cuda;
-
-hsa_status_t hsa_code_object_reader_create_from_memory(const void* code_object, size_t size,
-                                                       hsa_code_object_reader_t* code_object_reader) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  if (!code_object || size == 0 || !code_object_reader) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  auto* reader = new Reader{std::string(static_cast<const char*>(code_object), size)};
-  std::lock_guard<std::mutex> lock(g_mutex);
-  g_readers.insert(reader);
-  code_object_reader->handle = reinterpret_cast<uint64_t>(reader);
-  return HSA_STATUS_SUCCESS;
-}
-
-hsa_status_t hsa_code_object_reader_destroy(hsa_code_object_reader_t code_object_reader) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  auto* reader = reinterpret_cast<Reader*>(code_object_reader.handle);
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (!g_readers.erase(reader)) return HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER;
-  delete reader;
-  return HSA_STATUS_SUCCESS;
-}
-
-hsa_status_t hsa_executable_create_alt(hsa_profile_t profile, hsa_default_float_rounding_mode_t rounding,
-                                       const char* options, hsa_executable_t* executable) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  if (!executable || (profile != HSA_PROFILE_BASE && profile != HSA_PROFILE_FULL) ||
-      unsigned(rounding) > HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR)
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  (void)options;
-  auto* e = new Executable;
-  std::lock_guard<std::mutex> lock(g_mutex);
-  g_executables.insert(e);
-  executable->handle = reinterpret_cast<uint64_t>(e);
-  return HSA_STATUS_SUCCESS;
-}
-
-hsa_status_t hsa_executable_load_agent_code_object(hsa_executable_t handle, hsa_agent_t agent_handle,
-                                                   hsa_code_object_reader_t reader_handle, const char* options,
-                                                   hsa_loaded_code_object_t* loaded) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  (void)options;
-  std::string text;
-  Executable* e;
-  {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    e = to_executable(handle);
-    if (!e) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
-    auto* reader = reinterpret_cast<Reader*>(reader_handle.handle);
-    if (!g_readers.count(reader)) return HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER;
-    text = reader->bytes;
-  }
+// Backend::load_code_object.
+hsa_status_t load_code_object(hsa_agent_t agent_handle, const void* bytes, size_t size, hsa_core::LoadedCode* out) {
   Agent* agent = to_agent(agent_handle);
-  if (!agent) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (agent == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
   if (agent->host) return HSA_STATUS_ERROR_INVALID_ISA;  // the host agent runs no code objects
-  if (e->frozen) return HSA_STATUS_ERROR_FROZEN_EXECUTABLE;
+  const std::string text(static_cast<const char*>(bytes), size);
   const int target = ptx_target(text);
   if (target < 0) {
     log_error("hsa_executable_load_agent_code_object: the code object is not PTX text (.version, .target sm_XY)");
@@ -224,138 +150,48 @@ hsa_status_t hsa_executable_load_agent_code_object(hsa_executable_t handle, hsa_
     kernel->max_threads = threads;
     kernels.push_back(std::move(kernel));
   }
-  std::lock_guard<std::mutex> lock(g_mutex);
-  e->modules.emplace_back(agent, module);
-  for (auto& kernel : kernels) {
-    g_kernel_objects.insert(reinterpret_cast<uint64_t>(kernel.get()));
-    e->symbols.push_back(std::make_unique<Symbol>(Symbol{e, kernel.get()}));
-    e->kernels.push_back(std::move(kernel));
+  auto loaded = std::make_unique<Module>();
+  loaded->agent = agent;
+  loaded->module = module;
+  std::vector<hsa_core::CodeSymbol> symbols;
+  for (const auto& kernel : kernels) {
+    hsa_core::CodeSymbol symbol;
+    symbol.name = kernel->name + ".kd";
+    symbol.is_kernel = true;
+    symbol.kernel_object = reinterpret_cast<uint64_t>(kernel.get());
+    symbol.kernarg_size = kernel->kernarg_size;
+    symbol.kernarg_alignment = kernel->kernarg_alignment;
+    symbol.group_segment_size = kernel->group_segment_size;
+    symbol.private_segment_size = kernel->private_segment_size;
+    symbols.push_back(std::move(symbol));
   }
-  if (loaded) loaded->handle = reinterpret_cast<uint64_t>(module);
+  loaded->kernels = std::move(kernels);
+  out->symbols = std::move(symbols);
+  out->object = loaded.release();
   return HSA_STATUS_SUCCESS;
 }
 
-hsa_status_t hsa_executable_freeze(hsa_executable_t handle, const char* options) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  (void)options;
-  std::lock_guard<std::mutex> lock(g_mutex);
-  Executable* e = to_executable(handle);
-  if (!e) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
-  if (e->frozen) return HSA_STATUS_ERROR_FROZEN_EXECUTABLE;
-  e->frozen = true;
-  return HSA_STATUS_SUCCESS;
-}
-
-hsa_status_t hsa_executable_destroy(hsa_executable_t handle) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  Executable* e;
-  {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    e = to_executable(handle);
-    if (!e) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
-    g_executables.erase(e);
-    for (auto& kernel : e->kernels) g_kernel_objects.erase(reinterpret_cast<uint64_t>(kernel.get()));
-    g_runtime.kernel_objects_generation.fetch_add(1, std::memory_order_release);
-  }
-  // With abandoned work (a destroyed queue's kernel that never ends) an
-  // unload would wait for it: the modules are left to the context, which
-  // the process's exit releases.
+// Backend::unload_code_object. With abandoned work (a destroyed queue's
+// kernel that never ends) an unload would wait for it: the module is left
+// to the context, which the process's exit releases.
+void unload_code_object(void* object) {
+  auto* loaded = static_cast<Module*>(object);
   if (!g_runtime.abandoned_work.load(std::memory_order_acquire)) {
-    for (auto& [agent, module] : e->modules) {
-      make_current(agent);
-      g_runtime.cuda.cuModuleUnload(module);
-    }
+    make_current(loaded->agent);
+    g_runtime.cuda.cuModuleUnload(loaded->module);
   }
-  delete e;
-  return HSA_STATUS_SUCCESS;
+  delete loaded;
 }
 
-hsa_status_t hsa_executable_iterate_agent_symbols(hsa_executable_t handle, hsa_agent_t agent,
-                                                  hsa_status_t (*callback)(hsa_executable_t, hsa_agent_t,
-                                                                           hsa_executable_symbol_t, void*),
-                                                  void* data) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  if (!callback) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  Executable* e;
-  {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    e = to_executable(handle);
-  }
-  if (!e) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
-  Agent* a = to_agent(agent);
-  if (!a) return HSA_STATUS_ERROR_INVALID_AGENT;
-  for (auto& symbol : e->symbols) {
-    if (symbol->kernel->agent != a) continue;
-    hsa_status_t status =
-        callback(handle, agent, hsa_executable_symbol_t{reinterpret_cast<uint64_t>(symbol.get())}, data);
-    if (status != HSA_STATUS_SUCCESS) return status;
-  }
-  return HSA_STATUS_SUCCESS;
+}  // namespace
+
+bool kernel_object_lookup(uint64_t handle, KernelObject* out) {
+  return hsa_core::read_kernel_object(handle, [&] { *out = *reinterpret_cast<const KernelObject*>(handle); });
 }
 
-hsa_status_t hsa_executable_get_symbol_by_name(hsa_executable_t handle, const char* name,
-                                               const hsa_agent_t* agent, hsa_executable_symbol_t* symbol) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  if (!name || !symbol) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  std::lock_guard<std::mutex> lock(g_mutex);
-  Executable* e = to_executable(handle);
-  if (!e) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
-  std::string wanted(name);
-  if (wanted.size() > 3 && wanted.compare(wanted.size() - 3, 3, ".kd") == 0) wanted.resize(wanted.size() - 3);
-  for (auto& s : e->symbols) {
-    if (s->kernel->name != wanted) continue;
-    if (agent && agent->handle && reinterpret_cast<uint64_t>(s->kernel->agent) != agent->handle) continue;
-    symbol->handle = reinterpret_cast<uint64_t>(s.get());
-    return HSA_STATUS_SUCCESS;
-  }
-  return HSA_STATUS_ERROR_INVALID_SYMBOL_NAME;
+void set_code_object_hooks(hsa_core::Backend& backend) {
+  backend.load_code_object = load_code_object;
+  backend.unload_code_object = unload_code_object;
 }
 
-hsa_status_t hsa_executable_symbol_get_info(hsa_executable_symbol_t handle, hsa_executable_symbol_info_t attribute,
-                                            void* value) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  if (!value) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  const Symbol* symbol = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    for (Executable* e : g_executables)
-      for (auto& s : e->symbols)
-        if (reinterpret_cast<uint64_t>(s.get()) == handle.handle) symbol = s.get();
-  }
-  if (!symbol) return HSA_STATUS_ERROR_INVALID_EXECUTABLE_SYMBOL;
-  const KernelObject& k = *symbol->kernel;
-  // Names are reported as ROCR reports code object v3+ kernels: "<name>.kd".
-  const std::string name = k.name + ".kd";
-  auto put32 = [&](uint32_t v) { std::memcpy(value, &v, 4); return HSA_STATUS_SUCCESS; };
-  switch (enum_bits(attribute)) {
-    case HSA_EXECUTABLE_SYMBOL_INFO_TYPE: {
-      hsa_symbol_kind_t kind = HSA_SYMBOL_KIND_KERNEL;
-      std::memcpy(value, &kind, sizeof(kind));
-      return HSA_STATUS_SUCCESS;
-    }
-    case HSA_EXECUTABLE_SYMBOL_INFO_NAME_LENGTH: return put32(uint32_t(name.size()));
-    case HSA_EXECUTABLE_SYMBOL_INFO_NAME: std::memcpy(value, name.data(), name.size()); return HSA_STATUS_SUCCESS;
-    case HSA_EXECUTABLE_SYMBOL_INFO_LINKAGE: {
-      hsa_symbol_linkage_t linkage = HSA_SYMBOL_LINKAGE_PROGRAM;
-      std::memcpy(value, &linkage, sizeof(linkage));
-      return HSA_STATUS_SUCCESS;
-    }
-    case HSA_EXECUTABLE_SYMBOL_INFO_IS_DEFINITION: *static_cast<bool*>(value) = true; return HSA_STATUS_SUCCESS;
-    case HSA_EXECUTABLE_SYMBOL_INFO_AGENT: {
-      hsa_agent_t agent{reinterpret_cast<uint64_t>(k.agent)};
-      std::memcpy(value, &agent, sizeof(agent));
-      return HSA_STATUS_SUCCESS;
-    }
-    case HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT: {
-      uint64_t object = reinterpret_cast<uint64_t>(symbol->kernel);
-      std::memcpy(value, &object, 8);
-      return HSA_STATUS_SUCCESS;
-    }
-    case HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE: return put32(k.kernarg_size);
-    case HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_ALIGNMENT: return put32(k.kernarg_alignment);
-    case HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE: return put32(k.group_segment_size);
-    case HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE: return put32(k.private_segment_size);
-    case HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_DYNAMIC_CALLSTACK: *static_cast<bool*>(value) = false; return HSA_STATUS_SUCCESS;
-    default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  }
-}
+}  // namespace hsa_cuda

@@ -26,6 +26,8 @@
 #include <thread>
 
 #include "graph_runs.h"
+#include <hsa_core/executable.h>
+
 #include "runtime.h"
 
 namespace hsa_cuda {
@@ -217,7 +219,7 @@ bool prepare(Queue* q, const hsa_kernel_dispatch_packet_t* p, bool report, Launc
     if (report) fail(q, status, what.c_str());
     return false;
   };
-  const uint64_t generation = g_runtime.kernel_objects_generation.load(std::memory_order_acquire);
+  const uint64_t generation = hsa_core::kernel_object_generation();
   // (A null kernel object is looked up, and refused, like any other: the
   // queue's cached handle starts at 0.)
   if (p->kernel_object == 0 || p->kernel_object != q->kernel_handle || generation != q->kernel_generation) {

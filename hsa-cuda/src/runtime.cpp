@@ -1,6 +1,8 @@
 // Lifetime, agents, ISAs, pools, memory and system/agent/pool queries.
 #include <hsa_core/backend.h>
 
+#include <hsa_core/executable.h>
+
 #include "runtime.h"
 
 #include <unistd.h>
@@ -205,6 +207,9 @@ hsa_status_t open_agents() {
 
 void close_agents() {
   queues_release_all();
+  // (Before the abandoned-work flag is read and cleared below: a code object
+  // of a context left to the process's exit is not unloaded.)
+  hsa_core::destroy_all_executables();
   // Work a destroyed queue abandoned (a kernel that never ends) cannot be
   // stopped by CUDA: a free, an unload, a synchronize, a context reset or
   // the primary context's last release would each wait for it for ever.

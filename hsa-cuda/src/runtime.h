@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include <hsa_core/backend.h>
 #include <hsa_core/platform.h>
 
 #include "cuda_driver.h"
@@ -80,9 +81,6 @@ struct Runtime {
   // How long a host wait polls before it sleeps (signal.cpp): 1 ms on a
   // machine of 4 CPUs or more, else 20 µs; HSA_CUDA_WAIT_SPIN_US sets it.
   uint64_t wait_spin_ns = 20000;
-  // Bumped when kernel objects are destroyed: a queue that kept a copy of
-  // one (queue.cpp) looks it up again, as its handle may now name another.
-  std::atomic<uint64_t> kernel_objects_generation{0};
   // The first device fault of the process (a CUresult; 0: none). CUDA keeps
   // it for the whole process: no later CUDA call succeeds.
   std::atomic<int> sticky_fault{0};
@@ -184,7 +182,11 @@ constexpr uint64_t kKernelObjectMagic = 0x6b2d616475632d78ull;  // "x-cuda-k"
 // Bytes of an xgpu kernel's second parameter, xgpu_nvptx_grid_t
 // (<xgpu/kernel.h>): grid size[3], a zero word, the kernarg address.
 constexpr uint32_t kGridParamSize = 24;
+// Copies the KernelObject `handle` names into *out when it is the kernel
+// object of a live symbol (hsa_core::read_kernel_object); false otherwise.
 bool kernel_object_lookup(uint64_t handle, KernelObject* out);
+// Sets the back-end's code object hooks (executable.cpp).
+void set_code_object_hooks(hsa_core::Backend& backend);
 
 void queues_release_all();
 

@@ -155,6 +155,7 @@ hsa_core::Backend& hsa_core::backend() {
     b.build_version = "hsa-cuda " HSA_CUDA_VERSION;
     b.open = hsa_cuda::open_runtime;
     b.close = hsa_cuda::close_runtime;
+    hsa_cuda::set_code_object_hooks(b);
     b.initialized = [] { return hsa_cuda::initialized(); };
     b.agent_known = [](hsa_agent_t agent) { return hsa_cuda::to_agent(agent) != nullptr; };
     b.log = [](const char* line) { hsa_cuda::log_error("%s", line); };

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <fcntl.h>
 #include <unistd.h>
 #include <iterator>
 #include <optional>
@@ -315,6 +316,99 @@ TEST_CASE("PTX executables: kernarg size from the entry, refused code objects") 
   CHECK(load(".version 8.5\n.target sm_999\n.address_size 64\n") == HSA_STATUS_ERROR_INVALID_ISA);
   CHECK(load(".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k() { bogus; }\n") ==
         HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
+}
+
+TEST_CASE("the core's executables on hsa-cuda: readers from files, symbols, definitions and the deprecated calls") {
+  Gpu gpu;
+  if (!gpu.ok) return;
+  // A reader from a file descriptor (the core reads the file; the PTX is
+  // the test executable's).
+  const int fd = open(HSA_CUDA_TEST_PTX, O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  hsa_code_object_reader_t reader;
+  REQUIRE(hsa_code_object_reader_create_from_file(fd, &reader) == HSA_STATUS_SUCCESS);
+  close(fd);
+  CHECK(hsa_code_object_reader_create_from_file(-1, &reader) == HSA_STATUS_ERROR_INVALID_FILE);
+  hsa_executable_t e;
+  REQUIRE(hsa_executable_create(HSA_PROFILE_FULL, HSA_EXECUTABLE_STATE_UNFROZEN, nullptr, &e) == HSA_STATUS_SUCCESS);
+  hsa_profile_t profile;
+  REQUIRE(hsa_executable_get_info(e, HSA_EXECUTABLE_INFO_PROFILE, &profile) == HSA_STATUS_SUCCESS);
+  CHECK(profile == HSA_PROFILE_FULL);
+  hsa_loaded_code_object_t loaded{0};
+  REQUIRE(hsa_executable_load_agent_code_object(e, gpu.agent, reader, nullptr, &loaded) == HSA_STATUS_SUCCESS);
+  CHECK(loaded.handle != 0);
+  // The host agent runs no code object.
+  CHECK(hsa_executable_load_agent_code_object(e, gpu.host_agent, reader, nullptr, nullptr) ==
+        HSA_STATUS_ERROR_INVALID_ISA);
+  CHECK(hsa_executable_load_program_code_object(e, reader, nullptr, nullptr) ==
+        HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS);
+  CHECK(hsa_executable_load_code_object(e, gpu.agent, hsa_code_object_t{1}, nullptr) ==
+        HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
+  int value = 0;
+  CHECK(hsa_executable_agent_global_variable_define(e, gpu.agent, "v", &value) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_executable_agent_global_variable_define(e, gpu.agent, "v", &value) ==
+        HSA_STATUS_ERROR_VARIABLE_ALREADY_DEFINED);
+  CHECK(hsa_executable_global_variable_define(e, "v", &value) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_executable_freeze(e, nullptr) == HSA_STATUS_SUCCESS);
+  hsa_executable_state_t state;
+  REQUIRE(hsa_executable_get_info(e, HSA_EXECUTABLE_INFO_STATE, &state) == HSA_STATUS_SUCCESS);
+  CHECK(state == HSA_EXECUTABLE_STATE_FROZEN);
+  CHECK(hsa_executable_load_agent_code_object(e, gpu.agent, reader, nullptr, nullptr) ==
+        HSA_STATUS_ERROR_FROZEN_EXECUTABLE);
+  uint32_t result = 1;
+  CHECK(hsa_executable_validate(e, &result) == HSA_STATUS_SUCCESS);
+  CHECK(result == 0);
+
+  // Every symbol is a kernel named "<entry>.kd" of the GPU agent, and the
+  // deprecated lookup finds each by either name.
+  struct Seen {
+    hsa_agent_t agent;
+    std::vector<std::string> names;
+    bool all_kernels_of_agent = true;
+  } seen{gpu.agent, {}, true};
+  REQUIRE(hsa_executable_iterate_symbols(
+              e,
+              [](hsa_executable_t, hsa_executable_symbol_t symbol, void* data) {
+                auto* seen = static_cast<Seen*>(data);
+                hsa_symbol_kind_t kind;
+                hsa_agent_t agent;
+                uint32_t length = 0;
+                hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_TYPE, &kind);
+                hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_AGENT, &agent);
+                hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_NAME_LENGTH, &length);
+                std::string name(length, '\0');
+                hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_NAME, name.data());
+                if (kind != HSA_SYMBOL_KIND_KERNEL || agent.handle != seen->agent.handle)
+                  seen->all_kernels_of_agent = false;
+                seen->names.push_back(name);
+                return HSA_STATUS_SUCCESS;
+              },
+              &seen) == HSA_STATUS_SUCCESS);
+  CHECK(seen.all_kernels_of_agent);
+  CHECK(std::find(seen.names.begin(), seen.names.end(), "saxpy.kd") != seen.names.end());
+  hsa_executable_symbol_t by_entry, by_kd;
+  REQUIRE(hsa_executable_get_symbol(e, nullptr, "saxpy", gpu.agent, 0, &by_entry) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_executable_get_symbol(e, nullptr, "saxpy.kd", gpu.agent, 0, &by_kd) == HSA_STATUS_SUCCESS);
+  CHECK(by_entry.handle == by_kd.handle);
+  uint32_t count = 0;
+  CHECK(hsa_executable_iterate_program_symbols(
+            e, [](hsa_executable_t, hsa_executable_symbol_t, void* data) {
+              ++*static_cast<uint32_t*>(data);
+              return HSA_STATUS_SUCCESS;
+            },
+            &count) == HSA_STATUS_SUCCESS);
+  CHECK(count == 0);
+  // A destroyed executable's kernel object is refused by a queue: the
+  // registry forgets it before the module goes.
+  uint64_t object = 0;
+  REQUIRE(hsa_executable_symbol_get_info(by_kd, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &object) ==
+          HSA_STATUS_SUCCESS);
+  CHECK(object != 0);
+  REQUIRE(hsa_executable_destroy(e) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_executable_destroy(e) == HSA_STATUS_ERROR_INVALID_EXECUTABLE);
+  CHECK(hsa_executable_symbol_get_info(by_kd, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &object) ==
+        HSA_STATUS_ERROR_INVALID_EXECUTABLE_SYMBOL);
+  REQUIRE(hsa_code_object_reader_destroy(reader) == HSA_STATUS_SUCCESS);
 }
 
 TEST_CASE("saxpy over device memory the host never touches") {

@@ -19,6 +19,7 @@
 namespace hsa_core {
 
 struct Signal;
+struct LoadedCode;
 
 struct Backend {
   // The runtime's name: the prefix of its log lines and of its threads'
@@ -80,6 +81,13 @@ struct Backend {
   // Called by hsa_signal_destroy before a user signal goes (what the
   // runtime keeps about it: profiling events); unset: nothing.
   void (*signal_destroying)(Signal* signal) = nullptr;
+  // Code objects (executable.h): loads `size` bytes of a code object for
+  // `agent` (one of the runtime's agents, checked), filling *out; another
+  // status refuses it, with nothing loaded. May throw std::bad_alloc.
+  hsa_status_t (*load_code_object)(hsa_agent_t agent, const void* bytes, size_t size, LoadedCode* out) = nullptr;
+  // Unloads what load_code_object loaded (LoadedCode::object), once no
+  // executable lists its symbols.
+  void (*unload_code_object)(void* object) = nullptr;
 };
 
 // Defined by the runtime (one per shared library).
