@@ -652,6 +652,49 @@ hsa_status_t hsa_amd_agents_allow_access(uint32_t num_agents, const hsa_agent_t*
   return HSA_STATUS_SUCCESS;
 }
 
+// A fill of `count` dwords, as hsa-cpu's (and ROCR's) rules have it: a
+// 4-byte aligned range inside one of the runtime's allocations. Device
+// memory is set by the device (cuMemsetD32 on the legacy stream, which the
+// queues' non-blocking streams do not wait for, then waited for), pinned
+// host memory by the host; it is done when the call returns.
+hsa_status_t hsa_amd_memory_fill(void* ptr, uint32_t value, size_t count) {
+  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+  if (!ptr || reinterpret_cast<uintptr_t>(ptr) % sizeof(uint32_t) != 0) {
+    log_error("hsa_amd_memory_fill: %p is null or not 4-byte aligned", ptr);
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  if (count == 0) return HSA_STATUS_SUCCESS;
+  Allocation allocation{};
+  {
+    std::lock_guard<std::mutex> lock(g_allocations_mutex);
+    const uintptr_t address = reinterpret_cast<uintptr_t>(ptr);
+    auto it = g_allocations.upper_bound(address);
+    bool inside = it != g_allocations.begin();
+    if (inside) {
+      --it;
+      const uintptr_t offset = address - it->first;
+      inside = offset < it->second.size && count <= (it->second.size - offset) / sizeof(uint32_t);
+      allocation = it->second;
+    }
+    if (!inside) {
+      log_error("hsa_amd_memory_fill: %zu dwords at %p are not inside one runtime allocation", count, ptr);
+      return HSA_STATUS_ERROR_INVALID_ALLOCATION;
+    }
+  }
+  if (allocation.kind != PoolKind::kDevice) {
+    std::fill_n(static_cast<uint32_t*>(ptr), count, value);
+    return HSA_STATUS_SUCCESS;
+  }
+  if (!make_current(allocation.agent)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  CUresult r = g_runtime.cuda.cuMemsetD32(CUdeviceptr(uintptr_t(ptr)), value, count);
+  if (r == CUDA_SUCCESS) r = g_runtime.cuda.cuStreamSynchronize(nullptr);
+  if (r != CUDA_SUCCESS) {
+    log_error("hsa_amd_memory_fill: %zu dwords at %p: %s", count, ptr, cuda_error_text(r).c_str());
+    return HSA_STATUS_ERROR;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
 hsa_status_t hsa_memory_copy(void* dst, const void* src, size_t size) {
   if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
   if (!dst || !src) return HSA_STATUS_ERROR_INVALID_ARGUMENT;

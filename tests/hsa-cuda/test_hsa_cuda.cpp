@@ -411,6 +411,35 @@ TEST_CASE("the core's executables on hsa-cuda: readers from files, symbols, defi
   REQUIRE(hsa_code_object_reader_destroy(reader) == HSA_STATUS_SUCCESS);
 }
 
+TEST_CASE("hsa_amd_memory_fill: device and pinned host memory, inside one allocation") {
+  Gpu gpu;
+  if (!gpu.ok) return;
+  const size_t n = (1u << 20) + 3;
+  auto* device = static_cast<uint32_t*>(gpu.allocate(gpu.pools.device, n * 4));
+  auto* host = static_cast<uint32_t*>(gpu.allocate(gpu.pools.host, n * 4));
+  std::vector<uint32_t> out(n, 0);
+  REQUIRE(hsa_memory_copy(device, out.data(), n * 4) == HSA_STATUS_SUCCESS);
+  // All but the first and last dword: the fill stays inside its range.
+  REQUIRE(hsa_amd_memory_fill(device + 1, 0xc0ffee11u, n - 2) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_memory_copy(out.data(), device, n * 4) == HSA_STATUS_SUCCESS);
+  CHECK(out[0] == 0);
+  CHECK(out[n - 1] == 0);
+  CHECK(std::count(out.begin() + 1, out.end() - 1, 0xc0ffee11u) == std::ptrdiff_t(n - 2));
+  std::fill_n(host, n, 7u);
+  REQUIRE(hsa_amd_memory_fill(host, 0x5au, n - 1) == HSA_STATUS_SUCCESS);
+  CHECK(std::count(host, host + n - 1, 0x5au) == std::ptrdiff_t(n - 1));
+  CHECK(host[n - 1] == 7u);
+  CHECK(hsa_amd_memory_fill(nullptr, 0, 1) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  CHECK(hsa_amd_memory_fill(reinterpret_cast<char*>(device) + 2, 0, 1) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  uint32_t stack = 0;
+  CHECK(hsa_amd_memory_fill(&stack, 0, 1) == HSA_STATUS_ERROR_INVALID_ALLOCATION);
+  // Past the end of the (page-rounded) allocation.
+  CHECK(hsa_amd_memory_fill(device, 0, n + 4096) == HSA_STATUS_ERROR_INVALID_ALLOCATION);
+  CHECK(hsa_amd_memory_fill(device, 0, 0) == HSA_STATUS_SUCCESS);
+  hsa_amd_memory_pool_free(device);
+  hsa_amd_memory_pool_free(host);
+}
+
 TEST_CASE("saxpy over device memory the host never touches") {
   Gpu gpu;
   if (!gpu.ok) return;
