@@ -62,8 +62,6 @@ struct Executable {
   std::vector<VariableDefinition> definitions;  // Registry::mutex
 };
 
-std::atomic<uint64_t> g_generation{0};
-
 struct Registry {
   std::shared_mutex mutex;
   std::unordered_set<CodeObjectReader*> readers;
@@ -115,7 +113,7 @@ void destroy_executable(Executable* exec) {
     }
     // Before the objects are unloaded: a memo filled before this point no
     // longer answers once their addresses can be reused.
-    g_generation.fetch_add(1, std::memory_order_acq_rel);
+    detail::g_kernel_object_generation.fetch_add(1, std::memory_order_acq_rel);
   }
   for (const LoadedObject& o : exec->objects) backend().unload_code_object(o.object);
   delete exec;
@@ -274,11 +272,11 @@ hsa_status_t define_variable(const char* function, hsa_executable_t executable, 
 }  // namespace
 
 namespace detail {
+std::atomic<uint64_t> g_kernel_object_generation{0};
 std::shared_mutex& registry_mutex() { return registry().mutex; }
 bool kernel_object_live(uint64_t kernel_object) { return registry().kernel_objects.count(kernel_object) != 0; }
 }  // namespace detail
 
-uint64_t kernel_object_generation() { return g_generation.load(std::memory_order_acquire); }
 
 bool find_loaded_code_object(const std::function<bool(void* object)>& visit) {
   Registry& r = registry();

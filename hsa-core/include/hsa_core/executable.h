@@ -14,6 +14,7 @@
 
 #include <hsa/hsa.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <shared_mutex>
@@ -48,6 +49,7 @@ struct LoadedCode {
 namespace detail {
 std::shared_mutex& registry_mutex();
 bool kernel_object_live(uint64_t kernel_object);  // registry_mutex held
+extern std::atomic<uint64_t> g_kernel_object_generation;
 }  // namespace detail
 
 // Runs `copy()` holding the registry's lock (shared) when `kernel_object`
@@ -65,7 +67,10 @@ bool read_kernel_object(uint64_t kernel_object, Copy&& copy) {
 // Counts executable destructions (bumped before their code objects are
 // unloaded): a kernel object found live stays live, unchanged, while this
 // does not change.
-uint64_t kernel_object_generation();
+// (Inline: queues read it for every packet.)
+inline uint64_t kernel_object_generation() {
+  return detail::g_kernel_object_generation.load(std::memory_order_acquire);
+}
 
 // Calls visit(object) with each loaded code object's back-end object,
 // holding the registry's lock (shared), until visit returns true; returns
