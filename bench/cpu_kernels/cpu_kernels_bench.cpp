@@ -588,6 +588,16 @@ class XgpuApi {
   std::vector<XgpuCommandBuffer> command_buffers_;
 };
 
+// A figure whose xgpu API side could not run: a broken build or setup, not
+// a choice, so the run fails; the note says why.
+void api_missing(const char* figure, const XgpuApi& x) {
+  ++g_failures;
+  if (g_json)
+    printf("{\"bench\": \"cpu_kernels\", \"note\": \"%s: xgpu API: %s\"}\n", figure, x.why().c_str());
+  else
+    printf("  %-29s xgpu API: %s\n", figure, x.why().c_str());
+}
+
 // --- PoCL (OpenCL) ---------------------------------------------------------
 
 const char* kOpenClSource = R"CL(
@@ -1225,9 +1235,7 @@ void jacobi_chain_on(Hsa& hsa, Pocl& pocl, bool tiny) {
       report(figure, "xgpu API, hsa-cpu", xs, std::equal(result, result + cells, reference.begin()));
       median[row][0] = xs.median;
     } else {
-      ++g_failures;  // the figure is missing: a broken build or setup, not a choice
-      printf(g_json ? "{\"bench\": \"cpu_kernels\", \"note\": \"%s: xgpu API: %s\"}\n" : "  %-29s xgpu API: %s\n",
-             figure, x.why().c_str());
+      api_missing(figure, x);
     }
     const jacobi_args_t forward = {ha, hb, n, 0}, backward = {hb, ha, n, 0};
     const void* chain[Hsa::kMaxChain];
@@ -1404,11 +1412,7 @@ void compaction_plain(Hsa& hsa, Pocl& pocl) {
   // packet above.
   XgpuApi x;
   if (!x.ok()) {
-    ++g_failures;
-    if (g_json)
-      printf("{\"bench\": \"cpu_kernels\", \"note\": \"%s: xgpu API: %s\"}\n", figure, x.why().c_str());
-    else
-      printf("  %-29s xgpu API: %s\n", figure, x.why().c_str());
+    api_missing(figure, x);
   } else {
     g_api_level = x.level();
     uint32_t *xin, *xout;
@@ -1489,11 +1493,7 @@ void compaction_indirect(Hsa&, Pocl& pocl) {
 
   XgpuApi x;
   if (!x.ok()) {
-    ++g_failures;  // the figure is missing: a broken build or setup, not a choice
-    if (g_json)
-      printf("{\"bench\": \"cpu_kernels\", \"note\": \"%s: xgpu API: %s\"}\n", figure, x.why().c_str());
-    else
-      printf("  %-29s xgpu API: %s\n", figure, x.why().c_str());
+    api_missing(figure, x);
   } else {
     g_api_level = x.level();
     uint32_t *xin, *xout, *xcount, *xgroups, *xout2;
@@ -1605,11 +1605,7 @@ void compaction_indirect_plain(Hsa&, Pocl& pocl) {
 
   XgpuApi x;
   if (!x.ok()) {
-    ++g_failures;
-    if (g_json)
-      printf("{\"bench\": \"cpu_kernels\", \"note\": \"%s: xgpu API: %s\"}\n", figure, x.why().c_str());
-    else
-      printf("  %-29s xgpu API: %s\n", figure, x.why().c_str());
+    api_missing(figure, x);
   } else {
     g_api_level = x.level();
     uint32_t *xin, *xout, *xout2;
