@@ -236,13 +236,14 @@ XgpuResult command_buffer_check_binding_usage(const CommandBuffer* cb, const Xgp
     const SlotRequirement& slot = slots[j];
     const BufferInfo* buffer = buffer_info(bindings[j].buffer);
     if (!buffer || (slot.usage == 0 && !slot.host_visible)) continue;
-    const std::string where = "pBindings[" + std::to_string(j) + "] (binding-table slot " + std::to_string(j) + ")";
+    // Composed only for a message: this runs at every submit.
+    auto where = [j] { return "pBindings[" + std::to_string(j) + "] (binding-table slot " + std::to_string(j) + ")"; };
     const XgpuBufferUsageFlags missing = slot.usage & ~buffer->usage;
     if (missing) {
       const XgpuBufferUsageFlags lowest = missing & (~missing + 1);
       const uint32_t bit = usage_index(lowest);
       if (out_error)
-        *out_error = where + ": the command buffer requires usage " + usage_string(slot.usage) +
+        *out_error = where() + ": the command buffer requires usage " + usage_string(slot.usage) +
                      " of the slot; the buffer was created with usage " + usage_string(buffer->usage) +
                      ", without " + xgpuBufferUsageFlagBitsString(XgpuBufferUsageFlagBits(lowest)) + ", which " +
                      slot_use_string(slot.use[bit]) + " needs (" + slot.vuid[bit] + ")";
@@ -254,7 +255,7 @@ XgpuResult command_buffer_check_binding_usage(const CommandBuffer* cb, const Xgp
       const XgpuMemoryPropertyFlags properties = buffer_memory_properties(buffer, &memory_type);
       if (!(properties & XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT)) {
         if (out_error)
-          *out_error = where + ": the buffer has " + memory_type_string(memory_type, properties) +
+          *out_error = where() + ": the buffer has " + memory_type_string(memory_type, properties) +
                        ", which is not XGPU_MEMORY_PROPERTY_HOST_VISIBLE_BIT, and " + slot_use_string(slot.host_visible_use) +
                        " reads its counts on the host at issue";
         if (out_id) *out_id = vuid::xgpuCmdDispatchIndirect_static_hostVisible;
