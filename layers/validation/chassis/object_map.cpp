@@ -81,15 +81,22 @@ void ObjectMap::Invalidate() { g_lookup_removals.fetch_add(1, std::memory_order_
 ObjectRecord* ObjectMap::FindSlow(XgpuObjectType type, uint64_t handle) const {
   const uint64_t removals = g_lookup_removals.load(std::memory_order_acquire);
   LookupCache* cache = thread_cache();
-  LookupCache::Entry unused;
-  LookupCache::Entry* entry = &unused;
+  LookupCache::Entry* set = nullptr;
   if (cache != nullptr) {
     if (cache->removals != removals) {
       *cache = LookupCache{};
       cache->removals = removals;
     }
-    entry = &cache->entries[LookupCache::SlotOf(type, handle)];
-    if (entry->record != nullptr && entry->handle == handle && entry->type == type) return entry->record;
+    set = cache->sets[LookupCache::SetOf(type, handle)];
+    for (size_t way = 0; way < LookupCache::kWays; ++way) {
+      if (set[way].Holds(type, handle)) {
+        // Most recently used first.
+        const LookupCache::Entry hit = set[way];
+        std::copy_backward(set, set + way, set + way + 1);
+        set[0] = hit;
+        return hit.record;
+      }
+    }
   }
   const Key key{handle, type};
   const Shard& shard = shards_[ShardOf(key)];
@@ -99,7 +106,11 @@ ObjectRecord* ObjectMap::FindSlow(XgpuObjectType type, uint64_t handle) const {
     auto it = shard.records.find(key);
     if (it != shard.records.end()) record = it->second.get();
   }
-  if (record != nullptr) *entry = {handle, type, record};
+  if (record != nullptr && set != nullptr) {
+    // The least recently used entry makes room.
+    std::copy_backward(set, set + LookupCache::kWays - 1, set + LookupCache::kWays);
+    set[0] = {handle, type, record};
+  }
   return record;
 }
 

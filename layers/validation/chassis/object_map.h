@@ -32,19 +32,27 @@ struct DestroyedObject {
   Command destroyed_by; // the command that destroyed it
 };
 
-// A thread's last lookups, direct-mapped (object_map.cpp).
+// A thread's last lookups: kSets sets of kWays entries, each set kept in
+// most-recently-used order (object_map.cpp). Set-associative, because one
+// call looks up several objects at once (a submit: its queue, command
+// buffer and every bound buffer); in a direct-mapped cache two of them that
+// share a slot would evict each other on every lookup.
 struct LookupCache {
-  static constexpr size_t kSlots = 8;
+  static constexpr size_t kSets = 16;
+  static constexpr size_t kWays = 4;
   struct Entry {
     uint64_t handle = 0;
     XgpuObjectType type = XGPU_OBJECT_TYPE_UNKNOWN;
     ObjectRecord* record = nullptr;
+    bool Holds(XgpuObjectType t, uint64_t h) const { return record != nullptr && handle == h && type == t; }
   };
   uint64_t removals = 0;  // RemovalCount() when the entries were filled
-  Entry entries[kSlots];
+  Entry sets[kSets][kWays];
 
-  static size_t SlotOf(XgpuObjectType type, uint64_t handle) {
-    return static_cast<size_t>((handle >> 4) ^ (handle >> 12) ^ static_cast<uint64_t>(type)) % kSlots;
+  static size_t SetOf(XgpuObjectType type, uint64_t handle) {
+    // Fibonacci hashing: the top bits of the product mix every bit of the handle.
+    static_assert(kSets == 16, "the shift below takes 4 bits");
+    return static_cast<size_t>(((handle ^ static_cast<uint64_t>(type)) * 0x9E3779B97F4A7C15ull) >> 60);
   }
 };
 // Bumped whenever a record is removed: every thread's cache is then stale.
@@ -63,12 +71,16 @@ class ObjectMap {
     if (ObjectRecord* record = FindCached(type, handle)) return record;
     return FindSlow(type, handle);
   }
-  // The record of (type, handle) if the calling thread's cache has it, else nullptr.
+  // The record of (type, handle) if it is one of the two most recently used
+  // entries of its set in the calling thread's cache, else nullptr.
   static ObjectRecord* FindCached(XgpuObjectType type, uint64_t handle) {
     const LookupCache* cache = t_lookup_cache;
     if (cache != nullptr && cache->removals == g_lookup_removals.load(std::memory_order_acquire)) {
-      const LookupCache::Entry& entry = cache->entries[LookupCache::SlotOf(type, handle)];
-      if (entry.record != nullptr && entry.handle == handle && entry.type == type) return entry.record;
+      // The two most recently used entries of its set, inline (this runs at
+      // every recorded command); FindSlow looks at the others.
+      const LookupCache::Entry* set = cache->sets[LookupCache::SetOf(type, handle)];
+      if (set[0].Holds(type, handle)) return set[0].record;
+      if (set[1].Holds(type, handle)) return set[1].record;
     }
     return nullptr;
   }

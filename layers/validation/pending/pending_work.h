@@ -34,6 +34,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -232,7 +233,13 @@ class PendingWork : public HookDefaults {
   std::vector<Dealloca> deallocas_;        // deallocas not yet seen complete
   std::vector<Key> scratch_;               // a submission's objects (PostRecordQueueSubmit)
   std::map<uint64_t, Queue> queues_;
-  std::map<Key, std::vector<Use>> uses_;
+  struct KeyHash {
+    size_t operator()(const Key& key) const {
+      const uint64_t h = (key.second ^ static_cast<uint64_t>(key.first)) * 0x9E3779B97F4A7C15ull;
+      return static_cast<size_t>(h ^ (h >> 32));
+    }
+  };
+  std::unordered_map<Key, std::vector<Use>, KeyHash> uses_;  // looked up per object at every submit
 };
 
 }  // namespace xgpu_validation

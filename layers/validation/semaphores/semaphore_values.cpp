@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 #include "../chassis/object_map.h"
 
@@ -135,10 +136,11 @@ void SemaphoreValues::PostRecordSignalSemaphore(CallContext&, XgpuDevice, const 
 
 bool SemaphoreValues::CheckSignalList(CallContext& ctx, const XgpuSemaphoreList* list, const char* field, uint64_t i,
                                       Vuid unique_vuid, Vuid value_vuid, std::map<uint64_t, uint64_t>* seen) const {
-  if (!UsableList(list)) return false;
+  if (!UsableList(list) || list->count == 0) return false;
   bool skip = false;
-  const std::string base = field;  // "pSubmits[i].signalSemaphores." or "pSignalSemaphores->"
-  const bool indexed = base.find("[i]") != std::string::npos;
+  // Composed only for a message. field: "pSubmits[i].signalSemaphores." or "pSignalSemaphores->".
+  const std::string_view base = field;
+  const bool indexed = base.find("[i]") != std::string_view::npos;
   auto at = [&](const std::string& path, uint64_t j) { return indexed ? Field{path.c_str(), i, j} : Field{path.c_str(), j}; };
   for (uint32_t j = 0; j < list->count; ++j) {
     const uint64_t semaphore = H(list->pSemaphores[j]);
@@ -146,7 +148,7 @@ bool SemaphoreValues::CheckSignalList(CallContext& ctx, const XgpuSemaphoreList*
     bool twice = false;
     for (uint32_t k = 0; k < j; ++k) {
       if (H(list->pSemaphores[k]) == semaphore) {
-        const std::string path = base + "pSemaphores[j]";
+        const std::string path = std::string(base) + "pSemaphores[j]";
         skip |= ctx.Report(unique_vuid, at(path, j),
                            SemaphoreText(semaphore) + ", also at index " + std::to_string(k) + " of the list");
         twice = true;
@@ -163,7 +165,7 @@ bool SemaphoreValues::CheckSignalList(CallContext& ctx, const XgpuSemaphoreList*
       continue;  // not a semaphore the layer knows: the object tracker reports it
     }
     if (payload <= largest) {
-      const std::string path = base + "pValues[j]";
+      const std::string path = std::string(base) + "pValues[j]";
       skip |= ctx.Report(value_vuid, at(path, j),
                          std::to_string(payload) + ", not greater than " + std::to_string(largest) +
                              ", a payload " + SemaphoreText(semaphore) +
@@ -198,6 +200,10 @@ bool SemaphoreValues::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint32_t 
     skip |= CheckListDevice(ctx, &pSubmits[i].signalSemaphores, "pSubmits[i].signalSemaphores.pSemaphores[j]", i,
                             Vuid::xgpuQueueSubmit_pSubmits_waitSemaphores_device);
   }
+  // The payload rules need the semaphores' state only where a submission signals.
+  bool signals = false;
+  for (uint32_t i = 0; i < submitCount; ++i) signals |= pSubmits[i].signalSemaphores.count != 0;
+  if (!signals) return skip;
   std::map<uint64_t, uint64_t> seen;
   std::lock_guard lock(mutex_);
   for (uint32_t i = 0; i < submitCount; ++i) {
@@ -219,7 +225,7 @@ bool SemaphoreValues::CheckOperation(CallContext& ctx, const XgpuSemaphoreList* 
 }
 
 void SemaphoreValues::Queued(const XgpuSemaphoreList* list) {
-  if (!UsableList(list)) return;
+  if (!UsableList(list) || list->count == 0) return;
   std::lock_guard lock(mutex_);
   for (uint32_t j = 0; j < list->count; ++j) {
     auto it = states_.find(H(list->pSemaphores[j]));

@@ -132,7 +132,18 @@ void ExternalSyncScope::Read(ObjectRecord* record, const Field& field) {
                            {{record->type, record->handle}});
     return;
   }
-  read_.push_back(record);
+  if (read_count_ < kInlineReads) {
+    read_[read_count_] = record;
+  } else {
+    try {
+      read_more_.push_back(record);
+    } catch (...) {
+      // Out of host memory: the mark cannot be kept, so it is taken back now.
+      record->sync_readers.fetch_sub(1, std::memory_order_release);
+      throw;
+    }
+  }
+  ++read_count_;
 }
 
 void ExternalSyncScope::ReadSubmittedCommandBuffers(uint32_t submitCount, const XgpuSubmitInfo* pSubmits) {
@@ -146,7 +157,8 @@ void ExternalSyncScope::ReadSubmittedCommandBuffers(uint32_t submitCount, const 
 }
 
 void ExternalSyncScope::ReleaseReads() {
-  for (ObjectRecord* record : read_) record->sync_readers.fetch_sub(1, std::memory_order_release);
+  for (size_t k = 0; k < read_count_ && k < kInlineReads; ++k) read_[k]->sync_readers.fetch_sub(1, std::memory_order_release);
+  for (ObjectRecord* record : read_more_) record->sync_readers.fetch_sub(1, std::memory_order_release);
 }
 
 }  // namespace xgpu_validation

@@ -39,7 +39,7 @@ class ExternalSyncScope {
   ~ExternalSyncScope() {
     if (biased_ != nullptr) biased_->sync_bias_active.store(0, std::memory_order_release);
     if (written_ != nullptr) written_->sync_owner.store(0, std::memory_order_release);
-    if (!read_.empty()) ReleaseReads();
+    if (read_count_ != 0) ReleaseReads();
   }
 
   // Claims `record` (NULL: nothing to claim) for this call: `field` is the
@@ -89,7 +89,12 @@ class ExternalSyncScope {
   CallContext& ctx_;
   ObjectRecord* written_ = nullptr;    // the record this scope claimed (released at its end)
   ObjectRecord* biased_ = nullptr;     // the record this scope claimed through its bias (likewise)
-  std::vector<ObjectRecord*> read_;    // records this scope marked as read
+  // Records this scope marked as read: the first kInlineReads in place (a
+  // submit reads one per submission: no allocation per call), the rest in read_more_.
+  static constexpr size_t kInlineReads = 4;
+  ObjectRecord* read_[kInlineReads] = {};
+  size_t read_count_ = 0;
+  std::vector<ObjectRecord*> read_more_;
   bool failed_ = false;                // a report asked for the call to be skipped
 };
 
