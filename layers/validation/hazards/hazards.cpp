@@ -350,13 +350,13 @@ void AddBarrier(const CallContext& ctx, uint32_t src_stages, uint32_t dst_stages
 
 }  // namespace
 
-void SyncHazards::PostRecordCmdDispatch(CallContext& ctx, XgpuCommandBuffer, uint32_t, uint32_t, uint32_t) {
+void SyncHazards::RecordCmdDispatch(CallContext& ctx, XgpuCommandBuffer, uint32_t, uint32_t, uint32_t) {
   RecordingState* recording = nullptr;
   if (HazardLog* log = LogOf(ctx, &recording)) AddDispatchBindings(ctx, *log, *recording);
 }
 
-void SyncHazards::PostRecordCmdDispatchIndirect(CallContext& ctx, XgpuCommandBuffer, const XgpuBufferRef* pCounts,
-                                                XgpuDispatchIndirectFlags) {
+void SyncHazards::RecordCmdDispatchIndirect(CallContext& ctx, XgpuCommandBuffer, const XgpuBufferRef* pCounts,
+                                            XgpuDispatchIndirectFlags) {
   RecordingState* recording = nullptr;
   HazardLog* log = LogOf(ctx, &recording);
   if (log == nullptr) return;
@@ -369,31 +369,31 @@ void SyncHazards::PostRecordCmdDispatchIndirect(CallContext& ctx, XgpuCommandBuf
   AddDispatchBindings(ctx, *log, *recording);
 }
 
-void SyncHazards::PostRecordCmdFillBuffer(CallContext& ctx, XgpuCommandBuffer, const XgpuBufferRef* pDst,
-                                          const void*, uint32_t) {
+void SyncHazards::RecordCmdFillBuffer(CallContext& ctx, XgpuCommandBuffer, const XgpuBufferRef* pDst, const void*,
+                                      uint32_t) {
   if (IsUsablePointer(pDst)) AddTransfer(ctx, pDst, HazardAccess::kWrite, pDst->size, "pDst");
 }
 
-void SyncHazards::PostRecordCmdCopyBuffer(CallContext& ctx, XgpuCommandBuffer, const XgpuBufferRef* pSrc,
-                                          const XgpuBufferRef* pDst, XgpuDeviceSize size) {
+void SyncHazards::RecordCmdCopyBuffer(CallContext& ctx, XgpuCommandBuffer, const XgpuBufferRef* pSrc,
+                                      const XgpuBufferRef* pDst, XgpuDeviceSize size) {
   AddTransfer(ctx, pSrc, HazardAccess::kRead, size, "pSrc");
   AddTransfer(ctx, pDst, HazardAccess::kWrite, size, "pDst");
 }
 
-void SyncHazards::PostRecordCmdUpdateBuffer(CallContext& ctx, XgpuCommandBuffer, const XgpuBufferRef* pDst,
-                                            XgpuDeviceSize dataSize, const void*) {
+void SyncHazards::RecordCmdUpdateBuffer(CallContext& ctx, XgpuCommandBuffer, const XgpuBufferRef* pDst,
+                                        XgpuDeviceSize dataSize, const void*) {
   AddTransfer(ctx, pDst, HazardAccess::kWrite, dataSize, "pDst");
 }
 
-void SyncHazards::PostRecordCmdWriteTimestamp(CallContext& ctx, XgpuCommandBuffer, XgpuPipelineStageFlagBits,
-                                              const XgpuBufferRef* pDst) {
+void SyncHazards::RecordCmdWriteTimestamp(CallContext& ctx, XgpuCommandBuffer, XgpuPipelineStageFlagBits,
+                                          const XgpuBufferRef* pDst) {
   AddTransfer(ctx, pDst, HazardAccess::kWrite, 8, "pDst");  // a transfer write of 8 bytes (api.md)
 }
 
-void SyncHazards::PostRecordCmdPipelineBarrier(CallContext& ctx, XgpuCommandBuffer, XgpuPipelineStageFlags srcStageMask,
-                                               XgpuPipelineStageFlags dstStageMask, uint32_t memoryBarrierCount,
-                                               const XgpuMemoryBarrier* pMemoryBarriers, uint32_t bufferBarrierCount,
-                                               const XgpuBufferMemoryBarrier* pBufferBarriers) {
+void SyncHazards::RecordCmdPipelineBarrier(CallContext& ctx, XgpuCommandBuffer, XgpuPipelineStageFlags srcStageMask,
+                                           XgpuPipelineStageFlags dstStageMask, uint32_t memoryBarrierCount,
+                                           const XgpuMemoryBarrier* pMemoryBarriers, uint32_t bufferBarrierCount,
+                                           const XgpuBufferMemoryBarrier* pBufferBarriers) {
   if (LogOf(ctx) == nullptr) return;
   std::vector<HazardMemoryBarrier> memory;
   for (uint32_t i = 0; i < memoryBarrierCount && IsUsablePointer(pMemoryBarriers); ++i) {
@@ -410,9 +410,9 @@ void SyncHazards::PostRecordCmdPipelineBarrier(CallContext& ctx, XgpuCommandBuff
   AddBarrier(ctx, srcStageMask, dstStageMask, std::move(memory));
 }
 
-void SyncHazards::PostRecordCmdMemoryBarrier(CallContext& ctx, XgpuCommandBuffer, XgpuPipelineStageFlags srcStageMask,
-                                             XgpuAccessFlags srcAccessMask, XgpuPipelineStageFlags dstStageMask,
-                                             XgpuAccessFlags dstAccessMask) {
+void SyncHazards::RecordCmdMemoryBarrier(CallContext& ctx, XgpuCommandBuffer, XgpuPipelineStageFlags srcStageMask,
+                                         XgpuAccessFlags srcAccessMask, XgpuPipelineStageFlags dstStageMask,
+                                         XgpuAccessFlags dstAccessMask) {
   RecordingState* recording = nullptr;
   HazardLog* log = LogOf(ctx, &recording);
   if (log == nullptr) return;
@@ -420,14 +420,14 @@ void SyncHazards::PostRecordCmdMemoryBarrier(CallContext& ctx, XgpuCommandBuffer
                            {true, false, 0, 0, XGPU_WHOLE_SIZE, srcAccessMask, dstAccessMask}, {}});
 }
 
-void SyncHazards::PostRecordCmdBeginDebugLabel(CallContext& ctx, XgpuCommandBuffer, const XgpuDebugLabel* pLabel) {
+void SyncHazards::RecordCmdBeginDebugLabel(CallContext& ctx, XgpuCommandBuffer, const XgpuDebugLabel* pLabel) {
   HazardLog* log = LogOf(ctx);
   if (log == nullptr) return;
   log->label_names.emplace_back(IsUsablePointer(pLabel) && pLabel->pLabelName ? pLabel->pLabelName : "");
   log->label_stack.push_back(static_cast<int32_t>(log->label_names.size() - 1));
 }
 
-void SyncHazards::PostRecordCmdEndDebugLabel(CallContext& ctx, XgpuCommandBuffer) {
+void SyncHazards::RecordCmdEndDebugLabel(CallContext& ctx, XgpuCommandBuffer) {
   HazardLog* log = LogOf(ctx);
   if (log != nullptr && !log->label_stack.empty()) log->label_stack.pop_back();
 }

@@ -130,30 +130,87 @@ struct HazardLog {
 
 class SyncHazards : public HookDefaults {
  public:
+  // The recording hooks: a test inline (the warnings are off by default and
+  // every recorded command calls one), the work in hazards.cpp.
   void PostRecordCmdDispatch(CallContext& ctx, XgpuCommandBuffer commandBuffer, uint32_t groupCountX,
-                             uint32_t groupCountY, uint32_t groupCountZ);
+                             uint32_t groupCountY, uint32_t groupCountZ) {
+    if (On(ctx)) [[unlikely]]
+      RecordCmdDispatch(ctx, commandBuffer, groupCountX, groupCountY, groupCountZ);
+  }
   void PostRecordCmdDispatchIndirect(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pCounts,
-                                     XgpuDispatchIndirectFlags flags);
+                                     XgpuDispatchIndirectFlags flags) {
+    if (On(ctx)) [[unlikely]]
+      RecordCmdDispatchIndirect(ctx, commandBuffer, pCounts, flags);
+  }
   void PostRecordCmdFillBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pDst,
-                               const void* pPattern, uint32_t patternSize);
+                               const void* pPattern, uint32_t patternSize) {
+    if (On(ctx)) [[unlikely]]
+      RecordCmdFillBuffer(ctx, commandBuffer, pDst, pPattern, patternSize);
+  }
   void PostRecordCmdCopyBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pSrc,
-                               const XgpuBufferRef* pDst, XgpuDeviceSize size);
+                               const XgpuBufferRef* pDst, XgpuDeviceSize size) {
+    if (On(ctx)) [[unlikely]]
+      RecordCmdCopyBuffer(ctx, commandBuffer, pSrc, pDst, size);
+  }
   void PostRecordCmdUpdateBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pDst,
-                                 XgpuDeviceSize dataSize, const void* pData);
+                                 XgpuDeviceSize dataSize, const void* pData) {
+    if (On(ctx)) [[unlikely]]
+      RecordCmdUpdateBuffer(ctx, commandBuffer, pDst, dataSize, pData);
+  }
   void PostRecordCmdWriteTimestamp(CallContext& ctx, XgpuCommandBuffer commandBuffer, XgpuPipelineStageFlagBits stage,
-                                   const XgpuBufferRef* pDst);
+                                   const XgpuBufferRef* pDst) {
+    if (On(ctx)) [[unlikely]]
+      RecordCmdWriteTimestamp(ctx, commandBuffer, stage, pDst);
+  }
   void PostRecordCmdPipelineBarrier(CallContext& ctx, XgpuCommandBuffer commandBuffer,
                                     XgpuPipelineStageFlags srcStageMask, XgpuPipelineStageFlags dstStageMask,
                                     uint32_t memoryBarrierCount, const XgpuMemoryBarrier* pMemoryBarriers,
-                                    uint32_t bufferBarrierCount, const XgpuBufferMemoryBarrier* pBufferBarriers);
+                                    uint32_t bufferBarrierCount, const XgpuBufferMemoryBarrier* pBufferBarriers) {
+    if (On(ctx)) [[unlikely]]
+      RecordCmdPipelineBarrier(ctx, commandBuffer, srcStageMask, dstStageMask, memoryBarrierCount, pMemoryBarriers,
+                               bufferBarrierCount, pBufferBarriers);
+  }
   void PostRecordCmdMemoryBarrier(CallContext& ctx, XgpuCommandBuffer commandBuffer,
                                   XgpuPipelineStageFlags srcStageMask, XgpuAccessFlags srcAccessMask,
-                                  XgpuPipelineStageFlags dstStageMask, XgpuAccessFlags dstAccessMask);
-  void PostRecordCmdBeginDebugLabel(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuDebugLabel* pLabel);
-  void PostRecordCmdEndDebugLabel(CallContext& ctx, XgpuCommandBuffer commandBuffer);
+                                  XgpuPipelineStageFlags dstStageMask, XgpuAccessFlags dstAccessMask) {
+    if (On(ctx)) [[unlikely]]
+      RecordCmdMemoryBarrier(ctx, commandBuffer, srcStageMask, srcAccessMask, dstStageMask, dstAccessMask);
+  }
+  void PostRecordCmdBeginDebugLabel(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuDebugLabel* pLabel) {
+    if (On(ctx)) [[unlikely]]
+      RecordCmdBeginDebugLabel(ctx, commandBuffer, pLabel);
+  }
+  void PostRecordCmdEndDebugLabel(CallContext& ctx, XgpuCommandBuffer commandBuffer) {
+    if (On(ctx)) [[unlikely]]
+      RecordCmdEndDebugLabel(ctx, commandBuffer);
+  }
 
   bool ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount,
                            const XgpuSubmitInfo* pSubmits) const;
+
+ private:
+  static bool On(const CallContext& ctx) { return ctx.instance != nullptr && ctx.instance->settings.sync_hazards; }
+  void RecordCmdDispatch(CallContext& ctx, XgpuCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY,
+                         uint32_t groupCountZ);
+  void RecordCmdDispatchIndirect(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pCounts,
+                                 XgpuDispatchIndirectFlags flags);
+  void RecordCmdFillBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pDst,
+                           const void* pPattern, uint32_t patternSize);
+  void RecordCmdCopyBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pSrc,
+                           const XgpuBufferRef* pDst, XgpuDeviceSize size);
+  void RecordCmdUpdateBuffer(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pDst,
+                             XgpuDeviceSize dataSize, const void* pData);
+  void RecordCmdWriteTimestamp(CallContext& ctx, XgpuCommandBuffer commandBuffer, XgpuPipelineStageFlagBits stage,
+                               const XgpuBufferRef* pDst);
+  void RecordCmdPipelineBarrier(CallContext& ctx, XgpuCommandBuffer commandBuffer, XgpuPipelineStageFlags srcStageMask,
+                                XgpuPipelineStageFlags dstStageMask, uint32_t memoryBarrierCount,
+                                const XgpuMemoryBarrier* pMemoryBarriers, uint32_t bufferBarrierCount,
+                                const XgpuBufferMemoryBarrier* pBufferBarriers);
+  void RecordCmdMemoryBarrier(CallContext& ctx, XgpuCommandBuffer commandBuffer, XgpuPipelineStageFlags srcStageMask,
+                              XgpuAccessFlags srcAccessMask, XgpuPipelineStageFlags dstStageMask,
+                              XgpuAccessFlags dstAccessMask);
+  void RecordCmdBeginDebugLabel(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuDebugLabel* pLabel);
+  void RecordCmdEndDebugLabel(CallContext& ctx, XgpuCommandBuffer commandBuffer);
 };
 
 }  // namespace xgpu_validation
