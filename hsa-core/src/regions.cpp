@@ -1,11 +1,11 @@
 // HSA 1.0's regions, for both back-ends: a region is a memory pool (the same
-// handle, as ROCR hands out), described by the pool's own information and
-// allocated from through the back-end (Backend::region_allocate,
-// region_free). The pool entry points answered here are the back-end's own,
-// exported by the same library.
+// handle, as ROCR hands out), described by the pool's own information (the
+// back-end's hsa_amd_memory_pool_get_info, exported by the same library) and
+// allocated from as a pool is (memory.h).
 #include <hsa/hsa_ext_amd.h>
 
 #include <hsa_core/backend.h>
+#include <hsa_core/memory.h>
 #include <hsa_core/platform.h>
 
 using namespace hsa_core;
@@ -133,12 +133,12 @@ HSA_CORE_EXPORT hsa_status_t hsa_memory_allocate(hsa_region_t region, size_t siz
   HSA_CORE_REQUIRE_INIT();
   hsa_amd_segment_t segment;
   if (hsa_status_t status = region_segment(region, &segment); status != HSA_STATUS_SUCCESS) return status;
-  return backend().region_allocate(region.handle, size, ptr);
+  return allocate_from_pool(region.handle, size, 0, ptr);
 }
 
 HSA_CORE_EXPORT hsa_status_t hsa_memory_free(void* ptr) {
   HSA_CORE_REQUIRE_INIT();
-  return backend().region_free(ptr);
+  return free_pool_allocation(ptr, "hsa_memory_free");
 }
 
 HSA_CORE_EXPORT hsa_status_t hsa_memory_register(void* ptr, size_t size) {

@@ -1,8 +1,10 @@
-// Memory pools, regions, allocations, copies and fills.
+// Memory pools, how allocations are made, locks, copies.
 //
 // Every pool is the host's memory: allocations are page-aligned anonymous
-// mappings tracked in a range map, so frees of unknown pointers fail
-// cleanly and hsa_amd_pointer_info can describe any address.
+// mappings, each followed by a guard page. The core keeps the allocations'
+// range map and answers allocate, free, pointer info, deallocation
+// callbacks and fills (hsa-core/include/hsa_core/memory.h); this file makes
+// and releases the mappings (the back-end's pool_allocate, pool_free).
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -13,6 +15,8 @@
 #include <shared_mutex>
 #include <vector>
 
+#include <hsa_core/memory.h>
+
 #include "runtime.h"
 #include "signal.h"
 #include "worker_pool.h"
@@ -22,39 +26,6 @@ namespace {
 
 // Bytes one copy-job item moves; copies smaller than this use one item.
 constexpr size_t kCopyChunkBytes = 1 << 20;
-
-struct DeallocationCallback {
-  hsa_amd_deallocation_callback_t callback;  // called before the unmap
-  void* user_data;                           // passed to callback
-};
-
-struct Allocation {
-  size_t size;                        // bytes requested (mapping is page-rounded)
-  size_t mapped_size;                 // bytes mapped (a guard page follows them); 0 for locked host memory
-  const Pool* pool;                   // null for locked host memory
-  hsa_amd_pointer_type_t type;        // HSA (pool) or LOCKED (host memory)
-  void* user_data;                    // hsa_amd_pointer_info_set_userdata
-  std::vector<DeallocationCallback> callbacks;
-};
-
-struct AllocationMap {
-  std::shared_mutex mutex;
-  std::map<uintptr_t, Allocation> ranges;  // base address -> allocation
-
-  // Allocation containing `p` (mutex held); end() when none.
-  std::map<uintptr_t, Allocation>::iterator find(const void* p) {
-    const uintptr_t address = reinterpret_cast<uintptr_t>(p);
-    auto it = ranges.upper_bound(address);
-    if (it == ranges.begin()) return ranges.end();
-    --it;
-    const size_t extent = it->second.size == 0 ? 1 : it->second.size;
-    return address - it->first < extent ? it : ranges.end();
-  }
-};
-AllocationMap& allocations() {
-  static AllocationMap* map = new AllocationMap();
-  return *map;
-}
 
 size_t page_size() {
   static const size_t size = size_t(sysconf(_SC_PAGESIZE));
@@ -67,8 +38,10 @@ std::atomic<bool> g_async_copy_profiling{false};
 // memory, so together they hold at most what one pool's SIZE says.
 std::atomic<size_t> g_pool_bytes{0};
 
-hsa_status_t allocate(const Pool* pool, size_t size, uint32_t flags, void** out_ptr) {
-  if (size == 0 || out_ptr == nullptr || flags != 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+// The back-end's pool_allocate: the pool's rules, the byte budget, the
+// mapping and its guard page (the core has checked size and ptr).
+hsa_status_t allocate(const Pool* pool, size_t size, uint32_t flags, void** out_ptr, hsa_core::AllocationFacts* facts) {
+  if (flags != 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   if (!pool->alloc_allowed) {
     log("allocation from a pool that does not allow runtime allocation (segment %d)", pool->segment);
     return HSA_STATUS_ERROR_INVALID_ALLOCATION;
@@ -101,32 +74,18 @@ hsa_status_t allocate(const Pool* pool, size_t size, uint32_t flags, void** out_
     log("mmap of %zu bytes failed: %s", mapped, strerror(errno));
     return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   }
-  AllocationMap& map = allocations();
-  std::unique_lock<std::shared_mutex> lock(map.mutex);
-  map.ranges[reinterpret_cast<uintptr_t>(p)] =
-      Allocation{size, mapped, pool, HSA_EXT_POINTER_TYPE_HSA, nullptr, {}};
+  facts->owner = to_handle(pool->owner);
+  facts->global_flags = pool->global_flags;
+  facts->host_accessible = true;
+  facts->word = mapped;
   *out_ptr = p;
   return HSA_STATUS_SUCCESS;
 }
 
-hsa_status_t free_allocation(void* ptr, const char* api) {
-  if (ptr == nullptr) return HSA_STATUS_SUCCESS;
-  Allocation allocation;
-  {
-    AllocationMap& map = allocations();
-    std::unique_lock<std::shared_mutex> lock(map.mutex);
-    auto it = map.ranges.find(reinterpret_cast<uintptr_t>(ptr));
-    if (it == map.ranges.end() || it->second.type != HSA_EXT_POINTER_TYPE_HSA) {
-      log("%s: %p is not the base of a live allocation", api, ptr);
-      return HSA_STATUS_ERROR_INVALID_ALLOCATION;
-    }
-    allocation = std::move(it->second);
-    map.ranges.erase(it);
-  }
-  for (const DeallocationCallback& cb : allocation.callbacks) cb.callback(ptr, cb.user_data);
-  munmap(ptr, allocation.mapped_size + page_size());  // with its guard page
-  g_pool_bytes.fetch_sub(allocation.mapped_size, std::memory_order_relaxed);
-  return HSA_STATUS_SUCCESS;
+// The back-end's pool_free: the mapping with its guard page.
+void free_mapping(void* ptr, size_t, const hsa_core::AllocationFacts& facts) {
+  munmap(ptr, facts.word + page_size());
+  g_pool_bytes.fetch_sub(facts.word, std::memory_order_relaxed);
 }
 
 // Copies [src, src+size) to dst in kCopyChunkBytes items on the worker pool,
@@ -231,19 +190,30 @@ hsa_status_t pool_info(const Pool* pool, uint32_t attribute, void* value) {
 }  // namespace
 
 void free_all_allocations() {
-  AllocationMap& map = allocations();
-  std::unique_lock<std::shared_mutex> lock(map.mutex);
-  uint64_t bytes = 0;
-  for (auto& [base, allocation] : map.ranges) {
-    bytes += allocation.mapped_size;
-    if (allocation.mapped_size != 0) munmap(reinterpret_cast<void*>(base), allocation.mapped_size + page_size());
-  }
-  // What the application never freed (HSA_CPU_LOG shows it: a leak check).
-  if (!map.ranges.empty())
-    log("hsa_shut_down: %zu allocation(s), %llu bytes, still live (freed now)", map.ranges.size(),
-        static_cast<unsigned long long>(bytes));
-  map.ranges.clear();
+  hsa_core::release_all_allocations(true);
   g_pool_bytes.store(0, std::memory_order_relaxed);
+}
+
+// hsa-cpu's memory hooks of the core's back-end (runtime.cpp sets them).
+void set_memory_hooks(hsa_core::Backend& b) {
+  b.pool_known = [](uint64_t pool) {
+    const Runtime* rt = runtime();
+    return rt != nullptr && rt->pool(pool) != nullptr;
+  };
+  b.pool_allocate = [](uint64_t pool, size_t size, uint32_t flags, void** ptr, hsa_core::AllocationFacts* facts) {
+    return allocate(runtime()->pool(pool), size, flags, ptr, facts);
+  };
+  b.pool_free = free_mapping;
+  b.fill = [](void* ptr, uint32_t value, size_t count, const hsa_core::AllocationFacts&) {
+    std::fill_n(static_cast<uint32_t*>(ptr), count, value);
+    return HSA_STATUS_SUCCESS;
+  };
+  // Every agent's cores reach all host memory.
+  b.accessible_agents = [](const hsa_core::AllocationFacts&, hsa_agent_t* out, size_t capacity) {
+    const Runtime* rt = runtime();
+    for (size_t i = 0; i < rt->agents.size() && i < capacity; ++i) out[i] = to_handle(rt->agents[i].get());
+    return rt->agents.size();
+  };
 }
 
 }  // namespace hsa_cpu
@@ -302,49 +272,6 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_agent_memory_pool_get_info(
   }
 }
 
-// ---------------------------------------------------------------------------
-// Allocation
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_pool_allocate(hsa_amd_memory_pool_t memory_pool,
-                                                         size_t size, uint32_t flags, void** ptr) {
-  HSA_CPU_REQUIRE_INIT();
-  const Pool* pool = runtime()->pool(memory_pool.handle);
-  if (pool == nullptr) return kStatusInvalidMemoryPool;
-  return allocate(pool, size, flags, ptr);
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_pool_free(void* ptr) {
-  HSA_CPU_REQUIRE_INIT();
-  return free_allocation(ptr, "hsa_amd_memory_pool_free");
-}
-
-namespace hsa_cpu {
-// hsa_memory_allocate and hsa_memory_free (the core's regions.cpp, through
-// the back-end).
-hsa_status_t region_allocate(uint64_t pool, size_t size, void** ptr) {
-  return allocate(runtime()->pool(pool), size, 0, ptr);
-}
-hsa_status_t region_free(void* ptr) { return free_allocation(ptr, "hsa_memory_free"); }
-}  // namespace hsa_cpu
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_agents_allow_access(uint32_t num_agents,
-                                                        const hsa_agent_t* agents,
-                                                        const uint32_t* flags, const void* ptr) {
-  HSA_CPU_REQUIRE_INIT();
-  // flags is reserved: it must be NULL.
-  if (num_agents == 0 || agents == nullptr || flags != nullptr || ptr == nullptr)
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  for (uint32_t i = 0; i < num_agents; ++i)
-    if (runtime()->agent(agents[i]) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  AllocationMap& map = allocations();
-  std::shared_lock<std::shared_mutex> lock(map.mutex);
-  if (map.find(ptr) == map.ranges.end()) {
-    log("hsa_amd_agents_allow_access: %p is not in a runtime allocation", ptr);
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  }
-  return HSA_STATUS_SUCCESS;  // every agent reaches every pool already
-}
-
 HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_pool_can_migrate(hsa_amd_memory_pool_t src_memory_pool,
                                                             hsa_amd_memory_pool_t dst_memory_pool,
                                                             bool* result) {
@@ -373,12 +300,12 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_lock(void* host_ptr, size_t size, hsa
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   for (int i = 0; i < num_agent; ++i)
     if (runtime()->agent(agents[i]) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  AllocationMap& map = allocations();
-  std::unique_lock<std::shared_mutex> lock(map.mutex);
-  auto it = map.find(host_ptr);
-  if (it == map.ranges.end())
-    map.ranges[reinterpret_cast<uintptr_t>(host_ptr)] =
-        Allocation{size, 0, nullptr, HSA_EXT_POINTER_TYPE_LOCKED, nullptr, {}};
+  // Locked host memory belongs to the first agent (there is no separate
+  // host agent) and is fine-grained.
+  hsa_core::AllocationFacts facts;
+  facts.owner = to_handle(runtime()->agents[0].get());
+  facts.global_flags = HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED;
+  if (!hsa_core::record_locked(host_ptr, size, facts)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   *agent_ptr = host_ptr;  // agents address host memory directly
   return HSA_STATUS_SUCCESS;
 }
@@ -395,104 +322,12 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_lock_to_pool(void* host_ptr, size_t s
 
 HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_unlock(void* host_ptr) {
   HSA_CPU_REQUIRE_INIT();
-  AllocationMap& map = allocations();
-  std::unique_lock<std::shared_mutex> lock(map.mutex);
-  auto it = map.ranges.find(reinterpret_cast<uintptr_t>(host_ptr));
-  if (it != map.ranges.end() && it->second.type == HSA_EXT_POINTER_TYPE_LOCKED) map.ranges.erase(it);
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_pointer_info(const void* ptr, hsa_amd_pointer_info_t* info,
-                                                 void* (*alloc)(size_t),
-                                                 uint32_t* num_agents_accessible,
-                                                 hsa_agent_t** accessible) {
-  HSA_CPU_REQUIRE_INIT();
-  if (ptr == nullptr || info == nullptr ||
-      info->size < offsetof(hsa_amd_pointer_info_t, type) + sizeof(info->type))
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  if ((num_agents_accessible != nullptr || accessible != nullptr) &&
-      (num_agents_accessible == nullptr || accessible == nullptr || alloc == nullptr))
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  Runtime* rt = runtime();
-  hsa_amd_pointer_info_t result{};
-  result.size = uint32_t(std::min<size_t>(info->size, sizeof(hsa_amd_pointer_info_t)));
-  result.type = HSA_EXT_POINTER_TYPE_UNKNOWN;
-  {
-    AllocationMap& map = allocations();
-    std::shared_lock<std::shared_mutex> lock(map.mutex);
-    auto it = map.find(ptr);
-    if (it != map.ranges.end()) {
-      result.type = it->second.type;
-      result.agentBaseAddress = reinterpret_cast<void*>(it->first);
-      result.hostBaseAddress = reinterpret_cast<void*>(it->first);
-      result.sizeInBytes = it->second.size;
-      result.userData = it->second.user_data;
-      // A pool allocation belongs to the pool's agent; locked host memory
-      // to the first agent (there is no separate host agent).
-      result.agentOwner = to_handle(it->second.pool ? it->second.pool->owner : rt->agents[0].get());
-      result.global_flags = it->second.pool ? it->second.pool->global_flags
-                                            : uint32_t(HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED);
-    }
-  }
-  memcpy(info, &result, result.size);
-  if (accessible != nullptr) {
-    const bool known = result.type != HSA_EXT_POINTER_TYPE_UNKNOWN;
-    const uint32_t count = known ? uint32_t(rt->agents.size()) : 0;
-    *num_agents_accessible = count;
-    *accessible = nullptr;
-    if (count != 0) {
-      auto* list = static_cast<hsa_agent_t*>(alloc(sizeof(hsa_agent_t) * count));
-      if (list == nullptr) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-      for (uint32_t i = 0; i < count; ++i) list[i] = to_handle(rt->agents[i].get());
-      *accessible = list;
-    }
-  }
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_pointer_info_set_userdata(const void* ptr, void* userdata) {
-  HSA_CPU_REQUIRE_INIT();
-  AllocationMap& map = allocations();
-  std::unique_lock<std::shared_mutex> lock(map.mutex);
-  auto it = map.find(ptr);
-  if (it == map.ranges.end()) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  it->second.user_data = userdata;
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_register_deallocation_callback(
-    void* ptr, hsa_amd_deallocation_callback_t callback, void* user_data) {
-  HSA_CPU_REQUIRE_INIT();
-  if (ptr == nullptr || callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  AllocationMap& map = allocations();
-  std::unique_lock<std::shared_mutex> lock(map.mutex);
-  auto it = map.find(ptr);
-  if (it == map.ranges.end() || it->second.type != HSA_EXT_POINTER_TYPE_HSA)
-    return HSA_STATUS_ERROR_INVALID_ALLOCATION;
-  it->second.callbacks.push_back(DeallocationCallback{callback, user_data});
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_deregister_deallocation_callback(
-    void* ptr, hsa_amd_deallocation_callback_t callback) {
-  HSA_CPU_REQUIRE_INIT();
-  // "The given notifier was not registered": for this pointer, which may not
-  // be an allocation at all.
-  if (ptr == nullptr || callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  AllocationMap& map = allocations();
-  std::unique_lock<std::shared_mutex> lock(map.mutex);
-  auto it = map.find(ptr);
-  if (it == map.ranges.end()) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  auto& callbacks = it->second.callbacks;
-  auto cb = std::find_if(callbacks.begin(), callbacks.end(),
-                         [&](const DeallocationCallback& c) { return c.callback == callback; });
-  if (cb == callbacks.end()) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  callbacks.erase(cb);
+  hsa_core::erase_locked(host_ptr);
   return HSA_STATUS_SUCCESS;
 }
 
 // ---------------------------------------------------------------------------
-// Copy and fill
+// Copies
 
 HSA_CPU_EXPORT hsa_status_t hsa_memory_copy(void* dst, const void* src, size_t size) {
   HSA_CPU_REQUIRE_INIT();
@@ -529,29 +364,6 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_async_copy(void* dst, hsa_agent_t dst
     log("hsa_amd_memory_async_copy: %s", e.what());
     return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   }
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_fill(void* ptr, uint32_t value, size_t count) {
-  HSA_CPU_REQUIRE_INIT();
-  if (ptr == nullptr || (reinterpret_cast<uintptr_t>(ptr) % sizeof(uint32_t)) != 0) {
-    log("hsa_amd_memory_fill: %p is null or not 4-byte aligned", ptr);
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  }
-  if (count == 0) return HSA_STATUS_SUCCESS;
-  {
-    // The range must lie in one allocation of the runtime (a pool
-    // allocation or locked host memory), never in memory nobody gave it.
-    AllocationMap& map = allocations();
-    std::shared_lock<std::shared_mutex> lock(map.mutex);
-    auto it = map.find(ptr);
-    const uintptr_t offset = reinterpret_cast<uintptr_t>(ptr) - (it == map.ranges.end() ? 0 : it->first);
-    if (it == map.ranges.end() || count > (it->second.size - offset) / sizeof(uint32_t)) {
-      log("hsa_amd_memory_fill: %zu dwords at %p are not inside one runtime allocation", count, ptr);
-      return HSA_STATUS_ERROR_INVALID_ALLOCATION;
-    }
-  }
-  std::fill_n(static_cast<uint32_t*>(ptr), count, value);
   return HSA_STATUS_SUCCESS;
 }
 

@@ -199,8 +199,7 @@ hsa_core::Backend& hsa_core::backend() {
     };
     b.log = [](const char* line) { hsa_cpu::log("%s", line); };
     hsa_cpu::set_code_object_hooks(b);
-    b.region_allocate = hsa_cpu::region_allocate;
-    b.region_free = hsa_cpu::region_free;
+    hsa_cpu::set_memory_hooks(b);
     b.max_workgroup_size = hsa_cpu::kWorkgroupMaxSize;
     b.isa_from_name = hsa_cpu::isa_from_name;
     // The levels are best-first: code for a level runs on every better one.

@@ -15,6 +15,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include <hsa_core/backend.h>
+
 #include "common.h"
 
 namespace hsa_cpu {
@@ -129,10 +131,9 @@ Runtime* runtime();
 hsa_status_t open_runtime();
 void close_runtime();
 
-// The core's regions (hsa-core/src/regions.cpp) allocate and free through
-// these (memory.cpp).
-hsa_status_t region_allocate(uint64_t pool, size_t size, void** ptr);
-hsa_status_t region_free(void* ptr);
+// The core's memory hooks (hsa-core/include/hsa_core/memory.h): how pool
+// memory is made, freed and filled (memory.cpp).
+void set_memory_hooks(hsa_core::Backend& b);
 
 inline hsa_agent_t to_handle(const Agent* a) {
   return hsa_agent_t{reinterpret_cast<uintptr_t>(a)};

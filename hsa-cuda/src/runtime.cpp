@@ -2,6 +2,7 @@
 #include <hsa_core/backend.h>
 
 #include <hsa_core/executable.h>
+#include <hsa_core/memory.h>
 
 #include "runtime.h"
 
@@ -495,30 +496,107 @@ hsa_status_t hsa_isa_get_info_alt(hsa_isa_t handle, hsa_isa_info_t attribute, vo
 namespace hsa_cuda {
 namespace {
 
-struct Allocation {
-  size_t size;
-  PoolKind kind;
-  Agent* agent;
-};
+// The pool's HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS (a global pool's).
+uint32_t global_flags(const Pool& pool) {
+  uint32_t flags = pool.kind == PoolKind::kDevice ? HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED
+                                                  : HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED;
+  if (pool.kind == PoolKind::kKernarg) flags |= HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT;
+  return flags;
+}
 
-std::mutex g_allocations_mutex;
-std::map<uintptr_t, Allocation> g_allocations;
+// The back-end's pool_allocate (the core has checked the pool, size and
+// ptr, and keeps the record): device memory (cuMemAlloc) or pinned host
+// memory every device maps (cuMemHostAlloc).
+hsa_status_t pool_allocate(uint64_t handle, size_t size, uint32_t flags, void** ptr, hsa_core::AllocationFacts* facts) {
+  Pool* pool = to_pool(hsa_amd_memory_pool_t{handle});
+  if (pool->kind == PoolKind::kGroup) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  (void)flags;
+  // More than the pool's HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE (its size):
+  // an invalid allocation, as ROCR answers, not a CUDA failure.
+  const size_t max_size = pool->kind == PoolKind::kDevice ? pool->agent->total_memory : g_runtime.host_memory;
+  if (size > max_size) {
+    log_error("hsa_amd_memory_pool_allocate: %zu bytes is more than the pool's %zu", size, max_size);
+    return HSA_STATUS_ERROR_INVALID_ALLOCATION;
+  }
+  if (!make_current(pool->agent)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  const size_t rounded = (size + 4095) & ~size_t(4095);
+  void* address = nullptr;
+  CUresult r;
+  if (pool->kind == PoolKind::kDevice) {
+    CUdeviceptr device = 0;
+    r = g_runtime.cuda.cuMemAlloc(&device, rounded);
+    address = reinterpret_cast<void*>(uintptr_t(device));
+  } else {
+    r = g_runtime.cuda.cuMemHostAlloc(&address, rounded, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
+  }
+  if (r != CUDA_SUCCESS) {
+    log_error("hsa_amd_memory_pool_allocate: %zu bytes: %s", rounded, cuda_error_text(r).c_str());
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
+  facts->owner = hsa_agent_t{reinterpret_cast<uint64_t>(pool->agent)};
+  facts->global_flags = global_flags(*pool);
+  facts->host_accessible = pool->kind != PoolKind::kDevice;
+  facts->word = uint64_t(pool->kind);
+  *ptr = address;
+  return HSA_STATUS_SUCCESS;
+}
+
+// The back-end's pool_free.
+void pool_free(void* ptr, size_t, const hsa_core::AllocationFacts& facts) {
+  // With abandoned work (a destroyed queue's kernel that never ends) a free
+  // would wait for it (CUDA's frees synchronize): the memory is left to the
+  // context, which the process's exit releases.
+  if (g_runtime.abandoned_work.load(std::memory_order_acquire)) return;
+  make_current(to_agent(facts.owner));
+  CUresult r = PoolKind(facts.word) == PoolKind::kDevice ? g_runtime.cuda.cuMemFree(CUdeviceptr(uintptr_t(ptr)))
+                                                         : g_runtime.cuda.cuMemFreeHost(ptr);
+  // After a device fault every CUDA call fails; the memory goes with the
+  // context when hsa_shut_down resets it, so the free is no error then.
+  if (r != CUDA_SUCCESS && g_runtime.sticky_fault.load() == 0)
+    log_error("hsa_amd_memory_pool_free: %p: %s", ptr, cuda_error_text(r).c_str());
+}
+
+// The back-end's fill, as hsa-cpu's (and ROCR's): device memory is set by
+// the device (cuMemsetD32 on the legacy stream, which the queues'
+// non-blocking streams do not wait for, then waited for), pinned host
+// memory by the host; it is done when the call returns.
+hsa_status_t fill(void* ptr, uint32_t value, size_t count, const hsa_core::AllocationFacts& facts) {
+  if (PoolKind(facts.word) != PoolKind::kDevice) {
+    std::fill_n(static_cast<uint32_t*>(ptr), count, value);
+    return HSA_STATUS_SUCCESS;
+  }
+  if (!make_current(to_agent(facts.owner))) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  CUresult r = g_runtime.cuda.cuMemsetD32(CUdeviceptr(uintptr_t(ptr)), value, count);
+  if (r == CUDA_SUCCESS) r = g_runtime.cuda.cuStreamSynchronize(nullptr);
+  if (r != CUDA_SUCCESS) {
+    log_error("hsa_amd_memory_fill: %zu dwords at %p: %s", count, ptr, cuda_error_text(r).c_str());
+    return HSA_STATUS_ERROR;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+// Device memory is its device's alone; pinned host memory every agent's.
+size_t accessible_agents(const hsa_core::AllocationFacts& facts, hsa_agent_t* out, size_t capacity) {
+  if (PoolKind(facts.word) == PoolKind::kDevice) {
+    if (capacity > 0) out[0] = facts.owner;
+    return 1;
+  }
+  for (size_t i = 0; i < g_runtime.agents.size() && i < capacity; ++i)
+    out[i] = hsa_agent_t{reinterpret_cast<uint64_t>(g_runtime.agents[i].get())};
+  return g_runtime.agents.size();
+}
 
 }  // namespace
 
-void memory_release_all(bool release_cuda) {
-  std::lock_guard<std::mutex> lock(g_allocations_mutex);
-  for (auto& [address, allocation] : g_allocations) {
-    if (!release_cuda) break;
-    make_current(allocation.agent);
-    if (allocation.kind == PoolKind::kDevice)
-      g_runtime.cuda.cuMemFree(CUdeviceptr(address));
-    else
-      g_runtime.cuda.cuMemFreeHost(reinterpret_cast<void*>(address));
-  }
-  if (!g_allocations.empty()) log_error("hsa_shut_down: %zu allocations were left alive", g_allocations.size());
-  g_allocations.clear();
+void set_memory_hooks(hsa_core::Backend& b) {
+  b.pool_known = [](uint64_t pool) { return to_pool(hsa_amd_memory_pool_t{pool}) != nullptr; };
+  b.pool_allocate = pool_allocate;
+  b.pool_free = pool_free;
+  b.fill = fill;
+  b.accessible_agents = accessible_agents;
 }
+
+void memory_release_all(bool release_cuda) { hsa_core::release_all_allocations(release_cuda); }
 
 }  // namespace hsa_cuda
 
@@ -560,12 +638,7 @@ hsa_status_t hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t handle, hsa_amd_
   }
   switch (enum_bits(attribute)) {
     case HSA_AMD_MEMORY_POOL_INFO_SEGMENT: return put(value, HSA_AMD_SEGMENT_GLOBAL);
-    case HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS: {
-      uint32_t flags = device ? HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED
-                              : HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED;
-      if (pool->kind == PoolKind::kKernarg) flags |= HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT;
-      return put<uint32_t>(value, flags);
-    }
+    case HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS: return put<uint32_t>(value, hsa_cuda::global_flags(*pool));
     case HSA_AMD_MEMORY_POOL_INFO_SIZE: return put<size_t>(value, size);
     case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED: return put<bool>(value, true);
     case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE: return put<size_t>(value, 4096);
@@ -576,123 +649,6 @@ hsa_status_t hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t handle, hsa_amd_
     case HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE: return put<size_t>(value, size);
     default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }
-}
-
-hsa_status_t hsa_amd_memory_pool_allocate(hsa_amd_memory_pool_t handle, size_t size, uint32_t flags, void** ptr) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  Pool* pool = to_pool(handle);
-  if (!pool) return hsa_status_t(HSA_STATUS_ERROR_INVALID_MEMORY_POOL);
-  if (!ptr || size == 0 || pool->kind == PoolKind::kGroup) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  (void)flags;
-  // More than the pool's HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE (its size):
-  // an invalid allocation, as ROCR answers, not a CUDA failure.
-  const size_t max_size = pool->kind == PoolKind::kDevice ? pool->agent->total_memory : g_runtime.host_memory;
-  if (size > max_size) {
-    log_error("hsa_amd_memory_pool_allocate: %zu bytes is more than the pool's %zu", size, max_size);
-    return HSA_STATUS_ERROR_INVALID_ALLOCATION;
-  }
-  if (!make_current(pool->agent)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-  size = (size + 4095) & ~size_t(4095);
-  void* address = nullptr;
-  CUresult r;
-  if (pool->kind == PoolKind::kDevice) {
-    CUdeviceptr device = 0;
-    r = g_runtime.cuda.cuMemAlloc(&device, size);
-    address = reinterpret_cast<void*>(uintptr_t(device));
-  } else {
-    r = g_runtime.cuda.cuMemHostAlloc(&address, size, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
-  }
-  if (r != CUDA_SUCCESS) {
-    log_error("hsa_amd_memory_pool_allocate: %zu bytes: %s", size, cuda_error_text(r).c_str());
-    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-  }
-  {
-    std::lock_guard<std::mutex> lock(g_allocations_mutex);
-    g_allocations[reinterpret_cast<uintptr_t>(address)] = Allocation{size, pool->kind, pool->agent};
-  }
-  *ptr = address;
-  return HSA_STATUS_SUCCESS;
-}
-
-hsa_status_t hsa_amd_memory_pool_free(void* ptr) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  if (!ptr) return HSA_STATUS_SUCCESS;
-  Allocation allocation;
-  {
-    std::lock_guard<std::mutex> lock(g_allocations_mutex);
-    auto it = g_allocations.find(reinterpret_cast<uintptr_t>(ptr));
-    if (it == g_allocations.end()) {
-      log_error("hsa_amd_memory_pool_free: %p is not the start of an allocation", ptr);
-      return HSA_STATUS_ERROR_INVALID_ALLOCATION;
-    }
-    allocation = it->second;
-    g_allocations.erase(it);
-  }
-  // With abandoned work (a destroyed queue's kernel that never ends) a free
-  // would wait for it (CUDA's frees synchronize): the memory is left to the
-  // context, which the process's exit releases.
-  if (g_runtime.abandoned_work.load(std::memory_order_acquire)) return HSA_STATUS_SUCCESS;
-  make_current(allocation.agent);
-  CUresult r = allocation.kind == PoolKind::kDevice ? g_runtime.cuda.cuMemFree(CUdeviceptr(uintptr_t(ptr)))
-                                                    : g_runtime.cuda.cuMemFreeHost(ptr);
-  // After a device fault every CUDA call fails; the memory goes with the
-  // context when hsa_shut_down resets it, so the free is no error then.
-  if (r != CUDA_SUCCESS && g_runtime.sticky_fault.load() == 0)
-    log_error("hsa_amd_memory_pool_free: %p: %s", ptr, cuda_error_text(r).c_str());
-  return HSA_STATUS_SUCCESS;
-}
-
-hsa_status_t hsa_amd_agents_allow_access(uint32_t num_agents, const hsa_agent_t* agents, const uint32_t* flags,
-                                         const void* ptr) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  if (num_agents == 0 || !agents || !ptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  (void)flags;
-  for (uint32_t i = 0; i < num_agents; ++i)
-    if (!to_agent(agents[i])) return HSA_STATUS_ERROR_INVALID_AGENT;
-  return HSA_STATUS_SUCCESS;
-}
-
-// A fill of `count` dwords, as hsa-cpu's (and ROCR's) rules have it: a
-// 4-byte aligned range inside one of the runtime's allocations. Device
-// memory is set by the device (cuMemsetD32 on the legacy stream, which the
-// queues' non-blocking streams do not wait for, then waited for), pinned
-// host memory by the host; it is done when the call returns.
-hsa_status_t hsa_amd_memory_fill(void* ptr, uint32_t value, size_t count) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  if (!ptr || reinterpret_cast<uintptr_t>(ptr) % sizeof(uint32_t) != 0) {
-    log_error("hsa_amd_memory_fill: %p is null or not 4-byte aligned", ptr);
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  }
-  if (count == 0) return HSA_STATUS_SUCCESS;
-  Allocation allocation{};
-  {
-    std::lock_guard<std::mutex> lock(g_allocations_mutex);
-    const uintptr_t address = reinterpret_cast<uintptr_t>(ptr);
-    auto it = g_allocations.upper_bound(address);
-    bool inside = it != g_allocations.begin();
-    if (inside) {
-      --it;
-      const uintptr_t offset = address - it->first;
-      inside = offset < it->second.size && count <= (it->second.size - offset) / sizeof(uint32_t);
-      allocation = it->second;
-    }
-    if (!inside) {
-      log_error("hsa_amd_memory_fill: %zu dwords at %p are not inside one runtime allocation", count, ptr);
-      return HSA_STATUS_ERROR_INVALID_ALLOCATION;
-    }
-  }
-  if (allocation.kind != PoolKind::kDevice) {
-    std::fill_n(static_cast<uint32_t*>(ptr), count, value);
-    return HSA_STATUS_SUCCESS;
-  }
-  if (!make_current(allocation.agent)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-  CUresult r = g_runtime.cuda.cuMemsetD32(CUdeviceptr(uintptr_t(ptr)), value, count);
-  if (r == CUDA_SUCCESS) r = g_runtime.cuda.cuStreamSynchronize(nullptr);
-  if (r != CUDA_SUCCESS) {
-    log_error("hsa_amd_memory_fill: %zu dwords at %p: %s", count, ptr, cuda_error_text(r).c_str());
-    return HSA_STATUS_ERROR;
-  }
-  return HSA_STATUS_SUCCESS;
 }
 
 hsa_status_t hsa_memory_copy(void* dst, const void* src, size_t size) {

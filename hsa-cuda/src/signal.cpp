@@ -167,10 +167,7 @@ hsa_core::Backend& hsa_core::backend() {
     b.device_writes = true;
     b.doorbell_stored = hsa_cuda::stamp_doorbell;
     b.signal_destroying = [](Signal* signal) { hsa_cuda::profiling_forget(hsa_core::to_handle(signal)); };
-    b.region_allocate = [](uint64_t pool, size_t size, void** ptr) {
-      return hsa_amd_memory_pool_allocate(hsa_amd_memory_pool_t{pool}, size, 0, ptr);
-    };
-    b.region_free = [](void* ptr) { return hsa_amd_memory_pool_free(ptr); };
+    hsa_cuda::set_memory_hooks(b);
     b.regions_include_host_pools = true;
     b.isa_from_name = hsa_cuda::isa_from_name;
     b.isa_compatible = hsa_cuda::isa_compatible;

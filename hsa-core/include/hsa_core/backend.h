@@ -20,6 +20,7 @@ namespace hsa_core {
 
 struct Signal;
 struct LoadedCode;
+struct AllocationFacts;
 
 struct Backend {
   // The runtime's name: the prefix of its log lines and of its threads'
@@ -48,10 +49,22 @@ struct Backend {
   // write signal values (hsa-cuda) gives memory they can reach.
   void* (*signal_storage_allocate)(size_t bytes) = nullptr;
   void (*signal_storage_free)(void* storage) = nullptr;
-  // Regions (regions.cpp): hsa_memory_allocate from the pool a region is
-  // (its handle; a known pool, checked) and hsa_memory_free.
-  hsa_status_t (*region_allocate)(uint64_t pool, size_t size, void** ptr) = nullptr;
-  hsa_status_t (*region_free)(void* ptr) = nullptr;
+  // Memory (memory.h; regions.cpp allocates through it too). Whether
+  // `pool` is the handle of one of the runtime's memory pools.
+  bool (*pool_known)(uint64_t pool) = nullptr;
+  // Allocates `size` bytes (not 0) from `pool` (a known pool) with `flags`:
+  // its base in *ptr, what pointer info and the other hooks need in *facts;
+  // another status refuses it, with nothing allocated.
+  hsa_status_t (*pool_allocate)(uint64_t pool, size_t size, uint32_t flags, void** ptr,
+                                AllocationFacts* facts) = nullptr;
+  // Releases what pool_allocate made (its base, the size asked, its facts).
+  void (*pool_free)(void* ptr, size_t size, const AllocationFacts& facts) = nullptr;
+  // Sets `count` dwords at ptr (4-byte aligned, inside the allocation of
+  // `facts`) to `value`; done when it returns.
+  hsa_status_t (*fill)(void* ptr, uint32_t value, size_t count, const AllocationFacts& facts) = nullptr;
+  // The agents that reach memory of `facts` (pointer info's list): writes up
+  // to `capacity` of them to `out` and returns how many there are.
+  size_t (*accessible_agents)(const AllocationFacts& facts, hsa_agent_t* out, size_t capacity) = nullptr;
   // A kernel agent's regions also list the host agents' pools that every
   // agent reaches (a discrete device's view of system memory, as ROCR's
   // GPU agents list the system regions).

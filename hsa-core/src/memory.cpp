@@ -1,0 +1,298 @@
+// The runtime's allocations (memory.h): one range map for both back-ends,
+// so a free of an unknown pointer fails cleanly, a fill outside the
+// runtime's memory is refused, and hsa_amd_pointer_info describes any
+// address the same way on every back-end.
+#include <hsa_core/memory.h>
+
+#include <hsa/hsa_ext_amd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <new>
+#include <shared_mutex>
+#include <vector>
+
+#include <hsa_core/backend.h>
+#include <hsa_core/platform.h>
+
+namespace hsa_core {
+namespace {
+
+struct DeallocationCallback {
+  hsa_amd_deallocation_callback_t callback;  // called before the memory goes
+  void* user_data;                           // passed to callback
+};
+
+struct Allocation {
+  size_t size = 0;                                      // bytes asked for (locked: bytes locked)
+  hsa_amd_pointer_type_t type = HSA_EXT_POINTER_TYPE_HSA;  // HSA (a pool's) or LOCKED (host memory)
+  AllocationFacts facts;                                // what the back-end says of it
+  void* user_data = nullptr;                            // hsa_amd_pointer_info_set_userdata
+  std::vector<DeallocationCallback> callbacks;          // hsa_amd_register_deallocation_callback
+};
+
+struct AllocationMap {
+  std::shared_mutex mutex;
+  std::map<uintptr_t, Allocation> ranges;  // base address -> allocation
+
+  // The allocation containing `p` (mutex held); end() when none. An empty
+  // range (never made: sizes are not 0) would still contain its base.
+  std::map<uintptr_t, Allocation>::iterator find(const void* p) {
+    const uintptr_t address = reinterpret_cast<uintptr_t>(p);
+    auto it = ranges.upper_bound(address);
+    if (it == ranges.begin()) return ranges.end();
+    --it;
+    const size_t extent = it->second.size == 0 ? 1 : it->second.size;
+    return address - it->first < extent ? it : ranges.end();
+  }
+};
+
+AllocationMap& allocations() {
+  // Never destroyed: a runtime's exit handlers may still free.
+  static AllocationMap* map = new AllocationMap();
+  return *map;
+}
+
+}  // namespace
+
+hsa_status_t free_pool_allocation(void* ptr, const char* api) {
+  if (ptr == nullptr) return HSA_STATUS_SUCCESS;
+  Allocation allocation;
+  {
+    AllocationMap& map = allocations();
+    std::unique_lock<std::shared_mutex> lock(map.mutex);
+    auto it = map.ranges.find(reinterpret_cast<uintptr_t>(ptr));
+    if (it == map.ranges.end() || it->second.type != HSA_EXT_POINTER_TYPE_HSA) {
+      log("%s: %p is not the base of a live allocation", api, ptr);
+      return HSA_STATUS_ERROR_INVALID_ALLOCATION;
+    }
+    allocation = std::move(it->second);
+    map.ranges.erase(it);
+  }
+  for (const DeallocationCallback& cb : allocation.callbacks) cb.callback(ptr, cb.user_data);
+  backend().pool_free(ptr, allocation.size, allocation.facts);
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t allocate_from_pool(uint64_t pool, size_t size, uint32_t flags, void** ptr) {
+  if (!backend().pool_known(pool)) return static_cast<hsa_status_t>(HSA_STATUS_ERROR_INVALID_MEMORY_POOL);
+  if (size == 0 || ptr == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  void* base = nullptr;
+  AllocationFacts facts;
+  if (hsa_status_t status = backend().pool_allocate(pool, size, flags, &base, &facts); status != HSA_STATUS_SUCCESS)
+    return status;
+  try {
+    AllocationMap& map = allocations();
+    std::unique_lock<std::shared_mutex> lock(map.mutex);
+    Allocation& record = map.ranges[reinterpret_cast<uintptr_t>(base)];
+    record = Allocation{};
+    record.size = size;
+    record.facts = facts;
+  } catch (const std::bad_alloc&) {
+    backend().pool_free(base, size, facts);
+    log("allocation of %zu bytes: out of host memory for its record", size);
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
+  *ptr = base;
+  return HSA_STATUS_SUCCESS;
+}
+
+bool record_locked(void* ptr, size_t size, const AllocationFacts& facts) {
+  try {
+    AllocationMap& map = allocations();
+    std::unique_lock<std::shared_mutex> lock(map.mutex);
+    if (map.find(ptr) != map.ranges.end()) return true;  // inside an allocation, or locked already
+    Allocation& record = map.ranges[reinterpret_cast<uintptr_t>(ptr)];
+    record.size = size;
+    record.type = HSA_EXT_POINTER_TYPE_LOCKED;
+    record.facts = facts;
+    return true;
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
+}
+
+void erase_locked(void* ptr) {
+  AllocationMap& map = allocations();
+  std::unique_lock<std::shared_mutex> lock(map.mutex);
+  auto it = map.ranges.find(reinterpret_cast<uintptr_t>(ptr));
+  if (it != map.ranges.end() && it->second.type == HSA_EXT_POINTER_TYPE_LOCKED) map.ranges.erase(it);
+}
+
+bool allocation_containing(const void* ptr, void** base, size_t* size) {
+  AllocationMap& map = allocations();
+  std::shared_lock<std::shared_mutex> lock(map.mutex);
+  auto it = map.find(ptr);
+  if (it == map.ranges.end()) return false;
+  *base = reinterpret_cast<void*>(it->first);
+  *size = it->second.size;
+  return true;
+}
+
+void release_all_allocations(bool release) {
+  std::map<uintptr_t, Allocation> live;
+  {
+    AllocationMap& map = allocations();
+    std::unique_lock<std::shared_mutex> lock(map.mutex);
+    live.swap(map.ranges);
+  }
+  size_t count = 0;
+  unsigned long long bytes = 0;
+  for (auto& [base, allocation] : live) {
+    if (allocation.type != HSA_EXT_POINTER_TYPE_HSA) continue;  // locked host memory is the application's
+    ++count;
+    bytes += allocation.size;
+    if (release) backend().pool_free(reinterpret_cast<void*>(base), allocation.size, allocation.facts);
+  }
+  // What the application never freed (the log shows it: a leak check).
+  if (count != 0) log("hsa_shut_down: %zu allocation(s), %llu bytes, still live (freed now)", count, bytes);
+}
+
+}  // namespace hsa_core
+
+using namespace hsa_core;
+
+HSA_CORE_EXPORT hsa_status_t hsa_amd_memory_pool_allocate(hsa_amd_memory_pool_t memory_pool, size_t size,
+                                                          uint32_t flags, void** ptr) {
+  HSA_CORE_REQUIRE_INIT();
+  return allocate_from_pool(memory_pool.handle, size, flags, ptr);
+}
+
+HSA_CORE_EXPORT hsa_status_t hsa_amd_memory_pool_free(void* ptr) {
+  HSA_CORE_REQUIRE_INIT();
+  return free_pool_allocation(ptr, "hsa_amd_memory_pool_free");
+}
+
+HSA_CORE_EXPORT hsa_status_t hsa_amd_agents_allow_access(uint32_t num_agents, const hsa_agent_t* agents,
+                                                         const uint32_t* flags, const void* ptr) {
+  HSA_CORE_REQUIRE_INIT();
+  // flags is reserved: it must be NULL.
+  if (num_agents == 0 || agents == nullptr || flags != nullptr || ptr == nullptr)
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  for (uint32_t i = 0; i < num_agents; ++i)
+    if (!backend().agent_known(agents[i])) return HSA_STATUS_ERROR_INVALID_AGENT;
+  AllocationMap& map = allocations();
+  std::shared_lock<std::shared_mutex> lock(map.mutex);
+  if (map.find(ptr) == map.ranges.end()) {
+    log("hsa_amd_agents_allow_access: %p is not in a runtime allocation", ptr);
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  // Every agent that may be named reaches the memory already (the back-end's
+  // accessible_agents; a device's memory is its own and the host's pinned
+  // memory everyone's).
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CORE_EXPORT hsa_status_t hsa_amd_pointer_info(const void* ptr, hsa_amd_pointer_info_t* info,
+                                                  void* (*alloc)(size_t), uint32_t* num_agents_accessible,
+                                                  hsa_agent_t** accessible) {
+  HSA_CORE_REQUIRE_INIT();
+  if (ptr == nullptr || info == nullptr || info->size < offsetof(hsa_amd_pointer_info_t, type) + sizeof(info->type))
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if ((num_agents_accessible != nullptr || accessible != nullptr) &&
+      (num_agents_accessible == nullptr || accessible == nullptr || alloc == nullptr))
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  hsa_amd_pointer_info_t result{};
+  result.size = uint32_t(std::min<size_t>(info->size, sizeof(hsa_amd_pointer_info_t)));
+  result.type = HSA_EXT_POINTER_TYPE_UNKNOWN;
+  AllocationFacts facts;
+  {
+    AllocationMap& map = allocations();
+    std::shared_lock<std::shared_mutex> lock(map.mutex);
+    auto it = map.find(ptr);
+    if (it != map.ranges.end()) {
+      facts = it->second.facts;
+      result.type = it->second.type;
+      result.agentBaseAddress = reinterpret_cast<void*>(it->first);
+      result.hostBaseAddress = facts.host_accessible ? reinterpret_cast<void*>(it->first) : nullptr;
+      result.sizeInBytes = it->second.size;
+      result.userData = it->second.user_data;
+      result.agentOwner = facts.owner;
+      result.global_flags = facts.global_flags;
+    }
+  }
+  memcpy(info, &result, result.size);
+  if (accessible != nullptr) {
+    *num_agents_accessible = 0;
+    *accessible = nullptr;
+    if (result.type == HSA_EXT_POINTER_TYPE_UNKNOWN) return HSA_STATUS_SUCCESS;
+    const size_t count = backend().accessible_agents(facts, nullptr, 0);
+    if (count == 0) return HSA_STATUS_SUCCESS;
+    auto* list = static_cast<hsa_agent_t*>(alloc(sizeof(hsa_agent_t) * count));
+    if (list == nullptr) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    *num_agents_accessible = uint32_t(backend().accessible_agents(facts, list, count));
+    *accessible = list;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CORE_EXPORT hsa_status_t hsa_amd_pointer_info_set_userdata(const void* ptr, void* userdata) {
+  HSA_CORE_REQUIRE_INIT();
+  AllocationMap& map = allocations();
+  std::unique_lock<std::shared_mutex> lock(map.mutex);
+  auto it = map.find(ptr);
+  if (it == map.ranges.end()) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  it->second.user_data = userdata;
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CORE_EXPORT hsa_status_t hsa_amd_register_deallocation_callback(void* ptr,
+                                                                    hsa_amd_deallocation_callback_t callback,
+                                                                    void* user_data) {
+  HSA_CORE_REQUIRE_INIT();
+  if (ptr == nullptr || callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  AllocationMap& map = allocations();
+  std::unique_lock<std::shared_mutex> lock(map.mutex);
+  auto it = map.find(ptr);
+  if (it == map.ranges.end() || it->second.type != HSA_EXT_POINTER_TYPE_HSA) return HSA_STATUS_ERROR_INVALID_ALLOCATION;
+  try {
+    it->second.callbacks.push_back(DeallocationCallback{callback, user_data});
+  } catch (const std::bad_alloc&) {
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CORE_EXPORT hsa_status_t hsa_amd_deregister_deallocation_callback(void* ptr,
+                                                                      hsa_amd_deallocation_callback_t callback) {
+  HSA_CORE_REQUIRE_INIT();
+  // "The given notifier was not registered": for this pointer, which may not
+  // be an allocation at all.
+  if (ptr == nullptr || callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  AllocationMap& map = allocations();
+  std::unique_lock<std::shared_mutex> lock(map.mutex);
+  auto it = map.find(ptr);
+  if (it == map.ranges.end()) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  auto& callbacks = it->second.callbacks;
+  auto cb = std::find_if(callbacks.begin(), callbacks.end(),
+                         [&](const DeallocationCallback& c) { return c.callback == callback; });
+  if (cb == callbacks.end()) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  callbacks.erase(cb);
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CORE_EXPORT hsa_status_t hsa_amd_memory_fill(void* ptr, uint32_t value, size_t count) {
+  HSA_CORE_REQUIRE_INIT();
+  if (ptr == nullptr || reinterpret_cast<uintptr_t>(ptr) % sizeof(uint32_t) != 0) {
+    log("hsa_amd_memory_fill: %p is null or not 4-byte aligned", ptr);
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  if (count == 0) return HSA_STATUS_SUCCESS;
+  AllocationFacts facts;
+  {
+    // The range must lie in one allocation of the runtime (a pool
+    // allocation or locked host memory), never in memory nobody gave it.
+    AllocationMap& map = allocations();
+    std::shared_lock<std::shared_mutex> lock(map.mutex);
+    auto it = map.find(ptr);
+    const uintptr_t offset = reinterpret_cast<uintptr_t>(ptr) - (it == map.ranges.end() ? 0 : it->first);
+    if (it == map.ranges.end() || count > (it->second.size - offset) / sizeof(uint32_t)) {
+      log("hsa_amd_memory_fill: %zu dwords at %p are not inside one runtime allocation", count, ptr);
+      return HSA_STATUS_ERROR_INVALID_ALLOCATION;
+    }
+    facts = it->second.facts;
+  }
+  return backend().fill(ptr, value, count, facts);
+}

@@ -1,0 +1,175 @@
+// The core's memory (hsa-core/include/hsa_core/memory.h) through every pool
+// a runtime offers: allocations tracked, described by pointer info, filled,
+// their deallocation callbacks, frees that fail cleanly, regions. Nothing
+// here assumes which runtime it runs on: hsa_cpu_tests runs it on hsa-cpu,
+// hsa_cuda_core_tests on hsa-cuda (device memory and pinned host memory).
+#include <algorithm>
+#include <atomic>
+#include <vector>
+
+#include "hsa_test_util.h"
+
+using namespace hsa_test;
+
+namespace {
+
+struct AllocatablePool {
+  hsa_agent_t agent;
+  hsa_amd_memory_pool_t pool;
+  uint32_t flags;
+};
+
+// Every global pool that allows runtime allocation, of every agent.
+std::vector<AllocatablePool> allocatable_pools() {
+  std::vector<AllocatablePool> out;
+  for (hsa_agent_t agent : Runtime::agents()) {
+    struct Context {
+      hsa_agent_t agent;
+      std::vector<AllocatablePool>* out;
+    } context{agent, &out};
+    REQUIRE(hsa_amd_agent_iterate_memory_pools(
+                agent,
+                [](hsa_amd_memory_pool_t pool, void* data) {
+                  auto* c = static_cast<Context*>(data);
+                  hsa_amd_segment_t segment{};
+                  bool allowed = false;
+                  uint32_t flags = 0;
+                  hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &segment);
+                  hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED, &allowed);
+                  hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags);
+                  if (segment == HSA_AMD_SEGMENT_GLOBAL && allowed) c->out->push_back({c->agent, pool, flags});
+                  return HSA_STATUS_SUCCESS;
+                },
+                &context) == HSA_STATUS_SUCCESS);
+  }
+  return out;
+}
+
+std::atomic<int> g_kept_calls{0};
+std::atomic<int> g_dropped_calls{0};
+
+}  // namespace
+
+TEST_SUITE("memory-core") {
+
+TEST_CASE("every allocatable pool: tracked, described, filled and freed") {
+  REQUIRE(hsa_init() == HSA_STATUS_SUCCESS);
+  const std::vector<AllocatablePool> pools = allocatable_pools();
+  REQUIRE(!pools.empty());
+  for (size_t k = 0; k < pools.size(); ++k) {
+    const AllocatablePool& entry = pools[k];
+    CAPTURE(k);
+    constexpr size_t kBytes = 10000;
+    constexpr size_t kDwords = kBytes / 4;
+    void* p = nullptr;
+    REQUIRE(hsa_amd_memory_pool_allocate(entry.pool, kBytes, 0, &p) == HSA_STATUS_SUCCESS);
+    REQUIRE(p != nullptr);
+
+    // Pointer info, from an address inside.
+    hsa_amd_pointer_info_t info{};
+    info.size = sizeof(info);
+    hsa_agent_t* accessible = nullptr;
+    uint32_t count = 0;
+    REQUIRE(hsa_amd_pointer_info(static_cast<char*>(p) + 5000, &info, malloc, &count, &accessible) ==
+            HSA_STATUS_SUCCESS);
+    CHECK(info.type == HSA_EXT_POINTER_TYPE_HSA);
+    CHECK(info.agentBaseAddress == p);
+    CHECK((info.hostBaseAddress == p || info.hostBaseAddress == nullptr));
+    CHECK(info.sizeInBytes == kBytes);
+    CHECK(info.agentOwner.handle == entry.agent.handle);
+    CHECK(info.global_flags == entry.flags);
+    REQUIRE(count >= 1);
+    REQUIRE(accessible != nullptr);
+    CHECK(std::any_of(accessible, accessible + count,
+                      [&](hsa_agent_t a) { return a.handle == entry.agent.handle; }));
+    free(accessible);
+    int user = 0;
+    CHECK(hsa_amd_pointer_info_set_userdata(p, &user) == HSA_STATUS_SUCCESS);
+    REQUIRE(hsa_amd_pointer_info(p, &info, nullptr, nullptr, nullptr) == HSA_STATUS_SUCCESS);
+    CHECK(info.userData == &user);
+    int stack_value = 0;
+    REQUIRE(hsa_amd_pointer_info(&stack_value, &info, nullptr, nullptr, nullptr) == HSA_STATUS_SUCCESS);
+    CHECK(info.type == HSA_EXT_POINTER_TYPE_UNKNOWN);
+    CHECK(hsa_amd_pointer_info_set_userdata(&stack_value, &user) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+
+    // Access grants: checked, then nothing to do.
+    const uint32_t flag = 0;
+    CHECK(hsa_amd_agents_allow_access(1, &entry.agent, nullptr, p) == HSA_STATUS_SUCCESS);
+    CHECK(hsa_amd_agents_allow_access(1, &entry.agent, &flag, p) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(hsa_amd_agents_allow_access(1, &entry.agent, nullptr, &stack_value) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    const hsa_agent_t bogus{8};
+    CHECK(hsa_amd_agents_allow_access(1, &bogus, nullptr, p) == HSA_STATUS_ERROR_INVALID_AGENT);
+
+    // Fills: every dword of the range, none past it; read back by copy (the
+    // host may not reach device memory).
+    REQUIRE(hsa_amd_memory_fill(p, 0, kDwords) == HSA_STATUS_SUCCESS);
+    REQUIRE(hsa_amd_memory_fill(p, 0xdeadbeef, kDwords - 1) == HSA_STATUS_SUCCESS);
+    std::vector<uint32_t> back(kDwords, 7);
+    REQUIRE(hsa_memory_copy(back.data(), p, kBytes) == HSA_STATUS_SUCCESS);
+    CHECK(std::count(back.begin(), back.end() - 1, 0xdeadbeefu) == long(kDwords - 1));
+    CHECK(back[kDwords - 1] == 0);
+    CHECK(hsa_amd_memory_fill(p, 1, kDwords + 1) == HSA_STATUS_ERROR_INVALID_ALLOCATION);
+    CHECK(hsa_amd_memory_fill(static_cast<char*>(p) + 2, 1, 1) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(hsa_amd_memory_fill(&stack_value, 1, 1) == HSA_STATUS_ERROR_INVALID_ALLOCATION);
+    CHECK(hsa_amd_memory_fill(p, 1, 0) == HSA_STATUS_SUCCESS);
+
+    // Deallocation callbacks: the one still registered runs once, at the free.
+    g_kept_calls = 0;
+    g_dropped_calls = 0;
+    auto kept = [](void*, void*) { g_kept_calls.fetch_add(1); };
+    auto dropped = [](void*, void*) { g_dropped_calls.fetch_add(1); };
+    CHECK(hsa_amd_register_deallocation_callback(p, kept, nullptr) == HSA_STATUS_SUCCESS);
+    CHECK(hsa_amd_register_deallocation_callback(p, dropped, nullptr) == HSA_STATUS_SUCCESS);
+    CHECK(hsa_amd_deregister_deallocation_callback(p, dropped) == HSA_STATUS_SUCCESS);
+    CHECK(hsa_amd_deregister_deallocation_callback(p, dropped) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(hsa_amd_register_deallocation_callback(&stack_value, kept, nullptr) == HSA_STATUS_ERROR_INVALID_ALLOCATION);
+    CHECK(hsa_amd_register_deallocation_callback(p, nullptr, nullptr) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+
+    // Frees: only the base of a live allocation, once.
+    CHECK(hsa_amd_memory_pool_free(static_cast<char*>(p) + 8) == HSA_STATUS_ERROR_INVALID_ALLOCATION);
+    CHECK(g_kept_calls.load() == 0);
+    CHECK(hsa_amd_memory_pool_free(p) == HSA_STATUS_SUCCESS);
+    CHECK(g_kept_calls.load() == 1);
+    CHECK(g_dropped_calls.load() == 0);
+    CHECK(hsa_amd_memory_pool_free(p) == HSA_STATUS_ERROR_INVALID_ALLOCATION);
+    CHECK(hsa_amd_memory_pool_free(&stack_value) == HSA_STATUS_ERROR_INVALID_ALLOCATION);
+    CHECK(hsa_amd_memory_pool_free(nullptr) == HSA_STATUS_SUCCESS);
+
+    // Arguments.
+    CHECK(hsa_amd_memory_pool_allocate(entry.pool, 0, 0, &p) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(hsa_amd_memory_pool_allocate(entry.pool, 64, 0, nullptr) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+
+    // The pool as a region: hsa_memory_allocate and hsa_memory_free.
+    void* r = nullptr;
+    REQUIRE(hsa_memory_allocate(hsa_region_t{entry.pool.handle}, 100, &r) == HSA_STATUS_SUCCESS);
+    REQUIRE(hsa_amd_pointer_info(r, &info, nullptr, nullptr, nullptr) == HSA_STATUS_SUCCESS);
+    CHECK(info.type == HSA_EXT_POINTER_TYPE_HSA);
+    CHECK(info.sizeInBytes == 100);
+    CHECK(hsa_memory_free(r) == HSA_STATUS_SUCCESS);
+    CHECK(hsa_memory_free(r) == HSA_STATUS_ERROR_INVALID_ALLOCATION);
+  }
+  void* p = nullptr;
+  CHECK(hsa_amd_memory_pool_allocate(hsa_amd_memory_pool_t{24}, 64, 0, &p) ==
+        static_cast<hsa_status_t>(HSA_STATUS_ERROR_INVALID_MEMORY_POOL));
+  CHECK(hsa_shut_down() == HSA_STATUS_SUCCESS);
+}
+
+TEST_CASE("what the application did not free is gone after hsa_shut_down") {
+  REQUIRE(hsa_init() == HSA_STATUS_SUCCESS);
+  const std::vector<AllocatablePool> pools = allocatable_pools();
+  REQUIRE(!pools.empty());
+  void* p = nullptr;
+  REQUIRE(hsa_amd_memory_pool_allocate(pools[0].pool, 4096, 0, &p) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_shut_down() == HSA_STATUS_SUCCESS);
+  // Outside hsa_init .. hsa_shut_down every entry point answers NOT_INITIALIZED.
+  CHECK(hsa_amd_memory_pool_free(p) == HSA_STATUS_ERROR_NOT_INITIALIZED);
+  REQUIRE(hsa_init() == HSA_STATUS_SUCCESS);
+  hsa_amd_pointer_info_t info{};
+  info.size = sizeof(info);
+  REQUIRE(hsa_amd_pointer_info(p, &info, nullptr, nullptr, nullptr) == HSA_STATUS_SUCCESS);
+  CHECK(info.type == HSA_EXT_POINTER_TYPE_UNKNOWN);
+  CHECK(hsa_amd_memory_pool_free(p) == HSA_STATUS_ERROR_INVALID_ALLOCATION);
+  CHECK(hsa_shut_down() == HSA_STATUS_SUCCESS);
+}
+
+}  // TEST_SUITE
