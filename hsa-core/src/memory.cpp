@@ -7,6 +7,7 @@
 #include <hsa/hsa_ext_amd.h>
 
 #include <algorithm>
+#include <iterator>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -49,6 +50,8 @@ struct AllocationMap {
   }
 };
 
+constexpr hsa_status_t kInvalidMemoryPool = static_cast<hsa_status_t>(HSA_STATUS_ERROR_INVALID_MEMORY_POOL);
+
 AllocationMap& allocations() {
   // Never destroyed: a runtime's exit handlers may still free.
   static AllocationMap* map = new AllocationMap();
@@ -77,8 +80,17 @@ hsa_status_t free_pool_allocation(void* ptr, const char* api) {
 }
 
 hsa_status_t allocate_from_pool(uint64_t pool, size_t size, uint32_t flags, void** ptr) {
-  if (!backend().pool_known(pool)) return static_cast<hsa_status_t>(HSA_STATUS_ERROR_INVALID_MEMORY_POOL);
+  PoolDescription description;
+  if (!backend().describe_pool(pool, &description)) return kInvalidMemoryPool;
   if (size == 0 || ptr == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (!description.alloc_allowed) {
+    log("allocation from a pool that does not allow runtime allocation (segment %d)", int(description.segment));
+    return HSA_STATUS_ERROR_INVALID_ALLOCATION;
+  }
+  if (size > description.alloc_max_size) {
+    log("allocation of %zu bytes exceeds the pool's maximum %zu", size, description.alloc_max_size);
+    return HSA_STATUS_ERROR_INVALID_ALLOCATION;
+  }
   void* base = nullptr;
   AllocationFacts facts;
   if (hsa_status_t status = backend().pool_allocate(pool, size, flags, &base, &facts); status != HSA_STATUS_SUCCESS)
@@ -153,6 +165,67 @@ void release_all_allocations(bool release) {
 }  // namespace hsa_core
 
 using namespace hsa_core;
+
+HSA_CORE_EXPORT hsa_status_t hsa_amd_agent_iterate_memory_pools(hsa_agent_t agent,
+                                                                hsa_status_t (*callback)(hsa_amd_memory_pool_t memory_pool,
+                                                                                         void* data),
+                                                                void* data) {
+  HSA_CORE_REQUIRE_INIT();
+  if (!backend().agent_known(agent)) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  uint64_t pools[16];
+  const size_t count = std::min(backend().agent_pools(agent, pools, std::size(pools)), std::size(pools));
+  for (size_t i = 0; i < count; ++i) {
+    const hsa_status_t status = callback(hsa_amd_memory_pool_t{pools[i]}, data);
+    if (status != HSA_STATUS_SUCCESS) return status;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CORE_EXPORT hsa_status_t hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t memory_pool,
+                                                          hsa_amd_memory_pool_info_t attribute, void* value) {
+  HSA_CORE_REQUIRE_INIT();
+  PoolDescription pool;
+  if (!backend().describe_pool(memory_pool.handle, &pool)) return kInvalidMemoryPool;
+  if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  switch (enum_bits(attribute)) {
+    case HSA_AMD_MEMORY_POOL_INFO_SEGMENT: *static_cast<hsa_amd_segment_t*>(value) = pool.segment; break;
+    case HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS: *static_cast<uint32_t*>(value) = pool.global_flags; break;
+    case HSA_AMD_MEMORY_POOL_INFO_SIZE: *static_cast<size_t*>(value) = pool.size; break;
+    case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED: *static_cast<bool*>(value) = pool.alloc_allowed; break;
+    case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE: *static_cast<size_t*>(value) = pool.granule; break;
+    case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALIGNMENT: *static_cast<size_t*>(value) = pool.alignment; break;
+    case HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL: *static_cast<bool*>(value) = pool.accessible_by_all; break;
+    case HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE: *static_cast<size_t*>(value) = pool.alloc_max_size; break;
+    default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CORE_EXPORT hsa_status_t hsa_amd_agent_memory_pool_get_info(hsa_agent_t agent, hsa_amd_memory_pool_t memory_pool,
+                                                                hsa_amd_agent_memory_pool_info_t attribute,
+                                                                void* value) {
+  HSA_CORE_REQUIRE_INIT();
+  if (!backend().agent_known(agent)) return HSA_STATUS_ERROR_INVALID_AGENT;
+  PoolDescription pool;
+  if (!backend().describe_pool(memory_pool.handle, &pool)) return kInvalidMemoryPool;
+  if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  const PoolLink link = backend().pool_link(agent, memory_pool.handle);
+  switch (enum_bits(attribute)) {
+    case HSA_AMD_AGENT_MEMORY_POOL_INFO_ACCESS:
+      *static_cast<hsa_amd_memory_pool_access_t*>(value) = link.access;
+      return HSA_STATUS_SUCCESS;
+    case HSA_AMD_AGENT_MEMORY_POOL_INFO_NUM_LINK_HOPS:
+      *static_cast<uint32_t*>(value) = link.hops;
+      return HSA_STATUS_SUCCESS;
+    case HSA_AMD_AGENT_MEMORY_POOL_INFO_LINK_INFO:
+      // One entry per hop: nothing to write for the agent's own memory.
+      if (link.hops != 0) *static_cast<hsa_amd_memory_pool_link_info_t*>(value) = link.link;
+      return HSA_STATUS_SUCCESS;
+    default:
+      return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+}
 
 HSA_CORE_EXPORT hsa_status_t hsa_amd_memory_pool_allocate(hsa_amd_memory_pool_t memory_pool, size_t size,
                                                           uint32_t flags, void** ptr) {

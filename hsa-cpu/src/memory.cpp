@@ -38,18 +38,10 @@ std::atomic<bool> g_async_copy_profiling{false};
 // memory, so together they hold at most what one pool's SIZE says.
 std::atomic<size_t> g_pool_bytes{0};
 
-// The back-end's pool_allocate: the pool's rules, the byte budget, the
-// mapping and its guard page (the core has checked size and ptr).
+// The back-end's pool_allocate: the byte budget, the mapping and its guard
+// page (the core has checked the pool, size and ptr).
 hsa_status_t allocate(const Pool* pool, size_t size, uint32_t flags, void** out_ptr, hsa_core::AllocationFacts* facts) {
   if (flags != 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  if (!pool->alloc_allowed) {
-    log("allocation from a pool that does not allow runtime allocation (segment %d)", pool->segment);
-    return HSA_STATUS_ERROR_INVALID_ALLOCATION;
-  }
-  if (size > pool->alloc_max_size) {
-    log("allocation of %zu bytes exceeds the pool's maximum %zu", size, pool->alloc_max_size);
-    return HSA_STATUS_ERROR_INVALID_ALLOCATION;
-  }
   const size_t mapped = (size + page_size() - 1) / page_size() * page_size();
   // Reserve the bytes only if they fit: an add-then-undo would let a
   // refused large request make concurrent small ones fail too.
@@ -167,26 +159,6 @@ void continue_copy(std::shared_ptr<PendingCopy> copy, size_t index) {
   });
 }
 
-
-hsa_status_t pool_info(const Pool* pool, uint32_t attribute, void* value) {
-  switch (attribute) {
-    case HSA_AMD_MEMORY_POOL_INFO_SEGMENT: *static_cast<hsa_amd_segment_t*>(value) = pool->segment; break;
-    case HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS:  // 0 for the group pool (as ROCR)
-      *static_cast<uint32_t*>(value) = pool->global_flags;
-      break;
-    case HSA_AMD_MEMORY_POOL_INFO_SIZE: *static_cast<size_t*>(value) = pool->size; break;
-    case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED: *static_cast<bool*>(value) = pool->alloc_allowed; break;
-    case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE: *static_cast<size_t*>(value) = pool->granule; break;
-    case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALIGNMENT: *static_cast<size_t*>(value) = pool->alignment; break;
-    case HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL:
-      *static_cast<bool*>(value) = pool->segment == HSA_AMD_SEGMENT_GLOBAL;
-      break;
-    case HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE: *static_cast<size_t*>(value) = pool->alloc_max_size; break;
-    default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  }
-  return HSA_STATUS_SUCCESS;
-}
-
 }  // namespace
 
 void free_all_allocations() {
@@ -196,9 +168,32 @@ void free_all_allocations() {
 
 // hsa-cpu's memory hooks of the core's back-end (runtime.cpp sets them).
 void set_memory_hooks(hsa_core::Backend& b) {
-  b.pool_known = [](uint64_t pool) {
+  b.agent_pools = [](hsa_agent_t agent, uint64_t* out, size_t capacity) {
+    const Agent* a = runtime()->agent(agent);
+    for (size_t i = 0; i < Agent::kPoolCount && i < capacity; ++i)
+      out[i] = reinterpret_cast<uintptr_t>(a->pool_in_order(i));
+    return Agent::kPoolCount;
+  };
+  b.describe_pool = [](uint64_t handle, hsa_core::PoolDescription* out) {
     const Runtime* rt = runtime();
-    return rt != nullptr && rt->pool(pool) != nullptr;
+    const Pool* pool = rt != nullptr ? rt->pool(handle) : nullptr;
+    if (pool == nullptr) return false;
+    out->segment = pool->segment;
+    out->global_flags = pool->global_flags;  // 0 for the group pool (as ROCR)
+    out->size = pool->size;
+    out->alloc_allowed = pool->alloc_allowed;
+    out->granule = pool->granule;
+    out->alignment = pool->alignment;
+    out->accessible_by_all = pool->segment == HSA_AMD_SEGMENT_GLOBAL;
+    out->alloc_max_size = pool->alloc_max_size;
+    return true;
+  };
+  // Every pool is the host memory the agent's cores use directly, whichever
+  // agent owns it: allowed by default, no link in between.
+  b.pool_link = [](hsa_agent_t, uint64_t) {
+    hsa_core::PoolLink link;
+    link.access = HSA_AMD_MEMORY_POOL_ACCESS_ALLOWED_BY_DEFAULT;
+    return link;
   };
   b.pool_allocate = [](uint64_t pool, size_t size, uint32_t flags, void** ptr, hsa_core::AllocationFacts* facts) {
     return allocate(runtime()->pool(pool), size, flags, ptr, facts);
@@ -219,58 +214,6 @@ void set_memory_hooks(hsa_core::Backend& b) {
 }  // namespace hsa_cpu
 
 using namespace hsa_cpu;
-
-// ---------------------------------------------------------------------------
-// Pools and regions
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_agent_iterate_memory_pools(
-    hsa_agent_t agent, hsa_status_t (*callback)(hsa_amd_memory_pool_t memory_pool, void* data),
-    void* data) {
-  HSA_CPU_REQUIRE_INIT();
-  const Agent* a = runtime()->agent(agent);
-  if (a == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  for (size_t i = 0; i < Agent::kPoolCount; ++i) {
-    const hsa_status_t status =
-        callback(hsa_amd_memory_pool_t{reinterpret_cast<uintptr_t>(a->pool_in_order(i))}, data);
-    if (status != HSA_STATUS_SUCCESS) return status;
-  }
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t memory_pool,
-                                                         hsa_amd_memory_pool_info_t attribute,
-                                                         void* value) {
-  HSA_CPU_REQUIRE_INIT();
-  const Pool* pool = runtime()->pool(memory_pool.handle);
-  if (pool == nullptr) return kStatusInvalidMemoryPool;
-  if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  return pool_info(pool, enum_bits(attribute), value);
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_agent_memory_pool_get_info(
-    hsa_agent_t agent, hsa_amd_memory_pool_t memory_pool,
-    hsa_amd_agent_memory_pool_info_t attribute, void* value) {
-  HSA_CPU_REQUIRE_INIT();
-  Runtime* rt = runtime();
-  if (rt->agent(agent) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  if (rt->pool(memory_pool.handle) == nullptr) return kStatusInvalidMemoryPool;
-  if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  switch (enum_bits(attribute)) {
-    case HSA_AMD_AGENT_MEMORY_POOL_INFO_ACCESS:
-      *static_cast<hsa_amd_memory_pool_access_t*>(value) = HSA_AMD_MEMORY_POOL_ACCESS_ALLOWED_BY_DEFAULT;
-      return HSA_STATUS_SUCCESS;
-    case HSA_AMD_AGENT_MEMORY_POOL_INFO_NUM_LINK_HOPS:
-      // Every pool is the host memory the agent's cores use directly,
-      // whichever agent owns it: no link in between.
-      *static_cast<uint32_t*>(value) = 0;
-      return HSA_STATUS_SUCCESS;
-    case HSA_AMD_AGENT_MEMORY_POOL_INFO_LINK_INFO:
-      return HSA_STATUS_SUCCESS;  // zero hops: nothing to write
-    default:
-      return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  }
-}
 
 HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_pool_can_migrate(hsa_amd_memory_pool_t src_memory_pool,
                                                             hsa_amd_memory_pool_t dst_memory_pool,

@@ -504,20 +504,13 @@ uint32_t global_flags(const Pool& pool) {
   return flags;
 }
 
-// The back-end's pool_allocate (the core has checked the pool, size and
-// ptr, and keeps the record): device memory (cuMemAlloc) or pinned host
+// The back-end's pool_allocate (the core has checked the pool, that it
+// allows allocation, size against its largest, and ptr, and keeps the
+// record): device memory (cuMemAlloc) or pinned host
 // memory every device maps (cuMemHostAlloc).
 hsa_status_t pool_allocate(uint64_t handle, size_t size, uint32_t flags, void** ptr, hsa_core::AllocationFacts* facts) {
   Pool* pool = to_pool(hsa_amd_memory_pool_t{handle});
-  if (pool->kind == PoolKind::kGroup) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   (void)flags;
-  // More than the pool's HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE (its size):
-  // an invalid allocation, as ROCR answers, not a CUDA failure.
-  const size_t max_size = pool->kind == PoolKind::kDevice ? pool->agent->total_memory : g_runtime.host_memory;
-  if (size > max_size) {
-    log_error("hsa_amd_memory_pool_allocate: %zu bytes is more than the pool's %zu", size, max_size);
-    return HSA_STATUS_ERROR_INVALID_ALLOCATION;
-  }
   if (!make_current(pool->agent)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   const size_t rounded = (size + 4095) & ~size_t(4095);
   void* address = nullptr;
@@ -588,8 +581,65 @@ size_t accessible_agents(const hsa_core::AllocationFacts& facts, hsa_agent_t* ou
 
 }  // namespace
 
+// The back-end's describe_pool: device memory (the device's, coarse-grained),
+// the group segment (per workgroup, not allocatable), pinned host memory
+// (fine-grained; one pool of it for kernel arguments).
+bool describe_pool(uint64_t handle, hsa_core::PoolDescription* out) {
+  const Pool* pool = to_pool(hsa_amd_memory_pool_t{handle});
+  if (pool == nullptr) return false;
+  if (pool->kind == PoolKind::kGroup) {
+    out->segment = HSA_AMD_SEGMENT_GROUP;
+    out->size = size_t(pool->agent->shared_per_block);
+    return true;  // nothing else: no flags, no allocation
+  }
+  const bool device = pool->kind == PoolKind::kDevice;
+  out->segment = HSA_AMD_SEGMENT_GLOBAL;
+  out->global_flags = global_flags(*pool);
+  out->size = device ? pool->agent->total_memory : g_runtime.host_memory;
+  out->alloc_allowed = true;
+  out->granule = 4096;
+  out->alignment = 4096;
+  // Device memory is not reachable from the host: only the owning agent
+  // accesses it. Pinned host memory is reachable by every agent.
+  out->accessible_by_all = !device;
+  // More than this (the pool's size) is an invalid allocation, as ROCR
+  // answers, not a CUDA failure.
+  out->alloc_max_size = out->size;
+  return true;
+}
+
+// The back-end's pool_link: an agent's own pools are its own memory; a GPU
+// reaches pinned host memory over one PCIe hop; nothing else reaches a
+// device's memory (no peer access is enabled).
+hsa_core::PoolLink pool_link(hsa_agent_t agent, uint64_t handle) {
+  const Pool* pool = to_pool(hsa_amd_memory_pool_t{handle});
+  const Agent* a = to_agent(agent);
+  hsa_core::PoolLink link;
+  if (pool->agent == a) {
+    link.access = HSA_AMD_MEMORY_POOL_ACCESS_ALLOWED_BY_DEFAULT;
+  } else if (pool->kind == PoolKind::kHost || pool->kind == PoolKind::kKernarg) {
+    link.access = HSA_AMD_MEMORY_POOL_ACCESS_ALLOWED_BY_DEFAULT;
+    if (!a->host) {
+      link.hops = 1;
+      link.link.link_type = HSA_AMD_LINK_INFO_TYPE_PCIE;
+      link.link.numa_distance = 1;
+      link.link.coherent_support = true;
+      link.link.atomic_support_32bit = true;
+      link.link.atomic_support_64bit = true;
+    }
+  }
+  return link;
+}
+
 void set_memory_hooks(hsa_core::Backend& b) {
-  b.pool_known = [](uint64_t pool) { return to_pool(hsa_amd_memory_pool_t{pool}) != nullptr; };
+  b.agent_pools = [](hsa_agent_t handle, uint64_t* out, size_t capacity) {
+    Agent* agent = to_agent(handle);
+    const size_t count = std::size(agent->pools);
+    for (size_t i = 0; i < count && i < capacity; ++i) out[i] = reinterpret_cast<uint64_t>(&agent->pools[i]);
+    return count;
+  };
+  b.describe_pool = describe_pool;
+  b.pool_link = pool_link;
   b.pool_allocate = pool_allocate;
   b.pool_free = pool_free;
   b.fill = fill;
@@ -599,57 +649,6 @@ void set_memory_hooks(hsa_core::Backend& b) {
 void memory_release_all(bool release_cuda) { hsa_core::release_all_allocations(release_cuda); }
 
 }  // namespace hsa_cuda
-
-hsa_status_t hsa_amd_agent_iterate_memory_pools(hsa_agent_t handle,
-                                                hsa_status_t (*callback)(hsa_amd_memory_pool_t, void*),
-                                                void* data) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  Agent* agent = to_agent(handle);
-  if (!agent) return HSA_STATUS_ERROR_INVALID_AGENT;
-  if (!callback) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  for (Pool& pool : agent->pools) {
-    hsa_status_t status = callback(hsa_amd_memory_pool_t{reinterpret_cast<uint64_t>(&pool)}, data);
-    if (status != HSA_STATUS_SUCCESS) return status;
-  }
-  return HSA_STATUS_SUCCESS;
-}
-
-hsa_status_t hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t handle, hsa_amd_memory_pool_info_t attribute,
-                                          void* value) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  Pool* pool = to_pool(handle);
-  if (!pool) return hsa_status_t(HSA_STATUS_ERROR_INVALID_MEMORY_POOL);
-  if (!value) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  const bool device = pool->kind == PoolKind::kDevice;
-  const size_t size = device ? pool->agent->total_memory : g_runtime.host_memory;
-  if (pool->kind == PoolKind::kGroup) {
-    // Shared memory per workgroup: not allocatable.
-    switch (enum_bits(attribute)) {
-      case HSA_AMD_MEMORY_POOL_INFO_SEGMENT: return put(value, HSA_AMD_SEGMENT_GROUP);
-      case HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS: return put<uint32_t>(value, 0);
-      case HSA_AMD_MEMORY_POOL_INFO_SIZE: return put<size_t>(value, size_t(pool->agent->shared_per_block));
-      case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED: return put<bool>(value, false);
-      case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE: return put<size_t>(value, 0);
-      case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALIGNMENT: return put<size_t>(value, 0);
-      case HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL: return put<bool>(value, false);
-      case HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE: return put<size_t>(value, 0);
-      default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-    }
-  }
-  switch (enum_bits(attribute)) {
-    case HSA_AMD_MEMORY_POOL_INFO_SEGMENT: return put(value, HSA_AMD_SEGMENT_GLOBAL);
-    case HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS: return put<uint32_t>(value, hsa_cuda::global_flags(*pool));
-    case HSA_AMD_MEMORY_POOL_INFO_SIZE: return put<size_t>(value, size);
-    case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED: return put<bool>(value, true);
-    case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE: return put<size_t>(value, 4096);
-    case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALIGNMENT: return put<size_t>(value, 4096);
-    // Device memory is not reachable from the host: only the owning agent
-    // accesses it. Pinned host memory is reachable by every agent.
-    case HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL: return put<bool>(value, !device);
-    case HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE: return put<size_t>(value, size);
-    default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  }
-}
 
 hsa_status_t hsa_memory_copy(void* dst, const void* src, size_t size) {
   if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;

@@ -1,6 +1,7 @@
 // The core's memory (hsa-core/include/hsa_core/memory.h) through every pool
-// a runtime offers: allocations tracked, described by pointer info, filled,
-// their deallocation callbacks, frees that fail cleanly, regions. Nothing
+// a runtime offers: the pools' descriptions and how each agent reaches them;
+// allocations tracked, described by pointer info, filled, their deallocation
+// callbacks, frees that fail cleanly, regions. Nothing
 // here assumes which runtime it runs on: hsa_cpu_tests runs it on hsa-cpu,
 // hsa_cuda_core_tests on hsa-cuda (device memory and pinned host memory).
 #include <algorithm>
@@ -151,6 +152,93 @@ TEST_CASE("every allocatable pool: tracked, described, filled and freed") {
   void* p = nullptr;
   CHECK(hsa_amd_memory_pool_allocate(hsa_amd_memory_pool_t{24}, 64, 0, &p) ==
         static_cast<hsa_status_t>(HSA_STATUS_ERROR_INVALID_MEMORY_POOL));
+  CHECK(hsa_shut_down() == HSA_STATUS_SUCCESS);
+}
+
+TEST_CASE("pools: descriptions, how each agent reaches them, refusals") {
+  REQUIRE(hsa_init() == HSA_STATUS_SUCCESS);
+  const std::vector<hsa_agent_t> agents = Runtime::agents();
+  size_t groups = 0, globals = 0;
+  for (hsa_agent_t owner : agents) {
+    std::vector<hsa_amd_memory_pool_t> pools;
+    REQUIRE(hsa_amd_agent_iterate_memory_pools(
+                owner,
+                [](hsa_amd_memory_pool_t pool, void* data) {
+                  static_cast<std::vector<hsa_amd_memory_pool_t>*>(data)->push_back(pool);
+                  return HSA_STATUS_SUCCESS;
+                },
+                &pools) == HSA_STATUS_SUCCESS);
+    for (hsa_amd_memory_pool_t pool : pools) {
+      hsa_amd_segment_t segment{};
+      bool allowed = true, by_all = false;
+      size_t size = 0, granule = 0, alignment = 0, max_size = 0;
+      REQUIRE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &segment) == HSA_STATUS_SUCCESS);
+      REQUIRE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED, &allowed) ==
+              HSA_STATUS_SUCCESS);
+      REQUIRE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SIZE, &size) == HSA_STATUS_SUCCESS);
+      REQUIRE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE, &granule) ==
+              HSA_STATUS_SUCCESS);
+      REQUIRE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALIGNMENT, &alignment) ==
+              HSA_STATUS_SUCCESS);
+      REQUIRE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE, &max_size) ==
+              HSA_STATUS_SUCCESS);
+      REQUIRE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL, &by_all) ==
+              HSA_STATUS_SUCCESS);
+      CHECK(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SIZE, nullptr) ==
+            HSA_STATUS_ERROR_INVALID_ARGUMENT);
+      CHECK(hsa_amd_memory_pool_get_info(pool, static_cast<hsa_amd_memory_pool_info_t>(0x7fff), &size) ==
+            HSA_STATUS_ERROR_INVALID_ARGUMENT);
+      CHECK(size > 0);
+      void* p = nullptr;
+      if (segment == HSA_AMD_SEGMENT_GROUP) {
+        ++groups;
+        CHECK_FALSE(allowed);
+        CHECK(hsa_amd_memory_pool_allocate(pool, 64, 0, &p) == HSA_STATUS_ERROR_INVALID_ALLOCATION);
+      } else if (allowed) {
+        ++globals;
+        CHECK(granule > 0);
+        CHECK(alignment > 0);
+        CHECK(max_size > 0);
+        CHECK(max_size <= size);
+        CHECK(hsa_amd_memory_pool_allocate(pool, max_size + 1, 0, &p) == HSA_STATUS_ERROR_INVALID_ALLOCATION);
+      }
+      // The owner reaches its pools directly; a pool every agent reaches is
+      // never closed to one.
+      for (hsa_agent_t agent : agents) {
+        hsa_amd_memory_pool_access_t access{};
+        uint32_t hops = 7;
+        REQUIRE(hsa_amd_agent_memory_pool_get_info(agent, pool, HSA_AMD_AGENT_MEMORY_POOL_INFO_ACCESS, &access) ==
+                HSA_STATUS_SUCCESS);
+        REQUIRE(hsa_amd_agent_memory_pool_get_info(agent, pool, HSA_AMD_AGENT_MEMORY_POOL_INFO_NUM_LINK_HOPS,
+                                                   &hops) == HSA_STATUS_SUCCESS);
+        if (agent.handle == owner.handle) {
+          CHECK(access == HSA_AMD_MEMORY_POOL_ACCESS_ALLOWED_BY_DEFAULT);
+          CHECK(hops == 0);
+        }
+        if (by_all) CHECK(access != HSA_AMD_MEMORY_POOL_ACCESS_NEVER_ALLOWED);
+        if (access == HSA_AMD_MEMORY_POOL_ACCESS_NEVER_ALLOWED) CHECK(hops == 0);
+        std::vector<hsa_amd_memory_pool_link_info_t> links(hops + 1);
+        links.back().numa_distance = 12345;  // a sentinel past the hops: untouched
+        CHECK(hsa_amd_agent_memory_pool_get_info(agent, pool, HSA_AMD_AGENT_MEMORY_POOL_INFO_LINK_INFO,
+                                                 links.data()) == HSA_STATUS_SUCCESS);
+        CHECK(links.back().numa_distance == 12345);
+      }
+      CHECK(hsa_amd_agent_memory_pool_get_info(hsa_agent_t{8}, pool, HSA_AMD_AGENT_MEMORY_POOL_INFO_ACCESS, &size) ==
+            HSA_STATUS_ERROR_INVALID_AGENT);
+      CHECK(hsa_amd_agent_memory_pool_get_info(owner, pool, HSA_AMD_AGENT_MEMORY_POOL_INFO_ACCESS, nullptr) ==
+            HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    }
+  }
+  CHECK(groups >= 1);  // every kernel agent has a group segment
+  CHECK(globals >= 1);
+  size_t size = 0;
+  CHECK(hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t{24}, HSA_AMD_MEMORY_POOL_INFO_SIZE, &size) ==
+        static_cast<hsa_status_t>(HSA_STATUS_ERROR_INVALID_MEMORY_POOL));
+  CHECK(hsa_amd_agent_memory_pool_get_info(agents[0], hsa_amd_memory_pool_t{24}, HSA_AMD_AGENT_MEMORY_POOL_INFO_ACCESS,
+                                           &size) == static_cast<hsa_status_t>(HSA_STATUS_ERROR_INVALID_MEMORY_POOL));
+  CHECK(hsa_amd_agent_iterate_memory_pools(hsa_agent_t{8}, [](hsa_amd_memory_pool_t, void*) { return HSA_STATUS_SUCCESS; },
+                                           nullptr) == HSA_STATUS_ERROR_INVALID_AGENT);
+  CHECK(hsa_amd_agent_iterate_memory_pools(agents[0], nullptr, nullptr) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
   CHECK(hsa_shut_down() == HSA_STATUS_SUCCESS);
 }
 

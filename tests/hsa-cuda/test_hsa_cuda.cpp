@@ -281,7 +281,8 @@ TEST_CASE("agents, ISA and pools describe the CUDA device") {
         HSA_STATUS_SUCCESS);
   CHECK(group_size >= 48 * 1024);
   void* none = nullptr;
-  CHECK(hsa_amd_memory_pool_allocate(gpu.pools.group, 64, 0, &none) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  // A pool that does not allow allocation: INVALID_ALLOCATION (hsa_ext_amd.h; the core's answer).
+  CHECK(hsa_amd_memory_pool_allocate(gpu.pools.group, 64, 0, &none) == HSA_STATUS_ERROR_INVALID_ALLOCATION);
   // The host agent owns the pinned pools and dispatches nothing.
   REQUIRE(gpu.host_agent.handle);
   CHECK(hsa_agent_get_info(gpu.host_agent, HSA_AGENT_INFO_DEVICE, &type) == HSA_STATUS_SUCCESS);

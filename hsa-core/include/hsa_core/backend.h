@@ -21,6 +21,8 @@ namespace hsa_core {
 struct Signal;
 struct LoadedCode;
 struct AllocationFacts;
+struct PoolDescription;
+struct PoolLink;
 
 struct Backend {
   // The runtime's name: the prefix of its log lines and of its threads'
@@ -49,10 +51,18 @@ struct Backend {
   // write signal values (hsa-cuda) gives memory they can reach.
   void* (*signal_storage_allocate)(size_t bytes) = nullptr;
   void (*signal_storage_free)(void* storage) = nullptr;
-  // Memory (memory.h; regions.cpp allocates through it too). Whether
-  // `pool` is the handle of one of the runtime's memory pools.
-  bool (*pool_known)(uint64_t pool) = nullptr;
-  // Allocates `size` bytes (not 0) from `pool` (a known pool) with `flags`:
+  // Memory (memory.h; regions.cpp goes through it too). The pools of
+  // `agent` (a known agent), in the order hsa_amd_agent_iterate_memory_pools
+  // gives them: writes up to `capacity` handles to `out`, returns how many
+  // there are.
+  size_t (*agent_pools)(hsa_agent_t agent, uint64_t* out, size_t capacity) = nullptr;
+  // Describes `pool`; false when it is not the handle of one of the
+  // runtime's pools.
+  bool (*describe_pool)(uint64_t pool, PoolDescription* out) = nullptr;
+  // How `agent` (known) reaches `pool` (known).
+  PoolLink (*pool_link)(hsa_agent_t agent, uint64_t pool) = nullptr;
+  // Allocates `size` bytes (not 0) from `pool` (a known pool that allows
+  // allocation, `size` within its largest) with `flags`:
   // its base in *ptr, what pointer info and the other hooks need in *facts;
   // another status refuses it, with nothing allocated.
   hsa_status_t (*pool_allocate)(uint64_t pool, size_t size, uint32_t flags, void** ptr,
