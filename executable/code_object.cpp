@@ -21,6 +21,7 @@
 #include <xgpu/host_kernel.h>
 
 #include "format_util.h"
+#include "xgpu_common/format.h"
 #include "xgpu_executable.h"
 
 #ifndef EM_AMDGPU
@@ -158,7 +159,7 @@ class Elf {
       *out = data(s).subspan(vaddr - s.sh_addr, size);
       return {};
     }
-    return Status::error("ELF address 0x" + hex(vaddr) + " (+" + std::to_string(size) +
+    return Status::error("ELF address " + xgpu_common::hex(vaddr) + " (+" + std::to_string(size) +
                          " bytes) is not inside any section with file contents");
   }
 
@@ -170,7 +171,7 @@ class Elf {
     if (it != relocation_order_.end() && relocations_[*it].r_offset == vaddr) {
       const Elf64_Rela& rela = relocations_[*it];
       if (ELF64_R_TYPE(rela.r_info) != R_X86_64_RELATIVE) {
-        return Status::error("ELF pointer at 0x" + hex(vaddr) + " has a relocation of type " +
+        return Status::error("ELF pointer at " + xgpu_common::hex(vaddr) + " has a relocation of type " +
                              std::to_string(ELF64_R_TYPE(rela.r_info)) + ", expected R_X86_64_RELATIVE");
       }
       *out = static_cast<uint64_t>(rela.r_addend);
@@ -192,11 +193,11 @@ class Elf {
       std::span<const uint8_t> rest = data(s).subspan(vaddr - s.sh_addr);
       size_t limit = std::min<size_t>(rest.size(), kMaxStringLength);
       const void* nul = std::memchr(rest.data(), 0, limit);
-      if (!nul) return Status::error("ELF string at 0x" + hex(vaddr) + " is not NUL-terminated");
+      if (!nul) return Status::error("ELF string at " + xgpu_common::hex(vaddr) + " is not NUL-terminated");
       out->assign(reinterpret_cast<const char*>(rest.data()), static_cast<const uint8_t*>(nul) - rest.data());
       return {};
     }
-    return Status::error("ELF string address 0x" + hex(vaddr) + " is not inside any section with file contents");
+    return Status::error("ELF string address " + xgpu_common::hex(vaddr) + " is not inside any section with file contents");
   }
 
  private:
@@ -452,9 +453,9 @@ Status read_host(const Elf& elf, CodeObjectInfo* info) {
       }
       std::memcpy(&raw, bytes.data(), sizeof(raw));
       if (raw.magic != XGPU_HOST_KERNEL_MAGIC || raw.abi_version != XGPU_HOST_KERNEL_ABI_VERSION) {
-        return Status::error(std::string(XGPU_HOST_CODE_OBJECT_SYMBOL) + ": magic 0x" + hex(raw.magic) +
-                             " / ABI version " + std::to_string(raw.abi_version) + ", expected 0x" +
-                             hex(XGPU_HOST_KERNEL_MAGIC) + " / " + std::to_string(XGPU_HOST_KERNEL_ABI_VERSION));
+        return Status::error(std::string(XGPU_HOST_CODE_OBJECT_SYMBOL) + ": magic " + xgpu_common::hex(raw.magic) +
+                             " / ABI version " + std::to_string(raw.abi_version) + ", expected " +
+                             xgpu_common::hex(XGPU_HOST_KERNEL_MAGIC) + " / " + std::to_string(XGPU_HOST_KERNEL_ABI_VERSION));
       }
       uint64_t name_address = 0;
       if (!(status = elf.pointer_at(sym.st_value + offsetof(xgpu_host_code_object_info_t, isa_name), &name_address))
@@ -481,8 +482,8 @@ Status read_host(const Elf& elf, CodeObjectInfo* info) {
     }
     std::memcpy(&raw, bytes.data(), sizeof(raw));
     if (raw.magic != XGPU_HOST_KERNEL_MAGIC || raw.abi_version != XGPU_HOST_KERNEL_ABI_VERSION) {
-      return Status::error(who + ": magic 0x" + hex(raw.magic) + " / ABI version " + std::to_string(raw.abi_version) +
-                           ", expected 0x" + hex(XGPU_HOST_KERNEL_MAGIC) + " / " +
+      return Status::error(who + ": magic " + xgpu_common::hex(raw.magic) + " / ABI version " + std::to_string(raw.abi_version) +
+                           ", expected " + xgpu_common::hex(XGPU_HOST_KERNEL_MAGIC) + " / " +
                            std::to_string(XGPU_HOST_KERNEL_ABI_VERSION));
     }
     uint64_t run_workgroup = 0, run_workitem = 0, name_address = 0;
@@ -510,18 +511,18 @@ Status read_host(const Elf& elf, CodeObjectInfo* info) {
     }
     if (raw.flags & ~(XGPU_HOST_KERNEL_FLAG_USES_BARRIERS | XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS |
                       XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS)) {
-      return Status::error(who + ": unknown flags 0x" + hex(raw.flags));
+      return Status::error(who + ": unknown flags " + xgpu_common::hex(raw.flags));
     }
     // A barrier kernel runs runs of workgroups only as work-item loops
     // (its fiber entry runs one workgroup).
     if ((raw.flags & XGPU_HOST_KERNEL_FLAG_WORKGROUP_RUNS) && ki.uses_barriers &&
         !(raw.flags & XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS)) {
-      return Status::error(who + ": flags 0x" + hex(raw.flags) +
+      return Status::error(who + ": flags " + xgpu_common::hex(raw.flags) +
                            " have workgroup runs with barriers but no work-item loops");
     }
     ki.workitem_loops = (raw.flags & XGPU_HOST_KERNEL_FLAG_WORKITEM_LOOPS) != 0;
     if (ki.workitem_loops && !ki.uses_barriers) {
-      return Status::error(who + ": flags 0x" + hex(raw.flags) + " have work-item loops without barriers");
+      return Status::error(who + ": flags " + xgpu_common::hex(raw.flags) + " have work-item loops without barriers");
     }
     ki.kernarg_size = raw.kernarg_size;
     ki.kernarg_alignment = raw.kernarg_alignment;
@@ -592,10 +593,10 @@ Status read_layout_records(std::span<const uint8_t> bytes, CodeObjectInfo* info)
     const bool flags_record = record.magic == XGPU_KERNEL_FLAGS_MAGIC;
     const bool access_record = record.magic == XGPU_KERNEL_ACCESS_MAGIC;
     if (record.magic != XGPU_KERNEL_LAYOUT_MAGIC && !flags_record && !access_record) {
-      return Status::error(where + ": magic 0x" + hex(record.magic) + " is none of XGPU_KERNEL_LAYOUT_MAGIC (0x" +
-                           hex(XGPU_KERNEL_LAYOUT_MAGIC) + "), XGPU_KERNEL_FLAGS_MAGIC (0x" +
-                           hex(XGPU_KERNEL_FLAGS_MAGIC) + ") and XGPU_KERNEL_ACCESS_MAGIC (0x" +
-                           hex(XGPU_KERNEL_ACCESS_MAGIC) + ")");
+      return Status::error(where + ": magic " + xgpu_common::hex(record.magic) + " is none of XGPU_KERNEL_LAYOUT_MAGIC (" +
+                           xgpu_common::hex(XGPU_KERNEL_LAYOUT_MAGIC) + "), XGPU_KERNEL_FLAGS_MAGIC (" +
+                           xgpu_common::hex(XGPU_KERNEL_FLAGS_MAGIC) + ") and XGPU_KERNEL_ACCESS_MAGIC (" +
+                           xgpu_common::hex(XGPU_KERNEL_ACCESS_MAGIC) + ")");
     }
     const uint64_t kHeaderSize = access_record ? sizeof(xgpu_kernel_access_record_t) : kSmallHeader;
     if (record.record_size < kHeaderSize + XGPU_KERNEL_LAYOUT_ALIGNMENT ||
@@ -646,13 +647,13 @@ Status read_layout_records(std::span<const uint8_t> bytes, CodeObjectInfo* info)
         return Status::error(who + ": binding_count " + std::to_string(access.binding_count) + " is more than " +
                              std::to_string(XGPU_KERNEL_ACCESS_MAX_BINDINGS));
       }
-      if (access.reserved != 0) return Status::error(who + ": reserved is 0x" + hex(access.reserved) + ", not zero");
+      if (access.reserved != 0) return Status::error(who + ": reserved is " + xgpu_common::hex(access.reserved) + ", not zero");
       const uint64_t valid =
           access.binding_count == 64 ? ~uint64_t{0} : (uint64_t{1} << access.binding_count) - 1;
       const uint64_t all = access.read_mask | access.write_mask | access.atomic_mask | access.unknown_mask;
       if (all & ~valid) {
         return Status::error(who + ": masks name bindings past binding_count " + std::to_string(access.binding_count) +
-                             " (bits 0x" + hex(all & ~valid) + ")");
+                             " (bits " + xgpu_common::hex(all & ~valid) + ")");
       }
       const uint64_t both = access.read_mask & access.write_mask & access.atomic_mask;
       if ((access.unknown_mask & ~both) != 0) {
@@ -674,12 +675,12 @@ Status read_layout_records(std::span<const uint8_t> bytes, CodeObjectInfo* info)
       const size_t index = static_cast<size_t>(kernel - info->kernels.begin());
       if (flagged[index]) return Status::error(who + ": the kernel has two flags records");
       if (flags.flags & ~uint32_t{XGPU_KERNEL_FLAGS_KNOWN}) {
-        return Status::error(who + ": flags 0x" + hex(flags.flags) + " have bits this reader does not know (0x" +
-                             hex(flags.flags & ~uint32_t{XGPU_KERNEL_FLAGS_KNOWN}) + "; known: 0x" +
-                             hex(XGPU_KERNEL_FLAGS_KNOWN) + ")");
+        return Status::error(who + ": flags " + xgpu_common::hex(flags.flags) + " have bits this reader does not know (" +
+                             xgpu_common::hex(flags.flags & ~uint32_t{XGPU_KERNEL_FLAGS_KNOWN}) + "; known: " +
+                             xgpu_common::hex(XGPU_KERNEL_FLAGS_KNOWN) + ")");
       }
       if (flags.reserved != 0) {
-        return Status::error(who + ": reserved is 0x" + hex(flags.reserved) + ", not zero");
+        return Status::error(who + ": reserved is " + xgpu_common::hex(flags.reserved) + ", not zero");
       }
       flagged[index] = true;
       kernel->prints = (flags.flags & XGPU_KERNEL_FLAG_PRINTS) != 0;

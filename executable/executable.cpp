@@ -7,6 +7,7 @@
 #include <string>
 
 #include "format_util.h"
+#include "xgpu_common/format.h"
 
 namespace xgpu::executable {
 namespace {
@@ -34,8 +35,8 @@ Status read_isa_name(const xgpu_executable_entry_t& entry, uint32_t index,
   for (size_t i = 0; i < length; ++i) {
     unsigned char c = static_cast<unsigned char>(begin[i]);
     if (c < 0x21 || c > 0x7e) {
-      return Status::error("entry " + std::to_string(index) + ": ISA name has a non-printable byte 0x" +
-                           hex(c) + " at position " + std::to_string(i));
+      return Status::error("entry " + std::to_string(index) + ": ISA name has a non-printable byte " +
+                           xgpu_common::hex(c) + " at position " + std::to_string(i));
     }
   }
   if (!is_zero(begin + length, sizeof(entry.isa_name) - length)) {
@@ -131,7 +132,7 @@ Status Executable::parse_structure(std::span<const uint8_t> bytes, bool verify_h
     return Status::error("entry_size is " + std::to_string(header.entry_size) + ", expected " +
                          std::to_string(sizeof(xgpu_executable_entry_t)));
   }
-  if (header.flags != 0) return Status::error("header flags are 0x" + hex(header.flags) + ", expected 0");
+  if (header.flags != 0) return Status::error("header flags are " + xgpu_common::hex(header.flags) + ", expected 0");
   if (!is_zero(header.reserved, sizeof(header.reserved))) {
     return Status::error("header reserved fields are not zero");
   }
@@ -187,7 +188,7 @@ Status Executable::parse_structure(std::span<const uint8_t> bytes, bool verify_h
     if (implied != entry.kind) {
       return Status::error(who + ": kind " + std::to_string(raw.kind) + " does not match the ISA name");
     }
-    if (raw.flags != 0) return Status::error(who + ": flags are 0x" + hex(raw.flags) + ", expected 0");
+    if (raw.flags != 0) return Status::error(who + ": flags are " + xgpu_common::hex(raw.flags) + ", expected 0");
     if (!is_zero(raw.reserved, sizeof(raw.reserved))) {
       return Status::error(who + ": reserved fields are not zero");
     }
@@ -235,7 +236,7 @@ Status Executable::parse_structure(std::span<const uint8_t> bytes, bool verify_h
     const uint64_t gap_end = i + 1 < ranges.size() ? ranges[i + 1].begin : bytes.size();
     for (uint64_t at = gap_begin; at < gap_end; ++at) {
       if (bytes[at] == 0) continue;
-      return Status::error("byte " + std::to_string(at) + " is 0x" + hex(bytes[at]) +
+      return Status::error("byte " + std::to_string(at) + " is " + xgpu_common::hex(bytes[at]) +
                            ", outside the header, the entry table and every code object, where the file is " +
                            "zero-filled (corrupt executable)");
     }

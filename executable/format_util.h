@@ -2,20 +2,12 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
-#include <string>
 
 namespace xgpu::executable {
 
 // True when [offset, offset + size) lies inside [0, limit), without overflow.
 inline bool range_inside(uint64_t offset, uint64_t size, uint64_t limit) {
   return offset <= limit && size <= limit - offset;
-}
-
-inline std::string hex(uint64_t value) {
-  char buffer[24];
-  std::snprintf(buffer, sizeof(buffer), "%llx", static_cast<unsigned long long>(value));
-  return buffer;
 }
 
 }  // namespace xgpu::executable

@@ -142,7 +142,7 @@ class _Printer:
         if k == "bool":
             return f'std::string({expr} != XGPU_FALSE ? "true" : "false")'
         if k == "hex":
-            return f"Hex({expr})"
+            return f"xgpu_common::hex({expr})"
         if k == "number" and m.base_type == "XgpuDeviceSize" and "bytes" in m.comment:
             return f"Bytes({expr})"
         if k == "number_array":

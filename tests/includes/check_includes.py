@@ -35,23 +35,25 @@ RULES = [
     ("hsa-core/", "hsa-core/README.md", ["hsa-core/"]),
     ("hsa-cpu/", "hsa-cpu/README.md", ["hsa-cpu/", "hsa-core/include/", "include/xgpu/host_kernel.h"]),
     ("hsa-cuda/", "hsa-cuda/README.md", ["hsa-cuda/", "hsa-core/include/"]),
-    ("executable/", "executable/README.md", ["executable/", "include/xgpu/"]),
-    ("tools/", "tools/README.md", ["tools/", "executable/xgpu_executable.h", "include/xgpu/"]),
+    ("common/", "common/README.md", ["common/", "include/xgpu/"]),
+    ("executable/", "executable/README.md", ["executable/", "include/xgpu/", "common/include/"]),
+    ("tools/", "tools/README.md", ["tools/", "executable/xgpu_executable.h", "include/xgpu/", "common/include/"]),
     ("icd/amdgpu/device/", "icd/amdgpu/device/README.md", ["icd/amdgpu/device/", "include/xgpu/kernel.h",
                                                            "include/xgpu/host_kernel.h",
                                                            "include/xgpu/executable_format.h"]),
     ("icd/amdgpu/", "icd/amdgpu/README.md", ["icd/amdgpu/", "executable/xgpu_executable.h", "include/xgpu/",
-                                             "hsa-cpu/include/hsa_cpu_ext.h"]),
-    ("layers/", "layers/validation/README.md", ["layers/", "include/xgpu/", "executable/xgpu_executable.h"]),
+                                             "hsa-cpu/include/hsa_cpu_ext.h", "common/include/"]),
+    ("layers/", "layers/validation/README.md", ["layers/", "include/xgpu/", "executable/xgpu_executable.h",
+                                                "common/include/"]),
     ("samples/", "samples/README.md", ["samples/", "include/xgpu/xgpu.h", "include/xgpu/xgpu_enum_string.h",
                                        "include/xgpu/kernel.h"]),
     ("bench/", "bench/README.md", ["bench/", "include/xgpu/"]),
     ("tests/", "tests/README.md", ["tests/", "include/xgpu/", "executable/xgpu_executable.h",
-                                   "hsa-cpu/include/hsa_cpu_ext.h"]),
+                                   "hsa-cpu/include/hsa_cpu_ext.h", "common/include/"]),
     # The one unit test that compiles a component's private sources in
     # (tests/README.md; its CMakeLists.txt says so).
     ("tests/icd-commands/", "tests/README.md", ["tests/", "include/xgpu/", "executable/xgpu_executable.h",
-                                                "hsa-cpu/include/hsa_cpu_ext.h", "icd/amdgpu/"]),
+                                                "hsa-cpu/include/hsa_cpu_ext.h", "icd/amdgpu/", "common/include/"]),
 ]
 
 # The per-header table (header, "who may include it" column).

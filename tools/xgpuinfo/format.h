@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "xgpu/xgpu.h"
+#include "xgpu_common/format.h"
 
 namespace xgpuinfo {
 
@@ -54,12 +55,6 @@ inline std::string Join(const std::vector<std::string>& parts) {
   std::string out;
   for (const std::string& p : parts) out += (out.empty() ? "" : " | ") + p;
   return out.empty() ? "0" : out;
-}
-
-inline std::string Hex(uint32_t value) {
-  char text[16];
-  std::snprintf(text, sizeof(text), "0x%" PRIx32, value);
-  return text;
 }
 
 // "N bytes", and its size in MiB from 1 MiB up.

@@ -9,6 +9,7 @@
 
 #include "xgpu/xgpu.h"
 #include "xgpu/xgpu_icd.h"
+#include "xgpu_common/format.h"
 
 namespace xgpu::amdgpu {
 
@@ -44,6 +45,6 @@ constexpr uint64_t align_up(uint64_t value, uint64_t alignment) {
 uint64_t monotonic_ns();
 
 // "0x1f": a value in hexadecimal for messages.
-std::string hex(uint64_t value);
+using xgpu_common::hex;  // "0x1f" (common/include/xgpu_common/format.h)
 
 }  // namespace xgpu::amdgpu

@@ -24,12 +24,15 @@
 
 #include "xgpu/xgpu.h"
 #include "xgpu/xgpu_dispatch_table.h"
+#include "xgpu_common/format.h"
 #include "settings.h"
 
 namespace xgpu_validation {
 
-// "0x1f": a handle or value in hexadecimal for messages (chassis/report.cpp).
-std::string Hex(uint64_t value);
+// How a message writes a value (common/include/xgpu_common/format.h):
+// "0x1f"; a size or offset, XGPU_WHOLE_SIZE by name.
+using xgpu_common::hex;
+using xgpu_common::size_text;
 
 struct ExecutableKernels;  // kernels/kernel_metadata.h
 
@@ -308,6 +311,9 @@ struct alignas(64) ObjectRecord {
 std::mutex& NamesMutex();
 // "XgpuBuffer 0x1234 \"name\"" for messages.
 std::string Describe(const ObjectRecord* record);
+// The same of a handle: the live object's description, else its type and
+// handle ("XgpuBuffer 0x1234").
+std::string DescribeHandle(XgpuObjectType type, uint64_t handle);
 const char* TypeName(XgpuObjectType type);
 
 // An object a message is about.

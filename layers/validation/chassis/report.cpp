@@ -70,12 +70,6 @@ bool PrintsOnStderr(Settings::Stderr mode, const std::vector<MessengerInfo>& mes
 
 }  // namespace
 
-std::string Hex(uint64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
-
 std::mutex& NamesMutex() {
   static std::mutex mutex;
   return mutex;
@@ -89,10 +83,15 @@ const char* TypeName(XgpuObjectType type) {
 }
 
 std::string Describe(const ObjectRecord* record) {
-  std::string text = std::string(TypeName(record->type)) + " " + Hex(record->handle);
+  std::string text = std::string(TypeName(record->type)) + " " + hex(record->handle);
   std::lock_guard lock(NamesMutex());
   if (!record->name.empty()) text += " \"" + record->name + "\"";
   return text;
+}
+
+std::string DescribeHandle(XgpuObjectType type, uint64_t handle) {
+  if (const ObjectRecord* record = Objects().Find(type, handle)) return Describe(record);
+  return std::string(TypeName(type)) + " " + hex(handle);
 }
 
 std::string FieldText(const Field& field) {
@@ -218,7 +217,7 @@ bool CallContext::Report(Vuid vuid, const Field& field, const std::string& value
   if (PrintsOnStderr(settings->to_stderr, messengers, severity, types)) {
     std::string text = "xgpu validation: error: " + message + "\n";
     for (size_t n = 0; n < refs.size(); ++n) {
-      text += "    object " + std::to_string(n) + ": " + TypeName(refs[n].type) + " " + Hex(refs[n].handle);
+      text += "    object " + std::to_string(n) + ": " + TypeName(refs[n].type) + " " + hex(refs[n].handle);
       if (!names[n].empty()) text += " \"" + names[n] + "\"";
       text += "\n";
     }
@@ -274,7 +273,7 @@ void CallContext::Warn(const char* id, int32_t number, const std::string& messag
     std::string text = std::string("xgpu validation: ") +
                        (severity == XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT ? "warning: " : "info: ") + message + "\n";
     for (size_t n = 0; n < refs.size(); ++n) {
-      text += "    object " + std::to_string(n) + ": " + TypeName(refs[n].type) + " " + Hex(refs[n].handle);
+      text += "    object " + std::to_string(n) + ": " + TypeName(refs[n].type) + " " + hex(refs[n].handle);
       if (!names[n].empty()) text += " \"" + names[n] + "\"";
       text += "\n";
     }

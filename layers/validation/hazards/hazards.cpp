@@ -158,13 +158,7 @@ std::string LabelText(const HazardLog& log, int32_t label) {
   return " in debug label \"" + log.label_names[static_cast<size_t>(label)] + "\"";
 }
 
-std::string BufferText(uint64_t buffer) {
-  const ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, buffer);
-  if (record != nullptr) return Describe(record);
-  char text[40];
-  std::snprintf(text, sizeof(text), "XgpuBuffer 0x%llx", static_cast<unsigned long long>(buffer));
-  return text;
-}
+std::string BufferText(uint64_t buffer) { return DescribeHandle(XGPU_OBJECT_TYPE_BUFFER, buffer); }
 
 std::string Bytes(const Range& r) {
   return "bytes [" + std::to_string(r.begin) + ", " + (r.end == UINT64_MAX ? std::string("end") : std::to_string(r.end)) + ")";

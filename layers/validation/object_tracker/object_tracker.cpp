@@ -10,7 +10,7 @@ namespace {
 
 // Why (type, handle) names no live object.
 std::string DeadHandleText(XgpuObjectType type, uint64_t handle) {
-  std::string text = Hex(handle) + ", not a live " + TypeName(type) + ": ";
+  std::string text = hex(handle) + ", not a live " + TypeName(type) + ": ";
   if (auto destroyed = Objects().FindDestroyed(type, handle)) {
     text += std::string("it was destroyed by ") + NameOf(destroyed->destroyed_by);
     if (!destroyed->name.empty()) text += " (it was named \"" + destroyed->name + "\")";

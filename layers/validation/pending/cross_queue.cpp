@@ -37,19 +37,9 @@ uint64_t End(uint64_t offset, uint64_t size) {
   return size == XGPU_WHOLE_SIZE || offset + size < offset ? UINT64_MAX : offset + size;
 }
 
-std::string BufferText(uint64_t buffer) {
-  const ObjectRecord* record = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, buffer);
-  if (record != nullptr) return Describe(record);
-  char text[40];
-  std::snprintf(text, sizeof(text), "XgpuBuffer 0x%llx", static_cast<unsigned long long>(buffer));
-  return text;
-}
+std::string BufferText(uint64_t buffer) { return DescribeHandle(XGPU_OBJECT_TYPE_BUFFER, buffer); }
 
-std::string QueueText(uint64_t queue) {
-  char text[40];
-  std::snprintf(text, sizeof(text), "XgpuQueue 0x%llx", static_cast<unsigned long long>(queue));
-  return text;
-}
+std::string QueueText(uint64_t queue) { return std::string(TypeName(XGPU_OBJECT_TYPE_QUEUE)) + " " + hex(queue); }
 
 std::string BytesText(uint64_t begin, uint64_t end) {
   return "bytes [" + std::to_string(begin) + ", " + (end == UINT64_MAX ? std::string("end") : std::to_string(end)) +
@@ -74,11 +64,10 @@ std::string PendingWork::OriginText(const AccessOrigin& origin, bool write, uint
     return std::string(origin.function) + (write ? " (writes " : " (reads ") + BufferText(buffer) + ")";
   }
   const ObjectRecord* cb = Objects().Find(XGPU_OBJECT_TYPE_COMMAND_BUFFER, origin.command_buffer);
-  char handle[48];
-  std::snprintf(handle, sizeof(handle), "XgpuCommandBuffer 0x%llx", static_cast<unsigned long long>(origin.command_buffer));
+  const std::string handle = std::string(TypeName(XGPU_OBJECT_TYPE_COMMAND_BUFFER)) + " " + hex(origin.command_buffer);
   const std::string field = origin.field_index < 0 ? std::string(origin.field)
                                                    : std::string(origin.field) + " " + std::to_string(origin.field_index);
-  return "pSubmits[" + std::to_string(origin.submit_index) + "] (" + (cb != nullptr ? Describe(cb) : std::string(handle)) +
+  return "pSubmits[" + std::to_string(origin.submit_index) + "] (" + (cb != nullptr ? Describe(cb) : handle) +
          "), command " + std::to_string(origin.command) + " (" + NameOf(origin.what) + ", " +
          (write ? "writes " : "reads ") + field + ")";
 }

@@ -248,11 +248,7 @@ bool PendingWork::ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_
     const RecordingState& recording = *cb->recording;
     for (const auto& [type, handle] : recording.direct_objects) {
       if (Objects().Find(type, handle) != nullptr) continue;
-      std::string what = std::string(TypeName(type)) + " 0x" + [&] {
-        char text[32];
-        std::snprintf(text, sizeof(text), "%llx", static_cast<unsigned long long>(handle));
-        return std::string(text);
-      }();
+      std::string what = std::string(TypeName(type)) + " " + hex(handle);
       if (auto destroyed = Objects().FindDestroyed(type, handle)) {
         what += std::string(" (destroyed by ") + NameOf(destroyed->destroyed_by) +
                 (destroyed->name.empty() ? "" : ", named \"" + destroyed->name + "\"") + ")";

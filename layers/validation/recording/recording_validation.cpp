@@ -14,11 +14,6 @@
 namespace xgpu_validation {
 namespace {
 
-std::string Num(uint64_t value) {
-  if (value == XGPU_WHOLE_SIZE) return "XGPU_WHOLE_SIZE";
-  return std::to_string(value);
-}
-
 // "XGPU_BUFFER_USAGE_STORAGE_BIT | ..." for messages.
 std::string UsageText(uint32_t usage) {
   if (usage == 0) return "0";
@@ -29,7 +24,7 @@ std::string UsageText(uint32_t usage) {
     text += bit.name;
     usage &= ~bit.bit;
   }
-  if (usage != 0) text += (text.empty() ? "" : " | ") + Hex(usage);
+  if (usage != 0) text += (text.empty() ? "" : " | ") + hex(usage);
   return text;
 }
 
@@ -45,7 +40,7 @@ std::string Self(const CallContext& ctx) { return Describe(ctx.dispatch_record);
   const ObjectRecord* record = ctx.dispatch_record;
   return ctx.Report(vuid, Field{"commandBuffer"},
                     Self(ctx) + ", created for queue family " + std::to_string(record->queue_family) +
-                        " (queueFlags " + Hex(flags) + "), which has no " + bit_name);
+                        " (queueFlags " + hex(flags) + "), which has no " + bit_name);
 }
 
 bool CheckQueueFamily(CallContext& ctx, XgpuQueueFlagBits bit, const char* bit_name, Vuid vuid) {
@@ -82,7 +77,7 @@ bool CheckRef(CallContext& ctx, const RecordingState& recording, const XgpuBuffe
     if (ref->buffer != XGPU_NULL_HANDLE) {
       return ctx.Report(rule.kind, Field{rule.field, i},
                         "kind XGPU_BUFFER_REF_KIND_BINDING_SLOT, but " + Member(rule.field, "buffer") + " is " +
-                            Hex(reinterpret_cast<uintptr_t>(ref->buffer)) + ", not XGPU_NULL_HANDLE");
+                            hex(reinterpret_cast<uintptr_t>(ref->buffer)) + ", not XGPU_NULL_HANDLE");
     }
     if (ref->bindingSlot >= recording.binding_capacity) {
       skip |= ctx.Report(rule.slot, Field{Member(rule.field, "bindingSlot").c_str(), i},
@@ -94,12 +89,12 @@ bool CheckRef(CallContext& ctx, const RecordingState& recording, const XgpuBuffe
     // aligned); the rest is checked at each submission.
     if (rule.has_alignment && alignment > 1 && ref->offset % alignment != 0) {
       skip |= ctx.Report(rule.alignment, Field{Member(rule.field, "offset").c_str(), i},
-                         Num(ref->offset) + ", not a multiple of " + std::to_string(alignment) +
+                         size_text(ref->offset) + ", not a multiple of " + std::to_string(alignment) +
                              " (the offset within slot " + std::to_string(ref->bindingSlot) + ")");
     }
     if (ref->size != XGPU_WHOLE_SIZE && ref->size < std::max<uint64_t>(min_size, 1)) {
       skip |= ctx.Report(rule.range, Field{Member(rule.field, "size").c_str(), i},
-                         Num(ref->size) + " bytes of slot " + std::to_string(ref->bindingSlot) +
+                         size_text(ref->size) + " bytes of slot " + std::to_string(ref->bindingSlot) +
                              ", the command needs " + std::to_string(std::max<uint64_t>(min_size, 1)));
     }
     return skip;
@@ -113,20 +108,20 @@ bool CheckRef(CallContext& ctx, const RecordingState& recording, const XgpuBuffe
   const std::string of = " of " + Describe(buffer) + " (" + std::to_string(size) + " bytes)";
   if (ref->offset >= size || (ref->size != XGPU_WHOLE_SIZE && ref->size > size - ref->offset)) {
     skip |= ctx.Report(rule.range, Field{rule.field, i},
-                       "offset " + Num(ref->offset) + ", size " + Num(ref->size) + ": not inside the range" + of,
+                       "offset " + size_text(ref->offset) + ", size " + size_text(ref->size) + ": not inside the range" + of,
                        {RefOf(buffer)});
   } else {
     const uint64_t resolved = ref->size == XGPU_WHOLE_SIZE ? size - ref->offset : ref->size;
     if (resolved < min_size) {
       skip |= ctx.Report(rule.range, Field{rule.field, i},
-                         "offset " + Num(ref->offset) + ", size " + Num(ref->size) + ": " + std::to_string(resolved) +
+                         "offset " + size_text(ref->offset) + ", size " + size_text(ref->size) + ": " + std::to_string(resolved) +
                              " bytes" + of + ", the command needs " + std::to_string(min_size),
                          {RefOf(buffer)});
     }
   }
   if (rule.has_alignment && alignment > 1 && ref->offset % alignment != 0) {
     skip |= ctx.Report(rule.alignment, Field{Member(rule.field, "offset").c_str(), i},
-                       Num(ref->offset) + ", not a multiple of " + std::to_string(alignment), {RefOf(buffer)});
+                       size_text(ref->offset) + ", not a multiple of " + std::to_string(alignment), {RefOf(buffer)});
   }
   if (rule.usage_bit != 0 && (buffer->buffer_usage & rule.usage_bit) != rule.usage_bit) {
     skip |= ctx.Report(rule.usage, Field{Member(rule.field, "buffer").c_str(), i},
@@ -265,7 +260,7 @@ std::string BitText(const BitName* names, size_t count, uint32_t bit) {
   for (size_t n = 0; n < count; ++n) {
     if (names[n].bit == bit) return names[n].name;
   }
-  return Hex(bit);
+  return hex(bit);
 }
 
 }  // namespace
@@ -414,7 +409,7 @@ bool RecordingValidation::ValidateCmdDispatchIndirect(CallContext& ctx, XgpuComm
   if ((flags & ~kValidBitsXgpuDispatchIndirectFlagBits) == 0 && kinds != XGPU_DISPATCH_INDIRECT_STATIC_BIT &&
       kinds != XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT) {
     skip |= ctx.Report(Vuid::xgpuCmdDispatchIndirect_flags, Field{"flags"},
-                       Hex(flags) + (kinds == 0 ? ": neither" : ": both") +
+                       hex(flags) + (kinds == 0 ? ": neither" : ": both") +
                            " XGPU_DISPATCH_INDIRECT_STATIC_BIT and XGPU_DISPATCH_INDIRECT_DYNAMIC_BIT");
   }
   skip |= CheckDispatchState(
@@ -447,18 +442,18 @@ bool RecordingValidation::ValidateCmdDispatchIndirect(CallContext& ctx, XgpuComm
     for (const RecordingState::Write& w : recording->writes) {
       if (w.slot != slot || w.target != target || !Overlap(w.offset, w.size, pCounts->offset, 12)) continue;
       const std::string what = std::string(slot ? "slot " + std::to_string(target) : "the buffer") + ", bytes [" +
-                               Num(w.offset) + ", " + (w.size == XGPU_WHOLE_SIZE ? "end" : Num(w.offset + w.size)) +
+                               size_text(w.offset) + ", " + (w.size == XGPU_WHOLE_SIZE ? "end" : size_text(w.offset + w.size)) +
                                ")";
       if (kinds == XGPU_DISPATCH_INDIRECT_STATIC_BIT) {
         skip |= ctx.Report(Vuid::xgpuCmdDispatchIndirect_static_written, Field{"pCounts"},
-                           "counts at offset " + Num(pCounts->offset) + " that command " + std::to_string(w.command) +
+                           "counts at offset " + size_text(pCounts->offset) + " that command " + std::to_string(w.command) +
                                " of this recording writes (" + what +
                                "): a static dispatch reads them on the host when the submission is issued");
         break;
       }
       if (recording->indirect_barrier <= w.command + 1u) {
         skip |= ctx.Report(Vuid::xgpuCmdDispatchIndirect_dynamic_barrier, Field{"pCounts"},
-                           "counts at offset " + Num(pCounts->offset) + " that command " + std::to_string(w.command) +
+                           "counts at offset " + size_text(pCounts->offset) + " that command " + std::to_string(w.command) +
                                " of this recording writes (" + what +
                                ") with no barrier since to XGPU_PIPELINE_STAGE_INDIRECT_BIT / "
                                "XGPU_ACCESS_INDIRECT_READ_BIT");
@@ -485,7 +480,7 @@ bool RecordingValidation::ValidateCmdFillBuffer(CallContext& ctx, XgpuCommandBuf
   if (pattern_ok && IsUsablePointer(pDst) && pDst->size != XGPU_WHOLE_SIZE &&
       (pDst->size == 0 || pDst->size % patternSize != 0)) {
     skip |= ctx.Report(Vuid::xgpuCmdFillBuffer_pDst_size, Field{"pDst->size"},
-                       Num(pDst->size) + (pDst->size == 0 ? "" : ", not a multiple of patternSize ") +
+                       size_text(pDst->size) + (pDst->size == 0 ? "" : ", not a multiple of patternSize ") +
                            (pDst->size == 0 ? "" : std::to_string(patternSize)));
   }
   skip |= CheckRef(ctx, *recording, pDst, 0, kFillRule, 0, pattern_ok ? patternSize : 1);
@@ -508,9 +503,9 @@ bool RecordingValidation::ValidateCmdCopyBuffer(CallContext& ctx, XgpuCommandBuf
     if (s < d + size && d < s + size && s + size > s && d + size > d) {
       const ObjectRecord* buffer = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, reinterpret_cast<uintptr_t>(pSrc->buffer));
       skip |= ctx.Report(Vuid::xgpuCmdCopyBuffer_overlap, Field{"pDst->offset"},
-                         "source [" + Num(s) + ", " + Num(s + size) + ") and destination [" + Num(d) + ", " +
-                             Num(d + size) + ") overlap in " +
-                             (buffer ? Describe(buffer) : Hex(reinterpret_cast<uintptr_t>(pSrc->buffer))));
+                         "source [" + size_text(s) + ", " + size_text(s + size) + ") and destination [" + size_text(d) + ", " +
+                             size_text(d + size) + ") overlap in " +
+                             (buffer ? Describe(buffer) : hex(reinterpret_cast<uintptr_t>(pSrc->buffer))));
     }
   }
   return skip;
@@ -524,7 +519,7 @@ bool RecordingValidation::ValidateCmdUpdateBuffer(CallContext& ctx, XgpuCommandB
                                Vuid::xgpuCmdUpdateBuffer_commandBuffer_queueFamily);
   if (dataSize == 0 || dataSize > XGPU_MAX_UPDATE_BUFFER_SIZE) {
     skip |= ctx.Report(Vuid::xgpuCmdUpdateBuffer_dataSize, Field{"dataSize"},
-                       Num(dataSize) + (dataSize == 0 ? "" : ", more than XGPU_MAX_UPDATE_BUFFER_SIZE (65536)"));
+                       size_text(dataSize) + (dataSize == 0 ? "" : ", more than XGPU_MAX_UPDATE_BUFFER_SIZE (65536)"));
   }
   skip |= CheckRef(ctx, *recording, pDst, 0, kUpdateRule, dataSize, 1);
   return skip;
@@ -548,12 +543,12 @@ bool RecordingValidation::ValidateCmdPipelineBarrier(CallContext& ctx, XgpuComma
     if (uint32_t bit = srcStageMask != 0 ? AccessOutsideStages(src_access, srcStageMask) : 0) {
       skip |= ctx.Report(Vuid::xgpuCmdPipelineBarrier_srcAccessMask, Field{src_field, i},
                          BitText(kBitNamesXgpuAccessFlagBits, std::size(kBitNamesXgpuAccessFlagBits), bit) +
-                             ", an access of no stage of srcStageMask " + Hex(srcStageMask));
+                             ", an access of no stage of srcStageMask " + hex(srcStageMask));
     }
     if (uint32_t bit = dstStageMask != 0 ? AccessOutsideStages(dst_access, dstStageMask) : 0) {
       skip |= ctx.Report(Vuid::xgpuCmdPipelineBarrier_dstAccessMask, Field{dst_field, i},
                          BitText(kBitNamesXgpuAccessFlagBits, std::size(kBitNamesXgpuAccessFlagBits), bit) +
-                             ", an access of no stage of dstStageMask " + Hex(dstStageMask));
+                             ", an access of no stage of dstStageMask " + hex(dstStageMask));
     }
   };
   if (IsUsablePointer(pMemoryBarriers)) {
@@ -600,12 +595,12 @@ namespace {
   if (uint32_t bit = srcStageMask != 0 ? AccessOutsideStages(srcAccessMask, srcStageMask) : 0) {
     skip |= ctx.Report(Vuid::xgpuCmdMemoryBarrier_srcAccessMask, Field{"srcAccessMask"},
                        BitText(kBitNamesXgpuAccessFlagBits, std::size(kBitNamesXgpuAccessFlagBits), bit) +
-                           ", an access of no stage of srcStageMask " + Hex(srcStageMask));
+                           ", an access of no stage of srcStageMask " + hex(srcStageMask));
   }
   if (uint32_t bit = dstStageMask != 0 ? AccessOutsideStages(dstAccessMask, dstStageMask) : 0) {
     skip |= ctx.Report(Vuid::xgpuCmdMemoryBarrier_dstAccessMask, Field{"dstAccessMask"},
                        BitText(kBitNamesXgpuAccessFlagBits, std::size(kBitNamesXgpuAccessFlagBits), bit) +
-                           ", an access of no stage of dstStageMask " + Hex(dstStageMask));
+                           ", an access of no stage of dstStageMask " + hex(dstStageMask));
   }
   return skip;
 }
@@ -632,7 +627,7 @@ bool RecordingValidation::ValidateCmdWriteTimestamp(CallContext& ctx, XgpuComman
   if (one_stage && stage != XGPU_PIPELINE_STAGE_INDIRECT_BIT && stage != XGPU_PIPELINE_STAGE_DISPATCH_BIT &&
       stage != XGPU_PIPELINE_STAGE_TRANSFER_BIT && stage != XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT) {
     skip |= ctx.Report(Vuid::xgpuCmdWriteTimestamp_stage, Field{"stage"},
-                       Hex(static_cast<uint32_t>(stage)) + ", not INDIRECT, DISPATCH, TRANSFER or ALL_COMMANDS");
+                       hex(static_cast<uint32_t>(stage)) + ", not INDIRECT, DISPATCH, TRANSFER or ALL_COMMANDS");
   }
   skip |= CheckRef(ctx, *recording, pDst, 0, kTimestampRule, 8, 8);
   return skip;
@@ -687,7 +682,7 @@ bool RecordingValidation::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint3
       const uint64_t size = buffer->buffer_size;
       if (b.offset >= size || (b.size != XGPU_WHOLE_SIZE && (b.size == 0 || b.size > size - b.offset))) {
         skip |= ctx.Report(Vuid::xgpuQueueSubmit_pSubmits_pBindings_range, Field{"pSubmits[i].pBindings[j]", i, j},
-                           "offset " + Num(b.offset) + ", size " + Num(b.size) + ": not a non-empty range inside " +
+                           "offset " + size_text(b.offset) + ", size " + size_text(b.size) + ": not a non-empty range inside " +
                                Describe(buffer) + " (" + std::to_string(size) + " bytes)",
                            {RefOf(buffer)});
         continue;
@@ -695,7 +690,7 @@ bool RecordingValidation::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint3
       if (limits.minBufferOffsetAlignment > 1 && b.offset % limits.minBufferOffsetAlignment != 0) {
         skip |= ctx.Report(Vuid::xgpuQueueSubmit_pSubmits_pBindings_offset,
                            Field{"pSubmits[i].pBindings[j].offset", i, j},
-                           Num(b.offset) + ", not a multiple of limits.minBufferOffsetAlignment " +
+                           size_text(b.offset) + ", not a multiple of limits.minBufferOffsetAlignment " +
                                std::to_string(limits.minBufferOffsetAlignment),
                            {RefOf(buffer)});
       }
@@ -759,7 +754,7 @@ bool RecordingValidation::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint3
       const Field binding_field{"pSubmits[i].pBindings[j]", i, use.slot};
       if (use.offset >= bsize || (use.size != XGPU_WHOLE_SIZE && use.size > bsize - use.offset)) {
         skip |= ctx.Report(Vuid::xgpuQueueSubmit_pSubmits_pBindings_refRange, binding_field,
-                           where_text() + ": offset " + Num(use.offset) + ", size " + Num(use.size) +
+                           where_text() + ": offset " + size_text(use.offset) + ", size " + size_text(use.size) +
                                " is not inside the binding's " + std::to_string(bsize) + " bytes",
                            {RefOf(buffer), RefOf(cb)});
         continue;
@@ -775,7 +770,7 @@ bool RecordingValidation::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint3
       if (use.alignment > 1 && resolved_offset % use.alignment != 0) {
         skip |= ctx.Report(use.alignment_vuid, binding_field,
                            where_text() + ": resolved offset " + std::to_string(resolved_offset) + " (binding " +
-                               Num(b.offset) + " + reference " + Num(use.offset) + "), not a multiple of " +
+                               size_text(b.offset) + " + reference " + size_text(use.offset) + "), not a multiple of " +
                                std::to_string(use.alignment),
                            {RefOf(buffer), RefOf(cb)});
       }
@@ -802,8 +797,8 @@ bool RecordingValidation::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint3
           const uint64_t d = resolved_offset;
           if (s < d + use.min_size && d < s + use.min_size) {
             skip |= ctx.Report(use.overlap_vuid, binding_field,
-                               where_text() + ": destination [" + Num(d) + ", " + Num(d + use.min_size) +
-                                   ") overlaps the source [" + Num(s) + ", " + Num(s + use.min_size) + ") in " +
+                               where_text() + ": destination [" + size_text(d) + ", " + size_text(d + use.min_size) +
+                                   ") overlaps the source [" + size_text(s) + ", " + size_text(s + use.min_size) + ") in " +
                                    Describe(buffer),
                                {RefOf(buffer), RefOf(cb)});
           }

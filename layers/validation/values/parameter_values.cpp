@@ -13,12 +13,6 @@
 namespace xgpu_validation {
 namespace {
 
-std::string Num(uint64_t value) {
-  if (value == XGPU_WHOLE_SIZE) return "XGPU_WHOLE_SIZE";
-  return std::to_string(value);
-}
-
-
 ObjectRef RefOf(const ObjectRecord* record) { return ObjectRef{record->type, record->handle}; }
 
 // The record of a buffer of the call's device (one of another device breaks
@@ -63,7 +57,7 @@ bool CheckTransferQueue(CallContext& ctx, Vuid vuid) {
   return ctx.Report(vuid, Field{"queue"},
                     Describe(ctx.dispatch_record) + ", of queue family " +
                         std::to_string(ctx.dispatch_record->queue_family) + " (queueFlags " +
-                        Hex(family->queueFlags) + "), which has no XGPU_QUEUE_TRANSFER_BIT");
+                        hex(family->queueFlags) + "), which has no XGPU_QUEUE_TRANSFER_BIT");
 }
 
 // The range [offset, offset + size) lies inside `bytes` (size not XGPU_WHOLE_SIZE).
@@ -82,7 +76,7 @@ bool ParameterValues::ValidateCreateInstance(CallContext& ctx, const XgpuInstanc
     if (version != 0 && (XGPU_API_VERSION_VARIANT(version) != 0 || XGPU_API_VERSION_MAJOR(version) != 1)) {
       skip |= ctx.Report(Vuid::xgpuCreateInstance_pCreateInfo_pApplicationInfo_apiVersion,
                          Field{"pCreateInfo->pApplicationInfo->apiVersion"},
-                         Hex(version) + " (variant " + std::to_string(XGPU_API_VERSION_VARIANT(version)) +
+                         hex(version) + " (variant " + std::to_string(XGPU_API_VERSION_VARIANT(version)) +
                              ", major " + std::to_string(XGPU_API_VERSION_MAJOR(version)) + ")");
     }
   }
@@ -217,7 +211,7 @@ bool ParameterValues::ValidateCreateBuffer(CallContext& ctx, XgpuDevice, const X
   const uint64_t max = device->properties.limits.maxBufferSize;
   if (pCreateInfo->size == 0 || pCreateInfo->size > max) {
     skip |= ctx.Report(Vuid::xgpuCreateBuffer_pCreateInfo_size, Field{"pCreateInfo->size"},
-                       Num(pCreateInfo->size) + (pCreateInfo->size == 0 ? "" : ", more than limits.maxBufferSize " +
+                       size_text(pCreateInfo->size) + (pCreateInfo->size == 0 ? "" : ", more than limits.maxBufferSize " +
                                                                                     std::to_string(max)));
   }
   if (pCreateInfo->usage == 0) {
@@ -250,12 +244,12 @@ bool ParameterValues::ValidateMapBuffer(CallContext& ctx, XgpuDevice, XgpuBuffer
   const uint64_t bytes = record->buffer_size;
   if (offset >= bytes) {
     skip |= ctx.Report(Vuid::xgpuMapBuffer_offset, Field{"offset"},
-                       Num(offset) + ", not less than the size of " + Describe(record) + " (" + std::to_string(bytes) +
+                       size_text(offset) + ", not less than the size of " + Describe(record) + " (" + std::to_string(bytes) +
                            " bytes)",
                        {RefOf(record)});
   } else if (size != XGPU_WHOLE_SIZE && (size == 0 || size > bytes - offset)) {
     skip |= ctx.Report(Vuid::xgpuMapBuffer_size, Field{"size"},
-                       Num(size) + (size == 0 ? "" : ": offset " + Num(offset) + " + size beyond the " +
+                       size_text(size) + (size == 0 ? "" : ": offset " + size_text(offset) + " + size beyond the " +
                                                          std::to_string(bytes) + " bytes of " + Describe(record)),
                        {RefOf(record)});
   }
@@ -289,14 +283,14 @@ bool ParameterValues::ValidateCreateMemoryPool(CallContext& ctx, XgpuDevice,
   const uint64_t max = device->properties.limits.maxBufferSize;
   if (pCreateInfo->blockSize > max) {
     skip |= ctx.Report(Vuid::xgpuCreateMemoryPool_pCreateInfo_blockSize, Field{"pCreateInfo->blockSize"},
-                       Num(pCreateInfo->blockSize) + ", more than limits.maxBufferSize " + std::to_string(max));
+                       size_text(pCreateInfo->blockSize) + ", more than limits.maxBufferSize " + std::to_string(max));
   } else if (pCreateInfo->maxSize != 0 && pCreateInfo->blockSize > pCreateInfo->maxSize) {
     skip |= ctx.Report(Vuid::xgpuCreateMemoryPool_pCreateInfo_blockSize, Field{"pCreateInfo->blockSize"},
-                       Num(pCreateInfo->blockSize) + ", more than pCreateInfo->maxSize " + Num(pCreateInfo->maxSize));
+                       size_text(pCreateInfo->blockSize) + ", more than pCreateInfo->maxSize " + size_text(pCreateInfo->maxSize));
   }
   if (pCreateInfo->maxSize != 0 && pCreateInfo->retainSize > pCreateInfo->maxSize) {
     skip |= ctx.Report(Vuid::xgpuCreateMemoryPool_pCreateInfo_retainSize, Field{"pCreateInfo->retainSize"},
-                       Num(pCreateInfo->retainSize) + ", more than pCreateInfo->maxSize " + Num(pCreateInfo->maxSize));
+                       size_text(pCreateInfo->retainSize) + ", more than pCreateInfo->maxSize " + size_text(pCreateInfo->maxSize));
   }
   return skip;
 }
@@ -433,7 +427,7 @@ bool ParameterValues::ValidateQueueFillBuffer(CallContext& ctx, XgpuQueue, const
   const uint64_t bytes = buffer->buffer_size;
   if (dstOffset >= bytes || (pattern_ok && dstOffset % patternSize != 0)) {
     skip |= ctx.Report(Vuid::xgpuQueueFillBuffer_dstOffset, Field{"dstOffset"},
-                       Num(dstOffset) + (dstOffset >= bytes ? ", not less than the size of " + Describe(buffer) + " (" +
+                       size_text(dstOffset) + (dstOffset >= bytes ? ", not less than the size of " + Describe(buffer) + " (" +
                                                                   std::to_string(bytes) + " bytes)"
                                                             : ", not a multiple of patternSize " +
                                                                   std::to_string(patternSize)),
@@ -441,7 +435,7 @@ bool ParameterValues::ValidateQueueFillBuffer(CallContext& ctx, XgpuQueue, const
   } else if (size != XGPU_WHOLE_SIZE &&
              (size == 0 || (pattern_ok && size % patternSize != 0) || !Inside(dstOffset, size, bytes))) {
     skip |= ctx.Report(Vuid::xgpuQueueFillBuffer_size, Field{"size"},
-                       Num(size) + " at dstOffset " + Num(dstOffset) + " in " + Describe(buffer) + " (" +
+                       size_text(size) + " at dstOffset " + size_text(dstOffset) + " in " + Describe(buffer) + " (" +
                            std::to_string(bytes) + " bytes), patternSize " + std::to_string(patternSize),
                        {RefOf(buffer)});
   }
@@ -463,7 +457,7 @@ bool ParameterValues::ValidateQueueCopyBuffer(CallContext& ctx, XgpuQueue, const
   if (src != nullptr) {
     if (!Inside(srcOffset, size, src->buffer_size)) {
       skip |= ctx.Report(Vuid::xgpuQueueCopyBuffer_srcRange, Field{"srcOffset"},
-                         "srcOffset " + Num(srcOffset) + " + size " + Num(size) + " beyond the " +
+                         "srcOffset " + size_text(srcOffset) + " + size " + size_text(size) + " beyond the " +
                              std::to_string(src->buffer_size) + " bytes of " + Describe(src),
                          {RefOf(src)});
     }
@@ -475,7 +469,7 @@ bool ParameterValues::ValidateQueueCopyBuffer(CallContext& ctx, XgpuQueue, const
   if (dst != nullptr) {
     if (!Inside(dstOffset, size, dst->buffer_size)) {
       skip |= ctx.Report(Vuid::xgpuQueueCopyBuffer_dstRange, Field{"dstOffset"},
-                         "dstOffset " + Num(dstOffset) + " + size " + Num(size) + " beyond the " +
+                         "dstOffset " + size_text(dstOffset) + " + size " + size_text(size) + " beyond the " +
                              std::to_string(dst->buffer_size) + " bytes of " + Describe(dst),
                          {RefOf(dst)});
     }
@@ -486,8 +480,8 @@ bool ParameterValues::ValidateQueueCopyBuffer(CallContext& ctx, XgpuQueue, const
   }
   if (src != nullptr && src == dst && size != 0 && srcOffset < dstOffset + size && dstOffset < srcOffset + size) {
     skip |= ctx.Report(Vuid::xgpuQueueCopyBuffer_overlap, Field{"dstOffset"},
-                       "[" + Num(srcOffset) + ", " + Num(srcOffset + size) + ") and [" + Num(dstOffset) + ", " +
-                           Num(dstOffset + size) + ") overlap in " + Describe(src),
+                       "[" + size_text(srcOffset) + ", " + size_text(srcOffset + size) + ") and [" + size_text(dstOffset) + ", " +
+                           size_text(dstOffset + size) + ") overlap in " + Describe(src),
                        {RefOf(src)});
   }
   return skip;
@@ -500,7 +494,7 @@ bool ParameterValues::ValidateQueueAlloca(CallContext& ctx, XgpuQueue, const Xgp
   bool skip = false;
   if (limits != nullptr && (size == 0 || size > limits->maxBufferSize)) {
     skip |= ctx.Report(Vuid::xgpuQueueAlloca_size, Field{"size"},
-                       Num(size) + (size == 0 ? "" : ", more than limits.maxBufferSize " +
+                       size_text(size) + (size == 0 ? "" : ", more than limits.maxBufferSize " +
                                                          std::to_string(limits->maxBufferSize)));
   }
   if (usage == 0) skip |= ctx.Report(Vuid::xgpuQueueAlloca_usage, Field{"usage"}, "0");

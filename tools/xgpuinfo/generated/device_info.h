@@ -76,9 +76,9 @@ inline ordered_json ToJson(const XgpuPhysicalDeviceProperties& s) {
 
 inline void PrintText(const XgpuPhysicalDeviceProperties& s, int indent) {
   Line(indent, "apiVersion", Version(s.apiVersion));
-  Line(indent, "driverVersion", Hex(s.driverVersion));
-  Line(indent, "vendorId", Hex(s.vendorId));
-  Line(indent, "deviceId", Hex(s.deviceId));
+  Line(indent, "driverVersion", xgpu_common::hex(s.driverVersion));
+  Line(indent, "vendorId", xgpu_common::hex(s.vendorId));
+  Line(indent, "deviceId", xgpu_common::hex(s.deviceId));
   Line(indent, "deviceType", ShortName(xgpuPhysicalDeviceTypeString(s.deviceType), "XGPU_PHYSICAL_DEVICE_TYPE_"));
   Line(indent, "deviceName", Text(s.deviceName, sizeof(s.deviceName)));
   Line(indent, "isaName", Text(s.isaName, sizeof(s.isaName)));
