@@ -48,8 +48,9 @@ void on_queue_error(hsa_status_t status, hsa_queue_t*, void* data) {
   log->count.fetch_add(1);
 }
 
-// hsa_init plus the first agent, its pools and the test executable; `ok` is
-// false (with the reason printed once) when no CUDA device is present.
+// hsa_init plus the first GPU agent, its pools and the host agent's, and the
+// test executable; `ok` is false (with the reason printed once) when no CUDA
+// device is present.
 struct Gpu {
   bool ok = false;
   hsa_agent_t agent{0};
@@ -70,8 +71,12 @@ struct Gpu {
           auto* self = static_cast<Gpu*>(data);
           uint32_t features = 0;
           hsa_agent_get_info(a, HSA_AGENT_INFO_FEATURE, &features);
-          if ((features & HSA_AGENT_FEATURE_KERNEL_DISPATCH) && !self->agent.handle) self->agent = a;
-          if (!(features & HSA_AGENT_FEATURE_KERNEL_DISPATCH)) self->host_agent = a;
+          const bool kernel_agent = (features & HSA_AGENT_FEATURE_KERNEL_DISPATCH) != 0;
+          // The first GPU's pools and the host's: on a machine of several
+          // GPUs another GPU's device memory is not this GPU's to use.
+          if (kernel_agent && self->agent.handle) return HSA_STATUS_SUCCESS;
+          if (kernel_agent) self->agent = a;
+          else self->host_agent = a;
           hsa_amd_agent_iterate_memory_pools(
               a,
               [](hsa_amd_memory_pool_t pool, void* data) {
