@@ -10,9 +10,7 @@
 
 #include <algorithm>
 #include <cstring>
-#include <map>
 #include <memory>
-#include <shared_mutex>
 #include <vector>
 
 #include <hsa_core/memory.h>
