@@ -102,6 +102,7 @@ void FiberRunner::abandon() {
   }
   current_ = nullptr;
   tsan_home_ = nullptr;
+  prepared_ = 0;  // the next workgroup is prepared again (TSan fibers above)
 #if defined(HSA_CPU_ASAN)
   // The abandoned frames on the fiber stacks keep their redzones poisoned.
   for (char* base : stacks_->bases) __asan_unpoison_memory_region(base + page_size(), stacks_->stack_bytes);
@@ -115,10 +116,18 @@ size_t FiberRunner::stack_bytes_for(size_t private_bytes) {
   return (bytes + page - 1) / page * page;
 }
 
-void FiberRunner::ensure_stacks(size_t count, size_t stack_bytes) {
+bool FiberRunner::ensure_stacks(size_t count, size_t stack_bytes) {
   if (stacks_->stack_bytes < stack_bytes) {
     stacks_->release();
     stacks_->stack_bytes = stack_bytes;
+  }
+  if (stacks_->bases.capacity() < count) {
+    try {
+      stacks_->bases.reserve(count);
+    } catch (const std::bad_alloc&) {
+      log("no host memory for the list of %zu fiber stacks", count);
+      return false;
+    }
   }
   while (stacks_->bases.size() < count) {
     const size_t total = stacks_->stack_bytes + page_size();
@@ -126,11 +135,31 @@ void FiberRunner::ensure_stacks(size_t count, size_t stack_bytes) {
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED) {
       log("fiber stack mmap of %zu bytes failed", total);
-      std::abort();
+      return false;
     }
     mprotect(base, page_size(), PROT_NONE);  // guard page below the stack
-    stacks_->bases.push_back(static_cast<char*>(base));
+    stacks_->bases.push_back(static_cast<char*>(base));  // capacity reserved: no allocation
   }
+  return true;
+}
+
+bool FiberRunner::prepare(const xgpu_host_workgroup_t* wg, size_t private_bytes) {
+  const size_t count = size_t(wg->item_count[0]) * wg->item_count[1] * wg->item_count[2];
+  if (!ensure_stacks(count, stack_bytes_for(private_bytes))) return false;
+  std::vector<Item>& items = *items_;
+  if (items.size() < count) {
+    try {
+      items.resize(count);
+    } catch (const std::bad_alloc&) {
+      log("no host memory for the state of %zu fibers", count);
+      return false;
+    }
+  }
+  if (tsan_current_fiber() != nullptr)
+    for (size_t i = 0; i < count; ++i)
+      if (items[i].tsan_fiber == nullptr) items[i].tsan_fiber = tsan_create_fiber();
+  prepared_ = count;
+  return true;
 }
 
 void FiberRunner::barrier(xgpu_host_workgroup_t* wg) {
@@ -141,15 +170,12 @@ void FiberRunner::barrier(xgpu_host_workgroup_t* wg) {
 }
 
 void FiberRunner::run(const xgpu_host_kernel_descriptor_t* kernel,
-                      const void* kernarg, xgpu_host_workgroup_t* wg,
-                      size_t private_bytes) {
+                      const void* kernarg, xgpu_host_workgroup_t* wg) {
   const uint32_t nx = wg->item_count[0], ny = wg->item_count[1],
                  nz = wg->item_count[2];
   const size_t count = size_t(nx) * ny * nz;
-  const size_t stack_bytes = stack_bytes_for(private_bytes);
-  ensure_stacks(count, stack_bytes);
+  if (count > prepared_) std::abort();  // a caller bug: prepare() was not called for this workgroup
   std::vector<Item>& items = *items_;
-  if (items.size() < count) items.resize(count);
 
   wg->barrier = &FiberRunner::barrier;
   wg->runtime = this;
@@ -167,7 +193,6 @@ void FiberRunner::run(const xgpu_host_kernel_descriptor_t* kernel,
         item->local_id[1] = y;
         item->local_id[2] = z;
         item->done = false;
-        if (home != nullptr && item->tsan_fiber == nullptr) item->tsan_fiber = tsan_create_fiber();
         bctx::stack_context sctx;
         sctx.size = stacks_->stack_bytes;
         sctx.sp = stacks_->bases[i] + page_size() + stacks_->stack_bytes;

@@ -54,11 +54,19 @@ class FiberRunner {
   FiberRunner(const FiberRunner&) = delete;
   FiberRunner& operator=(const FiberRunner&) = delete;
 
-  // Runs every work item of `wg` (wg->item_count) as a fiber with at least
-  // `private_bytes` of stack each. Items that finish while others still
-  // wait at a barrier count as arrived (divergent barriers do not hang).
+  // Makes ready what run() needs for `wg` (wg->item_count items with at
+  // least `private_bytes` of stack each): the stacks, the items' state.
+  // Runtime code that allocates, so it runs before the thread arms its
+  // KernelGuard: a cancel signal (fault.h) never lands in it, only in run().
+  // False, with a log line, when host memory ran out (no fiber runs then).
+  bool prepare(const xgpu_host_workgroup_t* wg, size_t private_bytes);
+
+  // Runs every work item of `wg` as a fiber, on what prepare() made ready
+  // for this workgroup (it allocates nothing). Items that finish while
+  // others still wait at a barrier count as arrived (divergent barriers do
+  // not hang).
   void run(const xgpu_host_kernel_descriptor_t* kernel, const void* kernarg,
-           xgpu_host_workgroup_t* wg, size_t private_bytes);
+           xgpu_host_workgroup_t* wg);
 
   // Forgets the workgroup a contained fault interrupted (see fault.h): its
   // fibers are dropped without being resumed or unwound (their records live
@@ -73,11 +81,12 @@ class FiberRunner {
   struct Item;
   struct Stacks;
   static void barrier(xgpu_host_workgroup_t* wg);
-  void ensure_stacks(size_t count, size_t stack_bytes);
+  bool ensure_stacks(size_t count, size_t stack_bytes);
 
   std::unique_ptr<Stacks> stacks_;   // pooled stacks (mmap)
   std::vector<Item>* items_;         // per work item state, reused
   Item* current_ = nullptr;          // item whose fiber runs now
+  size_t prepared_ = 0;              // items prepare() made ready
   void* tsan_home_ = nullptr;        // TSan fiber of the scheduler (TSan builds)
 };
 

@@ -178,10 +178,16 @@ class DispatchJob final : public Job {
     // is abandoned while this workgroup runs preempts it (fault.h). The
     // thread names the queue's abort flag before it reads it (both seq_cst),
     // so an abort either is seen here or finds the thread to preempt.
-    if (!context.ready) [[unlikely]] {
-      // A thread without its kernel context (host memory ran out) runs no
-      // kernel code: the dispatch is abandoned and its queue stops.
+    // A thread without its kernel context, or without the fiber stacks this
+    // workgroup needs (host memory ran out), runs no kernel code: the
+    // dispatch is abandoned and its queue fails with OUT_OF_RESOURCES.
+    // prepare() allocates, so it runs before the guard is armed: a cancel
+    // signal only ever interrupts kernel code and the fiber scheduler.
+    const bool fibers = runs_as_fibers(kernel_);
+    if (!context.ready || (fibers && !context.fibers->prepare(&wg, private_bytes_))) [[unlikely]] {
       skipped_.store(true, std::memory_order_relaxed);
+      hsa_status_t none = HSA_STATUS_SUCCESS;
+      queue_->worker_error.compare_exchange_strong(none, HSA_STATUS_ERROR_OUT_OF_RESOURCES);
       queue_->abort.store(true, std::memory_order_seq_cst);
       queue_->inactive.store(true, std::memory_order_seq_cst);
       queue_->doorbell->notify_all_waiters();
@@ -193,10 +199,9 @@ class DispatchJob final : public Job {
       skipped_.store(true, std::memory_order_relaxed);
       return;
     }
-    const bool fibers = runs_as_fibers(kernel_);
     const bool returned = run_guarded(context.guard, [&] {
       if (fibers)
-        context.fibers->run(&kernel_, packet_.kernarg_address, &wg, private_bytes_);
+        context.fibers->run(&kernel_, packet_.kernarg_address, &wg);
       else
         call_kernel_workgroup(kernel_.run_workgroup, packet_.kernarg_address, &wg);
     });
@@ -662,12 +667,23 @@ struct Processor {
   // the queue is being destroyed (the callback may not see a dying queue).
   void report_fault() {
     KernelFault fault;
+    bool faulted;
     {
       std::lock_guard<std::mutex> lock(queue->fault_mutex);
-      if (!queue->faulted || error_reported) return;
+      if (error_reported) return;
+      faulted = queue->faulted;
       fault = queue->fault;
     }
     if (queue->stop.load(std::memory_order_acquire)) return;
+    if (!faulted) {
+      // No fault, but a worker had no host memory to run a workgroup.
+      const hsa_status_t worker = queue->worker_error.load(std::memory_order_acquire);
+      if (worker == HSA_STATUS_SUCCESS) return;
+      log("queue %llu: a worker had no host memory to run a dispatch's workgroup: the queue fails",
+          static_cast<unsigned long long>(queue->amd.hsa_queue.id));
+      report_error(worker);
+      return;
+    }
     const hsa_status_t status = fault_status(fault);
     if (fault.signal == SIGSEGV || fault.signal == SIGBUS) {
       Runtime* rt = runtime();

@@ -51,6 +51,8 @@ struct alignas(AMD_QUEUE_ALIGN_BYTES) Queue {
                                       // remaining workgroups of launched
                                       // dispatches are skipped, their
                                       // completion signals left alone
+  std::atomic<hsa_status_t> worker_error{HSA_STATUS_SUCCESS};  // a worker could not run a
+                                      // workgroup (OUT_OF_RESOURCES: no host memory)
   std::mutex fault_mutex;             // guards faulted, fault, fault_report
   bool faulted = false;               // a kernel of this queue faulted
   KernelFault fault;                  // the first such fault

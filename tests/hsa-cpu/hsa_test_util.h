@@ -206,6 +206,7 @@ struct Dispatch {
   uint16_t workgroup[3] = {1, 1, 1};
   uint16_t dims = 1;
   uint32_t group_bytes = 0;
+  uint32_t private_bytes = 0;  // the packet's private_segment_size
   hsa_signal_t completion{};
   bool barrier = false;
 };
@@ -221,7 +222,7 @@ inline uint64_t dispatch(hsa_queue_t* queue, const Dispatch& d, bool do_publish 
   p->grid_size_x = d.grid[0];
   p->grid_size_y = d.grid[1];
   p->grid_size_z = d.grid[2];
-  p->private_segment_size = 0;
+  p->private_segment_size = d.private_bytes;
   p->group_segment_size = d.group_bytes;
   p->kernel_object = d.kernel_object;
   p->kernarg_address = const_cast<void*>(d.kernarg);

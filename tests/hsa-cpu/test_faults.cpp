@@ -617,4 +617,54 @@ TEST_CASE("a fault outside kernel code still ends the process, or reaches the ha
   CHECK(after.sa_flags == before.sa_flags);
 }
 
+TEST_CASE("a fiber-mode workgroup whose stacks do not fit in host memory fails its queue with OUT_OF_RESOURCES") {
+  // Each of the 64 items of a workgroup asks for 1 GiB of private memory:
+  // 64 GiB of fiber stacks, far past the address space the child allows
+  // itself. The worker cannot map them: the dispatch does not complete, its
+  // queue reports OUT_OF_RESOURCES, and the process goes on (the same
+  // kernel with no private memory then runs on a new queue).
+  const int status = in_child([] {
+    Runtime rt;
+    Kernels kernels(rt.agent);
+    ReportingQueue q(rt.agent);
+    uint32_t* ran = rt.alloc<uint32_t>(2);
+    auto* args = rt.alloc<FaultArgs>(1, rt.kernarg_pool);
+    *args = FaultArgs{0, ran, kFaultNone, UINT32_MAX, 0, 0};
+    // The address space in use now plus 1 GiB.
+    uint64_t in_use = 0;
+    {
+      std::ifstream status_file("/proc/self/status");
+      std::string line;
+      while (std::getline(status_file, line))
+        if (line.rfind("VmSize:", 0) == 0) in_use = std::stoull(line.substr(7)) * 1024;
+    }
+    if (in_use == 0) _exit(6);
+    const rlimit limit{in_use + (1ull << 30), in_use + (1ull << 30)};
+    if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(7);
+    hsa_signal_t done = make_signal(1);
+    Dispatch d;
+    d.kernel_object = kernels.object("fault_fiber");
+    d.kernarg = args;
+    d.grid[0] = 2 * 64;
+    d.workgroup[0] = 64;
+    d.private_bytes = 1u << 30;
+    d.completion = done;
+    dispatch(q.queue, d);
+    if (!q.wait_error()) _exit(8);
+    if (q.last_error != HSA_STATUS_ERROR_OUT_OF_RESOURCES) _exit(9);
+    if (wait_eq(done, 0, 50 * kMs)) _exit(10);  // it did not complete
+    Queue healthy(rt.agent);
+    hsa_signal_store_relaxed(done, 1);
+    d.private_bytes = 0;
+    dispatch(healthy.queue, d);
+    if (!wait_eq(done, 0)) _exit(11);
+    if (ran[0] != 1 || ran[1] != 1) _exit(12);
+    hsa_signal_destroy(done);
+    _exit(0);
+  });
+  INFO("wait status " << status);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+}
+
 }  // TEST_SUITE
