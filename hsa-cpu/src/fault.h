@@ -41,7 +41,10 @@
 // leaves the kernel exactly as a fault does (guard->fault.signal ==
 // kCancelSignal). The same reasoning makes it as safe as a fault: the
 // runtime holds no lock while kernel code runs, and only kernel frames are
-// abandoned. A cancel signal that arrives after the thread left the kernel
+// abandoned. The armed region is kernel code plus, in fiber mode, the
+// fiber scheduler (FiberRunner::run), which allocates nothing and whose
+// state abandon() resets; what allocates (FiberRunner::prepare) runs before
+// arming, so the signal never interrupts the heap. A cancel signal that arrives after the thread left the kernel
 // (or before it armed) finds the guard disarmed or the flag unset and is
 // ignored. Under ThreadSanitizer, which delays asynchronous signals to its
 // next interceptor, a kernel that calls none is not preempted.
