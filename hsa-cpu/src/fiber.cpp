@@ -135,6 +135,10 @@ bool FiberRunner::ensure_stacks(size_t count, size_t stack_bytes) {
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED) {
       log("fiber stack mmap of %zu bytes failed", total);
+      // Start afresh: a later workgroup that needs smaller stacks must not
+      // be held to this size.
+      stacks_->release();
+      stacks_->stack_bytes = 0;
       return false;
     }
     mprotect(base, page_size(), PROT_NONE);  // guard page below the stack
