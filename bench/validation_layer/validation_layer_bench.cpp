@@ -4,6 +4,7 @@
 // checks off (hazards off).
 //
 //   validation_layer_bench [--smoke] [--json]     (BENCH_RUNS=<n>: runs of each, default 9)
+//   validation_layer_bench --profile=<off|on|hazards|costly-off>   one configuration, untimed (README.md)
 //
 // Recording: a one-shot command buffer, the pipeline and two buffers bound
 // once, then 1000 x (push 8 bytes of constants, dispatch, memory barrier);
@@ -300,6 +301,7 @@ std::vector<Figures> Measure(std::vector<Setup*> setups, int runs, uint32_t grou
 // The configurations, in the order of the columns.
 constexpr int kModes = 4;
 const char* const kModeNames[kModes] = {"off", "on", "on, hazards on", "on, costly off"};
+const char* const kProfileNames[kModes] = {"off", "on", "hazards", "costly-off"};
 const char* const kModeSides[kModes] = {"without the layer", "xgpu", "xgpu, hazards on", "xgpu, costly checks off"};
 
 // Wall nanoseconds of one run of `program` (stdout discarded) with the
@@ -463,6 +465,30 @@ int main(int argc, char** argv) {
   unsetenv("XGPU_VALIDATION_COSTLY_CHECKS");  // the settings structure decides
   unsetenv("XGPU_VALIDATION_HAZARDS");
   unsetenv("XGPU_VALIDATION_GPU_ASSISTED");
+  // --profile=<mode>: only one configuration's recordings and submissions,
+  // untimed, for an instruction-count profiler (README.md).
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--profile=", 10) != 0) continue;
+    int mode = -1;
+    for (int m = 0; m < kModes; ++m)
+      if (std::strcmp(argv[i] + 10, kProfileNames[m]) == 0) mode = m;
+    if (mode < 0) {
+      std::fprintf(stderr, "--profile: unknown configuration \"%s\" (off, on, hazards, costly-off)\n", argv[i] + 10);
+      return 2;
+    }
+    Setup setup(mode != 0, mode != 3, mode == 2);
+    XgpuCommandBuffer one_shot = setup.NewCommandBuffer();
+    XgpuCommandBuffer reusable = RecordReusable(setup);
+    for (int r = 0; r < runs; ++r) {
+      setup.Record(one_shot, groups);
+      setup.Submit(reusable, submissions);
+    }
+    setup.DestroyCommandBuffer(setup.device, reusable, nullptr);
+    setup.DestroyCommandBuffer(setup.device, one_shot, nullptr);
+    std::printf("profiled configuration %s: %d x (one recording of %u triples, %u submissions)\n",
+                kModeNames[mode], runs, groups, submissions);
+    return g_messages == 0 ? 0 : 1;
+  }
   Setup without_layer(false, false, false);
   Setup with_layer(true, true, false);          // the defaults
   Setup with_hazards(true, true, true);
