@@ -2,6 +2,7 @@
 // agent, ISA, cache and extension queries.
 #include "runtime.h"
 
+#include <hsa_core/agent.h>
 #include <hsa_core/backend.h>
 
 #include <cpuid.h>
@@ -54,12 +55,8 @@ namespace {
 
 std::atomic<Runtime*> g_runtime{nullptr};
 
-constexpr uint16_t kHsaVersionMajor = 1;
-constexpr uint16_t kHsaVersionMinor = 1;
 constexpr size_t kAgentNameBytes = 64;   // HSA_AGENT_INFO_NAME / VENDOR_NAME
 constexpr uint32_t kCallConventionCount = 1;  // HSA_ISA_INFO_CALL_CONVENTION_COUNT of every ISA
-constexpr size_t kUuidBytes = 21;        // HSA_AMD_AGENT_INFO_UUID
-constexpr size_t kExtensionMaskBytes = 128;
 
 std::string trim(std::string s) {
   const size_t first = s.find_first_not_of(" \t");
@@ -181,6 +178,77 @@ Runtime* runtime() { return g_runtime.load(std::memory_order_acquire); }
 
 }  // namespace hsa_cpu
 
+namespace hsa_cpu {
+
+// The agents and caches the core describes (hsa_core/agent.h): every agent
+// is a kernel agent of the host's cores, its caches those cpuid reports.
+void set_agent_hooks(hsa_core::Backend& b) {
+  b.agents = [](hsa_agent_t* out, size_t capacity) {
+    const Runtime* rt = runtime();
+    for (size_t i = 0; i < rt->agents.size() && i < capacity; ++i) out[i] = to_handle(rt->agents[i].get());
+    return rt->agents.size();
+  };
+  b.describe_agent = [](hsa_agent_t agent, hsa_core::AgentDescription* out) {
+    const Runtime* rt = runtime();
+    const Agent* a = rt != nullptr ? rt->agent(agent) : nullptr;
+    if (a == nullptr) return false;
+    const Isa* best = a->isas[0];
+    out->name = a->name.c_str();
+    out->vendor_name = a->vendor_name.c_str();
+    out->product_name = a->product_name.c_str();
+    out->uuid = "CPU-XX";
+    out->device = HSA_DEVICE_TYPE_CPU;
+    out->profile = HSA_PROFILE_FULL;
+    out->kernel_dispatch = true;
+    out->fast_f16 = false;
+    out->node = a->index;
+    out->isa = hsa_isa_t{reinterpret_cast<uintptr_t>(best)};
+    out->wavefront_size = best->wavefront_size;
+    for (uint16_t& d : out->workgroup_max_dim) d = uint16_t(kWorkgroupMaxSize);
+    out->workgroup_max_size = kWorkgroupMaxSize;
+    out->grid_max_dim = hsa_dim3_t{UINT32_MAX, UINT32_MAX, UINT32_MAX};
+    out->grid_max_size = UINT32_MAX;
+    out->fbarrier_max_size = kFbarrierMaxSize;
+    out->queues_max = kQueuesMax;
+    out->queue_min_size = kQueueMinSize;
+    out->queue_max_size = kQueueMaxSize;
+    out->cacheline_size = a->cacheline_size;
+    out->compute_units = a->compute_units;
+    out->max_clock_mhz = a->max_clock_mhz;
+    // A worker runs one workgroup at a time: up to a full workgroup's waves.
+    out->max_waves_per_cu = kWorkgroupMaxSize / best->wavefront_size;
+    out->simds_per_cu = 1;
+    out->shader_engines = 1;
+    out->shader_arrays_per_engine = 1;
+    out->svm_direct_host_access = true;
+    out->timestamp_frequency = tsc_frequency_hz();
+    // No PCI device: chip id, bus and domain stay 0, as ROCR answers for
+    // its CPU agents.
+    return true;
+  };
+  b.agent_caches = [](hsa_agent_t agent, uint64_t* out, size_t capacity) {
+    const Agent* a = runtime()->agent(agent);
+    for (size_t i = 0; i < a->caches.size() && i < capacity; ++i) out[i] = reinterpret_cast<uintptr_t>(&a->caches[i]);
+    return a->caches.size();
+  };
+  b.describe_cache = [](uint64_t handle, hsa_core::CacheDescription* out) {
+    const Runtime* rt = runtime();
+    if (rt == nullptr) return false;
+    for (const auto& a : rt->agents)
+      for (const Cache& c : a->caches)
+        if (handle == reinterpret_cast<uintptr_t>(&c)) {
+          out->name = c.name;
+          out->level = c.level;
+          out->size = c.size;
+          return true;
+        }
+    return false;
+  };
+}
+
+}  // namespace hsa_cpu
+
+
 // hsa-cpu as the core's back-end: its signals live on the C++ heap, only
 // kernels and API users write them (a store behind the API is seen within
 // the 4 ms re-check), waits poll 20 us (BLOCKED) or 200 us (ACTIVE).
@@ -198,6 +266,7 @@ hsa_core::Backend& hsa_core::backend() {
       return rt != nullptr && rt->agent(agent) != nullptr;
     };
     b.log = [](const char* line) { hsa_cpu::log("%s", line); };
+    hsa_cpu::set_agent_hooks(b);
     hsa_cpu::set_code_object_hooks(b);
     hsa_cpu::set_memory_hooks(b);
     b.max_workgroup_size = hsa_cpu::kWorkgroupMaxSize;
@@ -325,146 +394,6 @@ void close_runtime() {
 }
 
 }  // namespace hsa_cpu
-
-// ---------------------------------------------------------------------------
-// Agents
-
-HSA_CPU_EXPORT hsa_status_t hsa_iterate_agents(hsa_status_t (*callback)(hsa_agent_t agent, void* data),
-                                               void* data) {
-  HSA_CPU_REQUIRE_INIT();
-  if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  for (const auto& a : runtime()->agents) {
-    const hsa_status_t status = callback(to_handle(a.get()), data);
-    if (status != HSA_STATUS_SUCCESS) return status;
-  }
-  return HSA_STATUS_SUCCESS;
-}
-
-namespace {
-
-void copy_name(void* value, const std::string& s, size_t bytes) {
-  memset(value, 0, bytes);
-  memcpy(value, s.data(), std::min(s.size(), bytes - 1));
-}
-
-}  // namespace
-
-HSA_CPU_EXPORT hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info_t attribute, void* value) {
-  HSA_CPU_REQUIRE_INIT();
-  const Agent* a = runtime()->agent(agent);
-  if (a == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  const Isa* best = a->isas[0];
-  switch (enum_bits(attribute)) {
-    case HSA_AGENT_INFO_NAME: copy_name(value, a->name, kAgentNameBytes); break;
-    case HSA_AGENT_INFO_VENDOR_NAME: copy_name(value, a->vendor_name, kAgentNameBytes); break;
-    case HSA_AGENT_INFO_FEATURE: *static_cast<hsa_agent_feature_t*>(value) = HSA_AGENT_FEATURE_KERNEL_DISPATCH; break;
-    case HSA_AGENT_INFO_MACHINE_MODEL: *static_cast<hsa_machine_model_t*>(value) = HSA_MACHINE_MODEL_LARGE; break;
-    case HSA_AGENT_INFO_PROFILE: *static_cast<hsa_profile_t*>(value) = HSA_PROFILE_FULL; break;
-    case HSA_AGENT_INFO_DEFAULT_FLOAT_ROUNDING_MODE:
-    case HSA_AGENT_INFO_BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES:
-      *static_cast<hsa_default_float_rounding_mode_t*>(value) = HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR;
-      break;
-    case HSA_AGENT_INFO_FAST_F16_OPERATION: *static_cast<bool*>(value) = false; break;
-    case HSA_AGENT_INFO_WAVEFRONT_SIZE: *static_cast<uint32_t*>(value) = best->wavefront_size; break;
-    case HSA_AGENT_INFO_WORKGROUP_MAX_DIM: {
-      uint16_t* dims = static_cast<uint16_t*>(value);
-      dims[0] = dims[1] = dims[2] = uint16_t(kWorkgroupMaxSize);
-      break;
-    }
-    case HSA_AGENT_INFO_WORKGROUP_MAX_SIZE: *static_cast<uint32_t*>(value) = kWorkgroupMaxSize; break;
-    case HSA_AGENT_INFO_GRID_MAX_DIM:
-      *static_cast<hsa_dim3_t*>(value) = hsa_dim3_t{UINT32_MAX, UINT32_MAX, UINT32_MAX};
-      break;
-    case HSA_AGENT_INFO_GRID_MAX_SIZE: *static_cast<uint32_t*>(value) = UINT32_MAX; break;
-    case HSA_AGENT_INFO_FBARRIER_MAX_SIZE: *static_cast<uint32_t*>(value) = kFbarrierMaxSize; break;
-    case HSA_AGENT_INFO_QUEUES_MAX: *static_cast<uint32_t*>(value) = kQueuesMax; break;
-    case HSA_AGENT_INFO_QUEUE_MIN_SIZE: *static_cast<uint32_t*>(value) = kQueueMinSize; break;
-    case HSA_AGENT_INFO_QUEUE_MAX_SIZE: *static_cast<uint32_t*>(value) = kQueueMaxSize; break;
-    case HSA_AGENT_INFO_QUEUE_TYPE: *static_cast<hsa_queue_type32_t*>(value) = HSA_QUEUE_TYPE_MULTI; break;
-    case HSA_AGENT_INFO_NODE: *static_cast<uint32_t*>(value) = a->index; break;
-    case HSA_AGENT_INFO_DEVICE: *static_cast<hsa_device_type_t*>(value) = HSA_DEVICE_TYPE_CPU; break;
-    case HSA_AGENT_INFO_CACHE_SIZE: {
-      uint32_t* sizes = static_cast<uint32_t*>(value);
-      for (int i = 0; i < 4; ++i) sizes[i] = 0;
-      for (const Cache& c : a->caches) sizes[c.level - 1] = c.size;
-      break;
-    }
-    case HSA_AGENT_INFO_ISA: *static_cast<hsa_isa_t*>(value) = hsa_isa_t{reinterpret_cast<uintptr_t>(best)}; break;
-    case HSA_AGENT_INFO_EXTENSIONS: memset(value, 0, kExtensionMaskBytes); break;
-    case HSA_AGENT_INFO_VERSION_MAJOR: *static_cast<uint16_t*>(value) = kHsaVersionMajor; break;
-    case HSA_AGENT_INFO_VERSION_MINOR: *static_cast<uint16_t*>(value) = kHsaVersionMinor; break;
-    case HSA_AMD_AGENT_INFO_CACHELINE_SIZE: *static_cast<uint32_t*>(value) = a->cacheline_size; break;
-    case HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT: *static_cast<uint32_t*>(value) = a->compute_units; break;
-    case HSA_AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY: *static_cast<uint32_t*>(value) = a->max_clock_mhz; break;
-    case HSA_AMD_AGENT_INFO_DRIVER_NODE_ID: *static_cast<uint32_t*>(value) = a->index; break;
-    case HSA_AMD_AGENT_INFO_MAX_ADDRESS_WATCH_POINTS: *static_cast<uint32_t*>(value) = 0; break;
-    case HSA_AMD_AGENT_INFO_PRODUCT_NAME: copy_name(value, a->product_name, kAgentNameBytes); break;
-    case HSA_AMD_AGENT_INFO_MAX_WAVES_PER_CU:
-      // A worker runs one workgroup at a time: up to a full workgroup's waves.
-      *static_cast<uint32_t*>(value) = kWorkgroupMaxSize / best->wavefront_size;
-      break;
-    case HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU: *static_cast<uint32_t*>(value) = 1; break;
-    case HSA_AMD_AGENT_INFO_NUM_SHADER_ENGINES: *static_cast<uint32_t*>(value) = 1; break;
-    case HSA_AMD_AGENT_INFO_NUM_SHADER_ARRAYS_PER_SE: *static_cast<uint32_t*>(value) = 1; break;
-    case HSA_AMD_AGENT_INFO_COOPERATIVE_QUEUES: *static_cast<bool*>(value) = false; break;
-    case HSA_AMD_AGENT_INFO_UUID: copy_name(value, "CPU-XX", kUuidBytes); break;
-    case HSA_AMD_AGENT_INFO_SVM_DIRECT_HOST_ACCESS: *static_cast<bool*>(value) = true; break;
-    case HSA_AMD_AGENT_INFO_COOPERATIVE_COMPUTE_UNIT_COUNT: *static_cast<uint32_t*>(value) = a->compute_units; break;
-    // No PCI device, no device memory, no chip revision: 0, as ROCR answers
-    // for its CPU agents (and nullptrs for the HDP flush registers).
-    case HSA_AMD_AGENT_INFO_CHIP_ID:
-    case HSA_AMD_AGENT_INFO_BDFID:
-    case HSA_AMD_AGENT_INFO_DOMAIN:
-    case HSA_AMD_AGENT_INFO_ASIC_REVISION:
-    case HSA_AMD_AGENT_INFO_MEMORY_WIDTH:
-    case HSA_AMD_AGENT_INFO_MEMORY_MAX_FREQUENCY:
-      *static_cast<uint32_t*>(value) = 0;
-      break;
-    case HSA_AMD_AGENT_INFO_HDP_FLUSH: *static_cast<hsa_amd_hdp_flush_t*>(value) = hsa_amd_hdp_flush_t{nullptr, nullptr}; break;
-    case kAgentInfoTimestampFrequency: *static_cast<uint64_t*>(value) = tsc_frequency_hz(); break;
-    default:
-      // hsa_ext_image.h's attributes: no image support (the core answers).
-      if (hsa_core::no_image_agent_info(enum_bits(attribute), value)) break;
-      return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  }
-  return HSA_STATUS_SUCCESS;
-}
-
-// ---------------------------------------------------------------------------
-// Caches
-
-HSA_CPU_EXPORT hsa_status_t hsa_agent_iterate_caches(hsa_agent_t agent,
-                                                     hsa_status_t (*callback)(hsa_cache_t cache, void* data),
-                                                     void* data) {
-  HSA_CPU_REQUIRE_INIT();
-  const Agent* a = runtime()->agent(agent);
-  if (a == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  for (const Cache& c : a->caches) {
-    const hsa_status_t status = callback(hsa_cache_t{reinterpret_cast<uintptr_t>(&c)}, data);
-    if (status != HSA_STATUS_SUCCESS) return status;
-  }
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_cache_get_info(hsa_cache_t cache, hsa_cache_info_t attribute, void* value) {
-  HSA_CPU_REQUIRE_INIT();
-  const Cache* c = nullptr;
-  for (const auto& a : runtime()->agents)
-    for (const Cache& candidate : a->caches)
-      if (cache.handle == reinterpret_cast<uintptr_t>(&candidate)) c = &candidate;
-  if (c == nullptr) return HSA_STATUS_ERROR_INVALID_CACHE;
-  if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  switch (enum_bits(attribute)) {
-    case HSA_CACHE_INFO_NAME_LENGTH: *static_cast<uint32_t*>(value) = uint32_t(strlen(c->name)); break;
-    case HSA_CACHE_INFO_NAME: memcpy(value, c->name, strlen(c->name) + 1); break;
-    case HSA_CACHE_INFO_LEVEL: *static_cast<uint8_t*>(value) = c->level; break;
-    case HSA_CACHE_INFO_SIZE: *static_cast<uint32_t*>(value) = c->size; break;
-    default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  }
-  return HSA_STATUS_SUCCESS;
-}
 
 // ---------------------------------------------------------------------------
 // ISAs and wavefronts

@@ -134,6 +134,8 @@ void close_runtime();
 // The core's memory hooks (hsa-core/include/hsa_core/memory.h): how pool
 // memory is made, freed and filled (memory.cpp).
 void set_memory_hooks(hsa_core::Backend& b);
+// Sets the core's agent hooks (runtime.cpp: agents, their caches).
+void set_agent_hooks(hsa_core::Backend& b);
 
 inline hsa_agent_t to_handle(const Agent* a) {
   return hsa_agent_t{reinterpret_cast<uintptr_t>(a)};

@@ -1,4 +1,5 @@
 // Lifetime, agents, ISAs, pools, memory and system/agent/pool queries.
+#include <hsa_core/agent.h>
 #include <hsa_core/backend.h>
 
 #include <hsa_core/executable.h>
@@ -255,13 +256,6 @@ hsa_status_t put(void* value, T v) {
   return HSA_STATUS_SUCCESS;
 }
 
-hsa_status_t put_string(void* value, const std::string& s, size_t size) {
-  char* out = static_cast<char*>(value);
-  std::memset(out, 0, size);
-  std::memcpy(out, s.data(), std::min(s.size(), size - 1));
-  return HSA_STATUS_SUCCESS;
-}
-
 }  // namespace
 }  // namespace hsa_cuda
 
@@ -320,120 +314,6 @@ void close_runtime() {
 }
 
 }  // namespace hsa_cuda
-
-hsa_status_t hsa_iterate_agents(hsa_status_t (*callback)(hsa_agent_t, void*), void* data) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  if (!callback) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  for (auto& agent : g_runtime.agents) {
-    hsa_status_t status = callback(hsa_agent_t{reinterpret_cast<uint64_t>(agent.get())}, data);
-    if (status != HSA_STATUS_SUCCESS) return status;
-  }
-  return HSA_STATUS_SUCCESS;
-}
-
-hsa_status_t hsa_agent_get_info(hsa_agent_t handle, hsa_agent_info_t attribute, void* value) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  Agent* agent = to_agent(handle);
-  if (!agent) return HSA_STATUS_ERROR_INVALID_AGENT;
-  if (!value) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  const uint32_t max_threads = uint32_t(agent->max_threads);
-  if (agent->host) {
-    switch (enum_bits(attribute)) {
-      case HSA_AGENT_INFO_NAME: return put_string(value, agent->name, 64);
-      case HSA_AGENT_INFO_VENDOR_NAME: return put_string(value, "CPU", 64);
-      case HSA_AGENT_INFO_FEATURE: return put<uint32_t>(value, 0);
-      case HSA_AGENT_INFO_DEVICE: return put(value, HSA_DEVICE_TYPE_CPU);
-      case HSA_AGENT_INFO_PROFILE: return put(value, HSA_PROFILE_FULL);
-      case HSA_AGENT_INFO_NODE: return put<uint32_t>(value, uint32_t(agent->ordinal));
-      case HSA_AGENT_INFO_QUEUES_MAX: return put<uint32_t>(value, 0);
-      case HSA_AGENT_INFO_QUEUE_MIN_SIZE: return put<uint32_t>(value, 0);
-      case HSA_AGENT_INFO_QUEUE_MAX_SIZE: return put<uint32_t>(value, 0);
-      case HSA_AGENT_INFO_ISA: return put(value, hsa_isa_t{0});
-      case HSA_AGENT_INFO_VERSION_MAJOR: return put<uint16_t>(value, 1);
-      case HSA_AGENT_INFO_VERSION_MINOR: return put<uint16_t>(value, 1);
-      // The core attributes ROCR's CPU agent answers too (HSA 1.1 section
-      // 2.3.1: every agent answers them).
-      case HSA_AGENT_INFO_MACHINE_MODEL: return put(value, HSA_MACHINE_MODEL_LARGE);
-      case HSA_AGENT_INFO_DEFAULT_FLOAT_ROUNDING_MODE: return put(value, HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR);
-      case HSA_AGENT_INFO_BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES:
-        return put<uint32_t>(value, HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR);
-      case HSA_AGENT_INFO_QUEUE_TYPE: return put(value, HSA_QUEUE_TYPE_MULTI);
-      case HSA_AGENT_INFO_FAST_F16_OPERATION: return put<bool>(value, false);
-      case HSA_AGENT_INFO_CACHE_SIZE: std::memset(value, 0, 4 * sizeof(uint32_t)); return HSA_STATUS_SUCCESS;
-      case HSA_AGENT_INFO_EXTENSIONS: std::memset(value, 0, 128); return HSA_STATUS_SUCCESS;
-      case HSA_AMD_AGENT_INFO_PRODUCT_NAME: return put_string(value, agent->name, 64);
-      case HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT:
-        return put<uint32_t>(value, uint32_t(sysconf(_SC_NPROCESSORS_ONLN)));
-      default:
-        if (hsa_core::no_image_agent_info(enum_bits(attribute), value)) return HSA_STATUS_SUCCESS;
-        log_error("hsa_agent_get_info: attribute 0x%x is not answered for the host agent", enum_bits(attribute));
-        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-    }
-  }
-  switch (enum_bits(attribute)) {
-    case HSA_AGENT_INFO_NAME: return put_string(value, agent->name, 64);
-    case HSA_AGENT_INFO_VENDOR_NAME: return put_string(value, "NVIDIA", 64);
-    case HSA_AGENT_INFO_FEATURE: return put(value, HSA_AGENT_FEATURE_KERNEL_DISPATCH);
-    case HSA_AGENT_INFO_MACHINE_MODEL: return put(value, HSA_MACHINE_MODEL_LARGE);
-    case HSA_AGENT_INFO_PROFILE: return put(value, HSA_PROFILE_BASE);
-    case HSA_AGENT_INFO_DEFAULT_FLOAT_ROUNDING_MODE: return put(value, HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR);
-    case HSA_AGENT_INFO_BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES:
-      return put<uint32_t>(value, HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR);
-    case HSA_AGENT_INFO_FAST_F16_OPERATION: return put<bool>(value, true);
-    case HSA_AGENT_INFO_WAVEFRONT_SIZE: return put<uint32_t>(value, uint32_t(agent->warp_size));
-    case HSA_AGENT_INFO_WORKGROUP_MAX_DIM: {
-      uint16_t dims[3];
-      for (int d = 0; d < 3; ++d) dims[d] = uint16_t(std::min(agent->max_block[d], 65535));
-      std::memcpy(value, dims, sizeof(dims));
-      return HSA_STATUS_SUCCESS;
-    }
-    case HSA_AGENT_INFO_WORKGROUP_MAX_SIZE: return put<uint32_t>(value, max_threads);
-    case HSA_AGENT_INFO_GRID_MAX_DIM: {
-      // Work items per dimension: AQL grids are in work items (uint32_t).
-      hsa_dim3_t dims;
-      uint32_t* out[3] = {&dims.x, &dims.y, &dims.z};
-      for (int d = 0; d < 3; ++d)
-        *out[d] = uint32_t(std::min<uint64_t>(uint64_t(agent->max_grid[d]) * uint64_t(agent->max_block[d]),
-                                              UINT32_MAX));
-      std::memcpy(value, &dims, sizeof(dims));
-      return HSA_STATUS_SUCCESS;
-    }
-    case HSA_AGENT_INFO_GRID_MAX_SIZE: return put<uint32_t>(value, UINT32_MAX);
-    case HSA_AGENT_INFO_FBARRIER_MAX_SIZE: return put<uint32_t>(value, 32);
-    case HSA_AGENT_INFO_QUEUES_MAX: return put<uint32_t>(value, 128);
-    case HSA_AGENT_INFO_QUEUE_MIN_SIZE: return put<uint32_t>(value, 64);
-    case HSA_AGENT_INFO_QUEUE_MAX_SIZE: return put<uint32_t>(value, 131072);
-    case HSA_AGENT_INFO_QUEUE_TYPE: return put(value, HSA_QUEUE_TYPE_MULTI);
-    case HSA_AGENT_INFO_NODE: return put<uint32_t>(value, uint32_t(agent->ordinal));
-    case HSA_AGENT_INFO_DEVICE: return put(value, HSA_DEVICE_TYPE_GPU);
-    case HSA_AGENT_INFO_CACHE_SIZE: {
-      uint32_t sizes[4] = {0, uint32_t(agent->l2_size), 0, 0};
-      std::memcpy(value, sizes, sizeof(sizes));
-      return HSA_STATUS_SUCCESS;
-    }
-    case HSA_AGENT_INFO_ISA: return put(value, hsa_isa_t{reinterpret_cast<uint64_t>(agent->isa)});
-    case HSA_AGENT_INFO_EXTENSIONS: std::memset(value, 0, 128); return HSA_STATUS_SUCCESS;
-    case HSA_AGENT_INFO_VERSION_MAJOR: return put<uint16_t>(value, 1);
-    case HSA_AGENT_INFO_VERSION_MINOR: return put<uint16_t>(value, 1);
-    case HSA_AMD_AGENT_INFO_CHIP_ID: return put<uint32_t>(value, uint32_t(agent->pci_device));
-    case HSA_AMD_AGENT_INFO_CACHELINE_SIZE: return put<uint32_t>(value, 128);
-    case HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT: return put<uint32_t>(value, uint32_t(agent->sm_count));
-    case HSA_AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY: return put<uint32_t>(value, uint32_t(agent->clock_khz / 1000));
-    case HSA_AMD_AGENT_INFO_DRIVER_NODE_ID: return put<uint32_t>(value, uint32_t(agent->ordinal));
-    case HSA_AMD_AGENT_INFO_BDFID: return put<uint32_t>(value, uint32_t(agent->pci_bus) << 8);
-    case HSA_AMD_AGENT_INFO_DOMAIN: return put<uint32_t>(value, uint32_t(agent->pci_domain));
-    case HSA_AMD_AGENT_INFO_PRODUCT_NAME: return put_string(value, agent->name, 64);
-    case HSA_AMD_AGENT_INFO_MAX_WAVES_PER_CU: return put<uint32_t>(value, 64);
-    case HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU: return put<uint32_t>(value, 4);
-    case HSA_AMD_AGENT_INFO_MEMORY_MAX_FREQUENCY: return put<uint32_t>(value, 0);
-    case 0xA016:  // HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY: %globaltimer counts ns
-      return put<uint64_t>(value, 1000000000ull);
-    default:
-      if (hsa_core::no_image_agent_info(enum_bits(attribute), value)) return HSA_STATUS_SUCCESS;
-      log_error("hsa_agent_get_info: attribute 0x%x is not answered", enum_bits(attribute));
-      return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  }
-}
 
 hsa_status_t hsa_agent_iterate_isas(hsa_agent_t handle, hsa_status_t (*callback)(hsa_isa_t, void*),
                                     void* data) {
@@ -629,6 +509,77 @@ hsa_core::PoolLink pool_link(hsa_agent_t agent, uint64_t handle) {
     }
   }
   return link;
+}
+
+// The agents the core describes (hsa_core/agent.h): the host agent (no
+// kernel dispatch) and one kernel agent per CUDA device, whose one cache is
+// its L2 (the handle: the address of the agent's l2_size).
+void set_agent_hooks(hsa_core::Backend& b) {
+  b.agents = [](hsa_agent_t* out, size_t capacity) {
+    for (size_t i = 0; i < g_runtime.agents.size() && i < capacity; ++i)
+      out[i] = hsa_agent_t{reinterpret_cast<uint64_t>(g_runtime.agents[i].get())};
+    return g_runtime.agents.size();
+  };
+  b.describe_agent = [](hsa_agent_t handle, hsa_core::AgentDescription* out) {
+    const Agent* agent = to_agent(handle);
+    if (agent == nullptr) return false;
+    out->name = agent->name.c_str();
+    out->product_name = agent->name.c_str();
+    out->node = uint32_t(agent->ordinal);
+    if (agent->host) {
+      out->vendor_name = "CPU";
+      out->uuid = "CPU-XX";
+      out->device = HSA_DEVICE_TYPE_CPU;
+      out->profile = HSA_PROFILE_FULL;
+      out->compute_units = uint32_t(sysconf(_SC_NPROCESSORS_ONLN));
+      return true;
+    }
+    out->vendor_name = "NVIDIA";
+    out->uuid = "GPU-XX";
+    out->device = HSA_DEVICE_TYPE_GPU;
+    out->profile = HSA_PROFILE_BASE;
+    out->kernel_dispatch = true;
+    out->fast_f16 = true;
+    out->isa = hsa_isa_t{reinterpret_cast<uint64_t>(agent->isa)};
+    out->wavefront_size = uint32_t(agent->warp_size);
+    for (int d = 0; d < 3; ++d) out->workgroup_max_dim[d] = uint16_t(std::min(agent->max_block[d], 65535));
+    out->workgroup_max_size = uint32_t(agent->max_threads);
+    // Work items per dimension: AQL grids are in work items (uint32_t).
+    uint32_t* grid[3] = {&out->grid_max_dim.x, &out->grid_max_dim.y, &out->grid_max_dim.z};
+    for (int d = 0; d < 3; ++d)
+      *grid[d] = uint32_t(std::min<uint64_t>(uint64_t(agent->max_grid[d]) * uint64_t(agent->max_block[d]), UINT32_MAX));
+    out->grid_max_size = UINT32_MAX;
+    out->fbarrier_max_size = 32;
+    out->queues_max = 128;
+    out->queue_min_size = 64;
+    out->queue_max_size = 131072;
+    out->cacheline_size = 128;
+    out->compute_units = uint32_t(agent->sm_count);
+    out->max_clock_mhz = uint32_t(agent->clock_khz / 1000);
+    out->chip_id = uint32_t(agent->pci_device);
+    out->bdfid = uint32_t(agent->pci_bus) << 8;
+    out->domain = uint32_t(agent->pci_domain);
+    out->max_waves_per_cu = 64;
+    out->simds_per_cu = 4;
+    out->timestamp_frequency = 1000000000ull;  // %globaltimer counts ns
+    return true;
+  };
+  b.agent_caches = [](hsa_agent_t handle, uint64_t* out, size_t capacity) -> size_t {
+    const Agent* agent = to_agent(handle);
+    if (agent->host || agent->l2_size <= 0) return 0;
+    if (capacity > 0) out[0] = reinterpret_cast<uint64_t>(&agent->l2_size);
+    return 1;
+  };
+  b.describe_cache = [](uint64_t handle, hsa_core::CacheDescription* out) {
+    for (const auto& agent : g_runtime.agents) {
+      if (agent->host || agent->l2_size <= 0 || handle != reinterpret_cast<uint64_t>(&agent->l2_size)) continue;
+      out->name = "L2";
+      out->level = 2;
+      out->size = uint32_t(agent->l2_size);
+      return true;
+    }
+    return false;
+  };
 }
 
 void set_memory_hooks(hsa_core::Backend& b) {

@@ -161,6 +161,8 @@ extern std::atomic<uint64_t> g_last_landed_ns;
 void memory_release_all(bool release_cuda);  // as signals_release_all
 // The core's memory hooks (hsa-core/include/hsa_core/memory.h; runtime.cpp).
 void set_memory_hooks(hsa_core::Backend& b);
+// The core's agent hooks: the agents and their caches (runtime.cpp).
+void set_agent_hooks(hsa_core::Backend& b);
 
 // Kernel objects (KERNEL_OBJECT values): validated by the queues.
 struct KernelObject {

@@ -23,6 +23,8 @@ struct LoadedCode;
 struct AllocationFacts;
 struct PoolDescription;
 struct PoolLink;
+struct AgentDescription;
+struct CacheDescription;
 
 struct Backend {
   // The runtime's name: the prefix of its log lines and of its threads'
@@ -43,6 +45,18 @@ struct Backend {
   bool (*initialized)() = nullptr;
   // True when `agent` is one of the runtime's agents (consumer lists).
   bool (*agent_known)(hsa_agent_t agent) = nullptr;
+  // Agents (agent.h; agent.cpp answers their entry points): the runtime's
+  // agents in hsa_iterate_agents' order: writes up to `capacity` of them to
+  // `out`, returns how many there are.
+  size_t (*agents)(hsa_agent_t* out, size_t capacity) = nullptr;
+  // Describes `agent`; false when it is not one of the runtime's agents.
+  bool (*describe_agent)(hsa_agent_t agent, AgentDescription* out) = nullptr;
+  // The caches of `agent` (a known agent), L1 first: writes up to
+  // `capacity` handles to `out`, returns how many there are. Unset: none.
+  size_t (*agent_caches)(hsa_agent_t agent, uint64_t* out, size_t capacity) = nullptr;
+  // Describes `cache`; false when it is not the handle of one of the
+  // runtime's caches.
+  bool (*describe_cache)(uint64_t cache, CacheDescription* out) = nullptr;
   // Writes one line (without the prefix) where the runtime logs; the
   // runtime decides whether logging is on.
   void (*log)(const char* line) = nullptr;
