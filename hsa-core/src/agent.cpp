@@ -54,7 +54,7 @@ std::vector<hsa_agent_t> all_agents() {
 
 using hsa_core::backend;
 
-hsa_status_t hsa_iterate_agents(hsa_status_t (*callback)(hsa_agent_t agent, void* data), void* data) {
+HSA_CORE_EXPORT hsa_status_t hsa_iterate_agents(hsa_status_t (*callback)(hsa_agent_t agent, void* data), void* data) {
   HSA_CORE_REQUIRE_INIT();
   if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   std::vector<hsa_agent_t> agents;
@@ -70,7 +70,7 @@ hsa_status_t hsa_iterate_agents(hsa_status_t (*callback)(hsa_agent_t agent, void
   return HSA_STATUS_SUCCESS;
 }
 
-hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info_t attribute, void* value) {
+HSA_CORE_EXPORT hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info_t attribute, void* value) {
   using hsa_core::put;
   HSA_CORE_REQUIRE_INIT();
   hsa_core::AgentDescription a;
@@ -151,7 +151,7 @@ hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info_t attribute, v
   return HSA_STATUS_SUCCESS;
 }
 
-hsa_status_t hsa_agent_iterate_caches(hsa_agent_t agent, hsa_status_t (*callback)(hsa_cache_t cache, void* data),
+HSA_CORE_EXPORT hsa_status_t hsa_agent_iterate_caches(hsa_agent_t agent, hsa_status_t (*callback)(hsa_cache_t cache, void* data),
                                       void* data) {
   HSA_CORE_REQUIRE_INIT();
   hsa_core::AgentDescription a;
@@ -166,7 +166,7 @@ hsa_status_t hsa_agent_iterate_caches(hsa_agent_t agent, hsa_status_t (*callback
   return HSA_STATUS_SUCCESS;
 }
 
-hsa_status_t hsa_cache_get_info(hsa_cache_t cache, hsa_cache_info_t attribute, void* value) {
+HSA_CORE_EXPORT hsa_status_t hsa_cache_get_info(hsa_cache_t cache, hsa_cache_info_t attribute, void* value) {
   HSA_CORE_REQUIRE_INIT();
   hsa_core::CacheDescription c;
   if (backend().describe_cache == nullptr || !backend().describe_cache(cache.handle, &c))

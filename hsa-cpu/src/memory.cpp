@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include <hsa_core/copy.h>
 #include <hsa_core/memory.h>
 
 #include "runtime.h"
@@ -29,8 +30,6 @@ size_t page_size() {
   static const size_t size = size_t(sysconf(_SC_PAGESIZE));
   return size;
 }
-
-std::atomic<bool> g_async_copy_profiling{false};
 
 // Bytes mapped by pool allocations. Every global pool is the same host
 // memory, so together they hold at most what one pool's SIZE says.
@@ -79,83 +78,27 @@ void free_mapping(void* ptr, size_t, const hsa_core::AllocationFacts& facts) {
 }
 
 // Copies [src, src+size) to dst in kCopyChunkBytes items on the worker pool,
-// then decrements the completion signal.
+// then tells the core (the back-end's copy: hsa_core/copy.h).
 class CopyJob final : public Job {
  public:
-  CopyJob(void* dst, const void* src, size_t size, Signal* completion)
+  CopyJob(void* dst, const void* src, size_t size, void* context)
       : Job(uint32_t((size + kCopyChunkBytes - 1) / kCopyChunkBytes)),
         dst_(static_cast<unsigned char*>(dst)), src_(static_cast<const unsigned char*>(src)),
-        size_(size), completion_(completion),
-        start_ns_(g_async_copy_profiling.load(std::memory_order_relaxed) ? now_ns() : 0) {}
+        size_(size), context_(context) {}
 
   void run_item(uint32_t index, WorkerContext&) override {
     const size_t offset = size_t(index) * kCopyChunkBytes;
     const size_t bytes = std::min(kCopyChunkBytes, size_ - offset);
     memmove(dst_ + offset, src_ + offset, bytes);
   }
-  void finish() override { complete(completion_, start_ns_); }
-
-  static void complete(Signal* completion, uint64_t start_ns) {
-    std::atomic_thread_fence(std::memory_order_release);
-    if (start_ns != 0) {
-      completion->amd.start_ts = start_ns;
-      completion->amd.end_ts = now_ns();
-    }
-    completion->subtract_release(1);
-  }
+  void finish() override { hsa_core::copy_done(context_, true); }
 
  private:
   unsigned char* dst_;        // destination base
   const unsigned char* src_;  // source base
   size_t size_;               // bytes to copy
-  Signal* completion_;        // decremented when done
-  uint64_t start_ns_;         // profiling start, 0 when off
+  void* context_;             // the core's copy (copy_done)
 };
-
-void launch_copy(void* dst, const void* src, size_t size, Signal* completion) {
-  if (size == 0) {
-    CopyJob::complete(completion, 0);
-    return;
-  }
-  runtime()->workers->submit(new CopyJob(dst, src, size, completion), /*help=*/false);
-}
-
-// Waits (on the handler thread) for deps[index..] in order, then copies. A
-// negative dependency skips the copy and stores that value in the
-// completion signal.
-struct PendingCopy {
-  void* dst;
-  const void* src;
-  size_t size;
-  std::vector<Signal*> deps;
-  Signal* completion;
-};
-
-void continue_copy(std::shared_ptr<PendingCopy> copy, size_t index) {
-  while (index < copy->deps.size() && copy->deps[index]->load_acquire() == 0) ++index;
-  if (index == copy->deps.size()) {
-    launch_copy(copy->dst, copy->src, copy->size, copy->completion);
-    return;
-  }
-  Signal* dep = copy->deps[index];
-  const int64_t v = dep->load_acquire();
-  if (v < 0) {
-    log("async copy: dependency %zu carries error value %lld; copy skipped", index,
-        static_cast<long long>(v));
-    copy->completion->store_release(v);
-    return;
-  }
-  async_handler_thread()->add(dep, HSA_SIGNAL_CONDITION_LT, 1, [copy, index](int64_t value) {
-    if (value < 0) {
-      log("async copy: dependency %zu carries error value %lld; copy skipped", index,
-          static_cast<long long>(value));
-      copy->completion->store_release(value);
-    } else {
-      continue_copy(copy, index + 1);
-    }
-    return false;
-  });
-}
 
 }  // namespace
 
@@ -197,6 +140,11 @@ void set_memory_hooks(hsa_core::Backend& b) {
     return allocate(runtime()->pool(pool), size, flags, ptr, facts);
   };
   b.pool_free = free_mapping;
+  // Chunks of the copy run on the worker pool (never on the handler thread
+  // that found its dependencies met).
+  b.copy = [](void* dst, hsa_agent_t, const void* src, hsa_agent_t, size_t size, void* context) {
+    runtime()->workers->submit(new CopyJob(dst, src, size, context), /*help=*/false);
+  };
   b.fill = [](void* ptr, uint32_t value, size_t count, const hsa_core::AllocationFacts&) {
     std::fill_n(static_cast<uint32_t*>(ptr), count, value);
     return HSA_STATUS_SUCCESS;
@@ -274,54 +222,6 @@ HSA_CPU_EXPORT hsa_status_t hsa_memory_copy(void* dst, const void* src, size_t s
   HSA_CPU_REQUIRE_INIT();
   if (dst == nullptr || src == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   if (size != 0) memmove(dst, src, size);
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_async_copy(void* dst, hsa_agent_t dst_agent,
-                                                      const void* src, hsa_agent_t src_agent,
-                                                      size_t size, uint32_t num_dep_signals,
-                                                      const hsa_signal_t* dep_signals,
-                                                      hsa_signal_t completion_signal) {
-  HSA_CPU_REQUIRE_INIT();
-  Runtime* rt = runtime();
-  if (rt->agent(dst_agent) == nullptr || rt->agent(src_agent) == nullptr)
-    return HSA_STATUS_ERROR_INVALID_AGENT;
-  if ((size != 0 && (dst == nullptr || src == nullptr)) ||
-      (num_dep_signals != 0 && dep_signals == nullptr) || completion_signal.handle == 0)
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  if (!signal_is_live(completion_signal)) return HSA_STATUS_ERROR_INVALID_SIGNAL;
-  for (uint32_t i = 0; i < num_dep_signals; ++i)
-    if (!signal_is_live(dep_signals[i])) return HSA_STATUS_ERROR_INVALID_SIGNAL;
-  Signal* completion = to_signal(completion_signal);
-  try {
-    auto copy = std::make_shared<PendingCopy>();
-    copy->dst = dst;
-    copy->src = src;
-    copy->size = size;
-    copy->completion = completion;
-    for (uint32_t i = 0; i < num_dep_signals; ++i) copy->deps.push_back(to_signal(dep_signals[i]));
-    continue_copy(std::move(copy), 0);
-  } catch (const std::exception& e) {
-    log("hsa_amd_memory_async_copy: %s", e.what());
-    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-  }
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_profiling_async_copy_enable(bool enable) {
-  HSA_CPU_REQUIRE_INIT();
-  g_async_copy_profiling.store(enable, std::memory_order_relaxed);
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_profiling_get_async_copy_time(
-    hsa_signal_t signal, hsa_amd_profiling_async_copy_time_t* time) {
-  HSA_CPU_REQUIRE_INIT();
-  if (!signal_is_live(signal)) return HSA_STATUS_ERROR_INVALID_SIGNAL;
-  if (time == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  Signal* s = to_signal(signal);
-  time->start = s->amd.start_ts;
-  time->end = s->amd.end_ts;
   return HSA_STATUS_SUCCESS;
 }
 

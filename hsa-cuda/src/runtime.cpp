@@ -1,6 +1,7 @@
 // Lifetime, agents, ISAs, pools, memory and system/agent/pool queries.
 #include <hsa_core/agent.h>
 #include <hsa_core/backend.h>
+#include <hsa_core/copy.h>
 
 #include <hsa_core/executable.h>
 #include <hsa_core/memory.h>
@@ -582,7 +583,28 @@ void set_agent_hooks(hsa_core::Backend& b) {
   };
 }
 
+// The back-end's copy (hsa_core/copy.h): cuMemcpy in the context of the
+// GPU at either end (the first GPU's between host buffers), on the thread
+// that found the copy's dependencies met (the core's handler thread): it
+// returns once the bytes are there.
+void copy(void* dst, hsa_agent_t dst_agent, const void* src, hsa_agent_t src_agent, size_t size, void* context) {
+  const Agent* gpu = nullptr;
+  for (hsa_agent_t end : {dst_agent, src_agent}) {
+    const Agent* agent = to_agent(end);
+    if (gpu == nullptr && agent != nullptr && !agent->host) gpu = agent;
+  }
+  for (const auto& agent : g_runtime.agents)
+    if (gpu == nullptr && !agent->host) gpu = agent.get();
+  CUresult r = CUDA_ERROR_INVALID_CONTEXT;
+  if (gpu != nullptr && make_current(gpu))
+    r = g_runtime.cuda.cuMemcpy(CUdeviceptr(uintptr_t(dst)), CUdeviceptr(uintptr_t(src)), size);
+  if (r != CUDA_SUCCESS)
+    log_error("hsa_amd_memory_async_copy: %zu bytes %p -> %p: %s", size, src, dst, cuda_error_text(r).c_str());
+  hsa_core::copy_done(context, r == CUDA_SUCCESS);
+}
+
 void set_memory_hooks(hsa_core::Backend& b) {
+  b.copy = copy;
   b.agent_pools = [](hsa_agent_t handle, uint64_t* out, size_t capacity) {
     Agent* agent = to_agent(handle);
     const size_t count = std::size(agent->pools);

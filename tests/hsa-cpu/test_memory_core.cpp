@@ -1,7 +1,8 @@
 // The core's memory (hsa-core/include/hsa_core/memory.h) through every pool
 // a runtime offers: the pools' descriptions and how each agent reaches them;
 // allocations tracked, described by pointer info, filled, their deallocation
-// callbacks, frees that fail cleanly, regions. Nothing
+// callbacks, frees that fail cleanly, regions; asynchronous copies between
+// every pair of pools (the core's copy.h). Nothing
 // here assumes which runtime it runs on: hsa_cpu_tests runs it on hsa-cpu,
 // hsa_cuda_core_tests on hsa-cuda (device memory and pinned host memory).
 #include <algorithm>
@@ -52,6 +53,93 @@ std::atomic<int> g_dropped_calls{0};
 }  // namespace
 
 TEST_SUITE("memory-core") {
+
+TEST_CASE("async copies between every pair of pools: after their dependencies, bytes exact, timed when asked") {
+  REQUIRE(hsa_init() == HSA_STATUS_SUCCESS);
+  const std::vector<AllocatablePool> pools = allocatable_pools();
+  REQUIRE(!pools.empty());
+  REQUIRE(hsa_amd_profiling_async_copy_enable(true) == HSA_STATUS_SUCCESS);
+  constexpr size_t kBytes = (3u << 20) + 12;  // several of a runtime's copy chunks, and a tail
+  constexpr size_t kDwords = kBytes / 4;
+  for (size_t from = 0; from < pools.size(); ++from) {
+    for (size_t to = 0; to < pools.size(); ++to) {
+      CAPTURE(from);
+      CAPTURE(to);
+      void* src = nullptr;
+      void* dst = nullptr;
+      REQUIRE(hsa_amd_memory_pool_allocate(pools[from].pool, kBytes, 0, &src) == HSA_STATUS_SUCCESS);
+      REQUIRE(hsa_amd_memory_pool_allocate(pools[to].pool, kBytes, 0, &dst) == HSA_STATUS_SUCCESS);
+      // The source: a pattern of dword indices, written through a host buffer.
+      std::vector<uint32_t> pattern(kDwords);
+      for (size_t i = 0; i < kDwords; ++i) pattern[i] = uint32_t(i * 2654435761u + from * 31 + to);
+      REQUIRE(hsa_memory_copy(src, pattern.data(), kBytes) == HSA_STATUS_SUCCESS);
+      REQUIRE(hsa_amd_memory_fill(dst, 0, kDwords) == HSA_STATUS_SUCCESS);
+      // Held behind two dependencies, released one after the other.
+      hsa_signal_t deps[2] = {make_signal(1), make_signal(1)};
+      hsa_signal_t done = make_signal(1);
+      REQUIRE(hsa_amd_memory_async_copy(dst, pools[to].agent, src, pools[from].agent, kBytes, 2, deps, done) ==
+              HSA_STATUS_SUCCESS);
+      CHECK_FALSE(wait_eq(done, 0, 20 * kMs));
+      hsa_signal_store_screlease(deps[1], 0);
+      CHECK_FALSE(wait_eq(done, 0, 20 * kMs));  // the first still holds it
+      hsa_signal_store_screlease(deps[0], 0);
+      REQUIRE(wait_eq(done, 0));
+      std::vector<uint32_t> back(kDwords, 1);
+      REQUIRE(hsa_memory_copy(back.data(), dst, kBytes) == HSA_STATUS_SUCCESS);
+      CHECK(back == pattern);
+      hsa_amd_profiling_async_copy_time_t time{};
+      REQUIRE(hsa_amd_profiling_get_async_copy_time(done, &time) == HSA_STATUS_SUCCESS);
+      CHECK(time.start != 0);
+      CHECK(time.start <= time.end);
+      for (hsa_signal_t dep : deps) CHECK(hsa_signal_destroy(dep) == HSA_STATUS_SUCCESS);
+      CHECK(hsa_signal_destroy(done) == HSA_STATUS_SUCCESS);
+      CHECK(hsa_amd_memory_pool_free(src) == HSA_STATUS_SUCCESS);
+      CHECK(hsa_amd_memory_pool_free(dst) == HSA_STATUS_SUCCESS);
+    }
+  }
+  REQUIRE(hsa_amd_profiling_async_copy_enable(false) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_shut_down() == HSA_STATUS_SUCCESS);
+}
+
+TEST_CASE("an async copy whose dependency fails is skipped: its completion signal takes the error value") {
+  REQUIRE(hsa_init() == HSA_STATUS_SUCCESS);
+  const std::vector<AllocatablePool> pools = allocatable_pools();
+  REQUIRE(!pools.empty());
+  constexpr size_t kBytes = 4096;
+  void* src = nullptr;
+  void* dst = nullptr;
+  REQUIRE(hsa_amd_memory_pool_allocate(pools[0].pool, kBytes, 0, &src) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_amd_memory_pool_allocate(pools[0].pool, kBytes, 0, &dst) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_amd_memory_fill(src, 0x5a5a5a5a, kBytes / 4) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_amd_memory_fill(dst, 0, kBytes / 4) == HSA_STATUS_SUCCESS);
+  // Failed before the call, and failed while the copy waits.
+  for (bool already : {true, false}) {
+    CAPTURE(already);
+    hsa_signal_t dep = make_signal(already ? -3 : 1);
+    hsa_signal_t done = make_signal(1);
+    REQUIRE(hsa_amd_memory_async_copy(dst, pools[0].agent, src, pools[0].agent, kBytes, 1, &dep, done) ==
+            HSA_STATUS_SUCCESS);
+    if (!already) {
+      CHECK_FALSE(wait_eq(done, 0, 20 * kMs));
+      hsa_signal_store_screlease(dep, -3);
+    }
+    CHECK(hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_EQ, -3, 10000 * kMs, HSA_WAIT_STATE_BLOCKED) == -3);
+    std::vector<uint32_t> back(kBytes / 4, 1);
+    REQUIRE(hsa_memory_copy(back.data(), dst, kBytes) == HSA_STATUS_SUCCESS);
+    CHECK(std::count(back.begin(), back.end(), 0u) == long(back.size()));  // nothing copied
+    CHECK(hsa_signal_destroy(dep) == HSA_STATUS_SUCCESS);
+    CHECK(hsa_signal_destroy(done) == HSA_STATUS_SUCCESS);
+  }
+  // A copy of no bytes completes once its dependencies do.
+  hsa_signal_t done = make_signal(1);
+  REQUIRE(hsa_amd_memory_async_copy(dst, pools[0].agent, src, pools[0].agent, 0, 0, nullptr, done) ==
+          HSA_STATUS_SUCCESS);
+  CHECK(wait_eq(done, 0));
+  CHECK(hsa_signal_destroy(done) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_amd_memory_pool_free(src) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_amd_memory_pool_free(dst) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_shut_down() == HSA_STATUS_SUCCESS);
+}
 
 TEST_CASE("every allocatable pool: tracked, described, filled and freed") {
   REQUIRE(hsa_init() == HSA_STATUS_SUCCESS);

@@ -89,6 +89,13 @@ struct Backend {
   // The agents that reach memory of `facts` (pointer info's list): writes up
   // to `capacity` of them to `out` and returns how many there are.
   size_t (*accessible_agents)(const AllocationFacts& facts, hsa_agent_t* out, size_t capacity) = nullptr;
+  // Asynchronous copies (copy.h): moves `size` bytes (not 0) from `src` to
+  // `dst` (either may be any memory the agents reach; they may overlap),
+  // then calls copy_done(context, ok), from any thread. Unset: the runtime
+  // offers no asynchronous copy (hsa_amd_memory_async_copy answers
+  // HSA_STATUS_ERROR).
+  void (*copy)(void* dst, hsa_agent_t dst_agent, const void* src, hsa_agent_t src_agent, size_t size,
+               void* context) = nullptr;
   // A kernel agent's regions also list the host agents' pools that every
   // agent reaches (a discrete device's view of system memory, as ROCR's
   // GPU agents list the system regions).
