@@ -10,12 +10,12 @@ endfunction()
 
 # xgpu_link_time_optimisation(<target> <what>): link-time optimisation for a
 # library whose hot paths call across its files. Not under the sanitizers
-# (their builds find bugs, and link slower), nor where the toolchain cannot
+# (their builds find bugs, and link slower), nor with XGPU_LTO=OFF, nor where the toolchain cannot
 # (the library is then only slower; the status line says why, naming <what>).
 function(xgpu_link_time_optimisation target what)
   include(CheckIPOSupported)
   check_ipo_supported(RESULT ipo OUTPUT ipo_why LANGUAGES CXX)
-  if(ipo AND NOT XGPU_SANITIZE AND NOT XGPU_SANITIZE_THREAD)
+  if(ipo AND XGPU_LTO AND NOT XGPU_SANITIZE AND NOT XGPU_SANITIZE_THREAD)
     set_property(TARGET ${target} PROPERTY INTERPROCEDURAL_OPTIMIZATION ON)
   elseif(NOT ipo)
     message(STATUS "${what}: no link-time optimisation (${ipo_why})")

@@ -47,8 +47,8 @@ const ObjectRecord* ObjectTrackerGenerated::CheckHandleValue(CallContext& ctx, V
   return nullptr;
 }
 
-bool ObjectTrackerGenerated::CheckParent(CallContext& ctx, Vuid vuid, const Field& field, const ObjectRecord* record,
-                                         XgpuObjectType parent_type) {
+bool ObjectTrackerGenerated::CheckParentSlow(CallContext& ctx, Vuid vuid, const Field& field,
+                                             const ObjectRecord* record, XgpuObjectType parent_type) {
   const ObjectRecord* expected = AncestorOfType(ctx.dispatch_record, parent_type);
   if (expected == nullptr) return false;  // the call's own handle is not live: reported as such
   const ObjectRecord* actual = AncestorOfType(record, parent_type);

@@ -43,8 +43,18 @@ class ObjectTrackerGenerated : public HookDefaults {
   static const ObjectRecord* CheckHandleValue(CallContext& ctx, Vuid vuid, const Field& field, XgpuObjectType type,
                                               uint64_t handle, bool optional, bool* skip);
   // `record` was created from the call's device (parent_type XGPU_OBJECT_TYPE_DEVICE) or instance.
+  // Inline: a device-level object names its device directly (ObjectRecord::device, the
+  // device record's own for the device itself), so the common case compares two pointers.
   static bool CheckParent(CallContext& ctx, Vuid vuid, const Field& field, const ObjectRecord* record,
-                          XgpuObjectType parent_type);
+                          XgpuObjectType parent_type) {
+    if (parent_type == XGPU_OBJECT_TYPE_DEVICE && ctx.dispatch_record != nullptr && record->device != nullptr &&
+        record->device == ctx.dispatch_record->device) [[likely]] {
+      return false;
+    }
+    return CheckParentSlow(ctx, vuid, field, record, parent_type);
+  }
+  static bool CheckParentSlow(CallContext& ctx, Vuid vuid, const Field& field, const ObjectRecord* record,
+                              XgpuObjectType parent_type);
 };
 
 class ObjectTracker : public ObjectTrackerGenerated {

@@ -223,6 +223,7 @@ void PendingWork::PreRecordDestroyDevice(CallContext& ctx, XgpuDevice device, co
     for (auto it = allocas_.begin(); it != allocas_.end();) {
       it = of_device(it->second.queue) ? allocas_.erase(it) : std::next(it);
     }
+    alloca_count_.store(allocas_.size(), std::memory_order_release);
     deallocas_.erase(std::remove_if(deallocas_.begin(), deallocas_.end(),
                                     [&](const Dealloca& d) { return of_device(d.queue); }),
                      deallocas_.end());
@@ -269,10 +270,10 @@ bool PendingWork::ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_
     }
   }
   // Queue-allocated buffers used: committed before each submission runs.
-  {
-    std::lock_guard lock(mutex_);
-    if (allocas_.empty()) return skip;
-  }
+  // (Read without the lock: a queue-allocated buffer this submission names
+  // came from an alloca that returned before this call, after the count
+  // was published.)
+  if (alloca_count_.load(std::memory_order_acquire) == 0) return skip;
   for (uint32_t i = 0; i < submitCount; ++i) {
     const XgpuSubmitInfo& submit = pSubmits[i];
     if (IsUsablePointer(submit.pBindings)) {
@@ -591,6 +592,7 @@ void PendingWork::PostRecordQueueAlloca(CallContext& ctx, XgpuQueue queue, const
       }
     }
     allocas_[H(*pBuffer)] = std::move(alloca);
+    alloca_count_.store(allocas_.size(), std::memory_order_release);
   }
 }
 
@@ -607,6 +609,7 @@ void PendingWork::PostRecordQueueDealloca(CallContext& ctx, XgpuQueue queue, con
   if (auto it = allocas_.find(H(buffer)); it != allocas_.end()) {
     deallocas_.push_back({it->second.pool, H(queue), queues_[H(queue)].submitted});
     allocas_.erase(it);
+    alloca_count_.store(allocas_.size(), std::memory_order_release);
   }
 }
 

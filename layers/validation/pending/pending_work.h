@@ -29,6 +29,7 @@
 #ifndef XGPU_LAYERS_VALIDATION_PENDING_PENDING_WORK_H_
 #define XGPU_LAYERS_VALIDATION_PENDING_PENDING_WORK_H_
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -230,6 +231,7 @@ class PendingWork : public HookDefaults {
 
   mutable std::mutex mutex_;
   std::map<uint64_t, Alloca> allocas_;     // live queue-allocated buffers
+  std::atomic<size_t> alloca_count_{0};    // allocas_.size(), published after each change (read without the lock)
   std::vector<Dealloca> deallocas_;        // deallocas not yet seen complete
   std::vector<Key> scratch_;               // a submission's objects (PostRecordQueueSubmit)
   std::map<uint64_t, Queue> queues_;

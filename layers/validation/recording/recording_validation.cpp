@@ -635,6 +635,56 @@ bool RecordingValidation::ValidateCmdWriteTimestamp(CallContext& ctx, XgpuComman
 
 // ---- submission: the binding tables ----
 
+namespace {
+
+// offset % alignment != 0, without a division when the alignment is a power
+// of two (as alignments are, nearly always).
+inline bool Misaligned(uint64_t offset, uint64_t alignment) {
+  return (alignment & (alignment - 1)) == 0 ? (offset & (alignment - 1)) != 0 : offset % alignment != 0;
+}
+
+// Whether the table of `submit` passes every check ReportSubmitTable makes,
+// without composing anything: the common case, checked on every submit.
+// Conservative: false sends the submission to ReportSubmitTable, which
+// decides (and reports). Any check added there must be added here (each
+// rule's negative test fails otherwise: this would call it clean).
+bool SubmitTableClean(const CallContext& ctx, const XgpuSubmitInfo& submit, const RecordingState* recording,
+                      const XgpuPhysicalDeviceLimits& limits) {
+  if (recording != nullptr && submit.bindingCount < recording->binding_capacity) return false;
+  if (!IsUsablePointer(submit.pBindings)) return true;
+  constexpr uint32_t kInline = 32;
+  if (submit.bindingCount > kInline) return false;
+  const ObjectRecord* buffers[kInline];
+  uint64_t sizes[kInline];
+  const uint64_t alignment = limits.minBufferOffsetAlignment;
+  for (uint32_t j = 0; j < submit.bindingCount; ++j) {
+    const XgpuBufferBinding& b = submit.pBindings[j];
+    const ObjectRecord* buffer = Objects().Find(XGPU_OBJECT_TYPE_BUFFER, reinterpret_cast<uintptr_t>(b.buffer));
+    buffers[j] = buffer;
+    if (buffer == nullptr) continue;  // the object tracker reports it
+    const uint64_t size = buffer->buffer_size;
+    if (b.offset >= size || (b.size != XGPU_WHOLE_SIZE && (b.size == 0 || b.size > size - b.offset))) return false;
+    if (alignment > 1 && Misaligned(b.offset, alignment)) return false;
+    sizes[j] = b.size == XGPU_WHOLE_SIZE ? size - b.offset : b.size;
+  }
+  if (recording == nullptr) return true;
+  if (!recording->indirect_reads.empty() && ctx.instance != nullptr && ctx.instance->settings.costly_checks) return false;
+  for (const SlotUse& use : recording->slot_uses) {
+    if (use.slot >= submit.bindingCount || buffers[use.slot] == nullptr) continue;
+    const ObjectRecord* buffer = buffers[use.slot];
+    const uint64_t bsize = sizes[use.slot];
+    if (use.offset >= bsize || (use.size != XGPU_WHOLE_SIZE && use.size > bsize - use.offset)) return false;
+    const uint64_t rsize = use.size == XGPU_WHOLE_SIZE ? bsize - use.offset : use.size;
+    if (rsize < use.min_size) return false;
+    if (use.alignment > 1 && Misaligned(submit.pBindings[use.slot].offset + use.offset, use.alignment)) return false;
+    if (use.usage != 0 && (buffer->buffer_usage & use.usage) != use.usage) return false;
+    if (use.host_visible || use.overlap_with >= 0) return false;  // rare: the full check
+  }
+  return true;
+}
+
+}  // namespace
+
 bool RecordingValidation::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint32_t submitCount,
                                               const XgpuSubmitInfo* pSubmits) const {
   if (!IsUsablePointer(pSubmits) || ctx.device == nullptr) return false;
@@ -650,13 +700,24 @@ bool RecordingValidation::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint3
         cb != nullptr && cb->status.load(std::memory_order_relaxed) == CommandBufferStatus::kExecutable
             ? cb->recording.get()
             : nullptr;
+    if (SubmitTableClean(ctx, submit, recording, limits)) [[likely]] continue;
+    skip |= ReportSubmitTable(ctx, submit, i, cb, recording, limits);
+  }
+  return skip;
+}
+
+bool RecordingValidation::ReportSubmitTable(CallContext& ctx, const XgpuSubmitInfo& submit, uint32_t i,
+                                            const ObjectRecord* cb, const RecordingState* recording,
+                                            const XgpuPhysicalDeviceLimits& limits) {
+  bool skip = false;
+  {
     if (recording != nullptr && submit.bindingCount < recording->binding_capacity) {
       skip |= ctx.Report(Vuid::xgpuQueueSubmit_pSubmits_bindingCount, Field{"pSubmits[i].bindingCount", i},
                          std::to_string(submit.bindingCount) + ", less than the bindingCapacity " +
                              std::to_string(recording->binding_capacity) + " " + Describe(cb) + " was begun with",
                          {RefOf(cb)});
     }
-    if (!IsUsablePointer(submit.pBindings)) continue;
+    if (!IsUsablePointer(submit.pBindings)) return skip;
     // Each binding inside its buffer, at an aligned offset; its resolved range.
     // Per binding: its buffer's record (nullptr: not usable) and resolved
     // size (on the stack for small tables: no allocation per call).
@@ -697,7 +758,7 @@ bool RecordingValidation::ValidateQueueSubmit(CallContext& ctx, XgpuQueue, uint3
       buffers[j] = buffer;
       sizes[j] = b.size == XGPU_WHOLE_SIZE ? size - b.offset : b.size;
     }
-    if (recording == nullptr) continue;
+    if (recording == nullptr) return skip;
     // Indirect counts and earlier writes that this table makes the same bytes
     // (pairs of the same buffer or the same slot were checked when recorded).
     if (ctx.instance != nullptr && ctx.instance->settings.costly_checks) {

@@ -66,6 +66,14 @@ class RecordingValidation : public HookDefaults {
 
   bool ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_t submitCount,
                            const XgpuSubmitInfo* pSubmits) const;
+
+ private:
+  // Reports what is wrong with the binding table of pSubmits[i] (one that
+  // the fast check found not clean; it may still be fine).
+  [[gnu::cold]] [[gnu::noinline]] static bool ReportSubmitTable(CallContext& ctx, const XgpuSubmitInfo& submit,
+                                                                uint32_t i, const ObjectRecord* cb,
+                                                                const RecordingState* recording,
+                                                                const XgpuPhysicalDeviceLimits& limits);
 };
 
 }  // namespace xgpu_validation
