@@ -111,27 +111,13 @@ hsa_status_t allocate_from_pool(uint64_t pool, size_t size, uint32_t flags, void
   return HSA_STATUS_SUCCESS;
 }
 
-bool record_locked(void* ptr, size_t size, const AllocationFacts& facts) {
-  try {
-    AllocationMap& map = allocations();
-    std::unique_lock<std::shared_mutex> lock(map.mutex);
-    if (map.find(ptr) != map.ranges.end()) return true;  // inside an allocation, or locked already
-    Allocation& record = map.ranges[reinterpret_cast<uintptr_t>(ptr)];
-    record.size = size;
-    record.type = HSA_EXT_POINTER_TYPE_LOCKED;
-    record.facts = facts;
-    return true;
-  } catch (const std::bad_alloc&) {
-    return false;
-  }
-}
+namespace {
 
-void erase_locked(void* ptr) {
-  AllocationMap& map = allocations();
-  std::unique_lock<std::shared_mutex> lock(map.mutex);
-  auto it = map.ranges.find(reinterpret_cast<uintptr_t>(ptr));
-  if (it != map.ranges.end() && it->second.type == HSA_EXT_POINTER_TYPE_LOCKED) map.ranges.erase(it);
-}
+// Locks and unlocks, one at a time: the back-end is asked to lock a range
+// only when no record contains it, and a record is made for each lock.
+std::mutex g_lock_mutex;
+
+}  // namespace
 
 bool allocation_containing(const void* ptr, void** base, size_t* size) {
   AllocationMap& map = allocations();
@@ -153,7 +139,12 @@ void release_all_allocations(bool release) {
   size_t count = 0;
   unsigned long long bytes = 0;
   for (auto& [base, allocation] : live) {
-    if (allocation.type != HSA_EXT_POINTER_TYPE_HSA) continue;  // locked host memory is the application's
+    if (allocation.type != HSA_EXT_POINTER_TYPE_HSA) {
+      // Locked host memory is the application's: only the lock ends.
+      if (release && backend().unlock_host != nullptr)
+        backend().unlock_host(reinterpret_cast<void*>(base), allocation.size, allocation.facts);
+      continue;
+    }
     ++count;
     bytes += allocation.size;
     if (release) backend().pool_free(reinterpret_cast<void*>(base), allocation.size, allocation.facts);
@@ -368,4 +359,69 @@ HSA_CORE_EXPORT hsa_status_t hsa_amd_memory_fill(void* ptr, uint32_t value, size
     facts = it->second.facts;
   }
   return backend().fill(ptr, value, count, facts);
+}
+
+// ---- locked host memory ----
+
+HSA_CORE_EXPORT hsa_status_t hsa_amd_memory_lock(void* host_ptr, size_t size, hsa_agent_t* agents, int num_agent,
+                                                 void** agent_ptr) {
+  HSA_CORE_REQUIRE_INIT();
+  if (host_ptr == nullptr || size == 0 || agent_ptr == nullptr || num_agent < 0 || (num_agent > 0) != (agents != nullptr))
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  for (int i = 0; i < num_agent; ++i)
+    if (!backend().agent_known(agents[i])) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (backend().lock_host == nullptr) return HSA_STATUS_ERROR;
+  std::lock_guard<std::mutex> serial(g_lock_mutex);
+  AllocationMap& map = allocations();
+  {
+    std::shared_lock<std::shared_mutex> lock(map.mutex);
+    if (map.find(host_ptr) != map.ranges.end()) {
+      // Inside an allocation, or locked already: agents reach it as they do.
+      *agent_ptr = host_ptr;
+      return HSA_STATUS_SUCCESS;
+    }
+  }
+  AllocationFacts facts;
+  void* agent_address = host_ptr;
+  const hsa_status_t status = backend().lock_host(host_ptr, size, &facts, &agent_address);
+  if (status != HSA_STATUS_SUCCESS) return status;
+  try {
+    std::unique_lock<std::shared_mutex> lock(map.mutex);
+    Allocation& record = map.ranges[reinterpret_cast<uintptr_t>(host_ptr)];
+    record.size = size;
+    record.type = HSA_EXT_POINTER_TYPE_LOCKED;
+    record.facts = facts;
+  } catch (const std::bad_alloc&) {
+    backend().unlock_host(host_ptr, size, facts);
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
+  *agent_ptr = agent_address;
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CORE_EXPORT hsa_status_t hsa_amd_memory_lock_to_pool(void* host_ptr, size_t size, hsa_agent_t* agents,
+                                                         int num_agent, hsa_amd_memory_pool_t pool, uint32_t flags,
+                                                         void** agent_ptr) {
+  HSA_CORE_REQUIRE_INIT();
+  PoolDescription description;
+  if (!backend().describe_pool(pool.handle, &description)) return kInvalidMemoryPool;
+  if (flags != 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  return hsa_amd_memory_lock(host_ptr, size, agents, num_agent, agent_ptr);
+}
+
+// Unlocking memory that is not locked does nothing, as in ROCR.
+HSA_CORE_EXPORT hsa_status_t hsa_amd_memory_unlock(void* host_ptr) {
+  HSA_CORE_REQUIRE_INIT();
+  std::lock_guard<std::mutex> serial(g_lock_mutex);
+  AllocationMap& map = allocations();
+  Allocation locked;
+  {
+    std::unique_lock<std::shared_mutex> lock(map.mutex);
+    auto it = map.ranges.find(reinterpret_cast<uintptr_t>(host_ptr));
+    if (it == map.ranges.end() || it->second.type != HSA_EXT_POINTER_TYPE_LOCKED) return HSA_STATUS_SUCCESS;
+    locked = it->second;
+    map.ranges.erase(it);
+  }
+  if (backend().unlock_host != nullptr) backend().unlock_host(host_ptr, locked.size, locked.facts);
+  return HSA_STATUS_SUCCESS;
 }

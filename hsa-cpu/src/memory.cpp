@@ -140,6 +140,15 @@ void set_memory_hooks(hsa_core::Backend& b) {
     return allocate(runtime()->pool(pool), size, flags, ptr, facts);
   };
   b.pool_free = free_mapping;
+  // Locked host memory: agents address host memory directly; it belongs to
+  // the first agent (there is no separate host agent) and is fine-grained.
+  b.lock_host = [](void*, size_t, hsa_core::AllocationFacts* facts, void**) {
+    facts->owner = to_handle(runtime()->agents[0].get());
+    facts->global_flags = HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED;
+    facts->host_accessible = true;
+    return HSA_STATUS_SUCCESS;
+  };
+  b.unlock_host = [](void*, size_t, const hsa_core::AllocationFacts&) {};
   // Chunks of the copy run on the worker pool (never on the handler thread
   // that found its dependencies met).
   b.copy = [](void* dst, hsa_agent_t, const void* src, hsa_agent_t, size_t size, void* context) {
@@ -179,40 +188,6 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_migrate(const void* ptr, hsa_amd_memo
   if (runtime()->pool(memory_pool.handle) == nullptr) return kStatusInvalidMemoryPool;
   if (ptr == nullptr || flags != 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   return HSA_STATUS_SUCCESS;  // one physical memory: nothing moves
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_lock(void* host_ptr, size_t size, hsa_agent_t* agents,
-                                                int num_agent, void** agent_ptr) {
-  HSA_CPU_REQUIRE_INIT();
-  if (host_ptr == nullptr || size == 0 || agent_ptr == nullptr || num_agent < 0 ||
-      (num_agent > 0) != (agents != nullptr))
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  for (int i = 0; i < num_agent; ++i)
-    if (runtime()->agent(agents[i]) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  // Locked host memory belongs to the first agent (there is no separate
-  // host agent) and is fine-grained.
-  hsa_core::AllocationFacts facts;
-  facts.owner = to_handle(runtime()->agents[0].get());
-  facts.global_flags = HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED;
-  if (!hsa_core::record_locked(host_ptr, size, facts)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-  *agent_ptr = host_ptr;  // agents address host memory directly
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_lock_to_pool(void* host_ptr, size_t size,
-                                                        hsa_agent_t* agents, int num_agent,
-                                                        hsa_amd_memory_pool_t pool, uint32_t flags,
-                                                        void** agent_ptr) {
-  HSA_CPU_REQUIRE_INIT();
-  if (runtime()->pool(pool.handle) == nullptr) return kStatusInvalidMemoryPool;
-  if (flags != 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  return hsa_amd_memory_lock(host_ptr, size, agents, num_agent, agent_ptr);
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_unlock(void* host_ptr) {
-  HSA_CPU_REQUIRE_INIT();
-  hsa_core::erase_locked(host_ptr);
-  return HSA_STATUS_SUCCESS;
 }
 
 // ---------------------------------------------------------------------------

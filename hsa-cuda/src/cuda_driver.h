@@ -74,6 +74,8 @@ enum : int {
 
 constexpr unsigned CU_MEMHOSTALLOC_PORTABLE = 0x01;
 constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 0x02;
+constexpr unsigned CU_MEMHOSTREGISTER_PORTABLE = 0x01;
+constexpr unsigned CU_MEMHOSTREGISTER_DEVICEMAP = 0x02;
 constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
 constexpr unsigned CU_EVENT_DEFAULT = 0x0;  // timing enabled
 constexpr unsigned CU_STREAM_WAIT_VALUE_GEQ = 0x0;
@@ -109,6 +111,8 @@ inline void* const CU_LAUNCH_PARAM_BUFFER_SIZE = reinterpret_cast<void*>(0x02);
   X(cuMemFreeHost, "cuMemFreeHost", CUresult, (void*))                                        \
   X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", CUresult,                      \
     (CUdeviceptr*, void*, unsigned))                                                          \
+  X(cuMemHostRegister, "cuMemHostRegister_v2", CUresult, (void*, size_t, unsigned))           \
+  X(cuMemHostUnregister, "cuMemHostUnregister", CUresult, (void*))                            \
   X(cuMemcpy, "cuMemcpy", CUresult, (CUdeviceptr, CUdeviceptr, size_t))                       \
   X(cuMemsetD32, "cuMemsetD32_v2", CUresult, (CUdeviceptr, unsigned, size_t))                 \
   X(cuModuleLoadDataEx, "cuModuleLoadDataEx", CUresult,                                       \

@@ -449,6 +449,48 @@ hsa_status_t fill(void* ptr, uint32_t value, size_t count, const hsa_core::Alloc
   return HSA_STATUS_SUCCESS;
 }
 
+// The back-end's lock_host: host memory registered with CUDA (portable,
+// mapped) in the first GPU's context, so that every GPU reaches it, at the
+// same address (unified addressing); owned by the host agent, fine-grained,
+// as pinned host memory. Without a GPU nothing needs registering.
+hsa_status_t lock_host(void* ptr, size_t size, hsa_core::AllocationFacts* facts, void** agent_ptr) {
+  const Agent* host = nullptr;
+  const Agent* gpu = nullptr;
+  for (const auto& agent : g_runtime.agents) {
+    if (agent->host && host == nullptr) host = agent.get();
+    if (!agent->host && gpu == nullptr) gpu = agent.get();
+  }
+  if (gpu != nullptr) {
+    if (!make_current(gpu)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    CUresult r = g_runtime.cuda.cuMemHostRegister(ptr, size, CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP);
+    CUdeviceptr device = 0;
+    if (r == CUDA_SUCCESS) r = g_runtime.cuda.cuMemHostGetDevicePointer(&device, ptr, 0);
+    if (r != CUDA_SUCCESS) {
+      log_error("hsa_amd_memory_lock: %zu bytes at %p: %s", size, ptr, cuda_error_text(r).c_str());
+      g_runtime.cuda.cuMemHostUnregister(ptr);
+      return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
+    *agent_ptr = reinterpret_cast<void*>(uintptr_t(device));
+  }
+  facts->owner = hsa_agent_t{reinterpret_cast<uint64_t>(host != nullptr ? host : gpu)};
+  facts->global_flags = HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED;
+  facts->host_accessible = true;
+  facts->word = uint64_t(PoolKind::kHost);
+  return HSA_STATUS_SUCCESS;
+}
+
+void unlock_host(void* ptr, size_t, const hsa_core::AllocationFacts&) {
+  if (g_runtime.abandoned_work.load(std::memory_order_acquire)) return;  // as pool_free
+  for (const auto& agent : g_runtime.agents) {
+    if (agent->host) continue;
+    make_current(agent.get());
+    const CUresult r = g_runtime.cuda.cuMemHostUnregister(ptr);
+    if (r != CUDA_SUCCESS && g_runtime.sticky_fault.load() == 0)
+      log_error("hsa_amd_memory_unlock: %p: %s", ptr, cuda_error_text(r).c_str());
+    return;
+  }
+}
+
 // Device memory is its device's alone; pinned host memory every agent's.
 size_t accessible_agents(const hsa_core::AllocationFacts& facts, hsa_agent_t* out, size_t capacity) {
   if (PoolKind(facts.word) == PoolKind::kDevice) {
@@ -605,6 +647,8 @@ void copy(void* dst, hsa_agent_t dst_agent, const void* src, hsa_agent_t src_age
 
 void set_memory_hooks(hsa_core::Backend& b) {
   b.copy = copy;
+  b.lock_host = lock_host;
+  b.unlock_host = unlock_host;
   b.agent_pools = [](hsa_agent_t handle, uint64_t* out, size_t capacity) {
     Agent* agent = to_agent(handle);
     const size_t count = std::size(agent->pools);

@@ -20,9 +20,11 @@ using namespace hsa_test;
 namespace {
 
 // A name attribute: `bytes` bytes, terminated inside them.
-std::string name_of(hsa_agent_t agent, hsa_agent_info_t attribute, size_t bytes) {
+// (The attribute as a number: hsa_ext_amd.h's values are not hsa_agent_info_t's
+// enumerators, and UBSan rejects an enum parameter holding one.)
+std::string name_of(hsa_agent_t agent, uint32_t attribute, size_t bytes) {
   std::vector<char> buffer(bytes + 16, '\x7f');
-  REQUIRE(hsa_agent_get_info(agent, attribute, buffer.data()) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_agent_get_info(agent, static_cast<hsa_agent_info_t>(attribute), buffer.data()) == HSA_STATUS_SUCCESS);
   const size_t length = strnlen(buffer.data(), bytes);
   CHECK(length < bytes);
   for (size_t i = bytes; i < buffer.size(); ++i) CHECK(buffer[i] == '\x7f');  // nothing written past it
@@ -85,8 +87,8 @@ TEST_CASE("every agent answers every attribute, consistently") {
     INFO("agent " << agent.handle);
     CHECK(!name_of(agent, HSA_AGENT_INFO_NAME, 64).empty());
     CHECK(!name_of(agent, HSA_AGENT_INFO_VENDOR_NAME, 64).empty());
-    CHECK(!name_of(agent, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_PRODUCT_NAME), 64).empty());
-    CHECK(!name_of(agent, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_UUID), 21).empty());
+    CHECK(!name_of(agent, HSA_AMD_AGENT_INFO_PRODUCT_NAME, 64).empty());
+    CHECK(!name_of(agent, HSA_AMD_AGENT_INFO_UUID, 21).empty());
     nodes.insert(info<uint32_t>(agent, HSA_AGENT_INFO_NODE));
     CHECK(info<uint32_t>(agent, HSA_AMD_AGENT_INFO_DRIVER_NODE_ID) == info<uint32_t>(agent, HSA_AGENT_INFO_NODE));
     const auto device = info<hsa_device_type_t>(agent, HSA_AGENT_INFO_DEVICE);

@@ -2,10 +2,11 @@
 // a runtime offers: the pools' descriptions and how each agent reaches them;
 // allocations tracked, described by pointer info, filled, their deallocation
 // callbacks, frees that fail cleanly, regions; asynchronous copies between
-// every pair of pools (the core's copy.h). Nothing
+// every pair of pools (the core's copy.h); locked host memory. Nothing
 // here assumes which runtime it runs on: hsa_cpu_tests runs it on hsa-cpu,
 // hsa_cuda_core_tests on hsa-cuda (device memory and pinned host memory).
 #include <algorithm>
+#include <cstdlib>
 #include <atomic>
 #include <vector>
 
@@ -99,6 +100,70 @@ TEST_CASE("async copies between every pair of pools: after their dependencies, b
   }
   REQUIRE(hsa_amd_profiling_async_copy_enable(false) == HSA_STATUS_SUCCESS);
   REQUIRE(hsa_shut_down() == HSA_STATUS_SUCCESS);
+}
+
+TEST_CASE("locked host memory: pointer info says LOCKED, async copies reach it from every pool, unlock ends it") {
+  REQUIRE(hsa_init() == HSA_STATUS_SUCCESS);
+  const std::vector<AllocatablePool> pools = allocatable_pools();
+  std::vector<hsa_agent_t> agents = Runtime::agents();
+  REQUIRE(!pools.empty());
+  constexpr size_t kBytes = (1u << 20) + 4096;
+  constexpr size_t kDwords = kBytes / 4;
+  auto* host = static_cast<uint32_t*>(std::aligned_alloc(4096, kBytes));
+  REQUIRE(host != nullptr);
+  void* agent_ptr = nullptr;
+  REQUIRE(hsa_amd_memory_lock(host, kBytes, agents.data(), int(agents.size()), &agent_ptr) == HSA_STATUS_SUCCESS);
+  REQUIRE(agent_ptr != nullptr);
+  hsa_amd_pointer_info_t info{};
+  info.size = sizeof(info);
+  REQUIRE(hsa_amd_pointer_info(host + 100, &info, nullptr, nullptr, nullptr) == HSA_STATUS_SUCCESS);
+  CHECK(info.type == HSA_EXT_POINTER_TYPE_LOCKED);
+  CHECK(info.hostBaseAddress == host);
+  CHECK(info.sizeInBytes == kBytes);
+  void* again = nullptr;
+  CHECK(hsa_amd_memory_lock(host, kBytes, nullptr, 0, &again) == HSA_STATUS_SUCCESS);  // locked already
+  for (size_t k = 0; k < pools.size(); ++k) {
+    CAPTURE(k);
+    void* device = nullptr;
+    REQUIRE(hsa_amd_memory_pool_allocate(pools[k].pool, kBytes, 0, &device) == HSA_STATUS_SUCCESS);
+    // Locked memory to the pool, then back over a cleared locked buffer.
+    for (size_t i = 0; i < kDwords; ++i) host[i] = uint32_t(i * 747796405u + k);
+    const std::vector<uint32_t> expected(host, host + kDwords);
+    hsa_signal_t done = make_signal(1);
+    REQUIRE(hsa_amd_memory_async_copy(device, pools[k].agent, agent_ptr, pools[k].agent, kBytes, 0, nullptr, done) ==
+            HSA_STATUS_SUCCESS);
+    REQUIRE(wait_eq(done, 0));
+    std::fill_n(host, kDwords, 0u);
+    hsa_signal_store_screlease(done, 1);
+    REQUIRE(hsa_amd_memory_async_copy(agent_ptr, pools[k].agent, device, pools[k].agent, kBytes, 0, nullptr, done) ==
+            HSA_STATUS_SUCCESS);
+    REQUIRE(wait_eq(done, 0));
+    CHECK(std::equal(expected.begin(), expected.end(), host));
+    CHECK(hsa_signal_destroy(done) == HSA_STATUS_SUCCESS);
+    CHECK(hsa_amd_memory_pool_free(device) == HSA_STATUS_SUCCESS);
+  }
+  // Refusals.
+  const hsa_agent_t bogus{8};
+  void* unused = nullptr;
+  CHECK(hsa_amd_memory_lock(nullptr, kBytes, nullptr, 0, &unused) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  CHECK(hsa_amd_memory_lock(host, 0, nullptr, 0, &unused) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  CHECK(hsa_amd_memory_lock(host, kBytes, nullptr, 0, nullptr) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  CHECK(hsa_amd_memory_lock(host, kBytes, nullptr, 1, &unused) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  hsa_agent_t bogus_list[1] = {bogus};
+  CHECK(hsa_amd_memory_lock(host, kBytes, bogus_list, 1, &unused) == HSA_STATUS_ERROR_INVALID_AGENT);
+  CHECK(hsa_amd_memory_lock_to_pool(host, kBytes, nullptr, 0, hsa_amd_memory_pool_t{8}, 0, &unused) ==
+        HSA_STATUS_ERROR_INVALID_MEMORY_POOL);
+  CHECK(hsa_amd_memory_lock_to_pool(host, kBytes, nullptr, 0, pools[0].pool, 1, &unused) ==
+        HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  // Unlocked: no longer the runtime's; unlocking again does nothing.
+  CHECK(hsa_amd_memory_unlock(host) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_amd_pointer_info(host + 100, &info, nullptr, nullptr, nullptr) == HSA_STATUS_SUCCESS);
+  CHECK(info.type == HSA_EXT_POINTER_TYPE_UNKNOWN);
+  CHECK(hsa_amd_memory_unlock(host) == HSA_STATUS_SUCCESS);
+  // Locked again and left locked: hsa_shut_down ends the lock.
+  REQUIRE(hsa_amd_memory_lock(host, kBytes, nullptr, 0, &agent_ptr) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_shut_down() == HSA_STATUS_SUCCESS);
+  std::free(host);
 }
 
 TEST_CASE("an async copy whose dependency fails is skipped: its completion signal takes the error value") {

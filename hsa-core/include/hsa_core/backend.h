@@ -89,6 +89,14 @@ struct Backend {
   // The agents that reach memory of `facts` (pointer info's list): writes up
   // to `capacity` of them to `out` and returns how many there are.
   size_t (*accessible_agents)(const AllocationFacts& facts, hsa_agent_t* out, size_t capacity) = nullptr;
+  // Locked host memory (hsa_amd_memory_lock, memory.cpp): makes host memory
+  // [ptr, ptr + size) reachable by every agent, filling what pointer info
+  // says of it (`facts`: its owner, flags) and the address agents use for
+  // it (`agent_ptr`, preset to ptr); another status refuses it, with nothing
+  // locked. unlock_host ends it. Called for a range no allocation or lock
+  // contains yet, one at a time.
+  hsa_status_t (*lock_host)(void* ptr, size_t size, AllocationFacts* facts, void** agent_ptr) = nullptr;
+  void (*unlock_host)(void* ptr, size_t size, const AllocationFacts& facts) = nullptr;
   // Asynchronous copies (copy.h): moves `size` bytes (not 0) from `src` to
   // `dst` (either may be any memory the agents reach; they may overlap),
   // then calls copy_done(context, ok), from any thread. Unset: the runtime

@@ -58,12 +58,6 @@ hsa_status_t allocate_from_pool(uint64_t pool, size_t size, uint32_t flags, void
 // back-end frees. A null ptr is no operation.
 hsa_status_t free_pool_allocation(void* ptr, const char* api);
 
-// Host memory [ptr, ptr + size) is locked (hsa_amd_memory_lock): recorded
-// with `facts` unless an allocation already contains ptr. Returns false when
-// host memory for the record runs out.
-bool record_locked(void* ptr, size_t size, const AllocationFacts& facts);
-// Ends the lock recorded at ptr, if one is.
-void erase_locked(void* ptr);
 // The range of the allocation containing `ptr` (pool allocation or locked
 // memory): its base and size; false when none does.
 bool allocation_containing(const void* ptr, void** base, size_t* size);
