@@ -7,6 +7,7 @@
 
 #include <hsa_core/backend.h>
 #include <hsa_core/platform.h>
+#include <hsa_core/queue.h>
 
 using namespace hsa_core;
 
@@ -32,6 +33,9 @@ HSA_CORE_EXPORT hsa_status_t hsa_init() {
 HSA_CORE_EXPORT hsa_status_t hsa_shut_down() {
   std::lock_guard<std::mutex> lock(g_init_mutex);
   if (g_init_count == 0) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  if (--g_init_count == 0) backend().close();
+  if (--g_init_count == 0) {
+    backend().close();
+    forget_all_queues();  // what the core kept of queues the close destroyed
+  }
   return HSA_STATUS_SUCCESS;
 }

@@ -224,25 +224,6 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_profiling_convert_tick_to_system_domain(hsa_
   return HSA_STATUS_SUCCESS;
 }
 
-HSA_CPU_EXPORT hsa_status_t hsa_amd_coherency_get_type(hsa_agent_t agent,
-                                                       hsa_amd_coherency_type_t* type) {
-  HSA_CPU_REQUIRE_INIT();
-  if (runtime()->agent(agent) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  if (type == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  *type = HSA_AMD_COHERENCY_TYPE_COHERENT;
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_coherency_set_type(hsa_agent_t agent,
-                                                       hsa_amd_coherency_type_t type) {
-  HSA_CPU_REQUIRE_INIT();
-  if (runtime()->agent(agent) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  if (enum_bits(type) != HSA_AMD_COHERENCY_TYPE_COHERENT &&
-      enum_bits(type) != HSA_AMD_COHERENCY_TYPE_NONCOHERENT)
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  return HSA_STATUS_SUCCESS;  // host memory is always coherent
-}
-
 // Host memory never migrates: a prefetch completes once its dependencies do.
 HSA_CPU_EXPORT hsa_status_t hsa_amd_svm_prefetch_async(void* ptr, size_t size, hsa_agent_t agent,
                                                        uint32_t num_dep_signals,

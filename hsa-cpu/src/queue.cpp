@@ -1,5 +1,7 @@
 #include "queue.h"
 
+#include <hsa_core/queue.h>
+
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
@@ -813,6 +815,7 @@ hsa_status_t make_queue(uint32_t size, hsa_queue_type32_t type, Signal* doorbell
 }
 
 void free_queue(Queue* queue) {
+  hsa_core::forget_queue(queue->hsa());
   queue->stop.store(true, std::memory_order_seq_cst);
   queue->doorbell->notify_all_waiters();
   if (queue->processor.joinable()) {
@@ -852,6 +855,17 @@ void destroy_all_queues() {
   }
   if (!queues.empty()) log("hsa_shut_down: %zu queue(s) still live (destroyed now)", queues.size());
   for (Queue* q : queues) free_queue(q);
+}
+
+// The core's queue hook (hsa_core/queue.h): a live queue's agent; a soft
+// queue, which has none, answers for the first agent (every agent has the
+// same compute units: the shared workers).
+void set_queue_hooks(hsa_core::Backend& b) {
+  b.queue_agent = [](const hsa_queue_t* handle) {
+    const Queue* q = lookup_queue(handle);
+    if (q == nullptr) return hsa_agent_t{0};
+    return to_handle(q->agent != nullptr ? q->agent : runtime()->agents[0].get());
+  };
 }
 
 }  // namespace hsa_cpu
@@ -1006,51 +1020,6 @@ HSA_CPU_EXPORT hsa_status_t hsa_amd_profiling_set_profiler_enabled(hsa_queue_t* 
     __atomic_fetch_and(&q->amd.queue_properties, ~uint32_t(AMD_QUEUE_PROPERTIES_ENABLE_PROFILING),
                        __ATOMIC_RELAXED);
   return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_queue_cu_set_mask(const hsa_queue_t* queue,
-                                                      uint32_t num_cu_mask_count,
-                                                      const uint32_t* cu_mask) {
-  HSA_CPU_REQUIRE_INIT();
-  Queue* q = lookup_queue(queue);
-  if (q == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
-  // A count of 0 (cu_mask may then be NULL) restores the full mask.
-  if (num_cu_mask_count % 32 != 0 || (num_cu_mask_count != 0 && cu_mask == nullptr))
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  // Workers are shared by all queues; the mask is recorded, not enforced.
-  const uint32_t words = num_cu_mask_count / 32 < 8 ? num_cu_mask_count / 32 : 8;
-  std::lock_guard<std::mutex> lock(q->cu_mask_mutex);
-  for (uint32_t i = 0; i < words; ++i) q->cu_mask[i] = cu_mask[i];
-  q->cu_mask_words = words;
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_queue_cu_get_mask(const hsa_queue_t* queue,
-                                                      uint32_t num_cu_mask_count,
-                                                      uint32_t* cu_mask) {
-  HSA_CPU_REQUIRE_INIT();
-  Queue* q = lookup_queue(queue);
-  if (q == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
-  if (num_cu_mask_count == 0 || num_cu_mask_count % 32 != 0 || cu_mask == nullptr)
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  const uint32_t cus = runtime()->workers->worker_count();
-  std::lock_guard<std::mutex> lock(q->cu_mask_mutex);
-  for (uint32_t w = 0; w < num_cu_mask_count / 32; ++w) {
-    uint32_t bits = 0;
-    for (uint32_t b = 0; b < 32; ++b)
-      if (w * 32 + b < cus) bits |= 1u << b;
-    if (w < q->cu_mask_words) bits &= q->cu_mask[w];
-    cu_mask[w] = bits;
-  }
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_queue_set_priority(hsa_queue_t* queue,
-                                                       hsa_amd_queue_priority_t priority) {
-  HSA_CPU_REQUIRE_INIT();
-  if (lookup_queue(queue) == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
-  if (enum_bits(priority) > HSA_AMD_QUEUE_PRIORITY_HIGH) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  return HSA_STATUS_SUCCESS;  // all queues share the workers equally
 }
 
 // hsa_cpu_ext.h: the layout is the contract with callers that dlsym the

@@ -59,9 +59,6 @@ struct alignas(AMD_QUEUE_ALIGN_BYTES) Queue {
   hsa_cpu_kernel_fault_t fault_report{};  // its report (hsa_cpu_queue_get_kernel_fault)
   std::atomic<uint32_t> inflight{0};  // pool dispatches launched, not complete
   std::atomic<uint32_t> finishers{0}; // threads inside complete_dispatch
-  std::mutex cu_mask_mutex;           // guards cu_mask_words, cu_mask
-  uint32_t cu_mask_words = 0;         // words last set by cu_set_mask
-  uint32_t cu_mask[8] = {};           // last CU mask (informational)
   std::thread processor;              // the packet processor
   std::atomic<bool> processor_done{false};  // the processor's run() returned
 

@@ -267,6 +267,7 @@ hsa_core::Backend& hsa_core::backend() {
     };
     b.log = [](const char* line) { hsa_cpu::log("%s", line); };
     hsa_cpu::set_agent_hooks(b);
+    hsa_cpu::set_queue_hooks(b);
     hsa_cpu::set_code_object_hooks(b);
     hsa_cpu::set_memory_hooks(b);
     b.max_workgroup_size = hsa_cpu::kWorkgroupMaxSize;

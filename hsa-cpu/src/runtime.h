@@ -136,6 +136,8 @@ void close_runtime();
 void set_memory_hooks(hsa_core::Backend& b);
 // Sets the core's agent hooks (runtime.cpp: agents, their caches).
 void set_agent_hooks(hsa_core::Backend& b);
+// Sets the core's queue hook (queue.cpp: a live queue's agent).
+void set_queue_hooks(hsa_core::Backend& b);
 
 inline hsa_agent_t to_handle(const Agent* a) {
   return hsa_agent_t{reinterpret_cast<uintptr_t>(a)};

@@ -27,6 +27,7 @@
 
 #include "graph_runs.h"
 #include <hsa_core/executable.h>
+#include <hsa_core/queue.h>
 
 #include "runtime.h"
 
@@ -581,6 +582,7 @@ void process(Queue* q) {
 }
 
 void destroy(Queue* q) {
+  if (q->amd != nullptr) hsa_core::forget_queue(&q->amd->hsa_queue);
   q->stop.store(true, std::memory_order_release);
   signals_wake_all();
   if (q->thread.joinable()) q->thread.join();
@@ -635,6 +637,14 @@ void queues_release_all() {
   }
   if (!queues.empty()) log_error("hsa_shut_down: %zu queues were left alive", queues.size());
   for (Queue* q : queues) destroy(q);
+}
+
+// The core's queue hook (hsa_core/queue.h): a live queue's agent.
+hsa_agent_t queue_agent(const hsa_queue_t* queue) {
+  std::lock_guard<std::mutex> lock(g_queues_mutex);
+  for (const Queue* q : g_queues)
+    if (&q->amd->hsa_queue == queue) return hsa_agent_t{reinterpret_cast<uint64_t>(q->agent)};
+  return hsa_agent_t{0};
 }
 
 }  // namespace hsa_cuda

@@ -3,7 +3,7 @@
 // others (names terminated, kernel-agent limits present exactly on kernel
 // agents, the cache sizes those the caches report), caches, and the
 // refusals (unknown agent or cache, null value, unknown attribute, no
-// runtime). Nothing here assumes which runtime it runs on: hsa_cpu_tests
+// runtime); a queue's CU mask and priority, the agents' coherency. Nothing here assumes which runtime it runs on: hsa_cpu_tests
 // runs it on hsa-cpu (with one agent and with three), hsa_cuda_core_tests
 // on hsa-cuda (its host agent and its GPUs).
 #include <hsa/hsa_ext_image.h>
@@ -236,6 +236,59 @@ TEST_CASE("handles that are not agents or caches, and calls without a runtime, a
         HSA_STATUS_ERROR_NOT_INITIALIZED);
   CHECK(hsa_agent_get_info(first, HSA_AGENT_INFO_NODE, &value) == HSA_STATUS_ERROR_NOT_INITIALIZED);
   CHECK(hsa_cache_get_info(hsa_cache_t{1}, HSA_CACHE_INFO_SIZE, &value) == HSA_STATUS_ERROR_NOT_INITIALIZED);
+}
+
+TEST_CASE("a kernel agent's queue keeps its CU mask and priority; every agent is coherent") {
+  REQUIRE(hsa_init() == HSA_STATUS_SUCCESS);
+  for (hsa_agent_t agent : Runtime::agents()) {
+    INFO("agent " << agent.handle);
+    hsa_amd_coherency_type_t type{};
+    CHECK(hsa_amd_coherency_get_type(agent, &type) == HSA_STATUS_SUCCESS);
+    CHECK(type == HSA_AMD_COHERENCY_TYPE_COHERENT);
+    CHECK(hsa_amd_coherency_set_type(agent, HSA_AMD_COHERENCY_TYPE_COHERENT) == HSA_STATUS_SUCCESS);
+    CHECK(hsa_amd_coherency_set_type(agent, static_cast<hsa_amd_coherency_type_t>(7)) ==
+          HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(hsa_amd_coherency_get_type(agent, nullptr) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    if ((info<uint32_t>(agent, HSA_AGENT_INFO_FEATURE) & HSA_AGENT_FEATURE_KERNEL_DISPATCH) == 0) continue;
+    const uint32_t units = info<uint32_t>(agent, HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT);
+    REQUIRE(units > 0);
+    const uint32_t words = (units + 31) / 32 + 1;  // one word more than the units need
+    hsa_queue_t* queue = nullptr;
+    REQUIRE(hsa_queue_create(agent, 64, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &queue) ==
+            HSA_STATUS_SUCCESS);
+    // At first: every compute unit, and no bit past them.
+    std::vector<uint32_t> mask(words, 0xdeadbeef);
+    REQUIRE(hsa_amd_queue_cu_get_mask(queue, words * 32, mask.data()) == HSA_STATUS_SUCCESS);
+    for (uint32_t unit = 0; unit < words * 32; ++unit)
+      CHECK(((mask[unit / 32] >> (unit % 32)) & 1u) == (unit < units ? 1u : 0u));
+    // A mask of the even units reads back as the even units the agent has.
+    std::vector<uint32_t> even(words, 0x55555555u);
+    REQUIRE(hsa_amd_queue_cu_set_mask(queue, words * 32, even.data()) == HSA_STATUS_SUCCESS);
+    REQUIRE(hsa_amd_queue_cu_get_mask(queue, words * 32, mask.data()) == HSA_STATUS_SUCCESS);
+    for (uint32_t unit = 0; unit < words * 32; ++unit)
+      CHECK(((mask[unit / 32] >> (unit % 32)) & 1u) == (unit < units && unit % 2 == 0 ? 1u : 0u));
+    // A count of 0 restores every unit.
+    REQUIRE(hsa_amd_queue_cu_set_mask(queue, 0, nullptr) == HSA_STATUS_SUCCESS);
+    REQUIRE(hsa_amd_queue_cu_get_mask(queue, 32, mask.data()) == HSA_STATUS_SUCCESS);
+    CHECK(mask[0] == (units >= 32 ? 0xffffffffu : (1u << units) - 1u));
+    CHECK(hsa_amd_queue_cu_set_mask(queue, 33, even.data()) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(hsa_amd_queue_cu_set_mask(queue, 32, nullptr) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(hsa_amd_queue_cu_get_mask(queue, 0, mask.data()) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    for (hsa_amd_queue_priority_t priority :
+         {HSA_AMD_QUEUE_PRIORITY_LOW, HSA_AMD_QUEUE_PRIORITY_NORMAL, HSA_AMD_QUEUE_PRIORITY_HIGH})
+      CHECK(hsa_amd_queue_set_priority(queue, priority) == HSA_STATUS_SUCCESS);
+    CHECK(hsa_amd_queue_set_priority(queue, static_cast<hsa_amd_queue_priority_t>(9)) ==
+          HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    REQUIRE(hsa_queue_destroy(queue) == HSA_STATUS_SUCCESS);
+    // A destroyed queue is no queue.
+    CHECK(hsa_amd_queue_cu_get_mask(queue, 32, mask.data()) == HSA_STATUS_ERROR_INVALID_QUEUE);
+    CHECK(hsa_amd_queue_set_priority(queue, HSA_AMD_QUEUE_PRIORITY_NORMAL) == HSA_STATUS_ERROR_INVALID_QUEUE);
+  }
+  CHECK(hsa_amd_queue_cu_set_mask(nullptr, 0, nullptr) == HSA_STATUS_ERROR_INVALID_QUEUE);
+  const hsa_agent_t bogus{8};
+  hsa_amd_coherency_type_t type{};
+  CHECK(hsa_amd_coherency_get_type(bogus, &type) == HSA_STATUS_ERROR_INVALID_AGENT);
+  REQUIRE(hsa_shut_down() == HSA_STATUS_SUCCESS);
 }
 
 }  // TEST_SUITE

@@ -57,6 +57,9 @@ struct Backend {
   // Describes `cache`; false when it is not the handle of one of the
   // runtime's caches.
   bool (*describe_cache)(uint64_t cache, CacheDescription* out) = nullptr;
+  // Queues (queue.h): the agent of `queue` when it is one of the runtime's
+  // live queues, else the null handle. Unset: the core knows no queue.
+  hsa_agent_t (*queue_agent)(const hsa_queue_t* queue) = nullptr;
   // Writes one line (without the prefix) where the runtime logs; the
   // runtime decides whether logging is on.
   void (*log)(const char* line) = nullptr;
