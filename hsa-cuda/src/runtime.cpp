@@ -449,17 +449,23 @@ hsa_status_t fill(void* ptr, uint32_t value, size_t count, const hsa_core::Alloc
   return HSA_STATUS_SUCCESS;
 }
 
+// The first agent that is a GPU (memory that belongs to no one GPU is
+// registered and copied in its context); null on a machine without one.
+const Agent* first_gpu() {
+  for (const auto& agent : g_runtime.agents)
+    if (!agent->host) return agent.get();
+  return nullptr;
+}
+
 // The back-end's lock_host: host memory registered with CUDA (portable,
 // mapped) in the first GPU's context, so that every GPU reaches it, at the
 // same address (unified addressing); owned by the host agent, fine-grained,
 // as pinned host memory. Without a GPU nothing needs registering.
 hsa_status_t lock_host(void* ptr, size_t size, hsa_core::AllocationFacts* facts, void** agent_ptr) {
   const Agent* host = nullptr;
-  const Agent* gpu = nullptr;
-  for (const auto& agent : g_runtime.agents) {
+  for (const auto& agent : g_runtime.agents)
     if (agent->host && host == nullptr) host = agent.get();
-    if (!agent->host && gpu == nullptr) gpu = agent.get();
-  }
+  const Agent* gpu = first_gpu();
   if (gpu != nullptr) {
     if (!make_current(gpu)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     CUresult r = g_runtime.cuda.cuMemHostRegister(ptr, size, CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP);
@@ -481,14 +487,12 @@ hsa_status_t lock_host(void* ptr, size_t size, hsa_core::AllocationFacts* facts,
 
 void unlock_host(void* ptr, size_t, const hsa_core::AllocationFacts&) {
   if (g_runtime.abandoned_work.load(std::memory_order_acquire)) return;  // as pool_free
-  for (const auto& agent : g_runtime.agents) {
-    if (agent->host) continue;
-    make_current(agent.get());
-    const CUresult r = g_runtime.cuda.cuMemHostUnregister(ptr);
-    if (r != CUDA_SUCCESS && g_runtime.sticky_fault.load() == 0)
-      log_error("hsa_amd_memory_unlock: %p: %s", ptr, cuda_error_text(r).c_str());
-    return;
-  }
+  const Agent* gpu = first_gpu();  // lock_host registered it in this context
+  if (gpu == nullptr) return;
+  make_current(gpu);
+  const CUresult r = g_runtime.cuda.cuMemHostUnregister(ptr);
+  if (r != CUDA_SUCCESS && g_runtime.sticky_fault.load() == 0)
+    log_error("hsa_amd_memory_unlock: %p: %s", ptr, cuda_error_text(r).c_str());
 }
 
 // Device memory is its device's alone; pinned host memory every agent's.
@@ -635,8 +639,7 @@ void copy(void* dst, hsa_agent_t dst_agent, const void* src, hsa_agent_t src_age
     const Agent* agent = to_agent(end);
     if (gpu == nullptr && agent != nullptr && !agent->host) gpu = agent;
   }
-  for (const auto& agent : g_runtime.agents)
-    if (gpu == nullptr && !agent->host) gpu = agent.get();
+  if (gpu == nullptr) gpu = first_gpu();
   CUresult r = CUDA_ERROR_INVALID_CONTEXT;
   if (gpu != nullptr && make_current(gpu))
     r = g_runtime.cuda.cuMemcpy(CUdeviceptr(uintptr_t(dst)), CUdeviceptr(uintptr_t(src)), size);
