@@ -340,7 +340,7 @@ def _extern_sync(reg: Registry, cmd: Command, rules: dict[str, tuple[str, str]])
     else:
         record = f"Objects().Find({handle.object_type}, reinterpret_cast<uintptr_t>({param_name}))"
     return ["    ExternalSyncScope sync(ctx);",
-            f"    sync.Write({record}, {vuid_symbol(vuid)}, Field{{\"{param_name}\"}});"]
+            f"    sync.Write({record}, {vuid_symbol(vuid)}, \"{param_name}\");"]
 
 
 def _intercept(reg: Registry, cmd: Command, sync_rules: dict[str, tuple[str, str]] | None = None) -> list[str]:
@@ -633,6 +633,18 @@ def generate_stateless_decls(reg: Registry) -> str:
     return "\n".join(out)
 
 
+def _flags_fast_accept(rules: list[dict]) -> list[str]:
+    """A command whose only stateless rules are flag masks of its own
+    parameters (xgpuCmdMemoryBarrier's four) is accepted by one test of all
+    masks at once; the rules below it run, and report, only when a bit is
+    outside its mask."""
+    wanted = [r for r in rules if _stateless_wanted(r)]
+    if len(wanted) < 2 or any(r["check"] != "flags" or not re.fullmatch(r"\w+", r["field"]) for r in wanted):
+        return []
+    terms = " | ".join(f"(static_cast<uint32_t>({r['field']}) & ~kValidBits{r['type']})" for r in wanted)
+    return [f"    if (({terms}) == 0) [[likely]] return false;"]
+
+
 def generate_stateless_checks(reg: Registry) -> str:
     out = [_banner("layers/validation/generated/stateless_checks.inc: StatelessValidation's\n"
                    " * checks of the implicit rules that need no state: pointers, arrays, strings,\n"
@@ -644,6 +656,7 @@ def generate_stateless_checks(reg: Registry) -> str:
         if not any(_stateless_wanted(r) for r in rules):
             continue
         out.append(f"bool StatelessValidation::Validate{cmd.short_name}({_hook_params(cmd)}) const {{")
+        out += _flags_fast_accept(rules)
         out.append("    bool skip = false;")
         emitter = StatelessEmitter(reg, cmd)
         out += _emit_scope(build_scopes(rules), _counts(rules), _stateless_wanted, emitter.rule, "    ")

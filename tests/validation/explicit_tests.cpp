@@ -1897,6 +1897,52 @@ RULE_TEST("XGPU-VUID-xgpuCmdDispatchIndirect-workgroupMemory") {
   ExpectRule(f, call, "XGPU-VUID-xgpuCmdDispatchIndirect-workgroupMemory");
 }
 
+// ValidateCmdDispatch answers from a cache filled by an accepted dispatch:
+// each input the cache stands for, changed after it was filled, must bring
+// the full check back.
+TEST_CASE("an accepted dispatch's checks run again in full once what they read changes") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  const XgpuPhysicalDeviceLimits limits = Limits(f);
+  XgpuCommandBuffer cb = TooMuchWorkgroupMemory(f);  // 1 KiB static, the most dynamic memory
+  xgpuCmdSetWorkgroupMemorySize(cb, 0);
+  xgpuCmdDispatch(cb, 1, 1, 1);
+  f.ExpectNone();
+  // More dynamic memory after the cache was filled.
+  xgpuCmdSetWorkgroupMemorySize(cb, limits.maxWorkgroupMemorySize);
+  xgpuCmdDispatch(cb, 1, 1, 1);
+  f.ExpectOnly("XGPU-VUID-xgpuCmdDispatch-workgroupMemory");
+  f.log.Clear();
+  xgpuCmdSetWorkgroupMemorySize(cb, 0);
+  xgpuCmdDispatch(cb, 2, 1, 1);
+  f.ExpectNone();
+  // Group counts past the grid of the 64-item workgroups, then within it again.
+  const uint64_t count = std::min<uint64_t>(uint64_t{limits.maxWorkgroupCount[0]} + 1, limits.maxGridSize[0] / 64 + 1);
+  REQUIRE(count <= UINT32_MAX);
+  xgpuCmdDispatch(cb, static_cast<uint32_t>(count), 1, 1);
+  f.ExpectOnly("XGPU-VUID-xgpuCmdDispatch-groupCount");
+  f.log.Clear();
+  xgpuCmdDispatch(cb, static_cast<uint32_t>(count - 1), 1, 1);
+  xgpuCmdDispatch(cb, 1, limits.maxWorkgroupCount[1], 1);
+  f.ExpectNone();
+  // Another pipeline, with a binding and constants this recording never set.
+  xgpuCmdBindPipeline(cb, f.pipeline);
+  xgpuCmdDispatch(cb, 1, 1, 1);
+  REQUIRE(f.log.Messages().size() == 2);
+  CHECK(f.log.Messages().at(0).id == "XGPU-VUID-xgpuCmdDispatch-bindings");
+  CHECK(f.log.Messages().at(1).id == "XGPU-VUID-xgpuCmdDispatch-constants");
+  f.log.Clear();
+  const XgpuBufferRef refs[2] = {RefToBuffer(f.buffer), RefToBuffer(f.buffer)};
+  xgpuCmdBindBuffers(cb, 0, 2, refs);
+  const uint32_t constants[2] = {};
+  xgpuCmdPushConstants(cb, 0, 8, constants);
+  xgpuCmdDispatch(cb, 1, 1, 1);
+  f.ExpectNone();
+  f.log.Clear();
+  CHECK(std::string(xgpuResultString(f.EndThroughLayer(cb))) ==
+        ErrorOfRule("XGPU-VUID-xgpuCmdDispatch-workgroupMemory"));  // the first reported dispatch's
+}
+
 // ---- valid use ----
 
 TEST_CASE("valid recordings and submissions of every checked command report nothing") {

@@ -535,6 +535,64 @@ TEST_CASE("settings: XGPU_VALIDATION_DUPLICATE_LIMIT caps the messages of an ID;
         std::string::npos);
 }
 
+// The stage/access pairing of xgpuCmdMemoryBarrier (api.md 17), every stage
+// combination against every access bit, on both sides of the barrier.
+TEST_CASE("every stage combination accepts exactly the accesses of its stages") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  ScopedEnv env("XGPU_VALIDATION_DUPLICATE_LIMIT", "0");  // 98 messages of two IDs
+  SmallEnv small(f, true);
+  struct Access {
+    uint32_t bit, stage;  // stage 0: an access of every stage
+  };
+  const Access accesses[] = {
+      {XGPU_ACCESS_INDIRECT_READ_BIT, XGPU_PIPELINE_STAGE_INDIRECT_BIT},
+      {XGPU_ACCESS_SHADER_READ_BIT, XGPU_PIPELINE_STAGE_DISPATCH_BIT},
+      {XGPU_ACCESS_SHADER_WRITE_BIT, XGPU_PIPELINE_STAGE_DISPATCH_BIT},
+      {XGPU_ACCESS_TRANSFER_READ_BIT, XGPU_PIPELINE_STAGE_TRANSFER_BIT},
+      {XGPU_ACCESS_TRANSFER_WRITE_BIT, XGPU_PIPELINE_STAGE_TRANSFER_BIT},
+      {XGPU_ACCESS_HOST_READ_BIT, XGPU_PIPELINE_STAGE_HOST_BIT},
+      {XGPU_ACCESS_HOST_WRITE_BIT, XGPU_PIPELINE_STAGE_HOST_BIT},
+      {XGPU_ACCESS_MEMORY_READ_BIT, 0},
+      {XGPU_ACCESS_MEMORY_WRITE_BIT, 0},
+  };
+  XgpuCommandBufferCreateInfo create = {};
+  create.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_CREATE_INFO;
+  XgpuCommandBuffer cb = nullptr;
+  REQUIRE(xgpuCreateCommandBuffer(small.device, &create, nullptr, &cb) == XGPU_SUCCESS);
+  XgpuCommandBufferBeginInfo begin = {};
+  begin.sType = XGPU_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin.mode = XGPU_COMMAND_BUFFER_MODE_ONE_SHOT;
+  REQUIRE(xgpuBeginCommandBuffer(cb, &begin) == XGPU_SUCCESS);
+  size_t reported = 0;
+  for (uint32_t stages = 1; stages < 32; ++stages) {
+    for (const Access& a : accesses) {
+      const bool allowed = a.stage == 0 || (stages & (a.stage | XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT)) != 0;
+      for (bool src : {true, false}) {
+        CAPTURE(stages);
+        CAPTURE(a.bit);
+        CAPTURE(src);
+        f.log.Clear();
+        if (src) {
+          xgpuCmdMemoryBarrier(cb, stages, a.bit, XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0);
+        } else {
+          xgpuCmdMemoryBarrier(cb, XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, stages, a.bit);
+        }
+        if (allowed) {
+          f.ExpectNone();
+        } else {
+          f.ExpectOnly(src ? "XGPU-VUID-xgpuCmdMemoryBarrier-srcAccessMask" : "XGPU-VUID-xgpuCmdMemoryBarrier-dstAccessMask");
+          ++reported;
+        }
+      }
+    }
+  }
+  // Each one-stage access is refused by the 7 non-empty combinations of the
+  // other three one-stage bits, on each side.
+  CHECK(reported == 2 * 7 * 7);
+  xgpuDestroyCommandBuffer(small.device, cb, nullptr);
+}
+
 TEST_CASE("settings: the default duplicate limit is 10") {
   Fixture& f = Fixture::Get();
   TestScope scope(f);

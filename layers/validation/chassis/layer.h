@@ -208,6 +208,15 @@ struct RecordingState {
   // The bound pipeline's every binding and constant byte found set (a cache
   // of the dispatches' check, which may set it; cleared by a pipeline bind).
   mutable bool bound_state_complete = false;
+  // A direct dispatch's checks, cached (RecordingValidation::ValidateCmdDispatch):
+  // when `dispatch_ready`, a pipeline is bound with its every binding and
+  // constant set, within the workgroup memory limit, on a family with compute,
+  // and group counts up to `max_groups` keep within maxWorkgroupCount and
+  // maxGridSize. Their inputs only change where the state tracker clears it
+  // (a pipeline bound, the dynamic workgroup memory set); bindings and
+  // constants, once set, stay set.
+  mutable bool dispatch_ready = false;
+  mutable uint32_t max_groups[3] = {0, 0, 0};
   uint32_t dynamic_memory = 0;         // the current xgpuCmdSetWorkgroupMemorySize
   uint32_t commands = 0;               // commands recorded so far
   std::vector<std::string> labels;     // debug labels open now

@@ -69,6 +69,7 @@ LookupCache* thread_cache() {
 
 std::atomic<uint64_t> g_lookup_removals{1};
 thread_local constinit LookupCache* t_lookup_cache __attribute__((tls_model("initial-exec"))) = nullptr;
+thread_local constinit LastDispatch t_last_dispatch __attribute__((tls_model("initial-exec")));
 
 ObjectMap& Objects() {
   // Destroyed when the loader unloads the layer (its last instance is gone).

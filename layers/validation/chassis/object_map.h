@@ -63,6 +63,18 @@ extern std::atomic<uint64_t> g_lookup_removals;
 // when memory is short) by the first miss.
 extern thread_local constinit LookupCache* t_lookup_cache __attribute__((tls_model("initial-exec")));
 
+// The calling thread's last dispatchable handle found (CallContext::Dispatch):
+// a recording loop calls on one command buffer, call after call, so one
+// entry compared in place answers most calls before the set-associative
+// cache is looked at. Valid while g_lookup_removals equals `removals`.
+struct LastDispatch {
+  uint64_t handle = 0;
+  XgpuObjectType type = XGPU_OBJECT_TYPE_UNKNOWN;
+  uint64_t removals = 0;
+  ObjectRecord* record = nullptr;
+};
+extern thread_local constinit LastDispatch t_last_dispatch __attribute__((tls_model("initial-exec")));
+
 class ObjectMap {
  public:
   // The live record of (type, handle), or nullptr. A hit in the thread's
@@ -135,9 +147,16 @@ inline void CallContext::Dispatch(XgpuObjectType type, const void* handle) {
   dispatch_type = type;
   dispatch_handle = handle;
   if (handle == nullptr) return;
-  dispatch_record = ObjectMap::FindCached(type, reinterpret_cast<uintptr_t>(handle));
-  if (dispatch_record == nullptr) [[unlikely]]
-    dispatch_record = Objects().Find(type, reinterpret_cast<uintptr_t>(handle));
+  const uint64_t key = reinterpret_cast<uintptr_t>(handle);
+  LastDispatch& last = t_last_dispatch;
+  const uint64_t removals = g_lookup_removals.load(std::memory_order_acquire);
+  if (last.handle == key && last.type == type && last.removals == removals) [[likely]] {
+    dispatch_record = last.record;
+  } else {
+    // Read before the lookup: a removal after it makes the entry stale.
+    dispatch_record = Objects().Find(type, key);
+    if (dispatch_record != nullptr) last = {key, type, removals, dispatch_record};
+  }
   if (dispatch_record != nullptr) {
     instance = dispatch_record->instance;
     device = dispatch_record->device;

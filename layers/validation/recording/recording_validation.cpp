@@ -1,6 +1,7 @@
 #include "recording_validation.h"
 
 #include <algorithm>
+#include <array>
 #include <cinttypes>
 #include <cstdio>
 #include <iterator>
@@ -225,8 +226,46 @@ bool CheckDispatchState(CallContext& ctx, const RecordingState& recording, const
   return skip;
 }
 
+// xgpuCmdDispatch's checks in full (ValidateCmdDispatch's cache did not
+// answer); fills the cache when every rule but the counts' holds.
+[[gnu::cold]] bool CheckDispatch(CallContext& ctx, const RecordingState& recording, const uint32_t (&counts)[3]) {
+  const XgpuPhysicalDeviceLimits* limits = LimitsOf(ctx);
+  if (limits == nullptr) return false;
+  // No pipeline can be bound on such a family: its bound-state rules would only repeat this one.
+  if (CheckQueueFamily(ctx, XGPU_QUEUE_COMPUTE_BIT, "XGPU_QUEUE_COMPUTE_BIT",
+                       Vuid::xgpuCmdDispatch_commandBuffer_queueFamily)) {
+    return true;
+  }
+  bool skip = CheckDispatchState(ctx, recording,
+                                 {Vuid::xgpuCmdDispatch_pipeline, Vuid::xgpuCmdDispatch_bindings,
+                                  Vuid::xgpuCmdDispatch_constants, Vuid::xgpuCmdDispatch_workgroupMemory});
+  bool counts_ok = true;
+  for (int d = 0; d < 3; ++d) {
+    const uint64_t items = uint64_t{counts[d]} * (recording.has_pipeline ? recording.layout.workgroup_size[d] : 1);
+    counts_ok &= counts[d] <= limits->maxWorkgroupCount[d] && (!recording.has_pipeline || items <= limits->maxGridSize[d]);
+  }
+  if (!counts_ok) skip |= ReportGroupCounts(ctx, recording, *limits, counts);
+  // Facts, not `skip` (a muted rule reports nothing and skips nothing).
+  const ObjectRecord* record = ctx.dispatch_record;
+  const bool compute_family = ctx.device != nullptr && record->queue_family < ctx.device->families.size() &&
+                              (ctx.device->families[record->queue_family].queueFlags & XGPU_QUEUE_COMPUTE_BIT) != 0;
+  if (compute_family && recording.has_pipeline && recording.bound_state_complete &&
+      uint64_t{recording.layout.static_memory} + recording.dynamic_memory <= limits->maxWorkgroupMemorySize) {
+    // What the checks above accept, as bounds on the counts: count <=
+    // maxWorkgroupCount and count * size <= maxGridSize, i.e. count <=
+    // maxGridSize / size (rounded down) for a size above 0.
+    for (int d = 0; d < 3; ++d) {
+      const uint32_t size = recording.layout.workgroup_size[d];
+      recording.max_groups[d] =
+          size == 0 ? limits->maxWorkgroupCount[d] : std::min<uint32_t>(limits->maxWorkgroupCount[d], limits->maxGridSize[d] / size);
+    }
+    recording.dispatch_ready = true;
+  }
+  return skip;
+}
+
 // Stages an access belongs to (api.md 17: stages and accesses pair up).
-uint32_t StagesOfAccess(uint32_t access) {
+constexpr uint32_t StagesOfAccess(uint32_t access) {
   switch (access) {
     case XGPU_ACCESS_INDIRECT_READ_BIT: return XGPU_PIPELINE_STAGE_INDIRECT_BIT;
     case XGPU_ACCESS_SHADER_READ_BIT:
@@ -239,20 +278,45 @@ uint32_t StagesOfAccess(uint32_t access) {
   }
 }
 
+// Accesses of one stage each (StagesOfAccess); every other bit belongs to all stages.
+constexpr uint32_t kStagedAccesses[] = {XGPU_ACCESS_INDIRECT_READ_BIT, XGPU_ACCESS_SHADER_READ_BIT,
+                                        XGPU_ACCESS_SHADER_WRITE_BIT,  XGPU_ACCESS_TRANSFER_READ_BIT,
+                                        XGPU_ACCESS_TRANSFER_WRITE_BIT, XGPU_ACCESS_HOST_READ_BIT,
+                                        XGPU_ACCESS_HOST_WRITE_BIT};
+// The stage bits an access can belong to alone (ALL_COMMANDS allows every access).
+constexpr uint32_t kSingleStages = XGPU_PIPELINE_STAGE_INDIRECT_BIT | XGPU_PIPELINE_STAGE_DISPATCH_BIT |
+                                   XGPU_PIPELINE_STAGE_TRANSFER_BIT | XGPU_PIPELINE_STAGE_HOST_BIT;
+static_assert(kSingleStages == 0xF, "the table below is indexed by the four single-stage bits");
+
+// The accesses allowed with each combination of the single-stage bits.
+constexpr auto kAllowedAccesses = [] {
+  std::array<uint32_t, 16> table{};
+  for (uint32_t stages = 0; stages < 16; ++stages) {
+    uint32_t allowed = ~0u;
+    for (uint32_t bit : kStagedAccesses) allowed &= ~bit;
+    for (uint32_t bit : kStagedAccesses) {
+      if ((StagesOfAccess(bit) & stages) != 0) allowed |= bit;
+    }
+    table[stages] = allowed;
+  }
+  return table;
+}();
+
+// The accesses `stages` allows (ALL_COMMANDS: every one), by table lookup:
+// every barrier recorded asks twice.
+constexpr auto kAllowedWithAll = [] {
+  std::array<uint32_t, 32> table{};
+  for (uint32_t stages = 0; stages < 32; ++stages) {
+    table[stages] = (stages & XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT) != 0 ? ~0u : kAllowedAccesses[stages & kSingleStages];
+  }
+  return table;
+}();
+static_assert(XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT == 0x10, "the table above is indexed by the five stage bits");
+inline uint32_t AllowedAccesses(uint32_t stages) { return kAllowedWithAll[stages & 0x1F]; }
+
 // The first access bit of `access` that no stage of `stages` has, or 0.
 uint32_t AccessOutsideStages(uint32_t access, uint32_t stages) {
-  if (stages & XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT) return 0;
-  // Accesses of one stage each (StagesOfAccess); every other bit belongs to all stages.
-  constexpr uint32_t kStaged = XGPU_ACCESS_INDIRECT_READ_BIT | XGPU_ACCESS_SHADER_READ_BIT |
-                               XGPU_ACCESS_SHADER_WRITE_BIT | XGPU_ACCESS_TRANSFER_READ_BIT |
-                               XGPU_ACCESS_TRANSFER_WRITE_BIT | XGPU_ACCESS_HOST_READ_BIT | XGPU_ACCESS_HOST_WRITE_BIT;
-  uint32_t allowed = ~kStaged;
-  for (uint32_t bit : {XGPU_ACCESS_INDIRECT_READ_BIT, XGPU_ACCESS_SHADER_READ_BIT, XGPU_ACCESS_SHADER_WRITE_BIT,
-                       XGPU_ACCESS_TRANSFER_READ_BIT, XGPU_ACCESS_TRANSFER_WRITE_BIT, XGPU_ACCESS_HOST_READ_BIT,
-                       XGPU_ACCESS_HOST_WRITE_BIT}) {
-    if ((StagesOfAccess(bit) & stages) != 0) allowed |= bit;
-  }
-  const uint32_t outside = access & ~allowed;
+  const uint32_t outside = access & ~AllowedAccesses(stages);
   return outside & (0u - outside);  // the lowest such bit
 }
 
@@ -373,24 +437,12 @@ bool RecordingValidation::ValidateCmdSetWorkgroupMemorySize(CallContext& ctx, Xg
 bool RecordingValidation::ValidateCmdDispatch(CallContext& ctx, XgpuCommandBuffer, uint32_t groupCountX,
                                               uint32_t groupCountY, uint32_t groupCountZ) const {
   const RecordingState* recording = RecordingOf(ctx);
-  const XgpuPhysicalDeviceLimits* limits = LimitsOf(ctx);
-  if (recording == nullptr || limits == nullptr) return false;
-  // No pipeline can be bound on such a family: its bound-state rules would only repeat this one.
-  if (CheckQueueFamily(ctx, XGPU_QUEUE_COMPUTE_BIT, "XGPU_QUEUE_COMPUTE_BIT",
-                       Vuid::xgpuCmdDispatch_commandBuffer_queueFamily)) {
-    return true;
+  if (recording == nullptr) return false;
+  if (recording->dispatch_ready && groupCountX <= recording->max_groups[0] && groupCountY <= recording->max_groups[1] &&
+      groupCountZ <= recording->max_groups[2]) [[likely]] {
+    return false;
   }
-  bool skip = CheckDispatchState(ctx, *recording,
-                                 {Vuid::xgpuCmdDispatch_pipeline, Vuid::xgpuCmdDispatch_bindings,
-                                  Vuid::xgpuCmdDispatch_constants, Vuid::xgpuCmdDispatch_workgroupMemory});
-  const uint32_t counts[3] = {groupCountX, groupCountY, groupCountZ};
-  bool counts_ok = true;
-  for (int d = 0; d < 3; ++d) {
-    const uint64_t items = uint64_t{counts[d]} * (recording->has_pipeline ? recording->layout.workgroup_size[d] : 1);
-    counts_ok &= counts[d] <= limits->maxWorkgroupCount[d] && (!recording->has_pipeline || items <= limits->maxGridSize[d]);
-  }
-  if (!counts_ok) [[unlikely]] skip |= ReportGroupCounts(ctx, *recording, *limits, counts);
-  return skip;
+  return CheckDispatch(ctx, *recording, {groupCountX, groupCountY, groupCountZ});
 }
 
 bool RecordingValidation::ValidateCmdDispatchIndirect(CallContext& ctx, XgpuCommandBuffer,
@@ -577,8 +629,9 @@ bool RecordingValidation::ValidateCmdMemoryBarrier(CallContext& ctx, XgpuCommand
                                                    XgpuPipelineStageFlags dstStageMask,
                                                    XgpuAccessFlags dstAccessMask) const {
   if (RecordingOf(ctx) == nullptr) return false;
-  if (srcStageMask != 0 && dstStageMask != 0 && AccessOutsideStages(srcAccessMask, srcStageMask) == 0 &&
-      AccessOutsideStages(dstAccessMask, dstStageMask) == 0) [[likely]] {
+  if (srcStageMask != 0 && dstStageMask != 0 &&
+      ((srcAccessMask & ~AllowedAccesses(srcStageMask)) | (dstAccessMask & ~AllowedAccesses(dstStageMask))) == 0)
+      [[likely]] {
     return false;
   }
   return ReportMemoryBarrier(ctx, srcStageMask, srcAccessMask, dstStageMask, dstAccessMask);

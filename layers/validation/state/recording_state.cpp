@@ -164,6 +164,7 @@ void StateTracker::PostRecordCmdBindPipeline(CallContext& ctx, XgpuCommandBuffer
   recording->pipeline = record->handle;
   recording->layout = record->layout;
   recording->bound_state_complete = false;
+  recording->dispatch_ready = false;
   recording->dispatch_writes_noted = false;
   const std::pair<XgpuObjectType, uint64_t> key{XGPU_OBJECT_TYPE_PIPELINE, record->handle};
   auto& list = recording->direct_objects;
@@ -211,6 +212,7 @@ void StateTracker::PostRecordCmdSetWorkgroupMemorySize(CallContext& ctx, XgpuCom
   RecordingState* recording = WritableRecordingOf(ctx);
   if (recording == nullptr) return;
   recording->dynamic_memory = dynamicSize;
+  recording->dispatch_ready = false;
   ++recording->commands;
 }
 

@@ -72,7 +72,8 @@ int32_t RevokeBias(ObjectRecord* record) {
 
 }  // namespace
 
-void ExternalSyncScope::WriteUnbiased(ObjectRecord* record, Vuid vuid, const Field& field) {
+void ExternalSyncScope::WriteUnbiased(ObjectRecord* record, Vuid vuid, const char* name) {
+  const Field field{name};
   const uint64_t me = ThisThread();
   uint64_t expected = 0;
   const uint64_t mine = me | (static_cast<uint64_t>(vuid) << kSyncVuidShift);
@@ -136,7 +137,8 @@ void ExternalSyncScope::Read(ObjectRecord* record, const Field& field) {
     read_[read_count_] = record;
   } else {
     try {
-      read_more_.push_back(record);
+      if (read_more_ == nullptr) read_more_ = std::make_unique<std::vector<ObjectRecord*>>();
+      read_more_->push_back(record);
     } catch (...) {
       // Out of host memory: the mark cannot be kept, so it is taken back now.
       record->sync_readers.fetch_sub(1, std::memory_order_release);
@@ -158,7 +160,8 @@ void ExternalSyncScope::ReadSubmittedCommandBuffers(uint32_t submitCount, const 
 
 void ExternalSyncScope::ReleaseReads() {
   for (size_t k = 0; k < read_count_ && k < kInlineReads; ++k) read_[k]->sync_readers.fetch_sub(1, std::memory_order_release);
-  for (ObjectRecord* record : read_more_) record->sync_readers.fetch_sub(1, std::memory_order_release);
+  if (read_more_ == nullptr) return;
+  for (ObjectRecord* record : *read_more_) record->sync_readers.fetch_sub(1, std::memory_order_release);
 }
 
 }  // namespace xgpu_validation

@@ -21,6 +21,7 @@
 #define XGPU_LAYERS_VALIDATION_THREAD_SAFETY_THREAD_SAFETY_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "../chassis/layer.h"
@@ -42,13 +43,13 @@ class ExternalSyncScope {
     if (read_count_ != 0) ReleaseReads();
   }
 
-  // Claims `record` (NULL: nothing to claim) for this call: `field` is the
-  // call's externally synchronized parameter, `vuid` its -externsync rule.
+  // Claims `record` (NULL: nothing to claim) for this call: `field` names
+  // the call's externally synchronized parameter, `vuid` its -externsync rule.
   // Another thread in a call that claimed it, or a submission reading it,
   // is reported by `vuid`.
   // Inline: the claim through this thread's bias (thread_safety.cpp
   // states why it is sound); any other claim is WriteUnbiased's.
-  void Write(ObjectRecord* record, Vuid vuid, const Field& field) {
+  void Write(ObjectRecord* record, Vuid vuid, const char* field) {
     if (record == nullptr) return;
     const uint64_t me = CallingThread() & kSyncThreadMask;
     if (record->sync_bias.load(std::memory_order_relaxed) == me) {
@@ -82,7 +83,7 @@ class ExternalSyncScope {
 
  private:
   // The claim by compare-and-swap (Write's, when the bias does not hold).
-  void WriteUnbiased(ObjectRecord* record, Vuid vuid, const Field& field);
+  void WriteUnbiased(ObjectRecord* record, Vuid vuid, const char* field);
   void Read(ObjectRecord* record, const Field& field);
   void ReleaseReads();
 
@@ -90,11 +91,13 @@ class ExternalSyncScope {
   ObjectRecord* written_ = nullptr;    // the record this scope claimed (released at its end)
   ObjectRecord* biased_ = nullptr;     // the record this scope claimed through its bias (likewise)
   // Records this scope marked as read: the first kInlineReads in place (a
-  // submit reads one per submission: no allocation per call), the rest in read_more_.
+  // submit reads one per submission: no allocation per call), the rest in
+  // read_more_. read_[k] is written before read_count_ passes k (left
+  // uninitialised: every recorded command makes a scope and reads nothing).
   static constexpr size_t kInlineReads = 4;
-  ObjectRecord* read_[kInlineReads] = {};
+  ObjectRecord* read_[kInlineReads];
   size_t read_count_ = 0;
-  std::vector<ObjectRecord*> read_more_;
+  std::unique_ptr<std::vector<ObjectRecord*>> read_more_;
   bool failed_ = false;                // a report asked for the call to be skipped
 };
 
