@@ -1433,6 +1433,68 @@ RULE_TEST("XGPU-VUID-xgpuQueueSubmit-pSubmits-inUse") {
   CHECK(f.log.Messages().at(0).text.find("destroyed by xgpuDestroyBuffer") != std::string::npos);
 }
 
+// PendingWork remembers where the last operation's objects keep their uses
+// and the recording whose objects were last found alive: a submission
+// repeated with the same objects must still leave them in use, and a
+// destroyed object must still be found gone.
+TEST_CASE("a submission repeated with the same objects keeps them in use; one destroyed after is found gone") {
+  Fixture& f = Fixture::Get();
+  TestScope scope(f);
+  XgpuSemaphoreCreateInfo info = {};
+  info.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
+  XgpuSemaphore gate = nullptr, done = nullptr;
+  REQUIRE(xgpuCreateSemaphore(f.device, &info, nullptr, &gate) == XGPU_SUCCESS);
+  REQUIRE(xgpuCreateSemaphore(f.device, &info, nullptr, &done) == XGPU_SUCCESS);
+  XgpuDevice device = f.device;
+  f.Defer([device, gate, done] {
+    xgpuDestroySemaphore(device, gate, nullptr);
+    xgpuDestroySemaphore(device, done, nullptr);
+  });
+  XgpuBufferCreateInfo buffer_info = {};
+  buffer_info.sType = XGPU_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  FixupStruct(f, buffer_info);
+  XgpuBuffer buffer = nullptr;
+  REQUIRE(xgpuCreateBuffer(f.device, &buffer_info, nullptr, &buffer) == XGPU_SUCCESS);
+  XgpuCommandBuffer cb = f.BegunCommandBuffer(f.device, XGPU_COMMAND_BUFFER_MODE_REUSABLE, 0);
+  const XgpuBufferRef dst = RefToBuffer(buffer);
+  xgpuCmdFillBuffer(cb, &dst, "abcd", 4);
+  REQUIRE(xgpuEndCommandBuffer(cb) == XGPU_SUCCESS);
+  auto submit = [&](uint64_t value) {
+    XgpuSubmitInfo s = {};
+    s.sType = XGPU_STRUCTURE_TYPE_SUBMIT_INFO;
+    s.waitSemaphores = {1, &gate, &value};
+    s.commandBuffer = cb;
+    s.signalSemaphores = {1, &done, &value};
+    return xgpuQueueSubmit(f.queue, 1, &s);
+  };
+  auto release = [&](uint64_t value) {
+    XgpuSemaphoreSignalInfo signal = {};
+    signal.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO;
+    signal.semaphore = gate;
+    signal.value = value;
+    REQUIRE(xgpuSignalSemaphore(f.device, &signal) == XGPU_SUCCESS);
+    XgpuSemaphoreWaitInfo wait = {};
+    wait.sType = XGPU_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
+    wait.semaphoreCount = 1;
+    wait.pSemaphores = &done;
+    wait.pValues = &value;
+    REQUIRE(xgpuWaitSemaphores(f.device, &wait, kTimeoutNs) == XGPU_SUCCESS);
+  };
+  f.log.Clear();
+  for (uint64_t value = 1; value <= 3; ++value) {
+    CAPTURE(value);
+    REQUIRE(submit(value) == XGPU_SUCCESS);  // the same objects each time
+    xgpuDestroyBuffer(f.device, buffer, nullptr);  // refused: held on the gate
+    f.ExpectOnly("XGPU-VUID-xgpuDestroyBuffer-buffer-inUse");
+    f.log.Clear();
+    release(value);
+    f.ExpectNone();
+  }
+  xgpuDestroyBuffer(f.device, buffer, nullptr);  // complete, as the host saw: destroyed
+  f.ExpectNone();
+  ExpectResult(f, submit(4), "XGPU-VUID-xgpuQueueSubmit-pSubmits-inUse");
+}
+
 // ---- semaphore payloads ----
 
 XgpuSemaphore NewSemaphore(Fixture& f, uint64_t initial = 0) {

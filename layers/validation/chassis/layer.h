@@ -252,6 +252,11 @@ struct RecordingState {
   uint32_t indirect_barrier = 0;       // 1 + index of the last barrier making writes visible to indirect reads
   // Buffers named directly and pipelines bound (sorted and unique once ended).
   std::vector<std::pair<XgpuObjectType, uint64_t>> direct_objects;
+  // g_lookup_removals when a submission last found every direct object
+  // alive (0: never): while no record has been removed since, they still are
+  // (PendingWork::ValidateQueueSubmit). Submissions of one command buffer
+  // may run on several threads at once: atomic.
+  mutable std::atomic<uint64_t> direct_objects_alive_at{0};
   // The accesses and barriers the synchronization-hazard warnings need
   // (hazards/; costly checks only, made at the first access).
   std::shared_ptr<HazardLog> hazards;

@@ -35,10 +35,16 @@ class ObjectTrackerGenerated : public HookDefaults {
   // A handle parameter or field: NULL (allowed when optional) or a live
   // object of `type`. Returns its record, or nullptr (having reported it in
   // *skip when it is not allowed).
+  // Inline: a handle in the thread's lookup cache (a submission's command
+  // buffer and bound buffers, submit after submit) takes no call.
   template <typename Handle>
   static const ObjectRecord* CheckHandle(CallContext& ctx, Vuid vuid, const Field& field, XgpuObjectType type,
                                          Handle handle, bool optional, bool* skip) {
-    return CheckHandleValue(ctx, vuid, field, type, reinterpret_cast<uintptr_t>(handle), optional, skip);
+    const uint64_t value = reinterpret_cast<uintptr_t>(handle);
+    if (value != 0) {
+      if (const ObjectRecord* record = ObjectMap::FindCached(type, value)) [[likely]] return record;
+    }
+    return CheckHandleValue(ctx, vuid, field, type, value, optional, skip);
   }
   static const ObjectRecord* CheckHandleValue(CallContext& ctx, Vuid vuid, const Field& field, XgpuObjectType type,
                                               uint64_t handle, bool optional, bool* skip);

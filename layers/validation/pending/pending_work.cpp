@@ -50,17 +50,31 @@ bool PendingWork::Pending(XgpuObjectType type, uint64_t handle, Use* use) const 
 
 uint64_t PendingWork::AddOpLocked(const CallContext& ctx, uint64_t queue, const std::vector<Key>& objects,
                                   const XgpuSemaphoreList* wait, const XgpuSemaphoreList* signal) {
-  Queue& q = queues_[queue];
+  LastOp& last = last_op_;
+  const bool same_queue = last.q != nullptr && last.queue == queue && last.epoch == epoch_;
+  Queue& q = same_queue ? *last.q : queues_[queue];
   q.device = ctx.device;
   const uint64_t seq = ++q.submitted;
-  for (const Key& key : objects) {
-    std::vector<Use>& uses = uses_[key];
-    auto it = std::find_if(uses.begin(), uses.end(), [&](const Use& u) { return u.queue == queue; });
-    if (it != uses.end()) {
-      it->seq = seq;
-    } else {
-      uses.push_back({queue, seq});
+  if (same_queue && last.objects == objects) {
+    for (const auto& [uses, index] : last.places) (*uses)[index].seq = seq;
+  } else {
+    last.q = nullptr;  // until the places below are complete (an allocation may throw)
+    last.places.clear();
+    for (const Key& key : objects) {
+      std::vector<Use>& uses = uses_[key];
+      auto it = std::find_if(uses.begin(), uses.end(), [&](const Use& u) { return u.queue == queue; });
+      if (it != uses.end()) {
+        it->seq = seq;
+      } else {
+        uses.push_back({queue, seq});
+        it = uses.end() - 1;
+      }
+      last.places.push_back({&uses, static_cast<size_t>(it - uses.begin())});
     }
+    last.objects = objects;
+    last.queue = queue;
+    last.epoch = epoch_;
+    last.q = &q;
   }
   auto payloads = [](const XgpuSemaphoreList* list, Payloads* out) {
     if (!IsUsablePointer(list) || !IsUsablePointer(list->pSemaphores) || !IsUsablePointer(list->pValues)) return;
@@ -116,6 +130,7 @@ void PendingWork::PruneLocked() {
 void PendingWork::Forget(XgpuObjectType type, uint64_t handle) {
   std::lock_guard lock(mutex_);
   uses_.erase({type, handle});
+  ++epoch_;
   if (type == XGPU_OBJECT_TYPE_BUFFER) cross_.erase(handle);  // a new buffer may get its handle
 }
 
@@ -210,6 +225,7 @@ void PendingWork::PreRecordDestroyDevice(CallContext& ctx, XgpuDevice device, co
         busy |= it->second.completed < it->second.submitted;
         gone.push_back(it->first);
         it = queues_.erase(it);
+        ++epoch_;
       } else {
         ++it;
       }
@@ -247,8 +263,12 @@ bool PendingWork::ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_
       continue;
     }
     const RecordingState& recording = *cb->recording;
+    const uint64_t removals = g_lookup_removals.load(std::memory_order_acquire);
+    if (recording.direct_objects_alive_at.load(std::memory_order_relaxed) == removals) continue;
+    bool alive = true;
     for (const auto& [type, handle] : recording.direct_objects) {
       if (Objects().Find(type, handle) != nullptr) continue;
+      alive = false;
       std::string what = std::string(TypeName(type)) + " " + hex(handle);
       if (auto destroyed = Objects().FindDestroyed(type, handle)) {
         what += std::string(" (destroyed by ") + NameOf(destroyed->destroyed_by) +
@@ -259,6 +279,7 @@ bool PendingWork::ValidateQueueSubmit(CallContext& ctx, XgpuQueue queue, uint32_
                          {{cb->type, cb->handle}});
       break;
     }
+    if (alive) recording.direct_objects_alive_at.store(removals, std::memory_order_relaxed);
   }
   skip |= CheckStaticCounts(ctx, queue, submitCount, pSubmits);
   // Cross-queue hazards: warnings, the call goes on.
@@ -606,6 +627,7 @@ void PendingWork::PostRecordQueueDealloca(CallContext& ctx, XgpuQueue queue, con
   std::lock_guard lock(mutex_);
   AddOpLocked(ctx, H(queue), objects, pWaitSemaphores, pSignalSemaphores);
   uses_.erase({XGPU_OBJECT_TYPE_BUFFER, H(buffer)});  // its handle is dead from here
+  ++epoch_;
   if (auto it = allocas_.find(H(buffer)); it != allocas_.end()) {
     deallocas_.push_back({it->second.pool, H(queue), queues_[H(queue)].submitted});
     allocas_.erase(it);

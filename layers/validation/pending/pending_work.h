@@ -242,6 +242,21 @@ class PendingWork : public HookDefaults {
     }
   };
   std::unordered_map<Key, std::vector<Use>, KeyHash> uses_;  // looked up per object at every submit
+  // The last operation's objects and where each one's Use of that queue is
+  // (AddOpLocked): an application submits the same command buffer with the
+  // same bindings, call after call, and an operation with the same objects on
+  // the same queue updates those Uses without a lookup. The places stay valid
+  // while no key leaves uses_ and no queue leaves queues_ (both bump
+  // `epoch_`): a map's values do not move, and no Use leaves its vector.
+  struct LastOp {
+    uint64_t queue = 0;
+    uint64_t epoch = 0;
+    Queue* q = nullptr;
+    std::vector<Key> objects;
+    std::vector<std::pair<std::vector<Use>*, size_t>> places;
+  };
+  LastOp last_op_;
+  uint64_t epoch_ = 1;
 };
 
 }  // namespace xgpu_validation
