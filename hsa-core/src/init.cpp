@@ -34,8 +34,7 @@ HSA_CORE_EXPORT hsa_status_t hsa_shut_down() {
   std::lock_guard<std::mutex> lock(g_init_mutex);
   if (g_init_count == 0) return HSA_STATUS_ERROR_NOT_INITIALIZED;
   if (--g_init_count == 0) {
-    backend().close();
-    forget_all_queues();  // what the core kept of queues the close destroyed
+    backend().close();  // destroys the queues still live first (destroy_all_queues)
   }
   return HSA_STATUS_SUCCESS;
 }

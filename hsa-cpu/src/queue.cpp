@@ -770,15 +770,8 @@ struct Processor {
 
 std::atomic<uint64_t> g_next_queue_id{0};
 
-bool is_power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
-
-Queue* lookup_queue(const hsa_queue_t* handle) {
-  Runtime* rt = runtime();
-  if (rt == nullptr || handle == nullptr) return nullptr;
-  auto* queue = reinterpret_cast<Queue*>(const_cast<hsa_queue_t*>(handle));
-  std::lock_guard<std::mutex> lock(rt->queues_mutex);
-  return rt->queues.count(queue) ? queue : nullptr;
-}
+// A live queue (the core's registry), or nullptr.
+Queue* lookup_queue(const hsa_queue_t* handle) { return static_cast<Queue*>(hsa_core::queue_object(handle)); }
 
 hsa_status_t make_queue(uint32_t size, hsa_queue_type32_t type, Signal* doorbell,
                         bool owns_doorbell, Queue** out_queue) {
@@ -815,7 +808,6 @@ hsa_status_t make_queue(uint32_t size, hsa_queue_type32_t type, Signal* doorbell
 }
 
 void free_queue(Queue* queue) {
-  hsa_core::forget_queue(queue->hsa());
   queue->stop.store(true, std::memory_order_seq_cst);
   queue->doorbell->notify_all_waiters();
   if (queue->processor.joinable()) {
@@ -846,81 +838,26 @@ void free_queue(Queue* queue) {
 
 }  // namespace
 
-void destroy_all_queues() {
-  Runtime* rt = runtime();
-  std::unordered_set<Queue*> queues;
-  {
-    std::lock_guard<std::mutex> lock(rt->queues_mutex);
-    queues.swap(rt->queues);
-  }
-  if (!queues.empty()) log("hsa_shut_down: %zu queue(s) still live (destroyed now)", queues.size());
-  for (Queue* q : queues) free_queue(q);
-}
+void destroy_all_queues() { hsa_core::destroy_all_queues(); }
 
-// The core's queue hook (hsa_core/queue.h): a live queue's agent; a soft
-// queue, which has none, answers for the first agent (every agent has the
-// same compute units: the shared workers).
-void set_queue_hooks(hsa_core::Backend& b) {
-  b.queue_agent = [](const hsa_queue_t* handle) {
-    const Queue* q = lookup_queue(handle);
-    if (q == nullptr) return hsa_agent_t{0};
-    return to_handle(q->agent != nullptr ? q->agent : runtime()->agents[0].get());
-  };
-}
+namespace {
 
-}  // namespace hsa_cpu
-
-using namespace hsa_cpu;
-
-HSA_CPU_EXPORT hsa_status_t hsa_queue_create(hsa_agent_t agent, uint32_t size,
-                                             hsa_queue_type32_t type,
-                                             void (*callback)(hsa_status_t status,
-                                                              hsa_queue_t* source, void* data),
-                                             void* data, uint32_t private_segment_size,
-                                             uint32_t group_segment_size, hsa_queue_t** queue) {
-  HSA_CPU_REQUIRE_INIT();
-  Runtime* rt = runtime();
-  Agent* a = rt->agent(agent);
-  if (a == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  if (queue == nullptr || !is_power_of_two(size) || size > kQueueMaxSize) {
-    log("hsa_queue_create: size %u must be a power of two in [1, %u] and queue non-null", size,
-        kQueueMaxSize);
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  }
-  if (type != HSA_QUEUE_TYPE_MULTI && type != HSA_QUEUE_TYPE_SINGLE) {
-    log("hsa_queue_create: queue type %u is not supported (MULTI or SINGLE)", type);
-    return type == HSA_QUEUE_TYPE_COOPERATIVE ? HSA_STATUS_ERROR_INVALID_QUEUE_CREATION
-                                              : HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  }
-  if (group_segment_size != UINT32_MAX && group_segment_size > kGroupSegmentMaxBytes) {
-    log("hsa_queue_create: group segment size %u exceeds %u", group_segment_size,
-        kGroupSegmentMaxBytes);
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  }
-  {
-    // Reserve one of the agent's HSA_AGENT_INFO_QUEUES_MAX queues.
-    std::lock_guard<std::mutex> lock(rt->queues_mutex);
-    if (a->queue_count >= kQueuesMax) {
-      log("hsa_queue_create: agent %u already has its maximum of %u queues", a->index, kQueuesMax);
-      return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-    }
-    ++a->queue_count;
-  }
-  if (size < kQueueMinSize) size = kQueueMinSize;
+// Backend::queue_create: the ring, the doorbell and the packet processor of
+// a queue the core has checked.
+hsa_status_t create_queue(const hsa_core::QueueRequest& request, void** object, hsa_queue_t** out) {
+  Agent* a = runtime()->agent(request.agent);
   Signal* doorbell = create_doorbell_signal();
   if (doorbell == nullptr) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   Queue* q = nullptr;
-  hsa_status_t status = make_queue(size, type, doorbell, true, &q);
+  hsa_status_t status = make_queue(request.size, request.type, doorbell, true, &q);
   if (status != HSA_STATUS_SUCCESS) {
     destroy_internal_signal(doorbell);
-    std::lock_guard<std::mutex> lock(rt->queues_mutex);
-    --a->queue_count;
     return status;
   }
   doorbell->amd.queue_ptr = &q->amd;
   q->agent = a;
-  q->callback = callback;
-  q->callback_data = data;
+  q->callback = request.callback;
+  q->callback_data = request.data;
   try {
     q->processor = std::thread([q] {
       Processor processor{q};
@@ -939,88 +876,51 @@ HSA_CPU_EXPORT hsa_status_t hsa_queue_create(hsa_agent_t agent, uint32_t size,
   } catch (const std::exception& e) {  // std::system_error, or std::bad_alloc for the thread's state
     log("hsa_queue_create: starting the queue's packet processor failed: %s", e.what());
     free_queue(q);
-    std::lock_guard<std::mutex> lock(rt->queues_mutex);
-    --a->queue_count;
     return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   }
   char name[16];
   snprintf(name, sizeof(name), "hsa-cpu-q%llu", static_cast<unsigned long long>(q->amd.hsa_queue.id));
   pthread_setname_np(q->processor.native_handle(), name);
-  {
-    std::lock_guard<std::mutex> lock(rt->queues_mutex);
-    rt->queues.insert(q);
-  }
-  *queue = q->hsa();
+  *object = q;
+  *out = q->hsa();
   return HSA_STATUS_SUCCESS;
 }
 
-HSA_CPU_EXPORT hsa_status_t hsa_soft_queue_create(hsa_region_t region, uint32_t size,
-                                                  hsa_queue_type32_t type, uint32_t features,
-                                                  hsa_signal_t doorbell_signal,
-                                                  hsa_queue_t** queue) {
-  HSA_CPU_REQUIRE_INIT();
-  Runtime* rt = runtime();
-  Pool* pool = rt->pool(region.handle);
-  if (pool == nullptr || pool->segment != HSA_AMD_SEGMENT_GLOBAL) return HSA_STATUS_ERROR_INVALID_REGION;
-  if (doorbell_signal.handle != 0 && !signal_is_live(doorbell_signal)) return HSA_STATUS_ERROR_INVALID_SIGNAL;
-  if (queue == nullptr || !is_power_of_two(size) || size > kQueueMaxSize ||
-      doorbell_signal.handle == 0 || features == 0 ||
-      (features & ~uint32_t(HSA_QUEUE_FEATURE_KERNEL_DISPATCH | HSA_QUEUE_FEATURE_AGENT_DISPATCH)) ||
-      (type != HSA_QUEUE_TYPE_MULTI && type != HSA_QUEUE_TYPE_SINGLE))
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+// Backend::soft_queue_create: a ring on the application's doorbell, no processor.
+hsa_status_t create_soft_queue(uint64_t, uint32_t size, hsa_queue_type32_t type, uint32_t features,
+                               hsa_signal_t doorbell, void** object, hsa_queue_t** out) {
   Queue* q = nullptr;
-  hsa_status_t status = make_queue(size, type, to_signal(doorbell_signal), false, &q);
+  const hsa_status_t status = make_queue(size, type, to_signal(doorbell), false, &q);
   if (status != HSA_STATUS_SUCCESS) return status;
   q->amd.hsa_queue.features = features;
-  {
-    std::lock_guard<std::mutex> lock(rt->queues_mutex);
-    rt->queues.insert(q);
-  }
-  *queue = q->hsa();
+  *object = q;
+  *out = q->hsa();
   return HSA_STATUS_SUCCESS;
 }
 
-HSA_CPU_EXPORT hsa_status_t hsa_queue_destroy(hsa_queue_t* queue) {
-  HSA_CPU_REQUIRE_INIT();
-  if (queue == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  Runtime* rt = runtime();
-  auto* q = reinterpret_cast<Queue*>(queue);
-  {
-    std::lock_guard<std::mutex> lock(rt->queues_mutex);
-    if (rt->queues.erase(q) == 0) return HSA_STATUS_ERROR_INVALID_QUEUE;
-    if (q->agent != nullptr) --q->agent->queue_count;
-  }
-  free_queue(q);
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_queue_inactivate(hsa_queue_t* queue) {
-  HSA_CPU_REQUIRE_INIT();
-  if (queue == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  Queue* q = lookup_queue(queue);
-  if (q == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
-  // "Aborts any pending executions": launched dispatches run no more
-  // workgroups and do not complete.
+// Backend::queue_inactivate: "aborts any pending executions": launched
+// dispatches run no more workgroups and do not complete.
+void inactivate_queue(void* object) {
+  auto* q = static_cast<Queue*>(object);
   q->abort.store(true, std::memory_order_seq_cst);
   q->inactive.store(true, std::memory_order_seq_cst);
   cancel_kernels(&q->abort);  // workgroups running now stop too (fault.h)
   q->doorbell->notify_all_waiters();
-  return HSA_STATUS_SUCCESS;
 }
 
-HSA_CPU_EXPORT hsa_status_t hsa_amd_profiling_set_profiler_enabled(hsa_queue_t* queue, int enable) {
-  HSA_CPU_REQUIRE_INIT();
-  if (queue == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  Queue* q = lookup_queue(queue);
-  if (q == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
-  if (enable)
-    __atomic_fetch_or(&q->amd.queue_properties, uint32_t(AMD_QUEUE_PROPERTIES_ENABLE_PROFILING),
-                      __ATOMIC_RELAXED);
-  else
-    __atomic_fetch_and(&q->amd.queue_properties, ~uint32_t(AMD_QUEUE_PROPERTIES_ENABLE_PROFILING),
-                       __ATOMIC_RELAXED);
-  return HSA_STATUS_SUCCESS;
+}  // namespace
+
+// The core's queue hooks (hsa_core/queue.h).
+void set_queue_hooks(hsa_core::Backend& b) {
+  b.queue_create = create_queue;
+  b.soft_queue_create = create_soft_queue;
+  b.queue_destroy = [](void* object) { free_queue(static_cast<Queue*>(object)); };
+  b.queue_inactivate = inactivate_queue;
 }
+
+}  // namespace hsa_cpu
+
+using namespace hsa_cpu;
 
 // hsa_cpu_ext.h: the layout is the contract with callers that dlsym the
 // entry point (no header version is checked at run time).

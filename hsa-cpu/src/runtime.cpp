@@ -212,6 +212,7 @@ void set_agent_hooks(hsa_core::Backend& b) {
     out->queues_max = kQueuesMax;
     out->queue_min_size = kQueueMinSize;
     out->queue_max_size = kQueueMaxSize;
+    out->group_segment_max = kGroupSegmentMaxBytes;
     out->cacheline_size = a->cacheline_size;
     out->compute_units = a->compute_units;
     out->max_clock_mhz = a->max_clock_mhz;

@@ -12,7 +12,6 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include <hsa_core/backend.h>
@@ -90,8 +89,6 @@ struct Agent {
   Pool coarse_pool;                  // global, coarse-grained
   Pool kernarg_pool;                 // global, fine-grained + kernarg
   Pool group_pool;                   // group segment (not allocatable)
-  uint32_t queue_count = 0;          // live hsa_queue_create queues
-                                     // (Runtime::queues_mutex)
 
   static constexpr size_t kPoolCount = 4;
   // The pools in iteration order: fine, coarse, kernarg, group.
@@ -108,11 +105,6 @@ class Runtime {
 
   Agent* agent(hsa_agent_t handle) const;  // null when unknown
   Pool* pool(uint64_t handle) const;       // null when unknown
-
-  // Live queues (validated by handle-taking entry points) and the agents'
-  // queue counts.
-  std::mutex queues_mutex;
-  std::unordered_set<Queue*> queues;
 
   // hsa_amd_register_system_event_handler: one handler (ROCR's header
   // refuses a second), told about kernel memory faults.

@@ -40,6 +40,7 @@ struct Queue {
   void* ring = nullptr;
   CUstream stream = nullptr;
   hsa_signal_t doorbell{0};
+  bool owns_doorbell = true;  // false for a soft queue: the application's signal
   void (*callback)(hsa_status_t, hsa_queue_t*, void*) = nullptr;
   void* data = nullptr;
   std::thread thread;
@@ -103,8 +104,6 @@ uint64_t now_ns() {
   return uint64_t(t.tv_sec) * 1000000000ull + uint64_t(t.tv_nsec);
 }
 
-std::mutex g_queues_mutex;
-std::vector<Queue*> g_queues;
 
 uint16_t header_of(const void* slot) {
   return __atomic_load_n(static_cast<const uint16_t*>(slot), __ATOMIC_ACQUIRE);
@@ -582,7 +581,6 @@ void process(Queue* q) {
 }
 
 void destroy(Queue* q) {
-  if (q->amd != nullptr) hsa_core::forget_queue(&q->amd->hsa_queue);
   q->stop.store(true, std::memory_order_release);
   signals_wake_all();
   if (q->thread.joinable()) q->thread.join();
@@ -621,58 +619,32 @@ void destroy(Queue* q) {
   // stay (leaked) until hsa_shut_down resets the context.
   if (q->stream && !q->abandoned) g_runtime.cuda.cuStreamDestroy(q->stream);
   if (q->ring && !q->abandoned) g_runtime.cuda.cuMemFreeHost(q->ring);
-  if (q->doorbell.handle) doorbell_destroy(q->doorbell);
-  q->agent->queue_count.fetch_sub(1);
+  if (q->doorbell.handle && q->owns_doorbell) doorbell_destroy(q->doorbell);
   std::free(q->amd);
   delete q;
 }
 
 }  // namespace
 
-void queues_release_all() {
-  std::vector<Queue*> queues;
-  {
-    std::lock_guard<std::mutex> lock(g_queues_mutex);
-    queues.swap(g_queues);
-  }
-  if (!queues.empty()) log_error("hsa_shut_down: %zu queues were left alive", queues.size());
-  for (Queue* q : queues) destroy(q);
-}
+namespace {
 
-// The core's queue hook (hsa_core/queue.h): a live queue's agent.
-hsa_agent_t queue_agent(const hsa_queue_t* queue) {
-  std::lock_guard<std::mutex> lock(g_queues_mutex);
-  for (const Queue* q : g_queues)
-    if (&q->amd->hsa_queue == queue) return hsa_agent_t{reinterpret_cast<uint64_t>(q->agent)};
-  return hsa_agent_t{0};
-}
+std::atomic<uint64_t> g_next_queue_id{0};
 
-}  // namespace hsa_cuda
-
-using namespace hsa_cuda;
-
-hsa_status_t hsa_queue_create(hsa_agent_t agent_handle, uint32_t size, hsa_queue_type32_t type,
-                              void (*callback)(hsa_status_t, hsa_queue_t*, void*), void* data,
-                              uint32_t private_segment_size, uint32_t group_segment_size, hsa_queue_t** queue) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  Agent* agent = to_agent(agent_handle);
-  if (!agent) return HSA_STATUS_ERROR_INVALID_AGENT;
-  if (agent->host) return HSA_STATUS_ERROR_INVALID_QUEUE_CREATION;  // no kernel dispatch
-  if (!queue || size == 0 || (size & (size - 1)) != 0 || size > 131072 ||
-      (type != HSA_QUEUE_TYPE_SINGLE && type != HSA_QUEUE_TYPE_MULTI && type != HSA_QUEUE_TYPE_COOPERATIVE))
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  (void)private_segment_size;
-  (void)group_segment_size;
-  if (size < 64) size = 64;
-  if (agent->queue_count.fetch_add(1) >= 128) {
-    agent->queue_count.fetch_sub(1);
+// Backend::queue_create: the ring in pinned host memory the devices map, a
+// stream and the processor thread of a queue the core has checked.
+hsa_status_t create_queue(const hsa_core::QueueRequest& request, void** object, hsa_queue_t** out) {
+  Agent* agent = to_agent(request.agent);
+  const uint32_t size = request.size;
+  auto* q = new (std::nothrow) Queue;
+  if (q == nullptr) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  q->agent = agent;
+  q->callback = request.callback;
+  q->data = request.data;
+  q->amd = static_cast<amd_queue_t*>(std::aligned_alloc(AMD_QUEUE_ALIGN_BYTES, sizeof(amd_queue_t)));
+  if (q->amd == nullptr) {
+    delete q;
     return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   }
-  auto* q = new Queue;
-  q->agent = agent;
-  q->callback = callback;
-  q->data = data;
-  q->amd = static_cast<amd_queue_t*>(std::aligned_alloc(AMD_QUEUE_ALIGN_BYTES, sizeof(amd_queue_t)));
   std::memset(static_cast<void*>(q->amd), 0, sizeof(amd_queue_t));
   auto cleanup = [&](hsa_status_t status) {
     destroy(q);
@@ -689,75 +661,91 @@ hsa_status_t hsa_queue_create(hsa_agent_t agent_handle, uint32_t size, hsa_queue
   for (uint32_t i = 0; i < size; ++i)
     *reinterpret_cast<uint16_t*>(static_cast<uint8_t*>(q->ring) + size_t(i) * 64) = HSA_PACKET_TYPE_INVALID;
   if (doorbell_create(&q->doorbell) != HSA_STATUS_SUCCESS) return cleanup(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
-  static std::atomic<uint64_t> next_id{0};
   hsa_queue_t& hq = q->amd->hsa_queue;
-  hq.type = type;
+  hq.type = request.type;
   hq.features = HSA_QUEUE_FEATURE_KERNEL_DISPATCH;
   hq.base_address = q->ring;
   hq.doorbell_signal = q->doorbell;
   hq.size = size;
-  hq.id = next_id.fetch_add(1);
+  hq.id = g_next_queue_id.fetch_add(1);
   signal_object(q->doorbell)->queue_ptr = q->amd;
-  {
-    std::lock_guard<std::mutex> lock(g_queues_mutex);
-    g_queues.push_back(q);
+  try {
+    q->thread = std::thread(process, q);
+  } catch (const std::exception& e) {
+    log_error("hsa_queue_create: starting the queue's processor failed: %s", e.what());
+    return cleanup(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
   }
-  q->thread = std::thread(process, q);
-  *queue = &hq;
+  *object = q;
+  *out = &hq;
   return HSA_STATUS_SUCCESS;
 }
 
-hsa_status_t hsa_queue_destroy(hsa_queue_t* queue) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  if (!queue) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  Queue* q = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(g_queues_mutex);
-    for (auto it = g_queues.begin(); it != g_queues.end(); ++it)
-      if (&(*it)->amd->hsa_queue == queue) {
-        q = *it;
-        g_queues.erase(it);
-        break;
-      }
-  }
-  if (!q) return HSA_STATUS_ERROR_INVALID_QUEUE;
-  destroy(q);
-  return HSA_STATUS_SUCCESS;
-}
-
-hsa_status_t hsa_queue_inactivate(hsa_queue_t* queue) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  if (!queue) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  std::lock_guard<std::mutex> lock(g_queues_mutex);
-  for (Queue* q : g_queues)
-    if (&q->amd->hsa_queue == queue) {
-      q->inactive.store(true, std::memory_order_release);
-      signals_wake_all();
-      return HSA_STATUS_SUCCESS;
+// Backend::soft_queue_create: a ring on the application's doorbell with no
+// processor and no stream. The ring is pinned host memory every device maps,
+// whichever global region was named (the host writes its packets; the
+// application's consumer reads them).
+hsa_status_t create_soft_queue(uint64_t, uint32_t size, hsa_queue_type32_t type, uint32_t features,
+                               hsa_signal_t doorbell, void** object, hsa_queue_t** out) {
+  Agent* gpu = nullptr;
+  for (const auto& agent : g_runtime.agents)
+    if (!agent->host) {
+      gpu = agent.get();
+      break;
     }
-  return HSA_STATUS_ERROR_INVALID_QUEUE;
-}
-
-hsa_status_t hsa_amd_profiling_set_profiler_enabled(hsa_queue_t* queue, int enable) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  if (!queue) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  Queue* q = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(g_queues_mutex);
-    for (Queue* candidate : g_queues)
-      if (&candidate->amd->hsa_queue == queue) q = candidate;
+  if (gpu == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE_CREATION;
+  auto* q = new (std::nothrow) Queue;
+  if (q == nullptr) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  q->agent = gpu;
+  q->owns_doorbell = false;
+  q->amd = static_cast<amd_queue_t*>(std::aligned_alloc(AMD_QUEUE_ALIGN_BYTES, sizeof(amd_queue_t)));
+  if (q->amd == nullptr) {
+    delete q;
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   }
-  if (!q) return HSA_STATUS_ERROR_INVALID_QUEUE;
-  if (enable) {
-    // The agent's first anchor now rather than at the first profiled packet.
-    if (!profiling_prepare(q->agent)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-    __atomic_fetch_or(&q->amd->queue_properties, uint32_t(AMD_QUEUE_PROPERTIES_ENABLE_PROFILING), __ATOMIC_RELAXED);
-  } else {
-    __atomic_fetch_and(&q->amd->queue_properties, ~uint32_t(AMD_QUEUE_PROPERTIES_ENABLE_PROFILING),
-                       __ATOMIC_RELAXED);
+  std::memset(static_cast<void*>(q->amd), 0, sizeof(amd_queue_t));
+  if (!make_current(gpu) || g_runtime.cuda.cuMemHostAlloc(&q->ring, size_t(size) * 64,
+                                                          CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) !=
+                                CUDA_SUCCESS) {
+    q->ring = nullptr;
+    destroy(q);
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   }
+  for (uint32_t i = 0; i < size; ++i)
+    *reinterpret_cast<uint16_t*>(static_cast<uint8_t*>(q->ring) + size_t(i) * 64) = HSA_PACKET_TYPE_INVALID;
+  hsa_queue_t& hq = q->amd->hsa_queue;
+  hq.type = type;
+  hq.features = features;
+  hq.base_address = q->ring;
+  hq.doorbell_signal = doorbell;
+  hq.size = size;
+  hq.id = g_next_queue_id.fetch_add(1);
+  q->doorbell = doorbell;
+  *object = q;
+  *out = &hq;
   return HSA_STATUS_SUCCESS;
 }
+
+}  // namespace
+
+// The core's queue hooks (hsa_core/queue.h).
+void set_queue_hooks(hsa_core::Backend& b) {
+  b.queue_create = create_queue;
+  b.soft_queue_create = create_soft_queue;
+  b.queue_destroy = [](void* object) { destroy(static_cast<Queue*>(object)); };
+  b.queue_inactivate = [](void* object) {
+    static_cast<Queue*>(object)->inactive.store(true, std::memory_order_release);
+    signals_wake_all();
+  };
+  b.queue_profiling = [](void* object, bool enable) {
+    // The agent's first anchor now rather than at the first profiled packet.
+    if (enable && !profiling_prepare(static_cast<Queue*>(object)->agent)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    return HSA_STATUS_SUCCESS;
+  };
+}
+
+}  // namespace hsa_cuda
+
+using namespace hsa_cuda;
 
 hsa_status_t hsa_amd_profiling_get_dispatch_time(hsa_agent_t agent_handle, hsa_signal_t signal,
                                                  hsa_amd_profiling_dispatch_time_t* time) {

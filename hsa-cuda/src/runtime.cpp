@@ -5,6 +5,7 @@
 
 #include <hsa_core/executable.h>
 #include <hsa_core/memory.h>
+#include <hsa_core/queue.h>
 
 #include "runtime.h"
 
@@ -209,7 +210,7 @@ hsa_status_t open_agents() {
 }
 
 void close_agents() {
-  queues_release_all();
+  hsa_core::destroy_all_queues();
   // (Before the abandoned-work flag is read and cleared below: a code object
   // of a context left to the process's exit is not unloaded.)
   hsa_core::destroy_all_executables();
@@ -600,6 +601,7 @@ void set_agent_hooks(hsa_core::Backend& b) {
     out->queues_max = 128;
     out->queue_min_size = 64;
     out->queue_max_size = 131072;
+    out->cooperative_queues = true;  // accepted; its packets run as any queue's (no co-residency guarantee)
     out->cacheline_size = 128;
     out->compute_units = uint32_t(agent->sm_count);
     out->max_clock_mhz = uint32_t(agent->clock_khz / 1000);

@@ -192,9 +192,9 @@ bool kernel_object_lookup(uint64_t handle, KernelObject* out);
 // Sets the back-end's code object hooks (executable.cpp).
 void set_code_object_hooks(hsa_core::Backend& backend);
 
-void queues_release_all();
-// The core's queue hook: a live queue's agent, else the null handle (queue.cpp).
-hsa_agent_t queue_agent(const hsa_queue_t* queue);
+// Sets the back-end's queue hooks (queue.cpp): the core checks and keeps
+// the queues, the back-end makes their rings, streams and processors.
+void set_queue_hooks(hsa_core::Backend& backend);
 
 // Dispatch profiling (profiling.cpp). A profiling queue's processor calls
 // profiling_begin before a packet's work and profiling_end after it (or

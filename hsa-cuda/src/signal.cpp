@@ -169,7 +169,7 @@ hsa_core::Backend& hsa_core::backend() {
     b.signal_destroying = [](Signal* signal) { hsa_cuda::profiling_forget(hsa_core::to_handle(signal)); };
     hsa_cuda::set_memory_hooks(b);
     hsa_cuda::set_agent_hooks(b);
-    b.queue_agent = hsa_cuda::queue_agent;
+    hsa_cuda::set_queue_hooks(b);
     b.regions_include_host_pools = true;
     b.isa_from_name = hsa_cuda::isa_from_name;
     b.isa_compatible = hsa_cuda::isa_compatible;

@@ -3,9 +3,13 @@
 // others (names terminated, kernel-agent limits present exactly on kernel
 // agents, the cache sizes those the caches report), caches, and the
 // refusals (unknown agent or cache, null value, unknown attribute, no
-// runtime); a queue's CU mask and priority, the agents' coherency. Nothing here assumes which runtime it runs on: hsa_cpu_tests
+// runtime); queues: hsa_queue_create's checks against the agent's limits
+// (sizes, types, QUEUES_MAX), destroy, inactivate, profiling, soft queues,
+// queues left to hsa_shut_down; a queue's CU mask and priority, the agents'
+// coherency. Nothing here assumes which runtime it runs on: hsa_cpu_tests
 // runs it on hsa-cpu (with one agent and with three), hsa_cuda_core_tests
 // on hsa-cuda (its host agent and its GPUs).
+#include <hsa/amd_hsa_queue.h>
 #include <hsa/hsa_ext_image.h>
 
 #include <cstring>
@@ -289,6 +293,164 @@ TEST_CASE("a kernel agent's queue keeps its CU mask and priority; every agent is
   hsa_amd_coherency_type_t type{};
   CHECK(hsa_amd_coherency_get_type(bogus, &type) == HSA_STATUS_ERROR_INVALID_AGENT);
   REQUIRE(hsa_shut_down() == HSA_STATUS_SUCCESS);
+}
+
+TEST_CASE("hsa_queue_create checks every argument against the agent; the core keeps each queue until it is destroyed") {
+  REQUIRE(hsa_init() == HSA_STATUS_SUCCESS);
+  auto create = [](hsa_agent_t agent, uint32_t size, uint32_t type, uint32_t group, hsa_queue_t** queue) {
+    return hsa_queue_create(agent, size, static_cast<hsa_queue_type32_t>(type), nullptr, nullptr, UINT32_MAX, group,
+                            queue);
+  };
+  for (hsa_agent_t agent : Runtime::agents()) {
+    INFO("agent " << agent.handle);
+    hsa_queue_t* queue = nullptr;
+    if ((info<uint32_t>(agent, HSA_AGENT_INFO_FEATURE) & HSA_AGENT_FEATURE_KERNEL_DISPATCH) == 0) {
+      CHECK(create(agent, 64, HSA_QUEUE_TYPE_MULTI, UINT32_MAX, &queue) == HSA_STATUS_ERROR_INVALID_QUEUE_CREATION);
+      CHECK(queue == nullptr);
+      continue;
+    }
+    const uint32_t min_size = info<uint32_t>(agent, HSA_AGENT_INFO_QUEUE_MIN_SIZE);
+    const uint32_t max_size = info<uint32_t>(agent, HSA_AGENT_INFO_QUEUE_MAX_SIZE);
+    const uint32_t queues_max = info<uint32_t>(agent, HSA_AGENT_INFO_QUEUES_MAX);
+    REQUIRE(min_size >= 1);
+    REQUIRE(max_size >= min_size);
+    REQUIRE(queues_max >= 1);
+    REQUIRE(queues_max <= 1024);
+    // Sizes: a power of two up to the maximum; below the minimum, the minimum.
+    CHECK(create(agent, 0, HSA_QUEUE_TYPE_MULTI, UINT32_MAX, &queue) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(create(agent, 96, HSA_QUEUE_TYPE_MULTI, UINT32_MAX, &queue) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(create(agent, max_size * 2, HSA_QUEUE_TYPE_MULTI, UINT32_MAX, &queue) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(create(agent, 64, HSA_QUEUE_TYPE_MULTI, UINT32_MAX, nullptr) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(create(agent, 64, 77, UINT32_MAX, &queue) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(queue == nullptr);
+    REQUIRE(create(agent, 1, HSA_QUEUE_TYPE_SINGLE, UINT32_MAX, &queue) == HSA_STATUS_SUCCESS);
+    CHECK(queue->size == min_size);
+    CHECK(queue->type == HSA_QUEUE_TYPE_SINGLE);
+    CHECK((queue->features & HSA_QUEUE_FEATURE_KERNEL_DISPATCH) != 0);
+    CHECK(queue->doorbell_signal.handle != 0);
+    CHECK(hsa_queue_load_read_index_relaxed(queue) == 0);
+    REQUIRE(hsa_queue_destroy(queue) == HSA_STATUS_SUCCESS);
+    // The agent's QUEUES_MAX queues at once, and not one more; one destroyed makes room.
+    std::vector<hsa_queue_t*> queues(queues_max, nullptr);
+    for (uint32_t i = 0; i < queues_max; ++i) {
+      CAPTURE(i);
+      REQUIRE(create(agent, min_size, HSA_QUEUE_TYPE_MULTI, UINT32_MAX, &queues[i]) == HSA_STATUS_SUCCESS);
+    }
+    std::set<uint64_t> ids;
+    for (hsa_queue_t* q : queues) ids.insert(q->id);
+    CHECK(ids.size() == queues_max);
+    queue = nullptr;
+    CHECK(create(agent, min_size, HSA_QUEUE_TYPE_MULTI, UINT32_MAX, &queue) == HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+    CHECK(queue == nullptr);
+    REQUIRE(hsa_queue_destroy(queues.back()) == HSA_STATUS_SUCCESS);
+    REQUIRE(create(agent, min_size, HSA_QUEUE_TYPE_MULTI, UINT32_MAX, &queues.back()) == HSA_STATUS_SUCCESS);
+    for (hsa_queue_t* q : queues) REQUIRE(hsa_queue_destroy(q) == HSA_STATUS_SUCCESS);
+    // A destroyed queue is no queue to any entry point.
+    hsa_queue_t* gone = queues.front();
+    CHECK(hsa_queue_destroy(gone) == HSA_STATUS_ERROR_INVALID_QUEUE);
+    CHECK(hsa_queue_inactivate(gone) == HSA_STATUS_ERROR_INVALID_QUEUE);
+    CHECK(hsa_amd_profiling_set_profiler_enabled(gone, 1) == HSA_STATUS_ERROR_INVALID_QUEUE);
+    CHECK(hsa_queue_destroy(nullptr) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(hsa_queue_inactivate(nullptr) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(hsa_amd_profiling_set_profiler_enabled(nullptr, 1) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    // Profiling: the queue's property bit follows the call.
+    REQUIRE(create(agent, min_size, HSA_QUEUE_TYPE_MULTI, UINT32_MAX, &queue) == HSA_STATUS_SUCCESS);
+    auto* amd = reinterpret_cast<amd_queue_t*>(queue);
+    CHECK((amd->queue_properties & AMD_QUEUE_PROPERTIES_ENABLE_PROFILING) == 0);
+    REQUIRE(hsa_amd_profiling_set_profiler_enabled(queue, 1) == HSA_STATUS_SUCCESS);
+    CHECK((amd->queue_properties & AMD_QUEUE_PROPERTIES_ENABLE_PROFILING) != 0);
+    REQUIRE(hsa_amd_profiling_set_profiler_enabled(queue, 0) == HSA_STATUS_SUCCESS);
+    CHECK((amd->queue_properties & AMD_QUEUE_PROPERTIES_ENABLE_PROFILING) == 0);
+    // Inactivated, it is still a queue until destroyed.
+    REQUIRE(hsa_queue_inactivate(queue) == HSA_STATUS_SUCCESS);
+    REQUIRE(hsa_queue_destroy(queue) == HSA_STATUS_SUCCESS);
+  }
+  const hsa_agent_t bogus{8};
+  hsa_queue_t* queue = nullptr;
+  CHECK(create(bogus, 64, HSA_QUEUE_TYPE_MULTI, UINT32_MAX, &queue) == HSA_STATUS_ERROR_INVALID_AGENT);
+  REQUIRE(hsa_shut_down() == HSA_STATUS_SUCCESS);
+  CHECK(create(bogus, 64, HSA_QUEUE_TYPE_MULTI, UINT32_MAX, &queue) == HSA_STATUS_ERROR_NOT_INITIALIZED);
+  CHECK(hsa_queue_destroy(nullptr) == HSA_STATUS_ERROR_NOT_INITIALIZED);
+}
+
+TEST_CASE("a soft queue lives on the application's doorbell, in a global region, until destroyed") {
+  REQUIRE(hsa_init() == HSA_STATUS_SUCCESS);
+  std::vector<hsa_region_t> global, group;
+  for (hsa_agent_t agent : Runtime::agents()) {
+    struct Found {
+      std::vector<hsa_region_t>* global;
+      std::vector<hsa_region_t>* group;
+    } found{&global, &group};
+    REQUIRE(hsa_agent_iterate_regions(
+                agent,
+                [](hsa_region_t region, void* data) {
+                  auto* f = static_cast<Found*>(data);
+                  hsa_region_segment_t segment{};
+                  if (hsa_region_get_info(region, HSA_REGION_INFO_SEGMENT, &segment) != HSA_STATUS_SUCCESS)
+                    return HSA_STATUS_ERROR;
+                  if (segment == HSA_REGION_SEGMENT_GLOBAL) f->global->push_back(region);
+                  if (segment == HSA_REGION_SEGMENT_GROUP) f->group->push_back(region);
+                  return HSA_STATUS_SUCCESS;
+                },
+                &found) == HSA_STATUS_SUCCESS);
+  }
+  REQUIRE(!global.empty());
+  hsa_signal_t doorbell{};
+  REQUIRE(hsa_signal_create(0, 0, nullptr, &doorbell) == HSA_STATUS_SUCCESS);
+  hsa_queue_t* queue = nullptr;
+  REQUIRE(hsa_soft_queue_create(global.front(), 64, HSA_QUEUE_TYPE_MULTI, HSA_QUEUE_FEATURE_AGENT_DISPATCH, doorbell,
+                                &queue) == HSA_STATUS_SUCCESS);
+  CHECK(queue->size == 64);
+  CHECK(queue->features == HSA_QUEUE_FEATURE_AGENT_DISPATCH);
+  CHECK(queue->doorbell_signal.handle == doorbell.handle);
+  CHECK(queue->base_address != nullptr);
+  // Its ring starts with no packet; the host writes one and publishes it.
+  auto* slot = static_cast<uint16_t*>(queue->base_address);
+  CHECK((slot[0] & 0xff) == HSA_PACKET_TYPE_INVALID);
+  const uint64_t index = hsa_queue_add_write_index_relaxed(queue, 1);
+  CHECK(index == 0);
+  hsa_signal_store_relaxed(queue->doorbell_signal, static_cast<hsa_signal_value_t>(index));
+  CHECK(hsa_signal_load_relaxed(doorbell) == 0);
+  REQUIRE(hsa_queue_destroy(queue) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_signal_load_relaxed(doorbell) == 0);  // the application's signal outlives the queue
+  CHECK(hsa_queue_destroy(queue) == HSA_STATUS_ERROR_INVALID_QUEUE);
+  // Refusals.
+  if (!group.empty()) {
+    CHECK(hsa_soft_queue_create(group.front(), 64, HSA_QUEUE_TYPE_MULTI, HSA_QUEUE_FEATURE_AGENT_DISPATCH, doorbell,
+                                &queue) == HSA_STATUS_ERROR_INVALID_REGION);
+  }
+  CHECK(hsa_soft_queue_create(hsa_region_t{8}, 64, HSA_QUEUE_TYPE_MULTI, HSA_QUEUE_FEATURE_AGENT_DISPATCH, doorbell,
+                              &queue) == HSA_STATUS_ERROR_INVALID_REGION);
+  CHECK(hsa_soft_queue_create(global.front(), 96, HSA_QUEUE_TYPE_MULTI, HSA_QUEUE_FEATURE_AGENT_DISPATCH, doorbell,
+                              &queue) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  CHECK(hsa_soft_queue_create(global.front(), 64, HSA_QUEUE_TYPE_MULTI, 0, doorbell, &queue) ==
+        HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  CHECK(hsa_soft_queue_create(global.front(), 64, HSA_QUEUE_TYPE_MULTI, HSA_QUEUE_FEATURE_AGENT_DISPATCH,
+                              hsa_signal_t{0}, &queue) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  CHECK(hsa_soft_queue_create(global.front(), 64, HSA_QUEUE_TYPE_MULTI, HSA_QUEUE_FEATURE_AGENT_DISPATCH, doorbell,
+                              nullptr) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  REQUIRE(hsa_signal_destroy(doorbell) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_soft_queue_create(global.front(), 64, HSA_QUEUE_TYPE_MULTI, HSA_QUEUE_FEATURE_AGENT_DISPATCH, doorbell,
+                              &queue) == HSA_STATUS_ERROR_INVALID_SIGNAL);
+  REQUIRE(hsa_shut_down() == HSA_STATUS_SUCCESS);
+}
+
+TEST_CASE("queues left alive are destroyed by the last hsa_shut_down, and a new runtime starts with none") {
+  for (int round = 0; round < 2; ++round) {
+    CAPTURE(round);
+    REQUIRE(hsa_init() == HSA_STATUS_SUCCESS);
+    for (hsa_agent_t agent : Runtime::agents()) {
+      if ((info<uint32_t>(agent, HSA_AGENT_INFO_FEATURE) & HSA_AGENT_FEATURE_KERNEL_DISPATCH) == 0) continue;
+      const uint32_t queues_max = info<uint32_t>(agent, HSA_AGENT_INFO_QUEUES_MAX);
+      // Every one of the agent's queues, left alive: the next runtime's count starts at 0 again.
+      for (uint32_t i = 0; i < queues_max; ++i) {
+        hsa_queue_t* queue = nullptr;
+        REQUIRE(hsa_queue_create(agent, 64, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &queue) ==
+                HSA_STATUS_SUCCESS);
+      }
+    }
+    REQUIRE(hsa_shut_down() == HSA_STATUS_SUCCESS);
+  }
 }
 
 }  // TEST_SUITE

@@ -45,6 +45,8 @@ struct AgentDescription {
   uint32_t queues_max = 0;
   uint32_t queue_min_size = 0;
   uint32_t queue_max_size = 0;
+  bool cooperative_queues = false;    // takes HSA_QUEUE_TYPE_COOPERATIVE queues (else INVALID_QUEUE_CREATION)
+  uint32_t group_segment_max = 0;     // largest group_segment_size hsa_queue_create takes (0: not checked)
   // hsa_ext_amd.h's attributes.
   uint32_t cacheline_size = 0;        // bytes
   uint32_t compute_units = 0;         // also the cooperative compute units

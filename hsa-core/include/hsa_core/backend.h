@@ -25,6 +25,7 @@ struct PoolDescription;
 struct PoolLink;
 struct AgentDescription;
 struct CacheDescription;
+struct QueueRequest;
 
 struct Backend {
   // The runtime's name: the prefix of its log lines and of its threads'
@@ -37,7 +38,8 @@ struct Backend {
   bool svm = false;
   // The first hsa_init opens the runtime (init.cpp; a status other than
   // SUCCESS is hsa_init's, and the runtime stays closed), the last
-  // hsa_shut_down closes it; never concurrently.
+  // hsa_shut_down closes it; never concurrently. close destroys the queues
+  // still live (destroy_all_queues, queue.h) before what they use.
   hsa_status_t (*open)() = nullptr;
   void (*close)() = nullptr;
   // True while the runtime is open (between the first successful hsa_init
@@ -57,9 +59,27 @@ struct Backend {
   // Describes `cache`; false when it is not the handle of one of the
   // runtime's caches.
   bool (*describe_cache)(uint64_t cache, CacheDescription* out) = nullptr;
-  // Queues (queue.h): the agent of `queue` when it is one of the runtime's
-  // live queues, else the null handle. Unset: the core knows no queue.
-  hsa_agent_t (*queue_agent)(const hsa_queue_t* queue) = nullptr;
+  // Queues (queue.h; queue.cpp answers their entry points and keeps the
+  // registry of live queues). queue_create makes a queue of `request`,
+  // which the core has checked against the agent's description (a kernel
+  // agent; size a power of two, raised to queue_min_size, at most
+  // queue_max_size; a type it takes; group_segment_size within
+  // group_segment_max; fewer than queues_max queues of the agent live):
+  // the back-end's object in *object, its hsa_queue_t in *queue; another
+  // status refuses it, with nothing made. soft_queue_create makes a queue
+  // with no packet processor on an application's doorbell signal (unset:
+  // hsa_soft_queue_create answers INVALID_QUEUE_CREATION). queue_destroy
+  // ends a queue either made (the core has forgotten it: no entry point
+  // finds it any more). queue_inactivate stops a live queue processing
+  // packets. queue_profiling turns the timing of a live queue's packets on
+  // or off (hsa_amd_profiling_set_profiler_enabled; the core sets the
+  // queue's AMD_QUEUE_PROPERTIES_ENABLE_PROFILING bit after a SUCCESS).
+  hsa_status_t (*queue_create)(const QueueRequest& request, void** object, hsa_queue_t** queue) = nullptr;
+  hsa_status_t (*soft_queue_create)(uint64_t pool, uint32_t size, hsa_queue_type32_t type, uint32_t features,
+                                    hsa_signal_t doorbell, void** object, hsa_queue_t** queue) = nullptr;
+  void (*queue_destroy)(void* object) = nullptr;
+  void (*queue_inactivate)(void* object) = nullptr;
+  hsa_status_t (*queue_profiling)(void* object, bool enable) = nullptr;
   // Writes one line (without the prefix) where the runtime logs; the
   // runtime decides whether logging is on.
   void (*log)(const char* line) = nullptr;
