@@ -158,6 +158,9 @@ void set_memory_hooks(hsa_core::Backend& b) {
     std::fill_n(static_cast<uint32_t*>(ptr), count, value);
     return HSA_STATUS_SUCCESS;
   };
+  // Agent ticks are TSC ticks (HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY); the
+  // system domain is CLOCK_MONOTONIC ns.
+  b.agent_tick_to_system = [](hsa_agent_t, uint64_t tick) { return tsc_to_system_ns(tick); };
   // Every agent's cores reach all host memory.
   b.accessible_agents = [](const hsa_core::AllocationFacts&, hsa_agent_t* out, size_t capacity) {
     const Runtime* rt = runtime();
@@ -170,26 +173,6 @@ void set_memory_hooks(hsa_core::Backend& b) {
 
 using namespace hsa_cpu;
 
-HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_pool_can_migrate(hsa_amd_memory_pool_t src_memory_pool,
-                                                            hsa_amd_memory_pool_t dst_memory_pool,
-                                                            bool* result) {
-  HSA_CPU_REQUIRE_INIT();
-  Runtime* rt = runtime();
-  if (rt->pool(src_memory_pool.handle) == nullptr || rt->pool(dst_memory_pool.handle) == nullptr)
-    return kStatusInvalidMemoryPool;
-  if (result == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  *result = false;
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_memory_migrate(const void* ptr, hsa_amd_memory_pool_t memory_pool,
-                                                   uint32_t flags) {
-  HSA_CPU_REQUIRE_INIT();
-  if (runtime()->pool(memory_pool.handle) == nullptr) return kStatusInvalidMemoryPool;
-  if (ptr == nullptr || flags != 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  return HSA_STATUS_SUCCESS;  // one physical memory: nothing moves
-}
-
 // ---------------------------------------------------------------------------
 // Copies
 
@@ -200,126 +183,3 @@ HSA_CPU_EXPORT hsa_status_t hsa_memory_copy(void* dst, const void* src, size_t s
   return HSA_STATUS_SUCCESS;
 }
 
-HSA_CPU_EXPORT hsa_status_t hsa_amd_profiling_get_dispatch_time(
-    hsa_agent_t agent, hsa_signal_t signal, hsa_amd_profiling_dispatch_time_t* time) {
-  HSA_CPU_REQUIRE_INIT();
-  if (runtime()->agent(agent) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  if (!signal_is_live(signal)) return HSA_STATUS_ERROR_INVALID_SIGNAL;
-  if (time == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  Signal* s = to_signal(signal);
-  time->start = s->amd.start_ts;
-  time->end = s->amd.end_ts;
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_profiling_convert_tick_to_system_domain(hsa_agent_t agent,
-                                                                            uint64_t agent_tick,
-                                                                            uint64_t* system_tick) {
-  HSA_CPU_REQUIRE_INIT();
-  if (runtime()->agent(agent) == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
-  if (system_tick == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  // Agent ticks are TSC ticks (HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY);
-  // the system domain is CLOCK_MONOTONIC ns.
-  *system_tick = tsc_to_system_ns(agent_tick);
-  return HSA_STATUS_SUCCESS;
-}
-
-// Host memory never migrates: a prefetch completes once its dependencies do.
-HSA_CPU_EXPORT hsa_status_t hsa_amd_svm_prefetch_async(void* ptr, size_t size, hsa_agent_t agent,
-                                                       uint32_t num_dep_signals,
-                                                       const hsa_signal_t* dep_signals,
-                                                       hsa_signal_t completion_signal) {
-  HSA_CPU_REQUIRE_INIT();
-  if (ptr == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  return hsa_amd_memory_async_copy(ptr, agent, ptr, agent, 0, num_dep_signals, dep_signals,
-                                   completion_signal);
-}
-
-// ---------------------------------------------------------------------------
-// SVM attributes: every address is host memory that every agent reaches in
-// place, coherently; nothing migrates. Valid settings are accepted (they
-// change nothing) and queries answer what is true of host memory.
-
-namespace {
-
-bool svm_agent_ok(uint64_t value) { return runtime()->agent(hsa_agent_t{value}) != nullptr; }
-
-hsa_status_t svm_range_ok(const void* ptr, size_t size, const hsa_amd_svm_attribute_pair_t* list,
-                          size_t count) {
-  if (ptr == nullptr || size == 0 || (count != 0 && list == nullptr)) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  return HSA_STATUS_SUCCESS;
-}
-
-}  // namespace
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_svm_attributes_set(void* ptr, size_t size,
-                                                       hsa_amd_svm_attribute_pair_t* attribute_list,
-                                                       size_t attribute_count) {
-  HSA_CPU_REQUIRE_INIT();
-  if (hsa_status_t status = svm_range_ok(ptr, size, attribute_list, attribute_count); status != HSA_STATUS_SUCCESS)
-    return status;
-  for (size_t i = 0; i < attribute_count; ++i) {
-    const hsa_amd_svm_attribute_pair_t& pair = attribute_list[i];
-    switch (pair.attribute) {
-      case HSA_AMD_SVM_ATTRIB_GLOBAL_FLAG:
-        if (pair.value != HSA_AMD_SVM_GLOBAL_FLAG_FINE_GRAINED && pair.value != HSA_AMD_SVM_GLOBAL_FLAG_COARSE_GRAINED)
-          return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-        break;
-      case HSA_AMD_SVM_ATTRIB_READ_ONLY:
-      case HSA_AMD_SVM_ATTRIB_HIVE_LOCAL:
-      case HSA_AMD_SVM_ATTRIB_MIGRATION_GRANULARITY:
-      case HSA_AMD_SVM_ATTRIB_READ_MOSTLY:
-        break;
-      case HSA_AMD_SVM_ATTRIB_PREFERRED_LOCATION:  // the null agent: no preference
-        if (pair.value != 0 && !svm_agent_ok(pair.value)) return HSA_STATUS_ERROR_INVALID_AGENT;
-        break;
-      case HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE:
-      case HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE:
-      case HSA_AMD_SVM_ATTRIB_AGENT_NO_ACCESS:
-        if (!svm_agent_ok(pair.value)) return HSA_STATUS_ERROR_INVALID_AGENT;
-        break;
-      default:  // includes ACCESS_QUERY and PREFETCH_LOCATION (queries only)
-        log("hsa_amd_svm_attributes_set: attribute 0x%llx cannot be set",
-            static_cast<unsigned long long>(pair.attribute));
-        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-    }
-  }
-  return HSA_STATUS_SUCCESS;
-}
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_svm_attributes_get(void* ptr, size_t size,
-                                                       hsa_amd_svm_attribute_pair_t* attribute_list,
-                                                       size_t attribute_count) {
-  HSA_CPU_REQUIRE_INIT();
-  if (hsa_status_t status = svm_range_ok(ptr, size, attribute_list, attribute_count); status != HSA_STATUS_SUCCESS)
-    return status;
-  // Check every entry before writing any answer.
-  for (size_t i = 0; i < attribute_count; ++i) {
-    const hsa_amd_svm_attribute_pair_t& pair = attribute_list[i];
-    switch (pair.attribute) {
-      case HSA_AMD_SVM_ATTRIB_GLOBAL_FLAG:
-      case HSA_AMD_SVM_ATTRIB_READ_ONLY:
-      case HSA_AMD_SVM_ATTRIB_HIVE_LOCAL:
-      case HSA_AMD_SVM_ATTRIB_MIGRATION_GRANULARITY:
-      case HSA_AMD_SVM_ATTRIB_PREFERRED_LOCATION:
-      case HSA_AMD_SVM_ATTRIB_READ_MOSTLY:
-        break;
-      case HSA_AMD_SVM_ATTRIB_ACCESS_QUERY:
-        if (!svm_agent_ok(pair.value)) return HSA_STATUS_ERROR_INVALID_AGENT;
-        break;
-      default:  // includes the AGENT_* settings and PREFETCH_LOCATION
-        log("hsa_amd_svm_attributes_get: attribute 0x%llx cannot be queried",
-            static_cast<unsigned long long>(pair.attribute));
-        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-    }
-  }
-  for (size_t i = 0; i < attribute_count; ++i) {
-    hsa_amd_svm_attribute_pair_t& pair = attribute_list[i];
-    switch (pair.attribute) {
-      case HSA_AMD_SVM_ATTRIB_GLOBAL_FLAG: pair.value = HSA_AMD_SVM_GLOBAL_FLAG_FINE_GRAINED; break;
-      case HSA_AMD_SVM_ATTRIB_ACCESS_QUERY: pair.attribute = HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE; break;
-      default: pair.value = 0; break;  // false, one page, no preferred location
-    }
-  }
-  return HSA_STATUS_SUCCESS;
-}

@@ -745,17 +745,3 @@ void set_queue_hooks(hsa_core::Backend& b) {
 
 }  // namespace hsa_cuda
 
-using namespace hsa_cuda;
-
-hsa_status_t hsa_amd_profiling_get_dispatch_time(hsa_agent_t agent_handle, hsa_signal_t signal,
-                                                 hsa_amd_profiling_dispatch_time_t* time) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  Agent* agent = to_agent(agent_handle);
-  if (!agent || agent->host) return HSA_STATUS_ERROR_INVALID_AGENT;
-  if (!signal_valid(signal)) return HSA_STATUS_ERROR_INVALID_SIGNAL;
-  if (!time) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  profiling_time(signal, &time->start, &time->end);
-  return HSA_STATUS_SUCCESS;
-}
-
-

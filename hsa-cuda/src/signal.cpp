@@ -167,6 +167,12 @@ hsa_core::Backend& hsa_core::backend() {
     b.device_writes = true;
     b.doorbell_stored = hsa_cuda::stamp_doorbell;
     b.signal_destroying = [](Signal* signal) { hsa_cuda::profiling_forget(hsa_core::to_handle(signal)); };
+    // A profiled dispatch's times: its events, read into the signal in the
+    // system domain (profiling.cpp); device ticks are %globaltimer ns.
+    b.dispatch_time = [](hsa_signal_t signal) {
+      uint64_t start = 0, end = 0;
+      hsa_cuda::profiling_time(signal, &start, &end);
+    };
     hsa_cuda::set_memory_hooks(b);
     hsa_cuda::set_agent_hooks(b);
     hsa_cuda::set_queue_hooks(b);

@@ -2,7 +2,9 @@
 // a runtime offers: the pools' descriptions and how each agent reaches them;
 // allocations tracked, described by pointer info, filled, their deallocation
 // callbacks, frees that fail cleanly, regions; asynchronous copies between
-// every pair of pools (the core's copy.h); locked host memory. Nothing
+// every pair of pools (the core's copy.h); locked host memory; migration,
+// SVM attributes and dispatch times (svm.cpp) on either answer of
+// HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED. Nothing
 // here assumes which runtime it runs on: hsa_cpu_tests runs it on hsa-cpu,
 // hsa_cuda_core_tests on hsa-cuda (device memory and pinned host memory).
 #include <algorithm>
@@ -393,6 +395,98 @@ TEST_CASE("pools: descriptions, how each agent reaches them, refusals") {
                                            nullptr) == HSA_STATUS_ERROR_INVALID_AGENT);
   CHECK(hsa_amd_agent_iterate_memory_pools(agents[0], nullptr, nullptr) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
   CHECK(hsa_shut_down() == HSA_STATUS_SUCCESS);
+}
+
+TEST_CASE("migration, SVM attributes and dispatch times: the answers follow HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED") {
+  REQUIRE(hsa_init() == HSA_STATUS_SUCCESS);
+  bool svm = false;
+  REQUIRE(hsa_system_get_info(static_cast<hsa_system_info_t>(HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED), &svm) ==
+          HSA_STATUS_SUCCESS);
+  const std::vector<AllocatablePool> pools = allocatable_pools();
+  REQUIRE(!pools.empty());
+  // Nothing migrates between any two pools; migrating in place succeeds only with SVM.
+  for (const AllocatablePool& a : pools) {
+    for (const AllocatablePool& b : pools) {
+      bool result = true;
+      REQUIRE(hsa_amd_memory_pool_can_migrate(a.pool, b.pool, &result) == HSA_STATUS_SUCCESS);
+      CHECK(!result);
+    }
+  }
+  const hsa_amd_memory_pool_t bogus_pool{8};
+  bool result = false;
+  CHECK(static_cast<uint32_t>(hsa_amd_memory_pool_can_migrate(bogus_pool, pools[0].pool, &result)) ==
+        HSA_STATUS_ERROR_INVALID_MEMORY_POOL);
+  CHECK(hsa_amd_memory_pool_can_migrate(pools[0].pool, pools[0].pool, nullptr) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  void* memory = nullptr;
+  REQUIRE(hsa_amd_memory_pool_allocate(pools[0].pool, 4096, 0, &memory) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_amd_memory_migrate(memory, pools[0].pool, 0) == (svm ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR));
+  CHECK(static_cast<uint32_t>(hsa_amd_memory_migrate(memory, bogus_pool, 0)) == HSA_STATUS_ERROR_INVALID_MEMORY_POOL);
+  CHECK(hsa_amd_memory_migrate(nullptr, pools[0].pool, 0) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  CHECK(hsa_amd_memory_migrate(memory, pools[0].pool, 1) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  REQUIRE(hsa_amd_memory_pool_free(memory) == HSA_STATUS_SUCCESS);
+  // SVM attributes of host memory: checked first, then answered (SVM) or refused.
+  std::vector<uint8_t> host(8192);
+  const hsa_agent_t agent = Runtime::agents().front();
+  hsa_amd_svm_attribute_pair_t query[3] = {{HSA_AMD_SVM_ATTRIB_GLOBAL_FLAG, 77},
+                                           {HSA_AMD_SVM_ATTRIB_ACCESS_QUERY, agent.handle},
+                                           {HSA_AMD_SVM_ATTRIB_READ_ONLY, 77}};
+  const hsa_status_t got = hsa_amd_svm_attributes_get(host.data(), host.size(), query, 3);
+  if (svm) {
+    REQUIRE(got == HSA_STATUS_SUCCESS);
+    CHECK(query[0].value == HSA_AMD_SVM_GLOBAL_FLAG_FINE_GRAINED);
+    CHECK(query[1].attribute == HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE);
+    CHECK(query[2].value == 0);
+  } else {
+    CHECK(got == HSA_STATUS_ERROR);
+    CHECK(query[0].value == 77);  // nothing written
+  }
+  hsa_amd_svm_attribute_pair_t set[2] = {{HSA_AMD_SVM_ATTRIB_GLOBAL_FLAG, HSA_AMD_SVM_GLOBAL_FLAG_COARSE_GRAINED},
+                                         {HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE, agent.handle}};
+  CHECK(hsa_amd_svm_attributes_set(host.data(), host.size(), set, 2) == (svm ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR));
+  // Refused whatever the runtime: a bad range, an unknown agent, an attribute of the other direction.
+  CHECK(hsa_amd_svm_attributes_get(nullptr, 64, query, 1) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  CHECK(hsa_amd_svm_attributes_get(host.data(), 0, query, 1) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  hsa_amd_svm_attribute_pair_t stranger = {HSA_AMD_SVM_ATTRIB_ACCESS_QUERY, 8};
+  CHECK(hsa_amd_svm_attributes_get(host.data(), host.size(), &stranger, 1) == HSA_STATUS_ERROR_INVALID_AGENT);
+  hsa_amd_svm_attribute_pair_t setting = {HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE, agent.handle};
+  CHECK(hsa_amd_svm_attributes_get(host.data(), host.size(), &setting, 1) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  hsa_amd_svm_attribute_pair_t query_only = {HSA_AMD_SVM_ATTRIB_ACCESS_QUERY, agent.handle};
+  CHECK(hsa_amd_svm_attributes_set(host.data(), host.size(), &query_only, 1) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  hsa_amd_svm_attribute_pair_t bad_flag = {HSA_AMD_SVM_ATTRIB_GLOBAL_FLAG, 99};
+  CHECK(hsa_amd_svm_attributes_set(host.data(), host.size(), &bad_flag, 1) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  // A prefetch: once its dependency is met, its completion signal goes to 0 (SVM); refused without.
+  hsa_signal_t dependency = make_signal(1), done = make_signal(1);
+  const hsa_status_t prefetch = hsa_amd_svm_prefetch_async(host.data(), host.size(), agent, 1, &dependency, done);
+  if (svm) {
+    REQUIRE(prefetch == HSA_STATUS_SUCCESS);
+    CHECK(hsa_signal_load_scacquire(done) == 1);
+    hsa_signal_store_screlease(dependency, 0);
+    CHECK(wait_eq(done, 0));
+  } else {
+    CHECK(prefetch == HSA_STATUS_ERROR);
+  }
+  CHECK(hsa_amd_svm_prefetch_async(nullptr, 64, agent, 0, nullptr, done) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  // Dispatch times: kernel agents only, a live signal, somewhere to write them.
+  hsa_amd_profiling_dispatch_time_t time{};
+  for (hsa_agent_t a : Runtime::agents()) {
+    uint32_t features = 0;
+    REQUIRE(hsa_agent_get_info(a, HSA_AGENT_INFO_FEATURE, &features) == HSA_STATUS_SUCCESS);
+    const bool kernel = (features & HSA_AGENT_FEATURE_KERNEL_DISPATCH) != 0;
+    CHECK(hsa_amd_profiling_get_dispatch_time(a, done, &time) ==
+          (kernel ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR_INVALID_AGENT));
+    if (kernel) CHECK(hsa_amd_profiling_get_dispatch_time(a, done, nullptr) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    uint64_t system_tick = 0;
+    CHECK(hsa_amd_profiling_convert_tick_to_system_domain(a, 0, &system_tick) == HSA_STATUS_SUCCESS);
+    CHECK(hsa_amd_profiling_convert_tick_to_system_domain(a, 0, nullptr) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  }
+  uint64_t system_tick = 0;
+  CHECK(hsa_amd_profiling_convert_tick_to_system_domain(hsa_agent_t{8}, 0, &system_tick) ==
+        HSA_STATUS_ERROR_INVALID_AGENT);
+  REQUIRE(hsa_signal_destroy(dependency) == HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_signal_destroy(done) == HSA_STATUS_SUCCESS);
+  CHECK(hsa_amd_profiling_get_dispatch_time(Runtime::agents().front(), done, &time) != HSA_STATUS_SUCCESS);
+  REQUIRE(hsa_shut_down() == HSA_STATUS_SUCCESS);
+  CHECK(hsa_amd_memory_migrate(host.data(), pools[0].pool, 0) == HSA_STATUS_ERROR_NOT_INITIALIZED);
 }
 
 TEST_CASE("what the application did not free is gone after hsa_shut_down") {

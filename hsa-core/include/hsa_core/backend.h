@@ -156,6 +156,14 @@ struct Backend {
   // Called by hsa_signal_destroy before a user signal goes (what the
   // runtime keeps about it: profiling events); unset: nothing.
   void (*signal_destroying)(Signal* signal) = nullptr;
+  // Dispatch timestamps (svm.cpp): fills in the start_ts and end_ts of
+  // `signal` (a live signal) in the system domain, when the back-end keeps
+  // them elsewhere until asked (hsa-cuda's events); unset: they are kept in
+  // the signal. agent_tick_to_system converts a tick of `agent` (a known
+  // agent: its HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY) to the system
+  // domain's; unset: the same number.
+  void (*dispatch_time)(hsa_signal_t signal) = nullptr;
+  uint64_t (*agent_tick_to_system)(hsa_agent_t agent, uint64_t tick) = nullptr;
   // Code objects (executable.h): loads `size` bytes of a code object for
   // `agent` (one of the runtime's agents, checked), filling *out; another
   // status refuses it, with nothing loaded. May throw std::bad_alloc.
