@@ -838,8 +838,6 @@ void free_queue(Queue* queue) {
 
 }  // namespace
 
-void destroy_all_queues() { hsa_core::destroy_all_queues(); }
-
 namespace {
 
 // Backend::queue_create: the ring, the doorbell and the packet processor of

@@ -75,9 +75,6 @@ static_assert(offsetof(Queue, amd) == 0, "hsa_queue_t* must point at amd_queue_t
 // abandons them (preempting their running workgroups).
 inline constexpr uint64_t kQueueDestroyGraceNs = 2'000'000'000;
 
-// Stops and frees every queue (hsa_shut_down).
-void destroy_all_queues();
-
 }  // namespace hsa_cpu
 
 #endif  // HSA_CPU_QUEUE_H_

@@ -4,6 +4,7 @@
 
 #include <hsa_core/agent.h>
 #include <hsa_core/backend.h>
+#include <hsa_core/queue.h>
 
 #include <cpuid.h>
 #include <hsa/hsa_ext_finalize.h>
@@ -383,7 +384,7 @@ hsa_status_t open_runtime() {
 
 void close_runtime() {
   Runtime* rt = runtime();
-  destroy_all_queues();
+  hsa_core::destroy_all_queues();  // stops and frees every queue
   shut_down_async_handler_thread();
   rt->workers.reset();  // joins the workers once every job finished
   hsa_core::destroy_all_executables();

@@ -630,44 +630,57 @@ namespace {
 
 std::atomic<uint64_t> g_next_queue_id{0};
 
-// Backend::queue_create: the ring in pinned host memory the devices map, a
-// stream and the processor thread of a queue the core has checked.
-hsa_status_t create_queue(const hsa_core::QueueRequest& request, void** object, hsa_queue_t** out) {
-  Agent* agent = to_agent(request.agent);
-  const uint32_t size = request.size;
+// A queue of `agent` with its amd_queue_t and a ring of `size` packets
+// (INVALID headers) in pinned host memory the devices map; no doorbell, no
+// stream, no processor yet. nullptr when out of memory (nothing is left).
+Queue* make_ring_queue(Agent* agent, uint32_t size, hsa_queue_type32_t type, uint32_t features) {
   auto* q = new (std::nothrow) Queue;
-  if (q == nullptr) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  if (q == nullptr) return nullptr;
   q->agent = agent;
-  q->callback = request.callback;
-  q->data = request.data;
   q->amd = static_cast<amd_queue_t*>(std::aligned_alloc(AMD_QUEUE_ALIGN_BYTES, sizeof(amd_queue_t)));
   if (q->amd == nullptr) {
     delete q;
-    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    return nullptr;
   }
   std::memset(static_cast<void*>(q->amd), 0, sizeof(amd_queue_t));
+  CUresult r = CUDA_ERROR_INVALID_CONTEXT;
+  if (make_current(agent))
+    r = g_runtime.cuda.cuMemHostAlloc(&q->ring, size_t(size) * 64, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
+  if (r != CUDA_SUCCESS) {
+    log_error("hsa_queue_create: %s", cuda_error_text(r).c_str());
+    q->ring = nullptr;
+    destroy(q);
+    return nullptr;
+  }
+  for (uint32_t i = 0; i < size; ++i)
+    *reinterpret_cast<uint16_t*>(static_cast<uint8_t*>(q->ring) + size_t(i) * 64) = HSA_PACKET_TYPE_INVALID;
+  hsa_queue_t& hq = q->amd->hsa_queue;
+  hq.type = type;
+  hq.features = features;
+  hq.base_address = q->ring;
+  hq.size = size;
+  hq.id = g_next_queue_id.fetch_add(1);
+  return q;
+}
+
+// Backend::queue_create: a ring queue with a doorbell, a stream and the
+// processor thread, for a queue the core has checked.
+hsa_status_t create_queue(const hsa_core::QueueRequest& request, void** object, hsa_queue_t** out) {
+  Queue* q = make_ring_queue(to_agent(request.agent), request.size, request.type, HSA_QUEUE_FEATURE_KERNEL_DISPATCH);
+  if (q == nullptr) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  q->callback = request.callback;
+  q->data = request.data;
   auto cleanup = [&](hsa_status_t status) {
     destroy(q);
     return status;
   };
-  if (!make_current(agent)) return cleanup(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
-  CUresult r = g_runtime.cuda.cuMemHostAlloc(&q->ring, size_t(size) * 64,
-                                             CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
-  if (r == CUDA_SUCCESS) r = g_runtime.cuda.cuStreamCreate(&q->stream, CU_STREAM_NON_BLOCKING);
+  const CUresult r = g_runtime.cuda.cuStreamCreate(&q->stream, CU_STREAM_NON_BLOCKING);
   if (r != CUDA_SUCCESS) {
     log_error("hsa_queue_create: %s", cuda_error_text(r).c_str());
     return cleanup(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
   }
-  for (uint32_t i = 0; i < size; ++i)
-    *reinterpret_cast<uint16_t*>(static_cast<uint8_t*>(q->ring) + size_t(i) * 64) = HSA_PACKET_TYPE_INVALID;
   if (doorbell_create(&q->doorbell) != HSA_STATUS_SUCCESS) return cleanup(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
-  hsa_queue_t& hq = q->amd->hsa_queue;
-  hq.type = request.type;
-  hq.features = HSA_QUEUE_FEATURE_KERNEL_DISPATCH;
-  hq.base_address = q->ring;
-  hq.doorbell_signal = q->doorbell;
-  hq.size = size;
-  hq.id = g_next_queue_id.fetch_add(1);
+  q->amd->hsa_queue.doorbell_signal = q->doorbell;
   signal_object(q->doorbell)->queue_ptr = q->amd;
   try {
     q->thread = std::thread(process, q);
@@ -676,14 +689,13 @@ hsa_status_t create_queue(const hsa_core::QueueRequest& request, void** object, 
     return cleanup(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
   }
   *object = q;
-  *out = &hq;
+  *out = &q->amd->hsa_queue;
   return HSA_STATUS_SUCCESS;
 }
 
-// Backend::soft_queue_create: a ring on the application's doorbell with no
-// processor and no stream. The ring is pinned host memory every device maps,
-// whichever global region was named (the host writes its packets; the
-// application's consumer reads them).
+// Backend::soft_queue_create: a ring queue on the application's doorbell with
+// no processor and no stream, whichever global region was named (the host
+// writes its packets; the application's consumer reads them).
 hsa_status_t create_soft_queue(uint64_t, uint32_t size, hsa_queue_type32_t type, uint32_t features,
                                hsa_signal_t doorbell, void** object, hsa_queue_t** out) {
   Agent* gpu = nullptr;
@@ -693,35 +705,13 @@ hsa_status_t create_soft_queue(uint64_t, uint32_t size, hsa_queue_type32_t type,
       break;
     }
   if (gpu == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE_CREATION;
-  auto* q = new (std::nothrow) Queue;
+  Queue* q = make_ring_queue(gpu, size, type, features);
   if (q == nullptr) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-  q->agent = gpu;
   q->owns_doorbell = false;
-  q->amd = static_cast<amd_queue_t*>(std::aligned_alloc(AMD_QUEUE_ALIGN_BYTES, sizeof(amd_queue_t)));
-  if (q->amd == nullptr) {
-    delete q;
-    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-  }
-  std::memset(static_cast<void*>(q->amd), 0, sizeof(amd_queue_t));
-  if (!make_current(gpu) || g_runtime.cuda.cuMemHostAlloc(&q->ring, size_t(size) * 64,
-                                                          CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) !=
-                                CUDA_SUCCESS) {
-    q->ring = nullptr;
-    destroy(q);
-    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-  }
-  for (uint32_t i = 0; i < size; ++i)
-    *reinterpret_cast<uint16_t*>(static_cast<uint8_t*>(q->ring) + size_t(i) * 64) = HSA_PACKET_TYPE_INVALID;
-  hsa_queue_t& hq = q->amd->hsa_queue;
-  hq.type = type;
-  hq.features = features;
-  hq.base_address = q->ring;
-  hq.doorbell_signal = doorbell;
-  hq.size = size;
-  hq.id = g_next_queue_id.fetch_add(1);
   q->doorbell = doorbell;
+  q->amd->hsa_queue.doorbell_signal = doorbell;
   *object = q;
-  *out = &hq;
+  *out = &q->amd->hsa_queue;
   return HSA_STATUS_SUCCESS;
 }
 

@@ -44,12 +44,18 @@ std::string Self(const CallContext& ctx) { return Describe(ctx.dispatch_record);
                         " (queueFlags " + hex(flags) + "), which has no " + bit_name);
 }
 
-bool CheckQueueFamily(CallContext& ctx, XgpuQueueFlagBits bit, const char* bit_name, Vuid vuid) {
+// The queue flags of the family the call's command buffer was created for,
+// or nullptr when the command buffer or its family is unknown.
+const XgpuQueueFlags* FamilyFlagsOf(const CallContext& ctx) {
   const ObjectRecord* record = ctx.dispatch_record;
-  if (record == nullptr || ctx.device == nullptr || record->queue_family >= ctx.device->families.size()) return false;
-  const XgpuQueueFlags flags = ctx.device->families[record->queue_family].queueFlags;
-  if ((flags & bit) != 0) [[likely]] return false;
-  return ReportQueueFamily(ctx, bit_name, vuid, flags);
+  if (record == nullptr || ctx.device == nullptr || record->queue_family >= ctx.device->families.size()) return nullptr;
+  return &ctx.device->families[record->queue_family].queueFlags;
+}
+
+bool CheckQueueFamily(CallContext& ctx, XgpuQueueFlagBits bit, const char* bit_name, Vuid vuid) {
+  const XgpuQueueFlags* flags = FamilyFlagsOf(ctx);
+  if (flags == nullptr || (*flags & bit) != 0) [[likely]] return false;
+  return ReportQueueFamily(ctx, bit_name, vuid, *flags);
 }
 
 // Text of a field of a reference: "pDst" + "->offset", or "pBuffers[i]" + ".offset".
@@ -246,9 +252,8 @@ bool CheckDispatchState(CallContext& ctx, const RecordingState& recording, const
   }
   if (!counts_ok) skip |= ReportGroupCounts(ctx, recording, *limits, counts);
   // Facts, not `skip` (a muted rule reports nothing and skips nothing).
-  const ObjectRecord* record = ctx.dispatch_record;
-  const bool compute_family = ctx.device != nullptr && record->queue_family < ctx.device->families.size() &&
-                              (ctx.device->families[record->queue_family].queueFlags & XGPU_QUEUE_COMPUTE_BIT) != 0;
+  const XgpuQueueFlags* family = FamilyFlagsOf(ctx);
+  const bool compute_family = family != nullptr && (*family & XGPU_QUEUE_COMPUTE_BIT) != 0;
   if (compute_family && recording.has_pipeline && recording.bound_state_complete &&
       uint64_t{recording.layout.static_memory} + recording.dynamic_memory <= limits->maxWorkgroupMemorySize) {
     // What the checks above accept, as bounds on the counts: count <=
@@ -283,36 +288,25 @@ constexpr uint32_t kStagedAccesses[] = {XGPU_ACCESS_INDIRECT_READ_BIT, XGPU_ACCE
                                         XGPU_ACCESS_SHADER_WRITE_BIT,  XGPU_ACCESS_TRANSFER_READ_BIT,
                                         XGPU_ACCESS_TRANSFER_WRITE_BIT, XGPU_ACCESS_HOST_READ_BIT,
                                         XGPU_ACCESS_HOST_WRITE_BIT};
-// The stage bits an access can belong to alone (ALL_COMMANDS allows every access).
-constexpr uint32_t kSingleStages = XGPU_PIPELINE_STAGE_INDIRECT_BIT | XGPU_PIPELINE_STAGE_DISPATCH_BIT |
-                                   XGPU_PIPELINE_STAGE_TRANSFER_BIT | XGPU_PIPELINE_STAGE_HOST_BIT;
-static_assert(kSingleStages == 0xF, "the table below is indexed by the four single-stage bits");
-
-// The accesses allowed with each combination of the single-stage bits.
+// The accesses each combination of the five stage bits allows, by table
+// lookup (every barrier recorded asks twice): ALL_COMMANDS allows every
+// access; otherwise a staged access needs one of its stages, and every
+// other bit (MEMORY_READ / _WRITE, unknown bits) belongs to all stages.
+static_assert(XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT == 0x10, "the table below is indexed by the five stage bits");
 constexpr auto kAllowedAccesses = [] {
-  std::array<uint32_t, 16> table{};
-  for (uint32_t stages = 0; stages < 16; ++stages) {
+  std::array<uint32_t, 32> table{};
+  for (uint32_t stages = 0; stages < 32; ++stages) {
     uint32_t allowed = ~0u;
-    for (uint32_t bit : kStagedAccesses) allowed &= ~bit;
-    for (uint32_t bit : kStagedAccesses) {
-      if ((StagesOfAccess(bit) & stages) != 0) allowed |= bit;
+    if ((stages & XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT) == 0) {
+      for (uint32_t bit : kStagedAccesses) {
+        if ((StagesOfAccess(bit) & stages) == 0) allowed &= ~bit;
+      }
     }
     table[stages] = allowed;
   }
   return table;
 }();
-
-// The accesses `stages` allows (ALL_COMMANDS: every one), by table lookup:
-// every barrier recorded asks twice.
-constexpr auto kAllowedWithAll = [] {
-  std::array<uint32_t, 32> table{};
-  for (uint32_t stages = 0; stages < 32; ++stages) {
-    table[stages] = (stages & XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT) != 0 ? ~0u : kAllowedAccesses[stages & kSingleStages];
-  }
-  return table;
-}();
-static_assert(XGPU_PIPELINE_STAGE_ALL_COMMANDS_BIT == 0x10, "the table above is indexed by the five stage bits");
-inline uint32_t AllowedAccesses(uint32_t stages) { return kAllowedWithAll[stages & 0x1F]; }
+inline uint32_t AllowedAccesses(uint32_t stages) { return kAllowedAccesses[stages & 0x1F]; }
 
 // The first access bit of `access` that no stage of `stages` has, or 0.
 uint32_t AccessOutsideStages(uint32_t access, uint32_t stages) {
