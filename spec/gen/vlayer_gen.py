@@ -328,7 +328,7 @@ def extern_sync_rules(reg: Registry) -> dict[str, tuple[str, str]]:
 
 
 def _extern_sync(reg: Registry, cmd: Command, rules: dict[str, tuple[str, str]]) -> list[str]:
-    """The ExternalSyncScope claim of a command's externally synchronized parameter (api.md 1.6),
+    """The ExternalSyncClaim of a command's externally synchronized parameter (api.md 1.6),
     held from before the checks to the intercept's return."""
     if cmd.name not in rules:
         return []
@@ -339,8 +339,7 @@ def _extern_sync(reg: Registry, cmd: Command, rules: dict[str, tuple[str, str]])
         record = "ctx.dispatch_record"
     else:
         record = f"Objects().Find({handle.object_type}, reinterpret_cast<uintptr_t>({param_name}))"
-    return ["    ExternalSyncScope sync(ctx);",
-            f"    sync.Write({record}, {vuid_symbol(vuid)}, \"{param_name}\");"]
+    return [f"    ExternalSyncClaim sync(ctx, {record}, {vuid_symbol(vuid)}, \"{param_name}\");"]
 
 
 def _intercept(reg: Registry, cmd: Command, sync_rules: dict[str, tuple[str, str]] | None = None) -> list[str]:
@@ -355,7 +354,7 @@ def _intercept(reg: Registry, cmd: Command, sync_rules: dict[str, tuple[str, str
     sync = _extern_sync(reg, cmd, sync_rules or {})
     out += sync
     if cmd.name == "xgpuQueueSubmit":
-        out.append("    ExternalSyncScope sync(ctx);")
+        out.append("    ExternalSyncReads sync(ctx);")
         out.append("    sync.ReadSubmittedCommandBuffers(submitCount, pSubmits);")
         sync = ["submit"]
     out.append("    bool skip = sync.Failed();" if sync else "    bool skip = false;")
@@ -456,8 +455,12 @@ def containers(field: str) -> list[tuple[str, str]]:
 
 
 def field_ref(field: str) -> str:
-    """C++ Field{...} for a field path with its index variables."""
+    """C++ Field{...} for a field path with its index variables; a path with
+    none is a constant of the program (XGPU_CONST_FIELD: nothing is stored
+    for it on the path that finds nothing wrong)."""
     vars_ = re.findall(r"\[([ijk])\]", field)
+    if not vars_:
+        return f"XGPU_CONST_FIELD({c_string(field)})"
     return "Field{" + ", ".join([c_string(field)] + vars_) + "}"
 
 
@@ -636,8 +639,8 @@ def generate_stateless_decls(reg: Registry) -> str:
 def _flags_fast_accept(rules: list[dict]) -> list[str]:
     """A command whose only stateless rules are flag masks of its own
     parameters (xgpuCmdMemoryBarrier's four) is accepted by one test of all
-    masks at once; the rules below it run, and report, only when a bit is
-    outside its mask."""
+    masks at once; the rules, out of line, run and report only when a bit
+    is outside its mask."""
     wanted = [r for r in rules if _stateless_wanted(r)]
     if len(wanted) < 2 or any(r["check"] != "flags" or not re.fullmatch(r"\w+", r["field"]) for r in wanted):
         return []
@@ -655,8 +658,14 @@ def generate_stateless_checks(reg: Registry) -> str:
         rules = _rules_of(reg, cmd)
         if not any(_stateless_wanted(r) for r in rules):
             continue
-        out.append(f"bool StatelessValidation::Validate{cmd.short_name}({_hook_params(cmd)}) const {{")
-        out += _flags_fast_accept(rules)
+        fast = _flags_fast_accept(rules)
+        if fast:
+            # The test inline (small enough to be inlined into the intercept),
+            # the rules that report out of line.
+            args = ", ".join(["ctx"] + [p.base_name for p in cmd.params])
+            out.append(f"[[gnu::cold, gnu::noinline]] static bool Report{cmd.short_name}Flags({_hook_params(cmd)}) {{")
+        else:
+            out.append(f"bool StatelessValidation::Validate{cmd.short_name}({_hook_params(cmd)}) const {{")
         out.append("    bool skip = false;")
         emitter = StatelessEmitter(reg, cmd)
         out += _emit_scope(build_scopes(rules), _counts(rules), _stateless_wanted, emitter.rule, "    ")
@@ -665,6 +674,12 @@ def generate_stateless_checks(reg: Registry) -> str:
         out.append("    return skip;")
         out.append("}")
         out.append("")
+        if fast:
+            out.append(f"bool StatelessValidation::Validate{cmd.short_name}({_hook_params(cmd)}) const {{")
+            out += fast
+            out.append(f"    return Report{cmd.short_name}Flags({args});")
+            out.append("}")
+            out.append("")
     return "\n".join(out)
 
 

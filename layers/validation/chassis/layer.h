@@ -73,6 +73,14 @@ struct Field {
   uint64_t j = 0;    // value of the second
   uint64_t k = 0;    // value of the third
 };
+// A field with no index variables as a constant of the program, for a check
+// that passes it by reference to a report made only when the check fails:
+// the path that finds nothing wrong stores no Field on the stack.
+#define XGPU_CONST_FIELD(path)                                                                \
+  ([]() -> const ::xgpu_validation::Field& {                                                  \
+    static constexpr ::xgpu_validation::Field kField{path};                                   \
+    return kField;                                                                            \
+  }())
 // The field with its indexes filled in: "pSubmits[1].pBindings[3].buffer".
 std::string FieldText(const Field& field);
 

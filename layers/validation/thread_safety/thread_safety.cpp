@@ -72,48 +72,52 @@ int32_t RevokeBias(ObjectRecord* record) {
 
 }  // namespace
 
-void ExternalSyncScope::WriteUnbiased(ObjectRecord* record, Vuid vuid, const char* name) {
+ExternalSyncClaim::How ExternalSyncClaim::ClaimUnbiased(CallContext& ctx, ObjectRecord* record, Vuid vuid,
+                                                        const char* name) {
   const Field field{name};
   const uint64_t me = ThisThread();
   uint64_t expected = 0;
   const uint64_t mine = me | (static_cast<uint64_t>(vuid) << kSyncVuidShift);
   if (!record->sync_owner.compare_exchange_strong(expected, mine, std::memory_order_seq_cst)) {
-    if ((expected & kSyncThreadMask) == me) return;  // this thread, in a call it made from a callback of this one
+    if ((expected & kSyncThreadMask) == me) return How::kNone;  // this thread, in a call it made from a callback of this one
     const Vuid theirs = static_cast<Vuid>(expected >> kSyncVuidShift);
-    failed_ |= ctx_.Report(vuid, field,
-                           Describe(record) + ", which another thread is using in " + CommandOf(theirs) +
-                               " at the same time (external synchronization, api.md 1.6)",
-                           {{record->type, record->handle}});
-    return;
+    return ctx.Report(vuid, field,
+                      Describe(record) + ", which another thread is using in " + CommandOf(theirs) +
+                          " at the same time (external synchronization, api.md 1.6)",
+                      {{record->type, record->handle}})
+               ? How::kFailed
+               : How::kNone;
   }
   const uint64_t bias = record->sync_bias.load(std::memory_order_seq_cst);
   if (bias != 0 && bias != me) {
     if (const int32_t theirs = RevokeBias(record); theirs >= 0) {
       record->sync_owner.store(0, std::memory_order_release);
-      failed_ |= ctx_.Report(vuid, field,
-                             Describe(record) + ", which another thread is using in " +
-                                 CommandOf(static_cast<Vuid>(theirs)) +
-                                 " at the same time (external synchronization, api.md 1.6)",
-                             {{record->type, record->handle}});
-      return;
+      return ctx.Report(vuid, field,
+                        Describe(record) + ", which another thread is using in " +
+                            CommandOf(static_cast<Vuid>(theirs)) +
+                            " at the same time (external synchronization, api.md 1.6)",
+                        {{record->type, record->handle}})
+                 ? How::kFailed
+                 : How::kNone;
     }
   }
   if (record->sync_readers.load(std::memory_order_seq_cst) != 0) {
     record->sync_owner.store(0, std::memory_order_release);
-    failed_ |= ctx_.Report(vuid, field,
-                           Describe(record) + ", which another thread is submitting (xgpuQueueSubmit) at the same "
-                                              "time (external synchronization, api.md 1.6)",
-                           {{record->type, record->handle}});
-    return;
+    return ctx.Report(vuid, field,
+                      Describe(record) + ", which another thread is submitting (xgpuQueueSubmit) at the same "
+                                         "time (external synchronization, api.md 1.6)",
+                      {{record->type, record->handle}})
+               ? How::kFailed
+               : How::kNone;
   }
   // Later claims by this thread skip the compare-and-swap.
   if (bias != me && record->sync_revocations.load(std::memory_order_relaxed) < kMaxRevocations && BiasAvailable()) {
     record->sync_bias.store(me, std::memory_order_relaxed);
   }
-  written_ = record;
+  return How::kOwner;
 }
 
-void ExternalSyncScope::Read(ObjectRecord* record, const Field& field) {
+void ExternalSyncReads::Read(ObjectRecord* record, const Field& field) {
   if (record == nullptr) return;
   record->sync_readers.fetch_add(1, std::memory_order_seq_cst);
   const uint64_t owner = record->sync_owner.load(std::memory_order_seq_cst);
@@ -148,7 +152,7 @@ void ExternalSyncScope::Read(ObjectRecord* record, const Field& field) {
   ++read_count_;
 }
 
-void ExternalSyncScope::ReadSubmittedCommandBuffers(uint32_t submitCount, const XgpuSubmitInfo* pSubmits) {
+void ExternalSyncReads::ReadSubmittedCommandBuffers(uint32_t submitCount, const XgpuSubmitInfo* pSubmits) {
   if (submitCount == 0 || !IsUsablePointer(pSubmits)) return;  // the implicit rules report it
   for (uint32_t i = 0; i < submitCount; ++i) {
     XgpuCommandBuffer cb = pSubmits[i].commandBuffer;
@@ -158,7 +162,7 @@ void ExternalSyncScope::ReadSubmittedCommandBuffers(uint32_t submitCount, const 
   }
 }
 
-void ExternalSyncScope::ReleaseReads() {
+void ExternalSyncReads::ReleaseReads() {
   for (size_t k = 0; k < read_count_ && k < kInlineReads; ++k) read_[k]->sync_readers.fetch_sub(1, std::memory_order_release);
   if (read_more_ == nullptr) return;
   for (ObjectRecord* record : *read_more_) record->sync_readers.fetch_sub(1, std::memory_order_release);
