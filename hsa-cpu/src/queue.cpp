@@ -1,5 +1,6 @@
 #include "queue.h"
 
+#include <hsa_core/packet.h>
 #include <hsa_core/queue.h>
 
 #include <pthread.h>
@@ -23,26 +24,14 @@ namespace hsa_cpu {
 namespace {
 
 // ---------------------------------------------------------------------------
-// Header decoding (hsa_packet_header_t / hsa_packet_header_width_t)
+// Headers: decoded and checked by the core (hsa_core/packet.h)
 
-constexpr uint16_t header_field(uint16_t header, uint32_t shift, uint32_t width) {
-  return uint16_t((header >> shift) & ((1u << width) - 1u));
-}
+using hsa_core::decode_header;
+using hsa_core::kInvalidHeader;
+using hsa_core::load_header;
 constexpr uint16_t packet_type(uint16_t header) {
-  return header_field(header, HSA_PACKET_HEADER_TYPE, HSA_PACKET_HEADER_WIDTH_TYPE);
+  return uint16_t((header >> HSA_PACKET_HEADER_TYPE) & ((1u << HSA_PACKET_HEADER_WIDTH_TYPE) - 1u));
 }
-constexpr bool barrier_bit(uint16_t header) {
-  return header_field(header, HSA_PACKET_HEADER_BARRIER, HSA_PACKET_HEADER_WIDTH_BARRIER) != 0;
-}
-constexpr uint16_t acquire_scope(uint16_t header) {
-  return header_field(header, HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE,
-                      HSA_PACKET_HEADER_WIDTH_SCACQUIRE_FENCE_SCOPE);
-}
-constexpr uint16_t release_scope(uint16_t header) {
-  return header_field(header, HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE,
-                      HSA_PACKET_HEADER_WIDTH_SCRELEASE_FENCE_SCOPE);
-}
-constexpr uint16_t kInvalidHeader = uint16_t(HSA_PACKET_TYPE_INVALID << HSA_PACKET_HEADER_TYPE);
 
 // Fence scopes: every agent shares the host's coherent memory, so an agent
 // or system scope fence is a thread fence; NONE orders nothing.
@@ -52,17 +41,11 @@ void acquire_fence(uint16_t scope) {
 void release_fence(uint16_t scope) {
   if (scope != HSA_FENCE_SCOPE_NONE) std::atomic_thread_fence(std::memory_order_release);
 }
-bool valid_scope(uint16_t scope) { return scope <= HSA_FENCE_SCOPE_SYSTEM; }
-
-uint16_t load_header(const void* slot) {
-  return __atomic_load_n(static_cast<const uint16_t*>(slot), __ATOMIC_ACQUIRE);
-}
-
 // Decrements a completion signal after the packet's release fence, stamping
 // the profiling interval first when the queue profiles.
 void signal_completion(Queue* queue, hsa_signal_t completion, uint16_t header,
                        uint64_t start_ns) {
-  release_fence(release_scope(header));
+  release_fence(decode_header(header).release_scope);
   Signal* signal = to_signal(completion);
   if (signal == nullptr) return;
   if (queue->profiling()) {
@@ -168,8 +151,7 @@ class DispatchJob final : public Job {
       const uint64_t left = wg.grid_size[d] - first;
       wg.item_count[d] = uint32_t(left < wg.workgroup_size[d] ? left : wg.workgroup_size[d]);
     }
-    wg.dimensions = header_field(packet_.setup, HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS,
-                                 HSA_KERNEL_DISPATCH_PACKET_SETUP_WIDTH_DIMENSIONS);
+    wg.dimensions = hsa_core::dispatch_dimensions(packet_.setup);
     wg.group_segment = group_bytes_ != 0 ? context.group_segment : nullptr;
     wg.group_segment_size = group_bytes_;
     wg.workgroup_run = runs_ ? run : 0;
@@ -419,22 +401,18 @@ enum class PacketStatus {
   kStopped,          // destroy or inactivate while waiting
 };
 
-// Statuses a refused packet reports, as ROCR maps the packet processor's
-// errors: a malformed header (unknown or unsupported type, reserved header
-// bits, reserved fence scope, bad vendor packet) is INVALID_PACKET_FORMAT;
+// Statuses a refused dispatch reports, as ROCR maps the packet processor's
+// errors (a malformed header is the core's: hsa_core::check_header):
 // dimensions, grid and workgroup sizes outside the agent's limits (or that
 // do not fit the kernel) are INCOMPATIBLE_ARGUMENTS; a kernel object that is
 // not a loaded kernel is INVALID_CODE_OBJECT; a group segment larger than
 // the agent's is INVALID_ALLOCATION.
-constexpr hsa_status_t kPacketMalformed = HSA_STATUS_ERROR_INVALID_PACKET_FORMAT;
 constexpr hsa_status_t kPacketSizes = HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS;
 constexpr hsa_status_t kPacketCode = HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
 constexpr hsa_status_t kPacketGroupSegment = HSA_STATUS_ERROR_INVALID_ALLOCATION;
 
-// Header bits above the release fence scope: reserved, must be 0.
-constexpr uint16_t kHeaderReservedBits =
-    uint16_t(~((1u << (uint32_t(HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE) +
-                        uint32_t(HSA_PACKET_HEADER_WIDTH_SCRELEASE_FENCE_SCOPE))) - 1u));
+// What this processor runs beyond dispatches and barrier-AND/OR.
+constexpr hsa_core::PacketSupport kPacketSupport{.barrier_value = true};
 
 struct Processor {
   Queue* queue;
@@ -495,8 +473,7 @@ struct Processor {
 
   // `packet_id`: the packet's AQL id (the read index it was read at).
   PacketStatus dispatch(const hsa_kernel_dispatch_packet_t& packet, uint64_t packet_id) {
-    const uint32_t dims = header_field(packet.setup, HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS,
-                                       HSA_KERNEL_DISPATCH_PACKET_SETUP_WIDTH_DIMENSIONS);
+    const uint32_t dims = hsa_core::dispatch_dimensions(packet.setup);
     if (dims < 1 || dims > 3) return invalid(kPacketSizes, "setup dimensions not in [1, 3]", dims);
     const uint32_t wg_size[3] = {packet.workgroup_size_x, packet.workgroup_size_y,
                                  packet.workgroup_size_z};
@@ -567,35 +544,27 @@ struct Processor {
     return PacketStatus::kDone;
   }
 
-  // Barrier-AND (all non-null dependencies 0; null ones count as met) and
-  // barrier-OR (any non-null dependency 0; null ones never meet it). A
-  // negative dependency value is an error and wins over satisfaction.
+  // Barrier-AND and barrier-OR: waits until the core says the dependencies
+  // are met or failed (hsa_core::barrier_dependencies).
   PacketStatus barrier(const hsa_barrier_and_packet_t& packet, bool is_or, int64_t* out_error) {
     Signal* deps[5];
     size_t count = 0;
     for (const hsa_signal_t& dep : packet.dep_signal)
       if (dep.handle != 0) deps[count++] = to_signal(dep);
     int64_t negative = 0;
+    hsa_core::Dependencies state = hsa_core::barrier_dependencies(packet, is_or, &negative);
     auto ready = [&] {
-      bool all = true, any = false;
-      for (size_t i = 0; i < count; ++i) {
-        const int64_t v = deps[i]->load_acquire();
-        if (v < 0) {
-          negative = v;
-          return true;
-        }
-        if (v == 0) any = true; else all = false;
-      }
-      return is_or ? any : all;
+      state = hsa_core::barrier_dependencies(packet, is_or, &negative);
+      return state != hsa_core::Dependencies::kWaiting;
     };
     // Dependencies matter once they reach 0 or below (met or failed).
     const WaitFilter met_or_failed[5] = {
         {false, HSA_SIGNAL_CONDITION_LT, 1}, {false, HSA_SIGNAL_CONDITION_LT, 1},
         {false, HSA_SIGNAL_CONDITION_LT, 1}, {false, HSA_SIGNAL_CONDITION_LT, 1},
         {false, HSA_SIGNAL_CONDITION_LT, 1}};
-    if (!ready()) wait(deps, met_or_failed, count, ready);
-    if (!ready() && stopping()) return PacketStatus::kStopped;
-    if (negative < 0) {
+    if (state == hsa_core::Dependencies::kWaiting) wait(deps, met_or_failed, count, ready);
+    if (state == hsa_core::Dependencies::kWaiting) return PacketStatus::kStopped;  // woken by stop
+    if (state == hsa_core::Dependencies::kFailed) {
       *out_error = negative;
       return PacketStatus::kDependencyError;
     }
@@ -603,13 +572,9 @@ struct Processor {
   }
 
   PacketStatus barrier_value(const hsa_amd_barrier_value_packet_t& packet) {
-    if (!valid_condition(packet.cond)) return invalid(kPacketMalformed, "barrier-value condition", packet.cond);
     Signal* signal = to_signal(packet.signal);
     if (signal == nullptr) return PacketStatus::kDone;
-    const auto condition = static_cast<hsa_signal_condition_t>(packet.cond);
-    auto ready = [&] {
-      return condition_met(condition, signal->load_acquire() & packet.mask, packet.value);
-    };
+    auto ready = [&] { return hsa_core::barrier_value_met(packet); };
     if (!ready()) wait(&signal, &kAnyChange, 1, ready);
     if (!ready() && stopping()) return PacketStatus::kStopped;
     return PacketStatus::kDone;
@@ -621,16 +586,18 @@ struct Processor {
     alignas(64) unsigned char packet[kAqlPacketBytes];
     memcpy(packet, slot, sizeof(packet));
     memcpy(packet, &header, sizeof(header));
-    const uint16_t type = packet_type(header);
-    if (!valid_scope(acquire_scope(header)) || !valid_scope(release_scope(header)))
-      return invalid(kPacketMalformed, "reserved fence scope in header", header);
-    if ((header & kHeaderReservedBits) != 0)
-      return invalid(kPacketMalformed, "reserved header bits set", header);
-    if (barrier_bit(header)) {
+    const hsa_core::PacketHeader h = decode_header(header);
+    const char* what = nullptr;
+    uint64_t value = 0;
+    if (const hsa_status_t refused = hsa_core::check_header(packet, header, kPacketSupport, &what, &value);
+        refused != HSA_STATUS_SUCCESS)
+      return invalid(refused, what, value);
+    const uint16_t type = h.type;
+    if (h.barrier) {
       wait_idle();
       if (stopping()) return PacketStatus::kStopped;
     }
-    acquire_fence(acquire_scope(header));
+    acquire_fence(h.acquire_scope);
     switch (type) {
       case HSA_PACKET_TYPE_KERNEL_DISPATCH:
         return dispatch(*reinterpret_cast<const hsa_kernel_dispatch_packet_t*>(packet), read);
@@ -643,16 +610,12 @@ struct Processor {
       }
       case HSA_PACKET_TYPE_VENDOR_SPECIFIC: {
         const auto& p = *reinterpret_cast<const hsa_amd_barrier_value_packet_t*>(packet);
-        if (p.header.AmdFormat != HSA_AMD_PACKET_TYPE_BARRIER_VALUE)
-          return invalid(kPacketMalformed, "unknown AMD vendor packet format", p.header.AmdFormat);
         const PacketStatus status = barrier_value(p);
         if (status == PacketStatus::kDone) signal_completion(queue, p.completion_signal, header, 0);
         return status;
       }
-      case HSA_PACKET_TYPE_AGENT_DISPATCH:
-        return invalid(kPacketMalformed, "agent dispatch packets are not supported by this queue", type);
-      default:
-        return invalid(kPacketMalformed, "unknown packet type", type);
+      default:  // refused by check_header
+        return invalid(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT, "unknown packet type", type);
     }
   }
 

@@ -27,6 +27,7 @@
 
 #include "graph_runs.h"
 #include <hsa_core/executable.h>
+#include <hsa_core/packet.h>
 #include <hsa_core/queue.h>
 
 #include "runtime.h"
@@ -233,7 +234,7 @@ bool prepare(Queue* q, const hsa_kernel_dispatch_packet_t* p, bool report, Launc
     q->kernel_generation = generation;
   }
   const KernelObject& kernel = q->kernel;
-  const uint32_t dims = (p->setup >> HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS) & 3;
+  const uint32_t dims = hsa_core::dispatch_dimensions(p->setup);
   const uint32_t grid[3] = {p->grid_size_x, p->grid_size_y, p->grid_size_z};
   const uint32_t block[3] = {p->workgroup_size_x, p->workgroup_size_y, p->workgroup_size_z};
   for (uint32_t d = 0; d < 3; ++d) {
@@ -304,16 +305,23 @@ bool dispatch(Queue* q, const hsa_kernel_dispatch_packet_t* p) {
   return complete(q, p->completion_signal);
 }
 
+// A barrier packet's dependency that failed (negative: its producer
+// failed): the completion signal takes its value and the queue fails, as on
+// every runtime of the core (hsa_core::barrier_dependencies).
+bool dependency_failed(Queue* q, const hsa_barrier_and_packet_t* p, int64_t value) {
+  if (p->completion_signal.handle) hsa_signal_store_screlease(p->completion_signal, value);
+  fail(q, HSA_STATUS_ERROR, "a barrier dependency is negative (its producer failed)");
+  return false;
+}
+
+// Barrier-AND: the dependencies not yet 0 are waited for on the stream
+// (cuStreamWaitValue64), so later packets queue behind them on the device.
 bool barrier_and(Queue* q, const hsa_barrier_and_packet_t* p) {
+  int64_t failed_value = 0;
+  if (hsa_core::barrier_dependencies(*p, /*is_or=*/false, &failed_value) == hsa_core::Dependencies::kFailed)
+    return dependency_failed(q, p, failed_value);
   for (hsa_signal_t dependency : p->dep_signal) {
-    if (!dependency.handle) continue;
-    const int64_t value = signal_value(dependency);
-    if (value < 0) {
-      if (p->completion_signal.handle) hsa_signal_store_screlease(p->completion_signal, value);
-      fail(q, HSA_STATUS_ERROR, "a barrier-AND dependency is negative (its producer failed)");
-      return false;
-    }
-    if (value == 0) continue;
+    if (!dependency.handle || signal_value(dependency) == 0) continue;
     const CUdeviceptr address = signal_device_address(dependency);
     if (!address) {
       fail(q, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT, "a dependency is not a signal of this runtime");
@@ -334,11 +342,15 @@ bool barrier_and(Queue* q, const hsa_barrier_and_packet_t* p) {
   return complete(q, p->completion_signal);
 }
 
+// Barrier-OR (a stream cannot wait for one of several values): waited for
+// on the processor's thread.
 bool barrier_or(Queue* q, const hsa_barrier_or_packet_t* p) {
+  const auto* as_and = reinterpret_cast<const hsa_barrier_and_packet_t*>(p);
   for (;;) {
-    for (hsa_signal_t dependency : p->dep_signal)
-      if (dependency.handle && signal_value(dependency) <= 0)
-        return complete(q, p->completion_signal);
+    int64_t failed_value = 0;
+    const hsa_core::Dependencies state = hsa_core::barrier_dependencies(*as_and, /*is_or=*/true, &failed_value);
+    if (state == hsa_core::Dependencies::kFailed) return dependency_failed(q, as_and, failed_value);
+    if (state == hsa_core::Dependencies::kMet) return complete(q, p->completion_signal);
     if (q->stop.load(std::memory_order_acquire)) return false;
     for (hsa_signal_t dependency : p->dep_signal) {
       if (!dependency.handle) continue;
@@ -346,6 +358,15 @@ bool barrier_or(Queue* q, const hsa_barrier_or_packet_t* p) {
       break;
     }
   }
+}
+
+// AMD barrier-value: waited for on the processor's thread, as barrier-OR.
+bool barrier_value(Queue* q, const hsa_amd_barrier_value_packet_t* p) {
+  while (!hsa_core::barrier_value_met(*p)) {
+    if (q->stop.load(std::memory_order_acquire)) return false;
+    signal_wait(p->signal, HSA_SIGNAL_CONDITION_NE, signal_value(p->signal), 1000000, &q->stop);
+  }
+  return complete(q, p->completion_signal);
 }
 
 // Drains the stream; false (and the queue fails) when the device faulted.
@@ -385,6 +406,9 @@ void finish_or_abandon(Queue* q) {
   }
   drain(q);
 }
+
+// What this processor runs beyond dispatches and barrier-AND/OR.
+constexpr hsa_core::PacketSupport kPacketSupport{.barrier_value = true};
 
 // Runs shorter than this go packet by packet: a graph pays off over many.
 constexpr uint64_t kMinRunPackets = 8;
@@ -437,7 +461,11 @@ int64_t issue_run(Queue* q, uint64_t read, uint64_t write) {
       if ((header & 0xff) == HSA_PACKET_TYPE_INVALID) break;
     }
     const uint32_t type = header & ((1u << HSA_PACKET_HEADER_WIDTH_TYPE) - 1);
-    if (type != HSA_PACKET_TYPE_KERNEL_DISPATCH || (header >> 13) != 0) break;
+    const char* what = nullptr;
+    uint64_t value = 0;
+    if (type != HSA_PACKET_TYPE_KERNEL_DISPATCH ||
+        hsa_core::check_header(slot, header, kPacketSupport, &what, &value) != HSA_STATUS_SUCCESS)
+      break;  // the per-packet path runs or refuses it
     const auto* p = reinterpret_cast<const hsa_kernel_dispatch_packet_t*>(slot);
     if (!prepare(q, p, /*report=*/false, &record, params)) break;
     q->run.add(record, params);
@@ -512,9 +540,14 @@ void process(Queue* q) {
       signal_wait(q->doorbell, HSA_SIGNAL_CONDITION_NE, rung, 100000000ull, &q->stop);
       continue;
     }
-    if ((header >> 13) != 0 || type > HSA_PACKET_TYPE_BARRIER_OR || type == HSA_PACKET_TYPE_AGENT_DISPATCH) {
-      fail(q, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT, "unsupported packet type or reserved header bits");
-      continue;
+    {
+      const char* what = nullptr;
+      uint64_t value = 0;
+      if (const hsa_status_t refused = hsa_core::check_header(slot, header, kPacketSupport, &what, &value);
+          refused != HSA_STATUS_SUCCESS) {
+        fail(q, refused, (std::string(what) + " (" + std::to_string(value) + ")").c_str());
+        continue;
+      }
     }
     // A run of dispatch packets (not on a profiling queue: each packet
     // there gets its own events).
@@ -558,8 +591,10 @@ void process(Queue* q) {
       ok = dispatch(q, reinterpret_cast<const hsa_kernel_dispatch_packet_t*>(slot));
     else if (type == HSA_PACKET_TYPE_BARRIER_AND)
       ok = barrier_and(q, reinterpret_cast<const hsa_barrier_and_packet_t*>(slot));
-    else
+    else if (type == HSA_PACKET_TYPE_BARRIER_OR)
       ok = barrier_or(q, reinterpret_cast<const hsa_barrier_or_packet_t*>(slot));
+    else  // HSA_PACKET_TYPE_VENDOR_SPECIFIC: a barrier-value packet (check_header)
+      ok = barrier_value(q, reinterpret_cast<const hsa_amd_barrier_value_packet_t*>(slot));
     if (q->profile) {
       profiling_abandon(q->agent, &profile);  // when the packet failed before its end event
       q->profile = nullptr;
