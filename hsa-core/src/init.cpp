@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include <hsa_core/backend.h>
+#include <hsa_core/events.h>
 #include <hsa_core/platform.h>
 #include <hsa_core/queue.h>
 
@@ -35,6 +36,7 @@ HSA_CORE_EXPORT hsa_status_t hsa_shut_down() {
   if (g_init_count == 0) return HSA_STATUS_ERROR_NOT_INITIALIZED;
   if (--g_init_count == 0) {
     backend().close();  // destroys the queues still live first (destroy_all_queues)
+    forget_system_event_handler();
   }
   return HSA_STATUS_SUCCESS;
 }

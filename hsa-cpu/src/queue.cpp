@@ -1,5 +1,6 @@
 #include "queue.h"
 
+#include <hsa_core/events.h>
 #include <hsa_core/packet.h>
 #include <hsa_core/queue.h>
 
@@ -650,24 +651,8 @@ struct Processor {
       return;
     }
     const hsa_status_t status = fault_status(fault);
-    if (fault.signal == SIGSEGV || fault.signal == SIGBUS) {
-      Runtime* rt = runtime();
-      hsa_amd_system_event_callback_t callback;
-      void* data;
-      {
-        std::lock_guard<std::mutex> lock(rt->event_mutex);
-        callback = rt->event_callback;
-        data = rt->event_data;
-      }
-      if (callback != nullptr) {
-        hsa_amd_event_t event{};
-        event.event_type = HSA_AMD_GPU_MEMORY_FAULT_EVENT;
-        event.memory_fault.agent = to_handle(queue->agent);
-        event.memory_fault.virtual_address = fault.address;
-        event.memory_fault.fault_reason_mask = fault_reason_mask(fault);
-        callback(&event, data);
-      }
-    }
+    if (fault.signal == SIGSEGV || fault.signal == SIGBUS)
+      hsa_core::notify_memory_fault(to_handle(queue->agent), fault.address, fault_reason_mask(fault));
     report_error(status);
   }
 

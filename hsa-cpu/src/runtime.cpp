@@ -478,20 +478,3 @@ HSA_CPU_EXPORT hsa_status_t hsa_isa_get_info_alt(hsa_isa_t isa, hsa_isa_info_t a
   return isa_info(i, enum_bits(attribute), 0, value);
 }
 
-// ---------------------------------------------------------------------------
-// System events
-
-HSA_CPU_EXPORT hsa_status_t hsa_amd_register_system_event_handler(hsa_amd_system_event_callback_t callback,
-                                                                  void* data) {
-  HSA_CPU_REQUIRE_INIT();
-  if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  Runtime* rt = runtime();
-  std::lock_guard<std::mutex> lock(rt->event_mutex);
-  if (rt->event_callback != nullptr) {
-    log("hsa_amd_register_system_event_handler: a handler is already registered");
-    return HSA_STATUS_ERROR;
-  }
-  rt->event_callback = callback;
-  rt->event_data = data;
-  return HSA_STATUS_SUCCESS;
-}

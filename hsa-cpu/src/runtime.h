@@ -106,11 +106,6 @@ class Runtime {
   Agent* agent(hsa_agent_t handle) const;  // null when unknown
   Pool* pool(uint64_t handle) const;       // null when unknown
 
-  // hsa_amd_register_system_event_handler: one handler (ROCR's header
-  // refuses a second), told about kernel memory faults.
-  std::mutex event_mutex;
-  hsa_amd_system_event_callback_t event_callback = nullptr;  // event_mutex
-  void* event_data = nullptr;                                // event_mutex
 
  private:
   std::unordered_map<uint64_t, Agent*> agents_by_handle_;  // immutable

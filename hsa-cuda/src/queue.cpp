@@ -26,6 +26,7 @@
 #include <thread>
 
 #include "graph_runs.h"
+#include <hsa_core/events.h>
 #include <hsa_core/executable.h>
 #include <hsa_core/packet.h>
 #include <hsa_core/queue.h>
@@ -116,23 +117,8 @@ void fail(Queue* q, hsa_status_t status, const char* what) {
   q->failed = true;
   // A memory fault: the system event handler hears of it first, as from
   // ROCR; CUDA names no address (IMPRECISE, address 0).
-  if (uint32_t(status) == uint32_t(HSA_STATUS_ERROR_MEMORY_FAULT)) {
-    hsa_amd_system_event_callback_t callback;
-    void* data;
-    {
-      std::lock_guard<std::mutex> lock(g_runtime.event_mutex);
-      callback = g_runtime.event_callback;
-      data = g_runtime.event_data;
-    }
-    if (callback) {
-      hsa_amd_event_t event{};
-      event.event_type = HSA_AMD_GPU_MEMORY_FAULT_EVENT;
-      event.memory_fault.agent = hsa_agent_t{reinterpret_cast<uint64_t>(q->agent)};
-      event.memory_fault.virtual_address = 0;
-      event.memory_fault.fault_reason_mask = HSA_AMD_MEMORY_FAULT_IMPRECISE;
-      callback(&event, data);
-    }
-  }
+  if (uint32_t(status) == uint32_t(HSA_STATUS_ERROR_MEMORY_FAULT))
+    hsa_core::notify_memory_fault(hsa_agent_t{reinterpret_cast<uint64_t>(q->agent)}, 0, HSA_AMD_MEMORY_FAULT_IMPRECISE);
   if (q->callback) q->callback(status, &q->amd->hsa_queue, q->data);
 }
 

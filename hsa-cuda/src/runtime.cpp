@@ -310,9 +310,6 @@ hsa_status_t open_runtime() {
 void close_runtime() {
   g_runtime.open.store(false, std::memory_order_release);
   close_agents();
-  std::lock_guard<std::mutex> lock(g_runtime.event_mutex);
-  g_runtime.event_callback = nullptr;
-  g_runtime.event_data = nullptr;
 }
 
 }  // namespace hsa_cuda
@@ -687,15 +684,3 @@ hsa_status_t hsa_memory_copy(void* dst, const void* src, size_t size) {
 }
 
 
-// One system event handler, as hsa-cpu (ROCR's header allows more; a second
-// registration here is refused). It hears of device memory faults
-// (queue.cpp, fail()).
-hsa_status_t hsa_amd_register_system_event_handler(hsa_amd_system_event_callback_t callback, void* data) {
-  if (!initialized()) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  if (!callback) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  std::lock_guard<std::mutex> lock(g_runtime.event_mutex);
-  if (g_runtime.event_callback) return HSA_STATUS_ERROR;
-  g_runtime.event_callback = callback;
-  g_runtime.event_data = data;
-  return HSA_STATUS_SUCCESS;
-}

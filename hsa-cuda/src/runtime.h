@@ -93,13 +93,6 @@ struct Runtime {
   // CUDA cannot stop that kernel, and loading a module waits for it, so a
   // later hsa_init fails at once instead of hanging (runtime.cpp).
   bool abandoned_since_init = false;
-  // hsa_amd_register_system_event_handler: one handler (as hsa-cpu), told
-  // of device memory faults (HSA_AMD_GPU_MEMORY_FAULT_EVENT). CUDA does not
-  // say which address faulted: the event carries address 0 with
-  // HSA_AMD_MEMORY_FAULT_IMPRECISE.
-  std::mutex event_mutex;
-  hsa_amd_system_event_callback_t event_callback = nullptr;  // event_mutex
-  void* event_data = nullptr;                                // event_mutex
   std::vector<std::unique_ptr<Agent>> agents;
   std::vector<std::unique_ptr<Isa>> isas;
   size_t host_memory = 0;

@@ -5,7 +5,10 @@
 // value, the queue reports HSA_STATUS_ERROR), and a malformed header
 // (reserved fence scope, reserved bits, agent dispatch, an unknown type or
 // vendor format, a bad condition) fails the queue with
-// INVALID_PACKET_FORMAT before the packet runs. No kernels: hsa_cpu_tests
+// INVALID_PACKET_FORMAT before the packet runs. The system event handler
+// that hears of a faulting packet: one per runtime, forgotten at the last
+// hsa_shut_down (the faults themselves: suite faults, hsa-cuda's fault
+// case). No kernels: hsa_cpu_tests
 // runs it on hsa-cpu, hsa_cuda_core_tests on hsa-cuda's GPUs.
 #include <hsa/hsa_ext_amd.h>
 
@@ -166,6 +169,24 @@ TEST_CASE("a malformed header fails the queue with INVALID_PACKET_FORMAT before 
       for (hsa_signal_t x : {dep, done}) CHECK(hsa_signal_destroy(x) == HSA_STATUS_SUCCESS);
     }
   }
+}
+
+TEST_CASE("one system event handler per runtime, refused twice, forgotten at the last hsa_shut_down") {
+  auto handler = [](const hsa_amd_event_t*, void*) { return HSA_STATUS_SUCCESS; };
+  int data = 0;
+  CHECK(hsa_amd_register_system_event_handler(handler, &data) == HSA_STATUS_ERROR_NOT_INITIALIZED);
+  {
+    Runtime rt;
+    CHECK(hsa_amd_register_system_event_handler(nullptr, &data) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    CHECK(hsa_amd_register_system_event_handler(handler, &data) == HSA_STATUS_SUCCESS);
+    CHECK(hsa_amd_register_system_event_handler(handler, &data) == HSA_STATUS_ERROR);
+    // A nested hsa_init keeps it.
+    REQUIRE(hsa_init() == HSA_STATUS_SUCCESS);
+    REQUIRE(hsa_shut_down() == HSA_STATUS_SUCCESS);
+    CHECK(hsa_amd_register_system_event_handler(handler, nullptr) == HSA_STATUS_ERROR);
+  }
+  Runtime again;
+  CHECK(hsa_amd_register_system_event_handler(handler, nullptr) == HSA_STATUS_SUCCESS);
 }
 
 }  // TEST_SUITE
