@@ -82,7 +82,8 @@ hsa_status_t free_pool_allocation(void* ptr, const char* api) {
 hsa_status_t allocate_from_pool(uint64_t pool, size_t size, uint32_t flags, void** ptr) {
   PoolDescription description;
   if (!backend().describe_pool(pool, &description)) return kInvalidMemoryPool;
-  if (size == 0 || ptr == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  // flags: none is defined for these pools (the spec's "must be 0").
+  if (size == 0 || ptr == nullptr || flags != 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   if (!description.alloc_allowed) {
     log("allocation from a pool that does not allow runtime allocation (segment %d)", int(description.segment));
     return HSA_STATUS_ERROR_INVALID_ALLOCATION;

@@ -9,6 +9,8 @@
 // in order at their alignments (one by-value struct for xgpu kernels).
 //
 // Thread-safety: every function may be called from any thread.
+#include <elf.h>
+
 #include <cstring>
 
 #include <hsa_core/executable.h>
@@ -83,11 +85,26 @@ int ptx_target(const std::string& text) {
   return std::atoi(text.c_str() + at + 11);
 }
 
+// A 64-bit ELF code object's header (a machine, an object type): code for
+// another ISA, not bytes that merely start with the ELF magic.
+bool is_elf_code_object(const void* bytes, size_t size) {
+  if (size < sizeof(Elf64_Ehdr)) return false;
+  Elf64_Ehdr header;
+  memcpy(&header, bytes, sizeof(header));
+  return memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 && header.e_ident[EI_CLASS] == ELFCLASS64 &&
+         header.e_machine != EM_NONE && (header.e_type == ET_DYN || header.e_type == ET_REL || header.e_type == ET_EXEC);
+}
+
 // Backend::load_code_object.
 hsa_status_t load_code_object(hsa_agent_t agent_handle, const void* bytes, size_t size, hsa_core::LoadedCode* out) {
   Agent* agent = to_agent(agent_handle);
   if (agent == nullptr) return HSA_STATUS_ERROR_INVALID_AGENT;
   if (agent->host) return HSA_STATUS_ERROR_INVALID_ISA;  // the host agent runs no code objects
+  if (is_elf_code_object(bytes, size)) {
+    // An ELF code object (amdgcn, a host code object): built for another ISA.
+    log_error("hsa_executable_load_agent_code_object: an ELF code object is for another ISA (this agent loads PTX)");
+    return HSA_STATUS_ERROR_INVALID_ISA;
+  }
   const std::string text(static_cast<const char*>(bytes), size);
   const int target = ptx_target(text);
   if (target < 0) {

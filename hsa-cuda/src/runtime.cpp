@@ -599,6 +599,7 @@ void set_agent_hooks(hsa_core::Backend& b) {
     out->queue_min_size = 64;
     out->queue_max_size = 131072;
     out->cooperative_queues = true;  // accepted; its packets run as any queue's (no co-residency guarantee)
+    out->group_segment_max = uint32_t(agent->shared_per_block);  // the group pool's size
     out->cacheline_size = 128;
     out->compute_units = uint32_t(agent->sm_count);
     out->max_clock_mhz = uint32_t(agent->clock_khz / 1000);

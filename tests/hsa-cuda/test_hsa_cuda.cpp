@@ -319,6 +319,14 @@ TEST_CASE("PTX executables: kernarg size from the entry, refused code objects") 
     return status;
   };
   CHECK(load("\x7f" "ELF not ptx") == HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
+  {
+    // A 64-bit ELF code object (an amdgcn one's header): code for another ISA.
+    std::string elf(64, '\0');
+    memcpy(elf.data(), "\x7f" "ELF\x02\x01\x01", 7);
+    elf[16] = 3;    // e_type ET_DYN
+    elf[18] = '\xe0';  // e_machine EM_AMDGPU (224)
+    CHECK(load(elf) == HSA_STATUS_ERROR_INVALID_ISA);
+  }
   CHECK(load(".version 8.5\n.target sm_999\n.address_size 64\n") == HSA_STATUS_ERROR_INVALID_ISA);
   CHECK(load(".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k() { bogus; }\n") ==
         HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
