@@ -415,7 +415,9 @@ constexpr hsa_status_t kPacketGroupSegment = HSA_STATUS_ERROR_INVALID_ALLOCATION
 // What this processor runs beyond dispatches and barrier-AND/OR.
 constexpr hsa_core::PacketSupport kPacketSupport{.barrier_value = true};
 
-struct Processor {
+struct Processor final : hsa_core::PacketProcessor {
+  explicit Processor(Queue* q) : PacketProcessor(&q->amd, kPacketSupport), queue(q) {}
+
   Queue* queue;
   hsa_status_t packet_error = HSA_STATUS_SUCCESS;  // status of the refused packet
   bool error_reported = false;                     // the callback was called
@@ -423,10 +425,14 @@ struct Processor {
   DispatchCosts costs;                             // recent kernels' cost per workgroup
   const uint64_t inline_work_ns = inline_dispatch_ns();  // run here below this much work
 
-  bool stopping() const {
+  // Destroyed, inactivated, or failed (report_error inactivates the queue):
+  // the loop ends.
+  bool stopping() override {
     return queue->stop.load(std::memory_order_acquire) ||
            queue->inactive.load(std::memory_order_acquire);
   }
+  bool failed() override { return false; }  // a failure inactivates: stopping()
+  bool wait_failed(int64_t) override { return false; }
 
   // Sleeps on the doorbell (any change) plus `extra` signals (filtered)
   // until ready() or stop. Only the runtime writes the doorbell and the
@@ -587,12 +593,7 @@ struct Processor {
     alignas(64) unsigned char packet[kAqlPacketBytes];
     memcpy(packet, slot, sizeof(packet));
     memcpy(packet, &header, sizeof(header));
-    const hsa_core::PacketHeader h = decode_header(header);
-    const char* what = nullptr;
-    uint64_t value = 0;
-    if (const hsa_status_t refused = hsa_core::check_header(packet, header, kPacketSupport, &what, &value);
-        refused != HSA_STATUS_SUCCESS)
-      return invalid(refused, what, value);
+    const hsa_core::PacketHeader h = decode_header(header);  // checked by the loop (check_header)
     const uint16_t type = h.type;
     if (h.barrier) {
       wait_idle();
@@ -615,9 +616,46 @@ struct Processor {
         if (status == PacketStatus::kDone) signal_completion(queue, p.completion_signal, header, 0);
         return status;
       }
-      default:  // refused by check_header
+      default:  // refused by the loop's check_header
         return invalid(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT, "unknown packet type", type);
     }
+  }
+
+  // Nothing published at `read`: never skip it, sleep until the doorbell
+  // rings (any change) and the header is written.
+  void idle(uint64_t, const void* slot, int64_t) override {
+    wait(nullptr, nullptr, 0, [&] { return packet_type(load_header(slot)) != HSA_PACKET_TYPE_INVALID; });
+  }
+
+  void refuse(uint64_t, hsa_status_t status, const char* what, uint64_t value) override {
+    invalid(status, what, value);
+    report_error(packet_error);
+  }
+
+  // One packet at a time: 1 when it ran, 0 when the queue stops or fails.
+  uint64_t run_packets(uint64_t read, void* slot, uint16_t header) override {
+    int64_t dependency_error = 0;
+    switch (process(slot, header, read, &dependency_error)) {
+      case PacketStatus::kDone:
+        return 1;
+      case PacketStatus::kStopped:
+        return 0;
+      case PacketStatus::kInvalid:
+        report_error(packet_error);
+        return 0;
+      case PacketStatus::kDependencyError: {
+        // Propagate the error value to whoever waits on this barrier, then
+        // stop: later packets were ordered after a failed dependency.
+        const auto* p = reinterpret_cast<const hsa_barrier_and_packet_t*>(slot);
+        if (Signal* completion = to_signal(p->completion_signal)) completion->store_release(dependency_error);
+        log("queue %llu: barrier at index %llu has a dependency with error value %lld",
+            static_cast<unsigned long long>(queue->amd.hsa_queue.id), static_cast<unsigned long long>(read),
+            static_cast<long long>(dependency_error));
+        report_error(HSA_STATUS_ERROR);
+        return 0;
+      }
+    }
+    return 0;
   }
 
   void report_error(hsa_status_t status) {
@@ -665,43 +703,7 @@ struct Processor {
       report_error(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
       return;
     }
-    const uint64_t mask = queue->amd.hsa_queue.size - 1;
-    auto* ring = static_cast<unsigned char*>(queue->ring);
-    uint64_t read = __atomic_load_n(queue->read_index(), __ATOMIC_RELAXED);
-    while (!stopping()) {
-      unsigned char* slot = ring + (read & mask) * kAqlPacketBytes;
-      uint16_t header = load_header(slot);
-      if (packet_type(header) == HSA_PACKET_TYPE_INVALID) {
-        // Not published yet: never skip it, sleep until the doorbell rings.
-        wait(nullptr, nullptr, 0, [&] {
-          header = load_header(slot);
-          return packet_type(header) != HSA_PACKET_TYPE_INVALID;
-        });
-        continue;
-      }
-      int64_t dependency_error = 0;
-      const PacketStatus status = process(slot, header, read, &dependency_error);
-      if (status == PacketStatus::kStopped) break;
-      if (status == PacketStatus::kInvalid) {
-        report_error(packet_error);
-        break;
-      }
-      if (status == PacketStatus::kDependencyError) {
-        // Propagate the error value to whoever waits on this barrier, then
-        // stop: later packets were ordered after a failed dependency.
-        const auto* p = reinterpret_cast<const hsa_barrier_and_packet_t*>(slot);
-        if (Signal* completion = to_signal(p->completion_signal))
-          completion->store_release(dependency_error);
-        log("queue %llu: barrier at index %llu has a dependency with error value %lld",
-            static_cast<unsigned long long>(queue->amd.hsa_queue.id),
-            static_cast<unsigned long long>(read), static_cast<long long>(dependency_error));
-        report_error(HSA_STATUS_ERROR);
-        break;
-      }
-      __atomic_store_n(reinterpret_cast<uint16_t*>(slot), kInvalidHeader, __ATOMIC_RELEASE);
-      ++read;
-      __atomic_store_n(queue->read_index(), read, __ATOMIC_RELEASE);
-    }
+    loop();
     // Launched dispatches still reference the queue: let them finish. A
     // fault is reported once they all have, when the queue has stopped (as
     // a GPU's queue has when its error is reported): whoever hears of it may

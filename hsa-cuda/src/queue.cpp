@@ -493,61 +493,63 @@ int64_t issue_run(Queue* q, uint64_t read, uint64_t write) {
   return int64_t(j - read);
 }
 
-void process(Queue* q) {
-  make_current(q->agent);
-  hsa_queue_t& hq = q->amd->hsa_queue;
-  const uint64_t mask = hq.size - 1;
-  while (!q->stop.load(std::memory_order_acquire)) {
+// The queue's packet processor: the core's loop (hsa_core::PacketProcessor)
+// with how this runtime runs packets (on the queue's CUDA stream: runs of
+// dispatches as graphs, the rest packet by packet) and waits when idle.
+class Processor final : public hsa_core::PacketProcessor {
+ public:
+  explicit Processor(Queue* q) : PacketProcessor(q->amd, kPacketSupport), q(q) {}
+
+ private:
+  bool stopping() override { return q->stop.load(std::memory_order_acquire); }
+
+  bool failed() override {
     // Inactivated: what the stream holds runs to its end (CUDA cannot take
     // back launched work); nothing more is issued.
     if (q->inactive.load(std::memory_order_acquire)) q->failed = true;
-    // The doorbell before the indices, so a ring after this load is seen.
-    const int64_t rung = signal_value(q->doorbell);
-    const uint64_t read = __atomic_load_n(&q->amd->read_dispatch_id, __ATOMIC_RELAXED);
-    const uint64_t write = __atomic_load_n(&q->amd->write_dispatch_id, __ATOMIC_ACQUIRE);
-    auto* slot = static_cast<uint8_t*>(hq.base_address) + (read & mask) * 64;
-    const uint16_t header = read < write ? header_of(slot) : uint16_t(HSA_PACKET_TYPE_INVALID);
-    const uint32_t type = header & ((1u << HSA_PACKET_HEADER_WIDTH_TYPE) - 1);
-    if (q->failed || type == HSA_PACKET_TYPE_INVALID) {
-      if (!q->failed && q->in_flight) {
-        const CUresult r = g_runtime.cuda.cuStreamQuery(q->stream);
-        if (r == CUDA_ERROR_NOT_READY && read >= write) {
-          // Idle with work in flight: poll a fresh completion signal, then
-          // watch for faults every 200 µs.
-          if (q->watch.handle && poll_completion(q, rung)) continue;
-          signal_wait(q->doorbell, HSA_SIGNAL_CONDITION_NE, rung, 200000, &q->stop);
-        } else {
-          // Done, faulted, or a submitted slot still INVALID: a kernel in
-          // flight may be writing it, so finish the stream and look again.
-          drain(q);
-        }
-        continue;
+    return q->failed;
+  }
+
+  bool wait_failed(int64_t rung) override {
+    signal_wait(q->doorbell, HSA_SIGNAL_CONDITION_NE, rung, 100000000ull, &q->stop);
+    return true;  // until the queue is destroyed
+  }
+
+  void idle(uint64_t read, const void*, int64_t rung) override {
+    if (q->in_flight) {
+      const uint64_t write = __atomic_load_n(&q->amd->write_dispatch_id, __ATOMIC_ACQUIRE);
+      const CUresult r = g_runtime.cuda.cuStreamQuery(q->stream);
+      if (r == CUDA_ERROR_NOT_READY && read >= write) {
+        // Idle with work in flight: poll a fresh completion signal, then
+        // watch for faults every 200 µs.
+        if (q->watch.handle && poll_completion(q, rung)) return;
+        signal_wait(q->doorbell, HSA_SIGNAL_CONDITION_NE, rung, 200000, &q->stop);
+      } else {
+        // Done, faulted, or a submitted slot still INVALID: a kernel in
+        // flight may be writing it, so finish the stream and look again.
+        drain(q);
       }
-      signal_wait(q->doorbell, HSA_SIGNAL_CONDITION_NE, rung, 100000000ull, &q->stop);
-      continue;
+      return;
     }
-    {
-      const char* what = nullptr;
-      uint64_t value = 0;
-      if (const hsa_status_t refused = hsa_core::check_header(slot, header, kPacketSupport, &what, &value);
-          refused != HSA_STATUS_SUCCESS) {
-        fail(q, refused, (std::string(what) + " (" + std::to_string(value) + ")").c_str());
-        continue;
-      }
-    }
+    signal_wait(q->doorbell, HSA_SIGNAL_CONDITION_NE, rung, 100000000ull, &q->stop);
+  }
+
+  void refuse(uint64_t, hsa_status_t status, const char* what, uint64_t value) override {
+    fail(q, status, (std::string(what) + " (" + std::to_string(value) + ")").c_str());
+  }
+
+  uint64_t run_packets(uint64_t read, void* slot, uint16_t header) override {
+    const uint32_t type = hsa_core::decode_header(header).type;
     // A run of dispatch packets (not on a profiling queue: each packet
     // there gets its own events).
     if (type == HSA_PACKET_TYPE_KERNEL_DISPATCH && g_runtime.graphs &&
         !(__atomic_load_n(&q->amd->queue_properties, __ATOMIC_RELAXED) & AMD_QUEUE_PROPERTIES_ENABLE_PROFILING)) {
+      const uint64_t write = __atomic_load_n(&q->amd->write_dispatch_id, __ATOMIC_ACQUIRE);
       const int64_t issued = issue_run(q, read, write);
-      if (issued < 0) continue;
+      if (issued < 0) return 0;
       if (issued > 0) {
-        for (uint64_t j = read; j < read + uint64_t(issued); ++j)
-          __atomic_store_n(reinterpret_cast<uint16_t*>(static_cast<uint8_t*>(hq.base_address) + (j & mask) * 64),
-                           uint16_t(HSA_PACKET_TYPE_INVALID), __ATOMIC_RELAXED);
-        __atomic_store_n(&q->amd->read_dispatch_id, read + uint64_t(issued), __ATOMIC_RELEASE);
         if (g_runtime.stats) q->stats.packets += uint64_t(issued);
-        continue;
+        return uint64_t(issued);
       }
     }
     bool ok = true;
@@ -585,14 +587,21 @@ void process(Queue* q) {
       profiling_abandon(q->agent, &profile);  // when the packet failed before its end event
       q->profile = nullptr;
     }
-    if (!ok) continue;
-    __atomic_store_n(reinterpret_cast<uint16_t*>(slot), uint16_t(HSA_PACKET_TYPE_INVALID), __ATOMIC_RELAXED);
-    __atomic_store_n(&q->amd->read_dispatch_id, read + 1, __ATOMIC_RELEASE);
+    if (!ok) return 0;
     if (g_runtime.stats) {
       q->stats.total_ns += now_ns() - start;
       ++q->stats.packets;
     }
+    return 1;
   }
+
+  Queue* const q;
+};
+
+void process(Queue* q) {
+  make_current(q->agent);
+  Processor processor(q);
+  processor.loop();
   finish_or_abandon(q);
   // An abandoned stream may still run a graph: it stays (leaked).
   if (q->abandoned)

@@ -1,10 +1,11 @@
 // AQL packets as every back-end's packet processor reads them (packet.cpp):
-// the header's fields, the checks made before a packet runs, with the
-// status a refused packet reports, and the state of a barrier packet's
-// dependencies. The processors' loops stay the back-ends' (hsa-cpu runs a
-// packet on the queue's own thread; hsa-cuda issues it to a CUDA stream),
-// and they decide with these functions, so a packet is accepted or refused,
-// and a barrier met or failed, alike on every runtime.
+// the processor's loop (PacketProcessor: the AQL protocol of a queue), the
+// header's fields, the checks made before a packet runs, with the status a
+// refused packet reports, and the state of a barrier packet's dependencies.
+// A back-end says how packets run (hsa-cpu on the queue's own thread and
+// its worker pool; hsa-cuda on a CUDA stream) and how an idle processor
+// waits; a packet is accepted or refused, a barrier met or failed, and a
+// ring's slots and read index handed back alike on every runtime.
 //
 // Statuses, as ROCR maps its packet processor's errors: a malformed header
 // (unknown or unsupported type, reserved header bits, a reserved fence
@@ -16,6 +17,7 @@
 #ifndef HSA_CORE_PACKET_H_
 #define HSA_CORE_PACKET_H_
 
+#include <hsa/amd_hsa_queue.h>
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 
@@ -69,6 +71,54 @@ Dependencies barrier_dependencies(const hsa_barrier_and_packet_t& packet, bool i
 // Whether a barrier-value packet's condition holds now ((value & mask)
 // compared with packet.value; a null signal always holds).
 bool barrier_value_met(const hsa_amd_barrier_value_packet_t& packet);
+
+// The loop of a queue's packet processor, on the processor's thread: the
+// packet at the read index runs once its header is published (not INVALID);
+// its header is checked first (check_header: a refused packet fails the
+// queue with that status); once it ran, its slot is handed back (header
+// INVALID) and the read index moves past it, in order. A failed queue runs
+// nothing more. The back-end says how a packet runs (run_packets: the one at
+// the read index, or a run of several), how an idle processor waits (idle),
+// and what a failed queue does until it stops (wait_failed).
+class PacketProcessor {
+ public:
+  PacketProcessor(amd_queue_t* amd, PacketSupport support) : amd_(amd), support_(support) {}
+  virtual ~PacketProcessor() = default;
+  PacketProcessor(const PacketProcessor&) = delete;
+  PacketProcessor& operator=(const PacketProcessor&) = delete;
+
+  // Runs the loop until stopping(), or until a failed queue's wait_failed()
+  // says to end.
+  void loop();
+
+ protected:
+  // The queue is being destroyed (the loop ends).
+  virtual bool stopping() = 0;
+  // The queue failed (a packet was refused, a kernel faulted, it was
+  // inactivated): nothing more runs.
+  virtual bool failed() = 0;
+  // Nothing is published at `read`: waits until a packet may be (the
+  // doorbell rang past `rung`, the value read before the header was), or
+  // until stopping().
+  virtual void idle(uint64_t read, const void* slot, int64_t rung) = 0;
+  // Runs the published packet at `read` (header checked), and, if the
+  // back-end chooses, packets after it: how many ran (their slots are handed
+  // back), or 0 when none did (the queue failed, or it is stopping).
+  virtual uint64_t run_packets(uint64_t read, void* slot, uint16_t header) = 0;
+  // The packet at `read` is refused (check_header): the queue fails with
+  // `status` (`what`, and the field's `value`, say why).
+  virtual void refuse(uint64_t read, hsa_status_t status, const char* what, uint64_t value) = 0;
+  // A failed queue: waits for something to change (`rung` as in idle) and
+  // returns true to keep looping until stopping(), or returns false to end
+  // the loop now.
+  virtual bool wait_failed(int64_t rung) = 0;
+
+  amd_queue_t* amd() const { return amd_; }
+
+ private:
+  amd_queue_t* const amd_;
+  const PacketSupport support_;
+};
 
 }  // namespace hsa_core
 
