@@ -237,6 +237,10 @@ bool prepare(Queue* q, const hsa_kernel_dispatch_packet_t* p, bool report, Launc
     if (record->blocks[d] > unsigned(q->agent->max_grid[d]) || block[d] > unsigned(q->agent->max_block[d]))
       return reject(HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "grid or workgroup beyond the device's limits");
   }
+  if (kernel.required_size[0] != 0 &&
+      (block[0] != kernel.required_size[0] || block[1] != kernel.required_size[1] ||
+       block[2] != kernel.required_size[2]))
+    return reject(HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "workgroup size differs from the kernel's required size");
   if (uint64_t(block[0]) * block[1] * block[2] > uint64_t(kernel.max_threads))
     return reject(HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS, "more work items per workgroup than the kernel allows");
   if (kernel.kernarg_size && !p->kernarg_address)

@@ -167,6 +167,10 @@ struct KernelObject {
   uint32_t group_segment_size;    // static shared memory
   uint32_t private_segment_size;  // local memory per thread
   int max_threads;
+  // Its required workgroup size (<kernel>_xgpu_required_size_ in the PTX,
+  // <xgpu/kernel.h>'s sized kernels; 0,0,0: none): its code takes the size
+  // as constants, so a dispatch of another size is refused.
+  uint32_t required_size[3];
   // It may print (its flags record, K_xgpu_flags_xgpu_layout_, is in the
   // module): only then does it get the kernarg address, for its print slots
   // (a kernel that does not print never reads it: its launches' parameters

@@ -356,10 +356,15 @@ typedef struct xgpu_nvptx_grid {
 } xgpu_nvptx_grid_t;
 
 /* Per-work-item state the built-ins read: the grid size, which no special
- * register holds, and where the print slots are. */
+ * register holds, where the print slots are, and the workgroup size: the
+ * kernel's required size (XGPU_KERNEL_SIZED and the like) as constants the
+ * compiler folds (a dimension of size 1 has local id 0), else %ntid.
+ * hsa-cuda refuses a dispatch whose workgroup size is not the required one. */
 typedef struct xgpu_context {
   uint32_t grid_size[3];
   uint64_t kernarg_address;
+  uint32_t workgroup_size[3]; /* the kernel's required size, else %ntid */
+  uint32_t one_wide[3];       /* the required size is 1 in this dimension */
 } xgpu_context_t;
 
 /* A print slot before the kernarg segment (<xgpu/kernel_print.h>), read
@@ -388,10 +393,9 @@ XGPU_KERNEL_INLINE_ uint32_t xgpu_nvptx_workgroup_size_(uint32_t d) {
 }
 
 #define XGPU_KERNEL_CTX_USE_(expr) ((void)xgpu_ctx_, (expr))
-#define xgpu_local_id(d) XGPU_KERNEL_CTX_USE_(xgpu_nvptx_local_id_(d))
+#define xgpu_local_id(d) (xgpu_ctx_->one_wide[(d)] ? 0u : xgpu_nvptx_local_id_(d))
 #define xgpu_workgroup_id(d) XGPU_KERNEL_CTX_USE_(xgpu_nvptx_workgroup_id_(d))
-#define xgpu_workgroup_size(d) \
-  XGPU_KERNEL_CTX_USE_(xgpu_nvptx_workgroup_size_(d))
+#define xgpu_workgroup_size(d) (xgpu_ctx_->workgroup_size[(d)])
 #define xgpu_grid_size(d) (xgpu_ctx_->grid_size[(d)])
 
 /* bar.sync orders shared memory among the workgroup's items; the fences
@@ -492,13 +496,15 @@ XGPU_KERNEL_INLINE_ void xgpu_nvptx_fence_(int scope) {
 /* True for a work item inside the grid; false for the rest of a partial
  * last workgroup, which returns at once. The three comparisons are combined
  * with & (no short circuit): one branch rather than three in a row. */
-#define XGPU_KERNEL_NVPTX_IN_GRID_(grid)                                       \
-  ((xgpu_nvptx_workgroup_id_(0) * xgpu_nvptx_workgroup_size_(0) +              \
-            xgpu_nvptx_local_id_(0) < (grid).size[0]) &                        \
-   (xgpu_nvptx_workgroup_id_(1) * xgpu_nvptx_workgroup_size_(1) +              \
-            xgpu_nvptx_local_id_(1) < (grid).size[1]) &                        \
-   (xgpu_nvptx_workgroup_id_(2) * xgpu_nvptx_workgroup_size_(2) +              \
-            xgpu_nvptx_local_id_(2) < (grid).size[2]))
+/* The local id in dimension d (0 where the required size is 1 wide). */
+#define XGPU_KERNEL_NVPTX_LID_(d, req) ((req) == 1u ? 0u : xgpu_nvptx_local_id_(d))
+#define XGPU_KERNEL_NVPTX_IN_GRID_(grid, wg, req_x, req_y, req_z)               \
+  ((xgpu_nvptx_workgroup_id_(0) * (wg)[0] + XGPU_KERNEL_NVPTX_LID_(0, req_x) <  \
+    (grid).size[0]) &                                                           \
+   (xgpu_nvptx_workgroup_id_(1) * (wg)[1] + XGPU_KERNEL_NVPTX_LID_(1, req_y) <  \
+    (grid).size[1]) &                                                           \
+   (xgpu_nvptx_workgroup_id_(2) * (wg)[2] + XGPU_KERNEL_NVPTX_LID_(2, req_z) <  \
+    (grid).size[2]))
 
 /* The required workgroup size (0,0,0: none), as an array the executable
  * reader finds by name in the PTX: PTX has no other place for it. */
@@ -517,10 +523,18 @@ XGPU_KERNEL_INLINE_ void xgpu_nvptx_fence_(int scope) {
           XGPU_KERNEL_PERMIT_DECL_##barriers);                                \
   XGPU_KERNEL_NVPTX_ENTRY_ void name(args_type xgpu_kernarg_,                 \
                                      xgpu_nvptx_grid_t xgpu_grid_) {          \
-    if (!XGPU_KERNEL_NVPTX_IN_GRID_(xgpu_grid_)) return;                      \
+    const uint32_t xgpu_wg_[3] = {                                            \
+        (req_x) ? (req_x) : xgpu_nvptx_workgroup_size_(0),                    \
+        (req_y) ? (req_y) : xgpu_nvptx_workgroup_size_(1),                    \
+        (req_z) ? (req_z) : xgpu_nvptx_workgroup_size_(2)};                   \
+    if (!XGPU_KERNEL_NVPTX_IN_GRID_(xgpu_grid_, xgpu_wg_, req_x, req_y,      \
+                                    req_z))                                   \
+      return;                                                                 \
     const xgpu_context_t xgpu_context_ = {                                    \
         {xgpu_grid_.size[0], xgpu_grid_.size[1], xgpu_grid_.size[2]},         \
-        xgpu_grid_.kernarg_address};                                          \
+        xgpu_grid_.kernarg_address,                                           \
+        {xgpu_wg_[0], xgpu_wg_[1], xgpu_wg_[2]},                              \
+        {(req_x) == 1u, (req_y) == 1u, (req_z) == 1u}};                       \
     name##_xgpu_body_(&xgpu_kernarg_,                                         \
                       &xgpu_context_ XGPU_KERNEL_PERMIT_ARG_##barriers);      \
   }                                                                           \
@@ -542,10 +556,18 @@ XGPU_KERNEL_INLINE_ void xgpu_nvptx_fence_(int scope) {
                                      xgpu_nvptx_grid_t xgpu_grid_) {          \
     static XGPU_KERNEL_GROUP_AS_ __attribute__((loader_uninitialized))        \
     shared_type xgpu_groupshared_;                                            \
-    if (!XGPU_KERNEL_NVPTX_IN_GRID_(xgpu_grid_)) return;                      \
+    const uint32_t xgpu_wg_[3] = {                                            \
+        (req_x) ? (req_x) : xgpu_nvptx_workgroup_size_(0),                    \
+        (req_y) ? (req_y) : xgpu_nvptx_workgroup_size_(1),                    \
+        (req_z) ? (req_z) : xgpu_nvptx_workgroup_size_(2)};                   \
+    if (!XGPU_KERNEL_NVPTX_IN_GRID_(xgpu_grid_, xgpu_wg_, req_x, req_y,      \
+                                    req_z))                                   \
+      return;                                                                 \
     const xgpu_context_t xgpu_context_ = {                                    \
         {xgpu_grid_.size[0], xgpu_grid_.size[1], xgpu_grid_.size[2]},         \
-        xgpu_grid_.kernarg_address};                                          \
+        xgpu_grid_.kernarg_address,                                           \
+        {xgpu_wg_[0], xgpu_wg_[1], xgpu_wg_[2]},                              \
+        {(req_x) == 1u, (req_y) == 1u, (req_z) == 1u}};                       \
     name##_xgpu_body_(&xgpu_kernarg_,                                         \
                       &xgpu_context_ XGPU_KERNEL_PERMIT_ARG_BARRIERS_,        \
                       (shared_type*)&xgpu_groupshared_);                      \

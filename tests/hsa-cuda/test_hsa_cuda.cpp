@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <thread>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -825,6 +826,10 @@ struct XgpuRun {
 TEST_CASE("kernel.h on nvptx: ids, sizes and counts with partial workgroups in 2D") {
   Gpu gpu(HSA_CUDA_XGPU_PTX);
   if (!gpu.ok) return;
+  // A kernel without a required size, and one whose required size (32 x 2 x
+  // 1) its code takes as constants: the same ids.
+  for (const char* kernel : {"ids", "ids_sized"}) {
+  INFO(kernel);
   XgpuRun run(gpu);
   const uint32_t gx = 100, gy = 3;
   auto* out = static_cast<uint32_t*>(gpu.allocate(gpu.pools.host, gx * gy * 16 + 64));
@@ -836,7 +841,7 @@ TEST_CASE("kernel.h on nvptx: ids, sizes and counts with partial workgroups in 2
   } args{out, grid_words};
   const uint32_t grid[3] = {gx, gy, 1};
   const uint16_t block[3] = {32, 2, 1};
-  run.run("ids", args, grid, block, 2);
+  run.run(kernel, args, grid, block, 2);
   uint32_t wrong = 0;
   for (uint32_t y = 0; y < gy; ++y)
     for (uint32_t x = 0; x < gx; ++x) {
@@ -850,6 +855,34 @@ TEST_CASE("kernel.h on nvptx: ids, sizes and counts with partial workgroups in 2
   CHECK(out[gx * gy * 4] == 0xffffffffu);  // nothing past the grid
   const uint32_t expected[6] = {gx, 4, gy, 2, 1, 1};
   for (int w = 0; w < 6; ++w) CHECK(grid_words[w] == expected[w]);
+  hsa_amd_memory_pool_free(out);
+  hsa_amd_memory_pool_free(grid_words);
+  }
+}
+
+TEST_CASE("kernel.h on nvptx: a kernel with a required workgroup size refuses a dispatch of another size") {
+  Gpu gpu(HSA_CUDA_XGPU_PTX);
+  if (!gpu.ok) return;
+  XgpuRun run(gpu);
+  auto* out = static_cast<uint32_t*>(gpu.allocate(gpu.pools.host, 64 * 16));
+  auto* grid_words = static_cast<uint32_t*>(gpu.allocate(gpu.pools.host, 64));
+  std::memset(out, 0xff, 64 * 16);
+  struct {
+    uint32_t* out;
+    uint32_t* grid;
+  } args{out, grid_words};
+  const Kernel k = gpu.kernel("ids_sized");
+  void* kernargs = gpu.kernargs(args);
+  const uint32_t grid[3] = {64, 1, 1};
+  const uint16_t block[3] = {64, 1, 1};  // required: 32 x 2 x 1
+  hsa_signal_store_screlease(run.done, 1);
+  dispatch(run.queue, k, kernargs, grid, block, 1, run.done, 0);
+  for (int i = 0; i < 5000 && run.errors.count == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  CHECK(run.errors.count == 1);
+  CHECK(run.errors.status.load() == HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS);
+  CHECK(hsa_signal_load_scacquire(run.done) == 1);  // it never ran
+  CHECK(out[0] == 0xffffffffu);
+  hsa_amd_memory_pool_free(kernargs);
   hsa_amd_memory_pool_free(out);
   hsa_amd_memory_pool_free(grid_words);
 }
@@ -1142,7 +1175,7 @@ TEST_CASE("NVPTX code objects: kernels, kernarg, groupshared and layouts read fr
   const xe::Status status = xe::read_code_object(XGPU_EXECUTABLE_ENTRY_KIND_NVPTX, ptx, &info);
   REQUIRE_MESSAGE(status.ok(), status.message());
   CHECK(info.isa_name == "nvptx64-nvidia-cuda--sm_90");
-  REQUIRE(info.kernels.size() == 4);  // sorted by name
+  REQUIRE(info.kernels.size() == 5);  // sorted by name
   CHECK(info.kernels[0].name == "atomics");
   CHECK(info.kernels[1].name == "ids");
   CHECK(info.kernels[1].kernarg_size == 16);
@@ -1150,12 +1183,17 @@ TEST_CASE("NVPTX code objects: kernels, kernarg, groupshared and layouts read fr
   CHECK(info.kernels[1].layout_declared);
   CHECK(info.kernels[1].binding_count == 2);
   CHECK(info.kernels[1].constant_size == 0);
+  CHECK(info.kernels[1].required_workgroup_size[0] == 0);
   CHECK_FALSE(info.kernels[0].layout_declared);
-  CHECK(info.kernels[2].name == "reverse");
-  CHECK(info.kernels[2].group_segment_size == 1024);
-  CHECK(info.kernels[3].name == "rotate");
-  CHECK(info.kernels[3].kernarg_size == 8);
-  CHECK(info.kernels[3].group_segment_size == 0);
+  CHECK(info.kernels[2].name == "ids_sized");
+  CHECK(info.kernels[2].required_workgroup_size[0] == 32);
+  CHECK(info.kernels[2].required_workgroup_size[1] == 2);
+  CHECK(info.kernels[2].required_workgroup_size[2] == 1);
+  CHECK(info.kernels[3].name == "reverse");
+  CHECK(info.kernels[3].group_segment_size == 1024);
+  CHECK(info.kernels[4].name == "rotate");
+  CHECK(info.kernels[4].kernarg_size == 8);
+  CHECK(info.kernels[4].group_segment_size == 0);
 
   auto text = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
   const std::string header = ".version 8.5\n.target sm_90\n.address_size 64\n";
