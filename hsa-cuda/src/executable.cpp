@@ -87,27 +87,16 @@ int ptx_target(const std::string& text) {
 }
 
 // <kernel>_xgpu_required_size_ (<xgpu/kernel.h>'s XGPU_KERNEL_NVPTX_REQUIRED_SIZE_):
-// three little-endian uint32_t as PTX bytes; absent: 0,0,0 (none).
-void required_size(const std::string& ptx, const std::string& kernel, uint32_t out[3]) {
+// three uint32_t in a global of the loaded module; absent: 0,0,0 (none).
+bool required_size(CUmodule module, const std::string& kernel, uint32_t out[3]) {
   out[0] = out[1] = out[2] = 0;
-  const size_t at = ptx.find(".b8 " + kernel + "_xgpu_required_size_[12]");
-  if (at == std::string::npos) return;
-  const size_t stop = ptx.find(';', at);
-  const size_t brace = ptx.find('{', at);
-  if (brace == std::string::npos || brace > stop) return;
-  uint8_t bytes[12] = {};
-  size_t i = 0;
-  for (const char* c = ptx.c_str() + brace + 1; c < ptx.c_str() + stop && *c != '}' && i < 12;) {
-    char* next = nullptr;
-    const unsigned long v = std::strtoul(c, &next, 10);
-    if (next == c) {
-      ++c;
-      continue;
-    }
-    bytes[i++] = uint8_t(v);
-    c = next;
-  }
-  std::memcpy(out, bytes, sizeof(bytes));
+  CUdeviceptr global = 0;
+  size_t bytes = 0;
+  if (g_runtime.cuda.cuModuleGetGlobal(&global, &bytes, module, (kernel + "_xgpu_required_size_").c_str()) !=
+      CUDA_SUCCESS)
+    return true;
+  if (bytes != 3 * sizeof(uint32_t)) return false;
+  return g_runtime.cuda.cuMemcpy(reinterpret_cast<CUdeviceptr>(out), global, bytes) == CUDA_SUCCESS;
 }
 
 // A 64-bit ELF code object's header (a machine, an object type): code for
@@ -187,7 +176,12 @@ hsa_status_t load_code_object(hsa_agent_t agent_handle, const void* bytes, size_
     const CUresult found = g_runtime.cuda.cuModuleGetGlobal(&flags, &flags_size, module,
                                                             (entry.name + "_xgpu_flags_xgpu_layout_").c_str());
     kernel->prints = found == CUDA_SUCCESS;
-    required_size(text, entry.name, kernel->required_size);
+    if (!required_size(module, entry.name, kernel->required_size)) {
+      log_error("hsa_executable_load_agent_code_object: kernel %s: its required workgroup size is not readable",
+                entry.name.c_str());
+      g_runtime.cuda.cuModuleUnload(module);
+      return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
+    }
     kernel->group_segment_size = uint32_t(shared);
     kernel->private_segment_size = uint32_t(local);
     kernel->max_threads = threads;

@@ -506,6 +506,22 @@ XGPU_KERNEL_INLINE_ void xgpu_nvptx_fence_(int scope) {
    (xgpu_nvptx_workgroup_id_(2) * (wg)[2] + XGPU_KERNEL_NVPTX_LID_(2, req_z) <  \
     (grid).size[2]))
 
+/* The entry's first statements: the workgroup size (the required one as
+ * constants, else %ntid), the return of items past the grid's edge, and
+ * the context the body's built-ins read (xgpu_context_). */
+#define XGPU_KERNEL_NVPTX_PROLOGUE_(req_x, req_y, req_z)                       \
+  const uint32_t xgpu_wg_[3] = {                                              \
+      (req_x) ? (req_x) : xgpu_nvptx_workgroup_size_(0),                      \
+      (req_y) ? (req_y) : xgpu_nvptx_workgroup_size_(1),                      \
+      (req_z) ? (req_z) : xgpu_nvptx_workgroup_size_(2)};                     \
+  if (!XGPU_KERNEL_NVPTX_IN_GRID_(xgpu_grid_, xgpu_wg_, req_x, req_y, req_z)) \
+    return;                                                                   \
+  const xgpu_context_t xgpu_context_ = {                                      \
+      {xgpu_grid_.size[0], xgpu_grid_.size[1], xgpu_grid_.size[2]},           \
+      xgpu_grid_.kernarg_address,                                             \
+      {xgpu_wg_[0], xgpu_wg_[1], xgpu_wg_[2]},                                \
+      {(req_x) == 1u, (req_y) == 1u, (req_z) == 1u}}
+
 /* The required workgroup size (0,0,0: none), as an array the executable
  * reader finds by name in the PTX: PTX has no other place for it. */
 #define XGPU_KERNEL_NVPTX_REQUIRED_SIZE_(name, req_x, req_y, req_z)            \
@@ -523,18 +539,7 @@ XGPU_KERNEL_INLINE_ void xgpu_nvptx_fence_(int scope) {
           XGPU_KERNEL_PERMIT_DECL_##barriers);                                \
   XGPU_KERNEL_NVPTX_ENTRY_ void name(args_type xgpu_kernarg_,                 \
                                      xgpu_nvptx_grid_t xgpu_grid_) {          \
-    const uint32_t xgpu_wg_[3] = {                                            \
-        (req_x) ? (req_x) : xgpu_nvptx_workgroup_size_(0),                    \
-        (req_y) ? (req_y) : xgpu_nvptx_workgroup_size_(1),                    \
-        (req_z) ? (req_z) : xgpu_nvptx_workgroup_size_(2)};                   \
-    if (!XGPU_KERNEL_NVPTX_IN_GRID_(xgpu_grid_, xgpu_wg_, req_x, req_y,      \
-                                    req_z))                                   \
-      return;                                                                 \
-    const xgpu_context_t xgpu_context_ = {                                    \
-        {xgpu_grid_.size[0], xgpu_grid_.size[1], xgpu_grid_.size[2]},         \
-        xgpu_grid_.kernarg_address,                                           \
-        {xgpu_wg_[0], xgpu_wg_[1], xgpu_wg_[2]},                              \
-        {(req_x) == 1u, (req_y) == 1u, (req_z) == 1u}};                       \
+    XGPU_KERNEL_NVPTX_PROLOGUE_(req_x, req_y, req_z);                         \
     name##_xgpu_body_(&xgpu_kernarg_,                                         \
                       &xgpu_context_ XGPU_KERNEL_PERMIT_ARG_##barriers);      \
   }                                                                           \
@@ -556,18 +561,7 @@ XGPU_KERNEL_INLINE_ void xgpu_nvptx_fence_(int scope) {
                                      xgpu_nvptx_grid_t xgpu_grid_) {          \
     static XGPU_KERNEL_GROUP_AS_ __attribute__((loader_uninitialized))        \
     shared_type xgpu_groupshared_;                                            \
-    const uint32_t xgpu_wg_[3] = {                                            \
-        (req_x) ? (req_x) : xgpu_nvptx_workgroup_size_(0),                    \
-        (req_y) ? (req_y) : xgpu_nvptx_workgroup_size_(1),                    \
-        (req_z) ? (req_z) : xgpu_nvptx_workgroup_size_(2)};                   \
-    if (!XGPU_KERNEL_NVPTX_IN_GRID_(xgpu_grid_, xgpu_wg_, req_x, req_y,      \
-                                    req_z))                                   \
-      return;                                                                 \
-    const xgpu_context_t xgpu_context_ = {                                    \
-        {xgpu_grid_.size[0], xgpu_grid_.size[1], xgpu_grid_.size[2]},         \
-        xgpu_grid_.kernarg_address,                                           \
-        {xgpu_wg_[0], xgpu_wg_[1], xgpu_wg_[2]},                              \
-        {(req_x) == 1u, (req_y) == 1u, (req_z) == 1u}};                       \
+    XGPU_KERNEL_NVPTX_PROLOGUE_(req_x, req_y, req_z);                         \
     name##_xgpu_body_(&xgpu_kernarg_,                                         \
                       &xgpu_context_ XGPU_KERNEL_PERMIT_ARG_BARRIERS_,        \
                       (shared_type*)&xgpu_groupshared_);                      \

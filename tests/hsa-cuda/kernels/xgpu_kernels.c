@@ -10,37 +10,25 @@ typedef struct ids_args {
 
 /* A 2D grid: each item records its global linear id and its workgroup's
  * item count in x; item (0,0) records grid sizes and workgroup counts. */
-XGPU_KERNEL(ids, ids_args_t, args) {
-  uint32_t linear = xgpu_global_linear_id();
-  args->out[linear * 4 + 0] = linear;
-  args->out[linear * 4 + 1] = xgpu_workgroup_item_count(0);
-  args->out[linear * 4 + 2] = xgpu_local_linear_id();
-  args->out[linear * 4 + 3] = xgpu_workgroup_linear_id();
-  if (linear == 0) {
-    for (uint32_t d = 0; d < 3; ++d) {
-      args->grid[d * 2 + 0] = xgpu_grid_size(d);
-      args->grid[d * 2 + 1] = xgpu_workgroup_count(d);
-    }
+#define IDS_BODY                                                      \
+  uint32_t linear = xgpu_global_linear_id();                          \
+  args->out[linear * 4 + 0] = linear;                                 \
+  args->out[linear * 4 + 1] = xgpu_workgroup_item_count(0);           \
+  args->out[linear * 4 + 2] = xgpu_local_linear_id();                 \
+  args->out[linear * 4 + 3] = xgpu_workgroup_linear_id();             \
+  if (linear == 0) {                                                  \
+    for (uint32_t d = 0; d < 3; ++d) {                                \
+      args->grid[d * 2 + 0] = xgpu_grid_size(d);                      \
+      args->grid[d * 2 + 1] = xgpu_workgroup_count(d);                \
+    }                                                                 \
   }
-}
+XGPU_KERNEL(ids, ids_args_t, args) { IDS_BODY }
 XGPU_KERNEL_BINDINGS(ids, 2);
 
 /* The same with a required workgroup size of 32 x 2 x 1: its ids use the
  * size as constants (the local id in z is 0); a dispatch of another size is
  * refused. */
-XGPU_KERNEL_SIZED(ids_sized, ids_args_t, args, 32u, 2u, 1u) {
-  uint32_t linear = xgpu_global_linear_id();
-  args->out[linear * 4 + 0] = linear;
-  args->out[linear * 4 + 1] = xgpu_workgroup_item_count(0);
-  args->out[linear * 4 + 2] = xgpu_local_linear_id();
-  args->out[linear * 4 + 3] = xgpu_workgroup_linear_id();
-  if (linear == 0) {
-    for (uint32_t d = 0; d < 3; ++d) {
-      args->grid[d * 2 + 0] = xgpu_grid_size(d);
-      args->grid[d * 2 + 1] = xgpu_workgroup_count(d);
-    }
-  }
-}
+XGPU_KERNEL_SIZED(ids_sized, ids_args_t, args, 32u, 2u, 1u) { IDS_BODY }
 XGPU_KERNEL_BINDINGS(ids_sized, 2);
 
 typedef struct reverse_args {
