@@ -80,8 +80,7 @@ HSA_CORE_EXPORT hsa_status_t hsa_amd_svm_prefetch_async(void* ptr, size_t size, 
                                                         hsa_signal_t completion_signal) {
   HSA_CORE_REQUIRE_INIT();
   if (ptr == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  hsa_core::AgentDescription agent_description;
-  if (!hsa_core::backend().describe_agent(agent, &agent_description)) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (!hsa_core::backend().agent_known(agent)) return HSA_STATUS_ERROR_INVALID_AGENT;
   if (completion_signal.handle == 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   if (!backend().svm) return hsa_core::no_svm("hsa_amd_svm_prefetch_async");
   (void)size;

@@ -30,9 +30,6 @@ namespace {
 using hsa_core::decode_header;
 using hsa_core::kInvalidHeader;
 using hsa_core::load_header;
-constexpr uint16_t packet_type(uint16_t header) {
-  return uint16_t((header >> HSA_PACKET_HEADER_TYPE) & ((1u << HSA_PACKET_HEADER_WIDTH_TYPE) - 1u));
-}
 
 // Fence scopes: every agent shares the host's coherent memory, so an agent
 // or system scope fence is a thread fence; NONE orders nothing.
@@ -415,7 +412,7 @@ constexpr hsa_status_t kPacketGroupSegment = HSA_STATUS_ERROR_INVALID_ALLOCATION
 // What this processor runs beyond dispatches and barrier-AND/OR.
 constexpr hsa_core::PacketSupport kPacketSupport{.barrier_value = true};
 
-struct Processor final : hsa_core::PacketProcessor {
+struct Processor final : hsa_core::PacketProcessor<Processor> {
   explicit Processor(Queue* q) : PacketProcessor(&q->amd, kPacketSupport), queue(q) {}
 
   Queue* queue;
@@ -427,12 +424,12 @@ struct Processor final : hsa_core::PacketProcessor {
 
   // Destroyed, inactivated, or failed (report_error inactivates the queue):
   // the loop ends.
-  bool stopping() override {
+  bool stopping() {
     return queue->stop.load(std::memory_order_acquire) ||
            queue->inactive.load(std::memory_order_acquire);
   }
-  bool failed() override { return false; }  // a failure inactivates: stopping()
-  bool wait_failed(int64_t) override { return false; }
+  bool failed() { return false; }  // a failure inactivates: stopping()
+  bool wait_failed(int64_t) { return false; }
 
   // Sleeps on the doorbell (any change) plus `extra` signals (filtered)
   // until ready() or stop. Only the runtime writes the doorbell and the
@@ -623,17 +620,18 @@ struct Processor final : hsa_core::PacketProcessor {
 
   // Nothing published at `read`: never skip it, sleep until the doorbell
   // rings (any change) and the header is written.
-  void idle(uint64_t, const void* slot, int64_t) override {
-    wait(nullptr, nullptr, 0, [&] { return packet_type(load_header(slot)) != HSA_PACKET_TYPE_INVALID; });
+  void idle(uint64_t, const void* slot, int64_t) {
+    wait(nullptr, nullptr, 0,
+         [&] { return decode_header(load_header(slot)).type != HSA_PACKET_TYPE_INVALID; });
   }
 
-  void refuse(uint64_t, hsa_status_t status, const char* what, uint64_t value) override {
+  void refuse(uint64_t, hsa_status_t status, const char* what, uint64_t value) {
     invalid(status, what, value);
     report_error(packet_error);
   }
 
   // One packet at a time: 1 when it ran, 0 when the queue stops or fails.
-  uint64_t run_packets(uint64_t read, void* slot, uint16_t header) override {
+  uint64_t run_packets(uint64_t read, void* slot, uint16_t header) {
     int64_t dependency_error = 0;
     switch (process(slot, header, read, &dependency_error)) {
       case PacketStatus::kDone:

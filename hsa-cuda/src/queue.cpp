@@ -500,26 +500,28 @@ int64_t issue_run(Queue* q, uint64_t read, uint64_t write) {
 // The queue's packet processor: the core's loop (hsa_core::PacketProcessor)
 // with how this runtime runs packets (on the queue's CUDA stream: runs of
 // dispatches as graphs, the rest packet by packet) and waits when idle.
-class Processor final : public hsa_core::PacketProcessor {
+class Processor final : public hsa_core::PacketProcessor<Processor> {
  public:
   explicit Processor(Queue* q) : PacketProcessor(q->amd, kPacketSupport), q(q) {}
 
  private:
-  bool stopping() override { return q->stop.load(std::memory_order_acquire); }
+  friend class hsa_core::PacketProcessor<Processor>;  // calls the hooks below
 
-  bool failed() override {
+  bool stopping() { return q->stop.load(std::memory_order_acquire); }
+
+  bool failed() {
     // Inactivated: what the stream holds runs to its end (CUDA cannot take
     // back launched work); nothing more is issued.
     if (q->inactive.load(std::memory_order_acquire)) q->failed = true;
     return q->failed;
   }
 
-  bool wait_failed(int64_t rung) override {
+  bool wait_failed(int64_t rung) {
     signal_wait(q->doorbell, HSA_SIGNAL_CONDITION_NE, rung, 100000000ull, &q->stop);
     return true;  // until the queue is destroyed
   }
 
-  void idle(uint64_t read, const void*, int64_t rung) override {
+  void idle(uint64_t read, const void*, int64_t rung) {
     if (q->in_flight) {
       const uint64_t write = __atomic_load_n(&q->amd->write_dispatch_id, __ATOMIC_ACQUIRE);
       const CUresult r = g_runtime.cuda.cuStreamQuery(q->stream);
@@ -538,11 +540,11 @@ class Processor final : public hsa_core::PacketProcessor {
     signal_wait(q->doorbell, HSA_SIGNAL_CONDITION_NE, rung, 100000000ull, &q->stop);
   }
 
-  void refuse(uint64_t, hsa_status_t status, const char* what, uint64_t value) override {
+  void refuse(uint64_t, hsa_status_t status, const char* what, uint64_t value) {
     fail(q, status, (std::string(what) + " (" + std::to_string(value) + ")").c_str());
   }
 
-  uint64_t run_packets(uint64_t read, void* slot, uint16_t header) override {
+  uint64_t run_packets(uint64_t read, void* slot, uint16_t header) {
     const uint32_t type = hsa_core::decode_header(header).type;
     // A run of dispatch packets (not on a profiling queue: each packet
     // there gets its own events).

@@ -23,6 +23,8 @@
 
 #include <cstdint>
 
+#include <hsa_core/signal.h>
+
 namespace hsa_core {
 
 // The fields of an AQL packet header (hsa_packet_header_t).
@@ -33,7 +35,26 @@ struct PacketHeader {
   uint16_t release_scope = HSA_FENCE_SCOPE_NONE;
   uint16_t reserved = 0;                        // the bits above the release scope: must be 0
 };
-PacketHeader decode_header(uint16_t header);
+inline PacketHeader decode_header(uint16_t header) {
+  auto field = [header](uint32_t shift, uint32_t width) { return uint16_t((header >> shift) & ((1u << width) - 1u)); };
+  PacketHeader h;
+  h.type = field(HSA_PACKET_HEADER_TYPE, HSA_PACKET_HEADER_WIDTH_TYPE);
+  h.barrier = field(HSA_PACKET_HEADER_BARRIER, HSA_PACKET_HEADER_WIDTH_BARRIER) != 0;
+  h.acquire_scope = field(HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE, HSA_PACKET_HEADER_WIDTH_SCACQUIRE_FENCE_SCOPE);
+  h.release_scope = field(HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE, HSA_PACKET_HEADER_WIDTH_SCRELEASE_FENCE_SCOPE);
+  h.reserved = uint16_t(header >> (uint32_t(HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE) +
+                                   uint32_t(HSA_PACKET_HEADER_WIDTH_SCRELEASE_FENCE_SCOPE)));
+  return h;
+}
+// A header check_header accepts without looking at the packet: a kernel
+// dispatch or barrier-AND/OR with valid fence scopes and no reserved bit
+// (the loop's inline test; anything else goes to check_header).
+inline bool plain_header(uint16_t header) {
+  const PacketHeader h = decode_header(header);
+  return (h.type == HSA_PACKET_TYPE_KERNEL_DISPATCH || h.type == HSA_PACKET_TYPE_BARRIER_AND ||
+          h.type == HSA_PACKET_TYPE_BARRIER_OR) &&
+         h.acquire_scope <= HSA_FENCE_SCOPE_SYSTEM && h.release_scope <= HSA_FENCE_SCOPE_SYSTEM && h.reserved == 0;
+}
 // The header word of the packet in a ring slot (acquire: the packet's body
 // is visible once its header is).
 inline uint16_t load_header(const void* slot) {
@@ -77,45 +98,88 @@ bool barrier_value_met(const hsa_amd_barrier_value_packet_t& packet);
 // its header is checked first (check_header: a refused packet fails the
 // queue with that status); once it ran, its slot is handed back (header
 // INVALID) and the read index moves past it, in order. A failed queue runs
-// nothing more. The back-end says how a packet runs (run_packets: the one at
-// the read index, or a run of several), how an idle processor waits (idle),
-// and what a failed queue does until it stops (wait_failed).
+// nothing more. The back-end (Derived, which derives from
+// PacketProcessor<Derived>: the hooks are called directly, no virtual call
+// per packet) says:
+//   bool stopping();   the queue is being destroyed (the loop ends);
+//   bool failed();     the queue failed (a packet refused, a kernel
+//                      faulted, it was inactivated): nothing more runs;
+//   void idle(uint64_t read, const void* slot, int64_t rung);
+//                      nothing is published at `read`: wait until a packet
+//                      may be (the doorbell rang past `rung`, read before the
+//                      header was read again) or stopping();
+//   uint64_t run_packets(uint64_t read, void* slot, uint16_t header);
+//                      run the published, checked packet at `read` and, if
+//                      it chooses, packets after it: how many ran (their
+//                      slots are handed back), 0 when none did (failed or
+//                      stopping);
+//   void refuse(uint64_t read, hsa_status_t status, const char* what, uint64_t value);
+//                      the packet at `read` is refused (check_header): the
+//                      queue fails with `status`;
+//   bool wait_failed(int64_t rung);
+//                      a failed queue: wait for a change (as idle) and
+//                      return true to keep looping until stopping(), false
+//                      to end the loop now.
+template <class Derived>
 class PacketProcessor {
  public:
   PacketProcessor(amd_queue_t* amd, PacketSupport support) : amd_(amd), support_(support) {}
-  virtual ~PacketProcessor() = default;
   PacketProcessor(const PacketProcessor&) = delete;
   PacketProcessor& operator=(const PacketProcessor&) = delete;
 
   // Runs the loop until stopping(), or until a failed queue's wait_failed()
   // says to end.
-  void loop();
+  void loop() {
+    hsa_queue_t& hq = amd_->hsa_queue;
+    const uint64_t mask = uint64_t(hq.size) - 1;
+    auto* ring = static_cast<uint8_t*>(hq.base_address);
+    Signal* doorbell = to_signal(hq.doorbell_signal);
+    constexpr size_t kPacketBytes = 64;
+    while (!self().stopping()) {
+      if (self().failed()) {
+        if (!self().wait_failed(doorbell->load_acquire())) break;
+        continue;
+      }
+      const uint64_t read = __atomic_load_n(&amd_->read_dispatch_id, __ATOMIC_RELAXED);
+      uint8_t* slot = ring + (read & mask) * kPacketBytes;
+      uint16_t header = load_header(slot);
+      if (decode_header(header).type == HSA_PACKET_TYPE_INVALID) {
+        // The doorbell, then the slot again: a ring after this load is seen by
+        // the wait (only an idle processor reads the doorbell).
+        const int64_t rung = doorbell->load_acquire();
+        header = load_header(slot);
+        if (decode_header(header).type == HSA_PACKET_TYPE_INVALID) {
+          self().idle(read, slot, rung);
+          continue;
+        }
+      }
+      const char* what = nullptr;
+      uint64_t value = 0;
+      if (!plain_header(header)) {
+        if (const hsa_status_t refused = check_header(slot, header, support_, &what, &value);
+            refused != HSA_STATUS_SUCCESS) {
+          self().refuse(read, refused, what, value);
+          continue;
+        }
+      }
+      const uint64_t ran = self().run_packets(read, slot, header);
+      if (ran == 0) continue;
+      // Hand the slots back, then the read index: a producer waiting for room
+      // writes into a slot only after the read index has passed it.
+      for (uint64_t j = read; j < read + ran; ++j)
+        __atomic_store_n(reinterpret_cast<uint16_t*>(ring + (j & mask) * kPacketBytes), kInvalidHeader,
+                         __ATOMIC_RELAXED);
+      __atomic_store_n(&amd_->read_dispatch_id, read + ran, __ATOMIC_RELEASE);
+    }
+  }
 
  protected:
-  // The queue is being destroyed (the loop ends).
-  virtual bool stopping() = 0;
-  // The queue failed (a packet was refused, a kernel faulted, it was
-  // inactivated): nothing more runs.
-  virtual bool failed() = 0;
-  // Nothing is published at `read`: waits until a packet may be (the
-  // doorbell rang past `rung`, the value read before the header was), or
-  // until stopping().
-  virtual void idle(uint64_t read, const void* slot, int64_t rung) = 0;
-  // Runs the published packet at `read` (header checked), and, if the
-  // back-end chooses, packets after it: how many ran (their slots are handed
-  // back), or 0 when none did (the queue failed, or it is stopping).
-  virtual uint64_t run_packets(uint64_t read, void* slot, uint16_t header) = 0;
-  // The packet at `read` is refused (check_header): the queue fails with
-  // `status` (`what`, and the field's `value`, say why).
-  virtual void refuse(uint64_t read, hsa_status_t status, const char* what, uint64_t value) = 0;
-  // A failed queue: waits for something to change (`rung` as in idle) and
-  // returns true to keep looping until stopping(), or returns false to end
-  // the loop now.
-  virtual bool wait_failed(int64_t rung) = 0;
-
+  ~PacketProcessor() = default;
   amd_queue_t* amd() const { return amd_; }
 
  private:
+  Derived& self() { return static_cast<Derived&>(*this); }
+
   amd_queue_t* const amd_;
   const PacketSupport support_;
 };
