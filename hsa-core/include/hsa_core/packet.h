@@ -135,12 +135,13 @@ class PacketProcessor {
     auto* ring = static_cast<uint8_t*>(hq.base_address);
     Signal* doorbell = to_signal(hq.doorbell_signal);
     constexpr size_t kPacketBytes = 64;
+    // Only this loop moves the read index: it is kept here and published.
+    uint64_t read = __atomic_load_n(&amd_->read_dispatch_id, __ATOMIC_RELAXED);
     while (!self().stopping()) {
       if (self().failed()) {
         if (!self().wait_failed(doorbell->load_acquire())) break;
         continue;
       }
-      const uint64_t read = __atomic_load_n(&amd_->read_dispatch_id, __ATOMIC_RELAXED);
       uint8_t* slot = ring + (read & mask) * kPacketBytes;
       uint16_t header = load_header(slot);
       if (decode_header(header).type == HSA_PACKET_TYPE_INVALID) {
@@ -169,7 +170,8 @@ class PacketProcessor {
       for (uint64_t j = read; j < read + ran; ++j)
         __atomic_store_n(reinterpret_cast<uint16_t*>(ring + (j & mask) * kPacketBytes), kInvalidHeader,
                          __ATOMIC_RELAXED);
-      __atomic_store_n(&amd_->read_dispatch_id, read + ran, __ATOMIC_RELEASE);
+      read += ran;
+      __atomic_store_n(&amd_->read_dispatch_id, read, __ATOMIC_RELEASE);
     }
   }
 
