@@ -342,10 +342,18 @@ def _extern_sync(reg: Registry, cmd: Command, rules: dict[str, tuple[str, str]])
     return [f"    ExternalSyncClaim sync(ctx, {record}, {vuid_symbol(vuid)}, \"{param_name}\");"]
 
 
+# The commands whose CallContext carries a CallCreation (chassis/layer.h):
+# what the instance's and device's creation and destruction pass between hooks.
+CREATION_COMMANDS = ("xgpuCreateInstance", "xgpuDestroyInstance", "xgpuCreateDevice", "xgpuDestroyDevice")
+
+
 def _intercept(reg: Registry, cmd: Command, sync_rules: dict[str, tuple[str, str]] | None = None) -> list[str]:
     args = ", ".join(["ctx"] + [p.base_name for p in cmd.params])
-    out = [f"static {cmd.ret} XGPU_API_CALL Intercept{cmd.short_name}({cmd.param_list()}) {{",
-           f"    CallContext ctx(Command::{cmd.name});"]
+    out = [f"static {cmd.ret} XGPU_API_CALL Intercept{cmd.short_name}({cmd.param_list()}) {{"]
+    if cmd.name in CREATION_COMMANDS:
+        out += ["    CallCreation creation;", f"    CallContext ctx(Command::{cmd.name}, &creation);"]
+    else:
+        out.append(f"    CallContext ctx(Command::{cmd.name});")
     dispatch = cmd.dispatch_param
     if dispatch is not None and dispatch.base_type in LEVEL_HANDLE.values():
         out.append(f"    ctx.Dispatch({reg.handle(dispatch.base_type).object_type}, {dispatch.name});")

@@ -85,6 +85,7 @@ XgpuResult DownCreateInstance(CallContext& ctx, const XgpuInstanceCreateInfo* pC
   }
   auto instance = std::make_unique<LayerInstance>();
   instance->settings = Settings::Resolve(FindValidationSettings(pCreateInfo->pNext));
+  if (instance->settings.sync_hazards) g_sync_hazards_seen.store(true, std::memory_order_relaxed);
   instance->counts = std::make_unique<std::atomic<uint32_t>[]>(kVuidCount);
   XgpuResult result = next_create(pCreateInfo, pAllocator, pInstance);
   if (result < 0) return result;
@@ -116,7 +117,7 @@ XgpuResult DownCreateInstance(CallContext& ctx, const XgpuInstanceCreateInfo* pC
                  m.user_data);
     }
   }
-  ctx.new_instance = instance.get();
+  ctx.creation->new_instance = instance.get();
   ctx.instance = instance.get();
   AddLiveInstance(instance.release());
   return result;
@@ -125,7 +126,7 @@ XgpuResult DownCreateInstance(CallContext& ctx, const XgpuInstanceCreateInfo* pC
 void DownDestroyInstance(CallContext& ctx, XgpuInstance instance, const XgpuAllocationCallbacks* pAllocator) {
   LayerInstance* data = ctx.instance;
   if (data == nullptr) return;
-  data->next.DestroyInstance(instance, ctx.destroy_with_creation_allocator ? ctx.creation_allocator : pAllocator);
+  data->next.DestroyInstance(instance, ctx.creation->destroy_with_creation_allocator ? ctx.creation->creation_allocator : pAllocator);
   RemoveLiveInstance(data);
   delete data;
 }
@@ -144,7 +145,7 @@ PFN_xgpuVoidFunction DownGetInstanceProcAddr(CallContext& ctx, XgpuInstance inst
 }
 
 // DownCreateDevice's part after the call down: the LayerDevice (set as
-// ctx.new_device) and the object tracker's records of the device and its
+// ctx.creation->new_device) and the object tracker's records of the device and its
 // queues. Throws std::bad_alloc, having kept nothing.
 void DownCreateDeviceRecords(CallContext& ctx, XgpuPhysicalDevice physicalDevice,
                              const XgpuDeviceCreateInfo* pCreateInfo, const XgpuAllocationCallbacks* pAllocator,
@@ -208,11 +209,11 @@ void DownCreateDeviceRecords(CallContext& ctx, XgpuPhysicalDevice physicalDevice
     const XgpuDeviceQueueCreateInfo& queue = pCreateInfo->pQueueCreateInfos[i];
     if (queue.queueFamilyIndex < family_count) device->queue_counts[queue.queueFamilyIndex] = queue.queueCount;
   }
-  ctx.new_device = device.get();
+  ctx.creation->new_device = device.get();
   try {
     StateTracker::TrackCreatedDevice(ctx, *pDevice, pAllocator);
   } catch (const std::bad_alloc&) {
-    ctx.new_device = nullptr;
+    ctx.creation->new_device = nullptr;
     throw;
   }
   device.release();
@@ -221,7 +222,7 @@ void DownCreateDeviceRecords(CallContext& ctx, XgpuPhysicalDevice physicalDevice
 void DownDestroyDevice(CallContext& ctx, XgpuDevice device, const XgpuAllocationCallbacks* pAllocator) {
   LayerDevice* data = ctx.device;
   if (data == nullptr) return;
-  data->next.DestroyDevice(device, ctx.destroy_with_creation_allocator ? ctx.creation_allocator : pAllocator);
+  data->next.DestroyDevice(device, ctx.creation->destroy_with_creation_allocator ? ctx.creation->creation_allocator : pAllocator);
   delete data;
 }
 

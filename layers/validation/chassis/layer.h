@@ -295,13 +295,13 @@ struct alignas(64) ObjectRecord {
   // synchronized call on the object and that call's rule, packed by
   // ExternalSyncScope (0 when none), and the submissions reading it right now.
   std::atomic<uint64_t> sync_owner{0};
-  // The thread the object is biased to (0: none): its claims take no atomic
-  // read-modify-write, only `sync_bias_active` (written by that thread alone)
-  // and the rule of its call; another thread revokes the bias first
-  // (thread_safety.cpp).
+  // The thread the object is biased to (CallingThread(); 0: none): its
+  // claims take no atomic read-modify-write, only one store of
+  // `sync_bias_call` (written by that thread alone: 0 outside a call, else
+  // kBiasInCall and the call's rule shifted by kBiasVuidShift); another
+  // thread revokes the bias first (thread_safety.cpp).
   std::atomic<uint64_t> sync_bias{0};
-  std::atomic<uint32_t> sync_bias_active{0};
-  std::atomic<uint32_t> sync_bias_vuid{0};
+  std::atomic<uint64_t> sync_bias_call{0};
   std::atomic<uint32_t> sync_readers{0};
   std::atomic<uint32_t> sync_revocations{0};   // biases revoked; past a few the object stays unbiased
 
@@ -344,11 +344,27 @@ struct ObjectRef {
   uint64_t handle;      // its handle
 };
 
+// What only the intercepts that create or destroy an instance or a device
+// carry (the generated intercept holds one and points its CallContext at it).
+struct CallCreation {
+  const XgpuInstanceCreateInfo* creating_instance = nullptr;  // xgpuCreateInstance's create info
+  LayerInstance* new_instance = nullptr;                       // set by xgpuCreateInstance's call down
+  LayerDevice* new_device = nullptr;                           // set by xgpuCreateDevice's call down
+  // xgpuDestroyDevice / xgpuDestroyInstance given callbacks incompatible with
+  // the creation's: the destroy goes on (the loader ends its record anyway)
+  // with the creation's callbacks (nullptr: none).
+  bool destroy_with_creation_allocator = false;
+  const XgpuAllocationCallbacks* creation_allocator = nullptr;
+  XgpuAllocationCallbacks creation_allocator_copy;  // written before creation_allocator points at it
+};
+
 // One intercepted call: what its dispatchable handle resolved to, and the
-// first error its checks reported.
+// first error its checks reported. Every intercept makes one on its frame:
+// what it initialises is kept to the command, the first error and one
+// pointer (the dispatch fields are written by Dispatch on every path).
 class CallContext {
  public:
-  explicit CallContext(Command command) : command(command) {}
+  explicit CallContext(Command command, CallCreation* creation = nullptr) : command(command), creation(creation) {}
   CallContext(const CallContext&) = delete;
   CallContext& operator=(const CallContext&) = delete;
 
@@ -356,7 +372,7 @@ class CallContext {
   // nothing). Inline, every call makes it: defined in object_map.h.
   inline void Dispatch(XgpuObjectType type, const void* handle);
   // xgpuCreateInstance: messages before the instance exists go to the messengers chained to info.
-  void BeginCreateInstance(const XgpuInstanceCreateInfo* info) { creating_instance = info; }
+  void BeginCreateInstance(const XgpuInstanceCreateInfo* info) { creation->creating_instance = info; }
 
   bool CanCallDown() const { return dispatch_record != nullptr; }
   const XgpuInstanceDispatchTable& InstanceTable() const { return instance->next; }
@@ -377,21 +393,13 @@ class CallContext {
             XgpuDebugMessageSeverityFlagBits severity = XGPU_DEBUG_MESSAGE_SEVERITY_WARNING_BIT) const;
 
   const Command command;                                 // the intercepted command
+  XgpuResult first_error = XGPU_SUCCESS;                 // error of the first rule reported (beside command: one store)
+  CallCreation* const creation;                          // instance/device creation and destruction; else nullptr
   const void* dispatch_handle = nullptr;                 // its dispatchable handle
   XgpuObjectType dispatch_type = XGPU_OBJECT_TYPE_UNKNOWN;  // that handle's type
   ObjectRecord* dispatch_record = nullptr;               // the handle's record; nullptr if not a live object
   LayerInstance* instance = nullptr;                     // its instance, when known
   LayerDevice* device = nullptr;                         // its device, for device-level commands
-  const XgpuInstanceCreateInfo* creating_instance = nullptr;  // xgpuCreateInstance's create info
-  LayerInstance* new_instance = nullptr;                 // set by xgpuCreateInstance's call down
-  LayerDevice* new_device = nullptr;                     // set by xgpuCreateDevice's call down
-  XgpuResult first_error = XGPU_SUCCESS;                 // error of the first rule reported
-  // xgpuDestroyDevice / xgpuDestroyInstance given callbacks incompatible with
-  // the creation's: the destroy goes on (the loader ends its record anyway)
-  // with the creation's callbacks (nullptr: none).
-  bool destroy_with_creation_allocator = false;
-  const XgpuAllocationCallbacks* creation_allocator = nullptr;
-  XgpuAllocationCallbacks creation_allocator_copy;       // written before creation_allocator points at it
 };
 
 // Every live instance's data (messages about a handle the layer does not know

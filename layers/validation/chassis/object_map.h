@@ -146,21 +146,24 @@ inline void CallContext::Dispatch(XgpuObjectType type, const void* handle) {
   NoteCallingThread();
   dispatch_type = type;
   dispatch_handle = handle;
-  if (handle == nullptr) return;
-  const uint64_t key = reinterpret_cast<uintptr_t>(handle);
-  LastDispatch& last = t_last_dispatch;
-  const uint64_t removals = g_lookup_removals.load(std::memory_order_acquire);
-  if (last.handle == key && last.type == type && last.removals == removals) [[likely]] {
-    dispatch_record = last.record;
-  } else {
-    // Read before the lookup: a removal after it makes the entry stale.
-    dispatch_record = Objects().Find(type, key);
-    if (dispatch_record != nullptr) last = {key, type, removals, dispatch_record};
+  // Every field below is written on every path, so that the constructor's
+  // defaults are not stored first.
+  ObjectRecord* record = nullptr;
+  if (handle != nullptr) [[likely]] {
+    const uint64_t key = reinterpret_cast<uintptr_t>(handle);
+    LastDispatch& last = t_last_dispatch;
+    const uint64_t removals = g_lookup_removals.load(std::memory_order_acquire);
+    if (last.handle == key && last.type == type && last.removals == removals) [[likely]] {
+      record = last.record;
+    } else {
+      // Read before the lookup: a removal after it makes the entry stale.
+      record = Objects().Find(type, key);
+      if (record != nullptr) last = {key, type, removals, record};
+    }
   }
-  if (dispatch_record != nullptr) {
-    instance = dispatch_record->instance;
-    device = dispatch_record->device;
-  }
+  dispatch_record = record;
+  instance = record != nullptr ? record->instance : nullptr;
+  device = record != nullptr ? record->device : nullptr;
 }
 
 }  // namespace xgpu_validation

@@ -198,8 +198,8 @@ bool CallContext::Report(Vuid vuid, const Field& field, const std::string& value
   std::vector<MessengerInfo> messengers;
   if (instance != nullptr) {
     AppendMessengers(instance, &messengers, command == Command::xgpuDestroyInstance);
-  } else if (creating_instance != nullptr) {
-    if (IsUsablePointer(creating_instance)) ChainedMessengers(creating_instance->pNext, &messengers);
+  } else if (creation != nullptr && creation->creating_instance != nullptr) {
+    if (IsUsablePointer(creation->creating_instance)) ChainedMessengers(creation->creating_instance->pNext, &messengers);
   } else {
     // A handle the layer does not know: every instance may be the one meant
     // (a callback given to several instances hears it once).

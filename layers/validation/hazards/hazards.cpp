@@ -8,6 +8,9 @@
 #include "warnings.h"
 
 namespace xgpu_validation {
+
+std::atomic<bool> g_sync_hazards_seen{false};
+
 namespace {
 
 constexpr uint32_t kReadBits = XGPU_ACCESS_INDIRECT_READ_BIT | XGPU_ACCESS_SHADER_READ_BIT |

@@ -46,6 +46,7 @@
 #ifndef XGPU_LAYERS_VALIDATION_HAZARDS_HAZARDS_H_
 #define XGPU_LAYERS_VALIDATION_HAZARDS_HAZARDS_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -128,6 +129,10 @@ struct HazardLog {
   }
 };
 
+// Whether an instance with the synchronization-hazard warnings on has been
+// created in this process (set at its xgpuCreateInstance, never cleared).
+extern std::atomic<bool> g_sync_hazards_seen;
+
 class SyncHazards : public HookDefaults {
  public:
   // The recording hooks: a test inline (the warnings are off by default and
@@ -189,7 +194,11 @@ class SyncHazards : public HookDefaults {
                            const XgpuSubmitInfo* pSubmits) const;
 
  private:
-  static bool On(const CallContext& ctx) { return ctx.instance != nullptr && ctx.instance->settings.sync_hazards; }
+  // One load of a global on the common path: no instance has the warnings on.
+  static bool On(const CallContext& ctx) {
+    return g_sync_hazards_seen.load(std::memory_order_relaxed) && ctx.instance != nullptr &&
+           ctx.instance->settings.sync_hazards;
+  }
   void RecordCmdDispatch(CallContext& ctx, XgpuCommandBuffer commandBuffer, uint32_t groupCountX, uint32_t groupCountY,
                          uint32_t groupCountZ);
   void RecordCmdDispatchIndirect(CallContext& ctx, XgpuCommandBuffer commandBuffer, const XgpuBufferRef* pCounts,

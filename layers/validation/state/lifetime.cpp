@@ -52,8 +52,8 @@ ObjectRecord* StateTracker::TrackValueUnder(CallContext& ctx, XgpuObjectType typ
   record->type = type;
   record->handle = handle;
   record->parent = parent;
-  record->instance = type == XGPU_OBJECT_TYPE_INSTANCE ? ctx.new_instance : parent ? parent->instance : ctx.instance;
-  record->device = type == XGPU_OBJECT_TYPE_DEVICE ? ctx.new_device : parent ? parent->device : nullptr;
+  record->instance = type == XGPU_OBJECT_TYPE_INSTANCE && ctx.creation != nullptr ? ctx.creation->new_instance : parent ? parent->instance : ctx.instance;
+  record->device = type == XGPU_OBJECT_TYPE_DEVICE && ctx.creation != nullptr ? ctx.creation->new_device : parent ? parent->device : nullptr;
   record->serial = serials.fetch_add(1, std::memory_order_relaxed);
   record->made_on = reinterpret_cast<uintptr_t>(ctx.dispatch_handle);
   record->made_on_type = ctx.dispatch_type;
@@ -67,7 +67,7 @@ ObjectRecord* StateTracker::TrackValueUnder(CallContext& ctx, XgpuObjectType typ
 }
 
 void StateTracker::TrackCreatedDevice(CallContext& ctx, XgpuDevice device, const XgpuAllocationCallbacks* allocator) {
-  LayerDevice* data = ctx.new_device;
+  LayerDevice* data = ctx.creation != nullptr ? ctx.creation->new_device : nullptr;
   ObjectRecord* record = nullptr;
   try {
     // (The record the generated lifetime hook's Track then finds.)

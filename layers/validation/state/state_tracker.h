@@ -33,7 +33,7 @@ class StateTracker : public HookDefaults {
 #include "../generated/state_lifetime_decls.inc"
 
   // xgpuCreateDevice, before its hooks: the records of the new device
-  // (ctx.new_device) and of every queue it was created with, so that
+  // (ctx.creation->new_device) and of every queue it was created with, so that
   // xgpuGetDeviceQueue - which has no result to fail with - never has to
   // allocate one. Throws std::bad_alloc (having recorded nothing) when host
   // memory runs out: the caller fails the creation.

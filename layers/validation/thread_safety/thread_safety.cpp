@@ -12,14 +12,14 @@
 // and the compare-and-swap was the largest cost of a recorded command. So an
 // object whose claim succeeded is biased to the claiming thread (at most
 // kMaxRevocations times per object): that thread's later claims write only
-// `sync_bias_active` (1 during the call) with plain stores, and then read the
+// `sync_bias_call` (set during the call) with a plain store, and then read the
 // bias, the owner word and the reader count -- no read-modify-write and no
 // fence, so the store may become visible after those reads. Any other thread
 // (writer or reader) first revokes the bias: it makes its own claim, clears
 // `sync_bias`, then runs membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), which
 // returns only after every running thread of the process has passed a full
-// memory barrier, and only then reads `sync_bias_active`. For the biased
-// thread's claim, either its store of `sync_bias_active` came before that
+// memory barrier, and only then reads `sync_bias_call`. For the biased
+// thread's claim, either its store of `sync_bias_call` came before that
 // barrier (the revoking thread sees 1 and reports the overlap), or its reads
 // came after it (they see the cleared bias or the revoker's claim, and the
 // biased thread takes the compare-and-swap path, which reports). Of two
@@ -64,8 +64,8 @@ int32_t RevokeBias(ObjectRecord* record) {
   // A failure here cannot happen once registered (BiasAvailable granted the bias).
   syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
   record->sync_revocations.fetch_add(1, std::memory_order_relaxed);
-  if (record->sync_bias_active.load(std::memory_order_acquire) != 0) {
-    return static_cast<int32_t>(record->sync_bias_vuid.load(std::memory_order_relaxed));
+  if (const uint64_t call = record->sync_bias_call.load(std::memory_order_acquire); (call & kBiasInCall) != 0) {
+    return static_cast<int32_t>(call >> kBiasVuidShift);
   }
   return -1;
 }
@@ -89,7 +89,7 @@ ExternalSyncClaim::How ExternalSyncClaim::ClaimUnbiased(CallContext& ctx, Object
                : How::kNone;
   }
   const uint64_t bias = record->sync_bias.load(std::memory_order_seq_cst);
-  if (bias != 0 && bias != me) {
+  if (bias != 0 && bias != CallingThread()) {
     if (const int32_t theirs = RevokeBias(record); theirs >= 0) {
       record->sync_owner.store(0, std::memory_order_release);
       return ctx.Report(vuid, field,
@@ -111,8 +111,9 @@ ExternalSyncClaim::How ExternalSyncClaim::ClaimUnbiased(CallContext& ctx, Object
                : How::kNone;
   }
   // Later claims by this thread skip the compare-and-swap.
-  if (bias != me && record->sync_revocations.load(std::memory_order_relaxed) < kMaxRevocations && BiasAvailable()) {
-    record->sync_bias.store(me, std::memory_order_relaxed);
+  if (bias != CallingThread() && record->sync_revocations.load(std::memory_order_relaxed) < kMaxRevocations &&
+      BiasAvailable()) {
+    record->sync_bias.store(CallingThread(), std::memory_order_relaxed);
   }
   return How::kOwner;
 }
@@ -125,7 +126,8 @@ void ExternalSyncReads::Read(ObjectRecord* record, const Field& field) {
   int32_t theirs = -1;
   if (owner != 0 && (owner & kSyncThreadMask) != me) {
     theirs = static_cast<int32_t>(owner >> kSyncVuidShift);
-  } else if (const uint64_t bias = record->sync_bias.load(std::memory_order_seq_cst); bias != 0 && bias != me) {
+  } else if (const uint64_t bias = record->sync_bias.load(std::memory_order_seq_cst);
+             bias != 0 && bias != CallingThread()) {
     theirs = RevokeBias(record);
   }
   if (theirs >= 0) {

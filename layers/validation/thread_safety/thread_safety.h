@@ -33,6 +33,9 @@ namespace xgpu_validation {
 // The owner word (ObjectRecord::sync_owner): the claiming thread and its call's rule.
 inline constexpr uint64_t kSyncThreadMask = (uint64_t{1} << 48) - 1;  // the thread part
 inline constexpr int kSyncVuidShift = 48;                             // where the rule starts
+// The biased thread's call word (ObjectRecord::sync_bias_call).
+inline constexpr uint64_t kBiasInCall = 1;  // the biased thread is in a call on the object
+inline constexpr int kBiasVuidShift = 32;   // where that call's rule starts
 
 // The claim of a command's externally synchronized parameter (one per
 // command with an -externsync rule), held from construction to the end of
@@ -48,13 +51,13 @@ class ExternalSyncClaim {
   // states why it is sound); any other claim is ClaimUnbiased's.
   ExternalSyncClaim(CallContext& ctx, ObjectRecord* record, Vuid vuid, const char* field) {
     if (record == nullptr) return;
-    const uint64_t me = CallingThread() & kSyncThreadMask;
+    const uint64_t me = CallingThread();  // the bias holds it whole (the owner word, masked)
     if (record->sync_bias.load(std::memory_order_relaxed) == me) {
-      // Biased to this thread (only it writes sync_bias_active): a call it
-      // made from a callback of this one finds the flag up already.
-      if (record->sync_bias_active.load(std::memory_order_relaxed) != 0) return;
-      record->sync_bias_vuid.store(static_cast<uint32_t>(vuid), std::memory_order_relaxed);
-      record->sync_bias_active.store(1, std::memory_order_relaxed);
+      // Biased to this thread (only it writes sync_bias_call): a call it
+      // made from a callback of this one finds the call word set already.
+      if (record->sync_bias_call.load(std::memory_order_relaxed) != 0) return;
+      record->sync_bias_call.store(kBiasInCall | (static_cast<uint64_t>(vuid) << kBiasVuidShift),
+                                   std::memory_order_relaxed);
       std::atomic_signal_fence(std::memory_order_seq_cst);  // the program order a revoker's membarrier relies on
       if (record->sync_bias.load(std::memory_order_relaxed) == me &&
           record->sync_owner.load(std::memory_order_relaxed) == 0 &&
@@ -63,7 +66,7 @@ class ExternalSyncClaim {
         how_ = How::kBiased;
         return;
       }
-      record->sync_bias_active.store(0, std::memory_order_release);  // revoked, or another thread is in: claim below
+      record->sync_bias_call.store(0, std::memory_order_release);  // revoked, or another thread is in: claim below
     }
     how_ = ClaimUnbiased(ctx, record, vuid, field);
     if (how_ == How::kOwner) held_ = record;
@@ -73,7 +76,7 @@ class ExternalSyncClaim {
   ~ExternalSyncClaim() {
     if (held_ == nullptr) return;
     if (how_ == How::kBiased) {
-      held_->sync_bias_active.store(0, std::memory_order_release);
+      held_->sync_bias_call.store(0, std::memory_order_release);
     } else {
       held_->sync_owner.store(0, std::memory_order_release);
     }
@@ -88,7 +91,7 @@ class ExternalSyncClaim {
  private:
   enum class How : uint8_t {
     kNone,     // nothing claimed (no record, or this thread's call holds it already)
-    kBiased,   // through this thread's bias: sync_bias_active is up
+    kBiased,   // through this thread's bias: sync_bias_call is set
     kOwner,    // by compare-and-swap: sync_owner holds this thread and the rule
     kFailed,   // another thread is in: reported, and the report asks for a skip
   };

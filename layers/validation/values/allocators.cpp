@@ -31,11 +31,11 @@ const ObjectRecord* Find(XgpuObjectType type, Handle handle) {
 // A device or instance: reported, then destroyed with its creation's callbacks.
 bool CheckDestroyAllocator(CallContext& ctx, Vuid vuid, const XgpuAllocationCallbacks* pAllocator) {
   const ObjectRecord* record = ctx.dispatch_record;
-  if (CheckAllocator(ctx, vuid, record, pAllocator)) {
-    ctx.destroy_with_creation_allocator = true;
+  if (CheckAllocator(ctx, vuid, record, pAllocator) && ctx.creation != nullptr) {
+    ctx.creation->destroy_with_creation_allocator = true;
     if (record->has_allocator) {
-      ctx.creation_allocator_copy = record->allocator;
-      ctx.creation_allocator = &ctx.creation_allocator_copy;
+      ctx.creation->creation_allocator_copy = record->allocator;
+      ctx.creation->creation_allocator = &ctx.creation->creation_allocator_copy;
     }
   }
   return false;
