@@ -1,5 +1,6 @@
 /* hsa-cpu's own extensions to the HSA API: what only this runtime knows
- * about a kernel that faulted (hsa-cpu/README.md, "Kernel faults").
+ * about a kernel that faulted (hsa-cpu/README.md, "Kernel faults"), and
+ * where a queue's dispatches ran.
  *
  * Plain C (C99). The entry points are exported by libxgpu-hsa-cpu under the
  * symbol version HSA_CPU_1, not ROCR's ROCR_1: other HSA runtimes (ROCR,
@@ -76,6 +77,32 @@ hsa_status_t hsa_cpu_queue_get_kernel_fault(const hsa_queue_t* queue, hsa_cpu_ke
 #define HSA_CPU_QUEUE_GET_KERNEL_FAULT_SYMBOL "hsa_cpu_queue_get_kernel_fault"
 typedef hsa_status_t (*hsa_cpu_queue_get_kernel_fault_fn_t)(const hsa_queue_t* queue,
                                                             hsa_cpu_kernel_fault_t* out_fault);
+
+/* Where a queue's kernel dispatches ran, since it was created. A dispatch of
+ * one workgroup, or one whose workgroups the kernel's latest dispatch on the
+ * queue measured at less than HSA_CPU_INLINE_DISPATCH_NS in all, runs on the
+ * queue's processor thread; others go to the worker pool. The pool measures
+ * a kernel dearer than one thread does, so every 16th dispatch in a row the
+ * pool would take of a kernel measured at most 4 times that limit runs on
+ * the processor thread and is measured again: a probe (hsa-cpu/README.md,
+ * "Kernel dispatch"). */
+typedef struct hsa_cpu_dispatch_counts_s {
+  uint64_t on_processor; /* run on the queue's processor thread, probes included */
+  uint64_t pooled;       /* handed to the worker pool */
+  uint64_t probes;       /* of on_processor: run there to be measured again */
+} hsa_cpu_dispatch_counts_t;
+
+/* Fills *out_counts with where `queue`'s dispatches ran so far (each count
+ * read atomically; a dispatch being decided may or may not be counted).
+ * Returns HSA_STATUS_SUCCESS; HSA_STATUS_ERROR_NOT_INITIALIZED without a
+ * runtime; HSA_STATUS_ERROR_INVALID_QUEUE for a NULL queue or one hsa-cpu
+ * does not know (never dereferenced); HSA_STATUS_ERROR_INVALID_ARGUMENT for
+ * a NULL out_counts. */
+hsa_status_t hsa_cpu_queue_get_dispatch_counts(const hsa_queue_t* queue, hsa_cpu_dispatch_counts_t* out_counts);
+
+#define HSA_CPU_QUEUE_GET_DISPATCH_COUNTS_SYMBOL "hsa_cpu_queue_get_dispatch_counts"
+typedef hsa_status_t (*hsa_cpu_queue_get_dispatch_counts_fn_t)(const hsa_queue_t* queue,
+                                                               hsa_cpu_dispatch_counts_t* out_counts);
 
 #ifdef __cplusplus
 }

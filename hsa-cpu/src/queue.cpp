@@ -78,6 +78,7 @@ struct KernelCost {
   uint64_t kernel_object = 0;                    // the kernel; 0: free (processor only)
   uint64_t generation = 0;                       // kernel_object_generation() when taken
   std::atomic<uint64_t> ns_per_workgroup{0};     // 0: not measured yet
+  uint32_t pooled_in_a_row = 0;                  // dispatches sent to the pool since one ran here (processor only)
 };
 
 class DispatchJob final : public Job {
@@ -354,6 +355,19 @@ class DispatchJob final : public Job {
 // another.
 constexpr uint64_t kInlineWorkNs = 5000;
 
+// The pool measures a kernel dearer than the processor's thread alone does
+// (its batches are small, each timed with two clock reads of ~30 ns on the
+// development VM, and half the data was last written on another core): a
+// 64x64 jacobi step measured 28 ns per workgroup here and 106-136 through
+// the pool, so one dispatch sent to the pool (its first, or one whose run
+// here was preempted) kept every later one there. Every kProbeEvery-th
+// dispatch in a row that the pool would take, of a kernel measured at most
+// kProbeFactor times the limit, runs here instead and is measured again.
+// At worst that probe costs one dispatch of kProbeFactor x kInlineWorkNs
+// on one thread per kProbeEvery dispatches.
+constexpr uint32_t kProbeEvery = 16;
+constexpr uint64_t kProbeFactor = 4;
+
 // HSA_CPU_INLINE_DISPATCH_NS overrides kInlineWorkNs (0: every dispatch of
 // more than one workgroup goes to the pool); read by each queue's processor
 // when it starts.
@@ -386,6 +400,7 @@ struct DispatchCosts {
     slot.kernel_object = kernel_object;
     slot.generation = generation;
     slot.ns_per_workgroup.store(0, std::memory_order_relaxed);
+    slot.pooled_in_a_row = 0;
     return &slot;
   }
 };
@@ -523,6 +538,7 @@ struct Processor final : hsa_core::PacketProcessor<Processor> {
     const uint64_t start_ns = queue->profiling() ? now_ns() : 0;
     if (total == 1) {
       // One workgroup cannot use a second thread: run it right here.
+      queue->dispatches_here.fetch_add(1, std::memory_order_relaxed);
       DispatchJob job(queue, packet, packet_id, kernel, counts, 1, group_bytes, start_ns, false);
       job.run_item(0, WorkerContext::current());
       job.finish();
@@ -530,7 +546,13 @@ struct Processor final : hsa_core::PacketProcessor<Processor> {
     }
     KernelCost* cost = costs.find(packet.kernel_object);
     const uint64_t per_workgroup = cost->ns_per_workgroup.load(std::memory_order_relaxed);
-    if (per_workgroup != 0 && per_workgroup <= inline_work_ns / total) {
+    const bool here = per_workgroup != 0 && per_workgroup <= inline_work_ns / total;
+    const bool probe = !here && per_workgroup != 0 && per_workgroup <= kProbeFactor * inline_work_ns / total &&
+                       ++cost->pooled_in_a_row % kProbeEvery == 0;
+    if (here || probe) {
+      cost->pooled_in_a_row = 0;
+      queue->dispatches_here.fetch_add(1, std::memory_order_relaxed);
+      if (probe) queue->dispatch_probes.fetch_add(1, std::memory_order_relaxed);
       // Little work: on this thread, measured again.
       DispatchJob job(queue, packet, packet_id, kernel, counts, uint32_t(total), group_bytes, start_ns, false, cost);
       job.run_items(0, uint32_t(total), WorkerContext::current());
@@ -542,6 +564,7 @@ struct Processor final : hsa_core::PacketProcessor<Processor> {
     if (job == nullptr)  // no host memory for the job: the queue fails (never a throw on its thread)
       return invalid(HSA_STATUS_ERROR_OUT_OF_RESOURCES, "no host memory for the dispatch's job of workgroups", total);
     queue->inflight.fetch_add(1, std::memory_order_relaxed);
+    queue->dispatches_pooled.fetch_add(1, std::memory_order_relaxed);
     runtime()->workers->submit(job, /*help=*/true);
     return PacketStatus::kDone;
   }
@@ -889,5 +912,17 @@ HSA_CPU_EXPORT hsa_status_t hsa_cpu_queue_get_kernel_fault(const hsa_queue_t* qu
   std::lock_guard<std::mutex> lock(q->fault_mutex);
   if (!q->faulted) return HSA_STATUS_INFO_BREAK;
   *out_fault = q->fault_report;
+  return HSA_STATUS_SUCCESS;
+}
+
+HSA_CPU_EXPORT hsa_status_t hsa_cpu_queue_get_dispatch_counts(const hsa_queue_t* queue,
+                                                              hsa_cpu_dispatch_counts_t* out_counts) {
+  HSA_CPU_REQUIRE_INIT();
+  Queue* q = lookup_queue(queue);
+  if (q == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
+  if (out_counts == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  out_counts->on_processor = q->dispatches_here.load(std::memory_order_relaxed);
+  out_counts->pooled = q->dispatches_pooled.load(std::memory_order_relaxed);
+  out_counts->probes = q->dispatch_probes.load(std::memory_order_relaxed);
   return HSA_STATUS_SUCCESS;
 }

@@ -695,6 +695,12 @@ hsa_status_t kernel_fault(const hsa_queue_t* queue, hsa_cpu_kernel_fault_t* out)
   REQUIRE(reinterpret_cast<void*>(fn) != nullptr);
   return fn(queue, out);
 }
+hsa_status_t dispatch_counts(const hsa_queue_t* queue, hsa_cpu_dispatch_counts_t* out) {
+  using Fn = hsa_status_t (*)(const hsa_queue_t*, hsa_cpu_dispatch_counts_t*);
+  static const auto fn = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "hsa_cpu_queue_get_dispatch_counts"));
+  REQUIRE(reinterpret_cast<void*>(fn) != nullptr);
+  return fn(queue, out);
+}
 ROW(hsa_cpu_queue_get_kernel_fault, kNotInit,
     kernel_fault(f.queue, reinterpret_cast<hsa_cpu_kernel_fault_t*>(f.o())));
 ROW(hsa_cpu_queue_get_kernel_fault, "NULL queue",
@@ -702,6 +708,15 @@ ROW(hsa_cpu_queue_get_kernel_fault, "NULL queue",
 ROW(hsa_cpu_queue_get_kernel_fault, "unknown queue",
     kernel_fault(f.bad_queue(), reinterpret_cast<hsa_cpu_kernel_fault_t*>(f.o())));
 ROW(hsa_cpu_queue_get_kernel_fault, "NULL out_fault", kernel_fault(f.queue, nullptr));
+ROW(hsa_cpu_queue_get_dispatch_counts, kNotInit,
+    dispatch_counts(f.queue, reinterpret_cast<hsa_cpu_dispatch_counts_t*>(f.o())));
+ROW(hsa_cpu_queue_get_dispatch_counts, "NULL queue",
+    dispatch_counts(nullptr, reinterpret_cast<hsa_cpu_dispatch_counts_t*>(f.o())));
+ROW(hsa_cpu_queue_get_dispatch_counts, "unknown queue",
+    dispatch_counts(f.bad_queue(), reinterpret_cast<hsa_cpu_dispatch_counts_t*>(f.o())));
+ROW(hsa_cpu_queue_get_dispatch_counts, "NULL out_counts", dispatch_counts(f.queue, nullptr));
+ROW(hsa_cpu_queue_get_dispatch_counts, "a queue",
+    dispatch_counts(f.queue, reinterpret_cast<hsa_cpu_dispatch_counts_t*>(f.o())));
 ROW(hsa_cpu_queue_get_kernel_fault, "a queue without a kernel fault",
     kernel_fault(f.queue, reinterpret_cast<hsa_cpu_kernel_fault_t*>(f.o())));
 

@@ -6,6 +6,10 @@
 #include <memory>
 #include <numeric>
 
+#include <hsa_cpu_ext.h>
+
+#include <chrono>
+
 #include "hsa_test_util.h"
 
 using namespace hsa_test;
@@ -215,6 +219,92 @@ TEST_CASE("dispatches of little work run on the queue's own thread") {
     }
   hsa_signal_destroy(done);
   CHECK(queue.errors.load() == 0);
+}
+
+// The pool measures a kernel dearer than the processor's thread alone does,
+// so a kernel it took would stay there; every 16th dispatch in a row the pool
+// would take, of a kernel measured at most 4 times the inline limit, runs on
+// the processor's thread and is measured again (a probe). The limit is made
+// half of what one of `busy`'s workgroups takes here (timed first, on a
+// queue of its own), so that its two workgroups are always over it and
+// within the probes' reach: the pool takes them, and the probes come. With
+// the limit 0 no dispatch of more than one workgroup runs on the processor's
+// thread, probes included. Where each ran: hsa_cpu_queue_get_dispatch_counts.
+TEST_CASE("a kernel the pool takes is measured again on the processor's thread now and then") {
+  ScopedEnv workers("HSA_CPU_WORKERS", "2");
+  constexpr uint64_t kRounds = 200000;
+  constexpr uint32_t kGroups = 2, kDispatches = 33;
+  uint64_t workgroup_ns = 0;
+  {
+    Runtime rt;
+    Kernels kernels(rt.agent);
+    Queue queue(rt.agent);
+    struct Args { uint64_t* out; uint64_t rounds; };
+    uint64_t* out = rt.alloc<uint64_t>(1);
+    Args* args = rt.alloc<Args>(1, rt.kernarg_pool);
+    *args = Args{out, kRounds};
+    hsa_signal_t done = make_signal(1);
+    Dispatch d;
+    d.kernel_object = kernels.object("busy");
+    d.kernarg = args;
+    d.completion = done;
+    uint64_t least = UINT64_MAX;
+    for (int i = 0; i < 5; ++i) {  // one workgroup: always on the processor's thread
+      hsa_signal_store_relaxed(done, 1);
+      const auto start = std::chrono::steady_clock::now();
+      dispatch(queue.queue, d);
+      REQUIRE(wait_eq(done, 0));
+      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start);
+      least = std::min<uint64_t>(least, uint64_t(ns.count()));
+    }
+    workgroup_ns = least;
+    hsa_signal_destroy(done);
+  }
+  REQUIRE(workgroup_ns > 1000);
+  for (const bool never_inline : {false, true}) {
+    CAPTURE(never_inline);
+    // kGroups workgroups of workgroup_ns each: twice the limit.
+    const std::string limit = never_inline ? "0" : std::to_string(workgroup_ns);
+    ScopedEnv little("HSA_CPU_INLINE_DISPATCH_NS", limit.c_str());
+    Runtime rt;
+    Kernels kernels(rt.agent);
+    Queue queue(rt.agent);
+    struct Args { uint64_t* out; uint64_t rounds; };
+    uint64_t* out = rt.alloc<uint64_t>(kGroups * kDispatches);
+    hsa_signal_t done = make_signal(1);
+    Dispatch d;
+    d.kernel_object = kernels.object("busy");
+    d.grid[0] = kGroups;
+    d.completion = done;
+    for (uint32_t i = 0; i < kDispatches; ++i) {
+      hsa_signal_store_relaxed(done, 1);
+      Args* args = rt.alloc<Args>(1, rt.kernarg_pool);
+      *args = Args{out + kGroups * i, kRounds};
+      d.kernarg = args;
+      dispatch(queue.queue, d);
+      REQUIRE(wait_eq(done, 0));
+    }
+    for (uint32_t i = 0; i < kGroups * kDispatches; ++i) REQUIRE(out[i] != 0);
+    hsa_cpu_dispatch_counts_t counts{};
+    REQUIRE(hsa_cpu_queue_get_dispatch_counts(queue.queue, &counts) == HSA_STATUS_SUCCESS);
+    CAPTURE(counts.on_processor);
+    CAPTURE(counts.pooled);
+    CAPTURE(counts.probes);
+    CHECK(counts.on_processor + counts.pooled == kDispatches);
+    CHECK(counts.probes <= counts.on_processor);
+    if (never_inline) {
+      CHECK(counts.on_processor == 0);
+      CHECK(counts.probes == 0);
+    } else {
+      // The first dispatch (not measured yet) goes to the pool; 32 more:
+      // a probe after each 15 pooled in a row.
+      CHECK(counts.pooled >= 1);
+      CHECK(counts.probes >= 1);
+      CHECK(counts.probes <= 2);
+    }
+    hsa_signal_destroy(done);
+    CHECK(queue.errors.load() == 0);
+  }
 }
 
 TEST_CASE("many small dispatches") {

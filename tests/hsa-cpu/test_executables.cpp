@@ -59,7 +59,7 @@ TEST_CASE("load from memory: symbols and their info") {
               return HSA_STATUS_SUCCESS;
             },
             &names) == HSA_STATUS_SUCCESS);
-  CHECK(names == std::set<std::string>{"empty.kd", "write_ids.kd", "wg_reduce.kd", "group_probe.kd",
+  CHECK(names == std::set<std::string>{"empty.kd", "busy.kd", "write_ids.kd", "wg_reduce.kd", "group_probe.kd",
                                        "thread_id.kd", "group_where.kd", "gate.kd", "snapshot.kd", "group_owner.kd", "fault.kd", "fault_fiber.kd",
                                        "fault_runs.kd", "fault_runs_whole.kd", "fault_line.kd", "fault_line_fiber.kd",
                                        "test_variable"});

@@ -38,6 +38,21 @@ static void group_where_workgroup(const void* kernarg, xgpu_host_workgroup_t* wg
 }
 KERNEL_DESCRIPTOR(group_where, 64, 0, group_where_workgroup, 0, group_where_args_t);
 
+/* busy: each workgroup runs `rounds` rounds of a dependent chain the
+ * compiler cannot fold (a workgroup of known, steady cost), and writes the
+ * result to out[wg]. */
+typedef struct { uint64_t* out; uint64_t rounds; } busy_args_t;
+static void busy_workgroup(const void* kernarg, xgpu_host_workgroup_t* wg) {
+  const busy_args_t* args = (const busy_args_t*)kernarg;
+  uint64_t x = wg->workgroup_id[0] + 1;
+  for (uint64_t i = 0; i < args->rounds; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    __asm__ volatile("" : "+r"(x));
+  }
+  args->out[wg->workgroup_id[0]] = x;
+}
+KERNEL_DESCRIPTOR(busy, 0, 0, busy_workgroup, 0, busy_args_t);
+
 /* write_ids: out[linear global id] += linear + 1 for every work item, so a
  * missing or repeated item shows. */
 typedef struct { uint32_t* out; } write_ids_args_t;
