@@ -422,6 +422,12 @@ constexpr hsa_status_t kPacketSizes = HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS;
 constexpr hsa_status_t kPacketCode = HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
 constexpr hsa_status_t kPacketGroupSegment = HSA_STATUS_ERROR_INVALID_ALLOCATION;
 
+// Adds one to a count only the processor writes (others read it):
+// a load and a store, no locked read-modify-write per dispatch.
+void count_one(std::atomic<uint64_t>& count) {
+  count.store(count.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
 // What this processor runs beyond dispatches and barrier-AND/OR.
 constexpr hsa_core::PacketSupport kPacketSupport{.barrier_value = true};
 
@@ -538,7 +544,7 @@ struct Processor final : hsa_core::PacketProcessor<Processor> {
     const uint64_t start_ns = queue->profiling() ? now_ns() : 0;
     if (total == 1) {
       // One workgroup cannot use a second thread: run it right here.
-      queue->dispatches_here.fetch_add(1, std::memory_order_relaxed);
+      count_one(queue->dispatches_here);
       DispatchJob job(queue, packet, packet_id, kernel, counts, 1, group_bytes, start_ns, false);
       job.run_item(0, WorkerContext::current());
       job.finish();
@@ -551,8 +557,8 @@ struct Processor final : hsa_core::PacketProcessor<Processor> {
                        ++cost->pooled_in_a_row % kProbeEvery == 0;
     if (here || probe) {
       cost->pooled_in_a_row = 0;
-      queue->dispatches_here.fetch_add(1, std::memory_order_relaxed);
-      if (probe) queue->dispatch_probes.fetch_add(1, std::memory_order_relaxed);
+      count_one(queue->dispatches_here);
+      if (probe) count_one(queue->dispatch_probes);
       // Little work: on this thread, measured again.
       DispatchJob job(queue, packet, packet_id, kernel, counts, uint32_t(total), group_bytes, start_ns, false, cost);
       job.run_items(0, uint32_t(total), WorkerContext::current());
@@ -564,7 +570,7 @@ struct Processor final : hsa_core::PacketProcessor<Processor> {
     if (job == nullptr)  // no host memory for the job: the queue fails (never a throw on its thread)
       return invalid(HSA_STATUS_ERROR_OUT_OF_RESOURCES, "no host memory for the dispatch's job of workgroups", total);
     queue->inflight.fetch_add(1, std::memory_order_relaxed);
-    queue->dispatches_pooled.fetch_add(1, std::memory_order_relaxed);
+    count_one(queue->dispatches_pooled);
     runtime()->workers->submit(job, /*help=*/true);
     return PacketStatus::kDone;
   }

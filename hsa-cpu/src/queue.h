@@ -59,7 +59,8 @@ struct alignas(AMD_QUEUE_ALIGN_BYTES) Queue {
   hsa_cpu_kernel_fault_t fault_report{};  // its report (hsa_cpu_queue_get_kernel_fault)
   std::atomic<uint32_t> inflight{0};  // pool dispatches launched, not complete
   // Where the processor ran the queue's dispatches (written by the processor
-  // alone; hsa_cpu_queue_get_dispatch_counts reads them from any thread).
+  // alone, by load and store; hsa_cpu_queue_get_dispatch_counts reads them
+  // from any thread).
   std::atomic<uint64_t> dispatches_here{0};   // on the processor's thread (probes included)
   std::atomic<uint64_t> dispatches_pooled{0}; // handed to the worker pool
   std::atomic<uint64_t> dispatch_probes{0};   // on the processor's thread to measure them again
